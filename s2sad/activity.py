@@ -1,0 +1,54 @@
+"""Activity analysis: which values need pullback code.
+
+A value is *varied* if it depends on a differentiated input through differentiable
+operations, *useful* if the output depends on it. Only values that are both (active)
+get cotangent code; everything else runs as plain primal code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ir import Function, Operation, Var
+from .registry import rule_for
+
+# Attributes of arrays that carry no gradient: reading them is plain primal code.
+CONSTANT_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "flags", "strides"}
+CONSTANT_METHODS = {"argmax", "argmin", "argsort", "nonzero", "all", "any", "tolist", "item"}
+
+
+def propagates(operation: Operation) -> bool:
+    """Whether a cotangent can flow from the operation's output to its inputs."""
+    if operation.kind in ("assert", "effect"):
+        return False
+    callee = operation.callee
+    if callee is None:
+        return True
+    if callee.kind == "attribute":
+        return callee.name not in CONSTANT_ATTRIBUTES
+    if callee.kind == "method":
+        return callee.name not in CONSTANT_METHODS
+    rule = rule_for(callee.value)
+    return not (rule is not None and rule.nondifferentiable)
+
+
+@dataclass
+class Activity:
+    active: set[str]
+    varied: set[str]
+    useful: set[str]
+
+    def is_active(self, atom) -> bool:
+        return isinstance(atom, Var) and atom.name in self.active
+
+
+def analyse(function: Function, wrt: tuple[str, ...]) -> Activity:
+    operations = [op for statement in function.statements for op in statement.operations]
+    varied = set(wrt)
+    for operation in operations:
+        if propagates(operation) and any(name in varied for name in operation.uses()):
+            varied.add(operation.target)
+    useful = {function.result.name} if isinstance(function.result, Var) else set()
+    for operation in reversed(operations):
+        if operation.target in useful and propagates(operation):
+            useful.update(operation.uses())
+    return Activity(varied & useful, varied, useful)

@@ -1,0 +1,280 @@
+"""The public API: grad, value_and_grad, vjp, rrule and the @differentiate decorator.
+
+Conventions follow JAX: ``argnums`` an int gives one gradient, a tuple gives a tuple;
+``has_aux`` means the function returns ``(output, aux)`` and only ``output`` is
+differentiated. Every cotangent handed to the user is projected onto its input's type,
+shape and dtype, and released from the accumulator's ownership, so s2sad never writes
+into an array the user holds.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import re
+
+import numpy as np
+
+from .accumulate import release
+from .errors import ArgumentError, S2SADError, SourceLocation
+from .projection import check_differentiable, project
+from .registry import rule_for
+from .source import _unwrap
+from .tangents import NO_TANGENT, ZERO
+from .transform import generated_rrule, generated_source
+
+_BLOCK_COMMENT = re.compile(r"^\s*# (?P<file>[^:]+):(?P<line>\d+): (?P<text>.*)$")
+
+
+# ---------------------------------------------------------------------- running generated code
+def _positions(argnums, count: int, name: str) -> tuple[int, ...]:
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    numbers = (argnums,) if single else argnums
+    try:
+        numbers = tuple(numbers)
+    except TypeError:
+        raise ArgumentError(f"argnums must be an int or a tuple of ints, not {argnums!r}") from None
+    positions = []
+    for number in numbers:
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+            raise ArgumentError(f"argnums must be an int or a tuple of ints, not {argnums!r}")
+        if not -count <= number < count:
+            raise ArgumentError(
+                f"argnums={argnums!r} is out of range: {name} was called with {count} positional argument(s)",
+                hint=f"use argnums between 0 and {count - 1}, or pass the argument to differentiate positionally")
+        positions.append(number % count)
+    if len(set(positions)) != len(positions):
+        raise ArgumentError(f"argnums={argnums!r} names an argument twice")
+    return tuple(positions)
+
+
+def _bind(function, args, kwargs):
+    original = _unwrap(function)
+    try:
+        signature = inspect.signature(original)
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise ArgumentError(f"cannot call {getattr(original, '__qualname__', original)}: {error}") from None
+    bound.apply_defaults()
+    return original, list(bound.arguments), list(bound.arguments.values())
+
+
+def _run(function, args, kwargs, positions):
+    """Run the generated primal of ``function``: (output, pullback, parameter names, values)."""
+    original, names, values = _bind(function, args, kwargs)
+    for position in positions:
+        check_differentiable(values[position], names[position])
+    wrt = tuple(names[p] for p in sorted(positions))
+    rrule = generated_rrule(original, wrt)
+    with _pointing_at_user_source():
+        y, pullback = rrule(*values)
+    return y, pullback, names, values
+
+
+def _pull(pullback, cotangent):
+    with _pointing_at_user_source():
+        return pullback(cotangent)
+
+
+def _hand_over(primal, cotangent):
+    """The cotangent the user receives: projected onto the primal, owned by nobody."""
+    result = project(primal, cotangent)
+    release(result)
+    return result
+
+
+class _pointing_at_user_source:
+    """Annotate an exception raised inside generated code with the user's source line."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if error is None:
+            return False
+        location = _user_location(traceback)
+        if location is None:
+            return False
+        if isinstance(error, S2SADError):
+            if error.location is None:
+                error.location = location
+                error.args = (error.render(),)
+        elif hasattr(error, "add_note"):
+            error.add_note(f"s2sad: raised by the code generated for {location}: {location.text.strip()}")
+        return False
+
+
+def _user_location(traceback) -> SourceLocation | None:
+    found = None
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if "s2sad_" in filename or filename.startswith("<s2sad generated"):
+            found = (filename, traceback.tb_lineno)
+        traceback = traceback.tb_next
+    if found is None:
+        return None
+    filename, line = found
+    lines = linecache.getlines(filename)
+    for index in range(min(line, len(lines)) - 1, -1, -1):
+        match = _BLOCK_COMMENT.match(lines[index])
+        if match:
+            return SourceLocation(match["file"], int(match["line"]), 1, match["text"])
+    return None
+
+
+def _seed_for(output, name: str):
+    if isinstance(output, (bool, np.bool_)) or not isinstance(output, (int, float, complex, np.number, np.ndarray)):
+        raise ArgumentError(
+            f"grad of {name} needs a scalar float output, but it returned {type(output).__name__}",
+            hint="use s2sad.vjp(f, *args) for non-scalar outputs, or has_aux=True to return extra values")
+    if np.ndim(output) != 0:
+        raise ArgumentError(
+            f"grad of {name} needs a scalar output, but it returned an array of shape {np.shape(output)}",
+            hint="reduce it to a scalar (np.sum, np.mean), or use s2sad.vjp(f, *args) / s2sad.jacobian for a non-scalar output")
+    if isinstance(output, np.ndarray):
+        return np.ones((), dtype=output.dtype if output.dtype.kind in "fc" else np.float64)
+    if isinstance(output, np.number):
+        return type(output)(1) if output.dtype.kind in "fc" else 1.0
+    return 1.0
+
+
+def _split_aux(output, has_aux: bool, name: str):
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise ArgumentError(f"{name} was differentiated with has_aux=True, so it must return a pair (output, aux)")
+    return output[0], output[1]
+
+
+# ---------------------------------------------------------------------- public functions
+def value_and_grad(f, argnums=0, has_aux: bool = False):
+    """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux)."""
+    name = getattr(f, "__qualname__", repr(f))
+
+    @functools.wraps(_unwrap(f))
+    def value_and_grad_f(*args, **kwargs):
+        positions = _positions(argnums, len(args), name)
+        y, pullback, names, values = _run(f, args, kwargs, positions)
+        output, aux = _split_aux(y, has_aux, name)
+        seed = _seed_for(output, name)
+        cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
+        gradients = tuple(_hand_over(values[p], cotangents[1 + p]) for p in positions)
+        gradient = gradients[0] if isinstance(argnums, (int, np.integer)) else gradients
+        return ((output, aux) if has_aux else output), gradient
+
+    return value_and_grad_f
+
+
+def grad(f, argnums=0, has_aux: bool = False):
+    """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux)."""
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(_unwrap(f))
+    def grad_f(*args, **kwargs):
+        value, gradient = value_and_grad_f(*args, **kwargs)
+        return (gradient, value[1]) if has_aux else gradient
+
+    return grad_f
+
+
+def vjp(f, *primals, has_aux: bool = False):
+    """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
+    positions = tuple(i for i, value in enumerate(primals) if _is_float_like(value))
+    y, pullback, names, values = _run(f, primals, {}, positions)
+    output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
+
+    def vjp_pullback(cotangent):
+        cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
+        return tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                     for i in range(len(primals)))
+
+    return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
+
+
+def rrule(f, *args, **kwargs):
+    """ChainRules form: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``.
+
+    Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
+    """
+    rule = rule_for(f)
+    if rule is not None:
+        return rule.rrule(*args, **kwargs)
+    positions = tuple(i for i, value in enumerate(args) if _is_float_like(value))
+    y, pullback, names, values = _run(f, args, kwargs, positions)
+
+    def rrule_pullback(dy):
+        cotangents = _pull(pullback, dy)
+        return (NO_TANGENT,) + tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                                     for i in range(len(args)))
+
+    return y, rrule_pullback
+
+
+def _is_float_like(value) -> bool:
+    try:
+        check_differentiable(value, "value")
+        return True
+    except ArgumentError:
+        return False
+
+
+# ---------------------------------------------------------------------- the decorator
+class Differentiated:
+    """A function marked with ``@differentiate``: calls behave exactly like the original."""
+
+    def __init__(self, function, argnums=0):
+        self.__s2sad_original__ = function
+        self.argnums = argnums
+        functools.update_wrapper(self, function)
+
+    def __call__(self, *args, **kwargs):
+        return self.__s2sad_original__(*args, **kwargs)
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def grad(self, *args, **kwargs):
+        return grad(self.__s2sad_original__, self.argnums)(*args, **kwargs)
+
+    def value_and_grad(self, *args, **kwargs):
+        return value_and_grad(self.__s2sad_original__, self.argnums)(*args, **kwargs)
+
+    def vjp(self, *args):
+        return vjp(self.__s2sad_original__, *args)
+
+    def rrule(self, *args, **kwargs):
+        return rrule(self.__s2sad_original__, *args, **kwargs)
+
+    @property
+    def wrt(self) -> tuple[str, ...]:
+        names = list(inspect.signature(self.__s2sad_original__).parameters)
+        numbers = (self.argnums,) if isinstance(self.argnums, int) else tuple(self.argnums)
+        return tuple(names[n] for n in sorted(n % len(names) for n in numbers))
+
+    @property
+    def source(self) -> str:
+        """The generated primal-plus-pullback code for the default ``argnums``."""
+        return generated_source(self.__s2sad_original__, self.wrt)
+
+    def show(self, file=None) -> None:
+        print(self.source, file=file)
+
+    def __repr__(self):
+        return f"<s2sad.differentiate {self.__s2sad_original__.__qualname__} argnums={self.argnums}>"
+
+
+def differentiate(function=None, *, argnums=0):
+    """Mark a function for differentiation: ``@differentiate`` or ``@differentiate(argnums=(0, 1))``."""
+    if function is None:
+        return lambda f: Differentiated(f, argnums)
+    return Differentiated(function, argnums)
+
+
+def show(function, argnums=0) -> None:
+    """Print the code s2sad generates for ``function``."""
+    if isinstance(function, Differentiated):
+        function.show()
+        return
+    names = list(inspect.signature(_unwrap(function)).parameters)
+    numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    print(generated_source(function, tuple(names[n] for n in sorted(numbers))))

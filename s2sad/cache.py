@@ -1,0 +1,138 @@
+"""The on-disk cache of generated modules.
+
+A generated module is a real ``.py`` file, named after the function and keyed by a hash
+of everything its text depends on (see ``transform.cache_key``). Files are written
+atomically (a temporary file renamed into place), so concurrent processes never see half
+a file; each starts with a hash of its own content, so a truncated or edited entry is
+detected and regenerated. When no cache directory can be used, modules live in memory
+and their source is registered with ``linecache`` so tracebacks still show their lines.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import linecache
+import os
+import stat
+import sys
+import tempfile
+import types
+import warnings
+from pathlib import Path
+
+HASH_PREFIX = "# s2sad-content-sha256: "
+
+_warned_unusable: set[str] = set()
+
+
+def default_directory() -> Path:
+    configured = os.environ.get("S2SAD_CACHE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "s2sad"
+
+
+def usable_directory() -> Path | None:
+    """The cache directory, created private to the user; None (with one warning) when unusable."""
+    directory = default_directory()
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = directory.stat()
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            raise PermissionError(f"{directory} is not private to this user")
+        if not os.access(directory, os.W_OK):
+            raise PermissionError(f"{directory} is not writable")
+        return directory
+    except OSError as error:
+        if str(directory) not in _warned_unusable:
+            _warned_unusable.add(str(directory))
+            warnings.warn(f"s2sad: cannot use the cache directory {directory} ({error}); "
+                          "generated code is kept in memory only", RuntimeWarning, stacklevel=4)
+        return None
+
+
+def _seal(source: str) -> str:
+    return f"{HASH_PREFIX}{hashlib.sha256(source.encode()).hexdigest()}\n{source}"
+
+
+def _unseal(text: str) -> str | None:
+    first, _, rest = text.partition("\n")
+    if not first.startswith(HASH_PREFIX):
+        return None
+    if hashlib.sha256(rest.encode()).hexdigest() != first[len(HASH_PREFIX):].strip():
+        return None
+    return rest
+
+
+def entry_path(directory: Path, name: str, key: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)[:40]
+    return directory / f"s2sad_{safe}_{key[:24]}.py"
+
+
+def read_entry(path: Path) -> str | None:
+    """The generated source stored at ``path``; None if absent, and None with a warning if damaged."""
+    try:
+        info = path.stat()
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            warnings.warn(f"s2sad: ignoring cache entry {path}: not owned by you or writable by others", RuntimeWarning)
+            return None
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None
+    source = _unseal(text)
+    if source is None:
+        warnings.warn(f"s2sad: cache entry {path} is damaged (content hash mismatch); regenerating it", RuntimeWarning)
+    return source
+
+
+def write_entry(path: Path, source: str) -> bool:
+    """Write atomically: readers see the old file or the whole new one, never a part."""
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".py")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(_seal(source))
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+        return True
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except (OSError, UnboundLocalError):
+            pass
+        return False
+
+
+def load_module(name: str, source: str, path: Path | None) -> types.ModuleType:
+    """Import generated code as a module: from its file when it has one, else from memory."""
+    module_name = f"s2sad_generated.{path.stem if path else name}"
+    if path is not None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        # The file was checked against its hash; compile that checked text, not a re-read.
+        code = compile(_seal(source), str(path), "exec")
+        module.__file__ = str(path)
+    else:
+        filename = f"<s2sad generated {name}>"
+        module = types.ModuleType(module_name)
+        module.__file__ = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        code = compile(source, filename, "exec")
+    sys.modules[module_name] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def clear(directory: Path | None = None) -> int:
+    directory = directory or default_directory()
+    removed = 0
+    if directory.is_dir():
+        for entry in directory.glob("s2sad_*.py"):
+            try:
+                entry.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed

@@ -1,0 +1,97 @@
+"""The ``s2sad`` command (also ``python cli.py`` from a checkout)."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+from . import __version__
+from .errors import S2SADError
+
+EPILOG_SHOW = """example:
+  s2sad show examples/quickstart.py:loss
+  s2sad show examples/quickstart.py:loss --wrt W,b"""
+
+
+def _load_target(target: str):
+    """``FILE.py:FUNC`` -> the function object (the file is imported as a module)."""
+    path, _, name = target.rpartition(":")
+    if not path or not name:
+        raise S2SADError(f"expected FILE.py:FUNCTION, got {target!r}", hint="for example: s2sad show model.py:loss")
+    if not os.path.isfile(path):
+        raise S2SADError(f"no such file: {path}")
+    module_name = "s2sad_cli_target_" + "".join(ch if ch.isalnum() else "_" for ch in os.path.abspath(path))
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    function = module
+    for part in name.split("."):
+        function = getattr(function, part, None)
+        if function is None:
+            raise S2SADError(f"{path} defines no function named {name!r}")
+    return function
+
+
+def _wrt(function, wrt: str | None):
+    import inspect
+
+    from .source import _unwrap
+
+    names = list(inspect.signature(_unwrap(function)).parameters)
+    if not wrt:
+        default = getattr(function, "wrt", None)
+        return tuple(default) if default else tuple(names[:1])
+    chosen = [w.strip() for w in wrt.split(",") if w.strip()]
+    unknown = [w for w in chosen if w not in names]
+    if unknown:
+        raise S2SADError(f"--wrt names {', '.join(unknown)}, which {function.__qualname__} does not take",
+                         hint=f"its parameters are: {', '.join(names)}")
+    return tuple(n for n in names if n in chosen)
+
+
+def command_show(arguments) -> int:
+    from .transform import generated_source
+
+    function = _load_target(arguments.target)
+    print(generated_source(function, _wrt(function, arguments.wrt)), end="")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2sad", description="Source-to-source automatic differentiation for Python and NumPy.",
+        epilog="example:\n  s2sad show examples/quickstart.py:loss", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"s2sad {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    show = commands.add_parser("show", help="print the code generated for FILE.py:FUNC", epilog=EPILOG_SHOW,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    show.add_argument("target", metavar="FILE.py:FUNC")
+    show.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
+    show.set_defaults(run=command_show)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return arguments.run(arguments)
+    except S2SADError as error:
+        if arguments.debug:
+            raise
+        print(error.render(), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""The exceptions s2sad raises, and how they point at the user's source."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A place in the user's source: file, 1-based line and column, and the line's text."""
+
+    filename: str
+    line: int
+    column: int
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}"
+
+
+class S2SADError(Exception):
+    """Base class of every error s2sad raises on purpose.
+
+    When the error is about a place in the user's code, ``location`` names it and the
+    message is printed compiler-style: ``file:line:col: error: message``, the source
+    line, a caret under the column, then a hint saying what to do.
+    """
+
+    def __init__(self, message: str, location: SourceLocation | None = None, hint: str = ""):
+        self.message = message
+        self.location = location
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        lines = [head]
+        if self.location and self.location.text:
+            lines.append("    " + self.location.text)
+            lines.append("    " + " " * max(self.location.column - 1, 0) + "^")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class UnsupportedSyntaxError(S2SADError):
+    """The function uses Python that s2sad does not differentiate (raised by the fence)."""
+
+
+class SourceUnavailableError(S2SADError):
+    """The function's source cannot be read (builtin, C extension, REPL, exec)."""
+
+
+class MissingRuleError(S2SADError):
+    """A call has no registered rule and no Python source s2sad could transform."""
+
+
+class ArgumentError(S2SADError):
+    """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input."""
+
+
+class RuleError(S2SADError):
+    """A rule broke its contract (wrong number of cotangents, wrong shape)."""

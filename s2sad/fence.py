@@ -1,0 +1,115 @@
+"""The fence: refuse Python that s2sad does not differentiate, before any transformation.
+
+Every statement and expression node is checked against two tables: what is supported,
+and what is refused with a hint. Anything in neither table is refused too, so a new
+kind of syntax can never slip through into the transformer unnoticed.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .errors import UnsupportedSyntaxError
+from .source import FunctionSource
+
+SUPPORTED = (
+    # statements
+    cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
+    cst.Assert,
+    # expressions
+    cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
+    cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+    cst.Tuple, cst.List, cst.Ellipsis,
+)
+
+LATER = "coming with control-flow support; for now write straight-line code"
+
+REFUSED = {
+    cst.If: ("`if` statements are not supported yet", LATER),
+    cst.For: ("`for` loops are not supported yet", LATER),
+    cst.While: ("`while` loops are not supported yet", LATER),
+    cst.IfExp: ("conditional expressions are not supported yet", "use np.where(cond, a, b) for elementwise choices"),
+    cst.BooleanOperation: ("`and`/`or` are not supported yet", "use np.logical_and / np.logical_or on arrays"),
+    cst.Lambda: ("lambdas are not supported yet", "define a named function with def"),
+    cst.ListComp: ("list comprehensions are not supported yet", "use a vectorised NumPy expression"),
+    cst.GeneratorExp: ("generator expressions are not supported yet", "use a vectorised NumPy expression"),
+    cst.DictComp: ("dict comprehensions are not supported yet", "build the dict outside the differentiated function"),
+    cst.SetComp: ("set comprehensions are not supported", "sets have no tangent space; compute them outside"),
+    cst.Dict: ("dict literals are not supported yet", "pass the dict in as an argument"),
+    cst.Set: ("set literals are not supported", "sets have no tangent space; compute them outside"),
+    cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),
+    cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
+    cst.Try: ("`try` blocks are not supported", "move error handling outside the differentiated function"),
+    cst.With: ("`with` blocks are not supported", "move the context manager outside the differentiated function"),
+    cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
+    cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
+    cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
+    cst.Import: ("imports inside a differentiated function are not supported", "import at module level"),
+    cst.ImportFrom: ("imports inside a differentiated function are not supported", "import at module level"),
+    cst.ClassDef: ("class definitions inside a differentiated function are not supported", "define the class at module level"),
+    cst.FunctionDef: ("nested function definitions are not supported yet", "define the helper at module level"),
+    cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
+    cst.Raise: ("`raise` is not supported", "validate inputs before calling the differentiated function"),
+    cst.Break: ("`break` is not supported outside loops", LATER),
+    cst.Continue: ("`continue` is not supported outside loops", LATER),
+    cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
+    cst.FormattedString: ("f-strings are not supported", "build strings outside the differentiated function"),
+    cst.Match: ("`match` statements are not supported", "use if/elif"),
+}
+
+
+class _Fence(cst.CSTVisitor):
+    def __init__(self, source: FunctionSource):
+        self.source = source
+        self.top = source.funcdef
+
+    def refuse(self, node: cst.CSTNode, message: str, hint: str) -> None:
+        raise UnsupportedSyntaxError(message, self.source.location(node), hint)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.top:
+            self.check_signature(node)
+            return True
+        if isinstance(node, cst.Decorator):
+            return False  # decorators are dropped, not differentiated
+        for kind, (message, hint) in REFUSED.items():
+            if isinstance(node, kind):
+                self.refuse(node, message, hint)
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression)):
+            if not isinstance(node, SUPPORTED):
+                self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
+        if isinstance(node, cst.Arg) and node.star:
+            self.refuse(node, f"`{node.star}` unpacking in calls is not supported yet", "pass the arguments explicitly")
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            self.check_targets(node)
+        return True
+
+    def check_signature(self, funcdef: cst.FunctionDef) -> None:
+        if funcdef.asynchronous is not None:
+            self.refuse(funcdef, "async functions cannot be differentiated", "differentiate a synchronous function")
+        params = funcdef.params
+        star = params.star_arg
+        if isinstance(star, cst.Param) or params.star_kwarg is not None:
+            self.refuse(star if isinstance(star, cst.Param) else params.star_kwarg,
+                        "*args and **kwargs parameters are not supported yet", "name each parameter")
+
+    def check_targets(self, node) -> None:
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            for leaf in _target_leaves(target):
+                if not isinstance(leaf, cst.Name):
+                    what = "assignment to an element or slice" if isinstance(leaf, cst.Subscript) else "assignment to an attribute"
+                    self.refuse(leaf, f"{what} is not supported yet",
+                                "build a new array (np.where, np.concatenate) instead of mutating one")
+
+
+def _target_leaves(target):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_leaves(element.value)
+    else:
+        yield target
+
+
+def check(source: FunctionSource) -> None:
+    """Raise UnsupportedSyntaxError at the first construct s2sad cannot differentiate."""
+    source.funcdef.visit(_Fence(source))

@@ -1,0 +1,78 @@
+"""The intermediate form between the user's source and the generated code.
+
+After normalisation a function is a list of statements, each the operations (one per
+assignment, A-normal form, every variable assigned once) that one line of user code
+became. Operands are atoms: a variable, or a constant written as Python source.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .errors import SourceLocation
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True)
+class Const:
+    code: str                      # Python source of the constant, e.g. "2", "(0, 1)", "np.pi"
+
+
+Atom = Union[Var, Const]
+
+
+@dataclass
+class Callee:
+    """What an operation calls.
+
+    static: resolved at transform time to ``value`` (a numpy function, an operator, a
+    user function); method: ``receiver.name(...)``, resolved by the receiver's type when
+    it runs; attribute: ``receiver.name`` read, resolved the same way.
+    """
+
+    kind: str                      # "static" | "method" | "attribute"
+    spelling: str                  # as the user wrote it: "np.tanh", "+", "x.sum"
+    value: Any = None
+    operator_code: str | None = None   # infix or prefix template such as "{0} + {1}"
+    name: str = ""                 # method or attribute name
+
+
+@dataclass
+class Operation:
+    target: str
+    kind: str                      # "call" | "tuple" | "list" | "unpack" | "copy"
+    callee: Callee | None = None
+    args: list[Atom] = field(default_factory=list)
+    kwargs: list[tuple[str, Atom]] = field(default_factory=list)
+    targets: tuple[str, ...] = ()  # for "unpack": the variables assigned
+    index: int | None = None       # for "unpack": position of ``target`` in the sequence
+    length: int | None = None      # for "unpack": how many elements the sequence has
+
+    def atoms(self) -> list[Atom]:
+        return list(self.args) + [atom for _, atom in self.kwargs]
+
+    def uses(self) -> list[str]:
+        return [atom.name for atom in self.atoms() if isinstance(atom, Var)]
+
+
+@dataclass
+class Statement:
+    location: SourceLocation
+    operations: list[Operation]
+
+
+@dataclass
+class Function:
+    name: str
+    params: list[str]              # user parameter names, in order
+    defaults: dict[str, str]       # parameter -> default value source
+    statements: list[Statement]
+    result: Atom | None
+    free_reads: dict[str, str]     # variable -> global name read when the function runs
+    bindings: dict[str, tuple]     # module-level name -> how to bind it (see resolve.py)
+    imports: dict[str, str]        # module-level name -> module imported under it
+    location: SourceLocation | None = None

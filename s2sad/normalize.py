@@ -1,0 +1,345 @@
+"""Normalisation: from the user's libcst tree to A-normal form.
+
+Each user statement becomes a list of operations, one per assignment, each operand an
+atom (a variable or a constant), every variable assigned once (a reassigned user
+variable gets a new version: ``h``, ``h_2``). Callees are resolved here, at transform
+time, to the real objects in the function's environment.
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+from .errors import UnsupportedSyntaxError
+from .ir import Atom, Callee, Const, Function, Operation, Statement, Var
+from .naming import Namer
+from .resolve import Environment, found, importable_module_name
+from .source import FunctionSource
+
+_code = cst.Module([]).code_for_node
+
+BINARY = {
+    cst.Add: (operator.add, "+"), cst.Subtract: (operator.sub, "-"), cst.Multiply: (operator.mul, "*"),
+    cst.Divide: (operator.truediv, "/"), cst.FloorDivide: (operator.floordiv, "//"),
+    cst.Modulo: (operator.mod, "%"), cst.Power: (operator.pow, "**"), cst.MatrixMultiply: (operator.matmul, "@"),
+    cst.BitAnd: (operator.and_, "&"), cst.BitOr: (operator.or_, "|"), cst.BitXor: (operator.xor, "^"),
+    cst.LeftShift: (operator.lshift, "<<"), cst.RightShift: (operator.rshift, ">>"),
+}
+UNARY = {
+    cst.Minus: (operator.neg, "-{0}", "neg"), cst.Plus: (operator.pos, "+{0}", "pos"),
+    cst.Not: (operator.not_, "not {0}", "not"), cst.BitInvert: (operator.invert, "~{0}", "~"),
+}
+COMPARISON = {
+    cst.LessThan: (operator.lt, "<"), cst.LessThanEqual: (operator.le, "<="), cst.GreaterThan: (operator.gt, ">"),
+    cst.GreaterThanEqual: (operator.ge, ">="), cst.Equal: (operator.eq, "=="), cst.NotEqual: (operator.ne, "!="),
+    cst.Is: (operator.is_, "is"), cst.IsNot: (operator.is_not, "is not"),
+}
+AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
+}
+CONSTANT_NAMES = {"None", "True", "False"}
+
+# Names generated code itself uses; user variables that collide are renamed.
+RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans"}
+
+
+class Normalizer:
+    def __init__(self, source: FunctionSource, reserved=()):
+        self.source = source
+        self.env = Environment(source.function)
+        self.namer = Namer(RESERVED | set(reserved))
+        self.current: dict[str, str] = {}       # user variable -> its current version
+        self.operations: list[Operation] = []
+        self.bindings: dict[str, tuple] = {}
+        self.imports: dict[str, str] = {}
+        self.free_reads: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ statements
+    def run(self) -> Function:
+        funcdef = self.source.funcdef
+        params, defaults = [], {}
+        for param in list(funcdef.params.posonly_params) + list(funcdef.params.params) + list(funcdef.params.kwonly_params):
+            name = param.name.value
+            params.append(name)
+            self.current[name] = self.namer.version(name)
+            if param.default is not None:
+                defaults[name] = _code(param.default)
+        statements: list[Statement] = []
+        result: Atom | None = None
+        body = funcdef.body.body
+        for position, line in enumerate(body):
+            self.operations = []
+            location = self.source.location(line)
+            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only simple lines through
+                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", location)
+            for small in line.body:
+                if isinstance(small, cst.Return):
+                    if position != len(body) - 1 or small is not line.body[-1]:
+                        raise UnsupportedSyntaxError("code after `return` is not supported", location,
+                                                     "make `return` the last statement")
+                    result = self.expression(small.value, want="result") if small.value is not None else Const("None")
+                else:
+                    self.small_statement(small)
+            statements.append(Statement(location, self.operations))
+        return Function(
+            name=funcdef.name.value, params=[self.current_or(p) for p in params], defaults=defaults,
+            statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
+            imports=self.imports, location=self.source.location(funcdef),
+        )
+
+    def current_or(self, name: str) -> str:
+        return name  # parameters keep the user's names (they were reserved first)
+
+    def small_statement(self, node) -> None:
+        if isinstance(node, cst.Assign):
+            value = node.value
+            for target in node.targets[1:]:
+                self.assign(target.target, self.expression(value))
+            self.assign(node.targets[0].target, None, value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, None, node.value)
+        elif isinstance(node, cst.AugAssign):
+            binary = AUGMENTED.get(type(node.operator))
+            if binary is None:
+                raise UnsupportedSyntaxError(f"the augmented assignment `{node.operator.__class__.__name__}` is not supported",
+                                             self.source.location(node))
+            expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
+            self.assign(node.target, None, expression, origin=node)
+        elif isinstance(node, cst.Expr):
+            if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+                return  # a docstring or a bare constant does nothing
+            atom = self.expression(node.value)
+            if isinstance(atom, Var) and self.operations and self.operations[-1].target == atom.name:
+                self.operations[-1].kind = "effect"  # kept for its side effect (print, ...)
+        elif isinstance(node, cst.Assert):
+            test = self.expression(node.test)
+            message = self.expression(node.msg) if node.msg is not None else Const("None")
+            self.emit(Operation(self.namer.fresh("_"), "assert", args=[test, message]))
+        elif isinstance(node, cst.Pass):
+            return
+        else:
+            raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+
+    def assign(self, target, atom: Atom | None, value=None, origin=None) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            sequence = atom if atom is not None else self.expression(value)
+            for index, element in enumerate(target.elements):
+                name = self.namer.temporary("item", [_atom_name(sequence), str(index)])
+                self.emit(Operation(name, "unpack", args=[sequence], index=index, length=len(target.elements)))
+                self.assign(element.value, Var(name))
+            return
+        user_name = target.value  # the fence allows only names here
+        if atom is None:
+            version = self.namer.version(user_name)
+            atom = self.expression(value, want=version)
+            if isinstance(atom, Var) and atom.name == version:
+                self.current[user_name] = version
+                return
+            self.emit(Operation(version, "copy", args=[atom]))
+            self.current[user_name] = version
+            return
+        version = self.namer.version(user_name)
+        self.emit(Operation(version, "copy", args=[atom]))
+        self.current[user_name] = version
+
+    def emit(self, operation: Operation) -> None:
+        self.operations.append(operation)
+
+    # ------------------------------------------------------------------ expressions
+    def expression(self, node, want: str | None = None) -> Atom:
+        """Flatten ``node`` into operations; return the atom holding its value."""
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+            return Const(_code(node))
+        if isinstance(node, cst.Ellipsis):
+            return Const("Ellipsis")
+        if isinstance(node, cst.Name):
+            return self.name(node)
+        if isinstance(node, cst.Attribute):
+            dotted = _dotted(node)
+            if dotted is not None and dotted.split(".")[0] not in self.current:
+                return self.static_value(node, dotted)
+            receiver = self.expression(node.value)
+            callee = Callee("attribute", f"{_atom_name(receiver) or 'value'}.{node.attr.value}", name=node.attr.value)
+            return self.operation(want, node.attr.value, [receiver], Operation("", "call", callee, [receiver]))
+        if isinstance(node, cst.BinaryOperation):
+            function, symbol = BINARY[type(node.operator)]
+            left, right = self.expression(node.left), self.expression(node.right)
+            callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")
+            return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))
+        if isinstance(node, cst.UnaryOperation):
+            function, template, word = UNARY[type(node.operator)]
+            operand = self.expression(node.expression)
+            if isinstance(operand, Const) and word in ("neg", "pos"):
+                return Const(template.format(operand.code))
+            callee = Callee("static", word, function, template)
+            return self.operation(want, word, [operand], Operation("", "call", callee, [operand]))
+        if isinstance(node, cst.Comparison):
+            if len(node.comparisons) != 1:
+                raise UnsupportedSyntaxError("chained comparisons are not supported yet", self.source.location(node),
+                                             "split `a < b < c` into `(a < b) & (b < c)`")
+            target = node.comparisons[0]
+            left, right = self.expression(node.left), self.expression(target.comparator)
+            if isinstance(target.operator, (cst.In, cst.NotIn)):
+                function = operator.contains
+                symbol = "in" if isinstance(target.operator, cst.In) else "not in"
+                template = "{1} " + symbol + " {0}"
+                args = [right, left]
+            else:
+                function, symbol = COMPARISON[type(target.operator)]
+                template, args = "{0} " + symbol + " {1}", [left, right]
+            callee = Callee("static", symbol, function, template)
+            return self.operation(want, symbol, [left, right], Operation("", "call", callee, args))
+        if isinstance(node, cst.Subscript):
+            receiver = self.expression(node.value)
+            index = self.index(node.slice)
+            callee = Callee("static", "[]", operator.getitem, "{0}[{1}]")
+            name_parts = [_atom_name(receiver), _atom_name(index) if isinstance(index, Var) else ""]
+            return self.operation(want, "item" if name_parts[1] else "slice", name_parts,
+                                  Operation("", "call", callee, [receiver, index]), derived_from_operands=True)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            elements = [self.expression(element.value) for element in node.elements]
+            kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+            if kind == "tuple" and all(isinstance(e, Const) for e in elements):
+                inner = ", ".join(e.code for e in elements)
+                return Const(f"({inner},)" if len(elements) == 1 else f"({inner})")
+            return self.operation(want, kind, [], Operation("", kind, None, elements))
+        if isinstance(node, cst.Call):
+            return self.call(node, want)
+        raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+
+    def operation(self, want, word, operands, operation: Operation, derived_from_operands=False) -> Var:
+        if want is None:
+            names = [o if isinstance(o, str) else _atom_name(o) for o in operands]
+            if derived_from_operands:
+                want = self.namer.fresh("_".join(p for p in names if p) + ("" if word == "item" else "_slice"))
+            else:
+                want = self.namer.temporary(word, names)
+        operation.target = want
+        self.emit(operation)
+        return Var(want)
+
+    def name(self, node: cst.Name) -> Atom:
+        name = node.value
+        if name in self.current:
+            return Var(self.current[name])
+        if name in CONSTANT_NAMES:
+            return Const(name)
+        value = self.env.lookup(name)
+        if not found(value):
+            raise UnsupportedSyntaxError(f"name `{name}` is not defined", self.source.location(node),
+                                         "define it before differentiating the function")
+        if self.env.is_static_root(name):
+            self.bind(name)
+            return Const(name)
+        # data read from the function's module or closure each time the function runs
+        if name not in self.free_reads:
+            local = self.namer.fresh(name)
+            self.free_reads[name] = local
+        return Var(self.free_reads[name])
+
+    def static_value(self, node, dotted: str) -> Atom:
+        root = dotted.split(".")[0]
+        value = self.env.resolve_dotted(dotted)
+        if not found(value):
+            raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node),
+                                         "check the spelling, or import the module at module level")
+        if not self.env.is_static_root(root):
+            return self.expression_on_data(node)
+        self.bind(root)
+        return Const(dotted)
+
+    def expression_on_data(self, node: cst.Attribute) -> Atom:
+        receiver = self.name(node.value) if isinstance(node.value, cst.Name) else self.expression(node.value)
+        callee = Callee("attribute", f"{_atom_name(receiver)}.{node.attr.value}", name=node.attr.value)
+        return self.operation(None, node.attr.value, [receiver], Operation("", "call", callee, [receiver]))
+
+    def bind(self, root: str) -> None:
+        value = self.env.lookup(root)
+        module = importable_module_name(value)
+        if module is not None:
+            self.imports[root] = module
+        else:
+            self.bindings[root] = ("global", root)
+
+    def call(self, node: cst.Call, want) -> Atom:
+        func = node.func
+        dotted = _dotted(func)
+        if dotted is not None and dotted.split(".")[0] not in self.current and self.env.is_static_root(dotted.split(".")[0]):
+            value = self.env.resolve_dotted(dotted)
+            if not found(value):
+                raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(func),
+                                             "check the spelling, or import the module at module level")
+            self.bind(dotted.split(".")[0])
+            callee = Callee("static", dotted, value)
+            word = dotted.split(".")[-1]
+            args, kwargs = self.arguments(node)
+        elif isinstance(func, cst.Attribute):
+            receiver = self.expression(func.value)
+            method = func.attr.value
+            callee = Callee("method", f"{_atom_name(receiver) or 'value'}.{method}", name=method)
+            args, kwargs = self.arguments(node)
+            args = [receiver] + args
+            word = method
+        else:
+            raise UnsupportedSyntaxError("calling a computed value is not supported yet", self.source.location(func),
+                                         "call a function by its name")
+        operands = [_atom_name(a) for a in args[:2]]
+        return self.operation(want, word, operands, Operation("", "call", callee, args, kwargs))
+
+    def arguments(self, node: cst.Call):
+        args, kwargs = [], []
+        for arg in node.args:
+            atom = self.expression(arg.value)
+            if arg.keyword is not None:
+                kwargs.append((arg.keyword.value, atom))
+            else:
+                args.append(atom)
+        return args, kwargs
+
+    def index(self, elements) -> Atom:
+        """The value of a subscript's index, as an atom (slices spelt ``slice(a, b, c)``)."""
+        parts = []
+        for element in elements:
+            inner = element.slice
+            if isinstance(inner, cst.Slice):
+                bounds = [self.bound_code(b) for b in (inner.lower, inner.upper, inner.step)]
+                parts.append(Const(f"slice({', '.join(bounds)})"))
+            else:
+                parts.append(self.expression(inner.value))
+        if len(parts) == 1 and len(elements) == 1:
+            return parts[0]
+        if all(isinstance(p, Const) for p in parts):
+            return Const("(" + ", ".join(p.code for p in parts) + ("," if len(parts) == 1 else "") + ")")
+        return self.operation(None, "index", [], Operation("", "tuple", None, parts))
+
+    def bound_code(self, node) -> str:
+        if node is None:
+            return "None"
+        atom = self.expression(node)
+        return atom.code if isinstance(atom, Const) else atom.name
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr.value}"
+    return None
+
+
+def _atom_name(atom) -> str:
+    if isinstance(atom, Var):
+        return atom.name
+    if isinstance(atom, Const):
+        code = atom.code.lstrip("-")
+        return atom.code.replace(".", "_").replace("-", "neg") if code.replace(".", "").isdigit() and len(code) <= 4 else ""
+    return ""
+
+
+def normalize(source: FunctionSource, reserved=()) -> Function:
+    return Normalizer(source, reserved).run()

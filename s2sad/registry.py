@@ -1,0 +1,284 @@
+"""The rule registry: what s2sad knows how to differentiate, looked up by identity.
+
+A rule belongs to one primal callable (``np.tanh``, ``operator.mul``, a user function)
+and says, for each positional parameter, how a cotangent of the output turns into a
+cotangent of that parameter. Three forms, from cheapest to most general:
+
+* a **template**: a Python expression over ``g`` (the output cotangent), ``ans`` (the
+  output) and the parameter names, e.g. ``"g * (1 - ans ** 2)"`` for ``np.tanh``. The
+  generator inlines it into the pullback, so a simple rule costs no call at all.
+* a **vjp function** ``vjp(g, ans, *params) -> cotangent`` for one parameter (autograd's
+  staged form, flattened), or ``vjp(g, ans, *params) -> tuple`` for all of them at once
+  (the ``vjp(g, ans, *args)`` form of the seeds, registered with :func:`defvjp_all`).
+* a full **rrule** ``rrule(*args, **kwargs) -> (y, pullback)`` with
+  ``pullback(dy) -> (dself, *dargs)``, ChainRules' form, for rules that keep residuals.
+
+Templates and vjp functions receive every parameter of the rule's signature positionally,
+in signature order, with defaults filled in.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .tangents import NO_TANGENT
+
+Template = str
+VJP = Callable[..., Any]
+
+# Names that template expressions may use besides ``g``, ``ans`` and the parameters.
+# The generator imports exactly these into every generated module.
+TEMPLATE_GLOBALS_MODULES = {
+    "np": "numpy",
+    "math": "math",
+}
+TEMPLATE_HELPERS_MODULE = "s2sad.rules.helpers"
+
+
+def _signature_from_text(text: str) -> inspect.Signature:
+    namespace: dict[str, Any] = {}
+    exec(f"def _signature({text}): pass", namespace)  # a signature is easiest spelt as Python
+    return inspect.signature(namespace["_signature"])
+
+
+@dataclass
+class Rule:
+    """How to differentiate one primal callable."""
+
+    function: Any
+    name: str
+    signature: inspect.Signature | None = None
+    vjps: dict[str, Template | VJP | None] = field(default_factory=dict)
+    vjp_all: VJP | None = None
+    rrule_function: Callable[..., Any] | None = None
+    nondifferentiable: bool = False
+    version: str = "1"
+    _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(self.signature.parameters) if self.signature else ()
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever the rule would generate different code."""
+        parts = [self.name, self.version, str(self.signature), str(self.nondifferentiable)]
+        for param, vjp in sorted(self.vjps.items()):
+            parts.append(f"{param}={_describe(vjp)}")
+        parts.append(_describe(self.vjp_all))
+        parts.append(_describe(self.rrule_function))
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+    @property
+    def kind(self) -> str:
+        if self.nondifferentiable:
+            return "nondifferentiable"
+        if self.rrule_function is not None:
+            return "rrule"
+        if self.vjp_all is not None:
+            return "vjp_all"
+        return "vjp"
+
+    def template(self, param: str) -> Template | None:
+        vjp = self.vjps.get(param)
+        return vjp if isinstance(vjp, str) else None
+
+    def vjp_function(self, param: str) -> VJP | None:
+        """The vjp for ``param`` as a callable ``(g, ans, *params)``; templates are compiled once."""
+        vjp = self.vjps.get(param)
+        if vjp is None or callable(vjp):
+            return vjp
+        if param not in self._compiled:
+            self._compiled[param] = compile_template(vjp, self.params, f"{_python_name(self.name)}_template_for_{param}")
+        return self._compiled[param]
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        """All parameter values in signature order, defaults filled in."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def rrule(self, *args, **kwargs):
+        """ChainRules form for any kind of rule: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``."""
+        if self.rrule_function is not None:
+            return self.rrule_function(*args, **kwargs)
+        y = self.function(*args, **kwargs)
+        if self.nondifferentiable:
+            count = len(args)
+
+            def nondifferentiable_pullback(dy):
+                return (NO_TANGENT,) * (count + 1)
+
+            return y, nondifferentiable_pullback
+        values = self.bind(args, kwargs)
+        positional = self.params[: len(args)]
+        rule = self
+
+        def pullback(dy):
+            if rule.vjp_all is not None:
+                cotangents = tuple(rule.vjp_all(dy, y, *values))[: len(args)]
+            else:
+                cotangents = tuple(
+                    NO_TANGENT if rule.vjps.get(param) is None else rule.vjp_function(param)(dy, y, *values)
+                    for param in positional
+                )
+            return (NO_TANGENT,) + cotangents
+
+        pullback.__name__ = pullback.__qualname__ = f"{_python_name(self.name)}_pullback"
+        return y, pullback
+
+
+def _describe(vjp) -> str:
+    if vjp is None:
+        return "-"
+    if isinstance(vjp, str):
+        return vjp
+    module = getattr(vjp, "__module__", "?")
+    qualname = getattr(vjp, "__qualname__", repr(vjp))
+    code = getattr(vjp, "__code__", None)
+    digest = hashlib.sha256(code.co_code).hexdigest()[:8] if code is not None else ""
+    return f"{module}.{qualname}:{digest}"
+
+
+def _python_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name.split(".")[-1]) or "rule"
+
+
+_template_namespace: dict[str, Any] | None = None
+
+
+def template_namespace() -> dict[str, Any]:
+    """The globals template expressions are evaluated in (numpy, math, the rule helpers)."""
+    global _template_namespace
+    if _template_namespace is None:
+        import importlib
+
+        namespace = {alias: importlib.import_module(module) for alias, module in TEMPLATE_GLOBALS_MODULES.items()}
+        helpers = importlib.import_module(TEMPLATE_HELPERS_MODULE)
+        namespace.update({name: getattr(helpers, name) for name in helpers.__all__})
+        _template_namespace = namespace
+    return _template_namespace
+
+
+def compile_template(template: Template, params: tuple[str, ...], name: str) -> VJP:
+    source = f"def {name}(g, ans, {', '.join(params)}):\n    return {template}\n"
+    namespace = dict(template_namespace())
+    exec(compile(source, f"<s2sad template {name}>", "exec"), namespace)
+    return namespace[name]
+
+
+# ---------------------------------------------------------------- the registry itself
+
+_rules: dict[int, Rule] = {}
+_keepalive: dict[int, Any] = {}  # ids are only stable while the object lives
+_method_rules: dict[tuple[type, str], Rule] = {}
+_generation = 0  # bumped on every registration, so caches can tell the registry changed
+
+
+def _qualified_name(function) -> str:
+    module = getattr(function, "__module__", None) or ""
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or repr(function)
+    if module in ("numpy", "numpy.core.numeric", "numpy._core.numeric") or module.startswith("numpy._core"):
+        module = "numpy"
+    if module in ("numpy.linalg._linalg", "numpy.linalg.linalg"):
+        module = "numpy.linalg"
+    return f"{module}.{name}" if module else name
+
+
+def _store(rule: Rule) -> Rule:
+    global _generation
+    _rules[id(rule.function)] = rule
+    _keepalive[id(rule.function)] = rule.function
+    _generation += 1
+    return rule
+
+
+def registry_generation() -> int:
+    return _generation
+
+
+def rule_for(function) -> Rule | None:
+    """The rule registered for exactly this object, or None."""
+    rule = _rules.get(id(function))
+    if rule is not None and rule.function is function:
+        return rule
+    return None
+
+
+def method_rule(owner: type, name: str) -> Rule | None:
+    """The rule for method or property ``name`` of instances of ``owner`` (walks the MRO)."""
+    for klass in getattr(owner, "__mro__", (owner,)):
+        rule = _method_rules.get((klass, name))
+        if rule is not None:
+            return rule
+    return None
+
+
+def all_rules() -> list[Rule]:
+    return list(_rules.values())
+
+
+def all_method_rules() -> dict[tuple[type, str], Rule]:
+    return dict(_method_rules)
+
+
+def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1") -> Rule:
+    """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
+
+    >>> defvjp(np.tanh, "x", "g * (1 - ans ** 2)")
+    >>> defvjp(operator.mul, "x, y", "unbroadcast(g * y, x)", "unbroadcast(g * x, y)")
+    """
+    sig = _signature_from_text(signature)
+    params = tuple(sig.parameters)
+    if len(vjps) > len(params):
+        raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
+    rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version)
+    return _store(rule)
+
+
+def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
+    """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter."""
+    sig = _signature_from_text(signature)
+    rule = Rule(function, name or _qualified_name(function), sig, vjp_all=vjp, version=version)
+    return _store(rule)
+
+
+def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+    """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``."""
+    sig = _signature_from_text(signature) if signature else None
+    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
+    return _store(rule)
+
+
+def nondifferentiable(*functions) -> None:
+    """Declare functions whose outputs carry no gradient (comparisons, argmax, zeros, ...)."""
+    for function in functions:
+        _store(Rule(function, _qualified_name(function), nondifferentiable=True))
+
+
+def defmethod(owner: type, name: str, rule_or_function) -> Rule:
+    """Make ``obj.name(...)`` (or the property ``obj.name``) use a rule, for ``obj`` an ``owner``.
+
+    The receiver is the rule's first parameter: ``x.sum(axis=0)`` is ``np.sum(x, axis=0)``.
+    """
+    global _generation
+    rule = rule_or_function if isinstance(rule_or_function, Rule) else rule_for(rule_or_function)
+    if rule is None:
+        raise ValueError(f"no rule registered for {rule_or_function!r}")
+    _method_rules[(owner, name)] = rule
+    _generation += 1
+    return rule
+
+
+def unregister(function) -> None:
+    """Forget the rule of ``function`` (so s2sad differentiates its source instead)."""
+    global _generation
+    if rule_for(function) is not None:
+        del _rules[id(function)]
+        del _keepalive[id(function)]
+        _generation += 1
+
+

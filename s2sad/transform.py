@@ -1,0 +1,244 @@
+"""The pipeline: function -> (memory cache | disk cache | parse, fence, normalise, generate) -> rrule.
+
+``generated_rrule(f, wrt)`` returns the generated primal-plus-pullback function of ``f``,
+specialised to the parameters in ``wrt``. The first call for a function transforms it
+(or loads it from the disk cache); later calls find it in memory and do no parsing and
+no file I/O.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import operator
+import threading
+import types
+import weakref
+
+from . import __version__, cache
+from .errors import MissingRuleError, S2SADError
+from .fence import check
+from .generate import GeneratedModule, generate
+from .naming import Namer
+from .normalize import normalize
+from .registry import all_method_rules, all_rules, registry_generation, rule_for
+from .resolve import Environment, found
+from .source import _unwrap, read_function
+from .tangents import NO_TANGENT, ZERO
+
+GENERATOR_VERSION = "1"
+
+_memory: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # function -> {wrt: rrule}
+_sources: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> {wrt: source}
+_lock = threading.RLock()
+_registry_fingerprint: tuple[int, str] | None = None
+
+
+def registry_fingerprint() -> str:
+    global _registry_fingerprint
+    generation = registry_generation()
+    if _registry_fingerprint is None or _registry_fingerprint[0] != generation:
+        digest = hashlib.sha256()
+        for rule in sorted(all_rules(), key=lambda r: r.name):
+            digest.update(f"{rule.name}={rule.fingerprint}\n".encode())
+        for (owner, name), rule in sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1])):
+            digest.update(f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}\n".encode())
+        _registry_fingerprint = (generation, digest.hexdigest())
+    return _registry_fingerprint[1]
+
+
+def _identity(value) -> str:
+    if isinstance(value, types.ModuleType):
+        return f"module:{value.__name__}"
+    if callable(value):
+        module = getattr(value, "__module__", "") or ""
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__qualname__
+        return f"static:{module}.{name}"
+    return "data"
+
+
+def cache_key(function, wrt: tuple[str, ...]) -> str:
+    """A hash of everything the generated text depends on, computable without parsing."""
+    lines, first_line = inspect.getsourcelines(function)
+    env = Environment(function)
+    names = sorted(set(function.__code__.co_names) | set(function.__code__.co_freevars))
+    parts = [
+        f"s2sad {__version__} generator {GENERATOR_VERSION}",
+        function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
+        "wrt=" + ",".join(wrt), "rules=" + registry_fingerprint(),
+    ]
+    for name in names:
+        value = env.lookup(name)
+        if found(value):
+            parts.append(f"{name}:{_identity(value)}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def transform(function, wrt: tuple[str, ...]) -> GeneratedModule:
+    """Parse, fence, normalise and generate: the whole transformation, uncached."""
+    source = read_function(function)
+    check(source)
+    namer = Namer()
+    ir = normalize(source)
+    # The normaliser's names are taken; the generator continues with the same namer.
+    namer.reserve(*_names_of(ir))
+    return generate(ir, wrt, source.function, namer)
+
+
+def _names_of(ir) -> set[str]:
+    names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
+    for statement in ir.statements:
+        for operation in statement.operations:
+            names.add(operation.target)
+    return names
+
+
+def generated_rrule(function, wrt: tuple[str, ...]):
+    """The generated primal-plus-pullback function of ``function`` for the parameters ``wrt``."""
+    function = _unwrap(function)
+    per_function = _memory.get(function)
+    if per_function is not None:
+        entry = per_function.get(wrt)
+        if entry is not None:
+            return entry
+    with _lock:
+        per_function = _memory.setdefault(function, {})
+        if wrt in per_function:
+            return per_function[wrt]
+        rrule = _load_or_generate(function, wrt)
+        per_function[wrt] = rrule
+        return rrule
+
+
+def generated_source(function, wrt: tuple[str, ...]) -> str:
+    generated_rrule(function, wrt)
+    return _sources[_unwrap(function)][wrt]
+
+
+def _load_or_generate(function, wrt):
+    name = function.__qualname__.replace("<locals>.", "")
+    directory = cache.usable_directory()
+    source = None
+    path = None
+    if directory is not None:
+        try:
+            key = cache_key(function, wrt)
+        except (OSError, TypeError):
+            transform(function, wrt)  # raises the error that says why there is no source
+            raise
+        path = cache.entry_path(directory, name, key)
+        source = cache.read_entry(path)
+    generated = None
+    if source is None:
+        generated = transform(function, wrt)
+        source = generated.source
+        if path is not None and not cache.write_entry(path, source):
+            path = None
+    module = cache.load_module(name, source, path)
+    try:
+        bind(module, function)
+    except _Stale:
+        generated = transform(function, wrt)
+        source = generated.source
+        if path is not None and not cache.write_entry(path, source):
+            path = None
+        module = cache.load_module(name, source, path)
+        bind(module, function)
+    _sources.setdefault(function, {})[wrt] = source
+    entry = _entry_of(module)
+    entry.__s2sad_module__ = module
+    return entry
+
+
+def _entry_of(module):
+    for value in module.__dict__.values():
+        if inspect.isfunction(value) and value.__name__.endswith("_rrule") and value.__module__ == module.__name__:
+            return value
+    raise S2SADError(f"generated module {module.__name__} has no rrule function")
+
+
+class _Stale(Exception):
+    """A cached module refers to a rule or name that no longer resolves the same way."""
+
+
+def bind(module, function) -> None:
+    """Give the module's ``BINDINGS`` their values from the function's environment."""
+    env = Environment(function)
+    for name, recipe in getattr(module, "BINDINGS", {}).items():
+        module.__dict__[name] = _resolve_recipe(recipe, env, function)
+
+
+def _resolve_reference(reference, env: Environment):
+    kind, spelling = reference
+    value = getattr(operator, spelling) if kind == "operator" else env.resolve_dotted(spelling)
+    if not found(value):
+        raise _Stale(spelling)
+    return value
+
+
+def _resolve_recipe(recipe, env: Environment, function):
+    kind = recipe[0]
+    if kind == "global":
+        value = env.lookup(recipe[1])
+        if not found(value):
+            raise _Stale(recipe[1])
+        return value
+    if kind == "globals":
+        return function.__globals__
+    if kind == "cell":
+        return env.closure[recipe[1]]
+    callee = _resolve_reference(recipe[1], env)
+    if kind == "transformed":
+        return TransformedCall(callee, recipe[2], recipe[3])
+    rule = rule_for(callee)
+    if rule is None:
+        raise _Stale(str(recipe))
+    if kind == "vjp":
+        vjp = rule.vjp_function(recipe[2])
+        if vjp is None:
+            raise _Stale(str(recipe))
+        return vjp
+    if kind == "vjp_all":
+        return rule.vjp_all
+    if kind == "rrule":
+        return rule.rrule
+    raise _Stale(str(recipe))
+
+
+class CotangentTuple(tuple):
+    """``(dself, *dargs)`` for the positional arguments of a call, with ``.keywords`` for the rest."""
+
+    keywords: dict
+
+
+class TransformedCall:
+    """A call of a user function that has no rule: its own generated rrule, made on first use."""
+
+    def __init__(self, function, active_positions, active_keywords):
+        self.function = _unwrap(function)
+        self.signature = inspect.signature(self.function)
+        self.active_positions = tuple(active_positions)
+        self.active_keywords = tuple(active_keywords)
+        names = list(self.signature.parameters)
+        wrt = {names[i] for i in self.active_positions if i < len(names)} | set(self.active_keywords)
+        self.wrt = tuple(n for n in names if n in wrt)
+
+    def __call__(self, *args, **kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        rrule = generated_rrule(self.function, self.wrt)
+        y, pullback = rrule(*bound.arguments.values())
+        names = list(bound.arguments)
+        positional_count = len(args)
+
+        def call_pullback(dy):
+            cotangents = pullback(dy)
+            by_name = dict(zip(names, cotangents[1:]))
+            result = CotangentTuple((cotangents[0],) + tuple(by_name[n] for n in names[:positional_count]))
+            result.keywords = {k: by_name.get(k, ZERO) for k in kwargs}
+            return result
+
+        call_pullback.__name__ = call_pullback.__qualname__ = f"{self.function.__name__}_pullback"
+        return y, call_pullback
+
+    def __repr__(self):
+        return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"

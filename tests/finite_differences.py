@@ -1,0 +1,27 @@
+"""Central finite differences in float64: the independent reference every gradient is checked against."""
+import numpy as np
+
+
+def numerical_gradient(f, args, argnum, eps=1e-6):
+    """d f(*args) / d args[argnum], one coordinate at a time, in float64."""
+    args = list(args)
+    x = args[argnum]
+    is_scalar = np.ndim(x) == 0 and not isinstance(x, np.ndarray)
+    base = np.array(x, dtype=np.float64)
+    gradient = np.zeros_like(base)
+    for index in np.ndindex(base.shape):
+        values = []
+        for step in (eps, -eps):
+            moved = base.copy()
+            moved[index] += step
+            args[argnum] = float(moved) if is_scalar else moved
+            values.append(float(f(*args)))
+        gradient[index] = (values[0] - values[1]) / (2 * eps)
+    return float(gradient) if is_scalar else gradient
+
+
+def assert_gradients_match(f, args, argnums, gradients, rtol=1e-5, atol=1e-7):
+    for argnum, gradient in zip(argnums, gradients):
+        expected = numerical_gradient(f, args, argnum)
+        np.testing.assert_allclose(np.asarray(gradient, dtype=np.float64), expected, rtol=rtol, atol=atol,
+                                   err_msg=f"gradient with respect to argument {argnum} of {f.__name__}")
