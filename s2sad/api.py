@@ -19,7 +19,7 @@ from .accumulate import release
 from .errors import ArgumentError, S2SADError, SourceLocation
 from .projection import check_differentiable, project
 from .registry import rule_for
-from .source import _unwrap
+from .source import _unwrap, read_function
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
 
@@ -49,23 +49,38 @@ def _positions(argnums, count: int, name: str) -> tuple[int, ...]:
 
 
 def _bind(function, args, kwargs):
-    original = _unwrap(function)
     try:
-        signature = inspect.signature(original)
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        read_function(function)  # raises the error that says why there is no source
+        raise
+    try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as error:
-        raise ArgumentError(f"cannot call {getattr(original, '__qualname__', original)}: {error}") from None
+        raise ArgumentError(f"cannot call {getattr(function, '__qualname__', function)}: {error}") from None
     bound.apply_defaults()
-    return original, list(bound.arguments), list(bound.arguments.values())
+    return list(bound.arguments), list(bound.arguments.values())
 
 
 def _run(function, args, kwargs, positions):
-    """Run the generated primal of ``function``: (output, pullback, parameter names, values)."""
-    original, names, values = _bind(function, args, kwargs)
+    """Run the primal of ``function``: (output, pullback, parameter names, values).
+
+    A function with a registered rule (``np.sin``, a user's rule) is differentiated by that
+    rule; any other function by the code s2sad generates for it.
+    """
+    original = _unwrap(function)
+    rule = rule_for(original)
+    if rule is not None:
+        names = [f"argument {i}" for i in range(len(args))]
+        for position in positions:
+            check_differentiable(args[position], names[position])
+        with _pointing_at_user_source():
+            y, pullback = rule.rrule(*args, **kwargs)
+        return y, pullback, names, list(args)
+    names, values = _bind(original, args, kwargs)
     for position in positions:
         check_differentiable(values[position], names[position])
-    wrt = tuple(names[p] for p in sorted(positions))
-    rrule = generated_rrule(original, wrt)
+    rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
     with _pointing_at_user_source():
         y, pullback = rrule(*values)
     return y, pullback, names, values

@@ -78,8 +78,9 @@ class Normalizer:
             for small in line.body:
                 if isinstance(small, cst.Return):
                     if position != len(body) - 1 or small is not line.body[-1]:
-                        raise UnsupportedSyntaxError("code after `return` is not supported", location,
-                                                     "make `return` the last statement")
+                        after = body[position + 1] if small is line.body[-1] else line
+                        raise UnsupportedSyntaxError("code after `return` is not supported",
+                                                     self.source.location(after), "make `return` the last statement")
                     result = self.expression(small.value, want="result") if small.value is not None else Const("None")
                 else:
                     self.small_statement(small)

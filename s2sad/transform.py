@@ -95,6 +95,8 @@ def _names_of(ir) -> set[str]:
 def generated_rrule(function, wrt: tuple[str, ...]):
     """The generated primal-plus-pullback function of ``function`` for the parameters ``wrt``."""
     function = _unwrap(function)
+    if not inspect.isfunction(function):
+        read_function(function)  # raises the error that says why it has no source
     per_function = _memory.get(function)
     if per_function is not None:
         entry = per_function.get(wrt)

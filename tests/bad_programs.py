@@ -1,0 +1,96 @@
+"""Functions the fence must refuse. Each offending line is marked with `# refused: <what>`."""
+import numpy as np
+
+
+def uses_if(x):
+    if x > 0:  # refused: if
+        return x
+    return -x
+
+
+def uses_for(x):
+    total = 0.0
+    for i in range(3):  # refused: for
+        total = total + x
+    return total
+
+
+def uses_lambda(x):
+    square = lambda v: v * v  # refused: lambda
+    return square(x)
+
+
+def uses_yield(x):
+    yield x * 2  # refused: yield
+
+
+def uses_try(x):
+    try:  # refused: try
+        return np.log(x)
+    except ValueError:
+        return x
+
+
+def uses_with(x):
+    with open("f") as handle:  # refused: with
+        return x
+
+
+def uses_global(x):
+    global SOMETHING  # refused: global
+    return x
+
+
+def uses_del(x):
+    y = x * 2
+    del y  # refused: del
+    return x
+
+
+def mutates_element(x):
+    y = x * 2
+    y[0] = 1.0  # refused: subscript assignment
+    return y.sum()
+
+
+def uses_star_args(*xs):  # refused: star args
+    return xs[0]
+
+
+def uses_list_comprehension(x):
+    return sum([v * v for v in x])  # refused: list comprehension
+
+
+def uses_conditional_expression(x):
+    return x if x > 0 else -x  # refused: conditional expression
+
+
+def uses_walrus(x):
+    return (y := x * 2) + y  # refused: walrus
+
+
+def uses_nested_def(x):
+    def inner(v):  # refused: nested def
+        return v
+    return inner(x)
+
+
+async def uses_async(x):  # refused: async
+    return x
+
+
+def uses_undefined_name(x):
+    return np.sin(x) * not_defined_anywhere  # refused: undefined
+
+
+def uses_unknown_attribute(x):
+    return np.no_such_function(x)  # refused: unresolvable
+
+
+def calls_a_builtin_without_rule(x):
+    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # refused: lambda inside
+
+
+def code_after_return(x):
+    return x
+    x = x + 1  # refused: code after return

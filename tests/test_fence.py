@@ -1,0 +1,102 @@
+"""The fence and the front end refuse what they cannot differentiate, pointing at the user's code."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+import bad_programs
+import s2sad
+from s2sad.errors import S2SADError, SourceUnavailableError, UnsupportedSyntaxError
+
+FILE = bad_programs.__file__
+
+
+def marked_line(what: str) -> int:
+    with open(FILE) as stream:
+        for number, line in enumerate(stream, start=1):
+            if line.rstrip().endswith(f"# refused: {what}"):
+                return number
+    raise AssertionError(f"no line marked {what!r}")
+
+
+def column_of(line: int, text: str) -> int:
+    with open(FILE) as stream:
+        return stream.read().splitlines()[line - 1].index(text) + 1
+
+
+CASES = [
+    ("uses_if", "if", "if x > 0", "`if` statements are not supported"),
+    ("uses_for", "for", "for i", "`for` loops are not supported"),
+    ("uses_lambda", "lambda", "lambda", "lambdas are not supported"),
+    ("uses_yield", "yield", "yield", "generators (`yield`) cannot be differentiated"),
+    ("uses_try", "try", "try", "`try` blocks are not supported"),
+    ("uses_with", "with", "with", "`with` blocks are not supported"),
+    ("uses_global", "global", "global", "`global` declarations are not supported"),
+    ("uses_del", "del", "del", "`del` is not supported"),
+    ("mutates_element", "subscript assignment", "y[0]", "assignment to an element or slice is not supported"),
+    ("uses_star_args", "star args", "*xs", "*args and **kwargs parameters are not supported"),
+    ("uses_list_comprehension", "list comprehension", "[v * v", "list comprehensions are not supported"),
+    ("uses_conditional_expression", "conditional expression", "x if x", "conditional expressions are not supported"),
+    ("uses_walrus", "walrus", "y := x", "the walrus operator"),
+    ("uses_nested_def", "nested def", "def inner", "nested function definitions are not supported"),
+    ("uses_async", "async", "async def", "async functions cannot be differentiated"),
+    ("uses_undefined_name", "undefined", "not_defined_anywhere", "name `not_defined_anywhere` is not defined"),
+    ("uses_unknown_attribute", "unresolvable", "np.no_such_function", "`np.no_such_function` cannot be resolved"),
+    ("calls_a_builtin_without_rule", "lambda inside", "lambda", "lambdas are not supported"),
+    ("code_after_return", "code after return", "x = x + 1", "code after `return` is not supported"),
+]
+
+
+@pytest.mark.parametrize("function_name, marker, text, message", CASES, ids=[c[0] for c in CASES])
+def test_refused_with_file_line_column_and_hint(function_name, marker, text, message):
+    function = getattr(bad_programs, function_name)
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        s2sad.grad(function)(1.0)
+    error = caught.value
+    line = marked_line(marker)
+    assert error.location.filename == FILE
+    assert error.location.line == line
+    if function_name != "code_after_return":
+        assert error.location.column == column_of(line, text)
+    rendered = str(error)
+    assert rendered.startswith(f"{FILE}:{line}:{error.location.column}: error: ")
+    assert message in rendered
+    assert text in rendered.splitlines()[1]              # the source line is shown
+    assert rendered.splitlines()[2].strip() == "^"       # with a caret under the column
+    assert "hint: " in rendered or function_name in ("uses_undefined_name",)
+
+
+def test_error_renders_compiler_style():
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        s2sad.grad(bad_programs.uses_if)(1.0)
+    lines = str(caught.value).splitlines()
+    assert re.match(rf"^{re.escape(FILE)}:\d+:5: error: `if` statements are not supported yet$", lines[0])
+    assert lines[1] == "        if x > 0:  # refused: if"
+    assert lines[2] == "        ^"
+    assert lines[3].startswith("hint: ")
+
+
+def test_builtin_function_without_rule_has_no_source():
+    import functools
+
+    with pytest.raises(SourceUnavailableError, match="builtin or C function"):
+        s2sad.grad(functools.reduce)(1.0)
+
+
+def test_function_with_a_rule_is_differentiated_by_its_rule():
+    assert s2sad.grad(np.sin)(1.0) == pytest.approx(np.cos(1.0))
+
+
+def test_function_made_with_exec_has_no_source():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * x\n", namespace)
+    with pytest.raises(SourceUnavailableError, match="cannot read the source") as caught:
+        s2sad.grad(namespace["made_by_exec"])(1.0)
+    assert "hint: define the function in a .py file" in str(caught.value)
+
+
+def test_every_error_is_an_s2sad_error():
+    for name, *_ in CASES:
+        with pytest.raises(S2SADError):
+            s2sad.grad(getattr(bad_programs, name))(1.0)
