@@ -18,7 +18,7 @@ SUPPORTED = (
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-    cst.Tuple, cst.List, cst.Ellipsis,
+    cst.Tuple, cst.List, cst.Dict, cst.Ellipsis,
 )
 
 LATER = "coming with control-flow support; for now write straight-line code"
@@ -34,7 +34,6 @@ REFUSED = {
     cst.GeneratorExp: ("generator expressions are not supported yet", "use a vectorised NumPy expression"),
     cst.DictComp: ("dict comprehensions are not supported yet", "build the dict outside the differentiated function"),
     cst.SetComp: ("set comprehensions are not supported", "sets have no tangent space; compute them outside"),
-    cst.Dict: ("dict literals are not supported yet", "pass the dict in as an argument"),
     cst.Set: ("set literals are not supported", "sets have no tangent space; compute them outside"),
     cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),
     cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
@@ -77,6 +76,8 @@ class _Fence(cst.CSTVisitor):
         if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression)):
             if not isinstance(node, SUPPORTED):
                 self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
+        if isinstance(node, cst.StarredDictElement):
+            self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
         if isinstance(node, cst.Arg) and node.star:
             self.refuse(node, f"`{node.star}` unpacking in calls is not supported yet", "pass the arguments explicitly")
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):

@@ -35,7 +35,7 @@ def {rrule}({params}):
     return {result}, {pullback}
 '''
 
-RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent",
+RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule")
 
 INDENT = "    "
@@ -178,6 +178,9 @@ class _Generator:
             items = ", ".join(self.code(a) for a in op.args)
             text = f"({items},)" if op.kind == "tuple" and len(op.args) == 1 else (f"({items})" if op.kind == "tuple" else f"[{items}]")
             return [f"{op.target} = {text}"]
+        if op.kind == "dict":
+            items = ", ".join(f"{key}: {self.code(value)}" for key, value in op.kwargs)
+            return [f"{op.target} = {{{items}}}"]
         if op.kind == "unpack":
             return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]
         if op.kind == "copy":
@@ -309,6 +312,8 @@ class _Generator:
             return self.contribute(op.args[0], g)
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
+        if op.kind == "dict":
+            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})")]
         if op.kind in ("tuple", "list"):
             active = [a for a in op.args if self.activity.is_active(a)]
             if not active:
@@ -369,13 +374,19 @@ class _Generator:
                 self.location_of(op), "pass it positionally")
         names = ["_"]
         contributions = []
+        seen = [a.name for a in op.args if isinstance(a, Var)]
         for index, atom in enumerate(op.args):
-            if self.activity.is_active(atom):
-                part = self.namer.fresh(f"{self.cotangent(atom.name)}_part")
-                names.append(part)
-                contributions.append((atom, part))
-            else:
+            if not self.activity.is_active(atom):
                 names.append("_")
+                continue
+            cotangent = self.cotangent(atom.name)
+            if cotangent not in self.assigned and seen.count(atom.name) == 1:
+                names.append(cotangent)  # the first contribution: unpack straight into the cotangent
+                self.assigned.add(cotangent)
+                continue
+            part = self.namer.fresh(f"{cotangent}_part")
+            names.append(part)
+            contributions.append((atom, part))
         keyword_parts = []
         if treatment == "transformed" and active_keywords:
             for keyword_name in active_keywords:

@@ -198,7 +198,7 @@ class Normalizer:
             receiver = self.expression(node.value)
             index = self.index(node.slice)
             callee = Callee("static", "[]", operator.getitem, "{0}[{1}]")
-            name_parts = [_atom_name(receiver), _atom_name(index) if isinstance(index, Var) else ""]
+            name_parts = [_atom_name(receiver), _atom_name(index)]
             return self.operation(want, "item" if name_parts[1] else "slice", name_parts,
                                   Operation("", "call", callee, [receiver, index]), derived_from_operands=True)
         if isinstance(node, (cst.Tuple, cst.List)):
@@ -208,6 +208,15 @@ class Normalizer:
                 inner = ", ".join(e.code for e in elements)
                 return Const(f"({inner},)" if len(elements) == 1 else f"({inner})")
             return self.operation(want, kind, [], Operation("", kind, None, elements))
+        if isinstance(node, cst.Dict):
+            entries = []
+            for element in node.elements:
+                key = self.expression(element.key)
+                if not isinstance(key, Const):
+                    raise UnsupportedSyntaxError("dict keys must be constants", self.source.location(element.key),
+                                                 "use string or number literals as keys")
+                entries.append((key.code, self.expression(element.value)))
+            return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
         if isinstance(node, cst.Call):
             return self.call(node, want)
         raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))

@@ -11,7 +11,7 @@ from .errors import MissingRuleError
 from .registry import method_rule
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
-__all__ = ["ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent",
+__all__ = ["ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule"]
 
 
@@ -33,6 +33,16 @@ def item_cotangent(g, index: int, count: int) -> tuple:
     parts = [ZERO] * count
     parts[index] = g
     return tuple(parts)
+
+
+def field_cotangent(g, key):
+    """The cotangent of one entry of a dict, from the cotangent of the whole dict."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT or g is None:
+        return ZERO
+    if isinstance(g, Tangent):
+        return g[key]
+    return g.get(key, ZERO) if isinstance(g, dict) else g[key]
 
 
 def method_rrule(receiver, name: str, *args, **kwargs):

@@ -1,0 +1,110 @@
+"""The public API: JAX conventions, the decorator, clear errors for bad arguments."""
+import numpy as np
+import pytest
+
+import api_programs as p
+import s2sad
+from finite_differences import numerical_gradient
+from s2sad.errors import ArgumentError, S2SADError
+
+
+X = np.array([0.5, -1.0, 2.0])
+Y = np.array([1.5, 0.25, -0.5])
+
+
+def test_int_argnums_gives_one_gradient_tuple_gives_a_tuple():
+    gx = s2sad.grad(p.quadratic)(X, Y)
+    np.testing.assert_allclose(gx, 2 * X * Y)
+    gx2, gy = s2sad.grad(p.quadratic, argnums=(0, 1))(X, Y)
+    np.testing.assert_allclose(gx2, 2 * X * Y)
+    np.testing.assert_allclose(gy, X * X)
+    (gy_only,) = s2sad.grad(p.quadratic, argnums=(1,))(X, Y)
+    np.testing.assert_allclose(gy_only, X * X)
+    np.testing.assert_allclose(s2sad.grad(p.quadratic, argnums=-1)(X, Y), X * X)
+
+
+def test_value_and_grad():
+    value, gradient = s2sad.value_and_grad(p.quadratic, argnums=1)(X, Y)
+    assert value == pytest.approx(p.quadratic(X, Y))
+    np.testing.assert_allclose(gradient, X * X)
+
+
+def test_has_aux():
+    gradient, aux = s2sad.grad(p.with_aux, has_aux=True)(X)
+    np.testing.assert_allclose(gradient, 2 * X)
+    assert aux["norm"] == pytest.approx(np.linalg.norm(X))
+    (value, aux2), gradient2 = s2sad.value_and_grad(p.with_aux, has_aux=True)(X)
+    assert value == pytest.approx(np.sum(X ** 2))
+
+
+def test_vjp_of_a_vector_function():
+    y, pullback = s2sad.vjp(p.vector_output, X)
+    np.testing.assert_allclose(y, np.sin(X))
+    (dx,) = pullback(np.ones(3) * 2.0)
+    np.testing.assert_allclose(dx, 2.0 * np.cos(X))
+
+
+def test_vjp_gives_no_tangent_for_an_integer_argument():
+    y, pullback = s2sad.vjp(p.returns_integer, X, 3)
+    dx, dn = pullback(1.0)
+    np.testing.assert_allclose(dx, np.full(3, 3.0))
+    assert dn is s2sad.NO_TANGENT
+
+
+def test_rrule_returns_dself_first():
+    y, pullback = s2sad.rrule(p.quadratic, X, Y)
+    dself, dx, dy = pullback(1.0)
+    assert dself is s2sad.NO_TANGENT
+    np.testing.assert_allclose(dx, 2 * X * Y)
+    np.testing.assert_allclose(dy, X * X)
+    y2, pullback2 = s2sad.rrule(np.sin, 0.5)   # a function with a registered rule uses it
+    assert pullback2(1.0)[1] == pytest.approx(np.cos(0.5))
+
+
+def test_decorated_function_behaves_like_the_original():
+    assert p.inner(X) == pytest.approx(np.sum(np.exp(X)))
+    np.testing.assert_allclose(p.inner.grad(X), np.exp(X))
+    value, gradient = p.inner.value_and_grad(X)
+    assert value == pytest.approx(np.sum(np.exp(X)))
+    y, pullback = p.inner.rrule(X)
+    np.testing.assert_allclose(pullback(1.0)[1], np.exp(X))
+    assert "def inner_rrule(x):" in p.inner.source
+    assert p.inner.__name__ == "inner" and p.inner.__doc__ == p.inner.__s2sad_original__.__doc__
+
+
+def test_differentiated_function_called_from_another_uses_its_generated_rule(capsys):
+    gx, gy = p.outer.grad(X, Y)
+    np.testing.assert_allclose(gx, numerical_gradient(p.outer, (X, Y), 0), rtol=1e-6)
+    np.testing.assert_allclose(gy, numerical_gradient(p.outer, (X, Y), 1), rtol=1e-6)
+    assert "inner_rrule" in p.outer.source
+    p.outer.show()
+    assert "def outer_rrule(x, y):" in capsys.readouterr().out
+
+
+def test_non_scalar_output_for_grad_is_an_error_suggesting_vjp():
+    with pytest.raises(ArgumentError, match="scalar output") as caught:
+        s2sad.grad(p.vector_output)(X)
+    assert "s2sad.vjp" in str(caught.value)
+
+
+@pytest.mark.parametrize("argnums", [2, -3, (0, 5), "x", 1.0, (0, 0)])
+def test_bad_argnums(argnums):
+    with pytest.raises(ArgumentError):
+        s2sad.grad(p.quadratic, argnums=argnums)(X, Y)
+
+
+@pytest.mark.parametrize("value", [3, "text", np.arange(3), True])
+def test_differentiating_with_respect_to_a_non_float_names_the_argument(value):
+    with pytest.raises(ArgumentError, match="x"):
+        s2sad.grad(p.quadratic)(value, Y)
+
+
+def test_error_inside_generated_code_points_at_the_user_line():
+    with pytest.raises(ValueError) as caught:
+        s2sad.grad(p.shape_error)(np.ones(3), np.ones((2, 4)))
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "api_programs.py" in notes and "return np.sum(A @ x)" in notes
+
+
+def test_errors_are_s2sad_errors():
+    assert issubclass(ArgumentError, S2SADError)

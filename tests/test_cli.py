@@ -1,0 +1,46 @@
+"""The command line: `s2sad --help`, `s2sad show FILE.py:FUNC`, compiler-style errors."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*arguments):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "cli.py"), *arguments],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_help_has_an_example():
+    result = run("--help")
+    assert result.returncode == 0
+    assert "show" in result.stdout and "example:" in result.stdout
+    assert "example:" in run("show", "--help").stdout
+
+
+def test_show_prints_the_generated_code():
+    result = run("show", "examples/quickstart.py:loss", "--wrt", "W,b")
+    assert result.returncode == 0, result.stderr
+    assert "def loss_rrule(W, b, X, y):" in result.stdout
+    assert "def loss_pullback(dresult):" in result.stdout
+    assert "return NO_TANGENT, dW, db, ZERO, ZERO" in result.stdout
+
+
+def test_errors_are_compiler_style_without_traceback():
+    result = run("show", "tests/bad_programs.py:uses_if")
+    assert result.returncode == 1
+    first = result.stderr.splitlines()[0]
+    assert first.endswith("error: `if` statements are not supported yet")
+    assert "bad_programs.py:6:5:" in first
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_file_and_function():
+    assert "no such file" in run("show", "nowhere.py:f").stderr
+    assert "defines no function named 'nothing'" in run("show", "examples/quickstart.py:nothing").stderr
+    assert run("show", "examples/quickstart.py").returncode == 1
+
+
+def test_console_script_entry_point_is_declared():
+    with open(os.path.join(ROOT, "pyproject.toml")) as stream:
+        assert 's2sad = "s2sad.command_line:main"' in stream.read()
