@@ -35,7 +35,7 @@ def {rrule}({params}):
     return {result}, {pullback}
 '''
 
-RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent", "field_cotangent",
+RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule")
 
 INDENT = "    "
@@ -60,6 +60,7 @@ class _Generator:
         self.bindings: dict[str, tuple] = dict(function.bindings)
         self.cotangents: dict[str, str] = {}   # primal variable -> its cotangent variable
         self.assigned: set[str] = set()        # cotangent variables holding a value so far
+        self.maybe_thunk: set[str] = set()     # cotangent variables that may hold a Thunk
         self.helpers = set(template_namespace())
         self.namer.reserve(*RUNTIME_NAMES, *self.helpers)
 
@@ -155,11 +156,13 @@ class _Generator:
             return name
         return self.namer.fresh("dresult")
 
-    def contribute(self, atom: Atom, expression: str) -> list[str]:
+    def contribute(self, atom: Atom, expression: str, thunk: bool = False) -> list[str]:
         """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active)."""
         if not self.activity.is_active(atom):
             return []
         target = self.cotangent(atom.name)
+        if thunk or expression in self.maybe_thunk:
+            self.maybe_thunk.add(target)
         if target in self.assigned:
             return [f"{target} = accumulate({target}, {expression})"]
         self.assigned.add(target)
@@ -310,6 +313,14 @@ class _Generator:
             return []  # nothing reached this value at run time: its inputs get no contribution
         if op.kind == "copy":
             return self.contribute(op.args[0], g)
+        lines = []
+        if g in self.maybe_thunk:
+            # a rule may have returned a Thunk: rules read plain values
+            lines.append(f"{g} = unthunk({g})")
+            self.maybe_thunk.discard(g)
+        return lines + self.reverse_operation(op, g)
+
+    def reverse_operation(self, op: Operation, g: str) -> list[str]:
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
@@ -348,7 +359,7 @@ class _Generator:
                 expression = f"{binding}({g}, {op.target}, {', '.join(codes.values())})"
             else:
                 continue  # the rule says no gradient flows to this parameter
-            lines += self.contribute_to_parameter(op, rule, param, expression)
+            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks)
         return lines
 
     def parameter_atom(self, op: Operation, rule: Rule, param: str):
@@ -359,11 +370,11 @@ class _Generator:
         atom = self.parameter_atom(op, rule, param)
         return isinstance(atom, Var) and self.activity.is_active(atom)
 
-    def contribute_to_parameter(self, op, rule, param, expression) -> list[str]:
+    def contribute_to_parameter(self, op, rule, param, expression, thunk=False) -> list[str]:
         atom = self.parameter_atom(op, rule, param)
         if not isinstance(atom, Var):
             return []
-        return self.contribute(atom, expression)
+        return self.contribute(atom, expression, thunk)
 
     def reverse_through_pullback(self, op: Operation, g: str) -> list[str]:
         active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
@@ -383,6 +394,7 @@ class _Generator:
             if cotangent not in self.assigned and seen.count(atom.name) == 1:
                 names.append(cotangent)  # the first contribution: unpack straight into the cotangent
                 self.assigned.add(cotangent)
+                self.maybe_thunk.add(cotangent)  # another rule's pullback may return Thunks
                 continue
             part = self.namer.fresh(f"{cotangent}_part")
             names.append(part)
@@ -405,7 +417,7 @@ class _Generator:
         else:
             lines = [f"{', '.join(names)}{',' if len(names) == 1 else ''} = {op.target}_pullback({g})"]
         for atom, part in contributions:
-            lines += self.contribute(atom, part)
+            lines += self.contribute(atom, part, thunk=True)
         return lines
 
     def location_of(self, op: Operation) -> SourceLocation | None:

@@ -55,6 +55,7 @@ class Rule:
     vjp_all: VJP | None = None
     rrule_function: Callable[..., Any] | None = None
     nondifferentiable: bool = False
+    thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem, matmul)
     version: str = "1"
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
 
@@ -65,7 +66,7 @@ class Rule:
     @property
     def fingerprint(self) -> str:
         """Changes whenever the rule would generate different code."""
-        parts = [self.name, self.version, str(self.signature), str(self.nondifferentiable)]
+        parts = [self.name, self.version, str(self.signature), str(self.nondifferentiable), str(self.thunks)]
         for param, vjp in sorted(self.vjps.items()):
             parts.append(f"{param}={_describe(vjp)}")
         parts.append(_describe(self.vjp_all))
@@ -225,8 +226,12 @@ def all_method_rules() -> dict[tuple[type, str], Rule]:
     return dict(_method_rules)
 
 
-def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1") -> Rule:
+def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
+           thunks: bool = False) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
+
+    ``thunks=True`` says a vjp may return a Thunk or InplaceableThunk; generated code then
+    unthunks that cotangent before any other rule reads it.
 
     >>> defvjp(np.tanh, "x", "g * (1 - ans ** 2)")
     >>> defvjp(operator.mul, "x, y", "unbroadcast(g * y, x)", "unbroadcast(g * x, y)")
@@ -235,7 +240,8 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
     params = tuple(sig.parameters)
     if len(vjps) > len(params):
         raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
-    rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version)
+    rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version,
+                thunks=thunks)
     return _store(rule)
 
 

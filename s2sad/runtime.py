@@ -11,7 +11,7 @@ from .errors import MissingRuleError
 from .registry import method_rule
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
-__all__ = ["ZERO", "NO_TANGENT", "accumulate", "split_cotangent", "item_cotangent", "field_cotangent",
+__all__ = ["ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule"]
 
 
