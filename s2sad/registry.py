@@ -102,6 +102,18 @@ class Rule:
         bound.apply_defaults()
         return tuple(bound.arguments.values())
 
+    def _positional_slots(self, count: int) -> list[tuple[str, int | None]]:
+        """For each positional argument of a call: its parameter, and its index within ``*args``."""
+        slots: list[tuple[str, int | None]] = []
+        for name, parameter in self.signature.parameters.items():
+            if len(slots) == count:
+                break
+            if parameter.kind == inspect.Parameter.VAR_POSITIONAL:
+                slots.extend((name, index) for index in range(count - len(slots)))
+            elif parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                slots.append((name, None))
+        return slots
+
     def rrule(self, *args, **kwargs):
         """ChainRules form for any kind of rule: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``."""
         if self.rrule_function is not None:
@@ -115,18 +127,26 @@ class Rule:
 
             return y, nondifferentiable_pullback
         values = self.bind(args, kwargs)
-        positional = self.params[: len(args)]
+        slots = self._positional_slots(len(args))
         rule = self
 
         def pullback(dy):
             if rule.vjp_all is not None:
-                cotangents = tuple(rule.vjp_all(dy, y, *values))[: len(args)]
+                every = tuple(rule.vjp_all(dy, y, *values))
+                by_param = dict(zip(rule.params, every))
             else:
-                cotangents = tuple(
-                    NO_TANGENT if rule.vjps.get(param) is None else rule.vjp_function(param)(dy, y, *values)
-                    for param in positional
-                )
-            return (NO_TANGENT,) + cotangents
+                by_param = {}
+            cotangents = []
+            for param, item in slots:
+                if param in by_param:
+                    cotangent = by_param[param]
+                elif rule.vjps.get(param) is None:
+                    cotangent = NO_TANGENT
+                else:
+                    cotangent = by_param[param] = rule.vjp_function(param)(dy, y, *values)
+                # a *args parameter's vjp gives one cotangent per argument it collected
+                cotangents.append(cotangent[item] if item is not None and cotangent is not NO_TANGENT else cotangent)
+            return (NO_TANGENT,) + tuple(cotangents)
 
         pullback.__name__ = pullback.__qualname__ = f"{_python_name(self.name)}_pullback"
         return y, pullback
@@ -186,6 +206,8 @@ def _qualified_name(function) -> str:
         module = "numpy"
     if module in ("numpy.linalg._linalg", "numpy.linalg.linalg"):
         module = "numpy.linalg"
+    if module == "_operator":
+        module = "operator"
     return f"{module}.{name}" if module else name
 
 

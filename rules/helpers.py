@@ -1,0 +1,316 @@
+"""Helpers that rule templates may call.
+
+Every name in ``__all__`` is imported into generated code (and into the namespace compiled
+templates run in), so these names are reserved there. Each helper takes the cotangent
+first when it has one, and each is cheap in the common case: ``unbroadcast`` is on the hot
+path of scalar code and returns at once when a Python float meets a Python float.
+
+Conventions shared by all rules:
+
+* a cotangent has the type, shape and dtype of its primal (float32 in, float32 out); an
+  integer, boolean or string primal has no tangent space, and its cotangent is
+  ``NO_TANGENT``;
+* ``0 * inf`` is ``0`` for cotangents: a rule whose derivative is infinite somewhere in
+  its domain (``sqrt`` or ``log`` at 0, ``arcsin`` at 1) divides through
+  :func:`safe_divide`, so a zero cotangent stays zero. This is what keeps
+  ``np.where(x > 0, np.sqrt(x), 0.0)`` free of NaN at ``x = 0``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from s2sad.tangents import NO_TANGENT, ZERO
+
+__all__ = [
+    "unbroadcast",
+    "safe_divide",
+    "expand_reduced",
+    "reduced_count",
+    "untake",
+    "tie_share",
+    "inverse_axes",
+    "matmul_vjp_x1",
+    "matmul_vjp_x2",
+    "dot_vjp_a",
+    "dot_vjp_b",
+    "mT",
+    "power_vjp_base",
+    "power_vjp_exponent",
+]
+
+def _no_tangent_kind(dtype) -> bool:
+    return dtype.kind in "biuUSV"
+
+
+def unbroadcast(v, like):
+    """Sum ``v`` back to the shape of ``like`` and cast it to ``like``'s dtype.
+
+    The cotangent of a broadcast operand: axes that broadcasting added or stretched are
+    summed away. A Python float ``like`` gets a Python float, a numpy scalar gets a numpy
+    scalar of its dtype, an int/bool ``like`` gets ``NO_TANGENT``.
+    """
+    tl = type(like)
+    if tl is float:
+        if type(v) is float:
+            return v
+        if v is ZERO:
+            return ZERO
+        return float(np.sum(v)) if np.ndim(v) else float(v)
+    if tl is np.ndarray:
+        if type(v) is np.ndarray and v.shape == like.shape and v.dtype == like.dtype:
+            return v
+        dtype, shape = like.dtype, like.shape
+    elif tl is int or tl is bool or tl is str or like is None:
+        return NO_TANGENT
+    elif tl is complex:
+        if v is ZERO:
+            return ZERO
+        return complex(np.sum(v))
+    else:
+        dtype = getattr(like, "dtype", None)
+        if dtype is None:
+            like = np.asarray(like)
+            dtype = like.dtype
+        shape = np.shape(like)
+    if v is ZERO or v is NO_TANGENT:
+        return v
+    if _no_tangent_kind(dtype):
+        return NO_TANGENT
+    v_shape = np.shape(v)
+    if v_shape != shape:
+        extra = len(v_shape) - len(shape)
+        if extra > 0:
+            v = np.sum(v, axis=tuple(range(extra)))
+        stretched = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(v)[i] != 1)
+        if stretched:
+            v = np.sum(v, axis=stretched, keepdims=True)
+        if np.shape(v) != shape:  # v had fewer dimensions: broadcast it up (a rare case)
+            v = np.broadcast_to(v, shape)
+    if isinstance(like, np.generic):
+        return dtype.type(v)
+    v_dtype = getattr(v, "dtype", None)
+    if v_dtype != dtype:
+        v = np.asarray(v, dtype=dtype)
+    return v
+
+
+def safe_divide(num, den):
+    """``num / den``, except exactly 0 wherever ``num`` is 0 (even where ``den`` is 0 or NaN).
+
+    Rules divide a cotangent by a derivative's vanishing denominator through this, so
+    that a zero cotangent never becomes NaN (the ``0 * inf = 0`` convention).
+    """
+    if type(num) is float and type(den) is float:
+        if num == 0.0:
+            return 0.0
+        if den == 0.0:
+            return math.copysign(math.inf, num) * math.copysign(1.0, den)
+        return num / den
+    if num is ZERO:
+        return ZERO
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = np.divide(num, den)
+        result = np.where(np.equal(num, 0), np.zeros_like(quotient), quotient)
+    return result[()] if result.ndim == 0 else result
+
+
+def _normalize_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(a % ndim for a in axis) if ndim else ()
+    return (axis % ndim,) if ndim else ()
+
+
+def reduced_count(a, axis, keepdims=False, where=True):
+    """How many elements of ``a`` each output of a reduction over ``axis`` combines.
+
+    An int; with a ``where`` mask, an array of counts shaped like the reduction's output.
+    """
+    shape = np.shape(a)
+    if where is not True:
+        return np.sum(np.broadcast_to(where, shape), axis=axis, keepdims=keepdims)
+    count = 1
+    for ax in _normalize_axes(axis, len(shape)):
+        count *= shape[ax]
+    return count
+
+
+def expand_reduced(g, a, axis=None, keepdims=False, where=True):
+    """Broadcast the cotangent of a reduction of ``a`` over ``axis`` back to ``a``'s shape.
+
+    Returns a read-only broadcast view when no copy is needed; cast to ``a``'s dtype.
+    ``where`` (the reduction's mask) zeroes the cotangent of the elements left out.
+    """
+    if type(a) is float:
+        return float(g)
+    shape = np.shape(a)
+    dtype = a.dtype if hasattr(a, "dtype") else np.result_type(a)
+    if _no_tangent_kind(dtype):
+        return NO_TANGENT
+    if g is ZERO:
+        return ZERO
+    if not keepdims and np.ndim(g) != len(shape):
+        axes = _normalize_axes(axis, len(shape))
+        g = np.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    g = np.asarray(g)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    out = np.broadcast_to(g, shape)
+    if where is not True:
+        out = np.where(where, out, np.zeros((), dtype))
+    if isinstance(a, np.generic):
+        return dtype.type(out)
+    return out
+
+
+def _is_basic_index(index) -> bool:
+    """True for indices made of ints, slices, ``...`` and ``None`` only (no repeats possible)."""
+    if type(index) is not tuple:
+        index = (index,)
+    for part in index:
+        if part is None or part is Ellipsis or isinstance(part, (int, np.integer, slice)):
+            continue
+        if isinstance(part, np.ndarray) and part.dtype == bool:
+            continue  # a mask selects each element at most once
+        return False
+    return True
+
+
+def untake(g, index, like):
+    """The cotangent of ``like[index]``: ``g`` scattered into zeros of ``like``'s shape.
+
+    Repeated fancy indices accumulate (``np.add.at``); basic indices and boolean masks,
+    which select each element at most once, take a plain assignment. On a tuple or list the
+    cotangent is a tuple or list of ``ZERO`` with ``g`` at the index (or the slice).
+    """
+    if isinstance(like, (tuple, list)):
+        out = [ZERO] * len(like)
+        if isinstance(index, slice):
+            if g is not ZERO:
+                for position, item in zip(range(len(like))[index], g):
+                    out[position] = item
+        else:
+            out[index] = g
+        return out if isinstance(like, list) else tuple(out)
+    dtype = like.dtype if hasattr(like, "dtype") else np.result_type(like)
+    if _no_tangent_kind(dtype):
+        return NO_TANGENT
+    out = np.zeros(np.shape(like), dtype=dtype)
+    if g is ZERO:
+        return out
+    if _is_basic_index(index):
+        out[index] = g
+    else:
+        np.add.at(out, index, g)
+    if isinstance(like, np.generic):
+        return dtype.type(out)
+    return out
+
+
+def tie_share(g, x, other, ans):
+    """``g`` where ``x`` won an elementwise max/min, half of it where ``x`` tied ``other``."""
+    if type(g) is float and type(x) is float and type(other) is float:
+        if x != ans:
+            return 0.0
+        return g * 0.5 if x == other else g
+    return np.where(np.not_equal(x, ans), 0, np.where(np.equal(x, other), g * 0.5, g))
+
+
+def inverse_axes(axes, ndim):
+    """The permutation undoing ``np.transpose(a, axes)`` (``None`` reverses, its own inverse)."""
+    if axes is None:
+        return None
+    return tuple(np.argsort([ax % ndim for ax in axes]).tolist())
+
+
+def mT(a):
+    """Swap the last two axes (matrix transpose of a stack of matrices)."""
+    return np.swapaxes(a, -1, -2)
+
+
+def matmul_vjp_x1(g, x1, x2):
+    """Cotangent of ``x1`` in ``x1 @ x2`` (1-D operands, batches and broadcasting included)."""
+    if np.ndim(x2) == 1:
+        if np.ndim(x1) == 1:
+            return unbroadcast(g * x2, x1)
+        return unbroadcast(np.expand_dims(g, -1) * x2, x1)
+    if np.ndim(x1) == 1:
+        return unbroadcast(np.matmul(x2, np.expand_dims(g, -1))[..., 0], x1)
+    return unbroadcast(np.matmul(g, mT(x2)), x1)
+
+
+def matmul_vjp_x2(g, x1, x2):
+    """Cotangent of ``x2`` in ``x1 @ x2``."""
+    if np.ndim(x1) == 1:
+        if np.ndim(x2) == 1:
+            return unbroadcast(g * x1, x2)
+        return unbroadcast(np.expand_dims(x1, -1) * np.expand_dims(g, -2), x2)
+    if np.ndim(x2) == 1:
+        return unbroadcast(np.matmul(np.expand_dims(g, -2), x1)[..., 0, :], x2)
+    return unbroadcast(np.matmul(mT(x1), g), x2)
+
+
+def dot_vjp_a(g, a, b):
+    """Cotangent of ``a`` in ``np.dot(a, b)``: scalars, 1-D and N-D (sum over a's last, b's second-to-last axis)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    if np.ndim(b) == 1:
+        return unbroadcast(np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b, a)
+    # g has shape a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
+    b_axes = list(range(np.ndim(b) - 2)) + [np.ndim(b) - 1]
+    g_axes = list(range(np.ndim(a) - 1, np.ndim(g)))
+    return unbroadcast(np.tensordot(g, b, axes=(g_axes, b_axes)), a)
+
+
+def dot_vjp_b(g, a, b):
+    """Cotangent of ``b`` in ``np.dot(a, b)``."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    if np.ndim(b) == 1:
+        return unbroadcast(np.tensordot(g, a, axes=(list(range(np.ndim(g))), list(range(np.ndim(a) - 1)))), b)
+    a_lead = list(range(np.ndim(a) - 1))
+    g_lead = list(range(np.ndim(a) - 1))
+    contracted = np.tensordot(a, g, axes=(a_lead, g_lead))  # shape (n,) + b.shape[:-2] + b.shape[-1:]
+    return unbroadcast(np.moveaxis(contracted, 0, -2), b)
+
+
+def power_vjp_base(g, x, y):
+    """Cotangent of the base in ``x ** y``: ``g * y * x ** (y - 1)``, 0 where ``g`` or ``y`` is 0."""
+    if type(g) is float and type(x) is float:
+        if g == 0.0 or y == 0:
+            return 0.0
+        try:
+            return g * y * x ** (y - 1)
+        except ZeroDivisionError:  # 0.0 ** negative: an infinite slope
+            return math.copysign(math.inf, g * y)
+    if g is ZERO:
+        return ZERO
+    dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
+    if _no_tangent_kind(dtype):
+        return NO_TANGENT
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = g * y * np.power(x, y - 1)
+        slope = np.where(np.equal(g, 0) | np.equal(y, 0), np.zeros_like(slope), slope)
+    return unbroadcast(slope, x)
+
+
+def power_vjp_exponent(g, ans, x, y):
+    """Cotangent of the exponent in ``x ** y``: ``g * ans * log(x)``, 0 where ``x`` is 0.
+
+    ``0 ** y`` is flat in ``y`` (for ``y > 0``), so a zero base gives 0 instead of
+    ``0 * -inf``; a negative base has no real logarithm and gives NaN.
+    """
+    if type(y) is int:
+        return NO_TANGENT
+    if type(x) is float and type(g) is float:
+        if x > 0.0:
+            return g * ans * math.log(x)
+        return 0.0 if x == 0.0 else math.nan
+    if g is ZERO:
+        return ZERO
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = g * ans * np.log(np.where(np.equal(x, 0), np.ones_like(x), x))
+    return unbroadcast(slope, y)

@@ -1,0 +1,51 @@
+"""Rules for the ``math`` module, on Python floats.
+
+Written with ``math`` (not ``np``) so scalar code stays in Python floats: a cotangent of a
+float is a float. Slopes that are infinite at a point of the domain go through
+``safe_divide`` (a zero cotangent stays 0, see ``numpy_elementwise``).
+"""
+import math
+
+from s2sad.registry import defvjp, nondifferentiable
+
+_E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
+
+defvjp(math.sin,   "x", "g * math.cos(x)")
+defvjp(math.cos,   "x", "-g * math.sin(x)")
+defvjp(math.tan,   "x", "g * (1 + ans * ans)")
+defvjp(math.asin,  "x", "safe_divide(g, math.sqrt(1 - x * x))")
+defvjp(math.acos,  "x", "safe_divide(-g, math.sqrt(1 - x * x))")
+defvjp(math.atan,  "x", "g / (1 + x * x)")
+defvjp(math.atan2, "y, x", "g * x / (x * x + y * y)", "-g * y / (x * x + y * y)")
+defvjp(math.sinh,  "x", "g * math.cosh(x)")
+defvjp(math.cosh,  "x", "g * math.sinh(x)")
+defvjp(math.tanh,  "x", "g * (1 - ans * ans)")
+defvjp(math.asinh, "x", "g / math.sqrt(x * x + 1)")
+defvjp(math.acosh, "x", "safe_divide(g, math.sqrt(x * x - 1))")
+defvjp(math.atanh, "x", "safe_divide(g, 1 - x * x)")
+defvjp(math.exp,   "x", "g * ans")
+defvjp(math.expm1, "x", "g * (ans + 1)")
+defvjp(math.log,   f"x, base={_E}", "safe_divide(g, x * math.log(base))",
+                                   "safe_divide(-g * ans, base * math.log(base))")
+defvjp(math.log2,  "x", "safe_divide(g, x * math.log(2))")
+defvjp(math.log10, "x", "safe_divide(g, x * math.log(10))")
+defvjp(math.log1p, "x", "safe_divide(g, x + 1)")
+defvjp(math.sqrt,  "x", "safe_divide(g * 0.5, ans)")
+defvjp(math.pow,   "x, y", "power_vjp_base(g, x, y)", "power_vjp_exponent(g, ans, x, y)")
+defvjp(math.fabs,  "x", "g * ((x > 0) - (x < 0))")  # slope 0 at 0
+defvjp(math.hypot, "x, y", "safe_divide(g * x, ans)", "safe_divide(g * y, ans)")  # two coordinates
+defvjp(math.degrees, "x", "g * (180 / math.pi)")
+defvjp(math.radians, "x", "g * (math.pi / 180)")
+defvjp(math.erf,   "x", "g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
+defvjp(math.erfc,  "x", "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
+defvjp(math.copysign, "x, y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)
+defvjp(math.fmod,  "x, y", "g", "-g * math.trunc(x / y)")
+defvjp(math.ldexp, "x, i", "g * math.ldexp(1.0, i)", None)
+if hasattr(math, "cbrt"):  # Python >= 3.11
+    defvjp(math.cbrt, "x", "safe_divide(g, 3 * ans * ans)")
+    defvjp(math.exp2, "x", "g * ans * math.log(2)")
+
+nondifferentiable(
+    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
+    math.factorial, math.comb, math.perm, math.gcd, math.isqrt,
+)

@@ -1,0 +1,301 @@
+"""Checking rules against finite differences: for users and for rule authors.
+
+``check_rrule(np.tanh, x)`` runs the registered rule of ``np.tanh`` at ``x`` and compares
+its pullback with central finite differences; ``numerical_gradient(f, x)`` is the
+finite-difference gradient of a scalar function. Both are public API.
+
+How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
+``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
+``J v`` is the central difference ``(f(x + h v) - f(x - h v)) / 2h`` of the primal run on
+float64 copies of the arguments. Each argument is checked on its own, so a failure names
+the argument. Every cotangent must also have its argument's shape and dtype (float32 in,
+float32 out), and an argument without a tangent space (int, bool, str, an integer array, a
+tuple of ints) must get ``NO_TANGENT``. ``ZERO`` is accepted for any float argument, and so
+is ``NO_TANGENT`` where the rule declares that no gradient flows (a ``None`` slot, or
+``nondifferentiable``); finite differences then check that the derivative is indeed 0
+(except for nondifferentiable functions, which are not probed: they are piecewise constant).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Rule, method_rule, rule_for
+from .tangents import NO_TANGENT, ZERO
+
+__all__ = ["check_rrule", "numerical_gradient"]
+
+# (rtol, atol) by the least precise floating dtype among the inputs and outputs.
+TOLERANCES = {
+    np.dtype(np.float64): (1e-5, 1e-7),
+    np.dtype(np.float32): (2e-3, 1e-4),
+    np.dtype(np.float16): (5e-2, 1e-2),
+}
+
+
+def finite_difference_step(dtype) -> float:
+    """The central-difference step for a primal whose output is in ``dtype``: ``eps ** (1/3)``.
+
+    The primal is run on float64 copies of the arguments, so this is about 6e-6 unless
+    the function itself casts to a narrower dtype (``np.float32(x)``, ``x.astype``).
+    """
+    return float(np.finfo(dtype).eps) ** (1 / 3)
+
+
+# ---------------------------------------------------------------- values as trees of leaves
+
+
+def _is_float_leaf(x) -> bool:
+    if type(x) is float:
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind == "f"
+    return False
+
+
+def _has_tangent(x) -> bool:
+    """True if ``x`` is a float leaf or a list/tuple holding one."""
+    if isinstance(x, (list, tuple)):
+        return any(_has_tangent(item) for item in x)
+    return _is_float_leaf(x)
+
+
+def _leaf_dtype(x):
+    return x.dtype if hasattr(x, "dtype") else np.dtype(np.float64)
+
+
+def _float_dtypes(x):
+    if isinstance(x, (list, tuple)):
+        return [dtype for item in x for dtype in _float_dtypes(item)]
+    return [_leaf_dtype(x)] if _is_float_leaf(x) else []
+
+
+def _random_like(x, rng):
+    """A random tangent with ``x``'s structure, shape and dtype (None for non-float leaves)."""
+    if isinstance(x, (list, tuple)):
+        items = [_random_like(item, rng) for item in x]
+        return items if isinstance(x, list) else tuple(items)
+    if not _is_float_leaf(x):
+        return None
+    if type(x) is float:
+        return float(rng.standard_normal())
+    sample = rng.standard_normal(np.shape(x)).astype(x.dtype)
+    return x.dtype.type(sample) if isinstance(x, np.generic) else sample
+
+
+def _to_float64(x):
+    if isinstance(x, (list, tuple)):
+        items = [_to_float64(item) for item in x]
+        return items if isinstance(x, list) else tuple(items)
+    if not _is_float_leaf(x) or type(x) is float:
+        return x
+    if isinstance(x, np.generic):
+        return np.float64(x) if x.dtype.itemsize <= 8 else x
+    return x.astype(np.float64) if x.dtype.itemsize <= 8 else x
+
+
+def _shifted(x, step, v):
+    """``x + step * v`` leaf by leaf (non-float leaves unchanged)."""
+    if isinstance(x, (list, tuple)):
+        items = [_shifted(item, step, d) for item, d in zip(x, v)]
+        return items if isinstance(x, list) else tuple(items)
+    if v is None:
+        return x
+    if type(x) is float:
+        return x + step * v
+    return x + step * np.asarray(v, dtype=_leaf_dtype(x))
+
+
+def _inner(a, b) -> float:
+    """The real inner product of two trees; ``ZERO``, ``NO_TANGENT`` and None count as 0."""
+    if a is ZERO or a is NO_TANGENT or a is None or b is ZERO or b is NO_TANGENT or b is None:
+        return 0.0
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return sum(_inner(x, y) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+        return 0.0
+    return float(np.sum(a.astype(np.float64) * b.astype(np.float64)))
+
+
+def _norm(a) -> float:
+    return float(np.sqrt(_inner(a, a)))
+
+
+def _describe(x) -> str:
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__} of {len(x)}"
+    if isinstance(x, (np.ndarray, np.generic)):
+        return f"{type(x).__name__} {x.dtype}{list(np.shape(x))}"
+    return type(x).__name__
+
+
+def _cotangent_problem(ct, x) -> str | None:
+    """Why ``ct`` is not a valid cotangent for the primal ``x`` (None if it is)."""
+    if not _has_tangent(x):
+        return None if ct is NO_TANGENT else f"expected NO_TANGENT for a {_describe(x)} argument, got {_describe(ct)}"
+    if ct is ZERO:
+        return None
+    if ct is NO_TANGENT or ct is None:
+        return f"got {ct!r} for a differentiable {_describe(x)} argument"
+    if isinstance(x, (list, tuple)):
+        if not isinstance(ct, (list, tuple)) or len(ct) != len(x):
+            return f"expected a list/tuple of {len(x)} cotangents, got {_describe(ct)}"
+        for i, (item_ct, item) in enumerate(zip(ct, x)):
+            if not _has_tangent(item) and item_ct is ZERO:
+                continue
+            problem = _cotangent_problem(item_ct, item)
+            if problem:
+                return f"element {i}: {problem}"
+        return None
+    if np.shape(ct) != np.shape(x):
+        return f"cotangent has shape {np.shape(ct)}, argument has shape {np.shape(x)}"
+    ct_dtype = ct.dtype if hasattr(ct, "dtype") else np.result_type(ct)
+    if ct_dtype != _leaf_dtype(x):
+        return f"cotangent has dtype {ct_dtype}, argument has dtype {_leaf_dtype(x)}"
+    return None
+
+
+# ---------------------------------------------------------------- the checks
+
+
+def _resolve_rule(f, args) -> tuple[Rule, tuple]:
+    if isinstance(f, str):  # a method or property name: check_rrule("T", x)
+        if not args:
+            raise TypeError("check_rrule with a method name needs the receiver as first argument")
+        rule = method_rule(type(args[0]), f)
+        if rule is None:
+            raise AssertionError(f"no rule for method {type(args[0]).__name__}.{f}")
+        return rule, args
+    receiver = getattr(f, "__self__", None)
+    if receiver is not None and isinstance(receiver, (np.ndarray, np.generic)):  # a bound method: x.sum
+        rule = method_rule(type(receiver), f.__name__)
+        if rule is None:
+            raise AssertionError(f"no rule for method {type(receiver).__name__}.{f.__name__}")
+        return rule, (receiver,) + tuple(args)
+    rule = rule_for(f)
+    if rule is None:
+        raise AssertionError(f"no rule registered for {f!r}")
+    return rule, tuple(args)
+
+
+def _parameter_name(rule: Rule, i: int) -> str:
+    params = rule.params
+    return f"argument {i} ({params[i]!r})" if i < len(params) else f"argument {i}"
+
+
+def _declares_no_gradient(rule: Rule, i: int) -> bool:
+    """True if the rule says no gradient flows to positional argument ``i`` (nondifferentiable or a None slot)."""
+    if rule.nondifferentiable:
+        return True
+    if rule.kind != "vjp" or i >= len(rule.params):
+        return False
+    return rule.vjps.get(rule.params[i]) is None
+
+
+def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+    """Check the rule registered for ``f`` at ``args`` against finite differences.
+
+    ``f`` is a function with a registered rule (``np.tanh``), a bound method of an array
+    (``x.sum``) or a method/property name with the receiver as first argument
+    (``check_rrule("T", x)``). Keyword arguments are passed to ``f`` and are treated as
+    constants. ``cotangent`` (the output cotangent) and ``directions`` (one input
+    direction per positional argument, None for those without a tangent) default to
+    random draws from ``np.random.default_rng(seed)``; give symmetric directions for
+    rules that only read one triangle of a symmetric matrix. ``rtol``/``atol`` default
+    by the least precise float dtype involved (see ``TOLERANCES``).
+
+    Raises AssertionError naming the rule and the argument that failed. Returns the
+    tuple of cotangents the pullback produced (without the leading one for ``f``).
+    """
+    rule, args = _resolve_rule(f, args)
+    name = rule.name
+    y, pullback = rule.rrule(*args, **kwargs)
+    rng = np.random.default_rng(seed)
+    if cotangent is None:
+        cotangent = _random_like(tuple(y) if isinstance(y, tuple) else y, rng)
+    if cotangent is None or not _has_tangent(y):
+        cotangent = ZERO if cotangent is None else cotangent
+    cotangents = pullback(cotangent)
+    if not isinstance(cotangents, tuple) or len(cotangents) != len(args) + 1:
+        count = len(cotangents) if isinstance(cotangents, tuple) else "not a tuple"
+        raise AssertionError(f"rule {name}: pullback returned {count} cotangents, expected {len(args) + 1} "
+                             f"(one for the function, then one per positional argument)")
+    if cotangents[0] is not NO_TANGENT:
+        raise AssertionError(f"rule {name}: the first cotangent (the function's own) must be NO_TANGENT")
+    cotangents = cotangents[1:]
+    for i, (ct, x) in enumerate(zip(cotangents, args)):
+        if ct is NO_TANGENT and _declares_no_gradient(rule, i):
+            continue  # None in the rule's slot: checked below to be right (a zero derivative)
+        problem = _cotangent_problem(ct, x)
+        if problem:
+            raise AssertionError(f"rule {name}: {_parameter_name(rule, i)}: {problem}")
+    if rule.nondifferentiable:
+        return cotangents
+
+    dtypes = _float_dtypes(list(args)) + _float_dtypes(tuple(y) if isinstance(y, tuple) else y)
+    least = min(dtypes, key=lambda d: d.itemsize) if dtypes else np.dtype(np.float64)
+    default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    args64 = [_to_float64(x) for x in args]
+    y64 = rule.function(*args64, **kwargs)  # may stay in a narrower dtype (a cast): step for that
+    narrowest = min(_float_dtypes(tuple(y64) if isinstance(y64, tuple) else y64) or [np.dtype(np.float64)],
+                    key=lambda d: d.itemsize)
+    step = finite_difference_step(narrowest)
+
+    def probe(i, t, v):
+        shifted = list(args64)
+        shifted[i] = _shifted(args64[i], t, v)
+        out = rule.function(*shifted, **kwargs)
+        return _inner(cotangent, tuple(out) if isinstance(out, tuple) else out)
+
+    for i, (ct, x) in enumerate(zip(cotangents, args)):
+        if not _has_tangent(x):
+            continue
+        v = directions[i] if directions is not None else _random_like(x, rng)
+        numeric = (probe(i, step, v) - probe(i, -step, v)) / (2 * step)
+        analytic = _inner(ct, v)
+        scale = max(abs(numeric), abs(analytic), _norm(ct) * _norm(v))
+        if not abs(numeric - analytic) <= atol + rtol * scale:
+            raise AssertionError(
+                f"rule {name}: {_parameter_name(rule, i)}: <pullback(ct), v> = {analytic!r} but finite "
+                f"differences give <ct, J v> = {numeric!r} (difference {abs(numeric - analytic):.3g}, "
+                f"allowed {atol + rtol * scale:.3g}) at argument {_describe(x)}")
+    return cotangents
+
+
+def numerical_gradient(f, *args, argnums=0, eps=None):
+    """The gradient of the scalar function ``f`` by central finite differences.
+
+    ``argnums`` is an int (one gradient, shaped like that argument) or a tuple (a tuple of
+    gradients). Each gradient is float64, or a Python float for a Python float argument;
+    ``f`` is evaluated on float64 copies of the arguments, twice per element.
+    """
+    single = isinstance(argnums, int)
+    argnums = (argnums,) if single else tuple(argnums)
+    args64 = [_to_float64(x) for x in args]
+    step = finite_difference_step(np.float64) if eps is None else eps
+    gradients = []
+    for i in argnums:
+        x = args64[i]
+        if type(x) is float or np.ndim(x) == 0:
+            def at(value, i=i):
+                shifted = list(args64)
+                shifted[i] = value
+                return float(f(*shifted))
+            slope = (at(float(x) + step) - at(float(x) - step)) / (2 * step)
+            gradients.append(slope if type(args[i]) is float else np.asarray(slope))
+            continue
+        base = np.array(x, dtype=np.float64)
+        gradient = np.zeros_like(base)
+        for index in np.ndindex(base.shape):
+            values = []
+            for sign in (1, -1):
+                shifted_x = base.copy()
+                shifted_x[index] += sign * step
+                shifted = list(args64)
+                shifted[i] = shifted_x
+                values.append(float(f(*shifted)))
+            gradient[index] = (values[0] - values[1]) / (2 * step)
+        gradients.append(gradient)
+    return gradients[0] if single else tuple(gradients)

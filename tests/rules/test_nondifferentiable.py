@@ -1,0 +1,32 @@
+"""Rules of rules/nondifferentiable.py: declared, and their pullbacks give NO_TANGENT everywhere."""
+import numpy as np
+import pytest
+
+import s2sad  # noqa: F401
+from s2sad.registry import rule_for
+from s2sad.testing import check_rrule
+
+AUTOGRAD_NOGRAD = """all allclose any argmax argmin argpartition argsort argwhere around array_equal
+array_equiv ceil count_nonzero empty_like equal fix flatnonzero floor floor_divide greater
+greater_equal isclose iscomplex iscomplexobj isfinite isinf isnan isneginf isposinf isreal isscalar
+less less_equal logical_and logical_not logical_or logical_xor ndim nonzero not_equal ones_like
+result_type rint round searchsorted shape sign size trunc zeros_like""".split()
+CREATORS = "zeros ones empty arange eye identity".split()
+
+
+@pytest.mark.parametrize("name", AUTOGRAD_NOGRAD + CREATORS)
+def test_declared(name):
+    rule = rule_for(getattr(np, name))
+    assert rule is not None and rule.nondifferentiable, name
+
+
+CALLS = [
+    (np.floor, (np.array([0.3, 1.7]),)), (np.sign, (np.array([-2.0, 3.0]),)), (np.argmax, (np.arange(4.0),)),
+    (np.greater, (np.ones(2), 0.5)), (np.zeros_like, (np.ones(3),)), (np.shape, (np.ones((2, 3)),)),
+    (np.zeros, ((2, 3),)), (np.round, (1.26, 1)), (np.isnan, (1.5,)),
+]
+
+
+@pytest.mark.parametrize("f, args", CALLS, ids=[f.__name__ for f, _ in CALLS])
+def test_pullback_gives_no_tangent(f, args):
+    check_rrule(f, *args)

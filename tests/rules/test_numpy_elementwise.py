@@ -1,0 +1,202 @@
+"""Rules of rules/numpy_elementwise.py: the hand-derived slope, finite differences, dtypes, edges."""
+import numpy as np
+import pytest
+
+import s2sad  # noqa: F401
+from s2sad.registry import rule_for
+from s2sad.testing import check_rrule
+
+rng = np.random.default_rng(1)
+
+DOMAINS = {
+    "real": lambda shape: rng.standard_normal(shape),
+    "positive": lambda shape: rng.uniform(0.5, 2.0, shape),
+    "unit": lambda shape: rng.uniform(-0.9, 0.9, shape),
+    "above1": lambda shape: rng.uniform(1.2, 3.0, shape),
+    "nonzero": lambda shape: rng.choice([-1, 1], shape) * rng.uniform(0.3, 2.0, shape),
+}
+
+
+def cotangents(f, *args, g=None, **kwargs):
+    y, pullback = rule_for(f).rrule(*args, **kwargs)
+    return pullback(np.ones_like(y) if g is None else g)[1:]
+
+
+# ------------------------------------------------------------------ unary: (function, domain, slope)
+UNARY = [
+    (np.negative,   "real",     lambda x: -np.ones_like(x)),
+    (np.positive,   "real",     lambda x: np.ones_like(x)),
+    (np.sin,        "real",     np.cos),
+    (np.cos,        "real",     lambda x: -np.sin(x)),
+    (np.tan,        "unit",     lambda x: 1 / np.cos(x) ** 2),
+    (np.arcsin,     "unit",     lambda x: 1 / np.sqrt(1 - x ** 2)),
+    (np.arccos,     "unit",     lambda x: -1 / np.sqrt(1 - x ** 2)),
+    (np.arctan,     "real",     lambda x: 1 / (1 + x ** 2)),
+    (np.sinh,       "real",     np.cosh),
+    (np.cosh,       "real",     np.sinh),
+    (np.tanh,       "real",     lambda x: 1 - np.tanh(x) ** 2),
+    (np.arcsinh,    "real",     lambda x: 1 / np.sqrt(x ** 2 + 1)),
+    (np.arccosh,    "above1",   lambda x: 1 / np.sqrt(x ** 2 - 1)),
+    (np.arctanh,    "unit",     lambda x: 1 / (1 - x ** 2)),
+    (np.exp,        "real",     np.exp),
+    (np.exp2,       "real",     lambda x: np.log(2) * 2 ** x),
+    (np.expm1,      "real",     np.exp),
+    (np.log,        "positive", lambda x: 1 / x),
+    (np.log2,       "positive", lambda x: 1 / (x * np.log(2))),
+    (np.log10,      "positive", lambda x: 1 / (x * np.log(10))),
+    (np.log1p,      "positive", lambda x: 1 / (1 + x)),
+    (np.sqrt,       "positive", lambda x: 0.5 / np.sqrt(x)),
+    (np.cbrt,       "nonzero",  lambda x: 1 / (3 * np.cbrt(x) ** 2)),
+    (np.square,     "real",     lambda x: 2 * x),
+    (np.reciprocal, "nonzero",  lambda x: -1 / x ** 2),
+    (np.abs,        "nonzero",  np.sign),
+    (np.fabs,       "nonzero",  np.sign),
+    (np.deg2rad,    "real",     lambda x: np.full_like(x, np.pi / 180)),
+    (np.rad2deg,    "real",     lambda x: np.full_like(x, 180 / np.pi)),
+    (np.radians,    "real",     lambda x: np.full_like(x, np.pi / 180)),
+    (np.degrees,    "real",     lambda x: np.full_like(x, 180 / np.pi)),
+    (np.sinc,       "nonzero",  lambda x: (np.cos(np.pi * x) - np.sinc(x)) / x),
+    (np.conjugate,  "real",     lambda x: np.ones_like(x)),
+    (np.real,       "real",     lambda x: np.ones_like(x)),
+    (np.nan_to_num, "real",     lambda x: np.ones_like(x)),
+]
+UNARY_IDS = [f.__name__ for f, _, _ in UNARY]
+
+
+@pytest.mark.parametrize("f, domain, slope", UNARY, ids=UNARY_IDS)
+def test_unary_formula(f, domain, slope):
+    x = DOMAINS[domain](5)
+    (dx,) = cotangents(f, x)
+    np.testing.assert_allclose(dx, slope(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["array", "float32", "float", "0d", "npscalar"])
+@pytest.mark.parametrize("f, domain, slope", UNARY, ids=UNARY_IDS)
+def test_unary_finite_differences(f, domain, slope, kind):
+    x = DOMAINS[domain]((2, 3))
+    x = {"array": x, "float32": x.astype(np.float32), "float": float(x[0, 0]),
+         "0d": np.array(x[0, 0]), "npscalar": np.float64(x[0, 0])}[kind]
+    check_rrule(f, x)
+
+
+@pytest.mark.parametrize("f, domain, slope", UNARY, ids=UNARY_IDS)
+def test_unary_float32_stays_float32(f, domain, slope):
+    x = DOMAINS[domain](4).astype(np.float32)
+    (dx,) = cotangents(f, x)
+    assert dx.dtype == np.float32
+
+
+# ------------------------------------------------------------------ binary: (function, domains, slopes)
+BINARY = [
+    (np.add,        ("real", "real"),         lambda a, b: (1, 1)),
+    (np.subtract,   ("real", "real"),         lambda a, b: (1, -1)),
+    (np.multiply,   ("real", "real"),         lambda a, b: (b, a)),
+    (np.divide,     ("real", "nonzero"),      lambda a, b: (1 / b, -a / b ** 2)),
+    (np.power,      ("positive", "real"),     lambda a, b: (b * a ** (b - 1), a ** b * np.log(a))),
+    (np.float_power, ("positive", "real"),    lambda a, b: (b * a ** (b - 1), a ** b * np.log(a))),
+    (np.remainder,  ("positive", "positive"), lambda a, b: (1, -np.floor(a / b))),
+    (np.fmod,       ("real", "positive"),     lambda a, b: (1, -np.trunc(a / b))),
+    (np.arctan2,    ("real", "nonzero"),      lambda a, b: (b / (a ** 2 + b ** 2), -a / (a ** 2 + b ** 2))),
+    (np.hypot,      ("real", "nonzero"),      lambda a, b: (a / np.hypot(a, b), b / np.hypot(a, b))),
+    (np.logaddexp,  ("real", "real"),         lambda a, b: (1 / (1 + np.exp(b - a)), 1 / (1 + np.exp(a - b)))),
+    (np.logaddexp2, ("real", "real"),         lambda a, b: (1 / (1 + 2 ** (b - a)), 1 / (1 + 2 ** (a - b)))),
+    (np.maximum,    ("real", "real"),         lambda a, b: (a > b, b > a)),
+    (np.minimum,    ("real", "real"),         lambda a, b: (a < b, b < a)),
+    (np.fmax,       ("real", "real"),         lambda a, b: (a > b, b > a)),
+    (np.fmin,       ("real", "real"),         lambda a, b: (a < b, b < a)),
+]
+BINARY_IDS = [f.__name__ for f, _, _ in BINARY]
+SHAPES = [((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((3, 1, 2), (4, 1))]
+
+
+@pytest.mark.parametrize("f, domains, slopes", BINARY, ids=BINARY_IDS)
+def test_binary_formula(f, domains, slopes):
+    a, b = DOMAINS[domains[0]](5), DOMAINS[domains[1]](5)
+    da, db = cotangents(f, a, b)
+    want_a, want_b = slopes(a, b)
+    np.testing.assert_allclose(da, np.broadcast_to(want_a, a.shape), rtol=1e-12)
+    np.testing.assert_allclose(db, np.broadcast_to(want_b, b.shape), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("f, domains, slopes", BINARY, ids=BINARY_IDS)
+def test_binary_finite_differences(f, domains, slopes, shapes):
+    a, b = DOMAINS[domains[0]](shapes[0]), DOMAINS[domains[1]](shapes[1])
+    check_rrule(f, a, b)
+
+
+@pytest.mark.parametrize("f, domains, slopes", BINARY, ids=BINARY_IDS)
+def test_binary_scalars_and_float32(f, domains, slopes):
+    a, b = DOMAINS[domains[0]](()), DOMAINS[domains[1]](())
+    check_rrule(f, float(a), float(b))
+    check_rrule(f, np.array(a), float(b))
+    a32, b32 = DOMAINS[domains[0]](3).astype(np.float32), DOMAINS[domains[1]](3).astype(np.float32)
+    da, db = check_rrule(f, a32, b32)
+    assert da.dtype == db.dtype == np.float32
+
+
+# ------------------------------------------------------------------ edges
+def test_abs_slope_at_zero_is_zero():
+    (dx,) = cotangents(np.abs, np.array([-1.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(dx, [-1.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("f", [np.sqrt, np.log, np.arcsin, np.arctanh, np.cbrt, np.log1p])
+def test_zero_cotangent_at_infinite_slope_is_zero(f):
+    x = np.array([{np.arcsin: 1.0, np.arctanh: 1.0, np.log1p: -1.0}.get(f, 0.0)])
+    with np.errstate(all="ignore"):
+        (dx,) = cotangents(f, x, g=np.zeros(1))
+    np.testing.assert_array_equal(dx, [0.0])
+
+
+def test_where_of_sqrt_at_zero_has_no_nan():
+    """np.where(x > 0, np.sqrt(x), 0.0): the untaken branch gets 0, and sqrt keeps it 0."""
+    x = np.array([0.0, -1.0, 4.0])
+    with np.errstate(invalid="ignore"):
+        root, sqrt_pullback = rule_for(np.sqrt).rrule(x)
+    out, where_pullback = rule_for(np.where).rrule(x > 0, root, 0.0)
+    _, _, g_root, _ = where_pullback(np.ones(3))
+    (_, dx) = sqrt_pullback(g_root)
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 0.25])
+
+
+def test_where_finite_differences_and_broadcasting():
+    condition = rng.standard_normal((2, 3)) > 0
+    check_rrule(np.where, condition, rng.standard_normal((2, 3)), rng.standard_normal(3))
+    check_rrule(np.where, condition, 1.5, rng.standard_normal((2, 1)).astype(np.float32))
+    _, dx, dy = cotangents(np.where, condition, np.zeros((2, 3)), 0.0)
+    np.testing.assert_array_equal(dx, condition.astype(float))
+    assert dy == float(np.sum(~condition))
+
+
+@pytest.mark.parametrize("f", [np.maximum, np.minimum, np.fmax, np.fmin])
+def test_ties_split_equally(f):
+    da, db = cotangents(f, np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 5.0]))
+    winner_a = {np.maximum: [0.5, 1, 0], np.fmax: [0.5, 1, 0], np.minimum: [0.5, 0, 1], np.fmin: [0.5, 0, 1]}[f]
+    np.testing.assert_array_equal(da, winner_a)
+    np.testing.assert_array_equal(da + db, [1.0, 1.0, 1.0])
+    assert cotangents(f, 2.0, 2.0, g=1.0) == (0.5, 0.5)
+
+
+def test_clip():
+    x = np.array([-2.0, -0.5, 0.5, 2.0])
+    da, dlo, dhi = cotangents(np.clip, x, -1.0, 1.0)
+    np.testing.assert_array_equal(da, [0, 1, 1, 0])
+    assert (dlo, dhi) == (1.0, 1.0)
+    check_rrule(np.clip, rng.standard_normal((3, 4)), -0.5, rng.uniform(0.1, 1, 4))
+    check_rrule(np.clip, rng.standard_normal(5).astype(np.float32), -0.5, None)
+    (da,) = cotangents(np.clip, x, max=1.0)
+    np.testing.assert_array_equal(da, [1, 1, 1, 0])
+
+
+def test_power_with_zero_base_and_zero_cotangent():
+    with np.errstate(all="raise"):
+        da, db = cotangents(np.power, np.array([0.0, 2.0]), np.array([2.0, 3.0]))
+    np.testing.assert_array_equal(da, [0.0, 12.0])
+    np.testing.assert_allclose(db, [0.0, 8 * np.log(2)])
+
+
+@pytest.mark.parametrize("cast", [np.float64, np.float32, np.float16])
+def test_scalar_type_casts(cast):
+    (dx,) = check_rrule(cast, np.float32(1.5), atol=1e-2, rtol=1e-2)
+    assert dx.dtype == np.float32

@@ -1,0 +1,234 @@
+"""Rules of rules/operators.py: formulas at fixed points, finite differences, shapes, dtypes."""
+import operator
+
+import numpy as np
+import pytest
+
+import s2sad  # noqa: F401  (registers the rules)
+from s2sad.registry import rule_for
+from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.testing import check_rrule
+
+rng = np.random.default_rng(0)
+
+
+def cotangents(f, *args, g=1.0):
+    _, pullback = rule_for(f).rrule(*args)
+    return pullback(g)[1:]
+
+
+def positive(*shape, dtype=np.float64):
+    return (rng.uniform(0.5, 2.0, shape)).astype(dtype)
+
+
+def normal(*shape, dtype=np.float64):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+# ------------------------------------------------------------------ formulas at fixed points
+FORMULAS = [
+    # (operator, args, g, expected cotangents)
+    (operator.add,     (2.0, 3.0),  1.5, (1.5, 1.5)),
+    (operator.sub,     (2.0, 3.0),  1.5, (1.5, -1.5)),
+    (operator.mul,     (2.0, 3.0),  1.5, (4.5, 3.0)),
+    (operator.truediv, (2.0, 4.0),  1.0, (0.25, -0.125)),
+    (operator.pow,     (2.0, 3.0),  1.0, (12.0, 8.0 * np.log(2.0))),
+    (operator.pow,     (4.0, 0.5),  1.0, (0.25, 2.0 * np.log(4.0))),
+    (operator.mod,     (7.5, 2.0),  1.0, (1.0, -3.0)),
+    (operator.neg,     (2.0,),      1.5, (-1.5,)),
+    (operator.pos,     (2.0,),      1.5, (1.5,)),
+]
+
+
+@pytest.mark.parametrize("op, args, g, expected", FORMULAS, ids=lambda v: getattr(v, "__name__", None))
+def test_formula(op, args, g, expected):
+    got = cotangents(op, *args, g=g)
+    for value, want in zip(got, expected):
+        assert value == pytest.approx(want)
+
+
+def test_matmul_formula():
+    a, b = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 1.0]])
+    g = np.array([[1.0, 0.0], [0.0, 2.0]])
+    da, db = cotangents(operator.matmul, a, b, g=g)
+    np.testing.assert_allclose(da, g @ b.T)
+    np.testing.assert_allclose(db, a.T @ g)
+
+
+# ------------------------------------------------------------------ finite differences
+BINARY = [operator.add, operator.sub, operator.mul, operator.truediv]
+OPERAND_PAIRS = [
+    ("float-float", lambda: (1.3, -0.7)),
+    ("float-int", lambda: (1.3, 3)),
+    ("int-float", lambda: (2, 1.7)),
+    ("0d-0d", lambda: (np.array(1.3), np.array(0.6))),
+    ("0d-float", lambda: (np.array(1.3), 0.6)),
+    ("npscalar-array", lambda: (np.float64(1.3), positive(3))),
+    ("array-array", lambda: (normal(2, 3), positive(2, 3))),
+    ("array-row", lambda: (normal(2, 3), positive(3))),
+    ("col-row", lambda: (normal(4, 1), positive(1, 3))),
+    ("batch-broadcast", lambda: (normal(2, 1, 3), positive(4, 1))),
+    ("array-float", lambda: (normal(2, 3), 1.7)),
+    ("f32-f32", lambda: (normal(2, 3, dtype=np.float32), positive(3, dtype=np.float32))),
+    ("f32-float", lambda: (normal(2, 3, dtype=np.float32), 1.7)),
+    ("f32-f64scalar", lambda: (normal(3, dtype=np.float32), np.float64(1.7))),
+]
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("name, make", OPERAND_PAIRS, ids=[p[0] for p in OPERAND_PAIRS])
+def test_binary_finite_differences(op, name, make):
+    check_rrule(op, *make())
+
+
+POW_CASES = [
+    ("float-float", lambda: (1.3, 0.7)),
+    ("float-int", lambda: (1.3, 3)),
+    ("array-int", lambda: (normal(2, 3), 2)),
+    ("array-float", lambda: (positive(2, 3), 2.5)),
+    ("array-array", lambda: (positive(2, 3), normal(3))),
+    ("float-array", lambda: (1.5, normal(3))),
+    ("0d-0d", lambda: (np.array(1.5), np.array(-0.5))),
+    ("f32", lambda: (positive(4, dtype=np.float32), normal(4, dtype=np.float32))),
+]
+
+
+@pytest.mark.parametrize("name, make", POW_CASES, ids=[p[0] for p in POW_CASES])
+def test_pow_finite_differences(name, make):
+    check_rrule(operator.pow, *make())
+
+
+MATMUL_SHAPES = [
+    ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((1, 2, 3), (5, 3, 4)),
+    ((4, 1, 2, 3), (5, 3, 2)), ((5, 2, 3), (3,)), ((3,), (5, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("shape_a, shape_b", MATMUL_SHAPES, ids=str)
+def test_matmul_finite_differences(shape_a, shape_b):
+    check_rrule(operator.matmul, normal(*shape_a), normal(*shape_b))
+
+
+def test_matmul_float32():
+    da, db = check_rrule(operator.matmul, normal(5, 2, 3, dtype=np.float32), normal(3, 4, dtype=np.float32))
+    assert da.dtype == db.dtype == np.float32
+
+
+@pytest.mark.parametrize("op", [operator.neg, operator.pos], ids=lambda op: op.__name__)
+@pytest.mark.parametrize("x", [1.3, np.array(0.4), normal(2, 3), normal(3, dtype=np.float32)], ids=str)
+def test_unary_finite_differences(op, x):
+    check_rrule(op, x)
+
+
+# ------------------------------------------------------------------ types, dtypes, the hot path
+def test_python_floats_give_python_floats():
+    for op in BINARY + [operator.pow]:
+        da, db = cotangents(op, 1.5, 2.5)
+        assert type(da) in (float, np.float64) and type(db) in (float, np.float64), op
+
+
+def test_scalar_fast_path_returns_the_same_object():
+    from s2sad.rules.helpers import unbroadcast
+
+    g = 1.25
+    assert unbroadcast(g, 3.0) is g
+
+
+def test_int_operand_has_no_tangent():
+    assert cotangents(operator.mul, 2.0, 3)[1] is NO_TANGENT
+    assert cotangents(operator.mul, normal(3), np.arange(3))[1] is NO_TANGENT
+    assert cotangents(operator.pow, 2.0, 3)[1] is NO_TANGENT
+    assert cotangents(operator.add, True, 1.5)[0] is NO_TANGENT
+
+
+def test_float32_not_promoted_by_float64_scalar():
+    x = normal(3, dtype=np.float32)
+    da, db = cotangents(operator.mul, x, np.float64(2.0), g=np.ones(3))
+    assert da.dtype == np.float32
+    assert isinstance(db, np.float64)
+
+
+def test_zero_dimensional_array_cotangent_has_shape_of_input():
+    da, db = cotangents(operator.mul, np.array(2.0), normal(3), g=np.ones(3))
+    assert np.shape(da) == () and np.shape(db) == (3,)
+
+
+def test_broadcast_cotangent_is_summed():
+    da, db = cotangents(operator.add, np.zeros((2, 3)), np.zeros((1, 3)), g=np.ones((2, 3)))
+    np.testing.assert_array_equal(db, [[2.0, 2.0, 2.0]])
+
+
+# ------------------------------------------------------------------ pow at a zero base
+def test_pow_zero_base_constant_exponent_gives_no_nan():
+    x = np.array([0.0, 1.0, 2.0])
+    with np.errstate(all="raise"):
+        da, db = cotangents(operator.pow, x, 2.0, g=np.ones(3))
+    np.testing.assert_array_equal(da, [0.0, 2.0, 4.0])
+    assert db == pytest.approx(4.0 * np.log(2.0))  # the zero base contributes 0, not NaN
+    assert cotangents(operator.pow, 0.0, 2.0) == (0.0, 0.0)
+
+
+def test_pow_zero_cotangent_at_infinite_slope_is_zero():
+    da, db = cotangents(operator.pow, np.array([0.0, 4.0]), 0.5, g=np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(da, [0.0, 0.25])
+    assert cotangents(operator.pow, 0.0, 0.5, g=0.0)[0] == 0.0
+    assert cotangents(operator.pow, 0.0, 0.5, g=1.0)[0] == np.inf
+
+
+# ------------------------------------------------------------------ indexing arrays
+INDICES = [
+    ("int", (5,), 2),
+    ("negative-int", (5,), -1),
+    ("slice", (5,), slice(1, 4)),
+    ("step-slice", (6,), slice(None, None, -2)),
+    ("row", (3, 4), 1),
+    ("tuple-of-slices", (3, 4), (slice(0, 2), slice(1, None))),
+    ("ellipsis", (2, 3, 4), (Ellipsis, 1)),
+    ("newaxis", (3, 4), (None, slice(None), 0)),
+    ("fancy", (5,), np.array([0, 3, 4])),
+    ("fancy-repeated", (5,), np.array([1, 1, 3, 1])),
+    ("fancy-list", (5,), [4, 0, 0]),
+    ("fancy-2d", (3, 4), (np.array([0, 2, 0]), np.array([1, 1, 1]))),
+    ("mixed", (3, 4), (slice(None), [0, 0, 3])),
+    ("boolean", (5,), np.array([True, False, True, True, False])),
+    ("boolean-2d", (2, 3), np.array([[True, False, True], [False, False, True]])),
+]
+
+
+@pytest.mark.parametrize("name, shape, index", INDICES, ids=[i[0] for i in INDICES])
+def test_getitem_array_finite_differences(name, shape, index):
+    check_rrule(operator.getitem, normal(*shape), index)
+
+
+def test_getitem_repeated_indices_accumulate():
+    (dx, _) = cotangents(operator.getitem, np.zeros(4), [1, 1, 3, 1], g=np.array([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(dx, [0.0, 7.0, 0.0, 3.0])
+
+
+def test_getitem_keeps_dtype_and_zero_d():
+    (dx, _) = cotangents(operator.getitem, normal(4, dtype=np.float32), 2, g=np.float32(1.0))
+    assert dx.dtype == np.float32 and dx.shape == (4,)
+    (dx, _) = cotangents(operator.getitem, np.array(1.5), (), g=1.0)
+    assert np.shape(dx) == ()
+
+
+# ------------------------------------------------------------------ indexing tuples and lists
+def test_getitem_tuple_and_list():
+    (dx, dindex) = cotangents(operator.getitem, (1.0, 2.0, 3.0), 1, g=5.0)
+    assert dx == (ZERO, 5.0, ZERO) and type(dx) is tuple and dindex is NO_TANGENT
+    (dx, _) = cotangents(operator.getitem, [1.0, 2.0, 3.0], -1, g=5.0)
+    assert dx == [ZERO, ZERO, 5.0] and type(dx) is list
+    (dx, _) = cotangents(operator.getitem, (1.0, 2.0, 3.0, 4.0), slice(1, None, 2), g=(5.0, 6.0))
+    assert dx == (ZERO, 5.0, ZERO, 6.0)
+
+
+def test_getitem_sequence_finite_differences():
+    check_rrule(operator.getitem, [normal(2), 1.5, normal(3)], 2)
+    check_rrule(operator.getitem, (normal(2), 1.5, normal(3)), slice(0, 2))
+
+
+# ------------------------------------------------------------------ no gradient
+@pytest.mark.parametrize("op", [operator.lt, operator.eq, operator.floordiv, operator.not_], ids=lambda o: o.__name__)
+def test_comparisons_are_nondifferentiable(op):
+    assert rule_for(op).nondifferentiable
