@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
 __all__ = [
     "unbroadcast",
@@ -180,11 +180,14 @@ def _is_basic_index(index) -> bool:
 
 
 def untake(g, index, like):
-    """The cotangent of ``like[index]``: ``g`` scattered into zeros of ``like``'s shape.
+    """The cotangent of ``like[index]``: ``g`` scattered into ``like``'s shape.
 
-    Repeated fancy indices accumulate (``np.add.at``); basic indices and boolean masks,
-    which select each element at most once, take a plain assignment. On a tuple or list the
-    cotangent is a tuple or list of ``ZERO`` with ``g`` at the index (or the slice).
+    On an array it is an InplaceableThunk (seed 002's ``getindex``): accumulated into a
+    buffer it only adds ``g`` at the index, so reading n elements one by one costs one
+    output-sized array, not n. Repeated fancy indices accumulate (``np.add.at``); basic
+    indices and boolean masks, which select each element at most once, take a plain ``+=``.
+    On a tuple or list the cotangent is a tuple or list of ``ZERO`` with ``g`` at the index
+    (or the slice).
     """
     if isinstance(like, (tuple, list)):
         out = [ZERO] * len(like)
@@ -198,16 +201,25 @@ def untake(g, index, like):
     dtype = like.dtype if hasattr(like, "dtype") else np.result_type(like)
     if _no_tangent_kind(dtype):
         return NO_TANGENT
-    out = np.zeros(np.shape(like), dtype=dtype)
     if g is ZERO:
-        return out
-    if _is_basic_index(index):
-        out[index] = g
-    else:
-        np.add.at(out, index, g)
+        return ZERO
+    g = unthunk(g)
+    shape = np.shape(like)
+    basic = _is_basic_index(index)
+
+    def add_at_index(buffer):
+        if basic:
+            buffer[index] += g
+        else:
+            np.add.at(buffer, index, g)
+        return buffer
+
+    def scattered():
+        return add_at_index(np.zeros(shape, dtype=dtype))
+
     if isinstance(like, np.generic):
-        return dtype.type(out)
-    return out
+        return dtype.type(scattered())
+    return InplaceableThunk(add_at_index, scattered)
 
 
 def tie_share(g, x, other, ans):

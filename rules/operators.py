@@ -26,7 +26,7 @@ defvjp(operator.neg,     "a",    "-g")
 defvjp(operator.pos,     "a",    "g")
 
 # ------------------------------------------------------------------ indexing
-defvjp(operator.getitem, "a, index", "untake(g, index, a)", None)
+defvjp(operator.getitem, "a, index", "untake(g, index, a)", None, thunks=True)
 
 # ------------------------------------------------------------------ no gradient
 nondifferentiable(

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import Rule, method_rule, rule_for
-from .tangents import NO_TANGENT, ZERO
+from .accumulate import accumulate, own
+from .tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
 __all__ = ["check_rrule", "numerical_gradient"]
 
@@ -192,6 +193,20 @@ def _declares_no_gradient(rule: Rule, i: int) -> bool:
     return rule.vjps.get(rule.params[i]) is None
 
 
+def _checked_unthunk(name, rule, i, cotangent, x):
+    """The value of a cotangent; for a thunk, also check that add!! with it equals plain addition."""
+    if isinstance(cotangent, InplaceableThunk):
+        value = unthunk(cotangent)
+        base = np.random.default_rng(1).normal(size=np.shape(x)).astype(np.result_type(value, np.float64))
+        buffer = own(base.copy())
+        result = accumulate(buffer, cotangent)
+        if not np.allclose(result, base + value):
+            raise AssertionError(f"rule {name}: {_parameter_name(rule, i)}: accumulating the InplaceableThunk "
+                                 "in place differs from adding its value")
+        return value
+    return unthunk(cotangent)
+
+
 def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
     """Check the rule registered for ``f`` at ``args`` against finite differences.
 
@@ -222,7 +237,7 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
                              f"(one for the function, then one per positional argument)")
     if cotangents[0] is not NO_TANGENT:
         raise AssertionError(f"rule {name}: the first cotangent (the function's own) must be NO_TANGENT")
-    cotangents = cotangents[1:]
+    cotangents = tuple(_checked_unthunk(name, rule, i, ct, x) for i, (ct, x) in enumerate(zip(cotangents[1:], args)))
     for i, (ct, x) in enumerate(zip(cotangents, args)):
         if ct is NO_TANGENT and _declares_no_gradient(rule, i):
             continue  # None in the rule's slot: checked below to be right (a zero derivative)

@@ -107,6 +107,11 @@ def float_scalar_chain(x):
     return z / (1.0 + y)
 
 
+def many_element_reads(x):
+    first = x[0] * 2.0 + x[1]
+    return first * x[2] + x[3] * x[3] + x[0]
+
+
 def _rng():
     return np.random.default_rng(12345)
 
@@ -139,4 +144,5 @@ PROGRAMS = {
     "dot_products": (dot_products, (_normal(3, 12), _normal(3, 13), _normal((3, 3), 14)), (0, 1, 2)),
     "constant_argument": (constant_argument, (_positive(3), 3), (0,)),
     "float_scalar_chain": (float_scalar_chain, (0.8,), (0,)),
+    "many_element_reads": (many_element_reads, (_normal(5, 15),), (0,)),
 }

@@ -2,6 +2,9 @@
 import operator
 
 import numpy as np
+
+from s2sad.accumulate import accumulate, own
+from s2sad.tangents import InplaceableThunk, unthunk
 import pytest
 
 import s2sad  # noqa: F401  (registers the rules)
@@ -14,7 +17,7 @@ rng = np.random.default_rng(0)
 
 def cotangents(f, *args, g=1.0):
     _, pullback = rule_for(f).rrule(*args)
-    return pullback(g)[1:]
+    return tuple(unthunk(c) for c in pullback(g)[1:])
 
 
 def positive(*shape, dtype=np.float64):
@@ -214,6 +217,16 @@ def test_getitem_keeps_dtype_and_zero_d():
 
 
 # ------------------------------------------------------------------ indexing tuples and lists
+def test_getitem_of_an_array_is_an_inplaceable_thunk_that_adds_in_place():
+    x = np.zeros(5)
+    _, pullback = rule_for(operator.getitem).rrule(x, 2)
+    thunk = pullback(3.0)[1]
+    assert isinstance(thunk, InplaceableThunk)
+    buffer = own(np.ones(5))
+    assert accumulate(buffer, thunk) is buffer          # added into the buffer, nothing allocated
+    np.testing.assert_array_equal(buffer, [1.0, 1.0, 4.0, 1.0, 1.0])
+
+
 def test_getitem_tuple_and_list():
     (dx, dindex) = cotangents(operator.getitem, (1.0, 2.0, 3.0), 1, g=5.0)
     assert dx == (ZERO, 5.0, ZERO) and type(dx) is tuple and dindex is NO_TANGENT

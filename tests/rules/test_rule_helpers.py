@@ -5,7 +5,7 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad.rules import helpers
 from s2sad.rules.helpers import expand_reduced, safe_divide, tie_share, unbroadcast, untake
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.tangents import NO_TANGENT, ZERO, unthunk
 
 
 def test_all_names_exist_and_are_callable():
@@ -67,9 +67,10 @@ def test_expand_reduced():
 
 def test_untake():
     like = np.zeros(4)
-    np.testing.assert_array_equal(untake(np.ones(3), [0, 0, 2], like), [2, 0, 1, 0])
-    np.testing.assert_array_equal(untake(5.0, 1, like), [0, 5, 0, 0])
-    np.testing.assert_array_equal(untake(np.ones(2), np.array([True, False, False, True]), like), [1, 0, 0, 1])
+    np.testing.assert_array_equal(unthunk(untake(np.ones(3), [0, 0, 2], like)), [2, 0, 1, 0])
+    np.testing.assert_array_equal(unthunk(untake(5.0, 1, like)), [0, 5, 0, 0])
+    np.testing.assert_array_equal(unthunk(untake(np.ones(2), np.array([True, False, False, True]), like)), [1, 0, 0, 1])
+    assert untake(ZERO, 1, like) is ZERO
     assert untake(1.0, 0, (1.0, 2.0)) == (1.0, ZERO)
     assert untake(np.ones(2), 0, np.arange(4)) is NO_TANGENT
 
