@@ -10,9 +10,10 @@ from . import helpers  # noqa: F401
 from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg  # noqa: F401
 from . import ndarray_methods, math_module, builtins, nondifferentiable  # noqa: F401
 
-try:
-    import scipy.special  # noqa: F401
-except ImportError:  # SciPy is optional
-    pass
-else:
+# SciPy is optional, and importing it costs a quarter of a second: its rules are
+# registered now if the user has already imported scipy, else on the first lookup of
+# a scipy function (see s2sad.registry.rule_for).
+import sys as _sys
+
+if "scipy.special" in _sys.modules:
     from . import scipy_special  # noqa: F401

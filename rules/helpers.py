@@ -152,6 +152,9 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return NO_TANGENT
     if g is ZERO:
         return ZERO
+    if axis is None and where is True and type(a) is np.ndarray:
+        # the cotangent of a full reduction: one value everywhere (np.full is far cheaper than broadcast_to)
+        return np.full(shape, g, dtype=dtype)
     if not keepdims and np.ndim(g) != len(shape):
         axes = _normalize_axes(axis, len(shape))
         g = np.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
@@ -303,6 +306,10 @@ def power_vjp_base(g, x, y):
     dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
     if _no_tangent_kind(dtype):
         return NO_TANGENT
+    if type(y) in (int, float) and y >= 1:
+        # a constant exponent of at least 1 (``x ** 2``): x ** (y - 1) is finite everywhere,
+        # so the guards below (and their cost) are not needed
+        return unbroadcast(g * (y * x ** (y - 1)) if y != 2 else g * (2 * x), x)
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = g * y * np.power(x, y - 1)
         slope = np.where(np.equal(g, 0) | np.equal(y, 0), np.zeros_like(slope), slope)

@@ -12,6 +12,7 @@ import functools
 import inspect
 import linecache
 import re
+import weakref
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from .accumulate import release
 from .errors import ArgumentError, S2SADError, SourceLocation
 from .projection import check_differentiable, project
 from .registry import rule_for
-from .source import _unwrap, read_function
+from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
 
@@ -48,12 +49,23 @@ def _positions(argnums, count: int, name: str) -> tuple[int, ...]:
     return tuple(positions)
 
 
+_signatures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _bind(function, args, kwargs):
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        read_function(function)  # raises the error that says why there is no source
-        raise
+    signature = _signatures.get(function)
+    if signature is None:
+        try:
+            signature = _signatures[function] = inspect.signature(function)
+        except (TypeError, ValueError):
+            from .source import read_function
+
+            read_function(function)  # raises the error that says why there is no source
+            raise
+    parameters = signature.parameters
+    if not kwargs and len(args) == len(parameters) and all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters.values()):
+        return list(parameters), list(args)  # the common call: every parameter given in order
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as error:
@@ -240,6 +252,7 @@ class Differentiated:
     def __init__(self, function, argnums=0):
         self.__s2sad_original__ = function
         self.argnums = argnums
+        self._value_and_grad = None
         functools.update_wrapper(self, function)
 
     def __call__(self, *args, **kwargs):
@@ -249,10 +262,13 @@ class Differentiated:
         return self if instance is None else functools.partial(self, instance)
 
     def grad(self, *args, **kwargs):
-        return grad(self.__s2sad_original__, self.argnums)(*args, **kwargs)
+        value, gradient = self.value_and_grad(*args, **kwargs)
+        return gradient
 
     def value_and_grad(self, *args, **kwargs):
-        return value_and_grad(self.__s2sad_original__, self.argnums)(*args, **kwargs)
+        if self._value_and_grad is None:
+            self._value_and_grad = value_and_grad(self.__s2sad_original__, self.argnums)
+        return self._value_and_grad(*args, **kwargs)
 
     def vjp(self, *args):
         return vjp(self.__s2sad_original__, *args)

@@ -41,7 +41,7 @@ def _load_target(target: str):
 def _wrt(function, wrt: str | None):
     import inspect
 
-    from .source import _unwrap
+    from .resolve import unwrap as _unwrap
 
     names = list(inspect.signature(_unwrap(function)).parameters)
     if not wrt:

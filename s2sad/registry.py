@@ -56,6 +56,7 @@ class Rule:
     rrule_function: Callable[..., Any] | None = None
     nondifferentiable: bool = False
     thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem, matmul)
+    library: str | None = None     # the optional library (scipy) whose rules module registered it
     version: str = "1"
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
 
@@ -213,6 +214,7 @@ def _qualified_name(function) -> str:
 
 def _store(rule: Rule) -> Rule:
     global _generation
+    rule.library = _optional_group
     _rules[id(rule.function)] = rule
     _keepalive[id(rule.function)] = rule.function
     _generation += 1
@@ -228,7 +230,39 @@ def rule_for(function) -> Rule | None:
     rule = _rules.get(id(function))
     if rule is not None and rule.function is function:
         return rule
+    if _load_optional_rules(function):
+        return rule_for(function)
     return None
+
+
+_OPTIONAL_RULE_MODULES = {"scipy": "s2sad.rules.scipy_special"}
+_loaded_optional: set[str] = set()
+
+
+def _load_optional_rules(function=None) -> bool:
+    """Register the rules of optional libraries the user has imported (scipy), once each."""
+    import sys
+
+    loaded = False
+    for library, rules_module in _OPTIONAL_RULE_MODULES.items():
+        if rules_module in _loaded_optional or library not in sys.modules:
+            continue
+        _loaded_optional.add(rules_module)
+        import importlib
+
+        global _optional_group
+        _optional_group = library
+        try:
+            importlib.import_module(rules_module)
+            loaded = True
+        except ImportError:
+            pass
+        finally:
+            _optional_group = None
+    return loaded
+
+
+_optional_group: str | None = None  # set while an optional library's rules are being registered
 
 
 def method_rule(owner: type, name: str) -> Rule | None:

@@ -7,6 +7,7 @@ same objects when it is loaded (see ``binding_for``).
 from __future__ import annotations
 
 import builtins
+import inspect
 import types
 from typing import Any
 
@@ -64,3 +65,19 @@ def importable_module_name(value) -> str | None:
         if sys.modules.get(name) is value and name != "__main__":
             return name
     return None
+
+
+def unwrap(function):
+    """The plain Python function behind a decorator object, a bound method or a partial."""
+    seen = set()
+    while id(function) not in seen:
+        seen.add(id(function))
+        if hasattr(function, "__s2sad_original__"):
+            function = function.__s2sad_original__
+        elif inspect.ismethod(function):
+            function = function.__func__
+        elif hasattr(function, "__wrapped__"):
+            function = function.__wrapped__
+        else:
+            break
+    return function

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .resolve import unwrap as _unwrap
 
 
 @dataclass
@@ -45,22 +46,6 @@ class FunctionSource:
     @property
     def name(self) -> str:
         return self.funcdef.name.value
-
-
-def _unwrap(function):
-    """The plain Python function behind a decorator object, a bound method or a partial."""
-    seen = set()
-    while id(function) not in seen:
-        seen.add(id(function))
-        if hasattr(function, "__s2sad_original__"):
-            function = function.__s2sad_original__
-        elif inspect.ismethod(function):
-            function = function.__func__
-        elif hasattr(function, "__wrapped__"):
-            function = function.__wrapped__
-        else:
-            break
-    return function
 
 
 def read_function(function) -> FunctionSource:

@@ -16,13 +16,11 @@ import weakref
 
 from . import __version__, cache
 from .errors import MissingRuleError, S2SADError
-from .fence import check
 from .generate import GeneratedModule, generate
 from .naming import Namer
-from .normalize import normalize
-from .registry import all_method_rules, all_rules, registry_generation, rule_for
+from .registry import _load_optional_rules, all_method_rules, all_rules, registry_generation, rule_for
 from .resolve import Environment, found
-from .source import _unwrap, read_function
+from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 
 GENERATOR_VERSION = "1"
@@ -33,16 +31,22 @@ _lock = threading.RLock()
 _registry_fingerprint: tuple[int, str] | None = None
 
 
-def registry_fingerprint() -> str:
+def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
+    """A hash of every registered rule; an optional library's rules count only for ``libraries``.
+
+    Whether scipy's rules are loaded depends on whether the process imported scipy, so they
+    take part only in the keys of functions that use scipy.
+    """
     global _registry_fingerprint
     generation = registry_generation()
-    if _registry_fingerprint is None or _registry_fingerprint[0] != generation:
+    if _registry_fingerprint is None or _registry_fingerprint[0] != (generation, libraries):
         digest = hashlib.sha256()
         for rule in sorted(all_rules(), key=lambda r: r.name):
-            digest.update(f"{rule.name}={rule.fingerprint}\n".encode())
+            if rule.library is None or rule.library in libraries:
+                digest.update(f"{rule.name}={rule.fingerprint}\n".encode())
         for (owner, name), rule in sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1])):
             digest.update(f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}\n".encode())
-        _registry_fingerprint = (generation, digest.hexdigest())
+        _registry_fingerprint = ((generation, libraries), digest.hexdigest())
     return _registry_fingerprint[1]
 
 
@@ -61,20 +65,31 @@ def cache_key(function, wrt: tuple[str, ...]) -> str:
     lines, first_line = inspect.getsourcelines(function)
     env = Environment(function)
     names = sorted(set(function.__code__.co_names) | set(function.__code__.co_freevars))
-    parts = [
-        f"s2sad {__version__} generator {GENERATOR_VERSION}",
-        function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
-        "wrt=" + ",".join(wrt), "rules=" + registry_fingerprint(),
-    ]
+    identities = []
     for name in names:
         value = env.lookup(name)
         if found(value):
-            parts.append(f"{name}:{_identity(value)}")
+            identities.append(f"{name}:{_identity(value)}")
+    libraries = frozenset(library for library in ("scipy",) if any(f":{library}" in i or f".{library}" in i or
+                                                                  f"module:{library}" in i for i in identities))
+    if libraries:
+        _load_optional_rules()
+    parts = [
+        f"s2sad {__version__} generator {GENERATOR_VERSION}",
+        function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
+        "wrt=" + ",".join(wrt), "rules=" + registry_fingerprint(libraries), *identities,
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def transform(function, wrt: tuple[str, ...]) -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
+    # The front end (libcst) is imported only when something is transformed: a warm
+    # process that loads generated modules from the cache never pays for it.
+    from .fence import check
+    from .normalize import normalize
+    from .source import read_function
+
     source = read_function(function)
     check(source)
     namer = Namer()
@@ -96,6 +111,8 @@ def generated_rrule(function, wrt: tuple[str, ...]):
     """The generated primal-plus-pullback function of ``function`` for the parameters ``wrt``."""
     function = _unwrap(function)
     if not inspect.isfunction(function):
+        from .source import read_function
+
         read_function(function)  # raises the error that says why it has no source
     per_function = _memory.get(function)
     if per_function is not None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import source as source_module
 from s2sad import transform as transform_module
 
 
@@ -56,7 +57,8 @@ def test_second_call_does_no_parsing_and_no_file_io(user_module, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("the warm path must not parse or read files")
 
-    monkeypatch.setattr(transform_module, "read_function", forbidden)
+    monkeypatch.setattr(transform_module, "transform", forbidden)
+    monkeypatch.setattr(source_module, "read_function", forbidden)
     monkeypatch.setattr(transform_module.cache, "read_entry", forbidden)
     monkeypatch.setattr(transform_module, "cache_key", forbidden)
     s2sad.grad(module.loss)(w)
