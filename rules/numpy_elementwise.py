@@ -77,14 +77,9 @@ defvjp(np.logaddexp,  "x1, x2", "unbroadcast(g * np.exp(x1 - ans), x1)",
                                 "unbroadcast(g * np.exp(x2 - ans), x2)")
 defvjp(np.logaddexp2, "x1, x2", "unbroadcast(g * np.exp2(x1 - ans), x1)",
                                 "unbroadcast(g * np.exp2(x2 - ans), x2)")
-defvjp(np.maximum,    "x1, x2", "unbroadcast(tie_share(g, x1, x2, ans), x1)",
-                                "unbroadcast(tie_share(g, x2, x1, ans), x2)")
-defvjp(np.minimum,    "x1, x2", "unbroadcast(tie_share(g, x1, x2, ans), x1)",
-                                "unbroadcast(tie_share(g, x2, x1, ans), x2)")
-defvjp(np.fmax,       "x1, x2", "unbroadcast(tie_share(g, x1, x2, ans), x1)",
-                                "unbroadcast(tie_share(g, x2, x1, ans), x2)")
-defvjp(np.fmin,       "x1, x2", "unbroadcast(tie_share(g, x1, x2, ans), x1)",
-                                "unbroadcast(tie_share(g, x2, x1, ans), x2)")
+for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner takes g; a tie shares it
+    defvjp(_selection, "x1, x2", "unbroadcast(tie_share(g, x1, x2, ans), x1)",
+                                 "unbroadcast(tie_share(g, x2, x1, ans), x2)")
 
 # ------------------------------------------------------------------ selection
 defvjp(np.where, "condition, x=None, y=None",
