@@ -102,3 +102,19 @@ def test_generated_source_compiles_and_names_blocks_after_the_source_lines():
     generated = transform(sources.affine_tanh, ("W", "b")).source
     compile(generated, "generated", "exec")
     assert generated.count("# sources.py:6: z = W @ x + b") == 2  # once in the primal, once in the pullback
+
+
+def test_readme_shows_the_code_generated_for_the_quickstart():
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "examples"))
+    try:
+        import quickstart
+    finally:
+        sys.path.pop(0)
+    generated = quickstart.loss.source
+    body = generated[generated.index("import numpy as np"):]
+    with open(os.path.join(root, "README.md")) as stream:
+        assert body in stream.read()
