@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .activity import Activity, analyse
-from .errors import MissingRuleError, S2SADError, SourceLocation, UnsupportedSyntaxError
+from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Const, Function, Operation, Var
 from .naming import Namer
 from .registry import Rule, rule_for, template_namespace
@@ -281,8 +281,6 @@ class _Generator:
             active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
             recipe = ("transformed", reference, active, active_keywords)
             base = f"{word}_rrule"
-        elif treatment in ("vjp", "vjp_all"):
-            raise AssertionError("vjp rules are inlined or bound per parameter")
         else:
             recipe = ("rrule", reference)
             base = f"{word}_rrule"
@@ -510,7 +508,4 @@ def _parenthesise(code: str) -> str:
 
 
 def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
-    try:
-        return _Generator(function, wrt, user_function, namer).run()
-    except S2SADError:
-        raise
+    return _Generator(function, wrt, user_function, namer).run()

@@ -86,13 +86,10 @@ class Normalizer:
                     self.small_statement(small)
             statements.append(Statement(location, self.operations))
         return Function(
-            name=funcdef.name.value, params=[self.current_or(p) for p in params], defaults=defaults,
+            name=funcdef.name.value, params=params, defaults=defaults,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
-
-    def current_or(self, name: str) -> str:
-        return name  # parameters keep the user's names (they were reserved first)
 
     def small_statement(self, node) -> None:
         if isinstance(node, cst.Assign):
