@@ -61,6 +61,7 @@ class _Generator:
         self.cotangents: dict[str, str] = {}   # primal variable -> its cotangent variable
         self.assigned: set[str] = set()        # cotangent variables holding a value so far
         self.maybe_thunk: set[str] = set()     # cotangent variables that may hold a Thunk
+        self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
         self.helpers = set(template_namespace())
         self.namer.reserve(*RUNTIME_NAMES, *self.helpers)
 
@@ -361,8 +362,11 @@ class _Generator:
         return lines
 
     def parameter_atom(self, op: Operation, rule: Rule, param: str):
-        bound = rule.signature.bind(*op.args, **dict(op.kwargs))
-        return bound.arguments.get(param)
+        """The atom the call passes for ``param`` (None for a default); bound once per operation."""
+        arguments = self._arguments.get(id(op))
+        if arguments is None:
+            arguments = self._arguments[id(op)] = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
+        return arguments.get(param)
 
     def parameter_is_active(self, op: Operation, rule: Rule, param: str) -> bool:
         atom = self.parameter_atom(op, rule, param)

@@ -158,11 +158,10 @@ class Normalizer:
             return self.name(node)
         if isinstance(node, cst.Attribute):
             dotted = _dotted(node)
-            if dotted is not None and dotted.split(".")[0] not in self.current:
+            root = dotted.split(".")[0] if dotted is not None else None
+            if root is not None and root not in self.current and self.env.is_static_root(root):
                 return self.static_value(node, dotted)
-            receiver = self.expression(node.value)
-            callee = Callee("attribute", f"{_atom_name(receiver) or 'value'}.{node.attr.value}", name=node.attr.value)
-            return self.operation(want, node.attr.value, [receiver], Operation("", "call", callee, [receiver]))
+            return self.attribute(self.expression(node.value), node.attr.value, want)
         if isinstance(node, cst.BinaryOperation):
             function, symbol = BINARY[type(node.operator)]
             left, right = self.expression(node.left), self.expression(node.right)
@@ -249,20 +248,17 @@ class Normalizer:
         return Var(self.free_reads[name])
 
     def static_value(self, node, dotted: str) -> Atom:
-        root = dotted.split(".")[0]
-        value = self.env.resolve_dotted(dotted)
-        if not found(value):
+        """``np.pi``, ``np.float32``: an attribute of a module (or function, class) bound once."""
+        if not found(self.env.resolve_dotted(dotted)):
             raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node),
                                          "check the spelling, or import the module at module level")
-        if not self.env.is_static_root(root):
-            return self.expression_on_data(node)
-        self.bind(root)
+        self.bind(dotted.split(".")[0])
         return Const(dotted)
 
-    def expression_on_data(self, node: cst.Attribute) -> Atom:
-        receiver = self.name(node.value) if isinstance(node.value, cst.Name) else self.expression(node.value)
-        callee = Callee("attribute", f"{_atom_name(receiver)}.{node.attr.value}", name=node.attr.value)
-        return self.operation(None, node.attr.value, [receiver], Operation("", "call", callee, [receiver]))
+    def attribute(self, receiver: Atom, name: str, want) -> Atom:
+        """``receiver.name`` read from a value (``x.T``, ``params.W``): resolved by type when it runs."""
+        callee = Callee("attribute", f"{_atom_name(receiver) or 'value'}.{name}", name=name)
+        return self.operation(want, name, [receiver], Operation("", "call", callee, [receiver]))
 
     def bind(self, root: str) -> None:
         value = self.env.lookup(root)

@@ -49,7 +49,7 @@ class Environment:
     def is_static_root(self, name: str) -> bool:
         """Modules, functions and classes are bound once; other globals are data, read per call."""
         value = self.lookup(name)
-        return isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)) or callable(value)
+        return isinstance(value, types.ModuleType) or callable(value)
 
 
 def found(value) -> bool:

@@ -146,26 +146,27 @@ def _load_or_generate(function, wrt):
             raise
         path = cache.entry_path(directory, name, key)
         source = cache.read_entry(path)
-    generated = None
     if source is None:
-        generated = transform(function, wrt)
-        source = generated.source
-        if path is not None and not cache.write_entry(path, source):
-            path = None
+        source, path = _generate_and_store(function, wrt, path)
     module = cache.load_module(name, source, path)
     try:
         bind(module, function)
-    except _Stale:
-        generated = transform(function, wrt)
-        source = generated.source
-        if path is not None and not cache.write_entry(path, source):
-            path = None
+    except _Stale:  # the entry refers to a rule or name that no longer resolves: make it again
+        source, path = _generate_and_store(function, wrt, path)
         module = cache.load_module(name, source, path)
         bind(module, function)
     _sources.setdefault(function, {})[wrt] = source
     entry = _entry_of(module)
     entry.__s2sad_module__ = module
     return entry
+
+
+def _generate_and_store(function, wrt, path):
+    """Transform ``function``; write the source to ``path`` (None when it cannot be written)."""
+    source = transform(function, wrt).source
+    if path is not None and not cache.write_entry(path, source):
+        path = None
+    return source, path
 
 
 def _entry_of(module):

@@ -7,6 +7,13 @@ import numpy as np
 SCALE = 3.0
 
 
+class Settings:
+    offset = 0.5
+
+
+SETTINGS = Settings()
+
+
 def scalar_expression(x, y):
     return np.sin(x) * y + x ** 2 / y + np.exp(-x * y)
 
@@ -67,6 +74,10 @@ def elementwise_zoo(x):
 
 def global_constant(x):
     return np.sum(x * SCALE)
+
+
+def global_object_attribute(x):
+    return np.sum((x + SETTINGS.offset) ** 2)
 
 
 def helper(a, b):
@@ -138,6 +149,7 @@ PROGRAMS = {
     "unpacking": (unpacking, (_normal(3, 6),), (0,)),
     "elementwise_zoo": (elementwise_zoo, (_positive(6),), (0,)),
     "global_constant": (global_constant, (_normal(4, 7),), (0,)),
+    "global_object_attribute": (global_object_attribute, (_normal(4, 16),), (0,)),
     "calls_helper": (calls_helper, (_normal(3, 8), _normal(3, 9)), (0, 1)),
     "calls_helper_with_keyword": (calls_helper_with_keyword, (_normal(3, 10),), (0,)),
     "unary_minus_and_division": (unary_minus_and_division, (_normal(4, 11), _positive(4)), (0, 1)),
