@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ir import Function, Operation, Var
+from .ir import Function, Operation, Var, operations_of
 from .registry import rule_for
 
 # Attributes of arrays that carry no gradient: reading them is plain primal code.
@@ -42,13 +42,19 @@ class Activity:
 
 
 def analyse(function: Function, wrt: tuple[str, ...]) -> Activity:
-    operations = [op for statement in function.statements for op in statement.operations]
+    operations = operations_of(function.statements)
     varied = set(wrt)
-    for operation in operations:
-        if propagates(operation) and any(name in varied for name in operation.uses()):
-            varied.add(operation.target)
     useful = {function.result.name} if isinstance(function.result, Var) else set()
-    for operation in reversed(operations):
-        if operation.target in useful and propagates(operation):
-            useful.update(operation.uses())
+    # One pass suffices for straight-line code; a loop's back edges feed values to earlier
+    # operations, so repeat until nothing changes (at most once more per loop-carried chain).
+    changed = True
+    while changed:
+        before = len(varied) + len(useful)
+        for operation in operations:
+            if propagates(operation) and any(name in varied for name in operation.uses()):
+                varied.add(operation.target)
+        for operation in reversed(operations):
+            if operation.target in useful and propagates(operation):
+                useful.update(operation.uses())
+        changed = len(varied) + len(useful) != before
     return Activity(varied & useful, varied, useful)

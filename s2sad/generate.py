@@ -12,13 +12,14 @@ import ast
 import inspect
 import io
 import keyword
+import textwrap
 import tokenize
 from dataclasses import dataclass, field
 
 from . import __version__
 from .activity import Activity, analyse
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from .ir import Atom, Const, Function, Operation, Var
+from .ir import Atom, Const, Function, Loop, Operation, Var, operations_of
 from .naming import Namer
 from .registry import Rule, rule_for, template_namespace
 
@@ -61,6 +62,10 @@ class _Generator:
         self.cotangents: dict[str, str] = {}   # primal variable -> its cotangent variable
         self.assigned: set[str] = set()        # cotangent variables holding a value so far
         self.maybe_thunk: set[str] = set()     # cotangent variables that may hold a Thunk
+        self.maybe_zero: set[str] = set()      # cotangent variables that may hold ZERO when the code runs
+        self.rename: dict[str, str] = {}       # primal variable -> the name the reverse loop being written reads it by
+        self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
+        self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
         self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
         self.helpers = set(template_namespace())
         self.namer.reserve(*RUNTIME_NAMES, *self.helpers)
@@ -70,20 +75,11 @@ class _Generator:
         f = self.function
         rrule_name = self.namer.fresh(f"{f.name}_rrule")
         pullback_name = self.namer.fresh(f"{f.name}_pullback")
-        primal = self.prologue()
-        for statement in f.statements:
-            lines = [line for op in statement.operations for line in self.primal(op)]
-            if lines:
-                primal.append(self.comment(statement.location))
-                primal.extend(lines)
+        primal = self.prologue() + self.primal_block(f.statements)
         result = self.code(f.result) if f.result is not None else "None"
         seed = self.seed_name()
-        reverse = []
-        for statement in reversed(f.statements):
-            lines = [line for op in reversed(statement.operations) for line in self.reverse(op)]
-            if lines:
-                reverse.append(self.comment(statement.location))
-                reverse.extend(lines)
+        reverse = self.reverse_block(f.statements)
+        primal = self.fill_tapes(primal)
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
@@ -98,6 +94,137 @@ class _Generator:
         )
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, rrule_name, self.bindings, f)
+
+    # ------------------------------------------------------------------ blocks and loops
+    def primal_block(self, block) -> list[str]:
+        lines = []
+        for item in block:
+            if isinstance(item, Loop):
+                lines += self.primal_loop(item)
+                continue
+            body = [line for op in item.operations for line in self.primal(op)]
+            if body:
+                lines.append(self.comment(item.location))
+                lines += body
+        return lines
+
+    def primal_loop(self, loop: Loop) -> list[str]:
+        """The loop as written, plus (if anything in it is differentiated) a tape: per
+        iteration, the values its reverse iteration will read."""
+        lines = [self.comment(loop.location)]
+        for op in loop.setup:
+            lines += self.primal(op)
+        element, iterable = loop.element, self.code(loop.element.args[0])
+        body = self.primal_block(loop.body) 
+        edges = [line for op in loop.back_edges for line in self.primal(op)]
+        if not any(op.target in self.activity.active for op in [element, *operations_of(loop.body), *loop.back_edges]):
+            lines.append(f"for {element.target} in {iterable}:")
+            return lines + _indented(body + edges or ["pass"])
+        inner_tapes = [line.strip()[len(TAPE_INIT):] for line in body if line.strip().startswith(TAPE_INIT)]
+        code = LoopCode(tape=self.namer.fresh(f"{element.target}_tape"), defined=_stored_names(body) + inner_tapes)
+        if element.target in self.activity.active:
+            code.index = self.loop_index[id(element)] = self.namer.fresh(f"{element.target}_index")
+            header = f"for {code.index}, {element.target} in enumerate({iterable}):"
+        else:
+            header = f"for {element.target} in {iterable}:"
+        self.loops[id(loop)] = code
+        lines += [f"{TAPE_INIT}{code.tape}", header]
+        return lines + _indented(body + [f"{TAPE_PUSH}{code.tape}"] + edges)
+
+    def reverse_block(self, block) -> list[str]:
+        lines = []
+        for item in reversed(block):
+            if isinstance(item, Loop):
+                loop = self.reverse_loop(item)
+                setup = [line for op in reversed(item.setup) for line in self.reverse(op)]
+                if setup and not loop:
+                    loop = [self.comment(item.location)]
+                lines += loop + setup
+                continue
+            body = [line for op in reversed(item.operations) for line in self.reverse(op)]
+            if body:
+                lines.append(self.comment(item.location))
+                lines += body
+        return lines
+
+    def reverse_loop(self, loop: Loop) -> list[str]:
+        """Replay the iterations backwards, each reading what its primal iteration saved.
+
+        Cotangents of values from outside the loop start at ZERO and accumulate. A carried
+        variable's cotangent goes, at the top of each reverse iteration, to the version the
+        body ended with, and is rebuilt by the body from the reads of the value it had on
+        entry (ZERO if the body never read it).
+        """
+        code = self.loops.get(id(loop))
+        if code is None:
+            return []
+        active = self.activity.active
+        body_operations = operations_of(loop.body)
+        defined = {op.target for op in body_operations} | {loop.element.target}
+        carried = [name for name in loop.carried if name in active]
+        outer = [name for op in [loop.element, *body_operations] for name in op.uses() if name not in defined and name in active]
+        lines = [self.comment(loop.location)]
+        for name in dict.fromkeys(outer + carried):
+            cotangent = self.cotangent(name)
+            if cotangent not in self.assigned:
+                lines.append(f"{cotangent} = ZERO")
+                self.assigned.add(cotangent)
+                self.maybe_zero.add(cotangent)
+        read_in_body = {name for op in body_operations if op.target in active for name in op.uses()}
+        for name in carried:
+            if name not in read_in_body:
+                self.maybe_zero.add(self.cotangent(name))
+        saved_rename = self.rename
+        self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
+        body = []
+        for edge in reversed(loop.back_edges):
+            body += self.reverse(edge)
+            consumed = self.cotangent(edge.target)
+            self.assigned.discard(consumed)
+            self.maybe_thunk.discard(consumed)
+        body += self.reverse_block(loop.body)
+        for name in carried:
+            cotangent = self.cotangent(name)
+            if cotangent not in self.assigned:
+                body.append(f"{cotangent} = ZERO")
+                self.assigned.add(cotangent)
+            elif cotangent in self.maybe_thunk:
+                body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
+                self.maybe_thunk.discard(cotangent)
+        body += self.reverse(loop.element)
+        if not body:
+            self.rename = saved_rename
+            return []
+        read = _names_read(body)
+        candidates = [n for n in [code.index, loop.element.target] if n] + code.defined + list(loop.carried)
+        saved = [(name, self.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.rename.get(name, name) in read]
+        self.rename = saved_rename
+        code.saved = [name for name, _ in saved]
+        code.used = True
+        unpack = ", ".join(alias for _, alias in saved) or "_"
+        lines.append(f"for {unpack} in reversed({code.tape}):")
+        return lines + _indented(body)
+
+    def fill_tapes(self, primal: list[str]) -> list[str]:
+        """Write the tape lines of each loop, now that the reverse pass has said what it reads."""
+        tapes = {code.tape: code for code in self.loops.values()}
+        out = []
+        for line in primal:
+            text = line.lstrip()
+            indent = line[: len(line) - len(text)]
+            if text.startswith(TAPE_INIT) or text.startswith(TAPE_PUSH):
+                code = tapes[text.split(":", 1)[1]]
+                if not code.used:
+                    continue
+                if text.startswith(TAPE_INIT):
+                    out.append(f"{indent}{code.tape} = []")
+                else:
+                    saved = code.saved
+                    value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
+                    out.append(f"{indent}{code.tape}.append({value})")
+                continue
+            out.append(line)
+        return out
 
     def comment(self, location: SourceLocation) -> str:
         return f"# {location.filename.rsplit('/', 1)[-1]}:{location.line}: {location.text.strip()}"
@@ -142,7 +269,7 @@ class _Generator:
 
     # ------------------------------------------------------------------ atoms and cotangents
     def code(self, atom: Atom) -> str:
-        return atom.name if isinstance(atom, Var) else atom.code
+        return self.rename.get(atom.name, atom.name) if isinstance(atom, Var) else atom.code
 
     def cotangent(self, name: str) -> str:
         if name not in self.cotangents:
@@ -165,8 +292,12 @@ class _Generator:
         if thunk or expression in self.maybe_thunk:
             self.maybe_thunk.add(target)
         if target in self.assigned:
+            if expression not in self.maybe_zero:
+                self.maybe_zero.discard(target)
             return [f"{target} = accumulate({target}, {expression})"]
         self.assigned.add(target)
+        if expression in self.maybe_zero:
+            self.maybe_zero.add(target)
         return [f"{target} = {expression}"]
 
     def final_cotangent(self, param: str) -> str:
@@ -312,6 +443,8 @@ class _Generator:
             return []  # nothing reached this value at run time: its inputs get no contribution
         if op.kind == "copy":
             return self.contribute(op.args[0], g)
+        if g in self.maybe_zero:
+            return self.reverse_guarded(op, g)
         lines = []
         if g in self.maybe_thunk:
             # a rule may have returned a Thunk: rules read plain values
@@ -319,7 +452,29 @@ class _Generator:
             self.maybe_thunk.discard(g)
         return lines + self.reverse_operation(op, g)
 
+    def reverse_guarded(self, op: Operation, g: str) -> list[str]:
+        """The reverse of ``op`` under ``if g is not ZERO:`` (rules are never handed a
+        symbolic zero); what it contributes to starts at ZERO in case the block is skipped."""
+        lines, started = [], []
+        for name in dict.fromkeys(op.uses()):
+            cotangent = self.cotangent(name)
+            if name in self.activity.active and cotangent not in self.assigned:
+                lines.append(f"{cotangent} = ZERO")
+                started.append(cotangent)
+        possibly_zero = {self.cotangent(name) for name in op.uses()} & self.maybe_zero
+        self.maybe_zero.discard(g)
+        inner = self.reverse(op)  # inside, a cotangent started at ZERO is simply assigned
+        self.assigned.update(started)
+        self.maybe_zero.update(possibly_zero, started)  # the block may not run
+        if not inner:
+            return []
+        return lines + [f"if {g} is not ZERO:"] + _indented(inner)
+
     def reverse_operation(self, op: Operation, g: str) -> list[str]:
+        if op.kind == "element":
+            iterable = op.args[0]
+            index = self.loop_index[id(op)]
+            return self.contribute(iterable, f"untake({g}, {index}, {self.code(iterable)})", thunk=True)
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
@@ -423,10 +578,67 @@ class _Generator:
         return lines
 
     def location_of(self, op: Operation) -> SourceLocation | None:
-        for statement in self.function.statements:
-            if any(o is op for o in statement.operations):
-                return statement.location
-        return self.function.location
+        return _location_in(self.function.statements, op) or self.function.location
+
+
+def _location_in(block, op: Operation) -> SourceLocation | None:
+    for item in block:
+        if isinstance(item, Loop):
+            if any(o is op for o in [*item.setup, item.element, *item.back_edges]):
+                return item.location
+            found = _location_in(item.body, op)
+            if found is not None:
+                return found
+        elif any(o is op for o in item.operations):
+            return item.location
+    return None
+
+
+@dataclass
+class LoopCode:
+    """The names one loop's generated code uses, and what its tape saves per iteration."""
+
+    tape: str
+    defined: list[str]                  # names the primal body assigns, in order
+    index: str | None = None            # the iteration counter, when the loop variable is differentiated
+    saved: list[str] = field(default_factory=list)
+    used: bool = False
+
+
+TAPE_INIT = "#tape-init:"
+TAPE_PUSH = "#tape-push:"
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return [INDENT + line for line in lines]
+
+
+def _names_by_context(lines: list[str]) -> tuple[dict[str, None], set[str]]:
+    """(names the code assigns, in order of first assignment; names it reads)."""
+    stored: dict[str, None] = {}
+    loaded: set[str] = set()
+    for node in ast.walk(ast.parse(textwrap.dedent("\n".join(lines)) or "pass")):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                stored.setdefault(node.id)
+            else:
+                loaded.add(node.id)
+    return stored, loaded
+
+
+def _stored_names(lines: list[str]) -> list[str]:
+    return sorted(_names_by_context(lines)[0], key=_first_line_of(lines))
+
+
+def _first_line_of(lines):
+    joined = "\n".join(lines)
+    return lambda name: joined.find(name)
+
+
+def _names_read(lines: list[str]) -> set[str]:
+    """Names the reverse body reads that it does not assign itself (an inner loop's unpacked values)."""
+    stored, loaded = _names_by_context(lines)
+    return loaded - set(stored)
 
 
 def _is_library(function) -> bool:

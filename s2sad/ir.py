@@ -1,8 +1,12 @@
 """The intermediate form between the user's source and the generated code.
 
-After normalisation a function is a list of statements, each the operations (one per
-assignment, A-normal form, every variable assigned once) that one line of user code
-became. Operands are atoms: a variable, or a constant written as Python source.
+After normalisation a function is a block: a list of statements, each the operations
+(one per assignment, A-normal form) that one line of user code became, and loops, each
+holding a block of its own. Operands are atoms: a variable, or a constant written as
+Python source. Every variable is assigned once, except a loop's carried variables: the
+values a loop passes from one iteration to the next (``h`` in ``h = tanh(W @ h)``). Each
+has one name, assigned on entry to the loop and again, by a back edge, at the end of
+each iteration.
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ class Callee:
 @dataclass
 class Operation:
     target: str
-    kind: str                      # "call" | "tuple" | "list" | "unpack" | "copy"
+    kind: str                      # "call" | "tuple" | "list" | "dict" | "unpack" | "copy" | "element" | "assert" | "effect"
     callee: Callee | None = None
     args: list[Atom] = field(default_factory=list)
     kwargs: list[tuple[str, Atom]] = field(default_factory=list)
@@ -66,11 +70,42 @@ class Statement:
 
 
 @dataclass
+class Loop:
+    """``for target in iterable:``; ``element`` binds the loop variable (kind "element",
+    args ``[iterable]``), ``setup`` evaluates the iterable and copies each carried variable
+    into its loop name, ``back_edges`` copy each carried variable's last version back."""
+
+    location: SourceLocation
+    setup: list[Operation]
+    element: Operation
+    body: list                     # Statement | Loop
+    back_edges: list[Operation]
+
+    @property
+    def carried(self) -> list[str]:
+        return [edge.target for edge in self.back_edges]
+
+
+def operations_of(block) -> list[Operation]:
+    """Every operation of a block in execution order (a loop's body once)."""
+    out = []
+    for item in block:
+        if isinstance(item, Loop):
+            out += item.setup
+            out.append(item.element)
+            out += operations_of(item.body)
+            out += item.back_edges
+        else:
+            out += item.operations
+    return out
+
+
+@dataclass
 class Function:
     name: str
     params: list[str]              # user parameter names, in order
     defaults: dict[str, str]       # parameter -> default value source
-    statements: list[Statement]
+    statements: list                # Statement | Loop
     result: Atom | None
     free_reads: dict[str, str]     # variable -> global name read when the function runs
     bindings: dict[str, tuple]     # module-level name -> how to bind it (see resolve.py)

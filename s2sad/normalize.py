@@ -12,7 +12,7 @@ import operator
 import libcst as cst
 
 from .errors import UnsupportedSyntaxError
-from .ir import Atom, Callee, Const, Function, Operation, Statement, Var
+from .ir import Atom, Callee, Const, Function, Loop, Operation, Statement, Var
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
 from .source import FunctionSource
@@ -56,6 +56,8 @@ class Normalizer:
         self.bindings: dict[str, tuple] = {}
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
+        self.emitted: list[Operation] = []       # every operation so far, in order
+        self.params: set[str] = set()
 
     # ------------------------------------------------------------------ statements
     def run(self) -> Function:
@@ -65,31 +67,102 @@ class Normalizer:
             name = param.name.value
             params.append(name)
             self.current[name] = self.namer.version(name)
+            self.params.add(self.current[name])
             if param.default is not None:
                 defaults[name] = _code(param.default)
-        statements: list[Statement] = []
-        result: Atom | None = None
         body = funcdef.body.body
-        for position, line in enumerate(body):
+        last = body[-1] if body else None
+        result: Atom | None = None
+        if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+            returned = last.body[-1]
+            statements = self.block(body[:-1])
             self.operations = []
-            location = self.source.location(line)
-            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only simple lines through
-                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", location)
-            for small in line.body:
-                if isinstance(small, cst.Return):
-                    if position != len(body) - 1 or small is not line.body[-1]:
-                        after = body[position + 1] if small is line.body[-1] else line
-                        raise UnsupportedSyntaxError("code after `return` is not supported",
-                                                     self.source.location(after), "make `return` the last statement")
-                    result = self.expression(small.value, want="result") if small.value is not None else Const("None")
-                else:
-                    self.small_statement(small)
+            location = self.source.location(last)
+            for small in last.body[:-1]:
+                self.small_statement(small)
+            result = self.expression(returned.value, want="result") if returned.value is not None else Const("None")
             statements.append(Statement(location, self.operations))
+        else:
+            statements = self.block(body)
         return Function(
             name=funcdef.name.value, params=params, defaults=defaults,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
+
+    def block(self, lines, in_loop=False) -> list:
+        """Normalise a list of statement lines (a function's or a loop's body)."""
+        statements: list = []
+        for position, line in enumerate(lines):
+            if isinstance(line, cst.For):
+                statements.append(self.for_loop(line))
+                continue
+            self.operations = []
+            location = self.source.location(line)
+            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only simple lines and loops through
+                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", location)
+            for small in line.body:
+                if isinstance(small, cst.Return) and in_loop:
+                    raise UnsupportedSyntaxError("`return` inside a loop is not supported yet", self.source.location(small),
+                                                 "keep the value in a variable and return it after the loop")
+                if isinstance(small, cst.Return):
+                    after = lines[position + 1] if small is line.body[-1] else line.body[line.body.index(small) + 1]
+                    raise UnsupportedSyntaxError("code after `return` is not supported", self.source.location(after),
+                                                 "make `return` the last statement")
+                self.small_statement(small)
+            statements.append(Statement(location, self.operations))
+        return statements
+
+    def for_loop(self, node: cst.For) -> Loop:
+        """``for target in iterable: body``, with the variables it carries between iterations.
+
+        A user variable is carried if the body assigns it and it is also alive outside the
+        body (assigned before the loop, or read anywhere else in the function). It gets
+        one loop name, copied in before the loop and written back at the end of each
+        iteration, so the code after the loop reads its last value.
+        """
+        location = self.source.location(node)
+        self.operations = []
+        iterable = self.expression(node.iter)
+        assigned = _assigned_names(node)
+        outside = _names_read_outside(self.source.funcdef, node)
+        loop_names = {}
+        for user_name in assigned:
+            if user_name in self.current and self.reusable(self.current[user_name]):
+                loop_names[user_name] = self.current[user_name]  # no copy needed: see reusable()
+            elif user_name in self.current or user_name in outside:
+                entry = Var(self.current[user_name]) if user_name in self.current else Const("None")
+                loop_names[user_name] = self.namer.version(user_name)
+                self.emit(Operation(loop_names[user_name], "copy", args=[entry]))
+                self.current[user_name] = loop_names[user_name]
+        setup = self.operations
+        self.operations = []
+        if isinstance(node.target, cst.Name):
+            element = Operation(self.namer.version(node.target.value), "element", args=[iterable])
+            self.current[node.target.value] = element.target
+        else:
+            element = Operation(self.namer.temporary("item", [_atom_name(iterable)]), "element", args=[iterable])
+            self.assign(node.target, Var(element.target))
+        unpacking = self.operations
+        body = self.block(node.body.body, in_loop=True)
+        if unpacking:
+            body.insert(0, Statement(location, unpacking))
+        back_edges = []
+        for user_name, loop_name in loop_names.items():
+            if self.current[user_name] != loop_name:
+                back_edges.append(Operation(loop_name, "copy", args=[Var(self.current[user_name])]))
+            self.current[user_name] = loop_name
+        return Loop(location, setup, element, body, back_edges)
+
+    def reusable(self, version: str) -> bool:
+        """Whether a loop may carry ``version`` under its own name, overwriting it.
+
+        Safe when nothing has read it yet and the pullback of what defined it does not read
+        it either: a parameter, or a copy (``total = 0.0``, ``h = x``).
+        """
+        if any(version in op.uses() for op in self.emitted):
+            return False
+        return version in self.params or any(op.target == version and op.kind == "copy" for op in self.emitted)
 
     def small_statement(self, node) -> None:
         if isinstance(node, cst.Assign):
@@ -146,6 +219,7 @@ class Normalizer:
 
     def emit(self, operation: Operation) -> None:
         self.operations.append(operation)
+        self.emitted.append(operation)
 
     # ------------------------------------------------------------------ expressions
     def expression(self, node, want: str | None = None) -> Atom:
@@ -324,6 +398,72 @@ class Normalizer:
             return "None"
         atom = self.expression(node)
         return atom.code if isinstance(atom, Const) else atom.name
+
+
+class _Names(cst.CSTVisitor):
+    """User variables assigned (``stores``) and read (``loads``) in a subtree, in order of appearance."""
+
+    def __init__(self, skip=None):
+        self.stores: dict[str, None] = {}
+        self.loads: set[str] = set()
+        self.skip = skip
+
+    def store(self, target) -> None:
+        for leaf in _leaves(target):
+            if isinstance(leaf, cst.Name):
+                self.stores[leaf.value] = None
+            else:
+                leaf.visit(self)  # ``y[i] = ...`` reads ``y`` and ``i``
+
+    def on_visit(self, node) -> bool:
+        if node is self.skip:
+            return False
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.store(target.target)
+            node.value.visit(self)
+            return False
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            node.target.visit(self)  # ``total += x`` reads ``total`` too
+            self.store(node.target)
+            if node.value is not None:
+                node.value.visit(self)
+            return False
+        if isinstance(node, cst.For):
+            self.store(node.target)
+            node.iter.visit(self)
+            node.body.visit(self)
+            return False
+        if isinstance(node, cst.Name):
+            self.loads.add(node.value)
+        if isinstance(node, cst.Attribute):
+            node.value.visit(self)
+            return False  # ``x.shape``: ``shape`` is not a variable
+        if isinstance(node, cst.Arg) and node.keyword is not None:
+            node.value.visit(self)
+            return False
+        return True
+
+
+def _leaves(target):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _leaves(element.value)
+    else:
+        yield target
+
+
+def _assigned_names(loop: cst.For) -> list[str]:
+    names = _Names()
+    names.store(loop.target)
+    loop.body.visit(names)
+    return list(names.stores)
+
+
+def _names_read_outside(funcdef: cst.FunctionDef, loop: cst.For) -> set[str]:
+    names = _Names(skip=loop.body)
+    funcdef.body.visit(names)
+    return names.loads
 
 
 def _dotted(node) -> str | None:

@@ -17,13 +17,32 @@ import weakref
 from . import __version__, cache
 from .errors import MissingRuleError, S2SADError
 from .generate import GeneratedModule, generate
+from .ir import operations_of
 from .naming import Namer
 from .registry import _load_optional_rules, all_method_rules, all_rules, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 
-GENERATOR_VERSION = "1"
+# The modules whose code decides the generated text: a change to any of them (in a
+# development checkout, or an upgrade without a version bump) makes a new cache key.
+GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "generate")
+_generator_hash: str | None = None
+
+
+def generator_fingerprint() -> str:
+    global _generator_hash
+    if _generator_hash is None:
+        import os
+
+        digest = hashlib.sha256()
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in GENERATOR_MODULES:
+            with open(os.path.join(here, name + ".py"), "rb") as handle:
+                digest.update(handle.read())
+        _generator_hash = digest.hexdigest()[:16]
+    return _generator_hash
+
 
 _memory: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # function -> {wrt: rrule}
 _sources: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> {wrt: source}
@@ -75,7 +94,7 @@ def cache_key(function, wrt: tuple[str, ...]) -> str:
     if libraries:
         _load_optional_rules()
     parts = [
-        f"s2sad {__version__} generator {GENERATOR_VERSION}",
+        f"s2sad {__version__} generator {generator_fingerprint()}",
         function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
         "wrt=" + ",".join(wrt), "rules=" + registry_fingerprint(libraries), *identities,
     ]
@@ -101,10 +120,7 @@ def transform(function, wrt: tuple[str, ...]) -> GeneratedModule:
 
 def _names_of(ir) -> set[str]:
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
-    for statement in ir.statements:
-        for operation in statement.operations:
-            names.add(operation.target)
-    return names
+    return names | {operation.target for operation in operations_of(ir.statements)}
 
 
 def generated_rrule(function, wrt: tuple[str, ...]):

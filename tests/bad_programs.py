@@ -8,10 +8,20 @@ def uses_if(x):
     return -x
 
 
-def uses_for(x):
+def uses_for_else(x):
     total = 0.0
-    for i in range(3):  # refused: for
+    for i in range(3):
         total = total + x
+    else:  # refused: for-else
+        total = total * 2.0
+    return total
+
+
+def uses_break(x):
+    total = 0.0
+    for i in range(3):
+        total = total + x
+        break  # refused: break
     return total
 
 

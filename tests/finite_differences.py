@@ -20,8 +20,16 @@ def numerical_gradient(f, args, argnum, eps=1e-6):
     return float(gradient) if is_scalar else gradient
 
 
+def as_array(gradient, primal):
+    """A gradient as a float64 array shaped like ``np.array(primal)``: structural tangents of
+    lists and tuples (absent items are zero) are stacked like their primal."""
+    if isinstance(primal, (list, tuple)):
+        return np.array([as_array(gradient[i], item) for i, item in enumerate(primal)])
+    return np.asarray(gradient, dtype=np.float64)
+
+
 def assert_gradients_match(f, args, argnums, gradients, rtol=1e-5, atol=1e-7):
     for argnum, gradient in zip(argnums, gradients):
         expected = numerical_gradient(f, args, argnum)
-        np.testing.assert_allclose(np.asarray(gradient, dtype=np.float64), expected, rtol=rtol, atol=atol,
+        np.testing.assert_allclose(as_array(gradient, args[argnum]), expected, rtol=rtol, atol=atol,
                                    err_msg=f"gradient with respect to argument {argnum} of {f.__name__}")

@@ -14,3 +14,10 @@ def used_twice(x):
 
 def method_call(A):
     return A.sum(axis=0).dot(A[0])
+
+
+def mysum(x):
+    total = 0.0
+    for i in range(len(x)):
+        total = total + x[i]
+    return total

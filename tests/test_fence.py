@@ -27,7 +27,8 @@ def column_of(line: int, text: str) -> int:
 
 CASES = [
     ("uses_if", "if", "if x > 0", "`if` statements are not supported"),
-    ("uses_for", "for", "for i", "`for` loops are not supported"),
+    ("uses_for_else", "for-else", "else", "`for ... else` is not supported"),
+    ("uses_break", "break", "break", "`break` is not supported yet"),
     ("uses_lambda", "lambda", "lambda", "lambdas are not supported"),
     ("uses_yield", "yield", "yield", "generators (`yield`) cannot be differentiated"),
     ("uses_try", "try", "try", "`try` blocks are not supported"),
