@@ -3,17 +3,18 @@
 One module per namespace, each a flat table: ``operators`` (``a + b``, ``a[i]``),
 ``numpy_elementwise``, ``numpy_reductions``, ``numpy_shapes``, ``numpy_linalg`` (products
 and ``numpy.linalg``), ``ndarray_methods`` (``x.sum()``, ``x.T``), ``math_module``,
-``builtins``, ``nondifferentiable``; ``scipy_special`` when SciPy is installed.
+``builtins``, ``nondifferentiable``; ``scipy_special``, ``scipy_stats``, ``scipy_signal`` and
+``scipy_linalg`` once the user imports the SciPy module each is for.
 ``helpers`` holds the functions rule templates may call.
 """
 from . import helpers  # noqa: F401
-from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg  # noqa: F401
+from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg, numpy_fft  # noqa: F401
 from . import ndarray_methods, math_module, builtins, nondifferentiable  # noqa: F401
 
-# SciPy is optional, and importing it costs a quarter of a second: its rules are
-# registered now if the user has already imported scipy, else on the first lookup of
-# a scipy function (see s2sad.registry.rule_for).
-import sys as _sys
+# SciPy is optional, and importing it costs a quarter of a second or more: the rules of
+# scipy.special, .stats, .signal and .linalg are registered now for the submodules the
+# user has already imported, else on the first lookup of a function once they have (see
+# s2sad.registry.rule_for). Each rules module imports only its own submodule.
+from s2sad.registry import _load_optional_rules
 
-if "scipy.special" in _sys.modules:
-    from . import scipy_special  # noqa: F401
+_load_optional_rules()

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
+from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = [
     "unbroadcast",
@@ -39,6 +39,9 @@ __all__ = [
     "power_vjp_base",
     "power_vjp_exponent",
 ]
+
+_FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
+
 
 def _no_tangent_kind(dtype) -> bool:
     return dtype.kind in "biuUSV"
@@ -62,6 +65,8 @@ def unbroadcast(v, like):
         if type(v) is np.ndarray and v.shape == like.shape and v.dtype == like.dtype:
             return v
         dtype, shape = like.dtype, like.shape
+    elif tl is type(v) and tl in _FLOAT_SCALARS:
+        return v  # an element read in a loop (np.float64): nothing to sum or cast
     elif tl is int or tl is bool or tl is str or like is None:
         return NO_TANGENT
     elif tl is complex:
@@ -192,6 +197,16 @@ def untake(g, index, like):
     On a tuple or list the cotangent is a tuple or list of ``ZERO`` with ``g`` at the index
     (or the slice).
     """
+    if type(like) is np.ndarray and (type(index) is int or type(index) is tuple) and like.dtype.kind in "fc":
+        if g is ZERO:
+            return ZERO
+        if type(g) is not np.ndarray and type(g) not in _FLOAT_SCALARS:
+            g = unthunk(g)
+        if _is_basic_index(index):
+            scatter = _ScatterAtBasicIndex(g, index, like.shape, like.dtype)
+            return InplaceableThunk(scatter.add, scatter.scattered)
+    if isinstance(like, dict):  # a value read by its key: a structural tangent with that one field
+        return ZERO if g is ZERO else Tangent(type(like), {index: g})
     if isinstance(like, (tuple, list)):
         out = [ZERO] * len(like)
         if isinstance(index, slice):
@@ -223,6 +238,25 @@ def untake(g, index, like):
     if isinstance(like, np.generic):
         return dtype.type(scattered())
     return InplaceableThunk(add_at_index, scattered)
+
+
+class _ScatterAtBasicIndex:
+    """untake's two forms for ``x[i]`` with a basic index, the loop case: adding it into a
+    buffer writes one element (or slice) and allocates nothing."""
+
+    __slots__ = ("g", "index", "shape", "dtype")
+
+    def __init__(self, g, index, shape, dtype):
+        self.g, self.index, self.shape, self.dtype = g, index, shape, dtype
+
+    def add(self, buffer):
+        buffer[self.index] += self.g
+        return buffer
+
+    def scattered(self):
+        buffer = np.zeros(self.shape, dtype=self.dtype)
+        buffer[self.index] += self.g
+        return buffer
 
 
 def tie_share(g, x, other, ans):
@@ -333,3 +367,29 @@ def power_vjp_exponent(g, ans, x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = g * ans * np.log(np.where(np.equal(x, 0), np.ones_like(x), x))
     return unbroadcast(slope, y)
+
+
+def output_parts(g, count, names=()):
+    """The cotangents of the ``count`` elements of a tuple, list or namedtuple output.
+
+    Rules whose primal returns several arrays (``np.split``, ``np.linalg.svd``) receive
+    their cotangent in whichever form the caller built: ZERO for the whole output, a tuple
+    or list with ZERO for the elements nobody used (from unpacking), or a structural
+    Tangent keyed by field name (from reading ``result.S``) or by position. Each element
+    comes back as a plain value or ZERO; ``names`` are the namedtuple's fields, if any.
+    Not in ``__all__``: rule functions call it, generated code never does.
+    """
+    from s2sad.tangents import Tangent
+
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT or g is None:
+        return (ZERO,) * count
+    if isinstance(g, Tangent):
+        fields = g.fields
+        parts = [fields.get(names[i], ZERO) if i < len(names) and names[i] in fields else fields.get(i, ZERO)
+                 for i in range(count)]
+    else:
+        parts = list(g)
+        if len(parts) != count:
+            raise ValueError(f"a cotangent of {len(parts)} elements was given for an output of {count}")
+    return tuple(ZERO if part is None or part is NO_TANGENT else unthunk(part) for part in parts)

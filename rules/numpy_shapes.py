@@ -1,17 +1,40 @@
 """Rules for NumPy functions that move, copy, select or build arrays without arithmetic.
 
 Each cotangent undoes the move: ``reshape`` reshapes back, ``transpose`` applies the
-inverse permutation, ``flip`` flips again, selections (``diagonal``, ``triu``, ``sort``)
-scatter into zeros, replications (``tile``, ``repeat``, ``broadcast_to``) sum. Functions
-taking a sequence of arrays (``concatenate``, ``stack``, ``vstack``, ``hstack``,
-``np.array`` of a list) return a list (or tuple) of cotangents, one per element, each with
-its element's shape and dtype.
+inverse permutation, ``flip`` flips again, selections (``diagonal``, ``triu``, ``sort``,
+``partition``, ``take_along_axis``) scatter into zeros, replications (``tile``, ``repeat``,
+``broadcast_to``, ``pad``) sum. Functions taking a sequence of arrays (``concatenate``,
+``stack``, ``vstack``, ``hstack``, ``np.array`` of a list) return a list (or tuple) of
+cotangents, one per element, each with its element's shape and dtype; functions returning
+a list of arrays (``split`` and its kin, ``gradient``) take a list or tuple of cotangents
+in which unused pieces may be ZERO (see ``helpers.output_parts``).
+
+Also here, as stencils and scans that fit no other table: ``np.gradient``, ``cumprod``
+and ``average``.
+
+Conventions:
+
+* ``sort`` and ``partition``: elements that tie may be told apart in any order; each
+  output slot's cotangent goes to one element holding that value.
+* ``pad``: every mode but ``'empty'`` and a callable. ``'maximum'``/``'minimum'`` share
+  the cotangent of a padded value equally among the tied extremes of the statistic's
+  window (like ``np.max``); ``'median'`` gives it to the middle element (half to each of
+  the two middle ones for an even window). Corners are what NumPy makes them: it pads one
+  axis after another, each from the array padded so far, and the rule walks the axes
+  back in reverse. ``constant_values`` and ``end_values`` get cotangents too (as keyword
+  arguments: generated code asks for them, ``check_rrule`` does not).
+* ``gradient``: the spacing arguments are differentiable, scalars and coordinate arrays
+  alike; coordinates are differentiated through NumPy's non-uniform formulas even when
+  they happen to be evenly spaced (NumPy then takes its uniform branch, whose values are
+  the same).
+* ``cumprod`` is exact at zeros: nothing is divided by an element that is 0.
 """
 import numpy as np
 
 from s2sad.registry import defvjp
+from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import unbroadcast
+from .helpers import expand_reduced, output_parts, reduced_count, unbroadcast
 
 
 def _piece_like(piece, like):
@@ -156,6 +179,439 @@ def broadcast_to_vjp(g, ans, array, shape, subok):
     return unbroadcast(g, array)
 
 
+def _cotangent_like(v, like):
+    """``v`` (an array) as the cotangent of ``like``, which may be a nested tuple or list of numbers."""
+    if isinstance(like, (list, tuple)):
+        return type(like)(_cotangent_like(item_v, item) for item_v, item in zip(v, like))
+    return unbroadcast(v, like)
+
+
+def _along(vector, axis, ndim):
+    """A 1-D array shaped to broadcast along ``axis`` of an ``ndim``-dimensional array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return np.reshape(vector, shape)
+
+
+# ------------------------------------------------------------------ kron
+
+
+def _kron_grid(g, a, b):
+    """``g`` reshaped to (a0, b0, a1, b1, ...), and the shapes of a and b padded to one ndim."""
+    a_shape, b_shape = np.shape(a), np.shape(b)
+    ndim = max(len(a_shape), len(b_shape))
+    a_shape = (1,) * (ndim - len(a_shape)) + a_shape
+    b_shape = (1,) * (ndim - len(b_shape)) + b_shape
+    return np.reshape(g, [n for pair in zip(a_shape, b_shape) for n in pair]), a_shape, b_shape
+
+
+def kron_vjp_a(g, ans, a, b):
+    grid, a_shape, b_shape = _kron_grid(g, a, b)
+    ndim = len(a_shape)
+    partial = np.tensordot(grid, np.reshape(b, b_shape), axes=(list(range(1, 2 * ndim, 2)), list(range(ndim))))
+    return unbroadcast(np.reshape(partial, np.shape(a)), a)
+
+
+def kron_vjp_b(g, ans, a, b):
+    grid, a_shape, b_shape = _kron_grid(g, a, b)
+    ndim = len(a_shape)
+    partial = np.tensordot(grid, np.reshape(a, a_shape), axes=(list(range(0, 2 * ndim, 2)), list(range(ndim))))
+    return unbroadcast(np.reshape(partial, np.shape(b)), b)
+
+
+# ------------------------------------------------------------------ pad
+
+_PAD_LINEAR = ("edge", "linear_ramp", "reflect", "symmetric", "wrap")  # and "constant", the simplest
+_PAD_STATISTICS = ("maximum", "minimum", "mean", "median")
+
+
+def _pad_pairs(value, ndim):
+    """A (before, after) pair per axis, read as ``np.pad`` reads ``pad_width`` and ``stat_length``."""
+    if value is None:
+        return [(None, None)] * ndim
+    if isinstance(value, dict):
+        pairs = [(0, 0)] * ndim
+        for axis, width in value.items():
+            pairs[axis] = (width, width) if np.ndim(width) == 0 else tuple(width)
+        return pairs
+    value = np.round(np.asarray(value)).astype(np.intp)
+    if value.size == 1:
+        return [(int(value.ravel()[0]),) * 2] * ndim
+    if value.size == 2 and value.shape != (2, 1):
+        return [tuple(value.ravel().tolist())] * ndim
+    return [tuple(pair) for pair in np.broadcast_to(value, (ndim, 2)).tolist()]
+
+
+def _check_pad_mode(mode):
+    if callable(mode) or mode not in ("constant",) + _PAD_LINEAR + _PAD_STATISTICS:
+        raise NotImplementedError(f"no rule for np.pad with mode={mode!r}: 'empty' pads with garbage, "
+                                  "and a callable mode is not differentiated")
+
+
+def _pad_weights(n, before, after, mode, reflect_type):
+    """How the padded values along one axis of length n combine the n originals (linear modes).
+
+    Returns (weights, sources): the padded values, ``before`` then ``after`` of them, are
+    ``weights @ x[sources]``. Found by padding unit vectors, so it is NumPy's own
+    arithmetic (odd reflections, the legacy edge-padding of a length-1 axis included).
+    Only elements near the ends can reach the padding: when both ends' reaches fit in the
+    axis, a short stand-in made of those elements is padded instead of the whole axis.
+    """
+    reach = 1 if mode in ("edge", "linear_ramp") else max(before, after) + 1
+    if 2 * reach <= n:
+        sources = np.concatenate([np.arange(reach), np.arange(n - reach, n)])
+    else:
+        sources = np.arange(n)
+    options = {"reflect_type": reflect_type} if mode in ("reflect", "symmetric") else {}
+    unit = np.eye(len(sources))
+    padded = np.pad(unit, [(before, after), (0, 0)], mode=mode, **options)
+    return np.concatenate([padded[:before], padded[before + len(sources):]]), sources
+
+
+def _statistic_share(window, g, mode):
+    """The cotangent of ``window`` (axis 0 reduced) when its statistic received ``g``."""
+    m = window.shape[0]
+    if mode == "mean":
+        return np.broadcast_to(g / m, window.shape)
+    if mode in ("maximum", "minimum"):
+        extreme = np.max(window, axis=0) if mode == "maximum" else np.min(window, axis=0)
+        winners = np.equal(window, extreme)
+        return np.where(winners, g / np.sum(winners, axis=0), 0)
+    order = np.argsort(window, axis=0, kind="stable")
+    middle = order[(m - 1) // 2: m // 2 + 1]  # one index for an odd window, two for an even one
+    share = np.zeros(window.shape, dtype=np.result_type(window, g))
+    np.put_along_axis(share, middle, np.broadcast_to(g / len(middle), middle.shape), axis=0)
+    return share
+
+
+def pad_vjp_array(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
+    _check_pad_mode(mode)
+    x = np.asarray(array)
+    if x.dtype.kind != "f" or x.ndim == 0:
+        return unbroadcast(g, array)
+    widths = _pad_pairs(pad_width, x.ndim)
+    lengths = _pad_pairs(stat_length, x.ndim)
+    if x.size == 0:
+        return unbroadcast(np.zeros(x.shape), array)
+    g = np.asarray(g)
+    # np.pad pads axis 0, then axis 1 of the result, and so on: undo them last to first
+    for axis in reversed(range(x.ndim)):
+        before, after = widths[axis]
+        if before == 0 and after == 0:
+            continue
+        n = x.shape[axis]
+        moved = np.moveaxis(g, axis, 0)
+        inner = np.array(moved[before:before + n])
+        if mode in _PAD_LINEAR:
+            weights, sources = _pad_weights(n, before, after, mode, reflect_type)
+            outer = np.concatenate([moved[:before], moved[before + n:]])
+            inner[sources] += np.tensordot(weights.T, outer, axes=1)
+        elif mode in _PAD_STATISTICS:
+            # the statistic reads the array as padded so far: earlier axes done, this one not yet
+            so_far = np.pad(x, [width if ax < axis else (0, 0) for ax, width in enumerate(widths)],
+                            mode=mode, stat_length=stat_length)
+            so_far = np.moveaxis(so_far, axis, 0)
+            for count, side, at_start in ((lengths[axis][0], moved[:before], True),
+                                          (lengths[axis][1], moved[before + n:], False)):
+                if len(side) == 0:
+                    continue
+                count = n if count is None else min(count, n)
+                window = slice(0, count) if at_start else slice(n - count, n)
+                inner[window] += _statistic_share(so_far[window], np.sum(side, axis=0), mode)
+        g = np.moveaxis(inner, 0, axis)
+    return unbroadcast(g, array)
+
+
+def _pad_values_vjp(g, array, pad_width, mode, keyword, values):
+    """Cotangent of ``constant_values``/``end_values``: np.pad is linear in them on a zero array."""
+    given = np.asarray(values)
+    if given.dtype.kind != "f":
+        return NO_TANGENT
+    shape = np.shape(array)
+    ndim = len(shape)
+    if given.size == 1 or ndim == 0:
+        unit = np.pad(np.zeros(shape), pad_width, mode=mode, **{keyword: 1.0})
+        total = np.sum(g * unit)
+        return _cotangent_like(np.full(given.shape, total), values)
+    per_side = np.zeros((ndim, 2))
+    for axis in range(ndim):
+        for side in (0, 1):
+            one_hot = np.zeros((ndim, 2))
+            one_hot[axis, side] = 1.0
+            per_side[axis, side] = np.sum(g * np.pad(np.zeros(shape), pad_width, mode=mode, **{keyword: one_hot}))
+    if given.size == 2 and given.shape != (2, 1):
+        reduced = np.reshape(np.sum(per_side, axis=0), given.shape)
+    else:
+        reduced = unbroadcast(per_side, np.zeros(given.shape))
+    return _cotangent_like(reduced, values)
+
+
+def pad_vjp_constant_values(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
+    if mode != "constant":
+        return ZERO
+    return _pad_values_vjp(g, array, pad_width, mode, "constant_values", constant_values)
+
+
+def pad_vjp_end_values(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
+    if mode != "linear_ramp":
+        return ZERO
+    return _pad_values_vjp(g, array, pad_width, mode, "end_values", end_values)
+
+
+# ------------------------------------------------------------------ partition, take_along_axis, rollaxis
+
+
+def partition_vjp(g, ans, a, kth, axis, kind, order):
+    """Slot j of the output holds the element of ``a`` with the same rank: match both by sorting."""
+    x = np.asarray(a)
+    if axis is None:
+        x, g, ans, axis = np.ravel(x), np.ravel(g), np.ravel(ans), 0
+    sources = np.argsort(x, axis=axis, kind="stable")
+    slots = np.argsort(ans, axis=axis, kind="stable")
+    out = np.zeros(x.shape, dtype=np.result_type(x, g))
+    np.put_along_axis(out, sources, np.take_along_axis(np.asarray(g), slots, axis=axis), axis=axis)
+    return unbroadcast(np.reshape(out, np.shape(a)), a)
+
+
+def take_along_axis_vjp(g, ans, arr, indices, axis):
+    shape = np.shape(arr)
+    if axis is None:
+        shape, axis = (int(np.prod(shape)),), 0
+    axis %= len(shape)
+    index = tuple(indices if dim == axis else _along(np.arange(n), dim, len(shape)) for dim, n in enumerate(shape))
+    out = np.zeros(shape, dtype=np.result_type(arr, g))
+    np.add.at(out, index, g)  # an index taken twice gets both cotangents
+    return unbroadcast(np.reshape(out, np.shape(arr)), arr)
+
+
+def _rollaxis_order(ndim, axis, start):
+    """The axes permutation ``np.rollaxis(a, axis, start)`` applies (NumPy's own reading of start)."""
+    axis %= ndim
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    order = [ax for ax in range(ndim) if ax != axis]
+    order.insert(start, axis)
+    return order
+
+
+def rollaxis_vjp(g, ans, a, axis, start):
+    return np.transpose(g, np.argsort(_rollaxis_order(np.ndim(a), axis, start)))
+
+
+# ------------------------------------------------------------------ splits: one cotangent per piece, some ZERO
+
+
+def _join_pieces(g, pieces, ary, axis):
+    parts = output_parts(g, len(pieces))
+    if all(part is ZERO for part in parts):
+        return ZERO
+    blocks = [np.zeros(np.shape(piece), dtype=piece.dtype) if part is ZERO else part
+              for part, piece in zip(parts, pieces)]
+    return unbroadcast(np.concatenate(blocks, axis=axis), ary)
+
+
+def split_vjp(g, ans, ary, indices_or_sections, axis):
+    return _join_pieces(g, ans, ary, axis)
+
+
+def hsplit_vjp(g, ans, ary, indices_or_sections):
+    return _join_pieces(g, ans, ary, 1 if np.ndim(ary) > 1 else 0)
+
+
+def vsplit_vjp(g, ans, ary, indices_or_sections):
+    return _join_pieces(g, ans, ary, 0)
+
+
+def dsplit_vjp(g, ans, ary, indices_or_sections):
+    return _join_pieces(g, ans, ary, 2)
+
+
+# ------------------------------------------------------------------ np.gradient
+
+
+def _gradient_spacings(varargs, count):
+    """One spacing (a scalar or a coordinate array) per differentiated axis, as np.gradient reads them."""
+    if len(varargs) == 0:
+        return [1.0] * count
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return [varargs[0]] * count
+    return list(varargs)
+
+
+def _gradient_blocks(steps, edge_order):
+    """np.gradient along one axis as blocks of rows (``steps[i]`` = x[i+1] - x[i], float64).
+
+    Each block is (rows, left, right, terms): ``rows`` the outputs it makes, ``left`` and
+    ``right`` the slices of ``steps`` its formulas use, and ``terms`` a list of
+    (input slice, coefficient, d coefficient/d left step, d coefficient/d right step),
+    the coefficients being arrays over the block's rows.
+    """
+    n = len(steps) + 1
+    hs, hd = steps[:-1], steps[1:]
+    s = hs + hd
+    blocks = [(slice(1, n - 1), slice(0, n - 2), slice(1, n - 1), [
+        (slice(0, n - 2), -hd / (hs * s), hd * (2 * hs + hd) / (hs ** 2 * s ** 2), -1 / s ** 2),
+        (slice(1, n - 1), (hd - hs) / (hs * hd), -1 / hs ** 2, 1 / hd ** 2),
+        (slice(2, n), hs / (hd * s), 1 / s ** 2, -hs * (hs + 2 * hd) / (hd ** 2 * s ** 2)),
+    ])]
+    if edge_order == 1:
+        for rows, step, lower in ((slice(0, 1), slice(0, 1), 0), (slice(n - 1, n), slice(n - 2, n - 1), n - 2)):
+            h = steps[step]
+            blocks.append((rows, step, step, [(slice(lower, lower + 1), -1 / h, 1 / h ** 2, 0 * h),
+                                              (slice(lower + 1, lower + 2), 1 / h, -1 / h ** 2, 0 * h)]))
+        return blocks
+    p, q = steps[0:1], steps[1:2]
+    s = p + q
+    blocks.append((slice(0, 1), slice(0, 1), slice(1, 2), [
+        (slice(0, 1), -(2 * p + q) / (p * s), (2 * p ** 2 + 2 * p * q + q ** 2) / (p ** 2 * s ** 2), 1 / s ** 2),
+        (slice(1, 2), s / (p * q), -1 / p ** 2, -1 / q ** 2),
+        (slice(2, 3), -p / (q * s), -1 / s ** 2, p * (p + 2 * q) / (q ** 2 * s ** 2)),
+    ]))
+    p, q = steps[n - 3:n - 2], steps[n - 2:n - 1]
+    s = p + q
+    blocks.append((slice(n - 1, n), slice(n - 3, n - 2), slice(n - 2, n - 1), [
+        (slice(n - 3, n - 2), q / (p * s), -q * (2 * p + q) / (p ** 2 * s ** 2), 1 / s ** 2),
+        (slice(n - 2, n - 1), -s / (p * q), 1 / p ** 2, 1 / q ** 2),
+        (slice(n - 1, n), (2 * q + p) / (q * s), -1 / s ** 2, -(2 * q ** 2 + 2 * p * q + p ** 2) / (q ** 2 * s ** 2)),
+    ]))
+    return blocks
+
+
+def _gradient_steps(spacing, n):
+    if np.ndim(spacing) == 0:
+        return np.full(n - 1, float(spacing))
+    return np.diff(np.asarray(spacing, dtype=np.float64))
+
+
+def _gradient_axes(f, axis):
+    ndim = np.ndim(f)
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(ax % ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+
+
+def gradient_vjp_f(g, ans, f, varargs, axis, edge_order):
+    axes = _gradient_axes(f, axis)
+    parts = (g,) if len(axes) == 1 else output_parts(g, len(axes))
+    shape = np.shape(f)
+    out = np.zeros(shape)
+    for ax, part, spacing in zip(axes, parts, _gradient_spacings(varargs, len(axes))):
+        if part is ZERO:
+            continue
+        moved_g = np.moveaxis(np.asarray(part, dtype=np.float64), ax, 0)
+        moved_out = np.moveaxis(out, ax, 0)  # a view: adding into it adds into out
+        for rows, _, _, terms in _gradient_blocks(_gradient_steps(spacing, shape[ax]), edge_order):
+            for columns, coefficient, _, _ in terms:
+                moved_out[columns] += _along(coefficient, 0, len(shape)) * moved_g[rows]
+    return unbroadcast(out, f)
+
+
+def gradient_vjp_varargs(g, ans, f, varargs, axis, edge_order):
+    axes = _gradient_axes(f, axis)
+    parts = (g,) if len(axes) == 1 else output_parts(g, len(axes))
+    values = np.asarray(f, dtype=np.float64)
+    step_cotangents = []
+    for ax, part, spacing in zip(axes, parts, _gradient_spacings(varargs, len(axes))):
+        n = values.shape[ax]
+        d_steps = np.zeros(n - 1)
+        if part is not ZERO:
+            moved_g = np.moveaxis(np.asarray(part, dtype=np.float64), ax, 0)
+            moved_f = np.moveaxis(values, ax, 0)
+            others = tuple(range(1, values.ndim))
+            for rows, left, right, terms in _gradient_blocks(_gradient_steps(spacing, n), edge_order):
+                for columns, _, d_left, d_right in terms:
+                    weight = np.sum(moved_g[rows] * moved_f[columns], axis=others)
+                    d_steps[left] += weight * d_left
+                    d_steps[right] += weight * d_right
+        step_cotangents.append(d_steps)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # one spacing shared by every axis
+        return (unbroadcast(sum(np.sum(d) for d in step_cotangents), varargs[0]),)
+    cotangents = []
+    for spacing, d_steps in zip(varargs, step_cotangents):
+        if np.ndim(spacing) == 0:
+            cotangents.append(unbroadcast(np.sum(d_steps), spacing))
+        else:  # steps are differences of coordinates
+            cotangents.append(unbroadcast(np.concatenate([[0.0], d_steps]) - np.concatenate([d_steps, [0.0]]), spacing))
+    return tuple(cotangents)
+
+
+# ------------------------------------------------------------------ scans and weighted means
+
+
+def cumprod_vjp(g, ans, a, axis, dtype, out):
+    """Exact with zeros: before an axis' first zero divide by x; at it, re-run the product with 1 there; after it, 0."""
+    x = np.asarray(a)
+    if x.dtype.kind != "f":
+        return unbroadcast(g, a)
+    g = np.asarray(g)
+    if axis is None:
+        x, g, ans, axis = np.ravel(x), np.ravel(g), np.ravel(ans), 0
+    axis %= x.ndim
+    n = x.shape[axis]
+    position = _along(np.arange(n), axis, x.ndim)
+    zeros = np.equal(x, 0)
+    first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True), n)
+    before = position < first_zero
+    tail = np.flip(np.cumsum(np.flip(g * ans, axis), axis), axis)
+    slope = np.where(before, tail / np.where(before, x, 1), 0)
+    at_zero = position == first_zero
+    product_without_it = np.cumprod(np.where(at_zero, 1, x), axis=axis)
+    through_it = np.sum(np.where(position >= first_zero, g * product_without_it, 0), axis=axis, keepdims=True)
+    slope = np.where(at_zero, through_it, slope)
+    return unbroadcast(np.reshape(slope, np.shape(a)), a)
+
+
+def _average_setup(a, axis, weights):
+    """Normalised axes, and the weights reshaped to broadcast against ``a`` (as np.average does)."""
+    shape = np.shape(a)
+    axes = tuple(range(len(shape))) if axis is None else _gradient_axes(a, axis)
+    w = np.asarray(weights)
+    if w.shape != shape:
+        w = np.transpose(w, np.argsort(axes))
+        w = np.reshape(w, tuple(n if ax in axes else 1 for ax, n in enumerate(shape)))
+    return axes, w
+
+
+def _with_reduced_axes(g, ndim, axes, keepdims):
+    """A reduction's cotangent with its reduced axes kept as length 1 (broadcastable to the input)."""
+    if keepdims:
+        return g
+    return np.expand_dims(g, axes) if axes else g
+
+
+def average_vjp_a(g, ans, a, axis, weights, returned, keepdims):
+    g_avg = output_parts(g, 2)[0] if returned else g
+    if g_avg is ZERO:
+        return ZERO
+    if weights is None:
+        return expand_reduced(g_avg / reduced_count(a, axis), a, axis, keepdims)
+    axes, w = _average_setup(a, axis, weights)
+    total = np.sum(w, axis=axes, keepdims=True)
+    expanded = _with_reduced_axes(np.asarray(g_avg), np.ndim(a), axes, keepdims)
+    return unbroadcast(np.broadcast_to(expanded * (w / total), np.shape(a)), a)
+
+
+def average_vjp_weights(g, ans, a, axis, weights, returned, keepdims):
+    if weights is None:
+        return NO_TANGENT
+    g_avg, g_total = output_parts(g, 2) if returned else (g, ZERO)
+    avg = ans[0] if returned else ans
+    axes, w = _average_setup(a, axis, weights)
+    total = np.sum(w, axis=axes, keepdims=True)
+    slope = np.zeros(np.broadcast_shapes(np.shape(a), w.shape))
+    if g_avg is not ZERO:
+        kept_avg = _with_reduced_axes(np.asarray(avg), np.ndim(a), axes, keepdims)
+        slope = slope + _with_reduced_axes(np.asarray(g_avg), np.ndim(a), axes, keepdims) * (a - kept_avg) / total
+    if g_total is not ZERO:  # the returned sum of weights, broadcast to the average's shape
+        slope = slope + _with_reduced_axes(np.asarray(g_total), np.ndim(a), axes, keepdims)
+    slope = np.broadcast_to(slope, np.shape(a))
+    if np.shape(weights) != np.shape(a):  # 1-D (or per-axes) weights: sum over the other axes, back in their order
+        kept = np.sum(slope, axis=tuple(ax for ax in range(np.ndim(a)) if ax not in axes))
+        slope = np.transpose(kept, np.argsort(np.argsort(axes)))
+    return _cotangent_like(np.asarray(slope), weights)
+
+
 # ------------------------------------------------------------------ moves and views
 defvjp(np.reshape,      "a, shape=None, order='C', *, newshape=None, copy=None",
        "np.reshape(g, np.shape(a), order=order)")
@@ -163,6 +619,7 @@ defvjp(np.ravel,        "a, order='C'", "np.reshape(g, np.shape(a), order='F' if
 defvjp(np.transpose,    "a, axes=None", "np.transpose(g, inverse_axes(axes, np.ndim(a)))")
 defvjp(np.swapaxes,     "a, axis1, axis2", "np.swapaxes(g, axis1, axis2)")
 defvjp(np.moveaxis,     "a, source, destination", "np.moveaxis(g, destination, source)")
+defvjp(np.rollaxis,     "a, axis, start=0", rollaxis_vjp)
 defvjp(np.squeeze,      "a, axis=None", "np.reshape(g, np.shape(a))")
 defvjp(np.expand_dims,  "a, axis", "np.reshape(g, np.shape(a))")
 defvjp(np.atleast_1d,   "ary", "np.reshape(g, np.shape(ary))")
@@ -190,15 +647,34 @@ defvjp(np.vstack,       "tup, *, dtype=None, casting='same_kind'", vstack_vjp)
 defvjp(np.hstack,       "tup, *, dtype=None, casting='same_kind'", hstack_vjp)
 defvjp(np.tile,         "A, reps", tile_vjp)
 defvjp(np.repeat,       "a, repeats, axis=None", repeat_vjp)
+defvjp(np.kron,         "a, b", kron_vjp_a, kron_vjp_b)
+defvjp(np.pad,          "array, pad_width, mode='constant', *, stat_length=None, constant_values=0, end_values=0, "
+                        "reflect_type='even'",
+       pad_vjp_array, None, None, None, pad_vjp_constant_values, pad_vjp_end_values, None)
+
+# ------------------------------------------------------------------ splits (a list out)
+defvjp(np.split,        "ary, indices_or_sections, axis=0", split_vjp)
+defvjp(np.array_split,  "ary, indices_or_sections, axis=0", split_vjp)
+defvjp(np.hsplit,       "ary, indices_or_sections", hsplit_vjp)
+defvjp(np.vsplit,       "ary, indices_or_sections", vsplit_vjp)
+defvjp(np.dsplit,       "ary, indices_or_sections", dsplit_vjp)
 
 # ------------------------------------------------------------------ selections
 defvjp(np.diag,         "v, k=0", diag_vjp)
 defvjp(np.diagonal,     "a, offset=0, axis1=0, axis2=1", diagonal_vjp)
 defvjp(np.trace,        "a, offset=0, axis1=0, axis2=1, dtype=None, out=None", trace_vjp)
-defvjp(np.triu,         "m, k=0", "np.triu(g, k)")
-defvjp(np.tril,         "m, k=0", "np.tril(g, k)")
+defvjp(np.triu,         "m, k=0", "unbroadcast(np.triu(g, k), m)")  # a 1-D m is broadcast to a square first
+defvjp(np.tril,         "m, k=0", "unbroadcast(np.tril(g, k), m)")
 defvjp(np.sort,         "a, axis=-1, kind=None, order=None, *, stable=None", sort_vjp)
+defvjp(np.partition,    "a, kth, axis=-1, kind='introselect', order=None", partition_vjp)
+defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp)
+
+# ------------------------------------------------------------------ stencils, scans, weighted means
+defvjp(np.gradient,     "f, *varargs, axis=None, edge_order=1", gradient_vjp_f, gradient_vjp_varargs)
+defvjp(np.cumprod,      "a, axis=None, dtype=None, out=None", cumprod_vjp)
+defvjp(np.average,      "a, axis=None, weights=None, returned=False, *, keepdims=False",
+       average_vjp_a, None, average_vjp_weights)
 
 # ------------------------------------------------------------------ builders with float inputs
 defvjp(np.linspace,     "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None",

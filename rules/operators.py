@@ -21,7 +21,7 @@ defvjp(operator.mul,     "a, b", "unbroadcast(g * b, a)", "unbroadcast(g * a, b)
 defvjp(operator.truediv, "a, b", "unbroadcast(g / b, a)", "unbroadcast(-g * ans / b, b)")
 defvjp(operator.pow,     "a, b", "power_vjp_base(g, a, b)", "power_vjp_exponent(g, ans, a, b)")
 defvjp(operator.mod,     "a, b", "unbroadcast(g, a)",     "unbroadcast(-g * np.floor_divide(a, b), b)")
-defvjp(operator.matmul,  "a, b", "matmul_vjp_x1(g, a, b)", "matmul_vjp_x2(g, a, b)")
+defvjp(operator.matmul,  "a, b", "matmul_vjp_x1(g, a, b)", "matmul_vjp_x2(g, a, b)", lazy=True)
 defvjp(operator.neg,     "a",    "-g")
 defvjp(operator.pos,     "a",    "g")
 

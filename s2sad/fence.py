@@ -14,7 +14,7 @@ from .source import FunctionSource
 SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
-    cst.Assert, cst.For,
+    cst.Assert, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -24,10 +24,6 @@ SUPPORTED = (
 LATER = "coming with control-flow support; for now use np.where or a loop"
 
 REFUSED = {
-    cst.If: ("`if` statements are not supported yet", LATER),
-    cst.While: ("`while` loops are not supported yet", LATER),
-    cst.IfExp: ("conditional expressions are not supported yet", "use np.where(cond, a, b) for elementwise choices"),
-    cst.BooleanOperation: ("`and`/`or` are not supported yet", "use np.logical_and / np.logical_or on arrays"),
     cst.Lambda: ("lambdas are not supported yet", "define a named function with def"),
     cst.ListComp: ("list comprehensions are not supported yet", "use a vectorised NumPy expression"),
     cst.GeneratorExp: ("generator expressions are not supported yet", "use a vectorised NumPy expression"),
@@ -47,8 +43,6 @@ REFUSED = {
     cst.FunctionDef: ("nested function definitions are not supported yet", "define the helper at module level"),
     cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
     cst.Raise: ("`raise` is not supported", "validate inputs before calling the differentiated function"),
-    cst.Break: ("`break` is not supported yet", "loop over exactly the elements you need (a slice, a range)"),
-    cst.Continue: ("`continue` is not supported yet", "compute the skipped iterations' contribution as 0 instead"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
     cst.FormattedString: ("f-strings are not supported", "build strings outside the differentiated function"),
     cst.Match: ("`match` statements are not supported", "use if/elif"),
@@ -81,7 +75,7 @@ class _Fence(cst.CSTVisitor):
             self.refuse(node, f"`{node.star}` unpacking in calls is not supported yet", "pass the arguments explicitly")
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             self.check_targets(node)
-        if isinstance(node, cst.For):
+        if isinstance(node, (cst.For, cst.While)):
             self.check_loop(node)
         return True
 
@@ -94,11 +88,14 @@ class _Fence(cst.CSTVisitor):
             self.refuse(star if isinstance(star, cst.Param) else params.star_kwarg,
                         "*args and **kwargs parameters are not supported yet", "name each parameter")
 
-    def check_loop(self, node: cst.For) -> None:
+    def check_loop(self, node) -> None:
+        keyword = "for" if isinstance(node, cst.For) else "while"
+        if node.orelse is not None:
+            self.refuse(node.orelse, f"`{keyword} ... else` is not supported", "set a flag in the loop and test it after")
+        if keyword == "while":
+            return
         if node.asynchronous is not None:
             self.refuse(node, "`async for` cannot be differentiated", "differentiate a synchronous function")
-        if node.orelse is not None:
-            self.refuse(node.orelse, "`for ... else` is not supported", "set a flag in the loop and test it after")
         for leaf in _target_leaves(node.target):
             if not isinstance(leaf, cst.Name):
                 self.refuse(leaf, "a loop variable must be a name or a tuple of names", "assign inside the loop body")

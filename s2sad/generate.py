@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from . import __version__
 from .activity import Activity, analyse
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from .ir import Atom, Const, Function, Loop, Operation, Var, operations_of
+from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .registry import Rule, rule_for, template_namespace
 
@@ -66,6 +66,8 @@ class _Generator:
         self.rename: dict[str, str] = {}       # primal variable -> the name the reverse loop being written reads it by
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
+        self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
+        self.read_names = _names_read_by(function)
         self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
         self.helpers = set(template_namespace())
         self.namer.reserve(*RUNTIME_NAMES, *self.helpers)
@@ -95,18 +97,35 @@ class _Generator:
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, rrule_name, self.bindings, f)
 
-    # ------------------------------------------------------------------ blocks and loops
+    # ------------------------------------------------------------------ blocks, branches and loops
     def primal_block(self, block) -> list[str]:
         lines = []
         for item in block:
             if isinstance(item, Loop):
                 lines += self.primal_loop(item)
-                continue
-            body = [line for op in item.operations for line in self.primal(op)]
-            if body:
-                lines.append(self.comment(item.location))
+            elif isinstance(item, Branch):
+                lines += self.primal_branch(item)
+            elif isinstance(item, Jump):
+                lines += self.primal_jump(item)
+            else:
+                body = [line for op in item.operations for line in self.primal(op)]
+                if body and not item.merge:
+                    lines.append(self.comment(item.location))
                 lines += body
         return lines
+
+    def primal_branch(self, branch: Branch) -> list[str]:
+        then, orelse = self.primal_block(branch.then), self.primal_block(branch.orelse)
+        if self.loop_stack and self.loop_stack[-1][1] is not None:
+            # assigned on some iterations only, but saved on all: the tape needs them bound
+            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse))
+        lines = [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
+        return lines + (["else:"] + _indented(orelse) if orelse else [])
+
+    def primal_jump(self, jump: Jump) -> list[str]:
+        loop, code = self.loop_stack[-1]
+        push = [f"{TAPE_PUSH}{code.tape}"] if code is not None else []
+        return push + [line for op in jump.edges for line in self.primal(op)] + [jump.kind]
 
     def primal_loop(self, loop: Loop) -> list[str]:
         """The loop as written, plus (if anything in it is differentiated) a tape: per
@@ -114,22 +133,51 @@ class _Generator:
         lines = [self.comment(loop.location)]
         for op in loop.setup:
             lines += self.primal(op)
-        element, iterable = loop.element, self.code(loop.element.args[0])
-        body = self.primal_block(loop.body) 
+        active = self.activity.active
+        code = None
+        if any(op.target in active for op in [*loop.elements, *operations_of(loop.body), *loop.back_edges]):
+            code = self.loops[id(loop)] = LoopCode(tape=self.namer.fresh(f"{_loop_word(loop)}_tape"),
+                                                   carried=set(loop.carried))
+        self.loop_stack.append((loop, code))
+        body = self.primal_block(loop.body)
+        self.loop_stack.pop()
         edges = [line for op in loop.back_edges for line in self.primal(op)]
-        if not any(op.target in self.activity.active for op in [element, *operations_of(loop.body), *loop.back_edges]):
-            lines.append(f"for {element.target} in {iterable}:")
-            return lines + _indented(body + edges or ["pass"])
-        inner_tapes = [line.strip()[len(TAPE_INIT):] for line in body if line.strip().startswith(TAPE_INIT)]
-        code = LoopCode(tape=self.namer.fresh(f"{element.target}_tape"), defined=_stored_names(body) + inner_tapes)
-        if element.target in self.activity.active:
-            code.index = self.loop_index[id(element)] = self.namer.fresh(f"{element.target}_index")
-            header = f"for {code.index}, {element.target} in enumerate({iterable}):"
-        else:
-            header = f"for {element.target} in {iterable}:"
-        self.loops[id(loop)] = code
-        lines += [f"{TAPE_INIT}{code.tape}", header]
-        return lines + _indented(body + [f"{TAPE_PUSH}{code.tape}"] + edges)
+        if code is not None:
+            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in body if line.strip().startswith(TAPE_INIT)]
+            code.defined = _stored_names(body) + inner_tapes
+            lines.append(f"{TAPE_INIT}{code.tape}")
+            body = body + [f"{TAPE_PUSH}{code.tape}"]
+        body += edges
+        if loop.condition is not None:
+            return lines + self.while_header(loop) + _indented(body)
+        return lines + [self.for_header(loop, code)] + _indented(body or ["pass"])
+
+    def while_header(self, loop: Loop) -> list[str]:
+        test = loop.test
+        operation = test[0].operations[0] if len(test) == 1 and isinstance(test[0], Statement) and len(test[0].operations) == 1 else None
+        if (operation is not None and operation.kind == "call" and operation.callee.operator_code is not None
+                and operation.target == self.code(loop.condition)):
+            return [f"while {self.call_text(operation)}:"]  # a one-operation test reads best inline
+        check = self.primal_block(test) + [f"if not {self.code(loop.condition)}:", INDENT + "break"]
+        return ["while True:"] + _indented(check)
+
+    def for_header(self, loop: Loop, code) -> str:
+        iterables = [self.code(op.args[0]) for op in loop.elements]
+        targets = [op.target for op in loop.elements]
+        counter = loop.counter
+        if counter is None and code is not None and any(op.target in self.activity.active for op in loop.elements):
+            counter = self.namer.fresh(f"{targets[0]}_index")
+        if code is not None:
+            code.index = counter
+            for op in loop.elements:
+                self.loop_index[id(op)] = counter
+        if loop.over_items:
+            return f"for {counter}, {targets[0]} in {iterables[0]}.items():"
+        walked = iterables[0] if len(iterables) == 1 else f"zip({', '.join(iterables)})"
+        bound = targets[0] if len(targets) == 1 else ", ".join(targets)
+        if counter is None:
+            return f"for {bound} in {walked}:"
+        return f"for {counter}, {bound if len(targets) == 1 else '(' + bound + ')'} in enumerate({walked}):"
 
     def reverse_block(self, block) -> list[str]:
         lines = []
@@ -140,12 +188,65 @@ class _Generator:
                 if setup and not loop:
                     loop = [self.comment(item.location)]
                 lines += loop + setup
-                continue
-            body = [line for op in reversed(item.operations) for line in self.reverse(op)]
-            if body:
-                lines.append(self.comment(item.location))
+            elif isinstance(item, Branch):
+                lines += self.reverse_branch(item)
+            elif isinstance(item, Statement):
+                body = [line for op in reversed(item.operations) for line in self.reverse(op)]
+                if body and not item.merge:
+                    lines.append(self.comment(item.location))
                 lines += body
+            elif isinstance(item, Jump):
+                lines += self.reverse_jump(item)
         return lines
+
+    def reverse_jump(self, jump: Jump) -> list[str]:
+        """The reverse of leaving an iteration early: the carried cotangents, as the
+        iteration ended, go to the versions the jump copied back (the ones it did not
+        copy keep theirs)."""
+        loop, code = self.loop_stack[-1]
+        lines = []
+        copied = {edge.target for edge in jump.edges}
+        for edge in reversed(jump.edges):
+            if edge.target in self.activity.active:
+                lines += self.contribute(edge.args[0], self.cotangent(edge.target))
+        for name in loop.carried:
+            if name not in copied and name in self.activity.active:
+                self.assigned.add(self.cotangent(name))  # unchanged on this path: its cotangent stands
+        for name in copied:
+            self.assigned.discard(self.cotangent(name))
+        return lines
+
+    def reverse_branch(self, branch: Branch) -> list[str]:
+        """Both paths reversed from the same state, under the condition the primal took.
+
+        A cotangent from before the branch that only one path contributes to is set to
+        ZERO on the other, so the code after it can read it either way."""
+        before = self.state()
+        then = self.reverse_block(branch.then)
+        after_then = self.state()
+        self.restore(before)
+        orelse = self.reverse_block(branch.orelse)
+        after_else = self.state()
+        inside = {op.target for op in operations_of(branch.then + branch.orelse)}
+        primal_of = {cotangent: primal for primal, cotangent in self.cotangents.items()}
+        for lines, mine, other in ((then, after_then, after_else), (orelse, after_else, after_then)):
+            for cotangent in sorted(other[0] - mine[0]):
+                if primal_of.get(cotangent) not in inside:
+                    lines.append(f"{cotangent} = ZERO")
+                    self.maybe_zero.add(cotangent)
+        self.assigned = after_then[0] | after_else[0]
+        self.maybe_thunk = after_then[1] | after_else[1]
+        self.maybe_zero |= after_then[2] | after_else[2]
+        if not then and not orelse:
+            return []
+        lines = [self.comment(branch.location), f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
+        return lines + (["else:"] + _indented(orelse) if orelse else [])
+
+    def state(self):
+        return set(self.assigned), set(self.maybe_thunk), set(self.maybe_zero)
+
+    def restore(self, state) -> None:
+        self.assigned, self.maybe_thunk, self.maybe_zero = (set(part) for part in state)
 
     def reverse_loop(self, loop: Loop) -> list[str]:
         """Replay the iterations backwards, each reading what its primal iteration saved.
@@ -160,9 +261,9 @@ class _Generator:
             return []
         active = self.activity.active
         body_operations = operations_of(loop.body)
-        defined = {op.target for op in body_operations} | {loop.element.target}
+        defined = {op.target for op in body_operations} | {op.target for op in loop.elements}
         carried = [name for name in loop.carried if name in active]
-        outer = [name for op in [loop.element, *body_operations] for name in op.uses() if name not in defined and name in active]
+        outer = [name for op in [*loop.elements, *body_operations] for name in op.uses() if name not in defined and name in active]
         lines = [self.comment(loop.location)]
         for name in dict.fromkeys(outer + carried):
             cotangent = self.cotangent(name)
@@ -176,6 +277,7 @@ class _Generator:
                 self.maybe_zero.add(self.cotangent(name))
         saved_rename = self.rename
         self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
+        self.loop_stack.append((loop, code))
         body = []
         for edge in reversed(loop.back_edges):
             body += self.reverse(edge)
@@ -191,12 +293,14 @@ class _Generator:
             elif cotangent in self.maybe_thunk:
                 body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
                 self.maybe_thunk.discard(cotangent)
-        body += self.reverse(loop.element)
+        for element in loop.elements:
+            body += self.reverse(element)
+        self.loop_stack.pop()
         if not body:
             self.rename = saved_rename
             return []
         read = _names_read(body)
-        candidates = [n for n in [code.index, loop.element.target] if n] + code.defined + list(loop.carried)
+        candidates = [n for n in [code.index, *(op.target for op in loop.elements)] if n] + code.defined + list(loop.carried)
         saved = [(name, self.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.rename.get(name, name) in read]
         self.rename = saved_rename
         code.saved = [name for name, _ in saved]
@@ -217,6 +321,9 @@ class _Generator:
                 if not code.used:
                     continue
                 if text.startswith(TAPE_INIT):
+                    unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
+                    if unbound:
+                        out.append(f"{indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all")
                     out.append(f"{indent}{code.tape} = []")
                 else:
                     saved = code.saved
@@ -319,6 +426,8 @@ class _Generator:
         if op.kind == "unpack":
             return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]
         if op.kind == "copy":
+            if op.target not in self.read_names:
+                return []  # a merge nobody reads (a variable set on one path, unused after)
             return [f"{op.target} = {self.code(op.args[0])}"]
         callee = op.callee
         call = self.call_text(op)
@@ -584,13 +693,17 @@ class _Generator:
 def _location_in(block, op: Operation) -> SourceLocation | None:
     for item in block:
         if isinstance(item, Loop):
-            if any(o is op for o in [*item.setup, item.element, *item.back_edges]):
+            if any(o is op for o in [*item.setup, *item.elements, *item.back_edges]):
                 return item.location
-            found = _location_in(item.body, op)
-            if found is not None:
-                return found
-        elif any(o is op for o in item.operations):
-            return item.location
+            found = _location_in(item.test, op) or _location_in(item.body, op)
+        elif isinstance(item, Branch):
+            found = _location_in(item.then, op) or _location_in(item.orelse, op)
+        elif isinstance(item, Statement):
+            found = item.location if any(o is op for o in item.operations) else None
+        else:
+            found = None
+        if found is not None:
+            return found
     return None
 
 
@@ -599,7 +712,9 @@ class LoopCode:
     """The names one loop's generated code uses, and what its tape saves per iteration."""
 
     tape: str
-    defined: list[str]                  # names the primal body assigns, in order
+    defined: list[str] = field(default_factory=list)   # names the primal body assigns, in order
+    conditional: set = field(default_factory=set)      # ... of which some paths do not assign
+    carried: set = field(default_factory=set)
     index: str | None = None            # the iteration counter, when the loop variable is differentiated
     saved: list[str] = field(default_factory=list)
     used: bool = False
@@ -607,6 +722,34 @@ class LoopCode:
 
 TAPE_INIT = "#tape-init:"
 TAPE_PUSH = "#tape-push:"
+
+
+def _names_read_by(function: Function) -> set[str]:
+    """Every variable some operation, loop, branch or the result reads."""
+    names = {name for op in operations_of(function.statements) for name in op.uses()}
+    if isinstance(function.result, Var):
+        names.add(function.result.name)
+
+    def visit(block):
+        for item in block:
+            if isinstance(item, Loop):
+                names.update(a.name for a in [item.condition] if isinstance(a, Var))
+                names.update(item.carried)
+                visit(item.test)
+                visit(item.body)
+            elif isinstance(item, Branch):
+                names.update(a.name for a in [item.condition] if isinstance(a, Var))
+                visit(item.then)
+                visit(item.orelse)
+
+    visit(function.statements)
+    return names
+
+
+def _loop_word(loop: Loop) -> str:
+    if loop.elements:
+        return loop.elements[0].target
+    return "while"
 
 
 def _indented(lines: list[str]) -> list[str]:

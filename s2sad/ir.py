@@ -67,36 +67,76 @@ class Operation:
 class Statement:
     location: SourceLocation
     operations: list[Operation]
+    merge: bool = False            # the copies that end a branch's path: no comment of their own
 
 
 @dataclass
 class Loop:
-    """``for target in iterable:``; ``element`` binds the loop variable (kind "element",
-    args ``[iterable]``), ``setup`` evaluates the iterable and copies each carried variable
-    into its loop name, ``back_edges`` copy each carried variable's last version back."""
+    """A ``for`` or ``while`` loop.
+
+    ``setup`` runs once before it (the iterable, the copies of carried variables into
+    their loop names). A ``for`` loop binds one ``element`` operation per iterable each
+    iteration (kind "element": target = ``args[0][counter]``); ``counter`` names the
+    iteration's position (the user's ``enumerate`` variable, or a dict's key with
+    ``over_items``). A ``while`` loop runs ``test`` (a block) before each iteration and
+    stops when ``condition`` is false. ``back_edges`` copy each carried variable's last
+    version back to its loop name at the end of an iteration (and before ``continue``
+    and ``break``).
+    """
 
     location: SourceLocation
     setup: list[Operation]
-    element: Operation
-    body: list                     # Statement | Loop
+    elements: list[Operation]
+    body: list                     # Statement | Loop | Branch | Jump
     back_edges: list[Operation]
+    counter: str | None = None
+    over_items: bool = False
+    test: list = field(default_factory=list)
+    condition: Atom | None = None
 
     @property
     def carried(self) -> list[str]:
         return [edge.target for edge in self.back_edges]
 
 
+@dataclass
+class Branch:
+    """``if condition: then else: orelse``; each path ends by copying the variables it
+    changed into the names the code after the ``if`` reads (their merge)."""
+
+    location: SourceLocation
+    condition: Atom
+    then: list
+    orelse: list
+
+
+@dataclass
+class Jump:
+    """``break`` or ``continue`` (the innermost loop's), with the copies of the carried
+    variables back to their loop names that the jump does on its way out."""
+
+    location: SourceLocation
+    kind: str
+    edges: list[Operation] = field(default_factory=list)
+
+
 def operations_of(block) -> list[Operation]:
-    """Every operation of a block in execution order (a loop's body once)."""
+    """Every operation of a block in execution order (a loop's body once, both paths of a branch)."""
     out = []
     for item in block:
         if isinstance(item, Loop):
             out += item.setup
-            out.append(item.element)
+            out += operations_of(item.test)
+            out += item.elements
             out += operations_of(item.body)
             out += item.back_edges
-        else:
+        elif isinstance(item, Branch):
+            out += operations_of(item.then)
+            out += operations_of(item.orelse)
+        elif isinstance(item, Statement):
             out += item.operations
+        elif isinstance(item, Jump):
+            out += item.edges
     return out
 
 
@@ -105,7 +145,7 @@ class Function:
     name: str
     params: list[str]              # user parameter names, in order
     defaults: dict[str, str]       # parameter -> default value source
-    statements: list                # Statement | Loop
+    statements: list                # Statement | Loop | Branch | Jump
     result: Atom | None
     free_reads: dict[str, str]     # variable -> global name read when the function runs
     bindings: dict[str, tuple]     # module-level name -> how to bind it (see resolve.py)

@@ -12,7 +12,7 @@ import operator
 import libcst as cst
 
 from .errors import UnsupportedSyntaxError
-from .ir import Atom, Callee, Const, Function, Loop, Operation, Statement, Var
+from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
 from .source import FunctionSource
@@ -41,6 +41,7 @@ AUGMENTED = {
     cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
 }
 CONSTANT_NAMES = {"None", "True", "False"}
+RETURN = "<result>"  # the pseudo-variable holding what the function returns, merged like any other
 
 # Names generated code itself uses; user variables that collide are renamed.
 RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans"}
@@ -57,6 +58,12 @@ class Normalizer:
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
+        self.items: list = []                    # the block being built
+        self.location = source.location(source.funcdef)
+        self.returned_atoms: dict[str, Atom] = {}  # a result version -> the atom returned
+        self.loop_names: list[dict[str, str]] = []  # per enclosing loop: carried user variable -> loop name
+        self.result_name: str | None = None
+        self.return_count = _count_returns(source.funcdef)
         self.params: set[str] = set()
 
     # ------------------------------------------------------------------ statements
@@ -70,60 +77,141 @@ class Normalizer:
             self.params.add(self.current[name])
             if param.default is not None:
                 defaults[name] = _code(param.default)
-        body = funcdef.body.body
-        last = body[-1] if body else None
-        result: Atom | None = None
-        if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
-            returned = last.body[-1]
-            statements = self.block(body[:-1])
-            self.operations = []
-            location = self.source.location(last)
-            for small in last.body[:-1]:
-                self.small_statement(small)
-            result = self.expression(returned.value, want="result") if returned.value is not None else Const("None")
-            statements.append(Statement(location, self.operations))
+        statements = self.block(funcdef.body.body)
+        if RETURN not in self.current:
+            result = Const("None")
+        elif self.current[RETURN] in self.returned_atoms:
+            result = self.returned_atoms[self.current[RETURN]]  # one return, at the end: no copy needed
         else:
-            statements = self.block(body)
+            result = Var(self.current[RETURN])
         return Function(
             name=funcdef.name.value, params=params, defaults=defaults,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
 
-    def block(self, lines, in_loop=False) -> list:
-        """Normalise a list of statement lines (a function's or a loop's body)."""
-        statements: list = []
-        for position, line in enumerate(lines):
-            if isinstance(line, cst.For):
-                statements.append(self.for_loop(line))
-                continue
-            self.operations = []
-            location = self.source.location(line)
-            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only simple lines and loops through
-                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", location)
-            for small in line.body:
-                if isinstance(small, cst.Return) and in_loop:
-                    raise UnsupportedSyntaxError("`return` inside a loop is not supported yet", self.source.location(small),
-                                                 "keep the value in a variable and return it after the loop")
-                if isinstance(small, cst.Return):
-                    after = lines[position + 1] if small is line.body[-1] else line.body[line.body.index(small) + 1]
-                    raise UnsupportedSyntaxError("code after `return` is not supported", self.source.location(after),
-                                                 "make `return` the last statement")
-                self.small_statement(small)
-            statements.append(Statement(location, self.operations))
-        return statements
+    # A block is built as a list of items; operations gather in ``self.operations`` until
+    # something that is not an operation (a loop, a branch, a jump) closes the statement.
+    def flush(self) -> None:
+        if self.operations:
+            self.items.append(Statement(self.location, self.operations))
+        self.operations = []
 
-    def for_loop(self, node: cst.For) -> Loop:
-        """``for target in iterable: body``, with the variables it carries between iterations.
+    def block(self, lines, loop_depth=0) -> list:
+        """Normalise a list of statement lines (a function's, a loop's or a branch's body).
+
+        A statement after an ``if`` that may leave the block (``break``, ``continue``,
+        ``return``) runs only on the paths that did not: it is moved into those paths, so
+        every path through the result is straight-line code ending in at most one jump.
+        """
+        saved = self.items, self.operations, self.location
+        self.items, self.operations = [], []
+        for position, line in enumerate(lines):
+            self.location = self.source.location(line)
+            rest = list(lines[position + 1:])
+            if isinstance(line, (cst.For, cst.While)):
+                self.flush()
+                self.items.append(self.loop(line, loop_depth))
+                continue
+            if isinstance(line, cst.If):
+                self.flush()
+                if _may_leave(line):
+                    self.if_statement(line, rest, loop_depth)
+                    break
+                self.if_statement(line, [], loop_depth)
+                continue
+            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only these through
+                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", self.location)
+            if self.simple_line(line, loop_depth):
+                break  # a jump: the rest of the block never runs
+        self.flush()
+        items = self.items
+        self.items, self.operations, self.location = saved
+        return items
+
+    def simple_line(self, line, loop_depth) -> bool:
+        """Normalise one line of small statements; True if it ends in a jump."""
+        for small in line.body:
+            if isinstance(small, cst.Return):
+                if loop_depth:
+                    raise UnsupportedSyntaxError("`return` inside a loop is not supported yet", self.source.location(small),
+                                                 "keep the value in a variable, `break`, and return it after the loop")
+                if self.result_name is None:
+                    self.result_name = self.namer.version("result")
+                version = self.result_name  # every path returns into the same name: nothing to merge
+                atom = self.expression(small.value, want=version) if small.value is not None else Const("None")
+                if self.return_count == 1:
+                    self.returned_atoms[version] = atom  # the only return: no copy, the result is the atom
+                elif not (isinstance(atom, Var) and atom.name == version):
+                    self.emit(Operation(version, "copy", args=[atom]))
+                self.current[RETURN] = version
+                return True
+            if isinstance(small, (cst.Break, cst.Continue)):
+                self.flush()
+                edges = [Operation(loop_name, "copy", args=[Var(self.current[user_name])])
+                         for user_name, loop_name in self.loop_names[-1].items() if self.current[user_name] != loop_name]
+                self.emitted += edges
+                self.items.append(Jump(self.source.location(small), "break" if isinstance(small, cst.Break) else "continue",
+                                       edges))
+                return True
+            self.small_statement(small)
+        self.flush()
+        return False
+
+    def if_statement(self, node: cst.If, rest: list, loop_depth: int) -> None:
+        location = self.source.location(node)
+        condition = self.expression(node.test)
+        self.flush()
+        if node.orelse is None:
+            else_lines = []
+        elif isinstance(node.orelse, cst.If):  # elif
+            else_lines = [node.orelse]
+        else:
+            else_lines = list(node.orelse.body.body)
+        self.branch(location, condition, lambda: self.block(list(node.body.body) + rest, loop_depth),
+                    lambda: self.block(else_lines + rest, loop_depth))
+
+    def branch(self, location, condition: Atom, then, orelse) -> Branch:
+        """Normalise both paths from the same variables; merge what they changed."""
+        before = dict(self.current)
+        then_items = then()
+        after_then = self.current
+        self.current = dict(before)
+        else_items = orelse()
+        after_else = self.current
+        merged = {}
+        for user_name in dict.fromkeys([*after_then, *after_else]):
+            versions = [after.get(user_name) for after in (after_then, after_else)]
+            if versions[0] == versions[1]:
+                merged[user_name] = versions[0]
+                continue
+            merged[user_name] = self.namer.version(_base_name(user_name))
+            for items, version in ((then_items, versions[0]), (else_items, versions[1])):
+                if _leaves_block(items):
+                    continue  # this path jumps away: it does not reach the merge
+                entry = self.returned_atoms.get(version, Var(version)) if version is not None else Const("None")
+                copy = Operation(merged[user_name], "copy", args=[entry])
+                self.emitted.append(copy)
+                if items and isinstance(items[-1], Statement) and items[-1].merge:
+                    items[-1].operations.append(copy)
+                else:
+                    items.append(Statement(location, [copy], merge=True))
+        self.current = merged
+        item = Branch(location, condition, then_items, else_items)
+        self.items.append(item)
+        return item
+
+    def loop(self, node, loop_depth: int) -> Loop:
+        """A ``for`` or ``while`` loop, with the variables it carries between iterations.
 
         A user variable is carried if the body assigns it and it is also alive outside the
         body (assigned before the loop, or read anywhere else in the function). It gets
-        one loop name, copied in before the loop and written back at the end of each
-        iteration, so the code after the loop reads its last value.
+        one loop name, copied in before the loop (unless it can be reused in place) and
+        written back at the end of each iteration, so the code after the loop reads its
+        last value.
         """
         location = self.source.location(node)
-        self.operations = []
-        iterable = self.expression(node.iter)
+        iteration = self.iteration(node) if isinstance(node, cst.For) else None
         assigned = _assigned_names(node)
         outside = _names_read_outside(self.source.funcdef, node)
         loop_names = {}
@@ -137,22 +225,70 @@ class Normalizer:
                 self.current[user_name] = loop_names[user_name]
         setup = self.operations
         self.operations = []
-        if isinstance(node.target, cst.Name):
-            element = Operation(self.namer.version(node.target.value), "element", args=[iterable])
-            self.current[node.target.value] = element.target
+        loop = Loop(location, setup, [], [], [])
+        if iteration is None:  # while: the test runs before each iteration
+            saved = self.items
+            self.items = []
+            loop.condition = self.expression(node.test)
+            self.flush()
+            loop.test, self.items = self.items, saved
         else:
-            element = Operation(self.namer.temporary("item", [_atom_name(iterable)]), "element", args=[iterable])
-            self.assign(node.target, Var(element.target))
+            iterables, targets, counter, loop.over_items = iteration
+            if counter is not None:
+                loop.counter = self.namer.version(counter.value)
+                self.current[counter.value] = loop.counter
+            for iterable, target in zip(iterables, targets):
+                base = target.value if isinstance(target, cst.Name) else self.namer.temporary("item", [_atom_name(iterable)])
+                element = Operation(self.namer.version(base) if isinstance(target, cst.Name) else base, "element",
+                                    args=[iterable])
+                loop.elements.append(element)
+                self.assign(target, Var(element.target), bind_only=True)
         unpacking = self.operations
-        body = self.block(node.body.body, in_loop=True)
+        self.operations = []
+        self.loop_names.append(loop_names)
+        loop.body = self.block(node.body.body, loop_depth + 1)
+        self.loop_names.pop()
         if unpacking:
-            body.insert(0, Statement(location, unpacking))
-        back_edges = []
+            loop.body.insert(0, Statement(location, unpacking))
         for user_name, loop_name in loop_names.items():
             if self.current[user_name] != loop_name:
-                back_edges.append(Operation(loop_name, "copy", args=[Var(self.current[user_name])]))
+                loop.back_edges.append(Operation(loop_name, "copy", args=[Var(self.current[user_name])]))
             self.current[user_name] = loop_name
-        return Loop(location, setup, element, body, back_edges)
+        return loop
+
+    def iteration(self, node: cst.For):
+        """What a ``for`` loop walks: (iterables, their targets, the counter, over dict items).
+
+        ``enumerate(xs)`` gives a counter, ``zip(xs, ys)`` several iterables walked together,
+        ``d.items()`` / ``d.values()`` a dict's values with its keys as the counter.
+        """
+        target, iterable, counter, over_items = node.target, node.iter, None, False
+        if self.builtin_call(iterable, "enumerate") and _pair(target) and isinstance(target.elements[0].value, cst.Name):
+            counter, target = target.elements[0].value, target.elements[1].value
+            iterable = iterable.args[0].value
+        if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args
+                and iterable.func.attr.value in ("items", "values") and counter is None):
+            if iterable.func.attr.value == "items" and _pair(target) and isinstance(target.elements[0].value, cst.Name):
+                counter, target = target.elements[0].value, target.elements[1].value
+            elif iterable.func.attr.value == "values":
+                counter = cst.Name(self.namer.fresh("key"))
+            else:
+                counter = None
+            if counter is not None:
+                return [self.expression(iterable.func.value)], [target], counter, True
+        if self.builtin_call(iterable, "zip") and isinstance(target, (cst.Tuple, cst.List)) \
+                and len(target.elements) == len(iterable.args):
+            return ([self.expression(arg.value) for arg in iterable.args], [e.value for e in target.elements],
+                    counter, False)
+        return [self.expression(iterable)], [target], counter, False
+
+    def builtin_call(self, node, name: str) -> bool:
+        """``node`` calls the builtin ``name`` (not shadowed), with plain positional arguments."""
+        import builtins
+
+        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
+                and name not in self.current and self.env.lookup(name) is getattr(builtins, name)
+                and node.args and all(arg.keyword is None and not arg.star for arg in node.args))
 
     def reusable(self, version: str) -> bool:
         """Whether a loop may carry ``version`` under its own name, overwriting it.
@@ -195,7 +331,10 @@ class Normalizer:
         else:
             raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
 
-    def assign(self, target, atom: Atom | None, value=None, origin=None) -> None:
+    def assign(self, target, atom: Atom | None, value=None, origin=None, bind_only=False) -> None:
+        if bind_only and isinstance(target, cst.Name):
+            self.current[target.value] = atom.name  # already a fresh version of its own
+            return
         if isinstance(target, (cst.Tuple, cst.List)):
             sequence = atom if atom is not None else self.expression(value)
             for index, element in enumerate(target.elements):
@@ -289,7 +428,42 @@ class Normalizer:
             return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
         if isinstance(node, cst.Call):
             return self.call(node, want)
+        if isinstance(node, cst.IfExp):
+            condition = self.expression(node.test)
+            return self.choice(condition, node.body, node.orelse, want)
+        if isinstance(node, cst.BooleanOperation):
+            # Python's values: `a and b` is `b if a else a`, `a or b` is `a if a else b`
+            left = self.expression(node.left)
+            if isinstance(node.operator, cst.And):
+                return self.choice(left, node.right, left, want)
+            return self.choice(left, left, node.right, want)
         raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+
+    def choice(self, condition: Atom, then, orelse, want) -> Atom:
+        """``then if condition else orelse`` (each a node, or an atom already computed),
+        evaluating only the branch taken. Both paths compute their value into the same
+        name, so nothing needs merging after the branch."""
+        merged = want or self.namer.fresh("choice")
+        self.flush()
+
+        def path(value):
+            def build():
+                saved = self.items, self.operations
+                self.items, self.operations = [], []
+                atom = value if isinstance(value, (Var, Const)) else self.expression(value, want=merged)
+                if not (isinstance(atom, Var) and atom.name == merged):
+                    self.emit(Operation(merged, "copy", args=[atom]))
+                self.flush()
+                items = self.items
+                for item in items:
+                    if isinstance(item, Statement) and item.location == self.location:
+                        item.merge = True  # the line's comment stands above the `if`
+                self.items, self.operations = saved
+                return items
+            return build
+
+        self.branch(self.location, condition, path(then), path(orelse))
+        return Var(merged)
 
     def operation(self, want, word, operands, operation: Operation, derived_from_operands=False) -> Var:
         if want is None:
@@ -445,6 +619,66 @@ class _Names(cst.CSTVisitor):
         return True
 
 
+def _count_returns(funcdef) -> int:
+    count = []
+
+    class Returns(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Return):
+                count.append(node)
+            return node is funcdef or not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    funcdef.visit(Returns())
+    return len(count)
+
+
+def _base_name(variable: str) -> str:
+    """A user variable's name; for a pseudo-variable (``<result>``, ``<y#12>``) the word inside."""
+    return variable.strip("<>").split("#")[0] if variable.startswith("<") else variable
+
+
+def _pair(target) -> bool:
+    return isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+
+
+def _may_leave(node) -> bool:
+    """Whether ``node`` holds a ``break``, ``continue`` or ``return`` of the enclosing block
+    (a ``break`` inside a nested loop belongs to that loop)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, inner) -> bool:
+            if isinstance(inner, (cst.Break, cst.Continue)):
+                found.append(inner)
+            if isinstance(inner, cst.Return):
+                found.append(inner)
+            if isinstance(inner, (cst.For, cst.While)):
+                inner.body.visit(ReturnsOnly())
+                return False
+            return not isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    class ReturnsOnly(cst.CSTVisitor):
+        def on_visit(self, inner) -> bool:
+            if isinstance(inner, cst.Return):
+                found.append(inner)
+            return not isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    node.visit(Finder())
+    return bool(found)
+
+
+def _leaves_block(items) -> bool:
+    """Whether every path through a normalised block ends in a jump or a return."""
+    if not items:
+        return False
+    last = items[-1]
+    if isinstance(last, Jump):
+        return True
+    if isinstance(last, Branch):
+        return _leaves_block(last.then) and _leaves_block(last.orelse)
+    return False
+
+
 def _leaves(target):
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
@@ -453,14 +687,15 @@ def _leaves(target):
         yield target
 
 
-def _assigned_names(loop: cst.For) -> list[str]:
+def _assigned_names(loop) -> list[str]:
     names = _Names()
-    names.store(loop.target)
+    if isinstance(loop, cst.For):
+        names.store(loop.target)
     loop.body.visit(names)
     return list(names.stores)
 
 
-def _names_read_outside(funcdef: cst.FunctionDef, loop: cst.For) -> set[str]:
+def _names_read_outside(funcdef: cst.FunctionDef, loop) -> set[str]:
     names = _Names(skip=loop.body)
     funcdef.body.visit(names)
     return names.loads

@@ -22,9 +22,10 @@ import hashlib
 import inspect
 import operator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
-from .tangents import NO_TANGENT
+from .tangents import NO_TANGENT, Thunk
 
 Template = str
 VJP = Callable[..., Any]
@@ -55,7 +56,8 @@ class Rule:
     vjp_all: VJP | None = None
     rrule_function: Callable[..., Any] | None = None
     nondifferentiable: bool = False
-    thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem, matmul)
+    thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem)
+    lazy: bool = False             # the public rrule's pullback returns each cotangent as a Thunk (matmul)
     library: str | None = None     # the optional library (scipy) whose rules module registered it
     version: str = "1"
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
@@ -143,6 +145,10 @@ class Rule:
                     cotangent = by_param[param]
                 elif rule.vjps.get(param) is None:
                     cotangent = NO_TANGENT
+                elif rule.lazy:
+                    # computed only if the caller reads it: a constant weight matrix's
+                    # gradient costs a product nobody wants
+                    cotangent = by_param[param] = Thunk(partial(rule.vjp_function(param), dy, y, *values))
                 else:
                     cotangent = by_param[param] = rule.vjp_function(param)(dy, y, *values)
                 # a *args parameter's vjp gives one cotangent per argument it collected
@@ -212,13 +218,68 @@ def _qualified_name(function) -> str:
     return f"{module}.{name}" if module else name
 
 
+from types import BuiltinMethodType, ModuleType  # noqa: E402
+
+_bound_rules: dict[tuple[int, Any], Rule] = {}  # bound methods, by (instance, function): see _bound_key
+
+
+def _bound_key(function):
+    """``(id(instance), id(underlying function))`` for a bound method, else None.
+
+    Reading ``scipy.stats.norm.logpdf`` makes a new bound-method object each time, so a
+    rule for it cannot be found by the object's identity; it is found by what the method
+    binds instead. A builtin method (``rng.normal`` of a Generator) has no ``__func__``:
+    its name stands for it. Functions of a module (``math.sin``, whose ``__self__`` is
+    the module) are stable objects and are not bound methods here.
+    """
+    instance = getattr(function, "__self__", None)
+    if instance is None or isinstance(instance, ModuleType):
+        return None
+    underlying = getattr(function, "__func__", None)
+    if underlying is not None:
+        return id(instance), id(underlying)
+    if isinstance(function, BuiltinMethodType):
+        return id(instance), function.__name__
+    return None
+
+
+def _bound_method_name(function) -> str | None:
+    """``scipy.stats.norm.logpdf`` rather than the shared ``...rv_continuous.logpdf``.
+
+    Only for an instance that names itself (scipy's distributions have a ``name``);
+    None otherwise, keeping the method's qualified name.
+    """
+    label = getattr(function.__self__, "name", None)
+    if not (isinstance(label, str) and label.isidentifier()):
+        return None
+    module = (type(function.__self__).__module__ or "").split("._")[0]  # the public package
+    return f"{module}.{label}.{function.__name__}" if module else f"{label}.{function.__name__}"
+
+
 def _store(rule: Rule) -> Rule:
     global _generation
     rule.library = _optional_group
-    _rules[id(rule.function)] = rule
-    _keepalive[id(rule.function)] = rule.function
+    function = rule.function
+    key = _bound_key(function)
+    if key is not None:
+        if rule.name == _qualified_name(function):
+            rule.name = _bound_method_name(function) or rule.name
+        previous = _bound_rules.get(key)
+        if previous is not None and previous.function is not function:  # re-registered through a fresh bound method
+            _forget(previous.function)
+        _bound_rules[key] = rule
+    # Also by identity: a bound method kept in a namespace (``np.random.rand``) is then
+    # found on the fast path, like any function.
+    _rules[id(function)] = rule
+    _keepalive[id(function)] = function
     _generation += 1
     return rule
+
+
+def _forget(function) -> None:
+    if _rules.get(id(function)) is not None and _keepalive.get(id(function)) is function:
+        del _rules[id(function)]
+        del _keepalive[id(function)]
 
 
 def registry_generation() -> int:
@@ -226,31 +287,49 @@ def registry_generation() -> int:
 
 
 def rule_for(function) -> Rule | None:
-    """The rule registered for exactly this object, or None."""
+    """The rule registered for exactly this object (for a bound method: this instance's method), or None."""
     rule = _rules.get(id(function))
     if rule is not None and rule.function is function:
         return rule
-    if _load_optional_rules(function):
+    if _bound_rules:
+        key = _bound_key(function)
+        if key is not None:
+            rule = _bound_rules.get(key)
+            if rule is not None:
+                return rule
+    if _pending_optional and _load_optional_rules(function):
         return rule_for(function)
     return None
 
 
-_OPTIONAL_RULE_MODULES = {"scipy": "s2sad.rules.scipy_special"}
-_loaded_optional: set[str] = set()
+# Rules of optional libraries: each module is registered once the user has imported the
+# library module it is for (so ``import s2sad`` never imports scipy), and imports only that.
+_OPTIONAL_RULE_MODULES = [
+    # (library, module that must be imported, rules module)
+    ("scipy", "scipy.special", "s2sad.rules.scipy_special"),
+    ("scipy", "scipy.stats", "s2sad.rules.scipy_stats"),
+    ("scipy", "scipy.signal", "s2sad.rules.scipy_signal"),
+    ("scipy", "scipy.linalg", "s2sad.rules.scipy_linalg"),
+]
+_pending_optional = list(_OPTIONAL_RULE_MODULES)
 
 
 def _load_optional_rules(function=None) -> bool:
-    """Register the rules of optional libraries the user has imported (scipy), once each."""
+    """Register the rules of the optional library modules the user has imported, once each.
+
+    True if any were registered. A rules module that fails to import (an old scipy
+    lacking a function it names) is dropped for good rather than retried on every lookup.
+    """
+    import importlib
     import sys
 
+    global _optional_group
     loaded = False
-    for library, rules_module in _OPTIONAL_RULE_MODULES.items():
-        if rules_module in _loaded_optional or library not in sys.modules:
+    for entry in list(_pending_optional):
+        library, trigger, rules_module = entry
+        if trigger not in sys.modules:
             continue
-        _loaded_optional.add(rules_module)
-        import importlib
-
-        global _optional_group
+        _pending_optional.remove(entry)
         _optional_group = library
         try:
             importlib.import_module(rules_module)
@@ -283,11 +362,13 @@ def all_method_rules() -> dict[tuple[type, str], Rule]:
 
 
 def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
-           thunks: bool = False) -> Rule:
+           thunks: bool = False, lazy: bool = False) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
 
     ``thunks=True`` says a vjp may return a Thunk or InplaceableThunk; generated code then
-    unthunks that cotangent before any other rule reads it.
+    unthunks that cotangent before any other rule reads it. ``lazy=True`` makes the
+    pullback of ``s2sad.rrule(function, ...)`` return Thunks, for costly vjps whose
+    result callers often drop (generated code computes only the cotangents it needs anyway).
 
     >>> defvjp(np.tanh, "x", "g * (1 - ans ** 2)")
     >>> defvjp(operator.mul, "x, y", "unbroadcast(g * y, x)", "unbroadcast(g * x, y)")
@@ -297,7 +378,7 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
     if len(vjps) > len(params):
         raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
     rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version,
-                thunks=thunks)
+                thunks=thunks, lazy=lazy)
     return _store(rule)
 
 
@@ -338,9 +419,11 @@ def defmethod(owner: type, name: str, rule_or_function) -> Rule:
 def unregister(function) -> None:
     """Forget the rule of ``function`` (so s2sad differentiates its source instead)."""
     global _generation
-    if rule_for(function) is not None:
-        del _rules[id(function)]
-        del _keepalive[id(function)]
-        _generation += 1
-
-
+    rule = rule_for(function)
+    if rule is None:
+        return
+    key = _bound_key(function)
+    if key is not None:
+        del _bound_rules[key]
+    _forget(rule.function)
+    _generation += 1

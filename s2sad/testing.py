@@ -7,13 +7,20 @@ finite-difference gradient of a scalar function. Both are public API.
 How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
 ``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
 ``J v`` is the central difference ``(f(x + h v) - f(x - h v)) / 2h`` of the primal run on
-float64 copies of the arguments. Each argument is checked on its own, so a failure names
-the argument. Every cotangent must also have its argument's shape and dtype (float32 in,
-float32 out), and an argument without a tangent space (int, bool, str, an integer array, a
-tuple of ints) must get ``NO_TANGENT``. ``ZERO`` is accepted for any float argument, and so
-is ``NO_TANGENT`` where the rule declares that no gradient flows (a ``None`` slot, or
-``nondifferentiable``); finite differences then check that the derivative is indeed 0
-(except for nondifferentiable functions, which are not probed: they are piecewise constant).
+float64 (complex128) copies of the arguments. Each argument is checked on its own, so a
+failure names the argument. Every cotangent must also have its argument's shape and dtype
+(float32 in, float32 out; complex64 in, complex64 out), and an argument without a tangent
+space (int, bool, str, an integer array, a tuple of ints) must get ``NO_TANGENT``.
+``ZERO`` is accepted for any float or complex argument, and so is ``NO_TANGENT`` where the
+rule declares that no gradient flows (a ``None`` slot, or ``nondifferentiable``); finite
+differences then check that the derivative is indeed 0 (except for nondifferentiable
+functions, which are not probed: they are piecewise constant).
+
+Complex values are vectors of R^2n: directions and cotangents of a complex argument or
+output are random complex numbers, and ``<a, b>`` is ``Re(sum(conj(a) * b))``. So a
+rule passes when its pullback is the adjoint in that real sense: ``g * conj(f'(z))`` for
+a holomorphic ``f``, and the real part of that for a real argument (which must get a real
+cotangent of its own dtype).
 """
 from __future__ import annotations
 
@@ -25,7 +32,8 @@ from .tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
 __all__ = ["check_rrule", "numerical_gradient"]
 
-# (rtol, atol) by the least precise floating dtype among the inputs and outputs.
+# (rtol, atol) by the least precise floating dtype among the inputs and outputs; a complex
+# dtype counts as its real part's (complex64 as float32).
 TOLERANCES = {
     np.dtype(np.float64): (1e-5, 1e-7),
     np.dtype(np.float32): (2e-3, 1e-4),
@@ -45,69 +53,84 @@ def finite_difference_step(dtype) -> float:
 # ---------------------------------------------------------------- values as trees of leaves
 
 
-def _is_float_leaf(x) -> bool:
-    if type(x) is float:
+def _is_inexact_leaf(x) -> bool:
+    """True for a float or complex number or array: a value with a tangent space."""
+    if type(x) is float or type(x) is complex:
         return True
     if isinstance(x, (np.ndarray, np.generic)):
-        return x.dtype.kind == "f"
+        return x.dtype.kind in "fc"
     return False
 
 
 def _has_tangent(x) -> bool:
-    """True if ``x`` is a float leaf or a list/tuple holding one."""
+    """True if ``x`` is a float or complex leaf, or a list/tuple holding one."""
     if isinstance(x, (list, tuple)):
         return any(_has_tangent(item) for item in x)
-    return _is_float_leaf(x)
+    return _is_inexact_leaf(x)
 
 
 def _leaf_dtype(x):
-    return x.dtype if hasattr(x, "dtype") else np.dtype(np.float64)
+    if hasattr(x, "dtype"):
+        return x.dtype
+    return np.dtype(np.complex128) if type(x) is complex else np.dtype(np.float64)
 
 
-def _float_dtypes(x):
+def _inexact_dtypes(x):
     if isinstance(x, (list, tuple)):
-        return [dtype for item in x for dtype in _float_dtypes(item)]
-    return [_leaf_dtype(x)] if _is_float_leaf(x) else []
+        return [dtype for item in x for dtype in _inexact_dtypes(item)]
+    return [_leaf_dtype(x)] if _is_inexact_leaf(x) else []
+
+
+def _least_precise(dtypes):
+    """The dtype with the largest epsilon (complex64 ranks with float32)."""
+    return max(dtypes, key=lambda dtype: np.finfo(dtype).eps) if dtypes else np.dtype(np.float64)
 
 
 def _random_like(x, rng):
-    """A random tangent with ``x``'s structure, shape and dtype (None for non-float leaves)."""
+    """A random tangent with ``x``'s structure, shape and dtype (None for leaves without one)."""
     if isinstance(x, (list, tuple)):
         items = [_random_like(item, rng) for item in x]
         return items if isinstance(x, list) else tuple(items)
-    if not _is_float_leaf(x):
+    if not _is_inexact_leaf(x):
         return None
     if type(x) is float:
         return float(rng.standard_normal())
-    sample = rng.standard_normal(np.shape(x)).astype(x.dtype)
+    if type(x) is complex:
+        return complex(rng.standard_normal(), rng.standard_normal())
+    sample = rng.standard_normal(np.shape(x))
+    if x.dtype.kind == "c":
+        sample = sample + 1j * rng.standard_normal(np.shape(x))
+    sample = sample.astype(x.dtype)
     return x.dtype.type(sample) if isinstance(x, np.generic) else sample
 
 
-def _to_float64(x):
+def _widened(x):
+    """``x`` in float64 (complex128) if it is in a narrower float (complex) dtype."""
     if isinstance(x, (list, tuple)):
-        items = [_to_float64(item) for item in x]
+        items = [_widened(item) for item in x]
         return items if isinstance(x, list) else tuple(items)
-    if not _is_float_leaf(x) or type(x) is float:
+    if not _is_inexact_leaf(x) or type(x) is float or type(x) is complex:
         return x
-    if isinstance(x, np.generic):
-        return np.float64(x) if x.dtype.itemsize <= 8 else x
-    return x.astype(np.float64) if x.dtype.itemsize <= 8 else x
+    wide = np.dtype(np.complex128) if x.dtype.kind == "c" else np.dtype(np.float64)
+    if x.dtype.itemsize >= wide.itemsize:
+        return x
+    return wide.type(x) if isinstance(x, np.generic) else x.astype(wide)
 
 
 def _shifted(x, step, v):
-    """``x + step * v`` leaf by leaf (non-float leaves unchanged)."""
+    """``x + step * v`` leaf by leaf (leaves without a tangent unchanged)."""
     if isinstance(x, (list, tuple)):
         items = [_shifted(item, step, d) for item, d in zip(x, v)]
         return items if isinstance(x, list) else tuple(items)
     if v is None:
         return x
-    if type(x) is float:
+    if type(x) is float or type(x) is complex:
         return x + step * v
     return x + step * np.asarray(v, dtype=_leaf_dtype(x))
 
 
 def _inner(a, b) -> float:
-    """The real inner product of two trees; ``ZERO``, ``NO_TANGENT`` and None count as 0."""
+    """The real inner product ``Re(sum(conj(a) * b))`` of two trees; ZERO, NO_TANGENT and None count as 0."""
     if a is ZERO or a is NO_TANGENT or a is None or b is ZERO or b is NO_TANGENT or b is None:
         return 0.0
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
@@ -115,6 +138,8 @@ def _inner(a, b) -> float:
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
         return 0.0
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        return float(np.sum(np.conj(a.astype(np.complex128)) * b.astype(np.complex128)).real)
     return float(np.sum(a.astype(np.float64) * b.astype(np.float64)))
 
 
@@ -247,16 +272,14 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
     if rule.nondifferentiable:
         return cotangents
 
-    dtypes = _float_dtypes(list(args)) + _float_dtypes(tuple(y) if isinstance(y, tuple) else y)
-    least = min(dtypes, key=lambda d: d.itemsize) if dtypes else np.dtype(np.float64)
+    dtypes = _inexact_dtypes(list(args)) + _inexact_dtypes(tuple(y) if isinstance(y, tuple) else y)
+    least = np.finfo(_least_precise(dtypes)).dtype  # complex64 -> float32
     default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    args64 = [_to_float64(x) for x in args]
+    args64 = [_widened(x) for x in args]
     y64 = rule.function(*args64, **kwargs)  # may stay in a narrower dtype (a cast): step for that
-    narrowest = min(_float_dtypes(tuple(y64) if isinstance(y64, tuple) else y64) or [np.dtype(np.float64)],
-                    key=lambda d: d.itemsize)
-    step = finite_difference_step(narrowest)
+    step = finite_difference_step(_least_precise(_inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
 
     def probe(i, t, v):
         shifted = list(args64)
@@ -280,37 +303,39 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
 
 
 def numerical_gradient(f, *args, argnums=0, eps=None):
-    """The gradient of the scalar function ``f`` by central finite differences.
+    """The gradient of the real scalar function ``f`` by central finite differences.
 
     ``argnums`` is an int (one gradient, shaped like that argument) or a tuple (a tuple of
     gradients). Each gradient is float64, or a Python float for a Python float argument;
-    ``f`` is evaluated on float64 copies of the arguments, twice per element.
+    ``f`` is evaluated on float64 copies of the arguments, twice per element. A complex
+    argument's gradient is complex128 (a Python complex for a Python complex), following
+    s2sad's convention: ``dL/dRe(z) + 1j * dL/dIm(z)``, probing both parts of each element.
     """
     single = isinstance(argnums, int)
     argnums = (argnums,) if single else tuple(argnums)
-    args64 = [_to_float64(x) for x in args]
+    args64 = [_widened(x) for x in args]
     step = finite_difference_step(np.float64) if eps is None else eps
+
+    def value_at(i, x):
+        shifted = list(args64)
+        shifted[i] = x
+        return float(f(*shifted))
+
     gradients = []
     for i in argnums:
-        x = args64[i]
-        if type(x) is float or np.ndim(x) == 0:
-            def at(value, i=i):
-                shifted = list(args64)
-                shifted[i] = value
-                return float(f(*shifted))
-            slope = (at(float(x) + step) - at(float(x) - step)) / (2 * step)
-            gradients.append(slope if type(args[i]) is float else np.asarray(slope))
-            continue
-        base = np.array(x, dtype=np.float64)
+        is_complex = np.iscomplexobj(args64[i])
+        base = np.array(args64[i], dtype=np.complex128 if is_complex else np.float64)
+        units = (1.0, 1j) if is_complex else (1.0,)
         gradient = np.zeros_like(base)
         for index in np.ndindex(base.shape):
-            values = []
-            for sign in (1, -1):
-                shifted_x = base.copy()
-                shifted_x[index] += sign * step
-                shifted = list(args64)
-                shifted[i] = shifted_x
-                values.append(float(f(*shifted)))
-            gradient[index] = (values[0] - values[1]) / (2 * step)
+            for unit in units:
+                values = []
+                for sign in (1, -1):
+                    shifted = base.copy()
+                    shifted[index] += sign * step * unit
+                    values.append(value_at(i, shifted.item() if base.ndim == 0 else shifted))  # a scalar stays a scalar
+                gradient[index] += unit * (values[0] - values[1]) / (2 * step)
+        if type(args[i]) is float or type(args[i]) is complex:
+            gradient = type(args[i])(gradient)
         gradients.append(gradient)
     return gradients[0] if single else tuple(gradients)

@@ -2,10 +2,11 @@
 import numpy as np
 
 
-def uses_if(x):
-    if x > 0:  # refused: if
-        return x
-    return -x
+def uses_return_in_loop(x):
+    for i in range(3):
+        if x > i:
+            return x * i  # refused: return in loop
+    return x
 
 
 def uses_for_else(x):
@@ -17,12 +18,12 @@ def uses_for_else(x):
     return total
 
 
-def uses_break(x):
-    total = 0.0
-    for i in range(3):
-        total = total + x
-        break  # refused: break
-    return total
+def uses_while_else(x):
+    while x < 1.0:
+        x = x * 2.0
+    else:  # refused: while-else
+        x = x + 1.0
+    return x
 
 
 def uses_lambda(x):
@@ -71,8 +72,8 @@ def uses_list_comprehension(x):
     return sum([v * v for v in x])  # refused: list comprehension
 
 
-def uses_conditional_expression(x):
-    return x if x > 0 else -x  # refused: conditional expression
+def uses_chained_comparison(x):
+    return x * (0.0 < x < 1.0)  # refused: chained comparison
 
 
 def uses_walrus(x):
@@ -99,8 +100,3 @@ def uses_unknown_attribute(x):
 
 def calls_a_builtin_without_rule(x):
     return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # refused: lambda inside
-
-
-def code_after_return(x):
-    return x
-    x = x + 1  # refused: code after return

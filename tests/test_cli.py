@@ -27,11 +27,11 @@ def test_show_prints_the_generated_code():
 
 
 def test_errors_are_compiler_style_without_traceback():
-    result = run("show", "tests/bad_programs.py:uses_if")
+    result = run("show", "tests/bad_programs.py:uses_try")
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
-    assert first.endswith("error: `if` statements are not supported yet")
-    assert "bad_programs.py:6:5:" in first
+    assert first.endswith("error: `try` blocks are not supported")
+    assert "bad_programs.py:39:5:" in first
     assert "Traceback" not in result.stderr
 
 

@@ -29,7 +29,7 @@ def affine_tanh_rrule(W, b, x):
     def affine_tanh_pullback(dresult):
         # sources.py:7: return np.sum(np.tanh(z))
         dtanh_z = expand_reduced(dresult, tanh_z, None, False, True)
-        dz = dtanh_z * (1 - tanh_z ** 2)
+        dz = dtanh_z * (1 - tanh_z ** 2).conjugate()
         # sources.py:6: z = W @ x + b
         dW_matmul_x = unbroadcast(dz, W_matmul_x)
         db = unbroadcast(dz, b)

@@ -1,4 +1,5 @@
 """project: every input's cotangent in that input's type, shape and dtype."""
+import warnings
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -91,6 +92,36 @@ def test_complex_primal_keeps_complex_and_real_primal_takes_the_real_part():
     assert g.dtype == np.float64
     np.testing.assert_array_equal(g, [1.0, 3.0])
     assert project(1.0, 2 + 5j) == 2.0
+
+
+def test_complex_scalars_arrays_and_broadcasting():
+    g = project(np.complex64(1), np.array(2 + 3j))
+    assert type(g) is np.complex64 and g == 2 + 3j
+    g = project(1j, np.array([1 + 1j, 2j]))
+    assert type(g) is complex and g == 1 + 3j
+    g = project(np.ones((1, 3), np.complex64), np.full((4, 3), 1 + 1j))
+    assert g.dtype == np.complex64 and g.shape == (1, 3)
+    np.testing.assert_array_equal(g, np.full((1, 3), 4 + 4j))
+    g = project(np.ones(2, np.complex128), np.array([1.0, 2.0]))  # a real cotangent of a complex input
+    assert g.dtype == np.complex128
+    np.testing.assert_array_equal(g, [1, 2])
+
+
+def test_real_primal_keeps_the_real_part_of_a_broadcast_complex_cotangent_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = project(np.ones(3, np.float32), np.full((2, 3), 1 + 5j))
+        assert g.dtype == np.float32
+        np.testing.assert_array_equal(g, [2.0, 2.0, 2.0])
+        assert type(project(np.float64(1), 2 - 1j)) is np.float64
+        assert project(np.array(1.0), np.array(3 + 4j)) == 3.0
+
+
+def test_zero_for_a_complex_primal_is_complex_zeros():
+    g = project(np.ones(2, np.complex64), ZERO)
+    assert g.dtype == np.complex64
+    np.testing.assert_array_equal(g, 0)
+    assert type(project(1j, ZERO)) is complex
 
 
 @pytest.mark.parametrize("primal", [3, True, "s", None, np.int64(2), np.ones(3, dtype=np.int32), len])

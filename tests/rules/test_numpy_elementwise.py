@@ -1,10 +1,14 @@
-"""Rules of rules/numpy_elementwise.py: the hand-derived slope, finite differences, dtypes, edges."""
+"""Rules of rules/numpy_elementwise.py: the hand-derived slope, finite differences, dtypes, edges;
+complex inputs (holomorphic rules conjugate their slope) and real losses of complex values."""
+import warnings
+
 import numpy as np
 import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.testing import check_rrule
+from s2sad.tangents import ZERO
+from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(1)
 
@@ -200,3 +204,168 @@ def test_power_with_zero_base_and_zero_cotangent():
 def test_scalar_type_casts(cast):
     (dx,) = check_rrule(cast, np.float32(1.5), atol=1e-2, rtol=1e-2)
     assert dx.dtype == np.float32
+
+
+# ------------------------------------------------------------------ complex inputs: g * conj(f'(z)) for holomorphic f
+def complex_sample(shape, domain="complex"):
+    z = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return {"complex": z, "small": 0.4 * z, "nonzero": z + 0.2 * np.sign(z.real)}[domain]
+
+
+HOLOMORPHIC = [
+    (np.sin,        "complex", np.cos),
+    (np.cos,        "complex", lambda z: -np.sin(z)),
+    (np.tan,        "small",   lambda z: 1 / np.cos(z) ** 2),
+    (np.arcsin,     "small",   lambda z: 1 / np.sqrt(1 - z ** 2)),
+    (np.arccos,     "small",   lambda z: -1 / np.sqrt(1 - z ** 2)),
+    (np.arctan,     "small",   lambda z: 1 / (1 + z ** 2)),
+    (np.sinh,       "complex", np.cosh),
+    (np.cosh,       "complex", np.sinh),
+    (np.tanh,       "small",   lambda z: 1 / np.cosh(z) ** 2),
+    (np.arcsinh,    "small",   lambda z: 1 / np.sqrt(1 + z ** 2)),
+    (np.arccosh,    "complex", lambda z: 1 / (np.sqrt(z - 1) * np.sqrt(z + 1))),
+    (np.arctanh,    "small",   lambda z: 1 / (1 - z ** 2)),
+    (np.exp,        "complex", np.exp),
+    (np.exp2,       "complex", lambda z: np.log(2) * 2 ** z),
+    (np.expm1,      "complex", np.exp),
+    (np.log,        "nonzero", lambda z: 1 / z),
+    (np.log2,       "nonzero", lambda z: 1 / (z * np.log(2))),
+    (np.log10,      "nonzero", lambda z: 1 / (z * np.log(10))),
+    (np.log1p,      "small",   lambda z: 1 / (1 + z)),
+    (np.sqrt,       "nonzero", lambda z: 0.5 / np.sqrt(z)),
+    (np.square,     "complex", lambda z: 2 * z),
+    (np.reciprocal, "nonzero", lambda z: -1 / z ** 2),
+    (np.sinc,       "nonzero", lambda z: (np.cos(np.pi * z) - np.sinc(z)) / z),
+    (np.negative,   "complex", lambda z: -np.ones_like(z)),
+    (np.positive,   "complex", np.ones_like),
+]
+HOLOMORPHIC_IDS = [f.__name__ for f, _, _ in HOLOMORPHIC]
+
+
+@pytest.mark.parametrize("f, domain, slope", HOLOMORPHIC, ids=HOLOMORPHIC_IDS)
+def test_holomorphic_formula_conjugates_the_slope(f, domain, slope):
+    z, g = complex_sample(5, domain), complex_sample(5)
+    (dz,) = cotangents(f, z, g=g)
+    np.testing.assert_allclose(dz, g * np.conj(slope(z)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, domain, slope", HOLOMORPHIC, ids=HOLOMORPHIC_IDS)
+def test_holomorphic_finite_differences(f, domain, slope):
+    z = complex_sample((2, 3), domain)
+    check_rrule(f, z)
+    check_rrule(f, -z)  # the other half plane: branch cuts of arccosh, sqrt, log
+    (dz,) = check_rrule(f, z.astype(np.complex64))
+    assert dz.dtype == np.complex64
+    check_rrule(f, complex(z[0, 0]))
+    check_rrule(f, np.array(z[0, 0]))
+
+
+COMPLEX_BINARY = [np.add, np.subtract, np.multiply, np.divide]
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("f", COMPLEX_BINARY, ids=[f.__name__ for f in COMPLEX_BINARY])
+def test_complex_binary(f, shapes):
+    a, b = complex_sample(shapes[0], "nonzero"), complex_sample(shapes[1], "nonzero")
+    check_rrule(f, a, b)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # unbroadcast keeps the real part
+        da, db = check_rrule(f, a.real, b)  # a real operand gets a real cotangent
+        assert da.dtype == np.float64 and db.dtype == np.complex128
+        check_rrule(f, a.astype(np.complex64), 1.5)
+
+
+def test_multiply_and_divide_formulas():
+    a, b, g = complex_sample(4), complex_sample(4, "nonzero"), complex_sample(4)
+    np.testing.assert_allclose(cotangents(np.multiply, a, b, g=g), (g * np.conj(b), g * np.conj(a)))
+    np.testing.assert_allclose(cotangents(np.divide, a, b, g=g), (g / np.conj(b), -g * np.conj(a / b ** 2)))
+
+
+# ------------------------------------------------------------------ complex parts: abs, angle, real, imag, conj
+def test_abs_of_complex_is_g_times_z_over_abs_z_and_zero_at_zero():
+    z = np.array([3 + 4j, 0j, -1j])
+    (dz,) = cotangents(np.abs, z, g=np.array([1.0, 1.0, 2.0]))
+    np.testing.assert_allclose(dz, [0.6 + 0.8j, 0, -2j])
+    check_rrule(np.abs, complex_sample((2, 3), "nonzero"))
+    (dz,) = check_rrule(np.abs, complex_sample(3, "nonzero").astype(np.complex64))
+    assert dz.dtype == np.complex64
+    check_rrule(np.abs, 1.0 - 2.0j)
+
+
+@pytest.mark.parametrize("deg", [False, True])
+def test_angle(deg):
+    z = complex_sample((2, 3), "nonzero")
+    check_rrule(np.angle, z, deg)
+    check_rrule(np.angle, z.astype(np.complex64), deg)
+    check_rrule(np.angle, complex(z[0, 0]), deg)
+    g = rng.standard_normal((2, 3))
+    (dz, _) = cotangents(np.angle, z, deg, g=g)
+    scale = 180 / np.pi if deg else 1.0
+    np.testing.assert_allclose(dz, scale * g * 1j / np.conj(z))  # grad atan2(y, x) = (-y + 1j x) / |z|^2
+    with np.errstate(all="raise"):
+        (dz, _) = cotangents(np.angle, np.array([0j, 1j]), deg, g=np.ones(2))
+    assert dz[0] == 0
+    (dx, _) = cotangents(np.angle, np.array([-1.0, 2.0]), deg, g=np.ones(2))
+    assert dx is ZERO  # a real number's angle is piecewise constant
+
+
+def test_real_imag_conj():
+    z, g = complex_sample((2, 3)), rng.standard_normal((2, 3))
+    for f in (np.real, np.imag, np.conjugate, np.conj):
+        check_rrule(f, z)
+        (dz,) = check_rrule(f, z.astype(np.complex64))
+        assert dz.dtype == np.complex64
+        check_rrule(f, complex(z[0, 0]))
+    np.testing.assert_array_equal(cotangents(np.real, z, g=g)[0], g + 0j)
+    np.testing.assert_array_equal(cotangents(np.imag, z, g=g)[0], 1j * g)
+    gz = complex_sample((2, 3))
+    np.testing.assert_array_equal(cotangents(np.conjugate, z, g=gz)[0], np.conj(gz))
+    x = rng.standard_normal(3)
+    assert cotangents(np.imag, x, g=np.ones(3))[0] is ZERO
+    np.testing.assert_array_equal(cotangents(np.real, x, g=np.ones(3))[0], np.ones(3))
+
+
+def test_real_if_close():
+    z = complex_sample((2, 3))
+    check_rrule(np.real_if_close, z)  # not close: the identity
+    nearly_real = z.real + 1e-20j
+    (dz,) = check_rrule(np.real_if_close, nearly_real)  # close: the real part
+    assert dz.dtype == np.complex128
+    np.testing.assert_array_equal(cotangents(np.real_if_close, nearly_real, g=np.ones((2, 3)))[0], np.ones((2, 3)))
+    check_rrule(np.real_if_close, rng.standard_normal(3).astype(np.float32))
+
+
+# ------------------------------------------------------------------ real losses of complex values, rule by rule
+def chain(z, *steps):
+    """Run rules one after another; return the value and the cotangent of ``z`` for a seed of 1."""
+    value, pullbacks = z, []
+    for f, *extra in steps:
+        value, pullback = rule_for(f).rrule(value, *extra)
+        pullbacks.append(pullback)
+    g = np.ones_like(value)
+    for pullback in reversed(pullbacks):
+        g = pullback(g)[1]
+    return value, g
+
+
+W = complex_sample(4, "nonzero")
+LOSSES = {
+    "sum(real(exp(z)))": lambda z: (z, (np.exp,), (np.real,), (np.sum,)),
+    "sum(abs(z * w))": lambda z: (z, (np.multiply, W), (np.abs,), (np.sum,)),
+    "sum(real(log(z) / w))": lambda z: (z, (np.log,), (np.divide, W), (np.real,), (np.sum,)),
+    "sum(imag(tanh(z)) ** 2)": lambda z: (z, (np.tanh,), (np.imag,), (np.square,), (np.sum,)),
+    "sum(angle(sqrt(z)))": lambda z: (z, (np.sqrt,), (np.angle,), (np.sum,)),
+    "mean(abs(conj(z) + w))": lambda z: (z, (np.conjugate,), (np.add, W), (np.abs,), (np.mean,)),
+}
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_gradient_of_a_real_loss_is_d_by_d_real_plus_1j_d_by_d_imag(name):
+    z = complex_sample(4, "nonzero")
+
+    def loss(z):
+        return chain(*LOSSES[name](z))[0]
+
+    value, dz = chain(*LOSSES[name](z))
+    assert np.isrealobj(value) and dz.dtype == np.complex128
+    np.testing.assert_allclose(dz, numerical_gradient(loss, z), rtol=1e-6, atol=1e-8)

@@ -4,6 +4,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
+from s2sad.tangents import ZERO, Tangent
 from s2sad.testing import check_rrule
 
 rng = np.random.default_rng(4)
@@ -214,3 +215,291 @@ def test_eigh_eigenvectors_through_a_sign_invariant_function():
     numeric = (f(a + step * direction) - f(a - step * direction)) / (2 * step)
     assert np.sum(da * direction) == pytest.approx(numeric, rel=1e-5)
     np.testing.assert_allclose(da, da.T)
+
+
+# ------------------------------------------------------------------ vdot, matrix_power, det at singular matrices
+def test_vdot():
+    for a, b in ((r(3), r(3)), (r(2, 3), r(6)), (r(2, 2), r(2, 2))):
+        check_rrule(np.vdot, a, b)
+    da, db = check_rrule(np.vdot, r(3).astype(np.float32), r(3).astype(np.float32))
+    assert da.dtype == db.dtype == np.float32
+    da, db = check_rrule(np.vdot, 1.5, -2.0)
+    assert type(da) is float and type(db) is float
+    a, b = r(2, 3), r(6)
+    da, db = cotangents(np.vdot, a, b, g=2.0)
+    np.testing.assert_allclose(da, 2 * b.reshape(2, 3))
+    np.testing.assert_allclose(db, 2 * a.ravel())
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 13, -1, -2, -5])
+def test_matrix_power(n):
+    check_rrule(np.linalg.matrix_power, well_conditioned(3, 3) / 3, n)
+    check_rrule(np.linalg.matrix_power, well_conditioned(2, 3, 3) / 3, n)
+
+
+def test_matrix_power_formula_and_float32():
+    a, g = r(3, 3), r(3, 3)
+    (da, _) = cotangents(np.linalg.matrix_power, a, 2, g=g)
+    np.testing.assert_allclose(da, g @ a.T + a.T @ g)
+    (da, _) = cotangents(np.linalg.matrix_power, a, 0, g=g)
+    np.testing.assert_array_equal(da, np.zeros((3, 3)))
+    (da, _) = check_rrule(np.linalg.matrix_power, (well_conditioned(3, 3) / 3).astype(np.float32), -3)
+    assert da.dtype == np.float32
+
+
+def _cofactor_matrix(a):
+    """Signed minors, one by one: an oracle independent of inv and svd."""
+    n = a.shape[0]
+    return np.array([[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(a, i, 0), j, 1)) for j in range(n)]
+                     for i in range(n)])
+
+
+@pytest.mark.parametrize("a", [
+    np.array([[1.0, 2.0], [2.0, 4.0]]),                          # rank 1 of 2: cofactors nonzero
+    r(3, 2) @ r(2, 3),                                           # rank 2 of 3
+    r(4, 2) @ r(2, 4),                                           # rank 2 of 4: cofactors vanish
+    np.zeros((3, 3)),
+    well_conditioned(3, 3),
+], ids=["rank1of2", "rank2of3", "rank2of4", "zeros", "regular"])
+def test_det_exact_at_singular_matrices(a):
+    check_rrule(np.linalg.det, a)
+    (da,) = cotangents(np.linalg.det, a, g=1.0)
+    np.testing.assert_allclose(da, _cofactor_matrix(a), atol=1e-12)
+
+
+def test_det_of_a_stack_with_a_singular_member():
+    a = np.stack([well_conditioned(3, 3), r(3, 2) @ r(2, 3)])
+    check_rrule(np.linalg.det, a)
+
+
+def test_slogdet_cotangent_forms():
+    a = well_conditioned(3, 3)
+    expected = np.linalg.inv(a).T
+    for g in ((ZERO, 1.0), [0.0, 1.0], Tangent(type(np.linalg.slogdet(a)), logabsdet=1.0)):
+        (da,) = cotangents(np.linalg.slogdet, a, g=g)
+        np.testing.assert_allclose(da, expected)
+    (da,) = cotangents(np.linalg.slogdet, a, g=(1.0, ZERO))
+    assert da is ZERO
+
+
+# ------------------------------------------------------------------ svd: losses blind to the singular vectors' signs
+def _svd_cotangent(a, full_matrices):
+    """The cotangent of (U, S, Vh) for L = <C, U_k diag(c) Vh_k> + <S', s> (+ projections on the extra columns)."""
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    c, weights = r(*a.shape), r(*s.shape)
+    g_u, g_vh = np.zeros_like(u), np.zeros_like(vh)
+    g_u[..., :k] = c @ np.swapaxes(vh[..., :k, :], -1, -2) * weights[..., None, :]
+    g_vh[..., :k, :] = weights[..., :, None] * (np.swapaxes(u[..., :k], -1, -2) @ c)
+    if full_matrices and u.shape[-1] > k:                 # <D, U2 U2^T>: blind to the basis of U2
+        d = symmetric(*u.shape)
+        g_u[..., k:] = 2 * d @ u[..., k:]
+    if full_matrices and vh.shape[-1] > k:
+        d = symmetric(*vh.shape)
+        g_vh[..., k:, :] = 2 * np.swapaxes(d @ np.swapaxes(vh[..., k:, :], -1, -2), -1, -2)
+    return g_u, r(*s.shape), g_vh
+
+
+SVD_SHAPES = [(4, 3), (3, 5), (3, 3), (2, 4, 3), (2, 3, 5)]
+
+
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("shape", SVD_SHAPES, ids=str)
+def test_svd(shape, full_matrices):
+    a = r(*shape)
+    check_rrule(np.linalg.svd, a, full_matrices, cotangent=_svd_cotangent(a, full_matrices))
+    check_rrule(np.linalg.svd, a, full_matrices, False)
+
+
+def test_svd_projection_loss_and_float32():
+    a = r(5, 3)
+    u = np.linalg.svd(a, full_matrices=False)[0]
+    d = symmetric(5, 5)
+    check_rrule(np.linalg.svd, a, False, cotangent=(2 * d @ u, np.zeros(3), np.zeros((3, 3))))   # L = <D, U U^T>
+    a32 = r(4, 3).astype(np.float32)
+    (da, _) = check_rrule(np.linalg.svd, a32, False, cotangent=tuple(
+        x.astype(np.float32) for x in _svd_cotangent(a32.astype(np.float64), False)))
+    assert da.dtype == np.float32
+
+
+def test_svd_formulas_and_cotangent_forms():
+    a = r(4, 3)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    (da, *_) = cotangents(np.linalg.svd, a, False, False, g=np.ones(3))    # nuclear norm: U Vh
+    np.testing.assert_allclose(da, u @ vh)
+    result = np.linalg.svd(a, full_matrices=False)
+    (da_tangent, *_) = cotangents(np.linalg.svd, a, False, g=Tangent(type(result), S=np.ones(3)))
+    (da_tuple, *_) = cotangents(np.linalg.svd, a, False, g=(ZERO, np.ones(3), ZERO))
+    np.testing.assert_allclose(da_tangent, u @ vh)
+    np.testing.assert_allclose(da_tuple, u @ vh)
+    # a rank-deficient matrix: the singular values' gradient stays finite
+    (da, *_) = cotangents(np.linalg.svd, r(4, 1) @ r(1, 3), False, False, g=np.ones(3))
+    assert np.all(np.isfinite(da))
+
+
+def test_svd_hermitian_and_svdvals():
+    a = symmetric(4, 4)
+    check_rrule(np.linalg.svd, a, False, False, True, directions=[symmetric(4, 4), None, None, None])
+    check_rrule(np.linalg.svdvals, r(3, 5))
+    check_rrule(np.linalg.svdvals, r(2, 4, 3))
+
+
+# ------------------------------------------------------------------ pinv, lstsq
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (3, 3), (2, 4, 3)], ids=str)
+def test_pinv(shape):
+    check_rrule(np.linalg.pinv, r(*shape))
+
+
+def test_pinv_rank_deficient_hermitian_float32():
+    b, c = r(5, 2), r(2, 4)
+    a = b @ c
+    check_rrule(np.linalg.pinv, a, directions=[r(5, 2) @ c, None, None])   # moves that keep the rank 2
+    check_rrule(np.linalg.pinv, a, directions=[b @ r(2, 4), None, None])
+    check_rrule(np.linalg.pinv, symmetric(3, 3) + 3 * np.eye(3), None, True,
+                directions=[symmetric(3, 3), None, None])
+    (da, *_) = check_rrule(np.linalg.pinv, r(4, 3).astype(np.float32))
+    assert da.dtype == np.float32
+
+
+@pytest.mark.parametrize("shapes", [((5, 3), (5,)), ((5, 3), (5, 2)), ((3, 3), (3,)), ((3, 5), (3, 2)),
+                                    ((3, 5), (3,))], ids=str)
+def test_lstsq(shapes):
+    check_rrule(np.linalg.lstsq, r(*shapes[0]), r(*shapes[1]))
+
+
+def test_lstsq_formulas():
+    a, b, g = r(5, 3), r(5), r(3)
+    da, db = cotangents(np.linalg.lstsq, a, b, g=(g, ZERO, ZERO, ZERO))
+    np.testing.assert_allclose(db, np.linalg.pinv(a).T @ g)
+    x = np.linalg.lstsq(a, b)[0]
+    _, db = cotangents(np.linalg.lstsq, a, b, g=(ZERO, np.ones(1), ZERO, ZERO))
+    np.testing.assert_allclose(db, 2 * (b - a @ x))      # d |b - a x|^2 / db at the optimum
+
+
+# ------------------------------------------------------------------ qr
+def _qr_cotangent(a, mode):
+    q, rr = np.linalg.qr(a, mode)
+    g_q = r(*q.shape)
+    cols = a.shape[-1]
+    if q.shape[-1] > cols:   # mode='complete', tall: only losses blind to the basis of the extra columns
+        g_q[..., cols:] = 2 * symmetric(*q.shape[:-1], q.shape[-2]) @ q[..., cols:]
+    return g_q, np.triu(r(*rr.shape))
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (3, 5), (2, 4, 3), (2, 3, 5)], ids=str)
+def test_qr(shape, mode):
+    a = r(*shape)
+    cotangent = np.triu(r(*np.linalg.qr(a, "r").shape)) if mode == "r" else _qr_cotangent(a, mode)
+    check_rrule(np.linalg.qr, a, mode, cotangent=cotangent)
+
+
+def test_qr_float32_and_raw():
+    a = r(4, 3).astype(np.float32)
+    (da,) = check_rrule(np.linalg.qr, a, cotangent=tuple(x.astype(np.float32) for x in _qr_cotangent(a, "reduced")))
+    assert da.dtype == np.float32
+    with pytest.raises(NotImplementedError, match="raw"):
+        cotangents(np.linalg.qr, a, "raw", g=(np.ones((3, 4)), np.ones(3)))
+
+
+# ------------------------------------------------------------------ eigenvalues and eigenvectors
+def test_eigvalsh():
+    for a in (symmetric(4, 4), symmetric(2, 3, 3)):
+        check_rrule(np.linalg.eigvalsh, a, directions=[symmetric(*a.shape), None])
+    check_rrule(np.linalg.eigvalsh, symmetric(3, 3), "U", directions=[symmetric(3, 3), None])
+    (da, _) = cotangents(np.linalg.eigvalsh, symmetric(3, 3), "L", g=np.ones(3))
+    np.testing.assert_allclose(da, np.eye(3), atol=1e-12)               # d trace / dA
+
+
+def test_eigh_cotangent_as_a_tangent():
+    a = symmetric(3, 3)
+    result = np.linalg.eigh(a)
+    (da,) = cotangents(np.linalg.eigh, a, g=Tangent(type(result), eigenvalues=np.ones(3)))
+    np.testing.assert_allclose(da, np.eye(3), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 3), (2, 3, 3)], ids=str)
+def test_eigvals_real_matrix_with_complex_eigenvalues(shape):
+    a = r(*shape)
+    assert np.iscomplexobj(np.linalg.eigvals(a))
+    check_rrule(np.linalg.eigvals, a)
+
+
+def test_eigvals_real_spectrum_and_formula():
+    q = well_conditioned(3, 3)
+    a = q @ np.diag([1.0, 2.0, 4.0]) @ np.linalg.inv(q)
+    check_rrule(np.linalg.eigvals, a)
+    (da,) = cotangents(np.linalg.eigvals, a, g=np.ones(3))
+    np.testing.assert_allclose(da, np.eye(3), atol=1e-10)               # the trace again
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 3), (2, 3, 3)], ids=str)
+def test_eig_through_phase_blind_losses(shape):
+    """L = <D, |V|^2> + <c, w>: |V|^2 does not see the eigenvectors' phases, but does see their norms."""
+    a = r(*shape)
+    w, v = np.linalg.eig(a)
+    g_w = r(*w.shape) + 1j * r(*w.shape)
+    check_rrule(np.linalg.eig, a, cotangent=(g_w, 2 * r(*v.shape) * v))
+
+
+def test_eig_cotangent_forms():
+    a = r(3, 3)
+    result = np.linalg.eig(a)
+    (da,) = cotangents(np.linalg.eig, a, g=Tangent(type(result), eigenvalues=np.ones(3)))
+    np.testing.assert_allclose(da, np.eye(3), atol=1e-10)
+    assert da.dtype == np.float64
+
+
+# ------------------------------------------------------------------ cond, norms
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf], ids=str)
+def test_cond(p):
+    check_rrule(np.linalg.cond, well_conditioned(4, 4), p)
+    check_rrule(np.linalg.cond, well_conditioned(2, 3, 3), p)
+
+
+def test_cond_non_square_and_formula():
+    check_rrule(np.linalg.cond, r(3, 5))
+    check_rrule(np.linalg.cond, r(5, 3), -2)
+    a = well_conditioned(3, 3)
+    u, s, vh = np.linalg.svd(a)
+    (da, _) = cotangents(np.linalg.cond, a, None, g=1.0)
+    np.testing.assert_allclose(da, np.outer(u[:, 0], vh[0]) / s[-1] - s[0] / s[-1] ** 2 * np.outer(u[:, -1], vh[-1]))
+
+
+VECTOR_ORDS = [None, 1, 2, 3, 0.5, -1, -2.5, np.inf, -np.inf, 0]
+MATRIX_ORDS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("ord", VECTOR_ORDS, ids=str)
+def test_vector_norms_every_ord_and_axis(ord, keepdims):
+    check_rrule(np.linalg.norm, r(5), ord=ord, keepdims=keepdims)     # ord by keyword: a constant, not probed
+    for shape, axis in (((3, 4), 1), ((3, 4), 0), ((2, 3, 4), -2)):
+        check_rrule(np.linalg.norm, r(*shape), ord=ord, axis=axis, keepdims=keepdims)
+    check_rrule(np.linalg.vector_norm, r(3, 4), axis=(0, 1), keepdims=keepdims, ord=2 if ord is None else ord)
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("ord", MATRIX_ORDS, ids=str)
+def test_matrix_norms_every_ord_and_axes(ord, keepdims):
+    check_rrule(np.linalg.norm, r(3, 4), ord=ord, keepdims=keepdims)
+    for axis in ((1, 2), (2, 0), (-1, -3), (1, 0)):
+        check_rrule(np.linalg.norm, r(2, 3, 4), ord=ord, axis=axis, keepdims=keepdims)
+    check_rrule(np.linalg.matrix_norm, r(2, 3, 4), keepdims=keepdims, ord="fro" if ord is None else ord)
+
+
+def test_norm_float32_and_flattened():
+    (dx,) = check_rrule(np.linalg.norm, r(3, 4).astype(np.float32), ord="nuc")
+    assert dx.dtype == np.float32
+    check_rrule(np.linalg.norm, r(2, 3, 4))                          # no ord, no axis: the flattened 2-norm
+    check_rrule(np.linalg.vector_norm, r(2, 3, 4))
+
+
+def test_eigvals_matches_eig_order_to_its_own():
+    """eig and eigvals may list the eigenvalues in different orders: the rule pairs them by value."""
+    a = r(4, 4)
+    vjp = rule_for(np.linalg.eigvals).vjp_function("a")
+    w = np.linalg.eigvals(a)
+    g = r(4) + 1j * r(4)
+    order = [2, 0, 3, 1]
+    np.testing.assert_allclose(vjp(g[order], w[order], a), vjp(g, w, a))

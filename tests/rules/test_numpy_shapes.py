@@ -4,7 +4,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.tangents import NO_TANGENT
+from s2sad.tangents import NO_TANGENT, ZERO, Tangent
 from s2sad.testing import check_rrule
 
 rng = np.random.default_rng(3)
@@ -96,6 +96,104 @@ CASES = [
 if hasattr(np, "permute_dims"):
     CASES += [(np.permute_dims, (r(2, 3, 4), (2, 0, 1)), {}), (np.astype, (r(2, 3), np.float64), {})]
 
+
+def increasing(n):
+    """Distinct, unevenly spaced coordinates."""
+    return np.cumsum(rng.uniform(0.2, 1.0, n))
+
+
+def positive(*shape):
+    return rng.uniform(0.2, 1.5, shape)
+
+
+CASES += [
+    # more axes and offsets for rules that select or move
+    (np.flip,        (r(2, 3, 4), (0, 2)), {}),
+    (np.flip,        (r(2, 3, 4), -1), {}),
+    (np.diagonal,    (r(3, 3), -2), {}),
+    (np.diagonal,    (r(2, 3, 4), 2, 0, 2), {}),
+    (np.diagonal,    (r(4, 2, 3), 0, -1, 0), {}),
+    (np.trace,       (r(4, 3), -2), {}),
+    (np.trace,       (r(2, 3, 4), 1, 1, 2), {}),
+    (np.triu,        (r(4),), {}),              # a 1-D m is broadcast to a square first
+    (np.triu,        (r(3, 4), -1), {}),
+    (np.tril,        (r(2, 3, 4), 2), {}),
+    (np.tril,        (r(3), 1), {}),
+    (np.sort,        (r(3, 4, 5), 1), {}),
+    (np.sort,        (r(3, 4, 5), 0), {}),
+    # kron: ndims equal, different, 0-d, a Python float
+    (np.kron,        (r(2, 3), r(4, 2)), {}),
+    (np.kron,        (r(3), r(2, 2)), {}),
+    (np.kron,        (r(2, 1, 2), r(3)), {}),
+    (np.kron,        (r(), r(3)), {}),
+    (np.kron,        (1.5, r(2)), {}),
+    (np.kron,        (r(2, 2), -0.5), {}),
+    # rollaxis: NumPy's reading of start, negative axes
+    (np.rollaxis,    (r(2, 3, 4), 2), {}),
+    (np.rollaxis,    (r(2, 3, 4), 0, 3), {}),
+    (np.rollaxis,    (r(2, 3, 4), -1, -2), {}),
+    (np.rollaxis,    (r(2, 3, 4), 1, 1), {}),
+    (np.rollaxis,    (r(2, 3, 4, 5), 1, 4), {}),
+    # partition: kth an int or a sequence, any axis, flattened
+    (np.partition,   (r(7), 3), {}),
+    (np.partition,   (r(7), -1), {}),
+    (np.partition,   (r(4, 6), [1, 3], 0), {}),
+    (np.partition,   (r(3, 5, 4), (0, 3), 1), {}),
+    (np.partition,   (r(4, 6), 2, None), {}),
+    # take_along_axis: repeated indices, broadcasting indices, axis None
+    (np.take_along_axis, (r(3, 4), np.array([[0, 0, 3], [1, 1, 1], [2, 0, 1]]), 1), {}),
+    (np.take_along_axis, (r(3, 4), np.array([[0, 2, 1, 0, 0]]).T, 0), {}),
+    (np.take_along_axis, (r(3, 4), np.array([[1], [0], [-1]]), -1), {}),
+    (np.take_along_axis, (r(3, 4), np.array([11, 0, 0, 5]), None), {}),
+    (np.take_along_axis, (r(2, 3, 4), np.argsort(r(2, 3, 4), axis=1), 1), {}),
+    # splits: sections as an int or as indices, every axis, empty pieces
+    (np.split,       (r(6, 2), 3), {}),
+    (np.split,       (r(6, 2), [1, 4]), {}),
+    (np.split,       (r(2, 6), [2, 2, 7], 1), {}),
+    (np.split,       (r(2, 3, 4), 2, -1), {}),
+    (np.array_split, (r(7, 3), 3), {}),
+    (np.array_split, (r(2, 3), 5, 1), {}),
+    (np.array_split, (r(8), [3]), {}),
+    (np.hsplit,      (r(3, 4), 2), {}),
+    (np.hsplit,      (r(6), [2, 5]), {}),
+    (np.vsplit,      (r(4, 3), [1]), {}),
+    (np.dsplit,      (r(2, 2, 6), 3), {}),
+    # np.gradient: spacing none, one scalar, per axis, coordinates; axis; both edge orders
+    (np.gradient,    (r(6),), {}),
+    (np.gradient,    (r(2),), {}),
+    (np.gradient,    (r(3),), {"edge_order": 2}),
+    (np.gradient,    (r(6), 0.5), {}),
+    (np.gradient,    (r(6), r() + 2.0), {"edge_order": 2}),
+    (np.gradient,    (r(6), increasing(6)), {}),
+    (np.gradient,    (r(6), increasing(6)), {"edge_order": 2}),
+    (np.gradient,    (r(5, 6),), {}),
+    (np.gradient,    (r(5, 6), 0.3), {"edge_order": 2}),
+    (np.gradient,    (r(5, 6), 0.3, increasing(6)), {"edge_order": 2}),
+    (np.gradient,    (r(5, 6), increasing(6)), {"axis": 1}),
+    (np.gradient,    (r(4, 3, 5), 2.0, increasing(4)), {"axis": (-1, 0)}),
+    (np.gradient,    (r(6), np.linspace(0.0, 1.0, 6)), {}),   # evenly spaced coordinates
+    # cumprod: axes, flattened, zeros, a Python float and a 0-d array
+    (np.cumprod,     (r(5),), {}),
+    (np.cumprod,     (r(3, 4), 1), {}),
+    (np.cumprod,     (r(3, 4), -2), {}),
+    (np.cumprod,     (r(2, 3, 2),), {}),
+    (np.cumprod,     (np.array([1.5, 0.0, 2.0, 0.0, 3.0]),), {}),
+    (np.cumprod,     (np.array([[2.0, 0.0, 3.0], [0.0, 1.5, -2.0], [1.0, 2.0, 0.0]]), 1), {}),
+    (np.cumprod,     (1.5,), {}),
+    (np.cumprod,     (r(),), {}),
+    # average: no weights, weights like a, 1-D weights along an axis, weights along a tuple of axes
+    (np.average,     (r(3, 4),), {}),
+    (np.average,     (r(3, 4), 0), {}),
+    (np.average,     (r(3, 4), 1, positive(4)), {}),
+    (np.average,     (r(3, 4), None, positive(3, 4)), {}),
+    (np.average,     (r(3, 4), 1, positive(3, 4), True), {}),
+    (np.average,     (r(3, 4), 0, positive(3), True), {"keepdims": True}),
+    (np.average,     (r(2, 3, 4), (2, 0), positive(4, 2), True), {}),
+    (np.average,     (r(2, 3), None, None, True), {}),
+    (np.average,     (1.5,), {}),
+    (np.average,     (r(), None, r() + 2.0), {}),
+]
+
 IDS = [f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(CASES)]
 
 
@@ -162,3 +260,218 @@ def test_shape_arguments_have_no_tangent():
     assert dshape is NO_TANGENT
     (_, dfill) = cotangents(np.full, (2, 3), 1.5, g=np.ones((2, 3)))
     assert dfill == 6.0
+
+
+# ------------------------------------------------------------------ np.pad: every differentiable mode, every pad_width form
+PAD_WIDTHS = [2, (1,), (1, 3), ((2, 0), (1, 2)), {1: (0, 2)}, ((7, 9), (6, 5))]   # the last is wider than the array
+PAD_MODES = [
+    ("constant", {}), ("constant", {"constant_values": 1.5}), ("edge", {}), ("wrap", {}),
+    ("reflect", {}), ("reflect", {"reflect_type": "odd"}), ("symmetric", {}), ("symmetric", {"reflect_type": "odd"}),
+    ("linear_ramp", {}), ("linear_ramp", {"end_values": ((1.0, -1.0), (0.5, 2.0))}),
+    ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {}), ("mean", {"stat_length": ((1, 2), (3, 1))}),
+    ("median", {}), ("median", {"stat_length": (2, 3)}),
+]
+
+
+@pytest.mark.parametrize("width", PAD_WIDTHS, ids=str)
+@pytest.mark.parametrize("mode, options", PAD_MODES, ids=[f"{m}-{i}" for i, (m, _) in enumerate(PAD_MODES)])
+def test_pad(mode, options, width):
+    x = r(4, 5)
+    check_rrule(np.pad, x, width, mode, **options)
+    (dx, *_) = check_rrule(np.pad, x.astype(np.float32), width, mode, **options)
+    assert dx.dtype == np.float32
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum",
+                                  "mean", "median"])
+def test_pad_shapes(mode):
+    check_rrule(np.pad, r(40), (3, 5), mode)            # a long axis: only elements near the ends are padded with
+    check_rrule(np.pad, r(2, 3, 4), ((1, 0), (0, 2), (2, 1)), mode)
+    check_rrule(np.pad, r(1, 3), 2, mode)               # a length-1 axis (reflect pads it like edge)
+    (dx, *_) = check_rrule(np.pad, 1.5, 2, mode)        # a 0-d input has nothing to pad
+    assert type(dx) is float
+
+
+def test_pad_formulas():
+    g = np.arange(1.0, 7.0)
+    (dx, *_) = cotangents(np.pad, np.zeros(3), (2, 1), "reflect", g=g)      # [x2 x1 | x0 x1 x2 | x1]
+    np.testing.assert_array_equal(dx, [3.0, 2.0 + 4.0 + 6.0, 1.0 + 5.0])
+    (dx, *_) = cotangents(np.pad, np.zeros(3), (2, 1), "wrap", g=g)         # [x1 x2 | x0 x1 x2 | x0]
+    np.testing.assert_array_equal(dx, [3.0 + 6.0, 1.0 + 4.0, 2.0 + 5.0])
+    (dx, *_) = cotangents(np.pad, np.zeros(3), (2, 1), "edge", g=g)
+    np.testing.assert_array_equal(dx, [1.0 + 2.0 + 3.0, 4.0, 5.0 + 6.0])
+    (dx, *_) = cotangents(np.pad, np.zeros(3), (2, 1), "mean", g=g)
+    np.testing.assert_allclose(dx, np.array([3.0, 4.0, 5.0]) + (1.0 + 2.0 + 6.0) / 3)
+    (dx, *_) = cotangents(np.pad, np.zeros((2, 2)), 1, "constant", g=np.arange(16.0).reshape(4, 4))
+    np.testing.assert_array_equal(dx, [[5.0, 6.0], [9.0, 10.0]])
+
+
+def test_pad_statistics_at_ties_and_medians():
+    # maximum: the two tied maxima share the padded value's cotangent
+    (dx, *_) = cotangents(np.pad, np.array([3.0, 3.0, 1.0]), (1, 0), "maximum", g=np.array([1.0, 0, 0, 0]))
+    np.testing.assert_array_equal(dx, [0.5, 0.5, 0.0])
+    # median of an even window: half to each middle element
+    (dx, *_) = cotangents(np.pad, np.array([4.0, 1.0, 3.0, 2.0]), (1, 0), "median", g=np.array([1.0, 0, 0, 0, 0]))
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 0.5, 0.5])
+    (dx, *_) = cotangents(np.pad, np.array([4.0, 1.0, 3.0]), (0, 2), "median", g=np.array([0.0, 0, 0, 1, 1]))
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 2.0])
+
+
+def _pad_values_check(mode, keyword, values, x, width):
+    """The cotangent of constant_values / end_values (keyword arguments: not probed by check_rrule)."""
+    rule = rule_for(np.pad)
+    y = np.pad(x, width, mode, **{keyword: values})
+    g = r(*y.shape)
+    bound = rule.bind((x, width, mode), {keyword: values})
+    dv = rule.vjp_function(keyword)(g, y, *bound)
+    assert type(dv) is type(values) and np.shape(dv) == np.shape(values)
+    direction = r(*np.shape(values))
+    step = 1e-6
+
+    def at(t):
+        moved = np.asarray(values) + t * direction
+        return np.sum(g * np.pad(x, width, mode, **{keyword: moved}))
+
+    numeric = (at(step) - at(-step)) / (2 * step)
+    assert np.sum(np.asarray(dv) * direction) == pytest.approx(numeric, rel=1e-6)
+
+
+@pytest.mark.parametrize("values", [0.5, np.array(0.5), (0.5, -1.0), ((0.5, -1.0),), ((1.0, 2.0), (3.0, 4.0)),
+                                    np.array([[1.0], [2.0]]), [[1.0, 2.0], [3.0, 4.0]]], ids=str)
+def test_pad_constant_and_end_values(values):
+    x, width = r(3, 4), ((1, 2), (2, 1))
+    _pad_values_check("constant", "constant_values", values, x, width)
+    _pad_values_check("linear_ramp", "end_values", values, x, width)
+
+
+def test_pad_values_of_each_kind():
+    rule = rule_for(np.pad)
+    y = np.pad(np.zeros(2), 1, constant_values=0.5)
+    (dv,) = [rule.vjp_function("constant_values")(np.ones(4), y, *rule.bind((np.zeros(2), 1), {"constant_values": 0.5}))]
+    assert type(dv) is float and dv == 2.0
+    dv = rule.vjp_function("constant_values")(np.ones(4), y, *rule.bind((np.zeros(2), 1), {"constant_values": (1, 2.5)}))
+    assert dv == (NO_TANGENT, 1.0)
+    with pytest.raises(NotImplementedError, match="empty"):
+        rule.vjp_function("array")(np.ones(4), y, *rule.bind((np.zeros(2), 1, "empty"), {}))
+
+
+# ------------------------------------------------------------------ selections: sort, partition, take_along_axis
+def _is_permutation_into_slots(dx, x, ans, g):
+    """Each slot's cotangent went to exactly one element holding that slot's value."""
+    assert sorted(dx.tolist()) == sorted(g.tolist())
+    for value in np.unique(x):
+        assert sorted(dx[x == value].tolist()) == sorted(g[ans == value].tolist())
+
+
+def test_sort_and_partition_send_each_slot_to_its_element():
+    x = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
+    g = np.array([10.0, 20.0, 30.0, 40.0, 50.0])
+    ans = np.partition(x, 2)
+    (dx, *_) = cotangents(np.partition, x, 2, g=g)
+    np.testing.assert_array_equal(dx, [g[list(ans).index(v)] for v in x])
+    ties = np.array([1.0, 3.0, 1.0, 3.0, 2.0, 1.0])
+    g = np.arange(1.0, 7.0)
+    for f, args in ((np.sort, ()), (np.partition, (2,)), (np.partition, ([0, 4],))):
+        (dx, *_) = cotangents(f, ties, *args, g=g)
+        _is_permutation_into_slots(dx, ties, f(ties, *args), g)
+
+
+def test_take_along_axis_accumulates_repeated_indices():
+    (dx, *_) = cotangents(np.take_along_axis, np.zeros((2, 3)), np.array([[0, 0, 2], [1, 1, 1]]), 1,
+                          g=np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    np.testing.assert_array_equal(dx, [[3.0, 0.0, 3.0], [0.0, 15.0, 0.0]])
+
+
+def test_rollaxis_and_kron_formulas():
+    (dx, *_) = cotangents(np.rollaxis, np.zeros((2, 3, 4)), 2, 1, g=np.zeros((2, 4, 3)))
+    assert dx.shape == (2, 3, 4)
+    a, b, g = r(3), r(4), r(12)
+    da, db = cotangents(np.kron, a, b, g=g)
+    np.testing.assert_allclose(da, g.reshape(3, 4) @ b)
+    np.testing.assert_allclose(db, a @ g.reshape(3, 4))
+
+
+# ------------------------------------------------------------------ splits: a list out, ZERO for unused pieces
+def test_split_cotangent_with_unused_pieces():
+    x = np.zeros(6)
+    (dx, _, _) = cotangents(np.split, x, 3, 0, g=(ZERO, np.ones(2), ZERO))
+    np.testing.assert_array_equal(dx, [0, 0, 1, 1, 0, 0])
+    (dx, _, _) = cotangents(np.array_split, x, [1, 4], 0, g=[np.ones(1), ZERO, 2 * np.ones(2)])
+    np.testing.assert_array_equal(dx, [1, 0, 0, 0, 2, 2])
+    (dx, _, _) = cotangents(np.split, x, 2, 0, g=Tangent(list, {1: np.ones(3)}))
+    np.testing.assert_array_equal(dx, [0, 0, 0, 1, 1, 1])
+    (dx, _, _) = cotangents(np.split, x, 2, 0, g=ZERO)
+    assert dx is ZERO
+    (dx, _) = cotangents(np.hsplit, np.zeros((2, 4), np.float32), 2, g=[np.ones((2, 2), np.float32), ZERO])
+    assert dx.dtype == np.float32
+    np.testing.assert_array_equal(dx, [[1, 1, 0, 0], [1, 1, 0, 0]])
+
+
+# ------------------------------------------------------------------ np.gradient against its own Jacobian
+def _jacobian_transpose_product(f_shape, g_parts, *varargs, **kwargs):
+    """J^T g for the linear map f -> np.gradient(f, ...), J built column by column from unit vectors."""
+    total = np.zeros(int(np.prod(f_shape)))
+    for i in range(total.size):
+        unit = np.zeros(total.size)
+        unit[i] = 1.0
+        outputs = np.gradient(unit.reshape(f_shape), *varargs, **kwargs)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        total[i] = sum(np.sum(out * part) for out, part in zip(outputs, g_parts))
+    return total.reshape(f_shape)
+
+
+@pytest.mark.parametrize("varargs, kwargs", [((), {}), ((0.5,), {"edge_order": 2}), ((0.3, increasing(5)), {}),
+                                             ((increasing(4), increasing(5)), {"edge_order": 2}),
+                                             ((increasing(5),), {"axis": -1})], ids=str)
+def test_gradient_is_the_transpose_of_its_linear_map(varargs, kwargs):
+    f = r(4, 5)
+    ans = np.gradient(f, *varargs, **kwargs)
+    parts = tuple(r(*f.shape) for _ in (ans if isinstance(ans, tuple) else (ans,)))
+    g = parts if isinstance(ans, tuple) else parts[0]
+    (df, *_) = cotangents(np.gradient, f, *varargs, g=g, **kwargs)
+    np.testing.assert_allclose(df, _jacobian_transpose_product(f.shape, parts, *varargs, **kwargs), atol=1e-12)
+
+
+def test_gradient_with_unused_outputs_and_shared_spacing():
+    f = r(4, 5)
+    df, dh = cotangents(np.gradient, f, 0.5, g=(ZERO, np.ones((4, 5))))
+    np.testing.assert_allclose(df, _jacobian_transpose_product(f.shape, (np.zeros((4, 5)), np.ones((4, 5))), 0.5))
+    # out = D f / h for each axis, so d/dh of <g, out> is -<g, out> / h
+    gx, gy = r(4, 5), r(4, 5)
+    outx, outy = np.gradient(f, 0.5)
+    _, dh = cotangents(np.gradient, f, 0.5, g=(gx, gy))
+    assert type(dh) is float and dh == pytest.approx(-(np.sum(gx * outx) + np.sum(gy * outy)) / 0.5)
+
+
+# ------------------------------------------------------------------ cumprod exact at zeros, average formulas
+def _cumprod_vjp_by_brute_force(x, g):
+    """d/dx_j of sum_i g_i prod_{k<=i} x_k, each term a product of the other factors."""
+    out = np.zeros_like(x)
+    for j in range(len(x)):
+        for i in range(j, len(x)):
+            out[j] += g[i] * np.prod(np.delete(x[: i + 1], j))
+    return out
+
+
+@pytest.mark.parametrize("x", [[2.0, 0.0, 3.0, 0.0, 5.0], [0.0, 2.0, 3.0], [2.0, 3.0, 0.0], [0.0, 0.0, 1.0],
+                               [1.5, -2.0, 0.5, 3.0]], ids=str)
+def test_cumprod_exact_at_zeros(x):
+    x, g = np.array(x), r(len(x))
+    with np.errstate(all="raise"):
+        (dx, *_) = cotangents(np.cumprod, x, g=g)
+    np.testing.assert_allclose(dx, _cumprod_vjp_by_brute_force(x, g), rtol=1e-12)
+
+
+def test_average_formulas():
+    a, w, g = r(3, 4), positive(4), r(3)
+    da, _, dw = cotangents(np.average, a, 1, w, g=g)
+    np.testing.assert_allclose(da, np.outer(g, w) / w.sum())
+    avg = np.average(a, 1, w)
+    np.testing.assert_allclose(dw, g @ (a - avg[:, None]) / w.sum())
+    # the returned sum of weights passes its cotangent to every weight
+    _, _, dw, _ = cotangents(np.average, a, 1, w, True, g=(ZERO, np.ones(3)))
+    np.testing.assert_allclose(dw, np.full(4, 3.0))
+    (da, *_) = cotangents(np.average, a, None, None, True, g=(2.0, 1.0))
+    np.testing.assert_allclose(da, np.full((3, 4), 2.0 / 12))
+    _, _, dw = cotangents(np.average, a[0], 0, [1.0, 2.0, 3.0, 4.0], g=1.0)
+    assert type(dw) is list and len(dw) == 4

@@ -80,3 +80,21 @@ def test_tie_share():
     assert tie_share(1.0, 1.0, 2.0, 2.0) == 0.0
     np.testing.assert_array_equal(tie_share(np.ones(3), np.array([1.0, 2, 3]), np.array([1.0, 0, 4]),
                                             np.array([1.0, 2, 4])), [0.5, 1, 0])
+
+
+def test_output_parts():
+    from collections import namedtuple
+
+    from s2sad.rules.helpers import output_parts
+    from s2sad.tangents import Tangent, Thunk
+
+    pair = namedtuple("Pair", "first second")
+    assert output_parts(ZERO, 2) == (ZERO, ZERO)
+    assert output_parts(NO_TANGENT, 3) == (ZERO, ZERO, ZERO)
+    assert output_parts((1.0, ZERO), 2) == (1.0, ZERO)
+    assert output_parts([None, NO_TANGENT, 2.0], 3) == (ZERO, ZERO, 2.0)
+    assert output_parts(Tangent(pair, second=3.0), 2, ("first", "second")) == (ZERO, 3.0)
+    assert output_parts(Tangent(list, {1: 4.0}), 2) == (ZERO, 4.0)
+    assert output_parts(Thunk(lambda: (Thunk(lambda: 5.0), 6.0)), 2) == (5.0, 6.0)
+    with pytest.raises(ValueError, match="3 elements"):
+        output_parts((1.0, 2.0, 3.0), 2)

@@ -1,0 +1,159 @@
+"""Rules for ``scipy.linalg`` (registered once the user imports ``scipy.linalg``).
+
+Every solve ``x = M^-1 b`` has the same two cotangents: ``db = M^-T g`` (a solve with the
+transposed matrix), and ``dM = -db x^T``. What differs is how ``M`` is stored, and each
+rule takes ``dM`` back to the storage it read:
+
+* ``solve_triangular`` reads one triangle of ``a`` (not its diagonal either, with
+  ``unit_diagonal``): the other entries get a zero cotangent;
+* ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^T``: ``dL = (dM + dM^T) L``,
+  in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
+* ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
+  entries outside the matrix get 0.
+
+Matrix functions: ``solve_sylvester``'s ``X`` solves ``A X + X B = Q``, and its cotangents
+come from one more Sylvester equation with the transposes, ``A^T Y + Y B^T = G``: ``dQ = Y``,
+``dA = -Y X^T``, ``dB = -X^T Y``. ``sqrtm`` is the same equation with ``A = B = sqrtm(M)``
+(from ``S S = M``), and ``expm``'s cotangent is the Frechet derivative of ``expm`` at
+``M^T`` in the direction of the cotangent. All for real matrices (``sqrtm`` of a matrix
+with a real square root); ``expm`` also for stacks of matrices. ``lu_factor`` is
+nondifferentiable (its pivots are integers; differentiate ``solve`` instead).
+"""
+import numpy as np
+from scipy import linalg
+
+from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.tangents import NO_TANGENT
+
+from .helpers import mT, unbroadcast
+
+
+def _as_columns(b, a):
+    """``b`` as a stack of column blocks (a vector right-hand side gains an axis)."""
+    b = np.asarray(b)
+    return b[..., None] if b.ndim == np.ndim(a) - 1 else b
+
+
+def _from_columns(v, b):
+    return v[..., 0] if np.ndim(b) == np.ndim(v) - 1 else v
+
+
+# ------------------------------------------------------------------ solve_triangular
+_TRANSPOSED = {0: 1, 1: 0, 2: 0, "N": "T", "T": "N", "C": "N"}
+
+
+def _triangular_db(g, ans, a, trans, lower, unit_diagonal):
+    return linalg.solve_triangular(a, g, trans=_TRANSPOSED[trans], lower=lower, unit_diagonal=unit_diagonal)
+
+
+def solve_triangular_vjp_a(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
+    db = _as_columns(_triangular_db(g, ans, a, trans, lower, unit_diagonal), a)
+    dm = -(db @ mT(_as_columns(ans, a)))
+    da = dm if trans in (0, "N") else mT(dm)
+    da = np.tril(da, -1 if unit_diagonal else 0) if lower else np.triu(da, 1 if unit_diagonal else 0)
+    return unbroadcast(da, a)
+
+
+def solve_triangular_vjp_b(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
+    return unbroadcast(_triangular_db(g, ans, a, trans, lower, unit_diagonal), b)
+
+
+# ------------------------------------------------------------------ cho_solve
+def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
+    c, lower = c_and_lower
+    db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
+    dm = -(db @ mT(_as_columns(ans, c)))
+    symmetric = dm + mT(dm)
+    dc = np.tril(symmetric @ c) if lower else np.triu(c @ symmetric)
+    return unbroadcast(dc, c), NO_TANGENT
+
+
+def cho_solve_vjp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
+    return unbroadcast(linalg.cho_solve(c_and_lower, g), b)
+
+
+# ------------------------------------------------------------------ solve_banded
+def _band_transposed(lower_width, upper_width, ab):
+    """The diagonal ordered form of A^T, given that of A (bandwidths swap)."""
+    ab = np.asarray(ab)
+    n = ab.shape[1]
+    transposed = np.zeros_like(ab)
+    for d in range(-upper_width, lower_width + 1):          # d = i - j: the d-th subdiagonal of A
+        if d >= 0:
+            transposed[lower_width - d, d:] = ab[upper_width + d, :n - d]
+        else:
+            transposed[lower_width - d, :n + d] = ab[upper_width + d, -d:]
+    return transposed
+
+
+def _banded_db(g, l_and_u, ab):
+    lower_width, upper_width = l_and_u
+    return linalg.solve_banded((upper_width, lower_width), _band_transposed(lower_width, upper_width, ab), g)
+
+
+def solve_banded_vjp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
+    lower_width, upper_width = l_and_u
+    db = _banded_db(g, l_and_u, ab).reshape(len(ans), -1)
+    x = np.asarray(ans).reshape(len(ans), -1)
+    n = np.shape(ab)[1]
+    dab = np.zeros(np.shape(ab), dtype=np.result_type(db, x))
+    for d in range(-upper_width, lower_width + 1):           # entry (j + d, j) of A sits at ab[u + d, j]
+        if d >= 0:
+            dab[upper_width + d, :n - d] = -np.sum(db[d:] * x[:n - d], axis=1)
+        else:
+            dab[upper_width + d, -d:] = -np.sum(db[:n + d] * x[-d:], axis=1)
+    return unbroadcast(dab, ab)
+
+
+def solve_banded_vjp_b(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
+    return unbroadcast(_banded_db(g, l_and_u, ab), b)
+
+
+# ------------------------------------------------------------------ Sylvester equations and matrix functions
+def _sylvester_adjoint(g, a, b):
+    """Y with A^T Y + Y B^T = G."""
+    return linalg.solve_sylvester(mT(np.asarray(a)), mT(np.asarray(b)), g)
+
+
+def solve_sylvester_vjp_a(g, ans, a, b, q):
+    return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mT(ans)), a)
+
+
+def solve_sylvester_vjp_b(g, ans, a, b, q):
+    return unbroadcast(-(mT(ans) @ _sylvester_adjoint(g, a, b)), b)
+
+
+def solve_sylvester_vjp_q(g, ans, a, b, q):
+    return unbroadcast(_sylvester_adjoint(g, a, b), q)
+
+
+def sqrtm_vjp(g, ans, A):
+    return unbroadcast(np.real(_sylvester_adjoint(g, ans, ans)), A)
+
+
+def expm_vjp(g, ans, A):
+    a, g = np.asarray(A, dtype=np.result_type(A, np.float64)), np.asarray(g)
+    if a.ndim == 2:
+        return unbroadcast(linalg.expm_frechet(a.T, g, compute_expm=False), A)
+    shape = np.broadcast_shapes(a.shape, g.shape)
+    a, g = np.broadcast_to(a, shape).reshape(-1, *shape[-2:]), np.broadcast_to(g, shape).reshape(-1, *shape[-2:])
+    cotangents = [linalg.expm_frechet(one.T, cotangent, compute_expm=False) for one, cotangent in zip(a, g)]
+    return unbroadcast(np.reshape(cotangents, shape), A)
+
+
+def deflinalg(function, signature, *vjps):
+    return defvjp(function, signature, *vjps, name=f"scipy.linalg.{function.__name__}")
+
+
+# ------------------------------------------------------------------ the table
+SOLVE_FLAGS = "overwrite_b=False, check_finite=True"
+deflinalg(linalg.solve_triangular, f"a, b, trans=0, lower=False, unit_diagonal=False, {SOLVE_FLAGS}",
+          solve_triangular_vjp_a, solve_triangular_vjp_b)
+deflinalg(linalg.cho_solve,        f"c_and_lower, b, {SOLVE_FLAGS}", cho_solve_vjp_c, cho_solve_vjp_b)
+deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_FLAGS}",
+          None, solve_banded_vjp_ab, solve_banded_vjp_b)
+deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
+deflinalg(linalg.sqrtm,            "A", sqrtm_vjp)
+deflinalg(linalg.expm,             "A", expm_vjp)
+nondifferentiable(linalg.lu_factor)
+rule_for(linalg.lu_factor).name = "scipy.linalg.lu_factor"

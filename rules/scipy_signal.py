@@ -1,0 +1,138 @@
+"""Rules for ``scipy.signal`` (registered once the user imports ``scipy.signal``).
+
+Convolution is bilinear: the cotangent of each input is the output cotangent correlated
+with the other input. A ``same`` or ``valid`` output is the centre of the ``full`` one, so
+its cotangent is first placed back into a ``full``-shaped array of zeros; the cotangent of
+``in1`` is then the ``valid`` convolution of that with ``in2`` reversed, which has exactly
+``in1``'s shape. ``correlate(in1, in2)`` is ``convolve(in1, in2 reversed)`` (real inputs).
+Cotangents are computed with the method the call used (``direct``, ``fft`` or ``auto``).
+
+``lfilter(b, a, x)`` is a causal linear filter: the cotangent of ``x`` is the same filter
+run backwards in time over the cotangent; those of ``b`` and ``a`` correlate the
+backward-filtered cotangent with ``x`` and with the output. Initial conditions
+(``zi``) are not supported by the rule.
+"""
+import numpy as np
+from scipy import signal
+
+from s2sad.registry import defvjp
+
+from .helpers import unbroadcast
+
+
+def _convolution_axes(ndim, axes):
+    if axes is None:
+        return tuple(range(ndim))
+    axes = (axes,) if np.ndim(axes) == 0 else axes
+    return tuple(sorted(int(axis) % ndim for axis in axes))
+
+
+def _full_cotangent(g, in1, in2, mode, axes):
+    """The cotangent of the ``full`` output, given that of the ``mode`` output (its centre)."""
+    g = np.asarray(g)
+    if mode == "full":
+        return g
+    # along axes not convolved, the full output has the broadcast length (which ``same``
+    # crops to in1's, as SciPy does)
+    full_shape = tuple(n1 + n2 - 1 if axis in axes else max(n1, n2)
+                       for axis, (n1, n2) in enumerate(zip(np.shape(in1), np.shape(in2))))
+    full = np.zeros(full_shape, dtype=g.dtype)
+    centre = tuple(slice((n - m) // 2, (n - m) // 2 + m) for n, m in zip(full_shape, g.shape))
+    full[centre] = g
+    return full
+
+
+def _reversed(x, axes):
+    return np.flip(np.asarray(x), axis=axes)
+
+
+def _convolve_cotangent(g, mine, other, mode, axes, convolve_valid):
+    """Cotangent of ``mine`` in the convolution of ``mine`` with ``other`` (either order)."""
+    axes = _convolution_axes(np.ndim(mine), axes)
+    full = _full_cotangent(g, mine, other, mode, axes)
+    return unbroadcast(convolve_valid(full, _reversed(other, axes), axes), mine)
+
+
+def _direct_or_fft(method):
+    def convolve_valid(a, b, axes):
+        return signal.convolve(a, b, mode="valid", method=method)
+
+    return convolve_valid
+
+
+def _fft(a, b, axes):
+    return signal.fftconvolve(a, b, mode="valid", axes=axes)
+
+
+def convolve_vjp_in1(g, ans, in1, in2, mode, method):
+    return _convolve_cotangent(g, in1, in2, mode, None, _direct_or_fft(method))
+
+
+def convolve_vjp_in2(g, ans, in1, in2, mode, method):
+    return _convolve_cotangent(g, in2, in1, mode, None, _direct_or_fft(method))
+
+
+def correlate_vjp_in1(g, ans, in1, in2, mode, method):
+    # correlate(in1, in2) = convolve(in1, reversed in2)
+    return _convolve_cotangent(g, in1, _reversed(in2, None), mode, None, _direct_or_fft(method))
+
+
+def correlate_vjp_in2(g, ans, in1, in2, mode, method):
+    axes = tuple(range(np.ndim(in2)))
+    reversed_in2 = _reversed(in2, axes)
+    cotangent = _convolve_cotangent(g, reversed_in2, in1, mode, None, _direct_or_fft(method))
+    return unbroadcast(_reversed(cotangent, axes), in2)
+
+
+def fftconvolve_vjp_in1(g, ans, in1, in2, mode, axes):
+    return _convolve_cotangent(g, in1, in2, mode, axes, _fft)
+
+
+def fftconvolve_vjp_in2(g, ans, in1, in2, mode, axes):
+    return _convolve_cotangent(g, in2, in1, mode, axes, _fft)
+
+
+# ------------------------------------------------------------------ lfilter
+def _backward_in_time(g, b, a, axis):
+    """The adjoint of the causal filter ``b / a`` applied to ``g``: the filter run from the end."""
+    return np.flip(signal.lfilter(b, a, np.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+def _lagged_products(u, v, taps, axis):
+    """``sum over n of u[n] * v[n - k]`` along ``axis`` (and over every other axis), for k < taps."""
+    u, v = np.moveaxis(u, axis, -1), np.moveaxis(v, axis, -1)
+    n = u.shape[-1]
+    return np.array([np.sum(u[..., k:] * v[..., :n - k]) if k < n else 0.0 for k in range(taps)])
+
+
+def _refuse_initial_conditions(zi):
+    if zi is not None:
+        raise NotImplementedError("the rule for scipy.signal.lfilter does not support initial conditions (zi)")
+
+
+def lfilter_vjp_b(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    backward = _backward_in_time(np.asarray(g, dtype=np.float64), [1.0], a, axis)
+    return unbroadcast(_lagged_products(backward, np.asarray(x, dtype=np.float64), np.size(b), axis), b)
+
+
+def lfilter_vjp_a(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    backward = _backward_in_time(np.asarray(g, dtype=np.float64), [1.0], a, axis)
+    return unbroadcast(-_lagged_products(backward, np.asarray(ans, dtype=np.float64), np.size(a), axis), a)
+
+
+def lfilter_vjp_x(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    return unbroadcast(_backward_in_time(g, b, a, axis), x)
+
+
+def defsignal(function, signature, *vjps):
+    return defvjp(function, signature, *vjps, name=f"scipy.signal.{function.__name__}")
+
+
+# ------------------------------------------------------------------ the table
+defsignal(signal.convolve,    "in1, in2, mode='full', method='auto'", convolve_vjp_in1, convolve_vjp_in2)
+defsignal(signal.correlate,   "in1, in2, mode='full', method='auto'", correlate_vjp_in1, correlate_vjp_in2)
+defsignal(signal.fftconvolve, "in1, in2, mode='full', axes=None",     fftconvolve_vjp_in1, fftconvolve_vjp_in2)
+defsignal(signal.lfilter,     "b, a, x, axis=-1, zi=None",            lfilter_vjp_b, lfilter_vjp_a, lfilter_vjp_x)

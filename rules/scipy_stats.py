@@ -1,0 +1,374 @@
+"""Rules for ``scipy.stats`` distributions (registered once the user imports ``scipy.stats``).
+
+``scipy.stats.norm.logpdf`` is a method bound to the distribution object ``norm``; the
+registry finds its rule whatever bound-method object a lookup is handed (see
+``s2sad.registry._bound_key``). Each rule has the signature SciPy documents for that
+distribution, shape parameters first, then ``loc`` and ``scale``, and each vjp returns
+the cotangents of all parameters at once (``defvjp_all``).
+
+Conventions:
+
+* location-scale families are differentiated through the standardised ``z = (x - loc) /
+  scale``: ``d/dx = slope_z / scale``, ``d/dloc = -slope_z / scale``, and ``d/dscale =
+  -(slope_z * z + jacobian) / scale``, where ``slope_z`` is the derivative of the output
+  in ``z`` and ``jacobian`` is the derivative of ``log(1 / scale)`` carried by a density
+  (1 for a log-density, the density itself for a density, 0 for probabilities);
+* outside a distribution's support (a gamma density at x < 0) the output is constant and
+  every slope is 0;
+* counts (``k`` of ``poisson``) and flags (``allow_singular``) get no gradient;
+* ``multivariate_normal``'s ``cov`` gets the symmetric gradient (SciPy reads one
+  triangle: perturbing the other changes nothing, which no gradient of a symmetric matrix
+  could say); with ``allow_singular=True`` the pseudo-inverse stands in for the inverse;
+* ``dirichlet``'s ``x`` lies on the simplex: its cotangent is the gradient of the same
+  formula in the whole space, so only its component along the simplex is meaningful.
+  Given the first ``k - 1`` components only, ``x`` is free and the cotangent is exact;
+* shape derivatives of cdfs (``gamma``'s ``a``, ``t``'s ``df``) come from the series and
+  continued fractions of ``scipy_special``'s ``gammainc`` and ``betainc`` rules.
+"""
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from s2sad.registry import defvjp, defvjp_all
+from s2sad.tangents import NO_TANGENT
+
+from .helpers import unbroadcast
+from .scipy_special import _betainc_slopes_in_shapes, _lower_gamma_slope_in_a
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _location_scale(standard, jacobian):
+    """The vjp_all of ``method(x, *shapes, loc, scale)`` of a location-scale family.
+
+    ``standard(ans, z, *shapes)`` gives ``(slope_z, shape_slopes)``: the derivative of the
+    output in ``z`` and in each shape parameter, at fixed ``scale``. ``jacobian(ans)`` is the
+    density's own term in ``scale`` (see the module's conventions).
+    """
+    def vjp(g, ans, x, *rest):
+        *shapes, loc, scale = rest
+        z = (np.asarray(x, dtype=np.float64) - loc) / scale
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope_z, shape_slopes = standard(ans, z, *shapes)
+            dx = g * slope_z / scale
+            dscale = -g * (slope_z * z + jacobian(ans)) / scale
+        return (unbroadcast(dx, x),
+                *(unbroadcast(g * slope, shape) for slope, shape in zip(shape_slopes, shapes)),
+                unbroadcast(-dx, loc), unbroadcast(dscale, scale))
+
+    return vjp
+
+
+def _log_density(ans):
+    return 1.0
+
+
+def _density(ans):
+    return ans
+
+
+def _probability(ans):
+    return 0.0
+
+
+def _in_support(inside, slope):
+    """``slope`` where ``inside``, 0 elsewhere (where the output is a constant -inf, 0 or 1)."""
+    return np.where(inside, slope, 0.0)
+
+
+# ------------------------------------------------------------------ norm
+def _norm_log_density(z):
+    return -np.square(z) / 2 - _LOG_SQRT_2PI
+
+
+def norm_logpdf(ans, z):
+    return -z, ()
+
+
+def norm_pdf(ans, z):
+    return -z * ans, ()
+
+
+def norm_cdf(ans, z):
+    return np.exp(_norm_log_density(z)), ()
+
+
+def norm_logcdf(ans, z):
+    return np.exp(_norm_log_density(z) - ans), ()  # density over cdf, in logs: no overflow far out
+
+
+def norm_sf(ans, z):
+    return -np.exp(_norm_log_density(z)), ()
+
+
+def norm_logsf(ans, z):
+    return -np.exp(_norm_log_density(z) - ans), ()
+
+
+# ------------------------------------------------------------------ t
+def _t_logpdf_slopes(z, df):
+    """Derivatives of the standard t log-density in z and in df."""
+    z2 = np.square(z)
+    slope_z = -(df + 1) * z / (df + z2)
+    slope_df = 0.5 * (special.digamma((df + 1) / 2) - special.digamma(df / 2) - 1 / df
+                      - np.log1p(z2 / df) + (df + 1) * z2 / (df * (df + z2)))
+    return slope_z, slope_df
+
+
+def _t_cdf_slopes(z, df):
+    """The log-density of the standard t distribution (log of F's slope in z), and F's slope in df.
+
+    F = K / 2 below 0 and 1 - K / 2 above, with K = I_w(df / 2, 1 / 2) and w = df / (df + z**2);
+    K is taken from whichever of w and u = 1 - w = z**2 / (df + z**2) is below 1/2, each
+    computed without a subtraction, so neither tail loses digits.
+    """
+    z, df = np.broadcast_arrays(np.asarray(z, dtype=np.float64), np.asarray(df, dtype=np.float64))
+    z2 = np.square(z)
+    w, u = df / (df + z2), z2 / (df + z2)
+    log_density = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)
+                   - (df + 1) / 2 * np.log1p(z2 / df))
+    from_w = _betainc_slopes_in_shapes(df / 2, 0.5, np.where(w <= 0.5, w, 0.5))[0]
+    from_u = -_betainc_slopes_in_shapes(0.5, df / 2, np.where(w <= 0.5, 0.5, u))[1]
+    slope_a = np.where(w <= 0.5, from_w, from_u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope_x = np.exp((df / 2 - 1) * np.log(w) - 0.5 * np.log(u) - special.betaln(df / 2, 0.5))
+        dk = 0.5 * slope_a + slope_x * z2 / np.square(df + z2)
+    slope_df = np.where(z == 0, 0.0, np.where(z < 0, 0.5, -0.5) * dk)  # F(0) = 1/2 for every df
+    return log_density, slope_df
+
+
+def t_logpdf(ans, z, df):
+    slope_z, slope_df = _t_logpdf_slopes(z, df)
+    return slope_z, (slope_df,)
+
+
+def t_pdf(ans, z, df):
+    slope_z, slope_df = _t_logpdf_slopes(z, df)
+    return slope_z * ans, (slope_df * ans,)
+
+
+def t_cdf(ans, z, df):
+    log_density, slope_df = _t_cdf_slopes(z, df)
+    return np.exp(log_density), (slope_df,)
+
+
+def t_logcdf(ans, z, df):
+    log_density, slope_df = _t_cdf_slopes(z, df)
+    return np.exp(log_density - ans), (slope_df * np.exp(-ans),)
+
+
+# ------------------------------------------------------------------ gamma, chi2, beta
+def _gamma_logpdf_slopes(z, a):
+    inside = z > 0
+    return _in_support(inside, (a - 1) / z - 1), _in_support(inside, np.log(z) - special.digamma(a))
+
+
+def gamma_logpdf(ans, z, a):
+    slope_z, slope_a = _gamma_logpdf_slopes(z, a)
+    return slope_z, (slope_a,)
+
+
+def gamma_pdf(ans, z, a):
+    slope_z, slope_a = _gamma_logpdf_slopes(z, a)
+    return slope_z * ans, (slope_a * ans,)
+
+
+def gamma_cdf(ans, z, a):
+    inside = z > 0
+    density = np.exp(special.xlogy(a - 1, z) - z - special.gammaln(a))
+    return _in_support(inside, density), (_in_support(inside, _lower_gamma_slope_in_a(a, np.maximum(z, 0))),)
+
+
+def _chi2_logpdf_slopes(z, df):
+    inside = z > 0
+    return (_in_support(inside, (df / 2 - 1) / z - 0.5),
+            _in_support(inside, 0.5 * (np.log(z / 2) - special.digamma(df / 2))))
+
+
+def chi2_logpdf(ans, z, df):
+    slope_z, slope_df = _chi2_logpdf_slopes(z, df)
+    return slope_z, (slope_df,)
+
+
+def chi2_pdf(ans, z, df):
+    slope_z, slope_df = _chi2_logpdf_slopes(z, df)
+    return slope_z * ans, (slope_df * ans,)
+
+
+def chi2_cdf(ans, z, df):
+    # chi2(df) is gamma(df / 2) of z / 2
+    slope_z, (slope_a,) = gamma_cdf(ans, z / 2, df / 2)
+    return slope_z / 2, (slope_a / 2,)
+
+
+def _beta_logpdf_slopes(z, a, b):
+    inside = (z > 0) & (z < 1)
+    psi_sum = special.digamma(a + b)
+    return (_in_support(inside, (a - 1) / z - (b - 1) / (1 - z)),
+            _in_support(inside, np.log(z) - special.digamma(a) + psi_sum),
+            _in_support(inside, np.log1p(-z) - special.digamma(b) + psi_sum))
+
+
+def beta_logpdf(ans, z, a, b):
+    slope_z, slope_a, slope_b = _beta_logpdf_slopes(z, a, b)
+    return slope_z, (slope_a, slope_b)
+
+
+def beta_pdf(ans, z, a, b):
+    slope_z, slope_a, slope_b = _beta_logpdf_slopes(z, a, b)
+    return slope_z * ans, (slope_a * ans, slope_b * ans)
+
+
+def beta_cdf(ans, z, a, b):
+    inside = (z > 0) & (z < 1)
+    clipped = np.clip(z, 0, 1)
+    density = np.exp(special.xlogy(a - 1, clipped) + special.xlog1py(b - 1, -clipped) - special.betaln(a, b))
+    slope_a, slope_b = _betainc_slopes_in_shapes(a, b, clipped)
+    return _in_support(inside, density), (_in_support(inside, slope_a), _in_support(inside, slope_b))
+
+
+# ------------------------------------------------------------------ poisson: gradient in mu only
+def _poisson_log_slope(k, mu, loc):
+    """d/dmu of logpmf: (k - loc) / mu - 1, and 0 where the pmf is 0 (k - loc not a count)."""
+    count = np.asarray(k, dtype=np.float64) - loc
+    is_count = (count >= 0) & (count == np.floor(count))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(count == 0, -1.0, count / mu - 1)  # no 0 / 0 at mu = 0 for k = 0
+    return _in_support(is_count, slope)
+
+
+def poisson_logpmf_vjp(g, ans, k, mu, loc):
+    return NO_TANGENT, unbroadcast(g * _poisson_log_slope(k, mu, loc), mu), NO_TANGENT
+
+
+def poisson_pmf_vjp(g, ans, k, mu, loc):
+    return NO_TANGENT, unbroadcast(g * ans * _poisson_log_slope(k, mu, loc), mu), NO_TANGENT
+
+
+def poisson_cdf_vjp(g, ans, k, mu, loc):
+    # cdf = gammaincc(floor(k - loc) + 1, mu), whose slope in mu is minus the pmf at floor(k - loc)
+    count = np.floor(np.asarray(k, dtype=np.float64) - loc)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmf = np.exp(special.xlogy(count, mu) - mu - special.gammaln(count + 1))
+    return NO_TANGENT, unbroadcast(g * _in_support(count >= 0, -pmf), mu), NO_TANGENT
+
+
+# ------------------------------------------------------------------ multivariate_normal
+def _mvn_dimension(x, mean, cov):
+    if np.ndim(cov) == 2:
+        return np.shape(cov)[0]
+    if mean is not None:
+        return np.size(mean)
+    if np.ndim(cov) == 1:
+        return np.shape(cov)[0]
+    return 1
+
+
+def _mvn_full_cov(cov, d):
+    cov = np.asarray(cov, dtype=np.float64)
+    if cov.ndim == 2:
+        return cov
+    return np.diag(np.broadcast_to(cov, (d,))) if cov.ndim == 1 else cov * np.eye(d)
+
+
+def _as_cov(gradient, cov):
+    """The gradient of the full covariance matrix, taken back to the form ``cov`` was given in."""
+    if np.ndim(cov) == 2:
+        return unbroadcast(gradient, cov)
+    if np.ndim(cov) == 1:
+        return unbroadcast(np.diagonal(gradient).copy(), cov)
+    return unbroadcast(np.trace(gradient), cov)
+
+
+def _mvn_logpdf_cotangents(weights, x, mean, cov, allow_singular):
+    """Cotangents of x, mean, cov when the logpdf of each point is weighted by ``weights``."""
+    d = _mvn_dimension(x, mean, cov)
+    points = np.reshape(np.asarray(x, dtype=np.float64), (-1, d))
+    centre = np.zeros(d) if mean is None else np.broadcast_to(np.asarray(mean, dtype=np.float64), (d,))
+    sigma = _mvn_full_cov(cov, d)
+    inverse = np.linalg.pinv(sigma, hermitian=True) if allow_singular else np.linalg.inv(sigma)
+    weights = np.broadcast_to(np.reshape(weights, -1), (points.shape[0],))
+    whitened = (points - centre) @ inverse                      # one row of Sigma^-1 (x - mean) per point
+    dx = -weights[:, None] * whitened
+    dcov = 0.5 * (whitened.T @ (weights[:, None] * whitened) - np.sum(weights) * inverse)
+    dcov = (dcov + dcov.T) / 2                                   # exactly symmetric
+    return (unbroadcast(np.reshape(dx, np.shape(x)), x),
+            unbroadcast(-np.sum(dx, axis=0), mean) if mean is not None else NO_TANGENT,
+            _as_cov(dcov, cov), NO_TANGENT)
+
+
+def mvn_logpdf_vjp(g, ans, x, mean, cov, allow_singular):
+    return _mvn_logpdf_cotangents(g, x, mean, cov, allow_singular)
+
+
+def mvn_pdf_vjp(g, ans, x, mean, cov, allow_singular):
+    return _mvn_logpdf_cotangents(np.multiply(g, ans), x, mean, cov, allow_singular)
+
+
+def mvn_entropy_vjp_cov(g, ans, mean, cov):
+    d = _mvn_dimension(None, mean, cov)
+    inverse = np.linalg.inv(_mvn_full_cov(cov, d))
+    return _as_cov(g * 0.5 * (inverse + inverse.T) / 2, cov)
+
+
+# ------------------------------------------------------------------ dirichlet: components along the first axis
+def _dirichlet_cotangents(weights, x, alpha):
+    x64 = np.asarray(x, dtype=np.float64)
+    alpha64 = np.asarray(alpha, dtype=np.float64)
+    k = alpha64.shape[0]
+    implicit_last = x64.shape[0] == k - 1                         # SciPy completes x with 1 - sum(x)
+    full = np.concatenate([x64, 1 - np.sum(x64, axis=0, keepdims=True)]) if implicit_last else x64
+    column = alpha64.reshape((k,) + (1,) * (full.ndim - 1))
+    weights = np.asarray(weights, dtype=np.float64)[None]      # one weight per point (column)
+    dfull = weights * (column - 1) / full
+    dx = dfull[:-1] - dfull[-1:] if implicit_last else dfull
+    log_terms = np.log(full) - special.digamma(column) + special.digamma(np.sum(alpha64))
+    dalpha = np.sum(np.broadcast_to(weights * log_terms, full.shape).reshape(k, -1), axis=1)
+    return unbroadcast(dx, x), unbroadcast(dalpha, alpha)
+
+
+def dirichlet_logpdf_vjp(g, ans, x, alpha):
+    return _dirichlet_cotangents(g, x, alpha)
+
+
+def dirichlet_pdf_vjp(g, ans, x, alpha):
+    return _dirichlet_cotangents(np.multiply(g, ans), x, alpha)
+
+
+def _defstats(method, signature, vjp):
+    """``defvjp_all`` under the name ``scipy.stats.<distribution>.<method>``."""
+    owner = getattr(method.__self__, "name", None) or type(method.__self__).__name__.removesuffix("_gen")
+    return defvjp_all(method, signature, vjp, name=f"scipy.stats.{owner}.{method.__name__}")
+
+
+# ------------------------------------------------------------------ the table
+LOC_SCALE = "loc=0.0, scale=1.0"
+_defstats(stats.norm.logpdf,  f"x, {LOC_SCALE}",         _location_scale(norm_logpdf, _log_density))
+_defstats(stats.norm.pdf,     f"x, {LOC_SCALE}",         _location_scale(norm_pdf, _density))
+_defstats(stats.norm.cdf,     f"x, {LOC_SCALE}",         _location_scale(norm_cdf, _probability))
+_defstats(stats.norm.logcdf,  f"x, {LOC_SCALE}",         _location_scale(norm_logcdf, _probability))
+_defstats(stats.norm.sf,      f"x, {LOC_SCALE}",         _location_scale(norm_sf, _probability))
+_defstats(stats.norm.logsf,   f"x, {LOC_SCALE}",         _location_scale(norm_logsf, _probability))
+_defstats(stats.t.logpdf,     f"x, df, {LOC_SCALE}",     _location_scale(t_logpdf, _log_density))
+_defstats(stats.t.pdf,        f"x, df, {LOC_SCALE}",     _location_scale(t_pdf, _density))
+_defstats(stats.t.cdf,        f"x, df, {LOC_SCALE}",     _location_scale(t_cdf, _probability))
+_defstats(stats.t.logcdf,     f"x, df, {LOC_SCALE}",     _location_scale(t_logcdf, _probability))
+_defstats(stats.gamma.logpdf, f"x, a, {LOC_SCALE}",      _location_scale(gamma_logpdf, _log_density))
+_defstats(stats.gamma.pdf,    f"x, a, {LOC_SCALE}",      _location_scale(gamma_pdf, _density))
+_defstats(stats.gamma.cdf,    f"x, a, {LOC_SCALE}",      _location_scale(gamma_cdf, _probability))
+_defstats(stats.chi2.logpdf,  f"x, df, {LOC_SCALE}",     _location_scale(chi2_logpdf, _log_density))
+_defstats(stats.chi2.pdf,     f"x, df, {LOC_SCALE}",     _location_scale(chi2_pdf, _density))
+_defstats(stats.chi2.cdf,     f"x, df, {LOC_SCALE}",     _location_scale(chi2_cdf, _probability))
+_defstats(stats.beta.logpdf,  f"x, a, b, {LOC_SCALE}",   _location_scale(beta_logpdf, _log_density))
+_defstats(stats.beta.pdf,     f"x, a, b, {LOC_SCALE}",   _location_scale(beta_pdf, _density))
+_defstats(stats.beta.cdf,     f"x, a, b, {LOC_SCALE}",   _location_scale(beta_cdf, _probability))
+_defstats(stats.poisson.logpmf, "k, mu, loc=0",          poisson_logpmf_vjp)
+_defstats(stats.poisson.pmf,    "k, mu, loc=0",          poisson_pmf_vjp)
+_defstats(stats.poisson.cdf,    "k, mu, loc=0",          poisson_cdf_vjp)
+_defstats(stats.multivariate_normal.logpdf, "x, mean=None, cov=1, allow_singular=False", mvn_logpdf_vjp)
+_defstats(stats.multivariate_normal.pdf,    "x, mean=None, cov=1, allow_singular=False", mvn_pdf_vjp)
+defvjp(stats.multivariate_normal.entropy, "mean=None, cov=1", None, mvn_entropy_vjp_cov,
+       name="scipy.stats.multivariate_normal.entropy")
+_defstats(stats.dirichlet.logpdf, "x, alpha",            dirichlet_logpdf_vjp)
+_defstats(stats.dirichlet.pdf,    "x, alpha",            dirichlet_pdf_vjp)

@@ -1,0 +1,137 @@
+"""Functions with branches, while loops, jumps and the iteration forms, for test_control_flow.py."""
+import numpy as np
+
+def relu_sum(x, w):
+    if np.sum(x) > 0:
+        y = x * w
+    else:
+        y = -x
+    return np.sum(y ** 2)
+
+def early_return(x):
+    if x > 1.0:
+        return x * x
+    y = np.sin(x)
+    return y * 3.0
+
+def elif_chain(x):
+    if x > 1.0:
+        y = x ** 3
+    elif x > 0.0:
+        y = x * 2.0
+    else:
+        y = np.exp(x)
+    return y
+
+def loop_with_branch(x):
+    total = 0.0
+    for i in range(len(x)):
+        if x[i] > 0:
+            total = total + x[i] ** 2
+        else:
+            total = total - x[i]
+    return total
+
+def loop_with_continue(x):
+    total = 0.0
+    for i in range(len(x)):
+        if x[i] < 0:
+            continue
+        v = x[i] * 3.0
+        total = total + v * v
+    return total
+
+def loop_with_break(x):
+    total = 0.0
+    for i in range(len(x)):
+        total = total + np.sin(x[i])
+        if total > 1.0:
+            break
+        total = total * 1.5
+    return total
+
+def newton_sqrt(a):
+    x = a
+    while np.abs(x * x - a) > 1e-10:
+        x = 0.5 * (x + a / x)
+    return x
+
+def while_count(x):
+    i = 0
+    y = x
+    while i < 5:
+        y = y * np.cos(y)
+        i = i + 1
+    return y
+
+def enumerate_zip(xs, ys):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(xs, ys)):
+        total = total + (i + 1) * np.sum(a * b)
+    return total
+
+def dict_items(params, x):
+    total = 0.0
+    for name, value in params.items():
+        total = total + np.sum(value * x)
+    return total
+
+def ifexp(x):
+    y = x * 2.0 if x > 0 else -x
+    return y * y
+
+def boolean_ops(x, y):
+    if x > 0 and y > 0:
+        return x * y
+    return x + y
+
+
+def nested_loops_with_break(A):
+    total = 0.0
+    for row in A:
+        for value in row:
+            if value > 1.0:
+                break
+            total = total + value ** 2
+    return total
+
+
+def while_with_continue(x):
+    k = 0
+    y = 0.0
+    while k < 6:
+        k = k + 1
+        if k % 2 == 0:
+            continue
+        y = y + np.sin(x * k)
+    return y
+
+
+def values_of_dict(params):
+    total = 0.0
+    for value in params.values():
+        total = total + np.sum(value ** 2)
+    return total
+
+
+def or_default(x, scale):
+    factor = scale or 1.0
+    return np.sum(x * factor)
+
+
+def branch_in_loop_only_one_side_assigns(x):
+    y = x
+    for i in range(4):
+        if i % 2 == 0:
+            y = y * x
+    return np.sum(y)
+
+
+def not_condition(x):
+    if not x > 0:
+        x = -x
+    return x ** 3
+
+
+def safe_log(x):
+    return np.log(x) if x > 0 else 2.0 * x

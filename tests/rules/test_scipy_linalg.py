@@ -1,0 +1,155 @@
+"""Rules of rules/scipy_linalg.py: finite differences, dense closed forms, storage of the matrix (skipped without SciPy)."""
+import numpy as np
+import pytest
+
+linalg = pytest.importorskip("scipy.linalg")
+
+import s2sad  # noqa: E402,F401
+from s2sad.registry import rule_for  # noqa: E402
+from s2sad.tangents import NO_TANGENT  # noqa: E402
+from s2sad.testing import check_rrule  # noqa: E402
+
+rng = np.random.default_rng(31)
+
+
+def r(*shape):
+    return rng.standard_normal(shape)
+
+
+def well_conditioned(n):
+    return r(n, n) + 4 * np.eye(n)
+
+
+def spd(n):
+    a = r(n, n)
+    return a @ a.T + n * np.eye(n)
+
+
+def symmetric(n):
+    a = r(n, n)
+    return (a + a.T) / 2
+
+
+def cotangents(f, *args, g, count, **kwargs):
+    _, pullback = rule_for(f).rrule(*args, **kwargs)
+    return pullback(g)[1:1 + count]
+
+
+# ------------------------------------------------------------------ solve_triangular
+@pytest.mark.parametrize("unit_diagonal", [False, True])
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+def test_solve_triangular(trans, lower, unit_diagonal):
+    a = well_conditioned(4)
+    for b in (r(4), r(4, 3)):
+        check_rrule(linalg.solve_triangular, a, b, trans, lower, unit_diagonal)
+
+
+def test_solve_triangular_closed_form_and_dtypes():
+    a, b, g = well_conditioned(4), r(4, 2), r(4, 2)
+    da, db = cotangents(linalg.solve_triangular, a, b, g=g, count=2, lower=True)
+    triangle = np.tril(a)
+    x = np.linalg.solve(triangle, b)
+    np.testing.assert_allclose(db, np.linalg.solve(triangle.T, g), rtol=1e-12)
+    np.testing.assert_allclose(da, np.tril(-np.linalg.solve(triangle.T, g) @ x.T), rtol=1e-12)
+    assert np.all(np.triu(da, 1) == 0)                 # the upper triangle is never read
+    da, db = check_rrule(linalg.solve_triangular, a.astype(np.float32), r(4).astype(np.float32))
+    assert da.dtype == db.dtype == np.float32
+    check_rrule(linalg.solve_triangular, a, r(4), lower=True, trans="T")
+
+
+# ------------------------------------------------------------------ cho_solve
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve(lower):
+    m = spd(4)
+    c = linalg.cho_factor(m, lower=lower)[0]
+    c = np.tril(c) if lower else np.triu(c)             # cho_factor leaves junk in the other triangle
+    for b in (r(4), r(4, 2)):
+        (dc, dlower), db = check_rrule(linalg.cho_solve, (c, lower), b)
+        assert dlower is NO_TANGENT
+    g = r(4)
+    ((dc, _), db) = cotangents(linalg.cho_solve, (c, lower), b[:, 0], g=g, count=2)
+    np.testing.assert_allclose(db, np.linalg.solve(m, g), rtol=1e-10)
+    x = np.linalg.solve(m, b[:, 0])
+    dm = -np.outer(np.linalg.solve(m, g), x)
+    expected = np.tril((dm + dm.T) @ c) if lower else np.triu(c @ (dm + dm.T))
+    np.testing.assert_allclose(dc, expected, rtol=1e-10)
+
+
+# ------------------------------------------------------------------ solve_banded
+def banded(lower_width, upper_width, n):
+    ab = r(lower_width + upper_width + 1, n)
+    ab[upper_width] += 5                                 # a dominant diagonal
+    return ab
+
+
+def dense(lower_width, upper_width, ab):
+    n = ab.shape[1]
+    return np.array([[ab[upper_width + i - j, j] if -upper_width <= i - j <= lower_width else 0.0
+                      for j in range(n)] for i in range(n)])
+
+
+@pytest.mark.parametrize("widths", [(0, 0), (1, 1), (2, 1), (0, 2), (3, 0)], ids=str)
+def test_solve_banded(widths):
+    ab = banded(*widths, 6)
+    for b in (r(6), r(6, 2)):
+        _, dab, db = check_rrule(linalg.solve_banded, widths, ab, b)
+    g = r(6)
+    dab, db = cotangents(linalg.solve_banded, widths, ab, b[:, 0], g=g, count=3)[1:]
+    a = dense(*widths, ab)
+    np.testing.assert_allclose(db, np.linalg.solve(a.T, g), rtol=1e-10)
+    da = -np.outer(np.linalg.solve(a.T, g), np.linalg.solve(a, b[:, 0]))
+    lower_width, upper_width = widths
+    for row in range(ab.shape[0]):
+        for j in range(6):
+            i = row - upper_width + j
+            expected = da[i, j] if 0 <= i < 6 else 0.0    # padding entries are not read
+            np.testing.assert_allclose(dab[row, j], expected, rtol=1e-10, atol=1e-14)
+
+
+# ------------------------------------------------------------------ Sylvester equations, sqrtm, expm
+def test_solve_sylvester():
+    a, b = well_conditioned(4), well_conditioned(3)
+    check_rrule(linalg.solve_sylvester, a, b, r(4, 3))
+    check_rrule(linalg.solve_sylvester, a, -b.T, r(4, 3))
+    g = r(4, 3)
+    da, db, dq = cotangents(linalg.solve_sylvester, a, b, r(4, 3), g=g, count=3)
+    np.testing.assert_allclose(a.T @ dq + dq @ b.T, g, atol=1e-10)     # dq solves the transposed equation
+    (dq32,) = check_rrule(linalg.solve_sylvester, a.astype(np.float32), b.astype(np.float32),
+                          r(4, 3).astype(np.float32))[2:]
+    assert dq32.dtype == np.float32
+
+
+def test_sqrtm():
+    check_rrule(linalg.sqrtm, spd(4), directions=[symmetric(4)])
+    check_rrule(linalg.sqrtm, spd(3))
+    check_rrule(linalg.sqrtm, well_conditioned(3) @ well_conditioned(3).T + np.triu(r(3, 3)))
+
+
+def test_sqrtm_closed_form_for_symmetric_matrices():
+    m = spd(4)
+    values, vectors = np.linalg.eigh(m)
+    g = symmetric(4)
+    (dm,) = cotangents(linalg.sqrtm, m, g=g, count=1)
+    roots = np.sqrt(values)
+    inner = (vectors.T @ g @ vectors) / (roots[:, None] + roots[None, :])
+    np.testing.assert_allclose(dm, vectors @ inner @ vectors.T, rtol=1e-8, atol=1e-12)
+
+
+def test_expm():
+    check_rrule(linalg.expm, r(4, 4))
+    check_rrule(linalg.expm, r(2, 3, 3))                                 # a stack
+    (da,) = check_rrule(linalg.expm, r(3, 3).astype(np.float32))
+    assert da.dtype == np.float32
+    a, g = r(4, 4), r(4, 4)
+    (da,) = cotangents(linalg.expm, a, g=g, count=1)
+    block = linalg.expm(np.block([[a.T, g], [np.zeros((4, 4)), a.T]]))  # the Frechet derivative as a block
+    np.testing.assert_allclose(da, block[:4, 4:], rtol=1e-10)
+    (da,) = cotangents(linalg.expm, np.diag([1.0, 2.0]), g=np.eye(2), count=1)
+    np.testing.assert_allclose(da, np.diag(np.exp([1.0, 2.0])), rtol=1e-12)
+
+
+def test_lu_factor_is_nondifferentiable():
+    rule = rule_for(linalg.lu_factor)
+    assert rule.nondifferentiable and rule.name == "scipy.linalg.lu_factor"
+    check_rrule(linalg.lu_factor, well_conditioned(3))

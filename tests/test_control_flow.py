@@ -1,0 +1,108 @@
+"""Branches, conditional expressions, `and`/`or`, `while`, `break`/`continue`, early
+`return`, and the `enumerate`/`zip`/`dict.items()` iteration forms: each gradient against
+central finite differences on every path."""
+import numpy as np
+import pytest
+
+import control_flow_programs as programs
+import s2sad
+from finite_differences import assert_gradients_match
+from s2sad.transform import transform
+
+rng = np.random.default_rng(5)
+
+
+def r(*shape):
+    return rng.standard_normal(shape)
+
+
+# name -> (function, argument lists covering its paths, argnums)
+CASES = {
+    "relu_sum": (programs.relu_sum, [(np.abs(r(4)), r(4)), (-np.abs(r(4)), r(4))], (0, 1)),
+    "early_return": (programs.early_return, [(1.5,), (0.5,)], (0,)),
+    "elif_chain": (programs.elif_chain, [(1.5,), (0.5,), (-0.5,)], (0,)),
+    "loop_with_branch": (programs.loop_with_branch, [(r(6),)], (0,)),
+    "loop_with_continue": (programs.loop_with_continue, [(r(6),)], (0,)),
+    "loop_with_break": (programs.loop_with_break, [(np.array([0.3, 0.4, 0.9, 0.2, 0.5]),), (np.array([0.1, 0.1]),)], (0,)),
+    "newton_sqrt": (programs.newton_sqrt, [(2.0,), (7.0,)], (0,)),
+    "while_count": (programs.while_count, [(0.7,)], (0,)),
+    "enumerate_zip": (programs.enumerate_zip, [([r(2) for _ in range(3)], [r(2) for _ in range(3)])], (0, 1)),
+    "dict_items": (programs.dict_items, [({"a": r(3), "b": r(3)}, r(3))], (1,)),
+    "ifexp": (programs.ifexp, [(1.5,), (-0.5,)], (0,)),
+    "boolean_ops": (programs.boolean_ops, [(1.5, 2.0), (-0.5, 2.0), (1.0, -1.0)], (0, 1)),
+    "nested_loops_with_break": (programs.nested_loops_with_break, [(np.array([[0.5, 1.5, 0.2], [0.3, 0.4, 2.0]]),)], (0,)),
+    "while_with_continue": (programs.while_with_continue, [(0.3,)], (0,)),
+    "or_default": (programs.or_default, [(r(3), 2.0)], (0, 1)),
+    "or_default_falsy": (programs.or_default, [(r(3), 0.0)], (0,)),  # at 0 the choice flips: no derivative in scale
+    "branch_in_loop_only_one_side_assigns": (programs.branch_in_loop_only_one_side_assigns, [(r(3),)], (0,)),
+    "not_condition": (programs.not_condition, [(0.5,), (-0.5,)], (0,)),
+}
+
+PARAMETERS = [(name, i) for name, (_, arglists, _) in sorted(CASES.items()) for i in range(len(arglists))]
+
+
+@pytest.mark.parametrize("name, path", PARAMETERS, ids=[f"{n}-{i}" for n, i in PARAMETERS])
+def test_every_path_matches_finite_differences(name, path):
+    function, arglists, argnums = CASES[name]
+    args = list(arglists[path])
+    value, gradients = s2sad.value_and_grad(function, argnums=argnums)(*args)
+    assert np.allclose(value, function(*args))
+    assert_gradients_match(function, args, argnums, gradients)
+
+
+def test_dict_gradient_is_read_by_the_dicts_keys():
+    params = {"a": r(3), "b": r(3)}
+    g = s2sad.grad(programs.values_of_dict)(params)
+    np.testing.assert_allclose(g["a"], 2 * params["a"])
+    np.testing.assert_allclose(g["b"], 2 * params["b"])
+    x = r(3)
+    g = s2sad.grad(programs.dict_items)(params, x)
+    np.testing.assert_allclose(g["a"], x)
+
+
+def test_a_while_loop_whose_trip_count_depends_on_the_input():
+    for a in (2.0, 50.0, 1e4):
+        da = s2sad.grad(programs.newton_sqrt)(a)
+        assert da == pytest.approx(0.5 / np.sqrt(a), rel=1e-6)
+
+
+def test_only_the_branch_taken_is_differentiated():
+    # the branch not taken would give NaN (log of a negative): it never runs, forwards or backwards
+    with np.errstate(all="raise"):
+        assert s2sad.grad(programs.safe_log)(-0.5) == pytest.approx(2.0)
+        assert s2sad.grad(programs.safe_log)(0.5) == pytest.approx(2.0)
+
+
+def test_generated_if_reads_like_the_source():
+    source = transform(programs.ifexp, ("x",)).source
+    assert """\
+    x_gt_0 = x > 0
+    if x_gt_0:
+        y = x * 2.0
+    else:
+        y = -x
+""" in source
+    assert """\
+        if x_gt_0:
+            dx = unbroadcast(dy * 2.0, x)
+        else:
+            dx = -dy
+""" in source
+
+
+def test_every_return_writes_the_same_result_name():
+    source = transform(programs.boolean_ops, ("x", "y")).source
+    assert source.count("result = ") == 2 and "result_2" not in source
+
+
+def test_while_with_a_one_operation_test_is_written_as_while():
+    source = transform(programs.while_count, ("x",)).source
+    assert "while i < 5:" in source
+    source = transform(programs.newton_sqrt, ("a",)).source
+    assert "while True:" in source and "if not " in source
+
+
+def test_continue_saves_the_iteration_and_copies_carried_values_back():
+    source = transform(programs.loop_with_continue, ("x",)).source
+    assert "            continue\n" in source
+    assert source.count("i_tape.append(") == 2  # at the `continue`, and at the end of the body
