@@ -81,7 +81,7 @@ def _run(function, args, kwargs, positions):
     rule; any other function by the code s2sad generates for it.
     """
     original = _unwrap(function)
-    rule = rule_for(original)
+    rule = rule_for(function) or rule_for(original)
     if rule is not None:
         names = [f"argument {i}" for i in range(len(args))]
         for position in positions:

@@ -41,7 +41,8 @@ AUGMENTED = {
     cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
 }
 CONSTANT_NAMES = {"None", "True", "False"}
-RETURN = "<result>"  # the pseudo-variable holding what the function returns, merged like any other
+RETURN = "<result>"
+RETURNED = "<returned>"  # set when a `return` inside a loop has run  # the pseudo-variable holding what the function returns, merged like any other
 
 # Names generated code itself uses; user variables that collide are renamed.
 RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans"}
@@ -111,7 +112,16 @@ class Normalizer:
             rest = list(lines[position + 1:])
             if isinstance(line, (cst.For, cst.While)):
                 self.flush()
-                self.items.append(self.loop(line, loop_depth))
+                returns = _returns_inside(line)
+                if returns:
+                    for pseudo, word, initial in ((RETURNED, "returned", "False"), (RETURN, "result", "None")):
+                        if pseudo not in self.current:
+                            self.current[pseudo] = self.namer.version(word)
+                            self.emit(Operation(self.current[pseudo], "copy", args=[Const(initial)]))
+                self.items.append(self.loop(line, loop_depth, returns))
+                if returns:
+                    self.after_returning_loop(line, rest, loop_depth)
+                    break
                 continue
             if isinstance(line, cst.If):
                 self.flush()
@@ -132,10 +142,19 @@ class Normalizer:
     def simple_line(self, line, loop_depth) -> bool:
         """Normalise one line of small statements; True if it ends in a jump."""
         for small in line.body:
+            if isinstance(small, cst.Return) and loop_depth:
+                # set the result and a flag, and leave the loop; the code after the loop tests the flag
+                version = self.namer.version("result")
+                atom = self.expression(small.value, want=version) if small.value is not None else Const("None")
+                if not (isinstance(atom, Var) and atom.name == version):
+                    self.emit(Operation(version, "copy", args=[atom]))
+                self.current[RETURN] = version
+                flag = self.namer.version("returned")
+                self.emit(Operation(flag, "copy", args=[Const("True")]))
+                self.current[RETURNED] = flag
+                self.jump(small, "break")
+                return True
             if isinstance(small, cst.Return):
-                if loop_depth:
-                    raise UnsupportedSyntaxError("`return` inside a loop is not supported yet", self.source.location(small),
-                                                 "keep the value in a variable, `break`, and return it after the loop")
                 if self.result_name is None:
                     self.result_name = self.namer.version("result")
                 version = self.result_name  # every path returns into the same name: nothing to merge
@@ -147,16 +166,34 @@ class Normalizer:
                 self.current[RETURN] = version
                 return True
             if isinstance(small, (cst.Break, cst.Continue)):
-                self.flush()
-                edges = [Operation(loop_name, "copy", args=[Var(self.current[user_name])])
-                         for user_name, loop_name in self.loop_names[-1].items() if self.current[user_name] != loop_name]
-                self.emitted += edges
-                self.items.append(Jump(self.source.location(small), "break" if isinstance(small, cst.Break) else "continue",
-                                       edges))
+                self.jump(small, "break" if isinstance(small, cst.Break) else "continue")
                 return True
             self.small_statement(small)
         self.flush()
         return False
+
+    def jump(self, node, kind: str) -> None:
+        """Leave the innermost loop's iteration, copying its carried variables back first."""
+        self.flush()
+        edges = [Operation(loop_name, "copy", args=[Var(self.current[user_name])])
+                 for user_name, loop_name in self.loop_names[-1].items() if self.current[user_name] != loop_name]
+        self.emitted += edges
+        self.items.append(Jump(self.source.location(node), kind, edges))
+
+    def after_returning_loop(self, node, rest: list, loop_depth: int) -> None:
+        """After a loop that may have returned: stop (or leave the enclosing loop too) if it did."""
+        flag = Var(self.current[RETURNED])
+
+        def returned():
+            saved = self.items, self.operations
+            self.items, self.operations = [], []
+            if loop_depth:
+                self.jump(node, "break")
+            items = self.items
+            self.items, self.operations = saved
+            return items
+
+        self.branch(self.location, flag, returned, lambda: self.block(rest, loop_depth))
 
     def if_statement(self, node: cst.If, rest: list, loop_depth: int) -> None:
         location = self.source.location(node)
@@ -179,6 +216,11 @@ class Normalizer:
         self.current = dict(before)
         else_items = orelse()
         after_else = self.current
+        # A path that jumps away never reaches the code after the branch: take the other's names.
+        if _leaves_block(then_items) and not _leaves_block(else_items):
+            after_then = after_else
+        elif _leaves_block(else_items):
+            after_else = after_then
         merged = {}
         for user_name in dict.fromkeys([*after_then, *after_else]):
             versions = [after.get(user_name) for after in (after_then, after_else)]
@@ -201,7 +243,7 @@ class Normalizer:
         self.items.append(item)
         return item
 
-    def loop(self, node, loop_depth: int) -> Loop:
+    def loop(self, node, loop_depth: int, returns: bool = False) -> Loop:
         """A ``for`` or ``while`` loop, with the variables it carries between iterations.
 
         A user variable is carried if the body assigns it and it is also alive outside the
@@ -212,7 +254,7 @@ class Normalizer:
         """
         location = self.source.location(node)
         iteration = self.iteration(node) if isinstance(node, cst.For) else None
-        assigned = _assigned_names(node)
+        assigned = _assigned_names(node) + ([RETURNED, RETURN] if returns else [])
         outside = _names_read_outside(self.source.funcdef, node)
         loop_names = {}
         for user_name in assigned:
@@ -617,6 +659,19 @@ class _Names(cst.CSTVisitor):
             node.value.visit(self)
             return False
         return True
+
+
+def _returns_inside(loop) -> bool:
+    found = []
+
+    class Returns(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Return):
+                found.append(node)
+            return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    loop.body.visit(Returns())
+    return bool(found)
 
 
 def _count_returns(funcdef) -> int:

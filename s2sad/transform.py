@@ -73,8 +73,14 @@ def _identity(value) -> str:
     if isinstance(value, types.ModuleType):
         return f"module:{value.__name__}"
     if callable(value):
+        rule = rule_for(value)
+        if rule is not None:  # a rule's name tells scipy's norm.logpdf from t.logpdf, and names ufuncs fully
+            return f"rule:{rule.name}:{rule.fingerprint}"
         module = getattr(value, "__module__", "") or ""
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__qualname__
+        owner = getattr(value, "__self__", None)
+        if owner is not None and not isinstance(owner, types.ModuleType):
+            name = f"{type(owner).__qualname__}.{getattr(owner, 'name', '')}.{name}"
         return f"static:{module}.{name}"
     return "data"
 

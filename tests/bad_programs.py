@@ -2,11 +2,14 @@
 import numpy as np
 
 
-def uses_return_in_loop(x):
-    for i in range(3):
-        if x > i:
-            return x * i  # refused: return in loop
-    return x
+def uses_attribute_assignment(x):
+    holder = Holder()
+    holder.value = x  # refused: attribute assignment
+    return holder.value
+
+
+class Holder:
+    value = 0.0
 
 
 def uses_for_else(x):

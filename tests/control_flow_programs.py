@@ -135,3 +135,20 @@ def not_condition(x):
 
 def safe_log(x):
     return np.log(x) if x > 0 else 2.0 * x
+
+
+def first_large(x):
+    for i in range(len(x)):
+        if x[i] > 1.0:
+            return x[i] ** 2
+    return np.sum(x)
+
+
+def return_from_nested_loops(A):
+    total = 0.0
+    for row in A:
+        for value in row:
+            total = total + np.sin(value)
+            if total > 1.5:
+                return total * 2.0
+    return total

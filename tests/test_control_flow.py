@@ -36,6 +36,9 @@ CASES = {
     "or_default_falsy": (programs.or_default, [(r(3), 0.0)], (0,)),  # at 0 the choice flips: no derivative in scale
     "branch_in_loop_only_one_side_assigns": (programs.branch_in_loop_only_one_side_assigns, [(r(3),)], (0,)),
     "not_condition": (programs.not_condition, [(0.5,), (-0.5,)], (0,)),
+    "first_large": (programs.first_large, [(np.array([0.2, 1.5, 3.0]),), (np.array([0.2, 0.5]),)], (0,)),
+    "return_from_nested_loops": (programs.return_from_nested_loops,
+                                 [(np.array([[0.5, 0.7], [0.9, 0.1]]),), (np.array([[0.1, 0.2], [0.3, 0.1]]),)], (0,)),
 }
 
 PARAMETERS = [(name, i) for name, (_, arglists, _) in sorted(CASES.items()) for i in range(len(arglists))]

@@ -26,7 +26,7 @@ def column_of(line: int, text: str) -> int:
 
 
 CASES = [
-    ("uses_return_in_loop", "return in loop", "return", "`return` inside a loop is not supported yet"),
+    ("uses_attribute_assignment", "attribute assignment", "holder.value", "assignment to an attribute is not supported yet"),
     ("uses_for_else", "for-else", "else", "`for ... else` is not supported"),
     ("uses_while_else", "while-else", "else", "`while ... else` is not supported"),
     ("uses_lambda", "lambda", "lambda", "lambdas are not supported"),

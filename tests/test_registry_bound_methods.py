@@ -89,8 +89,6 @@ def test_scipy_distribution_methods():
     assert norm_rule.function(0.0) == stats.norm.logpdf(0.0)
 
 
-@pytest.mark.xfail(strict=True, reason="s2sad.transform._identity names a bound method by its function alone, "
-                                       "so norm.logpdf and t.logpdf give one cache key (a change to transform.py)")
 def test_cache_keys_tell_two_distributions_apart():
     stats = pytest.importorskip("scipy.stats")
     from s2sad.transform import cache_key

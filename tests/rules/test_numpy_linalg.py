@@ -124,6 +124,8 @@ LINALG = [
     (np.linalg.solve, (well_conditioned(3, 3), r(3, 2))),
     (np.linalg.solve, (well_conditioned(4, 3, 3), r(4, 3, 2))),
     (np.linalg.solve, (well_conditioned(4, 3, 3), r(3, 2))),
+    (np.linalg.solve, (well_conditioned(3, 3), r(4, 3, 2))),
+    (np.linalg.solve, (well_conditioned(4, 3, 3), r(3))),
 ]
 
 
@@ -418,10 +420,31 @@ def test_eigh_cotangent_as_a_tangent():
     np.testing.assert_allclose(da, np.eye(3), atol=1e-12)
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (3, 3), (2, 3, 3)], ids=str)
-def test_eigvals_real_matrix_with_complex_eigenvalues(shape):
-    a = r(*shape)
-    assert np.iscomplexobj(np.linalg.eigvals(a))
+def with_eigenvalues(values, *shape):
+    """A real matrix (stack) with the given distinct eigenvalues, complex ones in conjugate pairs."""
+    n = shape[-1]
+    block = np.zeros((n, n))
+    i = 0
+    while i < n:
+        value = complex(values[i])
+        if value.imag:
+            block[i:i + 2, i:i + 2] = [[value.real, value.imag], [-value.imag, value.real]]
+            i += 2
+        else:
+            block[i, i] = value.real
+            i += 1
+    q = well_conditioned(*shape)
+    return q @ block @ np.linalg.inv(q)
+
+
+SPECTRA = [((4, 4), [1 + 2j, 1 - 2j, 3.0, -0.5]), ((3, 3), [0.5 + 1j, 0.5 - 1j, 2.0]),
+           ((2, 3, 3), [-1.0, 1 + 0.5j, 1 - 0.5j]), ((3, 3), [1.0, 2.0, -3.0])]
+
+
+@pytest.mark.parametrize("shape, values", SPECTRA, ids=str)
+def test_eigvals_of_real_matrices(shape, values):
+    a = with_eigenvalues(values, *shape)
+    assert np.iscomplexobj(np.linalg.eigvals(a)) == any(complex(v).imag for v in values)
     check_rrule(np.linalg.eigvals, a)
 
 
@@ -433,12 +456,12 @@ def test_eigvals_real_spectrum_and_formula():
     np.testing.assert_allclose(da, np.eye(3), atol=1e-10)               # the trace again
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (3, 3), (2, 3, 3)], ids=str)
-def test_eig_through_phase_blind_losses(shape):
+@pytest.mark.parametrize("shape, values", SPECTRA, ids=str)
+def test_eig_through_phase_blind_losses(shape, values):
     """L = <D, |V|^2> + <c, w>: |V|^2 does not see the eigenvectors' phases, but does see their norms."""
-    a = r(*shape)
+    a = with_eigenvalues(values, *shape)
     w, v = np.linalg.eig(a)
-    g_w = r(*w.shape) + 1j * r(*w.shape)
+    g_w = r(*w.shape) + (1j * r(*w.shape) if np.iscomplexobj(w) else 0)
     check_rrule(np.linalg.eig, a, cotangent=(g_w, 2 * r(*v.shape) * v))
 
 
