@@ -52,7 +52,9 @@ def unbroadcast(v, like):
 
     The cotangent of a broadcast operand: axes that broadcasting added or stretched are
     summed away. A Python float ``like`` gets a Python float, a numpy scalar gets a numpy
-    scalar of its dtype, an int/bool ``like`` gets ``NO_TANGENT``.
+    scalar of its dtype, an int/bool ``like`` gets ``NO_TANGENT``. A real ``like`` that
+    met a complex operand gets the real part of a complex ``v`` (the convention of
+    ``numpy_fft``), not a ComplexWarning.
     """
     tl = type(like)
     if tl is float:
@@ -60,7 +62,7 @@ def unbroadcast(v, like):
             return v
         if v is ZERO:
             return ZERO
-        return float(np.sum(v)) if np.ndim(v) else float(v)
+        return float((np.sum(v) if np.ndim(v) else v).real)
     if tl is np.ndarray:
         if type(v) is np.ndarray and v.shape == like.shape and v.dtype == like.dtype:
             return v
@@ -93,10 +95,13 @@ def unbroadcast(v, like):
             v = np.sum(v, axis=stretched, keepdims=True)
         if np.shape(v) != shape:  # v had fewer dimensions: broadcast it up (a rare case)
             v = np.broadcast_to(v, shape)
+    v_dtype = getattr(v, "dtype", None)
+    if (v_dtype.kind == "c" if v_dtype is not None else type(v) is complex) and dtype.kind != "c":
+        v = v.real  # a real operand of a complex computation: the real part is its cotangent
+        v_dtype = getattr(v, "dtype", None)
     if isinstance(like, np.generic):
         return dtype.type(v)
-    v_dtype = getattr(v, "dtype", None)
-    if v_dtype != dtype:
+    if v_dtype is None or v_dtype != dtype or not shape:  # (numpy finds None == float64); 0-d in, 0-d out
         v = np.asarray(v, dtype=dtype)
     return v
 
@@ -281,7 +286,9 @@ def mT(a):
 
 
 def matmul_vjp_x1(g, x1, x2):
-    """Cotangent of ``x1`` in ``x1 @ x2`` (1-D operands, batches and broadcasting included)."""
+    """Cotangent of ``x1`` in ``x1 @ x2``: ``g @ x2^H`` (1-D operands, batches and broadcasting included)."""
+    if np.iscomplexobj(x2):
+        x2 = np.conjugate(x2)  # a real x2 (the common case) is used as it is, without a copy
     if np.ndim(x2) == 1:
         if np.ndim(x1) == 1:
             return unbroadcast(g * x2, x1)
@@ -292,7 +299,9 @@ def matmul_vjp_x1(g, x1, x2):
 
 
 def matmul_vjp_x2(g, x1, x2):
-    """Cotangent of ``x2`` in ``x1 @ x2``."""
+    """Cotangent of ``x2`` in ``x1 @ x2``: ``x1^H @ g``."""
+    if np.iscomplexobj(x1):
+        x1 = np.conjugate(x1)  # a real x1 (the common case) is used as it is, without a copy
     if np.ndim(x1) == 1:
         if np.ndim(x2) == 1:
             return unbroadcast(g * x1, x2)
@@ -327,7 +336,11 @@ def dot_vjp_b(g, a, b):
 
 
 def power_vjp_base(g, x, y):
-    """Cotangent of the base in ``x ** y``: ``g * y * x ** (y - 1)``, 0 where ``g`` or ``y`` is 0."""
+    """Cotangent of the base in ``x ** y``: ``g * conj(y * x ** (y - 1))``, 0 where ``g`` or ``y`` is 0.
+
+    ``x ** y`` is holomorphic in ``x`` (off the branch cut), so a complex base gets the
+    conjugate slope; for a real base and exponent ``.conjugate()`` returns the slope itself.
+    """
     if type(g) is float and type(x) is float:
         if g == 0.0 or y == 0:
             return 0.0
@@ -343,18 +356,19 @@ def power_vjp_base(g, x, y):
     if type(y) in (int, float) and y >= 1:
         # a constant exponent of at least 1 (``x ** 2``): x ** (y - 1) is finite everywhere,
         # so the guards below (and their cost) are not needed
-        return unbroadcast(g * (y * x ** (y - 1)) if y != 2 else g * (2 * x), x)
+        return unbroadcast(g * (y * x ** (y - 1)).conjugate() if y != 2 else g * (2 * x).conjugate(), x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope = g * y * np.power(x, y - 1)
+        slope = g * (y * np.power(x, y - 1)).conjugate()
         slope = np.where(np.equal(g, 0) | np.equal(y, 0), np.zeros_like(slope), slope)
     return unbroadcast(slope, x)
 
 
 def power_vjp_exponent(g, ans, x, y):
-    """Cotangent of the exponent in ``x ** y``: ``g * ans * log(x)``, 0 where ``x`` is 0.
+    """Cotangent of the exponent in ``x ** y``: ``g * conj(ans * log(x))``, 0 where ``x`` is 0.
 
     ``0 ** y`` is flat in ``y`` (for ``y > 0``), so a zero base gives 0 instead of
-    ``0 * -inf``; a negative base has no real logarithm and gives NaN.
+    ``0 * -inf``; a negative real base has no real logarithm and gives NaN, unless the
+    power is complex: NumPy then takes the complex logarithm of the base, and so does this.
     """
     if type(y) is int:
         return NO_TANGENT
@@ -365,7 +379,10 @@ def power_vjp_exponent(g, ans, x, y):
     if g is ZERO:
         return ZERO
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope = g * ans * np.log(np.where(np.equal(x, 0), np.ones_like(x), x))
+        base = np.where(np.equal(x, 0), np.ones_like(x), x)
+        if base.dtype.kind != "c" and np.iscomplexobj(ans):  # (-2.0) ** 0.5j: log(-2) + i pi
+            base = base.astype(np.result_type(ans))
+        slope = g * (ans * np.log(base)).conjugate()
     return unbroadcast(slope, y)
 
 

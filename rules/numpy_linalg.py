@@ -106,15 +106,16 @@ def cross_vjp_b(g, ans, a, b, axisa, axisb, axisc, axis):
     return unbroadcast(np.cross(g, a), b)
 
 
-defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)")
-defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)")
+# Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
+defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
+defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
 defvjp(np.outer,     "a, b, out=None",
        "unbroadcast(np.reshape(np.dot(g, np.ravel(b)), np.shape(a)), a)",
        "unbroadcast(np.reshape(np.dot(np.ravel(a), g), np.shape(b)), b)")
 defvjp(np.inner,     "a, b", inner_vjp_a, inner_vjp_b)
 defvjp(np.vdot,      "a, b", "unbroadcast(np.reshape(np.conjugate(g) * np.ravel(b), np.shape(a)), a)",
        "unbroadcast(np.reshape(g * np.ravel(a), np.shape(b)), b)")
-defvjp(np.tensordot, "a, b, axes=2", tensordot_vjp_a, tensordot_vjp_b)
+defvjp(np.tensordot, "a, b, axes=2", tensordot_vjp_a, tensordot_vjp_b, lazy=True)
 defvjp(np.cross,     "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None", cross_vjp_a, cross_vjp_b)
 
 # ------------------------------------------------------------------ numpy.linalg

@@ -15,12 +15,16 @@ from .api import Differentiated, differentiate, grad, rrule, show, value_and_gra
 from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
 )
-from .registry import defmethod, defrrule, defvjp, defvjp_all, nondifferentiable, unregister  # noqa: E402
+from .registry import (  # noqa: E402
+    defderivative, defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
+)
+from . import testing  # noqa: E402  (s2sad.testing.check_grad, check_rrule: public)
 from .tangents import NO_TANGENT, ZERO  # noqa: E402
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "rrule", "differentiate", "Differentiated", "show",
-    "defvjp", "defvjp_all", "defrrule", "defmethod", "nondifferentiable", "unregister",
+    "defvjp", "defvjp_all", "defrrule", "defderivative", "defmethod", "nondifferentiable", "unregister",
+    "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",
     "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "RuleError",
 ]

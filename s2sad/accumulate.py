@@ -138,6 +138,44 @@ def accumulate(a, b):
     return _dispatch(a, b, count == _TOP_COUNT)
 
 
+def zeroed_at(g, index):
+    """``g`` with the entries at ``index`` set to zero: the cotangent of a container before
+    ``y[index] = v`` overwrote those entries, from its cotangent after.
+
+    Written in place when accumulation owns ``g`` exclusively (the same test as
+    :func:`accumulate`); otherwise a copy, which accumulation then owns, so a loop that
+    fills an array one element at a time zeroes in place from its second iteration on.
+    """
+    count = _getrefcount(g)
+    if g.__class__ is _ndarray:
+        if not (count == _TOP_COUNT and is_owned(g) and g.flags.writeable):
+            g = own(np.array(g, dtype=g.dtype if g.dtype.kind in "fc" else np.float64))
+        g[index] = 0
+        return g
+    if g is ZERO or g is NO_TANGENT:
+        return g
+    g = unthunk(g)
+    if isinstance(g, _ndarray):
+        return zeroed_at(np.array(g), index)
+    if isinstance(g, (list, tuple)):
+        items = list(g)
+        if isinstance(index, slice):
+            for position in range(len(items))[index]:
+                items[position] = ZERO
+        else:
+            items[index] = ZERO
+        return items if isinstance(g, list) else tuple(items)
+    if type(g) is Tangent:
+        fields = dict(g.fields)
+        fields.pop(index, None)
+        if isinstance(index, int) and index < 0:
+            raise IndexError("a negative index into a structural tangent of a list needs the list's length")
+        return Tangent(g.primal_type, fields)
+    if isinstance(g, dict):
+        return {key: value for key, value in g.items() if key != index}
+    raise TypeError(f"cannot zero entry {index!r} of a cotangent of type {type(g).__name__}")
+
+
 def _accumulate_held(a, b, expected):
     """accumulate() for a field or item of a container; ``expected`` as for _TOP_COUNT."""
     count = _getrefcount(a)

@@ -95,7 +95,27 @@ def _run(function, args, kwargs, positions):
     rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
     with _pointing_at_user_source():
         y, pullback = rrule(*values)
+    if pullback.__globals__.get("PULLBACK_RUNS_ONCE"):
+        pullback = _repeatable(pullback, lambda: rrule(*values)[1])
     return y, pullback, names, values
+
+
+def _repeatable(pullback, fresh):
+    """A pullback callers may run more than once (``vjp``'s, for several cotangents).
+
+    Code generated for a function that changes arrays or lists in place undoes the changes
+    as its pullback runs, so that pullback runs once; each further call gets a fresh one,
+    from running the primal again.
+    """
+    used = []
+
+    def repeatable_pullback(cotangent):
+        if used:
+            return fresh()(cotangent)
+        used.append(True)
+        return pullback(cotangent)
+
+    return repeatable_pullback
 
 
 def _pull(pullback, cotangent):

@@ -104,11 +104,15 @@ class _Fence(cst.CSTVisitor):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             for leaf in _target_leaves(target):
-                if not isinstance(leaf, cst.Name):
-                    what = "assignment to an element or slice" if isinstance(leaf, cst.Subscript) else "assignment to an attribute"
+                if isinstance(leaf, cst.Subscript) and not isinstance(leaf.value, cst.Name):
+                    self.refuse(leaf, "only a variable's elements can be assigned (`y[i] = v`)",
+                                "for a nested element write `y[i, j] = v`, or build the inner value in a variable first")
+                if isinstance(leaf, cst.Subscript) and isinstance(node, cst.AnnAssign):
+                    self.refuse(leaf, "an annotated element assignment is not supported", "drop the annotation")
+                if not isinstance(leaf, (cst.Name, cst.Subscript)):
+                    what = "assignment to an attribute" if isinstance(leaf, cst.Attribute) else "this assignment target"
                     self.refuse(leaf, f"{what} is not supported yet",
-                                "build a new array (np.where, np.concatenate) instead of mutating one")
-
+                                "build a new object (for example dataclasses.replace(obj, field=value)) instead of changing one")
 
 def _target_leaves(target):
     if isinstance(target, (cst.Tuple, cst.List)):

@@ -41,6 +41,21 @@ AUGMENTED = {
     cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
 }
 CONSTANT_NAMES = {"None", "True", "False"}
+LIST_MUTATORS = ("append", "extend", "pop")
+UNSUPPORTED_MUTATORS = {
+    "insert": "build a new list: `xs = xs[:i] + [v] + xs[i:]`",
+    "remove": "build a new list without the element",
+    "sort": "use `sorted(xs)` or `np.sort(x)`, which return a new value",
+    "reverse": "use `xs[::-1]`",
+    "clear": "assign a new empty list",
+    "update": "build a new dict: `d = {**d, ...}` is not supported either; assign the keys one by one: `d[k] = v`",
+    "setdefault": "test `k in d` and assign `d[k] = v`",
+    "popitem": "read and delete keys explicitly",
+    "fill": "use `np.full_like(x, value)`",
+    "resize": "use `np.resize(x, shape)`, which returns a new array",
+    "put": "use `y[index] = values` on a copy",
+    "itemset": "use `y[index] = value` on a copy",
+}
 RETURN = "<result>"
 RETURNED = "<returned>"  # set when a `return` inside a loop has run  # the pseudo-variable holding what the function returns, merged like any other
 
@@ -59,6 +74,8 @@ class Normalizer:
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
+        self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
+        self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)
         self.returned_atoms: dict[str, Atom] = {}  # a result version -> the atom returned
@@ -76,6 +93,8 @@ class Normalizer:
             params.append(name)
             self.current[name] = self.namer.version(name)
             self.params.add(self.current[name])
+            self.roots[self.current[name]] = name
+            self.user_params.add(name)
             if param.default is not None:
                 defaults[name] = _code(param.default)
         statements = self.block(funcdef.body.body)
@@ -351,6 +370,18 @@ class Normalizer:
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, None, node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+            binary = AUGMENTED[type(node.operator)]
+            container, index = self.container(node.target)
+            current = self.operation(None, "item", [_atom_name(container), _atom_name(index)],
+                                     Operation("", "call", Callee("static", "[]", operator.getitem, "{0}[{1}]"),
+                                               [container, index]), derived_from_operands=True)
+            function, symbol = BINARY[binary]
+            value = self.expression(node.value)
+            updated = self.operation(None, symbol, [current, value],
+                                     Operation("", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"),
+                                               [current, value]))
+            self.mutate(node.target, "setitem", container, [index, updated])
         elif isinstance(node, cst.AugAssign):
             binary = AUGMENTED.get(type(node.operator))
             if binary is None:
@@ -362,8 +393,9 @@ class Normalizer:
             if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 return  # a docstring or a bare constant does nothing
             atom = self.expression(node.value)
-            if isinstance(atom, Var) and self.operations and self.operations[-1].target == atom.name:
-                self.operations[-1].kind = "effect"  # kept for its side effect (print, ...)
+            last = self.operations[-1] if self.operations else None
+            if isinstance(atom, Var) and last is not None and last.target == atom.name and last.kind == "call":
+                last.kind = "effect"  # kept for its side effect (print, ...)
         elif isinstance(node, cst.Assert):
             test = self.expression(node.test)
             message = self.expression(node.msg) if node.msg is not None else Const("None")
@@ -374,6 +406,11 @@ class Normalizer:
             raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
 
     def assign(self, target, atom: Atom | None, value=None, origin=None, bind_only=False) -> None:
+        if isinstance(target, cst.Subscript):
+            atom = atom if atom is not None else self.expression(value)
+            container, index = self.container(target)
+            self.mutate(target, "setitem", container, [index, atom])
+            return
         if bind_only and isinstance(target, cst.Name):
             self.current[target.value] = atom.name  # already a fresh version of its own
             return
@@ -398,9 +435,43 @@ class Normalizer:
         self.emit(Operation(version, "copy", args=[atom]))
         self.current[user_name] = version
 
+    # ------------------------------------------------------------------ mutation
+    def container(self, target: cst.Subscript):
+        """``name[index]`` as an assignment target: (the container's atom, the index atom)."""
+        if not isinstance(target.value, cst.Name) or target.value.value not in self.current:
+            raise UnsupportedSyntaxError("only a local variable's elements can be assigned (`y[i] = v`)",
+                                         self.source.location(target),
+                                         "for a nested element write `y[i, j] = v`, or build the value in a local first")
+        return Var(self.current[target.value.value]), self.index(target.slice)
+
+    def mutate(self, node, method: str, container: Var, args: list, want=None) -> Var:
+        """An in-place change of a container the function owns: ``y[i] = v`` (method
+        "setitem"), ``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop(i)``.
+
+        The container keeps its name (it is the same object); the operation's target is the
+        container, or for ``pop`` the element taken. Changing an argument, or something that
+        may share its memory, would change the caller's data: refused.
+        """
+        root = self.roots.get(container.name)
+        if root is not None:
+            raise UnsupportedSyntaxError(
+                f"this changes `{root}` in place, which the caller {'passed in' if root in self.user_params else 'owns'}",
+                self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+        target = self.namer.temporary(method, [container.name]) if method == "pop" else container.name
+        if want is not None and method == "pop":
+            target = want
+        self.emit(Operation(target, "mutate", Callee("method", f"{container.name}.{method}", name=method),
+                            [container, *args]))
+        return Var(target)
+
     def emit(self, operation: Operation) -> None:
         self.operations.append(operation)
         self.emitted.append(operation)
+        # what may share memory with an argument or a global: copies, and the views reads make
+        if operation.kind in ("copy", "unpack") or (operation.kind == "call" and _may_be_a_view(operation)):
+            source = operation.args[0] if operation.args else None
+            if isinstance(source, Var) and source.name in self.roots:
+                self.roots[operation.target] = self.roots[source.name]
 
     # ------------------------------------------------------------------ expressions
     def expression(self, node, want: str | None = None) -> Atom:
@@ -535,6 +606,7 @@ class Normalizer:
         if name not in self.free_reads:
             local = self.namer.fresh(name)
             self.free_reads[name] = local
+            self.roots[local] = name
         return Var(self.free_reads[name])
 
     def static_value(self, node, dotted: str) -> Atom:
@@ -570,6 +642,17 @@ class Normalizer:
             callee = Callee("static", dotted, value)
             word = dotted.split(".")[-1]
             args, kwargs = self.arguments(node)
+        elif isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
+                and func.value.value in self.current:
+            args, kwargs = self.arguments(node)
+            if kwargs or (func.attr.value in ("append", "extend") and len(args) != 1) or len(args) > 1:
+                raise UnsupportedSyntaxError(f"`{func.attr.value}` is called with unexpected arguments",
+                                             self.source.location(node))
+            return self.mutate(node, func.attr.value, Var(self.current[func.value.value]), args, want)
+        elif isinstance(func, cst.Attribute) and func.attr.value in UNSUPPORTED_MUTATORS:
+            raise UnsupportedSyntaxError(
+                f"`.{func.attr.value}(...)` changes a value in place, which s2sad does not differentiate",
+                self.source.location(node), UNSUPPORTED_MUTATORS[func.attr.value])
         elif isinstance(func, cst.Attribute):
             receiver = self.expression(func.value)
             method = func.attr.value
@@ -690,6 +773,18 @@ def _count_returns(funcdef) -> int:
 def _base_name(variable: str) -> str:
     """A user variable's name; for a pseudo-variable (``<result>``, ``<y#12>``) the word inside."""
     return variable.strip("<>").split("#")[0] if variable.startswith("<") else variable
+
+
+VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T", "mT", "real", "imag", "diagonal"}
+
+
+def _may_be_a_view(operation) -> bool:
+    callee = operation.callee
+    if callee is None:
+        return False
+    if callee.kind in ("method", "attribute"):
+        return callee.name in VIEW_METHODS
+    return callee.value is operator.getitem or getattr(callee.value, "__name__", "") in VIEW_METHODS
 
 
 def _pair(target) -> bool:

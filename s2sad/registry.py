@@ -15,6 +15,11 @@ cotangent of that parameter. Three forms, from cheapest to most general:
 
 Templates and vjp functions receive every parameter of the rule's signature positionally,
 in signature order, with defaults filled in.
+
+For elementwise functions, :func:`defderivative` is the one-line form: the partial
+derivative of each parameter as an expression (``defderivative(np.tanh, "x", "1 - ans ** 2")``),
+made into a broadcasting, complex-correct template. :func:`differentiate_source` opts a
+Python function out of its rule, :func:`defmethod` gives a method of a class a rule.
 """
 from __future__ import annotations
 
@@ -59,6 +64,7 @@ class Rule:
     thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem)
     lazy: bool = False             # the public rrule's pullback returns each cotangent as a Thunk (matmul)
     library: str | None = None     # the optional library (scipy) whose rules module registered it
+    derivatives: dict[str, str | None] | None = None  # defderivative's expressions, kept for the rules reference
     version: str = "1"
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
 
@@ -402,15 +408,28 @@ def nondifferentiable(*functions) -> None:
         _store(Rule(function, _qualified_name(function), nondifferentiable=True))
 
 
-def defmethod(owner: type, name: str, rule_or_function) -> Rule:
+def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
     """Make ``obj.name(...)`` (or the property ``obj.name``) use a rule, for ``obj`` an ``owner``.
 
     The receiver is the rule's first parameter: ``x.sum(axis=0)`` is ``np.sum(x, axis=0)``.
+    ``rule_or_function`` is a :class:`Rule` (what ``defvjp`` and friends return) or a
+    function with a registered rule; left out, it is ``getattr(owner, name)``, so a user
+    class's method takes the rule registered for its plain function::
+
+        defderivative(Layer.apply, "self, x", None, "self.scale")   # or defvjp / defrrule
+        defmethod(Layer, "apply")          # layer.apply(x) in differentiated code uses it
+
+    Instances of subclasses use it too (the lookup walks the MRO).
     """
     global _generation
+    if rule_or_function is None:
+        rule_or_function = getattr(owner, name, None)
+        if rule_or_function is None:
+            raise ValueError(f"{owner.__qualname__} has no attribute {name!r} to take a rule from")
     rule = rule_or_function if isinstance(rule_or_function, Rule) else rule_for(rule_or_function)
     if rule is None:
-        raise ValueError(f"no rule registered for {rule_or_function!r}")
+        raise ValueError(f"no rule registered for {rule_or_function!r}: register one first "
+                         f"(s2sad.defvjp, defderivative or defrrule), then defmethod({owner.__qualname__}, {name!r})")
     _method_rules[(owner, name)] = rule
     _generation += 1
     return rule
@@ -427,3 +446,142 @@ def unregister(function) -> None:
         del _bound_rules[key]
     _forget(rule.function)
     _generation += 1
+
+
+# ---------------------------------------------------------------- the one-line form for scalar derivatives
+
+_RESERVED_IN_TEMPLATES = ("g", "ans")
+
+
+def defderivative(function, signature: str, *derivatives: str | None, name: str | None = None,
+                  version: str = "1") -> Rule:
+    """Register an elementwise function by the partial derivative of each parameter, one line.
+
+    Each derivative is a Python expression over the parameters and ``ans`` (the output),
+    evaluated elementwise; ``None`` says no gradient flows to that parameter. Derivatives
+    are given for the first parameters of ``signature`` in order, the rest get none::
+
+        defderivative(np.tanh, "x", "1 - ans ** 2")
+        defderivative(np.arctan2, "y, x", "x / (x**2 + y**2)", "-y / (x**2 + y**2)")
+
+    Each becomes the rule template ``unbroadcast(g * (<derivative>).conjugate(), <param>)``,
+    which generated code inlines: broadcast operands get their cotangent summed back to
+    their shape and cast to their dtype, and a complex input gets ``g * conj(f'(z))``
+    (s2sad's convention, see ``s2sad.rules.numpy_fft``), right for holomorphic functions.
+    A real constant derivative is not conjugated (``"1"`` gives ``unbroadcast(g, x)``).
+
+    The expressions may use ``np``, ``math``, the helpers of ``s2sad.rules.helpers``
+    (``safe_divide`` for slopes that are infinite where the cotangent is 0) and builtins;
+    an unknown name, a syntax error or a use of the cotangent ``g`` is refused here,
+    at registration, rather than when a gradient runs.
+    """
+    sig = _signature_from_text(signature)
+    params = tuple(sig.parameters)
+    label = name or _qualified_name(function)
+    if len(derivatives) > len(params):
+        raise ValueError(f"{len(derivatives)} derivatives given for the {len(params)} parameters ({signature}) of {label}")
+    for reserved in _RESERVED_IN_TEMPLATES:
+        if reserved in params:
+            raise ValueError(f"defderivative({label}): a parameter may not be called {reserved!r}, "
+                             "which rule templates reserve (g is the cotangent, ans the output); rename it in the signature")
+    templates: list[str | None] = []
+    for param, derivative in zip(params, derivatives):
+        if derivative is None:
+            templates.append(None)
+            continue
+        kind = sig.parameters[param].kind
+        if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise ValueError(f"defderivative({label}): {param!r} collects several arguments; "
+                             "scalar derivatives are for one value per parameter (use defvjp)")
+        templates.append(derivative_template(derivative, param, params, label))
+    rule = Rule(function, label, sig, dict(zip(params, templates)), version=version,
+                derivatives=dict(zip(params, derivatives)))
+    return _store(rule)
+
+
+def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (), label: str = "the function") -> str:
+    """The vjp template for a scalar partial derivative of ``param`` (see :func:`defderivative`)."""
+    import ast
+    import builtins
+
+    if not isinstance(derivative, str):
+        raise TypeError(f"defderivative({label}): the derivative of {param!r} must be an expression "
+                        f"in a string (or None), not {type(derivative).__name__}")
+    text = derivative.strip()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as error:
+        raise ValueError(f"defderivative({label}): the derivative of {param!r} is not a Python expression: "
+                         f"{text!r} ({error.msg})") from None
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    bound |= {arg.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda) for arg in node.args.args}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)} - bound
+    if "g" in used and "g" not in params:
+        raise ValueError(f"defderivative({label}): the derivative of {param!r} uses `g`, the output cotangent; "
+                         "write the derivative alone (s2sad multiplies by g), or register a vjp with defvjp")
+    known = set(params) | {"ans"} | set(template_namespace()) | set(dir(builtins))
+    unknown = sorted(used - known)
+    if unknown:
+        raise ValueError(f"defderivative({label}): the derivative of {param!r} ({text!r}) uses unknown "
+                         f"name{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; it may use the parameters "
+                         f"({', '.join(params)}), ans, np, math, builtins and the helpers of s2sad.rules.helpers")
+    constant = _real_constant(tree.body)
+    if constant is not None:
+        if constant == 1:
+            return f"unbroadcast(g, {param})"
+        if constant == -1:
+            return f"unbroadcast(-g, {param})"
+        return f"unbroadcast(g * {text}, {param})"
+    atom = isinstance(tree.body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+    factor = f"{text}.conjugate()" if atom else f"({text}).conjugate()"
+    return f"unbroadcast(g * {factor}, {param})"
+
+
+def _real_constant(node) -> float | None:
+    """The value of an int or float literal (possibly negated), else None."""
+    import ast
+
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+# ---------------------------------------------------------------- opting out of a rule
+
+
+def differentiate_source(function):
+    """Opt a Python function out of its rule: s2sad differentiates its source instead.
+
+    After ``differentiate_source(f)``, calls of ``f`` in differentiated code are
+    transformed like any user function (generated code calls ``f``'s own generated
+    rrule), and ``s2sad.grad(f)`` differentiates ``f``'s body. Use it to check a
+    hand-written rule against s2sad's own derivative, or to drop a rule some library
+    registered. Functions cached before are regenerated (the registry is part of the
+    cache key). Returns ``f``, so it also reads as a decorator; a function without a
+    rule is returned unchanged. To give the rule back, register it again.
+
+    Only functions defined with ``def`` in Python source qualify: a NumPy ufunc, a
+    builtin or a function of NumPy/SciPy keeps its rule (s2sad does not transform
+    library code), and asking is a TypeError. A method rule set with
+    :func:`defmethod` is kept: ``obj.method(x)`` is always differentiated by a rule.
+    """
+    import inspect as _inspect
+
+    original = getattr(function, "__s2sad_original__", function)
+    label = getattr(original, "__qualname__", repr(original))
+    if not _inspect.isfunction(original):
+        raise TypeError(f"s2sad can only differentiate the source of a Python function defined with def; "
+                        f"{label} is a {type(original).__name__}, so it keeps its rule")
+    from .generate import _is_library
+
+    if _is_library(original):
+        raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "
+                        "it keeps its rule")
+    for candidate in (function, original):
+        if rule_for(candidate) is not None:
+            unregister(candidate)
+    return function

@@ -6,13 +6,16 @@ attributes: ``x.sum()``, ``x.T``, ``params.W``) are looked up here when they run
 """
 from __future__ import annotations
 
-from .accumulate import accumulate
+from .accumulate import accumulate, zeroed_at
 from .errors import MissingRuleError
 from .registry import method_rule
+import numpy as np
+
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-           "method_rrule", "attribute_rrule"]
+           "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
+           "items_of", "inserted_at"]
 
 
 def split_cotangent(g, count: int) -> tuple:
@@ -68,3 +71,76 @@ def attribute_rrule(receiver, name: str):
         return NO_TANGENT, Tangent(primal_type, {name: g})
 
     return value, getattr_pullback
+
+
+# ---------------------------------------------------------------- in-place changes (y[i] = v, xs.append(v))
+_ABSENT = object()  # what overwritten() returns for a dict key that was not there
+
+
+def overwritten(container, index):
+    """What ``container[index] = ...`` is about to overwrite, copied (restore() puts it back)."""
+    try:
+        old = container[index]
+    except (KeyError, IndexError):
+        return _ABSENT
+    return old.copy() if isinstance(old, np.ndarray) else old
+
+
+def restore(container, index, old) -> None:
+    if old is _ABSENT:
+        del container[index]
+    else:
+        container[index] = old
+
+
+def item_of(g, index):
+    """The cotangent of ``container[index]`` from the cotangent ``g`` of the whole container
+    (a copy for arrays: the caller is about to zero those entries of ``g``)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    if isinstance(g, np.ndarray):
+        part = g[index]
+        return part.copy() if isinstance(part, np.ndarray) else part
+    if isinstance(g, Tangent):
+        return g[index]
+    if isinstance(g, dict):
+        return g.get(index, ZERO)
+    return g[index]
+
+
+def _items(g, length: int) -> list:
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return [ZERO] * length
+    if isinstance(g, Tangent):
+        return [g[i] for i in range(length)]
+    return list(g)
+
+
+def prefix_of(g, length: int):
+    """The cotangent of a list's first ``length`` elements (the list before an append)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return g
+    if isinstance(g, Tangent):
+        return [g[i] for i in range(length)]
+    return list(g)[:length]
+
+
+def items_of(g, start: int, stop: int):
+    """The cotangent of the elements ``start:stop`` of a list (what an ``extend`` added)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    return _items(g, stop)[start:stop]
+
+
+def inserted_at(g, index: int, item, length: int):
+    """The cotangent of a list of ``length`` elements from that of the list without element
+    ``index`` (after a ``pop``) and the cotangent of the popped element."""
+    if (g is ZERO or g is NO_TANGENT) and (item is ZERO or item is NO_TANGENT):
+        return ZERO
+    items = _items(g, length - 1)
+    items.insert(index if index >= 0 else length + index, item)
+    return items

@@ -1,8 +1,15 @@
-"""Checking rules against finite differences: for users and for rule authors.
+"""Checking gradients and rules against finite differences: for users and for rule authors.
 
-``check_rrule(np.tanh, x)`` runs the registered rule of ``np.tanh`` at ``x`` and compares
-its pullback with central finite differences; ``numerical_gradient(f, x)`` is the
-finite-difference gradient of a scalar function. Both are public API.
+Public API:
+
+* ``check_grad(loss, W, b, X, argnums=(0, 1))`` differentiates a user function with
+  s2sad and compares the gradient with central finite differences along a random
+  direction per argument; it also checks that each gradient has its argument's type,
+  shape and dtype, and that s2sad's value is the function's own;
+* ``check_rrule(np.tanh, x)`` runs the registered rule of ``np.tanh`` at ``x`` and
+  compares its pullback with central finite differences (for rule authors: every rule
+  registered with ``defvjp``, ``defderivative``, ``defrrule`` ... can be checked so);
+* ``numerical_gradient(f, x)`` is the finite-difference gradient of a scalar function.
 
 How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
 ``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
@@ -28,9 +35,9 @@ import numpy as np
 
 from .registry import Rule, method_rule, rule_for
 from .accumulate import accumulate, own
-from .tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
+from .tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
-__all__ = ["check_rrule", "numerical_gradient"]
+__all__ = ["check_grad", "check_rrule", "numerical_gradient"]
 
 # (rtol, atol) by the least precise floating dtype among the inputs and outputs; a complex
 # dtype counts as its real part's (complex64 as float32).
@@ -339,3 +346,240 @@ def numerical_gradient(f, *args, argnums=0, eps=None):
             gradient = type(args[i])(gradient)
         gradients.append(gradient)
     return gradients[0] if single else tuple(gradients)
+
+
+# ---------------------------------------------------------------- check_grad: a user function, end to end
+
+
+def _items(x):
+    """The (key, item) pairs of a list, tuple or dict."""
+    return list(x.items()) if isinstance(x, dict) else list(enumerate(x))
+
+
+def _is_container(x) -> bool:
+    return isinstance(x, (list, tuple, dict))
+
+
+def _checkable(x) -> bool:
+    """True if check_grad knows how to perturb ``x`` (leaves, and lists/tuples/dicts of them)."""
+    if _is_container(x):
+        return all(_checkable(item) for _, item in _items(x))
+    return _is_inexact_leaf(x) or isinstance(x, (bool, int, str, np.ndarray, np.generic)) or x is None
+
+
+def _tree_has_tangent(x) -> bool:
+    if _is_container(x):
+        return any(_tree_has_tangent(item) for _, item in _items(x))
+    return _is_inexact_leaf(x)
+
+
+def _rebuild(x, items):
+    if isinstance(x, dict):
+        return dict(items)
+    values = [value for _, value in items]
+    return values if isinstance(x, list) else tuple(values)
+
+
+def _tree_map(function, x, *others):
+    """``function`` applied leaf by leaf to ``x`` and trees of its structure."""
+    if _is_container(x):
+        return _rebuild(x, [(key, _tree_map(function, item, *[other[key] for other in others]))
+                            for key, item in _items(x)])
+    return function(x, *others)
+
+
+def _tree_inexact_dtypes(x):
+    if _is_container(x):
+        return [dtype for _, item in _items(x) for dtype in _tree_inexact_dtypes(item)]
+    return [_leaf_dtype(x)] if _is_inexact_leaf(x) else []
+
+
+def _field(gradient, key):
+    if gradient is ZERO or gradient is NO_TANGENT:
+        return gradient
+    return gradient[key]
+
+
+def _tree_inner(gradient, v, x) -> float:
+    """``<gradient, v>`` over the leaves of ``x`` (a Tangent's fields are read by key)."""
+    if _is_container(x):
+        return sum(_tree_inner(_field(gradient, key), v[key], item) for key, item in _items(x))
+    return _inner(gradient, v) if _is_inexact_leaf(x) else 0.0
+
+
+def _tree_norm(gradient, x) -> float:
+    return float(np.sqrt(_tree_inner(gradient, _as_tree(gradient, x), x)))
+
+
+def _as_tree(gradient, x):
+    """A gradient in ``x``'s own structure (Tangent fields read by key), for norms."""
+    if _is_container(x):
+        return _rebuild(x, [(key, _as_tree(_field(gradient, key), item)) for key, item in _items(x)])
+    return gradient if _is_inexact_leaf(x) else ZERO
+
+
+def _gradient_problem(gradient, x) -> str | None:
+    """Why ``gradient`` does not follow the type, shape and dtype of the argument ``x`` (None if it does)."""
+    if _is_container(x):
+        if not isinstance(gradient, Tangent) or gradient.primal_type is not type(x):
+            return f"expected a Tangent of a {type(x).__name__}, got {_describe(gradient)}"
+        for key, item in _items(x):
+            problem = _gradient_problem(gradient[key], item)
+            if problem:
+                return f"element {key!r}: {problem}"
+        return None
+    if not _is_inexact_leaf(x):
+        return None if gradient is NO_TANGENT or gradient is ZERO else (
+            f"expected NO_TANGENT for a {_describe(x)}, got {_describe(gradient)}")
+    if type(gradient) is not type(x):
+        return f"the gradient is a {_describe(gradient)}, the argument a {_describe(x)}"
+    if isinstance(x, np.ndarray):
+        if gradient.shape != x.shape:
+            return f"the gradient has shape {gradient.shape}, the argument {x.shape}"
+        if gradient.dtype != x.dtype:
+            return f"the gradient has dtype {gradient.dtype}, the argument {x.dtype}"
+    return None
+
+
+def _argument_names(f, count: int) -> list[str | None]:
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(getattr(f, "__s2sad_original__", f)).parameters.values())
+    except (TypeError, ValueError):
+        return [None] * count
+    names: list[str | None] = []
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            names.extend(f"{parameter.name}[{i}]" for i in range(count - len(names)))
+        elif parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(parameter.name)
+    return (names + [None] * count)[:count]
+
+
+def _is_real_scalar(y) -> bool:
+    if isinstance(y, (bool, np.bool_)):
+        return False
+    if isinstance(y, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf"
+
+
+def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+    """Check s2sad's gradient of the user function ``f`` at ``args`` against finite differences.
+
+    For each argument in ``argnums`` (an int or a tuple, as for ``s2sad.grad``), the
+    gradient ``gx`` s2sad computes must satisfy ``<gx, v> == (f(x + h v) - f(x - h v)) / 2h``
+    for a random direction ``v`` with the argument's structure, ``f`` being run on float64
+    (complex128) copies of the arguments. Each gradient must also follow its argument: a
+    Python float gives a float, an array an array of its shape and dtype (float32 in,
+    float32 out), a list, tuple or dict a ``Tangent`` of it; and s2sad's value must be
+    ``f(*args)``.
+
+    A function with a real scalar output is differentiated with ``s2sad.value_and_grad``;
+    any other output (an array, a tuple, a complex number) with ``s2sad.rrule`` and a
+    random output cotangent ``ct`` (or ``cotangent``), comparing ``<pullback(ct), v>``
+    with ``<ct, J v>``. ``directions`` gives one direction per positional argument
+    (None for the others) instead of random ones from ``np.random.default_rng(seed)``.
+    Keyword arguments are passed to ``f`` and held constant. ``rtol``/``atol`` default
+    by the least precise float dtype involved (see ``TOLERANCES``).
+
+    Raises AssertionError naming the function and the argument that failed. Returns the
+    gradient as ``s2sad.grad`` would (one for an int ``argnums``, a tuple for a tuple).
+
+    >>> check_grad(lambda W, x: np.sum(np.tanh(W @ x)), W, x, argnums=(0, 1))
+    """
+    from . import api
+    from .projection import project
+
+    label = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    numbers = (argnums,) if single else tuple(argnums)
+    positions = tuple(int(n) % len(args) if -len(args) <= n < len(args) else n for n in numbers)
+    names = _argument_names(f, len(args))
+
+    def argument(i):
+        return f"argument {i} ({names[i]!r})" if names[i] else f"argument {i}"
+
+    for i in positions:
+        if not isinstance(i, int) or not 0 <= i < len(args):
+            raise TypeError(f"check_grad({label}): argnums={argnums!r} does not name one of the {len(args)} arguments")
+        if not _checkable(args[i]):
+            raise TypeError(f"check_grad({label}): {argument(i)} is a {type(args[i]).__name__}; check_grad perturbs "
+                            "floats, complex numbers, NumPy arrays and lists, tuples and dicts of them")
+
+    expected = f(*args, **kwargs)
+    rng = np.random.default_rng(seed)
+    if _is_real_scalar(expected):
+        ct = 1.0
+        value, gradient = api.value_and_grad(f, argnums)(*args, **kwargs)
+        gradients = (gradient,) if single else tuple(gradient)
+    else:
+        ct = _random_like(tuple(expected) if isinstance(expected, tuple) else expected, rng) if cotangent is None \
+            else cotangent
+        if ct is None:
+            raise AssertionError(f"check_grad({label}): the output ({_describe(expected)}) has no tangent space: "
+                                 "nothing to differentiate")
+        value, pullback = api.rrule(f, *args, **kwargs)
+        every = pullback(ct)
+        gradients = tuple(project(args[i], every[1 + i]) for i in positions)
+
+    value_problem = _value_problem(value, expected)
+    if value_problem:
+        raise AssertionError(f"check_grad({label}): s2sad's value differs from {label}(*args): {value_problem}")
+    for i, gradient in zip(positions, gradients):
+        problem = _gradient_problem(gradient, args[i])
+        if problem:
+            raise AssertionError(f"check_grad({label}): {argument(i)}: {problem}")
+
+    dtypes = [d for i in positions for d in _tree_inexact_dtypes(args[i])]
+    dtypes += _tree_inexact_dtypes(tuple(expected) if isinstance(expected, tuple) else expected)
+    least = np.finfo(_least_precise(dtypes)).dtype
+    default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    args64 = [_tree_map(_widened, x) for x in args]
+    y64 = f(*args64, **kwargs)
+    step = finite_difference_step(_least_precise(_tree_inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
+
+    def probe(i, t, v):
+        shifted = list(args64)
+        shifted[i] = _tree_map(lambda leaf, d: leaf if d is None else _shifted(leaf, t, d), args64[i], v)
+        out = f(*shifted, **kwargs)
+        return _inner(ct, tuple(out) if isinstance(out, tuple) else out)
+
+    for i, gradient in zip(positions, gradients):
+        x = args[i]
+        if not _tree_has_tangent(x):
+            continue
+        v = directions[i] if directions is not None else _tree_map(lambda leaf: _random_like(leaf, rng), x)
+        numeric = (probe(i, step, v) - probe(i, -step, v)) / (2 * step)
+        analytic = _tree_inner(gradient, v, x)
+        v_norm = float(np.sqrt(_tree_inner(v, v, x)))
+        scale = max(abs(numeric), abs(analytic), _tree_norm(gradient, x) * v_norm)
+        if not abs(numeric - analytic) <= atol + rtol * scale:
+            raise AssertionError(
+                f"check_grad({label}): {argument(i)}: <gradient, v> = {analytic!r} but finite differences give "
+                f"{numeric!r} along a random direction v (difference {abs(numeric - analytic):.3g}, allowed "
+                f"{atol + rtol * scale:.3g}) at {_describe(x)}")
+    return gradients[0] if single else gradients
+
+
+def _value_problem(value, expected) -> str | None:
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+            return f"got {_describe(value)}, expected {_describe(expected)}"
+        for index, (a, b) in enumerate(zip(value, expected)):
+            problem = _value_problem(a, b)
+            if problem:
+                return f"element {index}: {problem}"
+        return None
+    if isinstance(expected, dict):
+        return None if isinstance(value, dict) and value.keys() == expected.keys() and all(
+            _value_problem(value[k], expected[k]) is None for k in expected) else "the dicts differ"
+    try:
+        same = np.shape(value) == np.shape(expected) and np.allclose(value, expected, rtol=1e-6, atol=1e-12,
+                                                                     equal_nan=True)
+    except TypeError:
+        same = value == expected
+    return None if same else f"{value!r} instead of {expected!r}"

@@ -152,3 +152,58 @@ def return_from_nested_loops(A):
             if total > 1.5:
                 return total * 2.0
     return total
+
+
+def conv1d(x, w):
+    n = len(x) - len(w) + 1
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = np.sum(x[i:i + len(w)] * w)
+    return np.sum(out ** 2)
+
+
+def copy_then_set(x):
+    y = x.copy()
+    y[0] = 0.0
+    y[1:3] += x[0] * 2.0
+    return np.sum(y * y)
+
+
+def read_then_overwrite(x):
+    y = x * 2.0
+    s = np.sum(y ** 2)
+    y[0] = 5.0
+    return s + np.sum(y * x)
+
+
+def list_append(x):
+    values = []
+    for i in range(3):
+        values.append(x * i)
+    return np.sum(values[1] + values[2] * values[1])
+
+
+def list_pop(x):
+    values = [x, x * 2.0, np.sin(x)]
+    last = values.pop()
+    first = values.pop(0)
+    return np.sum(last * first + values[0])
+
+
+def list_extend_and_set(x):
+    values = [x]
+    values.extend([x * 2.0, x * 3.0])
+    values[1] = np.cos(x)
+    return np.sum(values[0] * values[1] * values[2])
+
+
+def dict_assign(x):
+    d = {"a": x}
+    d["b"] = x * 3.0
+    d["a"] = d["a"] + d["b"]
+    return np.sum(d["a"] * d["b"])
+
+
+def mutates_argument(x):
+    x[0] = 1.0
+    return np.sum(x)

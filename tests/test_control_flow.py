@@ -36,6 +36,13 @@ CASES = {
     "or_default_falsy": (programs.or_default, [(r(3), 0.0)], (0,)),  # at 0 the choice flips: no derivative in scale
     "branch_in_loop_only_one_side_assigns": (programs.branch_in_loop_only_one_side_assigns, [(r(3),)], (0,)),
     "not_condition": (programs.not_condition, [(0.5,), (-0.5,)], (0,)),
+    "conv1d": (programs.conv1d, [(r(9), r(3))], (0, 1)),
+    "copy_then_set": (programs.copy_then_set, [(r(4),)], (0,)),
+    "read_then_overwrite": (programs.read_then_overwrite, [(r(3),)], (0,)),
+    "list_append": (programs.list_append, [(r(3),)], (0,)),
+    "list_pop": (programs.list_pop, [(r(3),)], (0,)),
+    "list_extend_and_set": (programs.list_extend_and_set, [(r(3),)], (0,)),
+    "dict_assign": (programs.dict_assign, [(r(3),)], (0,)),
     "first_large": (programs.first_large, [(np.array([0.2, 1.5, 3.0]),), (np.array([0.2, 0.5]),)], (0,)),
     "return_from_nested_loops": (programs.return_from_nested_loops,
                                  [(np.array([[0.5, 0.7], [0.9, 0.1]]),), (np.array([[0.1, 0.2], [0.3, 0.1]]),)], (0,)),
@@ -109,3 +116,30 @@ def test_continue_saves_the_iteration_and_copies_carried_values_back():
     source = transform(programs.loop_with_continue, ("x",)).source
     assert "            continue\n" in source
     assert source.count("i_tape.append(") == 2  # at the `continue`, and at the end of the body
+
+
+def test_changing_an_argument_in_place_is_refused_with_a_hint():
+    from s2sad.errors import UnsupportedSyntaxError
+
+    with pytest.raises(UnsupportedSyntaxError, match="changes `x` in place") as caught:
+        s2sad.grad(programs.mutates_argument)(np.ones(3))
+    assert "x = x.copy()" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["read_then_overwrite", "list_append", "conv1d"])
+def test_a_pullback_that_undoes_changes_can_run_again(name):
+    function, arglists, argnums = CASES[name]
+    args = arglists[0]
+    value, pullback = s2sad.vjp(function, *args)
+    first, second = pullback(1.0), pullback(2.0)
+    for a, b in zip(first, second):
+        np.testing.assert_allclose(2.0 * np.asarray(a), np.asarray(b))
+
+
+def test_filling_an_array_saves_nothing_it_does_not_need():
+    source = transform(programs.conv1d, ("x", "w")).source
+    assert "        out[i] = sum_x_slice_mul_w\n" in source
+    assert "overwritten" not in source  # nothing reads `out` before or during the loop
+    assert "dout = zeroed_at(dout, i)" in source
+    source = transform(programs.read_then_overwrite, ("x",)).source
+    assert "y_overwritten = overwritten(y, 0)" in source and "restore(y, 0, y_overwritten)" in source

@@ -5,6 +5,7 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
 from s2sad.tangents import ZERO, Tangent
+from s2sad.tangents import Thunk, unthunk
 from s2sad.testing import check_rrule
 
 rng = np.random.default_rng(4)
@@ -31,7 +32,17 @@ def symmetric(*shape):
 
 def cotangents(f, *args, g, **kwargs):
     _, pullback = rule_for(f).rrule(*args, **kwargs)
-    return pullback(g)[1:]
+    return tuple(unthunk(c) for c in pullback(g)[1:])  # products give Thunks (lazy=True)
+
+
+def test_products_through_rrule_compute_only_the_cotangents_read():
+    a, b, g = r(2, 3), r(3, 4), r(2, 4)
+    _, pullback = rule_for(np.matmul).rrule(a, b)
+    _, da, db = pullback(g)
+    assert isinstance(da, Thunk) and isinstance(db, Thunk)
+    assert not da.evaluated and not db.evaluated  # a constant weight matrix's product never runs
+    np.testing.assert_allclose(unthunk(db), a.T @ g)
+    assert db.evaluated and not da.evaluated
 
 
 # ------------------------------------------------------------------ products

@@ -1,5 +1,6 @@
 """Rules of rules/operators.py: formulas at fixed points, finite differences, shapes, dtypes."""
 import operator
+import warnings
 
 import numpy as np
 
@@ -7,10 +8,10 @@ from s2sad.accumulate import accumulate, own
 from s2sad.tangents import InplaceableThunk, unthunk
 import pytest
 
-import s2sad  # noqa: F401  (registers the rules)
+import s2sad
 from s2sad.registry import rule_for
 from s2sad.tangents import NO_TANGENT, ZERO
-from s2sad.testing import check_rrule
+from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(0)
 
@@ -245,3 +246,210 @@ def test_getitem_sequence_finite_differences():
 @pytest.mark.parametrize("op", [operator.lt, operator.eq, operator.floordiv, operator.not_], ids=lambda o: o.__name__)
 def test_comparisons_are_nondifferentiable(op):
     assert rule_for(op).nondifferentiable
+
+
+# ------------------------------------------------------------------ complex operands
+# The convention of rules/numpy_fft.py: ``x * y`` pulls ``g`` back to ``g * conj(y)``; a real
+# operand of a complex product gets the real part, in its own dtype, and no ComplexWarning.
+@pytest.fixture
+def complex_warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        yield
+
+
+def complex_normal(*shape, dtype=np.complex128):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+def complex_nonzero(*shape, dtype=np.complex128):
+    z = complex_normal(*shape)
+    return (z + 0.3 * z / np.abs(z)).astype(dtype)  # at least 0.3 away from 0
+
+
+COMPLEX_OPERANDS = [
+    # (name, make) for every binary operator; divisors and bases are kept away from 0
+    ("c128-c128", lambda: (complex_normal(2, 3), complex_nonzero(2, 3))),
+    ("c64-c64", lambda: (complex_normal(2, 3, dtype=np.complex64), complex_nonzero(3, dtype=np.complex64))),
+    ("real-complex", lambda: (normal(2, 3), complex_nonzero(2, 3))),
+    ("complex-real", lambda: (complex_normal(2, 3), positive(2, 3))),
+    ("f32-c64", lambda: (normal(3, dtype=np.float32), complex_nonzero(2, 3, dtype=np.complex64))),
+    ("c64-f32", lambda: (complex_normal(2, 3, dtype=np.complex64), positive(3, dtype=np.float32))),
+    ("col-row", lambda: (complex_normal(4, 1), complex_nonzero(1, 3))),
+    ("batch-broadcast", lambda: (complex_normal(2, 1, 3), complex_nonzero(4, 1))),
+    ("real-row-complex", lambda: (normal(1, 3), complex_nonzero(4, 1))),
+    ("pycomplex-pycomplex", lambda: (1.2 - 0.4j, -0.7 + 0.9j)),
+    ("pyfloat-pycomplex", lambda: (1.3, -0.7 + 0.9j)),
+    ("pycomplex-pyfloat", lambda: (1.2 - 0.4j, 1.7)),
+    ("pyfloat-array", lambda: (1.3, complex_nonzero(2, 3))),
+    ("array-pycomplex", lambda: (normal(2, 3), 0.6 - 1.1j)),
+    ("npscalar-array", lambda: (np.complex128(1.2 - 0.4j), complex_nonzero(3))),
+    ("f64scalar-array", lambda: (np.float64(1.3), complex_nonzero(3))),
+    ("0d-0d", lambda: (np.array(1.2 - 0.4j), np.array(0.5))),
+]
+
+
+def assert_cotangent_like(ct, x):
+    """A cotangent has its primal's type, shape and dtype; a real primal's is real."""
+    if type(x) is float or type(x) is complex:
+        assert type(ct) is type(x), (ct, x)
+    else:
+        assert type(ct) is type(x) and np.shape(ct) == np.shape(x) and ct.dtype == x.dtype, (ct, x)
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("name, make", COMPLEX_OPERANDS, ids=[p[0] for p in COMPLEX_OPERANDS])
+def test_binary_complex_finite_differences(op, name, make):
+    a, b = make()
+    for ct, x in zip(check_rrule(op, a, b), (a, b)):
+        assert_cotangent_like(ct, x)
+
+
+COMPLEX_POW = [
+    ("c128-int", lambda: (complex_normal(2, 3), 3)),
+    ("c128-square", lambda: (complex_normal(2, 3), 2)),
+    ("c128-float", lambda: (complex_nonzero(2, 3), 2.5)),
+    ("c128-half", lambda: (complex_nonzero(2, 3), 0.5)),
+    ("c128-negative", lambda: (complex_nonzero(2, 3), -1.5)),
+    ("c128-c128", lambda: (complex_nonzero(2, 3), complex_normal(3))),
+    ("c64-c64", lambda: (complex_nonzero(2, 3, dtype=np.complex64), complex_normal(2, 3, dtype=np.complex64))),
+    ("real-complex", lambda: (positive(2, 3), complex_normal(2, 3))),
+    ("negative-real-complex", lambda: (-positive(2, 3), complex_normal(2, 3))),
+    ("complex-real", lambda: (complex_nonzero(2, 3), normal(3))),
+    ("f32-c64", lambda: (positive(3, dtype=np.float32), complex_normal(2, 3, dtype=np.complex64))),
+    ("pycomplex-pycomplex", lambda: (1.2 - 0.4j, 0.3 + 0.8j)),
+    ("pyfloat-pycomplex", lambda: (1.5, 0.3 + 0.8j)),
+    ("pycomplex-pyfloat", lambda: (1.2 - 0.4j, 1.7)),
+    ("pycomplex-int", lambda: (1.2 - 0.4j, 3)),
+    ("0d-0d", lambda: (np.array(1.2 - 0.4j), np.array(0.5 + 0.5j))),
+]
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("name, make", COMPLEX_POW, ids=[p[0] for p in COMPLEX_POW])
+def test_pow_complex_finite_differences(name, make):
+    a, b = make()
+    da, db = check_rrule(operator.pow, a, b)
+    assert_cotangent_like(da, a)
+    if type(b) is int:
+        assert db is NO_TANGENT
+    else:
+        assert_cotangent_like(db, b)
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("shape_a, shape_b", MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("kinds", ["complex-complex", "real-complex", "complex-real"])
+def test_matmul_complex_finite_differences(shape_a, shape_b, kinds):
+    make = {"complex": complex_normal, "real": normal}
+    kind_a, kind_b = kinds.split("-")
+    a, b = make[kind_a](*shape_a), make[kind_b](*shape_b)
+    for ct, x in zip(check_rrule(operator.matmul, a, b), (a, b)):
+        assert_cotangent_like(ct, x)
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+def test_matmul_complex64_and_float32():
+    a, b = complex_normal(5, 2, 3, dtype=np.complex64), normal(3, 4, dtype=np.float32)
+    da, db = check_rrule(operator.matmul, a, b)
+    assert da.dtype == np.complex64 and db.dtype == np.float32
+
+
+def test_complex_formulas_conjugate_the_slope():
+    a, b, g = complex_normal(4), complex_nonzero(4), complex_normal(4)
+    da, db = cotangents(operator.mul, a, b, g=g)
+    np.testing.assert_allclose(da, g * np.conj(b))
+    np.testing.assert_allclose(db, g * np.conj(a))
+    da, db = cotangents(operator.truediv, a, b, g=g)
+    np.testing.assert_allclose(da, g / np.conj(b))
+    np.testing.assert_allclose(db, -g * np.conj(a / b ** 2))
+    da, db = cotangents(operator.pow, b, a, g=g)
+    np.testing.assert_allclose(da, g * np.conj(a * b ** (a - 1)))
+    np.testing.assert_allclose(db, g * np.conj(b ** a * np.log(b)))
+    (da, _) = cotangents(operator.pow, b, 2, g=g)
+    np.testing.assert_allclose(da, g * np.conj(2 * b))
+    A, B, G = complex_normal(2, 3), complex_normal(3, 4), complex_normal(2, 4)
+    dA, dB = cotangents(operator.matmul, A, B, g=G)
+    np.testing.assert_allclose(dA, G @ B.conj().T)
+    np.testing.assert_allclose(dB, A.conj().T @ G)
+
+
+def test_real_operand_of_a_complex_product_gets_the_real_part():
+    x, z, g = normal(3), complex_normal(3), complex_normal(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        dx, dz = cotangents(operator.mul, x, z, g=g)
+        assert dx.dtype == np.float64
+        np.testing.assert_allclose(dx, np.real(g * np.conj(z)))
+        dx, _ = cotangents(operator.mul, 1.5, z, g=g)
+        assert type(dx) is float and dx == pytest.approx(np.sum(np.real(g * np.conj(z))))
+        dx, _ = cotangents(operator.mul, np.float32(1.5), z.astype(np.complex64), g=g.astype(np.complex64))
+        assert type(dx) is np.float32
+
+
+def test_negative_real_base_with_complex_exponent_uses_the_complex_log():
+    x, y = np.array([-2.0, -0.5]), np.array([0.5 + 0.2j, 1.5 - 1.0j])
+    _, db = cotangents(operator.pow, x, y, g=np.ones(2, complex))
+    np.testing.assert_allclose(db, np.conj(x ** y * np.log(x + 0j)))
+    assert np.all(np.isfinite(db))
+
+
+def test_real_code_is_unchanged_by_the_conjugates():
+    """Real operands still get exactly the real formulas (``.conjugate()`` is the identity there)."""
+    x, y, g = normal(3), positive(3), normal(3)
+    assert x.conjugate() is x
+    np.testing.assert_array_equal(cotangents(operator.mul, x, y, g=g), (g * y, g * x))
+    np.testing.assert_array_equal(cotangents(operator.truediv, x, y, g=g)[0], g / y)
+    for op in BINARY + [operator.pow]:
+        assert type(cotangents(op, 1.5, 2.5)[0]) is float, op
+
+
+# ------------------------------------------------------------------ real losses of complex values, end to end
+def loss_of_product(z, w):
+    return np.sum(np.abs(z * w) ** 2)
+
+
+def loss_of_quotient(z, w):
+    return np.sum(np.abs(z / w + w))
+
+
+def loss_of_power(z, w):
+    return np.sum(np.real(z ** w) + np.imag(z ** 2))
+
+
+def loss_of_matmul(z, w):
+    return np.sum(np.abs(z @ w) ** 2)
+
+
+def loss_of_mixed(x, z):
+    y = x * z - x / (z + 2.0)
+    return np.sum(np.abs(y) ** 2) + np.sum(np.real(x ** z))
+
+
+def loss_of_scalars(z, w):
+    return abs(z * w + z / w) ** 2
+
+
+END_TO_END = [
+    ("product", loss_of_product, lambda: (complex_normal(3, 2), complex_normal(2))),
+    ("quotient", loss_of_quotient, lambda: (complex_normal(2, 3), complex_nonzero(3))),
+    ("power", loss_of_power, lambda: (complex_nonzero(4), complex_normal(4))),
+    ("matmul", loss_of_matmul, lambda: (complex_normal(2, 3), complex_normal(3, 2))),
+    ("matmul-vector", loss_of_matmul, lambda: (complex_normal(3), complex_normal(3, 2))),
+    ("mixed", loss_of_mixed, lambda: (positive(3), complex_nonzero(3))),
+    ("complex64", loss_of_product, lambda: (complex_normal(3, dtype=np.complex64), normal(3, dtype=np.float32))),
+    ("python-scalars", loss_of_scalars, lambda: (1.2 - 0.4j, -0.7 + 0.9j)),
+]
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("name, f, make", END_TO_END, ids=[e[0] for e in END_TO_END])
+def test_gradient_of_a_real_loss_of_complex_values(name, f, make):
+    args = make()
+    grads = s2sad.grad(f, argnums=(0, 1))(*args)
+    expected = numerical_gradient(f, *args, argnums=(0, 1))
+    precise = all(np.result_type(x) in (np.float64, np.complex128) for x in args)
+    for grad, want, x in zip(grads, expected, args):
+        assert_cotangent_like(grad, x)
+        np.testing.assert_allclose(grad, want, rtol=1e-6 if precise else 1e-3, atol=1e-8 if precise else 1e-3)
