@@ -6,6 +6,12 @@ Where it does not (``x.reshape(2, 3)``, ``x.transpose(1, 0)``, ``x.T``, ``x.asty
 ``x.flatten()``, ``x.item()``), a small function below spells the method as a function,
 with the method's own signature, and carries the rule. Every method is registered for
 ``np.ndarray`` and, where numpy scalars have it, for ``np.generic``.
+
+Complex receivers: the rules are those of the functions (``z.conj()`` pulls ``g`` back to
+``conj(g)``, ``z.real`` to ``g``, ``z.imag`` to ``1j * g``, ``z.prod()`` to ``g`` times the
+conjugate product of the others: see ``numpy_elementwise`` and ``numpy_reductions``).
+The properties ``real`` and ``imag`` need their entry here: without one, ``z.imag`` would
+be read as a field of a structure.
 """
 import numpy as np
 
@@ -79,10 +85,10 @@ defvjp(ndarray_item,      "a, *args", ndarray_item_vjp)
 METHODS = {
     # method name: the function whose rule it uses (receiver first)
     "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
-    "std": np.std, "var": np.var, "cumsum": np.cumsum,
+    "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
     "dot": np.dot, "clip": np.clip, "squeeze": np.squeeze, "swapaxes": np.swapaxes,
     "trace": np.trace, "diagonal": np.diagonal, "repeat": np.repeat, "ravel": np.ravel,
-    "conj": np.conjugate, "conjugate": np.conjugate, "real": np.real,
+    "conj": np.conjugate, "conjugate": np.conjugate, "real": np.real, "imag": np.imag,  # real, imag: properties
     "reshape": ndarray_reshape, "transpose": ndarray_transpose, "T": ndarray_T, "mT": ndarray_mT,
     "flatten": ndarray_flatten, "copy": ndarray_copy, "astype": ndarray_astype, "item": ndarray_item,
 }

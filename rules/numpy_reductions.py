@@ -15,13 +15,24 @@ Conventions:
   reduced elements; nothing is divided by ``x``.
 * ``std``: at zero spread (all elements equal) ``std`` has a kink like ``abs`` at 0; the
   rule gives the zero subgradient there, not NaN (through ``safe_divide``).
+* ``where=``: the elements a mask leaves out get a zero cotangent, and do not count in
+  ``mean``'s, ``var``'s and ``std``'s count or mean, nor in ``prod``'s product of the others.
+
+Complex input (the convention of ``numpy_fft``): ``sum``, ``mean``, ``cumsum`` are linear
+and ``prod`` is holomorphic, so ``prod`` pulls ``g`` back to ``g * conj(product of the
+others)``. ``max``/``min`` order complex numbers lexicographically (real part, then
+imaginary), as NumPy does, and pass ``g`` to the winners. ``var`` and ``std`` of complex
+input are real: ``var = sum(|c|**2) / (n - ddof)`` with ``c = z - mean(z)``, and
+``d var = 2 Re(sum(conj(c) dz)) / (n - ddof)`` (the ``mean(dz)`` term drops out since
+``sum(c) = 0``), so the cotangent is ``2 g c / (n - ddof)``, the real formula read for
+complex ``c``; ``std``'s is that divided by ``2 std``.
 """
 import numpy as np
 
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT
 
-from .helpers import expand_reduced, safe_divide, unbroadcast
+from .helpers import expand_reduced, reduced_count, safe_divide, unbroadcast
 
 _SUM = "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
 _MEAN = "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True"
@@ -37,18 +48,25 @@ def _axes(axis, ndim):
     return (axis % ndim,)
 
 
-def _spread_count(a, axis, ddof, correction):
-    count = 1
-    for ax in _axes(axis, np.ndim(a)):
-        count *= np.shape(a)[ax]
-    return count - (ddof if correction is None else correction)
+def _spread_count(a, axis, ddof, correction, where):
+    """The divisor of ``var``: ``n - ddof`` (an array shaped for broadcasting, with a ``where`` mask)."""
+    return reduced_count(a, axis, True, where) - (ddof if correction is None else correction)
+
+
+def _centred(a, axis, where, mean):
+    """``a`` minus its mean over ``axis``: the ``mean`` NumPy was given, or that of the selected elements."""
+    if mean is None:
+        mean = np.mean(a, axis=axis, keepdims=True, where=where)
+    return a - mean
 
 
 def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
-    """``g`` times the product of the other elements: exclusive cumulative products, no division."""
+    """``g`` times the (conjugate) product of the other elements: exclusive cumulative products, no division."""
     x = np.asarray(a)
     if x.dtype.kind in "biu":
         return NO_TANGENT
+    if where is not True:
+        x = np.where(where, x, 1)  # elements left out of the product count as 1 (their own cotangent is 0)
     axes = _axes(axis, x.ndim)
     kept = [ax for ax in range(x.ndim) if ax not in axes]
     moved = np.transpose(x, kept + list(axes))
@@ -60,7 +78,7 @@ def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     others = np.transpose(others, np.argsort(kept + list(axes)))
     if initial is not None:
         others = others * initial
-    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * others, a)
+    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * others.conjugate(), a)
 
 
 def extreme_vjp(g, ans, a, axis, out, keepdims, initial, where):
@@ -68,22 +86,23 @@ def extreme_vjp(g, ans, a, axis, out, keepdims, initial, where):
     winners = np.equal(a, expand_reduced(ans, a, axis, keepdims))
     if where is not True:
         winners = winners & where
-    count = np.sum(winners, axis=axis, keepdims=True)
+    count = np.maximum(np.sum(winners, axis=axis, keepdims=True), 1)  # no winner: ``initial`` won
     share = expand_reduced(g, a, axis, keepdims) / count.astype(np.result_type(a))
     return unbroadcast(np.where(winners, share, 0), a)
 
 
 def var_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
-    centred = a - np.mean(a, axis=axis, keepdims=True)
-    scale = 2 / _spread_count(a, axis, ddof, correction)
-    return unbroadcast(expand_reduced(g, a, axis, keepdims) * centred * scale, a)
+    """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike."""
+    centred = _centred(a, axis, where, mean)
+    scale = 2 / _spread_count(a, axis, ddof, correction, where)
+    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * centred * scale, a)
 
 
 def std_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
-    centred = a - np.mean(a, axis=axis, keepdims=True)
-    count = _spread_count(a, axis, ddof, correction)
-    spread = expand_reduced(ans * count, a, axis, keepdims)
-    return unbroadcast(safe_divide(expand_reduced(g, a, axis, keepdims) * centred, spread), a)
+    """``g (a - mean) / ((n - ddof) std)``: var's over ``2 std``; 0 where ``std`` is 0."""
+    centred = _centred(a, axis, where, mean)
+    spread = expand_reduced(ans, a, axis, keepdims) * _spread_count(a, axis, ddof, correction, where)
+    return unbroadcast(safe_divide(expand_reduced(g, a, axis, keepdims, where) * centred, spread), a)
 
 
 def cumsum_vjp(g, ans, a, axis, dtype, out):

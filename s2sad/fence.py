@@ -15,6 +15,7 @@ SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
     cst.Assert, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
+    cst.ListComp, cst.GeneratorExp, cst.DictComp,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -25,9 +26,6 @@ LATER = "coming with control-flow support; for now use np.where or a loop"
 
 REFUSED = {
     cst.Lambda: ("lambdas are not supported yet", "define a named function with def"),
-    cst.ListComp: ("list comprehensions are not supported yet", "use a vectorised NumPy expression"),
-    cst.GeneratorExp: ("generator expressions are not supported yet", "use a vectorised NumPy expression"),
-    cst.DictComp: ("dict comprehensions are not supported yet", "build the dict outside the differentiated function"),
     cst.SetComp: ("set comprehensions are not supported", "sets have no tangent space; compute them outside"),
     cst.Set: ("set literals are not supported", "sets have no tangent space; compute them outside"),
     cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),

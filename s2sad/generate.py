@@ -58,7 +58,7 @@ class _Generator:
         self.wrt = wrt
         self.user_function = source_function
         self.namer = namer
-        self.activity: Activity = analyse(function, wrt)
+        self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt))
         self.bindings: dict[str, tuple] = dict(function.bindings)
         self.cotangents: dict[str, str] = {}   # primal variable -> its cotangent variable
         self.assigned: set[str] = set()        # cotangent variables holding a value so far
@@ -68,6 +68,7 @@ class _Generator:
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
         self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
+        self._last_comment = None
         self.read_names = _names_read_by(function)
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
@@ -81,6 +82,7 @@ class _Generator:
         rrule_name = self.namer.fresh(f"{f.name}_rrule")
         pullback_name = self.namer.fresh(f"{f.name}_pullback")
         primal = self.prologue() + self.primal_block(f.statements)
+        self._last_comment = None
         result = self.code(f.result) if f.result is not None else "None"
         seed = self.seed_name()
         reverse = self.reverse_block(f.statements)
@@ -112,13 +114,14 @@ class _Generator:
                 lines += self.primal_jump(item)
             else:
                 body = [line for op in item.operations for line in self.primal(op)]
-                if body and not item.merge:
-                    lines.append(self.comment(item.location))
-                lines += body
+                lines += body if item.merge else self.commented(item.location, body)
         return lines
 
     def primal_branch(self, branch: Branch) -> list[str]:
-        then, orelse = self.primal_block(branch.then), self.primal_block(branch.orelse)
+        last_comment = self._last_comment
+        then = self.primal_block(branch.then)
+        self._last_comment = last_comment
+        orelse = self.primal_block(branch.orelse)
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
             self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse))
@@ -133,9 +136,8 @@ class _Generator:
     def primal_loop(self, loop: Loop) -> list[str]:
         """The loop as written, plus (if anything in it is differentiated) a tape: per
         iteration, the values its reverse iteration will read."""
-        lines = [self.comment(loop.location)]
-        for op in loop.setup:
-            lines += self.primal(op)
+        lines = self.commented(loop.location, [line for op in loop.setup for line in self.primal(op)] or [HEADER])
+        lines = [line for line in lines if line is not HEADER]
         active = self.activity.active
         code = None
         if any(op.target in active or op.kind == "mutate" and (id(op) in self.restored or op.callee.name != "setitem")
@@ -189,16 +191,12 @@ class _Generator:
             if isinstance(item, Loop):
                 loop = self.reverse_loop(item)
                 setup = [line for op in reversed(item.setup) for line in self.reverse(op)]
-                if setup and not loop:
-                    loop = [self.comment(item.location)]
-                lines += loop + setup
+                lines += loop + (self.commented(item.location, setup) if not loop else setup)
             elif isinstance(item, Branch):
                 lines += self.reverse_branch(item)
             elif isinstance(item, Statement):
                 body = [line for op in reversed(item.operations) for line in self.reverse(op)]
-                if body and not item.merge:
-                    lines.append(self.comment(item.location))
-                lines += body
+                lines += body if item.merge else self.commented(item.location, body)
             elif isinstance(item, Jump):
                 lines += self.reverse_jump(item)
         return lines
@@ -225,10 +223,12 @@ class _Generator:
 
         A cotangent from before the branch that only one path contributes to is set to
         ZERO on the other, so the code after it can read it either way."""
-        before = self.state()
+        head = self.commented(branch.location, [HEADER])
+        before, last_comment = self.state(), self._last_comment
         then = self.reverse_block(branch.then)
         after_then = self.state()
         self.restore(before)
+        self._last_comment = last_comment
         orelse = self.reverse_block(branch.orelse)
         after_else = self.state()
         inside = {op.target for op in operations_of(branch.then + branch.orelse)}
@@ -243,7 +243,7 @@ class _Generator:
         self.maybe_zero |= after_then[2] | after_else[2]
         if not then and not orelse:
             return []
-        lines = [self.comment(branch.location), f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
+        lines = [line for line in head if line is not HEADER] + [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
         return lines + (["else:"] + _indented(orelse) if orelse else [])
 
     def state(self):
@@ -268,7 +268,7 @@ class _Generator:
         defined = {op.target for op in body_operations if not _changes_in_place(op)} | {op.target for op in loop.elements}
         carried = [name for name in loop.carried if name in active]
         outer = [name for op in [*loop.elements, *body_operations] for name in op.uses() if name not in defined and name in active]
-        lines = [self.comment(loop.location)]
+        lines = [line for line in self.commented(loop.location, [HEADER]) if line is not HEADER]
         for name in dict.fromkeys(outer + carried):
             cotangent = self.cotangent(name)
             if cotangent not in self.assigned:
@@ -339,6 +339,17 @@ class _Generator:
 
     def comment(self, location: SourceLocation) -> str:
         return f"# {location.filename.rsplit('/', 1)[-1]}:{location.line}: {location.text.strip()}"
+
+    def commented(self, location: SourceLocation, lines: list[str]) -> list[str]:
+        """``lines`` under the comment naming their source line, unless the comment just
+        above says the same (a loop's body from its own line, a comprehension)."""
+        if not lines:
+            return []
+        comment = self.comment(location)
+        if comment == self._last_comment:
+            return lines
+        self._last_comment = comment
+        return [comment] + lines
 
     def prologue(self) -> list[str]:
         lines = []
@@ -795,6 +806,7 @@ class LoopCode:
     used: bool = False
 
 
+HEADER = "<the line a comment heads>"  # a stand-in: commented() decides whether a block gets its comment
 TAPE_INIT = "#tape-init:"
 TAPE_PUSH = "#tape-push:"
 
@@ -951,10 +963,27 @@ def substitute(template: str, mapping: dict[str, str]) -> str:
         if before.endswith(".") or (following == "=" and _inside_call(tokens, index)):
             continue
         pieces.append(template[cursor:start])
-        pieces.append(_parenthesise(mapping[token.string]))
+        code = mapping[token.string]
+        conjugated = [t.string for t in tokens[index + 1:index + 5]] == [".", "conjugate", "(", ")"]
+        if conjugated and _is_real_literal(code):
+            pieces.append(code.strip())  # a real constant is its own conjugate
+            cursor = tokens[index + 4].end[1]
+            continue
+        text = _parenthesise(code)
+        if following == "." and text.replace(".", "").replace("_", "").isdigit():
+            text = f"({text})"  # `2.conjugate()` would not parse
+        pieces.append(text)
         cursor = end
     pieces.append(template[cursor:])
     return "".join(pieces).strip()
+
+
+def _is_real_literal(code: str) -> bool:
+    try:
+        value = ast.literal_eval(code.strip())
+    except (ValueError, SyntaxError):
+        return False
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _inside_call(tokens, index) -> bool:

@@ -143,7 +143,8 @@ def operations_of(block) -> list[Operation]:
 @dataclass
 class Function:
     name: str
-    params: list[str]              # user parameter names, in order
+    params: list[str]              # the variables holding the parameters, in order (a parameter's own name
+                                   # unless generated code reserves it: `g` becomes `g_2`)
     defaults: dict[str, str]       # parameter -> default value source
     statements: list                # Statement | Loop | Branch | Jump
     result: Atom | None
@@ -151,3 +152,4 @@ class Function:
     bindings: dict[str, tuple]     # module-level name -> how to bind it (see resolve.py)
     imports: dict[str, str]        # module-level name -> module imported under it
     location: SourceLocation | None = None
+    param_versions: dict = field(default_factory=dict)   # parameter name -> its variable

@@ -27,7 +27,7 @@ def _clean(text: str) -> str:
 
 class Namer:
     def __init__(self, reserved=()):
-        self.used: set[str] = set(reserved) | set(keyword.kwlist) | {"self"}
+        self.used: set[str] = set(reserved) | set(keyword.kwlist)
 
     def reserve(self, *names: str) -> None:
         self.used.update(names)

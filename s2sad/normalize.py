@@ -74,6 +74,7 @@ class Normalizer:
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
+        self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
@@ -90,8 +91,9 @@ class Normalizer:
         params, defaults = [], {}
         for param in list(funcdef.params.posonly_params) + list(funcdef.params.params) + list(funcdef.params.kwonly_params):
             name = param.name.value
-            params.append(name)
-            self.current[name] = self.namer.version(name)
+            self.current[name] = self.namer.version(name)  # the name itself unless generated code reserves it
+            params.append(self.current[name])
+            self.param_versions[name] = self.current[name]
             self.params.add(self.current[name])
             self.roots[self.current[name]] = name
             self.user_params.add(name)
@@ -105,7 +107,7 @@ class Normalizer:
         else:
             result = Var(self.current[RETURN])
         return Function(
-            name=funcdef.name.value, params=params, defaults=defaults,
+            name=funcdef.name.value, params=params, defaults=defaults, param_versions=self.param_versions,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
@@ -262,7 +264,7 @@ class Normalizer:
         self.items.append(item)
         return item
 
-    def loop(self, node, loop_depth: int, returns: bool = False) -> Loop:
+    def loop(self, node, loop_depth: int, returns: bool = False, private=()) -> Loop:
         """A ``for`` or ``while`` loop, with the variables it carries between iterations.
 
         A user variable is carried if the body assigns it and it is also alive outside the
@@ -277,6 +279,8 @@ class Normalizer:
         outside = _names_read_outside(self.source.funcdef, node)
         loop_names = {}
         for user_name in assigned:
+            if user_name in private:
+                continue  # a comprehension's own variable: not seen after it
             if user_name in self.current and self.reusable(self.current[user_name]):
                 loop_names[user_name] = self.current[user_name]  # no copy needed: see reusable()
             elif user_name in self.current or user_name in outside:
@@ -541,6 +545,8 @@ class Normalizer:
             return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
         if isinstance(node, cst.Call):
             return self.call(node, want)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.DictComp)):
+            return self.comprehension(node)
         if isinstance(node, cst.IfExp):
             condition = self.expression(node.test)
             return self.choice(condition, node.body, node.orelse, want)
@@ -551,6 +557,52 @@ class Normalizer:
                 return self.choice(left, node.right, left, want)
             return self.choice(left, left, node.right, want)
         raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+
+    def comprehension(self, node) -> Atom:
+        """``[f(v) for v in xs if c]`` (a generator expression too: it becomes a list, which
+        ``sum``, ``np.array`` and the like take alike): the loop that appends each element."""
+        if node.for_in.asynchronous is not None:
+            raise UnsupportedSyntaxError("async comprehensions cannot be differentiated", self.source.location(node))
+        built = self.namer.fresh("items" if not isinstance(node, cst.DictComp) else "entries")
+        self.emit(Operation(built, "list" if not isinstance(node, cst.DictComp) else "dict", None, []))
+        holder = f"_s2sad_{built}"  # how the made-up loop body names the list it fills
+        self.current[holder] = built
+        if isinstance(node, cst.DictComp):
+            target = cst.Subscript(cst.Name(holder), [cst.SubscriptElement(cst.Index(node.key))])
+            innermost = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], node.value)])
+        else:
+            append = cst.Call(cst.Attribute(cst.Name(holder), cst.Name("append")), [cst.Arg(node.elt)])
+            innermost = cst.SimpleStatementLine([cst.Expr(append)])
+        made = [innermost, innermost.body[0]]
+
+        def loop_for(clause):
+            body = [loop_for(clause.inner_for_in)] if clause.inner_for_in is not None else [innermost]
+            for condition in reversed(clause.ifs):
+                body = [cst.If(condition.test, cst.IndentedBlock(body))]
+                made.append(body[0])
+            loop = cst.For(clause.target, clause.iter, cst.IndentedBlock(body))
+            made.append(loop)
+            return loop
+
+        loop = loop_for(node.for_in)
+        for made_node in made:
+            self.source.alias(made_node, node)
+        hidden = {}  # the comprehension's variables do not leak into the function
+        clause = node.for_in
+        while clause is not None:
+            for leaf in _leaves(clause.target):
+                if isinstance(leaf, cst.Name) and leaf.value not in hidden:
+                    hidden[leaf.value] = self.current.get(leaf.value)
+            clause = clause.inner_for_in
+        self.flush()
+        self.items.append(self.loop(loop, len(self.loop_names), private=set(hidden)))
+        for name, version in hidden.items():
+            if version is None:
+                self.current.pop(name, None)
+            else:
+                self.current[name] = version
+        del self.current[holder]
+        return Var(built)
 
     def choice(self, condition: Atom, then, orelse, want) -> Atom:
         """``then if condition else orelse`` (each a node, or an atom already computed),

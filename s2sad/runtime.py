@@ -9,6 +9,8 @@ from __future__ import annotations
 from .accumulate import accumulate, zeroed_at
 from .errors import MissingRuleError
 from .registry import method_rule
+import inspect
+
 import numpy as np
 
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
@@ -52,11 +54,33 @@ def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type."""
     rule = method_rule(type(receiver), name)
     if rule is None:
+        function = getattr(type(receiver), name, None)
+        if inspect.isfunction(function) and _is_user_code(function):
+            # a method of the user's class: differentiate its source, `self` a structural argument
+            return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
         raise MissingRuleError(
             f"no rule for the method `{type(receiver).__name__}.{name}`",
             hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
         )
     return rule.rrule(receiver, *args, **kwargs)
+
+
+_methods: dict = {}
+
+
+def _transformed_method(function, count: int, keywords: tuple):
+    key = (function, count, keywords)
+    call = _methods.get(key)
+    if call is None:
+        from .transform import TransformedCall
+
+        call = _methods[key] = TransformedCall(function, range(count), keywords)
+    return call
+
+
+def _is_user_code(function) -> bool:
+    module = getattr(function, "__module__", "") or ""
+    return module.split(".")[0] not in {"numpy", "scipy", "builtins", "s2sad", "functools"}
 
 
 def attribute_rrule(receiver, name: str):

@@ -28,6 +28,12 @@ class FunctionSource:
     funcdef: cst.FunctionDef
     positions: dict = field(repr=False)
 
+    def alias(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
+        """Give a node s2sad made (a comprehension's loop) the position of the one it stands for."""
+        if not isinstance(self.positions, dict):
+            self.positions = dict(self.positions)
+        self.positions[made] = self.positions.get(original)
+
     def location(self, node: cst.CSTNode) -> SourceLocation:
         position = self.positions.get(node)
         if position is None:

@@ -61,9 +61,9 @@ def uses_del(x):
     return x
 
 
-def mutates_element(x):
+def mutates_nested_element(x):
     y = x * 2
-    y[0] = 1.0  # refused: subscript assignment
+    y[0][1] = 1.0  # refused: nested subscript assignment
     return y.sum()
 
 

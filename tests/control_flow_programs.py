@@ -207,3 +207,28 @@ def dict_assign(x):
 def mutates_argument(x):
     x[0] = 1.0
     return np.sum(x)
+
+
+def comprehension_sum(xs, w):
+    return sum(np.sum(np.tanh(w * x)) for x in xs)
+
+
+def list_comprehension_with_condition(x):
+    squares = [x[i] ** 2 for i in range(len(x)) if i % 2 == 0]
+    return np.sum(np.array(squares)) + len(squares)
+
+
+def nested_comprehension(A):
+    products = [np.sum(a * b) for a in A for b in A[0]]
+    return sum(products)
+
+
+def dict_comprehension(x):
+    scaled = {k: x * k for k in (1.0, 2.0, 3.0)}
+    return np.sum(scaled[2.0] * scaled[3.0])
+
+
+def comprehension_variable_does_not_leak(x):
+    v = x * 2.0
+    values = [v * 3.0 for v in (x, x * x)]
+    return np.sum(v * values[1])

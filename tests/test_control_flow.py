@@ -43,6 +43,11 @@ CASES = {
     "list_pop": (programs.list_pop, [(r(3),)], (0,)),
     "list_extend_and_set": (programs.list_extend_and_set, [(r(3),)], (0,)),
     "dict_assign": (programs.dict_assign, [(r(3),)], (0,)),
+    "comprehension_sum": (programs.comprehension_sum, [([r(2) for _ in range(3)], r(2))], (0, 1)),
+    "list_comprehension_with_condition": (programs.list_comprehension_with_condition, [(r(5),)], (0,)),
+    "nested_comprehension": (programs.nested_comprehension, [(r(2, 3),)], (0,)),
+    "dict_comprehension": (programs.dict_comprehension, [(r(3),)], (0,)),
+    "comprehension_variable_does_not_leak": (programs.comprehension_variable_does_not_leak, [(r(3),)], (0,)),
     "first_large": (programs.first_large, [(np.array([0.2, 1.5, 3.0]),), (np.array([0.2, 0.5]),)], (0,)),
     "return_from_nested_loops": (programs.return_from_nested_loops,
                                  [(np.array([[0.5, 0.7], [0.9, 0.1]]),), (np.array([[0.1, 0.2], [0.3, 0.1]]),)], (0,)),
@@ -143,3 +148,10 @@ def test_filling_an_array_saves_nothing_it_does_not_need():
     assert "dout = zeroed_at(dout, i)" in source
     source = transform(programs.read_then_overwrite, ("x",)).source
     assert "y_overwritten = overwritten(y, 0)" in source and "restore(y, 0, y_overwritten)" in source
+
+
+def test_a_generator_expression_in_sum_reads_like_a_loop():
+    source = transform(programs.comprehension_sum, ("xs", "w")).source
+    assert "    items = []\n" in source and "        items.append(sum_tanh_w_mul_x)\n" in source
+    assert "    result = sum(items)\n" in source
+    assert source.count("# control_flow_programs.py") == 2  # one line of source: one comment per pass

@@ -35,7 +35,7 @@ CASES = [
     ("uses_with", "with", "with", "`with` blocks are not supported"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),
     ("uses_del", "del", "del", "`del` is not supported"),
-    ("mutates_element", "subscript assignment", "y[0]", "assignment to an element or slice is not supported"),
+    ("mutates_nested_element", "nested subscript assignment", "y[0][1]", "only a variable's elements can be assigned"),
     ("uses_star_args", "star args", "*xs", "*args and **kwargs parameters are not supported"),
     ("uses_list_comprehension", "list comprehension", "[v * v", "list comprehensions are not supported"),
     ("uses_chained_comparison", "chained comparison", "0.0 < x", "chained comparisons are not supported yet"),

@@ -57,8 +57,8 @@ def used_twice_rrule(x):
         dy = unbroadcast(dresult, y)
         dx = unbroadcast(dresult, x)
         # sources.py:11: y = x * x
-        dx = accumulate(dx, unbroadcast(dy * x, x))
-        dx = accumulate(dx, unbroadcast(dy * x, x))
+        dx = accumulate(dx, unbroadcast(dy * x.conjugate(), x))
+        dx = accumulate(dx, unbroadcast(dy * x.conjugate(), x))
         return NO_TANGENT, dx
 
     return result, used_twice_pullback

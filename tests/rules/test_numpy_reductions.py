@@ -1,10 +1,12 @@
 """Rules of rules/numpy_reductions.py: axes, keepdims, dtypes, zeros in prod, ties in max/min."""
+import warnings
+
 import numpy as np
 import pytest
 
-import s2sad  # noqa: F401
+import s2sad
 from s2sad.registry import method_rule, rule_for
-from s2sad.testing import check_rrule
+from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(2)
 
@@ -132,3 +134,127 @@ def test_methods_share_the_rules():
     for name in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum"):
         assert method_rule(np.ndarray, name) is rule_for(getattr(np, name))
         check_rrule(getattr(x, name), axis=1)
+
+
+# ------------------------------------------------------------------ complex input
+# sum, mean, prod and cumsum are holomorphic (prod pulls g back to g * conj(product of the
+# others)); max/min order complex numbers lexicographically, as NumPy does, and pass g to the
+# winner; var and std of complex input are real: var = mean(|z - mean(z)|**2) has gradient
+# 2 * (z - mean(z)) / (n - ddof) times g, std's is that over 2 * std.
+@pytest.fixture
+def complex_warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        yield
+
+
+def complex_normal(*shape, dtype=np.complex128):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("name, kwargs", AXES, ids=[a[0] for a in AXES])
+@pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
+def test_reduction_complex_finite_differences(f, name, kwargs):
+    z = complex_normal(2, 3, 4)
+    (dz,) = check_rrule(f, z, **kwargs)
+    assert dz.dtype == np.complex128 and dz.shape == z.shape
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("f", REDUCTIONS + [np.cumsum], ids=lambda f: f.__name__)
+def test_reduction_complex64_and_scalars(f):
+    (dz,) = check_rrule(f, complex_normal(3, 4, dtype=np.complex64), axis=0)
+    assert dz.dtype == np.complex64
+    check_rrule(f, np.array(1.5 - 0.5j))
+    if f not in (np.var, np.std):
+        check_rrule(f, np.complex128(1.5 - 0.5j))
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"axis": -1}])
+def test_cumsum_complex(kwargs):
+    check_rrule(np.cumsum, complex_normal(3, 4), **kwargs)
+
+
+def test_complex_formulas():
+    z, g = complex_normal(4), 0.3 - 1.1j
+    (dz,) = cotangents(np.prod, z, g=g)
+    others = np.array([np.prod(np.delete(z, i)) for i in range(4)])
+    np.testing.assert_allclose(dz, g * np.conj(others))
+    gr = 0.7
+    (dz,) = cotangents(np.var, z, g=gr)
+    np.testing.assert_allclose(dz, gr * 2 * (z - z.mean()) / 4)
+    (dz,) = cotangents(np.std, z, ddof=1, g=gr)
+    np.testing.assert_allclose(dz, gr * (z - z.mean()) / (3 * np.std(z, ddof=1)))
+    (dz,) = cotangents(np.max, np.array([1 + 2j, 3 - 1j, 3 + 0j, -1j]), g=g)
+    np.testing.assert_array_equal(dz, [0, 0, g, 0])  # lexicographic: 3+0j beats 3-1j
+
+
+def test_var_and_std_of_complex_are_real_with_complex_gradients():
+    z = complex_normal(2, 3)
+    for f in (np.var, np.std):
+        y, pullback = rule_for(f).rrule(z, axis=1)
+        assert y.dtype == np.float64
+        (dz,) = pullback(np.ones(2))[1:]
+        assert dz.dtype == np.complex128
+        np.testing.assert_allclose(dz, numerical_gradient(lambda z: np.sum(f(z, axis=1)), z), rtol=1e-6)
+
+
+def test_std_of_a_complex_constant_is_zero_not_nan():
+    (dz,) = cotangents(np.std, np.full(3, 1 - 2j), g=1.0)
+    np.testing.assert_array_equal(dz, np.zeros(3))
+
+
+# ------------------------------------------------------------------ where= masks
+MASK = np.array([[True, False, True, True], [False, True, True, True], [True, True, False, True]])
+
+
+@pytest.mark.parametrize("kind", ["real", "complex"])
+@pytest.mark.parametrize("f", [np.sum, np.mean, np.prod, np.var, np.std], ids=lambda f: f.__name__)
+def test_reductions_with_where(f, kind):
+    x = rng.standard_normal((3, 4)) if kind == "real" else complex_normal(3, 4)
+    for kwargs in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}, {"axis": 1, "ddof": 1}):
+        if "ddof" in kwargs and f not in (np.var, np.std):
+            continue
+        (dx,) = check_rrule(f, x, where=MASK, **kwargs)
+        assert np.all(dx[~MASK] == 0)  # elements left out get no gradient
+
+
+def test_var_and_std_with_a_given_mean():
+    x = rng.standard_normal((3, 4))
+    for f in (np.var, np.std):
+        check_rrule(f, x, axis=1, mean=np.mean(x, axis=1, keepdims=True))
+
+
+# ------------------------------------------------------------------ real losses of complex values, end to end
+def loss_of_reductions(z, w):
+    return np.abs(np.sum(z * w)) ** 2 + np.real(np.prod(z)) + np.var(z) + np.std(w, axis=0).sum()
+
+
+def loss_of_extremes_and_scans(z, w):
+    return np.real(np.max(z, axis=0) * np.min(w)).sum() + np.abs(np.cumsum(z * w)).sum() + np.imag(np.mean(z))
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("f", [loss_of_reductions, loss_of_extremes_and_scans], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("kind", ["complex-complex", "complex-real"])
+def test_gradient_of_a_real_loss_of_complex_values(f, kind):
+    z = complex_normal(3, 2)
+    w = complex_normal(3, 2) if kind == "complex-complex" else rng.standard_normal((3, 2))
+    dz, dw = s2sad.grad(f, argnums=(0, 1))(z, w)
+    ez, ew = numerical_gradient(f, z, w, argnums=(0, 1))
+    assert dz.dtype == z.dtype and dw.dtype == w.dtype
+    np.testing.assert_allclose(dz, ez, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dw, ew, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [np.max, np.min, np.amax, np.amin], ids=lambda f: f.__name__)
+def test_extremes_with_where_and_initial(f):
+    x = rng.standard_normal((3, 4))
+    low_bound = f in (np.max, np.amax)
+    (dx,) = check_rrule(f, x, axis=1, where=MASK, initial=-10.0 if low_bound else 10.0)
+    assert np.all(dx[~MASK] == 0)
+    with np.errstate(all="raise"):  # ``initial`` beats every element: nobody gets g, and nothing is 0 / 0
+        (dx,) = cotangents(f, x, axis=1, initial=100.0 if low_bound else -100.0, g=np.ones(3))
+    np.testing.assert_array_equal(dx, np.zeros_like(x))
