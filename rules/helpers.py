@@ -287,8 +287,8 @@ def mT(a):
 
 def matmul_vjp_x1(g, x1, x2):
     """Cotangent of ``x1`` in ``x1 @ x2``: ``g @ x2^H`` (1-D operands, batches and broadcasting included)."""
-    if np.iscomplexobj(x2):
-        x2 = np.conjugate(x2)  # a real x2 (the common case) is used as it is, without a copy
+    if type(x2) is not np.ndarray or x2.dtype.kind == "c":
+        x2 = np.conjugate(x2)  # a real array x2 (the common case) is used as it is, without a copy
     if np.ndim(x2) == 1:
         if np.ndim(x1) == 1:
             return unbroadcast(g * x2, x1)
@@ -300,8 +300,8 @@ def matmul_vjp_x1(g, x1, x2):
 
 def matmul_vjp_x2(g, x1, x2):
     """Cotangent of ``x2`` in ``x1 @ x2``: ``x1^H @ g``."""
-    if np.iscomplexobj(x1):
-        x1 = np.conjugate(x1)  # a real x1 (the common case) is used as it is, without a copy
+    if type(x1) is not np.ndarray or x1.dtype.kind == "c":
+        x1 = np.conjugate(x1)  # a real array x1 (the common case) is used as it is, without a copy
     if np.ndim(x1) == 1:
         if np.ndim(x2) == 1:
             return unbroadcast(g * x1, x2)

@@ -27,7 +27,7 @@ from s2sad.registry import defvjp, nondifferentiable
 defvjp(operator.add,     "a, b", "unbroadcast(g, a)",     "unbroadcast(g, b)")
 defvjp(operator.sub,     "a, b", "unbroadcast(g, a)",     "unbroadcast(-g, b)")
 defvjp(operator.mul,     "a, b", "unbroadcast(g * b.conjugate(), a)", "unbroadcast(g * a.conjugate(), b)")
-defvjp(operator.truediv, "a, b", "unbroadcast(g / b.conjugate(), a)", "unbroadcast(-g * ans / b, b)")
+defvjp(operator.truediv, "a, b", "unbroadcast(g / b.conjugate(), a)", "unbroadcast(-g * (ans / b).conjugate(), b)")
 defvjp(operator.pow,     "a, b", "power_vjp_base(g, a, b)", "power_vjp_exponent(g, ans, a, b)")
 defvjp(operator.mod,     "a, b", "unbroadcast(g, a)",     "unbroadcast(-g * np.floor_divide(a, b), b)")
 defvjp(operator.matmul,  "a, b", "matmul_vjp_x1(g, a, b)", "matmul_vjp_x2(g, a, b)", lazy=True)

@@ -15,7 +15,7 @@ SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
     cst.Assert, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
-    cst.ListComp, cst.GeneratorExp, cst.DictComp,
+    cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -25,7 +25,6 @@ SUPPORTED = (
 LATER = "coming with control-flow support; for now use np.where or a loop"
 
 REFUSED = {
-    cst.Lambda: ("lambdas are not supported yet", "define a named function with def"),
     cst.SetComp: ("set comprehensions are not supported", "sets have no tangent space; compute them outside"),
     cst.Set: ("set literals are not supported", "sets have no tangent space; compute them outside"),
     cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),
@@ -38,7 +37,6 @@ REFUSED = {
     cst.Import: ("imports inside a differentiated function are not supported", "import at module level"),
     cst.ImportFrom: ("imports inside a differentiated function are not supported", "import at module level"),
     cst.ClassDef: ("class definitions inside a differentiated function are not supported", "define the class at module level"),
-    cst.FunctionDef: ("nested function definitions are not supported yet", "define the helper at module level"),
     cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
     cst.Raise: ("`raise` is not supported", "validate inputs before calling the differentiated function"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
@@ -50,6 +48,7 @@ REFUSED = {
 class _Fence(cst.CSTVisitor):
     def __init__(self, source: FunctionSource):
         self.source = source
+        self.allowed: set = set()  # nodes refused elsewhere but fine where they stand
         self.top = source.funcdef
 
     def refuse(self, node: cst.CSTNode, message: str, hint: str) -> None:
@@ -61,6 +60,10 @@ class _Fence(cst.CSTVisitor):
             return True
         if isinstance(node, cst.Decorator):
             return False  # decorators are dropped, not differentiated
+        if isinstance(node, cst.FunctionDef):
+            self.check_nested(node)
+        if node in self.allowed:
+            return True
         for kind, (message, hint) in REFUSED.items():
             if isinstance(node, kind):
                 self.refuse(node, message, hint)
@@ -77,14 +80,16 @@ class _Fence(cst.CSTVisitor):
             self.check_loop(node)
         return True
 
+    def check_nested(self, funcdef: cst.FunctionDef) -> None:
+        if funcdef.asynchronous is not None:
+            self.refuse(funcdef, "async functions cannot be differentiated", "differentiate a synchronous function")
+        if funcdef.decorators:
+            self.refuse(funcdef.decorators[0], "a decorated nested function is not supported",
+                        "define it at module level, or drop the decorator")
+
     def check_signature(self, funcdef: cst.FunctionDef) -> None:
         if funcdef.asynchronous is not None:
             self.refuse(funcdef, "async functions cannot be differentiated", "differentiate a synchronous function")
-        params = funcdef.params
-        star = params.star_arg
-        if isinstance(star, cst.Param) or params.star_kwarg is not None:
-            self.refuse(star if isinstance(star, cst.Param) else params.star_kwarg,
-                        "*args and **kwargs parameters are not supported yet", "name each parameter")
 
     def check_loop(self, node) -> None:
         keyword = "for" if isinstance(node, cst.For) else "while"
@@ -101,6 +106,11 @@ class _Fence(cst.CSTVisitor):
     def check_targets(self, node) -> None:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
+            if isinstance(target, (cst.Tuple, cst.List)):
+                starred = [e for e in target.elements if isinstance(e, cst.StarredElement)]
+                if len(starred) > 1:
+                    self.refuse(starred[1], "two starred targets in one assignment", "use one `*rest`")
+                self.allowed.update(starred)  # `first, *rest = xs`
             for leaf in _target_leaves(target):
                 if isinstance(leaf, cst.Subscript) and not isinstance(leaf.value, cst.Name):
                     self.refuse(leaf, "only a variable's elements can be assigned (`y[i] = v`)",
@@ -112,10 +122,13 @@ class _Fence(cst.CSTVisitor):
                     self.refuse(leaf, f"{what} is not supported yet",
                                 "build a new object (for example dataclasses.replace(obj, field=value)) instead of changing one")
 
+
 def _target_leaves(target):
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
             yield from _target_leaves(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_leaves(target.value)
     else:
         yield target
 

@@ -7,6 +7,7 @@ time, to the real objects in the function's environment.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import libcst as cst
@@ -56,6 +57,7 @@ UNSUPPORTED_MUTATORS = {
     "put": "use `y[index] = values` on a copy",
     "itemset": "use `y[index] = value` on a copy",
 }
+BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
 RETURN = "<result>"
 RETURNED = "<returned>"  # set when a `return` inside a loop has run  # the pseudo-variable holding what the function returns, merged like any other
 
@@ -67,13 +69,18 @@ class Normalizer:
     def __init__(self, source: FunctionSource, reserved=()):
         self.source = source
         self.env = Environment(source.function)
-        self.namer = Namer(RESERVED | set(reserved))
+        # names the generated code may read as they are: builtins, and the globals the function uses
+        code = getattr(source.function, "__code__", None)
+        used_globals = set(code.co_names) | set(code.co_freevars) if code is not None else set()
+        self.namer = Namer(RESERVED | set(reserved) | BUILTIN_NAMES | used_globals)
         self.current: dict[str, str] = {}       # user variable -> its current version
         self.operations: list[Operation] = []
         self.bindings: dict[str, tuple] = {}
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
+        self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.user_params: set[str] = set()
@@ -89,7 +96,11 @@ class Normalizer:
     def run(self) -> Function:
         funcdef = self.source.funcdef
         params, defaults = [], {}
-        for param in list(funcdef.params.posonly_params) + list(funcdef.params.params) + list(funcdef.params.kwonly_params):
+        signature = funcdef.params
+        star = [signature.star_arg] if isinstance(signature.star_arg, cst.Param) else []
+        double_star = [signature.star_kwarg] if signature.star_kwarg is not None else []
+        # in the order Python binds them: *args arrives as one tuple, **kwargs as one dict
+        for param in [*signature.posonly_params, *signature.params, *star, *signature.kwonly_params, *double_star]:
             name = param.name.value
             self.current[name] = self.namer.version(name)  # the name itself unless generated code reserves it
             params.append(self.current[name])
@@ -143,6 +154,10 @@ class Normalizer:
                 if returns:
                     self.after_returning_loop(line, rest, loop_depth)
                     break
+                continue
+            if isinstance(line, cst.FunctionDef):
+                self.local_functions[line.name.value] = line  # inlined where it is called
+                self.current.pop(line.name.value, None)
                 continue
             if isinstance(line, cst.If):
                 self.flush()
@@ -366,7 +381,11 @@ class Normalizer:
         return version in self.params or any(op.target == version and op.kind == "copy" for op in self.emitted)
 
     def small_statement(self, node) -> None:
-        if isinstance(node, cst.Assign):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            self.local_functions[node.targets[0].target.value] = node.value
+            self.current.pop(node.targets[0].target.value, None)
+        elif isinstance(node, cst.Assign):
             value = node.value
             for target in node.targets[1:]:
                 self.assign(target.target, self.expression(value))
@@ -418,6 +437,9 @@ class Normalizer:
         if bind_only and isinstance(target, cst.Name):
             self.current[target.value] = atom.name  # already a fresh version of its own
             return
+        if isinstance(target, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in target.elements):
+            self.starred_assign(target, atom if atom is not None else self.expression(value))
+            return
         if isinstance(target, (cst.Tuple, cst.List)):
             sequence = atom if atom is not None else self.expression(value)
             for index, element in enumerate(target.elements):
@@ -438,6 +460,27 @@ class Normalizer:
         version = self.namer.version(user_name)
         self.emit(Operation(version, "copy", args=[atom]))
         self.current[user_name] = version
+
+    def starred_assign(self, target, sequence: Atom) -> None:
+        """``first, *middle, last = xs``: elements by position from either end, the rest a slice."""
+        elements = list(target.elements)
+        star = next(i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement))
+        after = len(elements) - star - 1
+        getitem = Callee("static", "[]", operator.getitem, "{0}[{1}]")
+        for position, element in enumerate(elements):
+            if position < star:
+                index = Const(str(position))
+            elif position > star:
+                index = Const(str(position - len(elements)))
+            else:
+                index = Const(f"slice({star}, {-after if after else None}, None)")
+            part = self.operation(None, "item" if position != star else "slice", [_atom_name(sequence), ""],
+                                  Operation("", "call", getitem, [sequence, index]), derived_from_operands=True)
+            if position == star:
+                part = self.operation(None, "list", [part.name],
+                                      Operation("", "call", Callee("static", "list", list), [part]))
+                self.bind("list")
+            self.assign(element.value, part)
 
     # ------------------------------------------------------------------ mutation
     def container(self, target: cst.Subscript):
@@ -533,7 +576,7 @@ class Normalizer:
             if kind == "tuple" and all(isinstance(e, Const) for e in elements):
                 inner = ", ".join(e.code for e in elements)
                 return Const(f"({inner},)" if len(elements) == 1 else f"({inner})")
-            return self.operation(want, kind, [], Operation("", kind, None, elements))
+            return self.operation(want, "elements", [], Operation("", kind, None, elements))
         if isinstance(node, cst.Dict):
             entries = []
             for element in node.elements:
@@ -645,6 +688,9 @@ class Normalizer:
         name = node.value
         if name in self.current:
             return Var(self.current[name])
+        if name in self.local_functions:
+            raise UnsupportedSyntaxError(f"the nested function `{name}` is used as a value", self.source.location(node),
+                                         "call it directly (`{name}(x)`), or define it at module level and pass that")
         if name in CONSTANT_NAMES:
             return Const(name)
         value = self.env.lookup(name)
@@ -684,6 +730,10 @@ class Normalizer:
 
     def call(self, node: cst.Call, want) -> Atom:
         func = node.func
+        if isinstance(func, cst.Name) and func.value in self.local_functions and func.value not in self.current:
+            return self.inline(self.local_functions[func.value], node, want)
+        if isinstance(func, cst.Lambda):
+            return self.inline(func, node, want)
         dotted = _dotted(func)
         if dotted is not None and dotted.split(".")[0] not in self.current and self.env.is_static_root(dotted.split(".")[0]):
             value = self.env.resolve_dotted(dotted)
@@ -717,6 +767,60 @@ class Normalizer:
                                          "call a function by its name")
         operands = [_atom_name(a) for a in args[:2]]
         return self.operation(want, word, operands, Operation("", "call", callee, args, kwargs))
+
+    def inline(self, function, call: cst.Call, want) -> Atom:
+        """A call of a nested function or lambda, written out in place: its parameters bound
+        to the arguments, its body reading the enclosing function's variables as a closure
+        does when called, its own variables kept apart."""
+        if any(f is function for f in self.inlining):
+            raise UnsupportedSyntaxError("a nested function that calls itself is not supported",
+                                         self.source.location(call), "define it at module level: s2sad follows recursion there")
+        args, kwargs = self.arguments(call)
+        params = function.params
+        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+            raise UnsupportedSyntaxError("a nested function with *args or **kwargs is not supported",
+                                         self.source.location(function), "name each parameter")
+        declared = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        if len(args) > len(declared) - len(params.kwonly_params):
+            raise UnsupportedSyntaxError(f"too many arguments for a function of {len(declared)} parameters",
+                                         self.source.location(call))
+        outer = dict(self.current)
+        saved = (self.result_name, self.return_count, self.returned_atoms)
+        bound = {}
+        for position, param in enumerate(declared):
+            name = param.name.value
+            keyword = dict(kwargs)
+            if position < len(args) and param not in params.kwonly_params:
+                bound[name] = args[position]
+            elif name in keyword:
+                bound[name] = keyword[name]
+            elif param.default is not None:
+                bound[name] = self.expression(param.default)
+            else:
+                raise UnsupportedSyntaxError(f"missing argument `{name}`", self.source.location(call))
+        for key in (RETURN, RETURNED):
+            self.current.pop(key, None)
+        for name, atom in bound.items():
+            if isinstance(atom, Var):
+                self.current[name] = atom.name
+            else:
+                self.current[name] = self.namer.version(name)
+                self.emit(Operation(self.current[name], "copy", args=[atom]))
+        self.inlining.append(function)
+        try:
+            if isinstance(function, cst.Lambda):
+                result = self.expression(function.body, want=want)
+            else:
+                self.result_name, self.return_count, self.returned_atoms = None, _count_returns(function), {}
+                self.flush()
+                self.items += self.block(list(function.body.body))
+                version = self.current.get(RETURN)
+                result = Const("None") if version is None else self.returned_atoms.get(version, Var(version))
+        finally:
+            self.inlining.pop()
+            self.current = outer
+            self.result_name, self.return_count, self.returned_atoms = saved
+        return result
 
     def arguments(self, node: cst.Call):
         args, kwargs = [], []

@@ -84,7 +84,9 @@ class Entry:
 
     @property
     def signature(self) -> str:
-        return str(self.rule.signature) if self.rule.signature is not None else "(...)"
+        if self.rule.signature is not None:
+            return str(self.rule.signature)
+        return "-" if self.rule.nondifferentiable else "(...)"
 
     @property
     def gradients(self) -> str:
@@ -125,12 +127,11 @@ class Entry:
 
 
 def callable_name(function) -> str:
-    """A stable name for a vjp or rrule function (the rules modules' prefix dropped)."""
+    """A stable name for a vjp or rrule function: ``rules.numpy_linalg.eigh_rrule`` for one of ``rules/``."""
     module = getattr(function, "__module__", None) or ""
     name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or type(function).__name__
-    for prefix in ("s2sad.rules.", "rules."):
-        if module.startswith(prefix):
-            module = module[len(prefix):]
+    if module.startswith("s2sad.rules."):
+        module = module[len("s2sad."):]  # rules.numpy_linalg: the file in the rules/ folder
     return f"{module}.{name}" if module else name
 
 
@@ -215,8 +216,14 @@ def collect() -> list[Entry]:
             entries.append(Entry(OTHER, rule.name, rule))
         else:
             entries.append(Entry(namespace, rule.name[len(namespace) + 1:], rule))
+    return sorted_entries(entries)
+
+
+def sorted_entries(entries: list[Entry]) -> list[Entry]:
+    """By namespace (in ``NAMESPACES`` order, others after, by name), then by name, case-insensitively."""
     order = {namespace: index for index, (namespace, _) in enumerate(NAMESPACES)}
-    return sorted(entries, key=lambda e: (order.get(e.namespace, len(order)), e.name.lower(), e.name))
+    return sorted(entries, key=lambda e: (order.get(e.namespace, len(order)), e.namespace, e.name.lower(), e.name,
+                                          e.owners))
 
 
 def _method_entries() -> list[Entry]:
@@ -369,7 +376,7 @@ def _namespace_titles(entries: list[Entry], autograd: list[AutogradName]) -> lis
 
 def render(entries: list[Entry] | None = None, autograd_directory: str = DEFAULT_AUTOGRAD) -> str:
     """The text of ``docs/rules.md``."""
-    entries = collect() if entries is None else entries
+    entries = collect() if entries is None else sorted_entries(entries)
     autograd, helpers = read_autograd(autograd_directory)
     missing = not_covered(autograd)
     namespaces = _namespace_titles(entries, autograd)
@@ -384,8 +391,9 @@ def render(entries: list[Entry] | None = None, autograd_directory: str = DEFAULT
         "s2sad does with the output cotangent `g` (and the output `ans`): a template is an expression the",
         "generator inlines into the pullback; `d/dx = ...` is a scalar derivative registered with",
         "`s2sad.defderivative` (inlined as `unbroadcast(g * (...).conjugate(), x)`); `vjp`, `vjp_all` and",
-        "`rrule` name the function in `rules/` that computes the cotangents. Non-differentiable functions",
-        "pass their outputs on as constants and are listed after each table.",
+        "`rrule` name the function that computes the cotangents (`rules.numpy_linalg.eigh_rrule` is in",
+        "`rules/numpy_linalg.py`). Non-differentiable functions pass their outputs on as constants and are",
+        "listed after each table.",
         "",
         "## Summary",
         "",

@@ -560,20 +560,22 @@ def differentiate_source(function):
     transformed like any user function (generated code calls ``f``'s own generated
     rrule), and ``s2sad.grad(f)`` differentiates ``f``'s body. Use it to check a
     hand-written rule against s2sad's own derivative, or to drop a rule some library
-    registered. Functions cached before are regenerated (the registry is part of the
-    cache key). Returns ``f``, so it also reads as a decorator; a function without a
-    rule is returned unchanged. To give the rule back, register it again.
+    registered; callers differentiated before are generated again. Returns ``f``, so
+    it also reads as a decorator (below the rule's registration); a function without
+    a rule is returned unchanged. To give the rule back, register it again.
+
+    For a method of a user class, pass the class's function (``Layer.apply``): the
+    method rules :func:`defmethod` made from its rule go too, so ``layer.apply(x)`` is
+    differentiated from the method's source.
 
     Only functions defined with ``def`` in Python source qualify: a NumPy ufunc, a
     builtin or a function of NumPy/SciPy keeps its rule (s2sad does not transform
-    library code), and asking is a TypeError. A method rule set with
-    :func:`defmethod` is kept: ``obj.method(x)`` is always differentiated by a rule.
+    library code), and asking is a TypeError.
     """
-    import inspect as _inspect
-
+    global _generation
     original = getattr(function, "__s2sad_original__", function)
     label = getattr(original, "__qualname__", repr(original))
-    if not _inspect.isfunction(original):
+    if not inspect.isfunction(original):
         raise TypeError(f"s2sad can only differentiate the source of a Python function defined with def; "
                         f"{label} is a {type(original).__name__}, so it keeps its rule")
     from .generate import _is_library
@@ -582,6 +584,11 @@ def differentiate_source(function):
         raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "
                         "it keeps its rule")
     forgotten = False
+    for key, rule in list(_method_rules.items()):
+        if rule.function is function or rule.function is original:
+            del _method_rules[key]  # obj.method(x) now runs through the method's source too
+            _generation += 1
+            forgotten = True
     for candidate in (function, original):
         if rule_for(candidate) is not None:
             unregister(candidate)

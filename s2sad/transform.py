@@ -22,6 +22,7 @@ from .naming import Namer
 from .registry import _load_optional_rules, all_method_rules, all_rules, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
+from .runtime import field_cotangent, split_cotangent
 from .tangents import NO_TANGENT, ZERO
 
 # The modules whose code decides the generated text: a change to any of them (in a
@@ -260,9 +261,13 @@ class TransformedCall:
         self.signature = inspect.signature(self.function)
         self.active_positions = tuple(active_positions)
         self.active_keywords = tuple(active_keywords)
-        names = list(self.signature.parameters)
-        wrt = {names[i] for i in self.active_positions if i < len(names)} | set(self.active_keywords)
-        self.wrt = tuple(n for n in names if n in wrt)
+        parameters = list(self.signature.parameters.values())
+        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
+        wrt = {positional[i] if i < len(positional) else self.star for i in self.active_positions}
+        wrt |= {k if k in self.signature.parameters else self.double_star for k in self.active_keywords}
+        self.wrt = tuple(n for n in self.signature.parameters if n in wrt)
 
     def __call__(self, *args, **kwargs):
         bound = self.signature.bind(*args, **kwargs)
@@ -270,13 +275,22 @@ class TransformedCall:
         rrule = generated_rrule(self.function, self.wrt)
         y, pullback = rrule(*bound.arguments.values())
         names = list(bound.arguments)
-        positional_count = len(args)
+        star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
+        double_star_keys = list(bound.arguments.get(self.double_star, {})) if self.double_star else []
 
         def call_pullback(dy):
             cotangents = pullback(dy)
             by_name = dict(zip(names, cotangents[1:]))
-            result = CotangentTuple((cotangents[0],) + tuple(by_name[n] for n in names[:positional_count]))
-            result.keywords = {k: by_name.get(k, ZERO) for k in kwargs}
+            positional = [by_name[n] for n in names if n in by_name and n != self.star and n != self.double_star
+                          and self.signature.parameters[n].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                                      inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            if self.star:  # the tuple's cotangent, one per argument it collected
+                positional += list(split_cotangent(by_name[self.star], star_count))
+            keywords = ({key: field_cotangent(by_name[self.double_star], key) for key in double_star_keys}
+                        if self.double_star else {})
+            keywords.update((n, c) for n, c in by_name.items() if n not in keywords)
+            result = CotangentTuple((cotangents[0],) + tuple(positional[:len(args)]))
+            result.keywords = {k: keywords.get(k, ZERO) for k in kwargs}
             return result
 
         call_pullback.__name__ = call_pullback.__qualname__ = f"{self.function.__name__}_pullback"

@@ -29,9 +29,9 @@ def uses_while_else(x):
     return x
 
 
-def uses_lambda(x):
-    square = lambda v: v * v  # refused: lambda
-    return square(x)
+def passes_a_lambda(x):
+    square = lambda v: v * v
+    return sum(map(square, x))  # refused: lambda as a value
 
 
 def uses_yield(x):
@@ -67,12 +67,13 @@ def mutates_nested_element(x):
     return y.sum()
 
 
-def uses_star_args(*xs):  # refused: star args
-    return xs[0]
+def uses_star_args(x):
+    values = [x, x]
+    return np.sum(np.add(*values))  # refused: star args
 
 
-def uses_list_comprehension(x):
-    return sum([v * v for v in x])  # refused: list comprehension
+def uses_set_comprehension(x):
+    return len({v for v in x})  # refused: set comprehension
 
 
 def uses_chained_comparison(x):
@@ -83,10 +84,10 @@ def uses_walrus(x):
     return (y := x * 2) + y  # refused: walrus
 
 
-def uses_nested_def(x):
-    def inner(v):  # refused: nested def
-        return v
-    return inner(x)
+def uses_recursive_nested_def(x):
+    def inner(v, n):
+        return v if n == 0 else inner(v * 2.0, n - 1)  # refused: recursive nested def
+    return inner(x, 3)
 
 
 async def uses_async(x):  # refused: async
@@ -102,4 +103,4 @@ def uses_unknown_attribute(x):
 
 
 def calls_a_builtin_without_rule(x):
-    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # refused: lambda inside
+    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # refused: calling a computed value

@@ -232,3 +232,44 @@ def comprehension_variable_does_not_leak(x):
     v = x * 2.0
     values = [v * 3.0 for v in (x, x * x)]
     return np.sum(v * values[1])
+
+
+def nested_function_closure(x, W):
+    scale = np.sum(x)
+
+    def layer(h, bias=0.5):
+        z = W @ h * scale + bias
+        if np.sum(z) > 0:
+            return np.tanh(z)
+        return z * 0.5
+
+    return np.sum(layer(layer(x)) ** 2)
+
+
+def lambda_closure(x):
+    k = np.cos(x)
+    f = lambda v: v * k + 1.0
+    return np.sum(f(x) * f(2.0 * x))
+
+
+def nested_function_with_loop(xs):
+    def total(values):
+        acc = 0.0
+        for v in values:
+            acc = acc + np.sum(v ** 2)
+        return acc
+
+    return total(xs) + total([xs[0]])
+
+
+def weighted_total(scale, *values, offset=0.0, **named):
+    total = offset
+    for v in values:
+        total = total + scale * np.sum(v ** 2)
+    for key, v in named.items():
+        total = total + np.sum(np.sin(v))
+    return total
+
+
+def calls_varargs(x, y):
+    return weighted_total(2.0, x, y * 3.0, offset=1.0, extra=x * y)

@@ -48,3 +48,40 @@ def test_missing_file_and_function():
 def test_console_script_entry_point_is_declared():
     with open(os.path.join(ROOT, "pyproject.toml")) as stream:
         assert 's2sad = "s2sad.command_line:main"' in stream.read()
+
+
+# ---------------------------------------------------------------- s2sad rules
+
+
+def test_rules_help_has_examples():
+    result = run("rules", "--help")
+    assert result.returncode == 0
+    assert "example" in result.stdout and "s2sad rules 'numpy.linalg.*'" in result.stdout
+    assert "rules" in run("--help").stdout
+
+
+def test_rules_lists_matches_by_substring_with_namespace_signature_and_gradients():
+    result = run("rules", "tanh")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "NAMESPACE", "GRADIENT", "FOR", "SIGNATURE"]
+    rows = {line.split()[0]: line.split() for line in lines[1:-1]}
+    assert rows["numpy.tanh"] == ["numpy.tanh", "numpy", "x", "(x)"]
+    assert rows["math.tanh"][1] == "math"
+    assert all("tanh" in name for name in rows)
+    assert lines[-1].startswith(f"{len(rows)} of ") and "names with a rule match 'tanh'" in lines[-1]
+
+
+def test_rules_glob_and_how():
+    result = run("rules", "numpy.linalg.*", "--how")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines()[1:-1]]
+    assert rows and all(line.startswith("numpy.linalg.") for line in rows)
+    assert any(line.startswith("numpy.linalg.inv ") and "np.matmul(" in line for line in rows)  # the template
+    assert "RULE" in result.stdout.splitlines()[0]
+
+
+def test_rules_without_a_match_exits_1():
+    result = run("rules", "no_such_rule_anywhere")
+    assert result.returncode == 1
+    assert result.stdout.startswith("0 of ") and "match 'no_such_rule_anywhere'" in result.stdout
