@@ -102,7 +102,7 @@ def command_rules(arguments) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2sad", description="Source-to-source automatic differentiation for Python and NumPy.",
-        epilog="examples:\n  s2sad show examples/quickstart.py:loss\n  s2sad rules 'numpy.linalg.*'",
+        epilog="example:\n  s2sad show examples/quickstart.py:loss\n  s2sad rules 'numpy.linalg.*'",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"s2sad {__version__}")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")

@@ -53,6 +53,8 @@ class Namer:
         operation = OPERATOR_WORDS.get(operation, operation.split(".")[-1])
         parts = [p for p in operands if p]
         if len(parts) == 2 and operation in OPERATOR_WORDS.values() and operation not in ("neg", "pos", "not", "invert"):
+            if parts[0][0].isdigit() and operation in ("add", "mul"):
+                parts = parts[::-1]  # `2.0 * x` reads as x_mul_2_0: a name cannot start with the number
             derived = f"{parts[0]}_{operation}_{parts[1]}"
         elif parts:
             derived = f"{operation}_{'_'.join(parts)}"

@@ -13,7 +13,7 @@ import operator
 import libcst as cst
 
 from .errors import UnsupportedSyntaxError
-from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var
+from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
 from .source import FunctionSource
@@ -258,8 +258,15 @@ class Normalizer:
         elif _leaves_block(else_items):
             after_else = after_then
         merged = {}
+        made_in = [{op.target for op in operations_of(items)} - set(before.values()) for items in (then_items, else_items)]
         for user_name in dict.fromkeys([*after_then, *after_else]):
             versions = [after.get(user_name) for after in (after_then, after_else)]
+            if versions[0] != versions[1] and versions[0] in made_in[0] and versions[1] in made_in[1] \
+                    and not _leaves_block(then_items) and not _leaves_block(else_items):
+                # both paths compute it: let the second compute it under the first one's name
+                _rename(else_items, versions[1], versions[0])
+                after_else = {**after_else, user_name: versions[0]}
+                versions[1] = versions[0]
             if versions[0] == versions[1]:
                 merged[user_name] = versions[0]
                 continue
@@ -971,6 +978,36 @@ def _may_leave(node) -> bool:
 
     node.visit(Finder())
     return bool(found)
+
+
+def _rename(block, old: str, new: str) -> None:
+    """Rename variable ``old`` to ``new`` throughout a normalised block (in place)."""
+    def atom(a):
+        return Var(new) if isinstance(a, Var) and a.name == old else a
+
+    def operation(op):
+        if op.target == old:
+            op.target = new
+        op.args = [atom(a) for a in op.args]
+        op.kwargs = [(k, atom(a)) for k, a in op.kwargs]
+
+    for item in block:
+        if isinstance(item, Statement):
+            for op in item.operations:
+                operation(op)
+        elif isinstance(item, Loop):
+            for op in [*item.setup, *item.elements, *item.back_edges]:
+                operation(op)
+            item.condition = atom(item.condition) if item.condition is not None else None
+            _rename(item.test, old, new)
+            _rename(item.body, old, new)
+        elif isinstance(item, Branch):
+            item.condition = atom(item.condition)
+            _rename(item.then, old, new)
+            _rename(item.orelse, old, new)
+        elif isinstance(item, Jump):
+            for op in item.edges:
+                operation(op)
 
 
 def _leaves_block(items) -> bool:

@@ -21,3 +21,17 @@ def mysum(x):
     for i in range(len(x)):
         total = total + x[i]
     return total
+
+
+def clipped_square(x):
+    if x > 1.0:
+        y = 2.0 * x - 1.0
+    else:
+        y = x * x
+    return y
+
+
+def halve_until_small(x):
+    while x > 1.0:
+        x = x * 0.5
+    return x
