@@ -24,6 +24,7 @@ import numpy as np
 from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = [
+    "fit",
     "unbroadcast",
     "safe_divide",
     "expand_reduced",
@@ -96,14 +97,13 @@ def unbroadcast(v, like):
         if np.shape(v) != shape:  # v had fewer dimensions: broadcast it up (a rare case)
             v = np.broadcast_to(v, shape)
     v_dtype = getattr(v, "dtype", None)
-    if (v_dtype.kind == "c" if v_dtype is not None else type(v) is complex) and dtype.kind != "c":
-        v = v.real  # a real operand of a complex computation: the real part is its cotangent
-        v_dtype = getattr(v, "dtype", None)
-    if isinstance(like, np.generic):
-        return dtype.type(v)
     if v_dtype is None or v_dtype != dtype or not shape:  # (numpy finds None == float64); 0-d in, 0-d out
-        v = np.asarray(v, dtype=dtype)
-    return v
+        if (v_dtype.kind == "c" if v_dtype is not None else type(v) is complex) and dtype.kind != "c":
+            v = v.real  # a real operand of a complex computation: the real part is its cotangent
+        if isinstance(like, np.generic):
+            return dtype.type(v)
+        return np.asarray(v, dtype=dtype)
+    return dtype.type(v) if isinstance(like, np.generic) else v
 
 
 def safe_divide(num, den):
@@ -410,3 +410,14 @@ def output_parts(g, count, names=()):
         if len(parts) != count:
             raise ValueError(f"a cotangent of {len(parts)} elements was given for an output of {count}")
     return tuple(ZERO if part is None or part is NO_TANGENT else unthunk(part) for part in parts)
+
+
+def fit(t, ans):
+    """A tangent with the shape of ``ans``: a term from a broadcast operand (the tangent of
+    ``b`` in ``a + b``, ``b`` a scalar) is broadcast up, as the output's tangent must be."""
+    if t is ZERO or t is NO_TANGENT:
+        return t
+    shape = np.shape(ans)
+    if np.shape(t) == shape:
+        return t
+    return np.broadcast_to(t, shape) + np.zeros((), dtype=np.result_type(t))

@@ -24,10 +24,12 @@ bare parameters, which may be Python numbers or lists, go through ``np.conjugate
 ``imag`` gets ``ZERO``.
 """
 
+import cmath
 import math
 
 import numpy as np
 
+from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
@@ -160,3 +162,213 @@ defvjp(np.clip, "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
 defvjp(np.float64, "x=0.0", "unbroadcast(g, x)")
 defvjp(np.float32, "x=0.0", "unbroadcast(g, x)")
 defvjp(np.float16, "x=0.0", "unbroadcast(g, x)")
+
+
+# ---- forward rules
+#
+# Each jvp pushes the tangent ``g`` of one operand forward to a term of the output's tangent,
+# with the output's shape and dtype. No conjugates: a holomorphic ``f`` pushes ``g`` to
+# ``f'(z) * g``. A term that is ``g`` itself, or a selection of it, has only its operand's
+# dtype and shape (the tangent of a float32 ``x1`` in ``x1 + x2`` with ``x2`` float64, of a
+# Python float added to a float32 array, of a real operand of a complex output), so it is
+# cast to the output's dtype and broadcast to its shape: ``G_OUT``, or zeros like ``ans``
+# in the untaken places. Terms that involve the other operands broadcast by themselves.
+# ``abs`` of a complex ``z`` pushes ``g`` to ``Re(conj(z) g) / |z|``, ``angle`` to
+# ``Im(g / z)``; a real input's ``angle`` and ``imag`` are constant (tangent ZERO).
+
+G_OUT = "fit(np.asarray(g, ans.dtype), ans)"  # g, in the output's dtype and shape
+
+
+def _cast(t, ans):
+    """``t`` in ``ans``'s dtype (where Python scalars or a 0-d operand made it another)."""
+    dtype = getattr(ans, "dtype", None)
+    if dtype is None or getattr(t, "dtype", None) == dtype:
+        return t
+    return np.asarray(t, dtype)
+
+
+def _power_jvp_base(power, g, ans, x1, x2):
+    if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
+        if g == 0 or x2 == 0:
+            return ans * 0.0
+        try:
+            return g * x2 * x1 ** (x2 - 1)
+        except ZeroDivisionError:  # 0.0 ** negative: an infinite slope
+            return math.copysign(math.inf, g * x2)
+    if type(x2) in (int, float) and x2 >= 1:  # x1 ** 2: finite slope everywhere, no guards
+        return _cast(g * (2 * x1) if x2 == 2 else g * (x2 * power(x1, x2 - 1)), ans)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = g * (x2 * power(x1, x2 - 1))
+        term = np.where(np.equal(g, 0) | np.equal(x2, 0), np.zeros_like(term), term)
+    return _cast(term, ans)
+
+
+def _power_jvp_exponent(g, ans, x1, x2):
+    if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
+        if type(x1) in (int, float):
+            if x1 > 0:
+                return g * ans * math.log(x1)
+            if x1 == 0:
+                return ans * 0.0
+            return g * ans * cmath.log(x1) if type(ans) is complex else math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = np.where(np.equal(x1, 0), np.ones_like(x1), x1)  # 0 ** y is flat in y
+        if base.dtype.kind != "c" and np.iscomplexobj(ans):  # (-2.0) ** 0.5j: log(-2) + i pi
+            base = base.astype(np.result_type(ans))
+        term = g * ans * np.log(base)
+    return _cast(term, ans)
+
+
+def power_jvp_base(g, ans, x1, x2):
+    """``g * x2 * x1 ** (x2 - 1)``, 0 where ``g`` or ``x2`` is 0 (so ``x ** 0`` at 0 is flat)."""
+    return _power_jvp_base(np.power, g, ans, x1, x2)
+
+
+def float_power_jvp_base(g, ans, x1, x2):
+    return _power_jvp_base(np.float_power, g, ans, x1, x2)
+
+
+def power_jvp_exponent(g, ans, x1, x2):
+    """``g * x1 ** x2 * log(x1)``, 0 where ``x1`` is 0; the complex log where the power is complex."""
+    return _power_jvp_exponent(g, ans, x1, x2)
+
+
+def imag_jvp(g, ans, val):
+    return np.imag(g) if np.iscomplexobj(val) else ZERO
+
+
+def angle_jvp(g, ans, z, deg):
+    """``d angle = Im(dz / z) = Im(dz conj(z)) / |z|**2``, 0 at 0; a real input's angle is flat."""
+    if not np.iscomplexobj(z):
+        return ZERO
+    term = safe_divide(np.imag(g * np.conjugate(z)), np.square(np.abs(z)))
+    return term * (180 / math.pi) if deg else term
+
+
+def real_if_close_jvp(g, ans, a, tol):
+    """``a.real`` (when its imaginary part is negligible) moves with ``g.real``, else ``a`` with ``g``."""
+    return g if np.iscomplexobj(ans) else np.real(g)
+
+
+def _parts_where(test, x, g, ans):
+    """``g`` where ``test`` holds for ``x`` (for each part of a complex ``x``), 0 elsewhere."""
+    if np.iscomplexobj(x):
+        x, g = np.asarray(x), np.asarray(g)
+        term = np.where(test(x.real), np.real(g), 0) + 1j * np.where(test(x.imag), np.imag(g), 0)
+        return _cast(term, ans)
+    return np.where(test(x), g, np.zeros_like(ans))
+
+
+def nan_to_num_jvp_x(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isfinite, x, g, ans)
+
+
+def nan_to_num_jvp_nan(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isnan, x, g, ans)
+
+
+def nan_to_num_jvp_posinf(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isposinf, x, g, ans)
+
+
+def nan_to_num_jvp_neginf(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isneginf, x, g, ans)
+
+
+def clip_jvp_a(g, ans, a, a_min, a_max, out, min, max):
+    """``g`` where ``a_min <= a <= a_max`` (as the reverse rule: bounds included)."""
+    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    inside = True
+    if lo is not None:
+        inside = np.greater_equal(a, lo)
+    if hi is not None:
+        inside = inside & np.less_equal(a, hi)
+    return np.where(inside, g, np.zeros_like(ans))
+
+
+def clip_jvp_min(g, ans, a, a_min, a_max, out, min, max):
+    """The lower bound's tangent where ``a`` is below it (and it is not above the upper bound)."""
+    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    below = np.less(a, lo)
+    if hi is not None:
+        below = below & np.less_equal(lo, hi)
+    return np.where(below, g, np.zeros_like(ans))
+
+
+def clip_jvp_max(g, ans, a, a_min, a_max, out, min, max):
+    """The upper bound's tangent where ``a`` is above it, or everywhere it is below the lower bound."""
+    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    above = np.greater(a, hi)
+    if lo is not None:
+        above = above | np.less(hi, lo)
+    return np.where(above, g, np.zeros_like(ans))
+
+
+# ------------------------------------------------------------------ unary (forward)
+deflinear(np.negative)
+deflinear(np.positive)
+defjvp(np.sin,        "g * np.cos(x)")
+defjvp(np.cos,        "g * -np.sin(x)")
+defjvp(np.tan,        "g * (1 + ans ** 2)")
+defjvp(np.arcsin,     "safe_divide(g, np.sqrt(1 - x ** 2))")
+defjvp(np.arccos,     "safe_divide(-g, np.sqrt(1 - x ** 2))")
+defjvp(np.arctan,     "g / (1 + x ** 2)")
+defjvp(np.sinh,       "g * np.cosh(x)")
+defjvp(np.cosh,       "g * np.sinh(x)")
+defjvp(np.tanh,       "g * (1 - ans ** 2)")
+defjvp(np.arcsinh,    "g / np.sqrt(x ** 2 + 1)")
+defjvp(np.arccosh,    "safe_divide(g, np.sqrt(x - 1) * np.sqrt(x + 1))")
+defjvp(np.arctanh,    "safe_divide(g, 1 - x ** 2)")
+defjvp(np.exp,        "g * ans")
+defjvp(np.exp2,       "g * ans * math.log(2)")
+defjvp(np.expm1,      "g * (ans + 1)")
+defjvp(np.log,        "safe_divide(g, x)")
+defjvp(np.log2,       "safe_divide(g, x * math.log(2))")
+defjvp(np.log10,      "safe_divide(g, x * math.log(10))")
+defjvp(np.log1p,      "safe_divide(g, x + 1)")
+defjvp(np.sqrt,       "safe_divide(g * 0.5, ans)")
+defjvp(np.cbrt,       "safe_divide(g, 3 * ans ** 2)")  # real only
+defjvp(np.square,     "g * 2 * x")
+defjvp(np.reciprocal, "-g * ans ** 2")
+defjvp(np.absolute,   "np.real(g * np.sign(x).conjugate())")  # sign(z) = z / |z|; slope 0 at 0
+defjvp(np.fabs,       "g * np.sign(x)")
+deflinear(np.deg2rad)
+deflinear(np.rad2deg)
+deflinear(np.radians)
+deflinear(np.degrees)
+defjvp(np.sinc,       "g * safe_divide(np.cos(math.pi * x) - ans, x)")
+defjvp(np.nan_to_num, nan_to_num_jvp_x, None, nan_to_num_jvp_nan, nan_to_num_jvp_posinf, nan_to_num_jvp_neginf)
+
+# ------------------------------------------------------------------ complex parts (forward)
+deflinear(np.conjugate)
+deflinear(np.real)
+defjvp(np.imag,          imag_jvp)
+defjvp(np.angle,         angle_jvp, None)
+defjvp(np.real_if_close, real_if_close_jvp, None)
+
+# ------------------------------------------------------------------ binary (forward)
+defjvp(np.add,         G_OUT, G_OUT, elementwise=True)
+defjvp(np.subtract,    G_OUT, f"-{G_OUT}", elementwise=True)
+deflinear(np.multiply, elementwise=True)
+defjvp(np.divide,      LINEAR, "-g * ans / x2", elementwise=True)
+defjvp(np.power,       power_jvp_base, power_jvp_exponent, elementwise=True)
+defjvp(np.float_power, float_power_jvp_base, power_jvp_exponent, elementwise=True)
+defjvp(np.remainder,   G_OUT, "-g * np.floor_divide(x1, x2)", elementwise=True)
+defjvp(np.fmod,        G_OUT, "-g * np.trunc(x1 / x2)", elementwise=True)
+defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)
+defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
+defjvp(np.logaddexp,   "g * np.exp(x1 - ans)", "g * np.exp(x2 - ans)", elementwise=True)
+defjvp(np.logaddexp2,  "g * np.exp2(x1 - ans)", "g * np.exp2(x2 - ans)", elementwise=True)
+for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner's tangent; a tie averages both
+    defjvp(_selection, "np.asarray(tie_share(g, x1, x2, ans), ans.dtype)",
+                       "np.asarray(tie_share(g, x2, x1, ans), ans.dtype)", elementwise=True)
+
+# ------------------------------------------------------------------ selection (forward)
+defjvp(np.where, None, "np.where(condition, g, np.zeros_like(ans))", "np.where(condition, np.zeros_like(ans), g)",
+       elementwise=True)
+defjvp(np.clip, clip_jvp_a, clip_jvp_min, clip_jvp_max, None, clip_jvp_min, clip_jvp_max, elementwise=True)
+
+# ------------------------------------------------------------------ scalar types used as casts (forward)
+deflinear(np.float64)
+deflinear(np.float32)
+deflinear(np.float16)

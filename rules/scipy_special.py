@@ -23,6 +23,7 @@ import math
 import numpy as np
 from scipy import special
 
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
 
 from .helpers import expand_reduced, safe_divide, unbroadcast
@@ -38,47 +39,89 @@ def _times(g, slope):
         return np.where(np.equal(g, 0), 0.0, g * slope)
 
 
+# Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
+# parameter, elementwise. The reverse vjp is ``unbroadcast(g * slope, param)`` and the
+# forward jvp ``g * slope`` (see the forward rules at the end).
 # ------------------------------------------------------------------ gamma and beta family
+def gamma_slope(ans, x):
+    return ans * special.digamma(x)
+
+
+def gammaln_slope(ans, x):
+    return special.digamma(x)
+
+
+def digamma_slope(ans, x):
+    return special.polygamma(1, x)
+
+
+def polygamma_slope_x(ans, n, x):
+    return special.polygamma(n + 1, x)
+
+
+def rgamma_slope(ans, x):
+    return -ans * special.digamma(x)
+
+
+def multigammaln_slope(ans, a, d):
+    # multigammaln(a, d) = const + sum over j < d of gammaln(a - j / 2)
+    return sum(special.digamma(np.asarray(a, dtype=np.float64) - j / 2) for j in range(int(d)))
+
+
+def beta_slope_a(ans, a, b):
+    return ans * (special.digamma(a) - special.digamma(a + b))
+
+
+def beta_slope_b(ans, a, b):
+    return ans * (special.digamma(b) - special.digamma(a + b))
+
+
+def betaln_slope_a(ans, a, b):
+    return special.digamma(a) - special.digamma(a + b)
+
+
+def betaln_slope_b(ans, a, b):
+    return special.digamma(b) - special.digamma(a + b)
+
+
 def gamma_vjp(g, ans, x):
-    return unbroadcast(g * ans * special.digamma(x), x)
+    return unbroadcast(g * gamma_slope(ans, x), x)
 
 
 def gammaln_vjp(g, ans, x):
-    return unbroadcast(g * special.digamma(x), x)
+    return unbroadcast(g * gammaln_slope(ans, x), x)
 
 
 def digamma_vjp(g, ans, x):
-    return unbroadcast(g * special.polygamma(1, x), x)
+    return unbroadcast(g * digamma_slope(ans, x), x)
 
 
 def polygamma_vjp_x(g, ans, n, x):
-    return unbroadcast(g * special.polygamma(n + 1, x), x)
+    return unbroadcast(g * polygamma_slope_x(ans, n, x), x)
 
 
 def rgamma_vjp(g, ans, x):
-    return unbroadcast(-g * ans * special.digamma(x), x)
+    return unbroadcast(g * rgamma_slope(ans, x), x)
 
 
 def multigammaln_vjp(g, ans, a, d):
-    # multigammaln(a, d) = const + sum over j < d of gammaln(a - j / 2)
-    slope = sum(special.digamma(np.asarray(a, dtype=np.float64) - j / 2) for j in range(int(d)))
-    return unbroadcast(g * slope, a)
+    return unbroadcast(g * multigammaln_slope(ans, a, d), a)
 
 
 def beta_vjp_a(g, ans, a, b):
-    return unbroadcast(g * ans * (special.digamma(a) - special.digamma(a + b)), a)
+    return unbroadcast(g * beta_slope_a(ans, a, b), a)
 
 
 def beta_vjp_b(g, ans, a, b):
-    return unbroadcast(g * ans * (special.digamma(b) - special.digamma(a + b)), b)
+    return unbroadcast(g * beta_slope_b(ans, a, b), b)
 
 
 def betaln_vjp_a(g, ans, a, b):
-    return unbroadcast(g * (special.digamma(a) - special.digamma(a + b)), a)
+    return unbroadcast(g * betaln_slope_a(ans, a, b), a)
 
 
 def betaln_vjp_b(g, ans, a, b):
-    return unbroadcast(g * (special.digamma(b) - special.digamma(a + b)), b)
+    return unbroadcast(g * betaln_slope_b(ans, a, b), b)
 
 
 def _gamma_density(a, x):
@@ -88,34 +131,61 @@ def _gamma_density(a, x):
     return np.where(np.equal(x, np.inf), 0.0, density)
 
 
+def gammainc_slope_a(ans, a, x):
+    return _lower_gamma_slope_in_a(a, x)
+
+
+def gammainc_slope_x(ans, a, x):
+    return _gamma_density(a, x)
+
+
+def gammaincc_slope_a(ans, a, x):
+    return -_lower_gamma_slope_in_a(a, x)
+
+
+def gammaincc_slope_x(ans, a, x):
+    return -_gamma_density(a, x)
+
+
+def betainc_slope_a(ans, a, b, x):
+    return _betainc_slopes_in_shapes(a, b, x)[0]
+
+
+def betainc_slope_b(ans, a, b, x):
+    return _betainc_slopes_in_shapes(a, b, x)[1]
+
+
+def betainc_slope_x(ans, a, b, x):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
+
+
 def gammainc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, _lower_gamma_slope_in_a(a, x)), a)
+    return unbroadcast(_times(g, gammainc_slope_a(ans, a, x)), a)
 
 
 def gammainc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, _gamma_density(a, x)), x)
+    return unbroadcast(_times(g, gammainc_slope_x(ans, a, x)), x)
 
 
 def gammaincc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, -_lower_gamma_slope_in_a(a, x)), a)
+    return unbroadcast(_times(g, gammaincc_slope_a(ans, a, x)), a)
 
 
 def gammaincc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, -_gamma_density(a, x)), x)
+    return unbroadcast(_times(g, gammaincc_slope_x(ans, a, x)), x)
 
 
 def betainc_vjp_a(g, ans, a, b, x):
-    return unbroadcast(_times(g, _betainc_slopes_in_shapes(a, b, x)[0]), a)
+    return unbroadcast(_times(g, betainc_slope_a(ans, a, b, x)), a)
 
 
 def betainc_vjp_b(g, ans, a, b, x):
-    return unbroadcast(_times(g, _betainc_slopes_in_shapes(a, b, x)[1]), b)
+    return unbroadcast(_times(g, betainc_slope_b(ans, a, b, x)), b)
 
 
 def betainc_vjp_x(g, ans, a, b, x):
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        density = np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
-    return unbroadcast(_times(g, density), x)
+    return unbroadcast(_times(g, betainc_slope_x(ans, a, b, x)), x)
 
 
 # ------------------------------------------------------------------ Bessel functions
@@ -123,32 +193,32 @@ def betainc_vjp_x(g, ans, a, b, x):
 # J'_v = (J_{v-1} - J_{v+1}) / 2 (Y likewise), I'_v = (I_{v-1} + I_{v+1}) / 2,
 # K'_v = -(K_{v-1} + K_{v+1}) / 2; the exponentially scaled ive = iv * exp(-|x|) and
 # kve = kv * exp(x) add the derivative of their scale factor.
-def jv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * (special.jv(v - 1, x) - special.jv(v + 1, x)) / 2, x)
+def jv_slope_x(ans, v, x):
+    return (special.jv(v - 1, x) - special.jv(v + 1, x)) / 2
 
 
-def yv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * (special.yv(v - 1, x) - special.yv(v + 1, x)) / 2, x)
+def yv_slope_x(ans, v, x):
+    return (special.yv(v - 1, x) - special.yv(v + 1, x)) / 2
 
 
-def yn_vjp_x(g, ans, n, x):
-    return unbroadcast(g * (special.yn(n - 1, x) - special.yn(n + 1, x)) / 2, x)
+def yn_slope_x(ans, n, x):
+    return (special.yn(n - 1, x) - special.yn(n + 1, x)) / 2
 
 
-def iv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * (special.iv(v - 1, x) + special.iv(v + 1, x)) / 2, x)
+def iv_slope_x(ans, v, x):
+    return (special.iv(v - 1, x) + special.iv(v + 1, x)) / 2
 
 
-def ive_vjp_x(g, ans, v, x):
-    return unbroadcast(g * ((special.ive(v - 1, x) + special.ive(v + 1, x)) / 2 - np.sign(x) * ans), x)
+def ive_slope_x(ans, v, x):
+    return (special.ive(v - 1, x) + special.ive(v + 1, x)) / 2 - np.sign(x) * ans
 
 
-def kv_vjp_x(g, ans, v, x):
-    return unbroadcast(-g * (special.kv(v - 1, x) + special.kv(v + 1, x)) / 2, x)
+def kv_slope_x(ans, v, x):
+    return -(special.kv(v - 1, x) + special.kv(v + 1, x)) / 2
 
 
-def kve_vjp_x(g, ans, v, x):
-    return unbroadcast(g * (ans - (special.kve(v - 1, x) + special.kve(v + 1, x)) / 2), x)
+def kve_slope_x(ans, v, x):
+    return ans - (special.kve(v - 1, x) + special.kve(v + 1, x)) / 2
 
 
 def _i1_over_x(i1, x):
@@ -156,73 +226,171 @@ def _i1_over_x(i1, x):
     return np.where(np.equal(x, 0), 0.5, safe_divide(i1, x))
 
 
+def i0_slope(ans, x):
+    return special.i1(x)
+
+
+def i1_slope(ans, x):
+    return special.i0(x) - _i1_over_x(ans, x)
+
+
+def i0e_slope(ans, x):
+    return special.i1e(x) - np.sign(x) * ans
+
+
+def i1e_slope(ans, x):
+    return special.i0e(x) - _i1_over_x(ans, x) - np.sign(x) * ans
+
+
+def j0_slope(ans, x):
+    return -special.j1(x)
+
+
+def j1_slope(ans, x):
+    return (special.j0(x) - special.jv(2, x)) / 2
+
+
+def y0_slope(ans, x):
+    return -special.y1(x)
+
+
+def y1_slope(ans, x):
+    return (special.y0(x) - special.yv(2, x)) / 2
+
+
+def k0_slope(ans, x):
+    return -special.k1(x)
+
+
+def k1_slope(ans, x):
+    return -(special.k0(x) + ans / x)
+
+
+def k0e_slope(ans, x):
+    return ans - special.k1e(x)
+
+
+def k1e_slope(ans, x):
+    return ans - special.k0e(x) - ans / x
+
+
+def jv_vjp_x(g, ans, v, x):
+    return unbroadcast(g * jv_slope_x(ans, v, x), x)
+
+
+def yv_vjp_x(g, ans, v, x):
+    return unbroadcast(g * yv_slope_x(ans, v, x), x)
+
+
+def yn_vjp_x(g, ans, n, x):
+    return unbroadcast(g * yn_slope_x(ans, n, x), x)
+
+
+def iv_vjp_x(g, ans, v, x):
+    return unbroadcast(g * iv_slope_x(ans, v, x), x)
+
+
+def ive_vjp_x(g, ans, v, x):
+    return unbroadcast(g * ive_slope_x(ans, v, x), x)
+
+
+def kv_vjp_x(g, ans, v, x):
+    return unbroadcast(g * kv_slope_x(ans, v, x), x)
+
+
+def kve_vjp_x(g, ans, v, x):
+    return unbroadcast(g * kve_slope_x(ans, v, x), x)
+
+
 def i0_vjp(g, ans, x):
-    return unbroadcast(g * special.i1(x), x)
+    return unbroadcast(g * i0_slope(ans, x), x)
 
 
 def i1_vjp(g, ans, x):
-    return unbroadcast(g * (special.i0(x) - _i1_over_x(ans, x)), x)
+    return unbroadcast(g * i1_slope(ans, x), x)
 
 
 def i0e_vjp(g, ans, x):
-    return unbroadcast(g * (special.i1e(x) - np.sign(x) * ans), x)
+    return unbroadcast(g * i0e_slope(ans, x), x)
 
 
 def i1e_vjp(g, ans, x):
-    return unbroadcast(g * (special.i0e(x) - _i1_over_x(ans, x) - np.sign(x) * ans), x)
+    return unbroadcast(g * i1e_slope(ans, x), x)
 
 
 def j0_vjp(g, ans, x):
-    return unbroadcast(-g * special.j1(x), x)
+    return unbroadcast(g * j0_slope(ans, x), x)
 
 
 def j1_vjp(g, ans, x):
-    return unbroadcast(g * (special.j0(x) - special.jv(2, x)) / 2, x)
+    return unbroadcast(g * j1_slope(ans, x), x)
 
 
 def y0_vjp(g, ans, x):
-    return unbroadcast(-g * special.y1(x), x)
+    return unbroadcast(g * y0_slope(ans, x), x)
 
 
 def y1_vjp(g, ans, x):
-    return unbroadcast(g * (special.y0(x) - special.yv(2, x)) / 2, x)
+    return unbroadcast(g * y1_slope(ans, x), x)
 
 
 def k0_vjp(g, ans, x):
-    return unbroadcast(-g * special.k1(x), x)
+    return unbroadcast(g * k0_slope(ans, x), x)
 
 
 def k1_vjp(g, ans, x):
-    return unbroadcast(-g * (special.k0(x) + ans / x), x)
+    return unbroadcast(g * k1_slope(ans, x), x)
 
 
 def k0e_vjp(g, ans, x):
-    return unbroadcast(g * (ans - special.k1e(x)), x)
+    return unbroadcast(g * k0e_slope(ans, x), x)
 
 
 def k1e_vjp(g, ans, x):
-    return unbroadcast(g * (ans - special.k0e(x) - ans / x), x)
+    return unbroadcast(g * k1e_slope(ans, x), x)
 
 
 # ------------------------------------------------------------------ error function, normal distribution
+def erfcx_slope(ans, x):
+    return 2 * x * ans - _TWO_OVER_SQRT_PI
+
+
+def log_ndtr_slope(ans, x):
+    # the normal density over ndtr, in logs so it neither overflows nor loses digits far out
+    return np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI
+
+
 def erfcx_vjp(g, ans, x):
-    return unbroadcast(g * (2 * x * ans - _TWO_OVER_SQRT_PI), x)
+    return unbroadcast(g * erfcx_slope(ans, x), x)
 
 
 def log_ndtr_vjp(g, ans, x):
-    # the normal density over ndtr, in logs so it neither overflows nor loses digits far out
-    return unbroadcast(g * np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI, x)
+    return unbroadcast(g * log_ndtr_slope(ans, x), x)
 
 
 # ------------------------------------------------------------------ information theory
-def entr_vjp(g, ans, x):
+# entr and the x slopes are infinite at x = 0: multiplied through _times
+def entr_slope(ans, x):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return unbroadcast(_times(g, -(np.log(x) + 1)), x)
+        return -(np.log(x) + 1)
+
+
+def rel_entr_slope_x(ans, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / y) + 1
+
+
+def kl_div_slope_x(ans, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / y)
+
+
+def entr_vjp(g, ans, x):
+    return unbroadcast(_times(g, entr_slope(ans, x)), x)
 
 
 def rel_entr_vjp_x(g, ans, x, y):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return unbroadcast(_times(g, np.log(x / y) + 1), x)
+    return unbroadcast(_times(g, rel_entr_slope_x(ans, x, y)), x)
 
 
 def rel_entr_vjp_y(g, ans, x, y):
@@ -230,8 +398,7 @@ def rel_entr_vjp_y(g, ans, x, y):
 
 
 def kl_div_vjp_x(g, ans, x, y):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return unbroadcast(_times(g, np.log(x / y)), x)
+    return unbroadcast(_times(g, kl_div_slope_x(ans, x, y)), x)
 
 
 def kl_div_vjp_y(g, ans, x, y):
@@ -508,3 +675,130 @@ defspecial(special.log_softmax,  "x, axis=None", log_softmax_vjp)
 # piecewise constant
 nondifferentiable(special.gammasgn)
 rule_for(special.gammasgn).name = "scipy.special.gammasgn"
+
+
+# ------------------------------------------------------------------ jvps
+# A jvp of an elementwise function is ``g * slope``: ``g`` has its parameter's shape and
+# the slope the output's, and the term is cast to the output's dtype (``polygamma`` and
+# the shape slopes compute in float64 whatever the input). Guarded jvps give 0 wherever
+# the tangent is 0, even where the slope is infinite (``entr`` at 0), like the vjps.
+def _like_output(term, ans):
+    """``term`` in the dtype of the output ``ans`` (a NumPy scalar for a scalar output)."""
+    dtype = getattr(ans, "dtype", None)
+    if dtype is None:
+        return term
+    if isinstance(ans, np.generic) and np.ndim(term) == 0:
+        return term if type(term) is dtype.type else dtype.type(term)
+    if getattr(term, "dtype", None) == dtype:
+        return term
+    return np.asarray(term, dtype=dtype)
+
+
+def _jvp(slope, guarded=False):
+    """The jvp ``g * slope(ans, *params)`` of one parameter of an elementwise function."""
+    if guarded:
+        def jvp(g, ans, *params):
+            return _like_output(_times(g, slope(ans, *params)), ans)
+    else:
+        def jvp(g, ans, *params):
+            return _like_output(g * slope(ans, *params), ans)
+    jvp.__name__ = jvp.__qualname__ = slope.__name__.replace("slope", "jvp")
+    return jvp
+
+
+def rel_entr_jvp_y(g, ans, x, y):
+    return _like_output(-safe_divide(g * x, y), ans)
+
+
+def kl_div_jvp_y(g, ans, x, y):
+    return _like_output(g - safe_divide(g * x, y), ans)
+
+
+def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
+    """``sum(exp(a - ans) * g)`` over ``axis`` (``* b`` for the tangent of ``a``)."""
+    if return_sign:
+        raise NotImplementedError("the rule for logsumexp does not support return_sign=True")
+    a = np.asarray(a)
+    full = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
+    lse = np.asarray(ans)
+    if not keepdims:  # put the reduced axes back as 1s, so ans lines up with a
+        reduced = range(len(full)) if axis is None else [axis % len(full) for axis in np.atleast_1d(axis)]
+        lse = np.reshape(lse, tuple(1 if i in reduced else n for i, n in enumerate(full)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = np.exp(a - lse)
+    # where every weight is 0 the sum is 0 and ans is -inf: no tangent flows there
+    terms = np.where(np.isneginf(lse), 0.0, terms)
+    if times_b and b is not None:
+        terms = terms * b
+    return _like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
+
+
+def logsumexp_jvp_a(g, ans, a, axis, b, keepdims, return_sign):
+    return _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b=True)
+
+
+def logsumexp_jvp_b(g, ans, a, axis, b, keepdims, return_sign):
+    return _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b=False)
+
+
+# ---- forward rules
+ELEMENTWISE = {"elementwise": True}
+# error function and the normal distribution
+defjvp(special.erf,          f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)", **ELEMENTWISE)
+defjvp(special.erfc,         f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)", **ELEMENTWISE)
+defjvp(special.erfcx,        _jvp(erfcx_slope), **ELEMENTWISE)
+defjvp(special.erfinv,       f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
+defjvp(special.erfcinv,      f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
+defjvp(special.ndtr,         f"g * {1 / _SQRT_2PI!r} * np.exp(-x ** 2 / 2)", **ELEMENTWISE)
+defjvp(special.ndtri,        f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
+defjvp(special.log_ndtr,     _jvp(log_ndtr_slope), **ELEMENTWISE)
+# logistic
+defjvp(special.expit,        "g * ans * (1 - ans)", **ELEMENTWISE)
+defjvp(special.logit,        "safe_divide(g, x * (1 - x))", **ELEMENTWISE)
+defjvp(special.log_expit,    "g * (1 - np.exp(ans))", **ELEMENTWISE)
+# logarithms that are 0 where x is 0
+defjvp(special.xlogy,        "g * np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))",
+                             "safe_divide(g * x, y)", **ELEMENTWISE)
+defjvp(special.xlog1py,      "g * np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))",
+                             "safe_divide(g * x, 1 + y)", **ELEMENTWISE)
+defjvp(special.entr,         _jvp(entr_slope, guarded=True), **ELEMENTWISE)
+defjvp(special.rel_entr,     _jvp(rel_entr_slope_x, guarded=True), rel_entr_jvp_y, **ELEMENTWISE)
+defjvp(special.kl_div,       _jvp(kl_div_slope_x, guarded=True), kl_div_jvp_y, **ELEMENTWISE)
+# gamma and beta
+defjvp(special.gamma,        _jvp(gamma_slope), **ELEMENTWISE)
+defjvp(special.gammaln,      _jvp(gammaln_slope), **ELEMENTWISE)
+defjvp(special.digamma,      _jvp(digamma_slope), **ELEMENTWISE)
+defjvp(special.polygamma,    None, _jvp(polygamma_slope_x), **ELEMENTWISE)
+defjvp(special.rgamma,       _jvp(rgamma_slope), **ELEMENTWISE)
+defjvp(special.multigammaln, _jvp(multigammaln_slope), None, **ELEMENTWISE)
+defjvp(special.beta,         _jvp(beta_slope_a), _jvp(beta_slope_b), **ELEMENTWISE)
+defjvp(special.betaln,       _jvp(betaln_slope_a), _jvp(betaln_slope_b), **ELEMENTWISE)
+defjvp(special.gammainc,     _jvp(gammainc_slope_a, guarded=True), _jvp(gammainc_slope_x, guarded=True), **ELEMENTWISE)
+defjvp(special.gammaincc,    _jvp(gammaincc_slope_a, guarded=True), _jvp(gammaincc_slope_x, guarded=True), **ELEMENTWISE)
+defjvp(special.betainc,      _jvp(betainc_slope_a, guarded=True), _jvp(betainc_slope_b, guarded=True),
+                             _jvp(betainc_slope_x, guarded=True), **ELEMENTWISE)
+# Bessel functions: no tangent through the order
+defjvp(special.jv,           None, _jvp(jv_slope_x), **ELEMENTWISE)
+defjvp(special.yv,           None, _jvp(yv_slope_x), **ELEMENTWISE)
+defjvp(special.yn,           None, _jvp(yn_slope_x), **ELEMENTWISE)
+defjvp(special.iv,           None, _jvp(iv_slope_x), **ELEMENTWISE)
+defjvp(special.ive,          None, _jvp(ive_slope_x), **ELEMENTWISE)
+defjvp(special.kv,           None, _jvp(kv_slope_x), **ELEMENTWISE)
+defjvp(special.kve,          None, _jvp(kve_slope_x), **ELEMENTWISE)
+defjvp(special.i0,           _jvp(i0_slope), **ELEMENTWISE)
+defjvp(special.i1,           _jvp(i1_slope), **ELEMENTWISE)
+defjvp(special.i0e,          _jvp(i0e_slope), **ELEMENTWISE)
+defjvp(special.i1e,          _jvp(i1e_slope), **ELEMENTWISE)
+defjvp(special.j0,           _jvp(j0_slope), **ELEMENTWISE)
+defjvp(special.j1,           _jvp(j1_slope), **ELEMENTWISE)
+defjvp(special.y0,           _jvp(y0_slope), **ELEMENTWISE)
+defjvp(special.y1,           _jvp(y1_slope), **ELEMENTWISE)
+defjvp(special.k0,           _jvp(k0_slope), **ELEMENTWISE)
+defjvp(special.k1,           _jvp(k1_slope), **ELEMENTWISE)
+defjvp(special.k0e,          _jvp(k0e_slope), **ELEMENTWISE)
+defjvp(special.k1e,          _jvp(k1e_slope), **ELEMENTWISE)
+# reductions (not elementwise: the output has the reduced shape)
+defjvp(special.logsumexp,    logsumexp_jvp_a, None, logsumexp_jvp_b)
+defjvp(special.softmax,      "ans * (g - np.sum(ans * g, axis=axis, keepdims=True))")
+defjvp(special.log_softmax,  "g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)")
+# gammasgn is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)

@@ -12,6 +12,8 @@ _load_checkout_rules(_os.path.dirname(__file__))
 from . import rules  # noqa: E402  (registers the built-in rules)
 
 from .api import Differentiated, differentiate, grad, rrule, show, value_and_grad, vjp  # noqa: E402
+from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev, jvp  # noqa: E402
+from .forward_rules import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
 )
@@ -23,6 +25,7 @@ from .tangents import NO_TANGENT, ZERO  # noqa: E402
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "rrule", "differentiate", "Differentiated", "show",
+    "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "defjvp", "deflinear",
     "defvjp", "defvjp_all", "defrrule", "defderivative", "defmethod", "nondifferentiable", "unregister",
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",

@@ -213,7 +213,16 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
 
 
 def grad(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux)."""
+    """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux).
+
+    ``grad(grad(f))`` (a scalar argument) is the second derivative, and so on: see
+    s2sad.jacobians.derivative.
+    """
+    inner = getattr(f, "__s2sad_derivative__", None)
+    if inner is not None and not has_aux and argnums == inner[2]:
+        from .jacobians import derivative
+
+        return derivative(inner[0], inner[1] + 1, inner[2])
     value_and_grad_f = value_and_grad(f, argnums, has_aux)
 
     @functools.wraps(_unwrap(f))
@@ -221,6 +230,8 @@ def grad(f, argnums=0, has_aux: bool = False):
         value, gradient = value_and_grad_f(*args, **kwargs)
         return (gradient, value[1]) if has_aux else gradient
 
+    if isinstance(argnums, (int, np.integer)) and not has_aux:
+        grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums))
     return grad_f
 
 
@@ -295,6 +306,11 @@ class Differentiated:
 
     def rrule(self, *args, **kwargs):
         return rrule(self.__s2sad_original__, *args, **kwargs)
+
+    def jvp(self, primals, tangents):
+        from .jacobians import jvp
+
+        return jvp(self.__s2sad_original__, primals, tangents)
 
     @property
     def wrt(self) -> tuple[str, ...]:

@@ -513,6 +513,8 @@ class _Generator:
         original = getattr(value, "__s2sad_original__", value)
         if inspect.isfunction(original) and not _is_library(original):
             return "transformed"
+        if type(value).__name__ == "TransformedForwardCall":  # generated forward code, differentiated again
+            return "rrule"
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({_describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),
@@ -559,6 +561,9 @@ class _Generator:
             active = tuple(i for i, a in enumerate(op.args) if self.activity.is_active(a))
             active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
             recipe = ("transformed", reference, active, active_keywords)
+            base = f"{word}_rrule"
+        elif type(value).__name__ == "TransformedForwardCall":
+            recipe = ("forward_call_rrule", reference)
             base = f"{word}_rrule"
         else:
             recipe = ("rrule", reference)

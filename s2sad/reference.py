@@ -23,7 +23,6 @@ import argparse
 import difflib
 import fnmatch
 import importlib
-import inspect
 import os
 import sys
 import warnings
@@ -227,14 +226,23 @@ def sorted_entries(entries: list[Entry]) -> list[Entry]:
 
 
 def _method_entries() -> list[Entry]:
-    grouped: dict[tuple[str, int], list[str]] = {}
+    """Array methods (``ndarray.sum``), grouped over the classes sharing one rule; other classes' under OTHER."""
+    import numpy
+
+    grouped: dict[tuple[str, int], list[type]] = {}
     rules: dict[int, Rule] = {}
     for (owner, name), rule in all_method_rules().items():
-        grouped.setdefault((name, id(rule)), []).append(owner.__name__)
+        grouped.setdefault((name, id(rule)), []).append(owner)
         rules[id(rule)] = rule
-    rank = {"ndarray": 0, "generic": 1}
-    return [Entry(METHODS, name, rules[key], owners=tuple(sorted(owners, key=lambda o: (rank.get(o, 2), o))))
-            for (name, key), owners in grouped.items()]
+    rank = {numpy.ndarray: 0, numpy.generic: 1}
+    entries = []
+    for (name, key), owners in grouped.items():
+        arrays = sorted((o.__name__ for o in owners if o in rank), key=lambda o: o != "ndarray")
+        if arrays:
+            entries.append(Entry(METHODS, name, rules[key], owners=tuple(arrays)))
+        for owner in sorted((o for o in owners if o not in rank), key=lambda o: o.__qualname__):
+            entries.append(Entry(OTHER, f"{owner.__module__}.{owner.__qualname__}.{name}", rules[key]))
+    return entries
 
 
 # ---------------------------------------------------------------- autograd's lists

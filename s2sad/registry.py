@@ -593,23 +593,4 @@ def differentiate_source(function):
         if rule_for(candidate) is not None:
             unregister(candidate)
             forgotten = True
-    if forgotten:
-        _forget_generated_code()
-    return function
-
-
-def _forget_generated_code() -> None:
-    """Drop the generated rrules kept in memory, so callers of a changed rule are made again.
-
-    Disk-cache keys already follow the registry; the in-memory table of
-    ``s2sad.transform`` is keyed by function only, so it is emptied here (entries come
-    back from the disk cache, or are regenerated where the key changed).
-    """
-    import sys
-
-    transform = sys.modules.get("s2sad.transform")
-    if transform is None:
-        return
-    with transform._lock:
-        transform._memory.clear()
-        transform._sources.clear()
+    return function  # generated code in memory follows registry_generation(): callers are made again

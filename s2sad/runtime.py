@@ -17,7 +17,8 @@ from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
-           "items_of", "inserted_at"]
+           "items_of", "inserted_at", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
+           "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp"]
 
 
 def split_cotangent(g, count: int) -> tuple:
@@ -168,3 +169,106 @@ def inserted_at(g, index: int, item, length: int):
     items = _items(g, length - 1)
     items.insert(index if index >= 0 else length + index, item)
     return items
+
+
+# ---------------------------------------------------------------- forward mode (tangents)
+def tangent_item(t, index):
+    """The tangent of ``xs[index]`` (a loop's element, an unpacked item) from the tangent of ``xs``."""
+    t = unthunk(t)
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    if isinstance(t, Tangent):
+        return t[index]
+    if isinstance(t, dict):
+        return t.get(index, ZERO)
+    return t[index]
+
+
+def tangent_field(t, name):
+    t = unthunk(t)
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    if isinstance(t, Tangent):
+        return getattr(t, name) if not isinstance(name, int) else t[name]
+    return getattr(t, name)
+
+
+def _materialised(t, like):
+    """A tangent of ``like`` that may be written into: ZERO becomes real zeros."""
+    if t is ZERO or t is NO_TANGENT:
+        if isinstance(like, np.ndarray):
+            return np.zeros(like.shape, dtype=like.dtype if like.dtype.kind in "fc" else np.float64)
+        if isinstance(like, list):
+            return [ZERO] * len(like)
+        if isinstance(like, dict):
+            return {}
+        raise TypeError(f"cannot hold the tangent of a {type(like).__name__} that is changed in place")
+    return t
+
+
+def tangent_setitem(t, container, index, value_tangent):
+    """The tangent of ``container`` after ``container[index] = value``, written in place."""
+    t = _materialised(unthunk(t), container)
+    value_tangent = unthunk(value_tangent)
+    if isinstance(t, np.ndarray):
+        t[index] = 0 if value_tangent is ZERO or value_tangent is NO_TANGENT else value_tangent
+    else:
+        t[index] = value_tangent
+    return t
+
+
+def tangent_append(t, container, value_tangent):
+    """After ``container.append(value)`` (``container`` already holds it)."""
+    if (t is ZERO or t is NO_TANGENT) and value_tangent is ZERO:
+        return ZERO
+    items = [ZERO] * (len(container) - 1) if t is ZERO or t is NO_TANGENT else list(t)
+    items.append(value_tangent)
+    return items
+
+
+def tangent_extend(t, container, values_tangent, values):
+    if (t is ZERO or t is NO_TANGENT) and values_tangent is ZERO:
+        return ZERO
+    before = len(container) - len(values)
+    items = [ZERO] * before if t is ZERO or t is NO_TANGENT else list(t)
+    items += [ZERO] * len(values) if values_tangent is ZERO else [tangent_item(values_tangent, i) for i in range(len(values))]
+    return items
+
+
+def tangent_pop(t, index):
+    """The tangent of what ``container.pop(index)`` took; ``t`` loses that element too."""
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    return t.pop(index)
+
+
+def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
+    """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
+    from .forward_rules import forward_method_rule
+
+    forward = forward_method_rule(type(receiver), name)
+    if forward is None:
+        function = getattr(type(receiver), name, None)
+        if inspect.isfunction(function) and _is_user_code(function):
+            from .transform import TransformedForwardCall
+
+            every = (receiver_tangent,) + tuple(tangents)
+            active = tuple(i for i, t in enumerate(every) if t is not ZERO)
+            call = TransformedForwardCall(function, active, ())
+            return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
+        raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
+                               hint="register one with s2sad.forward_rules.defjvp_method(...)")
+    params = list(forward.signature.parameters)
+    given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
+    return forward.pushforward((receiver,) + tuple(args), kwargs, given, ans)
+
+
+def attribute_jvp(receiver, receiver_tangent, name: str):
+    """The tangent of ``receiver.name``: a property's rule (``x.T``) or a structural field."""
+    from .forward_rules import forward_method_rule
+
+    forward = forward_method_rule(type(receiver), name)
+    if forward is not None:
+        ans = getattr(receiver, name)
+        return forward.pushforward((receiver,), {}, {next(iter(forward.signature.parameters)): receiver_tangent}, ans)
+    return tangent_field(receiver_tangent, name)

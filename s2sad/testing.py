@@ -487,7 +487,9 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     Raises AssertionError naming the function and the argument that failed. Returns the
     gradient as ``s2sad.grad`` would (one for an int ``argnums``, a tuple for a tuple).
 
-    >>> check_grad(lambda W, x: np.sum(np.tanh(W @ x)), W, x, argnums=(0, 1))
+    >>> def loss(W, b, X):
+    ...     return np.sum(np.tanh(X @ W + b) ** 2)
+    >>> dW, db = check_grad(loss, W, b, X, argnums=(0, 1))
     """
     from . import api
     from .projection import project

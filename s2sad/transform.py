@@ -27,7 +27,8 @@ from .tangents import NO_TANGENT, ZERO
 
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
-GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "generate")
+GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "generate",
+                     "generate_forward")
 _generator_hash: str | None = None
 
 
@@ -86,7 +87,7 @@ def _identity(value) -> str:
     return "data"
 
 
-def cache_key(function, wrt: tuple[str, ...]) -> str:
+def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     """A hash of everything the generated text depends on, computable without parsing."""
     lines, first_line = inspect.getsourcelines(function)
     env = Environment(function)
@@ -103,12 +104,16 @@ def cache_key(function, wrt: tuple[str, ...]) -> str:
     parts = [
         f"s2sad {__version__} generator {generator_fingerprint()}",
         function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
-        "wrt=" + ",".join(wrt), "rules=" + registry_fingerprint(libraries), *identities,
+        "wrt=" + ",".join(wrt), "mode=" + mode, "rules=" + registry_fingerprint(libraries), *identities,
     ]
+    if mode == "forward":
+        from .forward_rules import forward_fingerprint
+
+        parts.append("forward rules=" + forward_fingerprint())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def transform(function, wrt: tuple[str, ...]) -> GeneratedModule:
+def transform(function, wrt: tuple[str, ...], mode: str = "reverse") -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
     # The front end (libcst) is imported only when something is transformed: a warm
     # process that loads generated modules from the cache never pays for it.
@@ -122,6 +127,10 @@ def transform(function, wrt: tuple[str, ...]) -> GeneratedModule:
     ir = normalize(source)
     # The normaliser's names are taken; the generator continues with the same namer.
     namer.reserve(*_names_of(ir))
+    if mode == "forward":
+        from .generate_forward import generate_forward
+
+        return generate_forward(ir, wrt, source.function, namer)
     return generate(ir, wrt, source.function, namer)
 
 
@@ -132,69 +141,80 @@ def _names_of(ir) -> set[str]:
 
 def generated_rrule(function, wrt: tuple[str, ...]):
     """The generated primal-plus-pullback function of ``function`` for the parameters ``wrt``."""
+    return _generated(function, wrt, "reverse")
+
+
+def generated_jvp(function, wrt: tuple[str, ...]):
+    """The generated primal-plus-pushforward function: ``f_jvp(*params, *tangents of wrt) -> (y, dy)``."""
+    return _generated(function, wrt, "forward")
+
+
+def _generated(function, wrt, mode):
     function = _unwrap(function)
     if not inspect.isfunction(function):
         from .source import read_function
 
         read_function(function)  # raises the error that says why it has no source
+    generation = registry_generation()
     per_function = _memory.get(function)
     if per_function is not None:
-        entry = per_function.get(wrt)
-        if entry is not None:
-            return entry
+        entry = per_function.get((mode, wrt))
+        if entry is not None and entry[0] == generation:  # a rule registered since: make it again
+            return entry[1]
     with _lock:
         per_function = _memory.setdefault(function, {})
-        if wrt in per_function:
-            return per_function[wrt]
-        rrule = _load_or_generate(function, wrt)
-        per_function[wrt] = rrule
-        return rrule
+        entry = per_function.get((mode, wrt))
+        if entry is not None and entry[0] == generation:
+            return entry[1]
+        generated = _load_or_generate(function, wrt, mode)
+        per_function[(mode, wrt)] = (generation, generated)
+        return generated
 
 
-def generated_source(function, wrt: tuple[str, ...]) -> str:
-    generated_rrule(function, wrt)
-    return _sources[_unwrap(function)][wrt]
+def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
+    _generated(function, wrt, mode)
+    return _sources[_unwrap(function)][(mode, wrt)]
 
 
-def _load_or_generate(function, wrt):
-    name = function.__qualname__.replace("<locals>.", "")
+def _load_or_generate(function, wrt, mode):
+    name = function.__qualname__.replace("<locals>.", "") + ("_jvp" if mode == "forward" else "")
     directory = cache.usable_directory()
     source = None
     path = None
     if directory is not None:
         try:
-            key = cache_key(function, wrt)
+            key = cache_key(function, wrt, mode)
         except (OSError, TypeError):
-            transform(function, wrt)  # raises the error that says why there is no source
+            transform(function, wrt, mode)  # raises the error that says why there is no source
             raise
         path = cache.entry_path(directory, name, key)
         source = cache.read_entry(path)
     if source is None:
-        source, path = _generate_and_store(function, wrt, path)
+        source, path = _generate_and_store(function, wrt, path, mode)
     module = cache.load_module(name, source, path)
     try:
         bind(module, function)
     except _Stale:  # the entry refers to a rule or name that no longer resolves: make it again
-        source, path = _generate_and_store(function, wrt, path)
+        source, path = _generate_and_store(function, wrt, path, mode)
         module = cache.load_module(name, source, path)
         bind(module, function)
-    _sources.setdefault(function, {})[wrt] = source
-    entry = _entry_of(module)
+    _sources.setdefault(function, {})[(mode, wrt)] = source
+    entry = _entry_of(module, "_jvp" if mode == "forward" else "_rrule")
     entry.__s2sad_module__ = module
     return entry
 
 
-def _generate_and_store(function, wrt, path):
+def _generate_and_store(function, wrt, path, mode="reverse"):
     """Transform ``function``; write the source to ``path`` (None when it cannot be written)."""
-    source = transform(function, wrt).source
+    source = transform(function, wrt, mode).source
     if path is not None and not cache.write_entry(path, source):
         path = None
     return source, path
 
 
-def _entry_of(module):
+def _entry_of(module, suffix="_rrule"):
     for value in module.__dict__.values():
-        if inspect.isfunction(value) and value.__name__.endswith("_rrule") and value.__module__ == module.__name__:
+        if inspect.isfunction(value) and value.__name__.endswith(suffix) and value.__module__ == module.__name__:
             return value
     raise S2SADError(f"generated module {module.__name__} has no rrule function")
 
@@ -232,6 +252,20 @@ def _resolve_recipe(recipe, env: Environment, function):
     callee = _resolve_reference(recipe[1], env)
     if kind == "transformed":
         return TransformedCall(callee, recipe[2], recipe[3])
+    if kind == "transformed_forward":
+        return TransformedForwardCall(callee, recipe[2], recipe[3])
+    if kind == "forward_call_rrule":
+        if not isinstance(callee, TransformedForwardCall):
+            raise _Stale(str(recipe))
+        return callee.rrule
+    if kind == "jvp":
+        from .forward_rules import forward_rule
+
+        forward = forward_rule(callee)
+        jvp = forward.jvp_function(recipe[2]) if forward is not None else None
+        if jvp is None:
+            raise _Stale(str(recipe))
+        return jvp
     rule = rule_for(callee)
     if rule is None:
         raise _Stale(str(recipe))
@@ -298,3 +332,65 @@ class TransformedCall:
 
     def __repr__(self):
         return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
+
+
+class TransformedForwardCall:
+    """A user function called in forward-mode code: its own generated jvp, made on first use.
+
+    Called as ``call(tangents, *args, **kwargs)`` with the tangents of the arguments at
+    ``active_positions`` then ``active_keywords``; returns ``(value, tangent)``.
+    """
+
+    def __init__(self, function, active_positions, active_keywords):
+        self.function = _unwrap(function)
+        self.signature = inspect.signature(self.function)
+        parameters = list(self.signature.parameters.values())
+        self.positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        self.active_positions = tuple(active_positions)
+        self.active_keywords = tuple(active_keywords)
+
+    def __call__(self, tangents, *args, **kwargs):
+        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
+        jvp = generated_jvp(self.function, wrt)
+        return jvp(*bound.arguments.values(), *(by_param[name] for name in wrt))
+
+    def _resolved(self, tangents, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        by_param: dict = {}
+        for position, tangent in zip(self.active_positions, tangents):
+            if position < len(self.positional):
+                by_param[self.positional[position]] = tangent
+            else:
+                star = list(by_param.get(self.star, [ZERO] * len(bound.arguments[self.star])))
+                star[position - len(self.positional)] = tangent
+                by_param[self.star] = tuple(star)
+        for keyword, tangent in zip(self.active_keywords, tangents[len(self.active_positions):]):
+            by_param[keyword] = tangent
+        wrt = tuple(name for name in self.signature.parameters if name in by_param)
+        return bound, by_param, wrt
+
+    def rrule(self, tangents, *args, **kwargs):
+        """Reverse mode through this call (forward code differentiated again: an hvp).
+
+        The pullback gives ``(NO_TANGENT, cotangents of the tangents, *cotangents of args)``.
+        """
+        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
+        jvp = generated_jvp(self.function, wrt)
+        values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
+        names = list(inspect.signature(jvp).parameters)
+        rrule = generated_rrule(jvp, tuple(names))
+        y, pullback = rrule(*values)
+        count = len(bound.arguments)
+
+        def forward_call_pullback(dy):
+            cotangents = pullback(dy)[1:]
+            by_name = dict(zip(bound.arguments, cotangents[:count]))
+            positional = [by_name[name] for name in list(bound.arguments)[:len(args)]]
+            return (NO_TANGENT, tuple(cotangents[count:]), *positional)  # keyword arguments: constants here
+
+        return y, forward_call_pullback
+
+    def __repr__(self):
+        return f"<forward-transformed {self.function.__qualname__}>"

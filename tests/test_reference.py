@@ -164,3 +164,19 @@ def test_matching_globs_and_substrings(entries):
         [e.qualified for e in entries if "tanh" in e.qualified.lower()]
     assert {e.qualified for e in reference.matching(entries, "log?p")} >= {"numpy.log1p", "math.log1p"}
     assert reference.matching(entries, "no such rule") == []
+
+
+def test_a_user_class_method_rule_is_listed_apart_from_array_methods():
+    class Gate:
+        def open(self, x):
+            return 2.0 * x
+
+    rule = s2sad.defderivative(Gate.open, "self, x", None, "2.0")
+    s2sad.defmethod(Gate, "open")
+    try:
+        listed = [e for e in reference.collect() if e.rule is rule]
+        assert {e.namespace for e in listed} == {reference.OTHER}
+        assert any(e.qualified.endswith("Gate.open") for e in listed)
+    finally:
+        s2sad.differentiate_source(Gate.open)
+    assert not [e for e in reference.collect() if e.rule is rule]

@@ -278,6 +278,10 @@ def list_loss(xs, k):
     return np.sum(xs[0] * xs[1]) * k
 
 
+def dict_loss(params, x):
+    return np.sum(np.tanh(params["W"] @ x) * params["scale"])
+
+
 def scalar_loss(a, b):
     return a * b + np.sin(a)
 
@@ -314,6 +318,8 @@ def test_check_grad_handles_array_outputs_and_lists():
     gradient = check_grad(list_loss, [np.ones(3), 2.0], 3)
     np.testing.assert_allclose(gradient[0], np.full(3, 6.0))
     assert gradient[1] == pytest.approx(9.0) and type(gradient[1]) is float
+    gradient = check_grad(dict_loss, {"W": RNG.normal(size=(2, 3)), "scale": 1.5}, RNG.normal(size=3))
+    assert gradient["W"].shape == (2, 3) and type(gradient["scale"]) is float
 
 
 def test_check_grad_catches_a_wrong_user_rule(forget):

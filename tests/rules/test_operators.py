@@ -453,3 +453,14 @@ def test_gradient_of_a_real_loss_of_complex_values(name, f, make):
     for grad, want, x in zip(grads, expected, args):
         assert_cotangent_like(grad, x)
         np.testing.assert_allclose(grad, want, rtol=1e-6 if precise else 1e-3, atol=1e-8 if precise else 1e-3)
+
+
+@pytest.mark.usefixtures("complex_warnings_are_errors")
+@pytest.mark.parametrize("f", [np.power, np.float_power], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name, make", COMPLEX_POW, ids=[p[0] for p in COMPLEX_POW])
+def test_power_helpers_serve_np_power_and_float_power(f, name, make):
+    """np.power and np.float_power share operator.pow's helpers, power_vjp_base and power_vjp_exponent."""
+    a, b = make()
+    for ct, x in zip(check_rrule(f, a, b), (a, b)):
+        if ct is not NO_TANGENT:
+            assert np.result_type(ct) == np.result_type(x)  # float_power computes in 64 bits; cotangents keep the input's dtype

@@ -1,0 +1,27 @@
+"""Rules for the functions generated code itself calls, so that generated code can be
+differentiated again: reverse mode over forward code (Hessian-vector products), forward
+mode over forward code (derivatives of derivatives).
+
+``fit`` (a tangent broadcast up to its output's shape) and ``tangent_item`` (an element of
+a sequence's tangent) are linear in the tangent they take.
+"""
+from s2sad.forward_rules import deflinear
+from s2sad.registry import defvjp
+from s2sad.runtime import tangent_field, tangent_item
+
+from s2sad.tangents import ZERO, Tangent
+
+from .helpers import fit
+
+
+def tangent_field_vjp(g, ans, t, name):
+    return ZERO if g is ZERO else Tangent(type(t), {name: g})
+
+defvjp(fit,          "t, ans", "unbroadcast(g, t)", None)
+defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
+defvjp(tangent_field, "t, name", tangent_field_vjp, None)
+
+# ---- forward rules
+deflinear(fit, "t")
+deflinear(tangent_item, "t")
+deflinear(tangent_field, "t")

@@ -1,0 +1,177 @@
+"""Forward rules: how each function pushes a tangent forward (its jvp, seed 001's frule).
+
+They sit next to the reverse rules of ``registry.py`` and are looked up through them (a
+function with a forward rule always has a reverse rule; bound methods resolve the same way).
+One entry per differentiable parameter, like a reverse rule:
+
+* a template: one line of Python in ``g`` (the tangent of that parameter), ``ans`` (the
+  output) and the parameter names; the output's tangent is the sum of the templates of the
+  parameters that have tangents. Generated code inlines it.
+* ``LINEAR``: the function is linear in that parameter, so its tangent is the function
+  itself with the tangent in the parameter's place (``np.reshape(g, shape)``,
+  ``g @ b`` and ``a @ g`` for a product).
+* a callable ``(g, ans, *params)`` returning the tangent, for what a line cannot say.
+* ``None``: no tangent flows through that parameter (an index, a shape, a flag).
+
+``elementwise=True`` marks functions whose output has the broadcast shape of the inputs:
+a tangent term with a smaller shape (from a broadcast operand) is broadcast up to the
+output's shape, as the output's tangent must be. Nondifferentiable functions push ZERO.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .registry import Rule, _signature_from_text, method_rule, rule_for
+
+__all__ = ["LINEAR", "ForwardRule", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
+
+LINEAR = "linear"
+
+
+@dataclass
+class ForwardRule:
+    rule: Rule                       # the reverse rule of the same function (its signature and name)
+    jvps: dict[str, Any] = field(default_factory=dict)
+    elementwise: bool = False
+    _compiled: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.rule.name
+
+    @property
+    def signature(self):
+        return self.rule.signature
+
+    def template(self, param: str) -> str | None:
+        jvp = self.jvps.get(param)
+        return jvp if isinstance(jvp, str) and jvp != LINEAR else None
+
+    def jvp_function(self, param: str) -> Callable | None:
+        """The jvp for ``param`` as ``(g, ans, *params)``; templates and LINEAR compiled once."""
+        jvp = self.jvps.get(param)
+        if jvp is None or callable(jvp):
+            return jvp
+        if param not in self._compiled:
+            from .registry import compile_template
+
+            params = tuple(self.signature.parameters)
+            if jvp == LINEAR:
+                self._compiled[param] = _linear(self.rule.function, params, param)
+            else:
+                self._compiled[param] = compile_template(jvp, params, f"{_python_name(self.name)}_jvp_{param}")
+        return self._compiled[param]
+
+    def pushforward(self, args: tuple, kwargs: dict, tangents: dict, ans):
+        """The output's tangent, given tangents by parameter name (absent: zero)."""
+        from .tangents import ZERO, is_zero
+
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = tuple(bound.arguments.values())
+        total = ZERO
+        for param, tangent in tangents.items():
+            jvp = self.jvp_function(param)
+            if jvp is None or is_zero(tangent):
+                continue
+            term = jvp(tangent, ans, *values)
+            total = term if total is ZERO else total + term
+        if self.elementwise and total is not ZERO:
+            from s2sad.rules.helpers import fit
+
+            total = fit(total, ans)
+        return total
+
+
+def _linear(function, params: tuple, param: str) -> Callable:
+    def linear_jvp(g, ans, *values):
+        arguments = dict(zip(params, values))
+        arguments[param] = g
+        return function(**arguments)
+
+    return linear_jvp
+
+
+def _python_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name.split(".")[-1]) or "rule"
+
+
+_forward: dict[int, ForwardRule] = {}  # id(reverse rule) -> its forward rule
+
+
+def defjvp(function, *jvps, elementwise: bool = False, signature: str | None = None) -> ForwardRule:
+    """Register ``function``'s forward rule: one jvp per parameter of its reverse rule's
+    signature, in order (a template, ``LINEAR``, a callable or ``None``).
+
+    >>> defjvp(np.tanh, "g * (1 - ans ** 2)")
+    >>> defjvp(operator.mul, "g * b", "a * g", elementwise=True)
+    """
+    rule = rule_for(function)
+    if rule is None:
+        raise ValueError(f"{function!r} has no reverse rule: register that first (s2sad.defvjp)")
+    return _store(rule, jvps, elementwise, signature)
+
+
+def deflinear(function, *params: str, elementwise: bool = False) -> ForwardRule:
+    """``function`` is linear in each of ``params`` (all of its parameters if none are named)."""
+    rule = rule_for(function)
+    if rule is None:
+        raise ValueError(f"{function!r} has no reverse rule: register that first (s2sad.defvjp)")
+    names = params or tuple(rule.signature.parameters)
+    return _store(rule, [LINEAR if p in names else None for p in rule.signature.parameters], elementwise, None)
+
+
+def defjvp_method(owner: type, name: str, *jvps, elementwise: bool = False) -> ForwardRule:
+    rule = method_rule(owner, name)
+    if rule is None:
+        raise ValueError(f"{owner.__name__}.{name} has no reverse rule: register that first (s2sad.defmethod)")
+    return _store(rule, jvps, elementwise, None)
+
+
+def _store(rule: Rule, jvps, elementwise: bool, signature: str | None) -> ForwardRule:
+    if rule.signature is None:
+        if signature is None:
+            raise ValueError(f"the rule of {rule.name} has no signature: give one (signature='x, y')")
+        rule.signature = _signature_from_text(signature)
+    params = tuple(rule.signature.parameters)
+    if len(jvps) > len(params):
+        raise ValueError(f"{len(jvps)} jvps given for the {len(params)} parameters of {rule.name}")
+    forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise)
+    _forward[id(rule)] = forward
+    from . import registry
+
+    registry._generation += 1  # generated forward code in memory is made again
+    return forward
+
+
+def forward_rule(function) -> ForwardRule | None:
+    rule = rule_for(function)
+    return None if rule is None else _forward_of(rule)
+
+
+def forward_method_rule(owner: type, name: str) -> ForwardRule | None:
+    rule = method_rule(owner, name)
+    return None if rule is None else _forward_of(rule)
+
+
+def _forward_of(rule: Rule) -> ForwardRule | None:
+    forward = _forward.get(id(rule))
+    if forward is not None and forward.rule is rule:
+        return forward
+    if rule.nondifferentiable:
+        return ForwardRule(rule, {}, False)  # every tangent is zero
+    return None
+
+
+def all_forward_rules() -> list[ForwardRule]:
+    return [f for f in _forward.values()]
+
+
+def forward_fingerprint() -> str:
+    """Changes whenever a forward rule would generate different code."""
+    import hashlib
+
+    parts = sorted(f"{f.name}|{f.elementwise}|" + "|".join(f"{p}={v if isinstance(v, str) or v is None else getattr(v, '__qualname__', v)}"
+                                                          for p, v in f.jvps.items()) for f in _forward.values())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

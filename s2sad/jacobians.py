@@ -1,0 +1,213 @@
+"""Forward mode and everything built from both modes: ``jvp``, ``jacfwd``, ``jacrev``,
+``hessian``, ``hvp``, and derivatives of derivatives.
+
+* ``jvp(f, primals, tangents)`` runs the generated primal-plus-pushforward function.
+* ``jacfwd`` pushes forward one basis tangent per input element; ``jacrev`` pulls back one
+  basis cotangent per output element.
+* ``hvp(f, primals, tangents)`` differentiates the generated jvp function in reverse mode:
+  it is plain Python (no closure, no tape), so s2sad reads it like any user function.
+  ``hessian`` is the hvp of each basis tangent.
+* ``grad(grad(f))`` (a scalar argument) is forward mode applied to generated forward code,
+  once per order: the last tangent is the derivative asked for.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _pointing_at_user_source, vjp
+from .errors import ArgumentError
+from .forward_rules import forward_rule
+from .projection import check_differentiable
+from .resolve import unwrap as _unwrap
+from .tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+from .transform import generated_jvp
+
+__all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
+
+
+def _shaped(tangent, like):
+    """A tangent handed to the user: the output's type, shape and dtype (ZERO becomes zeros)."""
+    tangent = unthunk(tangent)
+    if isinstance(like, tuple) and not hasattr(like, "_fields"):
+        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
+        return tuple(_shaped(t, l) for t, l in zip(items, like))
+    if isinstance(like, list):
+        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
+        return [_shaped(t, l) for t, l in zip(items, like)]
+    if isinstance(like, dict):
+        return {k: _shaped(ZERO if is_zero(tangent) else tangent[k], v) for k, v in like.items()}
+    if not isinstance(like, (np.ndarray, np.generic, float, complex, int)):
+        return tangent
+    kind = np.result_type(like).kind
+    dtype = np.result_type(like) if kind in "fc" else np.dtype(np.float64)
+    value = np.zeros(np.shape(like), dtype) if is_zero(tangent) else np.asarray(tangent)
+    if value.shape != np.shape(like):
+        value = np.broadcast_to(value, np.shape(like))
+    if value.dtype != dtype and not (dtype.kind == "f" and value.dtype.kind == "c"):
+        value = value.astype(dtype)
+    if isinstance(like, np.ndarray):
+        return np.array(value)
+    if isinstance(like, np.generic):
+        return dtype.type(value)
+    return complex(value) if isinstance(like, complex) else float(np.real(value)) if dtype.kind == "f" else value
+
+
+def jvp(f, primals, tangents, has_aux: bool = False):
+    """``(f(*primals), J @ tangents)``, as JAX's ``jax.jvp``: one tangent per primal."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ArgumentError(f"jvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
+    rule = forward_rule(f) or forward_rule(_unwrap(f))
+    if rule is not None:
+        y = f(*primals)
+        given = {name: t for name, t, p in zip(rule.signature.parameters, tangents, primals) if _is_float_like(p)}
+        return y, _shaped(rule.pushforward(primals, {}, given, y), y)
+    original = _unwrap(f)
+    names, values = _bind(original, primals, {})
+    positions = [i for i, value in enumerate(primals) if _is_float_like(value) and not is_zero(tangents[i])]
+    for i in positions:
+        check_differentiable(values[i], names[i])
+    forward = generated_jvp(original, tuple(names[i] for i in positions))
+    with _pointing_at_user_source():
+        y, tangent = forward(*values, *(tangents[i] for i in positions))
+    output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
+    tangent_out = _shaped(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
+    return (output, tangent_out, aux) if has_aux else (output, tangent_out)
+
+
+def _basis(x):
+    """Unit tangents for each element of ``x``, in C order, in ``x``'s dtype."""
+    if isinstance(x, (float, int)) or np.ndim(x) == 0:
+        yield (type(x)(1.0) if isinstance(x, float) else np.ones(np.shape(x), np.result_type(x, np.float32)))
+        return
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    for index in range(x.size):
+        e = np.zeros(x.size, dtype)
+        e[index] = 1
+        yield e.reshape(x.shape)
+
+
+def _zeros_like(x):
+    return 0.0 if isinstance(x, float) else np.zeros(np.shape(x), np.result_type(x) if np.result_type(x).kind in "fc" else np.float64)
+
+
+def jacfwd(f, argnums=0, has_aux: bool = False):
+    """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``."""
+    @functools.wraps(_unwrap(f))
+    def jacfwd_f(*args):
+        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        jacobians, output, aux = [], None, None
+        for p in positions:
+            columns = []
+            for e in _basis(args[p]):
+                tangents = [_zeros_like(a) if _is_float_like(a) else a for a in args]
+                tangents[p] = e
+                result = jvp(f, args, tangents, has_aux=has_aux)
+                output, column = result[0], result[1]
+                aux = result[2] if has_aux else None
+                columns.append(np.asarray(column))
+            stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(output) + (0,))
+            jacobians.append(stacked.reshape(np.shape(output) + np.shape(args[p])))
+        jacobian = jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
+        return (jacobian, aux) if has_aux else jacobian
+
+    return jacfwd_f
+
+
+def jacrev(f, argnums=0, has_aux: bool = False):
+    """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``."""
+    @functools.wraps(_unwrap(f))
+    def jacrev_f(*args):
+        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        result = vjp(f, *args, has_aux=has_aux)
+        output, pullback = result[0], result[1]
+        rows = {p: [] for p in positions}
+        for e in _basis(np.asarray(output)) if np.ndim(output) else [np.ones((), np.result_type(output))]:
+            cotangent = e if isinstance(output, np.ndarray) else type(output)(e) if isinstance(output, float) else e
+            cotangents = pullback(cotangent)
+            for p in positions:
+                rows[p].append(np.asarray(cotangents[p]))
+        jacobians = tuple(np.stack(rows[p]).reshape(np.shape(output) + np.shape(args[p])) for p in positions)
+        jacobian = jacobians[0] if isinstance(argnums, int) else jacobians
+        return (jacobian, result[2]) if has_aux else jacobian
+
+    return jacrev_f
+
+
+jacobian = jacrev
+
+
+def hvp(f, primals, tangents):
+    """``(grad f)(primals)`` pushed along ``tangents``: the Hessian-vector product of a scalar ``f``.
+
+    Reverse mode over the generated forward code: the gradient of ``<grad f(x), v>``.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    original = _unwrap(f)
+    names, values = _bind(original, primals, {})
+    positions = [i for i, value in enumerate(primals) if _is_float_like(value)]
+    forward = generated_jvp(original, tuple(names[i] for i in positions))
+    arguments = list(values) + [tangents[i] for i in positions]
+    (y, dy), pullback = vjp(forward, *arguments)
+    _seed_for(y, getattr(f, "__qualname__", repr(f)))
+    cotangents = pullback((0.0 * y, _seed_for(dy, getattr(f, "__qualname__", repr(f)))))
+    return tuple(cotangents[i] for i in positions) if len(positions) > 1 else cotangents[positions[0]]
+
+
+def hessian(f, argnums=0):
+    """``f`` -> a function giving the Hessian of a scalar ``f``: shape ``in.shape + in.shape``
+    (a tuple of tuples for several ``argnums``), one Hessian-vector product per element."""
+    @functools.wraps(_unwrap(f))
+    def hessian_f(*args):
+        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        blocks = {}
+        for q in positions:
+            columns = {p: [] for p in positions}
+            for e in _basis(args[q]):
+                tangents = [_zeros_like(a) if _is_float_like(a) else a for a in args]
+                tangents[q] = e
+                products = hvp(f, args, tangents)
+                float_positions = [i for i, a in enumerate(args) if _is_float_like(a)]
+                products = products if isinstance(products, tuple) else (products,)
+                for p in positions:
+                    columns[p].append(np.asarray(products[float_positions.index(p)]))
+            for p in positions:
+                stacked = np.stack(columns[p], axis=-1)
+                blocks[p, q] = stacked.reshape(np.shape(args[p]) + np.shape(args[q]))
+        if isinstance(argnums, int):
+            return blocks[positions[0], positions[0]]
+        return tuple(tuple(blocks[p, q] for q in positions) for p in positions)
+
+    return hessian_f
+
+
+def derivative(f, order: int, argnum: int = 0):
+    """The ``order``-th derivative of a scalar ``f`` in its scalar argument ``argnum``, by
+    forward mode applied to generated forward code ``order`` times."""
+    original = _unwrap(f)
+    name = list(inspect.signature(original).parameters)[argnum]
+
+    @functools.wraps(original)
+    def derivative_f(*args):
+        x = args[argnum]
+        if np.ndim(x) != 0:
+            raise ArgumentError(f"grad of a gradient needs a scalar argument, but argument {argnum} has shape {np.shape(x)}",
+                                hint="use s2sad.hessian(f) or s2sad.hvp(f, primals, tangents) for array arguments")
+        check_differentiable(x, name)
+        one = type(x)(1.0) if isinstance(x, (float, np.generic)) else np.ones((), np.result_type(x))
+        function, values, variable = original, list(args), name
+        for _ in range(order):
+            forward = generated_jvp(function, (variable,))
+            values = values + [one]
+            function, variable = forward, list(inspect.signature(forward).parameters)[argnum]
+        with _pointing_at_user_source():
+            result = function(*values)
+        for _ in range(order):  # the tangent of the tangent of ...: the last leaf, `order` levels down
+            result = result[1]
+        return _shaped(result, x)
+
+    derivative_f.__s2sad_derivative__ = (original, order, argnum)
+    return derivative_f

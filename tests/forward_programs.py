@@ -1,0 +1,30 @@
+"""Functions for test_forward.py: losses whose Hessians are checked, a vector function."""
+import numpy as np
+
+
+def logistic_loss(w, X, y):
+    z = X @ w
+    p = 1.0 / (1.0 + np.exp(-z))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p)) + 0.01 * np.sum(w ** 2)
+
+
+def mlp_loss(W1, W2, X, y):
+    h = np.tanh(X @ W1)
+    out = h @ W2
+    return np.mean((out - y) ** 2)
+
+
+def loop_energy(x):
+    energy = 0.0
+    for i in range(len(x) - 1):
+        energy = energy + (x[i + 1] - x[i]) ** 2 + np.cos(x[i])
+    return energy
+
+
+def polynomial_and_sine(x):
+    return x ** 4 - 3.0 * x ** 2 + np.sin(2.0 * x)
+
+
+def polar_to_cartesian(r_theta):
+    r, theta = r_theta[0], r_theta[1]
+    return np.array([r * np.cos(theta), r * np.sin(theta), r ** 2])

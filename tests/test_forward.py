@@ -1,0 +1,185 @@
+"""Forward mode and the derivatives built from both modes.
+
+jvp against central finite differences on every program the reverse-mode tests use (so
+control flow, loops, helper calls and containers run forward too), Jacobians both ways,
+Hessians against finite differences of the gradient, and derivatives of derivatives
+against closed forms.
+"""
+import numpy as np
+import pytest
+
+import forward_programs as programs
+import s2sad
+from s2sad.transform import transform
+from test_control_flow import CASES as CONTROL_FLOW
+from test_loops import CASES as LOOPS
+from zoo import PROGRAMS as ZOO
+
+rng = np.random.default_rng(21)
+
+
+def _random_tangent(x):
+    if isinstance(x, float):
+        return float(rng.standard_normal())
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return rng.standard_normal(x.shape).astype(x.dtype)
+    if isinstance(x, list):
+        return [_random_tangent(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_random_tangent(v) for v in x)
+    return None
+
+
+def _step(x, t, h):
+    if t is None:
+        return x
+    if isinstance(x, list):
+        return [_step(v, d, h) for v, d in zip(x, t)]
+    if isinstance(x, tuple):
+        return tuple(_step(v, d, h) for v, d in zip(x, t))
+    return x + h * t
+
+
+def _finite_jvp(f, args, tangents, h=1e-6):
+    up = f(*[_step(a, t, h) for a, t in zip(args, tangents)])
+    down = f(*[_step(a, t, -h) for a, t in zip(args, tangents)])
+    return (np.asarray(up, dtype=float) - np.asarray(down, dtype=float)) / (2 * h)
+
+
+def _cases():
+    cases = []
+    for name, (function, args, argnums) in sorted(ZOO.items()):
+        cases.append((f"zoo-{name}", function, list(args), argnums))
+    for name, (function, args, argnums) in sorted(LOOPS.items()):
+        cases.append((f"loops-{name}", function, list(args), argnums))
+    for name, (function, arglists, argnums) in sorted(CONTROL_FLOW.items()):
+        for i, args in enumerate(arglists):
+            cases.append((f"control-{name}-{i}", function, list(args), argnums))
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name, function, args, argnums", CASES, ids=[c[0] for c in CASES])
+def test_jvp_matches_finite_differences(name, function, args, argnums):
+    tangents = [_random_tangent(a) if i in argnums else None for i, a in enumerate(args)]
+    value, tangent = s2sad.jvp(function, args, [t if t is not None else _zero(a) for a, t in zip(args, tangents)])
+    np.testing.assert_allclose(np.asarray(value), np.asarray(function(*args)), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(tangent, dtype=float), _finite_jvp(function, args, tangents),
+                               rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def _zero(x):
+    if isinstance(x, float):
+        return 0.0
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return np.zeros_like(x)
+    if isinstance(x, list):
+        return [_zero(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_zero(v) for v in x)
+    return x
+
+
+@pytest.mark.parametrize("name, function, args, argnums", CASES[::3], ids=[c[0] for c in CASES[::3]])
+def test_jvp_and_vjp_agree(name, function, args, argnums):
+    """<u, J v> computed forwards equals <J^T u, v> computed backwards."""
+    position = argnums[0]
+    if not isinstance(args[position], (float, np.ndarray)):
+        pytest.skip("a container argument")
+    v = _random_tangent(args[position])
+    tangents = [_zero(a) for a in args]
+    tangents[position] = v
+    value, forward = s2sad.jvp(function, args, tangents)
+    u = _random_tangent(np.asarray(value, dtype=float)) if np.ndim(value) else 1.0
+    _, pullback = s2sad.vjp(function, *args)
+    backward = pullback(u if np.ndim(value) else type(value)(u) if isinstance(value, float) else u)[position]
+    np.testing.assert_allclose(np.sum(np.asarray(u) * np.asarray(forward)), np.sum(np.asarray(backward) * np.asarray(v)),
+                               rtol=1e-8, atol=1e-10)
+
+
+def _finite_hessian(f, args, argnum, h=1e-5):
+    x = np.asarray(args[argnum], dtype=float)
+    columns = []
+    for index in range(x.size):
+        e = np.zeros(x.size)
+        e[index] = h
+        e = e.reshape(x.shape)
+        up, down = list(args), list(args)
+        up[argnum], down[argnum] = x + e, x - e
+        g_up = s2sad.grad(f, argnums=argnum)(*up)
+        g_down = s2sad.grad(f, argnums=argnum)(*down)
+        columns.append((np.asarray(g_up) - np.asarray(g_down)) / (2 * h))
+    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+def test_hessian_of_a_logistic_regression_loss():
+    w, X, y = rng.standard_normal(3), rng.standard_normal((20, 3)), (rng.random(20) > 0.5).astype(float)
+    H = s2sad.hessian(programs.logistic_loss)(w, X, y)
+    np.testing.assert_allclose(H, _finite_hessian(programs.logistic_loss, [w, X, y], 0), rtol=1e-5, atol=1e-7)
+    p = 1 / (1 + np.exp(-(X @ w)))
+    np.testing.assert_allclose(H, X.T @ (X * (p * (1 - p))[:, None]) / 20 + 0.02 * np.eye(3), rtol=1e-10)
+
+
+def test_hessian_of_an_mlp_loss_in_both_weights():
+    W1, W2 = 0.5 * rng.standard_normal((3, 4)), 0.5 * rng.standard_normal((4, 2))
+    X, y = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+    H = s2sad.hessian(programs.mlp_loss, argnums=(0, 1))(W1, W2, X, y)
+    np.testing.assert_allclose(H[0][0], _finite_hessian(programs.mlp_loss, [W1, W2, X, y], 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(H[1][1], _finite_hessian(programs.mlp_loss, [W1, W2, X, y], 1), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(H[0][1], np.moveaxis(H[1][0], (0, 1), (2, 3)), rtol=1e-10, atol=1e-12)  # symmetric
+
+
+def test_hessian_of_a_loop_program():
+    x = rng.standard_normal(5)
+    H = s2sad.hessian(programs.loop_energy)(x)
+    np.testing.assert_allclose(H, _finite_hessian(programs.loop_energy, [x], 0), rtol=1e-5, atol=1e-7)
+
+
+def test_third_derivative_of_a_scalar_function():
+    f = programs.polynomial_and_sine
+    for x in (0.3, -1.2):
+        assert s2sad.grad(f)(x) == pytest.approx(4 * x ** 3 - 6 * x + 2 * np.cos(2 * x), rel=1e-12)
+        assert s2sad.grad(s2sad.grad(f))(x) == pytest.approx(12 * x ** 2 - 6 - 4 * np.sin(2 * x), rel=1e-12)
+        assert s2sad.grad(s2sad.grad(s2sad.grad(f)))(x) == pytest.approx(24 * x - 8 * np.cos(2 * x), rel=1e-12)
+
+
+def test_jacobian_of_a_vector_function_both_ways():
+    r_theta = np.array([1.5, 0.4])
+    J_forward = s2sad.jacfwd(programs.polar_to_cartesian)(r_theta)
+    J_reverse = s2sad.jacrev(programs.polar_to_cartesian)(r_theta)
+    r, theta = r_theta
+    expected = np.array([[np.cos(theta), -r * np.sin(theta)], [np.sin(theta), r * np.cos(theta)], [2 * r, 0.0]])
+    np.testing.assert_allclose(J_forward, expected, rtol=1e-12)
+    np.testing.assert_allclose(J_reverse, expected, rtol=1e-12)
+    assert s2sad.jacobian is s2sad.jacrev
+
+
+def test_hvp_of_an_mlp_loss_is_a_small_multiple_of_a_gradient():
+    W1, W2 = 0.5 * rng.standard_normal((3, 4)), 0.5 * rng.standard_normal((4, 2))
+    X, y = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+    V1 = rng.standard_normal(W1.shape)
+    hv = s2sad.hvp(programs.mlp_loss, (W1, W2, X, y), (V1, np.zeros_like(W2), np.zeros_like(X), np.zeros_like(y)))
+    H = s2sad.hessian(programs.mlp_loss, argnums=(0, 1))(W1, W2, X, y)
+    np.testing.assert_allclose(hv[0], np.tensordot(H[0][0], V1, axes=2), rtol=1e-9, atol=1e-12)
+
+
+def test_the_generated_pushforward_reads_like_the_source():
+    import sources
+
+    source = transform(sources.affine_tanh, ("W", "b"), "forward").source
+    assert """\
+    W_matmul_x = W @ x
+    dW_matmul_x = dW @ x
+    z = W_matmul_x + b
+    dz = dW_matmul_x + db
+""" in source
+    assert "    return result, dresult\n" in source
+
+
+def test_jvp_of_a_differentiated_function_and_a_rule():
+    y, t = s2sad.jvp(np.sin, (0.5,), (2.0,))
+    assert t == pytest.approx(2 * np.cos(0.5))
+    decorated = s2sad.differentiate(programs.polynomial_and_sine)
+    assert decorated.jvp((0.3,), (1.0,))[1] == pytest.approx(4 * 0.3 ** 3 - 1.8 + 2 * np.cos(0.6))
