@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from s2sad.forward_rules import LINEAR, defjvp, deflinear
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
@@ -190,7 +190,7 @@ def _cast(t, ans):
 def _power_jvp_base(power, g, ans, x1, x2):
     if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
         if g == 0 or x2 == 0:
-            return ans * 0.0
+            return 0j if type(ans) is complex else 0.0
         try:
             return g * x2 * x1 ** (x2 - 1)
         except ZeroDivisionError:  # 0.0 ** negative: an infinite slope
@@ -209,7 +209,7 @@ def _power_jvp_exponent(g, ans, x1, x2):
             if x1 > 0:
                 return g * ans * math.log(x1)
             if x1 == 0:
-                return ans * 0.0
+                return 0j if type(ans) is complex else 0.0
             return g * ans * cmath.log(x1) if type(ans) is complex else math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
         base = np.where(np.equal(x1, 0), np.ones_like(x1), x1)  # 0 ** y is flat in y
@@ -250,29 +250,30 @@ def real_if_close_jvp(g, ans, a, tol):
     return g if np.iscomplexobj(ans) else np.real(g)
 
 
-def _parts_where(test, x, g, ans):
-    """``g`` where ``test`` holds for ``x`` (for each part of a complex ``x``), 0 elsewhere."""
-    if np.iscomplexobj(x):
-        x, g = np.asarray(x), np.asarray(g)
-        term = np.where(test(x.real), np.real(g), 0) + 1j * np.where(test(x.imag), np.imag(g), 0)
-        return _cast(term, ans)
-    return np.where(test(x), g, np.zeros_like(ans))
-
-
 def nan_to_num_jvp_x(g, ans, x, copy, nan, posinf, neginf):
-    return _parts_where(np.isfinite, x, g, ans)
+    """``g`` where ``x`` is finite (each part of a complex ``x`` on its own), 0 where it is replaced."""
+    if np.iscomplexobj(x):
+        x = np.asarray(x)
+        term = np.where(np.isfinite(x.real), np.real(g), 0) + 1j * np.where(np.isfinite(x.imag), np.imag(g), 0)
+        return _cast(term, ans)
+    return np.where(np.isfinite(x), g, np.zeros_like(ans))
 
 
-def nan_to_num_jvp_nan(g, ans, x, copy, nan, posinf, neginf):
-    return _parts_where(np.isnan, x, g, ans)
+def _replacement_jvp(test):
+    """The tangent of a replacement value (``nan=``, ``posinf=``, ``neginf=``): where it replaced a part of ``x``."""
+    def replacement_jvp(g, ans, x, copy, nan, posinf, neginf):
+        if np.iscomplexobj(x):
+            x = np.asarray(x)
+            return _cast(np.where(test(x.real), g, 0) + 1j * np.where(test(x.imag), g, 0), ans)
+        return np.where(test(x), g, np.zeros_like(ans))
+
+    replacement_jvp.__name__ = replacement_jvp.__qualname__ = f"nan_to_num_jvp_{test.__name__[2:]}"
+    return replacement_jvp
 
 
-def nan_to_num_jvp_posinf(g, ans, x, copy, nan, posinf, neginf):
-    return _parts_where(np.isposinf, x, g, ans)
-
-
-def nan_to_num_jvp_neginf(g, ans, x, copy, nan, posinf, neginf):
-    return _parts_where(np.isneginf, x, g, ans)
+nan_to_num_jvp_nan = _replacement_jvp(np.isnan)
+nan_to_num_jvp_posinf = _replacement_jvp(np.isposinf)
+nan_to_num_jvp_neginf = _replacement_jvp(np.isneginf)
 
 
 def clip_jvp_a(g, ans, a, a_min, a_max, out, min, max):
@@ -305,8 +306,8 @@ def clip_jvp_max(g, ans, a, a_min, a_max, out, min, max):
 
 
 # ------------------------------------------------------------------ unary (forward)
-deflinear(np.negative)
-deflinear(np.positive)
+defjvp(np.negative,   "-g")
+defjvp(np.positive,   "+g")
 defjvp(np.sin,        "g * np.cos(x)")
 defjvp(np.cos,        "g * -np.sin(x)")
 defjvp(np.tan,        "g * (1 + ans ** 2)")
@@ -332,16 +333,16 @@ defjvp(np.square,     "g * 2 * x")
 defjvp(np.reciprocal, "-g * ans ** 2")
 defjvp(np.absolute,   "np.real(g * np.sign(x).conjugate())")  # sign(z) = z / |z|; slope 0 at 0
 defjvp(np.fabs,       "g * np.sign(x)")
-deflinear(np.deg2rad)
-deflinear(np.rad2deg)
-deflinear(np.radians)
-deflinear(np.degrees)
+defjvp(np.deg2rad,    "g * (math.pi / 180)")
+defjvp(np.rad2deg,    "g * (180 / math.pi)")
+defjvp(np.radians,    "g * (math.pi / 180)")
+defjvp(np.degrees,    "g * (180 / math.pi)")
 defjvp(np.sinc,       "g * safe_divide(np.cos(math.pi * x) - ans, x)")
 defjvp(np.nan_to_num, nan_to_num_jvp_x, None, nan_to_num_jvp_nan, nan_to_num_jvp_posinf, nan_to_num_jvp_neginf)
 
 # ------------------------------------------------------------------ complex parts (forward)
-deflinear(np.conjugate)
-deflinear(np.real)
+defjvp(np.conjugate,      "np.conjugate(g)")
+defjvp(np.real,           "np.real(g)")
 defjvp(np.imag,          imag_jvp)
 defjvp(np.angle,         angle_jvp, None)
 defjvp(np.real_if_close, real_if_close_jvp, None)
@@ -349,14 +350,14 @@ defjvp(np.real_if_close, real_if_close_jvp, None)
 # ------------------------------------------------------------------ binary (forward)
 defjvp(np.add,         G_OUT, G_OUT, elementwise=True)
 defjvp(np.subtract,    G_OUT, f"-{G_OUT}", elementwise=True)
-deflinear(np.multiply, elementwise=True)
-defjvp(np.divide,      LINEAR, "-g * ans / x2", elementwise=True)
+defjvp(np.multiply,    "np.multiply(g, x2)", "np.multiply(x1, g)", elementwise=True)
+defjvp(np.divide,      "np.divide(g, x2)", "-g * ans / x2", elementwise=True)
 defjvp(np.power,       power_jvp_base, power_jvp_exponent, elementwise=True)
 defjvp(np.float_power, float_power_jvp_base, power_jvp_exponent, elementwise=True)
 defjvp(np.remainder,   G_OUT, "-g * np.floor_divide(x1, x2)", elementwise=True)
 defjvp(np.fmod,        G_OUT, "-g * np.trunc(x1 / x2)", elementwise=True)
 defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)
-defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
+# defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
 defjvp(np.logaddexp,   "g * np.exp(x1 - ans)", "g * np.exp(x2 - ans)", elementwise=True)
 defjvp(np.logaddexp2,  "g * np.exp2(x1 - ans)", "g * np.exp2(x2 - ans)", elementwise=True)
 for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner's tangent; a tie averages both
@@ -369,6 +370,6 @@ defjvp(np.where, None, "np.where(condition, g, np.zeros_like(ans))", "np.where(c
 defjvp(np.clip, clip_jvp_a, clip_jvp_min, clip_jvp_max, None, clip_jvp_min, clip_jvp_max, elementwise=True)
 
 # ------------------------------------------------------------------ scalar types used as casts (forward)
-deflinear(np.float64)
-deflinear(np.float32)
-deflinear(np.float16)
+defjvp(np.float64, "np.float64(g)")
+defjvp(np.float32, "np.float32(g)")
+defjvp(np.float16, "np.float16(g)")

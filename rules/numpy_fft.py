@@ -37,9 +37,16 @@ repeated axes and ``s`` entries of ``-1`` are covered too. ``fftshift`` and ``if
 undo each other. ``fftfreq``/``rfftfreq`` give ``k / (n * d)``: no gradient for ``n``,
 ``-sum(g * ans) / d`` for the sample spacing ``d``. The ``out`` argument is not
 differentiated through.
+
+Forward rules: every transform is linear over the reals (``hfft`` and ``ihfft`` conjugate,
+``irfft`` drops the imaginary parts of DC and Nyquist: still real-linear), so each pushes
+a tangent forward by transforming it with the same ``n``/``s``, ``axes`` and ``norm``
+(never into ``out``, which holds the primal). A real input's tangent is real and comes
+out complex, as the output does; float32 stays float32 (complex64).
 """
 import numpy as np
 
+from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import ZERO
 
@@ -231,3 +238,24 @@ defvjp(np.fft.fftshift,  "x, axes=None", "unbroadcast(np.fft.ifftshift(g, axes),
 defvjp(np.fft.ifftshift, "x, axes=None", "unbroadcast(np.fft.fftshift(g, axes), x)")
 defvjp(np.fft.fftfreq,   "n, d=1.0, device=None", None, fftfreq_vjp_d)
 defvjp(np.fft.rfftfreq,  "n, d=1.0, device=None", None, fftfreq_vjp_d)
+
+
+# ---- forward rules
+defjvp(np.fft.fft,       "np.fft.fft(g, n, axis, norm)")
+defjvp(np.fft.ifft,      "np.fft.ifft(g, n, axis, norm)")
+defjvp(np.fft.rfft,      "np.fft.rfft(g, n, axis, norm)")
+defjvp(np.fft.irfft,     "np.fft.irfft(g, n, axis, norm)")
+defjvp(np.fft.hfft,      "np.fft.hfft(g, n, axis, norm)")
+defjvp(np.fft.ihfft,     "np.fft.ihfft(g, n, axis, norm)")
+defjvp(np.fft.fft2,      "np.fft.fft2(g, s, axes, norm)")
+defjvp(np.fft.ifft2,     "np.fft.ifft2(g, s, axes, norm)")
+defjvp(np.fft.rfft2,     "np.fft.rfft2(g, s, axes, norm)")
+defjvp(np.fft.irfft2,    "np.fft.irfft2(g, s, axes, norm)")
+defjvp(np.fft.fftn,      "np.fft.fftn(g, s, axes, norm)")
+defjvp(np.fft.ifftn,     "np.fft.ifftn(g, s, axes, norm)")
+defjvp(np.fft.rfftn,     "np.fft.rfftn(g, s, axes, norm)")
+defjvp(np.fft.irfftn,    "np.fft.irfftn(g, s, axes, norm)")
+defjvp(np.fft.fftshift,  LINEAR)
+defjvp(np.fft.ifftshift, LINEAR)
+defjvp(np.fft.fftfreq,   None, "np.asarray(-ans * (g / d), dtype=ans.dtype)")
+defjvp(np.fft.rfftfreq,  None, "np.asarray(-ans * (g / d), dtype=ans.dtype)")

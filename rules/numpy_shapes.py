@@ -31,6 +31,7 @@ Conventions:
 """
 import numpy as np
 
+from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
@@ -683,3 +684,327 @@ defvjp(np.full,         "shape, fill_value, dtype=None, order='C', *, device=Non
        None, "unbroadcast(np.sum(g), fill_value)")
 defvjp(np.full_like,    "a, fill_value, dtype=None, order='K', subok=True, shape=None, *, device=None",
        None, "unbroadcast(np.sum(g), fill_value)")
+
+
+# ================================================================== forward rules: what a template cannot say
+#
+# Tangents mirror the primal: a view's tangent is a view of the tangent (``reshape``,
+# ``transpose``), a copy's a copy; each is cast to the output's dtype (float32 stays
+# float32, a real output of a complex tangent keeps the real part). A sequence argument
+# (``concatenate``, ``np.array`` of a list) takes a sequence of tangents in which the
+# elements without one (ints) are None, ZERO or NO_TANGENT; a ``*varargs`` parameter
+# (``gradient``'s spacings) takes a tuple of tangents, one per argument it collected.
+
+
+def as_tangent_of(t, ans):
+    """``t`` as the tangent of the output ``ans``: in its dtype (real part for a real output);
+    ZERO for an output without a tangent space (ints, bools)."""
+    if t is ZERO or t is NO_TANGENT or t is None:
+        return ZERO
+    if type(ans) is float:
+        return float(np.real(t))
+    dtype = getattr(ans, "dtype", None)
+    if dtype is None:
+        dtype = np.result_type(ans)
+    if dtype.kind not in "fc":
+        return ZERO
+    if dtype.kind != "c" and np.iscomplexobj(t):
+        t = np.real(t)
+    if isinstance(ans, np.generic):
+        return dtype.type(t)
+    return np.asarray(t, dtype=dtype)
+
+
+def _each_as_tangent_of(t, ans):
+    """``as_tangent_of`` for each element of a tuple or list output."""
+    if isinstance(ans, (tuple, list)):
+        return type(ans)(as_tangent_of(item, out) for item, out in zip(t, ans))
+    return as_tangent_of(t, ans)
+
+
+def _filled(t, like):
+    """The tangent of a (nested) sequence ``like``, with zeros where an element has none."""
+    if isinstance(like, (list, tuple)):
+        if t is None or t is ZERO or t is NO_TANGENT:
+            t = [None] * len(like)
+        items = [_filled(item, element) for item, element in zip(t, like)]
+        return items if isinstance(like, list) else tuple(items)
+    if t is None or t is ZERO or t is NO_TANGENT:
+        return np.zeros(np.shape(like))
+    return t
+
+
+def _varargs_tangents(g, varargs):
+    """One tangent per argument a ``*varargs`` parameter collected (a lone argument's may come bare)."""
+    if type(g) is tuple and len(g) == len(varargs):
+        return g
+    if len(varargs) == 1:
+        return (g,)
+    raise ValueError(f"a tangent for {len(varargs)} collected arguments must be a tuple of {len(varargs)} tangents")
+
+
+def array_jvp(g, ans, object, *rest):
+    return as_tangent_of(np.reshape(np.array(_filled(g, object)), np.shape(ans)), ans)  # a copy, as np.array's
+
+
+def asarray_jvp(g, ans, a, *rest):
+    return as_tangent_of(np.reshape(np.asarray(_filled(g, a)), np.shape(ans)), ans)
+
+
+def astype_jvp(g, ans, x, dtype, copy, device):
+    return as_tangent_of(g, ans)
+
+
+def concatenate_jvp(g, ans, arrays, axis, out, dtype, casting):
+    return as_tangent_of(np.concatenate(_filled(g, arrays), axis=axis), ans)
+
+
+def stack_jvp(g, ans, arrays, axis, out, dtype, casting):
+    return as_tangent_of(np.stack(_filled(g, arrays), axis=axis), ans)
+
+
+def vstack_jvp(g, ans, tup, dtype, casting):
+    return as_tangent_of(np.vstack(_filled(g, tup)), ans)
+
+
+def hstack_jvp(g, ans, tup, dtype, casting):
+    return as_tangent_of(np.hstack(_filled(g, tup)), ans)
+
+
+def sort_jvp(g, ans, a, axis, kind, order, stable):
+    """The tangent follows its element to its slot (stably: tied elements keep their order)."""
+    if axis is None:
+        return as_tangent_of(np.ravel(g)[np.argsort(np.ravel(a), kind="stable")], ans)
+    return as_tangent_of(np.take_along_axis(np.asarray(g), np.argsort(a, axis=axis, kind="stable"), axis=axis), ans)
+
+
+def partition_jvp(g, ans, a, kth, axis, kind, order):
+    """Slot j of the output holds the element of ``a`` with the same rank: match both by sorting."""
+    x, g = np.asarray(a), np.asarray(g)
+    if axis is None:
+        x, g, axis = np.ravel(x), np.ravel(g), 0
+    sources = np.argsort(x, axis=axis, kind="stable")
+    slots = np.argsort(ans, axis=axis, kind="stable")
+    index = np.empty_like(sources)
+    np.put_along_axis(index, slots, sources, axis=axis)   # ans[..., j] is x[..., index[j]]
+    return as_tangent_of(np.take_along_axis(g, index, axis=axis), ans)
+
+
+def diff_jvp(g, ans, a, n, axis, prepend, append):
+    ends = {name: np.zeros(np.shape(value)) for name, value in (("prepend", prepend), ("append", append))
+            if value is not None}
+    return as_tangent_of(np.diff(g, n, axis, **ends), ans)
+
+
+def _pad_statistic_tangent(window, t, mode):
+    """The tangent of ``window``'s statistic over axis 0 (``t`` its tangent): ties share, like the reverse rule."""
+    if mode == "mean":
+        return np.mean(t, axis=0)
+    if mode in ("maximum", "minimum"):
+        extreme = np.max(window, axis=0) if mode == "maximum" else np.min(window, axis=0)
+        winners = np.equal(window, extreme)
+        return np.sum(np.where(winners, t, 0), axis=0) / np.sum(winners, axis=0)
+    m = window.shape[0]
+    order = np.argsort(window, axis=0, kind="stable")
+    middle = order[(m - 1) // 2: m // 2 + 1]  # one index for an odd window, two for an even one
+    return np.mean(np.take_along_axis(t, middle, axis=0), axis=0)
+
+
+def pad_jvp_array(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
+    _check_pad_mode(mode)
+    if mode in _PAD_LINEAR or mode == "constant":
+        # linear in the array once constant_values and end_values are held at 0
+        options = {"reflect_type": reflect_type} if mode in ("reflect", "symmetric") else {}
+        return as_tangent_of(np.pad(g, pad_width, mode=mode, **options), ans)
+    x, t = np.asarray(array), np.asarray(g)
+    widths = _pad_pairs(pad_width, x.ndim)
+    lengths = _pad_pairs(stat_length, x.ndim)
+    # np.pad pads axis 0, then axis 1 of the result, and so on, each from the array padded so far
+    for axis in range(x.ndim):
+        before, after = widths[axis]
+        if before == 0 and after == 0:
+            continue
+        so_far = np.pad(x, [width if ax < axis else (0, 0) for ax, width in enumerate(widths)],
+                        mode=mode, stat_length=stat_length)
+        window_x, moved = np.moveaxis(so_far, axis, 0), np.moveaxis(t, axis, 0)
+        n = window_x.shape[0]
+        blocks = [moved]
+        for count, width, at_start in ((lengths[axis][0], before, True), (lengths[axis][1], after, False)):
+            if width == 0:
+                continue
+            count = n if count is None else min(count, n)
+            window = slice(0, count) if at_start else slice(n - count, n)
+            value = _pad_statistic_tangent(window_x[window], moved[window], mode)
+            block = np.broadcast_to(value, (width,) + value.shape)
+            blocks = [block] + blocks if at_start else blocks + [block]
+        t = np.moveaxis(np.concatenate(blocks, axis=0), 0, axis)
+    return as_tangent_of(t, ans)
+
+
+def _pad_values_jvp(keyword, its_mode):
+    """np.pad is linear in ``constant_values`` (``end_values``) when the array is zero."""
+    def pad_values_jvp(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
+        if mode != its_mode:
+            return ZERO
+        values = constant_values if keyword == "constant_values" else end_values
+        zeros = np.zeros(np.shape(array), dtype=np.result_type(ans, np.float64))
+        return as_tangent_of(np.pad(zeros, pad_width, mode=mode, **{keyword: _filled(g, values)}), ans)
+
+    pad_values_jvp.__name__ = f"pad_jvp_{keyword}"
+    return pad_values_jvp
+
+
+def gradient_jvp_f(g, ans, f, varargs, axis, edge_order):
+    return _each_as_tangent_of(np.gradient(g, *varargs, axis=axis, edge_order=edge_order), ans)
+
+
+def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
+    """A scalar spacing h divides the output (d/dh = -out / h); coordinates move NumPy's non-uniform formulas."""
+    axes = _gradient_axes(f, axis)
+    outputs = ans if isinstance(ans, (tuple, list)) else (ans,)
+    tangents = _varargs_tangents(g, varargs)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # one spacing shared by every axis
+        tangents = tangents * len(axes)
+    values = np.asarray(f, dtype=np.float64)
+    result = []
+    for ax, out, spacing, d_spacing in zip(axes, outputs, _gradient_spacings(varargs, len(axes)), tangents):
+        if d_spacing is None or d_spacing is ZERO or d_spacing is NO_TANGENT:
+            result.append(np.zeros_like(out))
+            continue
+        if np.ndim(spacing) == 0:
+            result.append(as_tangent_of(-np.asarray(out, dtype=np.float64) * (d_spacing / spacing), out))
+            continue
+        n = values.shape[ax]
+        d_steps = np.diff(np.asarray(d_spacing, dtype=np.float64))
+        d_out = np.zeros(values.shape)
+        moved_d, moved_f = np.moveaxis(d_out, ax, 0), np.moveaxis(values, ax, 0)  # views
+        for rows, left, right, terms in _gradient_blocks(_gradient_steps(spacing, n), edge_order):
+            for columns, _, d_left, d_right in terms:
+                moved_d[rows] += _along(d_left * d_steps[left] + d_right * d_steps[right], 0, values.ndim) * \
+                    moved_f[columns]
+        result.append(as_tangent_of(d_out, out))
+    return type(ans)(result) if isinstance(ans, (tuple, list)) else result[0]
+
+
+def cumprod_jvp(g, ans, a, axis, dtype, out):
+    """Exact with zeros: before an axis' first zero, ans * cumsum(g / x); from it on, g there times the
+    product of the others."""
+    x, g = np.asarray(a), np.asarray(g)
+    if axis is None:
+        x, g, axis = np.ravel(x), np.ravel(g), 0
+    axis %= x.ndim
+    y = np.reshape(ans, x.shape)
+    position = _along(np.arange(x.shape[axis]), axis, x.ndim)
+    zeros = np.equal(x, 0)
+    first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True),
+                          x.shape[axis])
+    before = position < first_zero
+    t = y * np.cumsum(np.where(before, g / np.where(before, x, 1), 0), axis=axis)
+    at_zero = position == first_zero
+    through_it = np.sum(np.where(at_zero, g, 0), axis=axis, keepdims=True) * np.cumprod(np.where(at_zero, 1, x),
+                                                                                         axis=axis)
+    t = np.where(position >= first_zero, through_it, t)
+    return as_tangent_of(np.reshape(t, np.shape(ans)), ans)
+
+
+def average_jvp_a(g, ans, a, axis, weights, returned, keepdims):
+    t = np.average(g, axis=axis, weights=weights, keepdims=keepdims)  # linear in a for given weights
+    if returned:
+        return as_tangent_of(t, ans[0]), np.zeros_like(ans[1])
+    return as_tangent_of(t, ans)
+
+
+def average_jvp_weights(g, ans, a, axis, weights, returned, keepdims):
+    """d avg = sum(dw * (a - avg)) / sum(w); the returned sum of weights moves by sum(dw)."""
+    avg = ans[0] if returned else ans
+    axes, w = _average_setup(a, axis, weights)
+    _, dw = _average_setup(a, axis, np.asarray(_filled(g, weights), dtype=np.float64))
+    kept_shape = tuple(1 if ax in axes else n for ax, n in enumerate(np.shape(a)))  # reduced axes kept
+    total = np.sum(w, axis=axes, keepdims=True)
+    kept = np.reshape(avg, kept_shape)
+    d_avg = np.sum(dw * (np.asarray(a) - kept), axis=axes, keepdims=True) / total
+    d_avg = as_tangent_of(np.reshape(np.broadcast_to(d_avg, kept_shape), np.shape(avg)), avg)
+    if not returned:
+        return d_avg
+    d_total = np.broadcast_to(np.sum(dw, axis=axes, keepdims=True), kept_shape)
+    return d_avg, as_tangent_of(np.reshape(d_total, np.shape(ans[1])), ans[1])
+
+
+def _linspace_tangent(d_start, d_stop, ans, num, endpoint, retstep, axis):
+    out = np.linspace(d_start, d_stop, num, endpoint, retstep, axis=axis)  # linear in (start, stop)
+    return _each_as_tangent_of(tuple(out), ans) if retstep else as_tangent_of(out, ans)
+
+
+def linspace_jvp_start(g, ans, start, stop, num, endpoint, retstep, dtype, axis, device):
+    return _linspace_tangent(g, np.zeros(np.shape(stop)), ans, num, endpoint, retstep, axis)
+
+
+def linspace_jvp_stop(g, ans, start, stop, num, endpoint, retstep, dtype, axis, device):
+    return _linspace_tangent(np.zeros(np.shape(start)), g, ans, num, endpoint, retstep, axis)
+
+
+# ---- forward rules
+# ------------------------------------------------------------------ moves and views
+defjvp(np.reshape,      "np.reshape(g, np.shape(ans), order=order)")
+defjvp(np.ravel,        LINEAR)
+defjvp(np.transpose,    LINEAR)
+defjvp(np.swapaxes,     LINEAR)
+defjvp(np.moveaxis,     LINEAR)
+defjvp(np.rollaxis,     LINEAR)
+defjvp(np.squeeze,      LINEAR)
+defjvp(np.expand_dims,  LINEAR)
+defjvp(np.atleast_1d,   "np.atleast_1d(g)")
+defjvp(np.atleast_2d,   "np.atleast_2d(g)")
+defjvp(np.atleast_3d,   "np.atleast_3d(g)")
+defjvp(np.flip,         LINEAR)
+defjvp(np.fliplr,       LINEAR)
+defjvp(np.flipud,       LINEAR)
+defjvp(np.roll,         LINEAR)
+defjvp(np.rot90,        LINEAR)
+defjvp(np.copy,         LINEAR)
+defjvp(np.asarray,      asarray_jvp)
+defjvp(np.array,        array_jvp)
+defjvp(np.broadcast_to, LINEAR)
+
+if hasattr(np, "permute_dims"):  # NumPy >= 2
+    defjvp(np.permute_dims, LINEAR)
+    defjvp(np.astype,       astype_jvp)
+
+# ------------------------------------------------------------------ joins and replications
+defjvp(np.concatenate,  concatenate_jvp)
+defjvp(np.stack,        stack_jvp)
+defjvp(np.vstack,       vstack_jvp)
+defjvp(np.hstack,       hstack_jvp)
+defjvp(np.tile,         LINEAR)
+defjvp(np.repeat,       LINEAR)
+defjvp(np.kron,         LINEAR, LINEAR)
+defjvp(np.pad,          pad_jvp_array, None, None, None, _pad_values_jvp("constant_values", "constant"),
+       _pad_values_jvp("end_values", "linear_ramp"), None)
+
+# ------------------------------------------------------------------ splits (a list out)
+defjvp(np.split,        LINEAR)
+defjvp(np.array_split,  LINEAR)
+defjvp(np.hsplit,       LINEAR)
+defjvp(np.vsplit,       LINEAR)
+defjvp(np.dsplit,       LINEAR)
+
+# ------------------------------------------------------------------ selections
+defjvp(np.diag,         LINEAR)
+defjvp(np.diagonal,     LINEAR)
+defjvp(np.trace,        "np.trace(g, offset, axis1, axis2, dtype)")
+defjvp(np.triu,         LINEAR)
+defjvp(np.tril,         LINEAR)
+defjvp(np.sort,         sort_jvp)
+defjvp(np.partition,    partition_jvp)
+defjvp(np.take_along_axis, LINEAR)
+defjvp(np.diff,         diff_jvp)
+
+# ------------------------------------------------------------------ stencils, scans, weighted means
+defjvp(np.gradient,     gradient_jvp_f, gradient_jvp_varargs)
+defjvp(np.cumprod,      cumprod_jvp)
+defjvp(np.average,      average_jvp_a, None, average_jvp_weights)
+
+# ------------------------------------------------------------------ builders with float inputs
+defjvp(np.linspace,     linspace_jvp_start, linspace_jvp_stop)
+defjvp(np.full,         None, "np.full(np.shape(ans), g, dtype=ans.dtype)")
+defjvp(np.full_like,    None, "np.full(np.shape(ans), g, dtype=ans.dtype)")

@@ -679,9 +679,11 @@ rule_for(special.gammasgn).name = "scipy.special.gammasgn"
 
 # ------------------------------------------------------------------ jvps
 # A jvp of an elementwise function is ``g * slope``: ``g`` has its parameter's shape and
-# the slope the output's, and the term is cast to the output's dtype (``polygamma`` and
-# the shape slopes compute in float64 whatever the input). Guarded jvps give 0 wherever
-# the tangent is 0, even where the slope is infinite (``entr`` at 0), like the vjps.
+# the slope the output's, and the term is cast to the output's dtype, which SciPy does not
+# always take from the inputs (``polygamma(1, float32)`` and ``beta(0.5, float32)`` are
+# float64, ``erf(float16)`` too). Templates in ``x`` alone compute in ``ans.dtype``.
+# Guarded jvps give 0 wherever the tangent is 0, even where the slope is infinite (``entr``
+# at 0), like the vjps.
 def _like_output(term, ans):
     """``term`` in the dtype of the output ``ans`` (a NumPy scalar for a scalar output)."""
     dtype = getattr(ans, "dtype", None)
@@ -704,6 +706,23 @@ def _jvp(slope, guarded=False):
             return _like_output(g * slope(ans, *params), ans)
     jvp.__name__ = jvp.__qualname__ = slope.__name__.replace("slope", "jvp")
     return jvp
+
+
+# xlogy(0.5, float32 array) is float64 (so is xlog1py): jvps cast, which templates could not
+def xlogy_slope_x(ans, x, y):
+    return np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))
+
+
+def xlog1py_slope_x(ans, x, y):
+    return np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))
+
+
+def xlogy_jvp_y(g, ans, x, y):
+    return _like_output(safe_divide(g * x, y), ans)
+
+
+def xlog1py_jvp_y(g, ans, x, y):
+    return _like_output(safe_divide(g * x, 1 + y), ans)
 
 
 def rel_entr_jvp_y(g, ans, x, y):
@@ -744,23 +763,21 @@ def logsumexp_jvp_b(g, ans, a, axis, b, keepdims, return_sign):
 # ---- forward rules
 ELEMENTWISE = {"elementwise": True}
 # error function and the normal distribution
-defjvp(special.erf,          f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)", **ELEMENTWISE)
-defjvp(special.erfc,         f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)", **ELEMENTWISE)
+defjvp(special.erf,          f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
+defjvp(special.erfc,         f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
 defjvp(special.erfcx,        _jvp(erfcx_slope), **ELEMENTWISE)
 defjvp(special.erfinv,       f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
 defjvp(special.erfcinv,      f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
-defjvp(special.ndtr,         f"g * {1 / _SQRT_2PI!r} * np.exp(-x ** 2 / 2)", **ELEMENTWISE)
+defjvp(special.ndtr,         f"g * {1 / _SQRT_2PI!r} * np.exp(-np.square(x, dtype=ans.dtype) / 2)", **ELEMENTWISE)
 defjvp(special.ndtri,        f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
 defjvp(special.log_ndtr,     _jvp(log_ndtr_slope), **ELEMENTWISE)
 # logistic
 defjvp(special.expit,        "g * ans * (1 - ans)", **ELEMENTWISE)
-defjvp(special.logit,        "safe_divide(g, x * (1 - x))", **ELEMENTWISE)
+defjvp(special.logit,        "safe_divide(g, np.multiply(x, 1 - x, dtype=ans.dtype))", **ELEMENTWISE)
 defjvp(special.log_expit,    "g * (1 - np.exp(ans))", **ELEMENTWISE)
 # logarithms that are 0 where x is 0
-defjvp(special.xlogy,        "g * np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))",
-                             "safe_divide(g * x, y)", **ELEMENTWISE)
-defjvp(special.xlog1py,      "g * np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))",
-                             "safe_divide(g * x, 1 + y)", **ELEMENTWISE)
+defjvp(special.xlogy,        _jvp(xlogy_slope_x), xlogy_jvp_y, **ELEMENTWISE)
+defjvp(special.xlog1py,      _jvp(xlog1py_slope_x), xlog1py_jvp_y, **ELEMENTWISE)
 defjvp(special.entr,         _jvp(entr_slope, guarded=True), **ELEMENTWISE)
 defjvp(special.rel_entr,     _jvp(rel_entr_slope_x, guarded=True), rel_entr_jvp_y, **ELEMENTWISE)
 defjvp(special.kl_div,       _jvp(kl_div_slope_x, guarded=True), kl_div_jvp_y, **ELEMENTWISE)
@@ -800,5 +817,5 @@ defjvp(special.k1e,          _jvp(k1e_slope), **ELEMENTWISE)
 # reductions (not elementwise: the output has the reduced shape)
 defjvp(special.logsumexp,    logsumexp_jvp_a, None, logsumexp_jvp_b)
 defjvp(special.softmax,      "ans * (g - np.sum(ans * g, axis=axis, keepdims=True))")
-defjvp(special.log_softmax,  "g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)")
+defjvp(special.log_softmax,  "g - np.sum(np.exp(ans) * g, axis=axis, keepdims=True)")
 # gammasgn is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)

@@ -24,17 +24,25 @@ Conventions:
   Given the first ``k - 1`` components only, ``x`` is free and the cotangent is exact;
 * shape derivatives of cdfs (``gamma``'s ``a``, ``t``'s ``df``) come from the series and
   continued fractions of ``scipy_special``'s ``gammainc`` and ``betainc`` rules.
+
+Forward rules (jvps) use the same slopes and conventions: each tangent term is the slope
+times the parameter's tangent, in the output's shape and dtype (SciPy's distributions
+answer in float64). A tangent of ``multivariate_normal``'s ``cov`` enters through its
+symmetric part, the transpose of the symmetric gradient (for a symmetric tangent, the
+usual case, that is SciPy's own derivative); a tangent of ``dirichlet``'s full ``x`` is
+taken in the whole space, meaningful when it sums to 0 (stays on the simplex).
 """
 import math
 
 import numpy as np
 from scipy import special, stats
 
-from s2sad.registry import defvjp, defvjp_all
+from s2sad.forward_rules import defjvp
+from s2sad.registry import defvjp, defvjp_all, rule_for
 from s2sad.tangents import NO_TANGENT
 
 from .helpers import unbroadcast
-from .scipy_special import _betainc_slopes_in_shapes, _lower_gamma_slope_in_a
+from .scipy_special import _betainc_slopes_in_shapes, _jvp, _like_output, _lower_gamma_slope_in_a
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -238,20 +246,32 @@ def _poisson_log_slope(k, mu, loc):
     return _in_support(is_count, slope)
 
 
-def poisson_logpmf_vjp(g, ans, k, mu, loc):
-    return NO_TANGENT, unbroadcast(g * _poisson_log_slope(k, mu, loc), mu), NO_TANGENT
+def poisson_logpmf_slope_mu(ans, k, mu, loc):
+    return _poisson_log_slope(k, mu, loc)
 
 
-def poisson_pmf_vjp(g, ans, k, mu, loc):
-    return NO_TANGENT, unbroadcast(g * ans * _poisson_log_slope(k, mu, loc), mu), NO_TANGENT
+def poisson_pmf_slope_mu(ans, k, mu, loc):
+    return ans * _poisson_log_slope(k, mu, loc)
 
 
-def poisson_cdf_vjp(g, ans, k, mu, loc):
+def poisson_cdf_slope_mu(ans, k, mu, loc):
     # cdf = gammaincc(floor(k - loc) + 1, mu), whose slope in mu is minus the pmf at floor(k - loc)
     count = np.floor(np.asarray(k, dtype=np.float64) - loc)
     with np.errstate(divide="ignore", invalid="ignore"):
         pmf = np.exp(special.xlogy(count, mu) - mu - special.gammaln(count + 1))
-    return NO_TANGENT, unbroadcast(g * _in_support(count >= 0, -pmf), mu), NO_TANGENT
+    return _in_support(count >= 0, -pmf)
+
+
+def poisson_logpmf_vjp(g, ans, k, mu, loc):
+    return NO_TANGENT, unbroadcast(g * poisson_logpmf_slope_mu(ans, k, mu, loc), mu), NO_TANGENT
+
+
+def poisson_pmf_vjp(g, ans, k, mu, loc):
+    return NO_TANGENT, unbroadcast(g * poisson_pmf_slope_mu(ans, k, mu, loc), mu), NO_TANGENT
+
+
+def poisson_cdf_vjp(g, ans, k, mu, loc):
+    return NO_TANGENT, unbroadcast(g * poisson_cdf_slope_mu(ans, k, mu, loc), mu), NO_TANGENT
 
 
 # ------------------------------------------------------------------ multivariate_normal
@@ -313,17 +333,26 @@ def mvn_entropy_vjp_cov(g, ans, mean, cov):
 
 
 # ------------------------------------------------------------------ dirichlet: components along the first axis
-def _dirichlet_cotangents(weights, x, alpha):
+def _dirichlet_points(x, alpha):
+    """``x`` with its last component (SciPy completes ``k - 1`` of them with ``1 - sum(x)``),
+    ``alpha`` as a column against it, whether the last component was implicit, and the slopes
+    of the log-density in each component of ``alpha``, point by point."""
     x64 = np.asarray(x, dtype=np.float64)
     alpha64 = np.asarray(alpha, dtype=np.float64)
     k = alpha64.shape[0]
-    implicit_last = x64.shape[0] == k - 1                         # SciPy completes x with 1 - sum(x)
+    implicit_last = x64.shape[0] == k - 1
     full = np.concatenate([x64, 1 - np.sum(x64, axis=0, keepdims=True)]) if implicit_last else x64
     column = alpha64.reshape((k,) + (1,) * (full.ndim - 1))
+    log_terms = np.log(full) - special.digamma(column) + special.digamma(np.sum(alpha64))
+    return full, column, implicit_last, log_terms
+
+
+def _dirichlet_cotangents(weights, x, alpha):
+    full, column, implicit_last, log_terms = _dirichlet_points(x, alpha)
+    k = column.shape[0]
     weights = np.asarray(weights, dtype=np.float64)[None]      # one weight per point (column)
     dfull = weights * (column - 1) / full
     dx = dfull[:-1] - dfull[-1:] if implicit_last else dfull
-    log_terms = np.log(full) - special.digamma(column) + special.digamma(np.sum(alpha64))
     dalpha = np.sum(np.broadcast_to(weights * log_terms, full.shape).reshape(k, -1), axis=1)
     return unbroadcast(dx, x), unbroadcast(dalpha, alpha)
 
@@ -372,3 +401,140 @@ defvjp(stats.multivariate_normal.entropy, "mean=None, cov=1", None, mvn_entropy_
        name="scipy.stats.multivariate_normal.entropy")
 _defstats(stats.dirichlet.logpdf, "x, alpha",            dirichlet_logpdf_vjp)
 _defstats(stats.dirichlet.pdf,    "x, alpha",            dirichlet_pdf_vjp)
+
+
+# ------------------------------------------------------------------ jvps
+def _location_scale_jvps(standard, jacobian, shape_count):
+    """The jvps of ``method(x, *shapes, loc, scale)``, one per parameter, from the slopes the
+    vjp uses (see ``_location_scale``): ``x``, each shape, ``loc``, ``scale``."""
+    def slopes(ans, x, rest):
+        *shapes, loc, scale = rest
+        z = (np.asarray(x, dtype=np.float64) - loc) / scale
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope_z, shape_slopes = standard(ans, z, *shapes)
+        return z, scale, slope_z, shape_slopes
+
+    def jvp_x(g, ans, x, *rest):
+        z, scale, slope_z, _ = slopes(ans, x, rest)
+        with np.errstate(invalid="ignore"):
+            return _like_output(g * slope_z / scale, ans)
+
+    def jvp_shape(i):
+        def jvp(g, ans, x, *rest):
+            with np.errstate(invalid="ignore"):
+                return _like_output(g * slopes(ans, x, rest)[3][i], ans)
+
+        jvp.__name__ = jvp.__qualname__ = f"{standard.__name__}_jvp_shape_{i}"
+        return jvp
+
+    def jvp_loc(g, ans, x, *rest):
+        z, scale, slope_z, _ = slopes(ans, x, rest)
+        with np.errstate(invalid="ignore"):
+            return _like_output(-g * slope_z / scale, ans)
+
+    def jvp_scale(g, ans, x, *rest):
+        z, scale, slope_z, _ = slopes(ans, x, rest)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _like_output(-g * (slope_z * z + jacobian(ans)) / scale, ans)
+
+    for jvp, part in ((jvp_x, "x"), (jvp_loc, "loc"), (jvp_scale, "scale")):
+        jvp.__name__ = jvp.__qualname__ = f"{standard.__name__}_jvp_{part}"
+    return (jvp_x, *(jvp_shape(i) for i in range(shape_count)), jvp_loc, jvp_scale)
+
+
+def _mvn_log_density_jvp(g, ans, x, mean, cov, allow_singular, of):
+    """The tangent of the logpdf of each point, for a tangent ``g`` of ``x``, ``mean`` or ``cov``."""
+    d = _mvn_dimension(x, mean, cov)
+    points = np.reshape(np.asarray(x, dtype=np.float64), (-1, d))
+    centre = np.zeros(d) if mean is None else np.broadcast_to(np.asarray(mean, dtype=np.float64), (d,))
+    sigma = _mvn_full_cov(cov, d)
+    inverse = np.linalg.pinv(sigma, hermitian=True) if allow_singular else np.linalg.inv(sigma)
+    whitened = (points - centre) @ inverse                      # one row of Sigma^-1 (x - mean) per point
+    if of == "x":
+        per_point = -np.sum(whitened * np.reshape(g, (-1, d)), axis=1)
+    elif of == "mean":
+        per_point = whitened @ np.broadcast_to(np.asarray(g, dtype=np.float64), (d,))
+    else:  # d log|Sigma| = tr(Sigma^-1 dSigma), d of the quadratic = -w^T dSigma w
+        dsigma = _mvn_full_cov(g, d)
+        per_point = 0.5 * (np.sum((whitened @ dsigma) * whitened, axis=1) - np.sum(inverse * dsigma.T))
+    return np.reshape(per_point, np.shape(ans))
+
+
+def _mvn_jvp(of, density):
+    def jvp(g, ans, x, mean, cov, allow_singular):
+        tangent = _mvn_log_density_jvp(g, ans, x, mean, cov, allow_singular, of)
+        return _like_output(tangent * ans if density else tangent, ans)
+
+    jvp.__name__ = jvp.__qualname__ = f"mvn_{'pdf' if density else 'logpdf'}_jvp_{of}"
+    return jvp
+
+
+def mvn_entropy_jvp_cov(g, ans, mean, cov):
+    d = _mvn_dimension(None, mean, cov)
+    inverse = np.linalg.inv(_mvn_full_cov(cov, d))
+    return _like_output(0.5 * np.sum(inverse * _mvn_full_cov(g, d).T), ans)
+
+
+def _dirichlet_log_density_jvp_x(g, ans, x, alpha):
+    full, column, implicit_last, _ = _dirichlet_points(x, alpha)
+    g = np.asarray(g, dtype=np.float64)
+    dfull = np.concatenate([g, -np.sum(g, axis=0, keepdims=True)]) if implicit_last else g
+    return np.reshape(np.sum((column - 1) / full * dfull, axis=0), np.shape(ans))
+
+
+def _dirichlet_log_density_jvp_alpha(g, ans, x, alpha):
+    full, column, _, log_terms = _dirichlet_points(x, alpha)
+    dalpha = np.reshape(np.asarray(g, dtype=np.float64), column.shape)
+    return np.reshape(np.sum(dalpha * log_terms, axis=0), np.shape(ans))
+
+
+def dirichlet_logpdf_jvp_x(g, ans, x, alpha):
+    return _like_output(_dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
+
+
+def dirichlet_logpdf_jvp_alpha(g, ans, x, alpha):
+    return _like_output(_dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
+
+
+def dirichlet_pdf_jvp_x(g, ans, x, alpha):
+    return _like_output(ans * _dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
+
+
+def dirichlet_pdf_jvp_alpha(g, ans, x, alpha):
+    return _like_output(ans * _dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
+
+
+def _defjvp_location_scale(method, standard, jacobian):
+    """``defjvp`` of a location-scale family's method (its shapes counted from the rule's signature)."""
+    shape_count = len(rule_for(method).params) - 3              # x, *shapes, loc, scale
+    return defjvp(method, *_location_scale_jvps(standard, jacobian, shape_count), elementwise=True)
+
+
+# ---- forward rules
+_defjvp_location_scale(stats.norm.logpdf,  norm_logpdf,  _log_density)
+_defjvp_location_scale(stats.norm.pdf,     norm_pdf,     _density)
+_defjvp_location_scale(stats.norm.cdf,     norm_cdf,     _probability)
+_defjvp_location_scale(stats.norm.logcdf,  norm_logcdf,  _probability)
+_defjvp_location_scale(stats.norm.sf,      norm_sf,      _probability)
+_defjvp_location_scale(stats.norm.logsf,   norm_logsf,   _probability)
+_defjvp_location_scale(stats.t.logpdf,     t_logpdf,     _log_density)
+_defjvp_location_scale(stats.t.pdf,        t_pdf,        _density)
+_defjvp_location_scale(stats.t.cdf,        t_cdf,        _probability)
+_defjvp_location_scale(stats.t.logcdf,     t_logcdf,     _probability)
+_defjvp_location_scale(stats.gamma.logpdf, gamma_logpdf, _log_density)
+_defjvp_location_scale(stats.gamma.pdf,    gamma_pdf,    _density)
+_defjvp_location_scale(stats.gamma.cdf,    gamma_cdf,    _probability)
+_defjvp_location_scale(stats.chi2.logpdf,  chi2_logpdf,  _log_density)
+_defjvp_location_scale(stats.chi2.pdf,     chi2_pdf,     _density)
+_defjvp_location_scale(stats.chi2.cdf,     chi2_cdf,     _probability)
+_defjvp_location_scale(stats.beta.logpdf,  beta_logpdf,  _log_density)
+_defjvp_location_scale(stats.beta.pdf,     beta_pdf,     _density)
+_defjvp_location_scale(stats.beta.cdf,     beta_cdf,     _probability)
+defjvp(stats.poisson.logpmf, None, _jvp(poisson_logpmf_slope_mu), None, elementwise=True)
+defjvp(stats.poisson.pmf,    None, _jvp(poisson_pmf_slope_mu),    None, elementwise=True)
+defjvp(stats.poisson.cdf,    None, _jvp(poisson_cdf_slope_mu),    None, elementwise=True)
+defjvp(stats.multivariate_normal.logpdf,  _mvn_jvp("x", False), _mvn_jvp("mean", False), _mvn_jvp("cov", False), None)
+defjvp(stats.multivariate_normal.pdf,     _mvn_jvp("x", True),  _mvn_jvp("mean", True),  _mvn_jvp("cov", True),  None)
+defjvp(stats.multivariate_normal.entropy, None, mvn_entropy_jvp_cov)
+defjvp(stats.dirichlet.logpdf, dirichlet_logpdf_jvp_x, dirichlet_logpdf_jvp_alpha)
+defjvp(stats.dirichlet.pdf,    dirichlet_pdf_jvp_x,    dirichlet_pdf_jvp_alpha)

@@ -320,11 +320,20 @@ class Differentiated:
 
     @property
     def source(self) -> str:
-        """The generated primal-plus-pullback code for the default ``argnums``."""
-        return generated_source(self.__s2sad_original__, self.wrt)
+        """The generated primal-plus-pullback code for the default ``argnums`` (renders
+        highlighted in Jupyter)."""
+        from .display import GeneratedCode
 
-    def show(self, file=None) -> None:
-        print(self.source, file=file)
+        return GeneratedCode(generated_source(self.__s2sad_original__, self.wrt))
+
+    def _repr_html_(self) -> str:
+        return self.source._repr_html_()
+
+    def show(self, file=None, mode: str = "reverse") -> None:
+        """Print the generated code (highlighted on a terminal; HTML in Jupyter)."""
+        from .display import present
+
+        present(generated_source(self.__s2sad_original__, self.wrt, mode), file)
 
     def __repr__(self):
         return f"<s2sad.differentiate {self.__s2sad_original__.__qualname__} argnums={self.argnums}>"
@@ -337,11 +346,13 @@ def differentiate(function=None, *, argnums=0):
     return Differentiated(function, argnums)
 
 
-def show(function, argnums=0) -> None:
-    """Print the code s2sad generates for ``function``."""
+def show(function, argnums=0, mode: str = "reverse", file=None) -> None:
+    """Print the code s2sad generates for ``function`` (``mode="forward"``: its pushforward)."""
+    from .display import present
+
     if isinstance(function, Differentiated):
-        function.show()
+        function.show(file, mode)
         return
     names = list(inspect.signature(_unwrap(function)).parameters)
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    print(generated_source(function, tuple(names[n] for n in sorted(numbers))))
+    present(generated_source(function, tuple(names[n] for n in sorted(numbers)), mode), file)

@@ -1,8 +1,10 @@
 """The ``s2sad`` command (also ``python cli.py`` from a checkout).
 
-``s2sad show FILE.py:FUNC`` prints the code generated for a function; ``s2sad rules
-[PATTERN]`` lists the registered rules (the same entries as ``docs/rules.md``, which
-``python -m s2sad.reference`` writes).
+``s2sad show FILE.py:FUNC`` prints the code generated for a function (highlighted on a
+terminal); ``s2sad emit`` writes it as a file of its own; ``s2sad check`` compares a gradient
+with finite differences; ``s2sad rules [PATTERN]`` lists the registered rules (the same
+entries as ``docs/rules.md``, which ``python -m s2sad.reference`` writes); ``s2sad cache``
+shows or clears the cache of generated code.
 """
 from __future__ import annotations
 
@@ -18,6 +20,19 @@ EPILOG_SHOW = """example:
   s2sad show examples/quickstart.py:loss
   s2sad show examples/quickstart.py:loss --wrt W,b"""
 
+EPILOG_EMIT = """examples:
+  s2sad emit examples/quickstart.py:loss -o loss_derivatives.py
+  s2sad emit model.py:loss --wrt W,b --mode forward -o derivatives/
+  s2sad emit model.py -o derivatives/        # every @s2sad.differentiate function in model.py"""
+
+EPILOG_CHECK = """example:
+  s2sad check examples/quickstart.py:loss --wrt W,b --shapes W=4,3 b=3 X=32,4 y=32,3
+  (NAME= with no sizes gives a Python float)"""
+
+EPILOG_CACHE = """examples:
+  s2sad cache info
+  s2sad cache clear"""
+
 EPILOG_RULES = """PATTERN is a glob on the full or short name if it has * ? or [, else a
 case-insensitive substring of the full name (numpy.tanh, ndarray.sum, scipy.stats.norm.logpdf).
 
@@ -27,14 +42,12 @@ examples:
   s2sad rules 'ndarray.*' --how    # array methods, with each rule's template or function"""
 
 
-def _load_target(target: str):
-    """``FILE.py:FUNC`` -> the function object (the file is imported as a module)."""
-    path, _, name = target.rpartition(":")
-    if not path or not name:
-        raise S2SADError(f"expected FILE.py:FUNCTION, got {target!r}", hint="for example: s2sad show model.py:loss")
+def _load_module(path: str):
     if not os.path.isfile(path):
         raise S2SADError(f"no such file: {path}")
     module_name = "s2sad_cli_target_" + "".join(ch if ch.isalnum() else "_" for ch in os.path.abspath(path))
+    if module_name in sys.modules:
+        return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
@@ -43,6 +56,15 @@ def _load_target(target: str):
         spec.loader.exec_module(module)
     finally:
         sys.path.pop(0)
+    return module
+
+
+def _load_target(target: str):
+    """``FILE.py:FUNC`` -> the function object (the file is imported as a module)."""
+    path, _, name = target.rpartition(":")
+    if not path or not name:
+        raise S2SADError(f"expected FILE.py:FUNCTION, got {target!r}", hint="for example: s2sad show model.py:loss")
+    module = _load_module(path)
     function = module
     for part in name.split("."):
         function = getattr(function, part, None)
@@ -69,10 +91,111 @@ def _wrt(function, wrt: str | None):
 
 
 def command_show(arguments) -> int:
+    from .display import present
     from .transform import generated_source
 
     function = _load_target(arguments.target)
-    print(generated_source(function, _wrt(function, arguments.wrt)), end="")
+    present(generated_source(function, _wrt(function, arguments.wrt), arguments.mode))
+    return 0
+
+
+def _targets(target: str):
+    """``FILE.py:FUNC`` -> [function]; ``FILE.py`` -> every @differentiate function in it."""
+    if ":" in target:
+        return [_load_target(target)]
+    from .api import Differentiated
+
+    module = _load_module(target)
+    found = [value for value in vars(module).values() if isinstance(value, Differentiated)]
+    if not found:
+        raise S2SADError(f"{target} has no function marked @s2sad.differentiate",
+                         hint=f"name one: s2sad emit {target}:FUNCTION")
+    return found
+
+
+def command_emit(arguments) -> int:
+    from .emit import emitted_text, write_new
+    from .resolve import unwrap
+
+    functions = _targets(arguments.target)
+    output = arguments.output
+    into_directory = output is None or output.endswith(os.sep) or os.path.isdir(output)
+    if len(functions) > 1 and not into_directory:
+        raise S2SADError(f"{len(functions)} functions to emit, but -o names one file", hint="give a directory: -o DIR/")
+    suffix = "_jvp" if arguments.mode == "forward" else "_derivatives"
+    for function in functions:
+        name = unwrap(function).__name__
+        path = os.path.join(output or ".", f"{name}{suffix}.py") if into_directory else output
+        target = arguments.target if ":" in arguments.target else f"{arguments.target}:{name}"
+        text = emitted_text(function, _wrt(function, arguments.wrt), arguments.mode, path, target)
+        write_new(path, text, arguments.force)
+        print(f"wrote {path}")
+    return 0
+
+
+def command_check(arguments) -> int:
+    import inspect
+
+    import numpy as np
+
+    from .resolve import unwrap
+    from .testing import check_grad
+
+    function = _load_target(arguments.target)
+    original = unwrap(function)
+    parameters = inspect.signature(original).parameters
+    shapes = {}
+    for item in arguments.shapes or []:
+        name, _, shape = item.partition("=")
+        if name not in parameters:
+            raise S2SADError(f"--shapes names {name!r}, which {original.__qualname__} does not take",
+                             hint=f"its parameters are: {', '.join(parameters)}")
+        try:
+            shapes[name] = tuple(int(n) for n in shape.split(",") if n.strip()) if shape.strip() else ()
+        except ValueError:
+            raise S2SADError(f"bad shape {shape!r} for {name}", hint="write sizes separated by commas: W=4,3") from None
+    rng = np.random.default_rng(arguments.seed)
+    args = []
+    for name, parameter in parameters.items():
+        if name in shapes:
+            args.append(float(rng.standard_normal()) if shapes[name] == () else rng.standard_normal(shapes[name]))
+        elif parameter.default is not inspect.Parameter.empty:
+            break
+        else:
+            raise S2SADError(f"no shape for {name}", hint=f"give one: --shapes {name}=3 (or {name}= for a float)")
+    wrt = _wrt(function, arguments.wrt)
+    names = list(parameters)
+    positions = tuple(names.index(w) for w in wrt)
+    try:
+        check_grad(original, *args, argnums=positions, seed=arguments.seed)
+    except AssertionError as failure:
+        print(f"FAIL {original.__qualname__} with respect to {', '.join(wrt)}:\n{failure}")
+        return 1
+    print(f"PASS {original.__qualname__}: the gradient with respect to {', '.join(wrt)} matches central finite "
+          f"differences at random inputs (seed {arguments.seed})")
+    return 0
+
+
+def command_cache(arguments) -> int:
+    from . import cache
+
+    directory = cache.usable_directory()
+    if directory is None:
+        print("the cache directory is not usable: generated code is kept in memory only")
+        return 1
+    entries = sorted(directory.glob("s2sad_*.py"))
+    if arguments.action == "info":
+        size = sum(entry.stat().st_size for entry in entries)
+        print(f"directory: {directory}\nentries:   {len(entries)}\nsize:      {size / 1024:.1f} KiB")
+        return 0
+    removed = 0
+    for entry in entries:
+        try:
+            entry.unlink()
+            removed += 1
+        except OSError:
+            pass
+    print(f"removed {removed} entries from {directory}")
     return 0
 
 
@@ -111,7 +234,30 @@ def build_parser() -> argparse.ArgumentParser:
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     show.add_argument("target", metavar="FILE.py:FUNC")
     show.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
+    show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
+                      help="reverse: value and pullback (default); forward: value and tangent")
     show.set_defaults(run=command_show)
+    emit = commands.add_parser("emit", help="write the derivative of FILE.py:FUNC as a source file", epilog=EPILOG_EMIT,
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               description="Write a standalone derivative file: importable without s2sad parsing the "
+                                           "source again. Never replaces an existing file unless --force.")
+    emit.add_argument("target", metavar="FILE.py[:FUNC]")
+    emit.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
+    emit.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
+    emit.add_argument("-o", "--output", metavar="OUT.py|DIR/", help="file or directory to write (default: here)")
+    emit.add_argument("--force", action="store_true", help="replace an existing file")
+    emit.set_defaults(run=command_emit)
+    check = commands.add_parser("check", help="check the gradient of FILE.py:FUNC against finite differences",
+                                epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("target", metavar="FILE.py:FUNC")
+    check.add_argument("--shapes", nargs="+", metavar="NAME=SIZES", help="the shape of each argument, e.g. W=4,3")
+    check.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
+    check.add_argument("--seed", type=int, default=0, help="random seed for the inputs and directions")
+    check.set_defaults(run=command_check)
+    cache_parser = commands.add_parser("cache", help="show or clear the cache of generated code", epilog=EPILOG_CACHE,
+                                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    cache_parser.add_argument("action", choices=("info", "clear"))
+    cache_parser.set_defaults(run=command_cache)
     rules = commands.add_parser("rules", help="list the registered rules matching PATTERN", epilog=EPILOG_RULES,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 description="List s2sad's rules: name, namespace, the parameters that get a "

@@ -87,3 +87,113 @@ def test_rules_without_a_match_exits_1(capsys):
     assert main(["rules", "no_such_rule_anywhere"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("0 of ") and "match 'no_such_rule_anywhere'" in out
+
+
+# ---------------------------------------------------------------------- emit, check, cache, show --mode
+def run_in(directory, *arguments, env=None):
+    environment = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, os.path.join(ROOT, "cli.py"), *arguments],
+                          capture_output=True, text=True, cwd=directory, env=environment)
+
+
+def _import(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("emitted_" + os.path.basename(path)[:-3], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _quickstart_inputs():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((4, 3)), rng.standard_normal(3), rng.standard_normal((32, 4)), rng.standard_normal((32, 3))
+
+
+def test_emit_writes_an_importable_derivative_file_and_refuses_to_overwrite(tmp_path):
+    import numpy as np
+
+    import s2sad
+
+    out = tmp_path / "loss_derivatives.py"
+    quickstart_path = os.path.join(ROOT, "examples", "quickstart.py")
+    result = run_in(tmp_path, "emit", f"{quickstart_path}:loss", "--wrt", "W,b", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert text.startswith("# Derivatives of `loss` from quickstart.py (source sha256 ")
+    assert "# Defines: loss_rrule (value, pullback), loss_grad (the gradient)." in text
+    module = _import(str(out))
+    W, b, X, y = _quickstart_inputs()
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    try:
+        import quickstart
+    finally:
+        sys.path.pop(0)
+    expected = s2sad.grad(quickstart.loss.__s2sad_original__, argnums=(0, 1))(W, b, X, y)
+    for got, want in zip(module.loss_grad(W, b, X, y), expected):
+        np.testing.assert_allclose(got, want)
+
+    before = out.read_text()
+    again = run_in(tmp_path, "emit", f"{quickstart_path}:loss", "-o", str(out))
+    assert again.returncode == 1 and "exists: not overwritten" in again.stderr and "--force" in again.stderr
+    assert out.read_text() == before  # untouched
+    forced = run_in(tmp_path, "emit", f"{quickstart_path}:loss", "-o", str(out), "--force")
+    assert forced.returncode == 0 and "--wrt" not in out.read_text().splitlines()[3]
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".s2sad-emit-")]  # no half-written files left
+
+
+def test_emit_forward_mode_and_every_decorated_function_into_a_directory(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text("import numpy as np\nimport s2sad\n\n\n@s2sad.differentiate\ndef energy(x):\n"
+                      "    return np.sum(np.sin(x) * x)\n\n\n@s2sad.differentiate\ndef spread(x):\n"
+                      "    return np.sum((x - np.mean(x)) ** 2)\n")
+    (tmp_path / "out").mkdir()
+    result = run_in(tmp_path, "emit", "model.py", "-o", "out/")
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(tmp_path / "out")) == ["energy_derivatives.py", "spread_derivatives.py"]
+    forward = run_in(tmp_path, "emit", "model.py:energy", "--mode", "forward", "-o", "out/")
+    assert forward.returncode == 0, forward.stderr
+    text = (tmp_path / "out" / "energy_jvp.py").read_text()
+    assert "def energy_jvp(x, dx):" in text
+    unwritable = run_in(tmp_path, "emit", "model.py:energy", "-o", "missing/dir/file.py")
+    assert unwritable.returncode == 1 and "no such directory" in unwritable.stderr and "Traceback" not in unwritable.stderr
+
+
+def test_check_passes_a_right_gradient_and_fails_a_wrong_rule(tmp_path):
+    quickstart = os.path.join(ROOT, "examples", "quickstart.py")
+    good = run_in(tmp_path, "check", f"{quickstart}:loss", "--wrt", "W,b", "--shapes", "W=4,3", "b=3", "X=32,4", "y=32,3")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.startswith("PASS loss")
+    source = tmp_path / "wrong.py"
+    source.write_text("import numpy as np\nimport s2sad\n\n\ndef square(x):\n    return x * x\n\n\n"
+                      "s2sad.defvjp(square, 'x', 'g * x')  # wrong: the derivative is 2 x\n\n\n"
+                      "def loss(x):\n    return np.sum(square(x))\n")
+    bad = run_in(tmp_path, "check", "wrong.py:loss", "--shapes", "x=5")
+    assert bad.returncode == 1 and bad.stdout.startswith("FAIL loss")
+    missing = run_in(tmp_path, "check", "wrong.py:loss")
+    assert missing.returncode == 1 and "no shape for x" in missing.stderr
+
+
+def test_cache_info_and_clear(tmp_path):
+    quickstart = os.path.join(ROOT, "examples", "quickstart.py")
+    env = {"S2SAD_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_in(tmp_path, "show", f"{quickstart}:loss", env=env).returncode == 0
+    info = run_in(tmp_path, "cache", "info", env=env)
+    assert info.returncode == 0 and "entries:   1" in info.stdout
+    cleared = run_in(tmp_path, "cache", "clear", env=env)
+    assert "removed 1 entries" in cleared.stdout
+    assert "entries:   0" in run_in(tmp_path, "cache", "info", env=env).stdout
+
+
+def test_show_forward_mode_is_plain_when_piped():
+    result = run("show", "examples/quickstart.py:loss", "--wrt", "W,b", "--mode", "forward")
+    assert result.returncode == 0, result.stderr
+    assert "def loss_jvp(W, b, X, y, dW, db):" in result.stdout
+    assert "\x1b[" not in result.stdout  # no colour codes when not a terminal
+
+
+def test_every_command_has_an_example_in_its_help():
+    for command in ("show", "emit", "check", "cache", "rules"):
+        assert "example" in run(command, "--help").stdout, command

@@ -1,0 +1,88 @@
+"""``s2sad emit``: a derivative as a source file of its own, to read, ship and import.
+
+The file is the generated module plus a header (where it came from, a hash of that source,
+the s2sad version, the names it defines) and two things the cache's loader would otherwise
+do: binding the names the code takes from the function's module, and, in reverse mode, a
+``FUNC_grad`` function returning what ``s2sad.grad`` returns.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import tempfile
+
+from . import __version__
+from .errors import S2SADError
+from .resolve import unwrap
+from .transform import generated_source
+
+HEADER = '''\
+# Derivatives of `{qualname}` from {source} (source sha256 {digest}), by s2sad {version}.
+# Mode: {mode}; with respect to: {wrt}.
+# Defines: {defines}.
+# Regenerate with: s2sad emit {target}{options} --force
+'''
+
+GRAD_TEMPLATE = '''
+
+def {name}_grad({params}):
+    """The gradient of `{name}` with respect to {wrt}: what s2sad.grad(..., argnums={argnums}) returns."""
+    return _gradient({name}_rrule, ({params}{comma}), {positions}, {name!r})
+'''
+
+BIND_TEMPLATE = '''
+
+# The names above that come from `{name}`'s module, bound by importing that module (not parsing it).
+from s2sad.standalone import bind_from_source as _bind_from_source, gradient as _gradient  # noqa: E402
+
+_bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r})
+'''
+
+
+def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, target: str) -> str:
+    original = unwrap(function)
+    source_file = inspect.getsourcefile(original)
+    digest = hashlib.sha256(inspect.getsource(original).encode()).hexdigest()[:16]
+    generated = generated_source(original, wrt, mode)
+    body = generated.split("\n", 2)[2]  # the generated module without its own two-line header
+    name = original.__name__
+    params = list(inspect.signature(original).parameters)
+    defines = f"{name}_rrule (value, pullback), {name}_grad (the gradient)" if mode == "reverse" else \
+        f"{name}_jvp (value, tangent; tangents after the arguments, for {', '.join(wrt)})"
+    options = (f" --wrt {','.join(wrt)}" if wrt else "") + (" --mode forward" if mode == "forward" else "")
+    text = HEADER.format(qualname=original.__qualname__, source=os.path.basename(source_file), digest=digest,
+                         version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
+                         target=target, options=options) + body.rstrip() + "\n"
+    relative = os.path.relpath(source_file, os.path.dirname(os.path.abspath(output_path)))
+    text += BIND_TEMPLATE.format(name=name, relative=relative, absolute=os.path.abspath(source_file),
+                                 qualname=original.__qualname__)
+    if mode == "reverse":
+        positions = tuple(params.index(w) for w in wrt)
+        argnums = positions[0] if len(positions) == 1 else positions
+        text += GRAD_TEMPLATE.format(name=name, params=", ".join(params), wrt=", ".join(wrt), argnums=argnums,
+                                     comma="," if len(params) == 1 else "", positions=positions)
+    compile(text, output_path, "exec")
+    return text
+
+
+def write_new(path: str, text: str, force: bool) -> None:
+    """Write ``text`` to ``path`` atomically; refuse to replace an existing file unless ``force``."""
+    if os.path.exists(path) and not force:
+        raise S2SADError(f"{path} exists: not overwritten", hint="pass --force to replace it")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise S2SADError(f"no such directory: {directory}", hint="create it, or give another -o path")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".s2sad-emit-", suffix=".py")
+    except OSError as error:
+        raise S2SADError(f"cannot write to {directory}: {error.strerror}", hint="choose a writable -o path") from None
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        if not force and os.path.exists(path):  # made meanwhile by someone else: still not ours to replace
+            raise S2SADError(f"{path} exists: not overwritten", hint="pass --force to replace it")
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
