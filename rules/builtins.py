@@ -9,10 +9,12 @@ import builtins
 
 import numpy as np
 
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .helpers import unbroadcast
+from .numpy_elementwise import as_output, power_jvp_base, power_jvp_exponent
 
 
 def sum_vjp_iterable(g, ans, iterable, start):
@@ -76,3 +78,81 @@ nondifferentiable(
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.isinstance,
     builtins.str, builtins.hash, builtins.id, builtins.ord, builtins.chr,
 )
+
+
+# ---- forward rules
+#
+# ``sum`` pushes forward the sum of its items' tangents; ``max``/``min`` the tangent of the
+# element Python returns (the first of tied extremes, ``key=`` allowed: it only chooses).
+# Their forward rules need a signature, ``iterable, *args``: ``max(xs)`` has ``xs`` as its
+# iterable, ``max(a, b, c)`` has ``a`` and ``args == (b, c)``, whose tangent is the tuple
+# of the tangents of ``b`` and ``c`` (ZERO for those without one).
+
+
+def sum_jvp_iterable(g, ans, iterable, start):
+    if not isinstance(iterable, (list, tuple)):
+        raise NotImplementedError("sum() is differentiated over a list or tuple, not an iterator")
+    g = unthunk(g)
+    items = [g[i] for i in range(len(iterable))] if isinstance(g, Tangent) else g
+    total = ZERO
+    for item in items:
+        if item is not None and not is_zero(item):
+            total = total + unthunk(item)
+    return as_output(total, ans)
+
+
+def sum_jvp_start(g, ans, iterable, start):
+    return as_output(g, ans)
+
+
+def pow_jvp_base(g, ans, base, exp, mod):
+    return power_jvp_base(g, ans, base, exp)  # with mod, every argument is an int: no tangents
+
+
+def pow_jvp_exponent(g, ans, base, exp, mod):
+    return power_jvp_exponent(g, ans, base, exp)
+
+
+def _winner(choose, iterable, args, key):
+    """The index of the element ``max``/``min`` return among ``(iterable, *args)`` or
+    ``iterable``'s items (None if there are none)."""
+    items = [iterable, *args] if args else list(iterable)
+    if not items:
+        return None
+    value = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return choose(range(len(items)), key=value)
+
+
+def _item_tangent(t):
+    return ZERO if t is None or t is NO_TANGENT else unthunk(t)
+
+
+def _extremum_jvps(choose):
+    def extremum_jvp_iterable(g, ans, iterable, args, key, default):
+        winner = _winner(choose, iterable, args, key)
+        if winner is None:
+            return ZERO
+        if args:
+            return g if winner == 0 else ZERO
+        return _item_tangent(unthunk(g)[winner])
+
+    def extremum_jvp_args(g, ans, iterable, args, key, default):
+        winner = _winner(choose, iterable, args, key)
+        return _item_tangent(g[winner - 1]) if winner else ZERO
+
+    def extremum_jvp_default(g, ans, iterable, args, key, default):
+        return g if _winner(choose, iterable, args, key) is None else ZERO
+
+    for jvp in (extremum_jvp_iterable, extremum_jvp_args, extremum_jvp_default):
+        jvp.__name__ = jvp.__qualname__ = jvp.__name__.replace("extremum", choose.__name__)
+    return extremum_jvp_iterable, extremum_jvp_args, None, extremum_jvp_default
+
+
+defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real(g * np.sign(x).conjugate())")
+defjvp(builtins.pow,   pow_jvp_base, pow_jvp_exponent, None, elementwise=True)
+defjvp(builtins.float, "float(g)")
+defjvp(builtins.sum,   sum_jvp_iterable, sum_jvp_start, elementwise=True)
+defjvp(builtins.list,  "list(g)")
+defjvp(builtins.tuple, "tuple(g)")
+defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
+defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")

@@ -6,7 +6,10 @@ float is a float. Slopes that are infinite at a point of the domain go through
 """
 import math
 
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable
+
+from .numpy_elementwise import power_jvp_base, power_jvp_exponent
 
 _E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
 
@@ -49,3 +52,43 @@ nondifferentiable(
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
     math.factorial, math.comb, math.perm, math.gcd, math.isqrt,
 )
+
+
+# ---- forward rules
+#
+# The slope times the tangent, in ``math`` so a Python float's tangent is a Python float (a
+# numpy scalar argument's tangent stays a numpy scalar). ``pow`` shares the power jvps of
+# ``numpy_elementwise``, which keep Python's semantics for Python numbers.
+defjvp(math.sin,   "g * math.cos(x)")
+defjvp(math.cos,   "-g * math.sin(x)")
+defjvp(math.tan,   "g * (1 + ans * ans)")
+defjvp(math.asin,  "safe_divide(g, math.sqrt(1 - x * x))")
+defjvp(math.acos,  "safe_divide(-g, math.sqrt(1 - x * x))")
+defjvp(math.atan,  "g / (1 + x * x)")
+defjvp(math.atan2, "g * x / (x * x + y * y)", "-g * y / (x * x + y * y)")
+defjvp(math.sinh,  "g * math.cosh(x)")
+defjvp(math.cosh,  "g * math.sinh(x)")
+defjvp(math.tanh,  "g * (1 - ans * ans)")
+defjvp(math.asinh, "g / math.sqrt(x * x + 1)")
+defjvp(math.acosh, "safe_divide(g, math.sqrt(x * x - 1))")
+defjvp(math.atanh, "safe_divide(g, 1 - x * x)")
+defjvp(math.exp,   "g * ans")
+defjvp(math.expm1, "g * (ans + 1)")
+defjvp(math.log,   "safe_divide(g, x * math.log(base))", "safe_divide(-g * ans, base * math.log(base))")
+defjvp(math.log2,  "safe_divide(g, x * math.log(2))")
+defjvp(math.log10, "safe_divide(g, x * math.log(10))")
+defjvp(math.log1p, "safe_divide(g, x + 1)")
+defjvp(math.sqrt,  "safe_divide(g * 0.5, ans)")
+defjvp(math.pow,   power_jvp_base, power_jvp_exponent)
+defjvp(math.fabs,  "g * (1.0 if x > 0 else -1.0 if x < 0 else 0.0)")  # slope 0 at 0
+defjvp(math.hypot, "safe_divide(g * x, ans)", "safe_divide(g * y, ans)")
+defjvp(math.degrees, "g * (180 / math.pi)")
+defjvp(math.radians, "g * (math.pi / 180)")
+defjvp(math.erf,   "g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
+defjvp(math.erfc,  "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
+defjvp(math.copysign, "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)  # flat in y (but at 0)
+defjvp(math.fmod,  "g", "-g * ((x - ans) / y)")  # fmod(x, y) = x - trunc(x / y) * y
+defjvp(math.ldexp, "math.ldexp(g, i)", None)
+if hasattr(math, "cbrt"):  # Python >= 3.11
+    defjvp(math.cbrt, "safe_divide(g, 3 * ans * ans)")
+    defjvp(math.exp2, "g * ans * math.log(2)")

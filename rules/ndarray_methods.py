@@ -15,7 +15,9 @@ be read as a field of a structure.
 """
 import numpy as np
 
+from s2sad.forward_rules import defjvp_method
 from s2sad.registry import defmethod, defvjp
+from s2sad.tangents import ZERO
 
 from .helpers import inverse_axes, unbroadcast
 
@@ -97,3 +99,65 @@ for _name, _function in METHODS.items():
     defmethod(np.ndarray, _name, _function)
     if hasattr(np.generic, _name):
         defmethod(np.generic, _name, _function)
+
+
+# ---- forward rules
+#
+# The methods spelt as functions above are linear in the receiver: each pushes the receiver's
+# tangent through the same method. The tangent is laid out as the receiver (``order='A'``
+# and ``'K'`` follow the receiver's memory layout, not the tangent's), copies where the
+# method copies, and is cast as ``astype`` casts (an int target has no tangent). The
+# methods of METHODS that share a NumPy function's rule (``x.sum()``) share its forward
+# rule too, registered by the module of that function.
+
+
+def _layout_order(a, order):
+    """``order`` with 'A' resolved the way NumPy resolves it for ``a``."""
+    if order in ("A", "a"):
+        return "F" if np.isfortran(np.asarray(a)) else "C"
+    return order
+
+
+def ndarray_reshape_jvp(g, ans, a, shape, order):
+    return np.reshape(g, np.shape(ans), order=_layout_order(a, order))
+
+
+def ndarray_transpose_jvp(g, ans, a, axes):
+    return ndarray_transpose(g, *axes)
+
+
+def ndarray_flatten_jvp(g, ans, a, order):
+    if order not in ("K", "k"):
+        return np.asarray(g).flatten(_layout_order(a, order))
+    positions = np.empty_like(a, dtype=np.intp)  # a's layout ('K'), holding the C-order position of each element
+    positions[...] = np.arange(positions.size).reshape(positions.shape)
+    return np.asarray(g).reshape(-1)[positions.flatten(order)]
+
+
+def ndarray_copy_jvp(g, ans, a, order):
+    return np.array(g, order=_layout_order(a, order) if order != "K" else "K") if type(g) is np.ndarray else g
+
+
+def ndarray_astype_jvp(g, ans, a, dtype, order, casting, subok, copy):
+    target = np.result_type(ans)
+    if target.kind not in "fc":
+        return ZERO
+    if target.kind != "c" and np.iscomplexobj(g):
+        g = np.real(g)  # astype keeps the real part
+    if type(g) is not np.ndarray:
+        return target.type(g)
+    return g.astype(target, order=order, copy=copy)
+
+
+def ndarray_item_jvp(g, ans, a, args):
+    return np.asarray(g).item(*args)
+
+
+defjvp_method(np.ndarray, "reshape",   ndarray_reshape_jvp)
+defjvp_method(np.ndarray, "transpose", ndarray_transpose_jvp)
+defjvp_method(np.ndarray, "T",         "np.transpose(g)")
+defjvp_method(np.ndarray, "mT",        "mT(g)")
+defjvp_method(np.ndarray, "flatten",   ndarray_flatten_jvp)
+defjvp_method(np.ndarray, "copy",      ndarray_copy_jvp)
+defjvp_method(np.ndarray, "astype",    ndarray_astype_jvp)
+defjvp_method(np.ndarray, "item",      ndarray_item_jvp)

@@ -33,7 +33,7 @@ from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import safe_divide, unbroadcast
+from .helpers import fit, safe_divide, unbroadcast
 
 # ------------------------------------------------------------------ unary
 defvjp(np.negative,   "x", "-g")
@@ -187,6 +187,18 @@ def _cast(t, ans):
     return np.asarray(t, dtype)
 
 
+def as_output(t, ans):
+    """``t`` broadcast to ``ans``'s shape and cast to its dtype; a Python number for a Python number."""
+    if t is ZERO or t is NO_TANGENT:
+        return t
+    if type(ans) is float or type(ans) is complex:
+        return t if type(t) is type(ans) else type(ans)(t)
+    dtype = getattr(ans, "dtype", None)
+    if dtype is None:
+        return t
+    return fit(_cast(t, ans), ans)
+
+
 def _power_jvp_base(power, g, ans, x1, x2):
     if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
         if g == 0 or x2 == 0:
@@ -205,12 +217,11 @@ def _power_jvp_base(power, g, ans, x1, x2):
 
 def _power_jvp_exponent(g, ans, x1, x2):
     if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
-        if type(x1) in (int, float):
-            if x1 > 0:
-                return g * ans * math.log(x1)
-            if x1 == 0:
-                return 0j if type(ans) is complex else 0.0
-            return g * ans * cmath.log(x1) if type(ans) is complex else math.nan
+        if x1 == 0:
+            return 0j if type(ans) is complex else 0.0
+        if type(x1) is not complex and x1 > 0:
+            return g * ans * math.log(x1)
+        return g * ans * cmath.log(x1) if type(ans) is complex else math.nan  # (-2.0) ** y: real at integers only
     with np.errstate(divide="ignore", invalid="ignore"):
         base = np.where(np.equal(x1, 0), np.ones_like(x1), x1)  # 0 ** y is flat in y
         if base.dtype.kind != "c" and np.iscomplexobj(ans):  # (-2.0) ** 0.5j: log(-2) + i pi
@@ -357,7 +368,7 @@ defjvp(np.float_power, float_power_jvp_base, power_jvp_exponent, elementwise=Tru
 defjvp(np.remainder,   G_OUT, "-g * np.floor_divide(x1, x2)", elementwise=True)
 defjvp(np.fmod,        G_OUT, "-g * np.trunc(x1 / x2)", elementwise=True)
 defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)
-# defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
+defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
 defjvp(np.logaddexp,   "g * np.exp(x1 - ans)", "g * np.exp(x2 - ans)", elementwise=True)
 defjvp(np.logaddexp2,  "g * np.exp2(x1 - ans)", "g * np.exp2(x2 - ans)", elementwise=True)
 for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner's tangent; a tie averages both

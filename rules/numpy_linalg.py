@@ -41,10 +41,12 @@ Conventions:
 """
 import numpy as np
 
+from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.tangents import NO_TANGENT, ZERO
 
 from .helpers import expand_reduced, mT, output_parts, safe_divide, unbroadcast
+from .numpy_shapes import as_tangent_of, _varargs_tangents
 
 # ------------------------------------------------------------------ products
 
@@ -594,3 +596,382 @@ def einsum_rrule(subscripts, *operands, **kwargs):
 
 
 defrrule(np.einsum, einsum_rrule)
+
+
+# ================================================================== forward rules: what a template cannot say
+#
+# Derivations in the comments; A is the input, dA its tangent. Unlike the reverse rules,
+# most of these are written for complex matrices too (conjugate transposes, ``mH``), and
+# the spectral ones fix the gauge NumPy's results leave free the way LAPACK does, so
+# that their tangents are the derivatives of what NumPy returns:
+#
+# * ``cholesky``, ``eigh``, ``eigvalsh`` and the ``hermitian=True`` forms read one
+#   triangle of the matrix: a tangent is first made into the Hermitian matrix that
+#   triangle stands for, so any direction (not only symmetric ones) is pushed exactly.
+# * ``svd``: real singular vectors are fixed up to a joint sign, which does not move;
+#   complex ones up to a joint phase, taken here to leave each right vector's phase fixed.
+#   ``eigh``'s complex eigenvectors likewise keep ``v_i^H dv_i`` real (zero).
+# * ``eig``: unit-norm eigenvectors whose largest component stays real (LAPACK's choice).
+# * ``svd(full_matrices=True)`` and ``qr(mode='complete')``: the extra orthonormal columns
+#   move only as much as orthogonality to the first ones demands (``dU2 = -U1 dU1^H U2``);
+#   NumPy's own extra columns may turn within their span besides, so only quantities
+#   blind to that basis (``U2 @ U2.T``) have these tangents.
+# * Same assumptions as the reverse rules: distinct eigenvalues and singular values,
+#   constant rank for ``pinv`` and ``lstsq``, an invertible leading block for ``qr``.
+
+
+def mH(a):
+    """The conjugate transpose of a stack of matrices."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _is_missing(t):
+    return t is None or t is ZERO or t is NO_TANGENT
+
+
+def einsum_jvp(g, ans, subscripts, operands, out, dtype, order, casting, optimize):
+    """Multilinear: the sum over operands with a tangent of einsum with that operand replaced by it."""
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("the forward rule for np.einsum takes the subscripts-string form only")
+    total = ZERO
+    for i, t in enumerate(_varargs_tangents(g, operands)):
+        if _is_missing(t):
+            continue
+        replaced = list(operands)
+        replaced[i] = t
+        term = np.einsum(subscripts, *replaced, dtype=dtype, order=order, casting=casting, optimize=optimize)
+        total = term if total is ZERO else total + term
+    return as_tangent_of(total, ans)
+
+
+def _hermitian_view(g, uplo):
+    """The Hermitian matrix a routine reading only the ``uplo`` triangle of ``g`` sees (real diagonal)."""
+    strict = np.tril(g, -1) if uplo.upper() == "L" else np.triu(g, 1)
+    out = strict + mH(strict)
+    n = np.shape(g)[-1]
+    out[..., np.arange(n), np.arange(n)] = np.real(np.diagonal(g, axis1=-2, axis2=-1))
+    return out
+
+
+def _diagonal(a):
+    return np.diagonal(a, axis1=-2, axis2=-1)
+
+
+def _safe_reciprocal(s):
+    return np.where(s == 0, 0, 1 / np.where(s == 0, 1, s))
+
+
+def det_jvp(g, ans, a):
+    """d det = tr(adj(A) dA) = sum(cofactors * dA): exact at singular matrices too."""
+    return as_tangent_of(np.sum(_cofactors(a, ans) * g, axis=(-2, -1)), ans)
+
+
+def slogdet_jvp(g, ans, a):
+    """t = tr(A^-1 dA): logabsdet moves by Re t, the sign (a phase, for complex A) by i Im t times it."""
+    sign, logabsdet = ans
+    t = np.sum(mT(np.linalg.inv(a)) * g, axis=(-2, -1))
+    d_sign = sign * (1j * np.imag(t)) if np.iscomplexobj(sign) else np.zeros_like(sign)
+    return as_tangent_of(d_sign, sign), as_tangent_of(np.real(t), logabsdet)
+
+
+def _power_tangent(a, t, n):
+    """The tangent of A^n (n >= 1) through square-and-multiply: d(XY) = dX Y + X dY at each product."""
+    result = d_result = None
+    square, d_square = a, t
+    while n:
+        if n & 1:
+            if result is None:
+                result, d_result = square, d_square
+            else:
+                d_result = np.matmul(d_result, square) + np.matmul(result, d_square)
+                result = np.matmul(result, square)
+        n >>= 1
+        if n:
+            d_square = 2 * np.matmul(square, d_square)
+            square = np.matmul(square, square)
+    return d_result
+
+
+def matrix_power_jvp(g, ans, a, n):
+    if n == 0:
+        return as_tangent_of(np.zeros(np.shape(ans)), ans)
+    if n > 0:
+        return as_tangent_of(_power_tangent(a, g, n), ans)
+    inverse = np.linalg.inv(a)
+    return as_tangent_of(_power_tangent(inverse, -np.matmul(inverse, np.matmul(g, inverse)), -n), ans)
+
+
+def solve_jvp_a(g, ans, a, b):
+    """x = A^-1 b: dx = -A^-1 dA x (a 1-D b is a vector, also against a stack of matrices)."""
+    if np.ndim(b) == 1:
+        return as_tangent_of(-np.linalg.solve(a, np.matmul(g, ans[..., None]))[..., 0], ans)
+    return as_tangent_of(-np.linalg.solve(a, np.matmul(g, ans)), ans)
+
+
+def _pinv_tangent(a, x, da):
+    """Golub & Pereyra: dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X (constant rank)."""
+    da_h = mH(da)
+    t = -np.matmul(x, np.matmul(da, x))
+    left = np.matmul(x, np.matmul(mH(x), da_h))
+    t = t + left - np.matmul(left, np.matmul(a, x))
+    right = np.matmul(da_h, np.matmul(mH(x), x))
+    return t + right - np.matmul(x, np.matmul(a, right))
+
+
+def pinv_jvp(g, ans, a, rcond, hermitian, rtol):
+    return as_tangent_of(_pinv_tangent(a, ans, _hermitian_view(g, "L") if hermitian else g), ans)
+
+
+def _singular_value_tangents(u, vh, da):
+    """ds_i = Re(u_i^H dA v_i)."""
+    return np.real(np.sum(np.conj(u) * np.matmul(da, mH(vh)), axis=-2))
+
+
+def lstsq_jvp_a(g, ans, a, b, rcond):
+    """x = pinv(A) b; the residuals |b - A x|^2 at the optimum move by -2 <r, dA x> (A^T r = 0)."""
+    x, residuals, rank, s = ans
+    b2 = np.reshape(b, (-1, 1)) if np.ndim(b) == 1 else np.asarray(b)
+    x2 = np.reshape(x, (-1, 1)) if np.ndim(b) == 1 else x
+    pinv, u, vh = _truncated_pinv(a, rcond)
+    dx = np.reshape(np.matmul(_pinv_tangent(a, pinv, g), b2), np.shape(x))
+    d_residuals = np.zeros(np.shape(residuals))
+    if np.size(residuals):
+        misfit = b2 - np.matmul(a, x2)
+        d_residuals = -2 * np.sum(misfit * np.matmul(g, x2), axis=0)
+    return (as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT,
+            as_tangent_of(_singular_value_tangents(u, vh, g), s))
+
+
+def lstsq_jvp_b(g, ans, a, b, rcond):
+    x, residuals, rank, s = ans
+    pinv, _, _ = _truncated_pinv(a, rcond)
+    db = np.reshape(g, (-1, 1)) if np.ndim(b) == 1 else np.asarray(g)
+    dx = np.reshape(np.matmul(pinv, db), np.shape(x))
+    d_residuals = np.zeros(np.shape(residuals))
+    if np.size(residuals):
+        x2 = np.reshape(x, (-1, 1)) if np.ndim(b) == 1 else x
+        b2 = np.reshape(b, (-1, 1)) if np.ndim(b) == 1 else np.asarray(b)
+        d_residuals = 2 * np.sum((b2 - np.matmul(a, x2)) * db, axis=0)
+    return as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT, np.zeros_like(s)
+
+
+def _norm_tangent(slope, g, axes, keepdims):
+    """A norm moves by Re <slope, dx> over the reduced axes (slope: the reverse rules' subgradient)."""
+    return np.sum(np.real(np.conj(slope) * g), axis=axes, keepdims=keepdims)
+
+
+def norm_jvp(g, ans, x, ord, axis, keepdims):
+    x = x if isinstance(x, float) else np.asarray(x)  # a list of numbers too
+    ndim = np.ndim(x)
+    if axis is None:
+        axes = tuple(range(ndim))
+        matrix = ord is not None and ndim == 2
+    else:
+        axes = tuple(ax % ndim for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+        matrix = len(axes) == 2
+    norm = expand_reduced(ans, x, axes, keepdims)
+    slope = _matrix_norm_slope(x, norm, ord, axes) if matrix else _vector_norm_slope(x, norm, ord, axes)
+    return as_tangent_of(_norm_tangent(slope, g, axes, keepdims), ans)
+
+
+def vector_norm_jvp(g, ans, x, axis, keepdims, ord):
+    x = x if isinstance(x, float) else np.asarray(x)
+    axes = tuple(range(np.ndim(x))) if axis is None else \
+        tuple(ax % np.ndim(x) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+    norm = expand_reduced(ans, x, axes, keepdims)
+    return as_tangent_of(_norm_tangent(_vector_norm_slope(x, norm, ord, axes), g, axes, keepdims), ans)
+
+
+def matrix_norm_jvp(g, ans, x, keepdims, ord):
+    axes = (np.ndim(x) - 2, np.ndim(x) - 1)
+    norm = expand_reduced(ans, x, axes, keepdims)
+    return as_tangent_of(_norm_tangent(_matrix_norm_slope(x, norm, ord, axes), g, axes, keepdims), ans)
+
+
+def cond_jvp(g, ans, x, p):
+    """2-norm forms: s_max / s_min (or its inverse) through ds_i = Re(u_i^H dA v_i); the others:
+    |A| |A^-1| through the norms' slopes, with dA^-1 = -A^-1 dA A^-1."""
+    if p in (None, 2, -2):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        ds = _singular_value_tangents(u, vh, g)
+        top, bottom, d_top, d_bottom = s[..., 0], s[..., -1], ds[..., 0], ds[..., -1]
+        if p == -2:
+            return as_tangent_of((d_bottom * top - bottom * d_top) / top ** 2, ans)
+        return as_tangent_of((d_top * bottom - top * d_bottom) / bottom ** 2, ans)
+    inverse = np.linalg.inv(x)
+    axes = (np.ndim(x) - 2, np.ndim(x) - 1)
+    norm_x = np.linalg.norm(x, p, axis=(-2, -1), keepdims=True)
+    norm_inverse = np.linalg.norm(inverse, p, axis=(-2, -1), keepdims=True)
+    d_inverse = -np.matmul(inverse, np.matmul(g, inverse))
+    d_norm_x = _norm_tangent(_matrix_norm_slope(x, norm_x, p, axes), g, axes, False)
+    d_norm_inverse = _norm_tangent(_matrix_norm_slope(inverse, norm_inverse, p, axes), d_inverse, axes, False)
+    return as_tangent_of(d_norm_x * norm_inverse[..., 0, 0] + norm_x[..., 0, 0] * d_norm_inverse, ans)
+
+
+def cholesky_jvp(g, ans, a, upper):
+    """A = L L^H: dL = L Phi(L^-1 dA L^-H), Phi keeping the lower triangle with the diagonal halved."""
+    lower = mH(ans) if upper else ans
+    da = _hermitian_view(g, "U" if upper else "L")
+    inner = np.linalg.solve(lower, mH(np.linalg.solve(lower, da)))      # L^-1 (L^-1 dA)^H = L^-1 dA L^-H
+    phi = np.tril(inner, -1) + 0.5 * _diagonal(inner)[..., None] * np.eye(inner.shape[-1])
+    d_lower = np.matmul(lower, phi)
+    return as_tangent_of(mH(d_lower) if upper else d_lower, ans)
+
+
+def eigh_jvp(g, ans, a, UPLO):
+    """P = V^H dA V: dw = diag(P), dV = V (F o P) with F[i, j] = 1 / (w_j - w_i) off the diagonal."""
+    w, v = ans
+    p = np.matmul(mH(v), np.matmul(_hermitian_view(g, UPLO), v))
+    return as_tangent_of(np.real(_diagonal(p)), w), as_tangent_of(np.matmul(v, _reciprocal_gaps(w) * p), v)
+
+
+def eigvalsh_jvp(g, ans, a, UPLO):
+    _, v = np.linalg.eigh(a, UPLO)
+    return as_tangent_of(_singular_value_tangents(v, mH(v), _hermitian_view(g, UPLO)), ans)
+
+
+def _svd_tangent(u, s, v, da):
+    """A = U diag(s) V^H (thin). P = U^H dA V = Om_U S + dS - S Om_V with Om_U, Om_V skew-Hermitian, so
+    ds = Re diag(P), Om_U = F o (P S + S P^H), Om_V = F o (S P + P^H S), F[i, j] = 1 / (s_j^2 - s_i^2);
+    a complex diagonal Im P_ii = s_i (Om_U - Om_V)_ii goes to Om_U. Columns of dA outside U's (V's)
+    span add (I - U U^H) dA V S^-1 (and (I - V V^H) dA^H U S^-1)."""
+    p = np.matmul(mH(u), np.matmul(da, v))
+    diagonal = _diagonal(p)
+    ds = np.real(diagonal)
+    f = _reciprocal_gaps(s ** 2)
+    s_inverse = _safe_reciprocal(s)
+    omega_u = f * (p * s[..., None, :] + s[..., :, None] * mH(p))
+    omega_v = f * (s[..., :, None] * p + mH(p) * s[..., None, :])
+    if np.iscomplexobj(p):
+        omega_u = omega_u + 1j * (np.imag(diagonal) * s_inverse)[..., None] * np.eye(s.shape[-1])
+    du = np.matmul(u, omega_u) + np.matmul(da, v) * s_inverse[..., None, :] - \
+        np.matmul(u, p * s_inverse[..., None, :])
+    dv = np.matmul(v, omega_v) + np.matmul(mH(da), u) * s_inverse[..., None, :] - \
+        np.matmul(v, mH(p) * s_inverse[..., None, :])
+    return du, ds, dv
+
+
+def _complement_tangent(q, dq, rest):
+    """The extra orthonormal columns ``rest`` of ``[q | rest]`` move by -q dq^H rest: just what
+    orthogonality to ``q`` demands."""
+    return -np.matmul(q, np.matmul(mH(dq), rest))
+
+
+def svd_jvp(g, ans, a, full_matrices, compute_uv, hermitian):
+    da = _hermitian_view(g, "L") if hermitian else g
+    if not compute_uv:
+        u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+        return as_tangent_of(_singular_value_tangents(u, vh, da), ans)
+    u, s, vh = ans
+    k = s.shape[-1]
+    du, ds, dv = _svd_tangent(u[..., :k], s, mH(vh[..., :k, :]), da)
+    dvh = mH(dv)
+    if full_matrices:
+        if u.shape[-1] > k:
+            du = np.concatenate([du, _complement_tangent(u[..., :k], du, u[..., k:])], axis=-1)
+        if vh.shape[-2] > k:
+            rest = _complement_tangent(mH(vh[..., :k, :]), dv, mH(vh[..., k:, :]))
+            dvh = np.concatenate([dvh, mH(rest)], axis=-2)
+    return as_tangent_of(du, u), as_tangent_of(ds, s), as_tangent_of(dvh, vh)
+
+
+def svdvals_jvp(g, ans, x):
+    u, _, vh = np.linalg.svd(x, full_matrices=False)
+    return as_tangent_of(_singular_value_tangents(u, vh, g), ans)
+
+
+def _qr_square_tangent(q, r, da):
+    """A = Q R, R square and invertible: C = Q^H dA R^-1 = Om + dR R^-1 with Om = Q^H dQ skew-Hermitian
+    and dR R^-1 upper triangular, so Om = tril(C, -1) - tril(C, -1)^H (+ i Im diag C, which keeps a
+    complex R's diagonal real, as LAPACK makes it); dR = (C - Om) R, dQ = dA R^-1 - Q (C - Om)."""
+    da_r_inverse = mT(np.linalg.solve(mT(r), mT(da)))
+    c = np.matmul(mH(q), da_r_inverse)
+    lower = np.tril(c, -1)
+    omega = lower - mH(lower)
+    if np.iscomplexobj(c):
+        omega = omega + 1j * np.imag(_diagonal(c))[..., None] * np.eye(c.shape[-1])
+    return da_r_inverse - np.matmul(q, c - omega), np.matmul(c - omega, r)
+
+
+def qr_jvp(g, ans, a, mode):
+    if mode not in ("reduced", "complete", "r"):
+        raise NotImplementedError(f"no forward rule for np.linalg.qr with mode={mode!r} (Householder reflectors)")
+    q, r = (np.linalg.qr(a)[0], ans) if mode == "r" else ans
+    rows, cols = np.shape(a)[-2:]
+    k = min(rows, cols)
+    q1, r1 = q[..., :k], r[..., :k, :]
+    if rows >= cols:
+        dq, dr = _qr_square_tangent(q1, r1, g)
+    else:  # a wide matrix: A = Q [X | Y], X square; Y = Q^H A[:, rows:]
+        dq, dx = _qr_square_tangent(q1, r1[..., :rows], g[..., :rows])
+        dy = np.matmul(mH(dq), np.asarray(a)[..., rows:]) + np.matmul(mH(q1), g[..., rows:])
+        dr = np.concatenate([dx, dy], axis=-1)
+    if r.shape[-2] > k:  # mode='complete' of a tall matrix: R's extra rows stay zero
+        dr = np.concatenate([dr, np.zeros(dr.shape[:-2] + (r.shape[-2] - k, cols), dr.dtype)], axis=-2)
+    if mode == "r":
+        return as_tangent_of(dr, r)
+    if q.shape[-1] > k:
+        dq = np.concatenate([dq, _complement_tangent(q1, dq, q[..., k:])], axis=-1)
+    return as_tangent_of(dq, q), as_tangent_of(dr, r)
+
+
+def _eig_tangent(values, vectors, da):
+    """P = V^-1 dA V: dw = diag(P), dV = V (F o P) (F[i, j] = 1 / (w_j - w_i) off the diagonal), then along
+    each v_i itself: a real multiple keeping |v_i| = 1, an imaginary one keeping its largest component real."""
+    p = np.matmul(np.linalg.inv(vectors), np.matmul(da, vectors))
+    dv = np.matmul(vectors, _reciprocal_gaps(values) * p)
+    dv = dv - vectors * np.real(np.sum(np.conj(vectors) * dv, axis=-2, keepdims=True))
+    if np.iscomplexobj(dv):
+        largest = np.argmax(np.abs(vectors), axis=-2)[..., None, :]
+        ratio = np.take_along_axis(dv, largest, axis=-2) / np.take_along_axis(vectors, largest, axis=-2)
+        dv = dv - 1j * np.imag(ratio) * vectors
+    return _diagonal(p), dv
+
+
+def eig_jvp(g, ans, a):
+    values, vectors = ans
+    dw, dv = _eig_tangent(values, vectors, g)
+    return as_tangent_of(dw, values), as_tangent_of(dv, vectors)
+
+
+def eigvals_jvp(g, ans, a):
+    values, vectors = np.linalg.eig(a)
+    if not np.array_equal(values, ans):
+        vectors = np.take_along_axis(vectors, _matching_order(values, ans)[..., None, :], axis=-1)
+    return as_tangent_of(_diagonal(np.matmul(np.linalg.inv(vectors), np.matmul(g, vectors))), ans)
+
+
+# ---- forward rules
+# ------------------------------------------------------------------ products (bilinear: the tangent in one place at a time)
+defjvp(np.dot,       "np.dot(g, b)", "np.dot(a, g)")
+defjvp(np.matmul,    "np.matmul(g, x2)", "np.matmul(x1, g)")
+defjvp(np.outer,     "np.outer(g, b)", "np.outer(a, g)")
+defjvp(np.inner,     "np.inner(g, b)", "np.inner(a, g)")
+defjvp(np.vdot,      "np.vdot(g, b)", "np.vdot(a, g)")
+defjvp(np.tensordot, LINEAR, LINEAR)
+defjvp(np.cross,     LINEAR, LINEAR)
+defjvp(np.einsum,    None, einsum_jvp,
+       signature="subscripts, *operands, out=None, dtype=None, order='K', casting='safe', optimize=False")
+
+# ------------------------------------------------------------------ numpy.linalg
+defjvp(np.linalg.inv,      "-np.matmul(ans, np.matmul(g, ans))")
+defjvp(np.linalg.det,      det_jvp)
+defjvp(np.linalg.slogdet,  slogdet_jvp)
+defjvp(np.linalg.matrix_power, matrix_power_jvp)
+defjvp(np.linalg.solve,    solve_jvp_a, LINEAR)
+defjvp(np.linalg.lstsq,    lstsq_jvp_a, lstsq_jvp_b)
+defjvp(np.linalg.pinv,     pinv_jvp)
+defjvp(np.linalg.norm,     norm_jvp)
+defjvp(np.linalg.cond,     cond_jvp)
+defjvp(np.linalg.cholesky, cholesky_jvp)
+defjvp(np.linalg.qr,       qr_jvp)
+defjvp(np.linalg.svd,      svd_jvp)
+defjvp(np.linalg.eig,      eig_jvp)
+defjvp(np.linalg.eigvals,  eigvals_jvp)
+defjvp(np.linalg.eigvalsh, eigvalsh_jvp)
+defjvp(np.linalg.eigh,     eigh_jvp)
+
+if hasattr(np.linalg, "svdvals"):  # NumPy >= 2: the array-API names
+    defjvp(np.linalg.svdvals,     svdvals_jvp)
+    defjvp(np.linalg.vector_norm, vector_norm_jvp)
+    defjvp(np.linalg.matrix_norm, matrix_norm_jvp)

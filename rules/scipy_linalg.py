@@ -18,14 +18,23 @@ come from one more Sylvester equation with the transposes, ``A^T Y + Y B^T = G``
 ``M^T`` in the direction of the cotangent. All for real matrices (``sqrtm`` of a matrix
 with a real square root); ``expm`` also for stacks of matrices. ``lu_factor`` is
 nondifferentiable (its pivots are integers; differentiate ``solve`` instead).
+
+Forward rules: a solve's tangent is ``dx = M^-1 (db - dM x)``, with ``dM`` read from the
+tangent of the matrix's storage the way the function reads the matrix (one triangle,
+the band, ``dL L^H + L dL^H`` from a Cholesky factor). ``solve_sylvester``'s is one more
+Sylvester equation with the same matrices, ``A dX + dX B = dQ - dA X - X dB``; ``sqrtm``'s
+solves ``S dS + dS S = dM``; ``expm``'s is its Frechet derivative at ``M`` in the tangent's
+direction. These also hold for complex matrices (``trans='C'`` included). Tangents are
+solved with ``overwrite_b=False`` whatever the call said: they are never overwritten.
 """
 import numpy as np
 from scipy import linalg
 
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
-from s2sad.tangents import NO_TANGENT
+from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import mT, unbroadcast
+from .helpers import mT, output_parts, unbroadcast
 
 
 def _as_columns(b, a):
@@ -157,3 +166,116 @@ deflinalg(linalg.sqrtm,            "A", sqrtm_vjp)
 deflinalg(linalg.expm,             "A", expm_vjp)
 nondifferentiable(linalg.lu_factor)
 rule_for(linalg.lu_factor).name = "scipy.linalg.lu_factor"
+
+
+# ------------------------------------------------------------------ jvps
+def _like_output(term, ans):
+    term = np.asarray(term)
+    return term if term.dtype == np.asarray(ans).dtype else term.astype(np.asarray(ans).dtype)
+
+
+def _mH(a):
+    return np.conjugate(mT(a)) if np.iscomplexobj(a) else mT(a)
+
+
+def _triangle(g, lower, unit_diagonal=False):
+    """The part of a tangent a triangular solve reads: one triangle, without the diagonal if unit."""
+    g = np.asarray(g)
+    return np.tril(g, -1 if unit_diagonal else 0) if lower else np.triu(g, 1 if unit_diagonal else 0)
+
+
+def solve_triangular_jvp_a(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
+    da = _triangle(g, lower, unit_diagonal)
+    op_da = {0: da, "N": da, 1: mT(da), "T": mT(da), 2: _mH(da), "C": _mH(da)}[trans]
+    rhs = -(op_da @ _as_columns(ans, a))
+    dx = linalg.solve_triangular(a, rhs, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+    return _like_output(_from_columns(dx, ans), ans)
+
+
+def solve_triangular_jvp_b(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
+    return _like_output(linalg.solve_triangular(a, g, trans=trans, lower=lower, unit_diagonal=unit_diagonal), ans)
+
+
+def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
+    (dc, _) = output_parts(g, 2)                                # the flag `lower` has no tangent
+    if dc is ZERO:
+        return ZERO
+    c, lower = c_and_lower
+    factor, dfactor = _triangle(c, lower), _triangle(dc, lower)
+    # M = L L^H (lower) or U^H U (upper)
+    dm = dfactor @ _mH(factor) + factor @ _mH(dfactor) if lower else _mH(dfactor) @ factor + _mH(factor) @ dfactor
+    dx = linalg.cho_solve(c_and_lower, -(dm @ _as_columns(ans, c)))
+    return _like_output(_from_columns(dx, ans), ans)
+
+
+def cho_solve_jvp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
+    return _like_output(linalg.cho_solve(c_and_lower, g), ans)
+
+
+def _band_times(l_and_u, dab, x):
+    """``dA @ x`` for the band matrix stored in ``dab`` (entry (j + d, j) at ``dab[u + d, j]``)."""
+    lower_width, upper_width = l_and_u
+    x = np.asarray(x)
+    n = np.shape(dab)[1]
+    columns = x.reshape(n, -1)
+    product = np.zeros(columns.shape, dtype=np.result_type(dab, columns))
+    for d in range(-upper_width, lower_width + 1):
+        row = dab[upper_width + d]
+        if d >= 0:
+            product[d:] += row[:n - d, None] * columns[:n - d]
+        else:
+            product[:n + d] += row[-d:, None] * columns[-d:]
+    return product.reshape(x.shape)
+
+
+def solve_banded_jvp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
+    return _like_output(-linalg.solve_banded(l_and_u, ab, _band_times(l_and_u, np.asarray(g), ans)), ans)
+
+
+def solve_banded_jvp_b(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
+    return _like_output(linalg.solve_banded(l_and_u, ab, g), ans)
+
+
+def _solve_sylvester(a, b, q):
+    """``solve_sylvester`` in one dtype: SciPy 1.17 solves A X + X B = Q wrongly for a complex
+    ``a`` and a real ``b`` (a real tangent meets a complex matrix here)."""
+    dtype = np.result_type(a, b, q)
+    return linalg.solve_sylvester(*(np.asarray(m, dtype=dtype) for m in (a, b, q)))
+
+
+def solve_sylvester_jvp_a(g, ans, a, b, q):
+    return _like_output(_solve_sylvester(a, b, -(g @ ans)), ans)
+
+
+def solve_sylvester_jvp_b(g, ans, a, b, q):
+    return _like_output(_solve_sylvester(a, b, -(ans @ g)), ans)
+
+
+def solve_sylvester_jvp_q(g, ans, a, b, q):
+    return _like_output(_solve_sylvester(a, b, g), ans)
+
+
+def sqrtm_jvp(g, ans, A):
+    tangent = _solve_sylvester(ans, ans, g)
+    return _like_output(np.real(tangent) if not np.iscomplexobj(ans) else tangent, ans)
+
+
+def expm_jvp(g, ans, A):
+    a = np.asarray(A, dtype=np.result_type(A, np.float64))
+    g = np.asarray(g)
+    if a.ndim == 2:
+        return _like_output(linalg.expm_frechet(a, g, compute_expm=False), ans)
+    shape = np.broadcast_shapes(a.shape, g.shape)
+    a, g = np.broadcast_to(a, shape).reshape(-1, *shape[-2:]), np.broadcast_to(g, shape).reshape(-1, *shape[-2:])
+    tangents = [linalg.expm_frechet(one, tangent, compute_expm=False) for one, tangent in zip(a, g)]
+    return _like_output(np.reshape(tangents, shape), ans)
+
+
+# ---- forward rules
+defjvp(linalg.solve_triangular, solve_triangular_jvp_a, solve_triangular_jvp_b)
+defjvp(linalg.cho_solve,        cho_solve_jvp_c, cho_solve_jvp_b)
+defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
+defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
+defjvp(linalg.sqrtm,            sqrtm_jvp)
+defjvp(linalg.expm,             expm_jvp)
+# lu_factor is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)

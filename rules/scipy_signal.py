@@ -11,10 +11,17 @@ Cotangents are computed with the method the call used (``direct``, ``fft`` or ``
 run backwards in time over the cotangent; those of ``b`` and ``a`` correlate the
 backward-filtered cotangent with ``x`` and with the output. Initial conditions
 (``zi``) are not supported by the rule.
+
+Forward rules: convolution and correlation are linear in each input, so the tangent of
+each is the same call with the tangent in that input's place (``correlate`` conjugates
+``in2``, which is linear over the reals: the same holds for complex inputs). ``lfilter`` is
+linear in ``b`` and ``x``; from ``a * y = b * x`` (convolutions), a tangent of ``a`` gives
+``a * dy = -da * y``, that is ``dy = -lfilter(da, a, y)``.
 """
 import numpy as np
 from scipy import signal
 
+from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defvjp
 
 from .helpers import unbroadcast
@@ -136,3 +143,30 @@ defsignal(signal.convolve,    "in1, in2, mode='full', method='auto'", convolve_v
 defsignal(signal.correlate,   "in1, in2, mode='full', method='auto'", correlate_vjp_in1, correlate_vjp_in2)
 defsignal(signal.fftconvolve, "in1, in2, mode='full', axes=None",     fftconvolve_vjp_in1, fftconvolve_vjp_in2)
 defsignal(signal.lfilter,     "b, a, x, axis=-1, zi=None",            lfilter_vjp_b, lfilter_vjp_a, lfilter_vjp_x)
+
+
+# ------------------------------------------------------------------ jvps
+def _like_output(term, ans):
+    return term if term.dtype == ans.dtype else term.astype(ans.dtype)
+
+
+def lfilter_jvp_b(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    return _like_output(signal.lfilter(g, a, x, axis=axis), ans)
+
+
+def lfilter_jvp_a(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    return _like_output(-signal.lfilter(g, a, ans, axis=axis), ans)
+
+
+def lfilter_jvp_x(g, ans, b, a, x, axis, zi):
+    _refuse_initial_conditions(zi)
+    return _like_output(signal.lfilter(b, a, g, axis=axis), ans)
+
+
+# ---- forward rules
+defjvp(signal.convolve,    LINEAR, LINEAR)
+defjvp(signal.correlate,   LINEAR, LINEAR)
+defjvp(signal.fftconvolve, LINEAR, LINEAR)
+defjvp(signal.lfilter,     lfilter_jvp_b, lfilter_jvp_a, lfilter_jvp_x)

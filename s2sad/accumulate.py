@@ -82,6 +82,8 @@ def release(x):
 
     Called on each cotangent handed to the user, so that their arrays are never mutated.
     """
+    if x.__class__ is float:
+        return x
     if isinstance(x, _ndarray):
         with _lock:
             if is_owned(x):
@@ -119,6 +121,8 @@ def accumulate(a, b):
     is an owned, exclusively held, writeable float or complex ndarray whose shape and dtype
     ``a + b`` would keep; otherwise the result is newly allocated (and owned).
     """
+    if a.__class__ is float and b.__class__ is float:
+        return a + b  # scalars: nothing to own, nothing to overwrite
     # Nothing may take a reference to `a` before this line: the count is compared with
     # the calibrated count of an array held by the caller's one variable.
     count = _getrefcount(a)

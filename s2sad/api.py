@@ -19,7 +19,7 @@ import numpy as np
 from .accumulate import release
 from .errors import ArgumentError, S2SADError, SourceLocation
 from .projection import check_differentiable, project
-from .registry import rule_for
+from .registry import registry_generation, rule_for
 from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
@@ -28,7 +28,23 @@ _BLOCK_COMMENT = re.compile(r"^\s*# (?P<file>[^:]+):(?P<line>\d+): (?P<text>.*)$
 
 
 # ---------------------------------------------------------------------- running generated code
+_known_positions: dict = {}
+
+
 def _positions(argnums, count: int, name: str) -> tuple[int, ...]:
+    try:
+        return _known_positions[argnums, count]
+    except (KeyError, TypeError):
+        pass
+    positions = _checked_positions(argnums, count, name)
+    try:
+        _known_positions[argnums, count] = positions
+    except TypeError:  # argnums given as a list: fine, just not remembered
+        pass
+    return positions
+
+
+def _checked_positions(argnums, count: int, name: str) -> tuple[int, ...]:
     single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
     numbers = (argnums,) if single else argnums
     try:
@@ -74,26 +90,55 @@ def _bind(function, args, kwargs):
     return list(bound.arguments), list(bound.arguments.values())
 
 
+class _Plan:
+    """What a call of ``function`` needs besides its arguments, found once per registry state."""
+
+    __slots__ = ("original", "rule", "rrules", "generation")
+
+    def __init__(self, function):
+        self.original = _unwrap(function)
+        self.rule = rule_for(function) or rule_for(self.original)
+        self.rrules: dict = {}
+        self.generation = registry_generation()
+
+
+_plans: dict = {}  # id(function) -> (function, plan); functions a user differentiates live long
+
+
+def _plan(function) -> _Plan:
+    entry = _plans.get(id(function))
+    if entry is not None and entry[0] is function and entry[1].generation == registry_generation():
+        return entry[1]
+    plan = _Plan(function)
+    if len(_plans) > 4096:
+        _plans.clear()
+    _plans[id(function)] = (function, plan)
+    return plan
+
+
 def _run(function, args, kwargs, positions):
     """Run the primal of ``function``: (output, pullback, parameter names, values).
 
     A function with a registered rule (``np.sin``, a user's rule) is differentiated by that
     rule; any other function by the code s2sad generates for it.
     """
-    original = _unwrap(function)
-    rule = rule_for(function) or rule_for(original)
+    plan = _plan(function)
+    original, rule = plan.original, plan.rule
     if rule is not None:
         names = [f"argument {i}" for i in range(len(args))]
         for position in positions:
             check_differentiable(args[position], names[position])
-        with _pointing_at_user_source():
+        with _POINTING:
             y, pullback = rule.rrule(*args, **kwargs)
         return y, pullback, names, list(args)
     names, values = _bind(original, args, kwargs)
     for position in positions:
         check_differentiable(values[position], names[position])
-    rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
-    with _pointing_at_user_source():
+    wrt = tuple(names[p] for p in sorted(positions))
+    rrule = plan.rrules.get(wrt)
+    if rrule is None or plan.generation != registry_generation():
+        rrule = plan.rrules[wrt] = generated_rrule(original, wrt)
+    with _POINTING:
         y, pullback = rrule(*values)
     if pullback.__globals__.get("PULLBACK_RUNS_ONCE"):
         pullback = _repeatable(pullback, lambda: rrule(*values)[1])
@@ -119,7 +164,7 @@ def _repeatable(pullback, fresh):
 
 
 def _pull(pullback, cotangent):
-    with _pointing_at_user_source():
+    with _POINTING:
         return pullback(cotangent)
 
 
@@ -151,6 +196,9 @@ class _pointing_at_user_source:
         return False
 
 
+_POINTING = _pointing_at_user_source()  # stateless: one serves every call
+
+
 def _user_location(traceback) -> SourceLocation | None:
     found = None
     while traceback is not None:
@@ -170,6 +218,8 @@ def _user_location(traceback) -> SourceLocation | None:
 
 
 def _seed_for(output, name: str):
+    if output.__class__ is float:
+        return 1.0
     if isinstance(output, (bool, np.bool_)) or not isinstance(output, (int, float, complex, np.number, np.ndarray)):
         raise ArgumentError(
             f"grad of {name} needs a scalar float output, but it returned {type(output).__name__}",

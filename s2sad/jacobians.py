@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _pointing_at_user_source, vjp
+from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POINTING, vjp
 from .errors import ArgumentError
 from .forward_rules import forward_rule
 from .projection import check_differentiable
@@ -71,7 +71,7 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     for i in positions:
         check_differentiable(values[i], names[i])
     forward = generated_jvp(original, tuple(names[i] for i in positions))
-    with _pointing_at_user_source():
+    with _POINTING:
         y, tangent = forward(*values, *(tangents[i] for i in positions))
     output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
     tangent_out = _shaped(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
@@ -203,7 +203,7 @@ def derivative(f, order: int, argnum: int = 0):
             forward = generated_jvp(function, (variable,))
             values = values + [one]
             function, variable = forward, list(inspect.signature(forward).parameters)[argnum]
-        with _pointing_at_user_source():
+        with _POINTING:
             result = function(*values)
         for _ in range(order):  # the tangent of the tangent of ...: the last leaf, `order` levels down
             result = result[1]

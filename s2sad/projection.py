@@ -30,6 +30,12 @@ def project(primal, cotangent):
     cotangent. Ints, bools, strings and other values without a tangent space give
     NO_TANGENT.
     """
+    kind = primal.__class__
+    if kind is float and cotangent.__class__ is float:
+        return cotangent  # the scalar case, without a detour through arrays
+    if kind is np.ndarray and cotangent.__class__ is np.ndarray and cotangent.shape == primal.shape \
+            and cotangent.dtype == primal.dtype:
+        return cotangent
     cotangent = unthunk(cotangent)
     if isinstance(primal, np.ndarray):
         return _project_array(primal, cotangent)
@@ -137,6 +143,9 @@ def _cotangent_fields(primal, primal_type, cotangent) -> dict:
 
 def check_differentiable(value, argname, location: SourceLocation | None = None) -> None:
     """Raise ArgumentError unless ``value`` has something to differentiate: floats somewhere."""
+    kind = value.__class__
+    if kind is float or (kind is np.ndarray and value.dtype.kind in "fc"):
+        return
     problem = _why_not_differentiable(value)
     if problem is None:
         return

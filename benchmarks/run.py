@@ -1,0 +1,337 @@
+"""The benchmark suite: s2sad against a hand-written NumPy gradient and the peers, in one run.
+
+    python benchmarks/run.py                  # all workloads, writes benchmarks/results.md
+    python benchmarks/run.py --quick          # fewer repeats
+    python benchmarks/run.py --only mlp,rnn
+
+Every figure is the median of repeated runs after warm-up, single-threaded (BLAS and
+OpenMP threads pinned to 1 before NumPy is imported). Peers are optional (the `bench`
+extra): autograd, JAX (`jax.grad` eager and `jax.jit(jax.grad)`), PyTorch CPU eager; one
+that is not installed is skipped with a note. s2sad is measured twice: through
+`s2sad.grad` (what a user calls) and calling the generated rrule and pullback directly
+(the generated code alone).
+"""
+from __future__ import annotations
+
+import os
+
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
+    os.environ.setdefault(_variable, "1" if _variable != "XLA_FLAGS" else
+                          "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import s2sad  # noqa: E402
+import workloads as w  # noqa: E402
+
+
+def median_time(function, repeats: int, budget: float = 2.0) -> float:
+    """Median seconds per call after warm-up; fewer repeats for slow calls (about `budget` seconds)."""
+    function()
+    start = time.perf_counter()
+    function()
+    once = time.perf_counter() - start
+    repeats = max(3, min(repeats, int(budget / max(once, 1e-7))))
+    inner = max(1, int(1e-3 / max(once, 1e-9)))  # batch very fast calls so the timer is not the cost
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            function()
+        times.append((time.perf_counter() - start) / inner)
+    return statistics.median(times)
+
+
+# ---------------------------------------------------------------------- peers
+def peers():
+    found = {}
+    try:
+        import autograd
+        import autograd.numpy as anp
+
+        found["autograd"] = (autograd, anp)
+    except ImportError:
+        pass
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_enable_x64", True)
+        found["jax"] = (jax, jnp)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        torch.set_default_dtype(torch.float64)
+        found["torch"] = (torch, None)
+    except ImportError:
+        pass
+    return found
+
+
+def peer_versions(found) -> str:
+    notes = []
+    for name in ("autograd", "jax", "torch"):
+        if name in found:
+            notes.append(f"{name} {getattr(found[name][0], '__version__', '?')}")
+        else:
+            notes.append(f"{name}: not installed, skipped")
+    return ", ".join(notes)
+
+
+def written_in(np_module, math_module=None):
+    """The workloads again, in another array module (autograd.numpy, jax.numpy)."""
+    m = math_module or np_module
+
+    def scalar(x, y):
+        return m.sin(x) * y + x ** 2 / y + m.exp(-x * y)
+
+    def small(v):
+        return np_module.sum(np_module.tanh(2.0 * v + 1.0) ** 2)
+
+    def mlp(W1, W2, X, y):
+        h = np_module.tanh(X @ W1)
+        return np_module.mean((h @ W2 - y) ** 2)
+
+    def elementwise(x):
+        return np_module.sum(np_module.sin(x) * np_module.cos(x) + x ** 2)
+
+    def rnn(W, h, x):
+        for step in range(100):
+            h = np_module.tanh(W @ h + x)
+        return np_module.sum(h)
+
+    def mysum(x):
+        total = 0.0
+        for i in range(len(x)):
+            total = total + x[i]
+        return total
+
+    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum}
+
+
+def torch_workloads(torch):
+    def scalar(x, y):
+        return torch.sin(x) * y + x ** 2 / y + torch.exp(-x * y)
+
+    def small(v):
+        return torch.sum(torch.tanh(2.0 * v + 1.0) ** 2)
+
+    def mlp(W1, W2, X, y):
+        h = torch.tanh(X @ W1)
+        return torch.mean((h @ W2 - y) ** 2)
+
+    def elementwise(x):
+        return torch.sum(torch.sin(x) * torch.cos(x) + x ** 2)
+
+    def rnn(W, h, x):
+        for step in range(100):
+            h = torch.tanh(W @ h + x)
+        return torch.sum(h)
+
+    def mysum(x):
+        total = 0.0
+        for i in range(len(x)):
+            total = total + x[i]
+        return total
+
+    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum}
+
+
+# ---------------------------------------------------------------------- one workload
+def inputs(name: str, rng, n=None):
+    if name == "scalar":
+        return (0.7, 1.3), (0, 1)
+    if name == "small":
+        return (rng.standard_normal(10),), (0,)
+    if name == "mlp":
+        return (0.1 * rng.standard_normal((64, 256)), 0.1 * rng.standard_normal((256, 10)),
+                rng.standard_normal((256, 64)), rng.standard_normal((256, 10))), (0, 1)
+    if name == "elementwise":
+        return (rng.standard_normal(1_000_000),), (0,)
+    if name == "rnn":
+        return (0.2 * rng.standard_normal((32, 32)), rng.standard_normal(32), rng.standard_normal(32)), (0,)
+    if name == "mysum":
+        return (rng.standard_normal(n),), (0,)
+    raise KeyError(name)
+
+
+def measure(name, repeats, found, n=None):
+    rng = np.random.default_rng(0)
+    args, argnums = inputs(name, rng, n)
+    function = getattr(w, name)
+    by_hand = getattr(w, f"{name}_grad_by_hand")
+    row = {}
+    row["hand-written"] = median_time(lambda: by_hand(*args), repeats)
+    grad = s2sad.grad(function, argnums=argnums if len(argnums) > 1 else argnums[0])
+    expected = by_hand(*args)
+    got = grad(*args)
+    for a, b in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10)
+    row["s2sad"] = median_time(lambda: grad(*args), repeats)
+    from s2sad.transform import generated_rrule
+
+    names = list(__import__("inspect").signature(function).parameters)
+    rrule = generated_rrule(function, tuple(names[i] for i in argnums))
+
+    def generated_only():
+        value, pullback = rrule(*args)
+        return pullback(1.0)
+
+    row["s2sad generated code"] = median_time(generated_only, repeats)
+    if "autograd" in found:
+        autograd, anp = found["autograd"]
+        import math  # noqa: F401
+
+        f = written_in(anp)[name]
+        g = autograd.grad(f, argnum=argnums if len(argnums) > 1 else argnums[0])
+        row["autograd"] = median_time(lambda: g(*args), repeats, budget=4.0)
+    if "jax" in found:
+        jax, jnp = found["jax"]
+        f = written_in(jnp)[name]
+        jargs = tuple(jnp.asarray(a) for a in args)
+        g = jax.grad(f, argnums=argnums if len(argnums) > 1 else argnums[0])
+        if name != "mysum" or n <= 10_000:
+            row["jax eager"] = median_time(lambda: jax.block_until_ready(g(*jargs)), repeats, budget=4.0)
+        jitted = jax.jit(g)
+        row["jax.jit"] = median_time(lambda: jax.block_until_ready(jitted(*jargs)), repeats)
+    if "torch" in found:
+        torch = found["torch"][0]
+        f = torch_workloads(torch)[name]
+
+        def torch_grad():
+            tensors = [torch.tensor(a, requires_grad=(i in argnums)) for i, a in enumerate(args)]
+            f(*tensors).backward()
+            return [tensors[i].grad for i in argnums]
+
+        row["torch eager"] = median_time(torch_grad, repeats, budget=4.0)
+    return row
+
+
+def mysum_memory(n: int) -> dict:
+    x = np.random.default_rng(0).standard_normal(n)
+    grad = s2sad.grad(w.mysum)
+    grad(x)
+    tracemalloc.start()
+    grad(x)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    value, pullback = s2sad.vjp(w.mysum, x)
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    pullback(1.0)
+    reverse_peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return {"peak": peak, "reverse peak": reverse_peak}
+
+
+def transform_cost() -> dict:
+    """First gradient of the 50-line function on an empty cache, and from a warm disk cache in a new process."""
+    script = (
+        "import time; t = time.perf_counter(); import numpy as np, s2sad, sys; sys.path.insert(0, {here!r}); "
+        "import workloads as w; rng = np.random.default_rng(0); "
+        "args = (rng.standard_normal((4, 8)), rng.standard_normal(8), rng.standard_normal((8, 3)), rng.standard_normal(3), "
+        "rng.standard_normal((16, 4)), np.eye(3)[rng.integers(0, 3, 16)], 0.01); "
+        "t0 = time.perf_counter(); s2sad.grad(w.fifty_lines, argnums=(0, 1, 2, 3))(*args); "
+        "print(time.perf_counter() - t0, t0 - t)"
+    ).format(here=HERE)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, S2SAD_CACHE_DIR=cache)
+        cold = [float(v) for v in subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                                  text=True, check=True).stdout.split()]
+        warm = []
+        for _ in range(5):
+            warm.append([float(v) for v in subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                                           text=True, check=True).stdout.split()])
+    return {"empty cache": cold[0], "warm cache, new process": statistics.median(v[0] for v in warm),
+            "import s2sad": statistics.median(v[1] for v in warm)}
+
+
+def format_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
+    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,transform")
+    parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
+    arguments = parser.parse_args(argv)
+    repeats = 7 if arguments.quick else 31
+    chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
+                                                                "mysum", "transform"]
+    found = peers()
+    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit", "torch eager"]
+    lines = [
+        "# s2sad benchmarks",
+        "",
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}; single-threaded. Peers: {peer_versions(found)}.",
+        "Medians of repeated runs after warm-up. Ratios are to the hand-written NumPy gradient (lower is better).",
+        "",
+        "| workload | " + " | ".join(columns) + " |",
+        "| --- | " + " | ".join("---" for _ in columns) + " |",
+    ]
+    rows = []
+    for name in chosen:
+        if name in ("transform",):
+            continue
+        sizes = [1000, 10000, 100000] if name == "mysum" else [None]
+        for n in sizes:
+            label = f"mysum n={n}" if n else name
+            print(f"measuring {label} ...", file=sys.stderr)
+            row = measure(name, repeats if not n or n < 100000 else 3, found, n)
+            rows.append((label, row))
+            base = row["hand-written"]
+            cells = []
+            for column in columns:
+                if column not in row:
+                    cells.append("—")
+                elif column == "hand-written":
+                    cells.append(format_time(row[column]))
+                else:
+                    cells.append(f"{format_time(row[column])} ({row[column] / base:.2f}×)")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if "mysum" in chosen:
+        lines += ["", "`mysum` memory (tracemalloc peak of a whole `grad`, and of the reverse pass alone):", "",
+                  "| n | whole grad | per element | reverse pass | x itself |", "| --- | --- | --- | --- | --- |"]
+        for n in (1000, 10000, 100000):
+            memory = mysum_memory(n)
+            lines.append(f"| {n} | {memory['peak'] / 1e6:.2f} MB | {memory['peak'] / n:.0f} B | "
+                         f"{memory['reverse peak'] / 1e6:.3f} MB | {8 * n / 1e6:.3f} MB |")
+    if "transform" in chosen:
+        print("measuring transform cost ...", file=sys.stderr)
+        cost = transform_cost()
+        lines += ["", "Transform cost of a 50-line function (`benchmarks/workloads.py:fifty_lines`), each in a new process:",
+                  "", "| | time |", "| --- | --- |"]
+        for key, value in cost.items():
+            lines.append(f"| {key} | {format_time(value)} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(arguments.output, "w") as stream:
+        stream.write(text)
+    print(f"written to {arguments.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
