@@ -3,9 +3,10 @@
 Shows: a model file is written to a temporary directory; ``s2sad emit model.py:loss
 --wrt W,b -o loss_derivatives.py`` (run here as ``python -m s2sad emit ...``) writes a
 standalone Python module defining ``loss_rrule`` (value and pullback) and ``loss_grad``
-(the gradient with respect to W and b). The example imports that file with importlib,
-compares its gradient with ``s2sad.grad``, and shows that emitting again refuses to
-overwrite the file unless ``--force`` is given.
+(the gradient with respect to W and b); ``--mode forward`` writes one defining
+``predict_jvp`` (value and directional derivative of the model's prediction). The example imports the files with
+importlib, compares them with ``s2sad.grad``, and shows that emitting again refuses to
+overwrite a file unless ``--force`` is given.
 
 Run: python examples/emit_files.py [--keep DIR]   (--keep: write into DIR and leave the files there)
 
@@ -57,11 +58,6 @@ def import_file(path, name):
 
 
 def run(directory):
-    available = s2sad_command("emit", "--help", cwd=directory)
-    if available.returncode != 0 and "invalid choice" in available.stderr:
-        print("SKIPPED: s2sad emit not available (this s2sad has no `emit` command)")
-        return 0
-
     model_path = os.path.join(directory, "model.py")
     with open(model_path, "w") as handle:
         handle.write(MODEL)
@@ -70,6 +66,9 @@ def run(directory):
     command = ["emit", "model.py:loss", "--wrt", "W,b", "-o", "loss_derivatives.py"]
     print("$ s2sad " + " ".join(command))
     emitted = s2sad_command(*command, cwd=directory)
+    if emitted.returncode != 0 and "invalid choice: 'emit'" in emitted.stderr:
+        print("SKIPPED: s2sad emit not available (this s2sad has no `emit` command)")
+        return 0
     if emitted.returncode != 0:
         print(f"FAILED: s2sad emit exited with status {emitted.returncode}:\n{emitted.stderr}", file=sys.stderr)
         return 1
@@ -100,6 +99,26 @@ def run(directory):
         print("FAILED: the emitted derivative differs from s2sad.grad", file=sys.stderr)
         return 1
 
+    # Forward mode, for the model's prediction: predict_jvp(W, b, X, tangent of W, tangent of b)
+    # -> (prediction, its directional derivative), checked against central finite differences.
+    command_forward = ["emit", "model.py:predict", "--wrt", "W,b", "--mode", "forward", "-o", "predict_jvp.py"]
+    print("$ s2sad " + " ".join(command_forward))
+    emitted = s2sad_command(*command_forward, cwd=directory)
+    if emitted.returncode != 0:
+        print(f"FAILED: s2sad emit --mode forward exited with status {emitted.returncode}:\n{emitted.stderr}",
+              file=sys.stderr)
+        return 1
+    print(emitted.stdout, end="")
+    forward = import_file(os.path.join(directory, "predict_jvp.py"), "predict_jvp")
+    tW, tb, h = rng.standard_normal(W.shape), rng.standard_normal(b.shape), 1e-6
+    prediction, tangent = forward.predict_jvp(W, b, X, tW, tb)
+    expected = (model.predict(W + h * tW, b + h * tb, X) - model.predict(W - h * tW, b - h * tb, X)) / (2 * h)
+    error = np.max(np.abs(tangent - expected))
+    print(f"predict_jvp's tangent {tangent.shape} against finite differences: largest difference {error:.1e}")
+    if not (error < 1e-7 and np.allclose(prediction, model.predict(W, b, X))):
+        print("FAILED: the emitted forward derivative disagrees with finite differences", file=sys.stderr)
+        return 1
+
     # The file exists now: emitting again is refused (exit status 1, compiler-style message) ...
     again = s2sad_command(*command, cwd=directory)
     print(f"emitting again without --force: exit status {again.returncode}, stderr:")
@@ -122,7 +141,7 @@ def main(argv=None):
     arguments = parser.parse_args(argv)
     if arguments.keep:
         os.makedirs(arguments.keep, exist_ok=True)
-        for name in ("model.py", "loss_derivatives.py"):   # start afresh, so the refusal below is the only one
+        for name in ("model.py", "loss_derivatives.py", "predict_jvp.py"):   # start afresh, so the refusal below is the only one
             if os.path.exists(os.path.join(arguments.keep, name)):
                 os.remove(os.path.join(arguments.keep, name))
         return run(os.path.abspath(arguments.keep))

@@ -289,6 +289,10 @@ def matmul_vjp_x1(g, x1, x2):
     """Cotangent of ``x1`` in ``x1 @ x2``: ``g @ x2^H`` (1-D operands, batches and broadcasting included)."""
     if type(x2) is not np.ndarray or x2.dtype.kind == "c":
         x2 = np.conjugate(x2)  # a real array x2 (the common case) is used as it is, without a copy
+    if type(x1) is np.ndarray and type(g) is np.ndarray and x1.ndim == 2 and g.ndim == 2 and x2.ndim == 2:
+        return unbroadcast(g @ x2.T, x1)  # matrix times matrix: the common case, without the general dance
+    if type(x1) is np.ndarray and type(g) is np.ndarray and x1.ndim == 2 and g.ndim == 1 and x2.ndim == 1:
+        return unbroadcast(np.multiply.outer(g, x2), x1)  # matrix times vector (an RNN step)
     if np.ndim(x2) == 1:
         if np.ndim(x1) == 1:
             return unbroadcast(g * x2, x1)
@@ -302,6 +306,8 @@ def matmul_vjp_x2(g, x1, x2):
     """Cotangent of ``x2`` in ``x1 @ x2``: ``x1^H @ g``."""
     if type(x1) is not np.ndarray or x1.dtype.kind == "c":
         x1 = np.conjugate(x1)  # a real array x1 (the common case) is used as it is, without a copy
+    if type(x2) is np.ndarray and type(g) is np.ndarray and x1.ndim == 2 and x2.ndim == g.ndim and x2.ndim in (1, 2):
+        return unbroadcast(x1.T @ g, x2)  # matrix times matrix or vector: the common cases
     if np.ndim(x1) == 1:
         if np.ndim(x2) == 1:
             return unbroadcast(g * x1, x2)

@@ -104,11 +104,11 @@ for _name, _function in METHODS.items():
 # ---- forward rules
 #
 # The methods spelt as functions above are linear in the receiver: each pushes the receiver's
-# tangent through the same method. The tangent is laid out as the receiver (``order='A'``
-# and ``'K'`` follow the receiver's memory layout, not the tangent's), copies where the
-# method copies, and is cast as ``astype`` casts (an int target has no tangent). The
-# methods of METHODS that share a NumPy function's rule (``x.sum()``) share its forward
-# rule too, registered by the module of that function.
+# tangent through the same method, with its elements in the order the method reads the
+# receiver's (``order='A'`` and ``'K'`` follow the receiver's memory layout, not the
+# tangent's); it copies where the method copies and is cast as ``astype`` casts (an int
+# target has no tangent). The methods of METHODS that share a NumPy function's rule
+# (``x.sum()``) share its forward rule too, registered by the module of that function.
 
 
 def _layout_order(a, order):
@@ -135,7 +135,7 @@ def ndarray_flatten_jvp(g, ans, a, order):
 
 
 def ndarray_copy_jvp(g, ans, a, order):
-    return np.array(g, order=_layout_order(a, order) if order != "K" else "K") if type(g) is np.ndarray else g
+    return np.array(g, order=_layout_order(a, order)) if type(g) is np.ndarray else g  # scalars are immutable
 
 
 def ndarray_astype_jvp(g, ans, a, dtype, order, casting, subok, copy):

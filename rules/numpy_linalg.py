@@ -687,7 +687,7 @@ def _power_tangent(a, t, n):
                 result = np.matmul(result, square)
         n >>= 1
         if n:
-            d_square = 2 * np.matmul(square, d_square)
+            d_square = np.matmul(d_square, square) + np.matmul(square, d_square)
             square = np.matmul(square, square)
     return d_result
 

@@ -26,13 +26,21 @@ input are real: ``var = sum(|c|**2) / (n - ddof)`` with ``c = z - mean(z)``, and
 ``d var = 2 Re(sum(conj(c) dz)) / (n - ddof)`` (the ``mean(dz)`` term drops out since
 ``sum(c) = 0``), so the cotangent is ``2 g c / (n - ddof)``, the real formula read for
 complex ``c``; ``std``'s is that divided by ``2 std``.
+
+Forward rules follow the same conventions: ``sum``, ``mean`` and ``cumsum`` reduce the
+tangent as they reduce the input (``where`` too; ``initial`` is a constant); ``prod``
+pushes ``sum(dx * product of the others)`` (exact at zeros); ``max``/``min`` push the mean
+of the tangents of the tied winners (0 where ``initial`` won); ``var`` pushes
+``2 Re(sum(conj(c) dz)) / (n - ddof)`` and ``std`` that over ``2 std`` (0 at zero spread).
 """
 import numpy as np
 
+from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT
 
 from .helpers import expand_reduced, reduced_count, safe_divide, unbroadcast
+from .numpy_shapes import as_tangent_of
 
 _SUM = "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
 _MEAN = "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True"
@@ -62,9 +70,15 @@ def _centred(a, axis, where, mean):
 
 def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     """``g`` times the (conjugate) product of the other elements: exclusive cumulative products, no division."""
-    x = np.asarray(a)
-    if x.dtype.kind in "biu":
+    if np.asarray(a).dtype.kind in "biu":
         return NO_TANGENT
+    others = _products_of_others(a, axis, initial, where)
+    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * others.conjugate(), a)
+
+
+def _products_of_others(a, axis, initial, where):
+    """For each element, the product of the other elements reduced with it (and ``initial``)."""
+    x = np.asarray(a)
     if where is not True:
         x = np.where(where, x, 1)  # elements left out of the product count as 1 (their own cotangent is 0)
     axes = _axes(axis, x.ndim)
@@ -78,7 +92,7 @@ def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     others = np.transpose(others, np.argsort(kept + list(axes)))
     if initial is not None:
         others = others * initial
-    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * others.conjugate(), a)
+    return others
 
 
 def extreme_vjp(g, ans, a, axis, out, keepdims, initial, where):
@@ -123,3 +137,50 @@ defvjp(np.amin,   _EXTREME,  extreme_vjp)
 defvjp(np.var,    _SPREAD,   var_vjp)
 defvjp(np.std,    _SPREAD,   std_vjp)
 defvjp(np.cumsum, "a, axis=None, dtype=None, out=None", cumsum_vjp)
+
+
+# ------------------------------------------------------------------ forward rules: what a template cannot say
+
+
+def prod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    others = _products_of_others(a, axis, initial, where)
+    return as_tangent_of(np.sum(others * g, axis=axis, keepdims=keepdims, where=where), ans)
+
+
+def extreme_jvp(g, ans, a, axis, out, keepdims, initial, where):
+    """The mean of the winners' tangents (the tied elements share, as in the reverse rule)."""
+    winners = np.equal(a, expand_reduced(ans, a, axis, keepdims))
+    if where is not True:
+        winners = winners & where
+    count = np.maximum(np.sum(winners, axis=axis, keepdims=keepdims), 1)  # no winner: ``initial`` won
+    return as_tangent_of(np.sum(np.where(winners, g, 0), axis=axis, keepdims=keepdims) / count, ans)
+
+
+def _spread_tangent(g, a, axis, ddof, keepdims, where, mean, correction):
+    """d var = 2 Re(sum(conj(c) dz)) / (n - ddof), reduced axes kept."""
+    centred = _centred(a, axis, where, mean)
+    total = np.sum(np.real(np.conj(centred) * g), axis=axis, keepdims=True, where=where)
+    return 2 * total / _spread_count(a, axis, ddof, correction, where)
+
+
+def var_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    d_var = _spread_tangent(g, a, axis, ddof, keepdims, where, mean, correction)
+    return as_tangent_of(np.reshape(d_var, np.shape(ans)), ans)
+
+
+def std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    d_var = _spread_tangent(g, a, axis, ddof, keepdims, where, mean, correction)
+    return as_tangent_of(safe_divide(np.reshape(d_var, np.shape(ans)), 2 * ans), ans)
+
+
+# ---- forward rules
+defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
+defjvp(np.mean,   "np.mean(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
+defjvp(np.prod,   prod_jvp)
+defjvp(np.max,    extreme_jvp)
+defjvp(np.min,    extreme_jvp)
+defjvp(np.amax,   extreme_jvp)
+defjvp(np.amin,   extreme_jvp)
+defjvp(np.var,    var_jvp)
+defjvp(np.std,    std_jvp)
+defjvp(np.cumsum, "np.cumsum(g, axis, dtype)")

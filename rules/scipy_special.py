@@ -783,7 +783,7 @@ defjvp(special.rel_entr,     _jvp(rel_entr_slope_x, guarded=True), rel_entr_jvp_
 defjvp(special.kl_div,       _jvp(kl_div_slope_x, guarded=True), kl_div_jvp_y, **ELEMENTWISE)
 # gamma and beta
 defjvp(special.gamma,        _jvp(gamma_slope), **ELEMENTWISE)
-defjvp(special.gammaln,      _jvp(digamma_slope), **ELEMENTWISE)
+defjvp(special.gammaln,      _jvp(gammaln_slope), **ELEMENTWISE)
 defjvp(special.digamma,      _jvp(digamma_slope), **ELEMENTWISE)
 defjvp(special.polygamma,    None, _jvp(polygamma_slope_x), **ELEMENTWISE)
 defjvp(special.rgamma,       _jvp(rgamma_slope), **ELEMENTWISE)

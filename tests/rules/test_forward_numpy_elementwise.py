@@ -322,11 +322,12 @@ def test_abs_and_sinc_slopes_at_zero():
 
 
 # ------------------------------------------------------------------ coverage
-def registered_by(module_name):
-    """The functions a rules module registers reverse rules for: its source run again with
-    the registry's registration functions recording their first argument (and registering nothing)."""
+def registrations(module_name):
+    """What a rules module registers: the functions it gives reverse rules (or declares
+    nondifferentiable) and the (owner, name) of the methods it gives rules, found by running its
+    source again with the registry's registration functions recording (and registering nothing)."""
     spec = importlib.util.find_spec(module_name)
-    functions = []
+    functions, methods = [], []
 
     def record(function, *args, **kwargs):
         functions.append(function)
@@ -335,15 +336,23 @@ def registered_by(module_name):
     def record_all(*fs):
         functions.extend(fs)
 
+    def record_method(owner, name, *args, **kwargs):
+        methods.append((owner, name))
+
     def ignore(*args, **kwargs):
         return None
 
     recorders = {name: record for name in ("defvjp", "defvjp_all", "defrrule", "defderivative")}
-    with mock.patch.multiple(registry, nondifferentiable=record_all, defmethod=ignore, **recorders), \
+    with mock.patch.multiple(registry, nondifferentiable=record_all, defmethod=record_method, **recorders), \
             mock.patch.multiple(forward_rules, defjvp=ignore, deflinear=ignore, defjvp_method=ignore):
         namespace = {"__name__": f"{module_name}__recount", "__package__": spec.parent, "__file__": spec.origin}
         exec(compile(spec.loader.get_source(module_name), spec.origin, "exec"), namespace)
-    return functions
+    return functions, methods
+
+
+def registered_by(module_name):
+    """The functions a rules module registers (see registrations)."""
+    return registrations(module_name)[0]
 
 
 def test_every_differentiable_rule_has_a_forward_rule():
