@@ -743,6 +743,25 @@ def _varargs_tangents(g, varargs):
     raise ValueError(f"a tangent for {len(varargs)} collected arguments must be a tuple of {len(varargs)} tangents")
 
 
+def _read_order(a, order):
+    """The index order ``order`` reads ``a`` in: 'A' follows ``a``'s memory layout, not the tangent's."""
+    if order in ("A", "a"):
+        return "F" if isinstance(a, np.ndarray) and np.isfortran(a) else "C"
+    return order
+
+
+def reshape_jvp(g, ans, a, shape, order, newshape, copy):
+    return np.reshape(g, np.shape(ans), order=_read_order(a, order))
+
+
+def ravel_jvp(g, ans, a, order):
+    if order not in ("K", "k") or not isinstance(a, np.ndarray):
+        return np.ravel(g, order=_read_order(a, "C" if order in ("K", "k") else order))
+    positions = np.empty_like(a, dtype=np.intp)  # a's layout ('K'), holding each element's C-order position
+    positions[...] = np.reshape(np.arange(positions.size), positions.shape)
+    return np.ravel(g)[np.ravel(positions, order="K")]
+
+
 def array_jvp(g, ans, object, *rest):
     return as_tangent_of(np.reshape(np.array(_filled(g, object)), np.shape(ans)), ans)  # a copy, as np.array's
 
@@ -945,8 +964,8 @@ def linspace_jvp_stop(g, ans, start, stop, num, endpoint, retstep, dtype, axis, 
 
 # ---- forward rules
 # ------------------------------------------------------------------ moves and views
-defjvp(np.reshape,      "np.reshape(g, np.shape(ans), order=order)")
-defjvp(np.ravel,        LINEAR)
+defjvp(np.reshape,      reshape_jvp)
+defjvp(np.ravel,        ravel_jvp)
 defjvp(np.transpose,    LINEAR)
 defjvp(np.swapaxes,     LINEAR)
 defjvp(np.moveaxis,     LINEAR)

@@ -501,7 +501,7 @@ def dirichlet_pdf_jvp_x(g, ans, x, alpha):
 
 
 def dirichlet_pdf_jvp_alpha(g, ans, x, alpha):
-    return _like_output(_dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
+    return _like_output(ans * _dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
 
 
 def _defjvp_location_scale(method, standard, jacobian):

@@ -220,6 +220,13 @@ def _user_location(traceback) -> SourceLocation | None:
 def _seed_for(output, name: str):
     if output.__class__ is float:
         return 1.0
+    from .projection import is_duck_array
+
+    if is_duck_array(output):  # a lazy scalar (Dask): its seed is a plain one
+        if output.ndim != 0:
+            raise ArgumentError(f"grad of {name} needs a scalar output, but it returned an array of shape {output.shape}",
+                                hint="reduce it to a scalar (np.sum, np.mean)")
+        return np.ones((), dtype=output.dtype if output.dtype.kind in "fc" else np.float64)
     if isinstance(output, (bool, np.bool_)) or not isinstance(output, (int, float, complex, np.number, np.ndarray)):
         raise ArgumentError(
             f"grad of {name} needs a scalar float output, but it returned {type(output).__name__}",

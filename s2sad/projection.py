@@ -39,6 +39,8 @@ def project(primal, cotangent):
     cotangent = unthunk(cotangent)
     if isinstance(primal, np.ndarray):
         return _project_array(primal, cotangent)
+    if is_duck_array(primal):
+        return NO_TANGENT if primal.dtype.kind not in "fc" else _project_duck(primal, cotangent)
     if isinstance(primal, np.generic):  # before float: np.float64 is a float subclass
         if primal.dtype.kind not in "fc":
             return NO_TANGENT
@@ -52,6 +54,32 @@ def project(primal, cotangent):
     return _project_structure(primal, cotangent)
 
 
+def is_duck_array(x) -> bool:
+    """An array of another library that NumPy dispatches to (a Dask array): kept lazy, never converted."""
+    return (not isinstance(x, (np.ndarray, np.generic)) and hasattr(x, "__array_function__")
+            and hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def _project_duck(primal, cotangent):
+    """The cotangent of a duck array (or a lazy cotangent of a NumPy array): shape and dtype
+    fixed with the array library's own operations, so nothing is computed here."""
+    like = primal
+    if is_zero(cotangent):
+        return np.zeros_like(like, dtype=like.dtype)
+    if np.iscomplexobj(cotangent) and like.dtype.kind != "c":
+        cotangent = np.real(cotangent)
+    if tuple(cotangent.shape) != tuple(like.shape):
+        extra = cotangent.ndim - like.ndim
+        if extra > 0:
+            cotangent = cotangent.sum(axis=tuple(range(extra)))
+        stretched = tuple(axis for axis, size in enumerate(like.shape) if size == 1 and cotangent.shape[axis] != 1)
+        if stretched:
+            cotangent = cotangent.sum(axis=stretched, keepdims=True)
+        if tuple(cotangent.shape) != tuple(like.shape):
+            cotangent = np.broadcast_to(cotangent, like.shape)
+    return cotangent.astype(like.dtype) if cotangent.dtype != like.dtype else cotangent
+
+
 def _project_array(primal: np.ndarray, cotangent) -> np.ndarray:
     dtype = primal.dtype
     if dtype.kind not in "fc":
@@ -60,6 +88,8 @@ def _project_array(primal: np.ndarray, cotangent) -> np.ndarray:
         return np.zeros(primal.shape, dtype)
     if isinstance(cotangent, Tangent):
         raise RuleError(f"a structural tangent {cotangent!r} was given for an array of shape {primal.shape}")
+    if is_duck_array(cotangent):  # data in Dask: the gradient stays lazy, even for a NumPy parameter
+        return _project_duck(primal, cotangent)
     array = np.asarray(cotangent)
     if array.dtype.kind == "c" and dtype.kind != "c":
         array = array.real  # the imaginary part points out of the primal's (real) space
@@ -158,6 +188,8 @@ def check_differentiable(value, argname, location: SourceLocation | None = None)
 
 
 def _why_not_differentiable(value, depth: int = 0) -> str | None:
+    if is_duck_array(value):
+        return None if value.dtype.kind in "fc" else f"an array of dtype {value.dtype}, not a floating-point type"
     if isinstance(value, (bool, np.bool_)):
         return f"a bool ({value!r}), which has no derivative"
     if isinstance(value, (np.ndarray, np.generic)):

@@ -11,6 +11,9 @@ The convention (stated in each document's first lines too):
 * other fences (```text, ```bash) are not Python and are left alone.
 
 A failure names the document's line, not the temporary module's.
+
+The README is checked too: its 30-second tour runs, and its rules summary is the one
+docs/rules.md (generated from the registry) has.
 """
 import os
 import re
@@ -95,3 +98,44 @@ def test_runnable_blocks_run(name, tmp_path):
 
         message = re.sub(rf'File "[^"]*{re.escape(module.name)}", line (\d+)', in_document, result.stderr)
         pytest.fail(f"the code of docs/{name} failed:\n{message}", pytrace=False)
+
+
+# ---------------------------------------------------------------- the README's tour and rules summary
+
+
+def _readme():
+    with open(os.path.join(ROOT, "README.md")) as stream:
+        return stream.read()
+
+
+def _section(text, heading):
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start:end if end != -1 else len(text)]
+
+
+def test_the_readme_tour_runs(tmp_path):
+    tour = _section(_readme(), "## A 30-second tour")
+    code = tour.split("```python\n", 1)[1].split("```", 1)[0]
+    module = tmp_path / "readme_tour.py"
+    module.write_text(code)
+    environment = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"))
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, environment.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, cwd=tmp_path,
+                            env=environment, timeout=300)
+    assert result.returncode == 0, f"the README's 30-second tour failed:\n{result.stderr}"
+    assert "def loss_rrule(W, b, X, y):" in result.stdout and "def mse_rrule(W, b, X, y):" in result.stdout
+
+
+def _summary_table(text):
+    start = text.index("| namespace | s2sad: with a gradient")
+    end = text.find("\n\n", start)
+    return text[start:end if end != -1 else len(text)].strip()
+
+
+def test_the_readme_rules_summary_is_the_reference_summary():
+    with open(os.path.join(DOCS, "rules.md")) as stream:
+        reference = _summary_table(stream.read())
+    assert _summary_table(_section(_readme(), "## Rules")) == reference, (
+        "README.md's rules summary differs from docs/rules.md's: copy the summary table of docs/rules.md "
+        "(written by `python -m s2sad.reference`) into the README's `## Rules` section")

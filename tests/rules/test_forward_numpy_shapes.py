@@ -215,6 +215,24 @@ def test_float32_stays_float32(f, args, kwargs):
     check_frule(f, *(float32(a) for a in args), **kwargs)
 
 
+LAYOUTS = {"C": lambda x: x, "F": np.asfortranarray, "transposed": lambda x: x.T.copy().T,
+           "strided": lambda x: np.repeat(np.repeat(x, 2, 0), 3, 1)[::-2, ::3], "reversed": lambda x: x[::-1, ::-1]}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_orders_follow_the_input_layout(order, layout):
+    """'A' and 'K' read the input in its memory order: the tangent's elements must follow, whatever its layout."""
+    x, v = LAYOUTS[layout](r(4, 6)), LAYOUTS[layout](r(4, 6))   # v: laid out as x is
+    t = np.ascontiguousarray(v)                                      # the same values, another layout
+    np.testing.assert_array_equal(forward_rule(np.ravel).pushforward((x, order), {}, {"a": t}, np.ravel(x, order)),
+                                  np.ravel(v, order))
+    if order != "K":
+        pushed = forward_rule(np.reshape).pushforward((x, (3, 8)), {"order": order}, {"a": t},
+                                                      np.reshape(x, (3, 8), order=order))
+        np.testing.assert_array_equal(pushed, np.reshape(v, (3, 8), order=order))
+
+
 def test_views_and_copies_mirror_the_primal():
     x, t = r(2, 3), r(2, 3)
     for f, args in ((np.reshape, ((3, 2),)), (np.transpose, ()), (np.ravel, ())):

@@ -226,8 +226,10 @@ def test_dirichlet(method):
     assert tx.shape == talpha.shape == (4,)
     tx, talpha = check_frule(f, on_simplex(4)[:3], positive(4))
     assert np.shape(tx) == np.shape(talpha) == ()
-    tx, talpha = check_frule(f, on_simplex(4)[:3].astype(np.float32), positive(4).astype(np.float32))
-    assert assert_transposes(f, on_simplex(3, 4)[:2], alpha) is None
+    x32, alpha32 = on_simplex(4)[:3].astype(np.float32), positive(4).astype(np.float32)
+    tx, talpha = check_frule(f, x32, alpha32)
+    assert tx.dtype == talpha.dtype == f(x32, alpha32).dtype
+    assert_transposes(f, on_simplex(3, 4)[:2], alpha)
 
 
 # ------------------------------------------------------------------ coverage

@@ -1,0 +1,31 @@
+"""Differential fuzzing of s2sad: random programs from the supported language, each checked
+against central finite differences and against itself (forward mode against reverse mode).
+
+* ``generator.py``: hypothesis strategies that write the SOURCE TEXT of a module with a
+  function ``f`` (and sometimes a helper it calls) from the language the README documents:
+  arithmetic and NumPy calls over scalars and small arrays with broadcasting, branches on
+  computed values, ``for``/``while`` loops with ``break``/``continue``/``return``, helper
+  calls, tuples/lists/dicts, ``list.append``, array filling and slice updates, closures and
+  comprehensions; plus the inputs, kept away from non-differentiable points (every branch
+  condition is at least ``MARGIN`` away from its threshold, else the inputs are shifted).
+* ``oracle.py``: writes a program to a real ``.py`` file, imports it and checks it: the
+  reverse-mode gradient (``value_and_grad``, or ``vjp`` for array outputs) equals central
+  finite differences (float64, rtol 1e-5 / atol 1e-6); ``jvp`` agrees with ``vjp``
+  (<u, J v> both ways) and with finite differences; a ``vjp`` pullback called twice is
+  linear; the value is the function's own; gradients have their input's type and shape;
+  the inputs are unchanged afterwards. A ``MissingRuleError`` from ``jvp`` is counted as
+  "forward rule missing", not as a failure.
+* ``run.py`` (``python -m tests.fuzz``): the long profile, run from the repository root::
+
+      python -m tests.fuzz --programs 10000            # ~10 minutes on 2 cores with --jobs 2
+      python -m tests.fuzz --programs 500 --jobs 1 --seed 7 --save
+
+  It prints the programs tried, the constructs covered, the failures (each distinct one
+  shrunk by hypothesis and written out as a regression file; ``--save`` writes them to
+  ``tests/fuzz_regressions/``) and the forward rules found missing, and the time taken.
+* ``regressions.py``: reading and writing ``tests/fuzz_regressions/*.py`` (one shrunk program
+  per file; a module-level ``XFAIL`` string marks an open s2sad bug).
+
+``tests/test_fuzz.py`` runs a short, derandomized profile in the test suite, and every
+regression file.
+"""
