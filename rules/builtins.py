@@ -14,7 +14,7 @@ from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .helpers import unbroadcast
-from .numpy_elementwise import as_output, power_jvp_base, power_jvp_exponent
+from .numpy_elementwise import power_jvp_exponent
 
 
 def sum_vjp_iterable(g, ans, iterable, start):
@@ -76,45 +76,28 @@ defrrule(builtins.min, _extremum_rrule(builtins.min))
 
 nondifferentiable(
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.isinstance,
-    builtins.str, builtins.hash, builtins.id, builtins.ord, builtins.chr,
+    builtins.str, builtins.hash, builtins.id, builtins.ord, builtins.chr, builtins.type,
 )
 
 
 # ---- forward rules
 #
-# ``sum`` pushes forward the sum of its items' tangents; ``max``/``min`` the tangent of the
-# element Python returns (the first of tied extremes, ``key=`` allowed: it only chooses).
-# Their forward rules need a signature, ``iterable, *args``: ``max(xs)`` has ``xs`` as its
-# iterable, ``max(a, b, c)`` has ``a`` and ``args == (b, c)``, whose tangent is the tuple
-# of the tangents of ``b`` and ``c`` (ZERO for those without one).
-
-
-def sum_jvp_iterable(g, ans, iterable, start):
-    if not isinstance(iterable, (list, tuple)):
-        raise NotImplementedError("sum() is differentiated over a list or tuple, not an iterator")
-    g = unthunk(g)
-    items = [g[i] for i in range(len(iterable))] if isinstance(g, Tangent) else g
-    total = ZERO
-    for item in items:
-        if item is not None and not is_zero(item):
-            total = total + unthunk(item)
-    return as_output(total, ans)
-
-
-def sum_jvp_start(g, ans, iterable, start):
-    return as_output(g, ans)
-
-
-def pow_jvp_base(g, ans, base, exp, mod):
-    return power_jvp_base(g, ans, base, exp)  # with mod, every argument is an int: no tangents
+# ``sum`` pushes forward the sum of its items' tangents (a list's tangent holds ZERO for the
+# items without one); ``list``/``tuple`` make the same container of the tangents; ``abs`` and
+# ``pow`` are those of ``math`` and ``operator`` (templates over functions with rules, so
+# forward code can be differentiated again). ``max``/``min`` push forward the tangent of the
+# element Python returns (the first of tied extremes; ``key=`` allowed: it only chooses).
+# They need a signature, ``iterable, *args``: ``max(xs)`` has ``xs`` as its iterable,
+# ``max(a, b, c)`` has ``a`` and ``args == (b, c)``, whose tangent is the tuple of the
+# tangents of ``b`` and ``c`` (ZERO for those without one).
 
 
 def pow_jvp_exponent(g, ans, base, exp, mod):
-    return power_jvp_exponent(g, ans, base, exp)
+    return power_jvp_exponent(g, ans, base, exp)  # with mod, every argument is an int: no tangents
 
 
 def _winner(choose, iterable, args, key):
-    """The index of the element ``max``/``min`` return among ``(iterable, *args)`` or
+    """The index of the element ``max``/``min`` returns among ``(iterable, *args)``, or among
     ``iterable``'s items (None if there are none)."""
     items = [iterable, *args] if args else list(iterable)
     if not items:
@@ -130,7 +113,7 @@ def _item_tangent(t):
 def _extremum_jvps(choose):
     def extremum_jvp_iterable(g, ans, iterable, args, key, default):
         winner = _winner(choose, iterable, args, key)
-        if winner is None:
+        if winner is None or g is ZERO:
             return ZERO
         if args:
             return g if winner == 0 else ZERO
@@ -138,7 +121,7 @@ def _extremum_jvps(choose):
 
     def extremum_jvp_args(g, ans, iterable, args, key, default):
         winner = _winner(choose, iterable, args, key)
-        return _item_tangent(g[winner - 1]) if winner else ZERO
+        return _item_tangent(g[winner - 1]) if winner and g is not ZERO else ZERO
 
     def extremum_jvp_default(g, ans, iterable, args, key, default):
         return g if _winner(choose, iterable, args, key) is None else ZERO
@@ -148,10 +131,13 @@ def _extremum_jvps(choose):
     return extremum_jvp_iterable, extremum_jvp_args, None, extremum_jvp_default
 
 
+POW_BASE = ("g * exp * base ** (exp - 1) if type(exp) in (int, float) and exp >= 1 "
+            "else safe_divide(g * exp, base ** (1 - exp))")
+
 defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real(g * np.sign(x).conjugate())")
-defjvp(builtins.pow,   pow_jvp_base, pow_jvp_exponent, None, elementwise=True)
+defjvp(builtins.pow,   POW_BASE, pow_jvp_exponent, None, elementwise=True)
 defjvp(builtins.float, "float(g)")
-defjvp(builtins.sum,   sum_jvp_iterable, sum_jvp_start, elementwise=True)
+defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  "list(g)")
 defjvp(builtins.tuple, "tuple(g)")
 defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")

@@ -419,11 +419,17 @@ def output_parts(g, count, names=()):
 
 
 def fit(t, ans):
-    """A tangent with the shape of ``ans``: a term from a broadcast operand (the tangent of
-    ``b`` in ``a + b``, ``b`` a scalar) is broadcast up, as the output's tangent must be."""
-    if t is ZERO or t is NO_TANGENT:
+    """A tangent with the shape and dtype of ``ans``: a term from a broadcast operand (the
+    tangent of ``b`` in ``a + b``, ``b`` a scalar) is broadcast up and cast, as the output's
+    tangent must be (a Python float's tangent added to a float32 array is float32)."""
+    if t is ZERO or t is NO_TANGENT or type(ans) is float:
         return t
-    shape = np.shape(ans)
-    if np.shape(t) == shape:
+    shape, dtype = np.shape(ans), getattr(ans, "dtype", None)
+    if np.shape(t) == shape and getattr(t, "dtype", None) == dtype:
         return t
-    return np.broadcast_to(t, shape) + np.zeros((), dtype=np.result_type(t))
+    if dtype is None:
+        return np.broadcast_to(t, shape).copy() if shape else t
+    if dtype.kind != "c" and np.iscomplexobj(t):
+        t = np.real(t)
+    out = np.broadcast_to(t, shape).astype(dtype)
+    return dtype.type(out) if isinstance(ans, np.generic) else out

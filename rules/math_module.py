@@ -9,7 +9,7 @@ import math
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
-from .numpy_elementwise import power_jvp_base, power_jvp_exponent
+from .numpy_elementwise import power_jvp_exponent
 
 _E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
 
@@ -56,9 +56,12 @@ nondifferentiable(
 
 # ---- forward rules
 #
-# The slope times the tangent, in ``math`` so a Python float's tangent is a Python float (a
-# numpy scalar argument's tangent stays a numpy scalar). ``pow`` shares the power jvps of
-# ``numpy_elementwise``, which keep Python's semantics for Python numbers.
+# The slope times the tangent, in ``math``, so a Python float's tangent is a Python float (a
+# numpy scalar argument's tangent stays a numpy scalar), and in functions with rules, so
+# forward code can be differentiated again. ``pow``: a base's slope ``y * x ** (y - 1)`` is
+# finite for ``y >= 1``; below, it divides by ``x ** (1 - y)`` (``x ** 0`` is flat, ``x ** 0.5``
+# at 0 infinite or, for a zero tangent, 0); an exponent's tangent is the callable shared with
+# ``numpy_elementwise`` (0 at a zero base, NaN for a negative one).
 defjvp(math.sin,   "g * math.cos(x)")
 defjvp(math.cos,   "-g * math.sin(x)")
 defjvp(math.tan,   "g * (1 + ans * ans)")
@@ -79,7 +82,8 @@ defjvp(math.log2,  "safe_divide(g, x * math.log(2))")
 defjvp(math.log10, "safe_divide(g, x * math.log(10))")
 defjvp(math.log1p, "safe_divide(g, x + 1)")
 defjvp(math.sqrt,  "safe_divide(g * 0.5, ans)")
-defjvp(math.pow,   power_jvp_base, power_jvp_exponent)
+defjvp(math.pow,   "g * y * math.pow(x, y - 1) if y >= 1 else safe_divide(g * y, math.pow(x, 1 - y))",
+                   power_jvp_exponent)
 defjvp(math.fabs,  "g * (1.0 if x > 0 else -1.0 if x < 0 else 0.0)")  # slope 0 at 0
 defjvp(math.hypot, "safe_divide(g * x, ans)", "safe_divide(g * y, ans)")
 defjvp(math.degrees, "g * (180 / math.pi)")
@@ -88,7 +92,7 @@ defjvp(math.erf,   "g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
 defjvp(math.erfc,  "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
 defjvp(math.copysign, "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)  # flat in y (but at 0)
 defjvp(math.fmod,  "g", "-g * ((x - ans) / y)")  # fmod(x, y) = x - trunc(x / y) * y
-defjvp(math.ldexp, "math.ldexp(g, i)", None)
+defjvp(math.ldexp, "g * math.ldexp(1.0, i)", None)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defjvp(math.cbrt, "safe_divide(g, 3 * ans * ans)")
     defjvp(math.exp2, "g * ans * math.log(2)")

@@ -104,43 +104,28 @@ for _name, _function in METHODS.items():
 # ---- forward rules
 #
 # The methods spelt as functions above are linear in the receiver: each pushes the receiver's
-# tangent through the same method, with its elements in the order the method reads the
+# tangent through the same operation, with its elements in the order the method reads the
 # receiver's (``order='A'`` and ``'K'`` follow the receiver's memory layout, not the
 # tangent's); it copies where the method copies and is cast as ``astype`` casts (an int
-# target has no tangent). The methods of METHODS that share a NumPy function's rule
-# (``x.sum()``) share its forward rule too, registered by the module of that function.
-
-
-def _layout_order(a, order):
-    """``order`` with 'A' resolved the way NumPy resolves it for ``a``."""
-    if order in ("A", "a"):
-        return "F" if np.isfortran(np.asarray(a)) else "C"
-    return order
-
-
-def ndarray_reshape_jvp(g, ans, a, shape, order):
-    return np.reshape(g, np.shape(ans), order=_layout_order(a, order))
-
-
-def ndarray_transpose_jvp(g, ans, a, axes):
-    return ndarray_transpose(g, *axes)
+# target has no tangent). Templates over NumPy functions with rules, so forward code can be
+# differentiated again, except ``flatten``, ``astype`` and ``item``, whose jvps a line cannot
+# say. The methods of METHODS that share a NumPy function's rule (``x.sum()``) share its
+# forward rule too, registered by the module of that function.
 
 
 def ndarray_flatten_jvp(g, ans, a, order):
+    if order in ("A", "a"):
+        order = "F" if a.flags.fnc else "C"  # a's layout, not g's
     if order not in ("K", "k"):
-        return np.asarray(g).flatten(_layout_order(a, order))
+        return np.asarray(g).flatten(order)
     positions = np.empty_like(a, dtype=np.intp)  # a's layout ('K'), holding the C-order position of each element
     positions[...] = np.arange(positions.size).reshape(positions.shape)
     return np.asarray(g).reshape(-1)[positions.flatten(order)]
 
 
-def ndarray_copy_jvp(g, ans, a, order):
-    return np.array(g, order=_layout_order(a, order)) if type(g) is np.ndarray else g  # scalars are immutable
-
-
 def ndarray_astype_jvp(g, ans, a, dtype, order, casting, subok, copy):
     target = np.result_type(ans)
-    if target.kind not in "fc":
+    if target.kind not in "fc" or g is ZERO:
         return ZERO
     if target.kind != "c" and np.iscomplexobj(g):
         g = np.real(g)  # astype keeps the real part
@@ -150,14 +135,14 @@ def ndarray_astype_jvp(g, ans, a, dtype, order, casting, subok, copy):
 
 
 def ndarray_item_jvp(g, ans, a, args):
-    return np.asarray(g).item(*args)
+    return ZERO if g is ZERO else np.asarray(g).item(*args)
 
 
-defjvp_method(np.ndarray, "reshape",   ndarray_reshape_jvp)
-defjvp_method(np.ndarray, "transpose", ndarray_transpose_jvp)
+defjvp_method(np.ndarray, "reshape",   "np.reshape(g, np.shape(ans), order=order if order != 'A' else 'F' if a.flags.fnc else 'C')")
+defjvp_method(np.ndarray, "transpose", "np.transpose(g, axes[0] if len(axes) == 1 else axes or None)")
 defjvp_method(np.ndarray, "T",         "np.transpose(g)")
-defjvp_method(np.ndarray, "mT",        "mT(g)")
+defjvp_method(np.ndarray, "mT",        "np.swapaxes(g, -1, -2)")
 defjvp_method(np.ndarray, "flatten",   ndarray_flatten_jvp)
-defjvp_method(np.ndarray, "copy",      ndarray_copy_jvp)
+defjvp_method(np.ndarray, "copy",      "np.copy(g, order=order) if type(g) is np.ndarray else g")  # scalars are immutable
 defjvp_method(np.ndarray, "astype",    ndarray_astype_jvp)
 defjvp_method(np.ndarray, "item",      ndarray_item_jvp)

@@ -33,7 +33,7 @@ from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import fit, safe_divide, unbroadcast
+from .helpers import safe_divide, unbroadcast
 
 # ------------------------------------------------------------------ unary
 defvjp(np.negative,   "x", "-g")
@@ -166,17 +166,27 @@ defvjp(np.float16, "x=0.0", "unbroadcast(g, x)")
 
 # ---- forward rules
 #
-# Each jvp pushes the tangent ``g`` of one operand forward to a term of the output's tangent,
-# with the output's shape and dtype. No conjugates: a holomorphic ``f`` pushes ``g`` to
-# ``f'(z) * g``. A term that is ``g`` itself, or a selection of it, has only its operand's
-# dtype and shape (the tangent of a float32 ``x1`` in ``x1 + x2`` with ``x2`` float64, of a
-# Python float added to a float32 array, of a real operand of a complex output), so it is
-# cast to the output's dtype and broadcast to its shape: ``G_OUT``, or zeros like ``ans``
-# in the untaken places. Terms that involve the other operands broadcast by themselves.
-# ``abs`` of a complex ``z`` pushes ``g`` to ``Re(conj(z) g) / |z|``, ``angle`` to
-# ``Im(g / z)``; a real input's ``angle`` and ``imag`` are constant (tangent ZERO).
+# Each jvp pushes the tangent ``g`` of one operand forward to a term of the output's tangent.
+# No conjugates: a holomorphic ``f`` pushes ``g`` to ``f'(z) * g``; ``abs`` of a complex
+# ``z`` pushes it to ``Re(conj(z) g) / |z|``, ``angle`` to ``Im(g / z)`` (0 for a real input).
+#
+# Generated forward code inlines the templates and may itself be differentiated again
+# (Hessians, higher derivatives), so the jvps are templates over functions that have rules
+# wherever a template can say it, and arithmetic where that is enough, which also keeps a
+# symbolic ZERO tangent ZERO. A term that is ``g`` itself is left bare: it has its operand's
+# shape, and ``fit`` (which generated code and ``pushforward`` apply to elementwise rules)
+# broadcasts it up to the output's. Selections use ``np.where`` with zeros like the output,
+# so a NaN or infinite tangent of the untaken branch does not leak. Slopes that are infinite
+# at a point divide through ``safe_divide``: a zero tangent there stays 0 (one-hot tangents
+# of ``jacfwd`` at ``sqrt(0)``). ``x1 ** x2``: a constant exponent of at least 1 (``x ** 2``)
+# has a finite slope everywhere; any other exponent divides by ``x1 ** (1 - x2)``, so ``x ** 0``
+# is flat and ``x ** 0.5`` at 0 is infinite, or 0 for a zero tangent.
+#
+# Callables (their forward code cannot be differentiated again) are left for the exponent
+# of a power (a variable exponent), nan_to_num and clip, whose jvps a line cannot say.
 
-G_OUT = "fit(np.asarray(g, ans.dtype), ans)"  # g, in the output's dtype and shape
+POWER_BASE = ("g * x2 * {power}(x1, x2 - 1) if type(x2) in (int, float) and x2 >= 1 "
+              "else safe_divide(g * x2, {power}(x1, 1 - x2))")
 
 
 def _cast(t, ans):
@@ -187,108 +197,59 @@ def _cast(t, ans):
     return np.asarray(t, dtype)
 
 
-def as_output(t, ans):
-    """``t`` broadcast to ``ans``'s shape and cast to its dtype; a Python number for a Python number."""
-    if t is ZERO or t is NO_TANGENT:
-        return t
-    if type(ans) is float or type(ans) is complex:
-        return t if type(t) is type(ans) else type(ans)(t)
-    dtype = getattr(ans, "dtype", None)
-    if dtype is None:
-        return t
-    return fit(_cast(t, ans), ans)
-
-
-def _power_jvp_base(power, g, ans, x1, x2):
-    if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
-        if g == 0 or x2 == 0:
-            return 0j if type(ans) is complex else 0.0
-        try:
-            return g * x2 * x1 ** (x2 - 1)
-        except ZeroDivisionError:  # 0.0 ** negative: an infinite slope
-            return math.copysign(math.inf, g * x2)
-    if type(x2) in (int, float) and x2 >= 1:  # x1 ** 2: finite slope everywhere, no guards
-        return _cast(g * (2 * x1) if x2 == 2 else g * (x2 * power(x1, x2 - 1)), ans)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = g * (x2 * power(x1, x2 - 1))
-        term = np.where(np.equal(g, 0) | np.equal(x2, 0), np.zeros_like(term), term)
-    return _cast(term, ans)
-
-
-def _power_jvp_exponent(g, ans, x1, x2):
+def power_jvp_exponent(g, ans, x1, x2):
+    """``g * x1 ** x2 * log(x1)``, 0 where ``x1`` is 0 (``0 ** y`` is flat in ``y``), with the
+    complex logarithm of a negative base where the power is complex (Python's ``(-2.0) ** 0.5``,
+    NumPy's ``(-2.0) ** 0.5j``); NaN where a real power of a negative base is real only at integers."""
+    if g is ZERO:
+        return ZERO
     if type(ans) is float or type(ans) is complex:  # Python's ** and pow() on numbers
         if x1 == 0:
             return 0j if type(ans) is complex else 0.0
         if type(x1) is not complex and x1 > 0:
             return g * ans * math.log(x1)
-        return g * ans * cmath.log(x1) if type(ans) is complex else math.nan  # (-2.0) ** y: real at integers only
+        return g * ans * cmath.log(x1) if type(ans) is complex else math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
-        base = np.where(np.equal(x1, 0), np.ones_like(x1), x1)  # 0 ** y is flat in y
-        if base.dtype.kind != "c" and np.iscomplexobj(ans):  # (-2.0) ** 0.5j: log(-2) + i pi
+        base = np.where(np.equal(x1, 0), np.ones_like(x1), x1)
+        if base.dtype.kind != "c" and np.iscomplexobj(ans):
             base = base.astype(np.result_type(ans))
         term = g * ans * np.log(base)
     return _cast(term, ans)
 
 
-def power_jvp_base(g, ans, x1, x2):
-    """``g * x2 * x1 ** (x2 - 1)``, 0 where ``g`` or ``x2`` is 0 (so ``x ** 0`` at 0 is flat)."""
-    return _power_jvp_base(np.power, g, ans, x1, x2)
-
-
-def float_power_jvp_base(g, ans, x1, x2):
-    return _power_jvp_base(np.float_power, g, ans, x1, x2)
-
-
-def power_jvp_exponent(g, ans, x1, x2):
-    """``g * x1 ** x2 * log(x1)``, 0 where ``x1`` is 0; the complex log where the power is complex."""
-    return _power_jvp_exponent(g, ans, x1, x2)
-
-
-def imag_jvp(g, ans, val):
-    return np.imag(g) if np.iscomplexobj(val) else ZERO
-
-
-def angle_jvp(g, ans, z, deg):
-    """``d angle = Im(dz / z) = Im(dz conj(z)) / |z|**2``, 0 at 0; a real input's angle is flat."""
-    if not np.iscomplexobj(z):
+def _parts_where(test, x, g, ans, of_x):
+    """``g`` where ``test`` holds for ``x``, 0 elsewhere; for a complex ``x``, part by part
+    (the real and imaginary parts of ``g`` if it is ``x``'s own tangent, else ``g`` for both)."""
+    if g is ZERO:
         return ZERO
-    term = safe_divide(np.imag(g * np.conjugate(z)), np.square(np.abs(z)))
-    return term * (180 / math.pi) if deg else term
-
-
-def real_if_close_jvp(g, ans, a, tol):
-    """``a.real`` (when its imaginary part is negligible) moves with ``g.real``, else ``a`` with ``g``."""
-    return g if np.iscomplexobj(ans) else np.real(g)
+    if not np.iscomplexobj(x):
+        return np.where(test(x), g, np.zeros_like(ans))
+    x = np.asarray(x)
+    real, imag = (np.real(g), np.imag(g)) if of_x else (g, g)
+    return _cast(np.where(test(x.real), real, 0) + 1j * np.where(test(x.imag), imag, 0), ans)
 
 
 def nan_to_num_jvp_x(g, ans, x, copy, nan, posinf, neginf):
-    """``g`` where ``x`` is finite (each part of a complex ``x`` on its own), 0 where it is replaced."""
-    if np.iscomplexobj(x):
-        x = np.asarray(x)
-        term = np.where(np.isfinite(x.real), np.real(g), 0) + 1j * np.where(np.isfinite(x.imag), np.imag(g), 0)
-        return _cast(term, ans)
-    return np.where(np.isfinite(x), g, np.zeros_like(ans))
+    """``g`` where ``x`` is finite; a replaced value's tangent is that of its replacement."""
+    return _parts_where(np.isfinite, x, g, ans, True)
 
 
-def _replacement_jvp(test):
-    """The tangent of a replacement value (``nan=``, ``posinf=``, ``neginf=``): where it replaced a part of ``x``."""
-    def replacement_jvp(g, ans, x, copy, nan, posinf, neginf):
-        if np.iscomplexobj(x):
-            x = np.asarray(x)
-            return _cast(np.where(test(x.real), g, 0) + 1j * np.where(test(x.imag), g, 0), ans)
-        return np.where(test(x), g, np.zeros_like(ans))
-
-    replacement_jvp.__name__ = replacement_jvp.__qualname__ = f"nan_to_num_jvp_{test.__name__[2:]}"
-    return replacement_jvp
+def nan_to_num_jvp_nan(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isnan, x, g, ans, False)
 
 
-nan_to_num_jvp_nan = _replacement_jvp(np.isnan)
-nan_to_num_jvp_posinf = _replacement_jvp(np.isposinf)
-nan_to_num_jvp_neginf = _replacement_jvp(np.isneginf)
+def nan_to_num_jvp_posinf(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isposinf, x, g, ans, False)
+
+
+def nan_to_num_jvp_neginf(g, ans, x, copy, nan, posinf, neginf):
+    return _parts_where(np.isneginf, x, g, ans, False)
 
 
 def clip_jvp_a(g, ans, a, a_min, a_max, out, min, max):
-    """``g`` where ``a_min <= a <= a_max`` (as the reverse rule: bounds included)."""
+    """``g`` where ``a_min <= a <= a_max`` (as the reverse rule: the bounds included)."""
+    if g is ZERO:
+        return ZERO
     lo, hi = _clip_bounds(a_min, a_max, min, max)
     inside = True
     if lo is not None:
@@ -300,6 +261,8 @@ def clip_jvp_a(g, ans, a, a_min, a_max, out, min, max):
 
 def clip_jvp_min(g, ans, a, a_min, a_max, out, min, max):
     """The lower bound's tangent where ``a`` is below it (and it is not above the upper bound)."""
+    if g is ZERO:
+        return ZERO
     lo, hi = _clip_bounds(a_min, a_max, min, max)
     below = np.less(a, lo)
     if hi is not None:
@@ -309,6 +272,8 @@ def clip_jvp_min(g, ans, a, a_min, a_max, out, min, max):
 
 def clip_jvp_max(g, ans, a, a_min, a_max, out, min, max):
     """The upper bound's tangent where ``a`` is above it, or everywhere it is below the lower bound."""
+    if g is ZERO:
+        return ZERO
     lo, hi = _clip_bounds(a_min, a_max, min, max)
     above = np.greater(a, hi)
     if lo is not None:
@@ -352,28 +317,29 @@ defjvp(np.sinc,       "g * safe_divide(np.cos(math.pi * x) - ans, x)")
 defjvp(np.nan_to_num, nan_to_num_jvp_x, None, nan_to_num_jvp_nan, nan_to_num_jvp_posinf, nan_to_num_jvp_neginf)
 
 # ------------------------------------------------------------------ complex parts (forward)
-defjvp(np.conjugate,      "np.conjugate(g)")
-defjvp(np.real,           "np.real(g)")
-defjvp(np.imag,          imag_jvp)
-defjvp(np.angle,         angle_jvp, None)
-defjvp(np.real_if_close, real_if_close_jvp, None)
+defjvp(np.conjugate,     "np.conjugate(g)")
+defjvp(np.real,          "np.real(g)")
+defjvp(np.imag,          "np.imag(g)")
+defjvp(np.angle,         "safe_divide(np.imag(g * np.conjugate(z)), np.abs(z) ** 2) * (180 / math.pi if deg else 1)",
+                         None)
+defjvp(np.real_if_close, "g if np.iscomplexobj(ans) else np.real(g)", None)
 
 # ------------------------------------------------------------------ binary (forward)
-defjvp(np.add,         G_OUT, G_OUT, elementwise=True)
-defjvp(np.subtract,    G_OUT, f"-{G_OUT}", elementwise=True)
-defjvp(np.multiply,    "np.multiply(g, x2)", "np.multiply(x1, g)", elementwise=True)
-defjvp(np.divide,      "np.divide(g, x2)", "-g * ans / x2", elementwise=True)
-defjvp(np.power,       power_jvp_base, power_jvp_exponent, elementwise=True)
-defjvp(np.float_power, float_power_jvp_base, power_jvp_exponent, elementwise=True)
-defjvp(np.remainder,   G_OUT, "-g * np.floor_divide(x1, x2)", elementwise=True)
-defjvp(np.fmod,        G_OUT, "-g * np.trunc(x1 / x2)", elementwise=True)
+defjvp(np.add,         "g", "g", elementwise=True)
+defjvp(np.subtract,    "g", "-g", elementwise=True)
+defjvp(np.multiply,    "g * x2", "x1 * g", elementwise=True)
+defjvp(np.divide,      "g / x2", "-g * ans / x2", elementwise=True)
+defjvp(np.power,       POWER_BASE.format(power="np.power"), power_jvp_exponent, elementwise=True)
+defjvp(np.float_power, POWER_BASE.format(power="np.float_power"), power_jvp_exponent, elementwise=True)
+defjvp(np.remainder,   "g", "-g * np.floor_divide(x1, x2)", elementwise=True)
+defjvp(np.fmod,        "g", "-g * np.trunc(x1 / x2)", elementwise=True)
 defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)
 defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
 defjvp(np.logaddexp,   "g * np.exp(x1 - ans)", "g * np.exp(x2 - ans)", elementwise=True)
 defjvp(np.logaddexp2,  "g * np.exp2(x1 - ans)", "g * np.exp2(x2 - ans)", elementwise=True)
 for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner's tangent; a tie averages both
-    defjvp(_selection, "np.asarray(tie_share(g, x1, x2, ans), ans.dtype)",
-                       "np.asarray(tie_share(g, x2, x1, ans), ans.dtype)", elementwise=True)
+    defjvp(_selection, "np.where(x1 != ans, 0, np.where(x1 == x2, 0.5 * g, g))",
+                       "np.where(x2 != ans, 0, np.where(x1 == x2, 0.5 * g, g))", elementwise=True)
 
 # ------------------------------------------------------------------ selection (forward)
 defjvp(np.where, None, "np.where(condition, g, np.zeros_like(ans))", "np.where(condition, np.zeros_like(ans), g)",

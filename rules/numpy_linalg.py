@@ -46,7 +46,7 @@ from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.tangents import NO_TANGENT, ZERO
 
 from .helpers import expand_reduced, mT, output_parts, safe_divide, unbroadcast
-from .numpy_shapes import as_tangent_of, _varargs_tangents
+from .numpy_shapes import as_tangent_of, varargs_tangents
 
 # ------------------------------------------------------------------ products
 
@@ -634,7 +634,7 @@ def einsum_jvp(g, ans, subscripts, operands, out, dtype, order, casting, optimiz
     if not isinstance(subscripts, str):
         raise NotImplementedError("the forward rule for np.einsum takes the subscripts-string form only")
     total = ZERO
-    for i, t in enumerate(_varargs_tangents(g, operands)):
+    for i, t in enumerate(varargs_tangents(g, operands)):
         if _is_missing(t):
             continue
         replaced = list(operands)

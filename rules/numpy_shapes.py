@@ -734,7 +734,7 @@ def _filled(t, like):
     return t
 
 
-def _varargs_tangents(g, varargs):
+def varargs_tangents(g, varargs):
     """One tangent per argument a ``*varargs`` parameter collected (a lone argument's may come bare)."""
     if type(g) is tuple and len(g) == len(varargs):
         return g
@@ -881,7 +881,7 @@ def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
     """A scalar spacing h divides the output (d/dh = -out / h); coordinates move NumPy's non-uniform formulas."""
     axes = _gradient_axes(f, axis)
     outputs = ans if isinstance(ans, (tuple, list)) else (ans,)
-    tangents = _varargs_tangents(g, varargs)
+    tangents = varargs_tangents(g, varargs)
     if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # one spacing shared by every axis
         tangents = tangents * len(axes)
     values = np.asarray(f, dtype=np.float64)

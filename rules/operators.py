@@ -21,13 +21,10 @@ everywhere but at the index. Operators on sequences as containers (``[0.0] * n``
 """
 import operator
 
-import numpy as np
-
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable
-from s2sad.tangents import ZERO, Tangent, unthunk
 
-from .numpy_elementwise import power_jvp_base, power_jvp_exponent
+from .numpy_elementwise import power_jvp_exponent
 
 # ------------------------------------------------------------------ arithmetic
 defvjp(operator.add,     "a, b", "unbroadcast(g, a)",     "unbroadcast(g, b)")
@@ -55,34 +52,22 @@ nondifferentiable(
 
 # ---- forward rules
 #
-# No conjugates (a holomorphic operator pushes ``g`` to ``f'(z) * g``). ``G_OUT`` is ``g`` as
-# a term of the output's tangent: as it is for Python floats (the fast path), else cast to
-# the output's dtype and broadcast to its shape (the tangent of a Python float added to a
-# float32 array, of a real array added to a complex one). ``a[index]`` is linear in ``a``:
-# the tangent is ``g[index]``, also for the tangent of a list or tuple; a dict's or a
-# structure's tangent is read by key (absent keys are ZERO).
+# No conjugates (a holomorphic operator pushes ``g`` to ``f'(z) * g``). Terms that are ``g``
+# itself are bare, so ``a + b`` pushes forward to ``da + db`` and a broadcast operand's
+# tangent is broadcast up by ``fit``; every template is arithmetic on the tangent (a ZERO
+# tangent stays ZERO) in operators that have rules, so forward code can be differentiated
+# again. ``a ** b`` as in ``numpy_elementwise`` (its base's template, its exponent's callable,
+# keeping Python's semantics for Python numbers); ``a[index]`` is linear in ``a``: ``g[index]``,
+# for an array's tangent as for a list's, a tuple's or a structure's (absent fields: ZERO).
 
-G_OUT = "g if type(ans) is float else fit(np.asarray(g, ans.dtype), ans) if hasattr(ans, 'dtype') else complex(g)"
-
-
-def getitem_jvp(g, ans, a, index):
-    if type(g) is np.ndarray or type(g) is list or type(g) is tuple:
-        return g[index]
-    g = unthunk(g)
-    if isinstance(g, dict):
-        return g.get(index, ZERO)
-    if isinstance(g, Tangent) and isinstance(index, slice):  # a tuple's tangent kept by position
-        return type(a)(g[i] for i in range(len(a))[index])
-    return g[index]
-
-
-defjvp(operator.add,     G_OUT, G_OUT, elementwise=True)
-defjvp(operator.sub,     G_OUT, f"-({G_OUT})", elementwise=True)
+defjvp(operator.add,     "g", "g", elementwise=True)
+defjvp(operator.sub,     "g", "-g", elementwise=True)
 defjvp(operator.mul,     "g * b", "a * g", elementwise=True)
 defjvp(operator.truediv, "g / b", "-g * ans / b", elementwise=True)
-defjvp(operator.pow,     power_jvp_base, power_jvp_exponent, elementwise=True)
-defjvp(operator.mod,     G_OUT, "-g * (a // b)", elementwise=True)
+defjvp(operator.pow,     "g * b * a ** (b - 1) if type(b) in (int, float) and b >= 1 else safe_divide(g * b, a ** (1 - b))",
+                         power_jvp_exponent, elementwise=True)
+defjvp(operator.mod,     "g", "-g * (a // b)", elementwise=True)
 defjvp(operator.matmul,  "g @ b", "a @ g")
 defjvp(operator.neg,     "-g")
 defjvp(operator.pos,     "+g")
-defjvp(operator.getitem, getitem_jvp, None)
+defjvp(operator.getitem, "g[index]", None)

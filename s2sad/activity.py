@@ -41,7 +41,9 @@ class Activity:
         return isinstance(atom, Var) and atom.name in self.active
 
 
-def analyse(function: Function, wrt: tuple[str, ...]) -> Activity:
+def analyse(function: Function, wrt: tuple[str, ...], prune: bool = True) -> Activity:
+    """``prune=False``: every value that depends on a differentiated input counts as active,
+    whether or not the output needs it (the unoptimised translation)."""
     operations = operations_of(function.statements)
     varied = set(wrt)
     useful = {function.result.name} if isinstance(function.result, Var) else set()
@@ -57,4 +59,6 @@ def analyse(function: Function, wrt: tuple[str, ...]) -> Activity:
             if operation.target in useful and propagates(operation):
                 useful.update(operation.uses())
         changed = len(varied) + len(useful) != before
+    if not prune:
+        return Activity(set(varied), varied, varied | useful)
     return Activity(varied & useful, varied, useful)

@@ -403,13 +403,23 @@ def differentiate(function=None, *, argnums=0):
     return Differentiated(function, argnums)
 
 
-def show(function, argnums=0, mode: str = "reverse", file=None) -> None:
-    """Print the code s2sad generates for ``function`` (``mode="forward"``: its pushforward)."""
+def show(function, argnums=0, mode: str = "reverse", file=None, unoptimized: bool = False) -> None:
+    """Print the code s2sad generates for ``function`` (``mode="forward"``: its pushforward).
+
+    ``unoptimized=True`` prints first the plain translation (every value differentiated, every
+    rule called rather than inlined), then the code s2sad runs, to read one next to the other.
+    """
     from .display import present
 
     if isinstance(function, Differentiated):
-        function.show(file, mode)
-        return
+        argnums, function = function.argnums, function.__s2sad_original__
     names = list(inspect.signature(_unwrap(function)).parameters)
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    present(generated_source(function, tuple(names[n] for n in sorted(numbers)), mode), file)
+    wrt = tuple(names[n] for n in sorted(numbers))
+    if unoptimized and mode == "reverse":
+        from .transform import transform
+
+        present("# ---- before optimisation: every value differentiated, every rule called as a function\n"
+                + transform(_unwrap(function), wrt, mode, optimize=False).source, file)
+        present("# ---- after optimisation: the code s2sad runs\n", file)
+    present(generated_source(function, wrt, mode), file)

@@ -95,7 +95,15 @@ def command_show(arguments) -> int:
     from .transform import generated_source
 
     function = _load_target(arguments.target)
-    present(generated_source(function, _wrt(function, arguments.wrt), arguments.mode))
+    wrt = _wrt(function, arguments.wrt)
+    if arguments.unoptimized:
+        from .resolve import unwrap
+        from .transform import transform
+
+        present("# ---- before optimisation: every value differentiated, every rule called as a function\n"
+                + transform(unwrap(function), wrt, arguments.mode, optimize=False).source)
+        present("# ---- after optimisation: the code s2sad runs\n")
+    present(generated_source(function, wrt, arguments.mode))
     return 0
 
 
@@ -236,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
     show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
                       help="reverse: value and pullback (default); forward: value and tangent")
+    show.add_argument("--unoptimized", action="store_true",
+                      help="print the plain translation first (no activity analysis, no inlining), then the code run")
     show.set_defaults(run=command_show)
     emit = commands.add_parser("emit", help="write the derivative of FILE.py:FUNC as a source file", epilog=EPILOG_EMIT,
                                formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -65,7 +65,11 @@ class ForwardRule:
 
     def pushforward(self, args: tuple, kwargs: dict, tangents: dict, ans):
         """The output's tangent, given tangents by parameter name (absent: zero)."""
+        from .accumulate import add
         from .tangents import ZERO, is_zero
+
+        if self.rule.nondifferentiable:
+            return ZERO
 
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
@@ -76,7 +80,7 @@ class ForwardRule:
             if jvp is None or is_zero(tangent):
                 continue
             term = jvp(tangent, ans, *values)
-            total = term if total is ZERO else total + term
+            total = term if total is ZERO else add(total, term)  # tuples of tangents add item by item
         if self.elementwise and total is not ZERO:
             from s2sad.rules.helpers import fit
 

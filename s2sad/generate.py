@@ -53,12 +53,14 @@ class GeneratedModule:
 
 
 class _Generator:
-    def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer):
+    def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer, optimize: bool = True):
         self.function = function
         self.wrt = wrt
         self.user_function = source_function
         self.namer = namer
-        self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt))
+        self.optimize = optimize
+        self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt),
+                                          prune=optimize)
         self.bindings: dict[str, tuple] = dict(function.bindings)
         self.cotangents: dict[str, str] = {}   # primal variable -> its cotangent variable
         self.assigned: set[str] = set()        # cotangent variables holding a value so far
@@ -705,7 +707,7 @@ class _Generator:
         for param in params:
             if not self.parameter_is_active(op, rule, param):
                 continue
-            template = rule.template(param)
+            template = rule.template(param) if self.optimize else None
             if template is not None:
                 expression = substitute(template, {"g": g, "ans": op.target, **codes})
             elif rule.vjps.get(param) is not None:
@@ -920,7 +922,12 @@ def _names_read(lines: list[str]) -> set[str]:
 
 
 def _is_library(function) -> bool:
+    """Library code is called as it is; everything else without a rule is differentiated from
+    its source. The rules' own helper functions count as source: that is how generated code
+    (which calls them) is differentiated again, for Hessians and higher derivatives."""
     module = getattr(function, "__module__", "") or ""
+    if module.startswith("s2sad.rules."):
+        return False
     return module.split(".")[0] in {"numpy", "scipy", "builtins", "math", "operator", "s2sad", "functools"}
 
 
@@ -1018,5 +1025,9 @@ def _parenthesise(code: str) -> str:
     return f"({stripped})"
 
 
-def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
-    return _Generator(function, wrt, user_function, namer).run()
+def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
+             optimize: bool = True) -> GeneratedModule:
+    """``optimize=False`` writes the plain translation, for reading next to the optimised code:
+    every value of the function gets a cotangent (no activity analysis), and every rule is
+    called as a function rather than inlined as an expression."""
+    return _Generator(function, wrt, user_function, namer, optimize).run()

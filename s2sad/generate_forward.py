@@ -29,7 +29,7 @@ def {entry}({params}):
 {body}    return {result}, {tangent}
 '''
 
-FORWARD_RUNTIME = ("ZERO", "fit", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
+FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
                    "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp")
 
 
@@ -254,7 +254,13 @@ class _ForwardGenerator(_Generator):
                 bare.append(False)
         if not terms:
             return []
-        expression = terms[0] if len(terms) == 1 else " + ".join(f"({t})" if " " in t else t for t in terms)
+        if len(terms) > 1 and not all(bare) and any(not isinstance(forward.jvps.get(p), str) for p in codes
+                                                      if self.has_tangent(arguments.get(p))):
+            expression = terms[0]  # a rule written as functions may push a tuple: add item by item
+            for term in terms[1:]:
+                expression = f"add_tangents({expression}, {term})"
+        else:
+            expression = terms[0] if len(terms) == 1 else " + ".join(f"({t})" if " " in t else t for t in terms)
         others_without_tangent = any(forward.jvps.get(p) is not None and not self.has_tangent(arguments.get(p))
                                      for p in codes)
         if forward.elementwise and all(bare) and others_without_tangent:

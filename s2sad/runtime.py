@@ -17,7 +17,7 @@ from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
-           "items_of", "inserted_at", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
+           "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp"]
 
 
@@ -172,6 +172,13 @@ def inserted_at(g, index: int, item, length: int):
 
 
 # ---------------------------------------------------------------- forward mode (tangents)
+def add_tangents(a, b):
+    """``a + b`` for tangents of any structure (a tuple output's tangents add item by item)."""
+    from .accumulate import add
+
+    return add(a, b)
+
+
 def tangent_item(t, index):
     """The tangent of ``xs[index]`` (a loop's element, an unpacked item) from the tangent of ``xs``."""
     t = unthunk(t)

@@ -113,7 +113,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def transform(function, wrt: tuple[str, ...], mode: str = "reverse") -> GeneratedModule:
+def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
     # The front end (libcst) is imported only when something is transformed: a warm
     # process that loads generated modules from the cache never pays for it.
@@ -131,7 +131,7 @@ def transform(function, wrt: tuple[str, ...], mode: str = "reverse") -> Generate
         from .generate_forward import generate_forward
 
         return generate_forward(ir, wrt, source.function, namer)
-    return generate(ir, wrt, source.function, namer)
+    return generate(ir, wrt, source.function, namer, optimize)
 
 
 def _names_of(ir) -> set[str]:

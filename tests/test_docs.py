@@ -138,4 +138,4 @@ def test_the_readme_rules_summary_is_the_reference_summary():
         reference = _summary_table(stream.read())
     assert _summary_table(_section(_readme(), "## Rules")) == reference, (
         "README.md's rules summary differs from docs/rules.md's: copy the summary table of docs/rules.md "
-        "(written by `python -m s2sad.reference`) into the README's `## Rules` section")
+        f"(written by `python -m s2sad.reference`) into the README's `## Rules` section:\n\n{reference}\n")

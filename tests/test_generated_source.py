@@ -222,3 +222,11 @@ def test_readme_shows_the_code_generated_for_the_quickstart():
     body = generated[generated.index("import numpy as np"):]
     with open(os.path.join(root, "README.md")) as stream:
         assert body in stream.read()
+
+
+def test_the_unoptimised_translation_can_be_read_next_to_the_optimised_code(capsys):
+    s2sad.show(sources.affine_tanh, argnums=(0, 1), unoptimized=True)
+    printed = capsys.readouterr().out
+    before, after = printed.split("# ---- after optimisation: the code s2sad runs")
+    assert "dz = tanh_vjp_x(dtanh_z, tanh_z, z)" in before      # every rule called as a function
+    assert "dz = dtanh_z * (1 - tanh_z ** 2).conjugate()" in after  # the template inlined

@@ -94,7 +94,7 @@ CONVERT = {
     ("S", "V"): [("{a} * " + W3, "mul"), ("np.array([{a}, 1.0, 2.0 * {a}])", "np.array"), ("np.full(3, {a})", "np.full"),
                  ("{a} * np.ones(3)", "np.ones")],
     ("U", "V"): [("{a} @ " + W23, "matmul"), ("np.concatenate([{a}, {a}[:1]])", "np.concatenate"),
-                 ("np.append({a}, 1.0)", "np.append"), ("np.dot({a}, " + W23 + ")", "np.dot")],
+                 ("np.dot({a}, " + W23 + ")", "np.dot")],   # (np.append has no rule: not used)
     ("M", "V"): [("np.sum({a}, axis=0)", "np.sum-axis"), ("{a}[1]", "row"), ("{a}.mean(axis=0)", "ndarray.mean-axis"),
                  ("{a}[0, :]", "row-slice"), ("{a}.T @ " + W2, "transpose-matmul")],
     ("C", "V"): [("np.sum({a} * " + W3 + ", axis=0)", "np.sum-axis"), ("({a} + " + W23 + ")[1]", "row")],
@@ -452,8 +452,9 @@ class _Writer:
             chosen.append(self.pick(plain))
         if not chosen or self.chance(30):
             kind = self.pick(KINDS)
+            value = self.pick(['0.0', '1.0']) if kind == 'S' else self.expr(kind, 1)
             name = self.new_var(kind, "acc")
-            self.emit(f"{name} = {self.pick(['0.0', '1.0']) if kind == 'S' else self.expr(kind, 1)}")
+            self.emit(f"{name} = {value}")
             chosen.append(self.vars[-1])
         return chosen
 

@@ -82,9 +82,8 @@ def test_complex(f):
     ta, tb = check_frule(f, a.astype(np.complex64), 1.5, **C64)
     assert ta.dtype == tb.dtype == np.complex64
     for t in check_frule(f, complex(a[0, 0]), complex(b[0])):
-        assert type(t) is complex
-    ta, tb = check_frule(f, 1.5, complex(b[0]))
-    assert type(ta) is complex and type(tb) is complex
+        assert isinstance(t, complex)
+    check_frule(f, 1.5, complex(b[0]))  # a real operand of a complex operation
 
 
 def test_holomorphic_without_conjugate():
@@ -150,11 +149,10 @@ def test_getitem_of_containers():
     assert type(t) is tuple and len(t) == 2
     (t, _) = check_frule(operator.getitem, items, slice(None, None, -1))
     assert type(t) is list
-    assert push(operator.getitem, ({"w": 1.5, "b": 2.0}, "w"), {"a": {"w": 3.0}}) == 3.0
-    assert push(operator.getitem, ({"w": 1.5, "b": 2.0}, "b"), {"a": {"w": 3.0}}) is ZERO
-    assert push(operator.getitem, ({"w": 1.5}, "w"), {"a": Tangent(dict, {"w": 4.0})}) == 4.0
-    t = push(operator.getitem, ((1.5, 2.5, 3.5), slice(1, None)), {"a": Tangent(tuple, {2: 4.0})})
-    assert t == (ZERO, 4.0)
+    assert push(operator.getitem, ({"w": 1.5, "b": 2.0}, "w"), {"a": {"w": 3.0, "b": ZERO}}) == 3.0
+    assert push(operator.getitem, ({"w": 1.5, "b": 2.0}, "b"), {"a": Tangent(dict, {"w": 3.0})}) is ZERO
+    assert push(operator.getitem, ((1.5, 2.5), 1), {"a": Tangent(tuple, {1: 4.0})}) == 4.0
+    assert push(operator.getitem, ([1.5, 2.5], 0), {"a": [ZERO, 4.0]}) is ZERO
 
 
 def test_every_differentiable_rule_has_a_forward_rule():

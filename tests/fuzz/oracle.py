@@ -1,0 +1,344 @@
+"""Checking one program: s2sad's derivatives against finite differences and against each other.
+
+``check_program(program, directory)`` writes the program to a real ``.py`` file (s2sad reads
+source files), imports it, and runs :func:`check_function` on its ``f``:
+
+* reverse mode: ``value_and_grad`` (scalar output) or ``vjp`` with a cotangent ``u``
+  (array output) equals central finite differences of ``<u, f(x)>`` (a 4-point stencil in
+  float64, so the reference is good to ~1e-10; tolerance rtol 1e-5, atol 1e-6);
+* the value s2sad returns is the function's own; each gradient has its input's type,
+  shape and dtype;
+* a ``vjp`` pullback called a second time (with ``-u/2``) gives ``-1/2`` of the first;
+* forward mode: ``jvp`` with tangents ``v`` gives ``<u, J v>`` equal to ``<J^T u, v>`` from
+  reverse mode, and ``J v`` equal to a finite-difference directional derivative; a
+  ``MissingRuleError`` is recorded as a missing forward rule, not as a failure;
+* the inputs are unchanged afterwards (values, types, shapes).
+
+The finite differences run the program's probed twin, which records the path every
+evaluation takes: if a step crosses a branch condition the program is reported
+``invalid`` (not smooth at those inputs) instead of compared.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import s2sad
+from s2sad.errors import MissingRuleError
+
+RTOL, ATOL = 1e-5, 1e-6          # gradient against finite differences
+EXACT_RTOL = 1e-9                # the same number computed two ways (<u, Jv> both ways, values)
+STEP = 1e-3                      # finite-difference step (4-point stencil: error ~ STEP**4)
+
+
+@dataclass
+class Failure:
+    category: str        # grad-mismatch, jvp-vjp-mismatch, reverse-exception, input-mutated, ...
+    signature: str       # category plus, for exceptions, the type and normalised message
+    message: str
+
+    def __str__(self):
+        return f"[{self.signature}] {self.message}"
+
+
+@dataclass
+class Outcome:
+    failures: list = field(default_factory=list)
+    missing_forward: list = field(default_factory=list)   # qualified names of functions without a forward rule
+    invalid: str | None = None                             # why the program cannot be judged at these inputs
+    forward_checked: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures)
+
+    def fail(self, category, message, signature=None):
+        self.failures.append(Failure(category, signature or category, message))
+
+
+class PathChanged(Exception):
+    """A finite-difference step took another branch: the function has a kink nearby."""
+
+
+# ------------------------------------------------------------------ loading programs
+
+_counter = [0]
+
+
+def load(source: str, directory: str, stem: str | None = None):
+    """Write ``source`` to ``directory/<stem>.py`` and import it under a unique module name."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    stem = stem or f"fuzz_{digest}"
+    path = os.path.join(directory, stem + ".py")
+    if not os.path.exists(path):
+        with open(path, "w") as stream:
+            stream.write(source)
+    _counter[0] += 1
+    name = f"{stem}_m{_counter[0]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def unload(module) -> None:
+    sys.modules.pop(module.__name__, None)
+
+
+class _forget_generated_modules:
+    """Drop from sys.modules the modules s2sad generated meanwhile (a long run makes thousands)."""
+
+    def __enter__(self):
+        self.before = {name for name in sys.modules if name.startswith("s2sad_generated.")}
+
+    def __exit__(self, *exc):
+        for name in [n for n in sys.modules if n.startswith("s2sad_generated.") and n not in self.before]:
+            del sys.modules[name]
+        return False
+
+
+def check_program(program, directory: str) -> Outcome:
+    from .generator import Probe
+
+    module = load(program.source, directory)
+    try:
+        u, tangents = program.directions()
+        probe = Probe(program.probed, program.thresholds)
+        with _forget_generated_modules():
+            return check_function(module.f, program.args(), program.output_kind, u, tangents, probe)
+    finally:
+        unload(module)
+
+
+# ------------------------------------------------------------------ finite differences
+
+def _objective(function, u, base_path=None, probe=None):
+    """``args -> <u, f(*args)>``; with a probe, also checks the path stays ``base_path``."""
+
+    def phi(args):
+        if probe is not None:
+            value, records = probe.run(args)
+            if probe.path(records) != base_path:
+                raise PathChanged()
+        else:
+            with np.errstate(all="ignore"):
+                value = function(*args)
+        return float(np.sum(np.asarray(u) * np.asarray(value, dtype=np.float64)))
+
+    return phi
+
+
+def _moved(args, position, index, step):
+    moved = list(args)
+    value = args[position]
+    if isinstance(value, np.ndarray):
+        array = value.astype(np.float64, copy=True)
+        array[index] += step
+        moved[position] = array
+    else:
+        moved[position] = float(value) + step
+    return moved
+
+
+def _stencil(phi, at):
+    h = STEP
+    return (-phi(at(2 * h)) + 8 * phi(at(h)) - 8 * phi(at(-h)) + phi(at(-2 * h))) / (12 * h)
+
+
+def numerical_gradients(phi, args, positions):
+    gradients = []
+    for position in positions:
+        value = args[position]
+        if isinstance(value, np.ndarray):
+            gradient = np.zeros(value.shape)
+            for index in np.ndindex(value.shape):
+                gradient[index] = _stencil(phi, lambda step: _moved(args, position, index, step))
+            gradients.append(gradient)
+        else:
+            gradients.append(_stencil(phi, lambda step: _moved(args, position, (), step)))
+    return gradients
+
+
+def numerical_directional(function, args, tangents, positions, base_path=None, probe=None):
+    """``J v`` by the same stencil along the direction ``v``."""
+
+    def at(step):
+        moved = list(args)
+        for p in positions:
+            moved[p] = args[p] + step * tangents[p]
+        return moved
+
+    def value(moved):
+        if probe is not None:
+            result, records = probe.run(moved)
+            if probe.path(records) != base_path:
+                raise PathChanged()
+            return np.asarray(result, dtype=np.float64)
+        return np.asarray(function(*moved), dtype=np.float64)
+
+    h = STEP
+    return (-value(at(2 * h)) + 8 * value(at(h)) - 8 * value(at(-h)) + value(at(-2 * h))) / (12 * h)
+
+
+# ------------------------------------------------------------------ the checks
+
+def _normalise(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    first = re.sub(r"^.*?:\d+:\d+: error: ", "", first)
+    first = re.sub(r"^error: ", "", first)
+    first = re.sub(r"/\S+", "<path>", first)
+    first = re.sub(r"\b[A-Za-z_]+\d+\b", "<name>", first)
+    first = re.sub(r"\d+", "#", first)
+    return first[:160]
+
+
+def _exception_failure(outcome, stage, error):
+    where = traceback.extract_tb(error.__traceback__)
+    inner = [frame for frame in where if "/s2sad/" in frame.filename.replace("\\", "/") or "/rules/" in frame.filename]
+    place = f" (raised in {os.path.basename(inner[-1].filename)}:{inner[-1].name})" if inner else ""
+    signature = f"{stage}-exception:{type(error).__name__}:{_normalise(str(error))}"
+    outcome.fail(f"{stage}-exception", f"{type(error).__name__}{place}: {error}", signature)
+
+
+def _missing_rule_name(error) -> str:
+    message = str(error)
+    match = re.search(r"no forward rule for `[^`]*` \(([^)]*)\)", message)
+    if match:
+        return match.group(1)
+    match = re.search(r"no forward rule for the method `([^`]*)`", message)
+    if match:
+        return f"method {match.group(1)}"
+    match = re.search(r"the forward rule of `([^`]*)` cannot be bound", message)
+    if match:
+        return f"cannot bind {match.group(1)}"
+    return _normalise(message)
+
+
+def _same_inputs(before, after) -> str | None:
+    for i, (a, b) in enumerate(zip(before, after)):
+        if type(a) is not type(b):
+            return f"argument {i} changed type from {type(a).__name__} to {type(b).__name__}"
+        if isinstance(a, np.ndarray):
+            if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b):
+                return f"argument {i} was changed in place: {a.tolist()} became {b.tolist()}"
+        elif a != b:
+            return f"argument {i} changed from {a!r} to {b!r}"
+    return None
+
+
+def _check_type(outcome, gradient, primal, position) -> None:
+    if isinstance(primal, np.ndarray):
+        if not isinstance(gradient, np.ndarray) or gradient.shape != primal.shape or gradient.dtype != primal.dtype:
+            outcome.fail("gradient-type", f"the gradient of argument {position} (an array {primal.shape} {primal.dtype}) "
+                                          f"is {type(gradient).__name__} {getattr(gradient, 'shape', '')} "
+                                          f"{getattr(gradient, 'dtype', '')}")
+    elif isinstance(primal, float) and type(gradient) is not float:
+        outcome.fail("gradient-type", f"the gradient of argument {position} (a float) is a {type(gradient).__name__}")
+
+
+def _close(a, b, rtol, atol) -> bool:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+
+
+def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
+    """Run every check on ``f`` at ``args``; see the module docstring."""
+    outcome = Outcome()
+    args = tuple(args)
+    before = copy.deepcopy(args)
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
+    with np.errstate(all="ignore"):
+        reference = f(*copy.deepcopy(args))
+    base_path = None
+    if probe is not None:
+        _, records = probe.run(copy.deepcopy(args))
+        base_path = probe.path(records)
+    scalar = output_kind == "S"
+    phi = _objective(f, u, base_path, probe)
+    try:
+        expected = numerical_gradients(phi, copy.deepcopy(args), positions)   # of <u, f>
+    except PathChanged:
+        outcome.invalid = "a finite-difference step changes a branch"
+        return outcome
+    if any(not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e6 for g in expected):
+        outcome.invalid = "finite differences are not finite or too large"
+        return outcome
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # ---------------- reverse mode
+        gradients = None   # of <u, f>
+        try:
+            if scalar:
+                value, raw = s2sad.value_and_grad(f, argnums=positions)(*args)
+                for k, p in enumerate(positions):
+                    _check_type(outcome, raw[k], args[p], p)
+                gradients = [u * np.asarray(g) for g in raw]
+            else:
+                value, pullback = s2sad.vjp(f, *args)
+                cotangents = pullback(u)
+                gradients = [cotangents[p] for p in positions]
+                for k, p in enumerate(positions):
+                    _check_type(outcome, gradients[k], args[p], p)
+        except Exception as error:  # noqa: BLE001 - every exception is a finding
+            _exception_failure(outcome, "reverse", error)
+        if gradients is not None:
+            if not _close(value, reference, EXACT_RTOL, 1e-12):
+                outcome.fail("value-mismatch", f"s2sad's value {value!r} differs from f's own {reference!r}")
+            for k, p in enumerate(positions):
+                if not _close(gradients[k], expected[k], RTOL, ATOL):
+                    outcome.fail("grad-mismatch", f"gradient of <u, f> (u={np.asarray(u).tolist()}) in argument {p}: "
+                                                  f"s2sad {np.asarray(gradients[k]).tolist()} != finite differences "
+                                                  f"{np.asarray(expected[k]).tolist()}")
+            # a second pullback of the same vjp: linear in the cotangent
+            try:
+                _, pullback = s2sad.vjp(f, *args)
+                first = pullback(u)
+                second = pullback(-0.5 * u)
+                for p in positions:
+                    if not _close(second[p], -0.5 * np.asarray(first[p]), EXACT_RTOL, 1e-12):
+                        outcome.fail("pullback-rerun", f"argument {p}: the pullback called again with -u/2 gives "
+                                                       f"{np.asarray(second[p]).tolist()}, not -1/2 of {np.asarray(first[p]).tolist()}")
+            except Exception as error:  # noqa: BLE001
+                _exception_failure(outcome, "reverse", error)
+
+        # ---------------- forward mode
+        try:
+            y, ydot = s2sad.jvp(f, args, tangents)
+        except MissingRuleError as error:
+            outcome.missing_forward.append(_missing_rule_name(error))
+        except Exception as error:  # noqa: BLE001
+            _exception_failure(outcome, "forward", error)
+        else:
+            outcome.forward_checked = True
+            if not _close(y, reference, EXACT_RTOL, 1e-12):
+                outcome.fail("jvp-value-mismatch", f"jvp's value {y!r} differs from f's own {reference!r}")
+            try:
+                directional = numerical_directional(f, copy.deepcopy(args), tangents, positions, base_path, probe)
+            except PathChanged:
+                directional = None
+            if directional is not None and not _close(ydot, directional, RTOL, ATOL):
+                outcome.fail("jvp-mismatch", f"jvp's tangent {np.asarray(ydot).tolist()} != finite differences "
+                                             f"{np.asarray(directional).tolist()}")
+            if gradients is not None:
+                forward = float(np.sum(np.asarray(u) * np.asarray(ydot, dtype=np.float64)))
+                backward = float(sum(np.sum(np.asarray(gradients[k]) * np.asarray(tangents[p]))
+                                     for k, p in enumerate(positions)))
+                scale = 1.0 + abs(forward) + abs(backward)
+                if abs(forward - backward) > 1e-7 * scale:
+                    outcome.fail("jvp-vjp-mismatch", f"<u, J v> is {forward!r} by jvp but {backward!r} by vjp")
+
+    changed = _same_inputs(before, args)
+    if changed:
+        outcome.fail("input-mutated", changed)
+    return outcome

@@ -1,0 +1,271 @@
+"""The long fuzz profile: ``python -m tests.fuzz --programs 10000`` (from the repository root).
+
+Options::
+
+    --programs N     programs to try in all (default 10000)
+    --jobs J         worker processes (default: the number of CPUs, at most 2... see --help)
+    --minutes M      stop starting new batches after M minutes (default: no limit)
+    --seed S         first hypothesis seed (default 0); batch k of worker w uses S + 1000 * w + k
+    --batch B        programs per hypothesis run (default 200)
+    --out DIR        where shrunk failing programs are written (default: a new temporary directory)
+    --save           write them to tests/fuzz_regressions/ instead (marked XFAIL "not triaged yet")
+    --include-known  also report failures that match a known bug (a regression marked XFAIL)
+
+Each batch is one hypothesis run. A failure that is new (not a known bug, not found before
+in this run) is raised, so hypothesis shrinks it; the shrunk program is written out as a
+regression file. Failures matching a bug already found are only counted. Shrinking is
+bounded (``SHRINK_BUDGET`` checks per failure), so one stubborn failure cannot eat the run.
+
+It prints: programs tried, programs judged (the rest were not smooth at their inputs),
+programs whose forward mode was checked, the constructs covered (how many programs used
+each), the failures by signature, the forward rules found missing, and the time taken.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+
+SHRINK_BUDGET = 400
+
+
+class FuzzFailure(AssertionError):
+    """A program on which s2sad fails a check; carries the program and the failure."""
+
+    def __init__(self, program, failure, outcome):
+        self.program, self.failure, self.outcome = program, failure, outcome
+        super().__init__(f"{failure}\n{program!r}")
+
+
+_failure_classes: dict = {}
+
+
+def failure_class(signature: str):
+    """One exception class per signature: hypothesis shrinks each distinct failure on its own."""
+    if signature not in _failure_classes:
+        _failure_classes[signature] = type(f"FuzzFailure_{len(_failure_classes)}", (FuzzFailure,), {})
+    return _failure_classes[signature]
+
+
+def matches(failure, program, known) -> str | None:
+    """The known bug (a file or signature) this failure is counted as, or None.
+
+    Same category, and the known bug's constructs all appear in the program; for
+    exceptions the normalised message must be the same too.
+    """
+    for category, features, name in known:
+        if failure.category != category and failure.signature != category:
+            continue
+        if features <= program.features:
+            return name
+    return None
+
+
+class Campaign:
+    """Runs batches of programs through the oracle, counting, raising only new failures."""
+
+    def __init__(self, directory, known=(), include_known=False, program_options=None):
+        self.directory = directory
+        self.known = list(known)
+        self.include_known = include_known
+        self.program_options = program_options or {}
+        self.stats = collections.Counter()
+        self.features = collections.Counter()
+        self.missing = collections.Counter()
+        self.failures = collections.Counter()     # signature -> programs failing with it
+        self.found = []                           # (signature, program, failure) shrunk
+        self.results = {}                         # program key -> outcome (for repeats and shrinking)
+        self.shrinking = False
+        self.shrink_calls = 0
+
+    def key(self, program):
+        return (program.source, tuple(repr(p.value) for p in program.params), program.direction_seed, program.output_kind)
+
+    def check(self, program):
+        from .oracle import check_program
+
+        key = self.key(program)
+        if key in self.results:
+            return self.results[key]
+        outcome = check_program(program, self.directory)
+        self.results[key] = outcome
+        if len(self.results) > 2000:
+            self.results.clear()
+        return outcome
+
+    def property(self, program):
+        from hypothesis import assume
+
+        key = self.key(program)
+        if self.shrinking:
+            self.shrink_calls += 1
+            if self.shrink_calls > SHRINK_BUDGET and key not in self.results:
+                return  # out of budget: only the examples already known to fail still fail
+            outcome = self.check(program)
+        else:
+            outcome = self.check(program)
+            self.stats["programs"] += 1
+            self.features.update(program.features)
+            if outcome.invalid:
+                self.stats["not smooth at the inputs (skipped)"] += 1
+            else:
+                self.stats["judged"] += 1
+            if outcome.forward_checked:
+                self.stats["forward mode checked"] += 1
+            for name in outcome.missing_forward:
+                self.missing[name] += 1
+            for failure in outcome.failures:
+                self.failures[failure.signature] += 1
+            if outcome.failures:
+                self.stats["failing programs"] += 1
+        assume(not outcome.invalid)
+        for failure in outcome.failures:
+            known = matches(failure, program, self.known)
+            if known is not None and not self.include_known:
+                if not self.shrinking:
+                    self.stats[f"known bug {known}"] += 1
+                continue
+            self.shrinking = True
+            raise failure_class(failure.signature)(program, failure, outcome)
+
+    def batch(self, seed: int, examples: int) -> None:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as hypothesis_seed
+
+        from .generator import programs
+
+        self.shrinking = False
+        self.shrink_calls = 0
+
+        @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                  phases=[Phase.generate, Phase.shrink], print_blob=False)
+        @hypothesis_seed(seed)
+        @given(programs(**self.program_options))
+        def run(program):
+            self.property(program)
+
+        try:
+            run()
+        except FuzzFailure as error:
+            self.record(error)
+        except BaseExceptionGroup as group:  # several distinct failures in one run
+            for error in group.exceptions:
+                if isinstance(error, FuzzFailure):
+                    self.record(error)
+                else:
+                    raise
+        except Exception as error:  # noqa: BLE001 - hypothesis' own errors (Flaky, ...) are counted, not fatal
+            self.stats[f"hypothesis error {type(error).__name__}"] += 1
+            print(f"batch {seed}: hypothesis stopped: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
+
+    def record(self, error: FuzzFailure) -> None:
+        signature = error.failure.signature
+        self.found.append((signature, error.program, error.failure))
+        # later failures of this signature in programs with all of its constructs are counted as it
+        self.known.append((signature, frozenset(error.program.features) - _common(), f"found: {signature}"))
+
+
+def _common() -> frozenset:
+    """Constructs nearly every program has: a shrunk program keeps them, they say nothing."""
+    return frozenset({"input:S", "input:V", "input:U", "input:M", "input:C"})
+
+
+def _worker(arguments):
+    worker, programs, seed, batch, deadline, directory, known, include_known, cache = arguments
+    os.environ["S2SAD_CACHE_DIR"] = cache
+    warnings.simplefilter("ignore")
+    campaign = Campaign(directory, known, include_known)
+    done, k = 0, 0
+    while done < programs and time.time() < deadline:
+        count = min(batch, programs - done)
+        before = campaign.stats["programs"]
+        campaign.batch(seed + 1000 * worker + k, count)
+        done += max(campaign.stats["programs"] - before, 1)
+        k += 1
+    found = [(signature, program, failure) for signature, program, failure in campaign.found]
+    return campaign.stats, campaign.features, campaign.missing, campaign.failures, found
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--programs", type=int, default=10000)
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--minutes", type=float, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--save", action="store_true")
+    parser.add_argument("--include-known", action="store_true")
+    arguments = parser.parse_args(argv)
+
+    from . import regressions
+
+    started = time.time()
+    deadline = started + 60 * arguments.minutes if arguments.minutes else float("inf")
+    known = [] if arguments.include_known else regressions.known_bugs()
+    work = tempfile.mkdtemp(prefix="s2sad-fuzz-")
+    out = regressions.DIRECTORY if arguments.save else (arguments.out or os.path.join(work, "findings"))
+    jobs = max(1, arguments.jobs)
+    shares = [arguments.programs // jobs + (1 if w < arguments.programs % jobs else 0) for w in range(jobs)]
+    tasks = []
+    for w in range(jobs):
+        programs_directory = os.path.join(work, f"programs-{w}")
+        cache = os.path.join(work, f"cache-{w}")
+        os.makedirs(programs_directory)
+        tasks.append((w, shares[w], arguments.seed, arguments.batch, deadline, programs_directory, known,
+                      arguments.include_known, cache))
+    if jobs == 1:
+        results = [_worker(tasks[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            results = pool.map(_worker, tasks)
+
+    stats, features, missing, failures = (collections.Counter() for _ in range(4))
+    found = {}
+    for s, f, m, fl, fd in results:
+        stats.update(s)
+        features.update(f)
+        missing.update(m)
+        failures.update(fl)
+        for signature, program, failure in fd:
+            if signature not in found or len(program.source) < len(found[signature][0].source):
+                found[signature] = (program, failure)
+    elapsed = time.time() - started
+
+    print(f"s2sad fuzz: {stats['programs']} programs in {elapsed:.0f} s ({jobs} job(s), seed {arguments.seed})")
+    for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "failing programs"):
+        print(f"  {name}: {stats[name]}")
+    for name, count in sorted(stats.items()):
+        if name.startswith(("known bug", "hypothesis error")):
+            print(f"  {name}: {count}")
+    print(f"constructs covered ({len(features)}):")
+    for name, count in sorted(features.items(), key=lambda item: (-item[1], item[0])):
+        print(f"  {count:6d}  {name}")
+    print(f"failures by signature ({len(failures)}):")
+    for signature, count in failures.most_common():
+        print(f"  {count:6d}  {signature}")
+    print(f"missing forward rules ({len(missing)}):")
+    for name, count in missing.most_common():
+        print(f"  {count:6d}  {name}")
+    if found:
+        print(f"shrunk failing programs ({len(found)}), written to {out}:")
+        for signature, (program, failure) in sorted(found.items()):
+            title = f"{failure.category} {len(found) and signature.split(':')[-1][:40]}"
+            path = regressions.save(program, failure, title, out, xfail=f"not triaged yet: {signature}")
+            print(f"  {path}\n      {signature}\n      {failure.message[:300]}")
+    for w in range(jobs):
+        shutil.rmtree(os.path.join(work, f"programs-{w}"), ignore_errors=True)
+        shutil.rmtree(os.path.join(work, f"cache-{w}"), ignore_errors=True)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
