@@ -131,11 +131,8 @@ def _extremum_jvps(choose):
     return extremum_jvp_iterable, extremum_jvp_args, None, extremum_jvp_default
 
 
-POW_BASE = ("g * exp * base ** (exp - 1) if type(exp) in (int, float) and exp >= 1 "
-            "else safe_divide(g * exp, base ** (1 - exp))")
-
 defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real(g * np.sign(x).conjugate())")
-defjvp(builtins.pow,   POW_BASE, pow_jvp_exponent, None, elementwise=True)
+defjvp(builtins.pow,   "power_jvp_base(g, base, exp)", pow_jvp_exponent, None, elementwise=True)
 defjvp(builtins.float, "float(g)")
 defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  "list(g)")

@@ -3,25 +3,29 @@ differentiated again: reverse mode over forward code (Hessian-vector products), 
 mode over forward code (derivatives of derivatives).
 
 ``fit`` (a tangent broadcast up to its output's shape) and ``tangent_item`` (an element of
-a sequence's tangent) are linear in the tangent they take.
+a sequence's tangent) are linear in the tangent they take. ``safe_divide`` (``num / den``,
+exactly 0 where ``num`` is 0) is what the rules of ``log``, ``sqrt`` and friends divide with.
 """
-from s2sad.forward_rules import deflinear
+from s2sad.forward_rules import defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.runtime import tangent_field, tangent_item
 
 from s2sad.tangents import ZERO, Tangent
 
-from .helpers import fit
+from .helpers import fit, safe_divide
 
 
 def tangent_field_vjp(g, ans, t, name):
     return ZERO if g is ZERO else Tangent(type(t), {name: g})
 
 defvjp(fit,          "t, ans", "unbroadcast(g, t)", None)
+defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, den.conjugate()), num)",
+       "unbroadcast(-safe_divide(g * ans.conjugate(), den.conjugate()), den)")
 defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 
 # ---- forward rules
 deflinear(fit, "t")
+defjvp(safe_divide, "safe_divide(g, den)", "-safe_divide(g * ans, den)", elementwise=True)
 deflinear(tangent_item, "t")
 deflinear(tangent_field, "t")

@@ -24,6 +24,7 @@ import numpy as np
 from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = [
+    "power_jvp_base",
     "fit",
     "unbroadcast",
     "safe_divide",
@@ -433,3 +434,27 @@ def fit(t, ans):
         t = np.real(t)
     out = np.broadcast_to(t, shape).astype(dtype)
     return dtype.type(out) if isinstance(ans, np.generic) else out
+
+
+def power_jvp_base(g, x, y):
+    """Tangent of ``x ** y`` from the base's tangent ``g``: ``g * y * x ** (y - 1)``, 0 where
+    ``g`` or ``y`` is 0 (so ``x ** 0`` and ``0.0 ** 0.5`` stay finite). No conjugate: forward.
+
+    Written without ``try`` or ``with`` so that s2sad can differentiate it again (Hessians).
+    """
+    if g is ZERO:
+        return ZERO
+    scalars = (int, float, complex)
+    if type(y) in (int, float) and y >= 1:
+        if y == 2:
+            return g * (2 * x)  # x ** 2, the common case
+        return g * (y * x ** (y - 1))
+    if type(g) in scalars and type(x) in scalars and type(y) in scalars:
+        if g == 0 or y == 0:
+            return 0.0 * g
+        if x == 0 and y.real < 1:
+            return math.copysign(math.inf, (g * y).real)
+        return g * y * x ** (y - 1)
+    zero = np.equal(g, 0) | np.equal(y, 0)
+    base = np.where(np.equal(x, 0) & zero, 1.0, x)  # 0 ** negative where the slope is 0 anyway
+    return np.where(zero, 0.0 * g, g * (y * np.power(base, y - 1)))

@@ -185,9 +185,6 @@ defvjp(np.float16, "x=0.0", "unbroadcast(g, x)")
 # Callables (their forward code cannot be differentiated again) are left for the exponent
 # of a power (a variable exponent), nan_to_num and clip, whose jvps a line cannot say.
 
-POWER_BASE = ("g * x2 * {power}(x1, x2 - 1) if type(x2) in (int, float) and x2 >= 1 "
-              "else safe_divide(g * x2, {power}(x1, 1 - x2))")
-
 
 def _cast(t, ans):
     """``t`` in ``ans``'s dtype (where Python scalars or a 0-d operand made it another)."""
@@ -329,8 +326,8 @@ defjvp(np.add,         "g", "g", elementwise=True)
 defjvp(np.subtract,    "g", "-g", elementwise=True)
 defjvp(np.multiply,    "g * x2", "x1 * g", elementwise=True)
 defjvp(np.divide,      "g / x2", "-g * ans / x2", elementwise=True)
-defjvp(np.power,       POWER_BASE.format(power="np.power"), power_jvp_exponent, elementwise=True)
-defjvp(np.float_power, POWER_BASE.format(power="np.float_power"), power_jvp_exponent, elementwise=True)
+defjvp(np.power,       "power_jvp_base(g, x1, x2)", power_jvp_exponent, elementwise=True)
+defjvp(np.float_power, "power_jvp_base(g, x1, x2)", power_jvp_exponent, elementwise=True)
 defjvp(np.remainder,   "g", "-g * np.floor_divide(x1, x2)", elementwise=True)
 defjvp(np.fmod,        "g", "-g * np.trunc(x1 / x2)", elementwise=True)
 defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)

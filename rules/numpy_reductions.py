@@ -174,8 +174,9 @@ def std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction
 
 
 # ---- forward rules
-deflinear(np.sum,  "a")   # the tangent of a sum is the sum of the tangent, as the call is written
-deflinear(np.mean, "a")
+# linear in `a`, but not as the call is written: an `initial` value is a constant, not summed twice
+defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
+defjvp(np.mean,   "np.mean(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
 defjvp(np.prod,   prod_jvp)
 defjvp(np.max,    extreme_jvp)
 defjvp(np.min,    extreme_jvp)

@@ -32,13 +32,14 @@ _known_positions: dict = {}
 
 
 def _positions(argnums, count: int, name: str) -> tuple[int, ...]:
+    key = (argnums.__class__, argnums, count)  # 1.0 == 1, but is no argnums
     try:
-        return _known_positions[argnums, count]
+        return _known_positions[key]
     except (KeyError, TypeError):
         pass
     positions = _checked_positions(argnums, count, name)
     try:
-        _known_positions[argnums, count] = positions
+        _known_positions[key] = positions
     except TypeError:  # argnums given as a list: fine, just not remembered
         pass
     return positions
@@ -93,12 +94,11 @@ def _bind(function, args, kwargs):
 class _Plan:
     """What a call of ``function`` needs besides its arguments, found once per registry state."""
 
-    __slots__ = ("original", "rule", "rrules", "generation")
+    __slots__ = ("original", "rule", "generation")
 
     def __init__(self, function):
         self.original = _unwrap(function)
         self.rule = rule_for(function) or rule_for(self.original)
-        self.rrules: dict = {}
         self.generation = registry_generation()
 
 
@@ -134,10 +134,7 @@ def _run(function, args, kwargs, positions):
     names, values = _bind(original, args, kwargs)
     for position in positions:
         check_differentiable(values[position], names[position])
-    wrt = tuple(names[p] for p in sorted(positions))
-    rrule = plan.rrules.get(wrt)
-    if rrule is None or plan.generation != registry_generation():
-        rrule = plan.rrules[wrt] = generated_rrule(original, wrt)
+    rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
     with _POINTING:
         y, pullback = rrule(*values)
     if pullback.__globals__.get("PULLBACK_RUNS_ONCE"):

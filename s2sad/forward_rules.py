@@ -58,7 +58,7 @@ class ForwardRule:
 
             params = tuple(self.signature.parameters)
             if jvp == LINEAR:
-                self._compiled[param] = _linear(self.rule.function, params, param)
+                self._compiled[param] = _linear(self.rule.function, self.signature, param)
             else:
                 self._compiled[param] = compile_template(jvp, params, f"{_python_name(self.name)}_jvp_{param}")
         return self._compiled[param]
@@ -88,11 +88,34 @@ class ForwardRule:
         return total
 
 
-def _linear(function, params: tuple, param: str) -> Callable:
+def _linear(function, signature, param: str) -> Callable:
+    """``function`` called with the tangent in ``param``'s place, positional parameters passed
+    positionally (NumPy's ufuncs and builtins take no keywords for them)."""
+    import inspect
+
+    # leading parameters without defaults go positionally, the rest by keyword (np.sum's
+    # `where` must not land in `initial`'s slot)
+    kinds, leading = [], True
+    defaults = {name: p.default for name, p in signature.parameters.items()}
+    for name, p in signature.parameters.items():
+        if p.default is not inspect.Parameter.empty or p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            leading = leading and p.kind is inspect.Parameter.POSITIONAL_ONLY
+        kinds.append((name, p.kind if not (p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and not leading)
+                      else (inspect.Parameter.POSITIONAL_ONLY if leading else p.kind)))
+
     def linear_jvp(g, ans, *values):
-        arguments = dict(zip(params, values))
-        arguments[param] = g
-        return function(**arguments)
+        args, kwargs = [], {}
+        for (name, kind), value in zip(kinds, values):
+            value = g if name == param else value
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif kind is inspect.Parameter.POSITIONAL_ONLY:
+                args.append(value)
+            elif value is not defaults[name]:  # a default left out: the rule's spelling of it may differ
+                kwargs[name] = value
+        return function(*args, **kwargs)
 
     return linear_jvp
 

@@ -118,7 +118,9 @@ class _ForwardGenerator(_Generator):
         active = self.activity.active
         defined = {op.target for op in operations_of(loop.body) if op.kind != "mutate"}
         changed = [op.args[0].name for op in operations_of(loop.body) if op.kind == "mutate" and op.callee.name != "pop"]
-        for name in dict.fromkeys([*loop.carried, *(n for n in changed if n not in defined)]):
+        # values carried by loops inside this one, living outside it (a total summed by an inner loop)
+        inner_carried = [name for name in _carried_within(loop.body) if name not in defined - set(_carried_within(loop.body))]
+        for name in dict.fromkeys([*loop.carried, *inner_carried, *(n for n in changed if n not in defined)]):
             # a carried value's tangent, or that of a container the body changes, is read by the body
             if name in active and name not in self.tangents:
                 lines += self.set_tangent(name, "ZERO")
@@ -246,8 +248,9 @@ class _ForwardGenerator(_Generator):
                 terms.append(self.call_text(replaced))
                 bare.append(len(op.args) + len(op.kwargs) == 1)
             elif isinstance(jvp, str):
+                jvp = _constant_exponent(forward, param, arguments) or _without_defaults(jvp, forward, arguments)
                 terms.append(substitute(jvp, {"g": tangent, "ans": op.target, **codes}))
-                bare.append(not (_names(jvp) & (set(codes) - {param}) or "ans" in _names(jvp)))
+                bare.append(not (_names(jvp) & set(codes) or "ans" in _names(jvp)))
             else:
                 binding = self.bind_jvp(op, param)
                 terms.append(f"{binding}({tangent}, {op.target}, {', '.join(codes.values())})")
@@ -326,6 +329,52 @@ class _ForwardGenerator(_Generator):
             return lines
         self.tangents.add(container.name)
         return lines
+
+
+POWER_FUNCTIONS = {"pow", "power", "float_power"}
+
+
+def _constant_exponent(forward, param, arguments):
+    """``x ** 2`` with the exponent written as a number: the base's tangent as plain
+    arithmetic (``g * (2 * a)``), so the forward code has no helper call to look through
+    when it is differentiated again."""
+    if forward.name.split(".")[-1] not in POWER_FUNCTIONS:
+        return None
+    params = list(forward.signature.parameters)
+    if param != params[0] or len(params) < 2:
+        return None
+    exponent = arguments.get(params[1])
+    if not isinstance(exponent, Const):
+        return None
+    try:
+        value = float(exponent.code)
+    except ValueError:
+        return None
+    if value < 1:
+        return None
+    base = params[0]
+    return f"g * (2 * {base})" if value == 2 else f"g * ({exponent.code} * {base} ** ({exponent.code} - 1))"
+
+
+def _without_defaults(template: str, forward, arguments) -> str:
+    """The template without ``name=name`` keywords the call left at their defaults, so
+    ``np.sum(g, axis=axis, keepdims=keepdims)`` reads ``np.sum(dx)`` for ``np.sum(x)``."""
+    import re
+
+    for name in forward.signature.parameters:
+        if name not in arguments:
+            template = re.sub(rf",\s*{name}={name}\b", "", template)
+    return template
+
+
+def _carried_within(block) -> list[str]:
+    names = []
+    for item in block:
+        if isinstance(item, Loop):
+            names += item.carried + _carried_within(item.body)
+        elif isinstance(item, Branch):
+            names += _carried_within(item.then) + _carried_within(item.orelse)
+    return names
 
 
 def _names(template: str) -> set[str]:

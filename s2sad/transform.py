@@ -347,6 +347,7 @@ class TransformedForwardCall:
         parameters = list(self.signature.parameters.values())
         self.positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
         self.active_positions = tuple(active_positions)
         self.active_keywords = tuple(active_keywords)
 
@@ -367,7 +368,11 @@ class TransformedForwardCall:
                 star[position - len(self.positional)] = tangent
                 by_param[self.star] = tuple(star)
         for keyword, tangent in zip(self.active_keywords, tangents[len(self.active_positions):]):
-            by_param[keyword] = tangent
+            if keyword in self.signature.parameters:
+                by_param[keyword] = tangent
+            else:  # collected by **kwargs: a dict tangent with ZERO for the others
+                collected = by_param.setdefault(self.double_star, {key: ZERO for key in bound.arguments[self.double_star]})
+                collected[keyword] = tangent
         wrt = tuple(name for name in self.signature.parameters if name in by_param)
         return bound, by_param, wrt
 

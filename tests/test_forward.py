@@ -79,6 +79,8 @@ def _zero(x):
         return [_zero(v) for v in x]
     if isinstance(x, tuple):
         return tuple(_zero(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _zero(v) for k, v in x.items()}
     return x
 
 

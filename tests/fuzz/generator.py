@@ -12,11 +12,11 @@ and broadcasting is exercised on purpose::
 Only smooth operations are used (sin, cos, tanh, exp of bounded values, powers with
 literal exponents, division by ``1 + b**2``, log of ``2 + sin``...), so the only points
 where a program is not differentiable are its branch conditions. Each condition is written
-``LHS > c`` and, in the "probed" twin of the text, ``_probe_(site, LHS) > c``: running the
-probed twin records every condition's value, and the inputs are accepted only when all of
-them are at least ``MARGIN`` away from their thresholds (the generator shifts the inputs a
-few times before giving up on a program). The oracle runs the probed twin for its finite
-differences too, and checks that every evaluation takes the same path.
+``LHS > c``; its "probed" twin (``analysis.instrument``) records every condition's value,
+and the inputs are accepted only when all of them are at least ``MARGIN`` away from their
+thresholds (the generator shifts the inputs a few times before giving up on a program).
+The oracle runs the probed twin for its finite differences too, and checks that every
+evaluation takes the same path.
 
 Arrays are changed in place only where NumPy and s2sad agree on what that means: a fresh
 array filled element by element (``y = np.zeros(3)``, ``y[i] = ...``) or a copy updated by
@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
+
+from .analysis import Probe, features_of
 
 SHAPES = {"S": (), "V": (3,), "U": (2,), "M": (2, 3), "C": (2, 1)}
 KINDS = tuple(SHAPES)
@@ -145,11 +147,9 @@ class Param:
 
 @dataclass
 class Program:
-    """A generated module: ``source`` defines ``f``; ``probed`` is its instrumented twin."""
+    """A generated module: ``source`` defines ``f`` (and perhaps ``helper``)."""
 
     source: str
-    probed: str
-    thresholds: dict
     params: list
     output_kind: str
     features: frozenset
@@ -221,7 +221,6 @@ class _Writer:
         self.indent = 1
         self.vars: list[_Var] = []
         self.counter = 0
-        self.sites: dict[int, float] = {}
         self.features: set[str] = set()
         self.helper: _Helper | None = None
         self.in_helper = False
@@ -347,11 +346,9 @@ class _Writer:
 
     def condition(self) -> str:
         """A branch condition; its left side is a probe site, at least MARGIN from the threshold."""
-        site = len(self.sites)
         threshold = self.pick([0.0, 0.5, -0.5])
-        self.sites[site] = threshold
         left = self.expr("S", 1)
-        text = f"\x00{site}\x01{left}\x02 > {threshold!r}"
+        text = f"{left} > {threshold!r}"
         form = self.number(0, 9)
         if form == 7:
             self.feature("not")
@@ -796,16 +793,6 @@ def _nonleaf(text: str) -> str:
     return f"1.0 * {_wrap(text)}" if text.replace("_", "").isalnum() else text
 
 
-def render(lines_text: str, probed: bool) -> str:
-    """The program text, with its condition sites plain or wrapped in ``_probe_(site, ...)``."""
-    import re
-
-    if probed:
-        text = re.sub(r"\x00(\d+)\x01", r"_probe_(\1, ", lines_text)
-        return text.replace("\x02", ")")
-    return re.sub(r"\x00\d+\x01", "", lines_text).replace("\x02", "")
-
-
 HEADER = "import math\n\nimport numpy as np\n"
 
 
@@ -834,30 +821,6 @@ def _input_value(draw, kind: str):
 
 
 SHIFTS = (0.0, 0.13, -0.17, 0.31, -0.37, 0.61, -0.53)
-
-
-class Probe:
-    """Runs the probed twin of a program and records each condition (site, value - threshold)."""
-
-    def __init__(self, probed_source: str, thresholds: dict):
-        self.records: list[tuple[int, float]] = []
-        self.thresholds = thresholds
-        namespace = {"_probe_": self._record}
-        exec(compile(probed_source, "<fuzz probed program>", "exec"), namespace)
-        self.function = namespace["f"]
-
-    def _record(self, site, value):
-        self.records.append((site, float(value) - self.thresholds[site]))
-        return value
-
-    def run(self, args):
-        self.records = []
-        with np.errstate(all="ignore"):
-            value = self.function(*args)
-        return value, list(self.records)
-
-    def path(self, records) -> tuple:
-        return tuple((site, difference > 0) for site, difference in records)
 
 
 def _finite(value) -> bool:
@@ -892,11 +855,10 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     writer.emit(f"return {writer.output()}")
     for feature in exclude:
         assume(feature not in writer.features)
-    text = _module_text(writer, params)
-    source, probed = render(text, probed=False), render(text, probed=True)
+    source = _module_text(writer, params)
     # the inputs, shifted until every condition is at least MARGIN from its threshold
     base = [_input_value(draw, p.kind) for p in params]
-    probe = Probe(probed, writer.sites)
+    probe = Probe(source)
     chosen = None
     for shift in SHIFTS:
         values = [v if p.kind == "int" else np.round(v + shift, 10) if isinstance(v, np.ndarray) else round(v + shift, 10)
@@ -914,6 +876,5 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     for p, v in zip(params, chosen):
         p.value = v
     seed = draw(st.integers(0, 2 ** 16))
-    features = frozenset(writer.features | {f"input:{p.kind}" for p in params} | ({"helper"} if writer.helper else set()))
-    return Program(source, probed, dict(writer.sites), params, writer.output_kind, features, seed,
-                   uses_helper=writer.helper is not None)
+    features = frozenset(writer.features | features_of(source) | {f"input:{p.kind}" for p in params})
+    return Program(source, params, writer.output_kind, features, seed, uses_helper=writer.helper is not None)

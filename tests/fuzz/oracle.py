@@ -108,14 +108,20 @@ class _forget_generated_modules:
 
 
 def check_program(program, directory: str) -> Outcome:
-    from .generator import Probe
+    u, tangents = program.directions()
+    return check_source(program.source, program.args(), program.output_kind, u, tangents, directory)
 
-    module = load(program.source, directory)
+
+def check_source(source: str, args, output_kind: str, u, tangents, directory: str, stem: str | None = None) -> Outcome:
+    """Write ``source`` to a file, import it, and check its ``f`` at ``args`` (the probed twin
+    of the same text guards the finite differences)."""
+    from .analysis import Probe
+
+    module = load(source, directory, stem)
     try:
-        u, tangents = program.directions()
-        probe = Probe(program.probed, program.thresholds)
+        probe = Probe(source)
         with _forget_generated_modules():
-            return check_function(module.f, program.args(), program.output_kind, u, tangents, probe)
+            return check_function(module.f, args, output_kind, u, tangents, probe)
     finally:
         unload(module)
 
@@ -207,7 +213,8 @@ def _exception_failure(outcome, stage, error):
     inner = [frame for frame in where if "/s2sad/" in frame.filename.replace("\\", "/") or "/rules/" in frame.filename]
     place = f" (raised in {os.path.basename(inner[-1].filename)}:{inner[-1].name})" if inner else ""
     signature = f"{stage}-exception:{type(error).__name__}:{_normalise(str(error))}"
-    outcome.fail(f"{stage}-exception", f"{type(error).__name__}{place}: {error}", signature)
+    frames = " <- ".join(f"{os.path.basename(frame.filename)}:{frame.lineno}:{frame.name}" for frame in reversed(where[-4:]))
+    outcome.fail(f"{stage}-exception", f"{type(error).__name__}{place}: {error}\n(innermost frames: {frames})", signature)
 
 
 def _missing_rule_name(error) -> str:
@@ -259,6 +266,9 @@ def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
     with np.errstate(all="ignore"):
         reference = f(*copy.deepcopy(args))
+    if np.shape(reference) != np.shape(u):
+        outcome.invalid = f"the output has shape {np.shape(reference)}, not {np.shape(u)}"
+        return outcome
     base_path = None
     if probe is not None:
         _, records = probe.run(copy.deepcopy(args))

@@ -100,3 +100,29 @@ def save(program, failure, title: str, directory: str = DIRECTORY, xfail: str | 
     with open(path, "w") as stream:
         stream.write(text_of(program, failure, title, xfail, features))
     return path
+
+
+def load_file(path: str):
+    """Import a regression file under a name of its own (its source stays readable to s2sad)."""
+    import importlib.util
+    import sys
+
+    name = "fuzz_regression_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_file(path: str):
+    """Run the fuzzer's oracle on a regression file: an ``oracle.Outcome``."""
+    from .analysis import Probe
+    from .oracle import check_function
+
+    module = load_file(path)
+    with open(path) as stream:
+        probe = Probe(stream.read())
+    args = module.inputs()
+    u, tangents = directions_for(module.DIRECTION_SEED, args, module.OUTPUT)
+    return check_function(module.f, args, module.OUTPUT, u, tangents, probe)

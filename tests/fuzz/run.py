@@ -14,7 +14,8 @@ Options::
 Each batch is one hypothesis run. A failure that is new (not a known bug, not found before
 in this run) is raised, so hypothesis shrinks it; the shrunk program is written out as a
 regression file. Failures matching a bug already found are only counted. Shrinking is
-bounded (``SHRINK_BUDGET`` checks per failure), so one stubborn failure cannot eat the run.
+bounded (``SHRINK_BUDGET`` checks per failure, then ``REDUCE_BUDGET`` checks of reduce.py's
+edits), so one stubborn failure cannot eat the run.
 
 It prints: programs tried, programs judged (the rest were not smooth at their inputs),
 programs whose forward mode was checked, the constructs covered (how many programs used
@@ -32,7 +33,8 @@ import tempfile
 import time
 import warnings
 
-SHRINK_BUDGET = 400
+SHRINK_BUDGET = 150     # checks hypothesis may spend shrinking one failure
+REDUCE_BUDGET = 150     # checks reduce.py may spend on it afterwards
 
 
 class FuzzFailure(AssertionError):
@@ -70,8 +72,9 @@ def matches(failure, program, known) -> str | None:
 class Campaign:
     """Runs batches of programs through the oracle, counting, raising only new failures."""
 
-    def __init__(self, directory, known=(), include_known=False, program_options=None):
+    def __init__(self, directory, known=(), include_known=False, program_options=None, reduce_budget=REDUCE_BUDGET):
         self.directory = directory
+        self.reduce_budget = reduce_budget
         self.known = list(known)
         self.include_known = include_known
         self.program_options = program_options or {}
@@ -166,15 +169,26 @@ class Campaign:
             print(f"batch {seed}: hypothesis stopped: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
 
     def record(self, error: FuzzFailure) -> None:
-        signature = error.failure.signature
-        self.found.append((signature, error.program, error.failure))
+        """Reduce the shrunk program further (``reduce.py``) and remember it as a known bug."""
+        import dataclasses
+
+        from .analysis import features_of
+        from .oracle import check_source
+        from .reduce import reduce_source
+
+        program, failure = error.program, error.failure
+        signature = failure.signature
+        u, tangents = program.directions()
+        if self.reduce_budget:
+            source = reduce_source(program.source, program.args(), program.output_kind, u, tangents, self.directory,
+                                   signature, budget=self.reduce_budget)
+            if source != program.source:
+                outcome = check_source(source, program.args(), program.output_kind, u, tangents, self.directory)
+                failure = next(f for f in outcome.failures if f.signature == signature)
+                program = dataclasses.replace(program, source=source, features=features_of(source))
+        self.found.append((signature, program, failure))
         # later failures of this signature in programs with all of its constructs are counted as it
-        self.known.append((signature, frozenset(error.program.features) - _common(), f"found: {signature}"))
-
-
-def _common() -> frozenset:
-    """Constructs nearly every program has: a shrunk program keeps them, they say nothing."""
-    return frozenset({"input:S", "input:V", "input:U", "input:M", "input:C"})
+        self.known.append((signature, features_of(program.source), f"found: {signature}"))
 
 
 def _worker(arguments):

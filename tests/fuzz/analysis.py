@@ -1,0 +1,193 @@
+"""Reading program text: the probed twin of a program, and the constructs it uses.
+
+``instrument(source)`` rewrites every branch condition of the form ``LEFT > c`` (``c`` a
+number; in ``if``, ``elif``, ``while`` and conditional expressions, also under ``not``,
+``and``, ``or``) into ``_probe_(site, LEFT) > c`` and returns the thresholds by site:
+running that twin records how far each condition was from flipping. It works on any
+program, generated or a regression file.
+
+``features_of(source)`` names the constructs and the functions a program uses (``if``,
+``while``, ``fill-array``, ``np.outer``, ``matmul``...): the keys by which a fuzz failure
+is matched to a known bug, and the constructs a run reports as covered.
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+
+class _Instrument(ast.NodeTransformer):
+    def __init__(self):
+        self.thresholds: dict[int, float] = {}
+
+    def probe(self, test):
+        if isinstance(test, ast.BoolOp):
+            test.values = [self.probe(value) for value in test.values]
+            return test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test.operand = self.probe(test.operand)
+            return test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Gt):
+            try:
+                threshold = float(ast.literal_eval(test.comparators[0]))
+            except ValueError:
+                return test
+            site = len(self.thresholds)
+            self.thresholds[site] = threshold
+            test.left = ast.Call(ast.Name("_probe_", ast.Load()), [ast.Constant(site), test.left], [])
+        return test
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        node.test = self.probe(node.test)
+        return node
+
+    visit_While = visit_If
+    visit_IfExp = visit_If
+
+
+def instrument(source: str) -> tuple[str, dict[int, float]]:
+    tree = ast.parse(source)
+    transformer = _Instrument()
+    tree = transformer.visit(tree)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree), transformer.thresholds
+
+
+class Probe:
+    """Runs the probed twin of a program; records (site, value - threshold) per condition."""
+
+    def __init__(self, source: str):
+        probed, self.thresholds = instrument(source)
+        self.records: list[tuple[int, float]] = []
+        namespace = {"_probe_": self._record}
+        exec(compile(probed, "<fuzz probed program>", "exec"), namespace)
+        self.function = namespace["f"]
+
+    def _record(self, site, value):
+        self.records.append((site, float(value) - self.thresholds[site]))
+        return value
+
+    def run(self, args):
+        self.records = []
+        with np.errstate(all="ignore"):
+            value = self.function(*args)
+        return value, list(self.records)
+
+    @staticmethod
+    def path(records) -> tuple:
+        return tuple((site, difference > 0) for site, difference in records)
+
+
+_MUTATING_METHODS = {"append": "list-append", "pop": "list-pop", "extend": "list-extend", "copy": "copy"}
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def features_of(source: str) -> frozenset:
+    """The constructs and callees of a program (see the module docstring)."""
+    tree = ast.parse(source)
+    found: set[str] = set()
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    loops: list = []
+
+    def visit(node, in_loop=False, top=None):
+        kind = type(node)
+        if kind is ast.If:
+            found.add("if")
+            if node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+                found.add("elif")
+            if not node.orelse:
+                found.add("if-without-else")
+        elif kind is ast.IfExp:
+            found.add("conditional-expression")
+        elif kind is ast.For:
+            iterator = node.iter
+            name = _dotted(iterator.func) if isinstance(iterator, ast.Call) else None
+            found.add({"range": "for-range", "enumerate": "for-enumerate", "zip": "for-zip"}.get(name, "for-iterate"))
+            if name is None and isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Attribute) \
+                    and iterator.func.attr == "items":
+                found.add("for-dict-items")
+        elif kind is ast.While:
+            found.add("while")
+            if isinstance(node.test, ast.BoolOp):
+                found.add("while-float-condition")
+        elif kind is ast.Break:
+            found.add("break-in-loop")
+        elif kind is ast.Continue:
+            found.add("continue-in-loop")
+        elif kind is ast.Return and top is not None and node is not top[-1]:
+            found.add("return-in-loop" if in_loop else "early-return")
+        elif kind is ast.AugAssign:
+            found.add("aug-setitem" if isinstance(node.target, ast.Subscript) else "augmented-assignment")
+        elif kind is ast.Assign and any(isinstance(t, ast.Subscript) for t in node.targets):
+            found.add("setitem")
+        elif kind is ast.Assign and any(isinstance(t, ast.Tuple) for t in node.targets):
+            found.add("tuple-unpack")
+        elif kind is ast.Tuple and isinstance(node.ctx, ast.Load):
+            found.add("tuple")
+        elif kind is ast.List and isinstance(node.ctx, ast.Load):
+            found.add("list-literal")
+        elif kind is ast.Dict:
+            found.add("dict")
+        elif kind is ast.ListComp:
+            found.add("list-comprehension")
+        elif kind is ast.DictComp:
+            found.add("dict-comprehension")
+        elif kind is ast.GeneratorExp:
+            found.add("generator-expression")
+        elif kind is ast.Lambda:
+            found.add("lambda")
+        elif kind is ast.FunctionDef and top is not None:
+            found.add("nested-def")
+        elif kind is ast.BoolOp:
+            found.add("and" if isinstance(node.op, ast.And) else "or")
+        elif kind is ast.UnaryOp and isinstance(node.op, ast.Not):
+            found.add("not")
+        elif kind is ast.BinOp:
+            found.add({ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+                       ast.MatMult: "matmul"}.get(type(node.op), "binop"))
+            if isinstance(node.op, ast.Pow) and not isinstance(node.right, ast.Constant):
+                found.add("pow-var")
+        elif kind is ast.UnaryOp:
+            found.add("neg" if isinstance(node.op, ast.USub) else "pos")
+        elif kind is ast.Subscript and isinstance(node.ctx, ast.Load):
+            found.add("slice" if isinstance(node.slice, ast.Slice) or (isinstance(node.slice, ast.Tuple) and any(
+                isinstance(e, ast.Slice) for e in node.slice.elts)) else "index")
+        elif kind is ast.Call:
+            name = _dotted(node.func)
+            if name in functions:
+                found.add("helper-call")
+                if node.keywords:
+                    found.add("helper-keyword")
+            elif name and (name.startswith(("np.", "math.")) or name in ("sum", "float")):
+                found.add(name)
+            elif isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                found.add(_MUTATING_METHODS.get(method, f"ndarray.{method}"))
+            if name in ("np.zeros", "np.empty", "np.zeros_like"):
+                found.add("fill-array")
+        elif kind is ast.Attribute and node.attr == "T":
+            found.add("transpose")
+        for child in ast.iter_child_nodes(node):
+            if kind is ast.FunctionDef:
+                visit(child, False, node.body)
+            else:
+                visit(child, in_loop or kind in (ast.For, ast.While), top)
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            if node.name != "f":
+                found.add("helper")
+                if node.args.defaults:
+                    found.add("helper-default")
+            visit(node)
+    return frozenset(found)

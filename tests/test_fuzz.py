@@ -1,0 +1,133 @@
+"""Differential fuzzing in the test suite: a short, deterministic profile, and every regression.
+
+``test_short_fuzz_profile`` runs the fuzzer of ``tests/fuzz`` (see its ``__init__``) on
+``SHORT_PROGRAMS`` programs, split over up to two processes, each a hypothesis run with a
+fixed seed: the same programs on every run of the same code. A failure that is not a known
+bug (a regression file still marked ``XFAIL``) fails the test, after hypothesis and
+``fuzz/reduce.py`` have shrunk it; the message holds the program, ready to be saved as a
+regression file. The long profile is ``python -m tests.fuzz --programs 10000``.
+
+``test_regression`` runs each program of ``tests/fuzz_regressions/`` through the same
+oracle: those marked ``XFAIL`` are s2sad bugs still open (``xfail(strict=True)``: when the
+bug is fixed, the test says so, and the marker goes).
+"""
+import multiprocessing
+import os
+
+import pytest
+
+from fuzz import regressions
+from fuzz import run as fuzz_run
+from fuzz.analysis import features_of, instrument
+from fuzz.generator import programs
+
+SHORT_PROGRAMS = 240
+SEED = 20261122
+JOBS = min(2, os.cpu_count() or 1)
+
+
+def test_short_fuzz_profile(tmp_path):
+    known = regressions.known_bugs()
+    share = SHORT_PROGRAMS // JOBS
+    tasks = []
+    for worker in range(JOBS):
+        directory = tmp_path / f"programs-{worker}"
+        directory.mkdir()
+        tasks.append((worker, share, SEED, share, float("inf"), str(directory), known, False,
+                      str(tmp_path / f"cache-{worker}")))
+    if JOBS == 1:
+        results = [fuzz_run._worker(tasks[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(JOBS) as pool:
+            results = pool.map(fuzz_run._worker, tasks)
+    tried = sum(stats["programs"] for stats, *_ in results)
+    judged = sum(stats["judged"] for stats, *_ in results)
+    found = [item for *_, items in results for item in items]
+    reports = []
+    for signature, program, failure in found:
+        text = regressions.text_of(program, failure, f"{failure.category}", xfail=f"not triaged yet: {signature}")
+        reports.append(f"--- {signature}\n{failure.message}\n\nas a regression file (tests/fuzz_regressions/):\n{text}")
+    assert not reports, f"the fuzzer found {len(reports)} new failure(s) in {tried} programs:\n\n" + "\n\n".join(reports)
+    assert tried >= SHORT_PROGRAMS * 0.9
+    assert judged >= tried * 0.8, "most programs must be smooth at their inputs, or the profile checks little"
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(path, id=os.path.basename(path)[:-3], marks=[pytest.mark.xfail(strict=True, reason=reason)]
+                 if (reason := regressions.load_file(path).__dict__.get("XFAIL")) else [])
+    for path in regressions.files()])
+def test_regression(path):
+    outcome = regressions.check_file(path)
+    assert outcome.invalid is None, outcome.invalid
+    assert not outcome.failures, "\n".join(str(failure) for failure in outcome.failures)
+
+
+# ---------------------------------------------------------------- the fuzzer's own parts
+
+def test_the_generator_writes_valid_smooth_programs():
+    """Every generated program runs, and its branch conditions keep their margin."""
+    from hypothesis import HealthCheck, given, settings
+
+    from fuzz.analysis import Probe
+    from fuzz.generator import MARGIN
+
+    @settings(max_examples=60, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def check(program):
+        compile(program.source, "<program>", "exec")
+        value, records = Probe(program.source).run(program.args())
+        assert all(abs(difference) >= MARGIN - 1e-9 for _, difference in records)
+        assert program.features
+
+    check()
+
+
+def test_instrument_and_features():
+    source = ("import numpy as np\n\ndef f(x):\n    y = np.zeros(3)\n    for i in range(3):\n        y[i] = x[i]\n"
+              "        if np.sum(x) > 0.5 and not x[0] > -0.5:\n            break\n"
+              "    z = 1.0 if x[1] > 0.0 else 2.0\n    return np.sum(y) * z\n")
+    probed, thresholds = instrument(source)
+    assert thresholds == {0: 0.5, 1: -0.5, 2: 0.0}
+    assert "_probe_(0, np.sum(x)) > 0.5" in probed and "_probe_(2, x[1]) > 0.0" in probed
+    features = features_of(source)
+    assert {"fill-array", "for-range", "setitem", "if", "and", "not", "break-in-loop", "conditional-expression",
+            "np.sum", "np.zeros"} <= features
+
+
+def test_a_failure_is_matched_to_a_known_bug_by_category_and_constructs():
+    from fuzz.oracle import Failure
+
+    class Program:
+        features = frozenset({"while", "break-in-loop", "mul"})
+
+    known = [("grad-mismatch", frozenset({"break-in-loop"}), "fuzz_break.py")]
+    assert fuzz_run.matches(Failure("grad-mismatch", "grad-mismatch", ""), Program, known) == "fuzz_break.py"
+    assert fuzz_run.matches(Failure("jvp-mismatch", "jvp-mismatch", ""), Program, known) is None
+    known = [("grad-mismatch", frozenset({"fill-array"}), "fuzz_fill.py")]
+    assert fuzz_run.matches(Failure("grad-mismatch", "grad-mismatch", ""), Program, known) is None
+
+
+def test_the_oracle_catches_a_wrong_rule(tmp_path):
+    """A planted bug (a user rule with the wrong sign) is found: the oracle is not vacuous."""
+    import numpy as np
+
+    import s2sad
+    from fuzz.oracle import check_source
+
+    source = "import numpy as np\nimport planted\n\ndef f(x):\n    return np.sum(planted.wrong(x) * x)\n"
+    (tmp_path / "planted.py").write_text("import numpy as np\n\ndef wrong(x):\n    return np.sin(x)\n")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import planted
+
+        s2sad.defvjp(planted.wrong, "x", "-g * np.cos(x)")   # the sign is wrong on purpose
+        x = np.array([0.3, -0.2, 0.5])
+        outcome = check_source(source, (x,), "S", 1.0, [np.ones(3)], str(tmp_path))
+        assert {failure.category for failure in outcome.failures} >= {"grad-mismatch"}
+    finally:
+        s2sad.unregister(planted.wrong)
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("planted", None)
