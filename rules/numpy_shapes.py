@@ -31,7 +31,7 @@ Conventions:
 """
 import numpy as np
 
-from s2sad.forward_rules import LINEAR, defjvp
+from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
@@ -70,6 +70,44 @@ def vstack_vjp(g, ans, tup, dtype, casting):
 def hstack_vjp(g, ans, tup, dtype, casting):
     axis = 0 if np.ndim(ans) == 1 else 1
     return _split_along(g, tup, axis, [np.shape(np.atleast_1d(x))[axis] for x in tup])
+
+
+def append_vjp_arr(g, ans, arr, values, axis):
+    if axis is None:
+        return unbroadcast(np.reshape(np.ravel(g)[:np.size(arr)], np.shape(arr)), arr)
+    return unbroadcast(np.take(g, np.arange(np.shape(arr)[axis]), axis=axis), arr)
+
+
+def append_vjp_values(g, ans, arr, values, axis):
+    if axis is None:
+        return unbroadcast(np.reshape(np.ravel(g)[np.size(arr):], np.shape(values)), values)
+    return unbroadcast(np.take(g, np.arange(np.shape(arr)[axis], np.shape(g)[axis]), axis=axis), values)
+
+
+def column_stack_vjp(g, ans, tup):
+    """Columns back to their arrays: a 1-D array was one column, a 2-D array its own columns."""
+    widths = [1 if np.ndim(x) < 2 else np.shape(x)[1] for x in tup]
+    pieces = np.split(g, np.cumsum(widths)[:-1], axis=1)
+    cotangents = [unbroadcast(np.reshape(piece, np.shape(x)), x) for piece, x in zip(pieces, tup)]
+    return cotangents if isinstance(tup, list) else tuple(cotangents)
+
+
+def select_vjp(g, ans, condlist, choicelist, default):
+    """Each choice gets the cotangent where it was the first condition true; the rest goes to default."""
+    taken = np.zeros(np.shape(ans), dtype=bool)
+    cotangents = []
+    for condition, choice in zip(condlist, choicelist):
+        here = np.asarray(condition) & ~taken
+        cotangents.append(unbroadcast(np.where(here, g, 0), choice))
+        taken = taken | here
+    return cotangents if isinstance(choicelist, list) else tuple(cotangents)
+
+
+def select_vjp_default(g, ans, condlist, choicelist, default):
+    taken = np.zeros(np.shape(ans), dtype=bool)
+    for condition in condlist:
+        taken = taken | np.asarray(condition)
+    return unbroadcast(np.where(taken, 0, g), default)
 
 
 def array_vjp(g, ans, obj, *rest):
@@ -645,6 +683,10 @@ if hasattr(np, "permute_dims"):  # NumPy >= 2
 defvjp(np.concatenate,  "arrays, axis=0, out=None, *, dtype=None, casting='same_kind'", concatenate_vjp)
 defvjp(np.stack,        "arrays, axis=0, out=None, *, dtype=None, casting='same_kind'", stack_vjp)
 defvjp(np.vstack,       "tup, *, dtype=None, casting='same_kind'", vstack_vjp)
+defvjp(np.row_stack,    "tup, *, dtype=None, casting='same_kind'", vstack_vjp)
+defvjp(np.column_stack, "tup", column_stack_vjp)
+defvjp(np.append,       "arr, values, axis=None", append_vjp_arr, append_vjp_values)
+defvjp(np.select,       "condlist, choicelist, default=0", None, select_vjp, select_vjp_default)
 defvjp(np.hstack,       "tup, *, dtype=None, casting='same_kind'", hstack_vjp)
 defvjp(np.tile,         "A, reps", tile_vjp)
 defvjp(np.repeat,       "a, repeats, axis=None", repeat_vjp)
@@ -772,6 +814,14 @@ def asarray_jvp(g, ans, a, *rest):
 
 def astype_jvp(g, ans, x, dtype, copy, device):
     return as_tangent_of(g, ans)
+
+
+def column_stack_jvp(g, ans, tup):
+    return as_tangent_of(np.column_stack(_filled(g, tup)), ans)
+
+
+def select_jvp(g, ans, condlist, choicelist, default):
+    return as_tangent_of(np.select(condlist, _filled(g, choicelist), 0), ans)
 
 
 def concatenate_jvp(g, ans, arrays, axis, out, dtype, casting):
@@ -993,6 +1043,11 @@ if hasattr(np, "permute_dims"):  # NumPy >= 2
 defjvp(np.concatenate,  concatenate_jvp)
 defjvp(np.stack,        stack_jvp)
 defjvp(np.vstack,       vstack_jvp)
+defjvp(np.row_stack,    vstack_jvp)
+defjvp(np.column_stack, column_stack_jvp)
+defjvp(np.append,       "np.append(g, np.zeros_like(values, dtype=ans.dtype), axis=axis)",
+                        "np.append(np.zeros_like(arr, dtype=ans.dtype), g, axis=axis)")
+defjvp(np.select,       None, select_jvp, "np.where(np.any(np.asarray(condlist), axis=0), 0, g) + 0 * ans")
 defjvp(np.hstack,       hstack_jvp)
 defjvp(np.tile,         LINEAR)
 defjvp(np.repeat,       LINEAR)

@@ -22,6 +22,7 @@ from fuzz.analysis import features_of, instrument
 from fuzz.generator import programs
 
 SHORT_PROGRAMS = 240
+SHRINK_BUDGET, REDUCE_BUDGET = 60, 60   # a new failure costs at most ~40 s more to shrink
 SEED = 20261122
 JOBS = min(2, os.cpu_count() or 1)
 
@@ -34,7 +35,7 @@ def test_short_fuzz_profile(tmp_path):
         directory = tmp_path / f"programs-{worker}"
         directory.mkdir()
         tasks.append((worker, share, SEED, share, float("inf"), str(directory), known, False,
-                      str(tmp_path / f"cache-{worker}")))
+                      str(tmp_path / f"cache-{worker}"), SHRINK_BUDGET, REDUCE_BUDGET))
     if JOBS == 1:
         results = [fuzz_run._worker(tasks[0])]
     else:

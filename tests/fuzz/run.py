@@ -192,10 +192,13 @@ class Campaign:
 
 
 def _worker(arguments):
-    worker, programs, seed, batch, deadline, directory, known, include_known, cache = arguments
+    worker, programs, seed, batch, deadline, directory, known, include_known, cache, *budgets = arguments
+    global SHRINK_BUDGET
     os.environ["S2SAD_CACHE_DIR"] = cache
     warnings.simplefilter("ignore")
-    campaign = Campaign(directory, known, include_known)
+    if budgets:
+        SHRINK_BUDGET = budgets[0]
+    campaign = Campaign(directory, known, include_known, reduce_budget=budgets[1] if budgets else REDUCE_BUDGET)
     done, k = 0, 0
     while done < programs and time.time() < deadline:
         count = min(batch, programs - done)

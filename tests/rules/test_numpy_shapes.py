@@ -475,3 +475,30 @@ def test_average_formulas():
     np.testing.assert_allclose(da, np.full((3, 4), 2.0 / 12))
     _, _, dw = cotangents(np.average, a[0], 0, [1.0, 2.0, 3.0, 4.0], g=1.0)
     assert type(dw) is list and len(dw) == 4
+
+
+# ---------------------------------------------------------------- append, column_stack, row_stack, select
+def test_append_column_stack_row_stack_and_select_both_ways():
+    import warnings
+
+    from s2sad.forward_check import check_frule
+
+    warnings.simplefilter("ignore", DeprecationWarning)  # np.row_stack is deprecated, not gone
+    g = np.random.default_rng(9)
+    a, b = g.standard_normal((2, 3)), g.standard_normal((2, 3))
+    for axis in (None, 0, 1):
+        check_rrule(np.append, a, b, axis=axis)
+        check_frule(np.append, a, b, axis=axis)
+    columns = [g.standard_normal(3), g.standard_normal((3, 2))]
+    check_rrule(np.column_stack, columns)
+    check_frule(np.column_stack, columns)
+    rows = [g.standard_normal(3), g.standard_normal((2, 3))]
+    check_rrule(np.row_stack, rows)
+    check_frule(np.row_stack, rows)
+    x = g.standard_normal(7)
+    conditions = [x < 0, x > 1]
+    check_rrule(np.select, conditions, [x ** 2, np.sin(x)], 0.5 * x)
+    check_frule(np.select, conditions, [x ** 2, np.sin(x)], 0.5 * x)
+    _, pullback = rule_for(np.select).rrule(conditions, [x ** 2, np.sin(x)], 0.5 * x)
+    _, _, (d_first, d_second), d_default = pullback(np.ones(7))
+    np.testing.assert_array_equal(d_first + d_second + d_default, np.ones(7))  # each element once
