@@ -131,7 +131,7 @@ def _extremum_jvps(choose):
     return extremum_jvp_iterable, extremum_jvp_args, None, extremum_jvp_default
 
 
-defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real(g * np.sign(x).conjugate())")
+defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real(g * conj(np.sign(x)))")
 defjvp(builtins.pow,   "power_jvp_base(g, base, exp)", pow_jvp_exponent, None, elementwise=True)
 defjvp(builtins.float, "float(g)")
 defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)

@@ -19,8 +19,8 @@ def tangent_field_vjp(g, ans, t, name):
     return ZERO if g is ZERO else Tangent(type(t), {name: g})
 
 defvjp(fit,          "t, ans", "unbroadcast(g, t)", None)
-defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, den.conjugate()), num)",
-       "unbroadcast(-safe_divide(g * ans.conjugate(), den.conjugate()), den)")
+defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, conj(den)), num)",
+       "unbroadcast(-safe_divide(g * conj(ans), conj(den)), den)")
 defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 

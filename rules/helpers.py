@@ -24,6 +24,7 @@ import numpy as np
 from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = [
+    "conj",
     "power_jvp_base",
     "fit",
     "unbroadcast",
@@ -43,6 +44,16 @@ __all__ = [
 ]
 
 _FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
+
+
+def conj(x):
+    """The complex conjugate, free for what is real: a real NumPy array or a float comes back
+    as it is (no copy); anything else (complex values, lists, Dask arrays) goes through
+    ``np.conjugate``, which array libraries dispatch to their own, lazily."""
+    kind = x.__class__
+    if kind is float or kind is int or (kind is np.ndarray and x.dtype.kind != "c"):
+        return x
+    return np.conjugate(x)
 
 
 def _no_tangent_kind(dtype) -> bool:
@@ -346,7 +357,7 @@ def power_vjp_base(g, x, y):
     """Cotangent of the base in ``x ** y``: ``g * conj(y * x ** (y - 1))``, 0 where ``g`` or ``y`` is 0.
 
     ``x ** y`` is holomorphic in ``x`` (off the branch cut), so a complex base gets the
-    conjugate slope; for a real base and exponent ``.conjugate()`` returns the slope itself.
+    conjugate slope; for a real base and exponent ``conj`` returns the slope itself.
     """
     if type(g) is float and type(x) is float:
         if g == 0.0 or y == 0:
@@ -363,9 +374,9 @@ def power_vjp_base(g, x, y):
     if type(y) in (int, float) and y >= 1:
         # a constant exponent of at least 1 (``x ** 2``): x ** (y - 1) is finite everywhere,
         # so the guards below (and their cost) are not needed
-        return unbroadcast(g * (y * x ** (y - 1)).conjugate() if y != 2 else g * (2 * x).conjugate(), x)
+        return unbroadcast(g * conj(y * x ** (y - 1)) if y != 2 else g * conj(2 * x), x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope = g * (y * np.power(x, y - 1)).conjugate()
+        slope = g * conj(y * np.power(x, y - 1))
         slope = np.where(np.equal(g, 0) | np.equal(y, 0), np.zeros_like(slope), slope)
     return unbroadcast(slope, x)
 
@@ -389,7 +400,7 @@ def power_vjp_exponent(g, ans, x, y):
         base = np.where(np.equal(x, 0), np.ones_like(x), x)
         if base.dtype.kind != "c" and np.iscomplexobj(ans):  # (-2.0) ** 0.5j: log(-2) + i pi
             base = base.astype(np.result_type(ans))
-        slope = g * (ans * np.log(base)).conjugate()
+        slope = g * conj(ans * np.log(base))
     return unbroadcast(slope, y)
 
 

@@ -17,8 +17,8 @@ elements. ``clip`` passes the cotangent to ``a`` where ``a_min <= a <= a_max``
 
 Complex numbers (the convention is stated in ``numpy_fft``): the cotangent of a complex
 input is ``g * conj(f'(z))`` for a holomorphic ``f``, so rules conjugate their slope.
-``ndarray.conjugate()`` of a real array is the array itself, so real inputs pay nothing;
-bare parameters, which may be Python numbers or lists, go through ``np.conjugate``.
+The helper ``conj`` returns a real array or a float itself, so real inputs pay nothing;
+anything else (complex values, lists, Dask arrays) goes through ``np.conjugate``.
 ``abs`` of a complex ``z`` has cotangent ``g * z / |z|`` (0 at 0), ``angle`` has
 ``1j * g * z / |z|**2`` (0 at 0), ``imag`` has ``1j * g``; a real input of ``angle`` or
 ``imag`` gets ``ZERO``.
@@ -38,36 +38,36 @@ from .helpers import safe_divide, unbroadcast
 # ------------------------------------------------------------------ unary
 defvjp(np.negative,   "x", "-g")
 defvjp(np.positive,   "x", "g")
-defvjp(np.sin,        "x", "g * np.cos(x).conjugate()")
-defvjp(np.cos,        "x", "-g * np.sin(x).conjugate()")
-defvjp(np.tan,        "x", "g * (1 + ans ** 2).conjugate()")
-defvjp(np.arcsin,     "x", "safe_divide(g, np.sqrt(1 - x ** 2).conjugate())")
-defvjp(np.arccos,     "x", "safe_divide(-g, np.sqrt(1 - x ** 2).conjugate())")
-defvjp(np.arctan,     "x", "g / (1 + x ** 2).conjugate()")
-defvjp(np.sinh,       "x", "g * np.cosh(x).conjugate()")
-defvjp(np.cosh,       "x", "g * np.sinh(x).conjugate()")
-defvjp(np.tanh,       "x", "g * (1 - ans ** 2).conjugate()")
-defvjp(np.arcsinh,    "x", "g / np.sqrt(x ** 2 + 1).conjugate()")
-defvjp(np.arccosh,    "x", "safe_divide(g, (np.sqrt(x - 1) * np.sqrt(x + 1)).conjugate())")  # not sqrt(x**2 - 1): its branch is wrong for Re(x) < 0
-defvjp(np.arctanh,    "x", "safe_divide(g, (1 - x ** 2).conjugate())")
-defvjp(np.exp,        "x", "g * ans.conjugate()")
-defvjp(np.exp2,       "x", "g * ans.conjugate() * math.log(2)")
-defvjp(np.expm1,      "x", "g * (ans + 1).conjugate()")
+defvjp(np.sin,        "x", "g * conj(np.cos(x))")
+defvjp(np.cos,        "x", "-g * conj(np.sin(x))")
+defvjp(np.tan,        "x", "g * conj(1 + ans ** 2)")
+defvjp(np.arcsin,     "x", "safe_divide(g, conj(np.sqrt(1 - x ** 2)))")
+defvjp(np.arccos,     "x", "safe_divide(-g, conj(np.sqrt(1 - x ** 2)))")
+defvjp(np.arctan,     "x", "g / conj(1 + x ** 2)")
+defvjp(np.sinh,       "x", "g * conj(np.cosh(x))")
+defvjp(np.cosh,       "x", "g * conj(np.sinh(x))")
+defvjp(np.tanh,       "x", "g * conj(1 - ans ** 2)")
+defvjp(np.arcsinh,    "x", "g / conj(np.sqrt(x ** 2 + 1))")
+defvjp(np.arccosh,    "x", "safe_divide(g, conj(np.sqrt(x - 1) * np.sqrt(x + 1)))")  # not sqrt(x**2 - 1): its branch is wrong for Re(x) < 0
+defvjp(np.arctanh,    "x", "safe_divide(g, conj(1 - x ** 2))")
+defvjp(np.exp,        "x", "g * conj(ans)")
+defvjp(np.exp2,       "x", "g * conj(ans) * math.log(2)")
+defvjp(np.expm1,      "x", "g * conj(ans + 1)")
 defvjp(np.log,        "x", "safe_divide(g, np.conjugate(x))")
 defvjp(np.log2,       "x", "safe_divide(g, np.conjugate(x) * math.log(2))")
 defvjp(np.log10,      "x", "safe_divide(g, np.conjugate(x) * math.log(10))")
-defvjp(np.log1p,      "x", "safe_divide(g, (x + 1).conjugate())")
-defvjp(np.sqrt,       "x", "safe_divide(g * 0.5, ans.conjugate())")
+defvjp(np.log1p,      "x", "safe_divide(g, conj(x + 1))")
+defvjp(np.sqrt,       "x", "safe_divide(g * 0.5, conj(ans))")
 defvjp(np.cbrt,       "x", "safe_divide(g, 3 * ans ** 2)")  # real only
 defvjp(np.square,     "x", "g * 2 * np.conjugate(x)")
-defvjp(np.reciprocal, "x", "-g * (ans ** 2).conjugate()")
+defvjp(np.reciprocal, "x", "-g * conj(ans ** 2)")
 defvjp(np.absolute,   "x", "g * np.sign(x)")  # np.abs is np.absolute; slope 0 at 0; sign(z) = z / |z| for complex z
 defvjp(np.fabs,       "x", "g * np.sign(x)")
 defvjp(np.deg2rad,    "x", "g * (math.pi / 180)")
 defvjp(np.rad2deg,    "x", "g * (180 / math.pi)")
 defvjp(np.radians,    "x", "g * (math.pi / 180)")
 defvjp(np.degrees,    "x", "g * (180 / math.pi)")
-defvjp(np.sinc,       "x", "g * safe_divide(np.cos(math.pi * x) - ans, x).conjugate()")
+defvjp(np.sinc,       "x", "g * conj(safe_divide(np.cos(math.pi * x) - ans, x))")
 defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None", "np.where(np.isfinite(x), g, 0)")
 
 # ------------------------------------------------------------------ complex parts
@@ -99,7 +99,7 @@ defvjp(np.add,        "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(g, x2)")
 defvjp(np.subtract,   "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(-g, x2)")
 defvjp(np.multiply,   "x1, x2", "unbroadcast(g * np.conjugate(x2), x1)", "unbroadcast(g * np.conjugate(x1), x2)")
 defvjp(np.divide,     "x1, x2", "unbroadcast(g / np.conjugate(x2), x1)",
-                                "unbroadcast(-g * (ans / x2).conjugate(), x2)")  # also true_divide
+                                "unbroadcast(-g * conj(ans / x2), x2)")  # also true_divide
 defvjp(np.power,      "x1, x2", "power_vjp_base(g, x1, x2)", "power_vjp_exponent(g, ans, x1, x2)")  # also pow
 defvjp(np.float_power, "x1, x2", "power_vjp_base(g, x1, x2)", "power_vjp_exponent(g, ans, x1, x2)")
 defvjp(np.remainder,  "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(-g * np.floor_divide(x1, x2), x2)")  # also mod
@@ -304,7 +304,7 @@ defjvp(np.sqrt,       "safe_divide(g * 0.5, ans)")
 defjvp(np.cbrt,       "safe_divide(g, 3 * ans ** 2)")  # real only
 defjvp(np.square,     "g * 2 * x")
 defjvp(np.reciprocal, "-g * ans ** 2")
-defjvp(np.absolute,   "np.real(g * np.sign(x).conjugate())")  # sign(z) = z / |z|; slope 0 at 0
+defjvp(np.absolute,   "np.real(g * conj(np.sign(x)))")  # sign(z) = z / |z|; slope 0 at 0
 defjvp(np.fabs,       "g * np.sign(x)")
 defjvp(np.deg2rad,    "g * (math.pi / 180)")
 defjvp(np.rad2deg,    "g * (180 / math.pi)")

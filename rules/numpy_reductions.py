@@ -39,7 +39,7 @@ from s2sad.forward_rules import defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT
 
-from .helpers import expand_reduced, reduced_count, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, reduced_count, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of
 
 _SUM = "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
@@ -73,7 +73,7 @@ def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     if np.asarray(a).dtype.kind in "biu":
         return NO_TANGENT
     others = _products_of_others(a, axis, initial, where)
-    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * others.conjugate(), a)
+    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * conj(others), a)
 
 
 def _products_of_others(a, axis, initial, where):

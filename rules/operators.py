@@ -8,10 +8,9 @@ pays one call per operand. An int or bool operand gets ``NO_TANGENT``.
 Complex operands follow the convention of ``numpy_fft``: ``a * b`` pulls ``g`` back to
 ``g * conj(b)``, ``a / b`` to ``g / conj(b)`` and ``-g * conj(a / b**2)``, ``a @ b`` to
 ``g @ b^H`` and ``a^H @ g``, ``a ** b`` to ``g * conj(b * a**(b - 1))`` and
-``g * conj(a**b * log(a))``. The conjugate is taken with ``.conjugate()``, which Python
-numbers, numpy scalars and arrays all have and which returns a real array itself, so real
-code pays no copy (it does need an array, not a list, as the other operand of ``*``
-and ``/``). A real operand of a complex operation gets the real part of its cotangent, in
+``g * conj(a**b * log(a))``. The conjugate is taken with the helper ``conj``, which returns
+a real array or a float itself, so real code pays no copy, and goes through
+``np.conjugate`` for anything else (complex values, lists, Dask arrays, lazily). A real operand of a complex operation gets the real part of its cotangent, in
 its own dtype (``unbroadcast`` takes it).
 
 ``a[i]`` on an array scatters the cotangent into zeros of ``a``'s shape (repeated fancy
@@ -29,8 +28,8 @@ from .numpy_elementwise import power_jvp_exponent
 # ------------------------------------------------------------------ arithmetic
 defvjp(operator.add,     "a, b", "unbroadcast(g, a)",     "unbroadcast(g, b)")
 defvjp(operator.sub,     "a, b", "unbroadcast(g, a)",     "unbroadcast(-g, b)")
-defvjp(operator.mul,     "a, b", "unbroadcast(g * b.conjugate(), a)", "unbroadcast(g * a.conjugate(), b)")
-defvjp(operator.truediv, "a, b", "unbroadcast(g / b.conjugate(), a)", "unbroadcast(-g * (ans / b).conjugate(), b)")
+defvjp(operator.mul,     "a, b", "unbroadcast(g * conj(b), a)", "unbroadcast(g * conj(a), b)")
+defvjp(operator.truediv, "a, b", "unbroadcast(g / conj(b), a)", "unbroadcast(-g * conj(ans / b), b)")
 defvjp(operator.pow,     "a, b", "power_vjp_base(g, a, b)", "power_vjp_exponent(g, ans, a, b)")
 defvjp(operator.mod,     "a, b", "unbroadcast(g, a)",     "unbroadcast(-g * np.floor_divide(a, b), b)")
 defvjp(operator.matmul,  "a, b", "matmul_vjp_x1(g, a, b)", "matmul_vjp_x2(g, a, b)", lazy=True)

@@ -976,10 +976,14 @@ def substitute(template: str, mapping: dict[str, str]) -> str:
             continue
         pieces.append(template[cursor:start])
         code = mapping[token.string]
-        conjugated = [t.string for t in tokens[index + 1:index + 5]] == [".", "conjugate", "(", ")"]
-        if conjugated and _is_real_literal(code):
-            pieces.append(code.strip())  # a real constant is its own conjugate
-            cursor = tokens[index + 4].end[1]
+        wrapped = index >= 2 and [t.string for t in tokens[index - 2:index]] == ["conj", "("] and \
+            index + 1 < len(tokens) and tokens[index + 1].string == ")"
+        if wrapped and _is_real_literal(code):
+            # conj(2.0) is 2.0: drop the call around a real constant
+            opening = tokens[index - 2].start[1]
+            pieces[-1] = pieces[-1][:len(pieces[-1]) - (start - opening)] if pieces else ""
+            pieces.append(code.strip())
+            cursor = tokens[index + 1].end[1]
             continue
         text = _parenthesise(code)
         if following == "." and text.replace(".", "").replace("_", "").isdigit():

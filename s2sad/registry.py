@@ -464,7 +464,7 @@ def defderivative(function, signature: str, *derivatives: str | None, name: str 
         defderivative(np.tanh, "x", "1 - ans ** 2")
         defderivative(np.arctan2, "y, x", "x / (x**2 + y**2)", "-y / (x**2 + y**2)")
 
-    Each becomes the rule template ``unbroadcast(g * (<derivative>).conjugate(), <param>)``,
+    Each becomes the rule template ``unbroadcast(g * conj(<derivative>), <param>)``,
     which generated code inlines: broadcast operands get their cotangent summed back to
     their shape and cast to their dtype, and a complex input gets ``g * conj(f'(z))``
     (s2sad's convention, see ``s2sad.rules.numpy_fft``), right for holomorphic functions.
@@ -533,7 +533,7 @@ def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (
             return f"unbroadcast(-g, {param})"
         return f"unbroadcast(g * {text}, {param})"
     atom = isinstance(tree.body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
-    factor = f"{text}.conjugate()" if atom else f"({text}).conjugate()"
+    factor = f"conj({text})"
     return f"unbroadcast(g * {factor}, {param})"
 
 

@@ -157,6 +157,9 @@ def features_of(source: str) -> frozenset:
                        ast.MatMult: "matmul"}.get(type(node.op), "binop"))
             if isinstance(node.op, ast.Pow) and not isinstance(node.right, ast.Constant):
                 found.add("pow-var")
+            if isinstance(node.op, ast.Pow) and isinstance(node.left, ast.UnaryOp) and \
+                    isinstance(node.left.op, ast.USub) and isinstance(node.left.operand, ast.Constant):
+                found.add("negative-constant-power")   # (-0.3) ** 2
         elif kind is ast.UnaryOp:
             found.add("neg" if isinstance(node.op, ast.USub) else "pos")
         elif kind is ast.Subscript and isinstance(node.ctx, ast.Load):

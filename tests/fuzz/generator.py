@@ -96,7 +96,7 @@ CONVERT = {
     ("S", "V"): [("{a} * " + W3, "mul"), ("np.array([{a}, 1.0, 2.0 * {a}])", "np.array"), ("np.full(3, {a})", "np.full"),
                  ("{a} * np.ones(3)", "np.ones")],
     ("U", "V"): [("{a} @ " + W23, "matmul"), ("np.concatenate([{a}, {a}[:1]])", "np.concatenate"),
-                 ("np.dot({a}, " + W23 + ")", "np.dot")],   # (np.append has no rule: not used)
+                 ("np.dot({a}, " + W23 + ")", "np.dot"), ("np.append({a}, 1.0)", "np.append")],
     ("M", "V"): [("np.sum({a}, axis=0)", "np.sum-axis"), ("{a}[1]", "row"), ("{a}.mean(axis=0)", "ndarray.mean-axis"),
                  ("{a}[0, :]", "row-slice"), ("{a}.T @ " + W2, "transpose-matmul")],
     ("C", "V"): [("np.sum({a} * " + W3 + ", axis=0)", "np.sum-axis"), ("({a} + " + W23 + ")[1]", "row")],

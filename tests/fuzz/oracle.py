@@ -65,6 +65,10 @@ class Outcome:
         self.failures.append(Failure(category, signature or category, message))
 
 
+class _Skipped(Exception):
+    """A mode left out of this check."""
+
+
 class PathChanged(Exception):
     """A finite-difference step took another branch: the function has a kink nearby."""
 
@@ -112,7 +116,8 @@ def check_program(program, directory: str) -> Outcome:
     return check_source(program.source, program.args(), program.output_kind, u, tangents, directory)
 
 
-def check_source(source: str, args, output_kind: str, u, tangents, directory: str, stem: str | None = None) -> Outcome:
+def check_source(source: str, args, output_kind: str, u, tangents, directory: str, stem: str | None = None,
+                 modes=("reverse", "forward")) -> Outcome:
     """Write ``source`` to a file, import it, and check its ``f`` at ``args`` (the probed twin
     of the same text guards the finite differences)."""
     from .analysis import Probe
@@ -121,7 +126,7 @@ def check_source(source: str, args, output_kind: str, u, tangents, directory: st
     try:
         probe = Probe(source)
         with _forget_generated_modules():
-            return check_function(module.f, args, output_kind, u, tangents, probe)
+            return check_function(module.f, args, output_kind, u, tangents, probe, modes)
     finally:
         unload(module)
 
@@ -258,8 +263,17 @@ def _close(a, b, rtol, atol) -> bool:
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
 
 
-def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
-    """Run every check on ``f`` at ``args``; see the module docstring."""
+def modes_for(signature: str) -> tuple:
+    """The modes a check must run to see a failure with this signature again (reduce.py)."""
+    if signature.startswith(("forward-exception", "jvp-mismatch", "jvp-value-mismatch")):
+        return ("forward",)
+    if signature.startswith("jvp-vjp-mismatch"):
+        return ("reverse", "forward")
+    return ("reverse",)
+
+
+def check_function(f, args, output_kind, u, tangents, probe=None, modes=("reverse", "forward")) -> Outcome:
+    """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out."""
     outcome = Outcome()
     args = tuple(args)
     before = copy.deepcopy(args)
@@ -289,6 +303,8 @@ def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
         # ---------------- reverse mode
         gradients = None   # of <u, f>
         try:
+            if "reverse" not in modes:
+                raise _Skipped()
             if scalar:
                 value, raw = s2sad.value_and_grad(f, argnums=positions)(*args)
                 for k, p in enumerate(positions):
@@ -300,6 +316,8 @@ def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
                 gradients = [cotangents[p] for p in positions]
                 for k, p in enumerate(positions):
                     _check_type(outcome, gradients[k], args[p], p)
+        except _Skipped:
+            pass
         except Exception as error:  # noqa: BLE001 - every exception is a finding
             _exception_failure(outcome, "reverse", error)
         if gradients is not None:
@@ -324,7 +342,11 @@ def check_function(f, args, output_kind, u, tangents, probe=None) -> Outcome:
 
         # ---------------- forward mode
         try:
+            if "forward" not in modes:
+                raise _Skipped()
             y, ydot = s2sad.jvp(f, args, tangents)
+        except _Skipped:
+            pass
         except MissingRuleError as error:
             outcome.missing_forward.append(_missing_rule_name(error))
         except Exception as error:  # noqa: BLE001

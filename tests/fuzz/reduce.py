@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .oracle import check_source
+from .oracle import check_source, modes_for
 
 
 def _bodies(tree):
@@ -130,7 +130,7 @@ def _text(tree) -> str | None:
 
 def still_fails(source, args, output_kind, u, tangents, directory, signature) -> bool:
     try:
-        outcome = check_source(source, args, output_kind, u, tangents, directory)
+        outcome = check_source(source, args, output_kind, u, tangents, directory, modes=modes_for(signature))
     except Exception:  # noqa: BLE001 - the edited program itself no longer runs
         return False
     if outcome.invalid:

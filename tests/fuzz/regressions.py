@@ -8,7 +8,7 @@ A regression file is an ordinary module (s2sad reads its source)::
     import numpy as np
 
     XFAIL = "what happens now"    # only while the s2sad bug is open: the test is xfail(strict=True)
-    CATEGORY = "grad-mismatch"     # the oracle's failure category
+    CATEGORY = "grad-mismatch"     # the oracle's failure category (or signature), or a tuple of them
     FEATURES = ("fill-recurrence",)  # a fuzz failure of this CATEGORY in a program with all of
                                      # these constructs is counted as this known bug
     OUTPUT = "S"                   # the output's shape kind (S, V, U, M, C)

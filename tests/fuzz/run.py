@@ -62,7 +62,8 @@ def matches(failure, program, known) -> str | None:
     exceptions the normalised message must be the same too.
     """
     for category, features, name in known:
-        if failure.category != category and failure.signature != category:
+        categories = category if isinstance(category, (tuple, list, frozenset)) else (category,)
+        if failure.category not in categories and failure.signature not in categories:
             continue
         if features <= program.features:
             return name
@@ -192,20 +193,35 @@ class Campaign:
 
 
 def _worker(arguments):
-    worker, programs, seed, batch, deadline, directory, known, include_known, cache, *budgets = arguments
+    """One process of a run: batches until its share of programs is done (or the deadline).
+
+    ``arguments``: (worker, programs, seed, batch, deadline, programs directory, known bugs,
+    include_known, cache directory[, shrink budget, reduce budget[, findings directory]]).
+    """
+    worker, programs, seed, batch, deadline, directory, known, include_known, cache, *options = arguments
     global SHRINK_BUDGET
     os.environ["S2SAD_CACHE_DIR"] = cache
     warnings.simplefilter("ignore")
-    if budgets:
-        SHRINK_BUDGET = budgets[0]
-    campaign = Campaign(directory, known, include_known, reduce_budget=budgets[1] if budgets else REDUCE_BUDGET)
-    done, k = 0, 0
+    if options:
+        SHRINK_BUDGET = options[0]
+    findings = options[2] if len(options) > 2 else None
+    campaign = Campaign(directory, known, include_known, reduce_budget=options[1] if len(options) > 1 else REDUCE_BUDGET)
+    done, k, started = 0, 0, time.time()
     while done < programs and time.time() < deadline:
         count = min(batch, programs - done)
-        before = campaign.stats["programs"]
+        before, found_before = campaign.stats["programs"], len(campaign.found)
         campaign.batch(seed + 1000 * worker + k, count)
         done += max(campaign.stats["programs"] - before, 1)
         k += 1
+        for signature, program, failure in campaign.found[found_before:]:
+            if findings:   # written at once: an interrupted run keeps what it found
+                from . import regressions
+
+                regressions.save(program, failure, f"{failure.category} {signature.split(':')[-1][:40]}", findings,
+                                 xfail=f"not triaged yet: {signature}")
+            print(f"worker {worker}: new failure {signature}", file=sys.stderr, flush=True)
+        print(f"worker {worker}: {campaign.stats['programs']} programs, {campaign.stats['failing programs']} failing, "
+              f"{len(campaign.found)} new failure(s) shrunk, {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     found = [(signature, program, failure) for signature, program, failure in campaign.found]
     return campaign.stats, campaign.features, campaign.missing, campaign.failures, found
 
@@ -238,7 +254,7 @@ def main(argv=None) -> int:
         cache = os.path.join(work, f"cache-{w}")
         os.makedirs(programs_directory)
         tasks.append((w, shares[w], arguments.seed, arguments.batch, deadline, programs_directory, known,
-                      arguments.include_known, cache))
+                      arguments.include_known, cache, SHRINK_BUDGET, REDUCE_BUDGET, out))
     if jobs == 1:
         results = [_worker(tasks[0])]
     else:
@@ -275,9 +291,7 @@ def main(argv=None) -> int:
     if found:
         print(f"shrunk failing programs ({len(found)}), written to {out}:")
         for signature, (program, failure) in sorted(found.items()):
-            title = f"{failure.category} {len(found) and signature.split(':')[-1][:40]}"
-            path = regressions.save(program, failure, title, out, xfail=f"not triaged yet: {signature}")
-            print(f"  {path}\n      {signature}\n      {failure.message[:300]}")
+            print(f"  {signature}\n      {failure.message[:300]}")
     for w in range(jobs):
         shutil.rmtree(os.path.join(work, f"programs-{w}"), ignore_errors=True)
         shutil.rmtree(os.path.join(work, f"cache-{w}"), ignore_errors=True)
