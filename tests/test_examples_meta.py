@@ -52,14 +52,17 @@ def _examples_extra():
 
 # The module each distribution of the `examples` extra is imported as.
 IMPORT_NAMES = {"scikit-learn": "sklearn", "matplotlib": "matplotlib"}
+# dask[array,distributed] installs the packages dask and distributed
+ALSO_INSTALLED = {"dask": {"distributed"}}
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_imports_only_what_the_examples_extra_installs(name):
     installed = {"numpy", "s2sad"}
     for requirement in _examples_extra():
-        distribution = requirement.split(">")[0].split("=")[0].split("<")[0].strip()
+        distribution = requirement.split(">")[0].split("=")[0].split("<")[0].split("[")[0].strip()
         installed.add(IMPORT_NAMES.get(distribution, distribution))
+        installed |= ALSO_INSTALLED.get(distribution, set())
     imported = set()
     for node in ast.walk(parsed(name)):
         if isinstance(node, ast.Import):
