@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from .accumulate import release
-from .errors import ArgumentError, S2SADError, SourceLocation
+from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
 from .projection import check_differentiable, project
 from .registry import registry_generation, rule_for
 from .resolve import unwrap as _unwrap
@@ -91,6 +91,11 @@ def _bind(function, args, kwargs):
     return list(bound.arguments), list(bound.arguments.values())
 
 
+def _is_library_function(function) -> bool:
+    module = getattr(function, "__module__", "") or ""
+    return inspect.isfunction(function) and module.split(".")[0] in ("numpy", "scipy")
+
+
 class _Plan:
     """What a call of ``function`` needs besides its arguments, found once per registry state."""
 
@@ -131,6 +136,10 @@ def _run(function, args, kwargs, positions):
         with _POINTING:
             y, pullback = rule.rrule(*args, **kwargs)
         return y, pullback, names, list(args)
+    if _is_library_function(original):
+        name = f"{getattr(original, '__module__', '')}.{getattr(original, '__qualname__', original)}"
+        raise MissingRuleError(f"no rule for {name}: s2sad does not differentiate the source of library code",
+                               hint="register a rule for it (s2sad.defvjp), or differentiate your own function that calls it")
     names, values = _bind(original, args, kwargs)
     for position in positions:
         check_differentiable(values[position], names[position])

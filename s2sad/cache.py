@@ -80,6 +80,9 @@ def read_entry(path: Path) -> str | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError:
+        warnings.warn(f"s2sad: cache entry {path} is damaged (not valid UTF-8); regenerating it", RuntimeWarning)
+        return None
     except OSError:
         return None
     source = _unseal(text)

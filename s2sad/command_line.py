@@ -14,7 +14,7 @@ import os
 import sys
 
 from . import __version__
-from .errors import S2SADError
+from .errors import S2SADError, SourceLocation
 
 EPILOG_SHOW = """example:
   s2sad show examples/quickstart.py:loss
@@ -54,6 +54,14 @@ def _load_module(path: str):
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as error:
+        del sys.modules[module_name]
+        location = SourceLocation(path, error.lineno or 1, error.offset or 1, (error.text or "").rstrip("\n"))
+        raise S2SADError(f"{path} has a syntax error: {error.msg}", location, "fix the file, then run again") from None
+    except Exception as error:  # noqa: BLE001 - the user's module failed: say so, without our traceback
+        del sys.modules[module_name]
+        raise S2SADError(f"importing {path} failed: {type(error).__name__}: {error}",
+                         hint="the file must import cleanly (run it with python to see the full error)") from None
     finally:
         sys.path.pop(0)
     return module
@@ -70,6 +78,9 @@ def _load_target(target: str):
         function = getattr(function, part, None)
         if function is None:
             raise S2SADError(f"{path} defines no function named {name!r}")
+    if not callable(function):
+        raise S2SADError(f"{path}:{name} is a {type(function).__name__}, not a function",
+                         hint="name a function defined in the file: FILE.py:FUNCTION")
     return function
 
 

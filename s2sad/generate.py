@@ -495,7 +495,9 @@ class _Generator:
         if callee.kind == "method":
             return f"{self.code(op.args[0])}.{callee.name}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
         if callee.operator_code is not None:
-            return callee.operator_code.format(*[self.code(a) for a in op.args])
+            # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
+            return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
+                                                 for c in (self.code(a) for a in op.args)])
         return f"{callee.spelling}({', '.join(self.argument_list(op.args, op.kwargs))})"
 
     def argument_list(self, args, kwargs) -> list[str]:

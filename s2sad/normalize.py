@@ -597,6 +597,10 @@ class Normalizer:
             return self.call(node, want)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.DictComp)):
             return self.comprehension(node)
+        if isinstance(node, cst.Lambda):
+            raise UnsupportedSyntaxError("a lambda used as a value (passed to another function) is not supported",
+                                         self.source.location(node),
+                                         "assign it to a name and call it directly, or define a function at module level")
         if isinstance(node, cst.IfExp):
             condition = self.expression(node.test)
             return self.choice(condition, node.body, node.orelse, want)
@@ -697,7 +701,7 @@ class Normalizer:
             return Var(self.current[name])
         if name in self.local_functions:
             raise UnsupportedSyntaxError(f"the nested function `{name}` is used as a value", self.source.location(node),
-                                         "call it directly (`{name}(x)`), or define it at module level and pass that")
+                                         f"call it directly (`{name}(x)`), or define it at module level and pass that")
         if name in CONSTANT_NAMES:
             return Const(name)
         value = self.env.lookup(name)

@@ -383,14 +383,134 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
     params = tuple(sig.parameters)
     if len(vjps) > len(params):
         raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
+    if _from_user_code():
+        vjps = tuple(_checked_vjp(name or _qualified_name(function), p, v, tuple(sig.parameters))
+                     for p, v in zip(params, vjps))
     rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version,
                 thunks=thunks, lazy=lazy)
     return _store(rule)
 
 
+# ---------------------------------------------------------------- checking users' rules
+# Built-in rules are tested (tests/rules); a user's rule is checked as it runs, so a mistake
+# in it is an error naming the rule, not a wrong gradient or a crash deep in generated code.
+
+def _from_user_code() -> bool:
+    import sys
+
+    frame = sys._getframe(2)
+    module = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return not (module.startswith("s2sad.rules") or module.startswith("s2sad.") or module == "rules"
+                or module.startswith("rules."))
+
+
+def _problem(cotangent, primal) -> str | None:
+    from .tangents import Tangent
+
+    if cotangent is None:
+        return "None (return s2sad.ZERO for a zero cotangent)"
+    if isinstance(cotangent, (str, bytes)):
+        return f"a {type(cotangent).__name__}"
+    if cotangent is NO_TANGENT or isinstance(cotangent, Tangent) or type(cotangent).__name__ in ("ZeroTangent", "Thunk",
+                                                                                                  "InplaceableThunk"):
+        return None
+    if isinstance(primal, (list, tuple, dict)) or not hasattr(cotangent, "shape") and not isinstance(cotangent, (int, float, complex)):
+        return None
+    shape, expected = getattr(cotangent, "shape", ()), getattr(primal, "shape", ())
+    if tuple(shape) != tuple(expected):
+        return f"a cotangent of shape {tuple(shape)} for an argument of shape {tuple(expected)}"
+    return None
+
+
+def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
+    from .errors import RuleError
+
+    if vjp is None:
+        return None
+    if isinstance(vjp, str):
+        _check_template(rule_name, param, vjp, params)
+        return vjp
+
+    def checked_vjp(g, ans, *values):
+        cotangent = vjp(g, ans, *values)
+        problem = _problem(cotangent, values[params.index(param)] if param in params else None)
+        if problem is not None:
+            raise RuleError(f"the rule of `{rule_name}` returned {problem} for its parameter `{param}`",
+                            hint="a vjp returns the cotangent of its parameter: that parameter's shape and dtype")
+        return cotangent
+
+    checked_vjp.__name__ = getattr(vjp, "__name__", "vjp")
+    return checked_vjp
+
+
+def _check_template(rule_name: str, param: str, template: str, params: tuple) -> None:
+    import builtins
+    import io
+    import keyword
+    import tokenize
+
+    from .errors import RuleError
+
+    known = set(params) | {"g", "ans"} | set(template_namespace()) | set(dir(builtins))
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(template).readline))
+        compile(template, "<rule template>", "eval")
+    except (SyntaxError, tokenize.TokenError) as error:
+        raise RuleError(f"the template of `{rule_name}` for `{param}` is not a Python expression: {template!r}",
+                        hint=str(error)) from None
+    for index, token in enumerate(tokens):
+        previous = tokens[index - 1].string if index else ""
+        following = tokens[index + 1].string if index + 1 < len(tokens) else ""
+        if (token.type == tokenize.NAME and not keyword.iskeyword(token.string) and previous != "."
+                and following != "=" and token.string not in known):
+            raise RuleError(f"the template of `{rule_name}` for `{param}` uses `{token.string}`, which is not a "
+                            f"parameter ({', '.join(params)}), `g`, `ans` or a helper templates may call",
+                            hint="name only the parameters, g, ans, np, math and the helpers of s2sad.rules.helpers")
+
+
+def _checked_vjp_all(rule_name: str, vjp, count: int):
+    from .errors import RuleError
+
+    def checked_vjp_all(g, ans, *values):
+        cotangents = vjp(g, ans, *values)
+        if not isinstance(cotangents, (tuple, list)) or len(cotangents) != count:
+            got = len(cotangents) if isinstance(cotangents, (tuple, list)) else type(cotangents).__name__
+            raise RuleError(f"the rule of `{rule_name}` returned {got} cotangents for its {count} parameters",
+                            hint="return one cotangent per parameter, in order (s2sad.ZERO where there is none)")
+        return cotangents
+
+    return checked_vjp_all
+
+
+def _checked_rrule(rule_name: str, rrule):
+    from .errors import RuleError
+
+    def checked_rrule(*args, **kwargs):
+        result = rrule(*args, **kwargs)
+        if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
+            raise RuleError(f"the rrule of `{rule_name}` must return (value, pullback), but returned "
+                            f"{type(result).__name__}", hint="return the output and a function of its cotangent")
+        value, pullback = result
+
+        def checked_pullback(dy):
+            cotangents = pullback(dy)
+            if not isinstance(cotangents, tuple) or len(cotangents) != 1 + len(args):
+                got = len(cotangents) if isinstance(cotangents, tuple) else type(cotangents).__name__
+                raise RuleError(f"the pullback of `{rule_name}` returned {got} cotangents for {len(args)} "
+                                f"argument(s)", hint="return (NO_TANGENT, *one cotangent per argument)")
+            return cotangents
+
+        checked_pullback.__name__ = getattr(pullback, "__name__", "pullback")
+        return value, checked_pullback
+
+    return checked_rrule
+
+
 def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
     """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter."""
     sig = _signature_from_text(signature)
+    if _from_user_code():
+        vjp = _checked_vjp_all(name or _qualified_name(function), vjp, len(sig.parameters))
     rule = Rule(function, name or _qualified_name(function), sig, vjp_all=vjp, version=version)
     return _store(rule)
 
@@ -398,6 +518,8 @@ def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, vers
 def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
     """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``."""
     sig = _signature_from_text(signature) if signature else None
+    if _from_user_code():
+        rrule = _checked_rrule(name or _qualified_name(function), rrule)
     rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
     return _store(rule)
 

@@ -58,11 +58,17 @@ def read_function(function) -> FunctionSource:
     function = _unwrap(function)
     name = getattr(function, "__qualname__", None) or repr(function)
     if not inspect.isfunction(function):
-        kind = "a builtin or C function" if inspect.isbuiltin(function) or callable(function) else "not a function"
-        raise SourceUnavailableError(
-            f"cannot differentiate {name}: it is {kind}, with no Python source to transform",
-            hint="register a rule for it (s2sad.defvjp / s2sad.defrrule) or differentiate a Python function that calls it",
-        )
+        if inspect.isbuiltin(function) or type(function).__name__ in ("ufunc", "builtin_function_or_method"):
+            kind, hint = "a builtin or C function", \
+                "register a rule for it (s2sad.defvjp / s2sad.defrrule) or differentiate a Python function that calls it"
+        elif callable(function):
+            name = type(function).__qualname__
+            kind, hint = f"a callable `{name}` object, not a function", \
+                "differentiate its method (s2sad.grad(obj.__call__)) or a function that calls it"
+        else:
+            kind, hint = f"a {type(function).__name__}, not a function", "pass the function itself"
+        raise SourceUnavailableError(f"cannot differentiate {name}: it is {kind}, with no Python source to transform",
+                                     hint=hint)
     filename = function.__code__.co_filename
     try:
         lines, first_line = inspect.getsourcelines(function)

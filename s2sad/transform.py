@@ -53,22 +53,34 @@ _registry_fingerprint: tuple[int, str] | None = None
 
 
 def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
-    """A hash of every registered rule; an optional library's rules count only for ``libraries``.
+    """A hash of the rules of library code (NumPy, operators, builtins, ...) and of method rules;
+    an optional library's rules count only for ``libraries``.
 
-    Whether scipy's rules are loaded depends on whether the process imported scipy, so they
-    take part only in the keys of functions that use scipy.
+    The rule of a user's own function takes part only in the keys of the functions that name
+    it (see _identity), so registering one regenerates exactly those. Whether scipy's rules
+    are loaded depends on whether the process imported scipy, so they take part only in the
+    keys of functions that use scipy.
     """
     global _registry_fingerprint
     generation = registry_generation()
     if _registry_fingerprint is None or _registry_fingerprint[0] != (generation, libraries):
         digest = hashlib.sha256()
         for rule in sorted(all_rules(), key=lambda r: r.name):
+            if _is_users(rule.function):
+                continue  # in the keys of its callers only
             if rule.library is None or rule.library in libraries:
                 digest.update(f"{rule.name}={rule.fingerprint}\n".encode())
         for (owner, name), rule in sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1])):
             digest.update(f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}\n".encode())
         _registry_fingerprint = ((generation, libraries), digest.hexdigest())
     return _registry_fingerprint[1]
+
+
+def _is_users(function) -> bool:
+    """A function of the user's own code (not of a library s2sad has rules for)."""
+    module = getattr(function, "__module__", None) or ""
+    return inspect.isfunction(function) and module.split(".")[0] not in (
+        "numpy", "scipy", "math", "operator", "builtins", "s2sad", "rules", "functools")
 
 
 def _identity(value) -> str:

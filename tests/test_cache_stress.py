@@ -249,10 +249,7 @@ DAMAGE = {
 
 
 @pytest.mark.parametrize("damage", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="an entry that is not valid UTF-8 makes "
-                                               "cache.read_entry raise UnicodeDecodeError: the gradient fails "
-                                               "instead of the entry being regenerated"))
-    if name == "invalid-utf-8" else name for name in DAMAGE])
+    name for name in DAMAGE])
 def test_a_damaged_entry_is_detected_and_regenerated_in_a_new_process(workspace, damage):
     directory, cache = workspace
     first, _ = run_script(directory, cache, "print(s2sad.grad(usermodel.other)(w).tolist())")
@@ -416,9 +413,6 @@ def test_registering_a_rule_for_a_callee_makes_new_entries_for_its_callers(works
     assert _stamp(cache) == after                               # the same registration: the same entries
 
 
-@pytest.mark.xfail(strict=True, reason="any rule registration changes the key of every function (the key holds a "
-                                       "fingerprint of the whole registry), so other and third, which do not call "
-                                       "helper, get new entries too")
 def test_registering_a_rule_leaves_the_entries_of_unrelated_functions_alone(workspace):
     directory, cache = workspace
     run_script(directory, cache, INVALIDATION)
