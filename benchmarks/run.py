@@ -95,7 +95,8 @@ def peer_versions(found) -> str:
 
 
 def written_in(np_module, math_module=None):
-    """The workloads again, in another array module (autograd.numpy, jax.numpy)."""
+    """The workloads again, in another array module (autograd.numpy, jax.numpy, torch: their
+    functions share NumPy's names)."""
     m = math_module or np_module
 
     def scalar(x, y):
@@ -115,34 +116,6 @@ def written_in(np_module, math_module=None):
         for step in range(100):
             h = np_module.tanh(W @ h + x)
         return np_module.sum(h)
-
-    def mysum(x):
-        total = 0.0
-        for i in range(len(x)):
-            total = total + x[i]
-        return total
-
-    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum}
-
-
-def torch_workloads(torch):
-    def scalar(x, y):
-        return torch.sin(x) * y + x ** 2 / y + torch.exp(-x * y)
-
-    def small(v):
-        return torch.sum(torch.tanh(2.0 * v + 1.0) ** 2)
-
-    def mlp(W1, W2, X, y):
-        h = torch.tanh(X @ W1)
-        return torch.mean((h @ W2 - y) ** 2)
-
-    def elementwise(x):
-        return torch.sum(torch.sin(x) * torch.cos(x) + x ** 2)
-
-    def rnn(W, h, x):
-        for step in range(100):
-            h = torch.tanh(W @ h + x)
-        return torch.sum(h)
 
     def mysum(x):
         total = 0.0
@@ -212,7 +185,7 @@ def measure(name, repeats, found, n=None):
         row["jax.jit"] = median_time(lambda: jax.block_until_ready(jitted(*jargs)), repeats)
     if "torch" in found:
         torch = found["torch"][0]
-        f = torch_workloads(torch)[name]
+        f = written_in(torch)[name]
 
         def torch_grad():
             tensors = [torch.tensor(a, requires_grad=(i in argnums)) for i, a in enumerate(args)]

@@ -171,16 +171,9 @@ class _ForwardGenerator(_Generator):
         return lines + self.tangent(op)
 
     def value(self, op: Operation) -> list[str]:
-        if op.kind == "assert":
-            return [f"assert {self.code(op.args[0])}, {self.code(op.args[1])}"]
-        if op.kind in ("tuple", "list"):
-            items = ", ".join(self.code(a) for a in op.args)
-            text = f"({items},)" if op.kind == "tuple" and len(op.args) == 1 else (f"({items})" if op.kind == "tuple" else f"[{items}]")
-            return [f"{op.target} = {text}"]
-        if op.kind == "dict":
-            return [f"{op.target} = {{{', '.join(f'{k}: {self.code(v)}' for k, v in op.kwargs)}}}"]
-        if op.kind == "unpack":
-            return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]
+        """The primal line: as the reverse generator writes it, except calls stay plain calls."""
+        if op.kind in ("assert", "tuple", "list", "dict", "unpack"):
+            return self.primal(op)
         if op.kind == "copy":
             return [f"{op.target} = {self.code(op.args[0])}"] if op.target in self.read_names or op.target in self.activity.active else []
         if op.kind == "effect":
