@@ -210,8 +210,11 @@ class _Generator:
         loop, code = self.loop_stack[-1]
         lines = []
         copied = {edge.target for edge in jump.edges}
+        # the top of the reverse iteration already sent each carried cotangent to the version
+        # the body ends with; a jump that copied that same version needs nothing more
+        fallthrough = {edge.target: edge.args[0] for edge in loop.back_edges}
         for edge in reversed(jump.edges):
-            if edge.target in self.activity.active:
+            if edge.target in self.activity.active and fallthrough.get(edge.target) != edge.args[0]:
                 lines += self.contribute(edge.args[0], self.cotangent(edge.target))
         for name in loop.carried:
             if name not in copied and name in self.activity.active:

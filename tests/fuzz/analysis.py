@@ -111,6 +111,12 @@ def features_of(source: str) -> frozenset:
             found.add("conditional-expression")
         elif kind is ast.For:
             iterator = node.iter
+            if isinstance(iterator, ast.Name) and any(
+                    isinstance(target, ast.Name) and target.id == iterator.id
+                    for statement in ast.walk(ast.Module(body=node.body, type_ignores=[]))
+                    if isinstance(statement, (ast.Assign, ast.AugAssign))
+                    for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])):
+                found.add("loop-rebinds-iterable")   # for row in A: A = ...
             name = _dotted(iterator.func) if isinstance(iterator, ast.Call) else None
             found.add({"range": "for-range", "enumerate": "for-enumerate", "zip": "for-zip"}.get(name, "for-iterate"))
             if name is None and isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Attribute) \

@@ -10,13 +10,15 @@ helps or the budget of checks is spent:
 * replace an ``if`` by one of its branches, ``range(k)`` by ``range(1)``;
 * replace an expression by one of its operands (``a + b`` -> ``a``, ``np.sin(a)`` -> ``a``,
   ``a if c else b`` -> ``a``, ``-a`` -> ``a``, ``a and b`` -> ``a``).
+
+An edit can make a loop endless: each check has a time limit (``oracle.time_limit``).
 """
 from __future__ import annotations
 
 import ast
 import copy
 
-from .oracle import check_source, modes_for
+from .oracle import TimeLimit, check_source, modes_for, time_limit
 
 
 def _bodies(tree):
@@ -54,9 +56,27 @@ def _operands(node):
         return [node.body, node.orelse]
     if isinstance(node, ast.BoolOp):
         return list(node.values)
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and _callee(node) not in _KEEP_CALLS:
         return [a for a in node.args if not isinstance(a, ast.Starred)]
     return []
+
+
+# Calls whose arguments are not values of the same kind: replacing ``range(3)`` by ``3`` or
+# ``np.array([...])`` by a list would leave the fuzzer's language.
+_KEEP_CALLS = {"range", "enumerate", "zip", "len", "list", "tuple", "np.array", "np.zeros", "np.ones", "np.empty",
+               "np.zeros_like", "np.full", "np.linspace", "np.arange", "np.stack", "np.vstack", "np.concatenate",
+               "np.reshape", "np.tile", "np.broadcast_to", "np.expand_dims", "np.squeeze", "np.outer"}
+
+
+def _callee(node) -> str:
+    parts = []
+    function = node.func
+    while isinstance(function, ast.Attribute):
+        parts.append(function.attr)
+        function = function.value
+    if isinstance(function, ast.Name):
+        parts.append(function.id)
+    return ".".join(reversed(parts))
 
 
 def _expression_edits(tree):
@@ -128,10 +148,11 @@ def _text(tree) -> str | None:
         return None
 
 
-def still_fails(source, args, output_kind, u, tangents, directory, signature) -> bool:
+def still_fails(source, args, output_kind, u, tangents, directory, signature, seconds: float = 20.0) -> bool:
     try:
-        outcome = check_source(source, args, output_kind, u, tangents, directory, modes=modes_for(signature))
-    except Exception:  # noqa: BLE001 - the edited program itself no longer runs
+        with time_limit(seconds):
+            outcome = check_source(source, args, output_kind, u, tangents, directory, modes=modes_for(signature))
+    except (Exception, TimeLimit):  # noqa: BLE001 - the edited program itself no longer runs, or never ends
         return False
     if outcome.invalid:
         return False

@@ -35,6 +35,7 @@ import warnings
 
 SHRINK_BUDGET = 150     # checks hypothesis may spend shrinking one failure
 REDUCE_BUDGET = 150     # checks reduce.py may spend on it afterwards
+CHECK_SECONDS = 120     # a program whose checks take longer is reported as a "timeout" failure
 
 
 class FuzzFailure(AssertionError):
@@ -92,12 +93,17 @@ class Campaign:
         return (program.source, tuple(repr(p.value) for p in program.params), program.direction_seed, program.output_kind)
 
     def check(self, program):
-        from .oracle import check_program
+        from .oracle import Outcome, TimeLimit, check_program, time_limit
 
         key = self.key(program)
         if key in self.results:
             return self.results[key]
-        outcome = check_program(program, self.directory)
+        try:
+            with time_limit(CHECK_SECONDS):
+                outcome = check_program(program, self.directory)
+        except TimeLimit:   # s2sad (or the program) never finished: a finding too
+            outcome = Outcome()
+            outcome.fail("timeout", f"the checks did not finish in {CHECK_SECONDS} s")
         self.results[key] = outcome
         if len(self.results) > 2000:
             self.results.clear()

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 
-XFAIL = "the iteration that breaks gives acc's cotangent twice: gradient 4.0 instead of 2.0"
 CATEGORY = ("grad-mismatch", "jvp-vjp-mismatch", "pullback-rerun")
 FEATURES = ("break-in-loop", "while")
 OUTPUT = "S"
