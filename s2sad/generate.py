@@ -126,7 +126,8 @@ class _Generator:
         orelse = self.primal_block(branch.orelse)
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
-            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse))
+            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in then + orelse if line.strip().startswith(TAPE_INIT)]
+            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + inner_tapes)
         lines = [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
         return lines + (["else:"] + _indented(orelse) if orelse else [])
 

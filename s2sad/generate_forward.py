@@ -38,6 +38,7 @@ class _ForwardGenerator(_Generator):
         f = self.function
         self.namer.reserve(*FORWARD_RUNTIME)
         self.tangents: set[str] = set()        # variables whose tangent variable holds a value
+        self.zero_tangents: set[str] = set()   # ... of which the value may be ZERO when the code runs
         wrt = [f.param_versions.get(w, w) for w in self.wrt]
         tangent_params = []
         for name in f.params:
@@ -76,8 +77,12 @@ class _ForwardGenerator(_Generator):
     def has_tangent(self, atom) -> bool:
         return isinstance(atom, Var) and atom.name in self.tangents
 
-    def set_tangent(self, name: str, expression: str) -> list[str]:
+    def set_tangent(self, name: str, expression: str, maybe_zero: bool = False) -> list[str]:
         self.tangents.add(name)
+        if maybe_zero or expression == "ZERO":
+            self.zero_tangents.add(name)
+        else:
+            self.zero_tangents.discard(name)
         return [f"{self.cotangent(name)} = {expression}"]
 
     # ------------------------------------------------------------------ blocks
@@ -108,6 +113,7 @@ class _ForwardGenerator(_Generator):
             for name in sorted(other - mine):
                 if name in inside or name in self.read_names:
                     lines.append(f"{self.cotangent(name)} = ZERO")
+                    self.zero_tangents.add(name)
         self.tangents = after_then | after_else
         lines = [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
         return lines + (["else:"] + _indented(orelse) if orelse else [])
@@ -182,7 +188,9 @@ class _ForwardGenerator(_Generator):
 
     def tangent(self, op: Operation) -> list[str]:
         if op.kind == "copy":
-            return self.set_tangent(op.target, self.tangent_of(op.args[0])) if self.has_tangent(op.args[0]) else []
+            if not self.has_tangent(op.args[0]):
+                return []
+            return self.set_tangent(op.target, self.tangent_of(op.args[0]), op.args[0].name in self.zero_tangents)
         if op.kind == "unpack":
             if not self.has_tangent(op.args[0]):
                 return []
@@ -250,6 +258,15 @@ class _ForwardGenerator(_Generator):
                 bare.append(False)
         if not terms:
             return []
+        guarded = [name for name in codes if self.has_tangent(arguments.get(name))
+                   and arguments[name].name in self.zero_tangents]
+        if guarded:
+            # a tangent that may be ZERO when the code runs: rules are not handed symbolic zeros
+            # (a term that is the tangent itself, or its negation, needs no guard)
+            contributing = [p for p in codes if self.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
+            terms = [f"({term} if {self.tangent_of(arguments[p])} is not ZERO else ZERO)"
+                     if p in guarded and term.lstrip("-+") != self.tangent_of(arguments[p]) else term
+                     for term, p in zip(terms, contributing)]
         if len(terms) > 1 and not all(bare) and any(not isinstance(forward.jvps.get(p), str) for p in codes
                                                       if self.has_tangent(arguments.get(p))):
             expression = terms[0]  # a rule written as functions may push a tuple: add item by item
@@ -261,7 +278,9 @@ class _ForwardGenerator(_Generator):
                                      for p in codes)
         if forward.elementwise and all(bare) and others_without_tangent:
             expression = f"fit({expression}, {op.target})"  # a broadcast operand's tangent, up to the output's shape
-        return self.set_tangent(op.target, expression)
+        every_zero = all(arguments[p].name in self.zero_tangents for p in codes
+                         if self.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None)
+        return self.set_tangent(op.target, expression, maybe_zero=every_zero)
 
     def bind_jvp(self, op: Operation, param: str) -> str:
         from .generate import _callee_reference, _operator_name

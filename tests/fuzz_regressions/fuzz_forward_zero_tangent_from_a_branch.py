@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-XFAIL = "jvp raises TypeError: operand 'ZeroTangent' does not support ufuncs (np.sum of the tangent of y)"
 CATEGORY = "forward-exception:TypeError:operand 'ZeroTangent' does not support ufuncs (__array_ufunc__=None)"
 FEATURES = ()
 OUTPUT = "S"

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-XFAIL = "grad raises UnboundLocalError: cannot access local variable 'i_tape' (the inner loop never ran)"
 CATEGORY = "reverse-exception:UnboundLocalError:cannot access local variable '<name>' where it is not associated with a value"
 FEATURES = ()
 OUTPUT = "S"
