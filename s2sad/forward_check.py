@@ -13,7 +13,7 @@ from .forward_rules import forward_method_rule, forward_rule
 from .tangents import ZERO, Tangent, is_zero, unthunk
 from .testing import TOLERANCES, _has_tangent, _inexact_dtypes, _least_precise, _random_like, _shifted, _widened
 
-__all__ = ["check_frule"]
+__all__ = ["check_frule", "pushforward"]
 
 
 def _leaves(x):
@@ -35,6 +35,11 @@ def _tangent_leaves(tangent, primal):
     if is_zero(tangent):
         return [np.zeros(np.shape(primal))]
     return [tangent]
+
+
+def pushforward(f, *args, tangents, **kwargs):
+    """The forward rule of ``f`` pushing ``tangents`` (by parameter name) forward at ``args``."""
+    return forward_rule(f).pushforward(args, kwargs, tangents, f(*args, **kwargs))
 
 
 def check_frule(f, *args, rtol=None, atol=None, seed=0, method=None, **kwargs):

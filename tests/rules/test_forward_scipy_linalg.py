@@ -6,7 +6,7 @@ import pytest
 linalg = pytest.importorskip("scipy.linalg")
 
 import s2sad  # noqa: E402,F401
-from s2sad.forward_check import check_frule  # noqa: E402
+from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
 from s2sad.forward_rules import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
 from s2sad.tangents import ZERO  # noqa: E402
@@ -30,10 +30,6 @@ def spd(n):
 def symmetric(n):
     a = r(n, n)
     return (a + a.T) / 2
-
-
-def push(f, *args, tangents, **kwargs):
-    return forward_rule(f).pushforward(args, kwargs, tangents, f(*args, **kwargs))
 
 
 def check_direction(f, args, i, v, rtol=1e-6, atol=1e-9):

@@ -6,7 +6,7 @@ import pytest
 signal = pytest.importorskip("scipy.signal")
 
 import s2sad  # noqa: E402,F401
-from s2sad.forward_check import check_frule  # noqa: E402
+from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
 from s2sad.forward_rules import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
 
@@ -15,10 +15,6 @@ rng = np.random.default_rng(22)
 
 def r(*shape):
     return rng.standard_normal(shape)
-
-
-def push(f, *args, tangents, **kwargs):
-    return forward_rule(f).pushforward(args, kwargs, tangents, f(*args, **kwargs))
 
 
 def assert_transposes(f, *args, count=2, **kwargs):

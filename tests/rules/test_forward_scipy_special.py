@@ -6,7 +6,7 @@ import pytest
 special = pytest.importorskip("scipy.special")
 
 import s2sad  # noqa: E402,F401
-from s2sad.forward_check import check_frule  # noqa: E402
+from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
 from s2sad.forward_rules import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
 from s2sad.tangents import is_zero  # noqa: E402
@@ -21,12 +21,6 @@ DOMAINS = {
     "upper": lambda shape: rng.uniform(0.2, 1.8, shape),
 }
 POS, UNIT, REAL = DOMAINS["positive"], DOMAINS["unit"], DOMAINS["real"]
-
-
-def push(f, *args, tangents, **kwargs):
-    """The forward rule's pushforward of ``tangents`` (by parameter name) at ``args``."""
-    forward = forward_rule(f)
-    return forward.pushforward(args, kwargs, tangents, f(*args, **kwargs))
 
 
 def pull(f, *args, g, **kwargs):
