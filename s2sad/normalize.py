@@ -300,10 +300,12 @@ class Normalizer:
         assigned = _assigned_names(node) + ([RETURNED, RETURN] if returns else [])
         outside = _names_read_outside(self.source.funcdef, node)
         loop_names = {}
+        walked = {atom.name for atom in (iteration[0] if iteration else []) if isinstance(atom, Var)}
         for user_name in assigned:
             if user_name in private:
                 continue  # a comprehension's own variable: not seen after it
-            if user_name in self.current and self.reusable(self.current[user_name]):
+            if user_name in self.current and self.current[user_name] not in walked \
+                    and self.reusable(self.current[user_name]):  # (`for e in x: x = ...` walks the old x)
                 loop_names[user_name] = self.current[user_name]  # no copy needed: see reusable()
             elif user_name in self.current or user_name in outside:
                 entry = Var(self.current[user_name]) if user_name in self.current else Const("None")

@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-XFAIL = "the derivative code reads the rebound A: jvp tangent 4.0 instead of 6.0, grad raises ValueError"
 CATEGORY = ("value-mismatch", "grad-mismatch", "jvp-value-mismatch", "jvp-mismatch", "jvp-vjp-mismatch", "reverse-exception:ValueError:setting an array element with a sequence.")
 FEATURES = ("loop-rebinds-iterable",)
 OUTPUT = "S"
