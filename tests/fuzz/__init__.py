@@ -15,14 +15,21 @@ against central finite differences and against itself (forward mode against reve
   linear; the value is the function's own; gradients have their input's type and shape;
   the inputs are unchanged afterwards. A ``MissingRuleError`` from ``jvp`` is counted as
   "forward rule missing", not as a failure.
+* ``analysis.py``: the probed twin of a program (every branch condition recorded), and the
+  constructs a program uses (how failures are matched to known bugs, and coverage).
+* ``reduce.py``: shrinking beyond hypothesis, by edits of the syntax tree (delete a
+  statement, inline a branch, replace an expression by an operand) that keep the failure.
 * ``run.py`` (``python -m tests.fuzz``): the long profile, run from the repository root::
 
-      python -m tests.fuzz --programs 10000            # ~10 minutes on 2 cores with --jobs 2
+      python -m tests.fuzz --programs 10000                 # all of them (hours on 2 cores)
+      python -m tests.fuzz --programs 10000 --minutes 10    # as many as fit in 10 minutes
       python -m tests.fuzz --programs 500 --jobs 1 --seed 7 --save
 
-  It prints the programs tried, the constructs covered, the failures (each distinct one
-  shrunk by hypothesis and written out as a regression file; ``--save`` writes them to
-  ``tests/fuzz_regressions/``) and the forward rules found missing, and the time taken.
+  A program costs about 0.3 s of one core (transforming it in both modes dominates), more
+  while new failures are being shrunk. It prints the programs tried, the constructs
+  covered, the failures (each distinct one shrunk by hypothesis, reduced, and written out
+  as a regression file; ``--save`` writes them to ``tests/fuzz_regressions/``), the forward
+  rules found missing, and the time taken.
 * ``regressions.py``: reading and writing ``tests/fuzz_regressions/*.py`` (one shrunk program
   per file; a module-level ``XFAIL`` string marks an open s2sad bug).
 

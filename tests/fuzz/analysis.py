@@ -55,6 +55,10 @@ def instrument(source: str) -> tuple[str, dict[int, float]]:
     return ast.unparse(tree), transformer.thresholds
 
 
+class RunawayProgram(Exception):
+    """The probed program evaluated far more conditions than a fuzz program can."""
+
+
 class Probe:
     """Runs the probed twin of a program; records (site, value - threshold) per condition."""
 
@@ -66,6 +70,8 @@ class Probe:
         self.function = namespace["f"]
 
     def _record(self, site, value):
+        if len(self.records) > 100_000:
+            raise RunawayProgram("more than 100000 conditions evaluated: a loop that does not end?")
         self.records.append((site, float(value) - self.thresholds[site]))
         return value
 
@@ -198,5 +204,8 @@ def features_of(source: str) -> frozenset:
                 found.add("helper")
                 if node.args.defaults:
                     found.add("helper-default")
+                read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                if any(argument.arg not in read for argument in node.args.args):
+                    found.add("helper-unused-parameter")
             visit(node)
     return frozenset(found)

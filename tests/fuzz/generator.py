@@ -34,7 +34,7 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from .analysis import Probe, features_of
+from .analysis import Probe, RunawayProgram, features_of
 
 SHAPES = {"S": (), "V": (3,), "U": (2,), "M": (2, 3), "C": (2, 1)}
 KINDS = tuple(SHAPES)
@@ -555,7 +555,7 @@ class _Writer:
         test = f"{counter} < {bound}"
         if self.chance(40):
             self.feature("while-float-condition")
-            test += f" and {self.condition()}"
+            test += f" and ({self.condition()})"   # parenthesised: `k < 3 and a or b` would never stop
         self.feature("while")
         self.emit(f"while {test}:")
         self.indent += 1
@@ -865,7 +865,7 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
                   for p, v in zip(params, base)]
         try:
             value, records = probe.run([v.copy() if isinstance(v, np.ndarray) else v for v in values])
-        except ArithmeticError:
+        except (ArithmeticError, RunawayProgram):
             continue
         if not _finite(value):
             continue

@@ -1,9 +1,11 @@
 """The long fuzz profile: ``python -m tests.fuzz --programs 10000`` (from the repository root).
 
+(``python tests/fuzz/run.py`` does not work: the package uses relative imports.)
+
 Options::
 
     --programs N     programs to try in all (default 10000)
-    --jobs J         worker processes (default: the number of CPUs, at most 2... see --help)
+    --jobs J         worker processes (default: min(2, number of CPUs))
     --minutes M      stop starting new batches after M minutes (default: no limit)
     --seed S         first hypothesis seed (default 0); batch k of worker w uses S + 1000 * w + k
     --batch B        programs per hypothesis run (default 200)
@@ -13,9 +15,10 @@ Options::
 
 Each batch is one hypothesis run. A failure that is new (not a known bug, not found before
 in this run) is raised, so hypothesis shrinks it; the shrunk program is written out as a
-regression file. Failures matching a bug already found are only counted. Shrinking is
-bounded (``SHRINK_BUDGET`` checks per failure, then ``REDUCE_BUDGET`` checks of reduce.py's
-edits), so one stubborn failure cannot eat the run.
+regression file (written as soon as it is found, so an interrupted run keeps it; progress
+goes to stderr). Failures matching a bug already found are only counted. Shrinking is
+bounded (``SHRINK_BUDGET`` checks and ``SHRINK_SECONDS`` per failure, then ``REDUCE_BUDGET``
+checks of reduce.py's edits), so one stubborn failure cannot eat the run.
 
 It prints: programs tried, programs judged (the rest were not smooth at their inputs),
 programs whose forward mode was checked, the constructs covered (how many programs used
@@ -36,6 +39,7 @@ import warnings
 SHRINK_BUDGET = 150     # checks hypothesis may spend shrinking one failure
 REDUCE_BUDGET = 150     # checks reduce.py may spend on it afterwards
 CHECK_SECONDS = 120     # a program whose checks take longer is reported as a "timeout" failure
+SHRINK_SECONDS = 60     # and at most this long shrinking it (hypothesis' MAX_SHRINKING_SECONDS)
 
 
 class FuzzFailure(AssertionError):
@@ -145,17 +149,23 @@ class Campaign:
             raise failure_class(failure.signature)(program, failure, outcome)
 
     def batch(self, seed: int, examples: int) -> None:
-        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
         from hypothesis import seed as hypothesis_seed
 
         from .generator import programs
 
         self.shrinking = False
         self.shrink_calls = 0
+        try:   # hypothesis' own limit on the time spent shrinking one failure is 5 minutes: too long here
+            from hypothesis.internal.conjecture import engine
+
+            engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS
+        except (ImportError, AttributeError):
+            pass
 
         @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                  phases=[Phase.generate, Phase.shrink], print_blob=False)
+                  phases=[Phase.generate, Phase.shrink], print_blob=False, verbosity=Verbosity.quiet)
         @hypothesis_seed(seed)
         @given(programs(**self.program_options))
         def run(program):
@@ -193,6 +203,12 @@ class Campaign:
                 outcome = check_source(source, program.args(), program.output_kind, u, tangents, self.directory)
                 failure = next(f for f in outcome.failures if f.signature == signature)
                 program = dataclasses.replace(program, source=source, features=features_of(source))
+        known = matches(failure, program, self.known)
+        if known is not None and not self.include_known:
+            # the first program did not show a known bug's constructs, its shrunk form does:
+            # the same bug, reached through constructs that shrinking removed
+            self.stats[f"known bug {known} (after shrinking)"] += 1
+            return
         self.found.append((signature, program, failure))
         # later failures of this signature in programs with all of its constructs are counted as it
         self.known.append((signature, features_of(program.source), f"found: {signature}"))
@@ -205,11 +221,12 @@ def _worker(arguments):
     include_known, cache directory[, shrink budget, reduce budget[, findings directory]]).
     """
     worker, programs, seed, batch, deadline, directory, known, include_known, cache, *options = arguments
-    global SHRINK_BUDGET
+    global SHRINK_BUDGET, SHRINK_SECONDS
     os.environ["S2SAD_CACHE_DIR"] = cache
     warnings.simplefilter("ignore")
     if options:
         SHRINK_BUDGET = options[0]
+        SHRINK_SECONDS = min(SHRINK_SECONDS, SHRINK_BUDGET // 3)
     findings = options[2] if len(options) > 2 else None
     campaign = Campaign(directory, known, include_known, reduce_budget=options[1] if len(options) > 1 else REDUCE_BUDGET)
     done, k, started = 0, 0, time.time()

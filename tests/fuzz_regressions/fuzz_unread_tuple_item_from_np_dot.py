@@ -1,0 +1,26 @@
+"""Fuzz regression: an unread tuple item made by ``np.dot``.
+
+Only ``p5[1]`` (a constant) is read; the cotangent of ``p5[0] = np.dot(W, x)`` is a zero that
+reaches np.dot's rule with the wrong shape: ``ValueError: shape-mismatch for sum``
+(rules/helpers.py ``dot_vjp_b``). The right gradient is 0.
+
+Found by tests/fuzz (the long profile), shrunk by hypothesis and reduce.py.
+"""
+import math
+
+import numpy as np
+
+XFAIL = "grad raises ValueError: shape-mismatch for sum (dot_vjp_b on the unread item's cotangent)"
+CATEGORY = 'reverse-exception:ValueError:shape-mismatch for sum'
+FEATURES = ('tuple',)
+OUTPUT = 'S'
+DIRECTION_SEED = 3249
+
+def f(x):
+    p5 = (np.dot(np.array([[1.0, 0.5, 0.5], [0.25, 1.0, 2.0]]), x), np.array([0.7, 1.0, 2.0]))
+    v1 = p5[1]
+    return np.mean(v1) + np.sum(x)
+
+
+def inputs():
+    return (np.array([1.1, -0.7, -0.5]),)
