@@ -997,13 +997,20 @@ def _rename(block, old: str, new: str) -> None:
         op.args = [atom(a) for a in op.args]
         op.kwargs = [(k, atom(a)) for k, a in op.kwargs]
 
+    def is_self_copy(op):
+        # renaming may turn a merge copy into ``x = x``: a no-op, and one the reverse pass
+        # would read as "dx += dx" (doubling the cotangent), so it goes
+        return op.kind == "copy" and op.args == [Var(op.target)]
+
     for item in block:
         if isinstance(item, Statement):
             for op in item.operations:
                 operation(op)
+            item.operations[:] = [op for op in item.operations if not is_self_copy(op)]
         elif isinstance(item, Loop):
             for op in [*item.setup, *item.elements, *item.back_edges]:
                 operation(op)
+            item.back_edges[:] = [op for op in item.back_edges if not is_self_copy(op)]
             item.condition = atom(item.condition) if item.condition is not None else None
             _rename(item.test, old, new)
             _rename(item.body, old, new)
@@ -1014,6 +1021,7 @@ def _rename(block, old: str, new: str) -> None:
         elif isinstance(item, Jump):
             for op in item.edges:
                 operation(op)
+            item.edges[:] = [op for op in item.edges if not is_self_copy(op)]
 
 
 def _leaves_block(items) -> bool:

@@ -7,13 +7,16 @@ of ``<u, f>`` is ``u`` (0.899), s2sad gives ``2 u`` (1.798). Forward mode is rig
 any); simpler programs with the same parts (an alias of ``s`` kept across a loop that
 rebinds ``s`` and returns early on another path) give the right gradient.
 
+The cause: merging the result of the two branches renamed a merge copy into
+``result = result``, which the reverse pass read as ``dresult += dresult``. Renaming now
+drops such self-copies.
+
 Found by tests/fuzz (short profile, seed 20261122), reduced by reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad of <u, f> in s is 2u (1.798) instead of u (0.899) when the return inside the loop is not taken"
 CATEGORY = ("grad-mismatch", "jvp-vjp-mismatch")
 FEATURES = ("return-in-loop",)
 OUTPUT = "S"
