@@ -47,6 +47,8 @@ from s2sad.runtime import NO_TANGENT, accumulate
 
 
 def used_twice_rrule(x):
+    if x.__class__ is float:
+        return used_twice_rrule_floats(x)
     # sources.py:11: y = x * x
     y = x * x
     # sources.py:12: return y + x
@@ -59,6 +61,26 @@ def used_twice_rrule(x):
         # sources.py:11: y = x * x
         dx = accumulate(dx, unbroadcast(dy * conj(x), x))
         dx = accumulate(dx, unbroadcast(dy * conj(x), x))
+        return NO_TANGENT, dx
+
+    return result, used_twice_pullback
+
+
+# `used_twice_rrule` for Python floats: every value it computes is a real scalar, so cotangents
+# are never reshaped or conjugated, and they add with `+`.
+def used_twice_rrule_floats(x):
+    # sources.py:11: y = x * x
+    y = x * x
+    # sources.py:12: return y + x
+    result = y + x
+
+    def used_twice_pullback(dresult):
+        # sources.py:12: return y + x
+        dy = dresult
+        dx = dresult
+        # sources.py:11: y = x * x
+        dx = dx + dy * x
+        dx = dx + dy * x
         return NO_TANGENT, dx
 
     return result, used_twice_pullback
@@ -142,6 +164,8 @@ from s2sad.runtime import NO_TANGENT, accumulate
 
 
 def clipped_square_rrule(x):
+    if x.__class__ is float:
+        return clipped_square_rrule_floats(x)
     # sources.py:27: if x > 1.0:
     x_gt_1_0 = x > 1.0
     if x_gt_1_0:
@@ -165,6 +189,34 @@ def clipped_square_rrule(x):
         return NO_TANGENT, dx
 
     return y, clipped_square_pullback
+
+
+# `clipped_square_rrule` for Python floats: every value it computes is a real scalar, so cotangents
+# are never reshaped or conjugated, and they add with `+`.
+def clipped_square_rrule_floats(x):
+    # sources.py:27: if x > 1.0:
+    x_gt_1_0 = x > 1.0
+    if x_gt_1_0:
+        # sources.py:28: y = 2.0 * x - 1.0
+        x_mul_2_0 = 2.0 * x
+        y = x_mul_2_0 - 1.0
+    else:
+        # sources.py:30: y = x * x
+        y = x * x
+
+    def clipped_square_pullback(dy):
+        # sources.py:27: if x > 1.0:
+        if x_gt_1_0:
+            # sources.py:28: y = 2.0 * x - 1.0
+            dx_mul_2_0 = dy
+            dx = dx_mul_2_0 * 2.0
+        else:
+            # sources.py:30: y = x * x
+            dx = dy * x
+            dx = dx + dy * x
+        return NO_TANGENT, dx
+
+    return y, clipped_square_pullback
 '''
 
 # A `while` loop: as many reverse iterations as the primal ran.
@@ -176,6 +228,8 @@ from s2sad.runtime import NO_TANGENT
 
 
 def halve_until_small_rrule(x):
+    if x.__class__ is float:
+        return halve_until_small_rrule_floats(x)
     # sources.py:35: while x > 1.0:
     while_tape = []
     while x > 1.0:
@@ -190,6 +244,28 @@ def halve_until_small_rrule(x):
             dx_2 = dx
             # sources.py:36: x = x * 0.5
             dx = unbroadcast(dx_2 * 0.5, x_before)
+        return NO_TANGENT, dx
+
+    return x, halve_until_small_pullback
+
+
+# `halve_until_small_rrule` for Python floats: every value it computes is a real scalar, so cotangents
+# are never reshaped or conjugated, and they add with `+`.
+def halve_until_small_rrule_floats(x):
+    # sources.py:35: while x > 1.0:
+    while_tape = []
+    while x > 1.0:
+        # sources.py:36: x = x * 0.5
+        x_2 = x * 0.5
+        while_tape.append(None)
+        x = x_2
+
+    def halve_until_small_pullback(dx):
+        # sources.py:35: while x > 1.0:
+        for _ in reversed(while_tape):
+            dx_2 = dx
+            # sources.py:36: x = x * 0.5
+            dx = dx_2 * 0.5
         return NO_TANGENT, dx
 
     return x, halve_until_small_pullback

@@ -1,0 +1,119 @@
+"""Which functions compute on real scalars only, so their gradient code can skip reshaping.
+
+``math.sin(x) * y + x ** 2 / y`` called with Python floats has a Python float (or a NumPy
+float scalar) in every variable. Its cotangents then need no ``unbroadcast`` (nothing was
+broadcast) and no ``conj`` (nothing is complex), and adding two of them is ``+``: the
+generator writes a second, plain-arithmetic version of the rrule for that case
+(``generate.py``), and the general rrule calls it when the parameters' types say so.
+
+This module decides whether that version exists and which parameters its entry tests.
+A value is a real scalar when its operation maps real scalars to a real scalar (arithmetic,
+``math`` functions, NumPy ufuncs, ``abs``/``min``/``max``/``float``/``int``, the counter of a
+``range`` loop) and its operands are real scalars; a parameter is one when the entry test
+says so (``x.__class__ is float``). Anything else (an array, a list, a call of another user
+function, a global) is unknown, and an unknown value feeding the gradient means no
+specialisation: the general code runs, so a wrong guess costs speed, never correctness.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .activity import Activity
+from .ir import Function, Operation, Var, operations_of
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+               operator.pow, operator.neg, operator.pos, operator.abs,
+               operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.not_}
+_BUILTINS = {builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.round}
+
+
+def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
+    callee = operation.callee
+    if operation.kind != "call" or callee is None or callee.kind != "static" or operation.kwargs:
+        return False
+    value = callee.value
+    try:
+        if value in _ARITHMETIC or value in _BUILTINS:
+            return True
+    except TypeError:  # an unhashable callee
+        return False
+    if isinstance(value, np.ufunc) and value.nout == 1:
+        return True
+    name = getattr(value, "__name__", None)
+    return getattr(value, "__module__", None) == "math" or (name is not None and getattr(math, name, None) is value)
+
+
+def _is_number(atom) -> bool:
+    if isinstance(atom, Var):
+        return False
+    try:
+        value = ast.literal_eval(atom.code)
+    except (ValueError, SyntaxError, TypeError):
+        return False
+    return isinstance(value, (int, float)) and not isinstance(value, complex)
+
+
+def float_parameters(function: Function, activity: Activity) -> tuple[list[str], list[str]] | None:
+    """``(floats, numbers)``: the parameters the plain-scalar rrule needs to be Python floats
+    (the differentiated ones) and to be ints or floats (others it computes with), or None
+    when some value the gradient flows through may not be a real scalar."""
+    operations = operations_of(function.statements)
+    producers: dict[str, list[Operation]] = {}
+    for operation in operations:
+        producers.setdefault(operation.target, []).append(operation)
+    ranges = {op.target for op in operations if op.kind == "call" and op.callee is not None
+              and op.callee.kind == "static" and op.callee.value is range}
+    params = set(function.params)
+
+    # Greatest fixpoint: assume every variable is a scalar, drop those an operation may
+    # make something else, until nothing changes (a loop's carried values need the repeat).
+    scalar = set(producers) | params
+
+    def operand_is_scalar(atom) -> bool:
+        return atom.name in scalar if isinstance(atom, Var) else _is_number(atom)
+
+    def produces_a_scalar(operation: Operation) -> bool:
+        if operation.kind == "copy":
+            return operand_is_scalar(operation.args[0])
+        if operation.kind == "element":
+            iterable = operation.args[0]
+            return isinstance(iterable, Var) and iterable.name in ranges
+        return _maps_scalars_to_a_scalar(operation) and all(operand_is_scalar(a) for a in operation.args)
+
+    changed = True
+    while changed:
+        changed = False
+        for name, made_by in producers.items():
+            if name in scalar and name not in params and not all(produces_a_scalar(op) for op in made_by):
+                scalar.discard(name)
+                changed = True
+
+    active = [op for op in operations if op.target in activity.active and op.kind != "element"]
+    if any(op.kind == "mutate" for op in operations) or not active:
+        return None
+    needed: set[str] = set()
+    for operation in active:
+        if operation.target not in scalar or not all(operand_is_scalar(a) for a in operation.args):
+            return None
+        needed.update(operation.uses())
+    # The parameters those operands come from, through the operations that made them.
+    pending = list(needed)
+    while pending:
+        name = pending.pop()
+        for operation in producers.get(name, ()):
+            if operation.kind != "element":
+                for used in operation.uses():
+                    if used not in needed:
+                        needed.add(used)
+                        pending.append(used)
+    differentiated = [p for p in function.params if p in needed and p in activity.varied]
+    others = [p for p in function.params if p in needed and p not in activity.varied]
+    if not differentiated:
+        return None
+    return differentiated, others
+
