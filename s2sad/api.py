@@ -69,7 +69,7 @@ def _checked_positions(argnums, count: int, name: str) -> tuple[int, ...]:
 _signatures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _bind(function, args, kwargs):
+def _bind(function, args, kwargs, plan=None):
     signature = _signatures.get(function)
     if signature is None:
         try:
@@ -80,9 +80,11 @@ def _bind(function, args, kwargs):
             read_function(function)  # raises the error that says why there is no source
             raise
     parameters = signature.parameters
-    if not kwargs and len(args) == len(parameters) and all(
-            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters.values()):
-        return list(parameters), list(args)  # the common call: every parameter given in order
+    if all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters.values()):
+        if plan is not None:
+            plan.names = list(parameters)
+        if not kwargs and len(args) == len(parameters):
+            return list(parameters), args  # the common call: every parameter given in order
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as error:
@@ -97,14 +99,18 @@ def _is_library_function(function) -> bool:
 
 
 class _Plan:
-    """What a call of ``function`` needs besides its arguments, found once per registry state."""
+    """What a call of ``function`` needs besides its arguments, found once per registry state:
+    its rule or, for each ``wrt``, its generated rrule."""
 
-    __slots__ = ("original", "rule", "generation")
+    __slots__ = ("original", "rule", "generation", "library", "names", "rrules")
 
     def __init__(self, function):
         self.original = _unwrap(function)
         self.rule = rule_for(function) or rule_for(self.original)
         self.generation = registry_generation()
+        self.library = _is_library_function(self.original)
+        self.names = None    # the parameter names, when every call in order binds them (see _bind)
+        self.rrules = {}     # positions differentiated -> (rrule, whether its pullback runs once)
 
 
 _plans: dict = {}  # id(function) -> (function, plan); functions a user differentiates live long
@@ -133,20 +139,36 @@ def _run(function, args, kwargs, positions):
         names = [f"argument {i}" for i in range(len(args))]
         for position in positions:
             check_differentiable(args[position], names[position])
-        with _POINTING:
+        try:
             y, pullback = rule.rrule(*args, **kwargs)
+        except BaseException as error:
+            _point_at_user_source(error)
+            raise
         return y, pullback, names, list(args)
-    if _is_library_function(original):
+    if plan.library:
         name = f"{getattr(original, '__module__', '')}.{getattr(original, '__qualname__', original)}"
         raise MissingRuleError(f"no rule for {name}: s2sad does not differentiate the source of library code",
                                hint="register a rule for it (s2sad.defvjp), or differentiate your own function that calls it")
-    names, values = _bind(original, args, kwargs)
+    names = plan.names
+    if names is not None and not kwargs and len(args) == len(names):
+        values = args  # the common call: every parameter given in order
+    else:
+        names, values = _bind(original, args, kwargs, plan)
     for position in positions:
-        check_differentiable(values[position], names[position])
-    rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
-    with _POINTING:
+        value = values[position]
+        if value.__class__ is not float:
+            check_differentiable(value, names[position])
+    generated = plan.rrules.get(positions)
+    if generated is None:
+        rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
+        generated = plan.rrules[positions] = (rrule, bool(rrule.__globals__.get("PULLBACK_RUNS_ONCE")))
+    rrule, runs_once = generated
+    try:
         y, pullback = rrule(*values)
-    if pullback.__globals__.get("PULLBACK_RUNS_ONCE"):
+    except BaseException as error:
+        _point_at_user_source(error)
+        raise
+    if runs_once:
         pullback = _repeatable(pullback, lambda: rrule(*values)[1])
     return y, pullback, names, values
 
@@ -170,35 +192,47 @@ def _repeatable(pullback, fresh):
 
 
 def _pull(pullback, cotangent):
-    with _POINTING:
+    try:
         return pullback(cotangent)
+    except BaseException as error:
+        _point_at_user_source(error)
+        raise
 
 
 def _hand_over(primal, cotangent):
     """The cotangent the user receives: projected onto the primal, owned by nobody."""
+    if primal.__class__ is float and cotangent.__class__ is float:
+        return cotangent
     result = project(primal, cotangent)
     release(result)
     return result
 
 
+def _point_at_user_source(error) -> None:
+    """Annotate an exception raised inside generated code with the user's source line.
+
+    Called from ``except`` clauses rather than a context manager: ``try`` costs nothing
+    when no exception is raised, and the common call is cheap enough for that to count."""
+    location = _user_location(error.__traceback__)
+    if location is None:
+        return
+    if isinstance(error, S2SADError):
+        if error.location is None:
+            error.location = location
+            error.args = (error.render(),)
+    elif hasattr(error, "add_note"):
+        error.add_note(f"s2sad: raised by the code generated for {location}: {location.text.strip()}")
+
+
 class _pointing_at_user_source:
-    """Annotate an exception raised inside generated code with the user's source line."""
+    """The same, as a context manager, for callers outside the hot path."""
 
     def __enter__(self):
         return self
 
     def __exit__(self, kind, error, traceback):
-        if error is None:
-            return False
-        location = _user_location(traceback)
-        if location is None:
-            return False
-        if isinstance(error, S2SADError):
-            if error.location is None:
-                error.location = location
-                error.args = (error.render(),)
-        elif hasattr(error, "add_note"):
-            error.add_note(f"s2sad: raised by the code generated for {location}: {location.text.strip()}")
+        if error is not None:
+            _point_at_user_source(error)
         return False
 
 
@@ -261,18 +295,64 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
     """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux)."""
     name = getattr(f, "__qualname__", repr(f))
 
+    single = isinstance(argnums, (int, np.integer))
+    lanes = {}  # number of arguments -> (registry generation, rrule, positions): see _lane
+
     @functools.wraps(_unwrap(f))
     def value_and_grad_f(*args, **kwargs):
-        positions = _positions(argnums, len(args), name)
-        y, pullback, names, values = _run(f, args, kwargs, positions)
+        lane = None if kwargs else lanes.get(len(args))
+        if lane is not None and lane[0] == registry_generation() and _plain(args, lane[2]):
+            rrule, positions = lane[1], lane[2]
+            try:
+                y, pullback = rrule(*args)
+            except BaseException as error:
+                _point_at_user_source(error)
+                raise
+            values = args
+        else:
+            positions = _positions(argnums, len(args), name)
+            y, pullback, names, values = _run(f, args, kwargs, positions)
+            if not kwargs:
+                rrule = _lane(f, len(args), positions)
+                if rrule is not None:
+                    lanes[len(args)] = (registry_generation(), rrule, positions)
         output, aux = _split_aux(y, has_aux, name)
-        seed = _seed_for(output, name)
+        seed = 1.0 if output.__class__ is float else _seed_for(output, name)
         cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
-        gradients = tuple(_hand_over(values[p], cotangents[1 + p]) for p in positions)
-        gradient = gradients[0] if isinstance(argnums, (int, np.integer)) else gradients
+        if single:
+            position = positions[0]
+            gradient = _hand_over(values[position], cotangents[1 + position])
+        else:
+            gradient = tuple([_hand_over(values[p], cotangents[1 + p]) for p in positions])
         return ((output, aux) if has_aux else output), gradient
 
     return value_and_grad_f
+
+
+def _lane(function, count: int, positions):
+    """The generated rrule that calls of ``function`` with ``count`` positional arguments can
+    go straight to, or None: when it has no rule of its own, its arguments bind in order,
+    and its pullback may run more than once. ``value_and_grad`` keeps it for such calls
+    whose differentiated arguments are plain (``_plain``); the first call took the long
+    way, which checked everything else."""
+    plan = _plan(function)
+    if plan.rule is not None or plan.names is None or len(plan.names) != count:
+        return None
+    generated = plan.rrules.get(positions)
+    if generated is None or generated[1]:
+        return None
+    return generated[0]
+
+
+def _plain(args, positions) -> bool:
+    """Whether the differentiated arguments are Python floats or float arrays (so pass
+    ``check_differentiable`` without a look further)."""
+    for position in positions:
+        value = args[position]
+        kind = value.__class__
+        if kind is not float and not (kind is np.ndarray and value.dtype.kind in "fc"):
+            return False
+    return True
 
 
 def grad(f, argnums=0, has_aux: bool = False):

@@ -23,6 +23,7 @@ from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .registry import Rule, rule_for, template_namespace
+from .reuse import primal_calls, reuse_primal_values
 from .scalars import float_parameters
 
 MODULE_TEMPLATE = '''\
@@ -88,6 +89,7 @@ class _Generator:
         self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
         self.helpers = set(template_namespace())
         self.namer.reserve(*RUNTIME_NAMES, *self.helpers)
+        self.primal_calls = primal_calls(function, self.code) if optimize else {}   # see reuse.py
 
     # ------------------------------------------------------------------ driver
     def run(self, rrule_name: str, entry: list[str] = (), heading: str = "") -> str:
@@ -737,6 +739,7 @@ class _Generator:
             template = rule.template(param) if self.optimize else None
             if template is not None:
                 expression = substitute(template, {"g": g, "ans": op.target, **codes})
+                expression = reuse_primal_values(expression, self.primal_calls, template_namespace())
                 if self.floats:
                     expression = for_floats(expression)
             elif rule.vjps.get(param) is not None:

@@ -292,6 +292,13 @@ def registry_generation() -> int:
     return _generation
 
 
+def forget_generated() -> None:
+    """Make every cache of generated functions in memory start again (the disk cache stays):
+    they all keep what they hold under the registry's generation."""
+    global _generation
+    _generation += 1
+
+
 def rule_for(function) -> Rule | None:
     """The rule registered for exactly this object (for a bound method: this instance's method), or None."""
     rule = _rules.get(id(function))

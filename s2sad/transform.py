@@ -19,7 +19,7 @@ from .errors import MissingRuleError, S2SADError
 from .generate import GeneratedModule, generate
 from .ir import operations_of
 from .naming import Namer
-from .registry import _load_optional_rules, all_method_rules, all_rules, registry_generation, rule_for
+from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent
@@ -27,7 +27,7 @@ from .tangents import NO_TANGENT, ZERO
 
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
-GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "generate",
+GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "scalars", "reuse", "generate",
                      "generate_forward")
 _generator_hash: str | None = None
 
@@ -149,6 +149,13 @@ def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: b
 def _names_of(ir) -> set[str]:
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
     return names | {operation.target for operation in operations_of(ir.statements)}
+
+
+def forget() -> None:
+    """Drop the generated functions held in memory: the next call loads each from the disk
+    cache (or makes it) again, as a new process would."""
+    _memory.clear()
+    forget_generated()
 
 
 def generated_rrule(function, wrt: tuple[str, ...]):

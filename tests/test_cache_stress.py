@@ -94,7 +94,7 @@ b = 0.3
 results = []
 for round in range({rounds}):
     if round:
-        transform._memory.clear()
+        transform.forget()
         getattr(api, "_plans", {{}}).clear()
     dw, db = s2sad.grad(usermodel.loss, argnums=(0, 1))(w, b)
     results.append([dw.tolist(), float(db), s2sad.grad(usermodel.other)(w).tolist(),
@@ -201,7 +201,7 @@ def test_readers_never_see_a_partial_entry_while_others_rewrite_it(workspace):
                         os.unlink(os.path.join({str(cache)!r}, entry))
                     except FileNotFoundError:
                         pass
-            transform._memory.clear()
+            transform.forget()
             getattr(api, "_plans", {{}}).clear()
             s2sad.grad(usermodel.loss, argnums=(0, 1))(np.linspace(-0.7, 0.9, 4), 0.3)
             s2sad.grad(usermodel.third)(np.linspace(-0.7, 0.9, 4))
