@@ -142,6 +142,26 @@ def accumulate(a, b):
     return _dispatch(a, b, count == _TOP_COUNT)
 
 
+def add_at(a, g, index, like):
+    """``accumulate(a, untake(g, index, like))``: the cotangent of ``like[index]`` added into
+    ``a``, the cotangent of ``like`` (``x[i]`` read in a loop, seed 002's ``getindex``).
+
+    When ``a`` is an array accumulation owns exclusively (the test of :func:`accumulate`)
+    and the index is an int, this is ``a[index] += g``, with no thunk made on the way; the
+    first contribution, and anything else, takes the general path.
+    """
+    count = _getrefcount(a)
+    if count == _TOP_COUNT and a.__class__ is _ndarray and index.__class__ is int and g is not ZERO:
+        ref = _owned_refs_get(id(a))
+        if ref is not None and ref() is a and like.__class__ is _ndarray and a.shape == like.shape \
+                and a.flags.writeable and a.dtype.kind in "fc":
+            a[index] += g
+            return a
+    from s2sad.rules.helpers import untake
+
+    return _dispatch(a, untake(g, index, like), count == _TOP_COUNT)
+
+
 def zeroed_at(g, index):
     """``g`` with the entries at ``index`` set to zero: the cotangent of a container before
     ``y[index] = v`` overwrote those entries, from its cotangent after.

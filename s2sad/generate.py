@@ -46,7 +46,7 @@ FLOATS_HEADING = '''\
 # are never reshaped or conjugated, and they add with `+`.
 '''
 
-RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
+RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at")
 
@@ -452,6 +452,9 @@ class _Generator:
                 self.maybe_zero.discard(target)
             if self.floats:
                 return [f"{target} = {target} + {expression}"]
+            scattered = _untake_arguments(expression) if self.optimize else None
+            if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
+                return [f"{target} = add_at({target}, {scattered})"]
             return [f"{target} = accumulate({target}, {expression})"]
         self.assigned.add(target)
         if expression in self.maybe_zero:
@@ -1045,6 +1048,16 @@ class _OnFloats(ast.NodeTransformer):
                 product = g if power == 0 else ast.BinOp(ast.BinOp(g, ast.Mult(), exponent), ast.Mult(), slope)
                 return product if exponent.value != 1 else g
         return node
+
+
+def _untake_arguments(expression: str) -> str | None:
+    """``"g, i, x"`` when ``expression`` is ``untake(g, i, x)``, else None."""
+    if not expression.startswith("untake("):
+        return None
+    call = ast.parse(expression, mode="eval").body
+    if not (isinstance(call, ast.Call) and len(call.args) == 3 and not call.keywords):
+        return None
+    return ", ".join(ast.unparse(argument) for argument in call.args)
 
 
 def for_floats(expression: str) -> str:

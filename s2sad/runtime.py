@@ -6,7 +6,7 @@ attributes: ``x.sum()``, ``x.T``, ``params.W``) are looked up here when they run
 """
 from __future__ import annotations
 
-from .accumulate import accumulate, zeroed_at
+from .accumulate import accumulate, add_at, zeroed_at
 from .errors import MissingRuleError
 from .registry import method_rule
 import inspect
@@ -15,7 +15,7 @@ import numpy as np
 
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
-__all__ = ["ZERO", "NO_TANGENT", "accumulate", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
+__all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp"]

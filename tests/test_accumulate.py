@@ -413,3 +413,34 @@ def test_concurrent_accumulation_and_release():
     for thread in threads:
         thread.join()
     assert not errors
+
+
+# ---------------------------------------------------------------------- add_at: x[i] read in a loop
+def test_add_at_writes_into_the_buffer_it_owns_and_never_into_an_alias():
+    from s2sad.accumulate import add_at
+
+    x = np.arange(4.0)
+    d, ids = ZERO, set()
+    for i in range(4):
+        d = add_at(d, float(i) + 1.0, i, x)   # (the old d is alive while the new one is made: equal ids, same array)
+        ids.add(id(d))
+    assert len(ids) == 1 and is_owned(d)                # one buffer, written in place from the 2nd item on
+    np.testing.assert_array_equal(d, [1.0, 2.0, 3.0, 4.0])
+    users = np.ones(4)                                  # not owned by accumulation: never written
+    out = add_at(users, 5.0, 2, x)
+    assert out is not users and np.array_equal(users, np.ones(4)) and np.array_equal(out, [1, 1, 6, 1])
+    alias = d
+    again = add_at(d, 1.0, 0, x)                        # a second reference: a copy, the alias unchanged
+    assert again is not alias and alias[0] == 1.0 and again[0] == 2.0
+
+
+def test_add_at_takes_rows_fancy_indices_and_zeros():
+    from s2sad.accumulate import add_at
+
+    x = np.zeros((3, 2))
+    d = add_at(ZERO, np.array([1.0, 2.0]), 1, x)
+    d = add_at(d, np.array([1.0, 1.0]), 1, x)
+    np.testing.assert_array_equal(d, [[0, 0], [2, 3], [0, 0]])
+    assert add_at(d, ZERO, 0, x) is d
+    v = add_at(ZERO, np.array([1.0, 1.0]), (np.array([0, 0]),), np.zeros(3))   # repeated fancy index adds twice
+    np.testing.assert_array_equal(np.asarray(v if isinstance(v, np.ndarray) else v.unthunk()), [2.0, 0.0, 0.0])
