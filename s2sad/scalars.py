@@ -7,10 +7,13 @@ generator writes a second, plain-arithmetic version of the rrule for that case
 (``generate.py``), and the general rrule calls it when the parameters' types say so.
 
 This module decides whether that version exists and which parameters its entry tests.
+Seed 002's ``mysum`` (``total = total + x[i]`` over ``range(len(x))``) is such a function:
+its float version saves only ``i`` per iteration and adds ``g`` at ``x[i]`` in place.
 A value is a real scalar when its operation maps real scalars to a real scalar (arithmetic,
 ``math`` functions, NumPy ufuncs, ``abs``/``min``/``max``/``float``/``int``, the counter of a
-``range`` loop) and its operands are real scalars; a parameter is one when the entry test
-says so (``x.__class__ is float``). Anything else (an array, a list, a call of another user
+``range`` loop, an element of a 1-d float array parameter: ``x[i]``, ``for v in x``) and its
+operands are real scalars; a parameter is one when the entry test says so
+(``x.__class__ is float``; ``x.ndim == 1`` and a float dtype for an array read by elements). Anything else (an array, a list, a call of another user
 function, a global) is unknown, and an unknown value feeding the gradient means no
 specialisation: the general code runs, so a wrong guess costs speed, never correctness.
 """
@@ -20,6 +23,7 @@ import ast
 import builtins
 import math
 import operator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,10 +62,25 @@ def _is_number(atom) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, complex)
 
 
-def float_parameters(function: Function, activity: Activity) -> tuple[list[str], list[str]] | None:
-    """``(floats, numbers)``: the parameters the plain-scalar rrule needs to be Python floats
-    (the differentiated ones) and to be ints or floats (others it computes with), or None
-    when some value the gradient flows through may not be a real scalar."""
+@dataclass
+class FloatPlan:
+    """How the plain-scalar rrule is entered and what it may assume."""
+
+    floats: list[str]          # parameters that must be Python floats (the differentiated ones)
+    numbers: list[str]         # parameters that must be Python ints or floats
+    vectors: list[str]         # parameters that must be 1-d float arrays (read element by element)
+    scalars: set[str]          # the variables holding real scalars: their cotangents add with `+`
+
+    def entry_test(self) -> str:
+        tests = [f"{p}.__class__ is float" for p in self.floats]
+        tests += [f"({p}.__class__ is float or {p}.__class__ is int)" for p in self.numbers]
+        tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')" for p in self.vectors]
+        return " and ".join(tests)
+
+
+def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
+    """The plain-scalar rrule's plan, or None when some value the gradient flows through may
+    not be a real scalar (or an element of a 1-d float array parameter)."""
     operations = operations_of(function.statements)
     producers: dict[str, list[Operation]] = {}
     for operation in operations:
@@ -70,9 +89,13 @@ def float_parameters(function: Function, activity: Activity) -> tuple[list[str],
               and op.callee.kind == "static" and op.callee.value is range}
     params = set(function.params)
 
+    # A parameter read only as x[i], len(x) or `for v in x` may be a 1-d float array: its
+    # elements are NumPy float scalars, which compute like floats.
+    vectors = {p for p in params if _read_only_elementwise(p, operations)}
+
     # Greatest fixpoint: assume every variable is a scalar, drop those an operation may
     # make something else, until nothing changes (a loop's carried values need the repeat).
-    scalar = set(producers) | params
+    scalar = set(producers) | (params - vectors)
 
     def operand_is_scalar(atom) -> bool:
         return atom.name in scalar if isinstance(atom, Var) else _is_number(atom)
@@ -82,7 +105,9 @@ def float_parameters(function: Function, activity: Activity) -> tuple[list[str],
             return operand_is_scalar(operation.args[0])
         if operation.kind == "element":
             iterable = operation.args[0]
-            return isinstance(iterable, Var) and iterable.name in ranges
+            return isinstance(iterable, Var) and (iterable.name in ranges or iterable.name in vectors)
+        if _reads_an_element(operation, vectors) or _length_of(operation, vectors):
+            return all(operand_is_scalar(a) for a in operation.args[1:])
         return _maps_scalars_to_a_scalar(operation) and all(operand_is_scalar(a) for a in operation.args)
 
     changed = True
@@ -93,12 +118,12 @@ def float_parameters(function: Function, activity: Activity) -> tuple[list[str],
                 scalar.discard(name)
                 changed = True
 
-    active = [op for op in operations if op.target in activity.active and op.kind != "element"]
+    active = [op for op in operations if op.target in activity.active]
     if any(op.kind == "mutate" for op in operations) or not active:
         return None
     needed: set[str] = set()
     for operation in active:
-        if operation.target not in scalar or not all(operand_is_scalar(a) for a in operation.args):
+        if operation.target not in scalar or not produces_a_scalar(operation):
             return None
         needed.update(operation.uses())
     # The parameters those operands come from, through the operations that made them.
@@ -106,14 +131,36 @@ def float_parameters(function: Function, activity: Activity) -> tuple[list[str],
     while pending:
         name = pending.pop()
         for operation in producers.get(name, ()):
-            if operation.kind != "element":
-                for used in operation.uses():
-                    if used not in needed:
-                        needed.add(used)
-                        pending.append(used)
-    differentiated = [p for p in function.params if p in needed and p in activity.varied]
-    others = [p for p in function.params if p in needed and p not in activity.varied]
-    if not differentiated:
-        return None
-    return differentiated, others
+            if operation.kind == "element" and operation.args[0].name in ranges:
+                continue  # a counter is an int whatever the range was made of
+            for used in operation.uses():
+                if used not in needed:
+                    needed.add(used)
+                    pending.append(used)
+    ordered = [p for p in function.params if p in needed]
+    plan = FloatPlan(floats=[p for p in ordered if p not in vectors and p in activity.varied],
+                     numbers=[p for p in ordered if p not in vectors and p not in activity.varied],
+                     vectors=[p for p in ordered if p in vectors], scalars=scalar)
+    return plan if plan.floats or plan.vectors else None
 
+
+def _reads_an_element(operation: Operation, vectors: set[str]) -> bool:
+    """``x[i]`` on a vector parameter."""
+    return (operation.kind == "call" and operation.callee is not None and operation.callee.kind == "static"
+            and operation.callee.value is operator.getitem and not operation.kwargs and len(operation.args) == 2
+            and isinstance(operation.args[0], Var) and operation.args[0].name in vectors)
+
+
+def _length_of(operation: Operation, vectors: set[str]) -> bool:
+    return (operation.kind == "call" and operation.callee is not None and operation.callee.kind == "static"
+            and operation.callee.value is len and len(operation.args) == 1 and not operation.kwargs
+            and isinstance(operation.args[0], Var) and operation.args[0].name in vectors)
+
+
+def _read_only_elementwise(param: str, operations: list[Operation]) -> bool:
+    uses = [op for op in operations if param in op.uses()]
+    return bool(uses) and all(
+        _reads_an_element(op, {param}) and param not in [a.name for a in op.args[1:] if isinstance(a, Var)]
+        or _length_of(op, {param})
+        or (op.kind == "element" and len(op.args) == 1)
+        for op in uses)

@@ -56,8 +56,13 @@ def sums_an_array(x):
     return np.sum(np.array([x, 2.0 * x]))
 
 
-def reads_a_list(x, ys):
-    return x * ys[0]
+def sums_a_row(x, A):
+    return x * np.sum(A[0])
+
+
+# An element of a 1-d float array computes like a float: a float version when ys is one.
+def reads_an_element(x, ys):
+    return x * ys[0] + ys[1] ** 2
 
 
 def calls_another(x):

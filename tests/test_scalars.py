@@ -97,7 +97,7 @@ def test_a_float32_or_array_argument_keeps_its_type_through_the_general_rrule():
 
 @pytest.mark.parametrize("function, wrt", [
     (programs.sums_an_array, ("x",)),
-    (programs.reads_a_list, ("x",)),
+    (programs.sums_a_row, ("x",)),
     (programs.calls_another, ("x",)),
 ])
 def test_no_float_rrule_where_a_value_may_not_be_a_scalar(function, wrt):
@@ -118,3 +118,25 @@ def test_an_infinite_slope_keeps_the_general_rule():
     source = transform(programs.root_by_power, ("x",)).source
     assert "power_vjp_base" in source.split("for Python floats")[1]
     assert s2sad.grad(programs.root_by_power)(0.0) == math.inf
+
+
+def test_a_1d_float_array_read_by_element_takes_the_float_path_and_a_list_does_not():
+    source = transform(programs.reads_an_element, ("x", "ys")).source
+    assert "ys.ndim == 1" in source.split("\n\n\ndef", 2)[1]
+    ys = np.array([0.4, -1.1, 2.0])
+    for given in (ys, list(ys), ys.astype(np.float32), ys.reshape(3, 1)[:, 0]):
+        dx, dys = s2sad.grad(programs.reads_an_element, argnums=(0, 1))(0.7, given)
+        assert dx == pytest.approx(0.4)
+        np.testing.assert_allclose([float(dys[k]) for k in range(3)], [0.7, -2.2, 0.0], rtol=1e-6)
+        if isinstance(given, np.ndarray):
+            assert dys.dtype == given.dtype and dys.shape == (3,)
+
+
+def test_mysum_saves_only_the_counter_and_adds_in_place():
+    import loop_programs
+
+    source = transform(loop_programs.mysum, ("x",)).source
+    floats = source.split("for Python floats")[1]
+    assert "i_tape.append(i)" in floats and "add_at(dx, dx_i, i, x)" in floats
+    x = np.random.default_rng(1).standard_normal(50)
+    np.testing.assert_array_equal(s2sad.grad(loop_programs.mysum)(x), np.ones(50))
