@@ -174,8 +174,9 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return NO_TANGENT
     if g is ZERO:
         return ZERO
-    if axis is None and where is True and type(a) is np.ndarray:
-        # the cotangent of a full reduction: one value everywhere (np.full is far cheaper than broadcast_to)
+    if axis is None and where is True and type(a) is np.ndarray and a.size <= 65536:
+        # the cotangent of a full reduction: one value everywhere. np.full costs less than
+        # broadcast_to's setup on a small array; on a large one broadcast_to's view is free
         return np.full(shape, g, dtype=dtype)
     if not keepdims and np.ndim(g) != len(shape):
         axes = _normalize_axes(axis, len(shape))

@@ -258,8 +258,11 @@ def _user_location(traceback) -> SourceLocation | None:
 
 
 def _seed_for(output, name: str):
-    if output.__class__ is float:
+    kind = output.__class__
+    if kind is float:
         return 1.0
+    if kind is np.float64 or kind is np.float32:  # np.sum's result: the common case, checked first
+        return kind(1.0)
     from .projection import is_duck_array
 
     if is_duck_array(output):  # a lazy scalar (Dask): its seed is a plain one
