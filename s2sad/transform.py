@@ -16,13 +16,11 @@ import weakref
 
 from . import __version__, cache
 from .errors import MissingRuleError, S2SADError
-from .generate import GeneratedModule, generate
-from .ir import operations_of
-from .naming import Namer
 from .registry import _load_optional_rules, all_method_rules, all_rules, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent
+from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
 
 # The modules whose code decides the generated text: a change to any of them (in a
@@ -100,8 +98,13 @@ def _identity(value) -> str:
 
 
 def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
-    """A hash of everything the generated text depends on, computable without parsing."""
-    lines, first_line = inspect.getsourcelines(function)
+    """A hash of everything the generated text depends on, computable without parsing.
+
+    The function's text is read without tokenizing it (``source_lines_for_key``: a few
+    lines more than ``inspect.getsource`` at most), so a warm start imports no front end
+    and spends no time in ``tokenize``.
+    """
+    lines, first_line = source_lines_for_key(function)
     env = Environment(function)
     names = sorted(set(function.__code__.co_names) | set(function.__code__.co_freevars))
     identities = []
@@ -125,11 +128,14 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
+def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> "GeneratedModule":
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
-    # The front end (libcst) is imported only when something is transformed: a warm
-    # process that loads generated modules from the cache never pays for it.
+    # The front end (libcst) and the generator are imported only when something is
+    # transformed: a warm process that loads generated modules from the cache never pays
+    # for them (nor for compiling them, where Python writes no bytecode).
     from .fence import check
+    from .generate import generate
+    from .naming import Namer
     from .normalize import normalize
     from .source import read_function
 
@@ -147,6 +153,8 @@ def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: b
 
 
 def _names_of(ir) -> set[str]:
+    from .ir import operations_of
+
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
     return names | {operation.target for operation in operations_of(ir.statements)}
 
