@@ -121,8 +121,9 @@ def source_lines_for_key(function) -> tuple[list[str], int]:
     found without tokenizing (which costs several milliseconds on a warm start): from
     the line ``inspect`` starts at (decorators included) to the last line of any code
     of the function or of the functions and comprehensions nested in it, then on over
-    the lines indented deeper than the ``def`` and blank lines (trailing comments,
-    closing brackets). Whatever changes in the function's text changes these lines.
+    the lines indented deeper than the ``def`` (trailing comments, closing brackets) and
+    the blank lines between them. Whatever changes in the function's text changes these
+    lines (tests/test_cache.py checks they start with ``inspect``'s).
     Raises OSError (or TypeError) where ``inspect`` would: no source to read.
     """
     code = function.__code__
@@ -138,7 +139,7 @@ def source_lines_for_key(function) -> tuple[list[str], int]:
         return list(lines), first_line
     while start > 0 and not _DEF_START.match(lines[start]):
         start -= 1
-    last = _last_line(code) if code.co_firstlineno else start + 1
+    last = _last_line(code)
     head = lines[start]
     indent = len(head) - len(head.lstrip())
     end = max(last, start + 1)
@@ -148,6 +149,8 @@ def source_lines_for_key(function) -> tuple[list[str], int]:
         if stripped and len(line) - len(line.lstrip()) <= indent:
             break
         end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1  # the blank lines before what follows are not the function's
     return lines[start:end], start + 1
 
 
