@@ -93,15 +93,16 @@ class Rule:
     @property
     def fingerprint(self) -> str:
         """Changes whenever the rule would generate different code."""
-        # Every library rule's fingerprint goes into every cache key (transform.registry_fingerprint),
-        # once per process: kept cheap.
+        return hashlib.sha256(self.fingerprint_text().encode()).hexdigest()[:16]
+
+    def fingerprint_text(self) -> str:
+        """What ``fingerprint`` hashes. Every library rule's text goes into every cache key
+        (transform.registry_fingerprint), once per process: kept cheap."""
         vjps = self.vjps
-        parts = [self.name, self.version, _signature_text(self.signature), str(self.nondifferentiable),
-                 str(self.thunks)]
-        parts += [f"{param}={_describe(vjp)}" for param, vjp in (sorted(vjps.items()) if len(vjps) > 1 else vjps.items())]
-        parts.append(_describe(self.vjp_all))
-        parts.append(_describe(self.rrule_function))
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+        items = sorted(vjps.items()) if len(vjps) > 1 else vjps.items()
+        return "\x1f".join([self.name, self.version, _signature_text(self.signature), str(self.nondifferentiable),
+                            str(self.thunks), *[f"{param}={_describe(vjp)}" for param, vjp in items],
+                            _describe(self.vjp_all), _describe(self.rrule_function)])
 
     @property
     def kind(self) -> str:
