@@ -97,6 +97,21 @@ def _identity(value) -> str:
     return "data"
 
 
+_forward_fingerprint: tuple[int, str] | None = None
+
+
+def _forward_rules_fingerprint() -> str:
+    """``forward_rules.forward_fingerprint()``, once per registry state (registering a
+    forward rule bumps the registry's generation, as any rule does)."""
+    global _forward_fingerprint
+    generation = registry_generation()
+    if _forward_fingerprint is None or _forward_fingerprint[0] != generation:
+        from .forward_rules import forward_fingerprint
+
+        _forward_fingerprint = (generation, forward_fingerprint())
+    return _forward_fingerprint[1]
+
+
 def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     """A hash of everything the generated text depends on, computable without parsing.
 
@@ -122,9 +137,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         "wrt=" + ",".join(wrt), "mode=" + mode, "rules=" + registry_fingerprint(libraries), *identities,
     ]
     if mode == "forward":
-        from .forward_rules import forward_fingerprint
-
-        parts.append("forward rules=" + forward_fingerprint())
+        parts.append("forward rules=" + _forward_rules_fingerprint())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
