@@ -13,6 +13,7 @@ import operator
 import threading
 import types
 import weakref
+from typing import TYPE_CHECKING
 
 from . import __version__, cache
 from .errors import MissingRuleError, S2SADError
@@ -22,6 +23,9 @@ from .resolve import unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent
 from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
+
+if TYPE_CHECKING:
+    from .generate import GeneratedModule
 
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
@@ -63,7 +67,7 @@ def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
     generation = registry_generation()
     if _registry_fingerprint is None or _registry_fingerprint[0] != (generation, libraries):
         # Computed once per process and registry state, but on every warm start: one hash
-        # over every rule's fields (a few hundred rules), not one per rule.
+        # over every rule's text (a few hundred rules), not one per rule.
         texts = [rule.fingerprint_text() for rule in sorted(all_rules(), key=lambda r: r.name)
                  if (rule.library is None or rule.library in libraries)
                  and not _is_users(rule.function)]  # a user's rule is in the keys of its callers only
@@ -141,7 +145,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> "GeneratedModule":
+def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
     # The front end (libcst) and the generator are imported only when something is
     # transformed: a warm process that loads generated modules from the cache never pays
