@@ -12,7 +12,6 @@ _load_checkout_rules(_os.path.dirname(__file__))
 from . import rules  # noqa: E402  (registers the built-in rules)
 
 from .api import Differentiated, differentiate, grad, rrule, show, value_and_grad, vjp  # noqa: E402
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev, jvp  # noqa: E402
 from .forward_rules import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
@@ -20,8 +19,29 @@ from .errors import (  # noqa: E402
 from .registry import (  # noqa: E402
     defderivative, defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
 )
-from . import testing  # noqa: E402  (s2sad.testing.check_grad, check_rrule: public)
 from .tangents import NO_TANGENT, ZERO  # noqa: E402
+
+# Imported on first use, not with s2sad (a warm start pays only for what it runs):
+# s2sad.testing (check_grad, check_rrule: public) and the Jacobian helpers.
+_LAZY = {"testing": (".testing", None), **{name: (".jacobians", name) for name in (
+    "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp")}}
+
+
+def __getattr__(name):
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 's2sad' has no attribute {name!r}") from None
+    import importlib
+
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "rrule", "differentiate", "Differentiated", "show",

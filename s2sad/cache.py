@@ -6,12 +6,21 @@ atomically (a temporary file renamed into place), so concurrent processes never 
 a file; each starts with a hash of its own content, so a truncated or edited entry is
 detected and regenerated. When no cache directory can be used, modules live in memory
 and their source is registered with ``linecache`` so tracebacks still show their lines.
+
+Next to each entry, ``<entry>.pyc`` keeps its compiled code (marshal), so a warm start
+does not compile the generated text again. It is only a shortcut: it is used only when
+its header names this Python's bytecode version and the digest of the entry's checked
+text and path, and its own payload digest matches; otherwise the text is compiled and
+the file written again. It lives in s2sad's private cache directory, so it is written
+even where Python itself writes no bytecode (PYTHONDONTWRITEBYTECODE is about
+``__pycache__`` folders next to sources).
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import linecache
+import marshal
 import os
 import stat
 import sys
@@ -108,14 +117,74 @@ def write_entry(path: Path, source: str) -> bool:
         return False
 
 
+CODE_HEADER = b"s2sad-code-1\n" + importlib.util.MAGIC_NUMBER
+
+
+def code_path(path: Path) -> Path:
+    return path.with_suffix(".pyc")
+
+
+def _code_digests(path: Path, sealed: str) -> bytes:
+    """What the compiled code depends on: the entry's path (its co_filename), its text, ``-O``."""
+    where = f"{path}\0{sys.flags.optimize}\0".encode("utf-8", "surrogateescape")
+    return hashlib.sha256(where + sealed.encode()).digest()
+
+
+def _read_code(path: Path, sealed: str) -> types.CodeType | None:
+    """The compiled code stored for the entry at ``path`` with text ``sealed``; None if absent or stale."""
+    try:
+        with open(code_path(path), "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+                return None
+            data = stream.read()
+    except OSError:
+        return None
+    start = len(CODE_HEADER)
+    if not data.startswith(CODE_HEADER) or data[start:start + 32] != _code_digests(path, sealed):
+        return None
+    payload = data[start + 64:]
+    if hashlib.sha256(payload).digest() != data[start + 32:start + 64]:
+        return None
+    try:
+        code = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
+
+
+def _write_code(path: Path, sealed: str, code: types.CodeType) -> None:
+    """Store ``code`` next to its entry, atomically (like the entry); silently skipped on failure."""
+    payload = marshal.dumps(code)
+    data = CODE_HEADER + _code_digests(path, sealed) + hashlib.sha256(payload).digest() + payload
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pyc")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, code_path(path))
+    except OSError:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
 def load_module(name: str, source: str, path: Path | None) -> types.ModuleType:
     """Import generated code as a module: from its file when it has one, else from memory."""
     module_name = f"s2sad_generated.{path.stem if path else name}"
     if path is not None:
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
-        # The file was checked against its hash; compile that checked text, not a re-read.
-        code = compile(_seal(source), str(path), "exec")
+        # The file was checked against its hash; compile that checked text, not a re-read
+        # (or load the code compiled from exactly that text at exactly this path).
+        sealed = _seal(source)
+        code = _read_code(path, sealed)
+        if code is None:
+            code = compile(sealed, str(path), "exec")
+            _write_code(path, sealed, code)
         module.__file__ = str(path)
     else:
         filename = f"<s2sad generated {name}>"
@@ -136,6 +205,11 @@ def clear(directory: Path | None = None) -> int:
             try:
                 entry.unlink()
                 removed += 1
+            except OSError:
+                pass
+        for compiled in directory.glob("s2sad_*.pyc"):  # the entries' compiled code
+            try:
+                compiled.unlink()
             except OSError:
                 pass
     return removed

@@ -207,13 +207,7 @@ def command_cache(arguments) -> int:
         size = sum(entry.stat().st_size for entry in entries)
         print(f"directory: {directory}\nentries:   {len(entries)}\nsize:      {size / 1024:.1f} KiB")
         return 0
-    removed = 0
-    for entry in entries:
-        try:
-            entry.unlink()
-            removed += 1
-        except OSError:
-            pass
+    removed = cache.clear(directory)  # the entries and their compiled code
     print(f"removed {removed} entries from {directory}")
     return 0
 

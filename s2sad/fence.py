@@ -45,7 +45,51 @@ REFUSED = {
 }
 
 
-class _Fence(cst.CSTVisitor):
+_DECORATOR, _NESTED, _OTHER = "decorator", "nested", "other"
+
+
+class _Kind:
+    """What the fence does with one node type, worked out once: libcst's node classes are
+    ABCs, so each isinstance test is slow (the first for each pair of classes slower still:
+    a miss walks the whole subclass tree), and a function has a thousand nodes. libcst
+    registers no virtual subclasses, so a class's MRO answers the same as isinstance."""
+
+    __slots__ = ("role", "refused", "unsupported", "starred_dict", "arg", "assignment", "loop")
+
+    def __init__(self, kind: type):
+        mro = set(kind.__mro__)
+
+        def among(*classes) -> bool:
+            return not mro.isdisjoint(classes)
+
+        self.role = _DECORATOR if among(cst.Decorator) else _NESTED if among(cst.FunctionDef) else _OTHER
+        self.refused = next((reason for refused, reason in REFUSED.items() if among(refused)), None)
+        self.unsupported = among(cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression) and not among(*SUPPORTED)
+        self.starred_dict = among(cst.StarredDictElement)
+        self.arg = among(cst.Arg)
+        self.assignment = among(cst.Assign, cst.AugAssign, cst.AnnAssign)
+        self.loop = among(cst.For, cst.While)
+
+
+_kinds: dict[type, _Kind] = {}
+
+
+class ReadingVisitor(cst.CSTVisitor):
+    """A visitor that does all its work in ``on_visit``, with no ``visit_<Node>``,
+    ``leave_<Node>`` or ``visit_<Node>_<attribute>`` methods: libcst's default hooks look
+    those up by name for every node and every field, a third of the time of a walk."""
+
+    def on_visit_attribute(self, node, attribute) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node, attribute) -> None:
+        pass
+
+    def on_leave(self, original_node) -> None:
+        pass
+
+
+class _Fence(ReadingVisitor):
     def __init__(self, source: FunctionSource):
         self.source = source
         self.allowed: set = set()  # nodes refused elsewhere but fine where they stand
@@ -58,25 +102,26 @@ class _Fence(cst.CSTVisitor):
         if node is self.top:
             self.check_signature(node)
             return True
-        if isinstance(node, cst.Decorator):
+        kind = _kinds.get(type(node))
+        if kind is None:
+            kind = _kinds[type(node)] = _Kind(type(node))
+        if kind.role is _DECORATOR:
             return False  # decorators are dropped, not differentiated
-        if isinstance(node, cst.FunctionDef):
+        if kind.role is _NESTED:
             self.check_nested(node)
         if node in self.allowed:
             return True
-        for kind, (message, hint) in REFUSED.items():
-            if isinstance(node, kind):
-                self.refuse(node, message, hint)
-        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression)):
-            if not isinstance(node, SUPPORTED):
-                self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
-        if isinstance(node, cst.StarredDictElement):
+        if kind.refused is not None:
+            self.refuse(node, *kind.refused)
+        if kind.unsupported:
+            self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
+        if kind.starred_dict:
             self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
-        if isinstance(node, cst.Arg) and node.star:
+        if kind.arg and node.star:
             self.refuse(node, f"`{node.star}` unpacking in calls is not supported yet", "pass the arguments explicitly")
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        if kind.assignment:
             self.check_targets(node)
-        if isinstance(node, (cst.For, cst.While)):
+        if kind.loop:
             self.check_loop(node)
         return True
 

@@ -13,6 +13,7 @@ import operator
 import libcst as cst
 
 from .errors import UnsupportedSyntaxError
+from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
@@ -868,7 +869,7 @@ class Normalizer:
         return atom.code if isinstance(atom, Const) else atom.name
 
 
-class _Names(cst.CSTVisitor):
+class _Names(ReadingVisitor):
     """User variables assigned (``stores``) and read (``loads``) in a subtree, in order of appearance."""
 
     def __init__(self, skip=None):
@@ -916,7 +917,7 @@ class _Names(cst.CSTVisitor):
 def _returns_inside(loop) -> bool:
     found = []
 
-    class Returns(cst.CSTVisitor):
+    class Returns(ReadingVisitor):
         def on_visit(self, node) -> bool:
             if isinstance(node, cst.Return):
                 found.append(node)
@@ -929,7 +930,7 @@ def _returns_inside(loop) -> bool:
 def _count_returns(funcdef) -> int:
     count = []
 
-    class Returns(cst.CSTVisitor):
+    class Returns(ReadingVisitor):
         def on_visit(self, node) -> bool:
             if isinstance(node, cst.Return):
                 count.append(node)
@@ -965,7 +966,7 @@ def _may_leave(node) -> bool:
     (a ``break`` inside a nested loop belongs to that loop)."""
     found = []
 
-    class Finder(cst.CSTVisitor):
+    class Finder(ReadingVisitor):
         def on_visit(self, inner) -> bool:
             if isinstance(inner, (cst.Break, cst.Continue)):
                 found.append(inner)
@@ -976,7 +977,7 @@ def _may_leave(node) -> bool:
                 return False
             return not isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
 
-    class ReturnsOnly(cst.CSTVisitor):
+    class ReturnsOnly(ReadingVisitor):
         def on_visit(self, inner) -> bool:
             if isinstance(inner, cst.Return):
                 found.append(inner)

@@ -44,10 +44,28 @@ TEMPLATE_GLOBALS_MODULES = {
 TEMPLATE_HELPERS_MODULE = "s2sad.rules.helpers"
 
 
+_signatures_by_text: dict[str, inspect.Signature] = {}
+_signature_texts: dict[int, tuple[inspect.Signature, str]] = {}  # id -> (the signature, its text)
+
+
 def _signature_from_text(text: str) -> inspect.Signature:
-    namespace: dict[str, Any] = {}
-    exec(f"def _signature({text}): pass", namespace)  # a signature is easiest spelt as Python
-    return inspect.signature(namespace["_signature"])
+    # Signatures are immutable, and a few hundred rules share a hundred of them: each text
+    # is compiled once (importing the rules compiles no more code than it must).
+    signature = _signatures_by_text.get(text)
+    if signature is None:
+        namespace: dict[str, Any] = {}
+        exec(f"def _signature({text}): pass", namespace)  # a signature is easiest spelt as Python
+        signature = _signatures_by_text[text] = inspect.signature(namespace["_signature"])
+        _signature_texts[id(signature)] = (signature, f"({text})")
+    return signature
+
+
+def _signature_text(signature) -> str:
+    """``str(signature)``, or for a signature made from text, that text (cheaper: fingerprints)."""
+    known = _signature_texts.get(id(signature))
+    if known is not None and known[0] is signature:
+        return known[1]
+    return str(signature)
 
 
 @dataclass
@@ -75,12 +93,16 @@ class Rule:
     @property
     def fingerprint(self) -> str:
         """Changes whenever the rule would generate different code."""
-        parts = [self.name, self.version, str(self.signature), str(self.nondifferentiable), str(self.thunks)]
-        for param, vjp in sorted(self.vjps.items()):
-            parts.append(f"{param}={_describe(vjp)}")
-        parts.append(_describe(self.vjp_all))
-        parts.append(_describe(self.rrule_function))
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+        return hashlib.sha256(self.fingerprint_text().encode()).hexdigest()[:16]
+
+    def fingerprint_text(self) -> str:
+        """What ``fingerprint`` hashes. Every library rule's text goes into every cache key
+        (transform.registry_fingerprint), once per process: kept cheap."""
+        vjps = self.vjps
+        items = sorted(vjps.items()) if len(vjps) > 1 else vjps.items()
+        return "\x1f".join([self.name, self.version, _signature_text(self.signature), str(self.nondifferentiable),
+                            str(self.thunks), *[f"{param}={_describe(vjp)}" for param, vjp in items],
+                            _describe(self.vjp_all), _describe(self.rrule_function)])
 
     @property
     def kind(self) -> str:
@@ -171,7 +193,9 @@ def _describe(vjp) -> str:
     if isinstance(vjp, str):
         return vjp
     module = getattr(vjp, "__module__", "?")
-    qualname = getattr(vjp, "__qualname__", repr(vjp))
+    qualname = getattr(vjp, "__qualname__", None)
+    if qualname is None:
+        qualname = repr(vjp)
     code = getattr(vjp, "__code__", None)
     digest = hashlib.sha256(code.co_code).hexdigest()[:8] if code is not None else ""
     return f"{module}.{qualname}:{digest}"

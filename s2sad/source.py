@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import re
 import textwrap
 from dataclasses import dataclass, field
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import TYPE_CHECKING
 
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .resolve import unwrap as _unwrap
+
+if TYPE_CHECKING:  # libcst is imported only when a function is parsed (see read_function)
+    import libcst as cst
 
 
 @dataclass
@@ -86,8 +88,15 @@ def read_function(function) -> FunctionSource:
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(raw.splitlines()[0]) - len(text.splitlines()[0])
+    # The front end is imported here, not at module level: the warm path (a cache key,
+    # then a module loaded from the disk cache) never needs it.
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     try:
-        wrapper = MetadataWrapper(cst.parse_module(text))
+        # The module was just parsed and nothing else holds it: no need for the wrapper's
+        # defensive deep copy (a third of the time of reading a function).
+        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     except cst.ParserSyntaxError as error:
         raise SourceUnavailableError(
             f"cannot parse the source of {name} in {filename}: {error.message}",
@@ -99,3 +108,64 @@ def read_function(function) -> FunctionSource:
     if funcdef is None:
         raise SourceUnavailableError(f"the source of {name} in {filename} does not start with a def")
     return FunctionSource(function, filename, text, first_line, indent, funcdef, positions)
+
+
+# ``inspect.findsource``'s test for the line a function's source starts on.
+_DEF_START = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def source_lines_for_key(function) -> tuple[list[str], int]:
+    """The lines of ``function``'s source, for a cache key: ``(lines, first line number)``.
+
+    A superset of what ``inspect.getsourcelines`` (and so ``read_function``) returns,
+    found without tokenizing (which costs several milliseconds on a warm start): from
+    the line ``inspect`` starts at (decorators included) to the last line of any code
+    of the function or of the functions and comprehensions nested in it, then on over
+    the lines indented deeper than the ``def`` (trailing comments, closing brackets) and
+    the blank lines between them. Whatever changes in the function's text changes these
+    lines (tests/test_cache.py checks they start with ``inspect``'s).
+    Raises OSError (or TypeError) where ``inspect`` would: no source to read.
+    """
+    code = function.__code__
+    filename = code.co_filename
+    if filename.startswith("<") and filename.endswith(">") or code.co_firstlineno < 1:
+        lines, first_line = inspect.getsourcelines(function)  # notebooks, exec: inspect knows best
+        return list(lines), first_line
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, function.__globals__)
+    start = code.co_firstlineno - 1
+    if not lines or start >= len(lines):
+        lines, first_line = inspect.getsourcelines(function)  # raises the error that says why
+        return list(lines), first_line
+    while start > 0 and not _DEF_START.match(lines[start]):
+        start -= 1
+    last = _last_line(code)
+    head = lines[start]
+    indent = len(head) - len(head.lstrip())
+    end = max(last, start + 1)
+    while end < len(lines):
+        line = lines[end]
+        stripped = line.strip()
+        if stripped and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1  # the blank lines before what follows are not the function's
+    return lines[start:end], start + 1
+
+
+def _last_line(code) -> int:
+    """The last source line (1-based) of any instruction of ``code`` or of the code nested in it."""
+    last = code.co_firstlineno
+    for _, _, line in code.co_lines():
+        if line is not None and line > last:
+            last = line
+    positions = getattr(code, "co_positions", None)
+    if positions is not None:
+        for _, end_line, _, _ in positions():
+            if end_line is not None and end_line > last:
+                last = end_line
+    for constant in code.co_consts:
+        if hasattr(constant, "co_lines"):
+            last = max(last, _last_line(constant))
+    return last

@@ -13,17 +13,19 @@ import operator
 import threading
 import types
 import weakref
+from typing import TYPE_CHECKING
 
 from . import __version__, cache
 from .errors import MissingRuleError, S2SADError
-from .generate import GeneratedModule, generate
-from .ir import operations_of
-from .naming import Namer
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent
+from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
+
+if TYPE_CHECKING:
+    from .generate import GeneratedModule
 
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
@@ -64,14 +66,14 @@ def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
     global _registry_fingerprint
     generation = registry_generation()
     if _registry_fingerprint is None or _registry_fingerprint[0] != (generation, libraries):
-        digest = hashlib.sha256()
-        for rule in sorted(all_rules(), key=lambda r: r.name):
-            if _is_users(rule.function):
-                continue  # in the keys of its callers only
-            if rule.library is None or rule.library in libraries:
-                digest.update(f"{rule.name}={rule.fingerprint}\n".encode())
-        for (owner, name), rule in sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1])):
-            digest.update(f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}\n".encode())
+        # Computed once per process and registry state, but on every warm start: one hash
+        # over every rule's text (a few hundred rules), not one per rule.
+        texts = [rule.fingerprint_text() for rule in sorted(all_rules(), key=lambda r: r.name)
+                 if (rule.library is None or rule.library in libraries)
+                 and not _is_users(rule.function)]  # a user's rule is in the keys of its callers only
+        texts += [f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}" for (owner, name), rule in
+                  sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1]))]
+        digest = hashlib.sha256("\n".join(texts).encode())
         _registry_fingerprint = ((generation, libraries), digest.hexdigest())
     return _registry_fingerprint[1]
 
@@ -99,9 +101,29 @@ def _identity(value) -> str:
     return "data"
 
 
+_forward_fingerprint: tuple[int, str] | None = None
+
+
+def _forward_rules_fingerprint() -> str:
+    """``forward_rules.forward_fingerprint()``, once per registry state (registering a
+    forward rule bumps the registry's generation, as any rule does)."""
+    global _forward_fingerprint
+    generation = registry_generation()
+    if _forward_fingerprint is None or _forward_fingerprint[0] != generation:
+        from .forward_rules import forward_fingerprint
+
+        _forward_fingerprint = (generation, forward_fingerprint())
+    return _forward_fingerprint[1]
+
+
 def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
-    """A hash of everything the generated text depends on, computable without parsing."""
-    lines, first_line = inspect.getsourcelines(function)
+    """A hash of everything the generated text depends on, computable without parsing.
+
+    The function's text is read without tokenizing it (``source_lines_for_key``: a few
+    lines more than ``inspect.getsource`` at most), so a warm start imports no front end
+    and spends no time in ``tokenize``.
+    """
+    lines, first_line = source_lines_for_key(function)
     env = Environment(function)
     names = sorted(set(function.__code__.co_names) | set(function.__code__.co_freevars))
     identities = []
@@ -119,17 +141,18 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         "wrt=" + ",".join(wrt), "mode=" + mode, "rules=" + registry_fingerprint(libraries), *identities,
     ]
     if mode == "forward":
-        from .forward_rules import forward_fingerprint
-
-        parts.append("forward rules=" + forward_fingerprint())
+        parts.append("forward rules=" + _forward_rules_fingerprint())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
-    # The front end (libcst) is imported only when something is transformed: a warm
-    # process that loads generated modules from the cache never pays for it.
+    # The front end (libcst) and the generator are imported only when something is
+    # transformed: a warm process that loads generated modules from the cache never pays
+    # for them (nor for compiling them, where Python writes no bytecode).
     from .fence import check
+    from .generate import generate
+    from .naming import Namer
     from .normalize import normalize
     from .source import read_function
 
@@ -147,6 +170,8 @@ def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: b
 
 
 def _names_of(ir) -> set[str]:
+    from .ir import operations_of
+
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
     return names | {operation.target for operation in operations_of(ir.statements)}
 

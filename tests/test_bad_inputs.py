@@ -55,7 +55,8 @@ def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(cache))
     yield cache
     if cache.exists():
-        leftovers = [p.name for p in cache.iterdir() if not (p.name.startswith("s2sad_") and p.suffix == ".py")]
+        # entries (.py) and their compiled code (.pyc) only: no temporary file
+        leftovers = [p.name for p in cache.iterdir() if not (p.name.startswith("s2sad_") and p.suffix in (".py", ".pyc"))]
         assert not leftovers, f"partial cache files left behind: {leftovers}"
 
 

@@ -158,3 +158,125 @@ def test_unusable_cache_directory_falls_back_to_memory(user_module, tmp_path, mo
     with pytest.warns(RuntimeWarning, match="cannot use the cache directory"):
         gradient = s2sad.grad(module.loss)(np.ones(2))
     np.testing.assert_allclose(gradient, np.cos(1.0) + np.sin(1.0))
+
+
+def test_the_key_covers_every_line_inspect_reads():
+    """The cache key reads a function's lines without tokenizing (a warm start's cost):
+    they must start on inspect's first line and contain all of inspect's lines (what
+    read_function parses), else an edit could keep a stale entry."""
+    import inspect
+
+    import control_flow_programs
+    import language_programs
+    import loop_programs
+
+    from s2sad.source import source_lines_for_key
+
+    def functions(namespace, depth=0):
+        for value in vars(namespace).values():
+            if inspect.isfunction(value):
+                yield value
+            elif inspect.isclass(value) and depth < 2:
+                yield from functions(value, depth + 1)
+
+    checked = 0
+    for module in (control_flow_programs, language_programs, loop_programs, transform_module, source_module):
+        for function in functions(module):
+            try:
+                lines, first_line = inspect.getsourcelines(function)
+            except (OSError, TypeError):
+                continue
+            key_lines, key_first_line = source_lines_for_key(function)
+            assert key_first_line == first_line, function.__qualname__
+            assert key_lines[:len(lines)] == lines, function.__qualname__
+            assert all(not line.strip() or line[0].isspace() for line in key_lines[len(lines):]), function.__qualname__
+            checked += 1
+    assert checked > 50
+
+
+TRICKY_LAYOUTS = '''\
+import functools
+
+import numpy as np
+
+
+def decorate(function):
+    return function
+
+
+@decorate
+@functools.lru_cache(maxsize=None)
+def decorated(x):
+    return x * 2.0
+
+
+def multiline_string(x):
+    text = """
+a line at column 0
+"""
+    return x * len(text)
+
+
+def closing_bracket(x):
+    return np.sum(
+        x
+)
+
+
+def trailing_comment(x):
+    y = x + 1.0
+    return y
+    # a comment that inspect leaves out
+
+
+class Model:
+    def method(self, x):
+        def inner(v):
+            return [v * k for k in range(3)]
+        return inner(x)
+
+    def one_line(self, x): return x
+
+
+def last(x):
+    return np.sin(x) if x > 0 else np.cos(
+        x)'''
+
+
+def test_the_key_covers_every_line_of_tricky_layouts(tmp_path, monkeypatch):
+    import inspect
+
+    from s2sad.source import source_lines_for_key
+
+    (tmp_path / "tricky_layouts.py").write_text(TRICKY_LAYOUTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("tricky_layouts", None)
+    module = importlib.import_module("tricky_layouts")
+    try:
+        for function in (module.decorated.__wrapped__, module.multiline_string, module.closing_bracket,
+                         module.trailing_comment, module.Model.method, module.Model.one_line, module.last):
+            lines, first_line = inspect.getsourcelines(function)
+            key_lines, key_first_line = source_lines_for_key(function)
+            assert (key_first_line, key_lines[:len(lines)]) == (first_line, lines), function.__qualname__
+    finally:
+        sys.modules.pop("tricky_layouts", None)
+
+
+def test_a_warm_start_imports_no_front_end(user_module, tmp_path):
+    """``import s2sad`` and a gradient loaded from the disk cache need neither libcst (a
+    quarter of a second to import) nor the generator, pygments or scipy."""
+    module, cache, _ = user_module
+    s2sad.grad(module.loss)(np.ones(3))
+    script = textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, s2sad, usermodel
+        heavy = ("libcst", "pygments", "scipy", "s2sad.normalize", "s2sad.fence", "s2sad.generate", "s2sad.testing")
+        after_import = [name for name in heavy if name in sys.modules]
+        s2sad.grad(usermodel.loss)(np.ones(3))
+        print(after_import, [name for name in heavy if name in sys.modules])
+    """)
+    environment = dict(os.environ, S2SAD_CACHE_DIR=str(cache))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[] []"

@@ -99,3 +99,20 @@ def test_every_error_is_an_s2sad_error():
     for name, *_ in CASES:
         with pytest.raises(S2SADError):
             s2sad.grad(getattr(bad_programs, name))(1.0)
+
+
+def test_node_kinds_from_the_mro_agree_with_isinstance():
+    """The fence decides each node type from its MRO (libcst's ABC isinstance checks cost
+    most of a first transform): that is right only while libcst registers no virtual
+    subclasses, which this checks for every node class against every class the fence tests."""
+    import inspect
+
+    import libcst as cst
+
+    from s2sad import fence
+
+    nodes = [value for value in vars(cst).values() if inspect.isclass(value) and issubclass(value, cst.CSTNode)]
+    tested = [*fence.REFUSED, *fence.SUPPORTED, cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression,
+              cst.Decorator, cst.FunctionDef, cst.StarredDictElement, cst.Arg]
+    assert len(nodes) > 100
+    assert [(node, kind) for node in nodes for kind in tested if issubclass(node, kind) != (kind in node.__mro__)] == []
