@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import io
 import keyword
+import re
 import textwrap
 import tokenize
 from dataclasses import dataclass, field
@@ -579,9 +581,7 @@ class _Generator:
                 codes[name] = self.code(value)
             else:
                 text = repr(value)
-                try:
-                    ast.literal_eval(text)
-                except (ValueError, SyntaxError):
+                if not _is_literal(text):
                     return None
                 codes[name] = text
         return codes
@@ -981,15 +981,14 @@ def _callee_reference(op: Operation) -> tuple:
     return ("env", op.callee.spelling)
 
 
+_STRING_OR_COMMENT = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|#[^\n]*""")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
 def _names_in(code: str) -> set[str]:
-    names = set()
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(code).readline):
-            if token.type == tokenize.NAME:
-                names.add(token.string)
-    except (tokenize.TokenError, IndentationError):
-        pass
-    return names
+    """The names generated code mentions (strings and comments left out): what it imports.
+    Generated code is simple enough for a pattern; tokenizing it was a quarter of a transform."""
+    return set(_NAME.findall(_STRING_OR_COMMENT.sub(" ", code)))
 
 
 def substitute(template: str, mapping: dict[str, str]) -> str:
@@ -998,7 +997,7 @@ def substitute(template: str, mapping: dict[str, str]) -> str:
     Attribute names (``np.cos``) and keyword-argument names (``axis=axis``) are left alone;
     the text between names is copied as written, so the result reads like the template.
     """
-    tokens = list(tokenize.generate_tokens(io.StringIO(template).readline))
+    tokens = _tokens(template)
     pieces, cursor = [], 0
     for index, token in enumerate(tokens):
         if token.type != tokenize.NAME or token.string not in mapping or keyword.iskeyword(token.string):
@@ -1063,6 +1062,21 @@ def for_floats(expression: str) -> str:
     """A rule's expression as it reads when every value is a real scalar (a Python float)."""
     tree = _OnFloats().visit(ast.parse(expression, mode="eval"))
     return ast.unparse(ast.fix_missing_locations(tree))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(template: str) -> tuple:
+    """A template's tokens: the same few hundred templates are substituted again and again."""
+    return tuple(tokenize.generate_tokens(io.StringIO(template).readline))
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_literal(text: str) -> bool:
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return False
+    return True
 
 
 def _is_real_literal(code: str) -> bool:
