@@ -335,11 +335,33 @@ class _Generator:
         candidates = [n for n in [code.index, *(op.target for op in loop.elements)] if n] + code.defined + list(loop.carried)
         saved = [(name, self.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.rename.get(name, name) in read]
         self.rename = saved_rename
+        walked = self.counted_range(loop) if self.optimize else None
+        if walked is not None and all(name == loop.elements[0].target for name, _ in saved):
+            # a range walked to its end, whose reverse needs only the counter: no tape at all
+            unpack = ", ".join(alias for _, alias in saved) or "_"
+            lines.append(f"for {unpack} in reversed({walked}):")
+            return lines + _indented(body)
         code.saved = [name for name, _ in saved]
         code.used = True
         unpack = ", ".join(alias for _, alias in saved) or "_"
         lines.append(f"for {unpack} in reversed({code.tape}):")
         return lines + _indented(body)
+
+    def counted_range(self, loop: Loop) -> str | None:
+        """The variable holding the ``range`` this loop walks, when replaying it backwards
+        repeats the primal's iterations exactly: not inside another loop (which would
+        remake it), nothing leaves it early, and the range is assigned once."""
+        if self.loop_stack or loop.condition is not None or len(loop.elements) != 1 or loop.counter is not None \
+                or loop.over_items or _breaks(loop.body):
+            return None
+        iterable = loop.elements[0].args[0]
+        if not isinstance(iterable, Var):
+            return None
+        makers = [op for op in operations_of(self.function.statements) if op.target == iterable.name]
+        if len(makers) != 1 or makers[0].kind != "call" or makers[0].callee is None \
+                or makers[0].callee.kind != "static" or makers[0].callee.value is not range:
+            return None
+        return self.code(iterable)
 
     def fill_tapes(self, primal: list[str]) -> list[str]:
         """Write the tape lines of each loop, now that the reverse pass has said what it reads."""
@@ -915,6 +937,17 @@ def _names_read_by(function: Function) -> set[str]:
 
     visit(function.statements)
     return names
+
+
+def _breaks(block) -> bool:
+    """Whether a loop body may leave its loop early (a ``break``, or a ``return`` become one);
+    an inner loop's own ``break`` does not count."""
+    for item in block:
+        if isinstance(item, Jump) and item.kind == "break":
+            return True
+        if isinstance(item, Branch) and (_breaks(item.then) or _breaks(item.orelse)):
+            return True
+    return False
 
 
 def _loop_word(loop: Loop) -> str:

@@ -90,3 +90,12 @@ def loop_with_augmented_assignment(x):
     for i in range(len(x)):
         total += x[i] * x[i]
     return total
+
+
+def mysum_until_large(x):
+    total = 0.0
+    for i in range(len(x)):
+        if x[i] > 2.0:
+            break
+        total = total + x[i] * x[i]
+    return total

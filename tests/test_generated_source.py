@@ -167,18 +167,16 @@ def mysum_rrule_floats(x):
     # sources.py:21: for i in range(len(x)):
     len_x = len(x)
     range_len_x = range(len_x)
-    i_tape = []
     for i in range_len_x:
         # sources.py:22: total = total + x[i]
         x_i = x[i]
         total_2 = total + x_i
-        i_tape.append(i)
         total = total_2
 
     def mysum_pullback(dtotal):
         # sources.py:21: for i in range(len(x)):
         dx = ZERO
-        for i in reversed(i_tape):
+        for i in reversed(range_len_x):
             dtotal_2 = dtotal
             # sources.py:22: total = total + x[i]
             dtotal = dtotal_2

@@ -108,3 +108,25 @@ def test_an_inactive_loop_has_no_tape():
     assert "tape" in source  # W is read in the loop: the loop is differentiated
     source = transform(programs.list_of_arrays, ("x",)).source
     assert "w_index" not in source  # the loop variable is not differentiated: no enumerate
+
+
+@pytest.mark.parametrize("n", [1000, 10000])
+def test_mysum_whole_gradient_keeps_no_tape(n):
+    """The float version of mysum replays range(len(x)) backwards: the whole gradient, primal
+    included, costs the output array and a constant, nothing per iteration."""
+    x = r(n)
+    s2sad.grad(programs.mysum)(x[:3])   # transformed and loaded before measuring
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    dx = s2sad.grad(programs.mysum)(x)
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    np.testing.assert_array_equal(dx, np.ones(n))
+    assert peak < x.nbytes + 16384, f"peak {peak} bytes for an output of {x.nbytes}"
+
+
+def test_a_range_loop_left_early_keeps_its_tape():
+    source = transform(programs.mysum_until_large, ("x",)).source
+    assert "_tape" in source.split("for Python floats")[1]
+    for x in (np.array([0.5, 0.2, 3.0, 0.1]), np.array([0.1, 0.2, 0.3])):
+        assert_gradients_match(programs.mysum_until_large, [x], (0,), [s2sad.grad(programs.mysum_until_large)(x)])
