@@ -296,13 +296,18 @@ def _split_aux(output, has_aux: bool, name: str):
 # ---------------------------------------------------------------------- public functions
 def value_and_grad(f, argnums=0, has_aux: bool = False):
     """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux)."""
-    name = getattr(f, "__qualname__", repr(f))
+    return _differentiated(f, argnums, has_aux, with_value=True)
 
+
+def _differentiated(f, argnums, has_aux: bool, with_value: bool):
+    """The function ``value_and_grad`` (``with_value``) or ``grad`` returns: one closure, no
+    wrapper around another, since a scalar gradient costs a few microseconds in all."""
+    name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, (int, np.integer))
     lanes = {}  # number of arguments -> (registry generation, rrule, positions): see _lane
 
     @functools.wraps(_unwrap(f))
-    def value_and_grad_f(*args, **kwargs):
+    def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
         if lane is not None and lane[0] == registry_generation() and _plain(args, lane[2]):
             rrule, positions = lane[1], lane[2]
@@ -319,17 +324,26 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
                     lanes[len(args)] = (registry_generation(), rrule, positions)
-        output, aux = _split_aux(y, has_aux, name)
+        output, aux = _split_aux(y, has_aux, name) if has_aux else (y, None)
         seed = 1.0 if output.__class__ is float else _seed_for(output, name)
-        cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
+        try:
+            cotangents = pullback((seed, ZERO) if has_aux else seed)
+        except BaseException as error:
+            _point_at_user_source(error)
+            raise
         if single:
             position = positions[0]
             gradient = _hand_over(values[position], cotangents[1 + position])
         else:
-            gradient = tuple([_hand_over(values[p], cotangents[1 + p]) for p in positions])
-        return ((output, aux) if has_aux else output), gradient
+            gradients = []  # a loop, not a comprehension: cheaper for the two or three arguments of a call
+            for position in positions:
+                gradients.append(_hand_over(values[position], cotangents[1 + position]))
+            gradient = tuple(gradients)
+        if with_value:
+            return ((output, aux) if has_aux else output), gradient
+        return (gradient, aux) if has_aux else gradient
 
-    return value_and_grad_f
+    return differentiated_f
 
 
 def _lane(function, count: int, positions):
@@ -369,13 +383,7 @@ def grad(f, argnums=0, has_aux: bool = False):
         from .jacobians import derivative
 
         return derivative(inner[0], inner[1] + 1, inner[2])
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
-
-    @functools.wraps(_unwrap(f))
-    def grad_f(*args, **kwargs):
-        value, gradient = value_and_grad_f(*args, **kwargs)
-        return (gradient, value[1]) if has_aux else gradient
-
+    grad_f = _differentiated(f, argnums, has_aux, with_value=False)
     if isinstance(argnums, (int, np.integer)) and not has_aux:
         grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums))
     return grad_f
