@@ -163,6 +163,9 @@ def measure(name, repeats, found, n=None):
     for a, b in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
         np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10)
     row["s2sad"] = median_time(lambda: grad(*args), repeats)
+    value_and_gradient = getattr(w, f"{name}_value_and_grad_by_hand", None)
+    if value_and_gradient is not None:
+        row["hand-written value and gradient"] = median_time(lambda: value_and_gradient(*args), repeats)
     from s2sad.transform import generated_rrule
 
     names = list(__import__("inspect").signature(function).parameters)
@@ -291,6 +294,15 @@ def main(argv=None) -> int:
                 else:
                     cells.append(f"{format_time(row[column])} ({row[column] / base:.2f}×)")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    both = [(label, row) for label, row in rows if "hand-written value and gradient" in row]
+    if both:
+        lines += ["", "Where the hand-written gradient skips work a pullback cannot (elementwise: `cos 2x` needs "
+                  "no `sin`), against a hand-written function returning the value and the gradient:", "",
+                  "| workload | hand-written value and gradient | s2sad | s2sad generated code |", "| --- | --- | --- | --- |"]
+        for label, row in both:
+            base = row["hand-written value and gradient"]
+            lines.append(f"| {label} | {format_time(base)} | {format_time(row['s2sad'])} ({row['s2sad'] / base:.2f}×) | "
+                         f"{format_time(row['s2sad generated code'])} ({row['s2sad generated code'] / base:.2f}×) |")
     if "mysum" in chosen:
         lines += ["", "`mysum` memory (tracemalloc peak of a whole `grad`, and of the reverse pass alone):", "",
                   "| n | whole grad | per element | reverse pass | x itself |", "| --- | --- | --- | --- | --- |"]
