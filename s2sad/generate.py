@@ -419,19 +419,21 @@ class _Generator:
             return name
         return self.namer.fresh("dresult")
 
-    def contribute(self, atom: Atom, expression: str, thunk: bool = False) -> list[str]:
-        """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active)."""
+    def contribute(self, atom: Atom, expression: str, thunk: bool = False, zero: bool = False) -> list[str]:
+        """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active); ``zero``:
+        the expression may be ZERO when it runs (a pullback's output, an unread item's)."""
         if not self.activity.is_active(atom):
             return []
         target = self.cotangent(atom.name)
         if thunk or expression in self.maybe_thunk:
             self.maybe_thunk.add(target)
+        zero = zero or expression in self.maybe_zero
         if target in self.assigned:
-            if expression not in self.maybe_zero:
+            if not zero:
                 self.maybe_zero.discard(target)
             return [f"{target} = accumulate({target}, {expression})"]
         self.assigned.add(target)
-        if expression in self.maybe_zero:
+        if zero:
             self.maybe_zero.add(target)
         return [f"{target} = {expression}"]
 
@@ -607,13 +609,13 @@ class _Generator:
             return self.contribute(op.args[0], g)
         if op.kind == "call" and not propagates(op):
             return []
-        if g in self.maybe_zero:
-            return self.reverse_guarded(op, g)
         lines = []
         if g in self.maybe_thunk:
-            # a rule may have returned a Thunk: rules read plain values
+            # a rule may have returned a Thunk: rules read plain values (and the guard below, its value)
             lines.append(f"{g} = unthunk({g})")
             self.maybe_thunk.discard(g)
+        if g in self.maybe_zero:
+            return lines + self.reverse_guarded(op, g)
         return lines + self.reverse_operation(op, g)
 
     def reverse_mutation(self, op: Operation) -> list[str]:
@@ -633,19 +635,19 @@ class _Generator:
         if method == "setitem":
             index, value = args
             if flowing:
-                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})")
+                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})", zero=True)
                 lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
             if id(op) in self.restored:
                 lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
         elif method == "append":
             if flowing:
-                lines += self.contribute(op.args[1], f"item_of({dcontainer}, len({container}) - 1)")
+                lines += self.contribute(op.args[1], f"item_of({dcontainer}, len({container}) - 1)", zero=True)
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, len({container}) - 1)")
             lines.append(f"{container}.pop()")
         elif method == "extend":
             start = f"len({container}) - len({args[0]})"
             if flowing:
-                lines += self.contribute(op.args[1], f"items_of({dcontainer}, {start}, len({container}))")
+                lines += self.contribute(op.args[1], f"items_of({dcontainer}, {start}, len({container}))", zero=True)
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, {start})")
             lines.append(f"del {container}[{start}:]")
         else:  # pop
@@ -656,6 +658,9 @@ class _Generator:
                 if dcontainer not in self.assigned:
                     lines.append(f"{dcontainer} = ZERO")
                     self.assigned.add(dcontainer)
+                    self.maybe_zero.add(dcontainer)
+                if popped not in self.maybe_zero:
+                    self.maybe_zero.discard(dcontainer)  # inserted_at gives ZERO only for two zeros
                 lines.append(f"{dcontainer} = inserted_at({dcontainer}, {args[0] if args else '-1'}, "
                              f"unthunk({popped}), len({container}))")
         return lines
@@ -686,7 +691,7 @@ class _Generator:
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
-            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})")]
+            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})", zero=True)]
         if op.kind in ("tuple", "list"):
             active = [a for a in op.args if self.activity.is_active(a)]
             if not active:
@@ -694,7 +699,7 @@ class _Generator:
             parts = self.namer.fresh(f"{g}_items")
             lines = [f"{parts} = split_cotangent({g}, {len(op.args)})"]
             for index, atom in enumerate(op.args):
-                lines += self.contribute(atom, f"{parts}[{index}]")
+                lines += self.contribute(atom, f"{parts}[{index}]", zero=True)  # ZERO for an item never read
             return lines
         callee = op.callee
         if callee.kind in ("method", "attribute") or self.treatment(op) in ("rrule", "transformed"):
@@ -708,7 +713,7 @@ class _Generator:
             parts = self.namer.fresh(f"{g}_parts")
             lines.append(f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})")
             for index, param in enumerate(params):
-                lines += self.contribute_to_parameter(op, rule, param, f"{parts}[{index}]")
+                lines += self.contribute_to_parameter(op, rule, param, f"{parts}[{index}]", zero=True)
             return lines
         for param in params:
             if not self.parameter_is_active(op, rule, param):
@@ -735,11 +740,11 @@ class _Generator:
         atom = self.parameter_atom(op, rule, param)
         return isinstance(atom, Var) and self.activity.is_active(atom)
 
-    def contribute_to_parameter(self, op, rule, param, expression, thunk=False) -> list[str]:
+    def contribute_to_parameter(self, op, rule, param, expression, thunk=False, zero=False) -> list[str]:
         atom = self.parameter_atom(op, rule, param)
         if not isinstance(atom, Var):
             return []
-        return self.contribute(atom, expression, thunk)
+        return self.contribute(atom, expression, thunk, zero)
 
     def reverse_through_pullback(self, op: Operation, g: str) -> list[str]:
         active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
@@ -760,6 +765,7 @@ class _Generator:
                 names.append(cotangent)  # the first contribution: unpack straight into the cotangent
                 self.assigned.add(cotangent)
                 self.maybe_thunk.add(cotangent)  # another rule's pullback may return Thunks
+                self.maybe_zero.add(cotangent)  # ... or ZERO (a parameter the callee never reads)
                 continue
             part = self.namer.fresh(f"{cotangent}_part")
             names.append(part)
@@ -782,7 +788,7 @@ class _Generator:
         else:
             lines = [f"{', '.join(names)}{',' if len(names) == 1 else ''} = {op.target}_pullback({g})"]
         for atom, part in contributions:
-            lines += self.contribute(atom, part, thunk=True)
+            lines += self.contribute(atom, part, thunk=True, zero=True)
         return lines
 
     def location_of(self, op: Operation) -> SourceLocation | None:

@@ -3,6 +3,7 @@
 The generated reverse pass replays the iterations backwards from a tape holding, per
 iteration, the values its pullback reads; see s2sad/generate.py (reverse_loop).
 """
+import math
 import tracemalloc
 
 import numpy as np
@@ -108,3 +109,81 @@ def test_an_inactive_loop_has_no_tape():
     assert "tape" in source  # W is read in the loop: the loop is differentiated
     source = transform(programs.list_of_arrays, ("x",)).source
     assert "w_index" not in source  # the loop variable is not differentiated: no enumerate
+
+
+# ---------------------------------------------------------------- a variable first set in an inner loop
+# An inner loop never carries a variable under the name an enclosing loop carries it by:
+# the enclosing loop would lose its back edge for it, and its tape would then save the
+# value under the name the code after the loops reads (UnboundLocalError in the pullback).
+
+def first_set_in_an_inner_for(u):
+    for k in range(2):
+        for i in range(1):
+            x = u * 2.0
+        u = x * 0.5
+    return np.sum(x)
+
+
+def first_set_in_an_inner_while(u):
+    k = 0
+    while k < 3:
+        j = 0
+        while j < 2:
+            x = np.sin(u) + j
+            j = j + 1
+        u = x * 0.5
+        k = k + 1
+    return np.sum(x * x)
+
+
+def first_set_two_loops_deep(u):
+    for k in range(2):
+        for i in range(2):
+            for m in range(1):
+                x = np.tanh(u) * (i + 1.0)
+            u = u + 0.1 * x
+    return np.sum(x) + np.sum(u)
+
+
+def carried_by_both_loops(u):
+    x = u * 1.0
+    for k in range(2):
+        for i in range(2):
+            x = np.sin(x) + u
+    return np.sum(x)
+
+
+def set_in_an_inner_loop_read_before_it(u):
+    x = u * 1.0
+    for k in range(3):
+        y = x * x
+        for i in range(1):
+            x = u * 2.0 + y
+        u = x * 0.5
+    return np.sum(x) + np.sum(y)
+
+
+def first_set_in_an_inner_loop_scalar(s):
+    for k in range(2):
+        for i in range(1):
+            x = s * 2.0
+        s = math.sin(x)
+    return x + s
+
+
+INNER_LOOP_CASES = {
+    "first_set_in_an_inner_for": (first_set_in_an_inner_for, [np.array([-0.8, -0.5])]),
+    "first_set_in_an_inner_while": (first_set_in_an_inner_while, [np.array([0.3, -0.2, 0.6])]),
+    "first_set_two_loops_deep": (first_set_two_loops_deep, [r(3)]),
+    "carried_by_both_loops": (carried_by_both_loops, [r(2)]),
+    "set_in_an_inner_loop_read_before_it": (set_in_an_inner_loop_read_before_it, [0.3 * r(2)]),
+    "first_set_in_an_inner_loop_scalar": (first_set_in_an_inner_loop_scalar, [0.4]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INNER_LOOP_CASES))
+def test_a_variable_set_in_an_inner_loop_and_read_after_the_outer(name):
+    function, args = INNER_LOOP_CASES[name]
+    value, gradients = s2sad.value_and_grad(function, argnums=(0,))(*args)
+    assert np.allclose(value, function(*args))
+    assert_gradients_match(function, args, (0,), gradients)
