@@ -255,6 +255,18 @@ class _Generator:
     def state(self):
         return set(self.assigned), set(self.maybe_thunk), set(self.maybe_zero)
 
+    def _snapshot(self):
+        """Everything writing a block changes, to write it again (a loop body, see reverse_loop)."""
+        return (*self.state(), set(self.namer.used), dict(self.cotangents), dict(self.bindings), self._last_comment,
+                {key: (list(code.saved), code.used) for key, code in self.loops.items()})
+
+    def _restore_snapshot(self, snapshot) -> None:
+        self.restore(snapshot[:3])
+        used, cotangents, bindings, self._last_comment, loops = snapshot[3:]
+        self.namer.used, self.cotangents, self.bindings = set(used), dict(cotangents), dict(bindings)
+        for key, (saved, was_used) in loops.items():
+            self.loops[key].saved, self.loops[key].used = list(saved), was_used
+
     def restore(self, state) -> None:
         self.assigned, self.maybe_thunk, self.maybe_zero = (set(part) for part in state)
 
@@ -286,26 +298,37 @@ class _Generator:
             if name not in read_in_body:
                 self.maybe_zero.add(self.cotangent(name))
         saved_rename = self.rename
-        self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
-        self.loop_stack.append((loop, code))
-        body = []
-        for edge in reversed(loop.back_edges):
-            body += self.reverse(edge)
-            consumed = self.cotangent(edge.target)
-            self.assigned.discard(consumed)
-            self.maybe_thunk.discard(consumed)
-        body += self.reverse_block(loop.body)
-        for name in carried:
-            cotangent = self.cotangent(name)
-            if cotangent not in self.assigned:
-                body.append(f"{cotangent} = ZERO")
-                self.assigned.add(cotangent)
-            elif cotangent in self.maybe_thunk:
-                body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
-                self.maybe_thunk.discard(cotangent)
-        for element in loop.elements:
-            body += self.reverse(element)
-        self.loop_stack.pop()
+        entry = self._snapshot()
+        while True:
+            self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
+            self.loop_stack.append((loop, code))
+            body = []
+            for edge in reversed(loop.back_edges):
+                body += self.reverse(edge)
+                consumed = self.cotangent(edge.target)
+                self.assigned.discard(consumed)
+                self.maybe_thunk.discard(consumed)
+            body += self.reverse_block(loop.body)
+            for name in carried:
+                cotangent = self.cotangent(name)
+                if cotangent not in self.assigned:
+                    body.append(f"{cotangent} = ZERO")
+                    self.assigned.add(cotangent)
+                elif cotangent in self.maybe_thunk:
+                    body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
+                    self.maybe_thunk.discard(cotangent)
+            for element in loop.elements:
+                body += self.reverse(element)
+            self.loop_stack.pop()
+            # A carried cotangent the body may leave ZERO is what the next reverse iteration
+            # starts from: write the body again with it possibly ZERO from the top.
+            late = {self.cotangent(name) for name in carried} & self.maybe_zero - entry[2]
+            if not late:
+                break
+            self._restore_snapshot(entry)
+            self.maybe_zero |= late
+            entry = self._snapshot()
+        self.maybe_zero |= entry[2]  # the loop may run no iteration: what was ZERO before still may be
         if not body:
             self.rename = saved_rename
             return []
@@ -726,7 +749,9 @@ class _Generator:
                 expression = f"{binding}({g}, {op.target}, {', '.join(codes.values())})"
             else:
                 continue  # the rule says no gradient flows to this parameter
-            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks)
+            # a vjp function may return ZERO (a derivative that is zero at this call): what reads it is guarded
+            zero = template is None and callable(rule.vjps.get(param))
+            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks, zero)
         return lines
 
     def parameter_atom(self, op: Operation, rule: Rule, param: str):

@@ -253,3 +253,22 @@ def test_an_array_fill_value_broadcasts_like_an_operand():
     x = np.array([1.2, 0.8, 0.2])
     (dx,) = s2sad.grad(fill_value_array, argnums=(0,))(x)
     assert_gradients_match(fill_value_array, [x], (0,), (dx,))
+
+
+# A vjp function may return ZERO when the derivative is zero at this call (the imaginary
+# part or the angle of a real value): the rule that made its argument is skipped too.
+
+def imaginary_part_of_a_real_product(u):
+    return np.sum(np.imag(u @ W23)) + np.sum(u)
+
+
+def angle_of_a_real_reshape(u):
+    return np.sum(np.angle(np.reshape(u, (2, 1)) + 2.0)) + np.sum(u * u)
+
+
+@pytest.mark.parametrize("function", [imaginary_part_of_a_real_product, angle_of_a_real_reshape],
+                         ids=lambda f: f.__name__)
+def test_a_vjp_that_returns_zero_skips_the_rules_before_it(function):
+    u = np.array([-0.4, 0.6])
+    (du,) = s2sad.grad(function, argnums=(0,))(u)
+    assert_gradients_match(function, [u], (0,), (du,))

@@ -187,3 +187,65 @@ def test_a_variable_set_in_an_inner_loop_and_read_after_the_outer(name):
     value, gradients = s2sad.value_and_grad(function, argnums=(0,))(*args)
     assert np.allclose(value, function(*args))
     assert_gradients_match(function, args, (0,), gradients)
+
+
+# ---------------------------------------------------------------- cotangents that may be ZERO around a loop
+# A value read only inside a loop has the cotangent ZERO when the loop runs no iteration;
+# a carried value whose cotangent the body may leave ZERO (it only reaches a helper's unused
+# parameter, an unread tuple item) starts the next reverse iteration at ZERO. The rules of
+# the operations before (np.reshape's, matmul's, a helper's pullback) must not be run on it.
+
+W22 = np.array([[1.0, 0.5], [-0.5, 0.25]])
+
+
+def _ignores_its_second(a, b):
+    return np.tanh(a @ W22)
+
+
+def read_only_in_a_loop(x, n):
+    u = np.reshape(x, (2, 1))
+    v = W22 @ x
+    t = np.sum(x)
+    for i in range(n):
+        t = t + np.sum(u) + np.sum(v * v)
+    return t
+
+
+def carried_into_an_unused_parameter(x, n):
+    h = x * 1.0
+    for i in range(n):
+        h = _ignores_its_second(x, W22 @ h)
+    return np.sum(h)
+
+
+def carried_into_an_unread_tuple_item(x, n):
+    h = x * 1.0
+    for i in range(n):
+        pair = (W22 @ h, np.tanh(x + i))
+        unread, kept = pair
+        h = kept @ W22
+    return np.sum(h)
+
+
+def carried_through_a_while_into_an_unused_parameter(x, n):
+    h = np.sin(x)
+    k = 0
+    while k < n:
+        h = _ignores_its_second(h * 0.5, np.reshape(h, (1, 2))) + x
+        h = _ignores_its_second(x, W22 @ h)
+        k = k + 1
+    return np.sum(h)
+
+
+ZERO_AROUND_LOOP_CASES = [read_only_in_a_loop, carried_into_an_unused_parameter, carried_into_an_unread_tuple_item,
+                          carried_through_a_while_into_an_unused_parameter]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("function", ZERO_AROUND_LOOP_CASES, ids=lambda f: f.__name__)
+def test_a_cotangent_that_may_be_zero_around_a_loop(function, n):
+    x = np.array([0.3, -0.7])
+    value, (dx,) = s2sad.value_and_grad(function, argnums=(0,))(x, n)
+    assert np.allclose(value, function(x, n))
+    assert isinstance(dx, np.ndarray) and dx.shape == x.shape
+    assert_gradients_match(lambda x: function(x, n), [x], (0,), (dx,))
