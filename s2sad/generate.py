@@ -328,7 +328,9 @@ class _Generator:
             self._restore_snapshot(entry)
             self.maybe_zero |= late
             entry = self._snapshot()
-        self.maybe_zero |= entry[2]  # the loop may run no iteration: what was ZERO before still may be
+        # the loop may run no iteration: what was ZERO or a Thunk before still may be
+        self.maybe_thunk |= entry[1]
+        self.maybe_zero |= entry[2]
         if not body:
             self.rename = saved_rename
             return []

@@ -249,3 +249,30 @@ def test_a_cotangent_that_may_be_zero_around_a_loop(function, n):
     assert np.allclose(value, function(x, n))
     assert isinstance(dx, np.ndarray) and dx.shape == x.shape
     assert_gradients_match(lambda x: function(x, n), [x], (0,), (dx,))
+
+
+def delayed_through_a_loop(A, n):
+    acc = np.where(A > 0.0, A, 2.0 * A)
+    for i in range(n):
+        acc = acc * 1.0
+    return np.sum(acc[1])
+
+
+def delayed_through_a_while(A, n):
+    acc = np.reshape(A, (3, 2))
+    k = 0
+    while k < n:
+        acc = np.sin(acc)
+        k = k + 1
+    return np.sum(acc[1] ** 2)
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("function", [delayed_through_a_loop, delayed_through_a_while], ids=lambda f: f.__name__)
+def test_a_delayed_cotangent_through_a_loop_that_may_not_run(function, n):
+    """Reading ``acc[1]`` gives a delayed cotangent (an InplaceableThunk); with no iteration it
+    leaves the reverse loop still delayed, and the rule before the loop must get its value."""
+    A = np.array([[1.5, -0.5, 0.1], [-0.2, 0.8, 1.1]])
+    value, (dA,) = s2sad.value_and_grad(function, argnums=(0,))(A, n)
+    assert np.allclose(value, function(A, n))
+    assert_gradients_match(lambda A: function(A, n), [A], (0,), (dA,))
