@@ -679,15 +679,19 @@ class _Generator:
             position = args[0] if args else "len(" + container + ")"
             lines.append(f"{container}.insert({position}, {op.target})")
             popped = self.cotangent(op.target)
-            if name in self.activity.active and op.target in self.activity.active and popped in self.assigned:
+            popped_flows = op.target in self.activity.active and popped in self.assigned
+            # the container's cotangent regains the popped item's place even when nobody read
+            # that item (it then holds ZERO there): the code before the pop indexes it by position
+            if name in self.activity.active and (popped_flows or flowing):
                 if dcontainer not in self.assigned:
                     lines.append(f"{dcontainer} = ZERO")
                     self.assigned.add(dcontainer)
                     self.maybe_zero.add(dcontainer)
-                if popped not in self.maybe_zero:
+                if popped_flows and popped not in self.maybe_zero:
                     self.maybe_zero.discard(dcontainer)  # inserted_at gives ZERO only for two zeros
+                item = f"unthunk({popped})" if popped_flows else "ZERO"
                 lines.append(f"{dcontainer} = inserted_at({dcontainer}, {args[0] if args else '-1'}, "
-                             f"unthunk({popped}), len({container}))")
+                             f"{item}, len({container}))")
         return lines
 
     def reverse_guarded(self, op: Operation, g: str) -> list[str]:

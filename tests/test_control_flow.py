@@ -268,3 +268,46 @@ def test_a_value_written_into_a_container_nobody_reads(name, x):
     value, gradients = s2sad.value_and_grad(function, argnums=(0,))(x)
     assert np.allclose(value, function(x))
     assert_gradients_match(function, [x], (0,), gradients)
+
+
+# ---------------------------------------------------------------- popping an item nobody reads
+# The reverse of ``xs.pop()`` gives the list's cotangent its item back, ZERO when nobody
+# read the popped value: the code before the pop reads the list's cotangent by position.
+
+def pop_unread_then_read_the_last(c):
+    items = [np.reshape(c, (2,)) for i in range(2)]
+    unread = items.pop()
+    return np.mean(items[-1])
+
+
+def pop_first_unread(c):
+    items = []
+    for i in range(3):
+        items.append(np.sin(c[:, 0]) * (i + 1.0))
+    unread = items.pop(0)
+    return np.sum(items[0] * items[1])
+
+
+def pop_unread_then_append(c):
+    items = [c[:, 0] @ np.ones((2, 3)), np.tanh(c[:, 0])]
+    unread = items.pop()
+    items.append(np.cos(c[:, 0]))
+    return np.sum(items[0]) + np.sum(items[1])
+
+
+def pop_twice_one_read(c):
+    items = [c * 1.0, c * 2.0, np.exp(c)]
+    last = items.pop()
+    unread = items.pop()
+    return np.sum(last) + np.sum(items[0] ** 2)
+
+
+POP_CASES = [pop_unread_then_read_the_last, pop_first_unread, pop_unread_then_append, pop_twice_one_read]
+
+
+@pytest.mark.parametrize("function", POP_CASES, ids=lambda f: f.__name__)
+def test_popping_an_item_nobody_reads(function):
+    c = np.array([[-1.5], [0.4]])
+    value, (dc,) = s2sad.value_and_grad(function, argnums=(0,))(c)
+    assert np.allclose(value, function(c))
+    assert_gradients_match(function, [c], (0,), (dc,))
