@@ -723,9 +723,9 @@ defvjp(np.average,      "a, axis=None, weights=None, returned=False, *, keepdims
 defvjp(np.linspace,     "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None",
        linspace_vjp_start, linspace_vjp_stop)
 defvjp(np.full,         "shape, fill_value, dtype=None, order='C', *, device=None, like=None",
-       None, "unbroadcast(np.sum(g), fill_value)")
+       None, "unbroadcast(g, fill_value)")  # a fill value that is an array broadcasts like an operand
 defvjp(np.full_like,    "a, fill_value, dtype=None, order='K', subok=True, shape=None, *, device=None",
-       None, "unbroadcast(np.sum(g), fill_value)")
+       None, "unbroadcast(g, fill_value)")  # a fill value that is an array broadcasts like an operand
 
 
 # ================================================================== forward rules: what a template cannot say

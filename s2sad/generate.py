@@ -277,6 +277,18 @@ class _Generator:
     def state(self):
         return set(self.assigned), set(self.maybe_thunk), set(self.maybe_zero)
 
+    def _snapshot(self):
+        """Everything writing a block changes, to write it again (a loop body, see reverse_loop)."""
+        return (*self.state(), set(self.namer.used), dict(self.cotangents), dict(self.bindings), self._last_comment,
+                {key: (list(code.saved), code.used) for key, code in self.loops.items()})
+
+    def _restore_snapshot(self, snapshot) -> None:
+        self.restore(snapshot[:3])
+        used, cotangents, bindings, self._last_comment, loops = snapshot[3:]
+        self.namer.used, self.cotangents, self.bindings = set(used), dict(cotangents), dict(bindings)
+        for key, (saved, was_used) in loops.items():
+            self.loops[key].saved, self.loops[key].used = list(saved), was_used
+
     def restore(self, state) -> None:
         self.assigned, self.maybe_thunk, self.maybe_zero = (set(part) for part in state)
 
@@ -308,26 +320,39 @@ class _Generator:
             if name not in read_in_body:
                 self.maybe_zero.add(self.cotangent(name))
         saved_rename = self.rename
-        self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
-        self.loop_stack.append((loop, code))
-        body = []
-        for edge in reversed(loop.back_edges):
-            body += self.reverse(edge)
-            consumed = self.cotangent(edge.target)
-            self.assigned.discard(consumed)
-            self.maybe_thunk.discard(consumed)
-        body += self.reverse_block(loop.body)
-        for name in carried:
-            cotangent = self.cotangent(name)
-            if cotangent not in self.assigned:
-                body.append(f"{cotangent} = ZERO")
-                self.assigned.add(cotangent)
-            elif cotangent in self.maybe_thunk:
-                body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
-                self.maybe_thunk.discard(cotangent)
-        for element in loop.elements:
-            body += self.reverse(element)
-        self.loop_stack.pop()
+        entry = self._snapshot()
+        while True:
+            self.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
+            self.loop_stack.append((loop, code))
+            body = []
+            for edge in reversed(loop.back_edges):
+                body += self.reverse(edge)
+                consumed = self.cotangent(edge.target)
+                self.assigned.discard(consumed)
+                self.maybe_thunk.discard(consumed)
+            body += self.reverse_block(loop.body)
+            for name in carried:
+                cotangent = self.cotangent(name)
+                if cotangent not in self.assigned:
+                    body.append(f"{cotangent} = ZERO")
+                    self.assigned.add(cotangent)
+                elif cotangent in self.maybe_thunk:
+                    body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
+                    self.maybe_thunk.discard(cotangent)
+            for element in loop.elements:
+                body += self.reverse(element)
+            self.loop_stack.pop()
+            # A carried cotangent the body may leave ZERO is what the next reverse iteration
+            # starts from: write the body again with it possibly ZERO from the top.
+            late = {self.cotangent(name) for name in carried} & self.maybe_zero - entry[2]
+            if not late:
+                break
+            self._restore_snapshot(entry)
+            self.maybe_zero |= late
+            entry = self._snapshot()
+        # the loop may run no iteration: what was ZERO or a Thunk before still may be
+        self.maybe_thunk |= entry[1]
+        self.maybe_zero |= entry[2]
         if not body:
             self.rename = saved_rename
             return []
@@ -463,15 +488,17 @@ class _Generator:
             return name
         return self.namer.fresh("dresult")
 
-    def contribute(self, atom: Atom, expression: str, thunk: bool = False) -> list[str]:
-        """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active)."""
+    def contribute(self, atom: Atom, expression: str, thunk: bool = False, zero: bool = False) -> list[str]:
+        """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active); ``zero``:
+        the expression may be ZERO when it runs (a pullback's output, an unread item's)."""
         if not self.activity.is_active(atom):
             return []
         target = self.cotangent(atom.name)
         if thunk or expression in self.maybe_thunk:
             self.maybe_thunk.add(target)
+        zero = zero or expression in self.maybe_zero
         if target in self.assigned:
-            if expression not in self.maybe_zero:
+            if not zero:
                 self.maybe_zero.discard(target)
             if self.floats and atom.name in self.scalars:
                 return [f"{target} = {target} + {expression}"]
@@ -480,7 +507,7 @@ class _Generator:
                 return [f"{target} = add_at({target}, {scattered})"]
             return [f"{target} = accumulate({target}, {expression})"]
         self.assigned.add(target)
-        if expression in self.maybe_zero:
+        if zero:
             self.maybe_zero.add(target)
         return [f"{target} = {expression}"]
 
@@ -654,13 +681,13 @@ class _Generator:
             return self.contribute(op.args[0], g)
         if op.kind == "call" and not propagates(op):
             return []
-        if g in self.maybe_zero:
-            return self.reverse_guarded(op, g)
         lines = []
         if g in self.maybe_thunk:
-            # a rule may have returned a Thunk: rules read plain values
+            # a rule may have returned a Thunk: rules read plain values (and the guard below, its value)
             lines.append(f"{g} = unthunk({g})")
             self.maybe_thunk.discard(g)
+        if g in self.maybe_zero:
+            return lines + self.reverse_guarded(op, g)
         return lines + self.reverse_operation(op, g)
 
     def reverse_mutation(self, op: Operation) -> list[str]:
@@ -680,31 +707,38 @@ class _Generator:
         if method == "setitem":
             index, value = args
             if flowing:
-                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})")
+                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})", zero=True)
                 lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
             if id(op) in self.restored:
                 lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
         elif method == "append":
             if flowing:
-                lines += self.contribute(op.args[1], f"item_of({dcontainer}, len({container}) - 1)")
+                lines += self.contribute(op.args[1], f"item_of({dcontainer}, len({container}) - 1)", zero=True)
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, len({container}) - 1)")
             lines.append(f"{container}.pop()")
         elif method == "extend":
             start = f"len({container}) - len({args[0]})"
             if flowing:
-                lines += self.contribute(op.args[1], f"items_of({dcontainer}, {start}, len({container}))")
+                lines += self.contribute(op.args[1], f"items_of({dcontainer}, {start}, len({container}))", zero=True)
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, {start})")
             lines.append(f"del {container}[{start}:]")
         else:  # pop
             position = args[0] if args else "len(" + container + ")"
             lines.append(f"{container}.insert({position}, {op.target})")
             popped = self.cotangent(op.target)
-            if name in self.activity.active and op.target in self.activity.active and popped in self.assigned:
+            popped_flows = op.target in self.activity.active and popped in self.assigned
+            # the container's cotangent regains the popped item's place even when nobody read
+            # that item (it then holds ZERO there): the code before the pop indexes it by position
+            if name in self.activity.active and (popped_flows or flowing):
                 if dcontainer not in self.assigned:
                     lines.append(f"{dcontainer} = ZERO")
                     self.assigned.add(dcontainer)
+                    self.maybe_zero.add(dcontainer)
+                if popped_flows and popped not in self.maybe_zero:
+                    self.maybe_zero.discard(dcontainer)  # inserted_at gives ZERO only for two zeros
+                item = f"unthunk({popped})" if popped_flows else "ZERO"
                 lines.append(f"{dcontainer} = inserted_at({dcontainer}, {args[0] if args else '-1'}, "
-                             f"unthunk({popped}), len({container}))")
+                             f"{item}, len({container}))")
         return lines
 
     def reverse_guarded(self, op: Operation, g: str) -> list[str]:
@@ -733,7 +767,7 @@ class _Generator:
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
-            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})")]
+            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})", zero=True)]
         if op.kind in ("tuple", "list"):
             active = [a for a in op.args if self.activity.is_active(a)]
             if not active:
@@ -741,7 +775,7 @@ class _Generator:
             parts = self.namer.fresh(f"{g}_items")
             lines = [f"{parts} = split_cotangent({g}, {len(op.args)})"]
             for index, atom in enumerate(op.args):
-                lines += self.contribute(atom, f"{parts}[{index}]")
+                lines += self.contribute(atom, f"{parts}[{index}]", zero=True)  # ZERO for an item never read
             return lines
         callee = op.callee
         if callee.kind in ("method", "attribute") or self.treatment(op) in ("rrule", "transformed"):
@@ -755,7 +789,7 @@ class _Generator:
             parts = self.namer.fresh(f"{g}_parts")
             lines.append(f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})")
             for index, param in enumerate(params):
-                lines += self.contribute_to_parameter(op, rule, param, f"{parts}[{index}]")
+                lines += self.contribute_to_parameter(op, rule, param, f"{parts}[{index}]", zero=True)
             return lines
         for param in params:
             if not self.parameter_is_active(op, rule, param):
@@ -771,7 +805,9 @@ class _Generator:
                 expression = f"{binding}({g}, {op.target}, {', '.join(codes.values())})"
             else:
                 continue  # the rule says no gradient flows to this parameter
-            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks)
+            # a vjp function may return ZERO (a derivative that is zero at this call): what reads it is guarded
+            zero = template is None and callable(rule.vjps.get(param))
+            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks, zero)
         return lines
 
     def parameter_atom(self, op: Operation, rule: Rule, param: str):
@@ -785,11 +821,11 @@ class _Generator:
         atom = self.parameter_atom(op, rule, param)
         return isinstance(atom, Var) and self.activity.is_active(atom)
 
-    def contribute_to_parameter(self, op, rule, param, expression, thunk=False) -> list[str]:
+    def contribute_to_parameter(self, op, rule, param, expression, thunk=False, zero=False) -> list[str]:
         atom = self.parameter_atom(op, rule, param)
         if not isinstance(atom, Var):
             return []
-        return self.contribute(atom, expression, thunk)
+        return self.contribute(atom, expression, thunk, zero)
 
     def reverse_through_pullback(self, op: Operation, g: str) -> list[str]:
         active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
@@ -810,6 +846,7 @@ class _Generator:
                 names.append(cotangent)  # the first contribution: unpack straight into the cotangent
                 self.assigned.add(cotangent)
                 self.maybe_thunk.add(cotangent)  # another rule's pullback may return Thunks
+                self.maybe_zero.add(cotangent)  # ... or ZERO (a parameter the callee never reads)
                 continue
             part = self.namer.fresh(f"{cotangent}_part")
             names.append(part)
@@ -832,7 +869,7 @@ class _Generator:
         else:
             lines = [f"{', '.join(names)}{',' if len(names) == 1 else ''} = {op.target}_pullback({g})"]
         for atom, part in contributions:
-            lines += self.contribute(atom, part, thunk=True)
+            lines += self.contribute(atom, part, thunk=True, zero=True)
         return lines
 
     def location_of(self, op: Operation) -> SourceLocation | None:

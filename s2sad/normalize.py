@@ -302,10 +302,15 @@ class Normalizer:
         outside = _names_read_outside(self.source.funcdef, node)
         loop_names = {}
         walked = {atom.name for atom in (iteration[0] if iteration else []) if isinstance(atom, Var)}
+        # An enclosing loop's name is never reused: the enclosing loop would lose its back
+        # edge, and with it the variable from its carried ones (which its tape must not
+        # save under the name the code after it reads).
+        enclosing = {name for names in self.loop_names for name in names.values()}
         for user_name in assigned:
             if user_name in private:
                 continue  # a comprehension's own variable: not seen after it
             if user_name in self.current and self.current[user_name] not in walked \
+                    and self.current[user_name] not in enclosing \
                     and self.reusable(self.current[user_name]):  # (`for e in x: x = ...` walks the old x)
                 loop_names[user_name] = self.current[user_name]  # no copy needed: see reusable()
             elif user_name in self.current or user_name in outside:

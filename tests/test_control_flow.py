@@ -161,3 +161,155 @@ def test_a_generator_expression_in_sum_reads_like_a_loop():
     assert "    items = []\n" in source and "        items.append(sum_tanh_w_mul_x)\n" in source
     assert "    result = sum(items)\n" in source
     assert source.count("# control_flow_programs.py") == 2  # one line of source: one comment per pass
+
+
+# ---------------------------------------------------------------- return from an inner loop
+# The inner loop carries the flag `returned` (and the result) under names of its own, not
+# under the outer loop's: sharing them took them out of the outer loop's carried values,
+# and its tape then saved them under the names the pullback reads after the loops.
+
+def return_in_a_nested_while(s, A):
+    k = 0
+    while k < 3:
+        acc = s / (2.0 + np.cos(A))
+        j = 0
+        while j < 2:
+            if np.sum(acc) > 1.0 or k == 2:
+                return np.mean(acc) + 0.5 * np.sin(s)
+            acc = acc * 1.5
+            j = j + 1
+        s = np.tanh(s) + 0.5
+        k = k + 1
+    return 2.0 * s
+
+
+def return_in_the_first_iteration_of_a_nested_while(s, A):
+    k = 0
+    while k < 3:
+        acc = s / (2.0 + np.cos(A))
+        j = 0
+        while j < 2:
+            return np.mean(acc) + 0.5 * np.sin(s)
+        s = np.tanh(s)
+    return 2.0
+
+
+def return_in_a_nested_for(s, A):
+    for k in range(3):
+        for row in A:
+            if np.sum(row) * s > 0.5:
+                return np.sum(row) * s
+            s = s + 0.25 * np.sum(row)
+    return s * s
+
+
+NESTED_RETURN_CASES = {
+    "return_in_a_nested_while": (return_in_a_nested_while, [(0.13, 0.2 * r(2, 3)), (0.9, 0.1 * r(2, 3) + 2.0),
+                                                            (-1.5, np.full((2, 3), 3.0))]),
+    "return_in_the_first_iteration_of_a_nested_while": (return_in_the_first_iteration_of_a_nested_while,
+                                                        [(0.13, np.array([[-0.77, -0.27, -0.07], [-0.07, -0.07, -0.67]]))]),
+    "return_in_a_nested_for": (return_in_a_nested_for, [(0.3, np.array([[0.5, 1.5], [0.2, 0.1]])),
+                                                        (0.3, np.array([[-0.5, 0.1], [0.2, -0.4]])),
+                                                        (-0.2, np.array([[0.1, 0.1], [0.2, -0.1]]))]),
+}
+NESTED_RETURN_PATHS = [(name, i) for name, (_, arglists) in sorted(NESTED_RETURN_CASES.items()) for i in range(len(arglists))]
+
+
+@pytest.mark.parametrize("name, path", NESTED_RETURN_PATHS, ids=[f"{n}-{i}" for n, i in NESTED_RETURN_PATHS])
+def test_return_from_an_inner_loop(name, path):
+    function, arglists = NESTED_RETURN_CASES[name]
+    args = list(arglists[path])
+    value, gradients = s2sad.value_and_grad(function, argnums=(0, 1))(*args)
+    assert np.allclose(value, function(*args))
+    assert_gradients_match(function, args, (0, 1), gradients)
+
+
+# ---------------------------------------------------------------- zero cotangents through in-place writes
+
+def filled_array_read_on_one_branch(x):
+    y = np.zeros(3)
+    y[0] = np.dot(np.array([0.5, -1.0, 1.5]), x)
+    y[1:] = np.outer(x[:2], x[:1])[:, 0]
+    if np.sum(x) > 0.5:
+        v = np.sin(x)
+    else:
+        v = y * 2.0
+    return np.sum(v)
+
+
+def filled_list_read_on_one_branch(x):
+    items = [0.0, 0.0]
+    items[0] = np.reshape(x, (3, 1))
+    items[1] = x @ np.ones((3, 2))
+    if np.sum(x) > 0.5:
+        v = np.sin(x)
+    else:
+        v = items[1]
+    return np.sum(v)
+
+
+def appended_item_never_read(x):
+    items = []
+    items.append(np.reshape(x, (1, 3)))
+    items.append(np.tanh(x))
+    items.extend([x @ np.ones((3, 2)), np.cos(x)])
+    return np.sum(items[1]) + np.sum(items[3])
+
+
+FILLED_CASES = {
+    "filled_array_read_on_one_branch": filled_array_read_on_one_branch,
+    "filled_list_read_on_one_branch": filled_list_read_on_one_branch,
+    "appended_item_never_read": appended_item_never_read,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILLED_CASES))
+@pytest.mark.parametrize("x", [np.array([0.4, 0.2, 0.3]), np.array([-0.4, 0.2, 0.3])], ids=["taken", "not-taken"])
+def test_a_value_written_into_a_container_nobody_reads(name, x):
+    function = FILLED_CASES[name]
+    value, gradients = s2sad.value_and_grad(function, argnums=(0,))(x)
+    assert np.allclose(value, function(x))
+    assert_gradients_match(function, [x], (0,), gradients)
+
+
+# ---------------------------------------------------------------- popping an item nobody reads
+# The reverse of ``xs.pop()`` gives the list's cotangent its item back, ZERO when nobody
+# read the popped value: the code before the pop reads the list's cotangent by position.
+
+def pop_unread_then_read_the_last(c):
+    items = [np.reshape(c, (2,)) for i in range(2)]
+    unread = items.pop()
+    return np.mean(items[-1])
+
+
+def pop_first_unread(c):
+    items = []
+    for i in range(3):
+        items.append(np.sin(c[:, 0]) * (i + 1.0))
+    unread = items.pop(0)
+    return np.sum(items[0] * items[1])
+
+
+def pop_unread_then_append(c):
+    items = [c[:, 0] @ np.ones((2, 3)), np.tanh(c[:, 0])]
+    unread = items.pop()
+    items.append(np.cos(c[:, 0]))
+    return np.sum(items[0]) + np.sum(items[1])
+
+
+def pop_twice_one_read(c):
+    items = [c * 1.0, c * 2.0, np.exp(c)]
+    last = items.pop()
+    unread = items.pop()
+    return np.sum(last) + np.sum(items[0] ** 2)
+
+
+POP_CASES = [pop_unread_then_read_the_last, pop_first_unread, pop_unread_then_append, pop_twice_one_read]
+
+
+@pytest.mark.parametrize("function", POP_CASES, ids=lambda f: f.__name__)
+def test_popping_an_item_nobody_reads(function):
+    c = np.array([[-1.5], [0.4]])
+    value, (dc,) = s2sad.value_and_grad(function, argnums=(0,))(c)
+    assert np.allclose(value, function(c))
+    assert_gradients_match(function, [c], (0,), (dc,))

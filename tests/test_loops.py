@@ -3,6 +3,7 @@
 The generated reverse pass replays the iterations backwards from a tape holding, per
 iteration, the values its pullback reads; see s2sad/generate.py (reverse_loop).
 """
+import math
 import tracemalloc
 
 import numpy as np
@@ -130,3 +131,170 @@ def test_a_range_loop_left_early_keeps_its_tape():
     assert "_tape" in source.split("for Python floats")[1]
     for x in (np.array([0.5, 0.2, 3.0, 0.1]), np.array([0.1, 0.2, 0.3])):
         assert_gradients_match(programs.mysum_until_large, [x], (0,), [s2sad.grad(programs.mysum_until_large)(x)])
+
+
+# ---------------------------------------------------------------- a variable first set in an inner loop
+# An inner loop never carries a variable under the name an enclosing loop carries it by:
+# the enclosing loop would lose its back edge for it, and its tape would then save the
+# value under the name the code after the loops reads (UnboundLocalError in the pullback).
+
+def first_set_in_an_inner_for(u):
+    for k in range(2):
+        for i in range(1):
+            x = u * 2.0
+        u = x * 0.5
+    return np.sum(x)
+
+
+def first_set_in_an_inner_while(u):
+    k = 0
+    while k < 3:
+        j = 0
+        while j < 2:
+            x = np.sin(u) + j
+            j = j + 1
+        u = x * 0.5
+        k = k + 1
+    return np.sum(x * x)
+
+
+def first_set_two_loops_deep(u):
+    for k in range(2):
+        for i in range(2):
+            for m in range(1):
+                x = np.tanh(u) * (i + 1.0)
+            u = u + 0.1 * x
+    return np.sum(x) + np.sum(u)
+
+
+def carried_by_both_loops(u):
+    x = u * 1.0
+    for k in range(2):
+        for i in range(2):
+            x = np.sin(x) + u
+    return np.sum(x)
+
+
+def set_in_an_inner_loop_read_before_it(u):
+    x = u * 1.0
+    for k in range(3):
+        y = x * x
+        for i in range(1):
+            x = u * 2.0 + y
+        u = x * 0.5
+    return np.sum(x) + np.sum(y)
+
+
+def first_set_in_an_inner_loop_scalar(s):
+    for k in range(2):
+        for i in range(1):
+            x = s * 2.0
+        s = math.sin(x)
+    return x + s
+
+
+INNER_LOOP_CASES = {
+    "first_set_in_an_inner_for": (first_set_in_an_inner_for, [np.array([-0.8, -0.5])]),
+    "first_set_in_an_inner_while": (first_set_in_an_inner_while, [np.array([0.3, -0.2, 0.6])]),
+    "first_set_two_loops_deep": (first_set_two_loops_deep, [r(3)]),
+    "carried_by_both_loops": (carried_by_both_loops, [r(2)]),
+    "set_in_an_inner_loop_read_before_it": (set_in_an_inner_loop_read_before_it, [0.3 * r(2)]),
+    "first_set_in_an_inner_loop_scalar": (first_set_in_an_inner_loop_scalar, [0.4]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INNER_LOOP_CASES))
+def test_a_variable_set_in_an_inner_loop_and_read_after_the_outer(name):
+    function, args = INNER_LOOP_CASES[name]
+    value, gradients = s2sad.value_and_grad(function, argnums=(0,))(*args)
+    assert np.allclose(value, function(*args))
+    assert_gradients_match(function, args, (0,), gradients)
+
+
+# ---------------------------------------------------------------- cotangents that may be ZERO around a loop
+# A value read only inside a loop has the cotangent ZERO when the loop runs no iteration;
+# a carried value whose cotangent the body may leave ZERO (it only reaches a helper's unused
+# parameter, an unread tuple item) starts the next reverse iteration at ZERO. The rules of
+# the operations before (np.reshape's, matmul's, a helper's pullback) must not be run on it.
+
+W22 = np.array([[1.0, 0.5], [-0.5, 0.25]])
+
+
+def _ignores_its_second(a, b):
+    return np.tanh(a @ W22)
+
+
+def read_only_in_a_loop(x, n):
+    u = np.reshape(x, (2, 1))
+    v = W22 @ x
+    t = np.sum(x)
+    for i in range(n):
+        t = t + np.sum(u) + np.sum(v * v)
+    return t
+
+
+def carried_into_an_unused_parameter(x, n):
+    h = x * 1.0
+    for i in range(n):
+        h = _ignores_its_second(x, W22 @ h)
+    return np.sum(h)
+
+
+def carried_into_an_unread_tuple_item(x, n):
+    h = x * 1.0
+    for i in range(n):
+        pair = (W22 @ h, np.tanh(x + i))
+        unread, kept = pair
+        h = kept @ W22
+    return np.sum(h)
+
+
+def carried_through_a_while_into_an_unused_parameter(x, n):
+    h = np.sin(x)
+    k = 0
+    while k < n:
+        h = _ignores_its_second(h * 0.5, np.reshape(h, (1, 2))) + x
+        h = _ignores_its_second(x, W22 @ h)
+        k = k + 1
+    return np.sum(h)
+
+
+ZERO_AROUND_LOOP_CASES = [read_only_in_a_loop, carried_into_an_unused_parameter, carried_into_an_unread_tuple_item,
+                          carried_through_a_while_into_an_unused_parameter]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("function", ZERO_AROUND_LOOP_CASES, ids=lambda f: f.__name__)
+def test_a_cotangent_that_may_be_zero_around_a_loop(function, n):
+    x = np.array([0.3, -0.7])
+    value, (dx,) = s2sad.value_and_grad(function, argnums=(0,))(x, n)
+    assert np.allclose(value, function(x, n))
+    assert isinstance(dx, np.ndarray) and dx.shape == x.shape
+    assert_gradients_match(lambda x: function(x, n), [x], (0,), (dx,))
+
+
+def delayed_through_a_loop(A, n):
+    acc = np.where(A > 0.0, A, 2.0 * A)
+    for i in range(n):
+        acc = acc * 1.0
+    return np.sum(acc[1])
+
+
+def delayed_through_a_while(A, n):
+    acc = np.reshape(A, (3, 2))
+    k = 0
+    while k < n:
+        acc = np.sin(acc)
+        k = k + 1
+    return np.sum(acc[1] ** 2)
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("function", [delayed_through_a_loop, delayed_through_a_while], ids=lambda f: f.__name__)
+def test_a_delayed_cotangent_through_a_loop_that_may_not_run(function, n):
+    """Reading ``acc[1]`` gives a delayed cotangent (an InplaceableThunk); with no iteration it
+    leaves the reverse loop still delayed, and the rule before the loop must get its value."""
+    A = np.array([[1.5, -0.5, 0.1], [-0.2, 0.8, 1.1]])
+    value, (dA,) = s2sad.value_and_grad(function, argnums=(0,))(A, n)
+    assert np.allclose(value, function(A, n))
+    assert_gradients_match(lambda A: function(A, n), [A], (0,), (dA,))

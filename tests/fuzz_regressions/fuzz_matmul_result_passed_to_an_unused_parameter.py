@@ -6,13 +6,19 @@ size 1 and raises ``ValueError: matmul: Input operand 1 has a mismatch in its co
 dimension 0 ... (size 1 is different from 3)``. The right gradient is ``[1, 1]``.
 (The same unused-parameter pattern breaks np.array's rule: fuzz_np_array_of_a_zero_cotangent.py.)
 
+Cause: the helper's pullback returns ZERO for the unused parameter, and the caller's
+generated code unpacked it into ``dmatmul`` and called the matmul rule on it. Fixed: a
+cotangent that may be the symbolic ZERO at run time (every cotangent a pullback returns: a
+transformed helper's, a method's, an rrule's) is now known to the generator as one
+(s2sad/generate.py, ``maybe_zero``), so the reverse of the operation that made the value
+runs under ``if d... is not ZERO:`` and no rule is handed a ZERO it cannot read.
+
 Found by tests/fuzz, reduced by reduce.py and by hand.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad raises ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0 (matmul_vjp_x1)"
 CATEGORY = "reverse-exception:ValueError:matmul: Input operand # has a mismatch in its core dimension #, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size # is different from #)"
 FEATURES = ()
 OUTPUT = "S"

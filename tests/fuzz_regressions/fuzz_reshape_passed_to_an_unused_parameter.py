@@ -5,13 +5,19 @@ reverse pass gets for the unused parameter has size 1, and np.reshape's rule res
 back to ``u``'s shape: ``ValueError: cannot reshape array of size 1 into shape (2,)``.
 The right gradient is ``[1, 1]``; forward mode is right.
 
+Cause: as in fuzz_matmul_result_passed_to_an_unused_parameter.py, the helper's pullback
+returns ZERO for the unused parameter and np.reshape's rule was run on it. Fixed: a
+cotangent that may be the symbolic ZERO at run time (every cotangent a pullback returns) is
+now known to the generator as one (s2sad/generate.py, ``maybe_zero``), so the reverse of the
+operation that made the value runs under ``if d... is not ZERO:`` and no rule is handed a
+ZERO it cannot read.
+
 Found by tests/fuzz, reduced by reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad raises ValueError: cannot reshape array of size 1 into shape (2,) (the unused parameter's cotangent)"
 CATEGORY = "reverse-exception:ValueError:cannot reshape array of size # into shape (#,)"
 FEATURES = ()
 OUTPUT = "S"

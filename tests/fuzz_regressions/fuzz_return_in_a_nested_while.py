@@ -4,13 +4,20 @@ The inner ``while`` returns in its first iteration; the generated pullback then 
 flag ``returned``, which was never bound on that path: ``UnboundLocalError: cannot access
 local variable 'returned' where it is not associated with a value``. Forward mode is right.
 
+Cause: the inner ``while`` reused the outer loop's names for the ``returned`` flag and the
+result (s2sad/normalize.py ``reusable``), so the outer loop had no back edge for them and
+did not count them as carried; its tape then saved ``returned`` under that very name, and
+the pullback's ``for ..., returned, ... in reversed(tape)`` made it a local of the pullback,
+read (for the code after the loop) before the loop bound it. Fixed: a loop never reuses the
+name an enclosing loop carries a variable by (it copies it into a name of its own), so the
+enclosing loop carries it and its tape saves it as ``..._before``.
+
 Found by tests/fuzz (the long profile), shrunk by hypothesis and reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad raises UnboundLocalError: cannot access local variable (return in a nested while's first iteration)"
 CATEGORY = "reverse-exception:UnboundLocalError:cannot access local variable '<name>' where it is not associated with a value"
 FEATURES = ('while', 'return-in-loop')
 OUTPUT = 'S'

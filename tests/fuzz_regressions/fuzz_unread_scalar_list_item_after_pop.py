@@ -4,13 +4,19 @@
 its cotangent reaches np.dot's rule (rules/helpers.py ``dot_vjp_a``) with the wrong shape:
 ``ValueError: shape-mismatch for sum``. The right gradient is 0.
 
+Cause: ``split_cotangent`` gives ZERO for ``s``, never read; ``s *= ...``'s template kept it
+ZERO, and np.dot's rule was run on it. Fixed: a cotangent that may be the symbolic ZERO at
+run time (each item's cotangent split from a tuple's, list's or dict's) is now known to the
+generator as one (s2sad/generate.py, ``maybe_zero``), so the reverse of the operation that
+made the value runs under ``if d... is not ZERO:`` and no rule is handed a ZERO it cannot
+read.
+
 Found by tests/fuzz (the long profile), shrunk by hypothesis and reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad raises ValueError: shape-mismatch for sum (dot_vjp_a, the unread item's cotangent)"
 CATEGORY = 'reverse-exception:ValueError:shape-mismatch for sum'
 FEATURES = ('list-pop',)
 OUTPUT = 'S'

@@ -4,13 +4,18 @@
 matmul rule (rules/helpers.py ``matmul_vjp_x2``) as a 0-d value: ``AxisError: axis -2 is out
 of bounds for array of dimension 1``. The right gradient is 0 for ``x``, 1 for ``A``.
 
+Cause: ``split_cotangent`` gives ZERO for the unread item, and matmul's rule was run on it.
+Fixed: a cotangent that may be the symbolic ZERO at run time (each item's cotangent split
+from a tuple's, list's or dict's) is now known to the generator as one (s2sad/generate.py,
+``maybe_zero``), so the reverse of the operation that made the value runs under ``if d... is
+not ZERO:`` and no rule is handed a ZERO it cannot read.
+
 Found by tests/fuzz (the long profile), shrunk by hypothesis and reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = 'grad raises AxisError: axis -2 is out of bounds for array of dimension 1 (matmul_vjp_x2)'
 CATEGORY = 'reverse-exception:AxisError:axis -# is out of bounds for array of dimension #'
 FEATURES = ('tuple-unpack',)
 OUTPUT = 'S'

@@ -4,13 +4,18 @@ Only ``p5[1]`` (a constant) is read; the cotangent of ``p5[0] = np.dot(W, x)`` i
 reaches np.dot's rule with the wrong shape: ``ValueError: shape-mismatch for sum``
 (rules/helpers.py ``dot_vjp_b``). The right gradient is 0.
 
+Cause: ``split_cotangent`` gives ZERO for the unread item, and np.dot's rule was run on it.
+Fixed: a cotangent that may be the symbolic ZERO at run time (each item's cotangent split
+from a tuple's, list's or dict's) is now known to the generator as one (s2sad/generate.py,
+``maybe_zero``), so the reverse of the operation that made the value runs under ``if d... is
+not ZERO:`` and no rule is handed a ZERO it cannot read.
+
 Found by tests/fuzz (the long profile), shrunk by hypothesis and reduce.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "grad raises ValueError: shape-mismatch for sum (dot_vjp_b on the unread item's cotangent)"
 CATEGORY = 'reverse-exception:ValueError:shape-mismatch for sum'
 FEATURES = ('tuple',)
 OUTPUT = 'S'
