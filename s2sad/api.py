@@ -304,15 +304,18 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
     wrapper around another, since a scalar gradient costs a few microseconds in all."""
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, (int, np.integer))
-    lanes = {}  # number of arguments -> (registry generation, rrule, positions): see _lane
+    lanes = {}  # number of arguments -> (registry generation, rrule, positions, fused gradient): see _lane
 
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
+        done = None
         if lane is not None and lane[0] == registry_generation() and _plain(args, lane[2]):
-            rrule, positions = lane[1], lane[2]
+            rrule, positions, fused = lane[1], lane[2], lane[3]
             try:
-                y, pullback = rrule(*args)
+                done = fused(*args) if fused is not None else None  # value and cotangents, or None
+                if done is None:
+                    y, pullback = rrule(*args)
             except BaseException as error:
                 _point_at_user_source(error)
                 raise
@@ -323,14 +326,19 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             if not kwargs:
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
-                    lanes[len(args)] = (registry_generation(), rrule, positions)
-        output, aux = _split_aux(y, has_aux, name) if has_aux else (y, None)
-        seed = 1.0 if output.__class__ is float else _seed_for(output, name)
-        try:
-            cotangents = pullback((seed, ZERO) if has_aux else seed)
-        except BaseException as error:
-            _point_at_user_source(error)
-            raise
+                    fused = None if has_aux else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
+                    lanes[len(args)] = (registry_generation(), rrule, positions, fused)
+        if done is not None:
+            output, cotangents = done
+            aux = None
+        else:
+            output, aux = _split_aux(y, has_aux, name) if has_aux else (y, None)
+            seed = 1.0 if output.__class__ is float else _seed_for(output, name)
+            try:
+                cotangents = pullback((seed, ZERO) if has_aux else seed)
+            except BaseException as error:
+                _point_at_user_source(error)
+                raise
         if single:
             position = positions[0]
             gradient = _hand_over(values[position], cotangents[1 + position])

@@ -43,6 +43,20 @@ FUNCTION_TEMPLATE = '''
     return {result}, {pullback}
 '''
 
+FUSED_TEMPLATE = '''
+
+
+{heading}def {rrule}({params}):
+{primal}    {seed} = 1.0
+{reverse}    return {result}, ({cotangents})
+
+
+GRADIENT_FOR_FLOATS = {rrule}  # what s2sad.grad calls first
+'''
+
+FUSED_HEADING = ("`{floats}` and its pullback with the cotangent 1.0, in one function: the gradient for "
+                 "floats, with no closure to make. None when the arguments are not floats.")
+
 FLOATS_HEADING = ("`{general}` for Python floats{vectors}: every value it computes is a real scalar, so "
                   "cotangents are never reshaped or conjugated, and scalars' add with `+`.")
 
@@ -93,9 +107,10 @@ class _Generator:
         self.primal_calls = primal_calls(function, self.code) if optimize else {}   # see reuse.py
 
     # ------------------------------------------------------------------ driver
-    def run(self, rrule_name: str, entry: list[str] = (), heading: str = "") -> str:
+    def run(self, rrule_name: str, entry: list[str] = (), heading: str = "", fused: bool = False) -> str:
         """The rrule function's source; ``entry`` lines open its body (the dispatch to the
-        float version), ``heading`` comments precede it."""
+        float version), ``heading`` comments precede it. ``fused``: primal and pullback in
+        one function, seeded with 1.0, returning the value and the cotangents."""
         f = self.function
         pullback_name = self.namer.fresh(f"{f.name}_pullback")
         primal = self.prologue() + self.primal_block(f.statements)
@@ -108,11 +123,13 @@ class _Generator:
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
         self.body = primal + reverse + [cotangents]
-        return FUNCTION_TEMPLATE.format(
+        template = FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
+        depth = 1 if fused else 2  # fused, the reverse lines follow the primal ones in the same function
+        return template.format(
             heading=heading, rrule=rrule_name, params=", ".join(f.params),
             primal="\n".join(INDENT + line for line in primal) + ("\n" if primal else ""),
             pullback=pullback_name, seed=seed,
-            reverse="\n".join(2 * INDENT + line for line in reverse) + ("\n" if reverse else ""),
+            reverse="\n".join(depth * INDENT + line for line in reverse) + ("\n" if reverse else ""),
             cotangents=cotangents, result=result,
         )
 
@@ -1215,4 +1232,20 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
         generator.rrule_name = untouched.fresh(f"{function.name}_rrule")
         return generator.module(generator.run(generator.rrule_name), generator.body)
     generator.bindings.update(specialist.bindings)
-    return generator.module(general + specialised, generator.body + specialist.body)
+    if _has_loop(function.statements):  # a loop's tape and reverse replay keep their closure
+        return generator.module(general + specialised, generator.body + specialist.body)
+    fused_namer = copy.deepcopy(untouched)
+    fused_name = namer.fresh(f"{function.name}_grad_floats")
+    fused_namer.reserve(rrule_name, floats_name, fused_name)
+    fuser = _Generator(function, wrt, user_function, fused_namer, optimize, scalars=plan.scalars)
+    heading = textwrap.fill(FUSED_HEADING.format(floats=floats_name), 92, initial_indent="# ",
+                            subsequent_indent="# ") + "\n"
+    fused = fuser.run(fused_name, [f"if not ({plan.entry_test()}):", f"{INDENT}return None"], heading, fused=True)
+    if fuser.bindings != specialist.bindings:
+        return generator.module(general + specialised, generator.body + specialist.body)
+    return generator.module(general + specialised + fused, generator.body + specialist.body + fuser.body)
+
+
+def _has_loop(block) -> bool:
+    return any(isinstance(item, Loop) or isinstance(item, Branch) and (_has_loop(item.then) or _has_loop(item.orelse))
+               for item in block)

@@ -84,6 +84,29 @@ def used_twice_rrule_floats(x):
         return NO_TANGENT, dx
 
     return result, used_twice_pullback
+
+
+
+# `used_twice_rrule_floats` and its pullback with the cotangent 1.0, in one function: the
+# gradient for floats, with no closure to make. None when the arguments are not floats.
+def used_twice_grad_floats(x):
+    if not (x.__class__ is float):
+        return None
+    # sources.py:11: y = x * x
+    y = x * x
+    # sources.py:12: return y + x
+    result = y + x
+    dresult = 1.0
+    # sources.py:12: return y + x
+    dy = dresult
+    dx = dresult
+    # sources.py:11: y = x * x
+    dx = dx + dy * x
+    dx = dx + dy * x
+    return result, (NO_TANGENT, dx)
+
+
+GRADIENT_FOR_FLOATS = used_twice_grad_floats  # what s2sad.grad calls first
 '''
 
 EXPECTED['method_call', ('A',)] = '''\
@@ -252,6 +275,37 @@ def clipped_square_rrule_floats(x):
         return NO_TANGENT, dx
 
     return y, clipped_square_pullback
+
+
+
+# `clipped_square_rrule_floats` and its pullback with the cotangent 1.0, in one function:
+# the gradient for floats, with no closure to make. None when the arguments are not floats.
+def clipped_square_grad_floats(x):
+    if not (x.__class__ is float):
+        return None
+    # sources.py:27: if x > 1.0:
+    x_gt_1_0 = x > 1.0
+    if x_gt_1_0:
+        # sources.py:28: y = 2.0 * x - 1.0
+        x_mul_2_0 = 2.0 * x
+        y = x_mul_2_0 - 1.0
+    else:
+        # sources.py:30: y = x * x
+        y = x * x
+    dy = 1.0
+    # sources.py:27: if x > 1.0:
+    if x_gt_1_0:
+        # sources.py:28: y = 2.0 * x - 1.0
+        dx_mul_2_0 = dy
+        dx = dx_mul_2_0 * 2.0
+    else:
+        # sources.py:30: y = x * x
+        dx = dy * x
+        dx = dx + dy * x
+    return y, (NO_TANGENT, dx)
+
+
+GRADIENT_FOR_FLOATS = clipped_square_grad_floats  # what s2sad.grad calls first
 '''
 
 # A `while` loop: as many reverse iterations as the primal ran.

@@ -140,3 +140,28 @@ def test_mysum_keeps_no_tape_and_adds_in_place():
     assert "_tape" not in floats and "for i in reversed(range_len_x):" in floats and "add_at(dx, dx_i, i, x)" in floats
     x = np.random.default_rng(1).standard_normal(50)
     np.testing.assert_array_equal(s2sad.grad(loop_programs.mysum)(x), np.ones(50))
+
+
+def test_grad_of_floats_runs_the_fused_gradient_and_agrees_with_the_pullback():
+    rrule = generated_rrule(programs.transcendental, ("x", "y"))
+    fused = rrule.__globals__["GRADIENT_FOR_FLOATS"]
+    value, cotangents = fused(0.4, 1.7)
+    y, pullback = rrule(0.4, 1.7)
+    assert value == y and cotangents == pullback(1.0)
+    assert fused(np.float64(0.4), 1.7) is None            # not floats: the caller takes the rrule
+    calls = []
+    rrule.__globals__["GRADIENT_FOR_FLOATS"] = lambda *a: calls.append(a) or fused(*a)
+    try:
+        g = s2sad.grad(programs.transcendental, argnums=(0, 1))
+        first, second = g(0.4, 1.7), g(0.4, 1.7)
+    finally:
+        rrule.__globals__["GRADIENT_FOR_FLOATS"] = fused
+    assert first == second == cotangents[1:]
+    assert len(calls) == 1                                 # the first call takes the long way, then the lane
+
+
+def test_no_fused_gradient_for_a_function_with_a_loop():
+    import loop_programs
+
+    assert "GRADIENT_FOR_FLOATS" not in transform(loop_programs.mysum, ("x",)).source
+    assert "GRADIENT_FOR_FLOATS" in transform(programs.with_branches, ("x", "y")).source
