@@ -8,10 +8,21 @@ is itself ordinary Python that s2sad can differentiate again (Hessians, higher d
 
 Tangents of values that do not depend on a differentiated input are symbolic zeros: no
 code is written for them. A tangent only set on some paths is ZERO on the others.
+
+Rules are never handed a symbolic zero. The generator knows, for each tangent variable,
+whether it may hold ZERO when the code runs (set on one path only, a loop's tangent before
+its first iteration or after an iteration that gave it a constant, what a helper returns, an
+item of a container holding a constant), and guards the rule calls that read it:
+``(np.sum(dv) if dv is not ZERO else ZERO)``; a sum of tangents one of which may be ZERO is
+broadcast up to the output's shape (``fit``). Where it knows a tangent is zero (a constant
+item of a tuple built in the function), it writes no code for it at all.
 """
 from __future__ import annotations
 
+import ast
 import inspect
+import operator
+from collections import Counter
 
 from . import __version__
 from .activity import propagates
@@ -29,6 +40,12 @@ def {entry}({params}):
 {body}    return {result}, {tangent}
 '''
 
+# What the generator knows of a tangent variable's value when the code runs (sets of variables):
+ZERO_FLAG = "zero"       # it may be ZERO
+SHAPED_FLAG = "shaped"   # ... standing for an array, not for a number written in the source (`total = 0.0`)
+ITEMS_FLAG = "items"     # it is a container some items of which may be ZERO
+FLAGS = (ZERO_FLAG, SHAPED_FLAG, ITEMS_FLAG)
+
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
                    "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp")
 
@@ -38,7 +55,14 @@ class _ForwardGenerator(_Generator):
         f = self.function
         self.namer.reserve(*FORWARD_RUNTIME)
         self.tangents: set[str] = set()        # variables whose tangent variable holds a value
-        self.zero_tangents: set[str] = set()   # ... of which the value may be ZERO when the code runs
+        self.flags: dict[str, set[str]] = {flag: set() for flag in FLAGS}   # ... what is known of that value
+        self.numbers: set[str] = set()         # variables holding a number written in the source
+        # tuples built here and assigned once: per item, whether it has a tangent, whether that
+        # may be ZERO, and whether its items may be (what unpacking or indexing them reads is known)
+        self.static_items: dict[str, dict[int, tuple[bool, bool, bool]]] = {}
+        self.flag_log: set[tuple[str, str]] = set()   # every (flag, name) set so far: what a loop's body left
+        assignments = Counter(op.target for op in operations_of(f.statements) if op.kind != "mutate")
+        self.assigned_once = {name for name, count in assignments.items() if count == 1}  # not a loop's carried value
         wrt = [f.param_versions.get(w, w) for w in self.wrt]
         tangent_params = []
         for name in f.params:
@@ -77,13 +101,61 @@ class _ForwardGenerator(_Generator):
     def has_tangent(self, atom) -> bool:
         return isinstance(atom, Var) and atom.name in self.tangents
 
-    def set_tangent(self, name: str, expression: str, maybe_zero: bool = False) -> list[str]:
-        self.tangents.add(name)
-        if maybe_zero or expression == "ZERO":
-            self.zero_tangents.add(name)
-        else:
-            self.zero_tangents.discard(name)
+    @property
+    def zero_tangents(self) -> set[str]:
+        return self.flags[ZERO_FLAG]
+
+    @property
+    def zero_items(self) -> set[str]:
+        return self.flags[ITEMS_FLAG]
+
+    def may_be_zero(self, atom) -> bool:
+        return self.has_tangent(atom) and atom.name in self.zero_tangents
+
+    def items_may_be_zero(self, atom) -> bool:
+        """Whether an item read from the tangent of ``atom`` may be ZERO (all of a ZERO's are)."""
+        return self.has_tangent(atom) and (atom.name in self.zero_tangents or atom.name in self.zero_items)
+
+    def set_tangent(self, name: str, expression: str, maybe_zero: bool = False, zero_items: bool = False,
+                    shaped: bool = True) -> list[str]:
+        self.flag(name, maybe_zero or expression == "ZERO", zero_items, shaped)
         return [f"{self.cotangent(name)} = {expression}"]
+
+    def flag(self, name: str, maybe_zero: bool, zero_items: bool, shaped: bool = True) -> None:
+        """``name``'s tangent variable is assigned: whether the value may be ZERO (standing for
+        an array, unless ``shaped`` is false), or hold ZERO items."""
+        self.tangents.add(name)
+        for flag, flagged in ((ZERO_FLAG, maybe_zero), (SHAPED_FLAG, maybe_zero and shaped), (ITEMS_FLAG, zero_items)):
+            if flagged:
+                self.flags[flag].add(name)
+                self.flag_log.add((flag, name))
+            else:
+                self.flags[flag].discard(name)
+
+    def static_item(self, container, key):
+        """``(has a tangent, may be ZERO, items may be ZERO)`` of item ``key`` of a tuple built in
+        this function, or None when that is not known here."""
+        if not isinstance(container, Var) or not isinstance(key, int) or isinstance(key, bool):
+            return None
+        items = self.static_items.get(container.name)
+        if items is None:
+            return None
+        return items.get(key if key >= 0 else key + len(items))
+
+    def _flags(self) -> dict[str, set[str]]:
+        return {flag: set(names) for flag, names in self.flags.items()}
+
+    def _snapshot(self):
+        """Everything generating a block changes: a loop's body is generated again when a
+        tangent it carries turns out to be ZERO on some iteration (its guards change)."""
+        return (set(self.namer.used), dict(self.bindings), dict(self.cotangents), self._last_comment,
+                set(self.tangents), self._flags(), set(self.numbers), dict(self.static_items))
+
+    def _restore(self, snapshot) -> None:
+        used, bindings, cotangents, self._last_comment, tangents, flags, numbers, static_items = snapshot
+        self.namer.used, self.bindings, self.cotangents = set(used), dict(bindings), dict(cotangents)
+        self.tangents, self.numbers, self.static_items = set(tangents), set(numbers), dict(static_items)
+        self.flags = {flag: set(names) for flag, names in flags.items()}
 
     # ------------------------------------------------------------------ blocks
     def block(self, block) -> list[str]:
@@ -102,19 +174,27 @@ class _ForwardGenerator(_Generator):
         return lines
 
     def branch(self, branch: Branch) -> list[str]:
-        before, last = set(self.tangents), self._last_comment
+        before, last, flags, numbers = set(self.tangents), self._last_comment, self._flags(), set(self.numbers)
         then = self.block(branch.then)
-        after_then = set(self.tangents)
-        self.tangents, self._last_comment = set(before), last
+        after_then, flags_then, numbers_then = set(self.tangents), self._flags(), self.numbers
+        self.tangents, self._last_comment, self.flags, self.numbers = set(before), last, flags, numbers
         orelse = self.block(branch.orelse)
-        after_else = set(self.tangents)
+        after_else, numbers_else = set(self.tangents), self.numbers
+        for flag, names in flags_then.items():  # after the branch, what may be so on either path
+            self.flags[flag] |= names
+        self.numbers = numbers_then & numbers_else
+        self.tangents = after_then | after_else
         inside = {op.target for op in operations_of(branch.then + branch.orelse)}
-        for lines, mine, other in ((then, after_then, after_else), (orelse, after_else, after_then)):
-            for name in sorted(other - mine):
+        for lines, mine, numbers, block in ((then, after_then, numbers_then, branch.then),
+                                            (orelse, after_else, numbers_else, branch.orelse)):
+            if _always_jumps(block):
+                continue  # what follows a break or continue never runs
+            for name in sorted(self.tangents - mine):  # set on the other path only: ZERO on this one
                 if name in inside or name in self.read_names:
                     lines.append(f"{self.cotangent(name)} = ZERO")
-                    self.zero_tangents.add(name)
-        self.tangents = after_then | after_else
+                    for flag in (ZERO_FLAG, SHAPED_FLAG) if name not in numbers else (ZERO_FLAG,):
+                        self.flags[flag].add(name)
+                        self.flag_log.add((flag, name))
         lines = [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
         return lines + (["else:"] + _indented(orelse) if orelse else [])
 
@@ -126,10 +206,39 @@ class _ForwardGenerator(_Generator):
         changed = [op.args[0].name for op in operations_of(loop.body) if op.kind == "mutate" and op.callee.name != "pop"]
         # values carried by loops inside this one, living outside it (a total summed by an inner loop)
         inner_carried = [name for name in _carried_within(loop.body) if name not in defined - set(_carried_within(loop.body))]
-        for name in dict.fromkeys([*loop.carried, *inner_carried, *(n for n in changed if n not in defined)]):
+        carried = list(dict.fromkeys([*loop.carried, *inner_carried, *(n for n in changed if n not in defined)]))
+        for name in carried:
             # a carried value's tangent, or that of a container the body changes, is read by the body
             if name in active and name not in self.tangents:
-                lines += self.set_tangent(name, "ZERO")
+                lines += self.set_tangent(name, "ZERO", shaped=name not in self.numbers)
+        # An iteration reads what the one before it left: a tangent that some iteration leaves
+        # ZERO (or holding ZERO items) may be so at the top of every iteration and after the
+        # loop. Generate the loop, and again from the same state with those flags, until the
+        # flags the body starts from cover all it leaves (each round adds flags; few rounds).
+        start, outer_log = self._snapshot(), self.flag_log
+        while True:
+            head = self._flags()
+            self.flag_log = set()
+            code = self.loop_code(loop)
+            missing = {(flag, name) for flag, name in self.flag_log if name in carried and name not in head[flag]}
+            if not missing:
+                break
+            self._restore(start)
+            for flag, name in missing:
+                self.flags[flag].add(name)
+            start = self._snapshot()
+        self.flag_log |= outer_log
+        for flag, names in head.items():  # after the loop: what the last iteration left, or the first started with
+            for name in names & set(carried):
+                self.flags[flag].add(name)
+                self.flag_log.add((flag, name))
+        self.numbers -= set(carried)
+        return lines + code
+
+    def loop_code(self, loop: Loop) -> list[str]:
+        """The loop's header and body, the tangents it carries already set."""
+        active = self.activity.active
+        header = self.while_header(loop) if loop.condition is not None else None
         index = None
         if any(op.target in active and self.has_tangent(op.args[0]) for op in loop.elements):
             index = loop.counter or self.namer.fresh(f"{loop.elements[0].target}_index")
@@ -137,11 +246,14 @@ class _ForwardGenerator(_Generator):
         for op in loop.elements:
             if op.target in active and self.has_tangent(op.args[0]):
                 key = index if not loop.over_items else loop.counter
-                elements += self.set_tangent(op.target, f"tangent_item({self.tangent_of(op.args[0])}, {key})")
+                source = op.args[0]
+                elements += self.set_tangent(op.target, f"tangent_item({self.tangent_of(source)}, {key})",
+                                             maybe_zero=self.items_may_be_zero(source),
+                                             zero_items=self.items_may_be_zero(source))
         body = elements + self.block(loop.body) + [line for op in loop.back_edges for line in self.operation(op)]
-        if loop.condition is not None:
-            return lines + self.while_header(loop) + _indented(body or ["pass"])
-        return lines + [self.header(loop, index)] + _indented(body or ["pass"])
+        if header is not None:
+            return header + _indented(body or ["pass"])
+        return [self.header(loop, index)] + _indented(body or ["pass"])
 
     def header(self, loop: Loop, index) -> str:
         iterables = [self.code(op.args[0]) for op in loop.elements]
@@ -160,11 +272,17 @@ class _ForwardGenerator(_Generator):
         single = test[0].operations[0] if len(test) == 1 and isinstance(test[0], Statement) and len(test[0].operations) == 1 else None
         if single is not None and single.kind == "call" and single.callee.operator_code and single.target == self.code(loop.condition):
             return [f"while {self.call_text(single)}:"]
-        check = [line for item in test for op in item.operations for line in self.operation(op)]
+        # the test is a block: `and` / `or` evaluate their right operand on one path only
+        check = self.block(test)
         return ["while True:"] + _indented(check + [f"if not {self.code(loop.condition)}:", INDENT + "break"])
 
     # ------------------------------------------------------------------ one operation: value, then tangent
     def operation(self, op: Operation) -> list[str]:
+        number = op.kind == "copy" and _is_number(op.args[0])
+        if number:
+            self.numbers.add(op.target)
+        else:
+            self.numbers.discard(op.target)
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.mutation(op)
@@ -174,7 +292,12 @@ class _ForwardGenerator(_Generator):
         lines = self.value(op)
         if not active:
             return lines
-        return lines + self.tangent(op)
+        tangent = self.tangent(op)
+        if not tangent and op.target in self.tangents:
+            # the target already holds a tangent (a loop's carried value from the iteration before,
+            # now given a constant): it must not keep that one
+            tangent = self.set_tangent(op.target, "ZERO", shaped=not number)
+        return lines + tangent
 
     def value(self, op: Operation) -> list[str]:
         """The primal line: as the reverse generator writes it, except calls stay plain calls."""
@@ -188,28 +311,43 @@ class _ForwardGenerator(_Generator):
 
     def tangent(self, op: Operation) -> list[str]:
         if op.kind == "copy":
-            if not self.has_tangent(op.args[0]):
+            source = op.args[0]
+            if not self.has_tangent(source):
                 return []
-            return self.set_tangent(op.target, self.tangent_of(op.args[0]), op.args[0].name in self.zero_tangents)
+            return self.set_tangent(op.target, self.tangent_of(source), self.may_be_zero(source),
+                                    source.name in self.zero_items, source.name in self.flags[SHAPED_FLAG])
         if op.kind == "unpack":
-            if not self.has_tangent(op.args[0]):
+            source = op.args[0]
+            known = self.static_item(source, op.index)
+            if known is not None and not known[0]:
+                return []  # a constant item of a tuple built here: its tangent is zero, and no code
+            if not self.has_tangent(source):
                 return []
-            return self.set_tangent(op.target, f"tangent_item({self.tangent_of(op.args[0])}, {op.index})")
+            maybe_zero, zero_items = known[1:] if known is not None else (self.items_may_be_zero(source),) * 2
+            return self.set_tangent(op.target, f"tangent_item({self.tangent_of(source)}, {op.index})", maybe_zero, zero_items)
         if op.kind in ("tuple", "list"):
             if not any(self.has_tangent(a) for a in op.args):
                 return []
+            if op.kind == "tuple" and op.target in self.assigned_once:
+                self.static_items[op.target] = {i: (self.has_tangent(a), self.may_be_zero(a), self.items_may_be_zero(a))
+                                                for i, a in enumerate(op.args)}
             items = ", ".join(self.tangent_of(a) for a in op.args)
             text = f"({items},)" if op.kind == "tuple" and len(op.args) == 1 else (f"({items})" if op.kind == "tuple" else f"[{items}]")
-            return self.set_tangent(op.target, text)
+            return self.set_tangent(op.target, text, zero_items=not all(self.has_tangent(a) and not self.may_be_zero(a)
+                                                                        for a in op.args))
         if op.kind == "dict":
             if not any(self.has_tangent(v) for _, v in op.kwargs):
                 return []
-            return self.set_tangent(op.target, "{" + ", ".join(f"{k}: {self.tangent_of(v)}" for k, v in op.kwargs) + "}")
+            return self.set_tangent(op.target, "{" + ", ".join(f"{k}: {self.tangent_of(v)}" for k, v in op.kwargs) + "}",
+                                    zero_items=not all(self.has_tangent(v) and not self.may_be_zero(v) for _, v in op.kwargs))
         callee = op.callee
         if callee.kind == "attribute":
-            if not self.has_tangent(op.args[0]):
+            receiver = op.args[0]
+            if not self.has_tangent(receiver):
                 return []
-            return self.set_tangent(op.target, f"attribute_jvp({self.code(op.args[0])}, {self.tangent_of(op.args[0])}, {callee.name!r})")
+            # a field of a structural tangent that does not have it is ZERO
+            return self.set_tangent(op.target, f"attribute_jvp({self.code(receiver)}, {self.tangent_of(receiver)}, {callee.name!r})",
+                                    self.items_may_be_zero(receiver), self.items_may_be_zero(receiver))
         if callee.kind == "method":
             if not any(self.has_tangent(a) for a in op.atoms()):
                 return []
@@ -218,7 +356,9 @@ class _ForwardGenerator(_Generator):
                                    "(" + "".join(self.code(a) + ", " for a in rest) + ")",
                                    "(" + "".join(self.tangent_of(a) + ", " for a in rest) + ")"]
                                   + [f"{k}={self.code(v)}" for k, v in op.kwargs])
-            return self.set_tangent(op.target, f"method_jvp({arguments})")
+            # the receiver's type picks the rule when the code runs: a method of the user's class
+            # is differentiated from source and, like a helper, may give ZERO
+            return self.set_tangent(op.target, f"method_jvp({arguments})", maybe_zero=True, zero_items=True)
         return self.rule_tangent(op)
 
     def rule_tangent(self, op: Operation) -> list[str]:
@@ -234,6 +374,9 @@ class _ForwardGenerator(_Generator):
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.location_of(op), "pass the arguments the rule's signature names")
         arguments = forward.rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
+        known = self.indexed_item(op)
+        if known is not None and not known[0]:
+            return []  # a constant item of a tuple built here
         terms, bare = [], []
         for param in codes:
             atom = arguments.get(param)
@@ -276,11 +419,28 @@ class _ForwardGenerator(_Generator):
             expression = terms[0] if len(terms) == 1 else " + ".join(f"({t})" if " " in t else t for t in terms)
         others_without_tangent = any(forward.jvps.get(p) is not None and not self.has_tangent(arguments.get(p))
                                      for p in codes)
-        if forward.elementwise and all(bare) and others_without_tangent:
-            expression = f"fit({expression}, {op.target})"  # a broadcast operand's tangent, up to the output's shape
-        every_zero = all(arguments[p].name in self.zero_tangents for p in codes
-                         if self.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None)
-        return self.set_tangent(op.target, expression, maybe_zero=every_zero)
+        if forward.elementwise and all(bare) and (others_without_tangent or any(
+                arguments[name].name in self.flags[SHAPED_FLAG] for name in guarded)):
+            # a broadcast operand's tangent, up to the output's shape: the sum of the terms has
+            # it only if no operand larger than the others has a tangent that is ZERO
+            expression = f"fit({expression}, {op.target})"
+        contributing = [arguments[p] for p in codes if self.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
+        every_zero = all(self.may_be_zero(atom) for atom in contributing)
+        zero_items = any(atom.name in self.zero_items for atom in contributing)   # list(xs), zip(xs, ys)
+        if op.callee.value is operator.getitem:
+            # an item taken out of a container is ZERO where the container's is
+            every_zero, zero_items = known[1:] if known is not None else (every_zero or zero_items,) * 2
+        return self.set_tangent(op.target, expression, maybe_zero=every_zero, zero_items=zero_items)
+
+    def indexed_item(self, op: Operation):
+        """What static_item knows of ``container[i]`` with ``i`` written as a number."""
+        if op.callee.value is not operator.getitem or len(op.args) != 2 or not isinstance(op.args[1], Const):
+            return None
+        try:
+            index = ast.literal_eval(op.args[1].code)
+        except (ValueError, SyntaxError):
+            return None
+        return self.static_item(op.args[0], index)
 
     def bind_jvp(self, op: Operation, param: str) -> str:
         from .generate import _callee_reference, _operator_name
@@ -312,34 +472,44 @@ class _ForwardGenerator(_Generator):
         tangents = [self.tangent_of(op.args[i]) for i in active] + [self.tangent_of(dict(op.kwargs)[k]) for k in keywords]
         arguments = ", ".join(self.argument_list(op.args, op.kwargs))
         call = f"{binding}(({', '.join(tangents)}{',' if len(tangents) == 1 else ''}), {arguments})"
-        self.tangents.add(op.target)
+        # what the helper returns may not depend on the arguments given tangents (a constant,
+        # a tuple holding one): its tangent, or items of it, may be ZERO
+        self.flag(op.target, maybe_zero=True, zero_items=True)
         return [f"{op.target}, {self.cotangent(op.target)} = {call}"]
 
     def mutation(self, op: Operation) -> list[str]:
         lines = self.primal_mutation(op) if op.callee.name != "setitem" else \
             [f"{self.code(op.args[0])}[{self.code(op.args[1])}] = {self.code(op.args[2])}"]
         container, method = op.args[0], op.callee.name
-        dcontainer = self.cotangent(container.name)
         if container.name not in self.activity.active:
             return lines
         held = self.tangent_of(container)
+        # a container's tangent is ZERO until something with a tangent is put in; the items the
+        # code puts in without one (or with one that may be ZERO) are ZERO in it
+        empty = not self.has_tangent(container) or self.may_be_zero(container)
+        items_zero = empty or container.name in self.zero_items
         if method == "setitem":
-            if not (self.has_tangent(op.args[2]) or self.has_tangent(container)):
+            value = op.args[2]
+            if not (self.has_tangent(value) or self.has_tangent(container)):
                 return lines
-            lines.append(f"{dcontainer} = tangent_setitem({held}, {self.code(container)}, {self.code(op.args[1])}, "
-                         f"{self.tangent_of(op.args[2])})")
-        elif method == "append":
-            lines.append(f"{dcontainer} = tangent_append({held}, {self.code(container)}, {self.tangent_of(op.args[1])})")
-        elif method == "extend":
-            lines.append(f"{dcontainer} = tangent_extend({held}, {self.code(container)}, {self.tangent_of(op.args[1])}, "
-                         f"{self.code(op.args[1])})")
-        else:  # pop
-            position = self.code(op.args[1]) if len(op.args) > 1 else "-1"
-            if self.has_tangent(container):
-                lines.append(f"{self.cotangent(op.target)} = tangent_pop({held}, {position})")
-                self.tangents.add(op.target)
-            return lines
-        self.tangents.add(container.name)
+            # tangent_setitem writes into real zeros where the tangent was ZERO
+            return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.code(container)}, "
+                                            f"{self.code(op.args[1])}, {self.tangent_of(value)})",
+                                            zero_items=items_zero or not self.has_tangent(value) or self.may_be_zero(value)
+                                            or self.items_may_be_zero(value))
+        if method in ("append", "extend"):
+            value = op.args[1]
+            tangent = (f"tangent_append({held}, {self.code(container)}, {self.tangent_of(value)})" if method == "append" else
+                       f"tangent_extend({held}, {self.code(container)}, {self.tangent_of(value)}, {self.code(value)})")
+            added_zero = not self.has_tangent(value) or self.may_be_zero(value) or \
+                (method == "extend" and self.items_may_be_zero(value))
+            return lines + self.set_tangent(container.name, tangent, maybe_zero=empty and (
+                not self.has_tangent(value) or self.may_be_zero(value)), zero_items=items_zero or added_zero)
+        # pop
+        position = self.code(op.args[1]) if len(op.args) > 1 else "-1"
+        if self.has_tangent(container):
+            lines += self.set_tangent(op.target, f"tangent_pop({held}, {position})", self.items_may_be_zero(container),
+                                      self.items_may_be_zero(container))
         return lines
 
 
@@ -377,6 +547,25 @@ def _without_defaults(template: str, forward, arguments) -> str:
         if name not in arguments:
             template = re.sub(rf",\s*{name}={name}\b", "", template)
     return template
+
+
+def _always_jumps(block) -> bool:
+    """Whether every path through ``block`` ends in ``break`` or ``continue``."""
+    if not block:
+        return False
+    last = block[-1]
+    return isinstance(last, Jump) or (isinstance(last, Branch) and _always_jumps(last.then) and _always_jumps(last.orelse))
+
+
+def _is_number(atom) -> bool:
+    """A number written in the source (``0.0``, ``-1``): a 0-d value, which no broadcast enlarges."""
+    if not isinstance(atom, Const):
+        return False
+    try:
+        value = ast.literal_eval(atom.code)
+    except (ValueError, SyntaxError):
+        return False
+    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
 
 
 def _carried_within(block) -> list[str]:

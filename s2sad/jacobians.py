@@ -152,9 +152,18 @@ def hvp(f, primals, tangents):
     forward = generated_jvp(original, tuple(names[i] for i in positions))
     arguments = list(values) + [tangents[i] for i in positions]
     (y, dy), pullback = vjp(forward, *arguments)
-    _seed_for(y, getattr(f, "__qualname__", repr(f)))
-    cotangents = pullback((0.0 * y, _seed_for(dy, getattr(f, "__qualname__", repr(f)))))
-    return tuple(cotangents[i] for i in positions) if len(positions) > 1 else cotangents[positions[0]]
+    name = getattr(f, "__qualname__", repr(f))
+    _seed_for(y, name)  # a scalar output, or a clear error
+    # a ZERO tangent of the output: the gradient does not depend on the inputs (f is linear or
+    # constant), so the product is zero; there is nothing to pull back
+    cotangents = [ZERO] * len(arguments) if is_zero(dy) else pullback((0.0 * y, _seed_for(dy, name)))
+    products = [_materialised(cotangents[i], primals[i]) for i in positions]
+    return tuple(products) if len(positions) > 1 else products[0]
+
+
+def _materialised(cotangent, primal):
+    """A symbolic zero handed to the user becomes zeros of the primal's shape and dtype."""
+    return _shaped(ZERO, primal) if is_zero(unthunk(cotangent)) else cotangent
 
 
 def hessian(f, argnums=0):

@@ -185,3 +185,154 @@ def test_jvp_of_a_differentiated_function_and_a_rule():
     assert t == pytest.approx(2 * np.cos(0.5))
     decorated = s2sad.differentiate(programs.polynomial_and_sine)
     assert decorated.jvp((0.3,), (1.0,))[1] == pytest.approx(4 * 0.3 ** 3 - 1.8 + 2 * np.cos(0.6))
+
+
+# ---------------------------------------------------------------- tangents that are zero on some paths
+# Forward code never hands a rule the symbolic ZERO: each function below has a tangent that is
+# ZERO when the code runs (a constant on the path taken, an item of a tuple holding a constant,
+# what a helper returns), and must still match central differences in float64.
+
+def _constant_helper(h):
+    return np.array([1.0, -0.5, 2.0])
+
+
+def _constant_pair(h):
+    return np.array([0.5, 1.5, -1.0]), 2.0 * h
+
+
+def while_and(s):
+    k = 0
+    while k < 3 and s > 0.1:
+        k = k + 1
+        s = s * np.sin(s) + 0.05
+    return s
+
+
+def while_or(x):
+    k = 0
+    while k < 1 or np.sum(x * x) > 0.5:
+        k = k + 1
+        x = 0.5 * np.tanh(x)
+    return np.sum(x ** 2)
+
+
+def while_nested_and_or(x):
+    total = 0.0
+    j = 0
+    while (j < 2 and np.sum(x) > -10.0) or j == 0:
+        k = 0
+        while k < 2 and (np.max(x) < 5.0 or k == 0):
+            total = total + np.sum(np.sin(x * (k + 1)))
+            k = k + 1
+        x = x * 1.5
+        j = j + 1
+    return total * np.sum(x)
+
+
+def carried_then_constant(x):
+    h = x * 2.0
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(np.tanh(h))   # from the second iteration on, h is the helper's constant
+        h = _constant_helper(h)
+    return total + np.sum(x * h)
+
+
+def carried_overwritten_by_a_constant(x):
+    h = x
+    for i in range(2):
+        h = np.ones(3)
+    return np.sum(h * x)
+
+
+def tuple_items(x):
+    p = (np.array([1.0, 2.0, 3.0]), x)
+    a, b = p
+    total = np.sum(np.exp(p[0])) + np.sum(np.exp(p[1]))
+    for t in p:
+        total = total + np.sum(np.cos(t))
+    return total + np.sum(a * b)
+
+
+def helper_tuple_item(x):
+    c, d = _constant_pair(x)
+    return np.sum(np.tanh(c) * d) + np.trace(np.outer(c, d))
+
+
+def constant_branch_broadcast(x):
+    v = np.array([0.5, 1.0, 1.5]) if np.sum(x) > 0.0 else x
+    return np.sum(((v - np.sum(x)) @ v) * x)
+
+
+def list_with_a_constant(x):
+    ys = [np.ones(3)]
+    ys.append(x)
+    ys.append(2.0)
+    total = 0.0
+    for y in ys:
+        total = total + np.sum(np.sin(y))
+    ys[0] = x * x
+    return total + np.sum(np.cos(ys[0])) + np.sum(ys[2] * x)
+
+
+def dict_with_a_constant(x):
+    d = {"a": np.array([1.0, 2.0, 3.0]), "b": x}
+    return np.sum(np.exp(d["a"] * d["b"])) + np.sum(np.exp(d["a"]))
+
+
+ZERO_TANGENT_CASES = {
+    "while-and": (while_and, (0.7,)),
+    "while-or": (while_or, (np.array([0.9, -0.8, 0.6]),)),
+    "while-nested-and-or": (while_nested_and_or, (np.array([0.3, -0.2, 0.4]),)),
+    "carried-then-constant": (carried_then_constant, (np.array([0.3, -0.2, 0.4]),)),
+    "carried-overwritten-by-a-constant": (carried_overwritten_by_a_constant, (np.array([0.3, -0.2, 0.4]),)),
+    "tuple-items": (tuple_items, (np.array([0.3, -0.2, 0.4]),)),
+    "helper-tuple-item": (helper_tuple_item, (np.array([0.3, -0.2, 0.4]),)),
+    "constant-branch-broadcast": (constant_branch_broadcast, (np.array([0.3, 0.2, 0.4]),)),
+    "list-with-a-constant": (list_with_a_constant, (np.array([0.3, -0.2, 0.4]),)),
+    "dict-with-a-constant": (dict_with_a_constant, (np.array([0.3, -0.2, 0.4]),)),
+}
+
+# forward code that changes a list calls tangent_append, which has no reverse rule yet
+WITHOUT_HVP = {"list-with-a-constant"}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_TANGENT_CASES))
+def test_zero_tangents_on_some_paths(name):
+    function, args = ZERO_TANGENT_CASES[name]
+    x = args[0]
+    v = _random_tangent(x)
+    value, tangent = s2sad.jvp(function, args, (v,))
+    assert value == pytest.approx(function(*args), rel=1e-12)
+    np.testing.assert_allclose(tangent, _finite_jvp(function, list(args), [v]), rtol=1e-6, atol=1e-8, err_msg=name)
+    gradient = s2sad.grad(function)
+    np.testing.assert_allclose(s2sad.jacfwd(function)(*args), gradient(*args), rtol=1e-10, atol=1e-12)
+    if name in WITHOUT_HVP:
+        return
+    expected = (np.asarray(gradient(x + 1e-5 * v)) - np.asarray(gradient(x - 1e-5 * v))) / 2e-5
+    np.testing.assert_allclose(s2sad.hvp(function, args, (v,)), expected, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_a_constant_item_of_a_tuple_gets_no_tangent_code():
+    source = transform(tuple_items, ("x",), "forward").source
+    assert "dp = (ZERO, dx)" in source
+    assert "da = " not in source and "dp_0" not in source      # known to be zero where the tuple is built
+    assert "dt = tangent_item(dp, t_index)" in source           # a loop over it: each item may be ZERO
+    assert "(np.sum(dcos_t) if dcos_t is not ZERO else ZERO)" in source
+
+
+def test_hessian_of_a_function_linear_or_constant_in_its_argument_is_zeros():
+    x = np.array([0.3, -0.2, 0.4])
+    for function in (linear_in_x, constant_in_x):
+        H = s2sad.hessian(function)(x)
+        assert isinstance(H, np.ndarray) and H.shape == (3, 3) and not H.any()
+        hv = s2sad.hvp(function, (x,), (np.ones(3),))
+        assert isinstance(hv, np.ndarray) and hv.shape == (3,) and not hv.any()
+
+
+def linear_in_x(x):
+    return 2.0 * np.sum(x)
+
+
+def constant_in_x(x):
+    return 3.0
