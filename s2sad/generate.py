@@ -972,8 +972,12 @@ def _changes_in_place(op: Operation) -> bool:
 
 
 def _names_read_by(function: Function) -> set[str]:
-    """Every variable some operation, loop, branch or the result reads."""
-    names = {name for op in operations_of(function.statements) for name in op.uses()}
+    """Every variable some operation, loop, branch or the result reads, counting a copy's
+    read only when what it copies into is read in turn: a merge copy nobody reads is not
+    written, since on some path its source may never have been bound (a variable set in a
+    loop that returned, or ran no iteration, before setting it)."""
+    operations = operations_of(function.statements)
+    names = {name for op in operations if op.kind != "copy" for name in op.uses()}
     if isinstance(function.result, Var):
         names.add(function.result.name)
 
@@ -990,6 +994,16 @@ def _names_read_by(function: Function) -> set[str]:
                 visit(item.orelse)
 
     visit(function.statements)
+    copies = [op for op in operations if op.kind == "copy"]
+    changed = True
+    while changed:
+        changed = False
+        for op in copies:
+            if op.target in names:
+                for name in op.uses():
+                    if name not in names:
+                        names.add(name)
+                        changed = True
     return names
 
 
