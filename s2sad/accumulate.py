@@ -153,10 +153,15 @@ def add_at(a, g, index, like):
     count = _getrefcount(a)
     if count == _TOP_COUNT and a.__class__ is _ndarray and index.__class__ is int and g is not ZERO:
         ref = _owned_refs_get(id(a))
-        if ref is not None and ref() is a and like.__class__ is _ndarray and a.shape == like.shape \
-                and a.flags.writeable and a.dtype.kind in "fc":
-            a[index] += g
-            return a
+        # An owned array is one accumulation made, never a view of the user's data: its size
+        # is checked against ``like``'s, and a read-only one (a thunk's broadcast value)
+        # refuses the write before making it, and takes the general path.
+        if ref is not None and ref() is a and like.__class__ is _ndarray and a.size == like.size:
+            try:
+                a[index] += g
+                return a
+            except (ValueError, TypeError):
+                pass
     from s2sad.rules.helpers import untake
 
     return _dispatch(a, untake(g, index, like), count == _TOP_COUNT)

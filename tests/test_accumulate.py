@@ -444,3 +444,11 @@ def test_add_at_takes_rows_fancy_indices_and_zeros():
     assert add_at(d, ZERO, 0, x) is d
     v = add_at(ZERO, np.array([1.0, 1.0]), (np.array([0, 0]),), np.zeros(3))   # repeated fancy index adds twice
     np.testing.assert_array_equal(np.asarray(v if isinstance(v, np.ndarray) else v.unthunk()), [2.0, 0.0, 0.0])
+
+
+def test_add_at_leaves_a_read_only_owned_value_alone():
+    from s2sad.accumulate import add_at
+
+    frozen = own(np.broadcast_to(np.ones(1), (4,)))   # a thunk's value form may be a read-only view
+    out = add_at(frozen, 2.0, 1, np.zeros(4))
+    assert out is not frozen and np.array_equal(out, [1, 3, 1, 1]) and np.array_equal(frozen, np.ones(4))
