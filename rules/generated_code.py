@@ -2,13 +2,14 @@
 differentiated again: reverse mode over forward code (Hessian-vector products), forward
 mode over forward code (derivatives of derivatives).
 
-``fit`` (a tangent broadcast up to its output's shape) and ``tangent_item`` (an element of
-a sequence's tangent) are linear in the tangent they take. ``safe_divide`` (``num / den``,
+``fit`` (a tangent broadcast up to its output's shape), ``tangent_item`` (an element of
+a sequence's tangent) and ``tangent_filled`` (a sequence's tangent with zeros for its ZERO
+items) are linear in the tangent they take. ``safe_divide`` (``num / den``,
 exactly 0 where ``num`` is 0) is what the rules of ``log``, ``sqrt`` and friends divide with.
 """
 from s2sad.forward_rules import defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.runtime import tangent_field, tangent_item
+from s2sad.runtime import tangent_field, tangent_filled, tangent_item
 
 from s2sad.tangents import ZERO, Tangent
 
@@ -22,10 +23,12 @@ defvjp(fit,          "t, ans", "unbroadcast(g, t)", None)
 defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, conj(den)), num)",
        "unbroadcast(-safe_divide(g * conj(ans), conj(den)), den)")
 defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
+defvjp(tangent_filled, "t, like", "g", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 
 # ---- forward rules
 deflinear(fit, "t")
 defjvp(safe_divide, "safe_divide(g, den)", "-safe_divide(g * ans, den)", elementwise=True)
 deflinear(tangent_item, "t")
+deflinear(tangent_filled, "t")
 deflinear(tangent_field, "t")

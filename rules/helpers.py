@@ -56,6 +56,16 @@ def conj(x):
     return np.conjugate(x)
 
 
+def dtype_of(value) -> np.dtype:
+    """The dtype NumPy gives ``value`` as an array: a list or tuple (``np.sum([2.0, x])``)
+    included, which ``np.result_type`` would read as a description of a structured dtype."""
+    if hasattr(value, "dtype"):
+        return value.dtype
+    if isinstance(value, (list, tuple)):
+        return np.asarray(value).dtype
+    return np.result_type(value)
+
+
 def _no_tangent_kind(dtype) -> bool:
     return dtype.kind in "biuUSV"
 
@@ -169,7 +179,7 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
     if type(a) is float:
         return float(g)
     shape = np.shape(a)
-    dtype = a.dtype if hasattr(a, "dtype") else np.result_type(a)
+    dtype = dtype_of(a)
     if _no_tangent_kind(dtype):
         return NO_TANGENT
     if g is ZERO:
@@ -234,7 +244,7 @@ def untake(g, index, like):
         else:
             out[index] = g
         return out if isinstance(like, list) else tuple(out)
-    dtype = like.dtype if hasattr(like, "dtype") else np.result_type(like)
+    dtype = dtype_of(like)
     if _no_tangent_kind(dtype):
         return NO_TANGENT
     if g is ZERO:
@@ -369,7 +379,7 @@ def power_vjp_base(g, x, y):
             return math.copysign(math.inf, g * y)
     if g is ZERO:
         return ZERO
-    dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
+    dtype = dtype_of(x)
     if _no_tangent_kind(dtype):
         return NO_TANGENT
     if type(y) in (int, float) and y >= 1:

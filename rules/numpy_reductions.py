@@ -39,7 +39,7 @@ from s2sad.forward_rules import defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT
 
-from .helpers import conj, expand_reduced, reduced_count, safe_divide, unbroadcast
+from .helpers import conj, dtype_of, expand_reduced, reduced_count, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of
 
 _SUM = "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
@@ -101,7 +101,7 @@ def extreme_vjp(g, ans, a, axis, out, keepdims, initial, where):
     if where is not True:
         winners = winners & where
     count = np.maximum(np.sum(winners, axis=axis, keepdims=True), 1)  # no winner: ``initial`` won
-    share = expand_reduced(g, a, axis, keepdims) / count.astype(np.result_type(a))
+    share = expand_reduced(g, a, axis, keepdims) / count.astype(dtype_of(a))
     return unbroadcast(np.where(winners, share, 0), a)
 
 

@@ -35,7 +35,7 @@ from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import expand_reduced, output_parts, reduced_count, unbroadcast
+from .helpers import dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
 
 
 def _piece_like(piece, like):
@@ -152,14 +152,14 @@ def _matrix_positions(rows, cols, offset):
 def diag_vjp(g, ans, v, k):
     if np.ndim(v) == 1:
         return unbroadcast(np.diagonal(g, k), v)
-    out = np.zeros(np.shape(v), dtype=np.result_type(v))
+    out = np.zeros(np.shape(v), dtype=dtype_of(v))
     rows, cols = _matrix_positions(*np.shape(v), k)
     out[rows, cols] = g
     return unbroadcast(out, v)
 
 
 def diagonal_vjp(g, ans, a, offset, axis1, axis2):
-    out = np.zeros(np.shape(a), dtype=np.result_type(a))
+    out = np.zeros(np.shape(a), dtype=dtype_of(a))
     view = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a view: writes land in out
     rows, cols = _matrix_positions(view.shape[-2], view.shape[-1], offset)
     view[..., rows, cols] = g
@@ -168,7 +168,7 @@ def diagonal_vjp(g, ans, a, offset, axis1, axis2):
 
 def trace_vjp(g, ans, a, offset, axis1, axis2, dtype, out):
     shape = np.shape(a)
-    eye = np.eye(shape[axis1], shape[axis2], k=offset, dtype=np.result_type(a))
+    eye = np.eye(shape[axis1], shape[axis2], k=offset, dtype=dtype_of(a))
     spread = np.expand_dims(np.asarray(g), (-2, -1)) * eye
     return unbroadcast(np.moveaxis(spread, (-2, -1), (axis1, axis2)), a)
 
@@ -176,11 +176,11 @@ def trace_vjp(g, ans, a, offset, axis1, axis2, dtype, out):
 def sort_vjp(g, ans, a, axis, kind, order, stable):
     if axis is None:
         order_ = np.argsort(np.ravel(a), kind="stable")
-        out = np.zeros(np.size(a), dtype=np.result_type(a))
+        out = np.zeros(np.size(a), dtype=dtype_of(a))
         out[order_] = g
         return unbroadcast(np.reshape(out, np.shape(a)), a)
     order_ = np.argsort(a, axis=axis, kind="stable")
-    out = np.zeros(np.shape(a), dtype=np.result_type(a))
+    out = np.zeros(np.shape(a), dtype=dtype_of(a))
     np.put_along_axis(out, order_, g, axis=axis)
     return unbroadcast(out, a)
 

@@ -24,6 +24,8 @@ import inspect
 import operator
 from collections import Counter
 
+import numpy as np
+
 from . import __version__
 from .activity import propagates
 from .errors import MissingRuleError
@@ -47,7 +49,7 @@ ITEMS_FLAG = "items"     # it is a container some items of which may be ZERO
 FLAGS = (ZERO_FLAG, SHAPED_FLAG, ITEMS_FLAG)
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-                   "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp")
+                   "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp")
 
 
 class _ForwardGenerator(_Generator):
@@ -61,6 +63,7 @@ class _ForwardGenerator(_Generator):
         # may be ZERO, and whether its items may be (what unpacking or indexing them reads is known)
         self.static_items: dict[str, dict[int, tuple[bool, bool, bool]]] = {}
         self.flag_log: set[tuple[str, str]] = set()   # every (flag, name) set so far: what a loop's body left
+        self._producers: dict | None = None    # variable -> the operations assigning it (may_hold_a_sequence)
         assignments = Counter(op.target for op in operations_of(f.statements) if op.kind != "mutate")
         self.assigned_once = {name for name, count in assignments.items() if count == 1}  # not a loop's carried value
         wrt = [f.param_versions.get(w, w) for w in self.wrt]
@@ -386,6 +389,9 @@ class _ForwardGenerator(_Generator):
             tangent = self.tangent_of(atom)
             if jvp is None:
                 continue
+            if atom.name in self.zero_items and _reads_sequences_as_arrays(op.callee.value) \
+                    and self.may_hold_a_sequence(atom.name):
+                tangent = f"tangent_filled({tangent}, {self.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
             if jvp == LINEAR:
                 replaced = Operation(op.target, "call", op.callee, [Var(tangent) if a is atom else a for a in op.args],
                                      [(k, Var(tangent) if a is atom else a) for k, a in op.kwargs])
@@ -431,6 +437,24 @@ class _ForwardGenerator(_Generator):
             # an item taken out of a container is ZERO where the container's is
             every_zero, zero_items = known[1:] if known is not None else (every_zero or zero_items,) * 2
         return self.set_tangent(op.target, expression, maybe_zero=every_zero, zero_items=zero_items)
+
+    def may_hold_a_sequence(self, name: str, seen=()) -> bool:
+        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
+        a NumPy call (an array), or a copy of such a value."""
+        if self._producers is None:
+            self._producers = {}
+            for operation in operations_of(self.function.statements):
+                self._producers.setdefault(operation.target, []).append(operation)
+        for operation in self._producers.get(name, [None]):
+            if operation is None or name in seen:
+                return True   # a parameter, or a loop carrying it: anything
+            if operation.kind == "copy" and isinstance(operation.args[0], Var):
+                if self.may_hold_a_sequence(operation.args[0].name, (*seen, name)):
+                    return True
+            elif not (operation.kind == "call" and operation.callee.kind == "static"
+                      and _reads_sequences_as_arrays(operation.callee.value)):
+                return True
+        return False
 
     def indexed_item(self, op: Operation):
         """What static_item knows of ``container[i]`` with ``i`` written as a number."""
@@ -555,6 +579,12 @@ def _always_jumps(block) -> bool:
         return False
     last = block[-1]
     return isinstance(last, Jump) or (isinstance(last, Branch) and _always_jumps(last.then) and _always_jumps(last.orelse))
+
+
+def _reads_sequences_as_arrays(function) -> bool:
+    """A NumPy function, which reads a list it is given as an array (not a container op)."""
+    module = getattr(function, "__module__", None) or ""
+    return isinstance(function, np.ufunc) or module == "numpy" or module.startswith("numpy.")
 
 
 def _is_number(atom) -> bool:

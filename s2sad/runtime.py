@@ -18,7 +18,7 @@ from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-           "tangent_extend", "tangent_pop", "method_jvp", "attribute_jvp"]
+           "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp"]
 
 
 def split_cotangent(g, count: int) -> tuple:
@@ -189,6 +189,26 @@ def tangent_item(t, index):
     if isinstance(t, dict):
         return t.get(index, ZERO)
     return t[index]
+
+
+def tangent_filled(t, like):
+    """A list or tuple tangent handed to a NumPy function, its ZERO items (constants in the
+    primal sequence) as zeros of their items' shapes: NumPy reads the sequence as an array
+    and cannot read the symbolic zero inside it."""
+    t = unthunk(t)
+    if t.__class__ not in (list, tuple) or like.__class__ not in (list, tuple) or len(t) != len(like):
+        return t
+    items = [_zeros_like(primal) if item is ZERO or item is NO_TANGENT else tangent_filled(item, primal)
+             for item, primal in zip(t, like)]
+    return items if t.__class__ is list else tuple(items)
+
+
+def _zeros_like(primal):
+    if primal.__class__ in (float, int, bool):
+        return 0.0
+    if primal.__class__ in (list, tuple):
+        return [_zeros_like(item) for item in primal]
+    return np.zeros(np.shape(primal), np.result_type(primal, np.float64))
 
 
 def tangent_field(t, name):

@@ -28,3 +28,16 @@ def polynomial_and_sine(x):
 def polar_to_cartesian(r_theta):
     r, theta = r_theta[0], r_theta[1]
     return np.array([r * np.cos(theta), r * np.sin(theta), r ** 2])
+
+
+# A list literal holding a constant, read by a NumPy function as an array.
+def sum_of_a_list_with_a_constant(x):
+    return np.sum([2.0, x]) * x
+
+
+def mean_of_rows_with_a_constant_row(x):
+    return np.mean([np.ones(3), x, np.sin(x)])
+
+
+def max_of_a_tuple_with_a_constant(x):
+    return np.max((np.full(3, -5.0), x * x), axis=0)

@@ -336,3 +336,19 @@ def linear_in_x(x):
 
 def constant_in_x(x):
     return 3.0
+
+
+@pytest.mark.parametrize("function, x", [
+    (programs.sum_of_a_list_with_a_constant, 0.7),
+    (programs.mean_of_rows_with_a_constant_row, np.array([0.1, -0.4, 1.3])),
+    (programs.max_of_a_tuple_with_a_constant, np.array([0.1, -0.4, 1.3])),
+])
+def test_a_sequence_with_a_constant_item_read_by_numpy(function, x):
+    """NumPy reads the list as an array: the constant's tangent (ZERO) goes in as zeros, and
+    the reverse pass reads the list's dtype as NumPy would."""
+    t = _random_tangent(x)
+    _, tangent = s2sad.jvp(function, (x,), (t,))
+    np.testing.assert_allclose(tangent, _finite_jvp(function, [x], [t]), rtol=1e-6, atol=1e-8)
+    if np.ndim(function(x)) == 0:
+        gradient = s2sad.grad(function)(x)
+        np.testing.assert_allclose(np.sum(gradient * t), _finite_jvp(function, [x], [t]), rtol=1e-6, atol=1e-8)
