@@ -341,7 +341,9 @@ def matmul_vjp_x2(g, x1, x2):
 
 
 def dot_vjp_a(g, a, b):
-    """Cotangent of ``a`` in ``np.dot(a, b)``: scalars, 1-D and N-D (sum over a's last, b's second-to-last axis)."""
+    """Cotangent of ``a`` in ``np.dot(a, b)``: scalars, 1-D and N-D (sum over a's last, b's
+    second-to-last axis); ``b`` conjugated, as in ``a @ b`` (free for real ``b``)."""
+    b = conj(b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
     if np.ndim(b) == 1:
@@ -353,7 +355,8 @@ def dot_vjp_a(g, a, b):
 
 
 def dot_vjp_b(g, a, b):
-    """Cotangent of ``b`` in ``np.dot(a, b)``."""
+    """Cotangent of ``b`` in ``np.dot(a, b)``; ``a`` conjugated."""
+    a = conj(a)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
     if np.ndim(b) == 1:

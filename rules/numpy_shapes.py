@@ -35,7 +35,7 @@ from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
+from .helpers import conj, dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
 
 
 def _piece_like(piece, like):
@@ -579,9 +579,11 @@ def gradient_vjp_varargs(g, ans, f, varargs, axis, edge_order):
 
 
 def cumprod_vjp(g, ans, a, axis, dtype, out):
-    """Exact with zeros: before an axis' first zero divide by x; at it, re-run the product with 1 there; after it, 0."""
+    """Exact with zeros: before an axis' first zero divide by x; at it, re-run the product with 1 there; after it, 0.
+
+    Complex values take the conjugate slopes (``np.cumprod`` is holomorphic), as ``a * b`` does."""
     x = np.asarray(a)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return unbroadcast(g, a)
     g = np.asarray(g)
     if axis is None:
@@ -592,11 +594,11 @@ def cumprod_vjp(g, ans, a, axis, dtype, out):
     zeros = np.equal(x, 0)
     first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True), n)
     before = position < first_zero
-    tail = np.flip(np.cumsum(np.flip(g * ans, axis), axis), axis)
-    slope = np.where(before, tail / np.where(before, x, 1), 0)
+    tail = np.flip(np.cumsum(np.flip(g * conj(ans), axis), axis), axis)
+    slope = np.where(before, tail / conj(np.where(before, x, 1)), 0)
     at_zero = position == first_zero
     product_without_it = np.cumprod(np.where(at_zero, 1, x), axis=axis)
-    through_it = np.sum(np.where(position >= first_zero, g * product_without_it, 0), axis=axis, keepdims=True)
+    through_it = np.sum(np.where(position >= first_zero, g * conj(product_without_it), 0), axis=axis, keepdims=True)
     slope = np.where(at_zero, through_it, slope)
     return unbroadcast(np.reshape(slope, np.shape(a)), a)
 

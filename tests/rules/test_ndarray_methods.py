@@ -103,7 +103,7 @@ def complexify(value):
 # Known wrong for complex, in rules this file does not own: np.dot (numpy_linalg's dot_vjp_a/b
 # multiply by b, not conj(b)) and np.cumprod (numpy_shapes' cumprod_vjp passes g through
 # unchanged for a complex input). Strict: a fix turns these into failures, to remove the marks.
-KNOWN_WRONG_FOR_COMPLEX = {"dot": "np.dot's rule does not conjugate", "cumprod": "np.cumprod's rule is real only"}
+KNOWN_WRONG_FOR_COMPLEX = {}
 COMPLEX_CALLS = [
     pytest.param(*call, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=KNOWN_WRONG_FOR_COMPLEX[call[0]]))
     if call[0] in KNOWN_WRONG_FOR_COMPLEX else call

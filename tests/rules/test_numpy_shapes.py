@@ -445,11 +445,12 @@ def test_gradient_with_unused_outputs_and_shared_spacing():
 
 # ------------------------------------------------------------------ cumprod exact at zeros, average formulas
 def _cumprod_vjp_by_brute_force(x, g):
-    """d/dx_j of sum_i g_i prod_{k<=i} x_k, each term a product of the other factors."""
+    """d/dx_j of sum_i g_i prod_{k<=i} x_k, each term a product of the other factors
+    (conjugated for complex x: the convention of a * b)."""
     out = np.zeros_like(x)
     for j in range(len(x)):
         for i in range(j, len(x)):
-            out[j] += g[i] * np.prod(np.delete(x[: i + 1], j))
+            out[j] += g[i] * np.conj(np.prod(np.delete(x[: i + 1], j)))
     return out
 
 
@@ -459,6 +460,13 @@ def test_cumprod_exact_at_zeros(x):
     x, g = np.array(x), r(len(x))
     with np.errstate(all="raise"):
         (dx, *_) = cotangents(np.cumprod, x, g=g)
+    np.testing.assert_allclose(dx, _cumprod_vjp_by_brute_force(x, g), rtol=1e-12)
+
+
+@pytest.mark.parametrize("x", [[2.0 + 1.0j, 0.0, 3.0 - 2.0j, 0.0, 5.0j], [0.5 - 1.0j, 2.0 + 0.5j, -1.5j]], ids=str)
+def test_cumprod_of_complex_values_takes_conjugate_slopes(x):
+    x, g = np.array(x), r(len(x)) + 1j * r(len(x))
+    (dx, *_) = cotangents(np.cumprod, x, g=g)
     np.testing.assert_allclose(dx, _cumprod_vjp_by_brute_force(x, g), rtol=1e-12)
 
 
