@@ -17,6 +17,7 @@ import keyword
 import re
 import textwrap
 import tokenize
+from collections import Counter
 from dataclasses import dataclass, field
 
 from . import __version__
@@ -99,6 +100,7 @@ class _Generator:
         self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
         self._last_comment = None
         self.read_names = _names_read_by(function)
+        self.assignments = Counter(op.target for op in operations_of(function.statements))
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
         self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
@@ -276,7 +278,11 @@ class _Generator:
         self._last_comment = last_comment
         orelse = self.reverse_block(branch.orelse)
         after_else = self.state()
-        inside = {op.target for op in operations_of(branch.then + branch.orelse)}
+        # values made inside the branch only (not a parameter or a value from before it that a
+        # loop in the branch carries under its own name): their cotangents stay inside
+        made = Counter(op.target for op in operations_of(branch.then + branch.orelse))
+        inside = {name for name, count in made.items()
+                  if name not in self.function.params and self.assignments[name] == count}
         primal_of = {cotangent: primal for primal, cotangent in self.cotangents.items()}
         for lines, mine, other in ((then, after_then, after_else), (orelse, after_else, after_then)):
             for cotangent in sorted(other[0] - mine[0]):

@@ -90,6 +90,7 @@ class Normalizer:
         self.returned_atoms: dict[str, Atom] = {}  # a result version -> the atom returned
         self.loop_names: list[dict[str, str]] = []  # per enclosing loop: carried user variable -> loop name
         self.result_name: str | None = None
+        self.conditions: set[str] = set()  # variables read as a branch's or a loop's condition
         self.return_count = _count_returns(source.funcdef)
         self.params: set[str] = set()
 
@@ -247,6 +248,8 @@ class Normalizer:
 
     def branch(self, location, condition: Atom, then, orelse) -> Branch:
         """Normalise both paths from the same variables; merge what they changed."""
+        if isinstance(condition, Var):
+            self.conditions.add(condition.name)
         before = dict(self.current)
         then_items = then()
         after_then = self.current
@@ -325,6 +328,8 @@ class Normalizer:
             saved = self.items
             self.items = []
             loop.condition = self.expression(node.test)
+            if isinstance(loop.condition, Var):
+                self.conditions.add(loop.condition.name)
             self.flush()
             loop.test, self.items = self.items, saved
         else:
@@ -391,8 +396,9 @@ class Normalizer:
         Safe when nothing has read it yet and the pullback of what defined it does not read
         it either: a parameter, or a copy (``total = 0.0``, ``h = x``).
         """
-        if any(version in op.uses() for op in self.emitted):
-            return False
+        if any(version in op.uses() for op in self.emitted) or version in self.conditions:
+            return False  # read already, by an operation or as a branch's or loop's condition (the
+                          # reverse pass reads a condition when the pullback runs: it must keep its value)
         return version in self.params or any(op.target == version and op.kind == "copy" for op in self.emitted)
 
     def small_statement(self, node) -> None:
