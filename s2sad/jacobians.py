@@ -22,7 +22,7 @@ from .errors import ArgumentError
 from .forward_rules import forward_rule
 from .projection import check_differentiable
 from .resolve import unwrap as _unwrap
-from .tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+from .tangents import ZERO, is_zero, unthunk
 from .transform import generated_jvp
 
 __all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]

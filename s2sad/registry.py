@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import operator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -685,7 +684,6 @@ def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (
         if constant == -1:
             return f"unbroadcast(-g, {param})"
         return f"unbroadcast(g * {text}, {param})"
-    atom = isinstance(tree.body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
     factor = f"conj({text})"
     return f"unbroadcast(g * {factor}, {param})"
 
@@ -736,14 +734,11 @@ def differentiate_source(function):
     if _is_library(original):
         raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "
                         "it keeps its rule")
-    forgotten = False
     for key, rule in list(_method_rules.items()):
         if rule.function is function or rule.function is original:
             del _method_rules[key]  # obj.method(x) now runs through the method's source too
             _generation += 1
-            forgotten = True
     for candidate in (function, original):
         if rule_for(candidate) is not None:
             unregister(candidate)
-            forgotten = True
     return function  # generated code in memory follows registry_generation(): callers are made again

@@ -16,7 +16,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from . import __version__, cache
-from .errors import MissingRuleError, S2SADError
+from .errors import S2SADError
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
