@@ -85,9 +85,10 @@ def release(x):
     if x.__class__ is float:
         return x
     if isinstance(x, _ndarray):
-        with _lock:
-            if is_owned(x):
-                del _owned[id(x)]
+        if is_owned(x):  # (a lock-free look first: most arrays handed over are not owned)
+            with _lock:
+                if is_owned(x):
+                    del _owned[id(x)]
         if isinstance(x.base, _ndarray):
             release(x.base)
     elif type(x) is Tangent:

@@ -261,7 +261,9 @@ def _seed_for(output, name: str):
     kind = output.__class__
     if kind is float:
         return 1.0
-    if kind is np.float64 or kind is np.float32:  # np.sum's result: the common case, checked first
+    if kind is np.float64:  # np.sum's result, the common case: a Python float seeds it at the same precision,
+        return 1.0          # and rules compute faster with it than with a NumPy scalar
+    if kind is np.float32:
         return kind(1.0)
     from .projection import is_duck_array
 

@@ -362,7 +362,7 @@ class Normalizer:
         ``enumerate(xs)`` gives a counter, ``zip(xs, ys)`` several iterables walked together,
         ``d.items()`` / ``d.values()`` a dict's values with its keys as the counter.
         """
-        target, iterable, counter, over_items = node.target, node.iter, None, False
+        target, iterable, counter = node.target, node.iter, None
         if self.builtin_call(iterable, "enumerate") and _pair(target) and isinstance(target.elements[0].value, cst.Name):
             counter, target = target.elements[0].value, target.elements[1].value
             iterable = iterable.args[0].value
