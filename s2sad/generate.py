@@ -820,6 +820,7 @@ class _Generator:
             template = rule.template(param) if self.optimize else None
             if template is not None:
                 expression = substitute(template, {"g": g, "ans": op.target, **codes})
+                expression = with_constant_exponent(expression)
                 expression = reuse_primal_values(expression, self.primal_calls, template_namespace())
                 if self.floats:
                     expression = for_floats(expression)
@@ -1144,15 +1145,37 @@ class _OnFloats(ast.NodeTransformer):
             return node.args[0]   # nothing was broadcast
         if name == "conj" and len(node.args) == 1 and not node.keywords:
             return node.args[0]   # nothing is complex
-        if name == "power_vjp_base" and len(node.args) == 3 and not node.keywords:
-            g, base, exponent = node.args
-            if isinstance(exponent, ast.Constant) and type(exponent.value) in (int, float) and exponent.value >= 1:
-                # a constant exponent of at least 1: the slope is finite everywhere
-                power = exponent.value - 1
-                slope = base if power == 1 else ast.BinOp(base, ast.Pow(), ast.Constant(power))
-                product = g if power == 0 else ast.BinOp(ast.BinOp(g, ast.Mult(), exponent), ast.Mult(), slope)
-                return product if exponent.value != 1 else g
         return node
+
+
+class _ConstantExponent(ast.NodeTransformer):
+    """``power_vjp_base(g, x, c)`` for a constant ``c >= 1`` written out as the rule's own
+    expression for that case, ``unbroadcast(g * conj(c * x ** (c - 1)), x)``: the slope is
+    finite everywhere, so the helper's guards (and a call) are not needed."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id == "power_vjp_base" and len(node.args) == 3
+                and not node.keywords):
+            return node
+        g, base, exponent = node.args
+        if not (isinstance(exponent, ast.Constant) and type(exponent.value) in (int, float) and exponent.value >= 1):
+            return node
+        c = exponent.value
+        if c == 1:
+            cotangent = g
+        else:
+            power = base if c == 2 else ast.BinOp(base, ast.Pow(), ast.Constant(c - 1))
+            slope = ast.BinOp(ast.Constant(c), ast.Mult(), power)
+            cotangent = ast.BinOp(g, ast.Mult(), ast.Call(ast.Name("conj", ast.Load()), [slope], []))
+        return ast.Call(ast.Name("unbroadcast", ast.Load()), [cotangent, base], [])
+
+
+def with_constant_exponent(expression: str) -> str:
+    if "power_vjp_base(" not in expression:
+        return expression
+    tree = _ConstantExponent().visit(ast.parse(expression, mode="eval"))
+    return ast.unparse(ast.fix_missing_locations(tree))
 
 
 def _untake_arguments(expression: str) -> str | None:
