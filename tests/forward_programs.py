@@ -41,3 +41,37 @@ def mean_of_rows_with_a_constant_row(x):
 
 def max_of_a_tuple_with_a_constant(x):
     return np.max((np.full(3, -5.0), x * x), axis=0)
+
+
+# A helper given a container holding a constant (hvp: reverse mode over forward code).
+def _product_of_a_pair(pair):
+    return pair[0] * pair[1]
+
+
+def _stacked(pair):
+    return np.stack(pair)
+
+
+def _sum_and_sine(*args):
+    a, b = args
+    return a + np.sin(b)
+
+
+def _product_of_fields(d):
+    return d["a"] * d["b"]
+
+
+def helper_given_a_tuple_with_a_constant(x):
+    return np.sum(_product_of_a_pair((np.ones(3), x)) ** 2)
+
+
+def helper_stacking_a_list_with_a_constant(x):
+    return np.sum(_stacked([np.ones(3), x]) ** 2)
+
+
+def helper_given_a_constant_positional(x):
+    return np.sum(_sum_and_sine(np.ones(3), x) ** 2)
+
+
+def helper_given_a_dict_with_a_constant(x):
+    return np.sum(_product_of_fields({"a": 2.0, "b": x}) ** 2)

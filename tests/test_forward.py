@@ -352,3 +352,32 @@ def test_a_sequence_with_a_constant_item_read_by_numpy(function, x):
     if np.ndim(function(x)) == 0:
         gradient = s2sad.grad(function)(x)
         np.testing.assert_allclose(np.sum(gradient * t), _finite_jvp(function, [x], [t]), rtol=1e-6, atol=1e-8)
+
+
+HVP_OF_CONTAINERS_WITH_CONSTANTS = {   # open bugs: jvp and grad are right, hvp fails
+    "tuple": (programs.helper_given_a_tuple_with_a_constant, "TypeError: ZERO reaches a ufunc in the reverse pass of the forward code"),
+    "list-stacked": (programs.helper_stacking_a_list_with_a_constant, "MissingRuleError: np.stack's jvp is differentiated from its source (getattr)"),
+    "positional": (programs.helper_given_a_constant_positional, "ValueError: not enough values to unpack (expected 4, got 3) in the reverse pass of the forward code"),
+    "dict": (programs.helper_given_a_dict_with_a_constant, "TypeError: ZERO reaches a ufunc in the reverse pass of the forward code"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HVP_OF_CONTAINERS_WITH_CONSTANTS))
+def test_a_helper_given_a_container_with_a_constant(name):
+    """jvp and grad against finite differences; hvp against differences of grad (open: xfail)."""
+    function, _ = HVP_OF_CONTAINERS_WITH_CONSTANTS[name]
+    x, v = np.array([0.1, 0.2, 0.3]), np.array([1.0, -0.5, 0.25])
+    expected = _finite_jvp(function, [x], [v])
+    np.testing.assert_allclose(s2sad.jvp(function, (x,), (v,))[1], expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(function)(x) @ v, expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
+    for name, (_, reason) in sorted(HVP_OF_CONTAINERS_WITH_CONSTANTS.items())])
+def test_hvp_of_a_helper_given_a_container_with_a_constant(name):
+    function, _ = HVP_OF_CONTAINERS_WITH_CONSTANTS[name]
+    x, v = np.array([0.1, 0.2, 0.3]), np.array([1.0, -0.5, 0.25])
+    gradient = s2sad.grad(function)
+    expected = (gradient(x + 1e-5 * v) - gradient(x - 1e-5 * v)) / 2e-5
+    np.testing.assert_allclose(s2sad.hvp(function, (x,), (v,)), expected, rtol=1e-5, atol=1e-7)
