@@ -196,6 +196,9 @@ def tangent_filled(t, like):
     primal sequence) as zeros of their items' shapes: NumPy reads the sequence as an array
     and cannot read the symbolic zero inside it."""
     t = unthunk(t)
+    if t.__class__ is dict and like.__class__ is dict:
+        return {key: _zeros_like(value) if t.get(key, ZERO) is ZERO else tangent_filled(t[key], value)
+                for key, value in like.items()}
     if t.__class__ not in (list, tuple) or like.__class__ not in (list, tuple) or len(t) != len(like):
         return t
     items = [_zeros_like(primal) if item is ZERO or item is NO_TANGENT else tangent_filled(item, primal)

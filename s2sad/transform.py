@@ -20,7 +20,7 @@ from .errors import S2SADError
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import unwrap as _unwrap
-from .runtime import field_cotangent, split_cotangent
+from .runtime import field_cotangent, split_cotangent, tangent_filled
 from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
 
@@ -417,6 +417,8 @@ class TransformedForwardCall:
             else:  # collected by **kwargs: a dict tangent with ZERO for the others
                 collected = by_param.setdefault(self.double_star, {key: ZERO for key in bound.arguments[self.double_star]})
                 collected[keyword] = tangent
+        for name, tangent in by_param.items():  # a container's constant items: zeros, not ZERO, so that the
+            by_param[name] = tangent_filled(tangent, bound.arguments[name])  # jvp's own reverse pass can read them
         wrt = tuple(name for name in self.signature.parameters if name in by_param)
         return bound, by_param, wrt
 
