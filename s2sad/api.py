@@ -18,7 +18,7 @@ import numpy as np
 
 from .accumulate import release
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
-from .projection import check_differentiable, project
+from .projection import check_differentiable, plainly_differentiable, project
 from .registry import registry_generation, rule_for
 from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
@@ -155,9 +155,7 @@ def _run(function, args, kwargs, positions):
     else:
         names, values = _bind(original, args, kwargs, plan)
     for position in positions:
-        value = values[position]
-        if value.__class__ is not float:
-            check_differentiable(value, names[position])
+        check_differentiable(values[position], names[position])
     generated = plan.rrules.get(positions)
     if generated is None:
         rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
@@ -335,12 +333,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             aux = None
         else:
             output, aux = _split_aux(y, has_aux, name) if has_aux else (y, None)
-            seed = 1.0 if output.__class__ is float else _seed_for(output, name)
-            try:
-                cotangents = pullback((seed, ZERO) if has_aux else seed)
-            except BaseException as error:
-                _point_at_user_source(error)
-                raise
+            seed = _seed_for(output, name)
+            cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
         if single:
             position = positions[0]
             gradient = _hand_over(values[position], cotangents[1 + position])
@@ -372,12 +366,9 @@ def _lane(function, count: int, positions):
 
 
 def _plain(args, positions) -> bool:
-    """Whether the differentiated arguments are Python floats or float arrays (so pass
-    ``check_differentiable`` without a look further)."""
+    """Whether the differentiated arguments pass ``check_differentiable`` at a glance."""
     for position in positions:
-        value = args[position]
-        kind = value.__class__
-        if kind is not float and not (kind is np.ndarray and value.dtype.kind in "fc"):
+        if not plainly_differentiable(args[position]):
             return False
     return True
 

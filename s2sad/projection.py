@@ -171,10 +171,15 @@ def _cotangent_fields(primal, primal_type, cotangent) -> dict:
 # ---------------------------------------------------------------- the check on the way in
 
 
+def plainly_differentiable(value) -> bool:
+    """A Python float or a float (or complex) ndarray: differentiable at a glance."""
+    kind = value.__class__
+    return kind is float or (kind is np.ndarray and value.dtype.kind in "fc")
+
+
 def check_differentiable(value, argname, location: SourceLocation | None = None) -> None:
     """Raise ArgumentError unless ``value`` has something to differentiate: floats somewhere."""
-    kind = value.__class__
-    if kind is float or (kind is np.ndarray and value.dtype.kind in "fc"):
+    if plainly_differentiable(value):
         return
     problem = _why_not_differentiable(value)
     if problem is None:

@@ -18,19 +18,16 @@ certainly holds the same value whenever the pullback runs:
 from __future__ import annotations
 
 import ast
-import math
 from collections import Counter
 
 import numpy as np
 
 from .ir import Function, Statement, Var, operations_of
+from .scalars import math_function
 
 
 def _pure(value) -> bool:
-    if isinstance(value, np.ufunc):
-        return True
-    name = getattr(value, "__name__", None)
-    return name is not None and getattr(math, name, None) is value
+    return isinstance(value, np.ufunc) or math_function(value)
 
 
 def primal_calls(function: Function, code) -> dict[tuple, str]:

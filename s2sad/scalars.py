@@ -46,20 +46,22 @@ def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
             return True
     except TypeError:  # an unhashable callee
         return False
-    if isinstance(value, np.ufunc) and value.nout == 1:
-        return True
+    return (isinstance(value, np.ufunc) and value.nout == 1) or math_function(value)
+
+
+def math_function(value) -> bool:
+    """A function of the ``math`` module."""
     name = getattr(value, "__name__", None)
     return getattr(value, "__module__", None) == "math" or (name is not None and getattr(math, name, None) is value)
 
 
-def _is_number(atom) -> bool:
-    if isinstance(atom, Var):
-        return False
+def real_number(code: str) -> bool:
+    """Whether ``code`` is an int or float written as a literal (``2``, ``-0.5``; not a bool)."""
     try:
-        value = ast.literal_eval(atom.code)
+        value = ast.literal_eval(code.strip())
     except (ValueError, SyntaxError, TypeError):
         return False
-    return isinstance(value, (int, float)) and not isinstance(value, complex)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -98,7 +100,7 @@ def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
     scalar = set(producers) | (params - vectors)
 
     def operand_is_scalar(atom) -> bool:
-        return atom.name in scalar if isinstance(atom, Var) else _is_number(atom)
+        return atom.name in scalar if isinstance(atom, Var) else real_number(atom.code)
 
     def produces_a_scalar(operation: Operation) -> bool:
         if operation.kind == "copy":
