@@ -23,6 +23,7 @@ from .registry import registry_generation, rule_for
 from .resolve import unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
+from .validity import definition, same_definition
 
 _BLOCK_COMMENT = re.compile(r"^\s*# (?P<file>[^:]+):(?P<line>\d+): (?P<text>.*)$")
 
@@ -66,19 +67,23 @@ def _checked_positions(argnums, count: int, name: str) -> tuple[int, ...]:
     return tuple(positions)
 
 
-_signatures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_signatures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> (definition, signature)
 
 
 def _bind(function, args, kwargs, plan=None):
-    signature = _signatures.get(function)
-    if signature is None:
+    known = _signatures.get(function)
+    if known is not None and same_definition(function, known[0]):  # a signature holds the defaults of its time
+        signature = known[1]
+    else:
         try:
-            signature = _signatures[function] = inspect.signature(function)
+            signature = inspect.signature(function)
         except (TypeError, ValueError):
             from .source import read_function
 
             read_function(function)  # raises the error that says why there is no source
             raise
+        if inspect.isfunction(function):
+            _signatures[function] = (definition(function), signature)
     parameters = signature.parameters
     if all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters.values()):
         if plan is not None:
@@ -99,15 +104,17 @@ def _is_library_function(function) -> bool:
 
 
 class _Plan:
-    """What a call of ``function`` needs besides its arguments, found once per registry state:
-    its rule or, for each ``wrt``, its generated rrule."""
+    """What a call of ``function`` needs besides its arguments, found once per registry state
+    and definition of the function: its rule or, for each ``wrt``, its generated rrule (whose
+    own dependencies are checked before each use: see validity.py)."""
 
-    __slots__ = ("original", "rule", "generation", "library", "names", "rrules")
+    __slots__ = ("original", "rule", "generation", "definition", "library", "names", "rrules")
 
     def __init__(self, function):
         self.original = _unwrap(function)
         self.rule = rule_for(function) or rule_for(self.original)
         self.generation = registry_generation()
+        self.definition = definition(self.original) if inspect.isfunction(self.original) else None
         self.library = _is_library_function(self.original)
         self.names = None    # the parameter names, when every call in order binds them (see _bind)
         self.rrules = {}     # positions differentiated -> (rrule, whether its pullback runs once)
@@ -118,7 +125,8 @@ _plans: dict = {}  # id(function) -> (function, plan); functions a user differen
 
 def _plan(function) -> _Plan:
     entry = _plans.get(id(function))
-    if entry is not None and entry[0] is function and entry[1].generation == registry_generation():
+    if entry is not None and entry[0] is function and entry[1].generation == registry_generation() and (
+            entry[1].definition is None or same_definition(entry[1].original, entry[1].definition)):
         return entry[1]
     plan = _Plan(function)
     if len(_plans) > 4096:
@@ -157,7 +165,7 @@ def _run(function, args, kwargs, positions):
     for position in positions:
         check_differentiable(values[position], names[position])
     generated = plan.rrules.get(positions)
-    if generated is None:
+    if generated is None or not generated[0].__s2sad_current__(original):
         rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
         generated = plan.rrules[positions] = (rrule, bool(rrule.__globals__.get("PULLBACK_RUNS_ONCE")))
     rrule, runs_once = generated
@@ -304,13 +312,14 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
     wrapper around another, since a scalar gradient costs a few microseconds in all."""
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, (int, np.integer))
-    lanes = {}  # number of arguments -> (registry generation, rrule, positions, fused gradient): see _lane
+    lanes = {}  # number of arguments -> (registry generation, rrule, positions, fused gradient, function): see _lane
 
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
         done = None
-        if lane is not None and lane[0] == registry_generation() and _plain(args, lane[2]):
+        if lane is not None and lane[0] == registry_generation() and lane[1].__s2sad_current__(lane[4]) \
+                and _plain(args, lane[2]):
             rrule, positions, fused = lane[1], lane[2], lane[3]
             try:
                 done = fused(*args) if fused is not None else None  # value and cotangents, or None
@@ -327,7 +336,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
                     fused = None if has_aux else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
-                    lanes[len(args)] = (registry_generation(), rrule, positions, fused)
+                    lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f))
         if done is not None:
             output, cotangents = done
             aux = None

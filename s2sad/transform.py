@@ -11,7 +11,6 @@ import hashlib
 import inspect
 import operator
 import threading
-import types
 import weakref
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from .resolve import unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent, tangent_filled
 from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
+from .validity import current_check, dependencies, identity, table_text, verified, without_table
 
 if TYPE_CHECKING:
     from .generate import GeneratedModule
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "scalars", "reuse", "generate",
-                     "generate_forward")
+                     "generate_forward", "validity")
 _generator_hash: str | None = None
 
 
@@ -59,7 +59,7 @@ def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
     an optional library's rules count only for ``libraries``.
 
     The rule of a user's own function takes part only in the keys of the functions that name
-    it (see _identity), so registering one regenerates exactly those. Whether scipy's rules
+    it (see validity.identity), so registering one regenerates exactly those. Whether scipy's rules
     are loaded depends on whether the process imported scipy, so they take part only in the
     keys of functions that use scipy.
     """
@@ -83,22 +83,6 @@ def _is_users(function) -> bool:
     module = getattr(function, "__module__", None) or ""
     return inspect.isfunction(function) and module.split(".")[0] not in (
         "numpy", "scipy", "math", "operator", "builtins", "s2sad", "rules", "functools")
-
-
-def _identity(value) -> str:
-    if isinstance(value, types.ModuleType):
-        return f"module:{value.__name__}"
-    if callable(value):
-        rule = rule_for(value)
-        if rule is not None:  # a rule's name tells scipy's norm.logpdf from t.logpdf, and names ufuncs fully
-            return f"rule:{rule.name}:{rule.fingerprint}"
-        module = getattr(value, "__module__", "") or ""
-        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__qualname__
-        owner = getattr(value, "__self__", None)
-        if owner is not None and not isinstance(owner, types.ModuleType):
-            name = f"{type(owner).__qualname__}.{getattr(owner, 'name', '')}.{name}"
-        return f"static:{module}.{name}"
-    return "data"
 
 
 _forward_fingerprint: tuple[int, str] | None = None
@@ -130,7 +114,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     for name in names:
         value = env.lookup(name)
         if found(value):
-            identities.append(f"{name}:{_identity(value)}")
+            identities.append(f"{name}:{identity(value)}")
     libraries = frozenset(library for library in ("scipy",) if any(f":{library}" in i or f".{library}" in i or
                                                                   f"module:{library}" in i for i in identities))
     if libraries:
@@ -147,6 +131,11 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
 
 def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
     """Parse, fence, normalise and generate: the whole transformation, uncached."""
+    return _transformed(function, wrt, mode, optimize)[0]
+
+
+def _transformed(function, wrt, mode="reverse", optimize=True):
+    """``transform``'s module, and the text of its ``DEPENDS`` table (see validity.py)."""
     # The front end (libcst) and the generator are imported only when something is
     # transformed: a warm process that loads generated modules from the cache never pays
     # for them (nor for compiling them, where Python writes no bytecode).
@@ -165,8 +154,18 @@ def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: b
     if mode == "forward":
         from .generate_forward import generate_forward
 
-        return generate_forward(ir, wrt, source.function, namer)
-    return generate(ir, wrt, source.function, namer, optimize)
+        generated = generate_forward(ir, wrt, source.function, namer)
+    else:
+        generated = generate(ir, wrt, source.function, namer, optimize)
+    return generated, table_text(dependencies(function, _static_callees(ir)))
+
+
+def _static_callees(ir) -> set[str]:
+    """The spellings of the calls the normaliser resolved to an object (``np.linalg.inv``, ``helper``)."""
+    from .ir import operations_of
+
+    return {operation.callee.spelling for operation in operations_of(ir.statements)
+            if operation.callee is not None and operation.callee.kind == "static"}
 
 
 def _names_of(ir) -> set[str]:
@@ -203,12 +202,13 @@ def _generated(function, wrt, mode):
     per_function = _memory.get(function)
     if per_function is not None:
         entry = per_function.get((mode, wrt))
-        if entry is not None and entry[0] == generation:  # a rule registered since: make it again
+        # made before a rule was registered, or from definitions no longer current: make it again
+        if entry is not None and entry[0] == generation and entry[1].__s2sad_current__(function):
             return entry[1]
     with _lock:
         per_function = _memory.setdefault(function, {})
         entry = per_function.get((mode, wrt))
-        if entry is not None and entry[0] == generation:
+        if entry is not None and entry[0] == generation and entry[1].__s2sad_current__(function):
             return entry[1]
         generated = _load_or_generate(function, wrt, mode)
         per_function[(mode, wrt)] = (generation, generated)
@@ -237,20 +237,22 @@ def _load_or_generate(function, wrt, mode):
         source, path = _generate_and_store(function, wrt, path, mode)
     module = cache.load_module(name, source, path)
     try:
-        bind(module, function)
-    except _Stale:  # the entry refers to a rule or name that no longer resolves: make it again
+        still_current = _bind_current(module, function)
+    except _Stale:  # the entry refers to a rule or name that no longer resolves as it did: make it again
         source, path = _generate_and_store(function, wrt, path, mode)
         module = cache.load_module(name, source, path)
-        bind(module, function)
-    _sources.setdefault(function, {})[(mode, wrt)] = source
+        still_current = _bind_current(module, function)
+    _sources.setdefault(function, {})[(mode, wrt)] = without_table(source)
     entry = _entry_of(module, "_jvp" if mode == "forward" else "_rrule")
     entry.__s2sad_module__ = module
+    entry.__s2sad_current__ = still_current  # run before each call: see validity.py
     return entry
 
 
 def _generate_and_store(function, wrt, path, mode="reverse"):
     """Transform ``function``; write the source to ``path`` (None when it cannot be written)."""
-    source = transform(function, wrt, mode).source
+    generated, depends = _transformed(function, wrt, mode)
+    source = generated.source + depends
     if path is not None and not cache.write_entry(path, source):
         path = None
     return source, path
@@ -265,6 +267,16 @@ def _entry_of(module, suffix="_rrule"):
 
 class _Stale(Exception):
     """A cached module refers to a rule or name that no longer resolves the same way."""
+
+
+def _bind_current(module, function):
+    """Check the module's ``DEPENDS``, then ``bind`` it; return the check run before each call
+    that it is still current (``validity.current_check``)."""
+    resolved = verified(getattr(module, "DEPENDS", None), function)
+    if resolved is None:
+        raise _Stale("DEPENDS")
+    bind(module, function)
+    return current_check(function, resolved)
 
 
 def bind(module, function) -> None:

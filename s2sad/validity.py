@@ -1,0 +1,210 @@
+"""Whether generated code is still current: what it was made from is what it would be made from now.
+
+Generated code is made from a function's code and from what the names it uses resolved to
+when it was made: ``helper`` to a user function (its own generated rrule is called),
+``np.sin`` to the ufunc whose rule was written out, ``op`` to a rule bound once. After
+``def helper`` runs again, ``op = cube``, ``np.sin`` is monkeypatched or ``f.__defaults__``
+changes, that code is stale, and running it would give the old value and the old gradient.
+
+So every generated module records its dependencies, in a ``DEPENDS`` table at the end of its cache entry (not shown with
+the code: ``without_table``): each
+name and dotted reference its function's environment resolved to a module or a callable,
+with an identity of what it was (``_identity``: a rule's name and fingerprint, a user
+function's module and qualified name, a module's name). A module loaded from the disk
+cache is used only when each still resolves to the same kind of thing (``verified``).
+In the process, the objects themselves are kept and each call first runs a check made for
+that module (``current_check``): the function's own code and defaults, then each
+dependency ``is`` what it was, and for a user function its code and defaults too. Its
+own generated code checks its own dependencies when it is called, so a helper two levels
+down is covered by the helper one level down. Data (arrays, numbers) the function reads
+from its module is not a dependency: generated code reads it when it runs.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import types
+
+from .registry import rule_for
+from .resolve import Environment, found
+
+HEADING = "# What the names above resolved to when this module was made; a load that finds any resolving\n" \
+          "# to something else makes the module again:\n"
+
+
+def identity(value) -> str:
+    """What a dependency is, in words that mean the same in another process."""
+    if isinstance(value, types.ModuleType):
+        return f"module:{value.__name__}"
+    if callable(value):
+        rule = rule_for(value)
+        if rule is not None:  # a rule's name tells scipy's norm.logpdf from t.logpdf, and names ufuncs fully
+            return f"rule:{rule.name}:{rule.fingerprint}"
+        module = getattr(value, "__module__", "") or ""
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__qualname__
+        owner = getattr(value, "__self__", None)
+        if owner is not None and not isinstance(owner, types.ModuleType):
+            name = f"{type(owner).__qualname__}.{getattr(owner, 'name', '')}.{name}"
+        return f"static:{module}.{name}"
+    return "data"
+
+
+def _is_static(value) -> bool:
+    return isinstance(value, types.ModuleType) or callable(value)
+
+
+def _names_in(code: types.CodeType) -> set[str]:
+    """The global, builtin and closure names ``code`` reads, with those of nested functions and
+    lambdas (s2sad writes them out in place, so they read the same environment)."""
+    names = set(code.co_names) | set(code.co_freevars)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _names_in(constant)
+    return names
+
+
+def dependencies(function, spellings=()) -> dict[str, str]:
+    """``DEPENDS`` for ``function``: each name it reads that resolves to a module or a callable,
+    and each dotted reference in ``spellings`` (the static callees the generator resolved:
+    ``np.linalg.inv``, ``helpers.h``) with every prefix of it, with their ``identity``."""
+    env = Environment(function)
+    table = {}
+    for name in _names_in(function.__code__):
+        value = env.lookup(name)
+        if found(value) and _is_static(value):
+            table[name] = identity(value)
+    for spelling in spellings:
+        parts = spelling.split(".")
+        if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+            continue  # an operator, or a plain name (above)
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            value = env.resolve_dotted(prefix)
+            if found(value):
+                table[prefix] = identity(value)
+    return dict(sorted(table.items()))
+
+
+def table_text(depends: dict[str, str]) -> str:
+    lines = "".join(f"    {spelling!r}: {what!r},\n" for spelling, what in depends.items())
+    return f"\n\n{HEADING}DEPENDS = {{\n{lines}}}\n"
+
+
+def without_table(source: str) -> str:
+    """The generated code as a reader sees it (``generated_source``, ``s2sad emit``): without its table."""
+    return source.partition("\n\n" + HEADING)[0]
+
+
+def verified(depends: dict[str, str] | None, function) -> dict[str, object] | None:
+    """What each dependency resolves to now, or None when one resolves to another kind of thing
+    (or the table is missing: a module made before there were tables)."""
+    if depends is None:
+        return None
+    env = Environment(function)
+    resolved = {}
+    for spelling, what in depends.items():
+        value = env.resolve_dotted(spelling)
+        if not found(value) or identity(value) != what:
+            return None
+        resolved[spelling] = value
+    return resolved
+
+
+# ---------------------------------------------------------------------- the check run before each call
+_MISSING = object()
+
+
+def definition(function) -> tuple:
+    """What of a function decides its signature and its code: compared by ``same_definition``."""
+    keywords = function.__kwdefaults__
+    return function.__code__, function.__defaults__, keywords, tuple(keywords.values()) if keywords else ()
+
+
+def same_definition(function, recorded: tuple) -> bool:
+    keywords = function.__kwdefaults__
+    if function.__code__ is not recorded[0] or function.__defaults__ is not recorded[1] or keywords is not recorded[2]:
+        return False
+    # the keyword-only defaults' dict can change in place
+    return not keywords or all(a is b for a, b in zip(keywords.values(), recorded[3])) and len(keywords) == len(recorded[3])
+
+
+class _CheckWriter:
+    """Writes the check as one Python expression: a chain of ``is`` tests runs in well under
+    a microsecond, where walking a table of dependencies would cost several."""
+
+    def __init__(self):
+        self.namespace = {"MISSING": _MISSING, "same_definition": same_definition, "identity": identity}
+        self.tests: list[str] = []
+        self.names: dict[int, str] = {}
+
+    def constant(self, value) -> str:
+        name = self.names.get(id(value))
+        if name is None:
+            name = self.names[id(value)] = f"v{len(self.namespace)}"
+            self.namespace[name] = value
+        return name
+
+    def same(self, expression: str, value, read) -> None:
+        """Test that ``expression`` (re-read by calling ``read``) is still ``value``."""
+        again = read()
+        if again is value:
+            self.tests.append(f"{expression} is {self.constant(value)}")
+        elif _equal(again, value):  # a bound method is made anew by each attribute read
+            self.tests.append(f"{expression} == {self.constant(value)}")
+        else:
+            self.tests.append(f"identity({expression}) == {identity(value)!r}")
+        original = getattr(value, "__s2sad_original__", value)
+        if inspect.isfunction(original):  # a user function's code and defaults decide how it is called
+            self.same_definition(self.constant(original), original)
+
+    def same_definition(self, expression: str, function) -> None:
+        """``same_definition`` written out: the common case (no keyword-only defaults) is three ``is`` tests."""
+        code, defaults, keywords, _ = recorded = definition(function)
+        self.tests.append(f"{expression}.__code__ is {self.constant(code)}")
+        self.tests.append(f"{expression}.__defaults__ is {self.constant(defaults)}")
+        if keywords:
+            self.tests.append(f"same_definition({expression}, {self.constant(recorded)})")
+        else:
+            self.tests.append(f"{expression}.__kwdefaults__ is {self.constant(keywords)}")
+
+    def function(self):
+        body = " and\n            ".join(self.tests) or "True"
+        text = f"def still_current(function):\n    try:\n        return ({body})\n    except Exception:\n" \
+               f"        return False\n"
+        exec(compile(text, "<s2sad validity check>", "exec"), self.namespace)
+        return self.namespace["still_current"]
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def current_check(function, resolved: dict[str, object]):
+    """A function of ``function`` returning whether code made from ``function`` and the
+    dependencies ``resolved`` (spelling -> object) is still current."""
+    writer = _CheckWriter()
+    writer.same_definition("function", function)
+    env = Environment(function)
+    namespace = function.__globals__
+    builtin_namespace = namespace.get("__builtins__", builtins)
+    if isinstance(builtin_namespace, types.ModuleType):
+        builtin_namespace = builtin_namespace.__dict__
+    for spelling in sorted(resolved, key=lambda s: s.count(".")):
+        root, _, rest = spelling.rpartition(".")
+        value = resolved[spelling]
+        if root:  # an attribute of a dependency already tested: read from the object tested
+            owner = writer.constant(resolved[root])
+            writer.same(f"getattr({owner}, {rest!r}, MISSING)", value, lambda: env.resolve_dotted(spelling))
+        elif spelling in env.closure:
+            cell = writer.constant(env.closure[spelling])
+            writer.same(f"{cell}.cell_contents", value, lambda: env.lookup(spelling))
+        elif spelling in namespace:
+            writer.same(f"{writer.constant(namespace)}.get({spelling!r}, MISSING)", value, lambda: env.lookup(spelling))
+        else:  # a builtin: current while the module does not define the name itself
+            writer.tests.append(f"{spelling!r} not in {writer.constant(namespace)}")
+            writer.same(f"{writer.constant(builtin_namespace)}.get({spelling!r}, MISSING)", value,
+                        lambda: env.lookup(spelling))
+    return writer.function()
