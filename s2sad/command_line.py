@@ -207,7 +207,7 @@ def command_cache(arguments) -> int:
         size = sum(entry.stat().st_size for entry in entries)
         print(f"directory: {directory}\nentries:   {len(entries)}\nsize:      {size / 1024:.1f} KiB")
         return 0
-    removed = cache.clear(directory)  # the entries and their compiled code
+    removed = cache.clear(directory)  # the entries, their compiled code, and what killed writes left behind
     print(f"removed {removed} entries from {directory}")
     return 0
 

@@ -67,8 +67,10 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
 
 
 def write_new(path: str, text: str, force: bool) -> None:
-    """Write ``text`` to ``path`` atomically; refuse to replace an existing file unless ``force``."""
-    if os.path.exists(path) and not force:
+    """Write ``text`` to ``path`` atomically, with the permissions the umask gives a new file (it
+    is a source file to ship, not a private one); refuse to replace anything already there, a
+    dangling symbolic link included, unless ``force``."""
+    if os.path.lexists(path) and not force:
         raise S2SADError(f"{path} exists: not overwritten", hint="pass --force to replace it")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
@@ -80,9 +82,16 @@ def write_new(path: str, text: str, force: bool) -> None:
     try:
         with os.fdopen(handle, "w") as stream:
             stream.write(text)
-        if not force and os.path.exists(path):  # made meanwhile by someone else: still not ours to replace
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600
+        if not force and os.path.lexists(path):  # made meanwhile by someone else: still not ours to replace
             raise S2SADError(f"{path} exists: not overwritten", hint="pass --force to replace it")
         os.replace(temporary, path)
     finally:
-        if os.path.exists(temporary):
+        if os.path.lexists(temporary):
             os.unlink(temporary)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back
+    os.umask(mask)
+    return mask
