@@ -312,14 +312,15 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
     wrapper around another, since a scalar gradient costs a few microseconds in all."""
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, (int, np.integer))
-    lanes = {}  # number of arguments -> (registry generation, rrule, positions, fused gradient, function): see _lane
+    # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
+    # the rrule is current for it): see _lane
+    lanes = {}
 
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
         done = None
-        if lane is not None and lane[0] == registry_generation() and lane[1].__s2sad_current__(lane[4]) \
-                and _plain(args, lane[2]):
+        if lane is not None and lane[0] == registry_generation() and lane[5](lane[4]) and _plain(args, lane[2]):
             rrule, positions, fused = lane[1], lane[2], lane[3]
             try:
                 done = fused(*args) if fused is not None else None  # value and cotangents, or None
@@ -336,7 +337,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
                     fused = None if has_aux else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
-                    lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f))
+                    lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
+                                        rrule.__s2sad_current__)
         if done is not None:
             output, cotangents = done
             aux = None

@@ -22,6 +22,7 @@ from its module is not a dependency: generated code reads it when it runs.
 from __future__ import annotations
 
 import builtins
+import dis
 import inspect
 import types
 
@@ -53,10 +54,14 @@ def _is_static(value) -> bool:
     return isinstance(value, types.ModuleType) or callable(value)
 
 
+_NAME_READS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"}
+
+
 def _names_in(code: types.CodeType) -> set[str]:
-    """The global, builtin and closure names ``code`` reads, with those of nested functions and
-    lambdas (s2sad writes them out in place, so they read the same environment)."""
-    names = set(code.co_names) | set(code.co_freevars)
+    """The global, builtin and closure names ``code`` reads (not attribute names: ``np.sum``
+    reads ``np``), with those of nested functions and lambdas (s2sad writes them out in
+    place, so they read the same environment)."""
+    names = {instruction.argval for instruction in dis.get_instructions(code) if instruction.opname in _NAME_READS}
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
             names |= _names_in(constant)
@@ -111,7 +116,6 @@ def verified(depends: dict[str, str] | None, function) -> dict[str, object] | No
 
 
 # ---------------------------------------------------------------------- the check run before each call
-_MISSING = object()
 
 
 def definition(function) -> tuple:
@@ -129,19 +133,21 @@ def same_definition(function, recorded: tuple) -> bool:
 
 
 class _CheckWriter:
-    """Writes the check as one Python expression: a chain of ``is`` tests runs in well under
-    a microsecond, where walking a table of dependencies would cost several."""
+    """Writes the check as one Python expression over the recorded objects, held in its
+    closure: a chain of ``is`` tests runs in a fraction of a microsecond, where walking a
+    table of dependencies would cost several. A name or attribute gone raises, which the
+    check catches: not current."""
 
     def __init__(self):
-        self.namespace = {"MISSING": _MISSING, "same_definition": same_definition, "identity": identity}
+        self.values = {"same_definition": same_definition, "identity": identity}
         self.tests: list[str] = []
         self.names: dict[int, str] = {}
 
     def constant(self, value) -> str:
         name = self.names.get(id(value))
         if name is None:
-            name = self.names[id(value)] = f"v{len(self.namespace)}"
-            self.namespace[name] = value
+            name = self.names[id(value)] = f"v{len(self.values)}"
+            self.values[name] = value
         return name
 
     def same(self, expression: str, value, read) -> None:
@@ -168,11 +174,17 @@ class _CheckWriter:
             self.tests.append(f"{expression}.__kwdefaults__ is {self.constant(keywords)}")
 
     def function(self):
-        body = " and\n            ".join(self.tests) or "True"
-        text = f"def still_current(function):\n    try:\n        return ({body})\n    except Exception:\n" \
-               f"        return False\n"
-        exec(compile(text, "<s2sad validity check>", "exec"), self.namespace)
-        return self.namespace["still_current"]
+        body = " and\n                    ".join(self.tests) or "True"
+        text = (f"def make({', '.join(self.values)}):\n"
+                f"    def still_current(function):\n"
+                f"        try:\n"
+                f"            return ({body})\n"
+                f"        except Exception:\n"
+                f"            return False\n"
+                f"    return still_current\n")
+        namespace = {}
+        exec(compile(text, "<s2sad validity check>", "exec"), namespace)
+        return namespace["make"](**self.values)
 
 
 def _equal(a, b) -> bool:
@@ -197,14 +209,13 @@ def current_check(function, resolved: dict[str, object]):
         value = resolved[spelling]
         if root:  # an attribute of a dependency already tested: read from the object tested
             owner = writer.constant(resolved[root])
-            writer.same(f"getattr({owner}, {rest!r}, MISSING)", value, lambda: env.resolve_dotted(spelling))
+            writer.same(f"{owner}.{rest}", value, lambda: env.resolve_dotted(spelling))
         elif spelling in env.closure:
             cell = writer.constant(env.closure[spelling])
             writer.same(f"{cell}.cell_contents", value, lambda: env.lookup(spelling))
         elif spelling in namespace:
-            writer.same(f"{writer.constant(namespace)}.get({spelling!r}, MISSING)", value, lambda: env.lookup(spelling))
+            writer.same(f"{writer.constant(namespace)}[{spelling!r}]", value, lambda: env.lookup(spelling))
         else:  # a builtin: current while the module does not define the name itself
             writer.tests.append(f"{spelling!r} not in {writer.constant(namespace)}")
-            writer.same(f"{writer.constant(builtin_namespace)}.get({spelling!r}, MISSING)", value,
-                        lambda: env.lookup(spelling))
+            writer.same(f"{writer.constant(builtin_namespace)}[{spelling!r}]", value, lambda: env.lookup(spelling))
     return writer.function()
