@@ -307,6 +307,23 @@ def test_module_data_is_read_when_the_derivative_runs(modules, way):
     check(run, m.f, X)
 
 
+def test_a_second_derivative_uses_a_redefined_helper(modules):
+    m = modules("""
+        def helper(x):
+            return x ** 3
+
+        def f(x):
+            return helper(x) + x
+    """)
+    second = lambda x: s2sad.hvp(m.f, (x,), (1.0,))  # noqa: E731
+    np.testing.assert_allclose(second(X), 6 * X, rtol=1e-12)  # by hand: (x^3 + x)'' = 6x
+    modules.more(m, """
+        def helper(x):
+            return x ** 4
+    """)
+    np.testing.assert_allclose(second(X), 12 * X ** 2, rtol=1e-12)  # (x^4 + x)'' = 12x^2
+
+
 def test_an_unchanged_function_keeps_its_generated_code(modules):
     """The check must not make code again when nothing changed (that would be slow, not wrong)."""
     from s2sad import transform
