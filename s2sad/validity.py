@@ -27,7 +27,7 @@ import inspect
 import types
 
 from .registry import rule_for
-from .resolve import Environment, found
+from .resolve import Environment, found, unwrap
 
 HEADING = "# What the names above resolved to when this module was made; a load that finds any resolving\n" \
           "# to something else makes the module again:\n"
@@ -159,9 +159,10 @@ class _CheckWriter:
             self.tests.append(f"{expression} == {self.constant(value)}")
         else:
             self.tests.append(f"identity({expression}) == {identity(value)!r}")
-        original = getattr(value, "__s2sad_original__", value)
-        if inspect.isfunction(original):  # a user function's code and defaults decide how it is called
-            self.same_definition(self.constant(original), original)
+        # a user function's code and defaults decide how it is called (a decorated one's, and its original's)
+        for function in dict.fromkeys((value, unwrap(value))):
+            if inspect.isfunction(function):
+                self.same_definition(self.constant(function), function)
 
     def same_definition(self, expression: str, function) -> None:
         """``same_definition`` written out: the common case (no keyword-only defaults) is three ``is`` tests."""

@@ -385,3 +385,30 @@ def test_a_helper_module_edited_between_processes(tmp_path, first, second):
         want_value, want_gradient = expected[helpers](0.7)
         assert value == plain
         np.testing.assert_allclose([value, gradient, tangent], [want_value, want_gradient, want_gradient], rtol=1e-12)
+
+
+def test_a_decorated_helper_whose_original_changed_is_used(modules, way):
+    m = modules("""
+        import functools
+
+        def logged(function):
+            @functools.wraps(function)
+            def wrapper(*args):
+                return function(*args)
+            return wrapper
+
+        @logged
+        def helper(x):
+            return x ** 2
+
+        def cube(x):
+            return x ** 3
+
+        def f(x):
+            return helper(x) + x
+    """)
+    run = way(m.f)
+    check(run, m.f, X)
+    m.helper.__wrapped__.__code__ = m.cube.__code__
+    assert m.f(2.0) == 10.0
+    check(run, m.f, X)
