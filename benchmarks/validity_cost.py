@@ -8,6 +8,11 @@ is still what the names resolve to. This measures warm calls that do that check:
 ``grad`` (the fast path), ``value_and_grad`` of a function calling two levels of helpers,
 ``vjp`` and ``jvp``; then the check alone for each generated rrule those calls run. Best of 31
 runs, in microseconds per call, single-threaded.
+
+Measured when the check was added (2 shared cores, loaded; before -> after, best of three
+interleaved runs): the scalar fast path 0.85 -> 1.02 us; the check alone 0.06-0.2 us for a
+function with no dependencies, 0.3-0.7 us with a few (`np`, `np.exp`, a helper); the calls
+through helpers (100-150 us) within noise.
 """
 from __future__ import annotations
 
