@@ -165,3 +165,24 @@ def test_gradient_of_a_real_loss_through_methods(f):
         dz = s2sad.grad(f)(z)
     assert dz.dtype == np.complex128
     np.testing.assert_allclose(dz, numerical_gradient(f, z), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ .item() in differentiated code
+def squared_item(x):
+    return x.item() ** 2
+
+
+def item_at(x):
+    y = np.sin(x)
+    return y.item(0, 1) * np.sum(x)
+
+
+def item_of_a_sum(x):
+    return x.sum().item() ** 2
+
+
+@pytest.mark.parametrize("f, x", [(squared_item, np.array([1.5])), (item_at, X[0, :2, :2]),
+                                  (item_of_a_sum, np.array([0.5, -1.0, 2.0]))], ids=lambda v: getattr(v, "__name__", ""))
+def test_item_carries_the_gradient(f, x):
+    """x.item() is the element itself: its gradient flows (it was once read as a constant)."""
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, x), rtol=1e-6, atol=1e-8)
