@@ -45,7 +45,7 @@ from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import expand_reduced, mT, output_parts, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents
 
 # ------------------------------------------------------------------ products
@@ -65,7 +65,7 @@ def tensordot_vjp_a(g, ans, a, b, axes):
     free_a = [ax for ax in range(np.ndim(a)) if ax not in axes_a]
     free_b = [ax for ax in range(np.ndim(b)) if ax not in axes_b]
     g_free_b = list(range(len(free_a), np.ndim(g)))
-    partial = np.tensordot(g, b, axes=(g_free_b, free_b))  # axes: free_a, then b's axes_b ascending
+    partial = np.tensordot(g, conj(b), axes=(g_free_b, free_b))  # axes: free_a, then b's axes_b ascending
     order = free_a + [axes_a[axes_b.index(bx)] for bx in sorted(axes_b)]
     return unbroadcast(np.transpose(partial, np.argsort(order)), a)
 
@@ -74,23 +74,23 @@ def tensordot_vjp_b(g, ans, a, b, axes):
     axes_a, axes_b = _tensordot_axes(axes, np.ndim(a), np.ndim(b))
     free_a = [ax for ax in range(np.ndim(a)) if ax not in axes_a]
     free_b = [ax for ax in range(np.ndim(b)) if ax not in axes_b]
-    partial = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))  # a's axes_a ascending, free_b
+    partial = np.tensordot(conj(a), g, axes=(free_a, list(range(len(free_a)))))  # a's axes_a ascending, free_b
     order = [axes_b[axes_a.index(ax)] for ax in sorted(axes_a)] + free_b
     return unbroadcast(np.transpose(partial, np.argsort(order)), b)
 
 
 def inner_vjp_a(g, ans, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * b, a)
+        return unbroadcast(g * conj(b), a)
     g_b_axes = list(range(np.ndim(a) - 1, np.ndim(g)))
-    return unbroadcast(np.tensordot(g, b, axes=(g_b_axes, list(range(np.ndim(b) - 1)))), a)
+    return unbroadcast(np.tensordot(g, conj(b), axes=(g_b_axes, list(range(np.ndim(b) - 1)))), a)
 
 
 def inner_vjp_b(g, ans, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * a, b)
+        return unbroadcast(g * conj(a), b)
     g_a_axes = list(range(np.ndim(a) - 1))
-    return unbroadcast(np.tensordot(g, a, axes=(g_a_axes, list(range(np.ndim(a) - 1)))), b)
+    return unbroadcast(np.tensordot(g, conj(a), axes=(g_a_axes, list(range(np.ndim(a) - 1)))), b)
 
 
 def _check_cross(a, b, axisa, axisb, axisc, axis):
@@ -100,20 +100,20 @@ def _check_cross(a, b, axisa, axisb, axisc, axis):
 
 def cross_vjp_a(g, ans, a, b, axisa, axisb, axisc, axis):
     _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(b, g), a)
+    return unbroadcast(np.cross(conj(b), g), a)
 
 
 def cross_vjp_b(g, ans, a, b, axisa, axisb, axisc, axis):
     _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(g, a), b)
+    return unbroadcast(np.cross(g, conj(a)), b)
 
 
 # Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
 defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
 defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
 defvjp(np.outer,     "a, b, out=None",
-       "unbroadcast(np.reshape(np.dot(g, np.ravel(b)), np.shape(a)), a)",
-       "unbroadcast(np.reshape(np.dot(np.ravel(a), g), np.shape(b)), b)")
+       "unbroadcast(np.reshape(np.dot(g, conj(np.ravel(b))), np.shape(a)), a)",
+       "unbroadcast(np.reshape(np.dot(conj(np.ravel(a)), g), np.shape(b)), b)")
 defvjp(np.inner,     "a, b", inner_vjp_a, inner_vjp_b)
 defvjp(np.vdot,      "a, b", "unbroadcast(np.reshape(np.conjugate(g) * np.ravel(b), np.shape(a)), a)",
        "unbroadcast(np.reshape(g * np.ravel(a), np.shape(b)), b)")
@@ -127,7 +127,7 @@ def solve_vjp_a(g, ans, a, b):
     g_b = _solve_transposed(a, b, g)
     x = ans[..., None] if np.ndim(b) == 1 else ans
     g_b = g_b[..., None] if np.ndim(b) == 1 else g_b
-    return unbroadcast(-np.matmul(g_b, mT(x)), a)
+    return unbroadcast(-np.matmul(g_b, mH(x)), a)
 
 
 def solve_vjp_b(g, ans, a, b):
@@ -135,10 +135,10 @@ def solve_vjp_b(g, ans, a, b):
 
 
 def _solve_transposed(a, b, g):
-    """``solve(a.T, g)``, with ``g`` shaped like ``solve(a, b)``'s output."""
+    """``solve(a^H, g)``, with ``g`` shaped like ``solve(a, b)``'s output."""
     if np.ndim(b) == 1:
-        return np.linalg.solve(mT(a), g[..., None])[..., 0]
-    return np.linalg.solve(mT(a), g)
+        return np.linalg.solve(mH(a), g[..., None])[..., 0]
+    return np.linalg.solve(mH(a), g)
 
 
 def _vector_norm_slope(x, norm, ord, axes):
@@ -253,14 +253,18 @@ def _cofactors(a, det):
 
 
 def det_vjp(g, ans, a):
-    return unbroadcast(np.expand_dims(g, (-2, -1)) * _cofactors(a, ans), a)
+    return unbroadcast(np.expand_dims(g, (-2, -1)) * conj(_cofactors(a, ans)), a)
 
 
 def slogdet_vjp(g, ans, a):
-    _, g_logdet = output_parts(g, 2, ("sign", "logabsdet"))
-    if g_logdet is ZERO:
+    """d log|det A| = Re tr(A^-1 dA); a complex sign = exp(i arg det A) moves too: d sign = i sign Im tr(A^-1 dA)."""
+    g_sign, g_logdet = output_parts(g, 2, ("sign", "logabsdet"))
+    trace_cotangent = ZERO if g_logdet is ZERO else g_logdet
+    if g_sign is not ZERO and np.iscomplexobj(ans[0]):
+        trace_cotangent = 1j * np.imag(g_sign * np.conjugate(ans[0])) + trace_cotangent
+    if trace_cotangent is ZERO:
         return ZERO
-    return unbroadcast(np.expand_dims(g_logdet, (-2, -1)) * mT(np.linalg.inv(a)), a)
+    return unbroadcast(np.expand_dims(trace_cotangent, (-2, -1)) * mH(np.linalg.inv(a)), a)
 
 
 def _power_pullback(g, a, n):
@@ -274,12 +278,12 @@ def _power_pullback(g, a, n):
         partials.append(np.matmul(partials[-1], squares[i]))
     g_squares = [0] * len(squares)
     for j in range(len(used) - 1, 0, -1):
-        g_squares[used[j]] = g_squares[used[j]] + np.matmul(mT(partials[j - 1]), g)
-        g = np.matmul(g, mT(squares[used[j]]))
+        g_squares[used[j]] = g_squares[used[j]] + np.matmul(mH(partials[j - 1]), g)
+        g = np.matmul(g, mH(squares[used[j]]))
     g_squares[used[0]] = g_squares[used[0]] + g
     for i in range(len(squares) - 1, 0, -1):
         root = squares[i - 1]
-        g_squares[i - 1] = g_squares[i - 1] + np.matmul(g_squares[i], mT(root)) + np.matmul(mT(root), g_squares[i])
+        g_squares[i - 1] = g_squares[i - 1] + np.matmul(g_squares[i], mH(root)) + np.matmul(mH(root), g_squares[i])
     return g_squares[0]
 
 
@@ -290,7 +294,7 @@ def matrix_power_vjp(g, ans, a, n):
         return unbroadcast(_power_pullback(g, a, n), a)
     inverse = np.linalg.inv(a)
     g_inverse = _power_pullback(g, inverse, -n)
-    return unbroadcast(-np.matmul(mT(inverse), np.matmul(g_inverse, mT(inverse))), a)
+    return unbroadcast(-np.matmul(mH(inverse), np.matmul(g_inverse, mH(inverse))), a)
 
 
 # ------------------------------------------------------------------ decompositions
@@ -520,7 +524,7 @@ def matrix_norm_vjp(g, ans, x, keepdims, ord):
     return unbroadcast(expand_reduced(g, x, axes, keepdims) * _matrix_norm_slope(x, norm, ord, axes), x)
 
 
-defvjp(np.linalg.inv,      "a", "-np.matmul(mT(ans), np.matmul(g, mT(ans)))")
+defvjp(np.linalg.inv,      "a", "-np.matmul(mH(ans), np.matmul(g, mH(ans)))")
 defvjp(np.linalg.det,      "a", det_vjp)
 defvjp(np.linalg.slogdet,  "a", slogdet_vjp)
 defvjp(np.linalg.matrix_power, "a, n", matrix_power_vjp)

@@ -247,14 +247,14 @@ def _kron_grid(g, a, b):
 def kron_vjp_a(g, ans, a, b):
     grid, a_shape, b_shape = _kron_grid(g, a, b)
     ndim = len(a_shape)
-    partial = np.tensordot(grid, np.reshape(b, b_shape), axes=(list(range(1, 2 * ndim, 2)), list(range(ndim))))
+    partial = np.tensordot(grid, conj(np.reshape(b, b_shape)), axes=(list(range(1, 2 * ndim, 2)), list(range(ndim))))
     return unbroadcast(np.reshape(partial, np.shape(a)), a)
 
 
 def kron_vjp_b(g, ans, a, b):
     grid, a_shape, b_shape = _kron_grid(g, a, b)
     ndim = len(a_shape)
-    partial = np.tensordot(grid, np.reshape(a, a_shape), axes=(list(range(0, 2 * ndim, 2)), list(range(ndim))))
+    partial = np.tensordot(grid, conj(np.reshape(a, a_shape)), axes=(list(range(0, 2 * ndim, 2)), list(range(ndim))))
     return unbroadcast(np.reshape(partial, np.shape(b)), b)
 
 

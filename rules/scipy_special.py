@@ -26,7 +26,7 @@ from scipy import special
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
 
-from .helpers import expand_reduced, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, safe_divide, unbroadcast
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -34,13 +34,13 @@ _EPS = np.finfo(np.float64).eps
 
 
 def _times(g, slope):
-    """``g * slope``, and exactly 0 wherever ``g`` is 0 (an infinite slope times a zero cotangent)."""
+    """``g * conj(slope)``, and exactly 0 wherever ``g`` is 0 (an infinite slope times a zero cotangent)."""
     with np.errstate(invalid="ignore"):
-        return np.where(np.equal(g, 0), 0.0, g * slope)
+        return np.where(np.equal(g, 0), 0.0, g * conj(slope))
 
 
 # Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
-# parameter, elementwise. The reverse vjp is ``unbroadcast(g * slope, param)`` and the
+# parameter, elementwise. The reverse vjp is ``unbroadcast(g * conj(slope), param)`` and the
 # forward jvp ``g * slope`` (see the forward rules at the end).
 # ------------------------------------------------------------------ gamma and beta family
 def gamma_slope(ans, x):
@@ -85,15 +85,15 @@ def betaln_slope_b(ans, a, b):
 
 
 def gamma_vjp(g, ans, x):
-    return unbroadcast(g * gamma_slope(ans, x), x)
+    return unbroadcast(g * conj(gamma_slope(ans, x)), x)
 
 
 def gammaln_vjp(g, ans, x):
-    return unbroadcast(g * gammaln_slope(ans, x), x)
+    return unbroadcast(g * conj(gammaln_slope(ans, x)), x)
 
 
 def digamma_vjp(g, ans, x):
-    return unbroadcast(g * digamma_slope(ans, x), x)
+    return unbroadcast(g * conj(digamma_slope(ans, x)), x)
 
 
 def polygamma_vjp_x(g, ans, n, x):
@@ -101,11 +101,11 @@ def polygamma_vjp_x(g, ans, n, x):
 
 
 def rgamma_vjp(g, ans, x):
-    return unbroadcast(g * rgamma_slope(ans, x), x)
+    return unbroadcast(g * conj(rgamma_slope(ans, x)), x)
 
 
 def multigammaln_vjp(g, ans, a, d):
-    return unbroadcast(g * multigammaln_slope(ans, a, d), a)
+    return unbroadcast(g * conj(multigammaln_slope(ans, a, d)), a)
 
 
 def beta_vjp_a(g, ans, a, b):
@@ -303,51 +303,51 @@ def kve_vjp_x(g, ans, v, x):
 
 
 def i0_vjp(g, ans, x):
-    return unbroadcast(g * i0_slope(ans, x), x)
+    return unbroadcast(g * conj(i0_slope(ans, x)), x)
 
 
 def i1_vjp(g, ans, x):
-    return unbroadcast(g * i1_slope(ans, x), x)
+    return unbroadcast(g * conj(i1_slope(ans, x)), x)
 
 
 def i0e_vjp(g, ans, x):
-    return unbroadcast(g * i0e_slope(ans, x), x)
+    return unbroadcast(g * conj(i0e_slope(ans, x)), x)
 
 
 def i1e_vjp(g, ans, x):
-    return unbroadcast(g * i1e_slope(ans, x), x)
+    return unbroadcast(g * conj(i1e_slope(ans, x)), x)
 
 
 def j0_vjp(g, ans, x):
-    return unbroadcast(g * j0_slope(ans, x), x)
+    return unbroadcast(g * conj(j0_slope(ans, x)), x)
 
 
 def j1_vjp(g, ans, x):
-    return unbroadcast(g * j1_slope(ans, x), x)
+    return unbroadcast(g * conj(j1_slope(ans, x)), x)
 
 
 def y0_vjp(g, ans, x):
-    return unbroadcast(g * y0_slope(ans, x), x)
+    return unbroadcast(g * conj(y0_slope(ans, x)), x)
 
 
 def y1_vjp(g, ans, x):
-    return unbroadcast(g * y1_slope(ans, x), x)
+    return unbroadcast(g * conj(y1_slope(ans, x)), x)
 
 
 def k0_vjp(g, ans, x):
-    return unbroadcast(g * k0_slope(ans, x), x)
+    return unbroadcast(g * conj(k0_slope(ans, x)), x)
 
 
 def k1_vjp(g, ans, x):
-    return unbroadcast(g * k1_slope(ans, x), x)
+    return unbroadcast(g * conj(k1_slope(ans, x)), x)
 
 
 def k0e_vjp(g, ans, x):
-    return unbroadcast(g * k0e_slope(ans, x), x)
+    return unbroadcast(g * conj(k0e_slope(ans, x)), x)
 
 
 def k1e_vjp(g, ans, x):
-    return unbroadcast(g * k1e_slope(ans, x), x)
+    return unbroadcast(g * conj(k1e_slope(ans, x)), x)
 
 
 # ------------------------------------------------------------------ error function, normal distribution
@@ -361,11 +361,11 @@ def log_ndtr_slope(ans, x):
 
 
 def erfcx_vjp(g, ans, x):
-    return unbroadcast(g * erfcx_slope(ans, x), x)
+    return unbroadcast(g * conj(erfcx_slope(ans, x)), x)
 
 
 def log_ndtr_vjp(g, ans, x):
-    return unbroadcast(g * log_ndtr_slope(ans, x), x)
+    return unbroadcast(g * conj(log_ndtr_slope(ans, x)), x)
 
 
 # ------------------------------------------------------------------ information theory
@@ -432,11 +432,11 @@ def logsumexp_vjp_b(g, ans, a, axis, b, keepdims, return_sign):
 
 
 def softmax_vjp(g, ans, x, axis):
-    return unbroadcast(ans * (g - np.sum(g * ans, axis=axis, keepdims=True)), x)
+    return unbroadcast(conj(ans) * (g - np.sum(g * conj(ans), axis=axis, keepdims=True)), x)
 
 
 def log_softmax_vjp(g, ans, x, axis):
-    return unbroadcast(g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True), x)
+    return unbroadcast(g - conj(np.exp(ans)) * np.sum(g, axis=axis, keepdims=True), x)
 
 
 # ------------------------------------------------------------------ shape derivatives
@@ -614,24 +614,24 @@ def defspecial(function, signature, *vjps):
 
 # ------------------------------------------------------------------ the table
 # error function and the normal distribution
-defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)")
-defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)")
+defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
+defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
 defspecial(special.erfcx,        "x",       erfcx_vjp)
-defspecial(special.erfinv,       "x",       f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.erfcinv,      "x",       f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-x ** 2 / 2)")
-defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)")
+defspecial(special.erfinv,       "x",       f"g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defspecial(special.erfcinv,      "x",       f"-g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-conj(x) ** 2 / 2)")
+defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
 defspecial(special.log_ndtr,     "x",       log_ndtr_vjp)
 # logistic
-defspecial(special.expit,        "x",       "g * ans * (1 - ans)")
-defspecial(special.logit,        "x",       "safe_divide(g, x * (1 - x))")
-defspecial(special.log_expit,    "x",       "g * (1 - np.exp(ans))")
+defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
+defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
+defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
 # logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
 # stays finite where both are 0
-defspecial(special.xlogy,        "x, y",    "unbroadcast(g * np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y)), x)",
-                                            "unbroadcast(safe_divide(g * x, y), y)")
-defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y)), x)",
-                                            "unbroadcast(safe_divide(g * x, 1 + y), y)")
+defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(y)), y)")
+defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * conj(np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(1 + y)), y)")
 defspecial(special.entr,         "x",       entr_vjp)
 defspecial(special.rel_entr,     "x, y",    rel_entr_vjp_x, rel_entr_vjp_y)
 defspecial(special.kl_div,       "x, y",    kl_div_vjp_x, kl_div_vjp_y)
