@@ -34,7 +34,7 @@ from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import mT, output_parts, unbroadcast
+from .helpers import conj, mH, mT, output_parts, unbroadcast
 
 
 def _as_columns(b, a):
@@ -48,17 +48,23 @@ def _from_columns(v, b):
 
 
 # ------------------------------------------------------------------ solve_triangular
-_TRANSPOSED = {0: 1, 1: 0, 2: 0, "N": "T", "T": "N", "C": "N"}
+_TRANS_NAMES = {0: "N", 1: "T", 2: "C", "N": "N", "T": "T", "C": "C"}
 
 
 def _triangular_db(g, ans, a, trans, lower, unit_diagonal):
-    return linalg.solve_triangular(a, g, trans=_TRANSPOSED[trans], lower=lower, unit_diagonal=unit_diagonal)
+    """``M^-H g``, M the matrix solved with (A, A^T or A^H: ``trans``)."""
+    trans = _TRANS_NAMES[trans]
+    if trans == "T":  # M^H = conj(A)
+        return conj(linalg.solve_triangular(a, conj(g), trans="N", lower=lower, unit_diagonal=unit_diagonal))
+    return linalg.solve_triangular(a, g, trans="C" if trans == "N" else "N", lower=lower, unit_diagonal=unit_diagonal)
 
 
 def solve_triangular_vjp_a(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
     db = _as_columns(_triangular_db(g, ans, a, trans, lower, unit_diagonal), a)
-    dm = -(db @ mT(_as_columns(ans, a)))
-    da = dm if trans in (0, "N") else mT(dm)
+    dm = -(db @ mH(_as_columns(ans, a)))
+    trans = _TRANS_NAMES[trans]
+    da = dm if trans == "N" else mT(dm) if trans == "T" else mH(dm)
+    # only the triangle is read (and not the diagonal if unit_diagonal): the rest gets 0
     da = np.tril(da, -1 if unit_diagonal else 0) if lower else np.triu(da, 1 if unit_diagonal else 0)
     return unbroadcast(da, a)
 
@@ -71,8 +77,8 @@ def solve_triangular_vjp_b(g, ans, a, b, trans, lower, unit_diagonal, overwrite_
 def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     c, lower = c_and_lower
     db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
-    dm = -(db @ mT(_as_columns(ans, c)))
-    symmetric = dm + mT(dm)
+    dm = -(db @ mH(_as_columns(ans, c)))
+    symmetric = dm + mH(dm)
     dc = np.tril(symmetric @ c) if lower else np.triu(c @ symmetric)
     return unbroadcast(dc, c), NO_TANGENT
 
@@ -97,7 +103,7 @@ def _band_transposed(lower_width, upper_width, ab):
 
 def _banded_db(g, l_and_u, ab):
     lower_width, upper_width = l_and_u
-    return linalg.solve_banded((upper_width, lower_width), _band_transposed(lower_width, upper_width, ab), g)
+    return linalg.solve_banded((upper_width, lower_width), conj(_band_transposed(lower_width, upper_width, ab)), g)  # A^H
 
 
 def solve_banded_vjp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
@@ -108,9 +114,9 @@ def solve_banded_vjp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check
     dab = np.zeros(np.shape(ab), dtype=np.result_type(db, x))
     for d in range(-upper_width, lower_width + 1):           # entry (j + d, j) of A sits at ab[u + d, j]
         if d >= 0:
-            dab[upper_width + d, :n - d] = -np.sum(db[d:] * x[:n - d], axis=1)
+            dab[upper_width + d, :n - d] = -np.sum(db[d:] * conj(x[:n - d]), axis=1)
         else:
-            dab[upper_width + d, -d:] = -np.sum(db[:n + d] * x[-d:], axis=1)
+            dab[upper_width + d, -d:] = -np.sum(db[:n + d] * conj(x[-d:]), axis=1)
     return unbroadcast(dab, ab)
 
 
@@ -120,16 +126,16 @@ def solve_banded_vjp_b(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_
 
 # ------------------------------------------------------------------ Sylvester equations and matrix functions
 def _sylvester_adjoint(g, a, b):
-    """Y with A^T Y + Y B^T = G."""
-    return linalg.solve_sylvester(mT(np.asarray(a)), mT(np.asarray(b)), g)
+    """Y with A^H Y + Y B^H = G."""
+    return linalg.solve_sylvester(mH(np.asarray(a)), mH(np.asarray(b)), g)
 
 
 def solve_sylvester_vjp_a(g, ans, a, b, q):
-    return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mT(ans)), a)
+    return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mH(ans)), a)
 
 
 def solve_sylvester_vjp_b(g, ans, a, b, q):
-    return unbroadcast(-(mT(ans) @ _sylvester_adjoint(g, a, b)), b)
+    return unbroadcast(-(mH(ans) @ _sylvester_adjoint(g, a, b)), b)
 
 
 def solve_sylvester_vjp_q(g, ans, a, b, q):
@@ -137,16 +143,16 @@ def solve_sylvester_vjp_q(g, ans, a, b, q):
 
 
 def sqrtm_vjp(g, ans, A):
-    return unbroadcast(np.real(_sylvester_adjoint(g, ans, ans)), A)
+    return unbroadcast(_sylvester_adjoint(g, ans, ans), A)  # a real A's cotangent: the real part
 
 
 def expm_vjp(g, ans, A):
     a, g = np.asarray(A, dtype=np.result_type(A, np.float64)), np.asarray(g)
     if a.ndim == 2:
-        return unbroadcast(linalg.expm_frechet(a.T, g, compute_expm=False), A)
+        return unbroadcast(linalg.expm_frechet(mH(a), g, compute_expm=False), A)
     shape = np.broadcast_shapes(a.shape, g.shape)
     a, g = np.broadcast_to(a, shape).reshape(-1, *shape[-2:]), np.broadcast_to(g, shape).reshape(-1, *shape[-2:])
-    cotangents = [linalg.expm_frechet(one.T, cotangent, compute_expm=False) for one, cotangent in zip(a, g)]
+    cotangents = [linalg.expm_frechet(mH(one), cotangent, compute_expm=False) for one, cotangent in zip(a, g)]
     return unbroadcast(np.reshape(cotangents, shape), A)
 
 
