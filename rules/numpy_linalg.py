@@ -195,14 +195,28 @@ def norm_vjp(g, ans, x, ord, axis, keepdims):
     return unbroadcast(expand_reduced(g, x, axes, keepdims) * slope, x)
 
 
+def _one_triangle_cotangent(g_hermitian, lower):
+    """The cotangent of ``a`` for a function of the Hermitian matrix LAPACK reads from one
+    triangle of ``a``: H = tril(a) + tril(a, -1)^H (``lower``; ``triu`` otherwise), the
+    imaginary part of the diagonal ignored. ``g_hermitian`` is a cotangent of H, right on
+    Hermitian directions. Entry (i, j) of the triangle moves H's (i, j) and, conjugated,
+    (j, i); the other triangle is never read, so its cotangent is 0.
+    """
+    both = g_hermitian + mH(g_hermitian)
+    off_diagonal = np.tril(both, -1) if lower else np.triu(both, 1)
+    diagonal = np.real(np.diagonal(g_hermitian, axis1=-2, axis2=-1))
+    return off_diagonal + diagonal[..., None] * np.eye(diagonal.shape[-1], dtype=diagonal.dtype)
+
+
 def cholesky_vjp(g, ans, a, upper):
-    """Murray (2016): with A = L L^T, A_bar = sym(L^-T Phi(L^T L_bar) L^-1), Phi = tril, diagonal halved."""
-    lower, g_lower = (mT(ans), mT(g)) if upper else (ans, g)
-    inner = np.matmul(mT(lower), g_lower)
+    """Murray (2016): with A = L L^H, A_bar = L^-H Phi(L^H L_bar) L^-1, Phi = tril, diagonal halved;
+    NumPy reads the lower triangle of ``a`` (the upper one with ``upper=True``)."""
+    lower, g_lower = (mH(ans), mH(g)) if upper else (ans, g)
+    inner = np.matmul(mH(lower), g_lower)
     phi = np.tril(inner) - 0.5 * np.eye(inner.shape[-1], dtype=inner.dtype) * inner
-    left = np.linalg.solve(mT(lower), phi)              # L^-T Phi
-    s = mT(np.linalg.solve(mT(lower), mT(left)))        # (L^-T Phi) L^-1
-    return unbroadcast(0.5 * (s + mT(s)), a)
+    left = np.linalg.solve(mH(lower), phi)              # L^-H Phi
+    s = mH(np.linalg.solve(mH(lower), mH(left)))        # (L^-H Phi) L^-1
+    return unbroadcast(_one_triangle_cotangent(s, lower=not upper), a)
 
 
 def eigh_rrule(a, *rest, **kwargs):
@@ -211,16 +225,17 @@ def eigh_rrule(a, *rest, **kwargs):
 
     def eigh_pullback(dy):
         g_w, g_v = output_parts(dy, 2, ("eigenvalues", "eigenvectors"))
-        inner = np.zeros(np.shape(a), dtype=w.dtype)
+        inner = np.zeros(np.shape(a), dtype=np.result_type(w, v))
         if g_w is not ZERO:
             inner = inner + g_w[..., None] * np.eye(w.shape[-1], dtype=w.dtype)
         if g_v is not ZERO:
             gaps = w[..., None, :] - w[..., :, None]  # gaps[i, j] = w_j - w_i
             with np.errstate(divide="ignore"):
                 f = np.where(gaps == 0, 0, 1 / np.where(gaps == 0, 1, gaps))
-            inner = inner + f * np.matmul(mT(v), g_v)
-        a_bar = np.matmul(v, np.matmul(inner, mT(v)))
-        return (NO_TANGENT, unbroadcast(0.5 * (a_bar + mT(a_bar)), a)) + (NO_TANGENT,) * len(rest)
+            inner = inner + f * np.matmul(mH(v), g_v)
+        a_bar = np.matmul(v, np.matmul(inner, mH(v)))
+        return (NO_TANGENT, unbroadcast(_one_triangle_cotangent(a_bar, _reads_lower(rest, kwargs)), a)) + \
+            (NO_TANGENT,) * len(rest)
 
     return result, eigh_pullback
 
@@ -379,7 +394,13 @@ def pinv_vjp(g, ans, a, rcond, hermitian, rtol):
 
 def eigvalsh_vjp(g, ans, a, UPLO):
     _, v = np.linalg.eigh(a, UPLO)
-    return unbroadcast(np.matmul(v * g[..., None, :], mT(v)), a)
+    return unbroadcast(_one_triangle_cotangent(np.matmul(v * g[..., None, :], mH(v)), UPLO.upper() == "L"), a)
+
+
+def _reads_lower(rest, kwargs):
+    """Whether ``eigh(a, *rest, **kwargs)`` reads the lower triangle (UPLO='L', the default)."""
+    uplo = rest[0] if rest else kwargs.get("UPLO", "L")
+    return uplo.upper() == "L"
 
 
 def _eig_backward(values, vectors, g_values, g_vectors):
