@@ -208,6 +208,13 @@ def _one_triangle_cotangent(g_hermitian, lower):
     return off_diagonal + diagonal[..., None] * np.eye(diagonal.shape[-1], dtype=diagonal.dtype)
 
 
+def _hermitian_from_lower(a):
+    """The matrix LAPACK's Hermitian routines read from the lower triangle of ``a``."""
+    diagonal = np.real(np.diagonal(a, axis1=-2, axis2=-1))
+    strictly_lower = np.tril(a, -1)
+    return strictly_lower + mH(strictly_lower) + diagonal[..., None] * np.eye(diagonal.shape[-1])
+
+
 def cholesky_vjp(g, ans, a, upper):
     """Murray (2016): with A = L L^H, A_bar = L^-H Phi(L^H L_bar) L^-1, Phi = tril, diagonal halved;
     NumPy reads the lower triangle of ``a`` (the upper one with ``upper=True``)."""
@@ -323,38 +330,43 @@ def _reciprocal_gaps(values):
 
 
 def _svd_backward(u, s, v, g_u, g_s, g_v):
-    """Cotangent of A = U diag(s) V^T (thin, ``V`` not ``Vh``), assuming distinct nonzero singular values."""
-    inner = np.zeros(s.shape + s.shape[-1:], dtype=s.dtype)
+    """Cotangent of A = U diag(s) V^H (thin, ``V`` not ``Vh``), assuming distinct nonzero singular values.
+
+    Complex U and V are defined up to a common phase per column; a loss blind to it has
+    Im diag(U^H g_U) = -Im diag(V^H g_V), and the phase term below splits that evenly.
+    """
+    inner = np.zeros(s.shape + s.shape[-1:], dtype=np.result_type(u, v))
     if g_s is not ZERO:
         inner = inner + g_s[..., None, :] * np.eye(s.shape[-1], dtype=s.dtype)
     a_bar = 0
     if g_u is not ZERO or g_v is not ZERO:
         f = _reciprocal_gaps(s ** 2)
         s_inverse = np.where(s == 0, 0, 1 / np.where(s == 0, 1, s))
+        phase = 0
         if g_u is not ZERO:
-            ut_gu = np.matmul(mT(u), g_u)
-            inner = inner + f * (ut_gu - mT(ut_gu)) * s[..., None, :]
+            uh_gu = np.matmul(mH(u), g_u)
+            inner = inner + f * (uh_gu - mH(uh_gu)) * s[..., None, :]
+            phase = phase + np.imag(np.diagonal(uh_gu, axis1=-2, axis2=-1))
             # the part of g_u outside the column space of U (A taller than it is wide)
-            a_bar = a_bar + np.matmul((g_u - np.matmul(u, ut_gu)) * s_inverse[..., None, :], mT(v))
+            a_bar = a_bar + np.matmul((g_u - np.matmul(u, uh_gu)) * s_inverse[..., None, :], mH(v))
         if g_v is not ZERO:
-            vt_gv = np.matmul(mT(v), g_v)
-            inner = inner + s[..., :, None] * (f * (vt_gv - mT(vt_gv)))
-            a_bar = a_bar + np.matmul(u * s_inverse[..., None, :], mT(g_v - np.matmul(v, vt_gv)))
-    return a_bar + np.matmul(u, np.matmul(inner, mT(v)))
+            vh_gv = np.matmul(mH(v), g_v)
+            inner = inner + s[..., :, None] * (f * (vh_gv - mH(vh_gv)))
+            phase = phase - np.imag(np.diagonal(vh_gv, axis1=-2, axis2=-1))
+            a_bar = a_bar + np.matmul(u * s_inverse[..., None, :], mH(g_v - np.matmul(v, vh_gv)))
+        if np.iscomplexobj(inner):
+            inner = inner + 0.5j * (phase * s_inverse)[..., None, :] * np.eye(s.shape[-1])
+    return a_bar + np.matmul(u, np.matmul(inner, mH(v)))
 
 
 def _complement_cotangent(g, q, rest, g_rest):
-    """Fold the cotangent of the extra columns of a full orthogonal factor into that of the first ones.
+    """Fold the cotangent of the extra columns of a full unitary factor into that of the first ones.
 
-    ``[q | rest]`` is orthogonal; ``rest`` is any orthonormal basis of what ``q`` leaves out,
-    so only losses that do not care which basis (``rest @ rest.T``, say) have a gradient.
-    For those, ``d rest = -q d q^T rest``, which is what this folds in.
+    ``[q | rest]`` is unitary; ``rest`` is any orthonormal basis of what ``q`` leaves out,
+    so only losses that do not care which basis (``rest @ rest^H``, say) have a gradient.
+    For those, ``d rest = -q d q^H rest``, which is what this folds in.
     """
-    return g - np.matmul(rest, np.matmul(mT(g_rest), q))
-
-
-def _symmetric_part(a):
-    return 0.5 * (a + mT(a))
+    return g - np.matmul(rest, np.matmul(mH(g_rest), q))
 
 
 def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
@@ -365,15 +377,16 @@ def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
         u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
         g_u, g_s, g_vh = ZERO, g, ZERO
     k = s.shape[-1]
-    g_v = ZERO if g_vh is ZERO else mT(g_vh)
+    g_v = ZERO if g_vh is ZERO else mH(g_vh)
     if compute_uv and full_matrices:
         u, u_rest, vh, vh_rest = u[..., :k], u[..., k:], vh[..., :k, :], vh[..., k:, :]
         if g_u is not ZERO:
             g_u = _complement_cotangent(g_u[..., :k], u, u_rest, g_u[..., k:])
         if g_v is not ZERO:
-            g_v = _complement_cotangent(g_v[..., :k], mT(vh), mT(vh_rest), g_v[..., k:])
-    a_bar = _svd_backward(u, s, mT(vh), g_u, g_s, g_v)
-    return unbroadcast(_symmetric_part(a_bar) if hermitian else a_bar, a)
+            g_v = _complement_cotangent(g_v[..., :k], mH(vh), mH(vh_rest), g_v[..., k:])
+    a_bar = _svd_backward(u, s, mH(vh), g_u, g_s, g_v)
+    # hermitian=True: NumPy runs eigh, which reads the lower triangle
+    return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)
 
 
 def svdvals_vjp(g, ans, x):
@@ -383,13 +396,14 @@ def svdvals_vjp(g, ans, x):
 
 def pinv_vjp(g, ans, a, rcond, hermitian, rtol):
     """Golub & Pereyra's derivative of the pseudo-inverse, valid where the rank does not change."""
-    x, t = ans, mT(g)
-    a_bar = -np.matmul(mT(x), np.matmul(g, mT(x)))
-    w = np.matmul(t, np.matmul(x, mT(x)))
-    a_bar = a_bar + w - np.matmul(a, np.matmul(x, w))           # (I - A X) G^T X X^T
-    q = np.matmul(mT(x), np.matmul(x, t))
-    a_bar = a_bar + q - np.matmul(np.matmul(q, x), a)           # X^T X G^T (I - X A)
-    return unbroadcast(_symmetric_part(a_bar) if hermitian else a_bar, a)
+    x, t = ans, mH(g)
+    inverted = _hermitian_from_lower(a) if hermitian else a  # hermitian: what eigh reads of a
+    a_bar = -np.matmul(mH(x), np.matmul(g, mH(x)))
+    w = np.matmul(t, np.matmul(x, mH(x)))
+    a_bar = a_bar + w - np.matmul(inverted, np.matmul(x, w))           # (I - A X) G^H X X^H
+    q = np.matmul(mH(x), np.matmul(x, t))
+    a_bar = a_bar + q - np.matmul(np.matmul(q, x), inverted)           # X^H X G^H (I - X A)
+    return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)  # eigh reads the lower triangle
 
 
 def eigvalsh_vjp(g, ans, a, UPLO):
@@ -436,17 +450,20 @@ def eigvals_vjp(g, ans, a):
 
 
 def _qr_square_backward(q, r, g_q, g_r):
-    """A = Q R with R square and invertible (Walter & Lehmann): (G_Q + Q copyltu(M)) R^-T, M = R G_R^T - G_Q^T Q."""
+    """A = Q R with R square and invertible (Walter & Lehmann): (G_Q + Q copyltu(M)) R^-H, M = R G_R^H - G_Q^H Q.
+
+    LAPACK's R has a real diagonal, so only the real part of M's diagonal is seen."""
     m = np.zeros(r.shape, dtype=r.dtype)
     if g_r is not ZERO:
-        m = m + np.matmul(r, mT(g_r))
+        m = m + np.matmul(r, mH(g_r))
     if g_q is not ZERO:
-        m = m - np.matmul(mT(g_q), q)
-    lower = np.tril(m)
-    b = np.matmul(q, lower + mT(np.tril(m, -1)))
+        m = m - np.matmul(mH(g_q), q)
+    strictly_lower = np.tril(m, -1)
+    diagonal = np.real(np.diagonal(m, axis1=-2, axis2=-1))
+    b = np.matmul(q, strictly_lower + mH(strictly_lower) + diagonal[..., None] * np.eye(m.shape[-1]))
     if g_q is not ZERO:
         b = b + g_q
-    return mT(np.linalg.solve(r, mT(b)))
+    return mH(np.linalg.solve(r, mH(b)))
 
 
 def qr_vjp(g, ans, a, mode):
@@ -473,7 +490,7 @@ def qr_vjp(g, ans, a, mode):
         left = _qr_square_backward(q, x, g_q, ZERO)
         return unbroadcast(np.concatenate([left, np.zeros(left.shape[:-1] + (cols - rows,), left.dtype)], axis=-1), a)
     g_y = g_r[..., :, rows:]
-    g_q = np.matmul(np.asarray(a)[..., :, rows:], mT(g_y)) + g_q
+    g_q = np.matmul(np.asarray(a)[..., :, rows:], mH(g_y)) + g_q
     left = _qr_square_backward(q, x, g_q, g_r[..., :, :rows])
     return unbroadcast(np.concatenate([left, np.matmul(q, g_y)], axis=-1), a)
 
@@ -485,7 +502,7 @@ def _truncated_pinv(a, rcond):
         rcond = np.finfo(s.dtype).eps * (max(np.shape(a)) if rcond is None else 1)
     kept = s > rcond * s[..., :1]
     s_inverse = np.where(kept, 1 / np.where(kept, s, 1), 0)
-    return np.matmul(mT(vh) * s_inverse[..., None, :], mT(u)), u, vh
+    return np.matmul(mH(vh) * s_inverse[..., None, :], mH(u)), u, vh
 
 
 def lstsq_vjp(g, ans, a, b, rcond):
@@ -500,11 +517,11 @@ def lstsq_vjp(g, ans, a, b, rcond):
     b_bar = np.zeros(b2.shape)
     if g_x is not ZERO:
         g_x2 = np.reshape(g_x, (-1, 1)) if vector else g_x
-        a_bar = a_bar + pinv_vjp(np.matmul(g_x2, mT(b2)), pinv, a, None, False, None)
-        b_bar = b_bar + np.matmul(mT(pinv), g_x2)
+        a_bar = a_bar + pinv_vjp(np.matmul(g_x2, mH(b2)), pinv, a, None, False, None)
+        b_bar = b_bar + np.matmul(mH(pinv), g_x2)
     if g_residuals is not ZERO and np.size(residuals):
         misfit = (b2 - np.matmul(a, x2)) * g_residuals
-        a_bar = a_bar - 2 * np.matmul(misfit, mT(x2))
+        a_bar = a_bar - 2 * np.matmul(misfit, mH(x2))
         b_bar = b_bar + 2 * misfit
     if g_s is not ZERO:
         a_bar = a_bar + np.matmul(u * g_s, vh)  # the singular values of a, as svd's rule
@@ -529,7 +546,7 @@ def cond_vjp(g, ans, x, p):
     norm_inverse = np.linalg.norm(inverse, p, axis=(-2, -1), keepdims=True)
     slope_x = _matrix_norm_slope(x, norm_x, p, axes)
     g_inverse = g * norm_x * _matrix_norm_slope(inverse, norm_inverse, p, axes)
-    return unbroadcast(g * norm_inverse * slope_x - np.matmul(mT(inverse), np.matmul(g_inverse, mT(inverse))), x)
+    return unbroadcast(g * norm_inverse * slope_x - np.matmul(mH(inverse), np.matmul(g_inverse, mH(inverse))), x)
 
 
 def vector_norm_vjp(g, ans, x, axis, keepdims, ord):

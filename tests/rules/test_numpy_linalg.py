@@ -590,3 +590,103 @@ def test_eigvals_matches_eig_order_to_its_own():
     g = r(4) + 1j * r(4)
     order = [2, 0, 3, 1]
     np.testing.assert_allclose(vjp(g[order], w[order], a), vjp(g, w, a))
+
+
+# ------------------------------------------------------------------ complex decompositions, through phase-blind losses
+# U and V of a complex SVD are defined up to a common phase per column (and LAPACK's choice
+# can jump), so they are checked through losses blind to it, against finite differences of
+# the loss itself.
+def _slope_matches(f, a, cotangent, loss, **kwargs):
+    _, pullback = rule_for(f).rrule(a, **kwargs)
+    da = unthunk(pullback(cotangent)[1])
+    direction, h = c(*a.shape), 1e-6
+    numeric = (loss(f(a + h * direction, **kwargs)) - loss(f(a - h * direction, **kwargs))) / (2 * h)
+    assert np.real(np.sum(np.conj(da) * direction)) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+
+
+def _mH(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 3)], ids=str)
+@pytest.mark.parametrize("full", [False, True])
+def test_complex_svd_through_phase_blind_losses(shape, full):
+    a = c(*shape)
+    u, s, vh = np.linalg.svd(a, full_matrices=full)
+    k = s.shape[-1]
+    uk, vhk = u[..., :k], vh[..., :k, :]
+    # U diag(s) V^H, weighted: the reconstruction
+    weights = c(*shape)
+    g_u, g_vh = np.zeros_like(u), np.zeros_like(vh)
+    g_u[..., :k] = weights @ _mH(vhk) * s[..., None, :]
+    g_vh[..., :k, :] = s[..., :, None] * (_mH(uk) @ weights)
+    g_s = np.real(np.einsum("...ij,...ik,...kj->...k", np.conj(weights), uk, vhk))
+    _slope_matches(np.linalg.svd, a, (g_u, g_s, g_vh),
+                   lambda out: np.real(np.sum(np.conj(weights) * ((out[0][..., :k] * out[1][..., None, :]) @ out[2][..., :k, :]))),
+                   full_matrices=full)
+    # |U|^2 and |Vh|^2 (the first k columns and rows), plus the singular values
+    d_u, d_vh, d_s = r(*uk.shape), r(*vhk.shape), r(*s.shape)
+    g_u, g_vh = np.zeros_like(u), np.zeros_like(vh)
+    g_u[..., :k], g_vh[..., :k, :] = 2 * d_u * uk, 2 * d_vh * vhk
+    _slope_matches(np.linalg.svd, a, (g_u, d_s, g_vh),
+                   lambda out: np.sum(d_u * np.abs(out[0][..., :k]) ** 2) + np.sum(d_vh * np.abs(out[2][..., :k, :]) ** 2)
+                   + np.sum(d_s * out[1]), full_matrices=full)
+    # U U^H over all the columns of U (blind to the basis of the extra ones too)
+    e = c(*(shape[:-1] + shape[-2:-1]))
+    _slope_matches(np.linalg.svd, a, ((e + _mH(e)) @ u, ZERO, ZERO),
+                   lambda out: np.real(np.sum(np.conj(e) * (out[0] @ _mH(out[0])))), full_matrices=full)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 3, 3)], ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_complex_qr(shape, mode):
+    a = c(*shape)
+    q, r_ = np.linalg.qr(a, mode)
+    g_q, g_r = c(*q.shape), c(*r_.shape)
+    k = shape[-1]
+    if mode == "complete" and shape[-2] > k:  # Q's extra columns: only through Q_rest Q_rest^H
+        e = c(*(shape[:-1] + shape[-2:-1]))
+        g_q[..., :k] = 0
+        g_q[..., k:] = (e + _mH(e)) @ q[..., k:]
+
+        def loss(out):
+            rest = out[0][..., k:]
+            return np.real(np.sum(np.conj(e) * (rest @ _mH(rest)))) + np.real(np.sum(np.conj(g_r) * out[1]))
+    else:
+        def loss(out):
+            return np.real(np.sum(np.conj(g_q) * out[0])) + np.real(np.sum(np.conj(g_r) * out[1]))
+    _slope_matches(np.linalg.qr, a, (g_q, g_r), loss, mode=mode)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4)], ids=str)
+def test_complex_pinv_lstsq_svdvals(shape):
+    a = c(*shape)
+    check_rrule(np.linalg.pinv, a)
+    check_rrule(np.linalg.lstsq, a, c(shape[0]))
+    check_rrule(np.linalg.lstsq, a, c(shape[0], 2))
+    check_rrule(np.linalg.svd, a, compute_uv=False)
+
+
+@pytest.mark.parametrize("make", [r, c], ids=["real", "complex"])
+def test_hermitian_flag_reads_the_lower_triangle(make):
+    """svd and pinv with hermitian=True run eigh: the upper triangle is not read."""
+    a = make(3, 3) + 3 * np.eye(3)  # not Hermitian
+    for f, kwargs in ((np.linalg.svd, {"compute_uv": False}), (np.linalg.pinv, {})):
+        (da,) = check_rrule(f, a, hermitian=True, **kwargs)
+        assert np.all(np.triu(da, 1) == 0)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 2, -2, 1, np.inf], ids=str)
+def test_complex_norm_and_cond(ord):
+    check_rrule(np.linalg.norm, c(3, 3), ord)
+    check_rrule(np.linalg.cond, c(3, 3) + 2 * np.eye(3), ord if ord not in ("nuc",) else None)
+
+
+def test_complex_inverse_determinant_solve():
+    a, b = c(3, 3) + 3 * np.eye(3), c(3, 2)
+    check_rrule(np.linalg.inv, a)
+    check_rrule(np.linalg.det, a)
+    check_rrule(np.linalg.slogdet, a)  # the sign of a complex determinant moves with a
+    check_rrule(np.linalg.solve, a, b)
+    check_rrule(np.linalg.matrix_power, a, 3)
+    check_rrule(np.linalg.matrix_power, a, -2)
