@@ -17,7 +17,7 @@ nondifferentiable(
     np.iscomplex, np.iscomplexobj, np.isfinite, np.isinf, np.isnan, np.isneginf, np.isposinf,
     np.isreal, np.isscalar, np.less, np.less_equal, np.logical_and, np.logical_not, np.logical_or,
     np.logical_xor, np.ndim, np.nonzero, np.not_equal, np.ones_like, np.result_type, np.rint,
-    np.round, np.searchsorted, np.shape, np.sign, np.size, np.trunc, np.zeros_like,
+    np.round, np.searchsorted, np.shape, np.size, np.trunc, np.zeros_like,
 )
 
 # ------------------------------------------------------------------ creators, queries, integer maths

@@ -10,7 +10,8 @@ AUTOGRAD_NOGRAD = """all allclose any argmax argmin argpartition argsort argwher
 array_equiv ceil count_nonzero empty_like equal fix flatnonzero floor floor_divide greater
 greater_equal isclose iscomplex iscomplexobj isfinite isinf isnan isneginf isposinf isreal isscalar
 less less_equal logical_and logical_not logical_or logical_xor ndim nonzero not_equal ones_like
-result_type rint round searchsorted shape sign size trunc zeros_like""".split()
+result_type rint round searchsorted shape size trunc zeros_like""".split()
+# not sign: NumPy 2's sign(z) is z / |z| for complex z, which moves (a rule in numpy_elementwise)
 CREATORS = "zeros ones empty arange eye identity".split()
 
 
