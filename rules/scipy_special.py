@@ -23,8 +23,10 @@ import math
 import numpy as np
 from scipy import special
 
+from s2sad.errors import MissingRuleError
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.tangents import NO_TANGENT
 
 from .helpers import conj, expand_reduced, safe_divide, unbroadcast
 
@@ -34,9 +36,9 @@ _EPS = np.finfo(np.float64).eps
 
 
 def _times(g, slope):
-    """``g * conj(slope)``, and exactly 0 wherever ``g`` is 0 (an infinite slope times a zero cotangent)."""
+    """``g * slope``, and exactly 0 wherever ``g`` is 0 (an infinite slope times a zero cotangent)."""
     with np.errstate(invalid="ignore"):
-        return np.where(np.equal(g, 0), 0.0, g * conj(slope))
+        return np.where(np.equal(g, 0), 0.0, g * slope)
 
 
 # Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
@@ -52,7 +54,20 @@ def gammaln_slope(ans, x):
 
 
 def digamma_slope(ans, x):
+    if np.iscomplexobj(x):  # SciPy's polygamma (the slope) is real only
+        raise MissingRuleError("no rule for scipy.special.digamma (psi) at complex arguments",
+                               hint="its derivative, polygamma(1, z), has no complex version in SciPy")
     return special.polygamma(1, x)
+
+
+def order_without_derivative(g, ans, v, x):
+    """The order of a Bessel function gets no derivative: refused when it has a tangent
+    (an int order has none), rather than passing a silent 0."""
+    if np.result_type(v).kind in "fc":
+        raise MissingRuleError("no rule for the derivative of a Bessel function in its order",
+                               hint="make the order a constant: an int, or a float not computed from "
+                                    "the differentiated inputs")
+    return NO_TANGENT
 
 
 def polygamma_slope_x(ans, n, x):
@@ -161,31 +176,31 @@ def betainc_slope_x(ans, a, b, x):
 
 
 def gammainc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, gammainc_slope_a(ans, a, x)), a)
+    return unbroadcast(_times(g, conj(gammainc_slope_a(ans, a, x))), a)
 
 
 def gammainc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, gammainc_slope_x(ans, a, x)), x)
+    return unbroadcast(_times(g, conj(gammainc_slope_x(ans, a, x))), x)
 
 
 def gammaincc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, gammaincc_slope_a(ans, a, x)), a)
+    return unbroadcast(_times(g, conj(gammaincc_slope_a(ans, a, x))), a)
 
 
 def gammaincc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, gammaincc_slope_x(ans, a, x)), x)
+    return unbroadcast(_times(g, conj(gammaincc_slope_x(ans, a, x))), x)
 
 
 def betainc_vjp_a(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_a(ans, a, b, x)), a)
+    return unbroadcast(_times(g, conj(betainc_slope_a(ans, a, b, x))), a)
 
 
 def betainc_vjp_b(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_b(ans, a, b, x)), b)
+    return unbroadcast(_times(g, conj(betainc_slope_b(ans, a, b, x))), b)
 
 
 def betainc_vjp_x(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_x(ans, a, b, x)), x)
+    return unbroadcast(_times(g, conj(betainc_slope_x(ans, a, b, x))), x)
 
 
 # ------------------------------------------------------------------ Bessel functions
@@ -386,11 +401,11 @@ def kl_div_slope_x(ans, x, y):
 
 
 def entr_vjp(g, ans, x):
-    return unbroadcast(_times(g, entr_slope(ans, x)), x)
+    return unbroadcast(_times(g, conj(entr_slope(ans, x))), x)
 
 
 def rel_entr_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, rel_entr_slope_x(ans, x, y)), x)
+    return unbroadcast(_times(g, conj(rel_entr_slope_x(ans, x, y))), x)
 
 
 def rel_entr_vjp_y(g, ans, x, y):
@@ -398,7 +413,7 @@ def rel_entr_vjp_y(g, ans, x, y):
 
 
 def kl_div_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, kl_div_slope_x(ans, x, y)), x)
+    return unbroadcast(_times(g, conj(kl_div_slope_x(ans, x, y))), x)
 
 
 def kl_div_vjp_y(g, ans, x, y):
@@ -648,13 +663,13 @@ defspecial(special.gammainc,     "a, x",    gammainc_vjp_a, gammainc_vjp_x)
 defspecial(special.gammaincc,    "a, x",    gammaincc_vjp_a, gammaincc_vjp_x)
 defspecial(special.betainc,      "a, b, x", betainc_vjp_a, betainc_vjp_b, betainc_vjp_x)
 # Bessel functions (special.jn is special.jv)
-defspecial(special.jv,           "v, x",    None, jv_vjp_x)
-defspecial(special.yv,           "v, x",    None, yv_vjp_x)
+defspecial(special.jv,           "v, x",    order_without_derivative, jv_vjp_x)
+defspecial(special.yv,           "v, x",    order_without_derivative, yv_vjp_x)
 defspecial(special.yn,           "n, x",    None, yn_vjp_x)
-defspecial(special.iv,           "v, x",    None, iv_vjp_x)
-defspecial(special.ive,          "v, x",    None, ive_vjp_x)
-defspecial(special.kv,           "v, x",    None, kv_vjp_x)
-defspecial(special.kve,          "v, x",    None, kve_vjp_x)
+defspecial(special.iv,           "v, x",    order_without_derivative, iv_vjp_x)
+defspecial(special.ive,          "v, x",    order_without_derivative, ive_vjp_x)
+defspecial(special.kv,           "v, x",    order_without_derivative, kv_vjp_x)
+defspecial(special.kve,          "v, x",    order_without_derivative, kve_vjp_x)
 defspecial(special.i0,           "x",       i0_vjp)
 defspecial(special.i1,           "x",       i1_vjp)
 defspecial(special.i0e,          "x",       i0e_vjp)
@@ -795,13 +810,13 @@ defjvp(special.gammaincc,    _jvp(gammaincc_slope_a, guarded=True), _jvp(gammain
 defjvp(special.betainc,      _jvp(betainc_slope_a, guarded=True), _jvp(betainc_slope_b, guarded=True),
                              _jvp(betainc_slope_x, guarded=True), **ELEMENTWISE)
 # Bessel functions: no tangent through the order
-defjvp(special.jv,           None, _jvp(jv_slope_x), **ELEMENTWISE)
-defjvp(special.yv,           None, _jvp(yv_slope_x), **ELEMENTWISE)
+defjvp(special.jv,           order_without_derivative, _jvp(jv_slope_x), **ELEMENTWISE)
+defjvp(special.yv,           order_without_derivative, _jvp(yv_slope_x), **ELEMENTWISE)
 defjvp(special.yn,           None, _jvp(yn_slope_x), **ELEMENTWISE)
-defjvp(special.iv,           None, _jvp(iv_slope_x), **ELEMENTWISE)
-defjvp(special.ive,          None, _jvp(ive_slope_x), **ELEMENTWISE)
-defjvp(special.kv,           None, _jvp(kv_slope_x), **ELEMENTWISE)
-defjvp(special.kve,          None, _jvp(kve_slope_x), **ELEMENTWISE)
+defjvp(special.iv,           order_without_derivative, _jvp(iv_slope_x), **ELEMENTWISE)
+defjvp(special.ive,          order_without_derivative, _jvp(ive_slope_x), **ELEMENTWISE)
+defjvp(special.kv,           order_without_derivative, _jvp(kv_slope_x), **ELEMENTWISE)
+defjvp(special.kve,          order_without_derivative, _jvp(kve_slope_x), **ELEMENTWISE)
 defjvp(special.i0,           _jvp(i0_slope), **ELEMENTWISE)
 defjvp(special.i1,           _jvp(i1_slope), **ELEMENTWISE)
 defjvp(special.i0e,          _jvp(i0e_slope), **ELEMENTWISE)
