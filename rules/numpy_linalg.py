@@ -627,7 +627,7 @@ def einsum_rrule(subscripts, *operands, **kwargs):
             available = set(output).union(*[set(s) for s, _ in others])
             target = "".join(ch for ch in subs if ch in available)
             spec = ",".join([output] + [s for s, _ in others]) + "->" + target
-            partial = np.einsum(spec, dy, *[operand for _, operand in others])
+            partial = np.einsum(spec, dy, *[conj(operand) for _, operand in others])  # the adjoint: conjugates
             if target != subs:  # indices summed in this operand alone: the cotangent is constant along them
                 kept_shape = tuple(np.shape(partial)[target.index(ch)] if ch in available else 1 for ch in subs)
                 partial = np.broadcast_to(np.reshape(partial, kept_shape), np.shape(x))
