@@ -16,8 +16,8 @@ come from one more Sylvester equation with the transposes, ``A^T Y + Y B^T = G``
 ``dA = -Y X^T``, ``dB = -X^T Y``. ``sqrtm`` is the same equation with ``A = B = sqrtm(M)``
 (from ``S S = M``), and ``expm``'s cotangent is the Frechet derivative of ``expm`` at
 ``M^T`` in the direction of the cotangent. All for real matrices (``sqrtm`` of a matrix
-with a real square root); ``expm`` also for stacks of matrices. ``lu_factor`` is
-nondifferentiable (its pivots are integers; differentiate ``solve`` instead).
+with a real square root); ``expm`` also for stacks of matrices. ``lu_factor``'s factors
+move with A but have no rule: a derivative of them is refused (differentiate ``solve``).
 
 Forward rules: a solve's tangent is ``dx = M^-1 (db - dM x)``, with ``dM`` read from the
 tangent of the matrix's storage the way the function reads the matrix (one triangle,
@@ -31,10 +31,11 @@ import numpy as np
 from scipy import linalg
 
 from s2sad.forward_rules import defjvp
-from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, mH, mT, output_parts, unbroadcast
+from .refusals import defrefused
 
 
 def _as_columns(b, a):
@@ -170,8 +171,9 @@ deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
 deflinalg(linalg.sqrtm,            "A", sqrtm_vjp)
 deflinalg(linalg.expm,             "A", expm_vjp)
-nondifferentiable(linalg.lu_factor)
-rule_for(linalg.lu_factor).name = "scipy.linalg.lu_factor"
+defrefused(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", ("a",), "scipy.linalg.lu_factor",
+           "differentiate solve (or scipy.linalg.solve) instead of lu_factor and lu_solve",
+           name="scipy.linalg.lu_factor")
 
 
 # ------------------------------------------------------------------ jvps
@@ -284,4 +286,3 @@ defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)
 defjvp(linalg.expm,             expm_jvp)
-# lu_factor is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)
