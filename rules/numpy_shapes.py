@@ -326,7 +326,7 @@ def _statistic_share(window, g, mode):
 def pad_vjp_array(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
     _check_pad_mode(mode)
     x = np.asarray(array)
-    if x.dtype.kind != "f" or x.ndim == 0:
+    if x.dtype.kind not in "fc" or x.ndim == 0:
         return unbroadcast(g, array)
     widths = _pad_pairs(pad_width, x.ndim)
     lengths = _pad_pairs(stat_length, x.ndim)

@@ -112,7 +112,7 @@ def digamma_vjp(g, ans, x):
 
 
 def polygamma_vjp_x(g, ans, n, x):
-    return unbroadcast(g * polygamma_slope_x(ans, n, x), x)
+    return unbroadcast(g * conj(polygamma_slope_x(ans, n, x)), x)
 
 
 def rgamma_vjp(g, ans, x):
@@ -124,19 +124,19 @@ def multigammaln_vjp(g, ans, a, d):
 
 
 def beta_vjp_a(g, ans, a, b):
-    return unbroadcast(g * beta_slope_a(ans, a, b), a)
+    return unbroadcast(g * conj(beta_slope_a(ans, a, b)), a)
 
 
 def beta_vjp_b(g, ans, a, b):
-    return unbroadcast(g * beta_slope_b(ans, a, b), b)
+    return unbroadcast(g * conj(beta_slope_b(ans, a, b)), b)
 
 
 def betaln_vjp_a(g, ans, a, b):
-    return unbroadcast(g * betaln_slope_a(ans, a, b), a)
+    return unbroadcast(g * conj(betaln_slope_a(ans, a, b)), a)
 
 
 def betaln_vjp_b(g, ans, a, b):
-    return unbroadcast(g * betaln_slope_b(ans, a, b), b)
+    return unbroadcast(g * conj(betaln_slope_b(ans, a, b)), b)
 
 
 def _gamma_density(a, x):
@@ -225,6 +225,9 @@ def iv_slope_x(ans, v, x):
 
 
 def ive_slope_x(ans, v, x):
+    if np.iscomplexobj(x):  # ive(v, z) = iv(v, z) exp(-|Re z|): not holomorphic, no rule
+        raise MissingRuleError("no rule for scipy.special.ive at complex arguments",
+                               hint="use iv(v, z) * np.exp(-np.abs(z.real)), which s2sad differentiates")
     return (special.ive(v - 1, x) + special.ive(v + 1, x)) / 2 - np.sign(x) * ans
 
 
@@ -290,31 +293,31 @@ def k1e_slope(ans, x):
 
 
 def jv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * jv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(jv_slope_x(ans, v, x)), x)
 
 
 def yv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * yv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(yv_slope_x(ans, v, x)), x)
 
 
 def yn_vjp_x(g, ans, n, x):
-    return unbroadcast(g * yn_slope_x(ans, n, x), x)
+    return unbroadcast(g * conj(yn_slope_x(ans, n, x)), x)
 
 
 def iv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * iv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(iv_slope_x(ans, v, x)), x)
 
 
 def ive_vjp_x(g, ans, v, x):
-    return unbroadcast(g * ive_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(ive_slope_x(ans, v, x)), x)
 
 
 def kv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * kv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(kv_slope_x(ans, v, x)), x)
 
 
 def kve_vjp_x(g, ans, v, x):
-    return unbroadcast(g * kve_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(kve_slope_x(ans, v, x)), x)
 
 
 def i0_vjp(g, ans, x):
@@ -433,17 +436,18 @@ def _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign):
     with np.errstate(invalid="ignore"):
         terms = np.exp(like - lse)
     # where every weight is 0 the sum is 0 and ans is -inf: no gradient flows there
-    return g_full, np.where(np.isneginf(lse), 0.0, terms)
+    # (logsumexp is holomorphic in a complex a: the terms are conjugated by the vjps)
+    return g_full, np.where(np.isneginf(np.real(lse)), 0.0, terms)
 
 
 def logsumexp_vjp_a(g, ans, a, axis, b, keepdims, return_sign):
     g_full, terms = _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign)
-    return unbroadcast(g_full * terms * (1 if b is None else b), a)
+    return unbroadcast(g_full * conj(terms * (1 if b is None else b)), a)
 
 
 def logsumexp_vjp_b(g, ans, a, axis, b, keepdims, return_sign):
     g_full, terms = _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign)
-    return unbroadcast(g_full * terms, b)
+    return unbroadcast(g_full * conj(terms), b)
 
 
 def softmax_vjp(g, ans, x, axis):
@@ -761,7 +765,7 @@ def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
     with np.errstate(invalid="ignore", over="ignore"):
         terms = np.exp(a - lse)
     # where every weight is 0 the sum is 0 and ans is -inf: no tangent flows there
-    terms = np.where(np.isneginf(lse), 0.0, terms)
+    terms = np.where(np.isneginf(np.real(lse)), 0.0, terms)
     if times_b and b is not None:
         terms = terms * b
     return _like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
