@@ -779,7 +779,7 @@ def lstsq_jvp_a(g, ans, a, b, rcond):
     d_residuals = np.zeros(np.shape(residuals))
     if np.size(residuals):
         misfit = b2 - np.matmul(a, x2)
-        d_residuals = -2 * np.sum(misfit * np.matmul(g, x2), axis=0)
+        d_residuals = -2 * np.sum(np.real(np.conj(misfit) * np.matmul(g, x2)), axis=0)  # |r|^2 moves by 2 Re <r, dr>
     return (as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT,
             as_tangent_of(_singular_value_tangents(u, vh, g), s))
 
@@ -793,7 +793,7 @@ def lstsq_jvp_b(g, ans, a, b, rcond):
     if np.size(residuals):
         x2 = np.reshape(x, (-1, 1)) if np.ndim(b) == 1 else x
         b2 = np.reshape(b, (-1, 1)) if np.ndim(b) == 1 else np.asarray(b)
-        d_residuals = 2 * np.sum((b2 - np.matmul(a, x2)) * db, axis=0)
+        d_residuals = 2 * np.sum(np.real(np.conj(b2 - np.matmul(a, x2)) * db), axis=0)
     return as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT, np.zeros_like(s)
 
 
