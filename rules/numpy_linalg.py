@@ -2,9 +2,10 @@
 ``einsum``) and for ``numpy.linalg``.
 
 Matrix rules work on stacks of matrices (the last two axes), as NumPy's do. ``mT`` swaps
-the last two axes. The ``numpy.linalg`` rules are for real matrices (they transpose, they
-do not conjugate); ``eig`` and ``eigvals`` of a real matrix may return complex values, and
-take complex cotangents for them. Functions returning several arrays (``svd``, ``qr``, ``eig``, ``eigh``,
+the last two axes, ``mH`` also conjugates: the rules are written for complex matrices
+(adjoints with conjugate transposes; for real ones ``mH`` is ``mT`` and costs no copy).
+``eig`` and ``eigvals`` of a real matrix may return complex values, and take complex
+cotangents for them (``tests/rules/test_complex_audit.py`` checks every rule at complex input). Functions returning several arrays (``svd``, ``qr``, ``eig``, ``eigh``,
 ``slogdet``, ``lstsq``) take the cotangent as a tuple with ZERO for unused parts, or as a
 structural Tangent of the result's fields (``helpers.output_parts``).
 
@@ -18,18 +19,21 @@ Conventions:
   matrix norms split the cotangent equally among tied maxima; ``ord=0`` (a count) has
   gradient 0. A vector norm with ``ord < 1`` has no derivative at an element that is 0.
 * ``det`` is exact at singular matrices (the cofactor matrix, through the SVD there);
-  ``slogdet`` passes on the cotangent of ``logabsdet`` only (``sign`` is piecewise constant).
+  ``slogdet`` passes on the cotangent of ``logabsdet``, and that of ``sign`` for a complex
+  matrix (``sign = det / |det|`` moves with it; a real sign is piecewise constant).
 * ``einsum`` (subscripts-string form, ``...`` included) is an rrule, since its operands
   arrive as ``*operands``; an index repeated within one operand (``"ii->i"``) is not covered.
 * ``cholesky``, ``eigh``, ``eigvalsh`` and ``hermitian=True`` forms read one triangle of
-  a symmetric matrix; their cotangents are symmetric (the gradient on the space of
-  symmetric matrices). Check them with symmetric directions.
+  their input (the lower one by default; ``UPLO='U'``, ``upper=True`` the upper one) and
+  ignore the imaginary part of its diagonal: their cotangents are those of the function
+  NumPy computes, 0 on the triangle not read, so any direction checks them.
 * Spectral rules assume distinct values: ``eigh`` and ``eig`` distinct eigenvalues,
   ``svd`` distinct nonzero singular values. The cotangent of a degenerate pair's vectors
   (undefined there) is dropped rather than made infinite. Singular vectors and
   eigenvectors are only defined up to sign (phase, for complex ones), so only losses
-  that do not depend on that choice have a gradient: ``U @ diag(s) @ Vh``, ``U @ U.T``,
-  ``abs(V) ** 2``. ``eig``'s eigenvectors have unit norm, as NumPy returns them.
+  that do not depend on that choice have a gradient: ``U @ diag(s) @ Vh``, ``U @ U^H``,
+  ``abs(V) ** 2``. For complex ones the phase term of the SVD's pullback splits
+  ``Im diag(U^H g_U)`` and ``-Im diag(V^H g_V)`` (equal for such losses) evenly. ``eig``'s eigenvectors have unit norm, as NumPy returns them.
 * ``svd(full_matrices=True)`` and ``qr(mode='complete')`` return extra orthonormal
   columns spanning what the first ones leave out; any basis of that space would do, so
   only losses that do not depend on the basis chosen (``U2 @ U2.T``) are differentiated

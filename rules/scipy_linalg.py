@@ -1,22 +1,22 @@
 """Rules for ``scipy.linalg`` (registered once the user imports ``scipy.linalg``).
 
-Every solve ``x = M^-1 b`` has the same two cotangents: ``db = M^-T g`` (a solve with the
-transposed matrix), and ``dM = -db x^T``. What differs is how ``M`` is stored, and each
+Every solve ``x = M^-1 b`` has the same two cotangents: ``db = M^-H g`` (a solve with the
+conjugate transposed matrix), and ``dM = -db x^H``. What differs is how ``M`` is stored, and each
 rule takes ``dM`` back to the storage it read:
 
 * ``solve_triangular`` reads one triangle of ``a`` (not its diagonal either, with
   ``unit_diagonal``): the other entries get a zero cotangent;
-* ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^T``: ``dL = (dM + dM^T) L``,
+* ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^H``: ``dL = (dM + dM^H) L``,
   in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
 * ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
   entries outside the matrix get 0.
 
 Matrix functions: ``solve_sylvester``'s ``X`` solves ``A X + X B = Q``, and its cotangents
-come from one more Sylvester equation with the transposes, ``A^T Y + Y B^T = G``: ``dQ = Y``,
-``dA = -Y X^T``, ``dB = -X^T Y``. ``sqrtm`` is the same equation with ``A = B = sqrtm(M)``
-(from ``S S = M``), and ``expm``'s cotangent is the Frechet derivative of ``expm`` at
-``M^T`` in the direction of the cotangent. All for real matrices (``sqrtm`` of a matrix
-with a real square root); ``expm`` also for stacks of matrices. ``lu_factor``'s factors
+come from one more Sylvester equation with the conjugate transposes, ``A^H Y + Y B^H = G``:
+``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. ``sqrtm`` is the same equation with
+``A = B = sqrtm(M)`` (from ``S S = M``; a real M with a complex root gets the real part),
+and ``expm``'s cotangent is the Frechet derivative of ``expm`` at ``M^H`` in the direction
+of the cotangent; ``expm`` also for stacks of matrices. Real and complex matrices alike. ``lu_factor``'s factors
 move with A but have no rule: a derivative of them is refused (differentiate ``solve``).
 
 Forward rules: a solve's tangent is ``dx = M^-1 (db - dM x)``, with ``dM`` read from the
