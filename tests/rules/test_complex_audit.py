@@ -121,7 +121,7 @@ CHECKED = {
                numpy.fft.ifftn numpy.fft.irfftn numpy.fft.fftshift numpy.fft.ifftshift builtins.abs operator.neg
                operator.pos s2sad.rules.ndarray_methods.ndarray_transpose s2sad.rules.ndarray_methods.ndarray_T
                s2sad.rules.ndarray_methods.ndarray_mT s2sad.rules.ndarray_methods.ndarray_flatten
-               s2sad.rules.ndarray_methods.ndarray_copy scipy.special.erf scipy.special.erfc scipy.special.erfcx
+               s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist scipy.special.erf scipy.special.erfc scipy.special.erfcx
                scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
                scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
@@ -288,7 +288,7 @@ METHOD_CHECKED = {  # method name: rng, receiver -> (args, kwargs); None: the me
     "dot": lambda rng, a: calls(z(rng, *np.shape(a)[-1:])),
     "swapaxes": lambda rng, a: calls(0, -1), "repeat": lambda rng, a: calls(2),
     "reshape": lambda rng, a: calls(-1), "transpose": lambda rng, a: calls(),
-    "astype": lambda rng, a: calls(np.complex128), "item": lambda rng, a: calls(0),
+    "astype": lambda rng, a: calls(np.complex128), "item": lambda rng, a: calls(0), "tolist": None,
 }
 METHOD_RECEIVERS = {np.ndarray: lambda rng: z(rng, 2, 3), np.generic: lambda rng: np.complex128(z(rng))}
 SCALARS_WITHOUT_TWO_AXES = {"trace", "diagonal", "swapaxes", "mT"}  # a 0-d receiver has no axes to use

@@ -186,3 +186,24 @@ def item_of_a_sum(x):
 def test_item_carries_the_gradient(f, x):
     """x.item() is the element itself: its gradient flows (it was once read as a constant)."""
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, x), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ .tolist() in differentiated code
+def sum_of_list(x):
+    return sum(x.tolist())
+
+
+def products_of_rows(x):
+    rows = (x * 2.0).tolist()
+    return rows[0][1] ** 2 + rows[1][0] * rows[0][0]
+
+
+@pytest.mark.parametrize("f, x", [(sum_of_list, np.array([1.0, -2.0, 0.5])),
+                                  (products_of_rows, np.array([[1.0, 2.0], [3.0, 4.0]]))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_tolist_carries_the_gradient(f, x):
+    """x.tolist() holds x's values: its gradient flows, forward and reverse (it was once a silent 0)."""
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, x), rtol=1e-6, atol=1e-8)
+    t, h = np.ones_like(x), 1e-6
+    _, tangent = s2sad.jvp(f, (x,), (t,))
+    assert tangent == pytest.approx((f(x + h * t) - f(x - h * t)) / (2 * h), rel=1e-6)
