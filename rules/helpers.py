@@ -38,6 +38,7 @@ __all__ = [
     "matmul_vjp_x2",
     "dot_vjp_a",
     "dot_vjp_b",
+    "mH",
     "mT",
     "power_vjp_base",
     "power_vjp_exponent",
@@ -306,6 +307,11 @@ def inverse_axes(axes, ndim):
 def mT(a):
     """Swap the last two axes (matrix transpose of a stack of matrices)."""
     return np.swapaxes(a, -1, -2)
+
+
+def mH(a):
+    """The conjugate transpose of the last two axes (``mT`` for real arrays, without a copy)."""
+    return conj(np.swapaxes(a, -1, -2))
 
 
 def matmul_vjp_x1(g, x1, x2):

@@ -3,7 +3,7 @@
 Where a method takes the same parameters as a NumPy function (after the receiver), it
 shares that function's rule: ``x.sum(axis=0)`` is differentiated as ``np.sum(x, axis=0)``.
 Where it does not (``x.reshape(2, 3)``, ``x.transpose(1, 0)``, ``x.T``, ``x.astype(t)``,
-``x.flatten()``, ``x.item()``), a small function below spells the method as a function,
+``x.flatten()``, ``x.item()``, ``x.tolist()``), a small function below spells the method as a function,
 with the method's own signature, and carries the rule. Every method is registered for
 ``np.ndarray`` and, where numpy scalars have it, for ``np.generic``.
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from s2sad.forward_rules import defjvp_method
 from s2sad.registry import defmethod, defvjp
-from s2sad.tangents import ZERO
+from s2sad.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 
 from .helpers import inverse_axes, unbroadcast
 
@@ -59,6 +59,10 @@ def ndarray_item(a, *args):
     return a.item(*args)
 
 
+def ndarray_tolist(a):
+    return a.tolist()
+
+
 def ndarray_transpose_vjp(g, ans, a, axes):
     axes = _shape_argument(axes) if axes else None
     return np.transpose(g, inverse_axes(axes, np.ndim(a)))
@@ -75,6 +79,21 @@ def ndarray_item_vjp(g, ans, a, args):
     return unbroadcast(out, a)
 
 
+def _nested_cotangent(ct, shape, dtype):
+    """The cotangent of nested lists (lists, Tangents of lists, ZERO) as an array of ``shape``."""
+    ct = unthunk(ct)
+    if is_zero(ct) or ct is NO_TANGENT:
+        return np.zeros(shape, dtype=dtype)
+    if not shape:
+        return np.asarray(ct, dtype=np.result_type(ct, dtype))
+    return np.stack([_nested_cotangent(ct[i], shape[1:], dtype) for i in range(shape[0])]) if shape[0] else \
+        np.zeros(shape, dtype=dtype)
+
+
+def ndarray_tolist_vjp(g, ans, a):
+    return unbroadcast(_nested_cotangent(g, np.shape(a), np.result_type(a, np.float64)), a)
+
+
 defvjp(ndarray_reshape,   "a, *shape, order='C'", "np.reshape(g, np.shape(a), order=order)")
 defvjp(ndarray_transpose, "a, *axes", ndarray_transpose_vjp)
 defvjp(ndarray_T,         "a", "np.transpose(g)")
@@ -83,6 +102,7 @@ defvjp(ndarray_flatten,   "a, order='C'", "np.reshape(g, np.shape(a), order='F' 
 defvjp(ndarray_copy,      "a, order='C'", "unbroadcast(g, a)")
 defvjp(ndarray_astype,    "a, dtype, order='K', casting='unsafe', subok=True, copy=True", "unbroadcast(g, a)")
 defvjp(ndarray_item,      "a, *args", ndarray_item_vjp)
+defvjp(ndarray_tolist,    "a", ndarray_tolist_vjp)
 
 METHODS = {
     # method name: the function whose rule it uses (receiver first)
@@ -93,6 +113,7 @@ METHODS = {
     "conj": np.conjugate, "conjugate": np.conjugate, "real": np.real, "imag": np.imag,  # real, imag: properties
     "reshape": ndarray_reshape, "transpose": ndarray_transpose, "T": ndarray_T, "mT": ndarray_mT,
     "flatten": ndarray_flatten, "copy": ndarray_copy, "astype": ndarray_astype, "item": ndarray_item,
+    "tolist": ndarray_tolist,
 }
 
 for _name, _function in METHODS.items():
@@ -138,6 +159,10 @@ def ndarray_item_jvp(g, ans, a, args):
     return ZERO if g is ZERO else np.asarray(g).item(*args)
 
 
+def ndarray_tolist_jvp(g, ans, a):
+    return ZERO if g is ZERO else np.asarray(g).tolist()
+
+
 defjvp_method(np.ndarray, "reshape",   "np.reshape(g, np.shape(ans), order=order if order != 'A' else 'F' if a.flags.fnc else 'C')")
 defjvp_method(np.ndarray, "transpose", "np.transpose(g, axes[0] if len(axes) == 1 else axes or None)")
 defjvp_method(np.ndarray, "T",         "np.transpose(g)")
@@ -146,3 +171,4 @@ defjvp_method(np.ndarray, "flatten",   ndarray_flatten_jvp)
 defjvp_method(np.ndarray, "copy",      "np.copy(g, order=order) if type(g) is np.ndarray else g")  # scalars are immutable
 defjvp_method(np.ndarray, "astype",    ndarray_astype_jvp)
 defjvp_method(np.ndarray, "item",      ndarray_item_jvp)
+defjvp_method(np.ndarray, "tolist",    ndarray_tolist_jvp)

@@ -1,13 +1,16 @@
 """NumPy functions whose outputs carry no gradient.
 
 Comparisons, predicates, index finders, rounding (zero slope almost everywhere), shape
-queries, array creators that take only shapes, and random draws. Autograd's list
+queries, array creators that take only shapes, and random draws (those whose values
+move with a float argument refuse a derivative instead: see ``refusals``). Autograd's list
 (``numpy_vjps.nograd_functions``) plus the creators. ``np.full``/``np.full_like`` are not
 here: their ``fill_value`` is differentiable (see ``numpy_shapes``).
 """
 import numpy as np
 
 from s2sad.registry import nondifferentiable
+
+from .refusals import defrefused
 
 # ------------------------------------------------------------------ autograd's list
 nondifferentiable(
@@ -17,7 +20,7 @@ nondifferentiable(
     np.iscomplex, np.iscomplexobj, np.isfinite, np.isinf, np.isnan, np.isneginf, np.isposinf,
     np.isreal, np.isscalar, np.less, np.less_equal, np.logical_and, np.logical_not, np.logical_or,
     np.logical_xor, np.ndim, np.nonzero, np.not_equal, np.ones_like, np.result_type, np.rint,
-    np.round, np.searchsorted, np.shape, np.sign, np.size, np.trunc, np.zeros_like,
+    np.round, np.searchsorted, np.shape, np.size, np.trunc, np.zeros_like,
 )
 
 # ------------------------------------------------------------------ creators, queries, integer maths
@@ -31,7 +34,15 @@ nondifferentiable(
 
 # ------------------------------------------------------------------ random draws (the legacy global state)
 nondifferentiable(
-    np.random.seed, np.random.rand, np.random.randn, np.random.random, np.random.uniform,
-    np.random.normal, np.random.randint, np.random.choice, np.random.permutation,
+    np.random.seed, np.random.rand, np.random.randn, np.random.random, np.random.randint,
     np.random.default_rng,
 )
+# Draws whose values move with a float argument: normal(loc, scale) is loc + scale * z,
+# choice and permutation return elements of their argument. Refused, not a silent 0.
+_DRAW = "a random draw in its parameters"
+_DRAW_HINT = "draw standard samples and transform them: loc + scale * rng.standard_normal(size)"
+defrefused(np.random.normal,      "loc=0.0, scale=1.0, size=None", ("loc", "scale"), _DRAW, _DRAW_HINT)
+defrefused(np.random.uniform,     "low=0.0, high=1.0, size=None", ("low", "high"), _DRAW, _DRAW_HINT)
+defrefused(np.random.choice,      "a, size=None, replace=True, p=None", ("a", "p"), _DRAW,
+           "draw indices (rng.integers) and index the array with them")
+defrefused(np.random.permutation, "x", ("x",), _DRAW, "permute indices (rng.permutation(n)) and index the array")

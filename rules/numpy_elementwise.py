@@ -88,6 +88,21 @@ def angle_vjp(g, ans, z, deg):
     return unbroadcast(slope * (180 / math.pi) if deg else slope, z)
 
 
+def sign_vjp(g, ans, x):
+    """Piecewise constant for real ``x``; for complex ``z`` NumPy gives ``z / |z|``, which moves:
+    ``d sign = (dz - sign Re(conj(sign) dz)) / |z|``, a self-adjoint projection over ``|z|``."""
+    if np.result_type(x).kind != "c":
+        return ZERO if np.result_type(x).kind == "f" else NO_TANGENT
+    return unbroadcast(safe_divide(g - ans * np.real(np.conjugate(ans) * g), np.abs(x)), x)
+
+
+def sign_jvp(g, ans, x):
+    if np.result_type(x).kind != "c":
+        return ZERO
+    return safe_divide(g - ans * np.real(np.conjugate(ans) * g), np.abs(x))
+
+
+defvjp(np.sign,         "x", sign_vjp)
 defvjp(np.conjugate,    "x", "np.conjugate(g)")  # also np.conj
 defvjp(np.real,         "val", "unbroadcast(np.real(g), val)")
 defvjp(np.imag,         "val", imag_vjp)
@@ -304,7 +319,8 @@ defjvp(np.sqrt,       "safe_divide(g * 0.5, ans)")
 defjvp(np.cbrt,       "safe_divide(g, 3 * ans ** 2)")  # real only
 defjvp(np.square,     "g * 2 * x")
 defjvp(np.reciprocal, "-g * ans ** 2")
-defjvp(np.absolute,   "np.real(g * conj(np.sign(x)))")  # sign(z) = z / |z|; slope 0 at 0
+defjvp(np.absolute,   "np.real(g * conj(np.sign(x)))")  # sign(z) = z / |z| (with a rule: hvp); slope 0 at 0
+defjvp(np.sign,       sign_jvp)
 defjvp(np.fabs,       "g * np.sign(x)")
 defjvp(np.deg2rad,    "g * (math.pi / 180)")
 defjvp(np.rad2deg,    "g * (180 / math.pi)")

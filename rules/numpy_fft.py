@@ -213,7 +213,7 @@ def irfftn_vjp(g, ans, a, s, axes, norm, out):
 def fftfreq_vjp_d(g, ans, n, d, device):
     if g is ZERO:
         return ZERO
-    return unbroadcast(-np.sum(g * ans) / d, d)
+    return unbroadcast(-np.sum(g * np.conj(ans)) / np.conj(d), d)  # d ans = -ans dd / d
 
 
 _ONE_AXIS = "a, n=None, axis=-1, norm=None, out=None"

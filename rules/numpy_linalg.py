@@ -2,9 +2,10 @@
 ``einsum``) and for ``numpy.linalg``.
 
 Matrix rules work on stacks of matrices (the last two axes), as NumPy's do. ``mT`` swaps
-the last two axes. The ``numpy.linalg`` rules are for real matrices (they transpose, they
-do not conjugate); ``eig`` and ``eigvals`` of a real matrix may return complex values, and
-take complex cotangents for them. Functions returning several arrays (``svd``, ``qr``, ``eig``, ``eigh``,
+the last two axes, ``mH`` also conjugates: the rules are written for complex matrices
+(adjoints with conjugate transposes; for real ones ``mH`` is ``mT`` and costs no copy).
+``eig`` and ``eigvals`` of a real matrix may return complex values, and take complex
+cotangents for them (``tests/rules/test_complex_audit.py`` checks every rule at complex input). Functions returning several arrays (``svd``, ``qr``, ``eig``, ``eigh``,
 ``slogdet``, ``lstsq``) take the cotangent as a tuple with ZERO for unused parts, or as a
 structural Tangent of the result's fields (``helpers.output_parts``).
 
@@ -18,18 +19,21 @@ Conventions:
   matrix norms split the cotangent equally among tied maxima; ``ord=0`` (a count) has
   gradient 0. A vector norm with ``ord < 1`` has no derivative at an element that is 0.
 * ``det`` is exact at singular matrices (the cofactor matrix, through the SVD there);
-  ``slogdet`` passes on the cotangent of ``logabsdet`` only (``sign`` is piecewise constant).
+  ``slogdet`` passes on the cotangent of ``logabsdet``, and that of ``sign`` for a complex
+  matrix (``sign = det / |det|`` moves with it; a real sign is piecewise constant).
 * ``einsum`` (subscripts-string form, ``...`` included) is an rrule, since its operands
   arrive as ``*operands``; an index repeated within one operand (``"ii->i"``) is not covered.
 * ``cholesky``, ``eigh``, ``eigvalsh`` and ``hermitian=True`` forms read one triangle of
-  a symmetric matrix; their cotangents are symmetric (the gradient on the space of
-  symmetric matrices). Check them with symmetric directions.
+  their input (the lower one by default; ``UPLO='U'``, ``upper=True`` the upper one) and
+  ignore the imaginary part of its diagonal: their cotangents are those of the function
+  NumPy computes, 0 on the triangle not read, so any direction checks them.
 * Spectral rules assume distinct values: ``eigh`` and ``eig`` distinct eigenvalues,
   ``svd`` distinct nonzero singular values. The cotangent of a degenerate pair's vectors
   (undefined there) is dropped rather than made infinite. Singular vectors and
   eigenvectors are only defined up to sign (phase, for complex ones), so only losses
-  that do not depend on that choice have a gradient: ``U @ diag(s) @ Vh``, ``U @ U.T``,
-  ``abs(V) ** 2``. ``eig``'s eigenvectors have unit norm, as NumPy returns them.
+  that do not depend on that choice have a gradient: ``U @ diag(s) @ Vh``, ``U @ U^H``,
+  ``abs(V) ** 2``. For complex ones the phase term of the SVD's pullback splits
+  ``Im diag(U^H g_U)`` and ``-Im diag(V^H g_V)`` (equal for such losses) evenly. ``eig``'s eigenvectors have unit norm, as NumPy returns them.
 * ``svd(full_matrices=True)`` and ``qr(mode='complete')`` return extra orthonormal
   columns spanning what the first ones leave out; any basis of that space would do, so
   only losses that do not depend on the basis chosen (``U2 @ U2.T``) are differentiated
@@ -45,7 +49,7 @@ from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import expand_reduced, mT, output_parts, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents
 
 # ------------------------------------------------------------------ products
@@ -65,7 +69,7 @@ def tensordot_vjp_a(g, ans, a, b, axes):
     free_a = [ax for ax in range(np.ndim(a)) if ax not in axes_a]
     free_b = [ax for ax in range(np.ndim(b)) if ax not in axes_b]
     g_free_b = list(range(len(free_a), np.ndim(g)))
-    partial = np.tensordot(g, b, axes=(g_free_b, free_b))  # axes: free_a, then b's axes_b ascending
+    partial = np.tensordot(g, conj(b), axes=(g_free_b, free_b))  # axes: free_a, then b's axes_b ascending
     order = free_a + [axes_a[axes_b.index(bx)] for bx in sorted(axes_b)]
     return unbroadcast(np.transpose(partial, np.argsort(order)), a)
 
@@ -74,23 +78,23 @@ def tensordot_vjp_b(g, ans, a, b, axes):
     axes_a, axes_b = _tensordot_axes(axes, np.ndim(a), np.ndim(b))
     free_a = [ax for ax in range(np.ndim(a)) if ax not in axes_a]
     free_b = [ax for ax in range(np.ndim(b)) if ax not in axes_b]
-    partial = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))  # a's axes_a ascending, free_b
+    partial = np.tensordot(conj(a), g, axes=(free_a, list(range(len(free_a)))))  # a's axes_a ascending, free_b
     order = [axes_b[axes_a.index(ax)] for ax in sorted(axes_a)] + free_b
     return unbroadcast(np.transpose(partial, np.argsort(order)), b)
 
 
 def inner_vjp_a(g, ans, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * b, a)
+        return unbroadcast(g * conj(b), a)
     g_b_axes = list(range(np.ndim(a) - 1, np.ndim(g)))
-    return unbroadcast(np.tensordot(g, b, axes=(g_b_axes, list(range(np.ndim(b) - 1)))), a)
+    return unbroadcast(np.tensordot(g, conj(b), axes=(g_b_axes, list(range(np.ndim(b) - 1)))), a)
 
 
 def inner_vjp_b(g, ans, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * a, b)
+        return unbroadcast(g * conj(a), b)
     g_a_axes = list(range(np.ndim(a) - 1))
-    return unbroadcast(np.tensordot(g, a, axes=(g_a_axes, list(range(np.ndim(a) - 1)))), b)
+    return unbroadcast(np.tensordot(g, conj(a), axes=(g_a_axes, list(range(np.ndim(a) - 1)))), b)
 
 
 def _check_cross(a, b, axisa, axisb, axisc, axis):
@@ -100,20 +104,20 @@ def _check_cross(a, b, axisa, axisb, axisc, axis):
 
 def cross_vjp_a(g, ans, a, b, axisa, axisb, axisc, axis):
     _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(b, g), a)
+    return unbroadcast(np.cross(conj(b), g), a)
 
 
 def cross_vjp_b(g, ans, a, b, axisa, axisb, axisc, axis):
     _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(g, a), b)
+    return unbroadcast(np.cross(g, conj(a)), b)
 
 
 # Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
 defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
 defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
 defvjp(np.outer,     "a, b, out=None",
-       "unbroadcast(np.reshape(np.dot(g, np.ravel(b)), np.shape(a)), a)",
-       "unbroadcast(np.reshape(np.dot(np.ravel(a), g), np.shape(b)), b)")
+       "unbroadcast(np.reshape(np.dot(g, conj(np.ravel(b))), np.shape(a)), a)",
+       "unbroadcast(np.reshape(np.dot(conj(np.ravel(a)), g), np.shape(b)), b)")
 defvjp(np.inner,     "a, b", inner_vjp_a, inner_vjp_b)
 defvjp(np.vdot,      "a, b", "unbroadcast(np.reshape(np.conjugate(g) * np.ravel(b), np.shape(a)), a)",
        "unbroadcast(np.reshape(g * np.ravel(a), np.shape(b)), b)")
@@ -127,7 +131,7 @@ def solve_vjp_a(g, ans, a, b):
     g_b = _solve_transposed(a, b, g)
     x = ans[..., None] if np.ndim(b) == 1 else ans
     g_b = g_b[..., None] if np.ndim(b) == 1 else g_b
-    return unbroadcast(-np.matmul(g_b, mT(x)), a)
+    return unbroadcast(-np.matmul(g_b, mH(x)), a)
 
 
 def solve_vjp_b(g, ans, a, b):
@@ -135,10 +139,10 @@ def solve_vjp_b(g, ans, a, b):
 
 
 def _solve_transposed(a, b, g):
-    """``solve(a.T, g)``, with ``g`` shaped like ``solve(a, b)``'s output."""
+    """``solve(a^H, g)``, with ``g`` shaped like ``solve(a, b)``'s output."""
     if np.ndim(b) == 1:
-        return np.linalg.solve(mT(a), g[..., None])[..., 0]
-    return np.linalg.solve(mT(a), g)
+        return np.linalg.solve(mH(a), g[..., None])[..., 0]
+    return np.linalg.solve(mH(a), g)
 
 
 def _vector_norm_slope(x, norm, ord, axes):
@@ -195,14 +199,35 @@ def norm_vjp(g, ans, x, ord, axis, keepdims):
     return unbroadcast(expand_reduced(g, x, axes, keepdims) * slope, x)
 
 
+def _one_triangle_cotangent(g_hermitian, lower):
+    """The cotangent of ``a`` for a function of the Hermitian matrix LAPACK reads from one
+    triangle of ``a``: H = tril(a) + tril(a, -1)^H (``lower``; ``triu`` otherwise), the
+    imaginary part of the diagonal ignored. ``g_hermitian`` is a cotangent of H, right on
+    Hermitian directions. Entry (i, j) of the triangle moves H's (i, j) and, conjugated,
+    (j, i); the other triangle is never read, so its cotangent is 0.
+    """
+    both = g_hermitian + mH(g_hermitian)
+    off_diagonal = np.tril(both, -1) if lower else np.triu(both, 1)
+    diagonal = np.real(np.diagonal(g_hermitian, axis1=-2, axis2=-1))
+    return off_diagonal + diagonal[..., None] * np.eye(diagonal.shape[-1], dtype=diagonal.dtype)
+
+
+def _hermitian_from_lower(a):
+    """The matrix LAPACK's Hermitian routines read from the lower triangle of ``a``."""
+    diagonal = np.real(np.diagonal(a, axis1=-2, axis2=-1))
+    strictly_lower = np.tril(a, -1)
+    return strictly_lower + mH(strictly_lower) + diagonal[..., None] * np.eye(diagonal.shape[-1])
+
+
 def cholesky_vjp(g, ans, a, upper):
-    """Murray (2016): with A = L L^T, A_bar = sym(L^-T Phi(L^T L_bar) L^-1), Phi = tril, diagonal halved."""
-    lower, g_lower = (mT(ans), mT(g)) if upper else (ans, g)
-    inner = np.matmul(mT(lower), g_lower)
+    """Murray (2016): with A = L L^H, A_bar = L^-H Phi(L^H L_bar) L^-1, Phi = tril, diagonal halved;
+    NumPy reads the lower triangle of ``a`` (the upper one with ``upper=True``)."""
+    lower, g_lower = (mH(ans), mH(g)) if upper else (ans, g)
+    inner = np.matmul(mH(lower), g_lower)
     phi = np.tril(inner) - 0.5 * np.eye(inner.shape[-1], dtype=inner.dtype) * inner
-    left = np.linalg.solve(mT(lower), phi)              # L^-T Phi
-    s = mT(np.linalg.solve(mT(lower), mT(left)))        # (L^-T Phi) L^-1
-    return unbroadcast(0.5 * (s + mT(s)), a)
+    left = np.linalg.solve(mH(lower), phi)              # L^-H Phi
+    s = mH(np.linalg.solve(mH(lower), mH(left)))        # (L^-H Phi) L^-1
+    return unbroadcast(_one_triangle_cotangent(s, lower=not upper), a)
 
 
 def eigh_rrule(a, *rest, **kwargs):
@@ -211,16 +236,17 @@ def eigh_rrule(a, *rest, **kwargs):
 
     def eigh_pullback(dy):
         g_w, g_v = output_parts(dy, 2, ("eigenvalues", "eigenvectors"))
-        inner = np.zeros(np.shape(a), dtype=w.dtype)
+        inner = np.zeros(np.shape(a), dtype=np.result_type(w, v))
         if g_w is not ZERO:
             inner = inner + g_w[..., None] * np.eye(w.shape[-1], dtype=w.dtype)
         if g_v is not ZERO:
             gaps = w[..., None, :] - w[..., :, None]  # gaps[i, j] = w_j - w_i
             with np.errstate(divide="ignore"):
                 f = np.where(gaps == 0, 0, 1 / np.where(gaps == 0, 1, gaps))
-            inner = inner + f * np.matmul(mT(v), g_v)
-        a_bar = np.matmul(v, np.matmul(inner, mT(v)))
-        return (NO_TANGENT, unbroadcast(0.5 * (a_bar + mT(a_bar)), a)) + (NO_TANGENT,) * len(rest)
+            inner = inner + f * np.matmul(mH(v), g_v)
+        a_bar = np.matmul(v, np.matmul(inner, mH(v)))
+        return (NO_TANGENT, unbroadcast(_one_triangle_cotangent(a_bar, _reads_lower(rest, kwargs)), a)) + \
+            (NO_TANGENT,) * len(rest)
 
     return result, eigh_pullback
 
@@ -253,14 +279,18 @@ def _cofactors(a, det):
 
 
 def det_vjp(g, ans, a):
-    return unbroadcast(np.expand_dims(g, (-2, -1)) * _cofactors(a, ans), a)
+    return unbroadcast(np.expand_dims(g, (-2, -1)) * conj(_cofactors(a, ans)), a)
 
 
 def slogdet_vjp(g, ans, a):
-    _, g_logdet = output_parts(g, 2, ("sign", "logabsdet"))
-    if g_logdet is ZERO:
+    """d log|det A| = Re tr(A^-1 dA); a complex sign = exp(i arg det A) moves too: d sign = i sign Im tr(A^-1 dA)."""
+    g_sign, g_logdet = output_parts(g, 2, ("sign", "logabsdet"))
+    trace_cotangent = ZERO if g_logdet is ZERO else g_logdet
+    if g_sign is not ZERO and np.iscomplexobj(ans[0]):
+        trace_cotangent = 1j * np.imag(g_sign * np.conjugate(ans[0])) + trace_cotangent
+    if trace_cotangent is ZERO:
         return ZERO
-    return unbroadcast(np.expand_dims(g_logdet, (-2, -1)) * mT(np.linalg.inv(a)), a)
+    return unbroadcast(np.expand_dims(trace_cotangent, (-2, -1)) * mH(np.linalg.inv(a)), a)
 
 
 def _power_pullback(g, a, n):
@@ -274,12 +304,12 @@ def _power_pullback(g, a, n):
         partials.append(np.matmul(partials[-1], squares[i]))
     g_squares = [0] * len(squares)
     for j in range(len(used) - 1, 0, -1):
-        g_squares[used[j]] = g_squares[used[j]] + np.matmul(mT(partials[j - 1]), g)
-        g = np.matmul(g, mT(squares[used[j]]))
+        g_squares[used[j]] = g_squares[used[j]] + np.matmul(mH(partials[j - 1]), g)
+        g = np.matmul(g, mH(squares[used[j]]))
     g_squares[used[0]] = g_squares[used[0]] + g
     for i in range(len(squares) - 1, 0, -1):
         root = squares[i - 1]
-        g_squares[i - 1] = g_squares[i - 1] + np.matmul(g_squares[i], mT(root)) + np.matmul(mT(root), g_squares[i])
+        g_squares[i - 1] = g_squares[i - 1] + np.matmul(g_squares[i], mH(root)) + np.matmul(mH(root), g_squares[i])
     return g_squares[0]
 
 
@@ -290,7 +320,7 @@ def matrix_power_vjp(g, ans, a, n):
         return unbroadcast(_power_pullback(g, a, n), a)
     inverse = np.linalg.inv(a)
     g_inverse = _power_pullback(g, inverse, -n)
-    return unbroadcast(-np.matmul(mT(inverse), np.matmul(g_inverse, mT(inverse))), a)
+    return unbroadcast(-np.matmul(mH(inverse), np.matmul(g_inverse, mH(inverse))), a)
 
 
 # ------------------------------------------------------------------ decompositions
@@ -304,38 +334,43 @@ def _reciprocal_gaps(values):
 
 
 def _svd_backward(u, s, v, g_u, g_s, g_v):
-    """Cotangent of A = U diag(s) V^T (thin, ``V`` not ``Vh``), assuming distinct nonzero singular values."""
-    inner = np.zeros(s.shape + s.shape[-1:], dtype=s.dtype)
+    """Cotangent of A = U diag(s) V^H (thin, ``V`` not ``Vh``), assuming distinct nonzero singular values.
+
+    Complex U and V are defined up to a common phase per column; a loss blind to it has
+    Im diag(U^H g_U) = -Im diag(V^H g_V), and the phase term below splits that evenly.
+    """
+    inner = np.zeros(s.shape + s.shape[-1:], dtype=np.result_type(u, v))
     if g_s is not ZERO:
         inner = inner + g_s[..., None, :] * np.eye(s.shape[-1], dtype=s.dtype)
     a_bar = 0
     if g_u is not ZERO or g_v is not ZERO:
         f = _reciprocal_gaps(s ** 2)
         s_inverse = np.where(s == 0, 0, 1 / np.where(s == 0, 1, s))
+        phase = 0
         if g_u is not ZERO:
-            ut_gu = np.matmul(mT(u), g_u)
-            inner = inner + f * (ut_gu - mT(ut_gu)) * s[..., None, :]
+            uh_gu = np.matmul(mH(u), g_u)
+            inner = inner + f * (uh_gu - mH(uh_gu)) * s[..., None, :]
+            phase = phase + np.imag(np.diagonal(uh_gu, axis1=-2, axis2=-1))
             # the part of g_u outside the column space of U (A taller than it is wide)
-            a_bar = a_bar + np.matmul((g_u - np.matmul(u, ut_gu)) * s_inverse[..., None, :], mT(v))
+            a_bar = a_bar + np.matmul((g_u - np.matmul(u, uh_gu)) * s_inverse[..., None, :], mH(v))
         if g_v is not ZERO:
-            vt_gv = np.matmul(mT(v), g_v)
-            inner = inner + s[..., :, None] * (f * (vt_gv - mT(vt_gv)))
-            a_bar = a_bar + np.matmul(u * s_inverse[..., None, :], mT(g_v - np.matmul(v, vt_gv)))
-    return a_bar + np.matmul(u, np.matmul(inner, mT(v)))
+            vh_gv = np.matmul(mH(v), g_v)
+            inner = inner + s[..., :, None] * (f * (vh_gv - mH(vh_gv)))
+            phase = phase - np.imag(np.diagonal(vh_gv, axis1=-2, axis2=-1))
+            a_bar = a_bar + np.matmul(u * s_inverse[..., None, :], mH(g_v - np.matmul(v, vh_gv)))
+        if np.iscomplexobj(inner):
+            inner = inner + 0.5j * (phase * s_inverse)[..., None, :] * np.eye(s.shape[-1])
+    return a_bar + np.matmul(u, np.matmul(inner, mH(v)))
 
 
 def _complement_cotangent(g, q, rest, g_rest):
-    """Fold the cotangent of the extra columns of a full orthogonal factor into that of the first ones.
+    """Fold the cotangent of the extra columns of a full unitary factor into that of the first ones.
 
-    ``[q | rest]`` is orthogonal; ``rest`` is any orthonormal basis of what ``q`` leaves out,
-    so only losses that do not care which basis (``rest @ rest.T``, say) have a gradient.
-    For those, ``d rest = -q d q^T rest``, which is what this folds in.
+    ``[q | rest]`` is unitary; ``rest`` is any orthonormal basis of what ``q`` leaves out,
+    so only losses that do not care which basis (``rest @ rest^H``, say) have a gradient.
+    For those, ``d rest = -q d q^H rest``, which is what this folds in.
     """
-    return g - np.matmul(rest, np.matmul(mT(g_rest), q))
-
-
-def _symmetric_part(a):
-    return 0.5 * (a + mT(a))
+    return g - np.matmul(rest, np.matmul(mH(g_rest), q))
 
 
 def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
@@ -346,15 +381,16 @@ def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
         u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
         g_u, g_s, g_vh = ZERO, g, ZERO
     k = s.shape[-1]
-    g_v = ZERO if g_vh is ZERO else mT(g_vh)
+    g_v = ZERO if g_vh is ZERO else mH(g_vh)
     if compute_uv and full_matrices:
         u, u_rest, vh, vh_rest = u[..., :k], u[..., k:], vh[..., :k, :], vh[..., k:, :]
         if g_u is not ZERO:
             g_u = _complement_cotangent(g_u[..., :k], u, u_rest, g_u[..., k:])
         if g_v is not ZERO:
-            g_v = _complement_cotangent(g_v[..., :k], mT(vh), mT(vh_rest), g_v[..., k:])
-    a_bar = _svd_backward(u, s, mT(vh), g_u, g_s, g_v)
-    return unbroadcast(_symmetric_part(a_bar) if hermitian else a_bar, a)
+            g_v = _complement_cotangent(g_v[..., :k], mH(vh), mH(vh_rest), g_v[..., k:])
+    a_bar = _svd_backward(u, s, mH(vh), g_u, g_s, g_v)
+    # hermitian=True: NumPy runs eigh, which reads the lower triangle
+    return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)
 
 
 def svdvals_vjp(g, ans, x):
@@ -364,18 +400,25 @@ def svdvals_vjp(g, ans, x):
 
 def pinv_vjp(g, ans, a, rcond, hermitian, rtol):
     """Golub & Pereyra's derivative of the pseudo-inverse, valid where the rank does not change."""
-    x, t = ans, mT(g)
-    a_bar = -np.matmul(mT(x), np.matmul(g, mT(x)))
-    w = np.matmul(t, np.matmul(x, mT(x)))
-    a_bar = a_bar + w - np.matmul(a, np.matmul(x, w))           # (I - A X) G^T X X^T
-    q = np.matmul(mT(x), np.matmul(x, t))
-    a_bar = a_bar + q - np.matmul(np.matmul(q, x), a)           # X^T X G^T (I - X A)
-    return unbroadcast(_symmetric_part(a_bar) if hermitian else a_bar, a)
+    x, t = ans, mH(g)
+    inverted = _hermitian_from_lower(a) if hermitian else a  # hermitian: what eigh reads of a
+    a_bar = -np.matmul(mH(x), np.matmul(g, mH(x)))
+    w = np.matmul(t, np.matmul(x, mH(x)))
+    a_bar = a_bar + w - np.matmul(inverted, np.matmul(x, w))           # (I - A X) G^H X X^H
+    q = np.matmul(mH(x), np.matmul(x, t))
+    a_bar = a_bar + q - np.matmul(np.matmul(q, x), inverted)           # X^H X G^H (I - X A)
+    return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)  # eigh reads the lower triangle
 
 
 def eigvalsh_vjp(g, ans, a, UPLO):
     _, v = np.linalg.eigh(a, UPLO)
-    return unbroadcast(np.matmul(v * g[..., None, :], mT(v)), a)
+    return unbroadcast(_one_triangle_cotangent(np.matmul(v * g[..., None, :], mH(v)), UPLO.upper() == "L"), a)
+
+
+def _reads_lower(rest, kwargs):
+    """Whether ``eigh(a, *rest, **kwargs)`` reads the lower triangle (UPLO='L', the default)."""
+    uplo = rest[0] if rest else kwargs.get("UPLO", "L")
+    return uplo.upper() == "L"
 
 
 def _eig_backward(values, vectors, g_values, g_vectors):
@@ -411,17 +454,20 @@ def eigvals_vjp(g, ans, a):
 
 
 def _qr_square_backward(q, r, g_q, g_r):
-    """A = Q R with R square and invertible (Walter & Lehmann): (G_Q + Q copyltu(M)) R^-T, M = R G_R^T - G_Q^T Q."""
+    """A = Q R with R square and invertible (Walter & Lehmann): (G_Q + Q copyltu(M)) R^-H, M = R G_R^H - G_Q^H Q.
+
+    LAPACK's R has a real diagonal, so only the real part of M's diagonal is seen."""
     m = np.zeros(r.shape, dtype=r.dtype)
     if g_r is not ZERO:
-        m = m + np.matmul(r, mT(g_r))
+        m = m + np.matmul(r, mH(g_r))
     if g_q is not ZERO:
-        m = m - np.matmul(mT(g_q), q)
-    lower = np.tril(m)
-    b = np.matmul(q, lower + mT(np.tril(m, -1)))
+        m = m - np.matmul(mH(g_q), q)
+    strictly_lower = np.tril(m, -1)
+    diagonal = np.real(np.diagonal(m, axis1=-2, axis2=-1))
+    b = np.matmul(q, strictly_lower + mH(strictly_lower) + diagonal[..., None] * np.eye(m.shape[-1]))
     if g_q is not ZERO:
         b = b + g_q
-    return mT(np.linalg.solve(r, mT(b)))
+    return mH(np.linalg.solve(r, mH(b)))
 
 
 def qr_vjp(g, ans, a, mode):
@@ -448,7 +494,7 @@ def qr_vjp(g, ans, a, mode):
         left = _qr_square_backward(q, x, g_q, ZERO)
         return unbroadcast(np.concatenate([left, np.zeros(left.shape[:-1] + (cols - rows,), left.dtype)], axis=-1), a)
     g_y = g_r[..., :, rows:]
-    g_q = np.matmul(np.asarray(a)[..., :, rows:], mT(g_y)) + g_q
+    g_q = np.matmul(np.asarray(a)[..., :, rows:], mH(g_y)) + g_q
     left = _qr_square_backward(q, x, g_q, g_r[..., :, :rows])
     return unbroadcast(np.concatenate([left, np.matmul(q, g_y)], axis=-1), a)
 
@@ -460,7 +506,7 @@ def _truncated_pinv(a, rcond):
         rcond = np.finfo(s.dtype).eps * (max(np.shape(a)) if rcond is None else 1)
     kept = s > rcond * s[..., :1]
     s_inverse = np.where(kept, 1 / np.where(kept, s, 1), 0)
-    return np.matmul(mT(vh) * s_inverse[..., None, :], mT(u)), u, vh
+    return np.matmul(mH(vh) * s_inverse[..., None, :], mH(u)), u, vh
 
 
 def lstsq_vjp(g, ans, a, b, rcond):
@@ -475,11 +521,11 @@ def lstsq_vjp(g, ans, a, b, rcond):
     b_bar = np.zeros(b2.shape)
     if g_x is not ZERO:
         g_x2 = np.reshape(g_x, (-1, 1)) if vector else g_x
-        a_bar = a_bar + pinv_vjp(np.matmul(g_x2, mT(b2)), pinv, a, None, False, None)
-        b_bar = b_bar + np.matmul(mT(pinv), g_x2)
+        a_bar = a_bar + pinv_vjp(np.matmul(g_x2, mH(b2)), pinv, a, None, False, None)
+        b_bar = b_bar + np.matmul(mH(pinv), g_x2)
     if g_residuals is not ZERO and np.size(residuals):
         misfit = (b2 - np.matmul(a, x2)) * g_residuals
-        a_bar = a_bar - 2 * np.matmul(misfit, mT(x2))
+        a_bar = a_bar - 2 * np.matmul(misfit, mH(x2))
         b_bar = b_bar + 2 * misfit
     if g_s is not ZERO:
         a_bar = a_bar + np.matmul(u * g_s, vh)  # the singular values of a, as svd's rule
@@ -504,7 +550,7 @@ def cond_vjp(g, ans, x, p):
     norm_inverse = np.linalg.norm(inverse, p, axis=(-2, -1), keepdims=True)
     slope_x = _matrix_norm_slope(x, norm_x, p, axes)
     g_inverse = g * norm_x * _matrix_norm_slope(inverse, norm_inverse, p, axes)
-    return unbroadcast(g * norm_inverse * slope_x - np.matmul(mT(inverse), np.matmul(g_inverse, mT(inverse))), x)
+    return unbroadcast(g * norm_inverse * slope_x - np.matmul(mH(inverse), np.matmul(g_inverse, mH(inverse))), x)
 
 
 def vector_norm_vjp(g, ans, x, axis, keepdims, ord):
@@ -520,7 +566,7 @@ def matrix_norm_vjp(g, ans, x, keepdims, ord):
     return unbroadcast(expand_reduced(g, x, axes, keepdims) * _matrix_norm_slope(x, norm, ord, axes), x)
 
 
-defvjp(np.linalg.inv,      "a", "-np.matmul(mT(ans), np.matmul(g, mT(ans)))")
+defvjp(np.linalg.inv,      "a", "-np.matmul(mH(ans), np.matmul(g, mH(ans)))")
 defvjp(np.linalg.det,      "a", det_vjp)
 defvjp(np.linalg.slogdet,  "a", slogdet_vjp)
 defvjp(np.linalg.matrix_power, "a, n", matrix_power_vjp)
@@ -585,7 +631,7 @@ def einsum_rrule(subscripts, *operands, **kwargs):
             available = set(output).union(*[set(s) for s, _ in others])
             target = "".join(ch for ch in subs if ch in available)
             spec = ",".join([output] + [s for s, _ in others]) + "->" + target
-            partial = np.einsum(spec, dy, *[operand for _, operand in others])
+            partial = np.einsum(spec, dy, *[conj(operand) for _, operand in others])  # the adjoint: conjugates
             if target != subs:  # indices summed in this operand alone: the cotangent is constant along them
                 kept_shape = tuple(np.shape(partial)[target.index(ch)] if ch in available else 1 for ch in subs)
                 partial = np.broadcast_to(np.reshape(partial, kept_shape), np.shape(x))
@@ -737,7 +783,7 @@ def lstsq_jvp_a(g, ans, a, b, rcond):
     d_residuals = np.zeros(np.shape(residuals))
     if np.size(residuals):
         misfit = b2 - np.matmul(a, x2)
-        d_residuals = -2 * np.sum(misfit * np.matmul(g, x2), axis=0)
+        d_residuals = -2 * np.sum(np.real(np.conj(misfit) * np.matmul(g, x2)), axis=0)  # |r|^2 moves by 2 Re <r, dr>
     return (as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT,
             as_tangent_of(_singular_value_tangents(u, vh, g), s))
 
@@ -751,7 +797,7 @@ def lstsq_jvp_b(g, ans, a, b, rcond):
     if np.size(residuals):
         x2 = np.reshape(x, (-1, 1)) if np.ndim(b) == 1 else x
         b2 = np.reshape(b, (-1, 1)) if np.ndim(b) == 1 else np.asarray(b)
-        d_residuals = 2 * np.sum((b2 - np.matmul(a, x2)) * db, axis=0)
+        d_residuals = 2 * np.sum(np.real(np.conj(b2 - np.matmul(a, x2)) * db), axis=0)
     return as_tangent_of(dx, x), as_tangent_of(d_residuals, residuals), NO_TANGENT, np.zeros_like(s)
 
 

@@ -247,14 +247,14 @@ def _kron_grid(g, a, b):
 def kron_vjp_a(g, ans, a, b):
     grid, a_shape, b_shape = _kron_grid(g, a, b)
     ndim = len(a_shape)
-    partial = np.tensordot(grid, np.reshape(b, b_shape), axes=(list(range(1, 2 * ndim, 2)), list(range(ndim))))
+    partial = np.tensordot(grid, conj(np.reshape(b, b_shape)), axes=(list(range(1, 2 * ndim, 2)), list(range(ndim))))
     return unbroadcast(np.reshape(partial, np.shape(a)), a)
 
 
 def kron_vjp_b(g, ans, a, b):
     grid, a_shape, b_shape = _kron_grid(g, a, b)
     ndim = len(a_shape)
-    partial = np.tensordot(grid, np.reshape(a, a_shape), axes=(list(range(0, 2 * ndim, 2)), list(range(ndim))))
+    partial = np.tensordot(grid, conj(np.reshape(a, a_shape)), axes=(list(range(0, 2 * ndim, 2)), list(range(ndim))))
     return unbroadcast(np.reshape(partial, np.shape(b)), b)
 
 
@@ -326,7 +326,7 @@ def _statistic_share(window, g, mode):
 def pad_vjp_array(g, ans, array, pad_width, mode, stat_length, constant_values, end_values, reflect_type):
     _check_pad_mode(mode)
     x = np.asarray(array)
-    if x.dtype.kind != "f" or x.ndim == 0:
+    if x.dtype.kind not in "fc" or x.ndim == 0:
         return unbroadcast(g, array)
     widths = _pad_pairs(pad_width, x.ndim)
     lengths = _pad_pairs(stat_length, x.ndim)
@@ -534,11 +534,11 @@ def gradient_vjp_f(g, ans, f, varargs, axis, edge_order):
     axes = _gradient_axes(f, axis)
     parts = (g,) if len(axes) == 1 else output_parts(g, len(axes))
     shape = np.shape(f)
-    out = np.zeros(shape)
+    out = np.zeros(shape, dtype=np.result_type(f, np.float64))  # the coefficients are real: complex f, complex g
     for ax, part, spacing in zip(axes, parts, _gradient_spacings(varargs, len(axes))):
         if part is ZERO:
             continue
-        moved_g = np.moveaxis(np.asarray(part, dtype=np.float64), ax, 0)
+        moved_g = np.moveaxis(np.asarray(part, dtype=np.result_type(part, np.float64)), ax, 0)
         moved_out = np.moveaxis(out, ax, 0)  # a view: adding into it adds into out
         for rows, _, _, terms in _gradient_blocks(_gradient_steps(spacing, shape[ax]), edge_order):
             for columns, coefficient, _, _ in terms:
@@ -549,18 +549,18 @@ def gradient_vjp_f(g, ans, f, varargs, axis, edge_order):
 def gradient_vjp_varargs(g, ans, f, varargs, axis, edge_order):
     axes = _gradient_axes(f, axis)
     parts = (g,) if len(axes) == 1 else output_parts(g, len(axes))
-    values = np.asarray(f, dtype=np.float64)
+    values = np.asarray(f, dtype=np.result_type(f, np.float64))
     step_cotangents = []
     for ax, part, spacing in zip(axes, parts, _gradient_spacings(varargs, len(axes))):
         n = values.shape[ax]
         d_steps = np.zeros(n - 1)
         if part is not ZERO:
-            moved_g = np.moveaxis(np.asarray(part, dtype=np.float64), ax, 0)
+            moved_g = np.moveaxis(np.asarray(part, dtype=np.result_type(part, np.float64)), ax, 0)
             moved_f = np.moveaxis(values, ax, 0)
             others = tuple(range(1, values.ndim))
             for rows, left, right, terms in _gradient_blocks(_gradient_steps(spacing, n), edge_order):
                 for columns, _, d_left, d_right in terms:
-                    weight = np.sum(moved_g[rows] * moved_f[columns], axis=others)
+                    weight = np.real(np.sum(conj(moved_g[rows]) * moved_f[columns], axis=others))  # real steps
                     d_steps[left] += weight * d_left
                     d_steps[right] += weight * d_right
         step_cotangents.append(d_steps)
@@ -936,18 +936,18 @@ def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
     tangents = varargs_tangents(g, varargs)
     if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # one spacing shared by every axis
         tangents = tangents * len(axes)
-    values = np.asarray(f, dtype=np.float64)
+    values = np.asarray(f, dtype=np.result_type(f, np.float64))
     result = []
     for ax, out, spacing, d_spacing in zip(axes, outputs, _gradient_spacings(varargs, len(axes)), tangents):
         if d_spacing is None or d_spacing is ZERO or d_spacing is NO_TANGENT:
             result.append(np.zeros_like(out))
             continue
         if np.ndim(spacing) == 0:
-            result.append(as_tangent_of(-np.asarray(out, dtype=np.float64) * (d_spacing / spacing), out))
+            result.append(as_tangent_of(-np.asarray(out, dtype=np.result_type(out, np.float64)) * (d_spacing / spacing), out))
             continue
         n = values.shape[ax]
         d_steps = np.diff(np.asarray(d_spacing, dtype=np.float64))
-        d_out = np.zeros(values.shape)
+        d_out = np.zeros(values.shape, dtype=values.dtype)
         moved_d, moved_f = np.moveaxis(d_out, ax, 0), np.moveaxis(values, ax, 0)  # views
         for rows, left, right, terms in _gradient_blocks(_gradient_steps(spacing, n), edge_order):
             for columns, _, d_left, d_right in terms:

@@ -15,7 +15,8 @@ its own dtype (``unbroadcast`` takes it).
 
 ``a[i]`` on an array scatters the cotangent into zeros of ``a``'s shape (repeated fancy
 indices accumulate); on a tuple or list it returns a tuple or list holding ``ZERO``
-everywhere but at the index. Operators on sequences as containers (``[0.0] * n``,
+everywhere but at the index. The index gets a cotangent only when it holds the arrays:
+``np.r_[x, y]`` and ``np.c_[x, y]`` (see ``index_tricks``). Operators on sequences as containers (``[0.0] * n``,
 ``xs + ys``) are not differentiated here.
 """
 import operator
@@ -23,6 +24,7 @@ import operator
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
+from .index_tricks import getitem_jvp_index, getitem_vjp_index
 from .numpy_elementwise import power_jvp_exponent
 
 # ------------------------------------------------------------------ arithmetic
@@ -37,7 +39,7 @@ defvjp(operator.neg,     "a",    "-g")
 defvjp(operator.pos,     "a",    "g")
 
 # ------------------------------------------------------------------ indexing
-defvjp(operator.getitem, "a, index", "untake(g, index, a)", None, thunks=True)
+defvjp(operator.getitem, "a, index", "untake(g, index, a)", getitem_vjp_index, thunks=True)  # index: np.r_[x, y]
 
 # ------------------------------------------------------------------ no gradient
 nondifferentiable(
@@ -68,4 +70,4 @@ defjvp(operator.mod,     "g", "-g * (a // b)", elementwise=True)
 defjvp(operator.matmul,  "g @ b", "a @ g")
 defjvp(operator.neg,     "-g")
 defjvp(operator.pos,     "+g")
-defjvp(operator.getitem, "g[index]", None)
+defjvp(operator.getitem, "g[index]", getitem_jvp_index)

@@ -1,23 +1,23 @@
 """Rules for ``scipy.linalg`` (registered once the user imports ``scipy.linalg``).
 
-Every solve ``x = M^-1 b`` has the same two cotangents: ``db = M^-T g`` (a solve with the
-transposed matrix), and ``dM = -db x^T``. What differs is how ``M`` is stored, and each
+Every solve ``x = M^-1 b`` has the same two cotangents: ``db = M^-H g`` (a solve with the
+conjugate transposed matrix), and ``dM = -db x^H``. What differs is how ``M`` is stored, and each
 rule takes ``dM`` back to the storage it read:
 
 * ``solve_triangular`` reads one triangle of ``a`` (not its diagonal either, with
   ``unit_diagonal``): the other entries get a zero cotangent;
-* ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^T``: ``dL = (dM + dM^T) L``,
+* ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^H``: ``dL = (dM + dM^H) L``,
   in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
 * ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
   entries outside the matrix get 0.
 
 Matrix functions: ``solve_sylvester``'s ``X`` solves ``A X + X B = Q``, and its cotangents
-come from one more Sylvester equation with the transposes, ``A^T Y + Y B^T = G``: ``dQ = Y``,
-``dA = -Y X^T``, ``dB = -X^T Y``. ``sqrtm`` is the same equation with ``A = B = sqrtm(M)``
-(from ``S S = M``), and ``expm``'s cotangent is the Frechet derivative of ``expm`` at
-``M^T`` in the direction of the cotangent. All for real matrices (``sqrtm`` of a matrix
-with a real square root); ``expm`` also for stacks of matrices. ``lu_factor`` is
-nondifferentiable (its pivots are integers; differentiate ``solve`` instead).
+come from one more Sylvester equation with the conjugate transposes, ``A^H Y + Y B^H = G``:
+``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. ``sqrtm`` is the same equation with
+``A = B = sqrtm(M)`` (from ``S S = M``; a real M with a complex root gets the real part),
+and ``expm``'s cotangent is the Frechet derivative of ``expm`` at ``M^H`` in the direction
+of the cotangent; ``expm`` also for stacks of matrices. Real and complex matrices alike. ``lu_factor``'s factors
+move with A but have no rule: a derivative of them is refused (differentiate ``solve``).
 
 Forward rules: a solve's tangent is ``dx = M^-1 (db - dM x)``, with ``dM`` read from the
 tangent of the matrix's storage the way the function reads the matrix (one triangle,
@@ -31,10 +31,11 @@ import numpy as np
 from scipy import linalg
 
 from s2sad.forward_rules import defjvp
-from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import mT, output_parts, unbroadcast
+from .helpers import conj, mH, mT, output_parts, unbroadcast
+from .refusals import defrefused
 
 
 def _as_columns(b, a):
@@ -48,17 +49,23 @@ def _from_columns(v, b):
 
 
 # ------------------------------------------------------------------ solve_triangular
-_TRANSPOSED = {0: 1, 1: 0, 2: 0, "N": "T", "T": "N", "C": "N"}
+_TRANS_NAMES = {0: "N", 1: "T", 2: "C", "N": "N", "T": "T", "C": "C"}
 
 
 def _triangular_db(g, ans, a, trans, lower, unit_diagonal):
-    return linalg.solve_triangular(a, g, trans=_TRANSPOSED[trans], lower=lower, unit_diagonal=unit_diagonal)
+    """``M^-H g``, M the matrix solved with (A, A^T or A^H: ``trans``)."""
+    trans = _TRANS_NAMES[trans]
+    if trans == "T":  # M^H = conj(A)
+        return conj(linalg.solve_triangular(a, conj(g), trans="N", lower=lower, unit_diagonal=unit_diagonal))
+    return linalg.solve_triangular(a, g, trans="C" if trans == "N" else "N", lower=lower, unit_diagonal=unit_diagonal)
 
 
 def solve_triangular_vjp_a(g, ans, a, b, trans, lower, unit_diagonal, overwrite_b, check_finite):
     db = _as_columns(_triangular_db(g, ans, a, trans, lower, unit_diagonal), a)
-    dm = -(db @ mT(_as_columns(ans, a)))
-    da = dm if trans in (0, "N") else mT(dm)
+    dm = -(db @ mH(_as_columns(ans, a)))
+    trans = _TRANS_NAMES[trans]
+    da = dm if trans == "N" else mT(dm) if trans == "T" else mH(dm)
+    # only the triangle is read (and not the diagonal if unit_diagonal): the rest gets 0
     da = np.tril(da, -1 if unit_diagonal else 0) if lower else np.triu(da, 1 if unit_diagonal else 0)
     return unbroadcast(da, a)
 
@@ -71,8 +78,8 @@ def solve_triangular_vjp_b(g, ans, a, b, trans, lower, unit_diagonal, overwrite_
 def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     c, lower = c_and_lower
     db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
-    dm = -(db @ mT(_as_columns(ans, c)))
-    symmetric = dm + mT(dm)
+    dm = -(db @ mH(_as_columns(ans, c)))
+    symmetric = dm + mH(dm)
     dc = np.tril(symmetric @ c) if lower else np.triu(c @ symmetric)
     return unbroadcast(dc, c), NO_TANGENT
 
@@ -97,7 +104,7 @@ def _band_transposed(lower_width, upper_width, ab):
 
 def _banded_db(g, l_and_u, ab):
     lower_width, upper_width = l_and_u
-    return linalg.solve_banded((upper_width, lower_width), _band_transposed(lower_width, upper_width, ab), g)
+    return linalg.solve_banded((upper_width, lower_width), conj(_band_transposed(lower_width, upper_width, ab)), g)  # A^H
 
 
 def solve_banded_vjp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite):
@@ -108,9 +115,9 @@ def solve_banded_vjp_ab(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check
     dab = np.zeros(np.shape(ab), dtype=np.result_type(db, x))
     for d in range(-upper_width, lower_width + 1):           # entry (j + d, j) of A sits at ab[u + d, j]
         if d >= 0:
-            dab[upper_width + d, :n - d] = -np.sum(db[d:] * x[:n - d], axis=1)
+            dab[upper_width + d, :n - d] = -np.sum(db[d:] * conj(x[:n - d]), axis=1)
         else:
-            dab[upper_width + d, -d:] = -np.sum(db[:n + d] * x[-d:], axis=1)
+            dab[upper_width + d, -d:] = -np.sum(db[:n + d] * conj(x[-d:]), axis=1)
     return unbroadcast(dab, ab)
 
 
@@ -120,16 +127,16 @@ def solve_banded_vjp_b(g, ans, l_and_u, ab, b, overwrite_ab, overwrite_b, check_
 
 # ------------------------------------------------------------------ Sylvester equations and matrix functions
 def _sylvester_adjoint(g, a, b):
-    """Y with A^T Y + Y B^T = G."""
-    return linalg.solve_sylvester(mT(np.asarray(a)), mT(np.asarray(b)), g)
+    """Y with A^H Y + Y B^H = G."""
+    return linalg.solve_sylvester(mH(np.asarray(a)), mH(np.asarray(b)), g)
 
 
 def solve_sylvester_vjp_a(g, ans, a, b, q):
-    return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mT(ans)), a)
+    return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mH(ans)), a)
 
 
 def solve_sylvester_vjp_b(g, ans, a, b, q):
-    return unbroadcast(-(mT(ans) @ _sylvester_adjoint(g, a, b)), b)
+    return unbroadcast(-(mH(ans) @ _sylvester_adjoint(g, a, b)), b)
 
 
 def solve_sylvester_vjp_q(g, ans, a, b, q):
@@ -137,16 +144,16 @@ def solve_sylvester_vjp_q(g, ans, a, b, q):
 
 
 def sqrtm_vjp(g, ans, A):
-    return unbroadcast(np.real(_sylvester_adjoint(g, ans, ans)), A)
+    return unbroadcast(_sylvester_adjoint(g, ans, ans), A)  # a real A's cotangent: the real part
 
 
 def expm_vjp(g, ans, A):
     a, g = np.asarray(A, dtype=np.result_type(A, np.float64)), np.asarray(g)
     if a.ndim == 2:
-        return unbroadcast(linalg.expm_frechet(a.T, g, compute_expm=False), A)
+        return unbroadcast(linalg.expm_frechet(mH(a), g, compute_expm=False), A)
     shape = np.broadcast_shapes(a.shape, g.shape)
     a, g = np.broadcast_to(a, shape).reshape(-1, *shape[-2:]), np.broadcast_to(g, shape).reshape(-1, *shape[-2:])
-    cotangents = [linalg.expm_frechet(one.T, cotangent, compute_expm=False) for one, cotangent in zip(a, g)]
+    cotangents = [linalg.expm_frechet(mH(one), cotangent, compute_expm=False) for one, cotangent in zip(a, g)]
     return unbroadcast(np.reshape(cotangents, shape), A)
 
 
@@ -164,8 +171,9 @@ deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
 deflinalg(linalg.sqrtm,            "A", sqrtm_vjp)
 deflinalg(linalg.expm,             "A", expm_vjp)
-nondifferentiable(linalg.lu_factor)
-rule_for(linalg.lu_factor).name = "scipy.linalg.lu_factor"
+defrefused(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", ("a",), "scipy.linalg.lu_factor",
+           "differentiate solve (or scipy.linalg.solve) instead of lu_factor and lu_solve",
+           name="scipy.linalg.lu_factor")
 
 
 # ------------------------------------------------------------------ jvps
@@ -278,4 +286,3 @@ defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)
 defjvp(linalg.expm,             expm_jvp)
-# lu_factor is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)

@@ -24,7 +24,7 @@ from scipy import signal
 from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defvjp
 
-from .helpers import unbroadcast
+from .helpers import conj, unbroadcast
 
 
 def _convolution_axes(ndim, axes):
@@ -54,10 +54,11 @@ def _reversed(x, axes):
 
 
 def _convolve_cotangent(g, mine, other, mode, axes, convolve_valid):
-    """Cotangent of ``mine`` in the convolution of ``mine`` with ``other`` (either order)."""
+    """Cotangent of ``mine`` in the convolution of ``mine`` with ``other`` (either order): the
+    adjoint of convolving with ``other`` is correlating with it, conjugated."""
     axes = _convolution_axes(np.ndim(mine), axes)
     full = _full_cotangent(g, mine, other, mode, axes)
-    return unbroadcast(convolve_valid(full, _reversed(other, axes), axes), mine)
+    return unbroadcast(convolve_valid(full, _reversed(conj(other), axes), axes), mine)
 
 
 def _direct_or_fft(method):
@@ -80,15 +81,15 @@ def convolve_vjp_in2(g, ans, in1, in2, mode, method):
 
 
 def correlate_vjp_in1(g, ans, in1, in2, mode, method):
-    # correlate(in1, in2) = convolve(in1, reversed in2)
-    return _convolve_cotangent(g, in1, _reversed(in2, None), mode, None, _direct_or_fft(method))
+    # correlate(in1, in2) = convolve(in1, reversed conj(in2)): SciPy conjugates in2
+    return _convolve_cotangent(g, in1, _reversed(conj(in2), None), mode, None, _direct_or_fft(method))
 
 
 def correlate_vjp_in2(g, ans, in1, in2, mode, method):
     axes = tuple(range(np.ndim(in2)))
-    reversed_in2 = _reversed(in2, axes)
-    cotangent = _convolve_cotangent(g, reversed_in2, in1, mode, None, _direct_or_fft(method))
-    return unbroadcast(_reversed(cotangent, axes), in2)
+    partner = _reversed(conj(in2), axes)  # in2 = conj(reversed partner): an antilinear map, so conj its cotangent
+    cotangent = _convolve_cotangent(g, partner, in1, mode, None, _direct_or_fft(method))
+    return unbroadcast(conj(_reversed(cotangent, axes)), in2)
 
 
 def fftconvolve_vjp_in1(g, ans, in1, in2, mode, axes):
@@ -101,13 +102,13 @@ def fftconvolve_vjp_in2(g, ans, in1, in2, mode, axes):
 
 # ------------------------------------------------------------------ lfilter
 def _backward_in_time(g, b, a, axis):
-    """The adjoint of the causal filter ``b / a`` applied to ``g``: the filter run from the end."""
-    return np.flip(signal.lfilter(b, a, np.flip(g, axis=axis), axis=axis), axis=axis)
+    """The adjoint of the causal filter ``b / a`` applied to ``g``: the conjugate filter run from the end."""
+    return np.flip(signal.lfilter(conj(np.asarray(b)), conj(np.asarray(a)), np.flip(g, axis=axis), axis=axis), axis=axis)
 
 
 def _lagged_products(u, v, taps, axis):
-    """``sum over n of u[n] * v[n - k]`` along ``axis`` (and over every other axis), for k < taps."""
-    u, v = np.moveaxis(u, axis, -1), np.moveaxis(v, axis, -1)
+    """``sum over n of u[n] * conj(v[n - k])`` along ``axis`` (and over every other axis), for k < taps."""
+    u, v = np.moveaxis(u, axis, -1), np.moveaxis(conj(v), axis, -1)
     n = u.shape[-1]
     return np.array([np.sum(u[..., k:] * v[..., :n - k]) if k < n else 0.0 for k in range(taps)])
 
@@ -119,14 +120,14 @@ def _refuse_initial_conditions(zi):
 
 def lfilter_vjp_b(g, ans, b, a, x, axis, zi):
     _refuse_initial_conditions(zi)
-    backward = _backward_in_time(np.asarray(g, dtype=np.float64), [1.0], a, axis)
-    return unbroadcast(_lagged_products(backward, np.asarray(x, dtype=np.float64), np.size(b), axis), b)
+    backward = _backward_in_time(np.asarray(g, dtype=np.result_type(g, np.float64)), [1.0], a, axis)
+    return unbroadcast(_lagged_products(backward, np.asarray(x, dtype=np.result_type(x, np.float64)), np.size(b), axis), b)
 
 
 def lfilter_vjp_a(g, ans, b, a, x, axis, zi):
     _refuse_initial_conditions(zi)
-    backward = _backward_in_time(np.asarray(g, dtype=np.float64), [1.0], a, axis)
-    return unbroadcast(-_lagged_products(backward, np.asarray(ans, dtype=np.float64), np.size(a), axis), a)
+    backward = _backward_in_time(np.asarray(g, dtype=np.result_type(g, np.float64)), [1.0], a, axis)
+    return unbroadcast(-_lagged_products(backward, np.asarray(ans, dtype=np.result_type(ans, np.float64)), np.size(a), axis), a)
 
 
 def lfilter_vjp_x(g, ans, b, a, x, axis, zi):

@@ -23,10 +23,12 @@ import math
 import numpy as np
 from scipy import special
 
+from s2sad.errors import MissingRuleError
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.tangents import NO_TANGENT
 
-from .helpers import expand_reduced, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, safe_divide, unbroadcast
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -40,7 +42,7 @@ def _times(g, slope):
 
 
 # Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
-# parameter, elementwise. The reverse vjp is ``unbroadcast(g * slope, param)`` and the
+# parameter, elementwise. The reverse vjp is ``unbroadcast(g * conj(slope), param)`` and the
 # forward jvp ``g * slope`` (see the forward rules at the end).
 # ------------------------------------------------------------------ gamma and beta family
 def gamma_slope(ans, x):
@@ -52,7 +54,20 @@ def gammaln_slope(ans, x):
 
 
 def digamma_slope(ans, x):
+    if np.iscomplexobj(x):  # SciPy's polygamma (the slope) is real only
+        raise MissingRuleError("no rule for scipy.special.digamma (psi) at complex arguments",
+                               hint="its derivative, polygamma(1, z), has no complex version in SciPy")
     return special.polygamma(1, x)
+
+
+def order_without_derivative(g, ans, v, x):
+    """The order of a Bessel function gets no derivative: refused when it has a tangent
+    (an int order has none), rather than passing a silent 0."""
+    if np.result_type(v).kind in "fc":
+        raise MissingRuleError("no rule for the derivative of a Bessel function in its order",
+                               hint="make the order a constant: an int, or a float not computed from "
+                                    "the differentiated inputs")
+    return NO_TANGENT
 
 
 def polygamma_slope_x(ans, n, x):
@@ -85,43 +100,43 @@ def betaln_slope_b(ans, a, b):
 
 
 def gamma_vjp(g, ans, x):
-    return unbroadcast(g * gamma_slope(ans, x), x)
+    return unbroadcast(g * conj(gamma_slope(ans, x)), x)
 
 
 def gammaln_vjp(g, ans, x):
-    return unbroadcast(g * gammaln_slope(ans, x), x)
+    return unbroadcast(g * conj(gammaln_slope(ans, x)), x)
 
 
 def digamma_vjp(g, ans, x):
-    return unbroadcast(g * digamma_slope(ans, x), x)
+    return unbroadcast(g * conj(digamma_slope(ans, x)), x)
 
 
 def polygamma_vjp_x(g, ans, n, x):
-    return unbroadcast(g * polygamma_slope_x(ans, n, x), x)
+    return unbroadcast(g * conj(polygamma_slope_x(ans, n, x)), x)
 
 
 def rgamma_vjp(g, ans, x):
-    return unbroadcast(g * rgamma_slope(ans, x), x)
+    return unbroadcast(g * conj(rgamma_slope(ans, x)), x)
 
 
 def multigammaln_vjp(g, ans, a, d):
-    return unbroadcast(g * multigammaln_slope(ans, a, d), a)
+    return unbroadcast(g * conj(multigammaln_slope(ans, a, d)), a)
 
 
 def beta_vjp_a(g, ans, a, b):
-    return unbroadcast(g * beta_slope_a(ans, a, b), a)
+    return unbroadcast(g * conj(beta_slope_a(ans, a, b)), a)
 
 
 def beta_vjp_b(g, ans, a, b):
-    return unbroadcast(g * beta_slope_b(ans, a, b), b)
+    return unbroadcast(g * conj(beta_slope_b(ans, a, b)), b)
 
 
 def betaln_vjp_a(g, ans, a, b):
-    return unbroadcast(g * betaln_slope_a(ans, a, b), a)
+    return unbroadcast(g * conj(betaln_slope_a(ans, a, b)), a)
 
 
 def betaln_vjp_b(g, ans, a, b):
-    return unbroadcast(g * betaln_slope_b(ans, a, b), b)
+    return unbroadcast(g * conj(betaln_slope_b(ans, a, b)), b)
 
 
 def _gamma_density(a, x):
@@ -161,31 +176,31 @@ def betainc_slope_x(ans, a, b, x):
 
 
 def gammainc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, gammainc_slope_a(ans, a, x)), a)
+    return unbroadcast(_times(g, conj(gammainc_slope_a(ans, a, x))), a)
 
 
 def gammainc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, gammainc_slope_x(ans, a, x)), x)
+    return unbroadcast(_times(g, conj(gammainc_slope_x(ans, a, x))), x)
 
 
 def gammaincc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, gammaincc_slope_a(ans, a, x)), a)
+    return unbroadcast(_times(g, conj(gammaincc_slope_a(ans, a, x))), a)
 
 
 def gammaincc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, gammaincc_slope_x(ans, a, x)), x)
+    return unbroadcast(_times(g, conj(gammaincc_slope_x(ans, a, x))), x)
 
 
 def betainc_vjp_a(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_a(ans, a, b, x)), a)
+    return unbroadcast(_times(g, conj(betainc_slope_a(ans, a, b, x))), a)
 
 
 def betainc_vjp_b(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_b(ans, a, b, x)), b)
+    return unbroadcast(_times(g, conj(betainc_slope_b(ans, a, b, x))), b)
 
 
 def betainc_vjp_x(g, ans, a, b, x):
-    return unbroadcast(_times(g, betainc_slope_x(ans, a, b, x)), x)
+    return unbroadcast(_times(g, conj(betainc_slope_x(ans, a, b, x))), x)
 
 
 # ------------------------------------------------------------------ Bessel functions
@@ -210,6 +225,9 @@ def iv_slope_x(ans, v, x):
 
 
 def ive_slope_x(ans, v, x):
+    if np.iscomplexobj(x):  # ive(v, z) = iv(v, z) exp(-|Re z|): not holomorphic, no rule
+        raise MissingRuleError("no rule for scipy.special.ive at complex arguments",
+                               hint="use iv(v, z) * np.exp(-np.abs(z.real)), which s2sad differentiates")
     return (special.ive(v - 1, x) + special.ive(v + 1, x)) / 2 - np.sign(x) * ans
 
 
@@ -275,79 +293,79 @@ def k1e_slope(ans, x):
 
 
 def jv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * jv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(jv_slope_x(ans, v, x)), x)
 
 
 def yv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * yv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(yv_slope_x(ans, v, x)), x)
 
 
 def yn_vjp_x(g, ans, n, x):
-    return unbroadcast(g * yn_slope_x(ans, n, x), x)
+    return unbroadcast(g * conj(yn_slope_x(ans, n, x)), x)
 
 
 def iv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * iv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(iv_slope_x(ans, v, x)), x)
 
 
 def ive_vjp_x(g, ans, v, x):
-    return unbroadcast(g * ive_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(ive_slope_x(ans, v, x)), x)
 
 
 def kv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * kv_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(kv_slope_x(ans, v, x)), x)
 
 
 def kve_vjp_x(g, ans, v, x):
-    return unbroadcast(g * kve_slope_x(ans, v, x), x)
+    return unbroadcast(g * conj(kve_slope_x(ans, v, x)), x)
 
 
 def i0_vjp(g, ans, x):
-    return unbroadcast(g * i0_slope(ans, x), x)
+    return unbroadcast(g * conj(i0_slope(ans, x)), x)
 
 
 def i1_vjp(g, ans, x):
-    return unbroadcast(g * i1_slope(ans, x), x)
+    return unbroadcast(g * conj(i1_slope(ans, x)), x)
 
 
 def i0e_vjp(g, ans, x):
-    return unbroadcast(g * i0e_slope(ans, x), x)
+    return unbroadcast(g * conj(i0e_slope(ans, x)), x)
 
 
 def i1e_vjp(g, ans, x):
-    return unbroadcast(g * i1e_slope(ans, x), x)
+    return unbroadcast(g * conj(i1e_slope(ans, x)), x)
 
 
 def j0_vjp(g, ans, x):
-    return unbroadcast(g * j0_slope(ans, x), x)
+    return unbroadcast(g * conj(j0_slope(ans, x)), x)
 
 
 def j1_vjp(g, ans, x):
-    return unbroadcast(g * j1_slope(ans, x), x)
+    return unbroadcast(g * conj(j1_slope(ans, x)), x)
 
 
 def y0_vjp(g, ans, x):
-    return unbroadcast(g * y0_slope(ans, x), x)
+    return unbroadcast(g * conj(y0_slope(ans, x)), x)
 
 
 def y1_vjp(g, ans, x):
-    return unbroadcast(g * y1_slope(ans, x), x)
+    return unbroadcast(g * conj(y1_slope(ans, x)), x)
 
 
 def k0_vjp(g, ans, x):
-    return unbroadcast(g * k0_slope(ans, x), x)
+    return unbroadcast(g * conj(k0_slope(ans, x)), x)
 
 
 def k1_vjp(g, ans, x):
-    return unbroadcast(g * k1_slope(ans, x), x)
+    return unbroadcast(g * conj(k1_slope(ans, x)), x)
 
 
 def k0e_vjp(g, ans, x):
-    return unbroadcast(g * k0e_slope(ans, x), x)
+    return unbroadcast(g * conj(k0e_slope(ans, x)), x)
 
 
 def k1e_vjp(g, ans, x):
-    return unbroadcast(g * k1e_slope(ans, x), x)
+    return unbroadcast(g * conj(k1e_slope(ans, x)), x)
 
 
 # ------------------------------------------------------------------ error function, normal distribution
@@ -361,11 +379,11 @@ def log_ndtr_slope(ans, x):
 
 
 def erfcx_vjp(g, ans, x):
-    return unbroadcast(g * erfcx_slope(ans, x), x)
+    return unbroadcast(g * conj(erfcx_slope(ans, x)), x)
 
 
 def log_ndtr_vjp(g, ans, x):
-    return unbroadcast(g * log_ndtr_slope(ans, x), x)
+    return unbroadcast(g * conj(log_ndtr_slope(ans, x)), x)
 
 
 # ------------------------------------------------------------------ information theory
@@ -386,11 +404,11 @@ def kl_div_slope_x(ans, x, y):
 
 
 def entr_vjp(g, ans, x):
-    return unbroadcast(_times(g, entr_slope(ans, x)), x)
+    return unbroadcast(_times(g, conj(entr_slope(ans, x))), x)
 
 
 def rel_entr_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, rel_entr_slope_x(ans, x, y)), x)
+    return unbroadcast(_times(g, conj(rel_entr_slope_x(ans, x, y))), x)
 
 
 def rel_entr_vjp_y(g, ans, x, y):
@@ -398,7 +416,7 @@ def rel_entr_vjp_y(g, ans, x, y):
 
 
 def kl_div_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, kl_div_slope_x(ans, x, y)), x)
+    return unbroadcast(_times(g, conj(kl_div_slope_x(ans, x, y))), x)
 
 
 def kl_div_vjp_y(g, ans, x, y):
@@ -418,25 +436,26 @@ def _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign):
     with np.errstate(invalid="ignore"):
         terms = np.exp(like - lse)
     # where every weight is 0 the sum is 0 and ans is -inf: no gradient flows there
-    return g_full, np.where(np.isneginf(lse), 0.0, terms)
+    # (logsumexp is holomorphic in a complex a: the terms are conjugated by the vjps)
+    return g_full, np.where(np.isneginf(np.real(lse)), 0.0, terms)
 
 
 def logsumexp_vjp_a(g, ans, a, axis, b, keepdims, return_sign):
     g_full, terms = _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign)
-    return unbroadcast(g_full * terms * (1 if b is None else b), a)
+    return unbroadcast(g_full * conj(terms * (1 if b is None else b)), a)
 
 
 def logsumexp_vjp_b(g, ans, a, axis, b, keepdims, return_sign):
     g_full, terms = _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign)
-    return unbroadcast(g_full * terms, b)
+    return unbroadcast(g_full * conj(terms), b)
 
 
 def softmax_vjp(g, ans, x, axis):
-    return unbroadcast(ans * (g - np.sum(g * ans, axis=axis, keepdims=True)), x)
+    return unbroadcast(conj(ans) * (g - np.sum(g * conj(ans), axis=axis, keepdims=True)), x)
 
 
 def log_softmax_vjp(g, ans, x, axis):
-    return unbroadcast(g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True), x)
+    return unbroadcast(g - conj(np.exp(ans)) * np.sum(g, axis=axis, keepdims=True), x)
 
 
 # ------------------------------------------------------------------ shape derivatives
@@ -614,24 +633,24 @@ def defspecial(function, signature, *vjps):
 
 # ------------------------------------------------------------------ the table
 # error function and the normal distribution
-defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)")
-defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-x ** 2)")
+defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
+defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
 defspecial(special.erfcx,        "x",       erfcx_vjp)
-defspecial(special.erfinv,       "x",       f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.erfcinv,      "x",       f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-x ** 2 / 2)")
-defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)")
+defspecial(special.erfinv,       "x",       f"g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defspecial(special.erfcinv,      "x",       f"-g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-conj(x) ** 2 / 2)")
+defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
 defspecial(special.log_ndtr,     "x",       log_ndtr_vjp)
 # logistic
-defspecial(special.expit,        "x",       "g * ans * (1 - ans)")
-defspecial(special.logit,        "x",       "safe_divide(g, x * (1 - x))")
-defspecial(special.log_expit,    "x",       "g * (1 - np.exp(ans))")
+defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
+defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
+defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
 # logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
 # stays finite where both are 0
-defspecial(special.xlogy,        "x, y",    "unbroadcast(g * np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y)), x)",
-                                            "unbroadcast(safe_divide(g * x, y), y)")
-defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y)), x)",
-                                            "unbroadcast(safe_divide(g * x, 1 + y), y)")
+defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(y)), y)")
+defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * conj(np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(1 + y)), y)")
 defspecial(special.entr,         "x",       entr_vjp)
 defspecial(special.rel_entr,     "x, y",    rel_entr_vjp_x, rel_entr_vjp_y)
 defspecial(special.kl_div,       "x, y",    kl_div_vjp_x, kl_div_vjp_y)
@@ -648,13 +667,13 @@ defspecial(special.gammainc,     "a, x",    gammainc_vjp_a, gammainc_vjp_x)
 defspecial(special.gammaincc,    "a, x",    gammaincc_vjp_a, gammaincc_vjp_x)
 defspecial(special.betainc,      "a, b, x", betainc_vjp_a, betainc_vjp_b, betainc_vjp_x)
 # Bessel functions (special.jn is special.jv)
-defspecial(special.jv,           "v, x",    None, jv_vjp_x)
-defspecial(special.yv,           "v, x",    None, yv_vjp_x)
+defspecial(special.jv,           "v, x",    order_without_derivative, jv_vjp_x)
+defspecial(special.yv,           "v, x",    order_without_derivative, yv_vjp_x)
 defspecial(special.yn,           "n, x",    None, yn_vjp_x)
-defspecial(special.iv,           "v, x",    None, iv_vjp_x)
-defspecial(special.ive,          "v, x",    None, ive_vjp_x)
-defspecial(special.kv,           "v, x",    None, kv_vjp_x)
-defspecial(special.kve,          "v, x",    None, kve_vjp_x)
+defspecial(special.iv,           "v, x",    order_without_derivative, iv_vjp_x)
+defspecial(special.ive,          "v, x",    order_without_derivative, ive_vjp_x)
+defspecial(special.kv,           "v, x",    order_without_derivative, kv_vjp_x)
+defspecial(special.kve,          "v, x",    order_without_derivative, kve_vjp_x)
 defspecial(special.i0,           "x",       i0_vjp)
 defspecial(special.i1,           "x",       i1_vjp)
 defspecial(special.i0e,          "x",       i0e_vjp)
@@ -746,7 +765,7 @@ def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
     with np.errstate(invalid="ignore", over="ignore"):
         terms = np.exp(a - lse)
     # where every weight is 0 the sum is 0 and ans is -inf: no tangent flows there
-    terms = np.where(np.isneginf(lse), 0.0, terms)
+    terms = np.where(np.isneginf(np.real(lse)), 0.0, terms)
     if times_b and b is not None:
         terms = terms * b
     return _like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
@@ -795,13 +814,13 @@ defjvp(special.gammaincc,    _jvp(gammaincc_slope_a, guarded=True), _jvp(gammain
 defjvp(special.betainc,      _jvp(betainc_slope_a, guarded=True), _jvp(betainc_slope_b, guarded=True),
                              _jvp(betainc_slope_x, guarded=True), **ELEMENTWISE)
 # Bessel functions: no tangent through the order
-defjvp(special.jv,           None, _jvp(jv_slope_x), **ELEMENTWISE)
-defjvp(special.yv,           None, _jvp(yv_slope_x), **ELEMENTWISE)
+defjvp(special.jv,           order_without_derivative, _jvp(jv_slope_x), **ELEMENTWISE)
+defjvp(special.yv,           order_without_derivative, _jvp(yv_slope_x), **ELEMENTWISE)
 defjvp(special.yn,           None, _jvp(yn_slope_x), **ELEMENTWISE)
-defjvp(special.iv,           None, _jvp(iv_slope_x), **ELEMENTWISE)
-defjvp(special.ive,          None, _jvp(ive_slope_x), **ELEMENTWISE)
-defjvp(special.kv,           None, _jvp(kv_slope_x), **ELEMENTWISE)
-defjvp(special.kve,          None, _jvp(kve_slope_x), **ELEMENTWISE)
+defjvp(special.iv,           order_without_derivative, _jvp(iv_slope_x), **ELEMENTWISE)
+defjvp(special.ive,          order_without_derivative, _jvp(ive_slope_x), **ELEMENTWISE)
+defjvp(special.kv,           order_without_derivative, _jvp(kv_slope_x), **ELEMENTWISE)
+defjvp(special.kve,          order_without_derivative, _jvp(kve_slope_x), **ELEMENTWISE)
 defjvp(special.i0,           _jvp(i0_slope), **ELEMENTWISE)
 defjvp(special.i1,           _jvp(i1_slope), **ELEMENTWISE)
 defjvp(special.i0e,          _jvp(i0e_slope), **ELEMENTWISE)

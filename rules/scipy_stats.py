@@ -32,11 +32,13 @@ symmetric part, the transpose of the symmetric gradient (for a symmetric tangent
 usual case, that is SciPy's own derivative); a tangent of ``dirichlet``'s full ``x`` is
 taken in the whole space, meaningful when it sums to 0 (stays on the simplex).
 """
+import functools
 import math
 
 import numpy as np
 from scipy import special, stats
 
+from s2sad.errors import MissingRuleError
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, defvjp_all, rule_for
 from s2sad.tangents import NO_TANGENT
@@ -365,10 +367,34 @@ def dirichlet_pdf_vjp(g, ans, x, alpha):
     return _dirichlet_cotangents(np.multiply(g, ans), x, alpha)
 
 
+def _real_only(rule_name, function):
+    """``function`` (a vjp or jvp, ``(g, ans, *params)``), refusing complex parameters: SciPy's
+    distributions compare their arguments with their support's bounds and so compute
+    something at complex ones, but nothing these real derivatives describe."""
+    if not callable(function):
+        return function
+
+    @functools.wraps(function)
+    def real_only(g, ans, *params):
+        if any(np.iscomplexobj(value) for value in params):
+            raise MissingRuleError(f"no rule for `{rule_name}` at complex arguments",
+                                   hint="the distributions of scipy.stats are differentiated for real arguments only")
+        return function(g, ans, *params)
+
+    return real_only
+
+
 def _defstats(method, signature, vjp):
-    """``defvjp_all`` under the name ``scipy.stats.<distribution>.<method>``."""
+    """``defvjp_all`` under the name ``scipy.stats.<distribution>.<method>``, for real arguments."""
     owner = getattr(method.__self__, "name", None) or type(method.__self__).__name__.removesuffix("_gen")
-    return defvjp_all(method, signature, vjp, name=f"scipy.stats.{owner}.{method.__name__}")
+    name = f"scipy.stats.{owner}.{method.__name__}"
+    return defvjp_all(method, signature, _real_only(name, vjp), name=name)
+
+
+def _defjvp(method, *jvps, **options):
+    """``defjvp`` of a rule registered above, for real arguments."""
+    name = rule_for(method).name
+    return defjvp(method, *(_real_only(name, jvp) for jvp in jvps), **options)
 
 
 # ------------------------------------------------------------------ the table
@@ -397,7 +423,8 @@ _defstats(stats.poisson.pmf,    "k, mu, loc=0",          poisson_pmf_vjp)
 _defstats(stats.poisson.cdf,    "k, mu, loc=0",          poisson_cdf_vjp)
 _defstats(stats.multivariate_normal.logpdf, "x, mean=None, cov=1, allow_singular=False", mvn_logpdf_vjp)
 _defstats(stats.multivariate_normal.pdf,    "x, mean=None, cov=1, allow_singular=False", mvn_pdf_vjp)
-defvjp(stats.multivariate_normal.entropy, "mean=None, cov=1", None, mvn_entropy_vjp_cov,
+defvjp(stats.multivariate_normal.entropy, "mean=None, cov=1", None,
+       _real_only("scipy.stats.multivariate_normal.entropy", mvn_entropy_vjp_cov),
        name="scipy.stats.multivariate_normal.entropy")
 _defstats(stats.dirichlet.logpdf, "x, alpha",            dirichlet_logpdf_vjp)
 _defstats(stats.dirichlet.pdf,    "x, alpha",            dirichlet_pdf_vjp)
@@ -507,7 +534,7 @@ def dirichlet_pdf_jvp_alpha(g, ans, x, alpha):
 def _defjvp_location_scale(method, standard, jacobian):
     """``defjvp`` of a location-scale family's method (its shapes counted from the rule's signature)."""
     shape_count = len(rule_for(method).params) - 3              # x, *shapes, loc, scale
-    return defjvp(method, *_location_scale_jvps(standard, jacobian, shape_count), elementwise=True)
+    return _defjvp(method, *_location_scale_jvps(standard, jacobian, shape_count), elementwise=True)
 
 
 # ---- forward rules
@@ -530,11 +557,11 @@ _defjvp_location_scale(stats.chi2.cdf,     chi2_cdf,     _probability)
 _defjvp_location_scale(stats.beta.logpdf,  beta_logpdf,  _log_density)
 _defjvp_location_scale(stats.beta.pdf,     beta_pdf,     _density)
 _defjvp_location_scale(stats.beta.cdf,     beta_cdf,     _probability)
-defjvp(stats.poisson.logpmf, None, _jvp(poisson_logpmf_slope_mu), None, elementwise=True)
-defjvp(stats.poisson.pmf,    None, _jvp(poisson_pmf_slope_mu),    None, elementwise=True)
-defjvp(stats.poisson.cdf,    None, _jvp(poisson_cdf_slope_mu),    None, elementwise=True)
-defjvp(stats.multivariate_normal.logpdf,  _mvn_jvp("x", False), _mvn_jvp("mean", False), _mvn_jvp("cov", False), None)
-defjvp(stats.multivariate_normal.pdf,     _mvn_jvp("x", True),  _mvn_jvp("mean", True),  _mvn_jvp("cov", True),  None)
-defjvp(stats.multivariate_normal.entropy, None, mvn_entropy_jvp_cov)
-defjvp(stats.dirichlet.logpdf, dirichlet_logpdf_jvp_x, dirichlet_logpdf_jvp_alpha)
-defjvp(stats.dirichlet.pdf,    dirichlet_pdf_jvp_x,    dirichlet_pdf_jvp_alpha)
+_defjvp(stats.poisson.logpmf, None, _jvp(poisson_logpmf_slope_mu), None, elementwise=True)
+_defjvp(stats.poisson.pmf,    None, _jvp(poisson_pmf_slope_mu),    None, elementwise=True)
+_defjvp(stats.poisson.cdf,    None, _jvp(poisson_cdf_slope_mu),    None, elementwise=True)
+_defjvp(stats.multivariate_normal.logpdf,  _mvn_jvp("x", False), _mvn_jvp("mean", False), _mvn_jvp("cov", False), None)
+_defjvp(stats.multivariate_normal.pdf,     _mvn_jvp("x", True),  _mvn_jvp("mean", True),  _mvn_jvp("cov", True),  None)
+_defjvp(stats.multivariate_normal.entropy, None, mvn_entropy_jvp_cov)
+_defjvp(stats.dirichlet.logpdf, dirichlet_logpdf_jvp_x, dirichlet_logpdf_jvp_alpha)
+_defjvp(stats.dirichlet.pdf,    dirichlet_pdf_jvp_x,    dirichlet_pdf_jvp_alpha)

@@ -13,7 +13,7 @@ from .registry import rule_for
 
 # Attributes of arrays that carry no gradient: reading them is plain primal code.
 CONSTANT_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "flags", "strides"}
-CONSTANT_METHODS = {"argmax", "argmin", "argsort", "nonzero", "all", "any", "tolist", "item"}
+CONSTANT_METHODS = {"argmax", "argmin", "argsort", "nonzero", "all", "any"}  # item, tolist: values, not constants
 
 
 def propagates(operation: Operation) -> bool:

@@ -32,8 +32,8 @@ def _tangent_leaves(tangent, primal):
         items = [tangent[i] for i in range(len(primal))]
         return [leaf for item, p in zip(items, primal) for leaf in _tangent_leaves(item, p)]
     tangent = unthunk(tangent)
-    if is_zero(tangent):
-        return [np.zeros(np.shape(primal))]
+    if is_zero(tangent):  # a strong zero has the primal's dtype (complex zeros for a complex output)
+        return [np.zeros(np.shape(primal), dtype=np.result_type(primal, np.float64))]
     return [tangent]
 
 

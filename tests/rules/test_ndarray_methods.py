@@ -165,3 +165,45 @@ def test_gradient_of_a_real_loss_through_methods(f):
         dz = s2sad.grad(f)(z)
     assert dz.dtype == np.complex128
     np.testing.assert_allclose(dz, numerical_gradient(f, z), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ .item() in differentiated code
+def squared_item(x):
+    return x.item() ** 2
+
+
+def item_at(x):
+    y = np.sin(x)
+    return y.item(0, 1) * np.sum(x)
+
+
+def item_of_a_sum(x):
+    return x.sum().item() ** 2
+
+
+@pytest.mark.parametrize("f, x", [(squared_item, np.array([1.5])), (item_at, X[0, :2, :2]),
+                                  (item_of_a_sum, np.array([0.5, -1.0, 2.0]))], ids=lambda v: getattr(v, "__name__", ""))
+def test_item_carries_the_gradient(f, x):
+    """x.item() is the element itself: its gradient flows (it was once read as a constant)."""
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, x), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ .tolist() in differentiated code
+def sum_of_list(x):
+    return sum(x.tolist())
+
+
+def products_of_rows(x):
+    rows = (x * 2.0).tolist()
+    return rows[0][1] ** 2 + rows[1][0] * rows[0][0]
+
+
+@pytest.mark.parametrize("f, x", [(sum_of_list, np.array([1.0, -2.0, 0.5])),
+                                  (products_of_rows, np.array([[1.0, 2.0], [3.0, 4.0]]))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_tolist_carries_the_gradient(f, x):
+    """x.tolist() holds x's values: its gradient flows, forward and reverse (it was once a silent 0)."""
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, x), rtol=1e-6, atol=1e-8)
+    t, h = np.ones_like(x), 1e-6
+    _, tangent = s2sad.jvp(f, (x,), (t,))
+    assert tangent == pytest.approx((f(x + h * t) - f(x - h * t)) / (2 * h), rel=1e-6)

@@ -369,3 +369,32 @@ def test_gradient_of_a_real_loss_is_d_by_d_real_plus_1j_d_by_d_imag(name):
     value, dz = chain(*LOSSES[name](z))
     assert np.isrealobj(value) and dz.dtype == np.complex128
     np.testing.assert_allclose(dz, numerical_gradient(loss, z), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ sign and abs of complex numbers
+def test_sign_of_complex_moves():
+    """NumPy's sign(z) is z / |z| for complex z: not piecewise constant."""
+    z = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    check_rrule(np.sign, z)
+    (dx,) = check_rrule(np.sign, rng.standard_normal(4))
+    assert dx is ZERO
+
+
+def sum_of_moduli(z):
+    return np.sum(np.abs(z))
+
+
+def sum_of_cubed_moduli(z):
+    return np.sum(np.abs(z) ** 3)
+
+
+def test_hvp_through_abs_of_complex():
+    """Second order through |z|, against the hand-derived Hessians of R^2: the gradient of
+    |z| is s = z/|z|, and moving z along v moves it by (v - s Re(conj(s) v)) / |z|; the
+    gradient of |z|^3 is 3|z|z, moved by 3(|z| v + z Re(conj(z) v) / |z|)."""
+    z = np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.2j])
+    v = np.array([0.3 - 0.1j, 1 + 0.2j, -0.7 + 0.5j])
+    s, m = z / np.abs(z), np.abs(z)
+    np.testing.assert_allclose(s2sad.hvp(sum_of_moduli, (z,), (v,)), (v - s * np.real(np.conj(s) * v)) / m)
+    np.testing.assert_allclose(s2sad.hvp(sum_of_cubed_moduli, (z,), (v,)),
+                               3 * (m * v + z * np.real(np.conj(z) * v) / m))

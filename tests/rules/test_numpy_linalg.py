@@ -195,22 +195,61 @@ def test_norm_formula_and_ties():
     np.testing.assert_allclose(dx, [0.5, -0.5, 0.0])
 
 
-# ------------------------------------------------------------------ symmetric input: symmetric directions
+# ------------------------------------------------------------------ functions reading one triangle
+# NumPy's cholesky, eigh and eigvalsh read one triangle of their input (the lower one by
+# default) and ignore the other: the gradient is that of the function NumPy computes, so
+# it is 0 on the triangle not read, and finite differences along any direction agree.
+def c(*shape):
+    return r(*shape) + 1j * r(*shape)
+
+
+def hermitian_positive(*shape):
+    a = c(*shape)
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])
+
+
 def test_cholesky():
-    for a in (spd(3, 3), spd(2, 4, 4)):
-        check_rrule(np.linalg.cholesky, a, directions=[symmetric(*a.shape)])
-    a = spd(3, 3)
-    check_rrule(np.linalg.cholesky, a, upper=True, directions=[symmetric(3, 3)])
-    (da,) = check_rrule(np.linalg.cholesky, a.astype(np.float32), directions=[symmetric(3, 3).astype(np.float32)])
+    for a in (spd(3, 3), spd(2, 4, 4), spd(3, 3) + np.triu(r(3, 3), 1)):  # the last not symmetric
+        (da,) = check_rrule(np.linalg.cholesky, a)
+        assert np.all(np.triu(da, 1) == 0)  # the upper triangle is never read
+    a = spd(3, 3) + np.tril(r(3, 3), -1)
+    (da,) = check_rrule(np.linalg.cholesky, a, upper=True)
+    assert np.all(np.tril(da, -1) == 0)
+    (da,) = check_rrule(np.linalg.cholesky, a.astype(np.float32))
     assert da.dtype == np.float32
-    (da,) = cotangents(np.linalg.cholesky, a, g=r(3, 3))
-    np.testing.assert_allclose(da, da.T)
+
+
+def test_cholesky_complex():
+    for a in (hermitian_positive(3, 3), hermitian_positive(3, 3) + np.triu(c(3, 3), 1) + 0.5j * np.eye(3)):
+        (da,) = check_rrule(np.linalg.cholesky, a)
+        assert np.all(np.triu(da, 1) == 0) and np.all(np.diagonal(da).imag == 0)  # nor the diagonal's imaginary part
+        check_rrule(np.linalg.cholesky, a, upper=True)
 
 
 def test_eigh_eigenvalues():
-    for a in (symmetric(4, 4), symmetric(3, 3, 3)):
+    for a in (symmetric(4, 4), symmetric(3, 3, 3), r(3, 3), c(3, 3)):
         w = np.linalg.eigh(a).eigenvalues
-        check_rrule(np.linalg.eigh, a, cotangent=(r(*w.shape), np.zeros_like(a)), directions=[symmetric(*a.shape)])
+        check_rrule(np.linalg.eigh, a, cotangent=(r(*w.shape), np.zeros_like(a)))
+        check_rrule(np.linalg.eigh, a, "U", cotangent=(r(*w.shape), np.zeros_like(a)))
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("make", [r, c], ids=["real", "complex"])
+def test_eigh_eigenvectors_through_a_phase_blind_loss(uplo, make):
+    """L = <c, w> + <D, |V|^2> at a matrix that is not symmetric: eigh reads one triangle."""
+    a, weights, d = make(4, 4), r(4), r(4, 4)
+
+    def loss(a):
+        w, v = np.linalg.eigh(a, uplo)
+        return np.sum(weights * w) + np.sum(d * np.abs(v) ** 2)
+
+    (w, v), pullback = rule_for(np.linalg.eigh).rrule(a, uplo)
+    _, da, _ = pullback((weights, 2 * d * v))
+    direction, step = make(4, 4), 1e-6
+    numeric = (loss(a + step * direction) - loss(a - step * direction)) / (2 * step)
+    assert np.real(np.sum(np.conj(da) * direction)) == pytest.approx(numeric, rel=1e-6, abs=1e-9)
+    unread = np.triu(da, 1) if uplo == "L" else np.tril(da, -1)
+    assert np.all(unread == 0)
 
 
 def test_eigh_eigenvectors_through_a_sign_invariant_function():
@@ -224,10 +263,10 @@ def test_eigh_eigenvectors_through_a_sign_invariant_function():
     (w, v), pullback = rule_for(np.linalg.eigh).rrule(a)
     g_v = (c + c.T) @ v * weights
     _, da = pullback((np.zeros(4), g_v))
-    direction, step = symmetric(4, 4), 1e-6
+    direction, step = r(4, 4), 1e-6
     numeric = (f(a + step * direction) - f(a - step * direction)) / (2 * step)
     assert np.sum(da * direction) == pytest.approx(numeric, rel=1e-5)
-    np.testing.assert_allclose(da, da.T)
+    assert np.all(np.triu(da, 1) == 0)
 
 
 # ------------------------------------------------------------------ vdot, matrix_power, det at singular matrices
@@ -417,9 +456,11 @@ def test_qr_float32_and_raw():
 
 # ------------------------------------------------------------------ eigenvalues and eigenvectors
 def test_eigvalsh():
-    for a in (symmetric(4, 4), symmetric(2, 3, 3)):
-        check_rrule(np.linalg.eigvalsh, a, directions=[symmetric(*a.shape), None])
-    check_rrule(np.linalg.eigvalsh, symmetric(3, 3), "U", directions=[symmetric(3, 3), None])
+    for a in (symmetric(4, 4), symmetric(2, 3, 3), r(3, 3), c(3, 3), c(2, 3, 3)):
+        (da,) = check_rrule(np.linalg.eigvalsh, a)
+        assert np.all(np.triu(da, 1) == 0)
+        (da, _) = check_rrule(np.linalg.eigvalsh, a, "U")
+        assert np.all(np.tril(da, -1) == 0)
     (da, _) = cotangents(np.linalg.eigvalsh, symmetric(3, 3), "L", g=np.ones(3))
     np.testing.assert_allclose(da, np.eye(3), atol=1e-12)               # d trace / dA
 
@@ -472,8 +513,20 @@ def test_eig_through_phase_blind_losses(shape, values):
     """L = <D, |V|^2> + <c, w>: |V|^2 does not see the eigenvectors' phases, but does see their norms."""
     a = with_eigenvalues(values, *shape)
     w, v = np.linalg.eig(a)
-    g_w = r(*w.shape) + (1j * r(*w.shape) if np.iscomplexobj(w) else 0)
-    check_rrule(np.linalg.eig, a, cotangent=(g_w, 2 * r(*v.shape) * v))
+    c = r(*w.shape) + (1j * r(*w.shape) if np.iscomplexobj(w) else 0)
+    d = r(*v.shape)
+
+    def loss(a):
+        w, v = np.linalg.eig(a)
+        return np.sum(np.real(np.conj(c) * w)) + np.sum(d * np.abs(v) ** 2)
+
+    # Finite differences of the loss, not of V: LAPACK fixes each eigenvector's phase by a
+    # rule that can jump between a + h v and a - h v, and only the loss is blind to it.
+    (da,) = cotangents(np.linalg.eig, a, g=(c, 2 * d * v))
+    direction = r(*a.shape)
+    h = 1e-6
+    slope = (loss(a + h * direction) - loss(a - h * direction)) / (2 * h)
+    np.testing.assert_allclose(np.sum(da * direction), slope, rtol=1e-6, atol=1e-8)
 
 
 def test_eig_cotangent_forms():
@@ -537,3 +590,103 @@ def test_eigvals_matches_eig_order_to_its_own():
     g = r(4) + 1j * r(4)
     order = [2, 0, 3, 1]
     np.testing.assert_allclose(vjp(g[order], w[order], a), vjp(g, w, a))
+
+
+# ------------------------------------------------------------------ complex decompositions, through phase-blind losses
+# U and V of a complex SVD are defined up to a common phase per column (and LAPACK's choice
+# can jump), so they are checked through losses blind to it, against finite differences of
+# the loss itself.
+def _slope_matches(f, a, cotangent, loss, **kwargs):
+    _, pullback = rule_for(f).rrule(a, **kwargs)
+    da = unthunk(pullback(cotangent)[1])
+    direction, h = c(*a.shape), 1e-6
+    numeric = (loss(f(a + h * direction, **kwargs)) - loss(f(a - h * direction, **kwargs))) / (2 * h)
+    assert np.real(np.sum(np.conj(da) * direction)) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+
+
+def _mH(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 3)], ids=str)
+@pytest.mark.parametrize("full", [False, True])
+def test_complex_svd_through_phase_blind_losses(shape, full):
+    a = c(*shape)
+    u, s, vh = np.linalg.svd(a, full_matrices=full)
+    k = s.shape[-1]
+    uk, vhk = u[..., :k], vh[..., :k, :]
+    # U diag(s) V^H, weighted: the reconstruction
+    weights = c(*shape)
+    g_u, g_vh = np.zeros_like(u), np.zeros_like(vh)
+    g_u[..., :k] = weights @ _mH(vhk) * s[..., None, :]
+    g_vh[..., :k, :] = s[..., :, None] * (_mH(uk) @ weights)
+    g_s = np.real(np.einsum("...ij,...ik,...kj->...k", np.conj(weights), uk, vhk))
+    _slope_matches(np.linalg.svd, a, (g_u, g_s, g_vh),
+                   lambda out: np.real(np.sum(np.conj(weights) * ((out[0][..., :k] * out[1][..., None, :]) @ out[2][..., :k, :]))),
+                   full_matrices=full)
+    # |U|^2 and |Vh|^2 (the first k columns and rows), plus the singular values
+    d_u, d_vh, d_s = r(*uk.shape), r(*vhk.shape), r(*s.shape)
+    g_u, g_vh = np.zeros_like(u), np.zeros_like(vh)
+    g_u[..., :k], g_vh[..., :k, :] = 2 * d_u * uk, 2 * d_vh * vhk
+    _slope_matches(np.linalg.svd, a, (g_u, d_s, g_vh),
+                   lambda out: np.sum(d_u * np.abs(out[0][..., :k]) ** 2) + np.sum(d_vh * np.abs(out[2][..., :k, :]) ** 2)
+                   + np.sum(d_s * out[1]), full_matrices=full)
+    # U U^H over all the columns of U (blind to the basis of the extra ones too)
+    e = c(*(shape[:-1] + shape[-2:-1]))
+    _slope_matches(np.linalg.svd, a, ((e + _mH(e)) @ u, ZERO, ZERO),
+                   lambda out: np.real(np.sum(np.conj(e) * (out[0] @ _mH(out[0])))), full_matrices=full)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 3, 3)], ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_complex_qr(shape, mode):
+    a = c(*shape)
+    q, r_ = np.linalg.qr(a, mode)
+    g_q, g_r = c(*q.shape), c(*r_.shape)
+    k = shape[-1]
+    if mode == "complete" and shape[-2] > k:  # Q's extra columns: only through Q_rest Q_rest^H
+        e = c(*(shape[:-1] + shape[-2:-1]))
+        g_q[..., :k] = 0
+        g_q[..., k:] = (e + _mH(e)) @ q[..., k:]
+
+        def loss(out):
+            rest = out[0][..., k:]
+            return np.real(np.sum(np.conj(e) * (rest @ _mH(rest)))) + np.real(np.sum(np.conj(g_r) * out[1]))
+    else:
+        def loss(out):
+            return np.real(np.sum(np.conj(g_q) * out[0])) + np.real(np.sum(np.conj(g_r) * out[1]))
+    _slope_matches(np.linalg.qr, a, (g_q, g_r), loss, mode=mode)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4)], ids=str)
+def test_complex_pinv_lstsq_svdvals(shape):
+    a = c(*shape)
+    check_rrule(np.linalg.pinv, a)
+    check_rrule(np.linalg.lstsq, a, c(shape[0]))
+    check_rrule(np.linalg.lstsq, a, c(shape[0], 2))
+    check_rrule(np.linalg.svd, a, compute_uv=False)
+
+
+@pytest.mark.parametrize("make", [r, c], ids=["real", "complex"])
+def test_hermitian_flag_reads_the_lower_triangle(make):
+    """svd and pinv with hermitian=True run eigh: the upper triangle is not read."""
+    a = make(3, 3) + 3 * np.eye(3)  # not Hermitian
+    for f, kwargs in ((np.linalg.svd, {"compute_uv": False}), (np.linalg.pinv, {})):
+        (da,) = check_rrule(f, a, hermitian=True, **kwargs)
+        assert np.all(np.triu(da, 1) == 0)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 2, -2, 1, np.inf], ids=str)
+def test_complex_norm_and_cond(ord):
+    check_rrule(np.linalg.norm, c(3, 3), ord)
+    check_rrule(np.linalg.cond, c(3, 3) + 2 * np.eye(3), ord if ord not in ("nuc",) else None)
+
+
+def test_complex_inverse_determinant_solve():
+    a, b = c(3, 3) + 3 * np.eye(3), c(3, 2)
+    check_rrule(np.linalg.inv, a)
+    check_rrule(np.linalg.det, a)
+    check_rrule(np.linalg.slogdet, a)  # the sign of a complex determinant moves with a
+    check_rrule(np.linalg.solve, a, b)
+    check_rrule(np.linalg.matrix_power, a, 3)
+    check_rrule(np.linalg.matrix_power, a, -2)

@@ -149,7 +149,15 @@ def test_expm():
     np.testing.assert_allclose(da, np.diag(np.exp([1.0, 2.0])), rtol=1e-12)
 
 
-def test_lu_factor_is_nondifferentiable():
+def lu_of(a):
+    lu, _ = linalg.lu_factor(a)
+    return np.sum(lu)
+
+
+def test_lu_factor_refuses_a_derivative():
+    """Its factors move with A: no rule, so a derivative is refused (it was once a silent 0)."""
     rule = rule_for(linalg.lu_factor)
-    assert rule.nondifferentiable and rule.name == "scipy.linalg.lu_factor"
-    check_rrule(linalg.lu_factor, well_conditioned(3))
+    assert not rule.nondifferentiable and rule.name == "scipy.linalg.lu_factor"
+    with pytest.raises(s2sad.MissingRuleError) as caught:
+        s2sad.grad(lu_of)(well_conditioned(3))
+    assert "lu_factor" in str(caught.value) and "test_scipy_linalg.py" in str(caught.value)

@@ -7,7 +7,8 @@ special = pytest.importorskip("scipy.special")
 import s2sad  # noqa: E402,F401
 from s2sad.registry import rule_for  # noqa: E402
 from s2sad.tangents import NO_TANGENT  # noqa: E402
-from s2sad.testing import check_rrule  # noqa: E402
+from s2sad.errors import MissingRuleError  # noqa: E402
+from s2sad.testing import check_rrule, numerical_gradient  # noqa: E402
 
 rng = np.random.default_rng(6)
 
@@ -153,9 +154,28 @@ def test_bessel_finite_differences(f, domain, slope):
     check_rrule(f, 1, float(x[0, 0]))
     (_, dx) = check_rrule(f, 1, x.astype(np.float32))
     assert dx.dtype == np.float32
-    if f not in (special.jn, special.yn):                  # real orders (x > 0): the order is held still
+    if f not in (special.jn, special.yn):                  # real orders (x > 0): no derivative in the order
         orders, x = np.array([0.5, 1.7, 2.25]), np.abs(x) + 0.1
-        check_rrule(f, orders, x, directions=[np.zeros(3), rng.standard_normal((2, 3))])
+        _, pullback = rule_for(f).rrule(orders, x)
+        with pytest.raises(MissingRuleError, match="order"):  # refused, not a silent 0
+            pullback(np.ones((2, 3)))
+
+
+def bessel_at_a_real_constant_order(x):
+    return np.sum(special.jv(1.5, x))
+
+
+def bessel_at_a_differentiated_order(v, x):
+    return np.sum(special.jv(v, x))
+
+
+def test_bessel_real_order_constant_or_refused():
+    x = np.array([0.5, 1.2, 2.0])
+    np.testing.assert_allclose(s2sad.grad(bessel_at_a_real_constant_order)(x),
+                               numerical_gradient(bessel_at_a_real_constant_order, x), rtol=1e-6)
+    with pytest.raises(MissingRuleError) as caught:
+        s2sad.grad(bessel_at_a_differentiated_order)(1.5, x)
+    assert "test_scipy_special.py" in str(caught.value)
 
 
 def test_i1_and_i1e_at_zero():
