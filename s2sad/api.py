@@ -20,7 +20,8 @@ from .accumulate import release
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
 from .projection import check_differentiable, plainly_differentiable, project
 from .registry import registry_generation, rule_for
-from .resolve import unwrap as _unwrap
+from .resolve import mark_transform, transform_kind
+from .resolve import signature as _signature_of, unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
 
@@ -73,7 +74,7 @@ def _bind(function, args, kwargs, plan=None):
     signature = _signatures.get(function)
     if signature is None:
         try:
-            signature = _signatures[function] = inspect.signature(function)
+            signature = _signatures[function] = _signature_of(function)
         except (TypeError, ValueError):
             from .source import read_function
 
@@ -154,6 +155,8 @@ def _run(function, args, kwargs, positions):
         values = args  # the common call: every parameter given in order
     else:
         names, values = _bind(original, args, kwargs, plan)
+        if plan.names is None and _collects_arguments(original):
+            return _run_collecting(original, args, kwargs, positions)
     for position in positions:
         check_differentiable(values[position], names[position])
     generated = plan.rrules.get(positions)
@@ -169,6 +172,31 @@ def _run(function, args, kwargs, positions):
     if runs_once:
         pullback = _repeatable(pullback, lambda: rrule(*values)[1])
     return y, pullback, names, values
+
+
+def _collects_arguments(function) -> bool:
+    """Whether ``function`` has ``*args`` or ``**kwargs``: argnums then count the call's
+    arguments, not the function's parameters."""
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in _signature_of(function).parameters.values())
+
+
+def _run_collecting(original, args, kwargs, positions):
+    """``_run`` for a function with ``*args``/``**kwargs`` (a decorator's forwarding wrapper):
+    differentiated as a call is, so each positional argument gets its own cotangent."""
+    from .transform import TransformedCall, generated_rrule
+
+    names = [f"argument {i}" for i in range(len(args))]
+    for position in positions:
+        check_differentiable(args[position], names[position])
+    call = TransformedCall(original, positions, ())
+    try:
+        y, pullback = call(*args, **kwargs)
+    except BaseException as error:
+        _point_at_user_source(error)
+        raise
+    if generated_rrule(original, call.wrt).__globals__.get("PULLBACK_RUNS_ONCE"):
+        pullback = _repeatable(pullback, lambda: call(*args, **kwargs)[1])
+    return y, pullback, names, list(args)
 
 
 def _repeatable(pullback, fresh):
@@ -347,7 +375,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
-    return differentiated_f
+    return mark_transform(differentiated_f, "value_and_grad" if with_value else "grad")
 
 
 def _lane(function, count: int, positions):
@@ -379,7 +407,7 @@ def grad(f, argnums=0, has_aux: bool = False):
     ``grad(grad(f))`` (a scalar argument) is the second derivative, and so on: see
     s2sad.jacobians.derivative.
     """
-    inner = getattr(f, "__s2sad_derivative__", None)
+    inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
     if inner is not None and not has_aux and argnums == inner[2]:
         from .jacobians import derivative
 
@@ -469,7 +497,7 @@ class Differentiated:
 
     @property
     def wrt(self) -> tuple[str, ...]:
-        names = list(inspect.signature(self.__s2sad_original__).parameters)
+        names = list(_signature_of(self.__s2sad_original__).parameters)
         numbers = (self.argnums,) if isinstance(self.argnums, int) else tuple(self.argnums)
         return tuple(names[n] for n in sorted(n % len(names) for n in numbers))
 
@@ -511,7 +539,7 @@ def show(function, argnums=0, mode: str = "reverse", file=None, unoptimized: boo
 
     if isinstance(function, Differentiated):
         argnums, function = function.argnums, function.__s2sad_original__
-    names = list(inspect.signature(_unwrap(function)).parameters)
+    names = list(_signature_of(_unwrap(function)).parameters)
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     wrt = tuple(names[n] for n in sorted(numbers))
     if unoptimized and mode == "reverse":

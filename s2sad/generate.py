@@ -26,6 +26,7 @@ from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .registry import Rule, rule_for, template_namespace
+from .resolve import describe_decorated, refuse_transform
 from .reuse import primal_calls, reuse_primal_values
 from .scalars import float_plan, real_number
 
@@ -617,6 +618,7 @@ class _Generator:
             return "rrule"
         original = getattr(value, "__s2sad_original__", value)
         if inspect.isfunction(original) and not _is_library(original):
+            refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
         if type(value).__name__ == "TransformedForwardCall":  # generated forward code, differentiated again
             return "rrule"
@@ -1072,6 +1074,9 @@ def _is_library(function) -> bool:
 
 
 def _describe_callee(value) -> str:
+    decorated = describe_decorated(value)
+    if decorated is not None:
+        return decorated
     module = getattr(value, "__module__", None)
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
     return f"{module}.{name}" if module else name

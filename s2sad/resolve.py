@@ -68,7 +68,13 @@ def importable_module_name(value) -> str | None:
 
 
 def unwrap(function):
-    """The plain Python function behind a decorator object, a bound method or a partial."""
+    """The plain Python function behind s2sad's own ``@differentiate`` object or a bound method.
+
+    Never ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
+    is differentiated as written, calling the function it wraps through that function's own
+    transform. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
+    ``__wrapped__`` is ``f``, and differentiating ``f`` in their place would be silently wrong.
+    """
     seen = set()
     while id(function) not in seen:
         seen.add(id(function))
@@ -76,8 +82,73 @@ def unwrap(function):
             function = function.__s2sad_original__
         elif inspect.ismethod(function):
             function = function.__func__
-        elif hasattr(function, "__wrapped__"):
-            function = function.__wrapped__
         else:
             break
+    refuse_transform(function)
     return function
+
+
+# What does work in place of a composition of s2sad's transforms, for the refusals' hint.
+COMPOSITION_HINT = ("compositions of s2sad's transforms are not supported yet; for second derivatives use "
+                    "s2sad.hessian(f) or s2sad.hvp(f, primals, tangents), or s2sad.grad(s2sad.grad(f)) "
+                    "for a scalar argument")
+
+
+def mark_transform(function, kind: str):
+    """Mark ``function`` as what s2sad's transform ``kind`` returned (``grad(f)``, ...)."""
+    # The function itself is named in the mark: a user's functools.wraps around it copies
+    # its __dict__, and that user's wrapper is code to differentiate, not a transform.
+    function.__s2sad_transform__ = (kind, function)
+    return function
+
+
+def transform_kind(function) -> str | None:
+    """``"grad"``, ``"jacrev"``, ... for a function one of s2sad's transforms returned; else None."""
+    try:
+        mark = function.__dict__.get("__s2sad_transform__")
+    except AttributeError:  # no __dict__: no transform of ours
+        return None
+    return mark[0] if mark is not None and mark[1] is function else None
+
+
+def refuse_transform(function, location=None) -> None:
+    """Raise when ``function`` is a function s2sad's transforms returned (``grad(f)``):
+    differentiating it again is not supported yet."""
+    kind = transform_kind(function)
+    if kind is None:
+        return
+    from .errors import UnsupportedSyntaxError
+
+    inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
+    raise UnsupportedSyntaxError(
+        f"cannot differentiate s2sad.{kind}({inner}): {COMPOSITION_HINT.split(';')[0]}",
+        location, hint=COMPOSITION_HINT.split("; ", 1)[1])
+
+
+def describe_decorated(value) -> str | None:
+    """What a callable object without source that a decorator made is, or None:
+    ``functools.lru_cache`` objects and other C-implemented wrappers carry ``__wrapped__``."""
+    if inspect.isfunction(value):
+        return None
+    try:
+        wrapped = getattr(value, "__wrapped__", None)
+    except Exception:
+        return None
+    if wrapped is None:
+        return None
+    kind = type(value)
+    decorator = "functools.lru_cache" if kind.__name__ == "_lru_cache_wrapper" else f"{kind.__module__}.{kind.__qualname__}"
+    return (f"a `{decorator}` object (a decorator implemented without Python source) wrapping "
+            f"{getattr(wrapped, '__qualname__', wrapped)}")
+
+
+def signature(function):
+    """``inspect.signature`` of the function itself: a decorator's wrapper has its own
+    parameters (``*args, **kwargs``), not those ``__wrapped__`` advertises."""
+    return inspect.signature(function, follow_wrapped=False)
+
+
+def source_lines(function):
+    """``inspect.getsourcelines`` of the function itself (``inspect`` follows ``__wrapped__``
+    and would give the wrapped function's lines for a decorator's wrapper)."""
+    return inspect.getsourcelines(function.__code__ if inspect.isfunction(function) else function)
