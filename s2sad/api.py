@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from .accumulate import release
+from .isolation import arrays_in, detached, unshared
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
 from .projection import check_differentiable, plainly_differentiable, project
 from .registry import registry_generation, rule_for
@@ -366,10 +367,13 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
         if single:
             position = positions[0]
             gradient = _hand_over(values[position], cotangents[1 + position])
+            if gradient.__class__ is not float:  # a rule may pull back an input itself: never hand that over
+                gradient = unshared(gradient, arrays_in(values))
         else:
+            held = arrays_in(values)
             gradients = []  # a loop, not a comprehension: cheaper for the two or three arguments of a call
             for position in positions:
-                gradients.append(_hand_over(values[position], cotangents[1 + position]))
+                gradients.append(unshared(_hand_over(values[position], cotangents[1 + position]), held))
             gradient = tuple(gradients)
         if with_value:
             return ((output, aux) if has_aux else output), gradient
@@ -421,12 +425,16 @@ def grad(f, argnums=0, has_aux: bool = False):
 def vjp(f, *primals, has_aux: bool = False):
     """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
     positions = tuple(i for i, value in enumerate(primals) if _is_float_like(value))
-    y, pullback, names, values = _run(f, primals, {}, positions)
+    # The pullback outlives this call: it reads copies of the caller's arrays, and the
+    # caller gets copies of the values it reads (see s2sad.isolation).
+    y, pullback, names, values = _run(f, detached(primals), {}, positions)
     output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
+    output, aux = detached(output), detached(aux)
 
     def vjp_pullback(cotangent):
         cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
-        return tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+        held = arrays_in(cotangent, arrays_in(primals, arrays_in(values)))
+        return tuple(unshared(_hand_over(values[i], cotangents[1 + i]), held) if i in positions else NO_TANGENT
                      for i in range(len(primals)))
 
     return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
@@ -437,18 +445,27 @@ def rrule(f, *args, **kwargs):
 
     Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
     """
+    given = args
+    args, kwargs = detached(args), detached(kwargs)  # as in vjp: the pullback outlives the call
     rule = rule_for(f)
     if rule is not None:
-        return rule.rrule(*args, **kwargs)
+        y, pullback = rule.rrule(*args, **kwargs)
+
+        def rule_pullback(dy):
+            held = arrays_in(dy, arrays_in(given, arrays_in(args)))
+            return unshared(pullback(dy), held)
+
+        return detached(y), rule_pullback
     positions = tuple(i for i, value in enumerate(args) if _is_float_like(value))
     y, pullback, names, values = _run(f, args, kwargs, positions)
 
     def rrule_pullback(dy):
         cotangents = _pull(pullback, dy)
-        return (NO_TANGENT,) + tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
-                                     for i in range(len(args)))
+        held = arrays_in(dy, arrays_in(given, arrays_in(values)))
+        return (NO_TANGENT,) + tuple(unshared(_hand_over(values[i], cotangents[1 + i]), held) if i in positions
+                                     else NO_TANGENT for i in range(len(args)))
 
-    return y, rrule_pullback
+    return detached(y), rrule_pullback
 
 
 def _is_float_like(value) -> bool:

@@ -25,6 +25,7 @@ from .activity import Activity, analyse, propagates
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
+from .opaque import check_call
 from .registry import Rule, rule_for, template_namespace
 from .resolve import describe_decorated, refuse_transform
 from .reuse import primal_calls, reuse_primal_values
@@ -558,6 +559,7 @@ class _Generator:
                 return []  # a merge nobody reads (a variable set on one path, unused after)
             return [f"{op.target} = {self.code(op.args[0])}"]
         callee = op.callee
+        self.check_opaque(op, active and op.kind == "call" and propagates(op))
         call = self.call_text(op)
         if op.kind == "effect":
             return [call]
@@ -606,6 +608,10 @@ class _Generator:
         return [self.code(a) for a in args] + [f"{k}={self.code(v)}" for k, v in kwargs]
 
     # ------------------------------------------------------------------ choosing how to differentiate a call
+    def check_opaque(self, op: Operation, differentiated: bool) -> None:
+        """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
+        check_call(op, self.activity.varied, differentiated, self.location_of(op), self.treatment)
+
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
         value = op.callee.value

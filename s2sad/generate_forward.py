@@ -289,6 +289,7 @@ class _ForwardGenerator(_Generator):
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.mutation(op)
+        self.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and op.kind == "call" and op.callee.kind == "static" and op.callee.operator_code is None \
                 and forward_rule(op.callee.value) is None and self._transformable(op.callee.value):
             return self.transformed_call(op)

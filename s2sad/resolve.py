@@ -128,8 +128,8 @@ def refuse_transform(function, location=None) -> None:
 def describe_decorated(value) -> str | None:
     """What a callable object without source that a decorator made is, or None:
     ``functools.lru_cache`` objects and other C-implemented wrappers carry ``__wrapped__``."""
-    if inspect.isfunction(value):
-        return None
+    if inspect.isfunction(value) or type(value).__module__.split(".")[0] == "numpy":
+        return None  # NumPy's dispatchers carry __wrapped__ too: they are NumPy functions, no decorator of the user's
     try:
         wrapped = getattr(value, "__wrapped__", None)
     except Exception:
