@@ -28,6 +28,7 @@ import numpy as np
 
 from . import __version__
 from .activity import propagates
+from .resolve import refuse_transform
 from .errors import MissingRuleError
 from .forward_rules import LINEAR, forward_rule
 from .generate import GeneratedModule, INDENT, _Generator, _indented, _is_library, _describe_callee, substitute
@@ -487,6 +488,7 @@ class _ForwardGenerator(_Generator):
         """A user function: its own generated jvp, given the tangents its arguments have."""
         from .generate import _callee_reference
 
+        refuse_transform(getattr(op.callee.value, "__s2sad_original__", op.callee.value), self.location_of(op))
         active = tuple(i for i, a in enumerate(op.args) if self.has_tangent(a))
         keywords = tuple(k for k, a in op.kwargs if self.has_tangent(a))
         recipe = ("transformed_forward", _callee_reference(op), active, keywords)

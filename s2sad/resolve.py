@@ -82,6 +82,8 @@ def unwrap(function):
             function = function.__s2sad_original__
         elif inspect.ismethod(function):
             function = function.__func__
+        elif type(function).__name__ == "_ArrayFunctionDispatcher" and hasattr(function, "__wrapped__"):
+            function = function.__wrapped__  # np.polyval's dispatcher: NumPy's code, refused as library code
         else:
             break
     refuse_transform(function)
@@ -111,12 +113,21 @@ def transform_kind(function) -> str | None:
     return mark[0] if mark is not None and mark[1] is function else None
 
 
+_PUBLIC_TRANSFORMS = {"grad", "value_and_grad", "vjp", "rrule", "jvp", "jacfwd", "jacrev", "hessian", "hvp",
+                      "derivative"}
+
+
 def refuse_transform(function, location=None) -> None:
     """Raise when ``function`` is a function s2sad's transforms returned (``grad(f)``):
     differentiating it again is not supported yet."""
     kind = transform_kind(function)
     if kind is None:
-        return
+        module = getattr(function, "__module__", None) or ""
+        if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
+                module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
+            kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
+        else:
+            return
     from .errors import UnsupportedSyntaxError
 
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")

@@ -1,0 +1,261 @@
+"""Decorators are code, and s2sad's own transforms are not differentiated again (issue 15, item 1).
+
+A ``functools.wraps`` wrapper's ``__wrapped__`` names the function it wraps; following it
+skipped the wrapper's own code (``10 * fn(x)`` gave 2x, not 20x). Every gradient here is
+compared with central finite differences of the decorated function as Python runs it, or
+with a hand-derived formula; every refusal with its class and what its message names.
+"""
+import functools
+import os
+import time
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import ArgumentError, S2SADError, SourceUnavailableError, MissingRuleError, UnsupportedSyntaxError
+from finite_differences import numerical_gradient
+
+FILE = os.path.abspath(__file__)
+X = np.array([0.5, -1.0, 2.0])
+
+
+def line_of(marker: str) -> int:
+    """The line of this file that carries the comment ``# <marker>``."""
+    with open(FILE) as handle:
+        for number, line in enumerate(handle, 1):
+            if line.rstrip().endswith(f"# {marker}"):
+                return number
+    raise AssertionError(f"no line marked {marker}")
+
+
+def scaled(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 10.0 * fn(x)
+    return wrapper
+
+
+def shifted(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return fn(x + 1.0)
+    return wrapper
+
+
+@scaled
+def scaled_square(x):
+    return np.sum(x ** 2)
+
+
+@scaled
+@shifted
+def stacked(x):
+    return np.sum(x ** 3)
+
+
+def calls_scaled_square(x):
+    return scaled_square(x) + np.sum(np.sin(x))
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        print("calling", fn.__name__)
+        start = time.perf_counter()
+        result = fn(x)
+        elapsed = time.perf_counter() - start
+        return result
+    return wrapper
+
+
+@logged
+def logged_sine(x):
+    return np.sum(np.sin(x) * x)
+
+
+DECORATED = [scaled_square, stacked, calls_scaled_square, logged_sine]
+
+
+@pytest.mark.parametrize("function", DECORATED, ids=["scaled", "stacked", "called", "logged"])
+def test_a_decorators_code_is_differentiated(function):
+    expected = numerical_gradient(function, [X], 0)
+    np.testing.assert_allclose(s2sad.grad(function)(X), expected, rtol=1e-6, atol=1e-7)
+    v = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(s2sad.jvp(function, (X,), (v,))[1], expected @ v, rtol=1e-6, atol=1e-7)
+    y, pullback = s2sad.vjp(function, X)
+    np.testing.assert_allclose(pullback(1.0)[0], expected, rtol=1e-6, atol=1e-7)
+
+
+def test_the_scaling_wrapper_by_hand():
+    np.testing.assert_allclose(s2sad.grad(scaled_square)(X), 20.0 * X)  # not 2x
+    np.testing.assert_allclose(s2sad.grad(stacked)(X), 30.0 * (X + 1.0) ** 2)
+
+
+def test_differentiate_still_calls_the_original():
+    marked = s2sad.differentiate(scaled_square)
+    np.testing.assert_allclose(marked.grad(X), 20.0 * X)
+
+
+# ---------------------------------------------------------------------- forwarding wrappers: refused, naming the decorator
+def timed(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        result = fn(*args, **kwargs)  # forwarding
+        return result
+    return wrapper
+
+
+@timed
+def timed_sine(x):
+    return np.sum(np.sin(x))
+
+
+def calls_timed_sine(x):
+    return timed_sine(x) * 2.0
+
+
+def cached_square(x):
+    return x * x
+
+
+cached_square = functools.lru_cache(maxsize=None)(cached_square)
+
+
+def calls_cached_square(x):
+    return cached_square(x) + 1.0  # cached
+
+
+@pytest.mark.parametrize("function", [timed_sine, calls_timed_sine], ids=["direct", "called"])
+def test_star_args_forwarding_is_refused_naming_the_decorator(function):
+    for run in (lambda: s2sad.grad(function)(X), lambda: s2sad.jvp(function, (X,), (np.ones(3),))):
+        with pytest.raises(UnsupportedSyntaxError) as raised:
+            run()
+        message = str(raised.value)
+        assert message.startswith(f"{FILE}:")
+        assert "fn(*args, **kwargs)" in message and "decorator `timed`" in message
+
+
+def test_lru_cache_is_refused_naming_it():
+    with pytest.raises(SourceUnavailableError, match="functools.lru_cache"):
+        s2sad.grad(cached_square)(0.5)
+    with pytest.raises(MissingRuleError, match="functools.lru_cache") as raised:
+        s2sad.grad(calls_cached_square)(0.5)
+    assert str(raised.value).startswith(f"{FILE}:") and "cached_square(x)" in str(raised.value)
+
+
+def star_function(*xs):
+    return np.sum(xs[0] * xs[1] ** 2)
+
+
+def test_argnums_count_the_arguments_of_a_star_function():
+    a, b = X, np.array([1.0, -2.0, 0.5])
+    da, db = s2sad.grad(star_function, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(da, b ** 2)
+    np.testing.assert_allclose(db, 2 * a * b)
+    np.testing.assert_allclose(s2sad.grad(star_function, argnums=1)(a, b), 2 * a * b)
+    y, pullback = s2sad.vjp(star_function, a, b)
+    for _ in range(2):
+        np.testing.assert_allclose(pullback(1.0)[1], 2 * a * b)
+
+
+# ---------------------------------------------------------------------- compositions of s2sad's transforms
+def cubic_sine(x):
+    return x ** 3 * np.sin(x)
+
+
+def cubic_sine_derivative(x):  # by hand
+    return 3 * x ** 2 * np.sin(x) + x ** 3 * np.cos(x)
+
+
+def cubic_sine_second(x):  # by hand
+    return 6 * x * np.sin(x) + 6 * x ** 2 * np.cos(x) - x ** 3 * np.sin(x)
+
+
+def sum_cubic_sine(x):
+    return np.sum(x ** 3 * np.sin(x))
+
+
+FUNCTION_TRANSFORMS = {"grad": s2sad.grad, "value_and_grad": s2sad.value_and_grad, "jacfwd": s2sad.jacfwd,
+                       "jacrev": s2sad.jacrev, "jacobian": s2sad.jacobian, "hessian": s2sad.hessian}
+
+
+def apply_outer(outer: str, function, x):
+    if outer in FUNCTION_TRANSFORMS:
+        return FUNCTION_TRANSFORMS[outer](function)(x)
+    if outer == "vjp":
+        return s2sad.vjp(function, x)[1](np.ones_like(np.asarray(function(x))))
+    if outer == "jvp":
+        return s2sad.jvp(function, (x,), (np.ones_like(x),))
+    return s2sad.hvp(function, (x,), (np.ones_like(x),))
+
+
+OUTERS = list(FUNCTION_TRANSFORMS) + ["vjp", "jvp", "hvp"]
+CORRECT = {("grad", "grad")}  # grad(grad(f)) of a scalar argument: forward over forward
+
+
+@pytest.mark.parametrize("inner", list(FUNCTION_TRANSFORMS))
+@pytest.mark.parametrize("outer", OUTERS)
+def test_a_composition_is_right_or_refused(outer, inner):
+    first = FUNCTION_TRANSFORMS[inner](cubic_sine)
+    if (outer, inner) in CORRECT:
+        for x in (0.7, np.float64(-1.3)):
+            got = apply_outer(outer, first, x)
+            expected = numerical_gradient(cubic_sine_derivative, [float(x)], 0)
+            np.testing.assert_allclose(got, expected, rtol=1e-6)
+            np.testing.assert_allclose(got, cubic_sine_second(x), rtol=1e-10)
+        return
+    with pytest.raises(S2SADError, match="compositions of s2sad's transforms are not supported yet") as raised:
+        apply_outer(outer, first, 0.7)
+    assert "s2sad.hessian" in str(raised.value)
+
+
+@pytest.mark.parametrize("outer", OUTERS)
+@pytest.mark.parametrize("inner", list(FUNCTION_TRANSFORMS))
+def test_a_composition_on_arrays_is_refused(outer, inner):
+    first = FUNCTION_TRANSFORMS[inner](sum_cubic_sine)
+    with pytest.raises(S2SADError):
+        apply_outer(outer, first, X)
+
+
+def test_grad_of_grad_of_grad_by_hand():
+    third = s2sad.grad(s2sad.grad(s2sad.grad(cubic_sine)))
+    expected = numerical_gradient(cubic_sine_second, [0.7], 0)
+    np.testing.assert_allclose(third(0.7), expected, rtol=1e-6)
+
+
+GRADIENT_OF_SUM = s2sad.grad(sum_cubic_sine)
+
+
+def calls_a_gradient(x):
+    return np.sum(GRADIENT_OF_SUM(x))  # gradient call
+
+
+def calls_vjp(x):
+    y, pullback = s2sad.vjp(sum_cubic_sine, x)
+    return np.sum(pullback(1.0)[0])  # vjp call
+
+
+@pytest.mark.parametrize("function, marker", [(calls_a_gradient, "gradient call"), (calls_vjp, "vjp call")])
+def test_a_transform_called_in_a_differentiated_function_is_refused(function, marker):
+    for run in (lambda: s2sad.grad(function)(X), lambda: s2sad.jvp(function, (X,), (np.ones(3),))):
+        with pytest.raises(S2SADError) as raised:
+            run()
+        message = str(raised.value)
+        assert message.startswith(f"{FILE}:{line_of(marker)}:"), message
+        assert not isinstance(raised.value, ArgumentError)
+
+
+def wraps_a_gradient(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 2.0 * fn(x)
+    return wrapper
+
+
+def test_a_users_wrapper_around_a_gradient_is_not_taken_for_the_gradient():
+    # functools.wraps copies grad(f)'s attributes onto the wrapper: the wrapper is still user code
+    wrapped = wraps_a_gradient(s2sad.grad(cubic_sine))
+    with pytest.raises(S2SADError, match="compositions"):
+        s2sad.grad(wrapped)(0.7)
