@@ -433,9 +433,9 @@ def vjp(f, *primals, has_aux: bool = False):
 
     def vjp_pullback(cotangent):
         cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
-        held = arrays_in(cotangent, arrays_in(primals, arrays_in(values)))
-        return tuple(unshared(_hand_over(values[i], cotangents[1 + i]), held) if i in positions else NO_TANGENT
-                     for i in range(len(primals)))
+        gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                          for i in range(len(primals)))
+        return _unshared_from(gradients, cotangent, primals, values)
 
     return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
 
@@ -461,11 +461,20 @@ def rrule(f, *args, **kwargs):
 
     def rrule_pullback(dy):
         cotangents = _pull(pullback, dy)
-        held = arrays_in(dy, arrays_in(given, arrays_in(values)))
-        return (NO_TANGENT,) + tuple(unshared(_hand_over(values[i], cotangents[1 + i]), held) if i in positions
-                                     else NO_TANGENT for i in range(len(args)))
+        gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                          for i in range(len(args)))
+        return (NO_TANGENT,) + _unshared_from(gradients, dy, given, values)
 
     return detached(y), rrule_pullback
+
+
+def _unshared_from(gradients: tuple, cotangent, given, values) -> tuple:
+    """The gradients, none sharing memory with the caller's cotangent, the caller's arrays,
+    the pullback's own copies of them, or each other (floats share nothing: no look)."""
+    for gradient in gradients:
+        if gradient.__class__ is not float and gradient is not NO_TANGENT:
+            return unshared(gradients, arrays_in(cotangent, arrays_in(given, arrays_in(values))))
+    return gradients
 
 
 def _is_float_like(value) -> bool:
