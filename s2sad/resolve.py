@@ -148,9 +148,12 @@ def describe_decorated(value) -> str | None:
     if wrapped is None:
         return None
     kind = type(value)
+    target = getattr(wrapped, "__qualname__", wrapped)
+    if inspect.isfunction(getattr(kind, "__call__", None)):
+        return (f"a callable `{kind.__qualname__}` object that a decorator class made around {target} "
+                f"(s2sad differentiates functions, not objects' __call__)")
     decorator = "functools.lru_cache" if kind.__name__ == "_lru_cache_wrapper" else f"{kind.__module__}.{kind.__qualname__}"
-    return (f"a `{decorator}` object (a decorator implemented without Python source) wrapping "
-            f"{getattr(wrapped, '__qualname__', wrapped)}")
+    return f"a `{decorator}` object (a decorator implemented without Python source) wrapping {target}"
 
 
 def signature(function):

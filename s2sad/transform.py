@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import operator
+import re
 import threading
 import types
 import weakref
@@ -275,8 +276,13 @@ def _generate_and_store(function, wrt, path, mode="reverse"):
 
 
 def _entry_of(module, suffix="_rrule"):
-    for value in module.__dict__.values():
-        if inspect.isfunction(value) and value.__name__.endswith(suffix) and value.__module__ == module.__name__:
+    functions = [value for value in module.__dict__.values()
+                 if inspect.isfunction(value) and value.__module__ == module.__name__]
+    for value in functions:
+        if value.__name__.endswith(suffix):
+            return value
+    for value in functions:  # `method_rrule_2`: the namer found `method_rrule` taken (a method's own name)
+        if re.search(re.escape(suffix) + r"_\d+$", value.__name__):
             return value
     raise S2SADError(f"generated module {module.__name__} has no rrule function")
 

@@ -259,3 +259,59 @@ def test_a_users_wrapper_around_a_gradient_is_not_taken_for_the_gradient():
     wrapped = wraps_a_gradient(s2sad.grad(cubic_sine))
     with pytest.raises(S2SADError, match="compositions"):
         s2sad.grad(wrapped)(0.7)
+
+
+# ---------------------------------------------------------------------- decorated methods, decorator classes
+def scaled_method(fn):
+    @functools.wraps(fn)
+    def wrapper(self, x):
+        return 10.0 * fn(self, x)
+    return wrapper
+
+
+class Model:
+    def __init__(self):
+        self.w = np.array([2.0, -1.0, 0.5])
+
+    @scaled_method
+    def loss(self, x):  # its generated rrule is named loss_rrule_2: `loss_rrule` is taken by the method itself
+        return np.sum(self.w * x ** 2)
+
+
+MODEL = Model()
+
+
+def calls_a_decorated_method(x):
+    return MODEL.loss(x) + np.sum(x)
+
+
+def test_a_decorated_method_is_differentiated_with_its_decorator():
+    expected = numerical_gradient(calls_a_decorated_method, [X], 0)
+    np.testing.assert_allclose(s2sad.grad(calls_a_decorated_method)(X), expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(expected, 20.0 * MODEL.w * X + 1.0, rtol=1e-6)  # by hand: the 10 is there
+
+
+class Doubled:
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, x):
+        return 2.0 * self.fn(x)
+
+
+@Doubled
+def doubled_square(x):
+    return np.sum(x ** 2)
+
+
+def calls_doubled_square(x):
+    return doubled_square(x)  # decorator class
+
+
+def test_a_decorator_class_is_refused_naming_it():
+    with pytest.raises(SourceUnavailableError, match="decorator class"):
+        s2sad.grad(doubled_square)(X)
+    with pytest.raises(MissingRuleError, match="decorator class") as raised:
+        s2sad.grad(calls_doubled_square)(X)
+    assert str(raised.value).startswith(f"{FILE}:{line_of('decorator class')}:")
