@@ -11,6 +11,8 @@ import inspect
 import types
 from typing import Any
 
+from .wrappers import forwarded_function
+
 _MISSING = object()
 
 
@@ -70,9 +72,10 @@ def importable_module_name(value) -> str | None:
 def unwrap(function):
     """The plain Python function behind s2sad's own ``@differentiate`` object or a bound method.
 
-    Never ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
+    Not ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
     is differentiated as written, calling the function it wraps through that function's own
-    transform. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
+    transform. The one exception is a wrapper whose source shows it returns
+    ``fn(*args, **kwargs)`` untouched (s2sad.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
     ``__wrapped__`` is ``f``, and differentiating ``f`` in their place would be silently wrong.
     """
     seen = set()
@@ -84,6 +87,8 @@ def unwrap(function):
             function = function.__func__
         elif type(function).__name__ == "_ArrayFunctionDispatcher" and hasattr(function, "__wrapped__"):
             function = function.__wrapped__  # np.polyval's dispatcher: NumPy's code, refused as library code
+        elif forwarded_function(function) is not None:
+            function = forwarded_function(function)  # a timing or logging wrapper: returns fn(*args) as it is
         else:
             break
     refuse_transform(function)

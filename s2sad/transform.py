@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "scalars", "reuse", "generate",
-                     "generate_forward", "opaque")
+                     "generate_forward", "opaque", "wrappers")
 _generator_hash: str | None = None
 
 
