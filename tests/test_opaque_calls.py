@@ -184,3 +184,31 @@ def test_rounding_and_truncation_have_zero_slope():
     x = np.array([0.3, -1.2, 2.4])
     np.testing.assert_allclose(s2sad.grad(rounds_x)(x), np.round(x) + np.floor(x))
     np.testing.assert_allclose(s2sad.grad(truncates_x)(x), np.full(3, float(int(np.sum(x)))))
+
+
+class CompiledSum:
+    """Stands for a Cython object whose method computes a value from its argument."""
+
+    def __init__(self):
+        self.total = math.fsum
+
+
+CSUM = CompiledSum()
+
+
+def uses_a_compiled_methods_result(x):
+    return CSUM.total(x) * 2.0  # compiled method result
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_compiled_methods_result_is_refused_at_its_call(mode):
+    x = np.array([0.5, -1.5, 2.0])
+    with pytest.raises(MissingRuleError) as raised:
+        if mode == "grad":
+            s2sad.grad(uses_a_compiled_methods_result)(x)
+        else:
+            s2sad.jvp(uses_a_compiled_methods_result, (x,), (np.ones(3),))
+    message = str(raised.value)
+    # raised as the generated code runs: located by the generated code's comments, which name the file's base name
+    assert f"{os.path.basename(FILE)}:{line_of('compiled method result')}:" in message.splitlines()[0], message
+    assert "rule for the method `CompiledSum.total`" in message and "hint: register one" in message
