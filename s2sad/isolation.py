@@ -24,7 +24,7 @@ def detached(value):
     if isinstance(value, _ndarray):
         return value.copy()
     if kind is tuple or kind is list:
-        return kind(detached(item) for item in value)
+        return kind([detached(item) for item in value])
     if kind is dict:
         return {key: detached(item) for key, item in value.items()}
     return value
@@ -46,24 +46,38 @@ def arrays_in(value, found=None) -> list:
     return found
 
 
+def _owner(array):
+    """What holds ``array``'s memory: the array that owns it, or the buffer it was made from.
+    A view of an array (reshape, slice, ``x[...]``) has its owner's: that is the sharing to catch,
+    and a look at ``.base`` costs far less than ``np.may_share_memory``."""
+    base = array.base
+    while isinstance(base, _ndarray):
+        array, base = base, base.base
+    return array if base is None else base
+
+
 def unshared(gradient, held: list):
-    """``gradient``, with each of its arrays that may share memory with an array in ``held``
-    (or with another of its arrays) copied; ``held`` gains the arrays handed out."""
+    """``gradient``, with each of its arrays that is, or is a view of, an array in ``held``
+    (or another of its arrays) copied; ``held`` gains the arrays handed out."""
+    owners = {id(_owner(array)) for array in held}
+    return _unshared(gradient, owners, held)
+
+
+def _unshared(gradient, owners: set, held: list):
     if gradient.__class__ is float:
         return gradient
     if isinstance(gradient, _ndarray):
-        for array in held:
-            if np.may_share_memory(gradient, array):
-                gradient = gradient.copy()
-                break
-        held.append(gradient)
+        if id(_owner(gradient)) in owners:
+            gradient = gradient.copy()
+        owners.add(id(_owner(gradient)))
+        held.append(gradient)  # kept alive with the ids above
         return gradient
     kind = gradient.__class__
     if kind is tuple or kind is list:
-        return kind(unshared(item, held) for item in gradient)
+        return kind([_unshared(item, owners, held) for item in gradient])
     if kind is dict:
-        return {key: unshared(item, held) for key, item in gradient.items()}
+        return {key: _unshared(item, owners, held) for key, item in gradient.items()}
     if isinstance(gradient, Tangent):  # handed out, owned by nobody: its fields may be replaced
         for key, item in list(gradient._fields.items()):
-            gradient._fields[key] = unshared(item, held)
+            gradient._fields[key] = _unshared(item, owners, held)
     return gradient
