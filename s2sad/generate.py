@@ -610,7 +610,8 @@ class _Generator:
     # ------------------------------------------------------------------ choosing how to differentiate a call
     def check_opaque(self, op: Operation, differentiated: bool) -> None:
         """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
-        check_call(op, self.activity.varied, differentiated, self.location_of(op), self.treatment)
+        check_call(op, self.activity.varied, differentiated, op.target in self.read_names, self.location_of(op),
+                   self.treatment)
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""

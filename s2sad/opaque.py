@@ -31,10 +31,11 @@ _DRAWS = {np.random.rand, np.random.randn, np.random.random, np.random.uniform, 
 _CARRIES_GRADIENT = _DRAWS | {np.bincount}
 
 
-def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of) -> None:
+def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, location, treatment_of) -> None:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
-    call's result (by ``treatment_of(op)``, which raises itself when it cannot)."""
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot);
+    ``result_read``: some code reads the result."""
     if op.kind not in ("call", "effect") or op.callee is None:
         return
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
@@ -76,7 +77,7 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if op.kind != "effect":
+        if op.kind != "effect" and result_read:
             return  # its result read for a test (if is_small(x): ...)
         raise UnsupportedSyntaxError(
             f"`{text}` calls {callee.spelling} with a differentiated value for its side effects only (its result "

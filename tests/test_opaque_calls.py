@@ -85,6 +85,17 @@ def helper_writing_into_an_argument(x):
     return np.sum(buf * buf)
 
 
+def fill_and_report(buf, x):
+    buf[:] = x
+    return 0.0
+
+
+def helper_result_unused(x):
+    buf = np.zeros(3)
+    status = fill_and_report(buf, x)  # helper unused result
+    return np.sum(buf * buf)
+
+
 REFUSED = [
     (copies_into_a_buffer, "copyto", MissingRuleError, "np.copyto(buf, x)"),
     (adds_into_out, "out", UnsupportedSyntaxError, "out="),
@@ -94,6 +105,7 @@ REFUSED = [
     (draws_around_x, "normal", MissingRuleError, "np.random.normal"),
     (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
     (helper_writing_into_an_argument, "helper effect", UnsupportedSyntaxError, "fill_helper(buf, x)"),
+    (helper_result_unused, "helper unused result", UnsupportedSyntaxError, "fill_and_report(buf, x)"),
 ]
 
 
