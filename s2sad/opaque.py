@@ -10,6 +10,7 @@ anything else.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 
@@ -31,11 +32,13 @@ _DRAWS = {np.random.rand, np.random.randn, np.random.random, np.random.uniform, 
 _CARRIES_GRADIENT = _DRAWS | {np.bincount}
 
 
-def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, location, treatment_of) -> None:
+def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, arguments_shared: bool,
+               location, treatment_of) -> None:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
     call's result (by ``treatment_of(op)``, which raises itself when it cannot);
-    ``result_read``: some code reads the result."""
+    ``result_read``: some code reads the result; ``arguments_shared``: some code other than
+    this call reads one of its arguments (a buffer it may have written into)."""
     if op.kind not in ("call", "effect") or op.callee is None:
         return
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
@@ -79,11 +82,86 @@ def check_call(op: Operation, varied: set, differentiated: bool, result_read: bo
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
         if op.kind != "effect" and result_read:
             return  # its result read for a test (if is_small(x): ...)
+        if not arguments_shared or not may_write_into_parameters(original):
+            return  # helper(np.log1p(u)): what it might write into, nothing else reads; or it writes into none
         raise UnsupportedSyntaxError(
             f"`{text}` calls {callee.spelling} with a differentiated value for its side effects only (its result "
             "is not used): s2sad differentiates what a function returns, not what it writes into its arguments",
             location, hint=f"return the value {callee.spelling} computes and use the result")
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
+
+
+_parameter_verdicts: dict = {}  # code object -> whether the function may write into a parameter
+
+
+def may_write_into_parameters(function) -> bool:
+    """Whether ``function``'s source could change an array or object passed to it; True when unsure.
+
+    It cannot when each parameter is only read: as an operand (``p * 2``, ``p < 0``), indexed
+    or sliced for reading (``p[0]``), an attribute read (``p.shape``), or an argument of a
+    function s2sad has a rule for (NumPy's functions write into no argument but ``out=``,
+    refused apart). Anything else (a store, ``p += 1``, a method call ``p.fill(0)``, an alias
+    ``q = p``, a call of an unknown function) counts as a possible write.
+    """
+    code = function.__code__
+    verdict = _parameter_verdicts.get(code)
+    if verdict is None:
+        verdict = _parameter_verdicts[code] = _may_write(function)
+    return verdict
+
+
+def _may_write(function) -> bool:
+    import textwrap
+
+    from .resolve import Environment, found, source_lines
+
+    try:
+        lines, _ = source_lines(function)
+        definition = ast.parse(textwrap.dedent("".join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return True
+    if not isinstance(definition, ast.FunctionDef):
+        return True
+    arguments = definition.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    environment = Environment(function)
+    parents = {}
+    body = ast.Module(body=definition.body, type_ignores=[])
+    for node in ast.walk(body):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
+            return True
+        if not (isinstance(node, ast.Name) and node.id in parameters):
+            continue
+        if not isinstance(node.ctx, ast.Load):
+            return True  # p = ...: rebinding is harmless, but keep the rule simple
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return, ast.FormattedValue)):
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+            continue
+        if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load) \
+                and not isinstance(parents.get(id(parent)), ast.Call):
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args and not parent.keywords:
+            spelling = _dotted(parent.func)
+            value = environment.resolve_dotted(spelling) if spelling else None
+            if spelling and found(value) and rule_for(value) is not None:
+                continue
+        return True
+    return False
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
 
 
 def _carries_gradient(value) -> bool:

@@ -178,7 +178,18 @@ def reads_x_max(x):
     return np.sum(x)
 
 
-KEPT = [prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
+def only_reads(a, b):
+    if a.shape[0] > 3:
+        return np.sum(a[0] * b) + 1.0
+    return np.max(np.abs(a)) - b
+
+
+def result_of_a_reading_helper_unused(x):
+    unused = only_reads(x, 2.0)
+    return np.sum(x ** 2)
+
+
+KEPT = [result_of_a_reading_helper_unused, prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
         asks_a_helper, reads_x_max]
 
 
