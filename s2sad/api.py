@@ -17,10 +17,12 @@ import weakref
 import numpy as np
 
 from .accumulate import release
+from .isolation import arrays_in, detached, unshared
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
 from .projection import check_differentiable, plainly_differentiable, project
 from .registry import registry_generation, rule_for
-from .resolve import unwrap as _unwrap
+from .resolve import mark_transform, transform_kind
+from .resolve import signature as _signature_of, unwrap as _unwrap
 from .tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
 from .validity import definition, same_definition
@@ -76,7 +78,7 @@ def _bind(function, args, kwargs, plan=None):
         signature = known[1]
     else:
         try:
-            signature = inspect.signature(function)
+            signature = _signature_of(function)
         except (TypeError, ValueError):
             from .source import read_function
 
@@ -162,6 +164,8 @@ def _run(function, args, kwargs, positions):
         values = args  # the common call: every parameter given in order
     else:
         names, values = _bind(original, args, kwargs, plan)
+        if plan.names is None and _collects_arguments(original):
+            return _run_collecting(original, args, kwargs, positions)
     for position in positions:
         check_differentiable(values[position], names[position])
     generated = plan.rrules.get(positions)
@@ -177,6 +181,31 @@ def _run(function, args, kwargs, positions):
     if runs_once:
         pullback = _repeatable(pullback, lambda: rrule(*values)[1])
     return y, pullback, names, values
+
+
+def _collects_arguments(function) -> bool:
+    """Whether ``function`` has ``*args`` or ``**kwargs``: argnums then count the call's
+    arguments, not the function's parameters."""
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in _signature_of(function).parameters.values())
+
+
+def _run_collecting(original, args, kwargs, positions):
+    """``_run`` for a function with ``*args``/``**kwargs`` (a decorator's forwarding wrapper):
+    differentiated as a call is, so each positional argument gets its own cotangent."""
+    from .transform import TransformedCall, generated_rrule
+
+    names = [f"argument {i}" for i in range(len(args))]
+    for position in positions:
+        check_differentiable(args[position], names[position])
+    call = TransformedCall(original, positions, ())
+    try:
+        y, pullback = call(*args, **kwargs)
+    except BaseException as error:
+        _point_at_user_source(error)
+        raise
+    if generated_rrule(original, call.wrt).__globals__.get("PULLBACK_RUNS_ONCE"):
+        pullback = _repeatable(pullback, lambda: call(*args, **kwargs)[1])
+    return y, pullback, names, list(args)
 
 
 def _repeatable(pullback, fresh):
@@ -349,16 +378,19 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
         if single:
             position = positions[0]
             gradient = _hand_over(values[position], cotangents[1 + position])
+            if gradient.__class__ is not float:  # a rule may pull back an input itself: never hand that over
+                gradient = unshared(gradient, arrays_in(values))
         else:
+            held = arrays_in(values)
             gradients = []  # a loop, not a comprehension: cheaper for the two or three arguments of a call
             for position in positions:
-                gradients.append(_hand_over(values[position], cotangents[1 + position]))
+                gradients.append(unshared(_hand_over(values[position], cotangents[1 + position]), held))
             gradient = tuple(gradients)
         if with_value:
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
-    return differentiated_f
+    return mark_transform(differentiated_f, "value_and_grad" if with_value else "grad")
 
 
 def _lane(function, count: int, positions):
@@ -390,7 +422,7 @@ def grad(f, argnums=0, has_aux: bool = False):
     ``grad(grad(f))`` (a scalar argument) is the second derivative, and so on: see
     s2sad.jacobians.derivative.
     """
-    inner = getattr(f, "__s2sad_derivative__", None)
+    inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
     if inner is not None and not has_aux and argnums == inner[2]:
         from .jacobians import derivative
 
@@ -404,13 +436,17 @@ def grad(f, argnums=0, has_aux: bool = False):
 def vjp(f, *primals, has_aux: bool = False):
     """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
     positions = tuple(i for i, value in enumerate(primals) if _is_float_like(value))
-    y, pullback, names, values = _run(f, primals, {}, positions)
+    # The pullback outlives this call: it reads copies of the caller's arrays, and the
+    # caller gets copies of the values it reads (see s2sad.isolation).
+    y, pullback, names, values = _run(f, detached(primals), {}, positions)
     output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
+    output, aux = detached(output), detached(aux)
 
     def vjp_pullback(cotangent):
         cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
-        return tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
-                     for i in range(len(primals)))
+        gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                          for i in range(len(primals)))
+        return _unshared_from(gradients, cotangent, primals, values)
 
     return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
 
@@ -420,18 +456,36 @@ def rrule(f, *args, **kwargs):
 
     Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
     """
+    given = args
+    args, kwargs = detached(args), detached(kwargs)  # as in vjp: the pullback outlives the call
     rule = rule_for(f)
     if rule is not None:
-        return rule.rrule(*args, **kwargs)
+        y, pullback = rule.rrule(*args, **kwargs)
+
+        def rule_pullback(dy):
+            held = arrays_in(dy, arrays_in(given, arrays_in(args)))
+            return unshared(pullback(dy), held)
+
+        return detached(y), rule_pullback
     positions = tuple(i for i, value in enumerate(args) if _is_float_like(value))
     y, pullback, names, values = _run(f, args, kwargs, positions)
 
     def rrule_pullback(dy):
         cotangents = _pull(pullback, dy)
-        return (NO_TANGENT,) + tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
-                                     for i in range(len(args)))
+        gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                          for i in range(len(args)))
+        return (NO_TANGENT,) + _unshared_from(gradients, dy, given, values)
 
-    return y, rrule_pullback
+    return detached(y), rrule_pullback
+
+
+def _unshared_from(gradients: tuple, cotangent, given, values) -> tuple:
+    """The gradients, none sharing memory with the caller's cotangent, the caller's arrays,
+    the pullback's own copies of them, or each other (floats share nothing: no look)."""
+    for gradient in gradients:
+        if gradient.__class__ is not float and gradient is not NO_TANGENT:
+            return unshared(gradients, arrays_in(cotangent, arrays_in(given, arrays_in(values))))
+    return gradients
 
 
 def _is_float_like(value) -> bool:
@@ -480,7 +534,7 @@ class Differentiated:
 
     @property
     def wrt(self) -> tuple[str, ...]:
-        names = list(inspect.signature(self.__s2sad_original__).parameters)
+        names = list(_signature_of(self.__s2sad_original__).parameters)
         numbers = (self.argnums,) if isinstance(self.argnums, int) else tuple(self.argnums)
         return tuple(names[n] for n in sorted(n % len(names) for n in numbers))
 
@@ -522,7 +576,7 @@ def show(function, argnums=0, mode: str = "reverse", file=None, unoptimized: boo
 
     if isinstance(function, Differentiated):
         argnums, function = function.argnums, function.__s2sad_original__
-    names = list(inspect.signature(_unwrap(function)).parameters)
+    names = list(_signature_of(_unwrap(function)).parameters)
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     wrt = tuple(names[n] for n in sorted(numbers))
     if unoptimized and mode == "reverse":

@@ -25,7 +25,9 @@ from .activity import Activity, analyse, propagates
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
+from .opaque import check_call
 from .registry import Rule, rule_for, template_namespace
+from .resolve import describe_decorated, refuse_transform
 from .reuse import primal_calls, reuse_primal_values
 from .scalars import float_plan, real_number
 
@@ -100,6 +102,7 @@ class _Generator:
         self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
         self._last_comment = None
         self.read_names = _names_read_by(function)
+        self._readers = None  # variable -> how many operations read it (see arguments_shared)
         self.assignments = Counter(op.target for op in operations_of(function.statements))
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
@@ -557,6 +560,7 @@ class _Generator:
                 return []  # a merge nobody reads (a variable set on one path, unused after)
             return [f"{op.target} = {self.code(op.args[0])}"]
         callee = op.callee
+        self.check_opaque(op, active and op.kind == "call" and propagates(op))
         call = self.call_text(op)
         if op.kind == "effect":
             return [call]
@@ -605,6 +609,23 @@ class _Generator:
         return [self.code(a) for a in args] + [f"{k}={self.code(v)}" for k, v in kwargs]
 
     # ------------------------------------------------------------------ choosing how to differentiate a call
+    def check_opaque(self, op: Operation, differentiated: bool) -> None:
+        """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
+        check_call(op, self.activity.varied, differentiated, op.target in self.read_names,
+                   self.arguments_shared(op), self.location_of(op), self.treatment)
+
+    def arguments_shared(self, op: Operation) -> bool:
+        """Whether an argument of ``op`` is a variable some other operation (or the result) reads."""
+        if self._readers is None:
+            readers = self._readers = {}
+            for other in operations_of(self.function.statements):
+                for name in other.uses():
+                    readers[name] = readers.get(name, 0) + 1
+            if isinstance(self.function.result, Var):
+                readers[self.function.result.name] = readers.get(self.function.result.name, 0) + 1
+        return any(isinstance(atom, Var) and self._readers.get(atom.name, 0) > op.uses().count(atom.name)
+                   for atom in op.atoms())
+
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
         value = op.callee.value
@@ -617,6 +638,7 @@ class _Generator:
             return "rrule"
         original = getattr(value, "__s2sad_original__", value)
         if inspect.isfunction(original) and not _is_library(original):
+            refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
         if type(value).__name__ == "TransformedForwardCall":  # generated forward code, differentiated again
             return "rrule"
@@ -1072,6 +1094,9 @@ def _is_library(function) -> bool:
 
 
 def _describe_callee(value) -> str:
+    decorated = describe_decorated(value)
+    if decorated is not None:
+        return decorated
     module = getattr(value, "__module__", None)
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
     return f"{module}.{name}" if module else name

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import __version__
 from .activity import propagates
+from .resolve import refuse_transform
 from .errors import MissingRuleError
 from .forward_rules import LINEAR, forward_rule
 from .generate import GeneratedModule, INDENT, _Generator, _indented, _is_library, _describe_callee, substitute
@@ -289,6 +290,7 @@ class _ForwardGenerator(_Generator):
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.mutation(op)
+        self.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and op.kind == "call" and op.callee.kind == "static" and op.callee.operator_code is None \
                 and forward_rule(op.callee.value) is None and self._transformable(op.callee.value):
             return self.transformed_call(op)
@@ -486,6 +488,7 @@ class _ForwardGenerator(_Generator):
         """A user function: its own generated jvp, given the tangents its arguments have."""
         from .generate import _callee_reference
 
+        refuse_transform(getattr(op.callee.value, "__s2sad_original__", op.callee.value), self.location_of(op))
         active = tuple(i for i, a in enumerate(op.args) if self.has_tangent(a))
         keywords = tuple(k for k, a in op.kwargs if self.has_tangent(a))
         recipe = ("transformed_forward", _callee_reference(op), active, keywords)

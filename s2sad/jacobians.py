@@ -21,7 +21,7 @@ from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POIN
 from .errors import ArgumentError
 from .forward_rules import forward_rule
 from .projection import check_differentiable
-from .resolve import unwrap as _unwrap
+from .resolve import mark_transform, signature as _signature_of, unwrap as _unwrap
 from .tangents import ZERO, is_zero, unthunk
 from .transform import generated_jvp
 
@@ -114,7 +114,7 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
         jacobian = jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
         return (jacobian, aux) if has_aux else jacobian
 
-    return jacfwd_f
+    return mark_transform(jacfwd_f, "jacfwd")
 
 
 def jacrev(f, argnums=0, has_aux: bool = False):
@@ -134,7 +134,7 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         jacobian = jacobians[0] if isinstance(argnums, int) else jacobians
         return (jacobian, result[2]) if has_aux else jacobian
 
-    return jacrev_f
+    return mark_transform(jacrev_f, "jacrev")
 
 
 jacobian = jacrev
@@ -190,14 +190,14 @@ def hessian(f, argnums=0):
             return blocks[positions[0], positions[0]]
         return tuple(tuple(blocks[p, q] for q in positions) for p in positions)
 
-    return hessian_f
+    return mark_transform(hessian_f, "hessian")
 
 
 def derivative(f, order: int, argnum: int = 0):
     """The ``order``-th derivative of a scalar ``f`` in its scalar argument ``argnum``, by
     forward mode applied to generated forward code ``order`` times."""
     original = _unwrap(f)
-    name = list(inspect.signature(original).parameters)[argnum]
+    name = list(_signature_of(original).parameters)[argnum]
 
     @functools.wraps(original)
     def derivative_f(*args):
@@ -211,7 +211,7 @@ def derivative(f, order: int, argnum: int = 0):
         for _ in range(order):
             forward = generated_jvp(function, (variable,))
             values = values + [one]
-            function, variable = forward, list(inspect.signature(forward).parameters)[argnum]
+            function, variable = forward, list(_signature_of(forward).parameters)[argnum]
         with _POINTING:
             result = function(*values)
         for _ in range(order):  # the tangent of the tangent of ...: the last leaf, `order` levels down
@@ -219,4 +219,4 @@ def derivative(f, order: int, argnum: int = 0):
         return _shaped(result, x)
 
     derivative_f.__s2sad_derivative__ = (original, order, argnum)
-    return derivative_f
+    return mark_transform(derivative_f, "grad")

@@ -11,6 +11,8 @@ import inspect
 import types
 from typing import Any
 
+from .wrappers import forwarded_function
+
 _MISSING = object()
 
 
@@ -68,7 +70,14 @@ def importable_module_name(value) -> str | None:
 
 
 def unwrap(function):
-    """The plain Python function behind a decorator object, a bound method or a partial."""
+    """The plain Python function behind s2sad's own ``@differentiate`` object or a bound method.
+
+    Not ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
+    is differentiated as written, calling the function it wraps through that function's own
+    transform. The one exception is a wrapper whose source shows it returns
+    ``fn(*args, **kwargs)`` untouched (s2sad.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
+    ``__wrapped__`` is ``f``, and differentiating ``f`` in their place would be silently wrong.
+    """
     seen = set()
     while id(function) not in seen:
         seen.add(id(function))
@@ -76,8 +85,89 @@ def unwrap(function):
             function = function.__s2sad_original__
         elif inspect.ismethod(function):
             function = function.__func__
-        elif hasattr(function, "__wrapped__"):
-            function = function.__wrapped__
+        elif type(function).__name__ == "_ArrayFunctionDispatcher" and hasattr(function, "__wrapped__"):
+            function = function.__wrapped__  # np.polyval's dispatcher: NumPy's code, refused as library code
+        elif forwarded_function(function) is not None:
+            function = forwarded_function(function)  # a timing or logging wrapper: returns fn(*args) as it is
         else:
             break
+    refuse_transform(function)
     return function
+
+
+# What does work in place of a composition of s2sad's transforms, for the refusals' hint.
+COMPOSITION_HINT = ("compositions of s2sad's transforms are not supported yet; for second derivatives use "
+                    "s2sad.hessian(f) or s2sad.hvp(f, primals, tangents), or s2sad.grad(s2sad.grad(f)) "
+                    "for a scalar argument")
+
+
+def mark_transform(function, kind: str):
+    """Mark ``function`` as what s2sad's transform ``kind`` returned (``grad(f)``, ...)."""
+    # The function itself is named in the mark: a user's functools.wraps around it copies
+    # its __dict__, and that user's wrapper is code to differentiate, not a transform.
+    function.__s2sad_transform__ = (kind, function)
+    return function
+
+
+def transform_kind(function) -> str | None:
+    """``"grad"``, ``"jacrev"``, ... for a function one of s2sad's transforms returned; else None."""
+    try:
+        mark = function.__dict__.get("__s2sad_transform__")
+    except AttributeError:  # no __dict__: no transform of ours
+        return None
+    return mark[0] if mark is not None and mark[1] is function else None
+
+
+_PUBLIC_TRANSFORMS = {"grad", "value_and_grad", "vjp", "rrule", "jvp", "jacfwd", "jacrev", "hessian", "hvp",
+                      "derivative"}
+
+
+def refuse_transform(function, location=None) -> None:
+    """Raise when ``function`` is a function s2sad's transforms returned (``grad(f)``):
+    differentiating it again is not supported yet."""
+    kind = transform_kind(function)
+    if kind is None:
+        module = getattr(function, "__module__", None) or ""
+        if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
+                module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
+            kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
+        else:
+            return
+    from .errors import UnsupportedSyntaxError
+
+    inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
+    raise UnsupportedSyntaxError(
+        f"cannot differentiate s2sad.{kind}({inner}): {COMPOSITION_HINT.split(';')[0]}",
+        location, hint=COMPOSITION_HINT.split("; ", 1)[1])
+
+
+def describe_decorated(value) -> str | None:
+    """What a callable object without source that a decorator made is, or None:
+    ``functools.lru_cache`` objects and other C-implemented wrappers carry ``__wrapped__``."""
+    if inspect.isfunction(value) or type(value).__module__.split(".")[0] == "numpy":
+        return None  # NumPy's dispatchers carry __wrapped__ too: they are NumPy functions, no decorator of the user's
+    try:
+        wrapped = getattr(value, "__wrapped__", None)
+    except Exception:
+        return None
+    if wrapped is None:
+        return None
+    kind = type(value)
+    target = getattr(wrapped, "__qualname__", wrapped)
+    if inspect.isfunction(getattr(kind, "__call__", None)):
+        return (f"a callable `{kind.__qualname__}` object that a decorator class made around {target} "
+                f"(s2sad differentiates functions, not objects' __call__)")
+    decorator = "functools.lru_cache" if kind.__name__ == "_lru_cache_wrapper" else f"{kind.__module__}.{kind.__qualname__}"
+    return f"a `{decorator}` object (a decorator implemented without Python source) wrapping {target}"
+
+
+def signature(function):
+    """``inspect.signature`` of the function itself: a decorator's wrapper has its own
+    parameters (``*args, **kwargs``), not those ``__wrapped__`` advertises."""
+    return inspect.signature(function, follow_wrapped=False)
+
+
+def source_lines(function):
+    """``inspect.getsourcelines`` of the function itself (``inspect`` follows ``__wrapped__``
+    and would give the wrapped function's lines for a decorator's wrapper)."""
+    return inspect.getsourcelines(function.__code__ if inspect.isfunction(function) else function)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
-from .resolve import unwrap as _unwrap
+from .resolve import describe_decorated, source_lines as _source_lines, unwrap as _unwrap
 
 if TYPE_CHECKING:  # libcst is imported only when a function is parsed (see read_function)
     import libcst as cst
@@ -63,6 +63,9 @@ def read_function(function) -> FunctionSource:
         if inspect.isbuiltin(function) or type(function).__name__ in ("ufunc", "builtin_function_or_method"):
             kind, hint = "a builtin or C function", \
                 "register a rule for it (s2sad.defvjp / s2sad.defrrule) or differentiate a Python function that calls it"
+        elif describe_decorated(function) is not None:
+            kind, hint = describe_decorated(function), \
+                "differentiate the undecorated function, or register a rule for the decorated one (s2sad.defvjp)"
         elif callable(function):
             name = type(function).__qualname__
             kind, hint = f"a callable `{name}` object, not a function", \
@@ -73,7 +76,7 @@ def read_function(function) -> FunctionSource:
                                      hint=hint)
     filename = function.__code__.co_filename
     try:
-        lines, first_line = inspect.getsourcelines(function)
+        lines, first_line = _source_lines(function)
     except (OSError, TypeError) as error:
         raise SourceUnavailableError(
             f"cannot read the source of {name} (defined in {filename}): {error}",
@@ -129,13 +132,13 @@ def source_lines_for_key(function) -> tuple[list[str], int]:
     code = function.__code__
     filename = code.co_filename
     if filename.startswith("<") and filename.endswith(">") or code.co_firstlineno < 1:
-        lines, first_line = inspect.getsourcelines(function)  # notebooks, exec: inspect knows best
+        lines, first_line = _source_lines(function)  # notebooks, exec: inspect knows best
         return list(lines), first_line
     linecache.checkcache(filename)
     lines = linecache.getlines(filename, function.__globals__)
     start = code.co_firstlineno - 1
     if not lines or start >= len(lines):
-        lines, first_line = inspect.getsourcelines(function)  # raises the error that says why
+        lines, first_line = _source_lines(function)  # raises the error that says why
         return list(lines), first_line
     while start > 0 and not _DEF_START.match(lines[start]):
         start -= 1

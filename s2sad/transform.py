@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import operator
+import re
 import threading
 import weakref
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from . import __version__, cache
 from .errors import S2SADError
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
-from .resolve import unwrap as _unwrap
+from .resolve import signature as _signature_of, unwrap as _unwrap
 from .runtime import field_cotangent, split_cotangent, tangent_filled
 from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "scalars", "reuse", "generate",
-                     "generate_forward", "validity")
+                     "generate_forward", "validity", "opaque", "wrappers")
 _generator_hash: str | None = None
 
 
@@ -146,9 +147,13 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .source import read_function
 
     source = read_function(function)
-    check(source)
+    try:
+        check(source)
+        ir = normalize(source)
+    except S2SADError as error:
+        _name_the_decorator(error, function)
+        raise
     namer = Namer()
-    ir = normalize(source)
     # The normaliser's names are taken; the generator continues with the same namer.
     namer.reserve(*_names_of(ir))
     if mode == "forward":
@@ -166,6 +171,20 @@ def _static_callees(ir) -> set[str]:
 
     return {operation.callee.spelling for operation in operations_of(ir.statements)
             if operation.callee is not None and operation.callee.kind == "static"}
+
+
+def _name_the_decorator(error: S2SADError, function) -> None:
+    """A refusal inside a decorator's wrapper says so: the user wrote ``@timed``, not ``wrapper``."""
+    wrapped = getattr(function, "__wrapped__", None)
+    if wrapped is None:
+        return
+    code = function.__code__  # functools.wraps gave the wrapper the wrapped function's names; its code keeps its own
+    decorator = getattr(code, "co_qualname", code.co_name).split(".<locals>.")[0]
+    error.hint = (f"{function.__qualname__} is the wrapper that the decorator `{decorator}` put around "
+                  f"{getattr(wrapped, '__qualname__', wrapped)}; s2sad differentiates the wrapper's own code, "
+                  "so give it explicit parameters (def wrapper(x): ... fn(x)) or differentiate the undecorated "
+                  "function" + (f"; {error.hint}" if error.hint else ""))
+    error.args = (error.render(),)
 
 
 def _names_of(ir) -> set[str]:
@@ -259,8 +278,13 @@ def _generate_and_store(function, wrt, path, mode="reverse"):
 
 
 def _entry_of(module, suffix="_rrule"):
-    for value in module.__dict__.values():
-        if inspect.isfunction(value) and value.__name__.endswith(suffix) and value.__module__ == module.__name__:
+    functions = [value for value in module.__dict__.values()
+                 if inspect.isfunction(value) and value.__module__ == module.__name__]
+    for value in functions:
+        if value.__name__.endswith(suffix):
+            return value
+    for value in functions:  # `method_rrule_2`: the namer found `method_rrule` taken (a method's own name)
+        if re.search(re.escape(suffix) + r"_\d+$", value.__name__):
             return value
     raise S2SADError(f"generated module {module.__name__} has no rrule function")
 
@@ -348,7 +372,7 @@ class TransformedCall:
 
     def __init__(self, function, active_positions, active_keywords):
         self.function = _unwrap(function)
-        self.signature = inspect.signature(self.function)
+        self.signature = _signature_of(self.function)
         self.active_positions = tuple(active_positions)
         self.active_keywords = tuple(active_keywords)
         parameters = list(self.signature.parameters.values())
@@ -399,7 +423,7 @@ class TransformedForwardCall:
 
     def __init__(self, function, active_positions, active_keywords):
         self.function = _unwrap(function)
-        self.signature = inspect.signature(self.function)
+        self.signature = _signature_of(self.function)
         parameters = list(self.signature.parameters.values())
         self.positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
@@ -442,7 +466,7 @@ class TransformedForwardCall:
         bound, by_param, wrt = self._resolved(tangents, args, kwargs)
         jvp = generated_jvp(self.function, wrt)
         values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
-        names = list(inspect.signature(jvp).parameters)
+        names = list(_signature_of(jvp).parameters)
         rrule = generated_rrule(jvp, tuple(names))
         y, pullback = rrule(*values)
         count = len(bound.arguments)

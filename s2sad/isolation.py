@@ -1,0 +1,83 @@
+"""Keeping the caller's arrays and s2sad's apart.
+
+A pullback handed to the user (``vjp``, ``rrule``) outlives the call: it reads the values
+the primal computed and the arrays it was given. Nothing the user does afterwards to the
+arrays they hold (the inputs they passed, the output they got, the cotangent they pass)
+may change what that pullback returns, and no gradient handed out may be an array the
+user already holds (``f(x) = x`` pulls the cotangent back unchanged: it must come back
+as a copy).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tangents import Tangent
+
+_ndarray = np.ndarray
+
+
+def detached(value):
+    """``value`` with each array in it (inside tuples, lists and dicts too) copied."""
+    kind = value.__class__
+    if kind is float:
+        return value
+    if isinstance(value, _ndarray):
+        return value.copy()
+    if kind is tuple or kind is list:
+        return kind([detached(item) for item in value])
+    if kind is dict:
+        return {key: detached(item) for key, item in value.items()}
+    return value
+
+
+def arrays_in(value, found=None) -> list:
+    """The arrays in ``value`` (inside tuples, lists, dicts and structural tangents)."""
+    found = [] if found is None else found
+    if isinstance(value, _ndarray):
+        found.append(value)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            arrays_in(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            arrays_in(item, found)
+    elif isinstance(value, Tangent):
+        arrays_in(value._fields, found)
+    return found
+
+
+def _owner(array):
+    """What holds ``array``'s memory: the array that owns it, or the buffer it was made from.
+    A view of an array (reshape, slice, ``x[...]``) has its owner's: that is the sharing to catch,
+    and a look at ``.base`` costs far less than ``np.may_share_memory``."""
+    base = array.base
+    while isinstance(base, _ndarray):
+        array, base = base, base.base
+    return array if base is None else base
+
+
+def unshared(gradient, held: list):
+    """``gradient``, with each of its arrays that is, or is a view of, an array in ``held``
+    (or another of its arrays) copied; ``held`` gains the arrays handed out."""
+    owners = {id(_owner(array)) for array in held}
+    return _unshared(gradient, owners, held)
+
+
+def _unshared(gradient, owners: set, held: list):
+    if gradient.__class__ is float:
+        return gradient
+    if isinstance(gradient, _ndarray):
+        if id(_owner(gradient)) in owners:
+            gradient = gradient.copy()
+        owners.add(id(_owner(gradient)))
+        held.append(gradient)  # kept alive with the ids above
+        return gradient
+    kind = gradient.__class__
+    if kind is tuple or kind is list:
+        return kind([_unshared(item, owners, held) for item in gradient])
+    if kind is dict:
+        return {key: _unshared(item, owners, held) for key, item in gradient.items()}
+    if isinstance(gradient, Tangent):  # handed out, owned by nobody: its fields may be replaced
+        for key, item in list(gradient._fields.items()):
+            gradient._fields[key] = _unshared(item, owners, held)
+    return gradient

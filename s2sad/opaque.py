@@ -1,0 +1,171 @@
+"""Calls s2sad does not differentiate, given a differentiated value: refused, never constants.
+
+A call's result is differentiated by its rule or its source (``generate.treatment``). A
+call whose result is not differentiated (kept for its side effect, or unused) still runs,
+and what it does with a differentiated argument is out of s2sad's sight: a compiled
+``loss(x, out=buf)`` or ``np.copyto(buf, x)`` writes the value into a buffer the function
+reads later, and treating the call as a constant gives a zero gradient. So such a call
+passes only when s2sad knows it leaves its arguments alone and carries no gradient into
+anything else.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+
+import numpy as np
+
+from .activity import CONSTANT_METHODS
+from .errors import MissingRuleError, UnsupportedSyntaxError
+from .ir import Operation, Var
+from .registry import rule_for
+
+# Writes its arguments to a stream and changes none of them.
+_LEAVES_ARGUMENTS_ALONE = {builtins.print}
+
+# Registered as nondifferentiable, yet their value moves with some arguments: a random
+# draw with a differentiated location or scale (reparametrise it instead), a permutation
+# or choice of differentiated values, counts weighted by differentiated weights.
+_DRAWS = {np.random.rand, np.random.randn, np.random.random, np.random.uniform, np.random.normal,
+          np.random.randint, np.random.choice, np.random.permutation, np.random.default_rng}
+_CARRIES_GRADIENT = _DRAWS | {np.bincount}
+
+
+def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, arguments_shared: bool,
+               location, treatment_of) -> None:
+    """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
+    vouch for what it does with it. ``differentiated``: the generator differentiates the
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot);
+    ``result_read``: some code reads the result; ``arguments_shared``: some code other than
+    this call reads one of its arguments (a buffer it may have written into)."""
+    if op.kind not in ("call", "effect") or op.callee is None:
+        return
+    given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
+    if not given:
+        return
+    callee = op.callee
+    text = location.text.strip() if location is not None and location.text else callee.spelling
+    for keyword, atom in op.kwargs:
+        if keyword == "out":
+            raise UnsupportedSyntaxError(
+                f"`{callee.spelling}(..., out=...)` writes its result into an array, and a value it is given is "
+                "differentiated: s2sad does not differentiate writes through out=",
+                location, hint="assign the result instead (buf = np.add(x, 1.0)), which s2sad differentiates")
+    if callee.kind == "attribute" or (callee.kind == "method" and callee.name in CONSTANT_METHODS):
+        return
+    if callee.kind == "method":
+        if differentiated:
+            return  # method_rrule picks the rule by the receiver's type, and refuses without one
+        if all(atom is op.args[0] for atom in given):
+            return  # x.max() read for a test: an array method leaves its receiver alone (the fence refuses those that do not)
+        raise MissingRuleError(
+            f"`{text}` calls the method `.{callee.name}` with a differentiated value, and its result is not "
+            "differentiated: a method without a rule may write the value into its receiver or an argument "
+            "(a buffer read later), which s2sad cannot see",
+            location, hint=f"register a rule for it (s2sad.defmethod(type, {callee.name!r}, ...)), or call it on "
+                           "values that are not differentiated")
+    value = callee.value
+    rule = rule_for(value)
+    if rule is not None:
+        if rule.nondifferentiable and _carries_gradient(value):
+            raise MissingRuleError(
+                f"`{callee.spelling}` is given a differentiated value, and its result moves with it: s2sad has "
+                "no rule for that (its registration as nondifferentiable covers constant arguments only)",
+                location, hint="reparametrise a random draw (loc + scale * np.random.standard_normal(shape)), "
+                               "or register a rule with s2sad.defvjp")
+        return
+    if differentiated or value in _LEAVES_ARGUMENTS_ALONE:
+        return  # differentiated: treatment_of has a source to transform, or refuses
+    original = getattr(value, "__s2sad_original__", value)
+    if inspect.isfunction(original):
+        treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
+        if op.kind != "effect" and result_read:
+            return  # its result read for a test (if is_small(x): ...)
+        if not arguments_shared or not may_write_into_parameters(original):
+            return  # helper(np.log1p(u)): what it might write into, nothing else reads; or it writes into none
+        raise UnsupportedSyntaxError(
+            f"`{text}` calls {callee.spelling} with a differentiated value for its side effects only (its result "
+            "is not used): s2sad differentiates what a function returns, not what it writes into its arguments",
+            location, hint=f"return the value {callee.spelling} computes and use the result")
+    treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
+
+
+_parameter_verdicts: dict = {}  # code object -> whether the function may write into a parameter
+
+
+def may_write_into_parameters(function) -> bool:
+    """Whether ``function``'s source could change an array or object passed to it; True when unsure.
+
+    It cannot when each parameter is only read: as an operand (``p * 2``, ``p < 0``), indexed
+    or sliced for reading (``p[0]``), an attribute read (``p.shape``), or an argument of a
+    function s2sad has a rule for (NumPy's functions write into no argument but ``out=``,
+    refused apart). Anything else (a store, ``p += 1``, a method call ``p.fill(0)``, an alias
+    ``q = p``, a call of an unknown function) counts as a possible write.
+    """
+    code = function.__code__
+    verdict = _parameter_verdicts.get(code)
+    if verdict is None:
+        verdict = _parameter_verdicts[code] = _may_write(function)
+    return verdict
+
+
+def _may_write(function) -> bool:
+    import textwrap
+
+    from .resolve import Environment, found, source_lines
+
+    try:
+        lines, _ = source_lines(function)
+        definition = ast.parse(textwrap.dedent("".join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return True
+    if not isinstance(definition, ast.FunctionDef):
+        return True
+    arguments = definition.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    environment = Environment(function)
+    parents = {}
+    body = ast.Module(body=definition.body, type_ignores=[])
+    for node in ast.walk(body):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
+            return True
+        if not (isinstance(node, ast.Name) and node.id in parameters):
+            continue
+        if not isinstance(node.ctx, ast.Load):
+            return True  # p = ...: rebinding is harmless, but keep the rule simple
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return, ast.FormattedValue)):
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+            continue
+        if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load) \
+                and not isinstance(parents.get(id(parent)), ast.Call):
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args and not parent.keywords:
+            spelling = _dotted(parent.func)
+            value = environment.resolve_dotted(spelling) if spelling else None
+            if spelling and found(value) and rule_for(value) is not None:
+                continue
+        return True
+    return False
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _carries_gradient(value) -> bool:
+    try:
+        return value in _CARRIES_GRADIENT
+    except TypeError:  # unhashable
+        return False

@@ -1,0 +1,237 @@
+"""Calls s2sad does not differentiate, given a differentiated value, are refused (issue 15, item 6).
+
+Before, a compiled callee with no rule and no source that received a differentiated value
+was run as a constant: ``np.copyto(buf, x)`` or ``np.add(x, 1, out=buf)`` then
+``np.sum(buf)`` gave an all-zero gradient. Each refusal is checked for its class and for
+naming this file, the call's line and its text; each case s2sad keeps is checked against
+central finite differences (tests/finite_differences.py) or a hand-derived formula.
+"""
+import math
+import os
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import MissingRuleError, S2SADError, UnsupportedSyntaxError
+from finite_differences import numerical_gradient
+
+FILE = os.path.abspath(__file__)
+
+
+def line_of(marker: str) -> int:
+    """The line of this file that carries the comment ``# <marker>``."""
+    with open(FILE) as handle:
+        for number, line in enumerate(handle, 1):
+            if line.rstrip().endswith(f"# {marker}"):
+                return number
+    raise AssertionError(f"no line marked {marker}")
+
+
+# ---------------------------------------------------------------------- refused: they would give zeros
+def copies_into_a_buffer(x):
+    buf = np.empty(3)
+    np.copyto(buf, x)  # copyto
+    return np.sum(buf * buf)
+
+
+def adds_into_out(x):
+    buf = np.empty(3)
+    np.add(x, 1.0, out=buf)  # out
+    return np.sum(buf * buf)
+
+
+def compiled_sum(x):
+    return math.fsum(x) * 2.0  # fsum
+
+
+def compiled_sum_unused(x):
+    total = math.fsum(x)  # fsum unused
+    return np.sum(x ** 2)
+
+
+class CompiledLoss:
+    """Stands for a Cython object: its method is C code writing into ``loss_out``."""
+
+    def __init__(self):
+        self.loss = np.copyto
+
+
+CLOSS = CompiledLoss()
+
+
+def calls_a_compiled_method(x):
+    buf = np.zeros(3)
+    CLOSS.loss(buf, x)  # compiled method
+    return np.sum(buf * x)
+
+
+def draws_around_x(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x, 1.0))  # normal
+
+
+def counts_weighted_by_x(x):
+    return np.sum(np.bincount(np.array([0, 1, 1]), weights=x))  # bincount
+
+
+def fill_helper(buf, x):
+    buf[:] = x
+
+
+def helper_writing_into_an_argument(x):
+    buf = np.zeros(3)
+    fill_helper(buf, x)  # helper effect
+    return np.sum(buf * buf)
+
+
+def fill_and_report(buf, x):
+    buf[:] = x
+    return 0.0
+
+
+def helper_result_unused(x):
+    buf = np.zeros(3)
+    status = fill_and_report(buf, x)  # helper unused result
+    return np.sum(buf * buf)
+
+
+REFUSED = [
+    (copies_into_a_buffer, "copyto", MissingRuleError, "np.copyto(buf, x)"),
+    (adds_into_out, "out", UnsupportedSyntaxError, "out="),
+    (compiled_sum, "fsum", MissingRuleError, "math.fsum"),
+    (compiled_sum_unused, "fsum unused", MissingRuleError, "math.fsum"),
+    (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
+    (draws_around_x, "normal", MissingRuleError, "np.random.normal"),
+    (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
+    (helper_writing_into_an_argument, "helper effect", UnsupportedSyntaxError, "fill_helper(buf, x)"),
+    (helper_result_unused, "helper unused result", UnsupportedSyntaxError, "fill_and_report(buf, x)"),
+]
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "vjp"])
+@pytest.mark.parametrize("function, marker, error, text", REFUSED, ids=[case[1] for case in REFUSED])
+def test_a_call_given_a_differentiated_value_without_a_rule_is_refused(function, marker, error, text, mode):
+    x = np.array([0.5, -1.5, 2.0])
+    with pytest.raises(error) as raised:
+        if mode == "grad":
+            s2sad.grad(function)(x)
+        elif mode == "jvp":
+            s2sad.jvp(function, (x,), (np.ones(3),))
+        else:
+            s2sad.vjp(function, x)[1](1.0)
+    message = str(raised.value)
+    assert message.startswith(f"{FILE}:{line_of(marker)}:"), message
+    assert text in message
+    assert "hint:" in message
+
+
+def test_the_no_rule_message_says_how_to_register_one():
+    with pytest.raises(MissingRuleError, match=r"no rule for `math.fsum`.*\n.*\n.*\nhint: register one with s2sad.defvjp"):
+        s2sad.grad(compiled_sum)(np.array([1.0, 2.0]))
+
+
+# ---------------------------------------------------------------------- kept: right as they are
+def prints_x(x):
+    print("x has shape", x.shape, x)
+    return np.sum(x ** 2)
+
+
+def floats_x(x):
+    return float(np.sum(x)) * 2.0
+
+
+def truncates_x(x):
+    return int(np.sum(x)) * np.sum(x)
+
+
+def rounds_x(x):
+    return np.sum(np.round(x) * x + np.floor(x) * x)
+
+
+def draws_noise_of_constant_parameters(x):
+    np.random.seed(1)
+    return np.sum(x * np.random.normal(0.0, 1.0, size=3))
+
+
+def constant_into_a_buffer(x):
+    buf = np.empty(3)
+    np.copyto(buf, np.arange(3.0))
+    np.add(buf, 1.0, out=buf)
+    return np.sum(buf * x)
+
+
+def asks_a_helper(x):
+    if is_small(x):
+        return np.sum(x ** 2)
+    return np.sum(x ** 3)
+
+
+def is_small(x):
+    return math.fsum(np.abs(x).tolist()) < 100.0
+
+
+def reads_x_max(x):
+    scale = x.max()
+    if scale > 0:
+        return np.sum(x * 3.0)
+    return np.sum(x)
+
+
+def only_reads(a, b):
+    if a.shape[0] > 3:
+        return np.sum(a[0] * b) + 1.0
+    return np.max(np.abs(a)) - b
+
+
+def result_of_a_reading_helper_unused(x):
+    unused = only_reads(x, 2.0)
+    return np.sum(x ** 2)
+
+
+KEPT = [result_of_a_reading_helper_unused, prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
+        asks_a_helper, reads_x_max]
+
+
+@pytest.mark.parametrize("function", KEPT, ids=[f.__name__ for f in KEPT])
+def test_calls_that_leave_differentiated_values_alone_are_differentiated(function):
+    x = np.array([0.3, -1.2, 2.4])  # away from the jumps of round, floor and int
+    expected = numerical_gradient(function, [x], 0)
+    np.testing.assert_allclose(s2sad.grad(function)(x), expected, rtol=1e-6, atol=1e-7)
+    v = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(s2sad.jvp(function, (x,), (v,))[1], expected @ v, rtol=1e-6, atol=1e-7)
+
+
+def test_rounding_and_truncation_have_zero_slope():
+    # hand-derived: d/dx (round(x) * x) = round(x) away from the jumps
+    x = np.array([0.3, -1.2, 2.4])
+    np.testing.assert_allclose(s2sad.grad(rounds_x)(x), np.round(x) + np.floor(x))
+    np.testing.assert_allclose(s2sad.grad(truncates_x)(x), np.full(3, float(int(np.sum(x)))))
+
+
+class CompiledSum:
+    """Stands for a Cython object whose method computes a value from its argument."""
+
+    def __init__(self):
+        self.total = math.fsum
+
+
+CSUM = CompiledSum()
+
+
+def uses_a_compiled_methods_result(x):
+    return CSUM.total(x) * 2.0  # compiled method result
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_compiled_methods_result_is_refused_at_its_call(mode):
+    x = np.array([0.5, -1.5, 2.0])
+    with pytest.raises(MissingRuleError) as raised:
+        if mode == "grad":
+            s2sad.grad(uses_a_compiled_methods_result)(x)
+        else:
+            s2sad.jvp(uses_a_compiled_methods_result, (x,), (np.ones(3),))
+    message = str(raised.value)
+    # raised as the generated code runs: located by the generated code's comments, which name the file's base name
+    assert f"{os.path.basename(FILE)}:{line_of('compiled method result')}:" in message.splitlines()[0], message
+    assert "rule for the method `CompiledSum.total`" in message and "hint: register one" in message
