@@ -26,7 +26,7 @@ nondifferentiable(
 # ------------------------------------------------------------------ creators, queries, integer maths
 nondifferentiable(
     np.zeros, np.ones, np.empty, np.arange, np.eye, np.identity, np.tri, np.indices,
-    np.isrealobj, np.signbit, np.heaviside, np.digitize, np.bincount, np.unravel_index,
+    np.isrealobj, np.signbit, np.heaviside, np.digitize, np.unravel_index,
     np.ravel_multi_index, np.diag_indices, np.tril_indices, np.triu_indices, np.broadcast_shapes,
     np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
     np.gcd, np.lcm, np.linalg.matrix_rank,
@@ -46,3 +46,5 @@ defrefused(np.random.uniform,     "low=0.0, high=1.0, size=None", ("low", "high"
 defrefused(np.random.choice,      "a, size=None, replace=True, p=None", ("a", "p"), _DRAW,
            "draw indices (rng.integers) and index the array with them")
 defrefused(np.random.permutation, "x", ("x",), _DRAW, "permute indices (rng.permutation(n)) and index the array")
+defrefused(np.bincount, "x, weights=None, minlength=0", ("weights",), "np.bincount in its weights",
+           "accumulate with np.add.at(np.zeros(n), x, weights), which s2sad differentiates")

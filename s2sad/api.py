@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import linecache
+import os
 import re
 import weakref
 
@@ -277,18 +278,24 @@ _POINTING = _pointing_at_user_source()  # stateless: one serves every call
 def _user_location(traceback) -> SourceLocation | None:
     found = None
     while traceback is not None:
-        filename = traceback.tb_frame.f_code.co_filename
+        frame = traceback.tb_frame
+        filename = frame.f_code.co_filename
         if "s2sad_" in filename or filename.startswith("<s2sad generated"):
-            found = (filename, traceback.tb_lineno)
+            found = (filename, traceback.tb_lineno, frame.f_globals.get("__s2sad_source_file__"))
         traceback = traceback.tb_next
     if found is None:
         return None
-    filename, line = found
+    filename, line, source_file = found
     lines = linecache.getlines(filename)
     for index in range(min(line, len(lines)) - 1, -1, -1):
         match = _BLOCK_COMMENT.match(lines[index])
         if match:
-            return SourceLocation(match["file"], int(match["line"]), 1, match["text"])
+            user_file, user_line = match["file"], int(match["line"])
+            if source_file and os.path.basename(source_file) == os.path.basename(user_file):
+                user_file = source_file
+            text = linecache.getline(user_file, user_line)
+            column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+            return SourceLocation(user_file, user_line, column, match["text"])
     return None
 
 

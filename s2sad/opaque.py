@@ -14,7 +14,6 @@ import ast
 import builtins
 import inspect
 
-import numpy as np
 
 from .activity import CONSTANT_METHODS
 from .errors import MissingRuleError, UnsupportedSyntaxError
@@ -23,14 +22,6 @@ from .registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
-
-# Registered as nondifferentiable, yet their value moves with some arguments: a random
-# draw with a differentiated location or scale (reparametrise it instead), a permutation
-# or choice of differentiated values, counts weighted by differentiated weights.
-_DRAWS = {np.random.rand, np.random.randn, np.random.random, np.random.uniform, np.random.normal,
-          np.random.randint, np.random.choice, np.random.permutation, np.random.default_rng}
-_CARRIES_GRADIENT = _DRAWS | {np.bincount}
-
 
 def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, arguments_shared: bool,
                location, treatment_of) -> None:
@@ -67,13 +58,7 @@ def check_call(op: Operation, varied: set, differentiated: bool, result_read: bo
                            "values that are not differentiated")
     value = callee.value
     rule = rule_for(value)
-    if rule is not None:
-        if rule.nondifferentiable and _carries_gradient(value):
-            raise MissingRuleError(
-                f"`{callee.spelling}` is given a differentiated value, and its result moves with it: s2sad has "
-                "no rule for that (its registration as nondifferentiable covers constant arguments only)",
-                location, hint="reparametrise a random draw (loc + scale * np.random.standard_normal(shape)), "
-                               "or register a rule with s2sad.defvjp")
+    if rule is not None:  # random draws and weighted counts refuse in their rules (rules/refusals.py)
         return
     if differentiated or value in _LEAVES_ARGUMENTS_ALONE:
         return  # differentiated: treatment_of has a source to transform, or refuses
@@ -162,10 +147,3 @@ def _dotted(node) -> str | None:
         base = _dotted(node.value)
         return f"{base}.{node.attr}" if base else None
     return None
-
-
-def _carries_gradient(value) -> bool:
-    try:
-        return value in _CARRIES_GRADIENT
-    except TypeError:  # unhashable
-        return False

@@ -308,6 +308,9 @@ def bind(module, function) -> None:
     env = Environment(function)
     for name, recipe in getattr(module, "BINDINGS", {}).items():
         module.__dict__[name] = _resolve_recipe(recipe, env, function)
+    # Block comments name the user's file short, for reading; an error raised as the code runs
+    # names it in full (api._user_location), as the errors raised while transforming do.
+    module.__dict__["__s2sad_source_file__"] = function.__code__.co_filename
 
 
 def _resolve_reference(reference, env: Environment):

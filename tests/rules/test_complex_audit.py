@@ -206,6 +206,7 @@ for _name in [name for name, maker in CHECKED.items() if maker is None]:
 
 
 REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there and not at their real parts)
+    "numpy.bincount": ("its weights are cast to float64", lambda rng: calls(np.array([0, 1, 1]), z(rng, 3))),
     **{name: ("math works on real numbers (cmath is not math)", lambda rng: calls(0.3 + 0.4j)) for name in """math.sin math.cos math.tan
         math.asin math.acos math.atan math.sinh math.cosh math.tanh math.asinh math.atanh math.exp
         math.expm1 math.log math.log2 math.log10 math.log1p math.sqrt math.fabs math.degrees math.radians
