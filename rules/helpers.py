@@ -215,6 +215,24 @@ def _is_basic_index(index) -> bool:
     return True
 
 
+def written_once(index, shape):
+    """Where ``y[index] = v`` (``y`` of ``shape``) wrote each element of ``v`` for good: a
+    boolean array shaped like ``y[index]``, False where a later write to the same element
+    overwrote it (``y[[0, 2, 2]] = v``: NumPy keeps one write per element). None when no
+    element is written twice, which basic indices and masks never do.
+
+    Found by doing the same assignment with each write's position as its value and
+    reading back which position each element kept, so it follows NumPy's own order."""
+    if _is_basic_index(index):
+        return None
+    scratch = np.empty(shape, dtype=np.intp)
+    selected = scratch[index]
+    positions = np.arange(selected.size, dtype=np.intp).reshape(selected.shape)
+    scratch[index] = positions
+    kept = scratch[index] == positions
+    return None if kept.all() else kept
+
+
 def untake(g, index, like):
     """The cotangent of ``like[index]``: ``g`` scattered into ``like``'s shape.
 

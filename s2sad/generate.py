@@ -62,7 +62,7 @@ FLOATS_HEADING = ("`{general}` for Python floats{vectors}: every value it comput
                   "cotangents are never reshaped or conjugated, and scalars' add with `+`.")
 
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
+                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at")
 
 INDENT = "    "
@@ -728,7 +728,7 @@ class _Generator:
         if method == "setitem":
             index, value = args
             if flowing:
-                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})", zero=True)
+                lines += self.contribute(op.args[2], f"unbroadcast(written_item_of({dcontainer}, {index}), {value})", zero=True)
                 lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
             if id(op) in self.restored:
                 lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
