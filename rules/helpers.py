@@ -41,6 +41,8 @@ __all__ = [
     "mT",
     "power_vjp_base",
     "power_vjp_exponent",
+    "added_at",
+    "subtracted_at",
 ]
 
 _FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
@@ -213,6 +215,23 @@ def _is_basic_index(index) -> bool:
             continue  # a mask selects each element at most once
         return False
     return True
+
+
+def added_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a value: a copy of ``a`` with ``b`` added at
+    ``indices``, every occurrence of a repeated index counted. Generated code writes the
+    result back into ``a`` (``a[...] = added_at(a, indices, b)``), so the in-place call
+    becomes an element assignment, which s2sad differentiates and undoes."""
+    out = np.array(a, copy=True)
+    np.add.at(out, indices, b)
+    return out
+
+
+def subtracted_at(a, indices, b):
+    """``np.subtract.at(a, indices, b)`` as a value (see :func:`added_at`)."""
+    out = np.array(a, copy=True)
+    np.subtract.at(out, indices, b)
+    return out
 
 
 def written_once(index, shape):

@@ -11,12 +11,14 @@ import builtins
 import operator
 
 import libcst as cst
+import numpy as np
 
 from .errors import UnsupportedSyntaxError
 from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
+from .rules.helpers import added_at, subtracted_at
 from .source import FunctionSource
 
 _code = cst.Module([]).code_for_node
@@ -766,6 +768,8 @@ class Normalizer:
                 raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(func),
                                              "check the spelling, or import the module at module level")
             self.bind(dotted.split(".")[0])
+            if _is_ufunc_at(value):
+                return self.ufunc_at(node, dotted, value)
             callee = Callee("static", dotted, value)
             word = dotted.split(".")[-1]
             args, kwargs = self.arguments(node)
@@ -792,6 +796,27 @@ class Normalizer:
                                          "call a function by its name")
         operands = [_atom_name(a) for a in args[:2]]
         return self.operation(want, word, operands, Operation("", "call", callee, args, kwargs))
+
+    def ufunc_at(self, node: cst.Call, dotted: str, method) -> Atom:
+        """``np.add.at(y, idx, v)`` changes ``y`` in place, adding ``v`` once per occurrence of
+        an index: written ``y[...] = added_at(y, idx, v)``, an element assignment s2sad
+        differentiates and undoes like any other."""
+        function = UFUNC_AT.get(method.__self__.__name__)
+        if function is None:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` changes its first argument in place, which s2sad does not differentiate",
+                                         self.source.location(node),
+                                         "only np.add.at and np.subtract.at are differentiated; build the new values in a new array")
+        args, kwargs = self.arguments(node)
+        target = node.args[0].value if node.args else None
+        if kwargs or len(args) != 3 or not isinstance(target, cst.Name) or target.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` is differentiated only as `{dotted}(y, indices, values)` on a local array `y`",
+                                         self.source.location(node), "pass the array, the indices and the values by position")
+        container, indices, values = args
+        callee = Callee("static", function.__name__, function)
+        updated = self.operation(None, function.__name__, [_atom_name(container)],
+                                 Operation("", "call", callee, [container, indices, values]))
+        self.mutate(node, "setitem", container, [Const("..."), updated])
+        return Const("None")
 
     def inline(self, function, call: cst.Call, want) -> Atom:
         """A call of a nested function or lambda, written out in place: its parameters bound
@@ -957,6 +982,13 @@ def _base_name(variable: str) -> str:
 
 
 VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T", "mT", "real", "imag", "diagonal"}
+
+
+UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
+
+
+def _is_ufunc_at(value) -> bool:
+    return isinstance(getattr(value, "__self__", None), np.ufunc) and getattr(value, "__name__", "") == "at"
 
 
 def _may_be_a_view(operation) -> bool:
