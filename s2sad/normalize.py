@@ -13,6 +13,7 @@ import operator
 import libcst as cst
 import numpy as np
 
+from .aliasing import check_writes
 from .errors import UnsupportedSyntaxError
 from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
@@ -86,6 +87,7 @@ class Normalizer:
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
+        self.in_place: dict[int, str] = {}       # id of `y_2 = y + v` written as `y += v` -> the version it changes
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)
@@ -121,11 +123,13 @@ class Normalizer:
             result = self.returned_atoms[self.current[RETURN]]  # one return, at the end: no copy needed
         else:
             result = Var(self.current[RETURN])
-        return Function(
+        function = Function(
             name=funcdef.name.value, params=params, defaults=defaults, param_versions=self.param_versions,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
+        check_writes(function, self.in_place, self.source)
+        return function
 
     # A block is built as a list of items; operations gather in ``self.operations`` until
     # something that is not an operation (a loop, a branch, a jump) closes the statement.
@@ -434,7 +438,10 @@ class Normalizer:
                 raise UnsupportedSyntaxError(f"the augmented assignment `{node.operator.__class__.__name__}` is not supported",
                                              self.source.location(node))
             expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
+            before = self.current.get(node.target.value)
             self.assign(node.target, None, expression, origin=node)
+            if before is not None and self.emitted and self.emitted[-1].target == self.current[node.target.value]:
+                self.in_place[id(self.emitted[-1])] = before  # an array's `y += v` changes y's memory
         elif isinstance(node, cst.Expr):
             if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 return  # a docstring or a bare constant does nothing
