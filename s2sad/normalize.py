@@ -13,7 +13,7 @@ import operator
 import libcst as cst
 import numpy as np
 
-from .aliasing import check_writes
+from .aliasing import check_writes, may_share
 from .errors import UnsupportedSyntaxError
 from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
@@ -348,6 +348,7 @@ class Normalizer:
                 element = Operation(self.namer.version(base) if isinstance(target, cst.Name) else base, "element",
                                     args=[iterable])
                 loop.elements.append(element)
+                self.share_roots(element)  # `for row in x`: each row is a view of x
                 self.assign(target, Var(element.target), bind_only=True)
         unpacking = self.operations
         self.operations = []
@@ -544,11 +545,17 @@ class Normalizer:
     def emit(self, operation: Operation) -> None:
         self.operations.append(operation)
         self.emitted.append(operation)
-        # what may share memory with an argument or a global: copies, and the views reads make
-        if operation.kind in ("copy", "unpack") or (operation.kind == "call" and _may_be_a_view(operation)):
-            source = operation.args[0] if operation.args else None
-            if isinstance(source, Var) and source.name in self.roots:
-                self.roots[operation.target] = self.roots[source.name]
+        self.share_roots(operation)
+
+    def share_roots(self, operation: Operation) -> None:
+        """What may share memory with an argument or a global: copies, and the views reads make
+        (a list that merely holds an argument is not one: changing the list leaves it be)."""
+        if operation.kind in ("list", "tuple", "dict"):
+            return
+        for name in may_share(operation):
+            if name in self.roots:
+                self.roots[operation.target] = self.roots[name]
+                return
 
     # ------------------------------------------------------------------ expressions
     def expression(self, node, want: str | None = None) -> Atom:
@@ -988,23 +995,11 @@ def _base_name(variable: str) -> str:
     return variable.strip("<>").split("#")[0] if variable.startswith("<") else variable
 
 
-VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T", "mT", "real", "imag", "diagonal"}
-
-
 UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
 
 
 def _is_ufunc_at(value) -> bool:
     return isinstance(getattr(value, "__self__", None), np.ufunc) and getattr(value, "__name__", "") == "at"
-
-
-def _may_be_a_view(operation) -> bool:
-    callee = operation.callee
-    if callee is None:
-        return False
-    if callee.kind in ("method", "attribute"):
-        return callee.name in VIEW_METHODS
-    return callee.value is operator.getitem or getattr(callee.value, "__name__", "") in VIEW_METHODS
 
 
 def _pair(target) -> bool:
