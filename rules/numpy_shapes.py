@@ -35,7 +35,7 @@ from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
 
-from .helpers import added_at, subtracted_at, conj, dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
+from .helpers import conj, dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
 
 
 def _piece_like(piece, like):
@@ -713,9 +713,6 @@ defvjp(np.tril,         "m, k=0", "unbroadcast(np.tril(g, k), m)")
 defvjp(np.sort,         "a, axis=-1, kind=None, order=None, *, stable=None", sort_vjp)
 defvjp(np.partition,    "a, kth, axis=-1, kind='introselect', order=None", partition_vjp)
 defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
-# np.add.at and np.subtract.at (normalised into these): every occurrence of an index adds
-defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
-defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
@@ -1076,8 +1073,6 @@ defjvp(np.tril,         LINEAR)
 defjvp(np.sort,         sort_jvp)
 defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
-defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
-defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")
 defjvp(np.diff,         diff_jvp)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means

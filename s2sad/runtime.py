@@ -138,6 +138,7 @@ def item_of(g, index):
 def written_item_of(g, index):
     """The cotangent of ``v`` in ``container[index] = v``: ``item_of``, with zeros for the
     writes a later write to the same element overwrote (a repeated fancy index)."""
+    g = unthunk(g)
     part = item_of(g, index)
     if isinstance(part, np.ndarray) and isinstance(g, np.ndarray):
         kept = written_once(index, g.shape)
