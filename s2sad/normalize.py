@@ -550,7 +550,7 @@ class Normalizer:
     def share_roots(self, operation: Operation) -> None:
         """What may share memory with an argument or a global: copies, and the views reads make
         (a list that merely holds an argument is not one: changing the list leaves it be)."""
-        if operation.kind in ("list", "tuple", "dict"):
+        if operation.kind in ("list", "tuple", "dict", "mutate"):
             return
         for name in may_share(operation):
             if name in self.roots:
