@@ -43,6 +43,7 @@ __all__ = [
     "power_vjp_exponent",
     "added_at",
     "subtracted_at",
+    "written_into",
 ]
 
 _FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
@@ -215,6 +216,22 @@ def _is_basic_index(index) -> bool:
             continue  # a mask selects each element at most once
         return False
     return True
+
+
+def written_into(new, old):
+    """What ``old op= v`` leaves in ``old``, given ``new = old op v``: on a NumPy array the
+    operator writes into ``old``'s memory, so the result keeps its dtype and shape (float32
+    ``y += float64 v`` stays float32; int ``y += 0.5`` and a ``v`` that would grow ``y``
+    raise, as NumPy does). Anything else (a float, a list, a tuple) is ``new`` itself."""
+    if old.__class__ is not np.ndarray:
+        return new
+    if new.__class__ is np.ndarray and new.dtype == old.dtype and new.shape == old.shape:
+        return new
+    if not isinstance(new, (np.ndarray, np.generic, float, int, complex)):
+        return new  # a symbolic zero tangent
+    out = np.empty(old.shape, old.dtype)
+    np.copyto(out, new, casting="same_kind")
+    return out
 
 
 def added_at(a, indices, b):

@@ -56,12 +56,13 @@ def _from_a_library(value) -> bool:
 
 
 class Groups:
-    """Variables that may share memory, as sets (a union of every link ``may_share`` finds)."""
+    """Variables that may share memory, as sets (a union of every link ``may_share`` finds,
+    or with ``copies_only`` of the links ``a = b`` makes: other names for the same object)."""
 
-    def __init__(self, statements, extra_links=()):
+    def __init__(self, statements, extra_links=(), copies_only=False):
         self.parent: dict[str, str] = {}
         for op in operations_of(statements):
-            for name in may_share(op):
+            for name in (op.uses() if op.kind == "copy" else []) if copies_only else may_share(op):
                 self.link(op.target, name)
         for a, b in extra_links:
             self.link(a, b)
@@ -130,6 +131,10 @@ def check_writes(function, in_place: dict, source) -> None:
     own (``y += v`` on an array, normalised as ``y_2 = y + v``) to the version it changes."""
     operations = operations_of(function.statements)
     groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place])
+    names = Groups(function.statements, copies_only=True)
+    made_by = {}
+    for op in operations:
+        made_by.setdefault(op.target, op)
     order, loops, statement = program_order(function.statements)
     defined = {}
     for op in operations:
@@ -150,8 +155,11 @@ def check_writes(function, in_place: dict, source) -> None:
             container = in_place[id(write)]
         else:
             continue
+        # `xs[i] = v` on a list or dict puts another object in a slot: only other names for
+        # the list itself see it, not the arrays it holds or held
+        shared = names if _origin(container, made_by).kind in ("list", "dict") else groups
         here, around = order[id(write)], set(loops[id(write)])
-        for other in sorted(groups.of(container) - {container, write.target}):
+        for other in sorted(shared.of(container) - {container, write.target}):
             born = defined.get(other, -1)
             reads = [(order.get(id(reader), end), set(loops.get(id(reader), ())))
                      for reader, used in readers if other in used and reader is not write]
@@ -162,6 +170,17 @@ def check_writes(function, in_place: dict, source) -> None:
                 # that it was made outside of (the next iteration reads the changed memory)
                 if born < here < at or any(born < starts[loop] for loop in around & enclosing):
                     _refuse(write, container, other, statement[id(write)], source)
+
+
+def _origin(name: str, made_by: dict) -> Operation:
+    """The operation that made the object ``name`` holds (through copies ``a = b``)."""
+    op = made_by.get(name)
+    seen = set()
+    while op is not None and op.kind == "copy" and isinstance(op.args[0], Var) and op.args[0].name in made_by \
+            and id(op) not in seen:
+        seen.add(id(op))
+        op = made_by[op.args[0].name]
+    return op if op is not None else Operation(name, "parameter")
 
 
 def _conditions(block):

@@ -19,7 +19,7 @@ from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
-from .rules.helpers import added_at, subtracted_at
+from .rules.helpers import added_at, subtracted_at, written_into
 from .source import FunctionSource
 
 _code = cst.Module([]).code_for_node
@@ -440,9 +440,17 @@ class Normalizer:
                                              self.source.location(node))
             expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
             before = self.current.get(node.target.value)
-            self.assign(node.target, None, expression, origin=node)
-            if before is not None and self.emitted and self.emitted[-1].target == self.current[node.target.value]:
-                self.in_place[id(self.emitted[-1])] = before  # an array's `y += v` changes y's memory
+            if before is None:
+                self.assign(node.target, None, expression, origin=node)
+                return
+            # on an array, `y += v` writes into y's memory (every other name for it sees the
+            # change: see aliasing.py) and keeps y's dtype: `y_2 = written_into(y + v, y)`
+            computed = self.expression(expression, want=self.namer.fresh(f"{node.target.value}_{binary.__name__.lower()}"))
+            version = self.namer.version(node.target.value)
+            kept = Operation(version, "call", Callee("static", "written_into", written_into), [computed, Var(before)])
+            self.emit(kept)
+            self.current[node.target.value] = version
+            self.in_place[id(kept)] = before
         elif isinstance(node, cst.Expr):
             if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 return  # a docstring or a bare constant does nothing

@@ -181,3 +181,22 @@ def accumulate_in_float32(x):
     y = np.zeros(3, dtype=np.float32)
     y += x
     return y
+
+
+def accumulate_into_integers(x):
+    y = np.zeros(3, dtype=np.int64)
+    y += x  # NumPy refuses to write floats into an int array in place
+    return np.sum(y)
+
+
+def grow_by_broadcasting(x):
+    y = np.zeros(3)
+    y += np.outer(x, x)  # (3,) += (3, 3): NumPy cannot grow y in place
+    return np.sum(y)
+
+
+def replace_a_slot_of_a_list(x):
+    parts = [np.ones(3)]
+    parts.append(x)
+    parts[0] = x * x  # rebinds the list's slot: x itself is untouched
+    return np.sum(parts[0]) + np.sum(np.sin(parts[1]) * x)

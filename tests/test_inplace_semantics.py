@@ -38,6 +38,7 @@ EXACT = {
     "write_after_the_view_was_read": r(3),
     "view_taken_after_the_write": r(4),
     "running_sum": r(4),
+    "replace_a_slot_of_a_list": r(3),
 }
 
 
@@ -115,3 +116,25 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.write_through_reshape(x) == pytest.approx(3 * x[1] * x[0])
     assert programs.scale_a_slice_view(x) == pytest.approx(4 * 1.0 + 4 * x[0] ** 2)
     assert programs.same_array_under_two_names(x[:2]) == pytest.approx(np.sum((3 * x[:2]) ** 2))
+
+
+def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():
+    x = r(3)
+    expected = programs.accumulate_in_float32(x)
+    assert expected.dtype == np.float32
+    value, pullback = s2sad.vjp(programs.accumulate_in_float32, x)
+    assert value.dtype == np.float32 and np.array_equal(value, expected)
+    (gradient,) = pullback(np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    np.testing.assert_allclose(gradient, [1.0, 2.0, 3.0])  # by hand: y = float32(x), the identity
+    value, tangent = s2sad.jvp(programs.accumulate_in_float32, (x,), (np.ones(3),))
+    assert value.dtype == np.float32 and tangent.dtype == np.float32 and np.array_equal(value, expected)
+
+
+@pytest.mark.parametrize("function, error", [(programs.accumulate_into_integers, TypeError),
+                                             (programs.grow_by_broadcasting, ValueError)], ids=["int += float", "grow"])
+def test_an_augmented_assignment_numpy_refuses_fails_the_same_way(function, error):
+    x = r(3)
+    with pytest.raises(error):
+        function(x)
+    with pytest.raises(error):
+        s2sad.grad(function)(x)
