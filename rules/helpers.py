@@ -44,6 +44,7 @@ __all__ = [
     "added_at",
     "subtracted_at",
     "written_into",
+    "written_into_shared",
 ]
 
 _FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
@@ -232,6 +233,25 @@ def written_into(new, old):
     out = np.empty(old.shape, old.dtype)
     np.copyto(out, new, casting="same_kind")
     return out
+
+
+def written_into_shared(new, old, name, other):
+    """:func:`written_into` for a variable ``name`` that ``other`` shares and reads later
+    (``z = y; y += v; return z``): fine while ``old`` is a number or a tuple, which
+    ``+=`` rebinds; refused when ``old`` changes in place (an array, a list), because
+    ``other`` would see the change that s2sad's derivative code does not."""
+    if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
+        from s2sad.errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"this augmented assignment changes the {type(old).__name__} `{name}` in place, and `{other}` shares it "
+            f"(a view, or the same object under another name) and is read after the change: s2sad would "
+            f"differentiate it as if `{other}` were unchanged",
+            hint=f"write `{name} = {name} + ...` to make a new value, or take a copy first (`{name} = {name}.copy()`)")
+    return written_into(new, old)
+
+
+_IN_PLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
+                       "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__")
 
 
 def added_at(a, indices, b):

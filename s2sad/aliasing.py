@@ -124,11 +124,15 @@ def _user_name(version: str) -> str:
     return re.sub(r"_\d+$", "", version)
 
 
-def check_writes(function, in_place: dict, source) -> None:
+def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]:
     """Refuse each in-place write after which another name for the written memory is read.
 
     ``in_place`` maps ``id`` of an operation that changes memory without a ``mutate`` of its
-    own (``y += v`` on an array, normalised as ``y_2 = y + v``) to the version it changes."""
+    own (``y += v``, normalised as ``y_2 = written_into(y + v, y)``) to the version it
+    changes. Whether ``y += v`` changes memory depends on ``y``'s type (an array's does, a
+    float's does not), so those are not refused here: their ids are returned, with the two
+    names involved, for a check when the code runs."""
+    guarded = {}
     operations = operations_of(function.statements)
     groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place])
     names = Groups(function.statements, copies_only=True)
@@ -169,7 +173,11 @@ def check_writes(function, in_place: dict, source) -> None:
                 # read after the write and after it was made, or in a loop around the write
                 # that it was made outside of (the next iteration reads the changed memory)
                 if born < here < at or any(born < starts[loop] for loop in around & enclosing):
+                    if id(write) in in_place:
+                        guarded[id(write)] = (_user_name(container), _user_name(other))
+                        break
                     _refuse(write, container, other, statement[id(write)], source)
+    return guarded
 
 
 def _origin(name: str, made_by: dict) -> Operation:
@@ -200,7 +208,7 @@ def _conditions(block):
 
 def _refuse(write, container: str, other: str, where, source):
     written, seen = _user_name(container), _user_name(other)
-    what = f"`{written}[...] = ...`" if write.kind == "mutate" else f"this augmented assignment to `{written}`"
+    what = f"`{written}[...] = ...`"
     raise UnsupportedSyntaxError(
         f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "
         f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",

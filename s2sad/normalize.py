@@ -19,7 +19,7 @@ from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
-from .rules.helpers import added_at, subtracted_at, written_into
+from .rules.helpers import added_at, subtracted_at, written_into, written_into_shared
 from .source import FunctionSource
 
 _code = cst.Module([]).code_for_node
@@ -128,7 +128,11 @@ class Normalizer:
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
-        check_writes(function, self.in_place, self.source)
+        guarded = check_writes(function, self.in_place, self.source)
+        for operation in operations_of(statements):
+            if id(operation) in guarded:
+                operation.callee = Callee("static", "written_into_shared", written_into_shared)
+                operation.args += [Const(repr(name)) for name in guarded[id(operation)]]
         return function
 
     # A block is built as a list of items; operations gather in ``self.operations`` until

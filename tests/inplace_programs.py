@@ -200,3 +200,16 @@ def replace_a_slot_of_a_list(x):
     parts.append(x)
     parts[0] = x * x  # rebinds the list's slot: x itself is untouched
     return np.sum(parts[0]) + np.sum(np.sin(parts[1]) * x)
+
+
+def number_under_two_names(s):
+    before = s
+    s += s * 2.0  # a float is rebound, not changed: `before` keeps the old value
+    return before * s
+
+
+def list_under_two_names(x):
+    xs = [x]
+    ys = xs
+    xs += [x * 2.0]  # a list is extended in place: ys sees it
+    return np.sum(ys[-1])

@@ -4,6 +4,7 @@ Every gradient is checked against central finite differences of the plain NumPy 
 in reverse mode (grad) and forward mode (jvp along a fixed direction); a write s2sad cannot
 differentiate exactly must be refused at the line that writes."""
 import inspect
+import os
 
 import numpy as np
 import pytest
@@ -39,6 +40,7 @@ EXACT = {
     "view_taken_after_the_write": r(4),
     "running_sum": r(4),
     "replace_a_slot_of_a_list": r(3),
+    "number_under_two_names": 0.4,
 }
 
 
@@ -86,6 +88,7 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "write_to_an_asarray_of_an_argument": ("a[0] = 0.0", "`x`"),
     "row_of_a_loop_written": ("row[0] = 1.0", "`m`"),
     "multiply_at": ("np.multiply.at(y, [0, 0], x)", "np.multiply.at"),
+    "list_under_two_names": ("xs += [x * 2.0]", "`ys`"),
 }
 
 
@@ -106,7 +109,10 @@ def test_a_write_that_other_names_see_is_refused_at_its_line(name, mode):
             s2sad.jvp(function, (x,), (np.ones(4),))
     error = caught.value
     assert isinstance(error, S2SADError)
-    assert error.location.filename == programs.__file__ and error.location.line == _line_of(function, text)
+    # refused when generated (a file's full path) or, for `y += v` on what turns out to be an
+    # array or a list, when it runs (the generated code's comment names the file)
+    assert os.path.basename(error.location.filename) == os.path.basename(programs.__file__)
+    assert error.location.line == _line_of(function, text)
     assert word in error.message and text in str(error) and error.hint
 
 
