@@ -29,6 +29,10 @@ VIEWS = {
 }
 
 
+# attributes that are new values, not the object's own arrays or views of them
+VALUES = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
+
+
 def may_share(op: Operation) -> list[str]:
     """The variables whose memory ``op``'s target may share."""
     if op.kind in ("copy", "unpack", "element", "list", "tuple", "dict"):
@@ -38,6 +42,8 @@ def may_share(op: Operation) -> list[str]:
     if op.kind != "call" or op.callee is None:
         return []
     callee = op.callee
+    if callee.kind == "attribute" and callee.name not in VALUES:
+        return op.uses()[:1]  # `p.W` is the array the object holds; `x.T`, `z.real` are views
     if callee.kind in ("method", "attribute"):
         shared = callee.name in VIEWS or (callee.name == "astype" and any(k == "copy" for k, _ in op.kwargs))
         return op.uses()[:1] if shared and op.args and isinstance(op.args[0], Var) else []

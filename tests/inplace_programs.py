@@ -213,3 +213,14 @@ def list_under_two_names(x):
     ys = xs
     xs += [x * 2.0]  # a list is extended in place: ys sees it
     return np.sum(ys[-1])
+
+
+class Params:
+    def __init__(self, W):
+        self.W = W
+
+
+def write_into_an_arguments_field(params, x):
+    w = params.W
+    w[0] = x[0]  # changes the caller's params.W
+    return np.sum(params.W * x)
