@@ -87,7 +87,7 @@ class Normalizer:
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
-        self.in_place: dict[int, str] = {}       # id of `y_2 = y + v` written as `y += v` -> the version it changes
+        self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)
