@@ -60,6 +60,7 @@ UNSUPPORTED_MUTATORS = {
     "resize": "use `np.resize(x, shape)`, which returns a new array",
     "put": "use `y[index] = values` on a copy",
     "itemset": "use `y[index] = value` on a copy",
+    "partition": "use `np.partition(x, k)`, which returns a new array",
 }
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
 RETURN = "<result>"
@@ -796,9 +797,15 @@ class Normalizer:
             self.bind(dotted.split(".")[0])
             if _is_ufunc_at(value):
                 return self.ufunc_at(node, dotted, value)
+            if _writes_into_an_argument(value):
+                raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
+                                             self.source.location(node),
+                                             "build a new array instead: `y[index] = values` on a local copy, or np.where")
             callee = Callee("static", dotted, value)
             word = dotted.split(".")[-1]
             args, kwargs = self.arguments(node)
+            if any(key == "out" for key, _ in kwargs):
+                return self.into_out(node, dotted, callee, args, kwargs)
         elif isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
                 and func.value.value in self.current:
             args, kwargs = self.arguments(node)
@@ -815,6 +822,9 @@ class Normalizer:
             method = func.attr.value
             callee = Callee("method", f"{_atom_name(receiver) or 'value'}.{method}", name=method)
             args, kwargs = self.arguments(node)
+            if any(key == "out" for key, _ in kwargs):
+                raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
+                                             self.source.location(node), "drop `out=` and assign the result")
             args = [receiver] + args
             word = method
         else:
@@ -843,6 +853,22 @@ class Normalizer:
                                  Operation("", "call", callee, [container, indices, values]))
         self.mutate(node, "setitem", container, [Const("..."), updated])
         return Const("None")
+
+    def into_out(self, node: cst.Call, dotted: str, callee: Callee, args: list, kwargs: list) -> Atom:
+        """``f(x, out=y)`` writes ``f(x)`` into ``y`` (cast to ``y``'s dtype, broadcast to its
+        shape) and returns ``y``: written ``y[...] = written_into(f(x), y)``."""
+        out = next(arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "out")
+        if not isinstance(out, cst.Name) or out.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(..., out=...)` is differentiated only with `out=` a local array",
+                                         self.source.location(node), "drop `out=` and assign the result")
+        container = Var(self.current[out.value])
+        rest = [(key, atom) for key, atom in kwargs if key != "out"]
+        computed = self.operation(None, dotted.split(".")[-1], [_atom_name(a) for a in args[:2]],
+                                  Operation("", "call", callee, args, rest))
+        kept = self.operation(None, "written_into", [container.name],
+                              Operation("", "call", Callee("static", "written_into", written_into), [computed, container]))
+        self.mutate(node, "setitem", container, [Const("..."), kept])
+        return container
 
     def inline(self, function, call: cst.Call, want) -> Atom:
         """A call of a nested function or lambda, written out in place: its parameters bound
@@ -1008,6 +1034,17 @@ def _base_name(variable: str) -> str:
 
 
 UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
+
+
+# NumPy functions that write into an array they are given (their `out=` aside)
+IN_PLACE_FUNCTIONS = {np.copyto, np.put, np.put_along_axis, np.place, np.putmask, np.fill_diagonal, np.random.shuffle}
+
+
+def _writes_into_an_argument(value) -> bool:
+    try:
+        return value in IN_PLACE_FUNCTIONS
+    except TypeError:  # an unhashable callee
+        return False
 
 
 def _is_ufunc_at(value) -> bool:

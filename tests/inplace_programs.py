@@ -224,3 +224,40 @@ def write_into_an_arguments_field(params, x):
     w = params.W
     w[0] = x[0]  # changes the caller's params.W
     return np.sum(params.W * x)
+
+
+# ---------------------------------------------------------------- NumPy functions that write into an array
+def ufunc_with_out(x):
+    y = np.zeros(3)
+    z = np.multiply(x, 2.0, out=y)  # z is y
+    return np.sum(z * x) + np.sum(y)
+
+
+def broadcast_into_out(x):
+    y = np.ones((2, 3))
+    np.add(x, 1.0, out=y)  # x (3,) broadcast over y's two rows
+    return np.sum(y ** 2)
+
+
+def copy_into(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+def put_into(x):
+    y = x * 2.0
+    np.put(y, [0], 5.0)
+    return np.sum(y * x)
+
+
+def fill_the_diagonal(x):
+    y = np.outer(x, x)
+    np.fill_diagonal(y, 0.0)
+    return np.sum(y)
+
+
+def method_with_out(x):
+    y = np.zeros(3)
+    np.outer(x, x).sum(axis=0, out=y)
+    return np.sum(y * x)

@@ -41,6 +41,8 @@ EXACT = {
     "running_sum": r(4),
     "replace_a_slot_of_a_list": r(3),
     "number_under_two_names": 0.4,
+    "ufunc_with_out": r(3),
+    "broadcast_into_out": r(3),
 }
 
 
@@ -89,6 +91,10 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "row_of_a_loop_written": ("row[0] = 1.0", "`m`"),
     "multiply_at": ("np.multiply.at(y, [0, 0], x)", "np.multiply.at"),
     "list_under_two_names": ("xs += [x * 2.0]", "`ys`"),
+    "copy_into": ("np.copyto(y, x)", "np.copyto"),
+    "put_into": ("np.put(y, [0], 5.0)", "np.put"),
+    "fill_the_diagonal": ("np.fill_diagonal(y, 0.0)", "np.fill_diagonal"),
+    "method_with_out": ("np.outer(x, x).sum(axis=0, out=y)", "out="),
 }
 
 
