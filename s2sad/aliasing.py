@@ -26,6 +26,7 @@ VIEWS = {
     "real", "imag", "diagonal", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
     "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "rot90", "broadcast_to", "as_strided",
     "sliding_window_view", "split", "array_split", "hsplit", "vsplit", "dsplit", "flat", "base",
+    "get", "values", "items",  # a dict's: the objects it holds
 }
 
 

@@ -261,3 +261,10 @@ def method_with_out(x):
     y = np.zeros(3)
     np.outer(x, x).sum(axis=0, out=y)
     return np.sum(y * x)
+
+
+def write_into_what_a_dict_holds(x):
+    d = {"k": x * 2.0}
+    w = d.get("k")
+    w[0] = 1.0  # d["k"] is w
+    return np.sum(d["k"] * x)

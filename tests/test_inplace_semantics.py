@@ -95,6 +95,7 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "put_into": ("np.put(y, [0], 5.0)", "np.put"),
     "fill_the_diagonal": ("np.fill_diagonal(y, 0.0)", "np.fill_diagonal"),
     "method_with_out": ("np.outer(x, x).sum(axis=0, out=y)", "out="),
+    "write_into_what_a_dict_holds": ("w[0] = 1.0", "`d`"),
 }
 
 
