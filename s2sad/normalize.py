@@ -67,7 +67,8 @@ RETURN = "<result>"
 RETURNED = "<returned>"  # set when a `return` inside a loop has run  # the pseudo-variable holding what the function returns, merged like any other
 
 # Names generated code itself uses; user variables that collide are renamed.
-RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans"}
+RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans",
+            "written_into", "written_into_shared", "added_at", "subtracted_at"}  # what in-place code is written with
 
 
 class Normalizer:
@@ -437,6 +438,10 @@ class Normalizer:
             updated = self.operation(None, symbol, [current, value],
                                      Operation("", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"),
                                                [current, value]))
+            # `y[i] += v` runs `y[i].__iadd__(v)`: on a slice or a fancy index's copy it keeps the
+            # dtype (and refuses int += float) before the result is written back
+            updated = self.operation(self.namer.fresh(f"{updated.name}_kept"), "", [],
+                                     Operation("", "call", Callee("static", "written_into", written_into), [updated, current]))
             self.mutate(node.target, "setitem", container, [index, updated])
         elif isinstance(node, cst.AugAssign):
             binary = AUGMENTED.get(type(node.operator))
@@ -865,7 +870,7 @@ class Normalizer:
         rest = [(key, atom) for key, atom in kwargs if key != "out"]
         computed = self.operation(None, dotted.split(".")[-1], [_atom_name(a) for a in args[:2]],
                                   Operation("", "call", callee, args, rest))
-        kept = self.operation(None, "written_into", [container.name],
+        kept = self.operation(self.namer.fresh(f"{computed.name}_kept"), "", [],
                               Operation("", "call", Callee("static", "written_into", written_into), [computed, container]))
         self.mutate(node, "setitem", container, [Const("..."), kept])
         return container

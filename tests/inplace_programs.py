@@ -268,3 +268,17 @@ def write_into_what_a_dict_holds(x):
     w = d.get("k")
     w[0] = 1.0  # d["k"] is w
     return np.sum(d["k"] * x)
+
+
+def accumulate_integers_at_an_index(x):
+    y = np.zeros(3, dtype=np.int64)
+    y[[0, 1]] += x[:2]  # NumPy refuses: y[[0, 1]] is an int array, and `+=` keeps its dtype
+    return np.sum(y * x)
+
+
+def variables_named_like_the_code_they_become(x):
+    written_into = x * 2.0
+    written_into += x  # generated as `... = written_into(... + x, ...)`: the user's name is renamed
+    added_at = np.zeros(3)
+    np.add.at(added_at, [0, 0], x[:2])
+    return np.sum(written_into * added_at)

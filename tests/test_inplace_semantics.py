@@ -43,6 +43,7 @@ EXACT = {
     "number_under_two_names": 0.4,
     "ufunc_with_out": r(3),
     "broadcast_into_out": r(3),
+    "variables_named_like_the_code_they_become": r(3),
 }
 
 
@@ -144,7 +145,9 @@ def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():
 
 
 @pytest.mark.parametrize("function, error", [(programs.accumulate_into_integers, TypeError),
-                                             (programs.grow_by_broadcasting, ValueError)], ids=["int += float", "grow"])
+                                             (programs.accumulate_integers_at_an_index, TypeError),
+                                             (programs.grow_by_broadcasting, ValueError)],
+                         ids=["int += float", "int[index] += float", "grow"])
 def test_an_augmented_assignment_numpy_refuses_fails_the_same_way(function, error):
     x = r(3)
     with pytest.raises(error):
