@@ -6,6 +6,10 @@ mode over forward code (derivatives of derivatives).
 a sequence's tangent) and ``tangent_filled`` (a sequence's tangent with zeros for its ZERO
 items) are linear in the tangent they take. ``safe_divide`` (``num / den``,
 exactly 0 where ``num`` is 0) is what the rules of ``log``, ``sqrt`` and friends divide with.
+``added_at`` and ``subtracted_at`` are what ``np.add.at`` and ``np.subtract.at`` become: every
+occurrence of a repeated index adds its value. ``written_into`` is what ``y += v`` leaves in an
+array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of ``y + v``
+(``written_into_shared`` when another name reads ``y`` after: it refuses an array or a list).
 """
 from s2sad.forward_rules import defjvp, deflinear
 from s2sad.registry import defvjp
@@ -13,7 +17,7 @@ from s2sad.runtime import tangent_field, tangent_filled, tangent_item
 
 from s2sad.tangents import ZERO, Tangent
 
-from .helpers import fit, safe_divide
+from .helpers import added_at, fit, safe_divide, subtracted_at, written_into, written_into_shared
 
 
 def tangent_field_vjp(g, ans, t, name):
@@ -25,6 +29,10 @@ defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, conj(den)), num)",
 defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
 defvjp(tangent_filled, "t, like", "g", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
+defvjp(written_into,  "new, old", "unbroadcast(g, new)", None)
+defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
+defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
+defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
 
 # ---- forward rules
 deflinear(fit, "t")
@@ -32,3 +40,7 @@ defjvp(safe_divide, "safe_divide(g, den)", "-safe_divide(g * ans, den)", element
 deflinear(tangent_item, "t")
 deflinear(tangent_filled, "t")
 deflinear(tangent_field, "t")
+defjvp(written_into,  "written_into(g, old)", None)
+defjvp(written_into_shared, "written_into(g, old)", None, None, None)
+defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
+defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")

@@ -42,6 +42,10 @@ __all__ = [
     "mT",
     "power_vjp_base",
     "power_vjp_exponent",
+    "added_at",
+    "subtracted_at",
+    "written_into",
+    "written_into_shared",
 ]
 
 _FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
@@ -214,6 +218,76 @@ def _is_basic_index(index) -> bool:
             continue  # a mask selects each element at most once
         return False
     return True
+
+
+def written_into(new, old):
+    """What ``old op= v`` leaves in ``old``, given ``new = old op v``: on a NumPy array the
+    operator writes into ``old``'s memory, so the result keeps its dtype and shape (float32
+    ``y += float64 v`` stays float32; int ``y += 0.5`` and a ``v`` that would grow ``y``
+    raise, as NumPy does). Anything else (a float, a list, a tuple) is ``new`` itself."""
+    if old.__class__ is not np.ndarray:
+        return new
+    if new.__class__ is np.ndarray and new.dtype == old.dtype and new.shape == old.shape:
+        return new
+    if not isinstance(new, (np.ndarray, np.generic, float, int, complex)):
+        return new  # a symbolic zero tangent
+    out = np.empty(old.shape, old.dtype)
+    np.copyto(out, new, casting="same_kind")
+    return out
+
+
+def written_into_shared(new, old, name, other):
+    """:func:`written_into` for a variable ``name`` that ``other`` shares and reads later
+    (``z = y; y += v; return z``): fine while ``old`` is a number or a tuple, which
+    ``+=`` rebinds; refused when ``old`` changes in place (an array, a list), because
+    ``other`` would see the change that s2sad's derivative code does not."""
+    if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
+        from s2sad.errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"this augmented assignment changes the {type(old).__name__} `{name}` in place, and `{other}` shares it "
+            f"(a view, or the same object under another name) and is read after the change: s2sad would "
+            f"differentiate it as if `{other}` were unchanged",
+            hint=f"write `{name} = {name} + ...` to make a new value, or take a copy first (`{name} = {name}.copy()`)")
+    return written_into(new, old)
+
+
+_IN_PLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
+                       "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__")
+
+
+def added_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a value: a copy of ``a`` with ``b`` added at
+    ``indices``, every occurrence of a repeated index counted. Generated code writes the
+    result back into ``a`` (``a[...] = added_at(a, indices, b)``), so the in-place call
+    becomes an element assignment, which s2sad differentiates and undoes."""
+    out = np.array(a, copy=True)
+    np.add.at(out, indices, b)
+    return out
+
+
+def subtracted_at(a, indices, b):
+    """``np.subtract.at(a, indices, b)`` as a value (see :func:`added_at`)."""
+    out = np.array(a, copy=True)
+    np.subtract.at(out, indices, b)
+    return out
+
+
+def written_once(index, shape):
+    """Where ``y[index] = v`` (``y`` of ``shape``) wrote each element of ``v`` for good: a
+    boolean array shaped like ``y[index]``, False where a later write to the same element
+    overwrote it (``y[[0, 2, 2]] = v``: NumPy keeps one write per element). None when no
+    element is written twice, which basic indices and masks never do.
+
+    Found by doing the same assignment with each write's position as its value and
+    reading back which position each element kept, so it follows NumPy's own order."""
+    if _is_basic_index(index):
+        return None
+    scratch = np.empty(shape, dtype=np.intp)
+    selected = scratch[index]
+    positions = np.arange(selected.size, dtype=np.intp).reshape(selected.shape)
+    scratch[index] = positions
+    kept = scratch[index] == positions
+    return None if kept.all() else kept
 
 
 def untake(g, index, like):

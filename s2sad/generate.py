@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .activity import Activity, analyse, propagates
+from .aliasing import Groups, program_order
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
@@ -64,7 +65,7 @@ FLOATS_HEADING = ("`{general}` for Python floats{vectors}: every value it comput
                   "cotangents are never reshaped or conjugated, and scalars' add with `+`.")
 
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
+                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at")
 
 INDENT = "    "
@@ -750,7 +751,7 @@ class _Generator:
         if method == "setitem":
             index, value = args
             if flowing:
-                lines += self.contribute(op.args[2], f"unbroadcast(item_of({dcontainer}, {index}), {value})", zero=True)
+                lines += self.contribute(op.args[2], f"unbroadcast(written_item_of({dcontainer}, {index}), {value})", zero=True)
                 lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
             if id(op) in self.restored:
                 lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
@@ -956,36 +957,20 @@ TAPE_PUSH = "#tape-push:"
 
 
 def _needing_restore(function: Function, activity: Activity) -> list[Operation]:
-    """The ``y[i] = v`` whose overwritten values the reverse pass reads: the container is
-    read, by an operation that is differentiated, before the write or in a loop around it."""
-    order, loops = {}, {}
-
-    def walk(block, enclosing):
-        for item in block:
-            if isinstance(item, Loop):
-                inner = enclosing + (id(item),)
-                for op in [*item.setup]:
-                    order[id(op)], loops[id(op)] = len(order), enclosing
-                for op in [*operations_of(item.test), *item.elements]:
-                    order[id(op)], loops[id(op)] = len(order), inner
-                walk(item.body, inner)
-            elif isinstance(item, Branch):
-                walk(item.then, enclosing)
-                walk(item.orelse, enclosing)
-            elif isinstance(item, Statement):
-                for op in item.operations:
-                    order[id(op)], loops[id(op)] = len(order), enclosing
-
-    walk(function.statements, ())
+    """The ``y[i] = v`` whose overwritten values the reverse pass reads: the container, or a
+    view of it (``r = y.reshape(...)``, which sees the write), is read by an operation that
+    is differentiated, before the write or in a loop around it."""
+    order, loops, _ = program_order(function.statements)
+    groups = Groups(function.statements)
     operations = operations_of(function.statements)
     needing = []
     for write in operations:
         if write.kind != "mutate" or write.callee.name != "setitem":
             continue
-        container = write.args[0].name
+        memory = groups.of(write.args[0].name)
         for reader in operations:
             if (reader is write or reader.kind == "mutate" or reader.target not in activity.active
-                    or container not in reader.uses()):
+                    or memory.isdisjoint(reader.uses())):
                 continue
             if order.get(id(reader), 0) < order.get(id(write), 0) or set(loops.get(id(reader), ())) & set(loops.get(id(write), ())):
                 needing.append(write)

@@ -11,12 +11,15 @@ import builtins
 import operator
 
 import libcst as cst
+import numpy as np
 
+from .aliasing import check_writes, may_share
 from .errors import UnsupportedSyntaxError
 from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
+from .rules.helpers import added_at, subtracted_at, written_into, written_into_shared
 from .source import FunctionSource
 
 _code = cst.Module([]).code_for_node
@@ -57,13 +60,15 @@ UNSUPPORTED_MUTATORS = {
     "resize": "use `np.resize(x, shape)`, which returns a new array",
     "put": "use `y[index] = values` on a copy",
     "itemset": "use `y[index] = value` on a copy",
+    "partition": "use `np.partition(x, k)`, which returns a new array",
 }
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
 RETURN = "<result>"
 RETURNED = "<returned>"  # set when a `return` inside a loop has run  # the pseudo-variable holding what the function returns, merged like any other
 
 # Names generated code itself uses; user variables that collide are renamed.
-RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans"}
+RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans",
+            "written_into", "written_into_shared", "added_at", "subtracted_at"}  # what in-place code is written with
 
 
 class Normalizer:
@@ -84,6 +89,7 @@ class Normalizer:
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
+        self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)
@@ -119,11 +125,17 @@ class Normalizer:
             result = self.returned_atoms[self.current[RETURN]]  # one return, at the end: no copy needed
         else:
             result = Var(self.current[RETURN])
-        return Function(
+        function = Function(
             name=funcdef.name.value, params=params, defaults=defaults, param_versions=self.param_versions,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
         )
+        guarded = check_writes(function, self.in_place, self.source)
+        for operation in operations_of(statements):
+            if id(operation) in guarded:
+                operation.callee = Callee("static", "written_into_shared", written_into_shared)
+                operation.args += [Const(repr(name)) for name in guarded[id(operation)]]
+        return function
 
     # A block is built as a list of items; operations gather in ``self.operations`` until
     # something that is not an operation (a loop, a branch, a jump) closes the statement.
@@ -342,6 +354,7 @@ class Normalizer:
                 element = Operation(self.namer.version(base) if isinstance(target, cst.Name) else base, "element",
                                     args=[iterable])
                 loop.elements.append(element)
+                self.share_roots(element)  # `for row in x`: each row is a view of x
                 self.assign(target, Var(element.target), bind_only=True)
         unpacking = self.operations
         self.operations = []
@@ -425,6 +438,10 @@ class Normalizer:
             updated = self.operation(None, symbol, [current, value],
                                      Operation("", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"),
                                                [current, value]))
+            # `y[i] += v` runs `y[i].__iadd__(v)`: on a slice or a fancy index's copy it keeps the
+            # dtype (and refuses int += float) before the result is written back
+            updated = self.operation(self.namer.fresh(f"{updated.name}_kept"), "", [],
+                                     Operation("", "call", Callee("static", "written_into", written_into), [updated, current]))
             self.mutate(node.target, "setitem", container, [index, updated])
         elif isinstance(node, cst.AugAssign):
             binary = AUGMENTED.get(type(node.operator))
@@ -432,7 +449,18 @@ class Normalizer:
                 raise UnsupportedSyntaxError(f"the augmented assignment `{node.operator.__class__.__name__}` is not supported",
                                              self.source.location(node))
             expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
-            self.assign(node.target, None, expression, origin=node)
+            before = self.current.get(node.target.value)
+            if before is None:
+                self.assign(node.target, None, expression, origin=node)
+                return
+            # on an array, `y += v` writes into y's memory (every other name for it sees the
+            # change: see aliasing.py) and keeps y's dtype: `y_2 = written_into(y + v, y)`
+            computed = self.expression(expression, want=self.namer.fresh(f"{node.target.value}_{binary.__name__.lower()}"))
+            version = self.namer.version(node.target.value)
+            kept = Operation(version, "call", Callee("static", "written_into", written_into), [computed, Var(before)])
+            self.emit(kept)
+            self.current[node.target.value] = version
+            self.in_place[id(kept)] = before
         elif isinstance(node, cst.Expr):
             if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 return  # a docstring or a bare constant does nothing
@@ -535,11 +563,17 @@ class Normalizer:
     def emit(self, operation: Operation) -> None:
         self.operations.append(operation)
         self.emitted.append(operation)
-        # what may share memory with an argument or a global: copies, and the views reads make
-        if operation.kind in ("copy", "unpack") or (operation.kind == "call" and _may_be_a_view(operation)):
-            source = operation.args[0] if operation.args else None
-            if isinstance(source, Var) and source.name in self.roots:
-                self.roots[operation.target] = self.roots[source.name]
+        self.share_roots(operation)
+
+    def share_roots(self, operation: Operation) -> None:
+        """What may share memory with an argument or a global: copies, and the views reads make
+        (a list that merely holds an argument is not one: changing the list leaves it be)."""
+        if operation.kind in ("list", "tuple", "dict", "mutate"):
+            return
+        for name in may_share(operation):
+            if name in self.roots:
+                self.roots[operation.target] = self.roots[name]
+                return
 
     # ------------------------------------------------------------------ expressions
     def expression(self, node, want: str | None = None) -> Atom:
@@ -766,9 +800,17 @@ class Normalizer:
                 raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(func),
                                              "check the spelling, or import the module at module level")
             self.bind(dotted.split(".")[0])
+            if _is_ufunc_at(value):
+                return self.ufunc_at(node, dotted, value)
+            if _writes_into_an_argument(value):
+                raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
+                                             self.source.location(node),
+                                             "build a new array instead: `y[index] = values` on a local copy, or np.where")
             callee = Callee("static", dotted, value)
             word = dotted.split(".")[-1]
             args, kwargs = self.arguments(node)
+            if any(key == "out" for key, _ in kwargs):
+                return self.into_out(node, dotted, callee, args, kwargs)
         elif isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
                 and func.value.value in self.current:
             args, kwargs = self.arguments(node)
@@ -785,6 +827,9 @@ class Normalizer:
             method = func.attr.value
             callee = Callee("method", f"{_atom_name(receiver) or 'value'}.{method}", name=method)
             args, kwargs = self.arguments(node)
+            if any(key == "out" for key, _ in kwargs):
+                raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
+                                             self.source.location(node), "drop `out=` and assign the result")
             args = [receiver] + args
             word = method
         else:
@@ -792,6 +837,43 @@ class Normalizer:
                                          "call a function by its name")
         operands = [_atom_name(a) for a in args[:2]]
         return self.operation(want, word, operands, Operation("", "call", callee, args, kwargs))
+
+    def ufunc_at(self, node: cst.Call, dotted: str, method) -> Atom:
+        """``np.add.at(y, idx, v)`` changes ``y`` in place, adding ``v`` once per occurrence of
+        an index: written ``y[...] = added_at(y, idx, v)``, an element assignment s2sad
+        differentiates and undoes like any other."""
+        function = UFUNC_AT.get(method.__self__.__name__)
+        if function is None:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` changes its first argument in place, which s2sad does not differentiate",
+                                         self.source.location(node),
+                                         "only np.add.at and np.subtract.at are differentiated; build the new values in a new array")
+        args, kwargs = self.arguments(node)
+        target = node.args[0].value if node.args else None
+        if kwargs or len(args) != 3 or not isinstance(target, cst.Name) or target.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` is differentiated only as `{dotted}(y, indices, values)` on a local array `y`",
+                                         self.source.location(node), "pass the array, the indices and the values by position")
+        container, indices, values = args
+        callee = Callee("static", function.__name__, function)
+        updated = self.operation(None, function.__name__, [_atom_name(container)],
+                                 Operation("", "call", callee, [container, indices, values]))
+        self.mutate(node, "setitem", container, [Const("..."), updated])
+        return Const("None")
+
+    def into_out(self, node: cst.Call, dotted: str, callee: Callee, args: list, kwargs: list) -> Atom:
+        """``f(x, out=y)`` writes ``f(x)`` into ``y`` (cast to ``y``'s dtype, broadcast to its
+        shape) and returns ``y``: written ``y[...] = written_into(f(x), y)``."""
+        out = next(arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "out")
+        if not isinstance(out, cst.Name) or out.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(..., out=...)` is differentiated only with `out=` a local array",
+                                         self.source.location(node), "drop `out=` and assign the result")
+        container = Var(self.current[out.value])
+        rest = [(key, atom) for key, atom in kwargs if key != "out"]
+        computed = self.operation(None, dotted.split(".")[-1], [_atom_name(a) for a in args[:2]],
+                                  Operation("", "call", callee, args, rest))
+        kept = self.operation(self.namer.fresh(f"{computed.name}_kept"), "", [],
+                              Operation("", "call", Callee("static", "written_into", written_into), [computed, container]))
+        self.mutate(node, "setitem", container, [Const("..."), kept])
+        return container
 
     def inline(self, function, call: cst.Call, want) -> Atom:
         """A call of a nested function or lambda, written out in place: its parameters bound
@@ -956,16 +1038,22 @@ def _base_name(variable: str) -> str:
     return variable.strip("<>").split("#")[0] if variable.startswith("<") else variable
 
 
-VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T", "mT", "real", "imag", "diagonal"}
+UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
 
 
-def _may_be_a_view(operation) -> bool:
-    callee = operation.callee
-    if callee is None:
+# NumPy functions that write into an array they are given (their `out=` aside)
+IN_PLACE_FUNCTIONS = {np.copyto, np.put, np.put_along_axis, np.place, np.putmask, np.fill_diagonal, np.random.shuffle}
+
+
+def _writes_into_an_argument(value) -> bool:
+    try:
+        return value in IN_PLACE_FUNCTIONS
+    except TypeError:  # an unhashable callee
         return False
-    if callee.kind in ("method", "attribute"):
-        return callee.name in VIEW_METHODS
-    return callee.value is operator.getitem or getattr(callee.value, "__name__", "") in VIEW_METHODS
+
+
+def _is_ufunc_at(value) -> bool:
+    return isinstance(getattr(value, "__self__", None), np.ufunc) and getattr(value, "__name__", "") == "at"
 
 
 def _pair(target) -> bool:

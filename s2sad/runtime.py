@@ -9,6 +9,7 @@ from __future__ import annotations
 from .accumulate import accumulate, add_at, zeroed_at
 from .errors import MissingRuleError
 from .registry import method_rule
+from .rules.helpers import written_once
 import inspect
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-           "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "zeroed_at", "prefix_of",
+           "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp"]
 
@@ -132,6 +133,18 @@ def item_of(g, index):
     if isinstance(g, dict):
         return g.get(index, ZERO)
     return g[index]
+
+
+def written_item_of(g, index):
+    """The cotangent of ``v`` in ``container[index] = v``: ``item_of``, with zeros for the
+    writes a later write to the same element overwrote (a repeated fancy index)."""
+    g = unthunk(g)
+    part = item_of(g, index)
+    if isinstance(part, np.ndarray) and isinstance(g, np.ndarray):
+        kept = written_once(index, g.shape)
+        if kept is not None:
+            part[~kept] = 0
+    return part
 
 
 def _items(g, length: int) -> list:

@@ -29,6 +29,7 @@ import numpy as np
 
 from .activity import Activity
 from .ir import Function, Operation, Var, operations_of
+from .rules.helpers import written_into, written_into_shared
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
                operator.pow, operator.neg, operator.pos, operator.abs,
@@ -42,7 +43,7 @@ def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
         return False
     value = callee.value
     try:
-        if value in _ARITHMETIC or value in _BUILTINS:
+        if value in _ARITHMETIC or value in _BUILTINS or value in (written_into, written_into_shared):  # `total += x` on floats: total + x
             return True
     except TypeError:  # an unhashable callee
         return False

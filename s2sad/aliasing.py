@@ -1,0 +1,228 @@
+"""Which variables may share memory, and the in-place writes that would silently change one.
+
+After normalisation every variable is assigned once, and the derivative code treats each
+version as a value of its own. NumPy does not: ``r = b.reshape(2, 2)``, ``t = b.T``,
+``v = b[:, 1:3]``, ``z = y`` all name the memory of ``b`` (or ``y``), so a write through one
+name (``r[0, 0] = v``, ``v *= 2``, ``y += 1``) changes what the others hold. A write is
+differentiated exactly when no other name for the same memory is read after it; otherwise
+it is refused, naming the line. (Reads of another name *before* the write are fine: the
+reverse pass puts the written elements back before it reaches them, see ``restore``.)
+
+The groups are worked out from the operations alone, so the normaliser (to refuse) and the
+generator (to restore) read the same answer.
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+import re
+
+from .errors import UnsupportedSyntaxError
+from .ir import Branch, Loop, Operation, Statement, Var, operations_of
+
+# functions and methods whose result may be (a view of) their first argument
+VIEWS = {
+    "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "view", "T", "mT",
+    "real", "imag", "diagonal", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
+    "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "rot90", "broadcast_to", "as_strided",
+    "sliding_window_view", "split", "array_split", "hsplit", "vsplit", "dsplit", "flat", "base",
+    "get", "values", "items",  # a dict's: the objects it holds
+}
+
+
+# attributes that are new values, not the object's own arrays or views of them
+VALUES = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
+
+
+def may_share(op: Operation) -> list[str]:
+    """The variables whose memory ``op``'s target may share."""
+    if op.kind in ("copy", "unpack", "element", "list", "tuple", "dict"):
+        return op.uses()
+    if op.kind == "mutate":
+        return op.uses() if op.callee.name in ("append", "extend", "pop") else []  # a list holds what it is given
+    if op.kind != "call" or op.callee is None:
+        return []
+    callee = op.callee
+    if callee.kind == "attribute" and callee.name not in VALUES:
+        return op.uses()[:1]  # `p.W` is the array the object holds; `x.T`, `z.real` are views
+    if callee.kind in ("method", "attribute"):
+        shared = callee.name in VIEWS or (callee.name == "astype" and any(k == "copy" for k, _ in op.kwargs))
+        return op.uses()[:1] if shared and op.args and isinstance(op.args[0], Var) else []
+    value = callee.value
+    name = getattr(value, "__name__", "")
+    if value is operator.getitem or name in VIEWS or (name in ("array", "astype") and any(k == "copy" for k, _ in op.kwargs)):
+        return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
+    if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not _from_a_library(value):
+        return op.uses()  # the user's own function may hand back what it was given
+    return []
+
+
+def _from_a_library(value) -> bool:
+    module = getattr(value, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "scipy", "math", "s2sad", "operator", "builtins")
+
+
+class Groups:
+    """Variables that may share memory, as sets (a union of every link ``may_share`` finds,
+    or with ``copies_only`` of the links ``a = b`` makes: other names for the same object)."""
+
+    def __init__(self, statements, extra_links=(), copies_only=False):
+        self.parent: dict[str, str] = {}
+        for op in operations_of(statements):
+            for name in (op.uses() if op.kind == "copy" else []) if copies_only else may_share(op):
+                self.link(op.target, name)
+        for a, b in extra_links:
+            self.link(a, b)
+        self.members: dict[str, set[str]] = {}
+        for name in list(self.parent):
+            self.members.setdefault(self.root(name), set()).add(name)
+
+    def root(self, name: str) -> str:
+        while self.parent.get(name, name) != name:
+            name = self.parent[name]
+        return name
+
+    def link(self, a: str, b: str) -> None:
+        self.parent.setdefault(a, a)
+        self.parent.setdefault(b, b)
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def of(self, name: str) -> set[str]:
+        """Every variable that may share ``name``'s memory, itself included."""
+        return self.members.get(self.root(name), {name}) if name in self.parent else {name}
+
+
+def program_order(statements):
+    """Each operation's position in the code (``order``), the loops around it (``loops``),
+    and the statement it belongs to (``statement``), by ``id`` of the operation."""
+    order, loops, statement = {}, {}, {}
+
+    def place(op, enclosing, where):
+        order[id(op)], loops[id(op)], statement[id(op)] = len(order), enclosing, where
+
+    def walk(block, enclosing, where):
+        for item in block:
+            if isinstance(item, Loop):
+                inner = enclosing + (id(item),)
+                for op in item.setup:
+                    place(op, enclosing, item)
+                for op in [*operations_of(item.test), *item.elements]:
+                    place(op, inner, item)
+                walk(item.body, inner, item)
+                for op in item.back_edges:
+                    place(op, inner, item)
+            elif isinstance(item, Branch):
+                walk(item.then, enclosing, item)
+                walk(item.orelse, enclosing, item)
+            elif isinstance(item, Statement):
+                for op in item.operations:
+                    place(op, enclosing, item)
+            else:  # a jump's copies
+                for op in getattr(item, "edges", []):
+                    place(op, enclosing, item)
+
+    walk(statements, (), None)
+    return order, loops, statement
+
+
+def _user_name(version: str) -> str:
+    return re.sub(r"_\d+$", "", version)
+
+
+def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]:
+    """Refuse each in-place write after which another name for the written memory is read.
+
+    ``in_place`` maps ``id`` of an operation that changes memory without a ``mutate`` of its
+    own (``y += v``, normalised as ``y_2 = written_into(y + v, y)``) to the version it
+    changes. Whether ``y += v`` changes memory depends on ``y``'s type (an array's does, a
+    float's does not), so those are not refused here: their ids are returned, with the two
+    names involved, for a check when the code runs."""
+    guarded = {}
+    operations = operations_of(function.statements)
+    groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place])
+    names = Groups(function.statements, copies_only=True)
+    made_by = {}
+    for op in operations:
+        made_by.setdefault(op.target, op)
+    order, loops, statement = program_order(function.statements)
+    defined = {}
+    for op in operations:
+        defined.setdefault(op.target, order[id(op)])
+    readers = [(op, set(op.uses())) for op in operations]
+    for item in _conditions(function.statements):
+        readers.append(item)
+    end = len(order)
+    starts = {}  # loop -> the position of its first operation
+    for op in operations:
+        for loop in loops[id(op)]:
+            starts[loop] = min(starts.get(loop, end), order[id(op)])
+    result = function.result.name if isinstance(function.result, Var) else None
+    for write in operations:
+        if write.kind == "mutate" and write.callee.name == "setitem":
+            container = write.args[0].name
+        elif id(write) in in_place:
+            container = in_place[id(write)]
+        else:
+            continue
+        # `xs[i] = v` on a list or dict puts another object in a slot: only other names for
+        # the list itself see it, not the arrays it holds or held
+        shared = names if _origin(container, made_by).kind in ("list", "dict") else groups
+        here, around = order[id(write)], set(loops[id(write)])
+        for other in sorted(shared.of(container) - {container, write.target}):
+            born = defined.get(other, -1)
+            reads = [(order.get(id(reader), end), set(loops.get(id(reader), ())))
+                     for reader, used in readers if other in used and reader is not write]
+            if other == result:
+                reads.append((end, set()))
+            for at, enclosing in reads:
+                # read after the write and after it was made, or in a loop around the write
+                # that it was made outside of (the next iteration reads the changed memory)
+                if born < here < at or any(born < starts[loop] for loop in around & enclosing):
+                    if id(write) in in_place:
+                        guarded[id(write)] = (_user_name(container), _user_name(other))
+                        break
+                    _refuse(write, container, other, statement[id(write)], source)
+    return guarded
+
+
+def _origin(name: str, made_by: dict) -> Operation:
+    """The operation that made the object ``name`` holds (through copies ``a = b``)."""
+    op = made_by.get(name)
+    seen = set()
+    while op is not None and op.kind == "copy" and isinstance(op.args[0], Var) and op.args[0].name in made_by \
+            and id(op) not in seen:
+        seen.add(id(op))
+        op = made_by[op.args[0].name]
+    return op if op is not None else Operation(name, "parameter")
+
+
+def _conditions(block):
+    """Branch and loop conditions, as (reader, names read) pairs placed after everything."""
+    out = []
+    for item in block:
+        if isinstance(item, Branch):
+            if isinstance(item.condition, Var):
+                out.append((item, {item.condition.name}))
+            out += _conditions(item.then) + _conditions(item.orelse)
+        elif isinstance(item, Loop):
+            if isinstance(item.condition, Var):
+                out.append((item, {item.condition.name}))
+            out += _conditions(item.body)
+    return out
+
+
+def _refuse(write, container: str, other: str, where, source):
+    written, seen = _user_name(container), _user_name(other)
+    what = f"`{written}[...] = ...`"
+    raise UnsupportedSyntaxError(
+        f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "
+        f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",
+        where.location if where is not None else function_location(source),
+        f"write to one name only, or take a copy first (`{written} = {written}.copy()`), "
+        f"or write `{written} = {written} + ...` to make a new array")
+
+
+def function_location(source):
+    return source.location(source.funcdef)

@@ -1,0 +1,284 @@
+"""Programs that change arrays in place, as users write them: scatters with repeated
+indices, histogram-like accumulation with np.add.at, writes through views, augmented
+assignment. Each is checked against central finite differences of the plain NumPy code,
+or must be refused at the line that writes."""
+import numpy as np
+
+WEIGHTS3 = np.array([1.0, 2.0, 3.0])
+
+
+# ---------------------------------------------------------------- repeated indices: NumPy keeps one write per element
+def scatter_with_repeated_indices(x):
+    y = np.zeros(3)
+    y[[0, 2, 2]] += x  # y[2] gets x[2] only: y[idx] = y[idx] + x, the last write wins
+    return np.sum(y * WEIGHTS3)
+
+
+def assign_with_repeated_indices(w):
+    b = np.zeros(3)
+    b[[0, 2, 0]] = w
+    return np.sum(np.sin(b) * WEIGHTS3)
+
+
+def negative_index_aliasing_a_positive_one(w):
+    b = np.zeros(3)
+    b[[2, -1]] = w  # -1 is 2
+    return np.sum(b * WEIGHTS3)
+
+
+def scatter_from_index_variable(w):
+    slots = np.array([1, 0, 1, 1])  # known only when the function runs
+    b = np.ones(3)
+    b[slots] = w * 2.0
+    return np.sum(b ** 2)
+
+
+def accumulate_from_index_variable(w):
+    slots = np.array([1, 0, 1, 1])
+    b = np.ones(3)
+    b[slots] += w * 2.0
+    return np.sum(b ** 2)
+
+
+def scatter_without_repeats(w):
+    slots = np.array([2, 0, 1])
+    b = np.zeros(3)
+    b[slots] = w
+    return np.sum(b ** 2 * WEIGHTS3)
+
+
+def assign_through_a_mask(w):
+    b = np.linspace(-1.0, 1.0, 4)
+    b[b > 0] = w * 3.0
+    return np.sum(b ** 2 * np.arange(4))
+
+
+def fancy_index_in_two_dimensions(w):
+    b = np.zeros((3, 3))
+    b[[0, 1, 0], [2, 2, 2]] = w  # (0, 2) written twice
+    return np.sum(np.cos(b) * np.arange(9.0).reshape(3, 3))
+
+
+def fancy_index_and_slice(w):
+    b = np.zeros((3, 2))
+    b[[0, 2, 0], :] = w  # rows: w broadcast over the three rows, row 0 twice
+    return np.sum(b * np.arange(6.0).reshape(3, 2))
+
+
+def fancy_rows_from_a_variable(m):
+    rows = np.array([[0, 1], [1, 2]])
+    b = np.zeros((3, 2))
+    b[rows] = m  # a 2-D index array: writes (2, 2, 2) values into rows 0, 1, 1, 2
+    return np.sum(b * np.arange(1.0, 7.0).reshape(3, 2))
+
+
+def scatter_in_a_loop(x):
+    y = np.zeros(3)
+    for k in range(2):
+        y[[0, 1, 1]] = x * (k + 1.0) + y[[2, 2, 0]]
+    return np.sum(y * WEIGHTS3)
+
+
+# ---------------------------------------------------------------- ufunc.at: every occurrence counts
+def histogram_like(x):
+    bins = np.array([0, 2, 2, 1, 2])
+    counts = np.zeros(3)
+    np.add.at(counts, bins, x)
+    return np.sum(counts ** 2)
+
+
+def subtract_at_2d(x):
+    y = np.ones((2, 3))
+    np.subtract.at(y, (np.array([0, 1, 0]), np.array([2, 2, 2])), x)
+    return np.sum(y ** 3)
+
+
+def add_at_a_scalar(s):
+    y = np.ones(4)
+    np.add.at(y, [0, 0, 3], s)
+    return np.sum(np.exp(y))
+
+
+def multiply_at(x):
+    y = np.ones(3)
+    np.multiply.at(y, [0, 0], x)
+    return np.sum(y)
+
+
+# ---------------------------------------------------------------- views of the function's own arrays
+def write_through_reshape(x):
+    b = np.zeros(4)
+    r = b.reshape(2, 2)
+    r[0, 0] = 3 * x[1]
+    return np.sum(b * x)
+
+
+def write_through_transpose(x):
+    b = np.ones((2, 3))
+    t = b.T
+    t[0] -= x[0]
+    return np.sum(b * b)
+
+
+def scale_a_slice_view(x):
+    b = np.ones((2, 4))
+    v = b[:, 1:3]
+    v *= x[0]
+    return np.sum(b ** 2)
+
+
+def write_then_read_through_the_view(x):
+    b = np.zeros((2, 2))
+    flat = b.ravel()
+    b[1, 1] = x[0]
+    return np.sum(flat * x)
+
+
+def write_after_the_view_was_read(x):
+    b = np.ones(3)
+    head = b[0:2]
+    product = head * x[:2]  # the reverse pass reads `head` as it was here
+    b[0] = 5.0 * x[2]
+    return np.sum(product) + np.sum(b ** 2)
+
+
+def view_taken_after_the_write(x):
+    b = np.zeros(4)
+    b[1] = x[0] * x[1]
+    square = b.reshape(2, 2)
+    return np.sum(square * x.reshape(2, 2))
+
+
+def same_array_under_two_names(x):
+    y = x * 2.0
+    z = y
+    y += x
+    return np.sum(z ** 2)
+
+
+def write_to_an_asarray_of_an_argument(x):
+    a = np.asarray(x)
+    a[0] = 0.0
+    return np.sum(a)
+
+
+def row_of_a_loop_written(x):
+    m = np.outer(x, x)
+    for row in m:
+        row[0] = 1.0
+    return np.sum(m)
+
+
+# ---------------------------------------------------------------- augmented assignment with no alias
+def running_sum(x):
+    total = 0.0
+    for value in x:
+        total += value * value
+    return total
+
+
+def accumulate_in_float32(x):
+    y = np.zeros(3, dtype=np.float32)
+    y += x
+    return y
+
+
+def accumulate_into_integers(x):
+    y = np.zeros(3, dtype=np.int64)
+    y += x  # NumPy refuses to write floats into an int array in place
+    return np.sum(y)
+
+
+def grow_by_broadcasting(x):
+    y = np.zeros(3)
+    y += np.outer(x, x)  # (3,) += (3, 3): NumPy cannot grow y in place
+    return np.sum(y)
+
+
+def replace_a_slot_of_a_list(x):
+    parts = [np.ones(3)]
+    parts.append(x)
+    parts[0] = x * x  # rebinds the list's slot: x itself is untouched
+    return np.sum(parts[0]) + np.sum(np.sin(parts[1]) * x)
+
+
+def number_under_two_names(s):
+    before = s
+    s += s * 2.0  # a float is rebound, not changed: `before` keeps the old value
+    return before * s
+
+
+def list_under_two_names(x):
+    xs = [x]
+    ys = xs
+    xs += [x * 2.0]  # a list is extended in place: ys sees it
+    return np.sum(ys[-1])
+
+
+class Params:
+    def __init__(self, W):
+        self.W = W
+
+
+def write_into_an_arguments_field(params, x):
+    w = params.W
+    w[0] = x[0]  # changes the caller's params.W
+    return np.sum(params.W * x)
+
+
+# ---------------------------------------------------------------- NumPy functions that write into an array
+def ufunc_with_out(x):
+    y = np.zeros(3)
+    z = np.multiply(x, 2.0, out=y)  # z is y
+    return np.sum(z * x) + np.sum(y)
+
+
+def broadcast_into_out(x):
+    y = np.ones((2, 3))
+    np.add(x, 1.0, out=y)  # x (3,) broadcast over y's two rows
+    return np.sum(y ** 2)
+
+
+def copy_into(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+def put_into(x):
+    y = x * 2.0
+    np.put(y, [0], 5.0)
+    return np.sum(y * x)
+
+
+def fill_the_diagonal(x):
+    y = np.outer(x, x)
+    np.fill_diagonal(y, 0.0)
+    return np.sum(y)
+
+
+def method_with_out(x):
+    y = np.zeros(3)
+    np.outer(x, x).sum(axis=0, out=y)
+    return np.sum(y * x)
+
+
+def write_into_what_a_dict_holds(x):
+    d = {"k": x * 2.0}
+    w = d.get("k")
+    w[0] = 1.0  # d["k"] is w
+    return np.sum(d["k"] * x)
+
+
+def accumulate_integers_at_an_index(x):
+    y = np.zeros(3, dtype=np.int64)
+    y[[0, 1]] += x[:2]  # NumPy refuses: y[[0, 1]] is an int array, and `+=` keeps its dtype
+    return np.sum(y * x)
+
+
+def variables_named_like_the_code_they_become(x):
+    written_into = x * 2.0
+    written_into += x  # generated as `... = written_into(... + x, ...)`: the user's name is renamed
+    added_at = np.zeros(3)
+    np.add.at(added_at, [0, 0], x[:2])
+    return np.sum(written_into * added_at)
