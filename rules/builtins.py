@@ -9,6 +9,7 @@ import builtins
 
 import numpy as np
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
@@ -18,9 +19,16 @@ from .numpy_elementwise import power_jvp_exponent
 
 
 def sum_vjp_iterable(g, ans, iterable, start):
-    """Each summand receives the whole cotangent (summed back to its shape)."""
+    """Each summand receives the whole cotangent (summed back to its shape); over an array,
+    the summands are its rows along the first axis, as Python walks it."""
+    if isinstance(iterable, np.ndarray) and iterable.ndim > 0:
+        if len(iterable) == 0:
+            return np.zeros_like(iterable)
+        row = unbroadcast(unthunk(g), iterable[0])
+        return np.broadcast_to(row, iterable.shape).astype(np.result_type(row, iterable), copy=True)
     if not isinstance(iterable, (list, tuple)):
-        raise NotImplementedError("sum() is differentiated over a list or tuple, not an iterator")
+        raise UnsupportedArgumentsError("sum() is differentiated over a list, a tuple or an array, not an iterator",
+                                        hint="build a list first: sum([...]), or use np.sum")
     cotangents = [unbroadcast(g, item) for item in iterable]
     return cotangents if isinstance(iterable, list) else tuple(cotangents)
 
@@ -41,7 +49,7 @@ def sequence_vjp(g, ans, iterable=()):
 def _extremum_rrule(choose):
     def extremum_rrule(*args, key=None, default=None):
         if key is not None:
-            raise NotImplementedError(f"{choose.__name__}(..., key=...) has no rule: compare the values themselves")
+            raise UnsupportedArgumentsError(f"{choose.__name__}(..., key=...) has no rule: compare the values themselves")
         items = list(args[0]) if len(args) == 1 else list(args)
         if not items:
             return default, lambda g: (NO_TANGENT,) * (len(args) + 1)

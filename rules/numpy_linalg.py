@@ -45,6 +45,7 @@ Conventions:
 """
 import numpy as np
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.tangents import NO_TANGENT, ZERO
@@ -99,7 +100,7 @@ def inner_vjp_b(g, ans, a, b):
 
 def _check_cross(a, b, axisa, axisb, axisc, axis):
     if (axisa, axisb, axisc, axis) != (-1, -1, -1, None) or np.shape(a)[-1] != 3 or np.shape(b)[-1] != 3:
-        raise NotImplementedError("the rule for np.cross covers 3-vectors along the last axis only")
+        raise UnsupportedArgumentsError("the rule for np.cross covers 3-vectors along the last axis only")
 
 
 def cross_vjp_a(g, ans, a, b, axisa, axisb, axisc, axis):
@@ -179,7 +180,7 @@ def _matrix_norm_slope(x, norm, ord, axes):
         winners = np.equal(sums, best)
         slope = np.sign(moved) * winners / np.sum(winners, axis=(-2, -1), keepdims=True)
     else:
-        raise NotImplementedError(f"no rule for np.linalg.norm with ord={ord!r} over two axes")
+        raise UnsupportedArgumentsError(f"no rule for np.linalg.norm with ord={ord!r} over two axes")
     return np.moveaxis(slope, (-2, -1), axes)
 
 
@@ -478,7 +479,7 @@ def qr_vjp(g, ans, a, mode):
         q, r = ans
         g_q, g_r = output_parts(g, 2, ("Q", "R"))
     else:
-        raise NotImplementedError(f"no rule for np.linalg.qr with mode={mode!r} (Householder reflectors)")
+        raise UnsupportedArgumentsError(f"no rule for np.linalg.qr with mode={mode!r} (Householder reflectors)")
     rows, cols = np.shape(a)[-2:]
     if q.shape[-1] > cols:  # mode='complete' of a tall matrix: R's extra rows are zeros
         q, q_rest, r = q[..., :cols], q[..., cols:], r[..., :cols, :]
@@ -618,7 +619,7 @@ def _einsum_subscripts(subscripts, operands):
 
 def einsum_rrule(subscripts, *operands, **kwargs):
     if not isinstance(subscripts, str):
-        raise NotImplementedError("the rule for np.einsum takes the subscripts-string form only")
+        raise UnsupportedArgumentsError("the rule for np.einsum takes the subscripts-string form only")
     y = np.einsum(subscripts, *operands, **kwargs)
     inputs, output = _einsum_subscripts(subscripts, operands)
 
@@ -626,7 +627,7 @@ def einsum_rrule(subscripts, *operands, **kwargs):
         cotangents = []
         for i, (subs, x) in enumerate(zip(inputs, operands)):
             if len(set(subs)) != len(subs):
-                raise NotImplementedError(f"no rule for np.einsum with a repeated index in one operand ({subs!r})")
+                raise UnsupportedArgumentsError(f"no rule for np.einsum with a repeated index in one operand ({subs!r})")
             others = [(s, operand) for j, (s, operand) in enumerate(zip(inputs, operands)) if j != i]
             available = set(output).union(*[set(s) for s, _ in others])
             target = "".join(ch for ch in subs if ch in available)
@@ -678,7 +679,7 @@ def _is_missing(t):
 def einsum_jvp(g, ans, subscripts, operands, out, dtype, order, casting, optimize):
     """Multilinear: the sum over operands with a tangent of einsum with that operand replaced by it."""
     if not isinstance(subscripts, str):
-        raise NotImplementedError("the forward rule for np.einsum takes the subscripts-string form only")
+        raise UnsupportedArgumentsError("the forward rule for np.einsum takes the subscripts-string form only")
     total = ZERO
     for i, t in enumerate(varargs_tangents(g, operands)):
         if _is_missing(t):
@@ -941,7 +942,7 @@ def _qr_square_tangent(q, r, da):
 
 def qr_jvp(g, ans, a, mode):
     if mode not in ("reduced", "complete", "r"):
-        raise NotImplementedError(f"no forward rule for np.linalg.qr with mode={mode!r} (Householder reflectors)")
+        raise UnsupportedArgumentsError(f"no forward rule for np.linalg.qr with mode={mode!r} (Householder reflectors)")
     q, r = (np.linalg.qr(a)[0], ans) if mode == "r" else ans
     rows, cols = np.shape(a)[-2:]
     k = min(rows, cols)

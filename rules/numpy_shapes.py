@@ -31,6 +31,7 @@ Conventions:
 """
 import numpy as np
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.forward_rules import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.tangents import NO_TANGENT, ZERO
@@ -187,7 +188,7 @@ def sort_vjp(g, ans, a, axis, kind, order, stable):
 
 def diff_vjp(g, ans, a, n, axis, prepend, append):
     if prepend is not None or append is not None:
-        raise NotImplementedError("the rule for np.diff does not support prepend= or append=")
+        raise UnsupportedArgumentsError("the rule for np.diff does not support prepend= or append=")
     for _ in range(n):
         widths = [(0, 0)] * np.ndim(g)
         widths[axis] = (1, 0)
@@ -283,7 +284,7 @@ def _pad_pairs(value, ndim):
 
 def _check_pad_mode(mode):
     if callable(mode) or mode not in ("constant",) + _PAD_LINEAR + _PAD_STATISTICS:
-        raise NotImplementedError(f"no rule for np.pad with mode={mode!r}: 'empty' pads with garbage, "
+        raise UnsupportedArgumentsError(f"no rule for np.pad with mode={mode!r}: 'empty' pads with garbage, "
                                   "and a callable mode is not differentiated")
 
 

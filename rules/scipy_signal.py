@@ -21,6 +21,7 @@ linear in ``b`` and ``x``; from ``a * y = b * x`` (convolutions), a tangent of `
 import numpy as np
 from scipy import signal
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.forward_rules import LINEAR, defjvp
 from s2sad.registry import defvjp
 
@@ -115,7 +116,7 @@ def _lagged_products(u, v, taps, axis):
 
 def _refuse_initial_conditions(zi):
     if zi is not None:
-        raise NotImplementedError("the rule for scipy.signal.lfilter does not support initial conditions (zi)")
+        raise UnsupportedArgumentsError("the rule for scipy.signal.lfilter does not support initial conditions (zi)")
 
 
 def lfilter_vjp_b(g, ans, b, a, x, axis, zi):

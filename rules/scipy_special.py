@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import special
 
-from s2sad.errors import MissingRuleError
+from s2sad.errors import MissingRuleError, UnsupportedArgumentsError
 from s2sad.forward_rules import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
 from s2sad.tangents import NO_TANGENT
@@ -427,7 +427,7 @@ def kl_div_vjp_y(g, ans, x, y):
 def _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign):
     """``g`` and ``exp(a - ans)``, both broadcast to the shape of ``a`` and ``b`` together."""
     if return_sign:
-        raise NotImplementedError("the rule for logsumexp does not support return_sign=True")
+        raise UnsupportedArgumentsError("the rule for logsumexp does not support return_sign=True")
     a = np.asarray(a)
     full = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
     like = np.broadcast_to(a, full)
@@ -755,7 +755,7 @@ def kl_div_jvp_y(g, ans, x, y):
 def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
     """``sum(exp(a - ans) * g)`` over ``axis`` (``* b`` for the tangent of ``a``)."""
     if return_sign:
-        raise NotImplementedError("the rule for logsumexp does not support return_sign=True")
+        raise UnsupportedArgumentsError("the rule for logsumexp does not support return_sign=True")
     a = np.asarray(a)
     full = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
     lse = np.asarray(ans)

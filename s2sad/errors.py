@@ -54,6 +54,11 @@ class MissingRuleError(S2SADError):
     """A call has no registered rule and no Python source s2sad could transform."""
 
 
+class UnsupportedArgumentsError(MissingRuleError, NotImplementedError):
+    """A rule exists, but not for these arguments (``np.einsum``'s interleaved form, ``np.pad``'s
+    mode='empty'): raised as the rule runs, and located at the user's line like any s2sad error."""
+
+
 class ArgumentError(S2SADError):
     """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input."""
 

@@ -35,12 +35,6 @@ def copies_into_a_buffer(x):
     return np.sum(buf * buf)
 
 
-def adds_into_out(x):
-    buf = np.empty(3)
-    np.add(x, 1.0, out=buf)  # out
-    return np.sum(buf * buf)
-
-
 def compiled_sum(x):
     return math.fsum(x) * 2.0  # fsum
 
@@ -97,8 +91,7 @@ def helper_result_unused(x):
 
 
 REFUSED = [
-    (copies_into_a_buffer, "copyto", MissingRuleError, "np.copyto(buf, x)"),
-    (adds_into_out, "out", UnsupportedSyntaxError, "out="),
+    (copies_into_a_buffer, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x)"),
     (compiled_sum, "fsum", MissingRuleError, "math.fsum"),
     (compiled_sum_unused, "fsum unused", MissingRuleError, "math.fsum"),
     (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
@@ -155,10 +148,15 @@ def draws_noise_of_constant_parameters(x):
 
 
 def constant_into_a_buffer(x):
-    buf = np.empty(3)
-    np.copyto(buf, np.arange(3.0))
+    buf = np.arange(3.0)
     np.add(buf, 1.0, out=buf)
     return np.sum(buf * x)
+
+
+def adds_x_into_out(x):
+    buf = np.empty(3)
+    np.add(x, 1.0, out=buf)  # a write through out= is differentiated as buf[...] = x + 1.0
+    return np.sum(buf * buf)
 
 
 def asks_a_helper(x):
@@ -190,6 +188,7 @@ def result_of_a_reading_helper_unused(x):
 
 
 KEPT = [result_of_a_reading_helper_unused, prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
+        adds_x_into_out,
         asks_a_helper, reads_x_max]
 
 

@@ -52,3 +52,32 @@ def test_sum():
 @pytest.mark.parametrize("f", [builtins.len, builtins.int, builtins.round, builtins.range, builtins.bool])
 def test_nondifferentiable(f):
     assert rule_for(f).nondifferentiable
+
+
+def _python_sum_of_squares(x):
+    return sum(x * x)
+
+
+def _python_sum_of_rows(A):
+    return np.sum(sum(A ** 2, np.ones(3)) * np.arange(3.0))
+
+
+@pytest.mark.parametrize("function, x", [
+    (_python_sum_of_squares, np.array([0.3, -0.7, 1.2])),
+    (_python_sum_of_rows, np.arange(6.0).reshape(2, 3) / 7),
+], ids=["vector", "rows of a matrix"])
+def test_sum_over_an_array_walks_its_first_axis(function, x):
+    """sum(x) over an ndarray adds its rows (a crash from inside the rule before)."""
+    from finite_differences import numerical_gradient
+
+    np.testing.assert_allclose(s2sad.grad(function)(x), numerical_gradient(function, [x], 0), rtol=1e-6)
+    value, tangent = s2sad.jvp(function, (x,), (np.ones_like(x),))
+    np.testing.assert_allclose(tangent, np.sum(numerical_gradient(function, [x], 0)), rtol=1e-6)
+    assert s2sad.grad(function)(x.astype(np.float32)).dtype == np.float32
+    z = x + 0.5j * x[::-1]
+    np.testing.assert_allclose(cotangents(builtins.sum, z, 0, g=1.0)[0], np.ones_like(z))
+
+
+def test_sum_over_an_iterator_is_refused_with_an_s2sad_error():
+    with pytest.raises(s2sad.errors.MissingRuleError, match="not an iterator"):
+        cotangents(builtins.sum, iter([1.0, 2.0]), 0)
