@@ -17,6 +17,8 @@ import inspect
 import operator
 import re
 
+import numpy as np
+
 from .errors import UnsupportedSyntaxError
 from .ir import Branch, Loop, Operation, Statement, Var, operations_of
 
@@ -29,6 +31,10 @@ VIEWS = {
     "get", "values", "items",  # a dict's: the objects it holds
 }
 
+
+# ndarray methods whose result is a new array (the views among them are listed in VIEWS):
+# any other method is the user's, and may return an array its object holds
+_NEW_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")} | {"append", "pop", "copy", "get"}
 
 # attributes that are new values, not the object's own arrays or views of them
 VALUES = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
@@ -45,6 +51,8 @@ def may_share(op: Operation) -> list[str]:
     callee = op.callee
     if callee.kind == "attribute" and callee.name not in VALUES:
         return op.uses()[:1]  # `p.W` is the array the object holds; `x.T`, `z.real` are views
+    if callee.kind == "method" and callee.name not in _NEW_ARRAY_METHODS:
+        return op.uses()  # a method of the user's own class (`box.inner()`) may hand back what its object holds
     if callee.kind in ("method", "attribute"):
         shared = callee.name in VIEWS or (callee.name == "astype" and any(k == "copy" for k, _ in op.kwargs))
         return op.uses()[:1] if shared and op.args and isinstance(op.args[0], Var) else []

@@ -103,7 +103,6 @@ class _Generator:
         self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
         self._last_comment = None
         self.read_names = _names_read_by(function)
-        self._readers = None  # variable -> how many operations read it (see arguments_shared)
         self.assignments = Counter(op.target for op in operations_of(function.statements))
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
@@ -612,20 +611,7 @@ class _Generator:
     # ------------------------------------------------------------------ choosing how to differentiate a call
     def check_opaque(self, op: Operation, differentiated: bool) -> None:
         """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
-        check_call(op, self.activity.varied, differentiated, op.target in self.read_names,
-                   self.arguments_shared(op), self.location_of(op), self.treatment)
-
-    def arguments_shared(self, op: Operation) -> bool:
-        """Whether an argument of ``op`` is a variable some other operation (or the result) reads."""
-        if self._readers is None:
-            readers = self._readers = {}
-            for other in operations_of(self.function.statements):
-                for name in other.uses():
-                    readers[name] = readers.get(name, 0) + 1
-            if isinstance(self.function.result, Var):
-                readers[self.function.result.name] = readers.get(self.function.result.name, 0) + 1
-        return any(isinstance(atom, Var) and self._readers.get(atom.name, 0) > op.uses().count(atom.name)
-                   for atom in op.atoms())
+        check_call(op, self.activity.varied, differentiated, self.location_of(op), self.treatment)
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""

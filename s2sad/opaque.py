@@ -23,13 +23,10 @@ from .registry import rule_for
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
 
-def check_call(op: Operation, varied: set, differentiated: bool, result_read: bool, arguments_shared: bool,
-               location, treatment_of) -> None:
+def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of) -> None:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
-    call's result (by ``treatment_of(op)``, which raises itself when it cannot);
-    ``result_read``: some code reads the result; ``arguments_shared``: some code other than
-    this call reads one of its arguments (a buffer it may have written into)."""
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot)."""
     if op.kind not in ("call", "effect") or op.callee is None:
         return
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
@@ -65,13 +62,14 @@ def check_call(op: Operation, varied: set, differentiated: bool, result_read: bo
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if op.kind != "effect" and result_read:
-            return  # its result read for a test (if is_small(x): ...)
-        if not arguments_shared or not may_write_into_parameters(original):
-            return  # helper(np.log1p(u)): what it might write into, nothing else reads; or it writes into none
+        if not may_write_into_parameters(original):
+            return  # it only reads what it is given: its result may be read for a test (if is_small(x): ...)
+        # It may write into what it is given: into a view of a buffer (fill(buf[0:3], x)), or into a
+        # buffer whose value a result read only by a test does not carry (r = fill(buf, x); if r: ...).
         raise UnsupportedSyntaxError(
-            f"`{text}` calls {callee.spelling} with a differentiated value for its side effects only (its result "
-            "is not used): s2sad differentiates what a function returns, not what it writes into its arguments",
+            f"`{text}` gives {callee.spelling} a differentiated value, and {callee.spelling} may write into its "
+            "arguments (its result alone is not differentiated here): s2sad differentiates what a function "
+            "returns, not what it writes into its arguments",
             location, hint=f"return the value {callee.spelling} computes and use the result")
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
 

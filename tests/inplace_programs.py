@@ -219,10 +219,19 @@ class Params:
     def __init__(self, W):
         self.W = W
 
+    def weights(self):
+        return self.W  # the array the object holds, not a copy
+
 
 def write_into_an_arguments_field(params, x):
     w = params.W
     w[0] = x[0]  # changes the caller's params.W
+    return np.sum(params.W * x)
+
+
+def write_into_what_a_method_returns(params, x):
+    w = params.weights()
+    w[0] = x[0]  # changes the caller's params.W too
     return np.sum(params.W * x)
 
 

@@ -156,9 +156,11 @@ def test_an_augmented_assignment_numpy_refuses_fails_the_same_way(function, erro
         s2sad.grad(function)(x)
 
 
-def test_a_write_into_an_array_an_argument_holds_is_refused():
+@pytest.mark.parametrize("function", [programs.write_into_an_arguments_field, programs.write_into_what_a_method_returns])
+def test_a_write_into_an_array_an_argument_holds_is_refused(function):
+    """A method of the user's class may return an array its object holds (was a silent wrong gradient)."""
     params, x = programs.Params(np.ones(3)), r(3)
     with pytest.raises(UnsupportedSyntaxError) as caught:
-        s2sad.grad(programs.write_into_an_arguments_field, argnums=1)(params, x)
-    assert caught.value.location.line == _line_of(programs.write_into_an_arguments_field, "w[0] = x[0]")
+        s2sad.grad(function, argnums=1)(params, x)
+    assert caught.value.location.line == _line_of(function, "w[0] = x[0]")
     assert "`params`" in caught.value.message and np.array_equal(params.W, np.ones(3))

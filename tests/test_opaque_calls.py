@@ -90,6 +90,20 @@ def helper_result_unused(x):
     return np.sum(buf * buf)
 
 
+def fill_a_view(x):
+    buf = np.zeros(5)
+    fill_helper(buf[0:3], x)  # helper into a view
+    return np.sum(buf * buf)
+
+
+def fill_and_test(x):
+    buf = np.zeros(3)
+    status = fill_and_report(buf, x)  # helper result tested
+    if status == 0.0:
+        return np.sum(buf * buf)
+    return 0.0
+
+
 REFUSED = [
     (copies_into_a_buffer, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x)"),
     (compiled_sum, "fsum", MissingRuleError, "math.fsum"),
@@ -99,6 +113,8 @@ REFUSED = [
     (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
     (helper_writing_into_an_argument, "helper effect", UnsupportedSyntaxError, "fill_helper(buf, x)"),
     (helper_result_unused, "helper unused result", UnsupportedSyntaxError, "fill_and_report(buf, x)"),
+    (fill_a_view, "helper into a view", UnsupportedSyntaxError, "fill_helper(buf[0:3], x)"),
+    (fill_and_test, "helper result tested", UnsupportedSyntaxError, "fill_and_report(buf, x)"),
 ]
 
 

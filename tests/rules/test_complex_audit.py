@@ -199,6 +199,9 @@ CHECKED = {
     "scipy.linalg.solve_sylvester": lambda rng: calls(well_conditioned(rng, 3, 3), well_conditioned(rng, 2, 2) + 2,
                                                       z(rng, 3, 2)),
     "scipy.linalg.sqrtm": lambda rng: calls(0.3 * z(rng, 3, 3) + 3 * np.eye(3)),
+    "s2sad.rules.helpers.added_at": lambda rng: calls(z(rng, 3), np.array([0, 2, 2, 1]), z(rng, 4)),
+    "s2sad.rules.helpers.subtracted_at": lambda rng: calls(z(rng, 3), np.array([0, 2, 2, 1]), z(rng, 4)),
+    "s2sad.rules.helpers.written_into": lambda rng: calls(z(rng, 2, 3), z(rng, 2, 3)),
 }
 # the FFTs of real input (rfft, ihfft and their n-d forms) and polygamma: real-only below
 for _name in [name for name, maker in CHECKED.items() if maker is None]:
@@ -270,6 +273,8 @@ NOT_NUMERIC = {  # name: why no complex check applies
     "s2sad.runtime.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
     "s2sad.runtime.tangent_filled": "a structural tangent with zeros filled in (generated code)",
     "s2sad.runtime.tangent_field": "a field of a structural tangent (generated code)",
+    "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
+                                               "tests/test_inplace_semantics.py)",
 }
 
 # Nondifferentiable rules whose output at complex arguments moves for a reason other than a gradient.
