@@ -71,14 +71,33 @@ def _from_a_library(value) -> bool:
 
 
 class Groups:
-    """Variables that may share memory, as sets (a union of every link ``may_share`` finds,
-    or with ``copies_only`` of the links ``a = b`` makes: other names for the same object)."""
+    """Which variables may share memory (a union of every link ``may_share`` finds, or with
+    ``copies_only`` of the links ``a = b`` makes: other names for the same object).
+
+    A container is not a view: ``p = (y, s)`` holds ``y`` and ``s`` without making them one
+    memory. So a tuple, list or dict *holds* its items instead of being linked to them, and
+    ``of`` follows that relation one way: a write through ``y`` is seen by ``p`` (it holds
+    ``y``), but not by ``s``; a write through something that may be any item of ``p`` (an
+    element taken from it is linked to ``p``) may change every item."""
 
     def __init__(self, statements, extra_links=(), copies_only=False):
         self.parent: dict[str, str] = {}
+        self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
+        self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
         for op in operations_of(statements):
-            for name in (op.uses() if op.kind == "copy" else []) if copies_only else may_share(op):
-                self.link(op.target, name)
+            if copies_only:
+                for name in op.uses() if op.kind == "copy" else []:
+                    self.link(op.target, name)
+            elif op.kind in _CONTAINERS:
+                for name in op.uses():
+                    self.hold(op.target, name)
+            elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
+                self.link(op.target, op.args[0].name)  # the list itself, changed
+                for name in op.uses()[1:]:
+                    self.hold(op.target, name)
+            else:
+                for name in may_share(op):
+                    self.link(op.target, name)
         for a, b in extra_links:
             self.link(a, b)
         self.members: dict[str, set[str]] = {}
@@ -97,9 +116,37 @@ class Groups:
         if ra != rb:
             self.parent[ra] = rb
 
-    def of(self, name: str) -> set[str]:
-        """Every variable that may share ``name``'s memory, itself included."""
+    def hold(self, container: str, item: str) -> None:
+        self.parent.setdefault(container, container)
+        self.parent.setdefault(item, item)
+        self.holds.setdefault(container, set()).add(item)
+        self.held_by.setdefault(item, set()).add(container)
+
+    def _same(self, name: str) -> set[str]:
         return self.members.get(self.root(name), {name}) if name in self.parent else {name}
+
+    def of(self, name: str) -> set[str]:
+        """Every variable that may see a write through ``name``, itself included: the same
+        memory, the containers holding it, and (from ``name``'s own memory down) what the
+        containers it may be hold."""
+        seen: set[str] = set()
+        visited: set[tuple[str, bool]] = set()
+        frontier = [(name, True)]
+        while frontier:
+            current, down = frontier.pop()
+            if (current, down) in visited:
+                continue
+            visited.add((current, down))
+            for member in self._same(current):
+                seen.add(member)
+                frontier += [(container, False) for container in self.held_by.get(member, ())]
+                if down:
+                    frontier += [(item, True) for item in self.holds.get(member, ())]
+        return seen
+
+
+# operations that make a container of their operands (which ``Groups`` holds apart)
+_CONTAINERS = ("list", "tuple", "dict")
 
 
 def program_order(statements):
@@ -159,7 +206,7 @@ def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]
     for op in operations:
         defined.setdefault(op.target, order[id(op)])
     readers = [(op, set(op.uses())) for op in operations]
-    for item in _conditions(function.statements):
+    for item in conditions_of(function.statements):
         readers.append(item)
     end = len(order)
     starts = {}  # loop -> the position of its first operation
@@ -206,18 +253,18 @@ def _origin(name: str, made_by: dict) -> Operation:
     return op if op is not None else Operation(name, "parameter")
 
 
-def _conditions(block):
+def conditions_of(block):
     """Branch and loop conditions, as (reader, names read) pairs placed after everything."""
     out = []
     for item in block:
         if isinstance(item, Branch):
             if isinstance(item.condition, Var):
                 out.append((item, {item.condition.name}))
-            out += _conditions(item.then) + _conditions(item.orelse)
+            out += conditions_of(item.then) + conditions_of(item.orelse)
         elif isinstance(item, Loop):
             if isinstance(item.condition, Var):
                 out.append((item, {item.condition.name}))
-            out += _conditions(item.body)
+            out += conditions_of(item.body)
     return out
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .activity import Activity, analyse, propagates
-from .aliasing import Groups, program_order
+from .aliasing import Groups, conditions_of, program_order
 from .errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from .ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
@@ -104,6 +104,8 @@ class _Generator:
         self._last_comment = None
         self.read_names = _names_read_by(function)
         self.assignments = Counter(op.target for op in operations_of(function.statements))
+        self._readers = None  # variable -> how many operations and conditions read it (see arguments_shared)
+        self._memory = None   # which variables may share memory (aliasing.Groups), made with _readers
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
         self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
@@ -611,7 +613,30 @@ class _Generator:
     # ------------------------------------------------------------------ choosing how to differentiate a call
     def check_opaque(self, op: Operation, differentiated: bool) -> None:
         """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
-        check_call(op, self.activity.varied, differentiated, self.location_of(op), self.treatment)
+        check_call(op, self.activity.varied, differentiated, self.arguments_shared(op), self.location_of(op),
+                   self.treatment)
+
+    def arguments_shared(self, op: Operation) -> bool:
+        """Whether memory an argument of ``op`` may share (the argument, a view of it, the array it
+        views, a result that may be one of them) is read by anything but ``op``: another operation,
+        a branch or loop condition, or the function's result."""
+        if self._readers is None:
+            self._memory = Groups(self.function.statements)
+            self._readers = readers = {}
+            for other in operations_of(self.function.statements):
+                for name in other.uses():
+                    readers[name] = readers.get(name, 0) + 1
+            for _, names in conditions_of(self.function.statements):
+                for name in names:
+                    readers[name] = readers.get(name, 0) + 1
+            if isinstance(self.function.result, Var):
+                readers[self.function.result.name] = readers.get(self.function.result.name, 0) + 1
+        own = op.uses()
+        shared = {op.target}
+        for atom in op.atoms():
+            if isinstance(atom, Var):
+                shared |= self._memory.of(atom.name)
+        return any(self._readers.get(name, 0) > own.count(name) for name in shared)
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""

@@ -23,10 +23,13 @@ from .registry import rule_for
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
 
-def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of) -> None:
+def check_call(op: Operation, varied: set, differentiated: bool, arguments_shared: bool, location,
+               treatment_of) -> None:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
-    call's result (by ``treatment_of(op)``, which raises itself when it cannot)."""
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot);
+    ``arguments_shared``: memory an argument may share is read by something else (a buffer,
+    or the array a view argument looks into, that the call may have written into)."""
     if op.kind not in ("call", "effect") or op.callee is None:
         return
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
@@ -62,10 +65,10 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if not may_write_into_parameters(original):
-            return  # it only reads what it is given: its result may be read for a test (if is_small(x): ...)
-        # It may write into what it is given: into a view of a buffer (fill(buf[0:3], x)), or into a
-        # buffer whose value a result read only by a test does not carry (r = fill(buf, x); if r: ...).
+        if not arguments_shared or not may_write_into_parameters(original):
+            return  # helper(np.log1p(u)): nothing else reads what it might write into; or it only reads
+        # It may write into what something else reads: a buffer whose value a result read only by a
+        # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x)).
         raise UnsupportedSyntaxError(
             f"`{text}` gives {callee.spelling} a differentiated value, and {callee.spelling} may write into its "
             "arguments (its result alone is not differentiated here): s2sad differentiates what a function "
@@ -82,8 +85,8 @@ def may_write_into_parameters(function) -> bool:
 
     It cannot when each parameter is only read: as an operand (``p * 2``, ``p < 0``), indexed
     or sliced for reading (``p[0]``), an attribute read (``p.shape``), or an argument of a
-    function s2sad has a rule for (NumPy's functions write into no argument but ``out=``,
-    refused apart). Anything else (a store, ``p += 1``, a method call ``p.fill(0)``, an alias
+    function s2sad has a rule for, with any keywords but ``out=`` (NumPy's functions write
+    into no argument but ``out=``). Anything else (a store, ``p += 1``, a method call ``p.fill(0)``, an alias
     ``q = p``, a call of an unknown function) counts as a possible write.
     """
     code = function.__code__
@@ -119,9 +122,11 @@ def _may_write(function) -> bool:
             return True
         if not (isinstance(node, ast.Name) and node.id in parameters):
             continue
-        if not isinstance(node.ctx, ast.Load):
-            return True  # p = ...: rebinding is harmless, but keep the rule simple
         parent = parents.get(id(node))
+        if isinstance(node.ctx, ast.Store) and not isinstance(parent, ast.AugAssign):
+            continue  # p = ...: the name now holds another object; what is done with it later is read on
+        if not isinstance(node.ctx, ast.Load):
+            return True  # p += v changes an array in place; del p
         if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return, ast.FormattedValue)):
             continue
         if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
@@ -129,7 +134,7 @@ def _may_write(function) -> bool:
         if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load) \
                 and not isinstance(parents.get(id(parent)), ast.Call):
             continue
-        if isinstance(parent, ast.Call) and node in parent.args and not parent.keywords:
+        if isinstance(parent, ast.Call) and node in parent.args and all(k.arg not in ("out", None) for k in parent.keywords):
             spelling = _dotted(parent.func)
             value = environment.resolve_dotted(spelling) if spelling else None
             if spelling and found(value) and rule_for(value) is not None:

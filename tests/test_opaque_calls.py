@@ -250,3 +250,30 @@ def test_a_compiled_methods_result_is_refused_at_its_call(mode):
     # raised as the generated code runs: located by the generated code's comments, which name the file's base name
     assert f"{os.path.basename(FILE)}:{line_of('compiled method result')}:" in message.splitlines()[0], message
     assert "rule for the method `CompiledSum.total`" in message and "hint: register one" in message
+
+
+def reads_with_keywords(a, b):
+    b = np.sum(a, axis=0) * b  # rebinding a parameter and keyword arguments write into nothing
+    return b
+
+
+def helper_reading_with_keywords(x):
+    kept = [reads_with_keywords(np.outer(x, x), x)]
+    return np.sum(x ** 2) + 0.0 * len(kept)
+
+
+def test_a_helper_that_only_reads_is_kept_whatever_reads_its_result():
+    x = np.array([0.3, -1.2, 2.4])
+    np.testing.assert_allclose(s2sad.grad(helper_reading_with_keywords)(x), 2 * x)
+
+
+def test_containers_hold_their_items_without_making_them_one_memory():
+    """``p = (y, s)`` holds y and s: a write into y is not a write into s (a false refusal before)."""
+    def writes_an_item(s):
+        y = np.empty(2)
+        for i in range(2):
+            y[i] = np.tanh(s) * (i + 1)
+        pair = (y, s)
+        return np.sum(y * s) + 0.0 * len(pair)
+
+    np.testing.assert_allclose(s2sad.grad(writes_an_item)(0.7), numerical_gradient(writes_an_item, [0.7], 0), rtol=1e-6)
