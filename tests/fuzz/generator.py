@@ -32,6 +32,7 @@ shallower expressions and the first alternative of each choice (the simplest).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -449,6 +450,8 @@ class _Writer:
                     break
                 position, kind = min(holes)
                 text = text[:position] + _wrap(self.expr(kind, 1)) + text[position + 3:]
+            if self.complex:   # what a user of complex numbers writes
+                text = re.sub(r"np\.zeros\((\d)\)", r"np.zeros(\1, dtype=complex)", text)
             self.emit(text)
         self.vars.append(_Var(names["out"], idiom.result))
 
@@ -971,6 +974,8 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
             value, records = probe.run([v.copy() if isinstance(v, np.ndarray) else v for v in values])
         except (ArithmeticError, RunawayProgram):
             continue
+        except (TypeError, ValueError):   # NumPy itself refuses it (a complex value into a float array...)
+            assume(False)
         if not _finite(value):
             continue
         if all(abs(difference) >= MARGIN - 1e-9 for _, difference in records):
