@@ -11,8 +11,7 @@ import math
 import numpy as np
 
 XFAIL = "the second gradient after a helper is redefined uses the old helper's code (stale)"
-CATEGORY = ("after-redefinition-grad-mismatch", "after-redefinition-value-mismatch",
-            "after-redefinition-jvp-mismatch", "after-redefinition-jvp-value-mismatch")
+CATEGORY = ("after-redefinition-grad-mismatch", "after-redefinition-value-mismatch", "after-redefinition-jvp-mismatch", "after-redefinition-jvp-value-mismatch", "after-redefinition-jvp-vjp-mismatch")
 FEATURES = ("helper-redefined",)
 OUTPUT = "S"
 DIRECTION_SEED = 0
