@@ -210,6 +210,8 @@ def features_of(source: str) -> frozenset:
                 found.add(_MUTATING_METHODS.get(method, f"ndarray.{method}"))
             if name in ("np.zeros", "np.empty", "np.zeros_like"):
                 found.add("fill-array")
+            if any(keyword.arg == "out" for keyword in node.keywords):
+                found.add("ufunc-out")
         elif kind is ast.Attribute and node.attr == "T":
             found.add("transpose")
         elif kind is ast.Raise:
