@@ -100,6 +100,11 @@ IDIOMS = [
     _idiom("np.einsum", "S", "{out} = np.einsum('ij,ij->', {M}, {M})"),
     _idiom("np.linalg.norm", "S", "{out} = np.linalg.norm(1.0 + {V} ** 2)"),
     _idiom("np.float32-constant", "V", "{out} = {V} * np.float32(0.5)"),
+    _idiom("np.kron", "S", "{out} = np.sum(np.kron({U}, {V}))"),
+    _idiom("np.cross", "V", "{out} = np.cross({V}, {V})"),
+    _idiom("np.tensordot", "U", "{out} = np.tensordot({M}, {V}, axes=1)"),
+    _idiom("np.linalg.det", "S", "{out} = np.linalg.det(np.eye(2) + 0.3 * np.outer({U}, {U}))"),
+    _idiom("np.linalg.solve", "U", "{out} = np.linalg.solve(np.eye(2) + 0.3 * np.outer({U}, {U}), {U})"),
     # ---- complex numbers in real programs
     _idiom("complex-constant", "S", "{out} = np.abs({S} * (1.0 + 2.0j)) ** 2"),
     _idiom("complex-exp", "V", "{out} = np.real(np.exp(1j * {V}))"),
