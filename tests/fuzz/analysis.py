@@ -240,6 +240,14 @@ def features_of(source: str) -> frozenset:
             else:
                 visit(child, in_loop or kind in (ast.For, ast.While), top)
 
+    # names that share their array with another: z = y (both), [y] or (y, ...) (the item)
+    shared = {name.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+              for name in [node.value, *node.targets] if isinstance(name, ast.Name)}
+    shared |= {item.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple))
+               for item in node.value.elts if isinstance(item, ast.Name)}
+    if any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in shared
+           for node in ast.walk(tree)):
+        found.add("aug-assign-shared-name")   # y += v where another name or a container holds y
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             if node.name != "f":

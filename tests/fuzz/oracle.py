@@ -375,11 +375,16 @@ def _check_type(outcome, gradient, primal, position) -> None:
                                       f"is a {type(gradient).__name__} of dtype {np.asarray(gradient).dtype}")
 
 
-def _close(a, b, rtol, atol) -> bool:
+def _close(a, b, rtol, atol, equal_nan=False) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     if np.iscomplexobj(a) != np.iscomplexobj(b) and np.any(np.imag(a)) + np.any(np.imag(b)):
         return False
-    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+    if a.shape != b.shape:
+        return False
+    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    if equal_nan:   # a NaN where the other has one too (a rerun of the same pullback)
+        close |= np.isnan(a) & np.isnan(b)
+    return bool(np.all(close))
 
 
 def _refusal(outcome, stage, error, path) -> None:
@@ -479,7 +484,11 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
                 outcome.fail("value-dtype", f"s2sad's value {value!r} has dtype {np.asarray(value).dtype}, "
                                             f"NumPy's {reference!r} has {np.asarray(reference).dtype}")
             for k, p in enumerate(positions):
-                if not _close(gradients[k], expected[k], rtol, atol):
+                if not np.all(np.isfinite(gradients[k])):   # the reference is finite (checked above)
+                    outcome.fail("grad-not-finite", f"gradient of <u, f> in argument {p}: s2sad "
+                                                    f"{np.asarray(gradients[k]).tolist()}, finite differences "
+                                                    f"{np.asarray(expected[k]).tolist()}")
+                elif not _close(gradients[k], expected[k], rtol, atol):
                     outcome.fail("grad-mismatch", f"gradient of <u, f> (u={np.asarray(u).tolist()}) in argument {p}: "
                                                   f"s2sad {np.asarray(gradients[k]).tolist()} != finite differences "
                                                   f"{np.asarray(expected[k]).tolist()}")
@@ -489,7 +498,7 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
                 first = pullback(u)
                 second = pullback(-0.5 * u)
                 for p in positions:
-                    if not _close(second[p], -0.5 * np.asarray(first[p]), exact, 1e-12):
+                    if not _close(second[p], -0.5 * np.asarray(first[p]), exact, 1e-12, equal_nan=True):
                         outcome.fail("pullback-rerun", f"argument {p}: the pullback called again with -u/2 gives "
                                                        f"{np.asarray(second[p]).tolist()}, not -1/2 of {np.asarray(first[p]).tolist()}")
             except S2SADError as error:

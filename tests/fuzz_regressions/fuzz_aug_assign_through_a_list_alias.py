@@ -13,7 +13,7 @@ import numpy as np
 
 XFAIL = "y *= s on an array held by a list: the list keeps the old value (wrong value and gradient)"
 CATEGORY = ("value-mismatch", "grad-mismatch", "jvp-value-mismatch", "jvp-mismatch", "jvp-vjp-mismatch")
-FEATURES = ("augmented-assignment", "list-literal")
+FEATURES = ("aug-assign-shared-name",)
 OUTPUT = "S"
 DIRECTION_SEED = 0
 

@@ -12,7 +12,7 @@ import numpy as np
 
 XFAIL = "s2sad computes y += v on an array as a rebinding: an alias keeps the old value (wrong value and gradient)"
 CATEGORY = ("value-mismatch", "grad-mismatch", "jvp-value-mismatch", "jvp-mismatch")
-FEATURES = ("alias-assign", "augmented-assignment")
+FEATURES = ("aug-assign-shared-name",)
 OUTPUT = "S"
 DIRECTION_SEED = 0
 
