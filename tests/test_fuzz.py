@@ -14,6 +14,7 @@ bug is fixed, the test says so, and the marker goes).
 import multiprocessing
 import os
 
+import numpy as np
 import pytest
 
 from fuzz import regressions
@@ -146,3 +147,98 @@ def test_a_function_too_steep_for_finite_differences_is_not_judged(tmp_path):
     outcome = check_source(source, (-1.3,), "S", 1.0, [1.0], str(tmp_path))
     assert outcome.invalid and "do not converge" in outcome.invalid
     assert not outcome.failures
+
+
+# ---------------------------------------------------------------- user idioms, number types, refusals
+
+def test_masks_and_kinks_are_probed_element_by_element():
+    """A mask ``x[x > 0.0]`` and ``np.maximum(x, 0.0)``/``np.clip``/``np.abs`` have kinks: each element's
+    distance to them is recorded like a branch condition's, so inputs keep the margin there too."""
+    from fuzz.analysis import Probe
+
+    source = ("import numpy as np\n\ndef f(x):\n    y = np.maximum(x, 0.5) + np.clip(x, -0.5, 0.5) + np.abs(x)\n"
+              "    return np.sum(y[x > 0.0])\n")
+    probed, thresholds = instrument(source)
+    assert sorted(thresholds.values()) == [-0.5, 0.0, 0.0, 0.5, 0.5]
+    _, records = Probe(source).run([np.array([0.3, -0.7, 1.25])])
+    assert len(records) == 15   # five sites, three elements each
+    assert min(abs(difference) for _, difference in records) == pytest.approx(0.2)
+
+
+def test_complex_inputs_are_differenced_along_both_parts(tmp_path):
+    """A rule without its conjugate is right for real inputs and wrong for complex ones: the
+    oracle's complex finite differences (dL/dRe + 1j dL/dIm) catch it, and pass the true rule.
+    (Two functions, not one rule registered twice: s2sad keeps the code generated with the
+    first rule, see the report of the fuzz branch.)"""
+    import sys
+
+    import s2sad
+    from fuzz.oracle import check_source
+
+    (tmp_path / "planted_square.py").write_text("def wrong(z):\n    return z * z\n\n\ndef right(z):\n    return z * z\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import planted_square
+
+        s2sad.defvjp(planted_square.wrong, "z", "g * 2 * z")   # no conjugate: wrong for complex z
+        s2sad.defvjp(planted_square.right, "z", "g * 2 * np.conj(z)")
+        z = np.array([0.3 + 0.2j, -0.7 + 0.4j, 1.1 - 0.5j])
+        u, tangents = 1.0, [np.array([1.0 + 0.5j, -0.3j, 0.2])]
+        outcomes = {}
+        for name in ("wrong", "right"):
+            source = ("import numpy as np\nimport planted_square\n\n"
+                      f"def f(z):\n    return np.sum(np.real(planted_square.{name}(z) * (1.0 - 0.5j)))\n")
+            outcomes[name] = check_source(source, (z,), "S", u, tangents, str(tmp_path))
+            real = check_source(source, (z.real.copy(),), "S", u, [t.real for t in tangents], str(tmp_path))
+            assert not real.failures and not real.invalid
+        assert {failure.category for failure in outcomes["wrong"].failures} >= {"grad-mismatch"}
+        assert not outcomes["right"].failures and not outcomes["right"].invalid
+    finally:
+        s2sad.unregister(planted_square.wrong)
+        s2sad.unregister(planted_square.right)
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("planted_square", None)
+
+
+def test_float32_inputs_are_judged_against_float64_differences(tmp_path):
+    """float32 inputs mixed with float64 constants: the value keeps NumPy's dtype (float64 here,
+    float32 when the constant is a Python float), the gradient its input's (float32)."""
+    from fuzz.oracle import check_source
+
+    source = ("import numpy as np\n\ndef f(x, s):\n"
+              "    return np.sum(np.sin(x) * np.array([0.5, -1.0, 1.5])) + np.sum(x * 0.5) * s\n")
+    args = (np.array([0.3, -0.7, 1.1], dtype=np.float32), np.float32(0.4))
+    tangents = [np.array([1.0, 0.5, -0.5], dtype=np.float32), np.float32(1.0)]
+    outcome = check_source(source, args, "S", 1.0, tangents, str(tmp_path))
+    assert not outcome.invalid and not outcome.failures, outcome.failures
+
+
+def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
+    """An S2SADError is not a failure: it is recorded with the construct it names, and it
+    must point at the program's own file and line."""
+    from fuzz.oracle import check_source
+
+    source = ("import numpy as np\n\ndef f(x):\n    shape = (3,)\n    return np.sum(np.reshape(x, (*shape,)) ** 2)\n")
+    outcome = check_source(source, (np.array([0.3, -0.7, 1.1]),), "S", 1.0, [np.ones(3)], str(tmp_path))
+    assert not outcome.failures, outcome.failures
+    assert outcome.refusals and all("starred" in construct for construct, _ in outcome.refusals)
+    assert all(".py:5:" in message for _, message in outcome.refusals)
+
+
+def test_the_generator_writes_each_idiom_and_number_type():
+    """Over a fixed sample, programs use user idioms, float32 and complex inputs, and helper redefinitions."""
+    from hypothesis import HealthCheck, given, settings
+
+    seen = set()
+
+    @settings(max_examples=300, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def collect(program):
+        seen.update(program.features)
+
+    collect()
+    assert {"number-type:float32", "number-type:complex128", "number-type:float64"} <= seen
+    from fuzz.idioms import IDIOMS
+
+    assert len({idiom.feature for idiom in IDIOMS} & seen) >= len(IDIOMS) // 2

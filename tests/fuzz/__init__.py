@@ -7,14 +7,22 @@ against central finite differences and against itself (forward mode against reve
   computed values, ``for``/``while`` loops with ``break``/``continue``/``return``, helper
   calls, tuples/lists/dicts, ``list.append``, array filling and slice updates, closures and
   comprehensions; plus the inputs, kept away from non-differentiable points (every branch
-  condition is at least ``MARGIN`` away from its threshold, else the inputs are shifted).
+  condition, mask and kink is at least ``MARGIN`` away from its threshold, else the inputs
+  are shifted). Inputs are float64, float32 or complex128.
+* ``idioms.py``: what users write beyond that design, as a table of statement templates:
+  repeated and negative fancy indices, masks, reversed slices, ``.T``/``reshape`` chains,
+  ``y += v`` on arrays (aliased too), writes through views, ``np.add.at``, ``.item()``,
+  decorators, function-valued defaults, keyword-only arguments, ``raise`` not taken,
+  complex constants. A helper may also be redefined between two gradient calls.
 * ``oracle.py``: writes a program to a real ``.py`` file, imports it and checks it: the
   reverse-mode gradient (``value_and_grad``, or ``vjp`` for array outputs) equals central
   finite differences (float64, rtol 1e-5 / atol 1e-6); ``jvp`` agrees with ``vjp``
   (<u, J v> both ways) and with finite differences; a ``vjp`` pullback called twice is
   linear; the value is the function's own; gradients have their input's type and shape;
-  the inputs are unchanged afterwards. A ``MissingRuleError`` from ``jvp`` is counted as
-  "forward rule missing", not as a failure.
+  the inputs are unchanged afterwards; the value has NumPy's dtype. A ``MissingRuleError``
+  from ``jvp`` is counted as "forward rule missing"; any other ``S2SADError`` is a REFUSAL,
+  counted by construct and reported apart (it must name the program's file and line);
+  every other exception is a failure.
 * ``analysis.py``: the probed twin of a program (every branch condition recorded), and the
   constructs a program uses (how failures are matched to known bugs, and coverage).
 * ``reduce.py``: shrinking beyond hypothesis, by edits of the syntax tree (delete a

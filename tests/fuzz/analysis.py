@@ -13,38 +13,52 @@ is matched to a known bug, and the constructs a run reports as covered.
 from __future__ import annotations
 
 import ast
+import warnings
 
 import numpy as np
 
 
+# Calls with a kink at literal thresholds: the function, and which arguments are the thresholds.
+KINKS = {"np.maximum": (1,), "np.minimum": (1,), "np.fmax": (1,), "np.fmin": (1,), "np.clip": (1, 2),
+         "np.abs": (), "abs": (), "np.absolute": ()}
+
+
 class _Instrument(ast.NodeTransformer):
+    """Wraps the left side of every ``X > c`` (branch conditions, masks, ``np.where``
+    conditions) and the first argument of every kink call (``np.maximum(X, c)``,
+    ``np.clip(X, lo, hi)``, ``np.abs(X)`` at 0) in a probe."""
+
     def __init__(self):
         self.thresholds: dict[int, float] = {}
 
-    def probe(self, test):
-        if isinstance(test, ast.BoolOp):
-            test.values = [self.probe(value) for value in test.values]
-            return test
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test.operand = self.probe(test.operand)
-            return test
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Gt):
-            try:
-                threshold = float(ast.literal_eval(test.comparators[0]))
-            except ValueError:
-                return test
-            site = len(self.thresholds)
-            self.thresholds[site] = threshold
-            test.left = ast.Call(ast.Name("_probe_", ast.Load()), [ast.Constant(site), test.left], [])
-        return test
+    def wrap(self, node, threshold: float):
+        site = len(self.thresholds)
+        self.thresholds[site] = threshold
+        return ast.Call(ast.Name("_probe_", ast.Load()), [ast.Constant(site), node], [])
 
-    def visit_If(self, node):
+    def visit_Compare(self, node):
         self.generic_visit(node)
-        node.test = self.probe(node.test)
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Gt):
+            try:
+                threshold = float(ast.literal_eval(node.comparators[0]))
+            except (ValueError, TypeError, SyntaxError):
+                return node
+            node.left = self.wrap(node.left, threshold)
         return node
 
-    visit_While = visit_If
-    visit_IfExp = visit_If
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = _dotted(node.func)
+        if name not in KINKS or not node.args or node.keywords:
+            return node
+        positions = KINKS[name]
+        try:
+            thresholds = [float(ast.literal_eval(node.args[k])) for k in positions] if positions else [0.0]
+        except (ValueError, TypeError, SyntaxError, IndexError):
+            return node
+        for threshold in thresholds:
+            node.args[0] = self.wrap(node.args[0], threshold)
+        return node
 
 
 def instrument(source: str) -> tuple[str, dict[int, float]]:
@@ -67,17 +81,25 @@ class Probe:
         self.records: list[tuple[int, float]] = []
         namespace = {"_probe_": self._record}
         exec(compile(probed, "<fuzz probed program>", "exec"), namespace)
+        self.namespace = namespace
         self.function = namespace["f"]
 
     def _record(self, site, value):
+        """One record per element (a mask compares arrays); a complex value's distance to its
+        kink is its modulus (``abs`` is smooth away from 0)."""
         if len(self.records) > 100_000:
             raise RunawayProgram("more than 100000 conditions evaluated: a loop that does not end?")
-        self.records.append((site, float(value) - self.thresholds[site]))
+        array = np.asarray(value)
+        if np.iscomplexobj(array):
+            array = np.abs(array)
+        for element in array.reshape(-1):
+            self.records.append((site, float(element) - self.thresholds[site]))
         return value
 
     def run(self, args):
         self.records = []
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a complex value stored into a float array: NumPy warns, users do it
             value = self.function(*args)
         return value, list(self.records)
 
@@ -190,18 +212,52 @@ def features_of(source: str) -> frozenset:
                 found.add(_MUTATING_METHODS.get(method, f"ndarray.{method}"))
             if name in ("np.zeros", "np.empty", "np.zeros_like"):
                 found.add("fill-array")
+            if any(keyword.arg == "out" for keyword in node.keywords):
+                found.add("ufunc-out")
         elif kind is ast.Attribute and node.attr == "T":
             found.add("transpose")
+        elif kind is ast.Raise:
+            found.add("raise")
+        elif kind is ast.Assert:
+            found.add("assert")
+        elif kind is ast.Starred:
+            found.add("starred")
+        elif kind is ast.Constant and isinstance(node.value, complex):
+            found.add("complex-constant")
+        if kind is ast.Subscript:
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(part, ast.List) for part in parts):
+                found.add("fancy-index")
+            if any(isinstance(part, ast.Compare) for part in parts):
+                found.add("mask-index")
+            if any(isinstance(part, ast.Slice) and isinstance(part.step, ast.UnaryOp) for part in parts):
+                found.add("negative-step-slice")
+        if kind is ast.Assign and isinstance(node.value, ast.Name) and all(isinstance(t, ast.Name) for t in node.targets):
+            found.add("alias-assign")   # z = y: two names, one array
         for child in ast.iter_child_nodes(node):
             if kind is ast.FunctionDef:
                 visit(child, False, node.body)
             else:
                 visit(child, in_loop or kind in (ast.For, ast.While), top)
 
+    # names that share their array with another: z = y (both), [y] or (y, ...) (the item)
+    shared = {name.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+              for name in [node.value, *node.targets] if isinstance(name, ast.Name)}
+    shared |= {item.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple))
+               for item in node.value.elts if isinstance(item, ast.Name)}
+    if any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in shared
+           for node in ast.walk(tree)):
+        found.add("aug-assign-shared-name")   # y += v where another name or a container holds y
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             if node.name != "f":
                 found.add("helper")
+                if node.decorator_list:
+                    found.add("decorator")
+                if node.args.kwonlyargs:
+                    found.add("keyword-only")
+                if node.name.endswith("_redefined"):
+                    found.add("helper-redefined")
                 if node.args.defaults:
                     found.add("helper-default")
                 read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

@@ -18,16 +18,21 @@ thresholds (the generator shifts the inputs a few times before giving up on a pr
 The oracle runs the probed twin for its finite differences too, and checks that every
 evaluation takes the same path.
 
-Arrays are changed in place only where NumPy and s2sad agree on what that means: a fresh
-array filled element by element (``y = np.zeros(3)``, ``y[i] = ...``) or a copy updated by
-slices (``y = x.copy()``, ``y[0:2] += ...``); augmented assignment to a name is used on
-scalars only (``y += v`` on an array name is ``y = y + v`` in s2sad, but changes the array
-in place in NumPy, a documented difference). Shrinking moves toward fewer statements,
+Arrays are changed in place both ways: the designed ones (a fresh array filled element by
+element, a copy updated by slices) and what users write (``idioms.py``: ``y += v`` on array
+names, aliased names, writes through views, repeated fancy indices, ``np.add.at``), along
+with masks, reversed slices, decorators, keyword-only arguments and complex constants.
+A program's inputs are float64, float32 (mixed with float64 constants) or complex128 (then
+its output is made real: ``np.real``, ``np.abs(...) ** 2``; the gradient is
+dL/dRe + 1j dL/dIm). A program with a helper may also define ``helper_redefined``: the
+oracle checks ``f`` again after binding ``helper`` to it (a notebook cell run again).
+Shrinking moves toward fewer statements,
 shallower expressions and the first alternative of each choice (the simplest).
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +40,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from .analysis import Probe, RunawayProgram, features_of
+from .idioms import IDIOMS, LIBRARY
 
 SHAPES = {"S": (), "V": (3,), "U": (2,), "M": (2, 3), "C": (2, 1)}
 KINDS = tuple(SHAPES)
@@ -132,6 +138,11 @@ PAIRS = {
     "C": [(("C", "C"), "np.concatenate([{a}, {b}], axis=1)[:, 1:]", "np.concatenate")],
 }
 
+# Functions of real numbers only, or with a branch cut near the inputs: not in complex programs.
+NOT_FOR_COMPLEX = {"np.sqrt", "np.log1p", "np.log", "np.arctan", "np.arctan2", "pow-var", "np.power"}
+# The number types of a program's inputs (the first is the simplest: shrinking goes there).
+NUMBER_TYPES = ("float64", "float32", "complex128")
+
 PARAM_NAMES = {"S": ["s", "t", "r"], "V": ["x", "y", "z"], "U": ["u", "w", "q"], "M": ["A", "B", "D"], "C": ["c", "d", "e"]}
 
 
@@ -167,12 +178,24 @@ class Program:
         """The output cotangent ``u`` and one tangent per float input ``v`` (zeros elsewhere)."""
         return directions(self.direction_seed, self.params, self.output_kind)
 
+    @property
+    def number_type(self) -> str:
+        return next((_number_type(p.value) for p in self.params if p.kind != "int"), "float64")
+
     def __repr__(self) -> str:  # what hypothesis prints for a falsifying example
         inputs = ", ".join(f"{p.name}={_literal(p.value)}" for p in self.params)
         return f"Program(inputs: {inputs}; output {self.output_kind}; direction seed {self.direction_seed})\n{self.source}"
 
 
+def _number_type(value) -> str:
+    """float64, float32 or complex128: the number type of an input."""
+    if np.iscomplexobj(value):
+        return "complex128"
+    return "float32" if np.asarray(value).dtype == np.float32 else "float64"
+
+
 def directions(seed: int, params, output_kind: str):
+    """The cotangent ``u`` (outputs are real) and tangents of each input's own type."""
     rng = np.random.default_rng(seed)
     u = float(rng.uniform(0.5, 1.5)) if output_kind == "S" else rng.standard_normal(SHAPES[output_kind])
     tangents = []
@@ -183,12 +206,23 @@ def directions(seed: int, params, output_kind: str):
             tangents.append(float(rng.standard_normal()))
         else:
             tangents.append(rng.standard_normal(SHAPES[p.kind]))
+    for k, p in enumerate(params):   # drawn after the real parts: float64 programs keep their directions
+        number_type = _number_type(p.value) if p.kind != "int" else "int"
+        if number_type == "complex128":
+            tangents[k] = tangents[k] + 1j * (float(rng.standard_normal()) if p.kind == "S"
+                                              else rng.standard_normal(SHAPES[p.kind]))
+        elif number_type == "float32":
+            tangents[k] = np.float32(tangents[k]) if p.kind == "S" else tangents[k].astype(np.float32)
     return u, tangents
 
 
 def _literal(value) -> str:
     if isinstance(value, np.ndarray):
+        if value.dtype == np.float32:   # its shortest float64 spelling that rounds back to it
+            return f"np.array({np.round(value.astype(np.float64), 7).tolist()!r}, dtype=np.float32)"
         return f"np.array({np.round(value, 12).tolist()!r})"
+    if isinstance(value, np.float32):
+        return f"np.float32({round(float(value), 7)!r})"
     return repr(value)
 
 
@@ -207,6 +241,8 @@ class _Helper:
     default: bool             # has a keyword parameter `scale=0.5` (a scalar)
     returns: str
     lines: list = field(default_factory=list)
+    keyword_only: bool = False  # the keyword parameter is written `*, scale=0.5`
+    redefined: bool = False   # the module also defines `helper_redefined` (its return scaled by 1.5)
 
 
 class _Writer:
@@ -215,8 +251,11 @@ class _Writer:
     MAX_DEPTH = 2      # nesting of if/loops
     EXPR_DEPTH = 2
 
-    def __init__(self, draw):
+    def __init__(self, draw, number_type="float64"):
         self.draw = draw
+        self.number_type = number_type
+        self.complex = number_type == "complex128"
+        self.library: list[str] = []     # keys of idioms.LIBRARY the program calls
         self.lines: list[str] = []
         self.indent = 1
         self.vars: list[_Var] = []
@@ -300,13 +339,15 @@ class _Writer:
                     return text
             return self.leaf(kind)
         if choice <= 3:
-            options = UNARY + (UNARY_SCALAR if kind == "S" else []) + (UNARY_VECTOR if kind in ("V", "U") else [])
+            options = UNARY + (UNARY_SCALAR if kind == "S" and not self.complex else []) + \
+                (UNARY_VECTOR if kind in ("V", "U") else [])
+            options = self.usable(options)
             template, feature = self.pick(options)
             self.feature(feature)
             return template.format(a=_wrap(self.expr(kind, depth - 1)))
         if choice <= 7:
             left, right = self.pick(BROADCAST[kind])
-            template, feature = self.pick(BINARY)
+            template, feature = self.pick(self.usable(BINARY))
             self.feature(feature)
             if left != right:
                 self.feature(f"broadcast:{left}{right}")
@@ -322,6 +363,10 @@ class _Writer:
         if container is not None:
             return container
         return self.leaf(kind)
+
+    def usable(self, table):
+        """The entries of a (template, feature) table this program's number type allows."""
+        return [entry for entry in table if not (self.complex and entry[-1] in NOT_FOR_COMPLEX)]
 
     def container_read(self, kind: str) -> str | None:
         """An element of a list, tuple or dict in scope, of the given kind."""
@@ -348,6 +393,8 @@ class _Writer:
         """A branch condition; its left side is a probe site, at least MARGIN from the threshold."""
         threshold = self.pick([0.0, 0.5, -0.5])
         left = self.expr("S", 1)
+        if self.complex:   # users compare a real part (a complex number has no order)
+            left = f"np.real({left})"
         text = f"{left} > {threshold!r}"
         form = self.number(0, 9)
         if form == 7:
@@ -367,9 +414,9 @@ class _Writer:
 
     def statement(self, depth: int) -> None:
         kinds = ["assign", "assign", "augment", "if", "ifexp", "for", "fill", "update", "list", "tuple", "dict",
-                 "helper", "while", "closure", "iterate", "return"]
+                 "helper", "while", "closure", "iterate", "return", "idiom", "idiom", "idiom", "idiom"]
         kind = self.pick(kinds)
-        if depth >= self.MAX_DEPTH and kind in ("if", "for", "fill", "while", "iterate", "list", "helper"):
+        if depth >= self.MAX_DEPTH and kind in ("if", "for", "fill", "while", "iterate", "list", "helper", "idiom"):
             kind = "assign"
         if self.in_helper and kind in ("helper", "return"):
             kind = "assign"
@@ -384,6 +431,29 @@ class _Writer:
         kind = self.pick(KINDS)
         text = self.expr(kind)
         self.emit(f"{self.new_var(kind)} = {text}")
+
+    def s_idiom(self, depth) -> None:
+        """One of ``idioms.IDIOMS``: what users write (see there)."""
+        idiom = self.pick([i for i in IDIOMS if not (self.complex and i.real_only)])
+        names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
+        self.feature(idiom.feature)
+        for need in idiom.needs:
+            if need not in self.library:
+                self.library.append(need)
+        for line in idiom.lines:
+            text = line
+            for hole, name in names.items():
+                text = text.replace("{" + hole + "}", name)
+            while True:   # each {S}, {V}, ... is an expression drawn on its own
+                holes = [(text.find("{" + k + "}"), k) for k in SHAPES if "{" + k + "}" in text]
+                if not holes:
+                    break
+                position, kind = min(holes)
+                text = text[:position] + _wrap(self.expr(kind, 1)) + text[position + 3:]
+            if self.complex:   # what a user of complex numbers writes
+                text = re.sub(r"np\.zeros\((\d)\)", r"np.zeros(\1, dtype=complex)", text)
+            self.emit(text)
+        self.vars.append(_Var(names["out"], idiom.result))
 
     def s_augment(self, depth) -> None:
         scalars = self.of_kind("S")
@@ -743,6 +813,8 @@ class _Writer:
         params = [(f"h{i}", self.pick(KINDS)) for i in range(count)]
         default = self.chance(40)
         helper = _Helper("helper", params, default, self.pick(KINDS))
+        helper.keyword_only = default and self.chance(40)
+        helper.redefined = self.chance(25)
         saved = (self.lines, self.indent, self.vars, self.loop_index, self.in_loop)
         self.lines, self.indent, self.vars, self.loop_index, self.in_loop = [], 1, [_Var(n, k) for n, k in params], [], 0
         if default:
@@ -756,6 +828,10 @@ class _Writer:
         self.lines, self.indent, self.vars, self.loop_index, self.in_loop = saved
         if default:
             self.feature("helper-default")
+        if helper.keyword_only:
+            self.feature("helper-keyword-only")
+        if helper.redefined:
+            self.feature("helper-redefined")
 
     # ------------------------------------------------------------- the output
     def output(self) -> str:
@@ -767,7 +843,12 @@ class _Writer:
                          self.convert(self.expr(var.kind, 1), var.kind, kind))
         terms.append(self.expr(kind, 1))
         weights = ["", "0.5 * ", "2.0 * "]
-        return " + ".join(self.pick(weights) + _wrap(t) for t in terms)
+        text = " + ".join(self.pick(weights) + _wrap(t) for t in terms)
+        if self.complex:   # a real output: the loss of a complex program
+            form = self.pick(["np.real({})", "np.abs({}) ** 2", "np.imag({})"])
+            self.feature("complex-output")
+            text = form.format(text)
+        return text
 
 
 def _wrap(text: str) -> str:
@@ -798,33 +879,59 @@ HEADER = "import math\n\nimport numpy as np\n"
 
 def _module_text(writer: _Writer, params: list[Param]) -> str:
     parts = [HEADER]
+    if writer.library:
+        parts.append("import functools\n")
+    parts += [f"\n{LIBRARY[name]}" for name in writer.library]
     helper = writer.helper
     if helper is not None:
-        signature = ", ".join(name for name, _ in helper.params) + (", scale=0.5" if helper.default else "")
+        signature = ", ".join(name for name, _ in helper.params)
+        if helper.default:
+            signature += ", *, scale=0.5" if helper.keyword_only else ", scale=0.5"
         parts.append(f"\ndef {helper.name}({signature}):\n" + "\n".join(helper.lines) + "\n")
+        if helper.redefined:   # the same body, its result scaled: the oracle rebinds `helper` to it
+            *body, last = helper.lines
+            returned = last.strip()[len("return "):]
+            lines = body + [f"    return 1.5 * {_wrap(returned)}"]
+            parts.append(f"\ndef {helper.name}_redefined({signature}):\n" + "\n".join(lines) + "\n")
     parts.append(f"\ndef f({', '.join(p.name for p in params)}):\n" + "\n".join(writer.lines) + "\n")
     return "\n".join(parts)
 
 
 # ------------------------------------------------------------------ inputs and their margin
 
-def _input_value(draw, kind: str):
+def _input_value(draw, kind: str, number_type: str = "float64"):
     """Tenths in [-1.5, 1.5]: readable in a regression file, and shrinking toward 0."""
     if kind == "int":
         return draw(st.integers(1, 3))
     shape = SHAPES[kind]
     count = int(np.prod(shape)) if shape else 1
-    tenths = draw(st.lists(st.integers(-15, 15), min_size=count, max_size=count))
+    tenths = np.array(draw(st.lists(st.integers(-15, 15), min_size=count, max_size=count)), dtype=np.float64)
+    if number_type == "complex128":
+        tenths = tenths + 1j * np.array(draw(st.lists(st.integers(-10, 10), min_size=count, max_size=count)))
+    value = tenths.reshape(shape) / 10.0
+    if number_type == "float32":
+        value = value.astype(np.float32)
     if kind == "S":
-        return tenths[0] / 10.0
-    return np.array(tenths, dtype=np.float64).reshape(shape) / 10.0
+        return value[()] if number_type == "float32" else value.item()
+    return value
+
+
+def _shifted(value, shift: float):
+    """The input moved by ``shift`` (its real part), kept to 10 decimals and its own type."""
+    if isinstance(value, np.ndarray):
+        return np.round(value + shift, 10).astype(value.dtype)
+    if isinstance(value, np.float32):
+        return np.float32(round(float(value) + shift, 10))
+    if isinstance(value, complex):
+        return complex(round(value.real + shift, 10), value.imag)
+    return round(value + shift, 10)
 
 
 SHIFTS = (0.0, 0.13, -0.17, 0.31, -0.37, 0.61, -0.53)
 
 
 def _finite(value) -> bool:
-    array = np.asarray(value, dtype=np.float64)
+    array = np.abs(np.asarray(value))
     return bool(np.all(np.isfinite(array))) and float(np.max(np.abs(array), initial=0.0)) < LARGEST_VALUE
 
 
@@ -832,7 +939,8 @@ def _finite(value) -> bool:
 def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_statements: int = 8,
              exclude: frozenset = frozenset()) -> Program:
     """A random program and inputs at which it is smooth (see the module docstring)."""
-    writer = _Writer(draw)
+    number_type = NUMBER_TYPES[draw(st.sampled_from([0, 0, 0, 1, 2]))]
+    writer = _Writer(draw, number_type)
     count = draw(st.integers(1, 3))
     params = []
     used = set()
@@ -857,16 +965,17 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
         assume(feature not in writer.features)
     source = _module_text(writer, params)
     # the inputs, shifted until every condition is at least MARGIN from its threshold
-    base = [_input_value(draw, p.kind) for p in params]
+    base = [_input_value(draw, p.kind, number_type) for p in params]
     probe = Probe(source)
     chosen = None
     for shift in SHIFTS:
-        values = [v if p.kind == "int" else np.round(v + shift, 10) if isinstance(v, np.ndarray) else round(v + shift, 10)
-                  for p, v in zip(params, base)]
+        values = [v if p.kind == "int" else _shifted(v, shift) for p, v in zip(params, base)]
         try:
             value, records = probe.run([v.copy() if isinstance(v, np.ndarray) else v for v in values])
         except (ArithmeticError, RunawayProgram):
             continue
+        except (TypeError, ValueError):   # NumPy itself refuses it (a complex value into a float array...)
+            assume(False)
         if not _finite(value):
             continue
         if all(abs(difference) >= MARGIN - 1e-9 for _, difference in records):
@@ -876,5 +985,6 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     for p, v in zip(params, chosen):
         p.value = v
     seed = draw(st.integers(0, 2 ** 16))
-    features = frozenset(writer.features | features_of(source) | {f"input:{p.kind}" for p in params})
+    features = frozenset(writer.features | features_of(source) | {f"input:{p.kind}" for p in params}
+                         | {f"number-type:{number_type}"})
     return Program(source, params, writer.output_kind, features, seed, uses_helper=writer.helper is not None)

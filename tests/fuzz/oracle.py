@@ -13,7 +13,19 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
 * forward mode: ``jvp`` with tangents ``v`` gives ``<u, J v>`` equal to ``<J^T u, v>`` from
   reverse mode, and ``J v`` equal to a finite-difference directional derivative; a
   ``MissingRuleError`` is recorded as a missing forward rule, not as a failure;
-* the inputs are unchanged afterwards (values, types, shapes).
+* the inputs are unchanged afterwards (values, types, shapes);
+* the value has NumPy's dtype (float32 inputs mixed with float64 constants included).
+
+Inputs may be float32 (the reference is still float64 finite differences of the plain
+function, at the inputs widened to float64; the tolerance is float32's) or complex (steps
+along the real and the imaginary part: the gradient is dL/dRe + 1j dL/dIm, and cotangents
+pair with tangents through Re(sum(conj(a) * b))).
+
+An ``S2SADError`` is a REFUSAL, not a failure: recorded in ``Outcome.refusals`` by
+construct (its message, normalised), and checked to name the program's file and a line
+(``refusal-without-location`` otherwise). Any other exception is a failure. A module that
+defines ``helper_redefined`` is checked a second time after ``helper`` is rebound to it
+(as a notebook cell run again would): failures then are ``after-redefinition-...``.
 
 The finite differences run the program's probed twin, which records the path every
 evaluation takes: if a step crosses a branch condition the program is reported
@@ -34,10 +46,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import s2sad
-from s2sad.errors import MissingRuleError
+from s2sad.errors import MissingRuleError, S2SADError
 
 RTOL, ATOL = 1e-5, 1e-6          # gradient against finite differences
 EXACT_RTOL = 1e-9                # the same number computed two ways (<u, Jv> both ways, values)
+FLOAT32_RTOL = 1e-3             # float32 programs: against float64 finite differences, relative to the largest entry
 STEPS = (1e-3, 2.5e-4, 6.25e-5, 1.5625e-5)   # finite-difference steps, tried in turn (4-point stencil: error ~ h**4)
 
 
@@ -57,6 +70,7 @@ class Outcome:
     missing_forward: list = field(default_factory=list)   # qualified names of functions without a forward rule
     invalid: str | None = None                             # why the program cannot be judged at these inputs
     forward_checked: bool = False
+    refusals: list = field(default_factory=list)           # (construct, message) of each S2SADError
 
     @property
     def failed(self) -> bool:
@@ -164,9 +178,38 @@ def check_source(source: str, args, output_kind: str, u, tangents, directory: st
     try:
         probe = Probe(source)
         with _forget_generated_modules():
-            return check_function(module.f, args, output_kind, u, tangents, probe, modes)
+            return check_module(module, probe, args, output_kind, u, tangents, modes)
     finally:
         unload(module)
+
+
+def check_module(module, probe, args, output_kind, u, tangents, modes=("reverse", "forward")) -> Outcome:
+    """``check_function`` on the module's ``f``; again after a redefinition, if it defines ``helper_redefined``."""
+    outcome = check_function(module.f, args, output_kind, u, tangents, probe, modes)
+    if hasattr(module, "helper_redefined") and not outcome.invalid:
+        redefine(module.__dict__, probe.namespace)
+        again = check_function(module.f, args, output_kind, u, tangents, probe, modes)
+        merge_redefined(outcome, again)
+    return outcome
+
+
+def redefine(*namespaces) -> None:
+    """Bind ``helper`` to ``helper_redefined``, named ``helper``: the cell defining it, run again."""
+    for namespace in namespaces:
+        new = namespace["helper_redefined"]
+        new.__name__ = new.__qualname__ = "helper"
+        namespace["helper"] = new
+
+
+def merge_redefined(outcome, again) -> None:
+    """The second check's findings, told apart from the first's."""
+    if again.invalid:
+        return
+    for failure in again.failures:
+        outcome.failures.append(Failure(f"after-redefinition-{failure.category}",
+                                        f"after-redefinition-{failure.signature}",
+                                        f"after helper was redefined: {failure.message}"))
+    outcome.refusals += again.refusals
 
 
 # ------------------------------------------------------------------ finite differences
@@ -187,15 +230,27 @@ def _objective(function, u, base_path=None, probe=None):
     return phi
 
 
+def widened(value):
+    """A float input in float64 (complex in complex128): finite differences run there."""
+    if isinstance(value, np.ndarray):
+        return value.astype(np.complex128 if np.iscomplexobj(value) else np.float64)
+    if isinstance(value, (complex, np.complexfloating)):
+        return complex(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return value
+
+
 def _moved(args, position, index, step):
+    """``args`` with one entry moved by ``step`` (real, or imaginary for the 1j direction)."""
     moved = list(args)
     value = args[position]
     if isinstance(value, np.ndarray):
-        array = value.astype(np.float64, copy=True)
+        array = value.copy()
         array[index] += step
         moved[position] = array
     else:
-        moved[position] = float(value) + step
+        moved[position] = value + step
     return moved
 
 
@@ -219,17 +274,23 @@ def _stencil(phi, at):
 
 
 def numerical_gradients(phi, args, positions):
+    """d phi / d arg, of complex arguments d/dRe + 1j d/dIm (``args`` widened already)."""
     gradients = []
     for position in positions:
         value = args[position]
-        if isinstance(value, np.ndarray):
-            gradient = np.zeros(value.shape)
-            for index in np.ndindex(value.shape):
-                gradient[index] = _stencil(phi, lambda step: _moved(args, position, index, step))
-            gradients.append(gradient)
-        else:
-            gradients.append(float(_stencil(phi, lambda step: _moved(args, position, (), step))))
+        directions = (1.0, 1j) if np.iscomplexobj(value) else (1.0,)
+        gradient = np.zeros(np.shape(value), dtype=np.complex128 if len(directions) == 2 else np.float64)
+        for index in np.ndindex(np.shape(value)):
+            for direction in directions:
+                gradient[index] += direction * _stencil(
+                    phi, lambda step: _moved(args, position, index, direction * step))
+        gradients.append(gradient if isinstance(value, np.ndarray) else gradient[()].item())
     return gradients
+
+
+def _pairing(a, b) -> float:
+    """<a, b> = Re(sum(conj(a) * b)): a cotangent against a tangent."""
+    return float(np.real(np.sum(np.conj(np.asarray(a)) * np.asarray(b))))
 
 
 def numerical_directional(function, args, tangents, positions, base_path=None, probe=None):
@@ -238,7 +299,7 @@ def numerical_directional(function, args, tangents, positions, base_path=None, p
     def at(step):
         moved = list(args)
         for p in positions:
-            moved[p] = args[p] + step * tangents[p]
+            moved[p] = args[p] + step * widened(tangents[p])
         return moved
 
     def value(moved):
@@ -306,13 +367,35 @@ def _check_type(outcome, gradient, primal, position) -> None:
             outcome.fail("gradient-type", f"the gradient of argument {position} (an array {primal.shape} {primal.dtype}) "
                                           f"is {type(gradient).__name__} {getattr(gradient, 'shape', '')} "
                                           f"{getattr(gradient, 'dtype', '')}")
-    elif isinstance(primal, float) and type(gradient) is not float:
-        outcome.fail("gradient-type", f"the gradient of argument {position} (a float) is a {type(gradient).__name__}")
+    elif isinstance(primal, (float, complex)) and type(gradient) is not type(primal):
+        outcome.fail("gradient-type", f"the gradient of argument {position} (a {type(primal).__name__}) "
+                                      f"is a {type(gradient).__name__}")
+    elif isinstance(primal, np.generic) and np.asarray(gradient).dtype != primal.dtype:
+        outcome.fail("gradient-type", f"the gradient of argument {position} (a {type(primal).__name__}) "
+                                      f"is a {type(gradient).__name__} of dtype {np.asarray(gradient).dtype}")
 
 
-def _close(a, b, rtol, atol) -> bool:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+def _close(a, b, rtol, atol, equal_nan=False) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if np.iscomplexobj(a) != np.iscomplexobj(b) and np.any(np.imag(a)) + np.any(np.imag(b)):
+        return False
+    if a.shape != b.shape:
+        return False
+    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    if equal_nan:   # a NaN where the other has one too (a rerun of the same pullback)
+        close |= np.isnan(a) & np.isnan(b)
+    return bool(np.all(close))
+
+
+def _refusal(outcome, stage, error, path) -> None:
+    """An S2SADError: counted by construct; it must point at the program's file and a line."""
+    construct = _normalise(getattr(error, "message", None) or str(error))
+    outcome.refusals.append((construct, str(error)))
+    location = getattr(error, "location", None)
+    if location is None or os.path.abspath(location.filename) != path or not location.line:
+        outcome.fail("refusal-without-location", f"{stage}: {type(error).__name__} does not name the program's file "
+                                                 f"and line ({location}): {error}",
+                     f"refusal-without-location:{type(error).__name__}:{construct}")
 
 
 def modes_for(signature: str) -> tuple:
@@ -324,25 +407,39 @@ def modes_for(signature: str) -> tuple:
     return ("reverse",)
 
 
+def _tolerances(args, expected):
+    """(rtol, atol) of the gradient check: float64's, or float32's relative to the largest entry."""
+    if any(np.asarray(a).dtype == np.float32 for a in args if isinstance(a, (np.ndarray, np.generic))):
+        scale = max([float(np.max(np.abs(g), initial=0.0)) for g in expected] + [1.0])
+        return FLOAT32_RTOL, FLOAT32_RTOL * scale
+    return RTOL, ATOL
+
+
 def check_function(f, args, output_kind, u, tangents, probe=None, modes=("reverse", "forward")) -> Outcome:
     """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out."""
     outcome = Outcome()
     args = tuple(args)
     before = copy.deepcopy(args)
-    positions = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
+    path = os.path.abspath(f.__code__.co_filename)
+    positions = tuple(i for i, a in enumerate(args)
+                      if isinstance(a, (float, complex, np.ndarray, np.floating, np.complexfloating)))
+    wide = tuple(widened(a) for a in args)
     with np.errstate(all="ignore"):
         reference = f(*copy.deepcopy(args))
     if np.shape(reference) != np.shape(u):
         outcome.invalid = f"the output has shape {np.shape(reference)}, not {np.shape(u)}"
         return outcome
+    if np.iscomplexobj(reference):
+        outcome.invalid = "the output is complex (the fuzzer's losses are real)"
+        return outcome
     base_path = None
     if probe is not None:
-        _, records = probe.run(copy.deepcopy(args))
+        _, records = probe.run(copy.deepcopy(wide))
         base_path = probe.path(records)
     scalar = output_kind == "S"
     phi = _objective(f, u, base_path, probe)
     try:
-        expected = numerical_gradients(phi, copy.deepcopy(args), positions) if "reverse" in modes else []   # of <u, f>
+        expected = numerical_gradients(phi, copy.deepcopy(wide), positions) if "reverse" in modes else []   # of <u, f>
     except PathChanged:
         outcome.invalid = "a finite-difference step changes a branch"
         return outcome
@@ -352,6 +449,9 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
     if any(not np.all(np.isfinite(g)) or np.max(np.abs(g)) > 1e6 for g in expected):
         outcome.invalid = "finite differences are not finite or too large"
         return outcome
+    rtol, atol = _tolerances(args, expected)
+    loose = rtol > RTOL   # float32: values and pairings agree to float32's precision only
+    exact = 1e-5 if loose else EXACT_RTOL
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -373,13 +473,22 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
                     _check_type(outcome, gradients[k], args[p], p)
         except _Skipped:
             pass
+        except S2SADError as error:
+            _refusal(outcome, "reverse", error, path)
         except Exception as error:  # noqa: BLE001 - every exception is a finding
             _exception_failure(outcome, "reverse", error)
         if gradients is not None:
-            if not _close(value, reference, EXACT_RTOL, 1e-12):
+            if not _close(value, reference, exact, 1e-12):
                 outcome.fail("value-mismatch", f"s2sad's value {value!r} differs from f's own {reference!r}")
+            elif np.asarray(value).dtype != np.asarray(reference).dtype:
+                outcome.fail("value-dtype", f"s2sad's value {value!r} has dtype {np.asarray(value).dtype}, "
+                                            f"NumPy's {reference!r} has {np.asarray(reference).dtype}")
             for k, p in enumerate(positions):
-                if not _close(gradients[k], expected[k], RTOL, ATOL):
+                if not np.all(np.isfinite(gradients[k])):   # the reference is finite (checked above)
+                    outcome.fail("grad-not-finite", f"gradient of <u, f> in argument {p}: s2sad "
+                                                    f"{np.asarray(gradients[k]).tolist()}, finite differences "
+                                                    f"{np.asarray(expected[k]).tolist()}")
+                elif not _close(gradients[k], expected[k], rtol, atol):
                     outcome.fail("grad-mismatch", f"gradient of <u, f> (u={np.asarray(u).tolist()}) in argument {p}: "
                                                   f"s2sad {np.asarray(gradients[k]).tolist()} != finite differences "
                                                   f"{np.asarray(expected[k]).tolist()}")
@@ -389,9 +498,11 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
                 first = pullback(u)
                 second = pullback(-0.5 * u)
                 for p in positions:
-                    if not _close(second[p], -0.5 * np.asarray(first[p]), EXACT_RTOL, 1e-12):
+                    if not _close(second[p], -0.5 * np.asarray(first[p]), exact, 1e-12, equal_nan=True):
                         outcome.fail("pullback-rerun", f"argument {p}: the pullback called again with -u/2 gives "
                                                        f"{np.asarray(second[p]).tolist()}, not -1/2 of {np.asarray(first[p]).tolist()}")
+            except S2SADError as error:
+                _refusal(outcome, "reverse", error, path)
             except Exception as error:  # noqa: BLE001
                 _exception_failure(outcome, "reverse", error)
 
@@ -404,25 +515,28 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
             pass
         except MissingRuleError as error:
             outcome.missing_forward.append(_missing_rule_name(error))
+        except S2SADError as error:
+            _refusal(outcome, "forward", error, path)
         except Exception as error:  # noqa: BLE001
             _exception_failure(outcome, "forward", error)
         else:
             outcome.forward_checked = True
-            if not _close(y, reference, EXACT_RTOL, 1e-12):
+            if not _close(y, reference, exact, 1e-12):
                 outcome.fail("jvp-value-mismatch", f"jvp's value {y!r} differs from f's own {reference!r}")
             try:
-                directional = numerical_directional(f, copy.deepcopy(args), tangents, positions, base_path, probe)
+                directional = numerical_directional(f, copy.deepcopy(wide), tangents, positions, base_path, probe)
             except (PathChanged, NotConverged):
                 directional = None
-            if directional is not None and not _close(ydot, directional, RTOL, ATOL):
-                outcome.fail("jvp-mismatch", f"jvp's tangent {np.asarray(ydot).tolist()} != finite differences "
-                                             f"{np.asarray(directional).tolist()}")
+            if directional is not None:
+                scale = max(1.0, float(np.max(np.abs(directional), initial=0.0))) if loose else 1.0
+                if not _close(ydot, directional, rtol, atol if not loose else rtol * scale):
+                    outcome.fail("jvp-mismatch", f"jvp's tangent {np.asarray(ydot).tolist()} != finite differences "
+                                                 f"{np.asarray(directional).tolist()}")
             if gradients is not None:
-                forward = float(np.sum(np.asarray(u) * np.asarray(ydot, dtype=np.float64)))
-                backward = float(sum(np.sum(np.asarray(gradients[k]) * np.asarray(tangents[p]))
-                                     for k, p in enumerate(positions)))
+                forward = _pairing(u, ydot)
+                backward = sum(_pairing(gradients[k], tangents[p]) for k, p in enumerate(positions))
                 scale = 1.0 + abs(forward) + abs(backward)
-                if abs(forward - backward) > 1e-7 * scale:
+                if abs(forward - backward) > (1e-4 if loose else 1e-7) * scale:
                     outcome.fail("jvp-vjp-mismatch", f"<u, J v> is {forward!r} by jvp but {backward!r} by vjp")
 
     changed = _same_inputs(before, args)

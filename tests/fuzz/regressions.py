@@ -118,11 +118,11 @@ def load_file(path: str):
 def check_file(path: str):
     """Run the fuzzer's oracle on a regression file: an ``oracle.Outcome``."""
     from .analysis import Probe
-    from .oracle import check_function
+    from .oracle import check_module
 
     module = load_file(path)
     with open(path) as stream:
         probe = Probe(stream.read())
     args = module.inputs()
     u, tangents = directions_for(module.DIRECTION_SEED, args, module.OUTPUT)
-    return check_function(module.f, args, module.OUTPUT, u, tangents, probe)
+    return check_module(module, probe, args, module.OUTPUT, u, tangents)

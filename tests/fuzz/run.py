@@ -22,7 +22,8 @@ checks of reduce.py's edits), so one stubborn failure cannot eat the run.
 
 It prints: programs tried, programs judged (the rest were not smooth at their inputs),
 programs whose forward mode was checked, the constructs covered (how many programs used
-each), the failures by signature, the forward rules found missing, and the time taken.
+each), the failures by signature, the refusals (S2SADErrors, located) by construct, the
+forward rules found missing, and the time taken.
 """
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ class Campaign:
         self.features = collections.Counter()
         self.missing = collections.Counter()
         self.failures = collections.Counter()     # signature -> programs failing with it
+        self.refusals = collections.Counter()     # construct (the S2SADError's message) -> programs refused
         self.found = []                           # (signature, program, failure) shrunk
         self.results = {}                         # program key -> outcome (for repeats and shrinking)
         self.shrinking = False
@@ -136,6 +138,10 @@ class Campaign:
                 self.missing[name] += 1
             for failure in outcome.failures:
                 self.failures[failure.signature] += 1
+            for construct in sorted({construct for construct, _ in outcome.refusals}):
+                self.refusals[construct] += 1
+            if outcome.refusals:
+                self.stats["refused (an S2SADError)"] += 1
             if outcome.failures:
                 self.stats["failing programs"] += 1
         assume(not outcome.invalid)
@@ -246,7 +252,7 @@ def _worker(arguments):
         print(f"worker {worker}: {campaign.stats['programs']} programs, {campaign.stats['failing programs']} failing, "
               f"{len(campaign.found)} new failure(s) shrunk, {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     found = [(signature, program, failure) for signature, program, failure in campaign.found]
-    return campaign.stats, campaign.features, campaign.missing, campaign.failures, found
+    return campaign.stats, campaign.features, campaign.missing, campaign.failures, campaign.refusals, found
 
 
 def main(argv=None) -> int:
@@ -284,20 +290,22 @@ def main(argv=None) -> int:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             results = pool.map(_worker, tasks)
 
-    stats, features, missing, failures = (collections.Counter() for _ in range(4))
+    stats, features, missing, failures, refusals = (collections.Counter() for _ in range(5))
     found = {}
-    for s, f, m, fl, fd in results:
+    for s, f, m, fl, rf, fd in results:
         stats.update(s)
         features.update(f)
         missing.update(m)
         failures.update(fl)
+        refusals.update(rf)
         for signature, program, failure in fd:
             if signature not in found or len(program.source) < len(found[signature][0].source):
                 found[signature] = (program, failure)
     elapsed = time.time() - started
 
     print(f"s2sad fuzz: {stats['programs']} programs in {elapsed:.0f} s ({jobs} job(s), seed {arguments.seed})")
-    for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "failing programs"):
+    for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "failing programs",
+                 "refused (an S2SADError)"):
         print(f"  {name}: {stats[name]}")
     for name, count in sorted(stats.items()):
         if name.startswith(("known bug", "hypothesis error")):
@@ -308,6 +316,9 @@ def main(argv=None) -> int:
     print(f"failures by signature ({len(failures)}):")
     for signature, count in failures.most_common():
         print(f"  {count:6d}  {signature}")
+    print(f"refusals by construct ({len(refusals)}; not failures: each names its file and line):")
+    for construct, count in refusals.most_common():
+        print(f"  {count:6d}  {construct}")
     print(f"missing forward rules ({len(missing)}):")
     for name, count in missing.most_common():
         print(f"  {count:6d}  {name}")

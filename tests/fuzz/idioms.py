@@ -1,0 +1,140 @@
+"""What users write: statement templates the generator drops into its programs.
+
+The core generator (``generator.py``) writes programs in the language s2sad was designed
+for. Users write more: fancy indices with repeats and negatives, masks, reversed slices,
+writes through views, ``y += v`` on arrays (aliased or not), ``np.add.at``, ``.item()``,
+decorators, helpers with function-valued defaults, keyword-only arguments, validation that
+raises on a path not taken, complex constants... Each ``Idiom`` is one of these, written
+as a few lines of template text:
+
+* ``{out}`` the variable the idiom defines (of kind ``result``, one of generator.SHAPES);
+* ``{t}``, ``{t2}``, ``{i}``: fresh scratch names;
+* ``{S}``, ``{V}``, ``{U}``, ``{M}``, ``{C}``: an expression of that shape kind, drawn by
+  the generator anew at each occurrence (so an idiom never mutates its inputs: in-place
+  writes only target names the idiom made itself, from a computed value).
+
+``needs`` names module-level definitions from ``LIBRARY`` the idiom calls (decorated
+helpers and the like), written before ``f``. ``real_only`` idioms are left out of complex
+programs (comparisons, ``np.maximum``, ``float``). Kinks (masks, ``np.maximum``,
+``np.abs``, ``np.clip``, ``np.where`` conditions) are written as ``X > c`` comparisons or
+calls with literal thresholds: ``analysis.instrument`` probes them like branch conditions,
+so inputs stay ``MARGIN`` away from every kink.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Idiom:
+    feature: str
+    result: str
+    lines: tuple
+    needs: tuple = ()
+    real_only: bool = False
+
+
+def _idiom(feature, result, *lines, needs=(), real_only=False):
+    return Idiom(feature, result, lines, needs, real_only)
+
+
+IDIOMS = [
+    # ---- indexing: fancy (repeated, negative), reversed slices, .T / reshape chains
+    _idiom("fancy-read-repeated", "V", "{out} = {V}[[0, 2, 2]]"),
+    _idiom("fancy-read-negative", "U", "{out} = {V}[[-1, 0]]"),
+    _idiom("fancy-read-rows", "M", "{out} = {M}[[1, 0]]"),
+    _idiom("fancy-read-2d", "U", "{out} = {M}[[0, 1], [2, -1]]"),
+    _idiom("negative-index", "S", "{out} = {M}[-1, -2]"),
+    _idiom("ellipsis-index", "U", "{out} = {M}[..., 0]"),
+    _idiom("negative-step-slice", "U", "{out} = {V}[2:0:-1]"),
+    _idiom("reverse-rows", "M", "{out} = {M}[::-1]"),
+    _idiom("reverse-columns", "M", "{out} = {M}[:, ::-1]"),
+    _idiom("transpose-reshape", "M", "{out} = {M}.T.reshape(2, 3)"),
+    _idiom("reshape-minus-one", "V", "{out} = {M}.reshape(-1)[1:4]"),
+    _idiom("transpose-ravel", "V", "{out} = np.ravel({M}.T)[::2]"),
+    _idiom("transpose-chain", "M", "{out} = ({M}.T * {V}[:, None]).T"),
+    _idiom("star-shape", "M", "{t} = (2, 3)", "{out} = np.zeros((*{t},)) + {M}.reshape(*{t})"),
+    # ---- masks and kinks
+    _idiom("mask-read", "S", "{t} = {V}", "{out} = np.sum({t}[{t} > 0.0] ** 2)", real_only=True),
+    _idiom("mask-multiply", "V", "{t} = {V}", "{out} = {t} * ({t} > 0.25)", real_only=True),
+    _idiom("mask-setitem", "V", "{out} = np.sin({V})", "{out}[{out} > 0.5] = 0.0", real_only=True),
+    _idiom("np.where-mask", "V", "{t} = {V}", "{out} = np.where({t} > 0.0, {t} ** 2, np.sin({t}))", real_only=True),
+    _idiom("np.maximum", "V", "{out} = np.maximum({V}, 0.0)", real_only=True),
+    _idiom("np.minimum", "M", "{out} = np.minimum({M}, 0.5)", real_only=True),
+    _idiom("np.abs", "U", "{out} = np.abs({U})", real_only=True),
+    _idiom("np.clip", "V", "{out} = np.clip({V}, -0.5, 0.5)", real_only=True),
+    # ---- in-place writes: y += v on array names, aliases, views, repeated indices
+    _idiom("aug-assign-array", "V", "{out} = np.sin({V})", "{out} += {V}"),
+    _idiom("aug-assign-array-mul", "M", "{out} = 1.0 + {M}", "{out} *= {M}"),
+    _idiom("aug-assign-in-loop", "U", "{out} = np.zeros(2)", "for {i} in range(2):", "    {out} += {U}"),
+    _idiom("aug-assign-alias", "V", "{t} = np.tanh({V})", "{out} = {t}", "{t} += {V}", "{out} = {out} * {t}"),
+    _idiom("aug-assign-alias-list", "U", "{t} = np.cos({U})", "{t2} = [{t}]", "{t} *= {U}", "{out} = {t2}[0] + {t}"),
+    _idiom("view-write", "M", "{out} = np.cos({M})", "{t} = {out}[1:]", "{t} *= 1.0 + 0.5 * np.tanh({S})"),
+    _idiom("view-write-row", "M", "{out} = {M} + 0.0", "{t} = {out}[0]", "{t} += {V}"),
+    _idiom("view-setitem", "V", "{out} = np.sin({V})", "{t} = {out}[::2]", "{t}[0] = {S}"),
+    _idiom("view-write-transpose", "M", "{out} = np.exp(np.tanh({M}))", "{t} = {out}.T", "{t}[0] *= {S}"),
+    _idiom("view-write-reshape", "M", "{out} = np.cos({M})", "{t} = {out}.reshape(-1)", "{t}[1:3] += {U}"),
+    _idiom("fancy-aug-repeated", "V", "{out} = np.sin({V})", "{out}[[0, 2, 2]] += {V}"),
+    _idiom("fancy-set-negative", "V", "{out} = np.cos({V})", "{out}[[-1, 0]] = {U}"),
+    _idiom("fancy-mul-repeated", "U", "{out} = np.tanh({U}) + 1.0", "{out}[[1, 1]] *= {U}"),
+    _idiom("np.add.at", "V", "{out} = np.zeros(3)", "np.add.at({out}, [0, 2, 2], {V})"),
+    _idiom("np.add.at-scalar", "V", "{out} = np.sin({V})", "np.add.at({out}, [1, 1], {S})"),
+    _idiom("ufunc-out", "V", "{out} = np.zeros(3)", "np.multiply({V}, {V}, out={out})"),
+    # ---- scalars out of arrays
+    _idiom("item", "S", "{out} = {V}[1].item() * {S}"),
+    _idiom("item-of-sum", "S", "{out} = np.sum({M}).item()"),
+    _idiom("float-of-array", "S", "{out} = float(np.sum({V}))", real_only=True),
+    # ---- functions as users write them
+    _idiom("weights-loop", "U", "{t} = [({M} @ {M}.T, {U}), (np.eye(2), np.zeros(2))]", "{out} = {U}",
+           "for W, b in {t}:", "    {out} = np.tanh(W @ {out} + b)"),
+    _idiom("function-default-argument", "V", "{out} = layer({V}) + layer({V}, act=np.sin)", needs=("layer",)),
+    _idiom("decorator-scales", "V", "{out} = scaled_sin({V})", needs=("scaled_sin",)),
+    _idiom("decorator-forwards", "M", "{out} = traced_square({M}, power=2)", needs=("traced_square",)),
+    _idiom("keyword-only-argument", "V", "{out} = shifted({V}, by={S})", needs=("shifted",)),
+    _idiom("lambda-default", "U", "{t} = lambda a, b=0.5: np.sin(a) * b", "{out} = {t}({U}) + {t}({U}, b={S})"),
+    _idiom("raise-not-taken", "V", "{t} = {V}", "if {t}.shape != (3,):", "    raise ValueError('expected 3 values')",
+           "{out} = 2.0 * {t}"),
+    _idiom("raise-not-taken-value", "S", "{out} = {S}", "if not np.isfinite({out}):",
+           "    raise ValueError('not finite')"),
+    _idiom("assert", "U", "{out} = np.cos({U})", "assert {out}.shape == (2,), 'bad shape'"),
+    _idiom("np.einsum", "S", "{out} = np.einsum('ij,ij->', {M}, {M})"),
+    _idiom("np.linalg.norm", "S", "{out} = np.linalg.norm(1.0 + {V} ** 2)"),
+    _idiom("np.float32-constant", "V", "{out} = {V} * np.float32(0.5)"),
+    _idiom("np.kron", "S", "{out} = np.sum(np.kron({U}, {V}))"),
+    _idiom("np.cross", "V", "{out} = np.cross({V}, {V})"),
+    _idiom("np.tensordot", "U", "{out} = np.tensordot({M}, {V}, axes=1)"),
+    _idiom("np.linalg.det", "S", "{out} = np.linalg.det(np.eye(2) + 0.3 * np.outer({U}, {U}))"),
+    _idiom("np.linalg.solve", "U", "{out} = np.linalg.solve(np.eye(2) + 0.3 * np.outer({U}, {U}), {U})"),
+    # ---- complex numbers in real programs
+    _idiom("complex-constant", "S", "{out} = np.abs({S} * (1.0 + 2.0j)) ** 2"),
+    _idiom("complex-exp", "V", "{out} = np.real(np.exp(1j * {V}))"),
+    _idiom("complex-imag", "S", "{out} = ({S} * (0.5 + 1j)).imag"),
+    _idiom("complex-conj", "U", "{t} = {U} * (1.0 - 0.5j)", "{out} = np.real({t} * np.conj({t}))"),
+    _idiom("np.fft.fft", "V", "{out} = np.abs(np.fft.fft({V})) ** 2"),
+]
+
+# Module-level definitions idioms call (written before ``f`` when used).
+LIBRARY = {
+    "layer": ("def layer(x, act=np.tanh):\n"
+              "    return act(x) * 1.5\n"),
+    "scaled_sin": ("def scaled(factor):\n"
+                   "    def decorate(function):\n"
+                   "        @functools.wraps(function)\n"
+                   "        def wrapper(*args, **kwargs):\n"
+                   "            return factor * function(*args, **kwargs)\n"
+                   "        return wrapper\n"
+                   "    return decorate\n\n\n"
+                   "@scaled(2.0)\n"
+                   "def scaled_sin(x):\n"
+                   "    return np.sin(x)\n"),
+    "traced_square": ("def traced(function):\n"
+                      "    @functools.wraps(function)\n"
+                      "    def wrapper(*args, **kwargs):\n"
+                      "        return function(*args, **kwargs)\n"
+                      "    return wrapper\n\n\n"
+                      "@traced\n"
+                      "def traced_square(x, power=2):\n"
+                      "    return np.tanh(x) ** power\n"),
+    "shifted": ("def shifted(x, *, by=0.5):\n"
+                "    return x * np.cos(by) + by\n"),
+}
