@@ -121,6 +121,12 @@ for _name, _function in METHODS.items():
     if hasattr(np.generic, _name):
         defmethod(np.generic, _name, _function)
 
+# Python's numbers have the same parts: (s * 1j).imag, z.conjugate() of a Python complex
+# (a field read of a structural tangent before, which crashed the pullback)
+for _owner in (complex, float):
+    for _name in ("real", "imag", "conjugate"):
+        defmethod(_owner, _name, METHODS[_name])
+
 
 # ---- forward rules
 #

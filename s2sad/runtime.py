@@ -210,20 +210,21 @@ def tangent_filled(t, like):
     and cannot read the symbolic zero inside it."""
     t = unthunk(t)
     if t.__class__ is dict and like.__class__ is dict:
-        return {key: _zeros_like(value) if t.get(key, ZERO) is ZERO else tangent_filled(t[key], value)
+        return {key: zeros_like_primal(value) if t.get(key, ZERO) is ZERO else tangent_filled(t[key], value)
                 for key, value in like.items()}
     if t.__class__ not in (list, tuple) or like.__class__ not in (list, tuple) or len(t) != len(like):
         return t
-    items = [_zeros_like(primal) if item is ZERO or item is NO_TANGENT else tangent_filled(item, primal)
+    items = [zeros_like_primal(primal) if item is ZERO or item is NO_TANGENT else tangent_filled(item, primal)
              for item, primal in zip(t, like)]
     return items if t.__class__ is list else tuple(items)
 
 
-def _zeros_like(primal):
+def zeros_like_primal(primal):
+    """A zero tangent as a value: 0.0 for a Python number, zeros of a float (or complex) dtype."""
     if primal.__class__ in (float, int, bool):
         return 0.0
     if primal.__class__ in (list, tuple):
-        return [_zeros_like(item) for item in primal]
+        return [zeros_like_primal(item) for item in primal]
     return np.zeros(np.shape(primal), np.result_type(primal, np.float64))
 
 

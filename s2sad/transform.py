@@ -20,7 +20,7 @@ from .errors import S2SADError
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .resolve import Environment, found
 from .resolve import signature as _signature_of, unwrap as _unwrap
-from .runtime import field_cotangent, split_cotangent, tangent_filled
+from .runtime import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
 from .source import source_lines_for_key
 from .tangents import NO_TANGENT, ZERO
 from .validity import current_check, dependencies, identity, table_text, verified, without_table
@@ -457,7 +457,10 @@ class TransformedForwardCall:
                 collected = by_param.setdefault(self.double_star, {key: ZERO for key in bound.arguments[self.double_star]})
                 collected[keyword] = tangent
         for name, tangent in by_param.items():  # a container's constant items: zeros, not ZERO, so that the
-            by_param[name] = tangent_filled(tangent, bound.arguments[name])  # jvp's own reverse pass can read them
+            tangent = tangent_filled(tangent, bound.arguments[name])  # jvp's own reverse pass can read them
+            # the jvp was made for a varied argument, which can still be a constant on the path taken
+            # (x if c else np.ones(3)): it reads the tangent, so give it zeros
+            by_param[name] = zeros_like_primal(bound.arguments[name]) if tangent is ZERO else tangent
         wrt = tuple(name for name in self.signature.parameters if name in by_param)
         return bound, by_param, wrt
 

@@ -5,14 +5,14 @@ lost. s2sad's pullback sends the cotangent of ``y[2]`` to both ``x[1]`` and ``x[
 gradient in ``x[1]`` is silently wrong (the value is right).
 
 Found by the user-idiom fuzzer (idiom ``fancy-aug-repeated``), reduced by hand.
+
+Fixed: the reverse pass of `y[idx] = v` sends the cotangent only to the write NumPy kept for
+each element (helpers.written_item_of).
 """
 import math
 
 import numpy as np
 
-XFAIL = "y[[0, 2, 2]] += x: the pullback credits every repeated position, NumPy keeps only the last write"
-CATEGORY = ("grad-mismatch", "jvp-mismatch", "jvp-vjp-mismatch", "value-mismatch")
-FEATURES = ("aug-setitem", "fancy-index")
 OUTPUT = "S"
 DIRECTION_SEED = 0
 

@@ -4,14 +4,13 @@
 write into ``y``, so the gradient of ``sum(y)`` is silently 0 (the value is right).
 
 Found by the user-idiom fuzzer (idiom ``ufunc-out``), shrunk by hypothesis, reduced by hand.
+
+Fixed: `f(x, out=y)` is written `y[...] = written_into(f(x), y)` and differentiated.
 """
 import math
 
 import numpy as np
 
-XFAIL = "a ufunc's out= argument is written in place: s2sad gives a zero gradient to what it writes"
-CATEGORY = ("grad-mismatch", "jvp-mismatch", "value-mismatch", "jvp-vjp-mismatch")
-FEATURES = ("ufunc-out",)
 OUTPUT = "S"
 DIRECTION_SEED = 0
 

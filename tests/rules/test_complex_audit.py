@@ -296,7 +296,8 @@ METHOD_CHECKED = {  # method name: rng, receiver -> (args, kwargs); None: the me
     "reshape": lambda rng, a: calls(-1), "transpose": lambda rng, a: calls(),
     "astype": lambda rng, a: calls(np.complex128), "item": lambda rng, a: calls(0), "tolist": None,
 }
-METHOD_RECEIVERS = {np.ndarray: lambda rng: z(rng, 2, 3), np.generic: lambda rng: np.complex128(z(rng))}
+METHOD_RECEIVERS = {np.ndarray: lambda rng: z(rng, 2, 3), np.generic: lambda rng: np.complex128(z(rng)),
+                    complex: lambda rng: z(rng), float: lambda rng: float(rng.standard_normal())}
 SCALARS_WITHOUT_TWO_AXES = {"trace", "diagonal", "swapaxes", "mT"}  # a 0-d receiver has no axes to use
 
 
