@@ -412,7 +412,12 @@ class Normalizer:
         if any(version in op.uses() for op in self.emitted) or version in self.conditions:
             return False  # read already, by an operation or as a branch's or loop's condition (the
                           # reverse pass reads a condition when the pullback runs: it must keep its value)
-        return version in self.params or any(op.target == version and op.kind == "copy" for op in self.emitted)
+        definitions = [op for op in self.emitted if op.target == version]
+        if not definitions:
+            return version in self.params
+        # every definition a copy: a merge whose other path computed it (x = x / d on one path,
+        # x = x on the other) keeps that value for its own pullback, which reads it as `ans`
+        return all(op.kind == "copy" for op in definitions)
 
     def small_statement(self, node) -> None:
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda) and len(node.targets) == 1 \

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from markers import line_marked
 from s2sad.errors import MissingRuleError, S2SADError, UnsupportedSyntaxError
 from finite_differences import numerical_gradient
 
@@ -20,12 +21,7 @@ FILE = os.path.abspath(__file__)
 
 
 def line_of(marker: str) -> int:
-    """The line of this file that carries the comment ``# <marker>``."""
-    with open(FILE) as handle:
-        for number, line in enumerate(handle, 1):
-            if line.rstrip().endswith(f"# {marker}"):
-                return number
-    raise AssertionError(f"no line marked {marker}")
+    return line_marked(FILE, marker)
 
 
 # ---------------------------------------------------------------------- refused: they would give zeros

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from markers import line_marked
 from s2sad.errors import ArgumentError, S2SADError, SourceUnavailableError, MissingRuleError, UnsupportedSyntaxError
 from finite_differences import numerical_gradient
 
@@ -21,12 +22,7 @@ X = np.array([0.5, -1.0, 2.0])
 
 
 def line_of(marker: str) -> int:
-    """The line of this file that carries the comment ``# <marker>``."""
-    with open(FILE) as handle:
-        for number, line in enumerate(handle, 1):
-            if line.rstrip().endswith(f"# {marker}"):
-                return number
-    raise AssertionError(f"no line marked {marker}")
+    return line_marked(FILE, marker)
 
 
 def scaled(fn):
