@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POIN
 from .errors import ArgumentError
 from .forward_rules import forward_rule
 from .projection import check_differentiable
+from .runtime import zeros_like_primal
 from .resolve import mark_transform, signature as _signature_of, unwrap as _unwrap
 from .tangents import ZERO, is_zero, unthunk
 from .transform import generated_jvp
@@ -90,10 +90,6 @@ def _basis(x):
         yield e.reshape(x.shape)
 
 
-def _zeros_like(x):
-    return 0.0 if isinstance(x, float) else np.zeros(np.shape(x), np.result_type(x) if np.result_type(x).kind in "fc" else np.float64)
-
-
 def jacfwd(f, argnums=0, has_aux: bool = False):
     """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``."""
     @functools.wraps(_unwrap(f))
@@ -103,7 +99,7 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
         for p in positions:
             columns = []
             for e in _basis(args[p]):
-                tangents = [_zeros_like(a) if _is_float_like(a) else a for a in args]
+                tangents = [zeros_like_primal(a) if _is_float_like(a) else a for a in args]
                 tangents[p] = e
                 result = jvp(f, args, tangents, has_aux=has_aux)
                 output, column = result[0], result[1]
@@ -176,7 +172,7 @@ def hessian(f, argnums=0):
         for q in positions:
             columns = {p: [] for p in positions}
             for e in _basis(args[q]):
-                tangents = [_zeros_like(a) if _is_float_like(a) else a for a in args]
+                tangents = [zeros_like_primal(a) if _is_float_like(a) else a for a in args]
                 tangents[q] = e
                 products = hvp(f, args, tangents)
                 float_positions = [i for i, a in enumerate(args) if _is_float_like(a)]

@@ -225,7 +225,8 @@ def zeros_like_primal(primal):
         return 0.0
     if primal.__class__ in (list, tuple):
         return [zeros_like_primal(item) for item in primal]
-    return np.zeros(np.shape(primal), np.result_type(primal, np.float64))
+    dtype = np.result_type(primal)
+    return np.zeros(np.shape(primal), dtype if dtype.kind in "fc" else np.float64)  # float32 stays float32
 
 
 def tangent_field(t, name):
