@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .accumulate import release
+from .finiteness import has_nan, refuse_nan
 from .isolation import arrays_in, detached, unshared
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
 from .projection import check_differentiable, plainly_differentiable, project
@@ -293,9 +294,10 @@ def _user_location(traceback) -> SourceLocation | None:
             user_file, user_line = match["file"], int(match["line"])
             if source_file and os.path.basename(source_file) == os.path.basename(user_file):
                 user_file = source_file
-            text = linecache.getline(user_file, user_line)
-            column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
-            return SourceLocation(user_file, user_line, column, match["text"])
+            line_text = linecache.getline(user_file, user_line).rstrip("\n")
+            if not line_text.strip():  # the file is not readable here: the comment's copy of the line
+                return SourceLocation(user_file, user_line, 1, match["text"])
+            return SourceLocation(user_file, user_line, len(line_text) - len(line_text.lstrip()) + 1, line_text)
     return None
 
 
@@ -393,6 +395,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             for position in positions:
                 gradients.append(unshared(_hand_over(values[position], cotangents[1 + position]), held))
             gradient = tuple(gradients)
+        if (gradient != gradient) if gradient.__class__ is float else has_nan(gradient):
+            refuse_nan(gradient, output, (), _unwrap(f))
         if with_value:
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
@@ -453,6 +457,8 @@ def vjp(f, *primals, has_aux: bool = False):
         cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
         gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
                           for i in range(len(primals)))
+        if has_nan(gradients):
+            refuse_nan(gradients, output, cotangent, f)
         return _unshared_from(gradients, cotangent, primals, values)
 
     return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
@@ -481,6 +487,8 @@ def rrule(f, *args, **kwargs):
         cotangents = _pull(pullback, dy)
         gradients = tuple(_hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
                           for i in range(len(args)))
+        if has_nan(gradients):
+            refuse_nan(gradients, y, dy, f)
         return (NO_TANGENT,) + _unshared_from(gradients, dy, given, values)
 
     return detached(y), rrule_pullback

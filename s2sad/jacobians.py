@@ -18,6 +18,7 @@ import numpy as np
 
 from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POINTING, vjp
 from .errors import ArgumentError
+from .finiteness import has_nan, refuse_nan
 from .forward_rules import forward_rule
 from .projection import check_differentiable
 from .runtime import zeros_like_primal
@@ -64,7 +65,10 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     if rule is not None:
         y = f(*primals)
         given = {name: t for name, t, p in zip(rule.signature.parameters, tangents, primals) if _is_float_like(p)}
-        return y, _shaped(rule.pushforward(primals, {}, given, y), y)
+        tangent_out = _shaped(rule.pushforward(primals, {}, given, y), y)
+        if has_nan(tangent_out):
+            refuse_nan(tangent_out, y, tangents, f)
+        return y, tangent_out
     original = _unwrap(f)
     names, values = _bind(original, primals, {})
     positions = [i for i, value in enumerate(primals) if _is_float_like(value) and not is_zero(tangents[i])]
@@ -75,6 +79,8 @@ def jvp(f, primals, tangents, has_aux: bool = False):
         y, tangent = forward(*values, *(tangents[i] for i in positions))
     output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
     tangent_out = _shaped(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
+    if has_nan(tangent_out):
+        refuse_nan(tangent_out, output, tangents, original)
     return (output, tangent_out, aux) if has_aux else (output, tangent_out)
 
 
