@@ -34,7 +34,10 @@ def all_finite(value) -> bool:
 
 
 def _nan_in(value) -> bool:
-    return bool(np.isnan(value).any())
+    # A sum holds a NaN if any element does, and allocates nothing (a gradient's memory is
+    # measured); only a NaN sum (an element's NaN, or inf - inf) is looked at element by element.
+    total = np.sum(value)
+    return total != total and bool(np.isnan(value).any())
 
 
 def _not_finite_in(value) -> bool:
