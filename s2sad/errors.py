@@ -59,6 +59,10 @@ class UnsupportedArgumentsError(MissingRuleError, NotImplementedError):
     mode='empty'): raised as the rule runs, and located at the user's line like any s2sad error."""
 
 
+class NonFiniteDerivativeError(S2SADError):
+    """The derivative came out NaN although the value and the seeds were finite (see finiteness.py)."""
+
+
 class ArgumentError(S2SADError):
     """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input."""
 

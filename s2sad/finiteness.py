@@ -15,12 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import S2SADError, SourceLocation
+from .errors import NonFiniteDerivativeError, SourceLocation
 from .tangents import Tangent
-
-
-class NonFiniteDerivativeError(S2SADError):
-    """The derivative came out NaN although the value and the seeds were finite."""
 
 
 def has_nan(value) -> bool:

@@ -13,7 +13,7 @@ import pytest
 import s2sad
 from finite_differences import numerical_gradient
 from markers import line_marked
-from s2sad.finiteness import NonFiniteDerivativeError
+from s2sad.errors import NonFiniteDerivativeError
 
 FILE = __file__
 
