@@ -30,9 +30,11 @@ def all_finite(value) -> bool:
 
 
 def _nan_in(value) -> bool:
+    if value.__class__ is float or value.__class__ is complex:
+        return value != value
     # A sum holds a NaN if any element does, and allocates nothing (a gradient's memory is
     # measured); only a NaN sum (an element's NaN, or inf - inf) is looked at element by element.
-    total = np.sum(value)
+    total = value.sum()  # the method: half the cost of np.sum on a small array
     return total != total and bool(np.isnan(value).any())
 
 
