@@ -10,9 +10,9 @@ import builtins
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defrrule, defvjp, nondifferentiable
-from s2sad.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .helpers import unbroadcast
 from .numpy_elementwise import power_jvp_exponent

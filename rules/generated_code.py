@@ -11,11 +11,11 @@ occurrence of a repeated index adds its value. ``written_into`` is what ``y += v
 array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of ``y + v``
 (``written_into_shared`` when another name reads ``y`` after: it refuses an array or a list).
 """
-from s2sad.forward_rules import defjvp, deflinear
+from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.runtime import tangent_field, tangent_filled, tangent_item
+from s2sad.runtime.support import tangent_field, tangent_filled, tangent_item
 
-from s2sad.tangents import ZERO, Tangent
+from s2sad.runtime.tangents import ZERO, Tangent
 
 from .helpers import added_at, fit, safe_divide, subtracted_at, written_into, written_into_shared
 

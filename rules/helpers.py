@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = [
     "conj",
@@ -508,7 +508,7 @@ def output_parts(g, count, names=()):
     comes back as a plain value or ZERO; ``names`` are the namedtuple's fields, if any.
     Not in ``__all__``: rule functions call it, generated code never does.
     """
-    from s2sad.tangents import Tangent
+    from s2sad.runtime.tangents import Tangent
 
     g = unthunk(g)
     if g is ZERO or g is NO_TANGENT or g is None:

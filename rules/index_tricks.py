@@ -11,7 +11,7 @@ the containers whose lookups are piecewise constant in the index (arrays, lists,
 import numpy as np
 
 from s2sad.errors import MissingRuleError
-from s2sad.tangents import NO_TANGENT, ZERO, is_zero, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 
 from .helpers import unbroadcast
 

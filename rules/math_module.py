@@ -6,7 +6,7 @@ float is a float. Slopes that are infinite at a point of the domain go through
 """
 import math
 
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
 from .numpy_elementwise import power_jvp_exponent

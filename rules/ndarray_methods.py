@@ -15,9 +15,9 @@ be read as a field of a structure.
 """
 import numpy as np
 
-from s2sad.forward_rules import defjvp_method
+from s2sad.registry.forward import defjvp_method
 from s2sad.registry import defmethod, defvjp
-from s2sad.tangents import NO_TANGENT, ZERO, is_zero, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 
 from .helpers import inverse_axes, unbroadcast
 

@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import safe_divide, unbroadcast
 

@@ -46,9 +46,9 @@ out complex, as the output does; float32 stays float32 (complex64).
 """
 import numpy as np
 
-from s2sad.forward_rules import LINEAR, defjvp
+from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defvjp
-from s2sad.tangents import ZERO
+from s2sad.runtime.tangents import ZERO
 
 from .helpers import unbroadcast
 

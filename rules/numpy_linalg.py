@@ -46,9 +46,9 @@ Conventions:
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.forward_rules import LINEAR, defjvp
+from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents

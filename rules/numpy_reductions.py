@@ -35,9 +35,9 @@ of the tangents of the tied winners (0 where ``initial`` won); ``var`` pushes
 """
 import numpy as np
 
-from s2sad.forward_rules import defjvp, deflinear
+from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, dtype_of, expand_reduced, reduced_count, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of

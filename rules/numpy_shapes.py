@@ -32,9 +32,9 @@ Conventions:
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.forward_rules import LINEAR, defjvp, deflinear
+from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
 

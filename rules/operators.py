@@ -21,7 +21,7 @@ everywhere but at the index. The index gets a cotangent only when it holds the a
 """
 import operator
 
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
 from .index_tricks import getitem_jvp_index, getitem_vjp_index

@@ -7,7 +7,7 @@ get a rule whose vjp and jvp raise a located ``MissingRuleError`` when a gradien
 that argument, and pass nothing for arguments without one (ints, shapes).
 """
 from s2sad.errors import MissingRuleError
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import _signature_from_text, defvjp
 
 

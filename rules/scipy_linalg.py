@@ -30,9 +30,9 @@ solved with ``overwrite_b=False`` whatever the call said: they are never overwri
 import numpy as np
 from scipy import linalg
 
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, mH, mT, output_parts, unbroadcast
 from .refusals import defrefused

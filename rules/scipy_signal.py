@@ -22,7 +22,7 @@ import numpy as np
 from scipy import signal
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.forward_rules import LINEAR, defjvp
+from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defvjp
 
 from .helpers import conj, unbroadcast

@@ -24,9 +24,9 @@ import numpy as np
 from scipy import special
 
 from s2sad.errors import MissingRuleError, UnsupportedArgumentsError
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
-from s2sad.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, expand_reduced, safe_divide, unbroadcast
 
@@ -837,4 +837,4 @@ defjvp(special.k1e,          _jvp(k1e_slope), **ELEMENTWISE)
 defjvp(special.logsumexp,    logsumexp_jvp_a, None, logsumexp_jvp_b)
 defjvp(special.softmax,      "ans * (g - np.sum(ans * g, axis=axis, keepdims=True))")
 defjvp(special.log_softmax,  "g - np.sum(np.exp(ans) * g, axis=axis, keepdims=True)")
-# gammasgn is nondifferentiable: its forward rule pushes ZERO (see s2sad.forward_rules)
+# gammasgn is nondifferentiable: its forward rule pushes ZERO (see s2sad.registry.forward)

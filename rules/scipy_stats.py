@@ -39,9 +39,9 @@ import numpy as np
 from scipy import special, stats
 
 from s2sad.errors import MissingRuleError
-from s2sad.forward_rules import defjvp
+from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, defvjp_all, rule_for
-from s2sad.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import unbroadcast
 from .scipy_special import _betainc_slopes_in_shapes, _jvp, _like_output, _lower_gamma_slope_in_a

@@ -12,14 +12,14 @@ _load_checkout_rules(_os.path.dirname(__file__))
 from . import rules  # noqa: E402  (registers the built-in rules)
 
 from .api import Differentiated, differentiate, grad, rrule, show, value_and_grad, vjp  # noqa: E402
-from .forward_rules import defjvp, deflinear  # noqa: E402
+from .registry.forward import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
     defderivative, defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
 )
-from .tangents import NO_TANGENT, ZERO  # noqa: E402
+from .runtime.tangents import NO_TANGENT, ZERO  # noqa: E402
 
 # Imported on first use, not with s2sad (a warm start pays only for what it runs):
 # s2sad.testing (check_grad, check_rrule: public) and the Jacobian helpers.

@@ -17,17 +17,17 @@ import weakref
 
 import numpy as np
 
-from .accumulate import release
-from .finiteness import has_nan, refuse_nan
-from .isolation import arrays_in, detached, unshared
+from .runtime.accumulate import release
+from .runtime.finiteness import has_nan, refuse_nan
+from .runtime.isolation import arrays_in, detached, unshared
 from .errors import ArgumentError, MissingRuleError, S2SADError, SourceLocation
-from .projection import check_differentiable, plainly_differentiable, project
+from .runtime.projection import check_differentiable, plainly_differentiable, project
 from .registry import registry_generation, rule_for
-from .resolve import mark_transform, transform_kind
-from .resolve import signature as _signature_of, unwrap as _unwrap
-from .tangents import NO_TANGENT, ZERO
+from .frontend.resolve import mark_transform, transform_kind
+from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
+from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, generated_source
-from .validity import definition, same_definition
+from .cache.validity import definition, same_definition
 
 _BLOCK_COMMENT = re.compile(r"^\s*# (?P<file>[^:]+):(?P<line>\d+): (?P<text>.*)$")
 
@@ -82,7 +82,7 @@ def _bind(function, args, kwargs, plan=None):
         try:
             signature = _signature_of(function)
         except (TypeError, ValueError):
-            from .source import read_function
+            from .frontend.source import read_function
 
             read_function(function)  # raises the error that says why there is no source
             raise
@@ -309,7 +309,7 @@ def _seed_for(output, name: str):
         return 1.0          # and rules compute faster with it than with a NumPy scalar
     if kind is np.float32:
         return kind(1.0)
-    from .projection import is_duck_array
+    from .runtime.projection import is_duck_array
 
     if is_duck_array(output):  # a lazy scalar (Dask): its seed is a plain one
         if output.ndim != 0:
@@ -448,7 +448,7 @@ def vjp(f, *primals, has_aux: bool = False):
     """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
     positions = tuple(i for i, value in enumerate(primals) if _is_float_like(value))
     # The pullback outlives this call: it reads copies of the caller's arrays, and the
-    # caller gets copies of the values it reads (see s2sad.isolation).
+    # caller gets copies of the values it reads (see s2sad.runtime.isolation).
     y, pullback, names, values = _run(f, detached(primals), {}, positions)
     output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
     output, aux = detached(output), detached(aux)

@@ -87,7 +87,7 @@ def _load_target(target: str):
 def _wrt(function, wrt: str | None):
     import inspect
 
-    from .resolve import unwrap as _unwrap
+    from .frontend.resolve import unwrap as _unwrap
 
     names = list(inspect.signature(_unwrap(function)).parameters)
     if not wrt:
@@ -108,7 +108,7 @@ def command_show(arguments) -> int:
     function = _load_target(arguments.target)
     wrt = _wrt(function, arguments.wrt)
     if arguments.unoptimized:
-        from .resolve import unwrap
+        from .frontend.resolve import unwrap
         from .transform import transform
 
         present("# ---- before optimisation: every value differentiated, every rule called as a function\n"
@@ -134,7 +134,7 @@ def _targets(target: str):
 
 def command_emit(arguments) -> int:
     from .emit import emitted_text, write_new
-    from .resolve import unwrap
+    from .frontend.resolve import unwrap
 
     functions = _targets(arguments.target)
     output = arguments.output
@@ -157,7 +157,7 @@ def command_check(arguments) -> int:
 
     import numpy as np
 
-    from .resolve import unwrap
+    from .frontend.resolve import unwrap
     from .testing import check_grad
 
     function = _load_target(arguments.target)

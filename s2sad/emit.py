@@ -14,7 +14,7 @@ import tempfile
 
 from . import __version__
 from .errors import S2SADError
-from .resolve import unwrap
+from .frontend.resolve import unwrap
 from .transform import generated_source
 
 HEADER = '''\

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .forward_rules import forward_method_rule, forward_rule
-from .tangents import ZERO, Tangent, is_zero, unthunk
+from .registry.forward import forward_method_rule, forward_rule
+from .runtime.tangents import ZERO, Tangent, is_zero, unthunk
 from .testing import TOLERANCES, _has_tangent, _inexact_dtypes, _least_precise, _random_like, _shifted, _widened
 
 __all__ = ["check_frule", "pushforward"]

@@ -18,12 +18,12 @@ import numpy as np
 
 from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POINTING, vjp
 from .errors import ArgumentError
-from .finiteness import has_nan, refuse_nan
-from .forward_rules import forward_rule
-from .projection import check_differentiable
-from .runtime import zeros_like_primal
-from .resolve import mark_transform, signature as _signature_of, unwrap as _unwrap
-from .tangents import ZERO, is_zero, unthunk
+from .runtime.finiteness import has_nan, refuse_nan
+from .registry.forward import forward_rule
+from .runtime.projection import check_differentiable
+from .runtime.support import zeros_like_primal
+from .frontend.resolve import mark_transform, signature as _signature_of, unwrap as _unwrap
+from .runtime.tangents import ZERO, is_zero, unthunk
 from .transform import generated_jvp
 
 __all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]

@@ -11,7 +11,7 @@ import os
 import sys
 
 from .api import _hand_over, _seed_for
-from .resolve import unwrap
+from .frontend.resolve import unwrap
 
 
 def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, absolute_path: str, qualname: str):

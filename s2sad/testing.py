@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import Rule, method_rule, rule_for
-from .accumulate import accumulate, own
-from .tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
+from .runtime.accumulate import accumulate, own
+from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = ["check_grad", "check_rrule", "numerical_gradient"]
 
@@ -492,7 +492,7 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     >>> dW, db = check_grad(loss, W, b, X, argnums=(0, 1))
     """
     from . import api
-    from .projection import project
+    from .runtime.projection import project
 
     label = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)

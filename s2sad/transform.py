@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING
 from . import __version__, cache
 from .errors import S2SADError
 from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
-from .resolve import Environment, found
-from .resolve import signature as _signature_of, unwrap as _unwrap
-from .runtime import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
-from .source import source_lines_for_key
-from .tangents import NO_TANGENT, ZERO
-from .validity import current_check, dependencies, identity, table_text, verified, without_table
+from .frontend.resolve import Environment, found
+from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
+from .runtime.support import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
+from .frontend.source import source_lines_for_key
+from .runtime.tangents import NO_TANGENT, ZERO
+from .cache.validity import current_check, dependencies, identity, table_text, verified, without_table
 
 if TYPE_CHECKING:
-    from .generate import GeneratedModule
+    from .codegen.reverse import GeneratedModule
 
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
-GENERATOR_MODULES = ("source", "fence", "ir", "naming", "resolve", "normalize", "activity", "scalars", "reuse", "generate",
-                     "generate_forward", "validity", "opaque", "wrappers")
+GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
+GENERATOR_MODULES = ("cache/validity.py",)
 _generator_hash: str | None = None
 
 
@@ -42,9 +42,11 @@ def generator_fingerprint() -> str:
 
         digest = hashlib.sha256()
         here = os.path.dirname(os.path.abspath(__file__))
-        for name in GENERATOR_MODULES:
-            with open(os.path.join(here, name + ".py"), "rb") as handle:
-                digest.update(handle.read())
+        paths = [os.path.join(package, name) for package in GENERATOR_PACKAGES
+                 for name in sorted(os.listdir(os.path.join(here, package))) if name.endswith(".py")]
+        for path in paths + list(GENERATOR_MODULES):
+            with open(os.path.join(here, path), "rb") as handle:
+                digest.update(path.encode() + b"\0" + handle.read())
         _generator_hash = digest.hexdigest()[:16]
     return _generator_hash
 
@@ -95,7 +97,7 @@ def _forward_rules_fingerprint() -> str:
     global _forward_fingerprint
     generation = registry_generation()
     if _forward_fingerprint is None or _forward_fingerprint[0] != generation:
-        from .forward_rules import forward_fingerprint
+        from .registry.forward import forward_fingerprint
 
         _forward_fingerprint = (generation, forward_fingerprint())
     return _forward_fingerprint[1]
@@ -140,11 +142,11 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     # The front end (libcst) and the generator are imported only when something is
     # transformed: a warm process that loads generated modules from the cache never pays
     # for them (nor for compiling them, where Python writes no bytecode).
-    from .fence import check
-    from .generate import generate
-    from .naming import Namer
-    from .normalize import normalize
-    from .source import read_function
+    from .frontend.fence import check
+    from .codegen.reverse import generate
+    from .frontend.naming import Namer
+    from .frontend.normalize import normalize
+    from .frontend.source import read_function
 
     source = read_function(function)
     try:
@@ -157,7 +159,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     # The normaliser's names are taken; the generator continues with the same namer.
     namer.reserve(*_names_of(ir))
     if mode == "forward":
-        from .generate_forward import generate_forward
+        from .codegen.forward import generate_forward
 
         generated = generate_forward(ir, wrt, source.function, namer)
     else:
@@ -167,7 +169,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
 
 def _static_callees(ir) -> set[str]:
     """The spellings of the calls the normaliser resolved to an object (``np.linalg.inv``, ``helper``)."""
-    from .ir import operations_of
+    from .frontend.ir import operations_of
 
     return {operation.callee.spelling for operation in operations_of(ir.statements)
             if operation.callee is not None and operation.callee.kind == "static"}
@@ -188,7 +190,7 @@ def _name_the_decorator(error: S2SADError, function) -> None:
 
 
 def _names_of(ir) -> set[str]:
-    from .ir import operations_of
+    from .frontend.ir import operations_of
 
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
     return names | {operation.target for operation in operations_of(ir.statements)}
@@ -214,7 +216,7 @@ def generated_jvp(function, wrt: tuple[str, ...]):
 def _generated(function, wrt, mode):
     function = _unwrap(function)
     if not inspect.isfunction(function):
-        from .source import read_function
+        from .frontend.source import read_function
 
         read_function(function)  # raises the error that says why it has no source
     generation = registry_generation()
@@ -342,7 +344,7 @@ def _resolve_recipe(recipe, env: Environment, function):
             raise _Stale(str(recipe))
         return callee.rrule
     if kind == "jvp":
-        from .forward_rules import forward_rule
+        from .registry.forward import forward_rule
 
         forward = forward_rule(callee)
         jvp = forward.jvp_function(recipe[2]) if forward is not None else None

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from s2sad import accumulate as accumulate_module
-from s2sad.accumulate import accumulate, add, is_owned, own, release
-from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk
+from s2sad.runtime import accumulate as accumulate_module
+from s2sad.runtime.accumulate import accumulate, add, is_owned, own, release
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk
 
 needs_refcount = pytest.mark.skipif(not hasattr(sys, "getrefcount"), reason="no sys.getrefcount: never in place")
 
@@ -417,7 +417,7 @@ def test_concurrent_accumulation_and_release():
 
 # ---------------------------------------------------------------------- add_at: x[i] read in a loop
 def test_add_at_writes_into_the_buffer_it_owns_and_never_into_an_alias():
-    from s2sad.accumulate import add_at
+    from s2sad.runtime.accumulate import add_at
 
     x = np.arange(4.0)
     d, ids = ZERO, set()
@@ -435,7 +435,7 @@ def test_add_at_writes_into_the_buffer_it_owns_and_never_into_an_alias():
 
 
 def test_add_at_takes_rows_fancy_indices_and_zeros():
-    from s2sad.accumulate import add_at
+    from s2sad.runtime.accumulate import add_at
 
     x = np.zeros((3, 2))
     d = add_at(ZERO, np.array([1.0, 2.0]), 1, x)
@@ -447,7 +447,7 @@ def test_add_at_takes_rows_fancy_indices_and_zeros():
 
 
 def test_add_at_leaves_a_read_only_owned_value_alone():
-    from s2sad.accumulate import add_at
+    from s2sad.runtime.accumulate import add_at
 
     frozen = own(np.broadcast_to(np.ones(1), (4,)))   # a thunk's value form may be a read-only view
     out = add_at(frozen, 2.0, 1, np.zeros(4))

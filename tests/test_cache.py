@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import source as source_module
+from s2sad.frontend import source as source_module
 from s2sad import transform as transform_module
 
 
@@ -170,7 +170,7 @@ def test_the_key_covers_every_line_inspect_reads():
     import language_programs
     import loop_programs
 
-    from s2sad.source import source_lines_for_key
+    from s2sad.frontend.source import source_lines_for_key
 
     def functions(namespace, depth=0):
         for value in vars(namespace).values():
@@ -246,7 +246,7 @@ def last(x):
 def test_the_key_covers_every_line_of_tricky_layouts(tmp_path, monkeypatch):
     import inspect
 
-    from s2sad.source import source_lines_for_key
+    from s2sad.frontend.source import source_lines_for_key
 
     (tmp_path / "tricky_layouts.py").write_text(TRICKY_LAYOUTS)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -271,7 +271,7 @@ def test_a_warm_start_imports_no_front_end(user_module, tmp_path):
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
         import numpy as np, s2sad, usermodel
-        heavy = ("libcst", "pygments", "scipy", "s2sad.normalize", "s2sad.fence", "s2sad.generate", "s2sad.testing")
+        heavy = ("libcst", "pygments", "scipy", "s2sad.frontend.normalize", "s2sad.frontend.fence", "s2sad.codegen.reverse", "s2sad.testing")
         after_import = [name for name in heavy if name in sys.modules]
         s2sad.grad(usermodel.loss)(np.ones(3))
         print(after_import, [name for name in heavy if name in sys.modules])

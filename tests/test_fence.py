@@ -109,7 +109,7 @@ def test_node_kinds_from_the_mro_agree_with_isinstance():
 
     import libcst as cst
 
-    from s2sad import fence
+    from s2sad.frontend import fence
 
     nodes = [value for value in vars(cst).values() if inspect.isclass(value) and issubclass(value, cst.CSTNode)]
     tested = [*fence.REFUSED, *fence.SUPPORTED, cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression,

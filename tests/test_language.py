@@ -8,7 +8,7 @@ import pytest
 import language_programs as programs
 import s2sad
 from finite_differences import assert_gradients_match, numerical_gradient
-from s2sad.tangents import Tangent
+from s2sad.runtime.tangents import Tangent
 
 rng = np.random.default_rng(8)
 

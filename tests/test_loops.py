@@ -12,7 +12,7 @@ import pytest
 import loop_programs as programs
 import s2sad
 from finite_differences import assert_gradients_match
-from s2sad.tangents import Tangent
+from s2sad.runtime.tangents import Tangent
 from s2sad.transform import transform
 
 rng = np.random.default_rng(11)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from s2sad.errors import ArgumentError, RuleError, SourceLocation
-from s2sad.projection import check_differentiable, project
-from s2sad.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk
+from s2sad.runtime.projection import check_differentiable, project
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk
 
 
 @dataclass

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from s2sad.tangents import (
+from s2sad.runtime.tangents import (
     NO_TANGENT, ZERO, InplaceableThunk, NoTangent, Tangent, Thunk, ZeroTangent, is_zero, unthunk,
 )
 

@@ -6,7 +6,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import defrrule, defvjp, unregister
-from s2sad.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT
 from s2sad.testing import check_rrule, numerical_gradient
 
 

@@ -30,8 +30,8 @@ import scipy.stats  # noqa: E402
 
 import s2sad  # noqa: E402
 from s2sad import registry  # noqa: E402
-from s2sad.forward_rules import forward_method_rule, forward_rule  # noqa: E402
-from s2sad.tangents import ZERO, is_zero, unthunk  # noqa: E402
+from s2sad.registry.forward import forward_method_rule, forward_rule  # noqa: E402
+from s2sad.runtime.tangents import ZERO, is_zero, unthunk  # noqa: E402
 from s2sad.testing import _inner, _random_like, _shifted, _widened, check_rrule  # noqa: E402
 
 registry._load_optional_rules()  # the SciPy tables, imported above
@@ -270,9 +270,9 @@ REFUSED = {  # name: (why, maker): NumPy/SciPy accept complex arguments, the rul
 
 NOT_NUMERIC = {  # name: why no complex check applies
     "s2sad.rules.helpers.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
-    "s2sad.runtime.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
-    "s2sad.runtime.tangent_filled": "a structural tangent with zeros filled in (generated code)",
-    "s2sad.runtime.tangent_field": "a field of a structural tangent (generated code)",
+    "s2sad.runtime.support.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
+    "s2sad.runtime.support.tangent_filled": "a structural tangent with zeros filled in (generated code)",
+    "s2sad.runtime.support.tangent_field": "a field of a structural tangent (generated code)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
 }

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import s2sad  # noqa: F401
-from s2sad import forward_rules, registry
+from s2sad import registry
+from s2sad.registry import forward as forward_rules
 from s2sad.forward_check import check_frule
-from s2sad.forward_rules import forward_rule
-from s2sad.tangents import ZERO
+from s2sad.registry.forward import forward_rule
+from s2sad.runtime.tangents import ZERO
 
 rng = np.random.default_rng(11)
 C64 = dict(rtol=2e-3, atol=1e-4)  # complex64 results (check_frule's defaults are float64's)

@@ -5,7 +5,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.forward_check import check_frule
-from s2sad.forward_rules import forward_method_rule, forward_rule
+from s2sad.registry.forward import forward_method_rule, forward_rule
 from s2sad.registry import all_rules
 
 rng = np.random.default_rng(29)

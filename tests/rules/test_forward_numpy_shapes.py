@@ -4,9 +4,9 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.forward_check import check_frule
-from s2sad.forward_rules import forward_rule
+from s2sad.registry.forward import forward_rule
 from s2sad.registry import all_rules
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 rng = np.random.default_rng(13)
 

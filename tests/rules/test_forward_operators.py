@@ -9,8 +9,8 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad import registry
 from s2sad.forward_check import check_frule
-from s2sad.forward_rules import forward_rule
-from s2sad.tangents import ZERO, Tangent
+from s2sad.registry.forward import forward_rule
+from s2sad.runtime.tangents import ZERO, Tangent
 from test_forward_numpy_elementwise import registered_by
 
 rng = np.random.default_rng(3)

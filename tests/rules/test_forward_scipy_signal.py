@@ -7,7 +7,7 @@ signal = pytest.importorskip("scipy.signal")
 
 import s2sad  # noqa: E402,F401
 from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
-from s2sad.forward_rules import forward_rule  # noqa: E402
+from s2sad.registry.forward import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
 
 rng = np.random.default_rng(22)

@@ -5,7 +5,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT
 from s2sad.testing import check_rrule
 
 

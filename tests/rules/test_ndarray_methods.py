@@ -6,7 +6,7 @@ import pytest
 
 import s2sad
 from s2sad.registry import method_rule, rule_for
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(5)

@@ -7,7 +7,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.tangents import ZERO
+from s2sad.runtime.tangents import ZERO
 from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(1)

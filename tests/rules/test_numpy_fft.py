@@ -11,7 +11,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import defvjp, rule_for, unregister
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(7)

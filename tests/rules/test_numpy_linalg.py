@@ -4,8 +4,8 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.tangents import ZERO, Tangent
-from s2sad.tangents import Thunk, unthunk
+from s2sad.runtime.tangents import ZERO, Tangent
+from s2sad.runtime.tangents import Thunk, unthunk
 from s2sad.testing import check_rrule
 
 rng = np.random.default_rng(4)

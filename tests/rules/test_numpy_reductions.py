@@ -123,7 +123,7 @@ def test_cumsum(kwargs):
 
 
 def test_int_input_has_no_tangent():
-    from s2sad.tangents import NO_TANGENT
+    from s2sad.runtime.tangents import NO_TANGENT
 
     assert cotangents(np.sum, np.arange(3), g=1.0) == (NO_TANGENT,)
     assert cotangents(np.prod, np.arange(1, 4), g=1.0) == (NO_TANGENT,)

@@ -4,7 +4,7 @@ import pytest
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
-from s2sad.tangents import NO_TANGENT, ZERO, Tangent
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent
 from s2sad.testing import check_rrule
 
 rng = np.random.default_rng(3)

@@ -4,13 +4,13 @@ import warnings
 
 import numpy as np
 
-from s2sad.accumulate import accumulate, own
-from s2sad.tangents import InplaceableThunk, unthunk
+from s2sad.runtime.accumulate import accumulate, own
+from s2sad.runtime.tangents import InplaceableThunk, unthunk
 import pytest
 
 import s2sad
 from s2sad.registry import rule_for
-from s2sad.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(0)

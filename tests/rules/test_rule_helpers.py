@@ -5,7 +5,7 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad.rules import helpers
 from s2sad.rules.helpers import expand_reduced, safe_divide, tie_share, unbroadcast, untake
-from s2sad.tangents import NO_TANGENT, ZERO, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, unthunk
 
 
 def test_all_names_exist_and_are_callable():
@@ -86,7 +86,7 @@ def test_output_parts():
     from collections import namedtuple
 
     from s2sad.rules.helpers import output_parts
-    from s2sad.tangents import Tangent, Thunk
+    from s2sad.runtime.tangents import Tangent, Thunk
 
     pair = namedtuple("Pair", "first second")
     assert output_parts(ZERO, 2) == (ZERO, ZERO)

@@ -6,7 +6,7 @@ linalg = pytest.importorskip("scipy.linalg")
 
 import s2sad  # noqa: E402,F401
 from s2sad.registry import rule_for  # noqa: E402
-from s2sad.tangents import NO_TANGENT  # noqa: E402
+from s2sad.runtime.tangents import NO_TANGENT  # noqa: E402
 from s2sad.testing import check_rrule  # noqa: E402
 
 rng = np.random.default_rng(31)

@@ -10,7 +10,7 @@ from scipy.stats import norm, t  # noqa: E402
 
 import s2sad  # noqa: E402
 from s2sad.registry import rule_for  # noqa: E402
-from s2sad.tangents import NO_TANGENT  # noqa: E402
+from s2sad.runtime.tangents import NO_TANGENT  # noqa: E402
 from s2sad.testing import check_rrule, numerical_gradient  # noqa: E402
 
 rng = np.random.default_rng(11)

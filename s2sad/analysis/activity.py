@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ir import Function, Operation, Var, operations_of
-from .registry import rule_for
+from ..frontend.ir import Function, Operation, Var, operations_of
+from ..registry import rule_for
 
 # Attributes of arrays that carry no gradient: reading them is plain primal code.
 CONSTANT_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "flags", "strides"}

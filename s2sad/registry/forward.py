@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .registry import Rule, _signature_from_text, method_rule, rule_for
+from . import Rule, _signature_from_text, method_rule, rule_for
 
 __all__ = ["LINEAR", "ForwardRule", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -54,7 +54,7 @@ class ForwardRule:
         if jvp is None or callable(jvp):
             return jvp
         if param not in self._compiled:
-            from .registry import compile_template
+            from . import compile_template
 
             params = tuple(self.signature.parameters)
             if jvp == LINEAR:
@@ -65,8 +65,8 @@ class ForwardRule:
 
     def pushforward(self, args: tuple, kwargs: dict, tangents: dict, ans):
         """The output's tangent, given tangents by parameter name (absent: zero)."""
-        from .accumulate import add
-        from .tangents import ZERO, is_zero
+        from ..runtime.accumulate import add
+        from ..runtime.tangents import ZERO, is_zero
 
         if self.rule.nondifferentiable:
             return ZERO
@@ -166,7 +166,7 @@ def _store(rule: Rule, jvps, elementwise: bool, signature: str | None) -> Forwar
         raise ValueError(f"{len(jvps)} jvps given for the {len(params)} parameters of {rule.name}")
     forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise)
     _forward[id(rule)] = forward
-    from . import registry
+    from .. import registry
 
     registry._generation += 1  # generated forward code in memory is made again
     return forward

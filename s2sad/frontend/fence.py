@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 from .source import FunctionSource
 
 SUPPORTED = (

@@ -75,7 +75,7 @@ def unwrap(function):
     Not ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
     is differentiated as written, calling the function it wraps through that function's own
     transform. The one exception is a wrapper whose source shows it returns
-    ``fn(*args, **kwargs)`` untouched (s2sad.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
+    ``fn(*args, **kwargs)`` untouched (s2sad.frontend.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
     ``__wrapped__`` is ``f``, and differentiating ``f`` in their place would be silently wrong.
     """
     seen = set()
@@ -133,7 +133,7 @@ def refuse_transform(function, location=None) -> None:
             kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
         else:
             return
-    from .errors import UnsupportedSyntaxError
+    from ..errors import UnsupportedSyntaxError
 
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
     raise UnsupportedSyntaxError(

@@ -7,9 +7,9 @@ attributes: ``x.sum()``, ``x.T``, ``params.W``) are looked up here when they run
 from __future__ import annotations
 
 from .accumulate import accumulate, add_at, zeroed_at
-from .errors import MissingRuleError
-from .registry import method_rule
-from .rules.helpers import written_once
+from ..errors import MissingRuleError
+from ..registry import method_rule
+from ..rules.helpers import written_once
 import inspect
 
 import numpy as np
@@ -74,7 +74,7 @@ def _transformed_method(function, count: int, keywords: tuple):
     key = (function, count, keywords)
     call = _methods.get(key)
     if call is None:
-        from .transform import TransformedCall
+        from ..transform import TransformedCall
 
         call = _methods[key] = TransformedCall(function, range(count), keywords)
     return call
@@ -289,20 +289,20 @@ def tangent_pop(t, index):
 
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
-    from .forward_rules import forward_method_rule
+    from ..registry.forward import forward_method_rule
 
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
-            from .transform import TransformedForwardCall
+            from ..transform import TransformedForwardCall
 
             every = (receiver_tangent,) + tuple(tangents)
             active = tuple(i for i, t in enumerate(every) if t is not ZERO)
             call = TransformedForwardCall(function, active, ())
             return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
-                               hint="register one with s2sad.forward_rules.defjvp_method(...)")
+                               hint="register one with s2sad.registry.forward.defjvp_method(...)")
     params = list(forward.signature.parameters)
     given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
     return forward.pushforward((receiver,) + tuple(args), kwargs, given, ans)
@@ -310,7 +310,7 @@ def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents
 
 def attribute_jvp(receiver, receiver_tangent, name: str):
     """The tangent of ``receiver.name``: a property's rule (``x.T``) or a structural field."""
-    from .forward_rules import forward_method_rule
+    from ..registry.forward import forward_method_rule
 
     forward = forward_method_rule(type(receiver), name)
     if forward is not None:

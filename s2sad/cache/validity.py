@@ -26,8 +26,8 @@ import dis
 import inspect
 import types
 
-from .registry import rule_for
-from .resolve import Environment, found, unwrap
+from ..registry import rule_for
+from ..frontend.resolve import Environment, found, unwrap
 
 HEADING = "# What the names above resolved to when this module was made; a load that finds any resolving\n" \
           "# to something else makes the module again:\n"

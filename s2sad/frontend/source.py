@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .resolve import describe_decorated, source_lines as _source_lines, unwrap as _unwrap
 
 if TYPE_CHECKING:  # libcst is imported only when a function is parsed (see read_function)

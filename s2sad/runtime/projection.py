@@ -4,7 +4,7 @@ Inside the pullback, cotangents take whatever form is cheapest: ZERO, a thunk, a
 array where the input was float32, a (3, 4) array for an input that was broadcast from
 (4,). Before a gradient reaches the user, :func:`project` turns it into the natural form:
 a float for a float, an array of the primal's shape and dtype for an array, a structural
-:class:`~s2sad.tangents.Tangent` of projected fields for a container or object.
+:class:`~s2sad.runtime.tangents.Tangent` of projected fields for a container or object.
 
 :func:`check_differentiable` is the matching check on the way in: asking for the gradient
 with respect to an int, a string or an integer array is an error with a clear message.
@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from .errors import ArgumentError, RuleError, SourceLocation
+from ..errors import ArgumentError, RuleError, SourceLocation
 from .tangents import NO_TANGENT, Tangent, is_zero, unthunk
 
 __all__ = ["project", "check_differentiable"]

@@ -16,9 +16,9 @@ import inspect
 
 
 from .activity import CONSTANT_METHODS
-from .errors import MissingRuleError, UnsupportedSyntaxError
-from .ir import Operation, Var
-from .registry import rule_for
+from ..errors import MissingRuleError, UnsupportedSyntaxError
+from ..frontend.ir import Operation, Var
+from ..registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
@@ -99,7 +99,7 @@ def may_write_into_parameters(function) -> bool:
 def _may_write(function) -> bool:
     import textwrap
 
-    from .resolve import Environment, found, source_lines
+    from ..frontend.resolve import Environment, found, source_lines
 
     try:
         lines, _ = source_lines(function)

@@ -22,7 +22,7 @@ from collections import Counter
 
 import numpy as np
 
-from .ir import Function, Statement, Var, operations_of
+from ..frontend.ir import Function, Statement, Var, operations_of
 from .scalars import math_function
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
 
-from .tangents import NO_TANGENT, Thunk
+from ..runtime.tangents import NO_TANGENT, Thunk
 
 Template = str
 VJP = Callable[..., Any]
@@ -435,7 +435,7 @@ def _from_user_code() -> bool:
 
 
 def _problem(cotangent, primal) -> str | None:
-    from .tangents import Tangent
+    from ..runtime.tangents import Tangent
 
     if cotangent is None:
         return "None (return s2sad.ZERO for a zero cotangent)"
@@ -453,7 +453,7 @@ def _problem(cotangent, primal) -> str | None:
 
 
 def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
-    from .errors import RuleError
+    from ..errors import RuleError
 
     if vjp is None:
         return None
@@ -479,7 +479,7 @@ def _check_template(rule_name: str, param: str, template: str, params: tuple) ->
     import keyword
     import tokenize
 
-    from .errors import RuleError
+    from ..errors import RuleError
 
     known = set(params) | {"g", "ans"} | set(template_namespace()) | set(dir(builtins))
     try:
@@ -499,7 +499,7 @@ def _check_template(rule_name: str, param: str, template: str, params: tuple) ->
 
 
 def _checked_vjp_all(rule_name: str, vjp, count: int):
-    from .errors import RuleError
+    from ..errors import RuleError
 
     def checked_vjp_all(g, ans, *values):
         cotangents = vjp(g, ans, *values)
@@ -513,7 +513,7 @@ def _checked_vjp_all(rule_name: str, vjp, count: int):
 
 
 def _checked_rrule(rule_name: str, rrule):
-    from .errors import RuleError
+    from ..errors import RuleError
 
     def checked_rrule(*args, **kwargs):
         result = rrule(*args, **kwargs)
@@ -729,7 +729,7 @@ def differentiate_source(function):
     if not inspect.isfunction(original):
         raise TypeError(f"s2sad can only differentiate the source of a Python function defined with def; "
                         f"{label} is a {type(original).__name__}, so it keeps its rule")
-    from .generate import _is_library
+    from ..codegen.reverse import _is_library
 
     if _is_library(original):
         raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NonFiniteDerivativeError, SourceLocation
+from ..errors import NonFiniteDerivativeError, SourceLocation
 from .tangents import Tangent
 
 

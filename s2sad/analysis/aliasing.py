@@ -19,8 +19,8 @@ import re
 
 import numpy as np
 
-from .errors import UnsupportedSyntaxError
-from .ir import Branch, Loop, Operation, Statement, Var, operations_of
+from ..errors import UnsupportedSyntaxError
+from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activity import Activity
-from .ir import Function, Operation, Var, operations_of
-from .rules.helpers import written_into, written_into_shared
+from ..frontend.ir import Function, Operation, Var, operations_of
+from ..rules.helpers import written_into, written_into_shared
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
                operator.pow, operator.neg, operator.pos, operator.abs,

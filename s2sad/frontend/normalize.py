@@ -13,13 +13,13 @@ import operator
 import libcst as cst
 import numpy as np
 
-from .aliasing import check_writes, may_share
-from .errors import UnsupportedSyntaxError
+from ..analysis.aliasing import check_writes, may_share
+from ..errors import UnsupportedSyntaxError
 from .fence import ReadingVisitor
 from .ir import Atom, Branch, Callee, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from .naming import Namer
 from .resolve import Environment, found, importable_module_name
-from .rules.helpers import added_at, subtracted_at, written_into, written_into_shared
+from ..rules.helpers import added_at, subtracted_at, written_into, written_into_shared
 from .source import FunctionSource
 
 _code = cst.Module([]).code_for_node

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from .errors import SourceLocation
+from ..errors import SourceLocation
 
 
 @dataclass(frozen=True)
