@@ -31,7 +31,9 @@ from ..analysis.activity import propagates
 from ..frontend.resolve import refuse_transform
 from ..errors import MissingRuleError
 from ..registry.forward import LINEAR, forward_rule
-from .reverse import GeneratedModule, INDENT, _Generator, _indented, _is_library, _describe_callee, substitute
+from ..frontend.resolve import describe_callee, is_library
+from .core import INDENT, GeneratedModule, callee_reference, indented, names_in, operator_name
+from .reverse import _Generator, substitute
 from ..frontend.ir import Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 
 FORWARD_TEMPLATE = '''\
@@ -74,26 +76,21 @@ class _ForwardGenerator(_Generator):
                 tangent_params.append(self.cotangent(name))
                 self.tangents.add(name)
         entry = self.namer.fresh(f"{f.name}_jvp")
-        body = self.prologue() + self.block(f.statements)
-        result = self.code(f.result) if f.result is not None else "None"
+        body = self.core.prologue() + self.block(f.statements)
+        result = self.core.code(f.result) if f.result is not None else "None"
         tangent = self.tangent_of(f.result) if f.result is not None else "ZERO"
         text = FORWARD_TEMPLATE.format(
             version=__version__, filename=f.location.filename if f.location else "?", name=f.name,
             line=f.location.line if f.location else 0, wrt=", ".join(self.wrt) or "nothing",
-            imports=self.forward_imports(body + [result, tangent]), bindings=self.bindings_literal(), entry=entry,
+            imports=self.forward_imports(body + [result, tangent]), bindings=self.core.bindings_literal(), entry=entry,
             params=", ".join(list(f.params) + tangent_params),
             body="".join(INDENT + line + "\n" for line in body), result=result, tangent=tangent,
         )
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
-        return GeneratedModule(text, entry, self.bindings, f)
+        return GeneratedModule(text, entry, self.core.bindings, f)
 
     def forward_imports(self, body: list[str]) -> str:
-        lines = self.imports(body).splitlines()
-        runtime = [n for n in FORWARD_RUNTIME if n in _used(body) and n != "fit"]
-        lines = [line for line in lines if not line.startswith("from s2sad.runtime.support import")]
-        if runtime:
-            lines.append(f"from s2sad.runtime.support import {', '.join(runtime)}")
-        return "\n".join(lines) + "\n"
+        return self.core.imports(body, [n for n in FORWARD_RUNTIME if n != "fit"])
 
     # ------------------------------------------------------------------ tangents
     def tangent_of(self, atom) -> str:
@@ -152,12 +149,12 @@ class _ForwardGenerator(_Generator):
     def _snapshot(self):
         """Everything generating a block changes: a loop's body is generated again when a
         tangent it carries turns out to be ZERO on some iteration (its guards change)."""
-        return (set(self.namer.used), dict(self.bindings), dict(self.cotangents), self._last_comment,
+        return (set(self.namer.used), dict(self.core.bindings), dict(self.core.derivatives), self.core.last_comment,
                 set(self.tangents), self._flags(), set(self.numbers), dict(self.static_items))
 
     def _restore(self, snapshot) -> None:
-        used, bindings, cotangents, self._last_comment, tangents, flags, numbers, static_items = snapshot
-        self.namer.used, self.bindings, self.cotangents = set(used), dict(bindings), dict(cotangents)
+        used, bindings, cotangents, self.core.last_comment, tangents, flags, numbers, static_items = snapshot
+        self.namer.used, self.core.bindings, self.core.derivatives = set(used), dict(bindings), dict(cotangents)
         self.tangents, self.numbers, self.static_items = set(tangents), set(numbers), dict(static_items)
         self.flags = {flag: set(names) for flag, names in flags.items()}
 
@@ -174,14 +171,14 @@ class _ForwardGenerator(_Generator):
                 lines += edges + [item.kind]
             else:
                 body = [line for op in item.operations for line in self.operation(op)]
-                lines += body if item.merge else self.commented(item.location, body)
+                lines += body if item.merge else self.core.commented(item.location, body)
         return lines
 
     def branch(self, branch: Branch) -> list[str]:
-        before, last, flags, numbers = set(self.tangents), self._last_comment, self._flags(), set(self.numbers)
+        before, last, flags, numbers = set(self.tangents), self.core.last_comment, self._flags(), set(self.numbers)
         then = self.block(branch.then)
         after_then, flags_then, numbers_then = set(self.tangents), self._flags(), self.numbers
-        self.tangents, self._last_comment, self.flags, self.numbers = set(before), last, flags, numbers
+        self.tangents, self.core.last_comment, self.flags, self.numbers = set(before), last, flags, numbers
         orelse = self.block(branch.orelse)
         after_else, numbers_else = set(self.tangents), self.numbers
         for flag, names in flags_then.items():  # after the branch, what may be so on either path
@@ -194,16 +191,16 @@ class _ForwardGenerator(_Generator):
             if _always_jumps(block):
                 continue  # what follows a break or continue never runs
             for name in sorted(self.tangents - mine):  # set on the other path only: ZERO on this one
-                if name in inside or name in self.read_names:
+                if name in inside or name in self.core.read_names:
                     lines.append(f"{self.cotangent(name)} = ZERO")
                     for flag in (ZERO_FLAG, SHAPED_FLAG) if name not in numbers else (ZERO_FLAG,):
                         self.flags[flag].add(name)
                         self.flag_log.add((flag, name))
-        lines = [f"if {self.code(branch.condition)}:"] + _indented(then or ["pass"])
-        return lines + (["else:"] + _indented(orelse) if orelse else [])
+        lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
+        return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:
-        lines = self.commented(loop.location, [line for op in loop.setup for line in self.operation(op)] or ["\0"])
+        lines = self.core.commented(loop.location, [line for op in loop.setup for line in self.operation(op)] or ["\0"])
         lines = [line for line in lines if line != "\0"]
         active = self.activity.active
         defined = {op.target for op in operations_of(loop.body) if op.kind != "mutate"}
@@ -256,11 +253,11 @@ class _ForwardGenerator(_Generator):
                                              zero_items=self.items_may_be_zero(source))
         body = elements + self.block(loop.body) + [line for op in loop.back_edges for line in self.operation(op)]
         if header is not None:
-            return header + _indented(body or ["pass"])
-        return [self.header(loop, index)] + _indented(body or ["pass"])
+            return header + indented(body or ["pass"])
+        return [self.header(loop, index)] + indented(body or ["pass"])
 
     def header(self, loop: Loop, index) -> str:
-        iterables = [self.code(op.args[0]) for op in loop.elements]
+        iterables = [self.core.code(op.args[0]) for op in loop.elements]
         targets = [op.target for op in loop.elements]
         if loop.over_items:
             return f"for {loop.counter}, {targets[0]} in {iterables[0]}.items():"
@@ -274,11 +271,11 @@ class _ForwardGenerator(_Generator):
     def while_header(self, loop: Loop) -> list[str]:
         test = loop.test
         single = test[0].operations[0] if len(test) == 1 and isinstance(test[0], Statement) and len(test[0].operations) == 1 else None
-        if single is not None and single.kind == "call" and single.callee.operator_code and single.target == self.code(loop.condition):
-            return [f"while {self.call_text(single)}:"]
+        if single is not None and single.kind == "call" and single.callee.operator_code and single.target == self.core.code(loop.condition):
+            return [f"while {self.core.call_text(single)}:"]
         # the test is a block: `and` / `or` evaluate their right operand on one path only
         check = self.block(test)
-        return ["while True:"] + _indented(check + [f"if not {self.code(loop.condition)}:", INDENT + "break"])
+        return ["while True:"] + indented(check + [f"if not {self.core.code(loop.condition)}:", INDENT + "break"])
 
     # ------------------------------------------------------------------ one operation: value, then tangent
     def operation(self, op: Operation) -> list[str]:
@@ -290,7 +287,7 @@ class _ForwardGenerator(_Generator):
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.mutation(op)
-        self.check_opaque(op, active and op.kind == "call" and propagates(op))
+        self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and op.kind == "call" and op.callee.kind == "static" and op.callee.operator_code is None \
                 and forward_rule(op.callee.value) is None and self._transformable(op.callee.value):
             return self.transformed_call(op)
@@ -309,10 +306,10 @@ class _ForwardGenerator(_Generator):
         if op.kind in ("assert", "tuple", "list", "dict", "unpack"):
             return self.primal(op)
         if op.kind == "copy":
-            return [f"{op.target} = {self.code(op.args[0])}"] if op.target in self.read_names or op.target in self.activity.active else []
+            return [f"{op.target} = {self.core.code(op.args[0])}"] if op.target in self.core.read_names or op.target in self.activity.active else []
         if op.kind == "effect":
-            return [self.call_text(op)]
-        return [f"{op.target} = {self.call_text(op)}"]
+            return [self.core.call_text(op)]
+        return [f"{op.target} = {self.core.call_text(op)}"]
 
     def tangent(self, op: Operation) -> list[str]:
         if op.kind == "copy":
@@ -351,16 +348,16 @@ class _ForwardGenerator(_Generator):
             if not self.has_tangent(receiver):
                 return []
             # a field of a structural tangent that does not have it is ZERO
-            return self.set_tangent(op.target, f"attribute_jvp({self.code(receiver)}, {self.tangent_of(receiver)}, {callee.name!r})",
+            return self.set_tangent(op.target, f"attribute_jvp({self.core.code(receiver)}, {self.tangent_of(receiver)}, {callee.name!r})",
                                     self.items_may_be_zero(receiver), self.items_may_be_zero(receiver))
         if callee.kind == "method":
             if not any(self.has_tangent(a) for a in op.atoms()):
                 return []
             receiver, rest = op.args[0], op.args[1:]
-            arguments = ", ".join([self.code(receiver), self.tangent_of(receiver), repr(callee.name), op.target,
-                                   "(" + "".join(self.code(a) + ", " for a in rest) + ")",
+            arguments = ", ".join([self.core.code(receiver), self.tangent_of(receiver), repr(callee.name), op.target,
+                                   "(" + "".join(self.core.code(a) + ", " for a in rest) + ")",
                                    "(" + "".join(self.tangent_of(a) + ", " for a in rest) + ")"]
-                                  + [f"{k}={self.code(v)}" for k, v in op.kwargs])
+                                  + [f"{k}={self.core.code(v)}" for k, v in op.kwargs])
             # the receiver's type picks the rule when the code runs: a method of the user's class
             # is differentiated from source and, like a helper, may give ZERO
             return self.set_tangent(op.target, f"method_jvp({arguments})", maybe_zero=True, zero_items=True)
@@ -372,12 +369,12 @@ class _ForwardGenerator(_Generator):
         forward = forward_rule(op.callee.value)
         if forward is None:
             raise MissingRuleError(
-                f"no forward rule for `{op.callee.spelling}` ({_describe_callee(op.callee.value)})",
-                self.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")
-        codes = self.bound_parameters(op, forward.rule)
+                f"no forward rule for `{op.callee.spelling}` ({describe_callee(op.callee.value)})",
+                self.core.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")
+        codes = self.core.bound_parameters(op, forward.rule)
         if codes is None:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
-                                   self.location_of(op), "pass the arguments the rule's signature names")
+                                   self.core.location_of(op), "pass the arguments the rule's signature names")
         arguments = forward.rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
         known = self.indexed_item(op)
         if known is not None and not known[0]:
@@ -393,11 +390,11 @@ class _ForwardGenerator(_Generator):
                 continue
             if atom.name in self.zero_items and _reads_sequences_as_arrays(op.callee.value) \
                     and self.may_hold_a_sequence(atom.name):
-                tangent = f"tangent_filled({tangent}, {self.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
+                tangent = f"tangent_filled({tangent}, {self.core.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
             if jvp == LINEAR:
                 replaced = Operation(op.target, "call", op.callee, [Var(tangent) if a is atom else a for a in op.args],
                                      [(k, Var(tangent) if a is atom else a) for k, a in op.kwargs])
-                terms.append(self.call_text(replaced))
+                terms.append(self.core.call_text(replaced))
                 bare.append(len(op.args) + len(op.kwargs) == 1)
             elif isinstance(jvp, str):
                 jvp = _constant_exponent(forward, param, arguments) or _without_defaults(jvp, forward, arguments)
@@ -469,35 +466,31 @@ class _ForwardGenerator(_Generator):
         return self.static_item(op.args[0], index)
 
     def bind_jvp(self, op: Operation, param: str) -> str:
-        from .reverse import _callee_reference, _operator_name
-
-        recipe = ("jvp", _callee_reference(op), param)
-        for name, existing in self.bindings.items():
+        recipe = ("jvp", callee_reference(op), param)
+        for name, existing in self.core.bindings.items():
             if existing == recipe:
                 return name
-        word = _operator_name(op.callee.value) if op.callee.operator_code else op.callee.spelling.split(".")[-1]
+        word = operator_name(op.callee.value) if op.callee.operator_code else op.callee.spelling.split(".")[-1]
         name = self.namer.fresh(f"{word}_jvp_{param}")
-        self.bindings[name] = recipe
+        self.core.bindings[name] = recipe
         return name
 
     def _transformable(self, value) -> bool:
         original = getattr(value, "__s2sad_original__", value)
-        return inspect.isfunction(original) and not _is_library(original)
+        return inspect.isfunction(original) and not is_library(original)
 
     def transformed_call(self, op: Operation) -> list[str]:
         """A user function: its own generated jvp, given the tangents its arguments have."""
-        from .reverse import _callee_reference
-
-        refuse_transform(getattr(op.callee.value, "__s2sad_original__", op.callee.value), self.location_of(op))
+        refuse_transform(getattr(op.callee.value, "__s2sad_original__", op.callee.value), self.core.location_of(op))
         active = tuple(i for i, a in enumerate(op.args) if self.has_tangent(a))
         keywords = tuple(k for k, a in op.kwargs if self.has_tangent(a))
-        recipe = ("transformed_forward", _callee_reference(op), active, keywords)
-        binding = next((n for n, r in self.bindings.items() if r == recipe), None)
+        recipe = ("transformed_forward", callee_reference(op), active, keywords)
+        binding = next((n for n, r in self.core.bindings.items() if r == recipe), None)
         if binding is None:
             binding = self.namer.fresh(f"{op.callee.spelling.split('.')[-1]}_jvp")
-            self.bindings[binding] = recipe
+            self.core.bindings[binding] = recipe
         tangents = [self.tangent_of(op.args[i]) for i in active] + [self.tangent_of(dict(op.kwargs)[k]) for k in keywords]
-        arguments = ", ".join(self.argument_list(op.args, op.kwargs))
+        arguments = ", ".join(self.core.argument_list(op.args, op.kwargs))
         call = f"{binding}(({', '.join(tangents)}{',' if len(tangents) == 1 else ''}), {arguments})"
         # what the helper returns may not depend on the arguments given tangents (a constant,
         # a tuple holding one): its tangent, or items of it, may be ZERO
@@ -506,7 +499,7 @@ class _ForwardGenerator(_Generator):
 
     def mutation(self, op: Operation) -> list[str]:
         lines = self.primal_mutation(op) if op.callee.name != "setitem" else \
-            [f"{self.code(op.args[0])}[{self.code(op.args[1])}] = {self.code(op.args[2])}"]
+            [f"{self.core.code(op.args[0])}[{self.core.code(op.args[1])}] = {self.core.code(op.args[2])}"]
         container, method = op.args[0], op.callee.name
         if container.name not in self.activity.active:
             return lines
@@ -520,20 +513,20 @@ class _ForwardGenerator(_Generator):
             if not (self.has_tangent(value) or self.has_tangent(container)):
                 return lines
             # tangent_setitem writes into real zeros where the tangent was ZERO
-            return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.code(container)}, "
-                                            f"{self.code(op.args[1])}, {self.tangent_of(value)})",
+            return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.core.code(container)}, "
+                                            f"{self.core.code(op.args[1])}, {self.tangent_of(value)})",
                                             zero_items=items_zero or not self.has_tangent(value) or self.may_be_zero(value)
                                             or self.items_may_be_zero(value))
         if method in ("append", "extend"):
             value = op.args[1]
-            tangent = (f"tangent_append({held}, {self.code(container)}, {self.tangent_of(value)})" if method == "append" else
-                       f"tangent_extend({held}, {self.code(container)}, {self.tangent_of(value)}, {self.code(value)})")
+            tangent = (f"tangent_append({held}, {self.core.code(container)}, {self.tangent_of(value)})" if method == "append" else
+                       f"tangent_extend({held}, {self.core.code(container)}, {self.tangent_of(value)}, {self.core.code(value)})")
             added_zero = not self.has_tangent(value) or self.may_be_zero(value) or \
                 (method == "extend" and self.items_may_be_zero(value))
             return lines + self.set_tangent(container.name, tangent, maybe_zero=empty and (
                 not self.has_tangent(value) or self.may_be_zero(value)), zero_items=items_zero or added_zero)
         # pop
-        position = self.code(op.args[1]) if len(op.args) > 1 else "-1"
+        position = self.core.code(op.args[1]) if len(op.args) > 1 else "-1"
         if self.has_tangent(container):
             lines += self.set_tangent(op.target, f"tangent_pop({held}, {position})", self.items_may_be_zero(container),
                                       self.items_may_be_zero(container))
@@ -612,15 +605,11 @@ def _carried_within(block) -> list[str]:
 
 
 def _names(template: str) -> set[str]:
-    from .reverse import _names_in
-
-    return _names_in(template)
+    return names_in(template)
 
 
 def _used(lines: list[str]) -> set[str]:
-    from .reverse import _names_in
-
-    return _names_in("\n".join(lines))
+    return names_in("\n".join(lines))
 
 
 def generate_forward(function: Function, wrt: tuple[str, ...], user_function, namer) -> GeneratedModule:

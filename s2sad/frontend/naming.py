@@ -64,5 +64,6 @@ class Namer:
             derived = operation
         return self.fresh(derived)
 
-    def cotangent(self, name: str) -> str:
+    def derivative(self, name: str) -> str:
+        """``dx`` for ``x``: its cotangent or tangent."""
         return self.fresh("d" + name if name[0].isupper() or not name.startswith("d") else "d_" + name)

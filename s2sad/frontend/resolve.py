@@ -171,3 +171,22 @@ def source_lines(function):
     """``inspect.getsourcelines`` of the function itself (``inspect`` follows ``__wrapped__``
     and would give the wrapped function's lines for a decorator's wrapper)."""
     return inspect.getsourcelines(function.__code__ if inspect.isfunction(function) else function)
+
+
+def is_library(function) -> bool:
+    """Library code is called as it is; everything else without a rule is differentiated from
+    its source. The rules' own helper functions count as source: that is how generated code
+    (which calls them) is differentiated again, for Hessians and higher derivatives."""
+    module = getattr(function, "__module__", "") or ""
+    if module.startswith("s2sad.rules."):
+        return False
+    return module.split(".")[0] in {"numpy", "scipy", "builtins", "math", "operator", "s2sad", "functools"}
+
+
+def describe_callee(value) -> str:
+    decorated = describe_decorated(value)
+    if decorated is not None:
+        return decorated
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
+    return f"{module}.{name}" if module else name

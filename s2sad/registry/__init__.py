@@ -729,9 +729,9 @@ def differentiate_source(function):
     if not inspect.isfunction(original):
         raise TypeError(f"s2sad can only differentiate the source of a Python function defined with def; "
                         f"{label} is a {type(original).__name__}, so it keeps its rule")
-    from ..codegen.reverse import _is_library
+    from ..frontend.resolve import is_library
 
-    if _is_library(original):
+    if is_library(original):
         raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "
                         "it keeps its rule")
     for key, rule in list(_method_rules.items()):

@@ -1,0 +1,286 @@
+"""What both modes' code generators share: one function's names, bindings and source comments.
+
+A mode (reverse in ``reverse.py``, forward in ``forward.py``) holds an ``Emitter`` and asks it
+how an atom or a call is spelt, which rule or generated function a call goes through (and
+under which module-level name that is bound when the module loads), and which comment
+heads a block of lines. The emitter knows nothing of derivatives' flow: that is the mode's.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import re
+from dataclasses import dataclass, field
+
+from ..analysis.activity import Activity
+from ..analysis.aliasing import Groups, conditions_of
+from ..analysis.opaque import check_call
+from ..analysis.reads import names_read_by
+from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
+from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Statement, Var, operations_of
+from ..frontend.naming import Namer
+from ..frontend.resolve import describe_callee, is_library, refuse_transform
+from ..registry import Rule, rule_for, template_namespace
+
+INDENT = "    "
+
+
+@dataclass
+class GeneratedModule:
+    source: str
+    entry: str                         # name of the rrule function
+    bindings: dict[str, tuple]         # module-level name -> recipe (see loader.bind)
+    function: Function
+    line_map: dict = field(default_factory=dict)
+
+
+class Emitter:
+    def __init__(self, function: Function, wrt: tuple[str, ...], user_function, namer: Namer, activity: Activity):
+        self.function = function
+        self.wrt = wrt
+        self.user_function = user_function
+        self.namer = namer
+        self.activity = activity
+        self.bindings: dict[str, tuple] = dict(function.bindings)  # module-level name -> recipe (transform.bind)
+        self.read_names = names_read_by(function)
+        self.derivatives: dict[str, str] = {}  # variable -> its derivative's variable
+        self.rename: dict[str, str] = {}       # variable -> the name the code being written reads it by
+        self.last_comment = None               # the source comment heading the lines just written
+        self.helpers = set(template_namespace())
+        self.readers = None  # variable -> how many operations and conditions read it (see arguments_shared)
+        self.memory = None   # which variables may share memory (aliasing.Groups), made with readers
+
+    def derivative(self, name: str) -> str:
+        """The variable holding a value's cotangent (reverse) or tangent (forward): ``dx``."""
+        if name not in self.derivatives:
+            self.derivatives[name] = self.namer.derivative(name)
+        return self.derivatives[name]
+
+    def comment(self, location: SourceLocation) -> str:
+        return f"# {location.filename.rsplit('/', 1)[-1]}:{location.line}: {location.text.strip()}"
+
+    def commented(self, location: SourceLocation, lines: list[str]) -> list[str]:
+        """``lines`` under the comment naming their source line, unless the comment just
+        above says the same (a loop's body from its own line, a comprehension)."""
+        if not lines:
+            return []
+        comment = self.comment(location)
+        if comment == self.last_comment:
+            return lines
+        self.last_comment = comment
+        return [comment] + lines
+
+    def prologue(self) -> list[str]:
+        lines = []
+        for name, local in self.function.free_reads.items():
+            env_closure = self.user_function.__code__.co_freevars
+            if name in env_closure:
+                cell = self.namer.fresh(f"{name}_cell")
+                self.bindings[cell] = ("cell", name)
+                lines.append(f"{local} = {cell}.cell_contents")
+            else:
+                self.bindings.setdefault("function_globals", ("globals",))
+                lines.append(f"{local} = function_globals[{name!r}]")
+        if lines:
+            lines.insert(0, f"# free variables of `{self.function.name}`, read when it runs")
+        return lines
+
+    def imports(self, body: list[str], runtime_names, always=()) -> str:
+        """The module's import lines: the function's own imports, then what ``body`` uses of NumPy,
+        ``math``, the rules' helpers and ``runtime_names`` (``always`` imported)."""
+        lines = []
+        for alias, module in sorted(self.function.imports.items()):
+            lines.append(f"import {module}" if alias == module else f"import {module} as {alias}")
+        used = names_in("\n".join(body))
+        if "np" in used and "np" not in self.function.imports:
+            lines.append("import numpy as np")
+        if "math" in used and "math" not in self.function.imports:
+            lines.append("import math")
+        helpers = sorted(n for n in self.helpers - {"np", "math"} if n in used)
+        if helpers:
+            lines.append(f"from s2sad.rules.helpers import {', '.join(helpers)}")
+        runtime = [n for n in runtime_names if n in used or n in always]
+        if runtime:
+            lines.append(f"from s2sad.runtime.support import {', '.join(runtime)}")
+        return "\n".join(lines) + "\n"
+
+    def bindings_literal(self) -> str:
+        if not self.bindings:
+            return ""
+        inner = "".join(f"    {name!r}: {recipe!r},\n" for name, recipe in sorted(self.bindings.items()))
+        return ("\n# Names s2sad binds when it loads this module, from the function's environment:\n"
+                "BINDINGS = {\n" + inner + "}\n")
+
+    def code(self, atom: Atom) -> str:
+        return self.rename.get(atom.name, atom.name) if isinstance(atom, Var) else atom.code
+
+    def call_text(self, op: Operation) -> str:
+        callee = op.callee
+        if callee.kind == "attribute":
+            return f"{self.code(op.args[0])}.{callee.name}"
+        if callee.kind == "method":
+            return f"{self.code(op.args[0])}.{callee.name}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
+        if callee.operator_code is not None:
+            # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
+            return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
+                                                 for c in (self.code(a) for a in op.args)])
+        return f"{callee.spelling}({', '.join(self.argument_list(op.args, op.kwargs))})"
+
+    def argument_list(self, args, kwargs) -> list[str]:
+        return [self.code(a) for a in args] + [f"{k}={self.code(v)}" for k, v in kwargs]
+
+    def check_opaque(self, op: Operation, differentiated: bool) -> None:
+        """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
+        check_call(op, self.activity.varied, differentiated, self.arguments_shared(op), self.location_of(op),
+                   self.treatment)
+
+    def arguments_shared(self, op: Operation) -> bool:
+        """Whether memory an argument of ``op`` may share (the argument, a view of it, the array it
+        views, a result that may be one of them) is read by anything but ``op``: another operation,
+        a branch or loop condition, or the function's result."""
+        if self.readers is None:
+            self.memory = Groups(self.function.statements)
+            self.readers = readers = {}
+            for other in operations_of(self.function.statements):
+                for name in other.uses():
+                    readers[name] = readers.get(name, 0) + 1
+            for _, names in conditions_of(self.function.statements):
+                for name in names:
+                    readers[name] = readers.get(name, 0) + 1
+            if isinstance(self.function.result, Var):
+                readers[self.function.result.name] = readers.get(self.function.result.name, 0) + 1
+        own = op.uses()
+        shared = {op.target}
+        for atom in op.atoms():
+            if isinstance(atom, Var):
+                shared |= self.memory.of(atom.name)
+        return any(self.readers.get(name, 0) > own.count(name) for name in shared)
+
+    def treatment(self, op: Operation) -> str:
+        """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
+        value = op.callee.value
+        rule = rule_for(value)
+        if rule is not None:
+            if rule.kind == "vjp" and self.bound_parameters(op, rule) is not None:
+                return "vjp"
+            if rule.kind == "vjp_all" and self.bound_parameters(op, rule) is not None:
+                return "vjp_all"
+            return "rrule"
+        original = getattr(value, "__s2sad_original__", value)
+        if inspect.isfunction(original) and not is_library(original):
+            refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
+            return "transformed"
+        if type(value).__name__ == "TransformedForwardCall":  # generated forward code, differentiated again
+            return "rrule"
+        raise MissingRuleError(
+            f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
+            self.location_of(op),
+            "register one with s2sad.defvjp(...) or s2sad.defrrule(...), or s2sad.nondifferentiable(...) if it has no gradient",
+        )
+
+    def bound_parameters(self, op: Operation, rule: Rule):
+        """Parameter name -> code, in signature order; None when the call cannot be bound statically."""
+        if rule.signature is None:
+            return None
+        try:
+            bound = rule.signature.bind(*op.args, **dict(op.kwargs))
+        except TypeError as error:
+            raise UnsupportedSyntaxError(
+                f"the call of `{op.callee.spelling}` does not match its rule's signature ({rule.signature}): {error}",
+                self.location_of(op)) from None
+        bound.apply_defaults()
+        codes = {}
+        for name, value in bound.arguments.items():
+            kind = rule.signature.parameters[name].kind
+            if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                if any(self.activity.is_active(a) for a in (value if kind == inspect.Parameter.VAR_POSITIONAL else value.values())):
+                    return None
+                if kind == inspect.Parameter.VAR_POSITIONAL:
+                    codes[name] = "(" + "".join(self.code(a) + ", " for a in value) + ")"
+                else:
+                    codes[name] = "{" + ", ".join(f"{k!r}: {self.code(a)}" for k, a in value.items()) + "}"
+            elif isinstance(value, (Var, Const)):
+                codes[name] = self.code(value)
+            else:
+                text = repr(value)
+                if not is_literal(text):
+                    return None
+                codes[name] = text
+        return codes
+
+    def bind_callee(self, op: Operation, treatment: str) -> str:
+        """The module-level name of the rrule an active call goes through."""
+        value = op.callee.value
+        reference = callee_reference(op)
+        word = op.callee.spelling.split(".")[-1] if op.callee.operator_code is None else operator_name(value)
+        if treatment == "transformed":
+            active = tuple(i for i, a in enumerate(op.args) if self.activity.is_active(a))
+            active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
+            recipe = ("transformed", reference, active, active_keywords)
+        elif type(value).__name__ == "TransformedForwardCall":
+            recipe = ("forward_call_rrule", reference)
+        else:
+            recipe = ("rrule", reference)
+        return self.bind(recipe, f"{word}_rrule")
+
+    def bind(self, recipe: tuple, base: str) -> str:
+        """The module-level name bound to ``recipe`` when the module loads (one name per recipe)."""
+        for name, existing in self.bindings.items():
+            if existing == recipe:
+                return name
+        name = self.namer.fresh(base)
+        self.bindings[name] = recipe
+        return name
+
+    def location_of(self, op: Operation) -> SourceLocation | None:
+        return location_in(self.function.statements, op) or self.function.location
+
+
+def location_in(block, op: Operation) -> SourceLocation | None:
+    for item in block:
+        if isinstance(item, Loop):
+            if any(o is op for o in [*item.setup, *item.elements, *item.back_edges]):
+                return item.location
+            found = location_in(item.test, op) or location_in(item.body, op)
+        elif isinstance(item, Branch):
+            found = location_in(item.then, op) or location_in(item.orelse, op)
+        elif isinstance(item, Statement):
+            found = item.location if any(o is op for o in item.operations) else None
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
+def operator_name(value) -> str:
+    return getattr(value, "__name__", "op").strip("_")
+
+
+def callee_reference(op: Operation) -> tuple:
+    if op.callee.operator_code is not None:
+        return ("operator", op.callee.value.__name__)
+    return ("env", op.callee.spelling)
+
+
+STRING_OR_COMMENT = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|#[^\n]*""")
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+def names_in(code: str) -> set[str]:
+    """The names generated code mentions (strings and comments left out): what it imports.
+    Generated code is simple enough for a pattern; tokenizing it was a quarter of a transform."""
+    return set(NAME_PATTERN.findall(STRING_OR_COMMENT.sub(" ", code)))
+
+
+def indented(lines: list[str]) -> list[str]:
+    return [INDENT + line for line in lines]
+
+
+@functools.lru_cache(maxsize=4096)
+def is_literal(text: str) -> bool:
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return False
+    return True
