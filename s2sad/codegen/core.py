@@ -24,6 +24,7 @@ from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
 
 INDENT = "    "
+STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 
 
 @dataclass
@@ -129,6 +130,27 @@ class Emitter:
 
     def argument_list(self, args, kwargs) -> list[str]:
         return [self.code(a) for a in args] + [f"{k}={self.code(v)}" for k, v in kwargs]
+
+    def structure_line(self, op: Operation) -> list[str]:
+        """The line of an operation both modes write as the user did: an assert, a tuple, list or
+        dict display, an unpacked item."""
+        if op.kind == "assert":
+            return [f"assert {self.code(op.args[0])}, {self.code(op.args[1])}"]
+        if op.kind in ("tuple", "list"):
+            items = ", ".join(self.code(a) for a in op.args)
+            text = f"({items},)" if op.kind == "tuple" and len(op.args) == 1 else (f"({items})" if op.kind == "tuple" else f"[{items}]")
+            return [f"{op.target} = {text}"]
+        if op.kind == "dict":
+            items = ", ".join(f"{key}: {self.code(value)}" for key, value in op.kwargs)
+            return [f"{op.target} = {{{items}}}"]
+        return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]  # unpack
+
+    def mutation_line(self, op: Operation) -> list[str]:
+        """A list's ``pop``, ``append`` or ``extend`` as written (``y[i] = v`` is each mode's own)."""
+        container, args = self.code(op.args[0]), [self.code(a) for a in op.args[1:]]
+        if op.callee.name == "pop":
+            return [f"{op.target} = {container}.pop({', '.join(args)})"]
+        return [f"{container}.{op.callee.name}({args[0]})"]
 
     def check_opaque(self, op: Operation, differentiated: bool) -> None:
         """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""

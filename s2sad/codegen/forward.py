@@ -32,7 +32,7 @@ from ..frontend.resolve import refuse_transform
 from ..errors import MissingRuleError
 from ..registry.forward import LINEAR, forward_rule
 from ..frontend.resolve import describe_callee, is_library
-from .core import INDENT, GeneratedModule, callee_reference, indented, names_in, operator_name
+from .core import INDENT, STRUCTURE_KINDS, GeneratedModule, callee_reference, indented, names_in, operator_name
 from .reverse import _Generator, substitute
 from ..frontend.ir import Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 
@@ -303,8 +303,8 @@ class _ForwardGenerator(_Generator):
 
     def value(self, op: Operation) -> list[str]:
         """The primal line: as the reverse generator writes it, except calls stay plain calls."""
-        if op.kind in ("assert", "tuple", "list", "dict", "unpack"):
-            return self.primal(op)
+        if op.kind in STRUCTURE_KINDS:
+            return self.core.structure_line(op)
         if op.kind == "copy":
             return [f"{op.target} = {self.core.code(op.args[0])}"] if op.target in self.core.read_names or op.target in self.activity.active else []
         if op.kind == "effect":
@@ -498,7 +498,7 @@ class _ForwardGenerator(_Generator):
         return [f"{op.target}, {self.cotangent(op.target)} = {call}"]
 
     def mutation(self, op: Operation) -> list[str]:
-        lines = self.primal_mutation(op) if op.callee.name != "setitem" else \
+        lines = self.core.mutation_line(op) if op.callee.name != "setitem" else \
             [f"{self.core.code(op.args[0])}[{self.core.code(op.args[1])}] = {self.core.code(op.args[2])}"]
         container, method = op.args[0], op.callee.name
         if container.name not in self.activity.active:
