@@ -64,13 +64,16 @@ class Emitter:
     def commented(self, location: SourceLocation, lines: list[str]) -> list[str]:
         """``lines`` under the comment naming their source line, unless the comment just
         above says the same (a loop's body from its own line, a comprehension)."""
-        if not lines:
-            return []
+        return self.heading(location) + lines if lines else []
+
+    def heading(self, location: SourceLocation) -> list[str]:
+        """The comment naming ``location``'s source line, to head a block that follows (a loop's
+        or a branch's); nothing when the comment just above says the same."""
         comment = self.comment(location)
         if comment == self.last_comment:
-            return lines
+            return []
         self.last_comment = comment
-        return [comment] + lines
+        return [comment]
 
     def prologue(self) -> list[str]:
         lines = []

@@ -79,8 +79,8 @@ class PrimalHalf:
     def loop(self, loop: Loop) -> list[str]:
         """The loop as written, plus (if anything in it is differentiated) a tape: per
         iteration, the values its reverse iteration will read."""
-        lines = self.core.commented(loop.location, [line for op in loop.setup for line in self.operation(op)] or [HEADER])
-        lines = [line for line in lines if line is not HEADER]
+        setup = [line for op in loop.setup for line in self.operation(op)]
+        lines = self.core.heading(loop.location) + setup
         active = self.activity.active
         code = None
         if any(op.target in active or op.kind == "mutate" and (id(op) in self.restored or op.callee.name != "setitem")
