@@ -16,6 +16,6 @@ from . import generated_code  # noqa: F401  (what generated code calls, so it ca
 # scipy.special, .stats, .signal and .linalg are registered now for the submodules the
 # user has already imported, else on the first lookup of a function once they have (see
 # s2sad.registry.rule_for). Each rules module imports only its own submodule.
-from s2sad.registry import _load_optional_rules
+from s2sad.registry import load_optional_rules
 
-_load_optional_rules()
+load_optional_rules()

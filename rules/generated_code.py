@@ -13,7 +13,7 @@ array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of
 """
 from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.runtime.support import tangent_field, tangent_filled, tangent_item
+from s2sad.runtime.structure import tangent_field, tangent_filled, tangent_item
 
 from s2sad.runtime.tangents import ZERO, Tangent
 

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from s2sad.runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
+from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
     "conj",
@@ -48,8 +49,6 @@ __all__ = [
     "written_into_shared",
 ]
 
-_FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
-
 
 def conj(x):
     """The complex conjugate, free for what is real: a real NumPy array or a float comes back
@@ -59,20 +58,6 @@ def conj(x):
     if kind is float or kind is int or (kind is np.ndarray and x.dtype.kind != "c"):
         return x
     return np.conjugate(x)
-
-
-def dtype_of(value) -> np.dtype:
-    """The dtype NumPy gives ``value`` as an array: a list or tuple (``np.sum([2.0, x])``)
-    included, which ``np.result_type`` would read as a description of a structured dtype."""
-    if hasattr(value, "dtype"):
-        return value.dtype
-    if isinstance(value, (list, tuple)):
-        return np.asarray(value).dtype
-    return np.result_type(value)
-
-
-def _no_tangent_kind(dtype) -> bool:
-    return dtype.kind in "biuUSV"
 
 
 def unbroadcast(v, like):
@@ -95,7 +80,7 @@ def unbroadcast(v, like):
         if type(v) is np.ndarray and v.shape == like.shape and v.dtype == like.dtype:
             return v
         dtype, shape = like.dtype, like.shape
-    elif tl is type(v) and tl in _FLOAT_SCALARS:
+    elif tl is type(v) and tl in FLOAT_SCALARS:
         return v  # an element read in a loop (np.float64): nothing to sum or cast
     elif tl is int or tl is bool or tl is str or like is None:
         return NO_TANGENT
@@ -111,7 +96,7 @@ def unbroadcast(v, like):
         shape = np.shape(like)
     if v is ZERO or v is NO_TANGENT:
         return v
-    if _no_tangent_kind(dtype):
+    if no_tangent_kind(dtype):
         return NO_TANGENT
     v_shape = np.shape(v)
     if v_shape != shape:
@@ -185,7 +170,7 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return float(g)
     shape = np.shape(a)
     dtype = dtype_of(a)
-    if _no_tangent_kind(dtype):
+    if no_tangent_kind(dtype):
         return NO_TANGENT
     if g is ZERO:
         return ZERO
@@ -205,19 +190,6 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
     if isinstance(a, np.generic):
         return dtype.type(out)
     return out
-
-
-def _is_basic_index(index) -> bool:
-    """True for indices made of ints, slices, ``...`` and ``None`` only (no repeats possible)."""
-    if type(index) is not tuple:
-        index = (index,)
-    for part in index:
-        if part is None or part is Ellipsis or isinstance(part, (int, np.integer, slice)):
-            continue
-        if isinstance(part, np.ndarray) and part.dtype == bool:
-            continue  # a mask selects each element at most once
-        return False
-    return True
 
 
 def written_into(new, old):
@@ -270,96 +242,6 @@ def subtracted_at(a, indices, b):
     out = np.array(a, copy=True)
     np.subtract.at(out, indices, b)
     return out
-
-
-def written_once(index, shape):
-    """Where ``y[index] = v`` (``y`` of ``shape``) wrote each element of ``v`` for good: a
-    boolean array shaped like ``y[index]``, False where a later write to the same element
-    overwrote it (``y[[0, 2, 2]] = v``: NumPy keeps one write per element). None when no
-    element is written twice, which basic indices and masks never do.
-
-    Found by doing the same assignment with each write's position as its value and
-    reading back which position each element kept, so it follows NumPy's own order."""
-    if _is_basic_index(index):
-        return None
-    scratch = np.empty(shape, dtype=np.intp)
-    selected = scratch[index]
-    positions = np.arange(selected.size, dtype=np.intp).reshape(selected.shape)
-    scratch[index] = positions
-    kept = scratch[index] == positions
-    return None if kept.all() else kept
-
-
-def untake(g, index, like):
-    """The cotangent of ``like[index]``: ``g`` scattered into ``like``'s shape.
-
-    On an array it is an InplaceableThunk (seed 002's ``getindex``): accumulated into a
-    buffer it only adds ``g`` at the index, so reading n elements one by one costs one
-    output-sized array, not n. Repeated fancy indices accumulate (``np.add.at``); basic
-    indices and boolean masks, which select each element at most once, take a plain ``+=``.
-    On a tuple or list the cotangent is a tuple or list of ``ZERO`` with ``g`` at the index
-    (or the slice).
-    """
-    if type(like) is np.ndarray and (type(index) is int or type(index) is tuple) and like.dtype.kind in "fc":
-        if g is ZERO:
-            return ZERO
-        if type(g) is not np.ndarray and type(g) not in _FLOAT_SCALARS:
-            g = unthunk(g)
-        if _is_basic_index(index):
-            scatter = _ScatterAtBasicIndex(g, index, like.shape, like.dtype)
-            return InplaceableThunk(scatter.add, scatter.scattered)
-    if isinstance(like, dict):  # a value read by its key: a structural tangent with that one field
-        return ZERO if g is ZERO else Tangent(type(like), {index: g})
-    if isinstance(like, (tuple, list)):
-        out = [ZERO] * len(like)
-        if isinstance(index, slice):
-            if g is not ZERO:
-                for position, item in zip(range(len(like))[index], g):
-                    out[position] = item
-        else:
-            out[index] = g
-        return out if isinstance(like, list) else tuple(out)
-    dtype = dtype_of(like)
-    if _no_tangent_kind(dtype):
-        return NO_TANGENT
-    if g is ZERO:
-        return ZERO
-    g = unthunk(g)
-    shape = np.shape(like)
-    basic = _is_basic_index(index)
-
-    def add_at_index(buffer):
-        if basic:
-            buffer[index] += g
-        else:
-            np.add.at(buffer, index, g)
-        return buffer
-
-    def scattered():
-        return add_at_index(np.zeros(shape, dtype=dtype))
-
-    if isinstance(like, np.generic):
-        return dtype.type(scattered())
-    return InplaceableThunk(add_at_index, scattered)
-
-
-class _ScatterAtBasicIndex:
-    """untake's two forms for ``x[i]`` with a basic index, the loop case: adding it into a
-    buffer writes one element (or slice) and allocates nothing."""
-
-    __slots__ = ("g", "index", "shape", "dtype")
-
-    def __init__(self, g, index, shape, dtype):
-        self.g, self.index, self.shape, self.dtype = g, index, shape, dtype
-
-    def add(self, buffer):
-        buffer[self.index] += self.g
-        return buffer
-
-    def scattered(self):
-        buffer = np.zeros(self.shape, dtype=self.dtype)
-        buffer[self.index] += self.g
-        return buffer
 
 
 def tie_share(g, x, other, ans):
@@ -463,7 +345,7 @@ def power_vjp_base(g, x, y):
     if g is ZERO:
         return ZERO
     dtype = dtype_of(x)
-    if _no_tangent_kind(dtype):
+    if no_tangent_kind(dtype):
         return NO_TANGENT
     if type(y) in (int, float) and y >= 1:
         # a constant exponent of at least 1 (``x ** 2``): x ** (y - 1) is finite everywhere,
@@ -508,8 +390,6 @@ def output_parts(g, count, names=()):
     comes back as a plain value or ZERO; ``names`` are the namedtuple's fields, if any.
     Not in ``__all__``: rule functions call it, generated code never does.
     """
-    from s2sad.runtime.tangents import Tangent
-
     g = unthunk(g)
     if g is ZERO or g is NO_TANGENT or g is None:
         return (ZERO,) * count
@@ -522,23 +402,6 @@ def output_parts(g, count, names=()):
         if len(parts) != count:
             raise ValueError(f"a cotangent of {len(parts)} elements was given for an output of {count}")
     return tuple(ZERO if part is None or part is NO_TANGENT else unthunk(part) for part in parts)
-
-
-def fit(t, ans):
-    """A tangent with the shape and dtype of ``ans``: a term from a broadcast operand (the
-    tangent of ``b`` in ``a + b``, ``b`` a scalar) is broadcast up and cast, as the output's
-    tangent must be (a Python float's tangent added to a float32 array is float32)."""
-    if t is ZERO or t is NO_TANGENT or type(ans) is float:
-        return t
-    shape, dtype = np.shape(ans), getattr(ans, "dtype", None)
-    if np.shape(t) == shape and getattr(t, "dtype", None) == dtype:
-        return t
-    if dtype is None:
-        return np.broadcast_to(t, shape).copy() if shape else t
-    if dtype.kind != "c" and np.iscomplexobj(t):
-        t = np.real(t)
-    out = np.broadcast_to(t, shape).astype(dtype)
-    return dtype.type(out) if isinstance(ans, np.generic) else out
 
 
 def power_jvp_base(g, x, y):

@@ -8,7 +8,7 @@ that argument, and pass nothing for arguments without one (ints, shapes).
 """
 from s2sad.errors import MissingRuleError
 from s2sad.registry.forward import defjvp
-from s2sad.registry import _signature_from_text, defvjp
+from s2sad.registry import signature_from_text, defvjp
 
 
 def refusing(what: str, hint: str):
@@ -22,7 +22,7 @@ def refusing(what: str, hint: str):
 
 def defrefused(function, signature: str, refused_params, what: str, hint: str, name: str | None = None):
     """A rule for ``function`` refusing derivatives in ``refused_params`` (the others get none)."""
-    params = list(_signature_from_text(signature).parameters)
+    params = list(signature_from_text(signature).parameters)
     refuse = refusing(what, hint)
     slots = [refuse if param in refused_params else None for param in params]
     rule = defvjp(function, signature, *slots, name=name)

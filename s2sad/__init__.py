@@ -1,9 +1,10 @@
 """s2sad: source-to-source automatic differentiation for Python and NumPy."""
 from __future__ import annotations
 
+import importlib as _importlib
 import os as _os
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 from ._checkout import load_checkout_rules as _load_checkout_rules
 
@@ -11,7 +12,8 @@ _load_checkout_rules(_os.path.dirname(__file__))
 
 from . import rules  # noqa: E402  (registers the built-in rules)
 
-from .api import Differentiated, differentiate, grad, rrule, show, value_and_grad, vjp  # noqa: E402
+from .api import grad, rrule, value_and_grad, vjp  # noqa: E402
+from .decorator import Differentiated, differentiate, show  # noqa: E402
 from .registry.forward import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
@@ -32,9 +34,7 @@ def __getattr__(name):
         module_name, attribute = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 's2sad' has no attribute {name!r}") from None
-    import importlib
-
-    module = importlib.import_module(module_name, __name__)
+    module = _importlib.import_module(module_name, __name__)
     value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value
     return value

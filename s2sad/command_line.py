@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import os
 import sys
 
-from . import __version__
+import numpy as np
+
+from . import cache, reference
+from .decorator import Differentiated
+from .display import present
+from .emit import emitted_text, write_new
 from .errors import S2SADError, SourceLocation
+from .frontend.resolve import unwrap
+from .testing import check_grad
+from .transform import generated_source, transform
+from .version import __version__
 
 EPILOG_SHOW = """example:
   s2sad show examples/quickstart.py:loss
@@ -85,11 +95,7 @@ def _load_target(target: str):
 
 
 def _wrt(function, wrt: str | None):
-    import inspect
-
-    from .frontend.resolve import unwrap as _unwrap
-
-    names = list(inspect.signature(_unwrap(function)).parameters)
+    names = list(inspect.signature(unwrap(function)).parameters)
     if not wrt:
         default = getattr(function, "wrt", None)
         return tuple(default) if default else tuple(names[:1])
@@ -102,15 +108,9 @@ def _wrt(function, wrt: str | None):
 
 
 def command_show(arguments) -> int:
-    from .display import present
-    from .transform import generated_source
-
     function = _load_target(arguments.target)
     wrt = _wrt(function, arguments.wrt)
     if arguments.unoptimized:
-        from .frontend.resolve import unwrap
-        from .transform import transform
-
         present("# ---- before optimisation: every value differentiated, every rule called as a function\n"
                 + transform(unwrap(function), wrt, arguments.mode, optimize=False).source)
         present("# ---- after optimisation: the code s2sad runs\n")
@@ -122,8 +122,6 @@ def _targets(target: str):
     """``FILE.py:FUNC`` -> [function]; ``FILE.py`` -> every @differentiate function in it."""
     if ":" in target:
         return [_load_target(target)]
-    from .api import Differentiated
-
     module = _load_module(target)
     found = [value for value in vars(module).values() if isinstance(value, Differentiated)]
     if not found:
@@ -133,9 +131,6 @@ def _targets(target: str):
 
 
 def command_emit(arguments) -> int:
-    from .emit import emitted_text, write_new
-    from .frontend.resolve import unwrap
-
     functions = _targets(arguments.target)
     output = arguments.output
     into_directory = output is None or output.endswith(os.sep) or os.path.isdir(output)
@@ -153,13 +148,6 @@ def command_emit(arguments) -> int:
 
 
 def command_check(arguments) -> int:
-    import inspect
-
-    import numpy as np
-
-    from .frontend.resolve import unwrap
-    from .testing import check_grad
-
     function = _load_target(arguments.target)
     original = unwrap(function)
     parameters = inspect.signature(original).parameters
@@ -196,8 +184,6 @@ def command_check(arguments) -> int:
 
 
 def command_cache(arguments) -> int:
-    from . import cache
-
     directory = cache.usable_directory()
     if directory is None:
         print("the cache directory is not usable: generated code is kept in memory only")
@@ -213,8 +199,6 @@ def command_cache(arguments) -> int:
 
 
 def command_rules(arguments) -> int:
-    from . import reference
-
     reference.load_optional_libraries()
     entries = reference.collect()
     found = reference.matching(entries, arguments.pattern)

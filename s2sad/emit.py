@@ -12,7 +12,7 @@ import inspect
 import os
 import tempfile
 
-from . import __version__
+from .version import __version__
 from .errors import S2SADError
 from .frontend.resolve import unwrap
 from .transform import generated_source

@@ -11,7 +11,7 @@ import numpy as np
 
 from .registry.forward import forward_method_rule, forward_rule
 from .runtime.tangents import ZERO, Tangent, is_zero, unthunk
-from .testing import TOLERANCES, _has_tangent, _inexact_dtypes, _least_precise, _random_like, _shifted, _widened
+from .testing import TOLERANCES, has_tangent, inexact_dtypes, least_precise, random_like, shifted_by, widened
 
 __all__ = ["check_frule", "pushforward"]
 
@@ -54,22 +54,22 @@ def check_frule(f, *args, rtol=None, atol=None, seed=0, method=None, **kwargs):
         raise AssertionError(f"no forward rule for {method or f!r}")
     call = (lambda *a, **k: getattr(a[0], method)(*a[1:], **k)) if method else f
     ans = call(*args, **kwargs)
-    worst = _least_precise([d for a in args for d in _inexact_dtypes(a)] + _inexact_dtypes(ans))
+    worst = least_precise([d for a in args for d in inexact_dtypes(a)] + inexact_dtypes(ans))
     default_rtol, default_atol = TOLERANCES.get(np.dtype(worst), (1e-5, 1e-7))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     params = list(forward.signature.parameters)
     results = []
     for i, x in enumerate(args):
-        if not _has_tangent(x):
+        if not has_tangent(x):
             results.append(None)
             continue
-        v = _random_like(x, rng)
+        v = random_like(x, rng)
         pushed = forward.pushforward(args, kwargs, {params[min(i, len(params) - 1)]: v}, ans)
         step = float(np.finfo(np.float64).eps) ** (1 / 3)
-        plus = list(_widened(a) for a in args)
+        plus = list(widened(a) for a in args)
         minus = list(plus)
-        plus[i], minus[i] = _shifted(plus[i], step, v), _shifted(minus[i], -step, v)
+        plus[i], minus[i] = shifted_by(plus[i], step, v), shifted_by(minus[i], -step, v)
         up, down = call(*plus, **kwargs), call(*minus, **kwargs)
         for got, hi, lo, out in zip(_tangent_leaves(pushed, ans), _leaves(up), _leaves(down), _leaves(ans)):
             expected = (np.asarray(hi, dtype=np.result_type(hi, np.float64)) -

@@ -1,5 +1,5 @@
 """Forward mode and everything built from both modes: ``jvp``, ``jacfwd``, ``jacrev``,
-``hessian``, ``hvp``, and derivatives of derivatives.
+``hessian`` and ``hvp`` (derivatives of derivatives of scalar functions are ``higher.py``).
 
 * ``jvp(f, primals, tangents)`` runs the generated primal-plus-pushforward function.
 * ``jacfwd`` pushes forward one basis tangent per input element; ``jacrev`` pulls back one
@@ -7,8 +7,6 @@
 * ``hvp(f, primals, tangents)`` differentiates the generated jvp function in reverse mode:
   it is plain Python (no closure, no tape), so s2sad reads it like any user function.
   ``hessian`` is the hvp of each basis tangent.
-* ``grad(grad(f))`` (a scalar argument) is forward mode applied to generated forward code,
-  once per order: the last tangent is the derivative asked for.
 """
 from __future__ import annotations
 
@@ -16,44 +14,19 @@ import functools
 
 import numpy as np
 
-from .api import _bind, _is_float_like, _positions, _seed_for, _split_aux, _POINTING, vjp
+from .api import vjp
+from .arguments import bind_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
 from .runtime.finiteness import has_nan, refuse_nan
 from .registry.forward import forward_rule
 from .runtime.projection import check_differentiable
-from .runtime.support import zeros_like_primal
-from .frontend.resolve import mark_transform, signature as _signature_of, unwrap as _unwrap
+from .runtime.structure import zeros_like_primal
+from .frontend.resolve import mark_transform, unwrap as _unwrap
 from .runtime.tangents import ZERO, is_zero, unthunk
+from .tracebacks import POINTING
 from .transform import generated_jvp
 
 __all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
-
-
-def _shaped(tangent, like):
-    """A tangent handed to the user: the output's type, shape and dtype (ZERO becomes zeros)."""
-    tangent = unthunk(tangent)
-    if isinstance(like, tuple) and not hasattr(like, "_fields"):
-        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
-        return tuple(_shaped(t, l) for t, l in zip(items, like))
-    if isinstance(like, list):
-        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
-        return [_shaped(t, l) for t, l in zip(items, like)]
-    if isinstance(like, dict):
-        return {k: _shaped(ZERO if is_zero(tangent) else tangent[k], v) for k, v in like.items()}
-    if not isinstance(like, (np.ndarray, np.generic, float, complex, int)):
-        return tangent
-    kind = np.result_type(like).kind
-    dtype = np.result_type(like) if kind in "fc" else np.dtype(np.float64)
-    value = np.zeros(np.shape(like), dtype) if is_zero(tangent) else np.asarray(tangent)
-    if value.shape != np.shape(like):
-        value = np.broadcast_to(value, np.shape(like))
-    if value.dtype != dtype and not (dtype.kind == "f" and value.dtype.kind == "c"):
-        value = value.astype(dtype)
-    if isinstance(like, np.ndarray):
-        return np.array(value)
-    if isinstance(like, np.generic):
-        return dtype.type(value)
-    return complex(value) if isinstance(like, complex) else float(np.real(value)) if dtype.kind == "f" else value
 
 
 def jvp(f, primals, tangents, has_aux: bool = False):
@@ -64,21 +37,21 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
         y = f(*primals)
-        given = {name: t for name, t, p in zip(rule.signature.parameters, tangents, primals) if _is_float_like(p)}
-        tangent_out = _shaped(rule.pushforward(primals, {}, given, y), y)
+        given = {name: t for name, t, p in zip(rule.signature.parameters, tangents, primals) if is_float_like(p)}
+        tangent_out = shaped_tangent(rule.pushforward(primals, {}, given, y), y)
         if has_nan(tangent_out):
             refuse_nan(tangent_out, y, tangents, f)
         return y, tangent_out
     original = _unwrap(f)
-    names, values = _bind(original, primals, {})
-    positions = [i for i, value in enumerate(primals) if _is_float_like(value) and not is_zero(tangents[i])]
+    names, values = bind_arguments(original, primals, {})
+    positions = [i for i, value in enumerate(primals) if is_float_like(value) and not is_zero(tangents[i])]
     for i in positions:
         check_differentiable(values[i], names[i])
     forward = generated_jvp(original, tuple(names[i] for i in positions))
-    with _POINTING:
+    with POINTING:
         y, tangent = forward(*values, *(tangents[i] for i in positions))
-    output, aux = _split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
-    tangent_out = _shaped(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
+    output, aux = split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
+    tangent_out = shaped_tangent(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
     if has_nan(tangent_out):
         refuse_nan(tangent_out, output, tangents, original)
     return (output, tangent_out, aux) if has_aux else (output, tangent_out)
@@ -100,12 +73,12 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
     """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``."""
     @functools.wraps(_unwrap(f))
     def jacfwd_f(*args):
-        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
         jacobians, output, aux = [], None, None
         for p in positions:
             columns = []
             for e in _basis(args[p]):
-                tangents = [zeros_like_primal(a) if _is_float_like(a) else a for a in args]
+                tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
                 tangents[p] = e
                 result = jvp(f, args, tangents, has_aux=has_aux)
                 output, column = result[0], result[1]
@@ -123,7 +96,7 @@ def jacrev(f, argnums=0, has_aux: bool = False):
     """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``."""
     @functools.wraps(_unwrap(f))
     def jacrev_f(*args):
-        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
         result = vjp(f, *args, has_aux=has_aux)
         output, pullback = result[0], result[1]
         rows = {p: [] for p in positions}
@@ -149,23 +122,23 @@ def hvp(f, primals, tangents):
     """
     primals, tangents = tuple(primals), tuple(tangents)
     original = _unwrap(f)
-    names, values = _bind(original, primals, {})
-    positions = [i for i, value in enumerate(primals) if _is_float_like(value)]
+    names, values = bind_arguments(original, primals, {})
+    positions = [i for i, value in enumerate(primals) if is_float_like(value)]
     forward = generated_jvp(original, tuple(names[i] for i in positions))
     arguments = list(values) + [tangents[i] for i in positions]
     (y, dy), pullback = vjp(forward, *arguments)
     name = getattr(f, "__qualname__", repr(f))
-    _seed_for(y, name)  # a scalar output, or a clear error
+    seed_for(y, name)  # a scalar output, or a clear error
     # a ZERO tangent of the output: the gradient does not depend on the inputs (f is linear or
     # constant), so the product is zero; there is nothing to pull back
-    cotangents = [ZERO] * len(arguments) if is_zero(dy) else pullback((0.0 * y, _seed_for(dy, name)))
+    cotangents = [ZERO] * len(arguments) if is_zero(dy) else pullback((0.0 * y, seed_for(dy, name)))
     products = [_materialised(cotangents[i], primals[i]) for i in positions]
     return tuple(products) if len(positions) > 1 else products[0]
 
 
 def _materialised(cotangent, primal):
     """A symbolic zero handed to the user becomes zeros of the primal's shape and dtype."""
-    return _shaped(ZERO, primal) if is_zero(unthunk(cotangent)) else cotangent
+    return shaped_tangent(ZERO, primal) if is_zero(unthunk(cotangent)) else cotangent
 
 
 def hessian(f, argnums=0):
@@ -173,15 +146,15 @@ def hessian(f, argnums=0):
     (a tuple of tuples for several ``argnums``), one Hessian-vector product per element."""
     @functools.wraps(_unwrap(f))
     def hessian_f(*args):
-        positions = _positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
         blocks = {}
         for q in positions:
             columns = {p: [] for p in positions}
             for e in _basis(args[q]):
-                tangents = [zeros_like_primal(a) if _is_float_like(a) else a for a in args]
+                tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
                 tangents[q] = e
                 products = hvp(f, args, tangents)
-                float_positions = [i for i, a in enumerate(args) if _is_float_like(a)]
+                float_positions = [i for i, a in enumerate(args) if is_float_like(a)]
                 products = products if isinstance(products, tuple) else (products,)
                 for p in positions:
                     columns[p].append(np.asarray(products[float_positions.index(p)]))
@@ -195,30 +168,3 @@ def hessian(f, argnums=0):
     return mark_transform(hessian_f, "hessian")
 
 
-def derivative(f, order: int, argnum: int = 0):
-    """The ``order``-th derivative of a scalar ``f`` in its scalar argument ``argnum``, by
-    forward mode applied to generated forward code ``order`` times."""
-    original = _unwrap(f)
-    name = list(_signature_of(original).parameters)[argnum]
-
-    @functools.wraps(original)
-    def derivative_f(*args):
-        x = args[argnum]
-        if np.ndim(x) != 0:
-            raise ArgumentError(f"grad of a gradient needs a scalar argument, but argument {argnum} has shape {np.shape(x)}",
-                                hint="use s2sad.hessian(f) or s2sad.hvp(f, primals, tangents) for array arguments")
-        check_differentiable(x, name)
-        one = type(x)(1.0) if isinstance(x, (float, np.generic)) else np.ones((), np.result_type(x))
-        function, values, variable = original, list(args), name
-        for _ in range(order):
-            forward = generated_jvp(function, (variable,))
-            values = values + [one]
-            function, variable = forward, list(_signature_of(forward).parameters)[argnum]
-        with _POINTING:
-            result = function(*values)
-        for _ in range(order):  # the tangent of the tangent of ...: the last leaf, `order` levels down
-            result = result[1]
-        return _shaped(result, x)
-
-    derivative_f.__s2sad_derivative__ = (original, order, argnum)
-    return mark_transform(derivative_f, "grad")

@@ -23,12 +23,15 @@ import argparse
 import difflib
 import fnmatch
 import importlib
+import operator
 import os
 import sys
 import warnings
 from dataclasses import dataclass
 
-from .registry import Rule, _load_optional_rules, all_method_rules, all_rules, method_rule, rule_for
+import numpy
+
+from .registry import Rule, load_optional_rules, all_method_rules, all_rules, method_rule, rule_for
 
 # (section title, module scanned for public names); methods have no module
 NAMESPACES: tuple[tuple[str, str | None], ...] = (
@@ -143,7 +146,7 @@ def load_optional_libraries() -> list[str]:
         except ImportError:
             continue
         loaded.append(module)
-    _load_optional_rules()
+    load_optional_rules()
     return loaded
 
 
@@ -227,8 +230,6 @@ def sorted_entries(entries: list[Entry]) -> list[Entry]:
 
 def _method_entries() -> list[Entry]:
     """Array methods (``ndarray.sum``), grouped over the classes sharing one rule; other classes' under OTHER."""
-    import numpy
-
     grouped: dict[tuple[str, int], list[type]] = {}
     rules: dict[int, Rule] = {}
     for (owner, name), rule in all_method_rules().items():
@@ -285,8 +286,6 @@ def resolve(name: str):
     if any(_is_private(part) for part in parts):
         return None
     if parts[0] == "ndarray":
-        import numpy
-
         value, rest = numpy.ndarray, parts[1:]
     else:
         value = None
@@ -336,9 +335,6 @@ def read_autograd(directory: str) -> tuple[list[AutogradName], list[str]]:
 def s2sad_rule_for_name(name: str) -> Rule | None:
     """s2sad's rule for a name of autograd's lists (a method: its method rule, or its operator's)."""
     if name.startswith("ndarray."):
-        import numpy
-        import operator
-
         member = name.split(".", 1)[1]
         rule = method_rule(numpy.ndarray, member)
         if rule is None and member.startswith("__") and member.endswith("__"):

@@ -10,14 +10,13 @@ import importlib.util
 import os
 import sys
 
-from .api import _hand_over, _seed_for
+from .arguments import hand_over, seed_for
 from .frontend.resolve import unwrap
+from .transform import bind
 
 
 def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, absolute_path: str, qualname: str):
     """Bind the ``BINDINGS`` of an emitted module from the module defining ``qualname``."""
-    from .transform import bind
-
     here = os.path.dirname(os.path.abspath(emitted_file))
     path = os.path.normpath(os.path.join(here, relative_path))
     if not os.path.isfile(path):
@@ -57,6 +56,6 @@ def _import_path(path: str):
 def gradient(rrule, values: tuple, positions: tuple[int, ...], name: str):
     """What ``s2sad.grad`` returns, from an emitted rrule: one gradient, or a tuple."""
     output, pullback = rrule(*values)
-    cotangents = pullback(_seed_for(output, name))
-    gradients = tuple(_hand_over(values[p], cotangents[1 + p]) for p in positions)
+    cotangents = pullback(seed_for(output, name))
+    gradients = tuple(hand_over(values[p], cotangents[1 + p]) for p in positions)
     return gradients[0] if len(gradients) == 1 else gradients

@@ -31,10 +31,14 @@ cotangent of its own dtype).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from . import api
 from .registry import Rule, method_rule, rule_for
 from .runtime.accumulate import accumulate, own
+from .runtime.projection import project
 from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 __all__ = ["check_grad", "check_rrule", "numerical_gradient"]
@@ -69,10 +73,10 @@ def _is_inexact_leaf(x) -> bool:
     return False
 
 
-def _has_tangent(x) -> bool:
+def has_tangent(x) -> bool:
     """True if ``x`` is a float or complex leaf, or a list/tuple holding one."""
     if isinstance(x, (list, tuple)):
-        return any(_has_tangent(item) for item in x)
+        return any(has_tangent(item) for item in x)
     return _is_inexact_leaf(x)
 
 
@@ -82,21 +86,21 @@ def _leaf_dtype(x):
     return np.dtype(np.complex128) if type(x) is complex else np.dtype(np.float64)
 
 
-def _inexact_dtypes(x):
+def inexact_dtypes(x):
     if isinstance(x, (list, tuple)):
-        return [dtype for item in x for dtype in _inexact_dtypes(item)]
+        return [dtype for item in x for dtype in inexact_dtypes(item)]
     return [_leaf_dtype(x)] if _is_inexact_leaf(x) else []
 
 
-def _least_precise(dtypes):
+def least_precise(dtypes):
     """The dtype with the largest epsilon (complex64 ranks with float32)."""
     return max(dtypes, key=lambda dtype: np.finfo(dtype).eps) if dtypes else np.dtype(np.float64)
 
 
-def _random_like(x, rng):
+def random_like(x, rng):
     """A random tangent with ``x``'s structure, shape and dtype (None for leaves without one)."""
     if isinstance(x, (list, tuple)):
-        items = [_random_like(item, rng) for item in x]
+        items = [random_like(item, rng) for item in x]
         return items if isinstance(x, list) else tuple(items)
     if not _is_inexact_leaf(x):
         return None
@@ -111,10 +115,10 @@ def _random_like(x, rng):
     return x.dtype.type(sample) if isinstance(x, np.generic) else sample
 
 
-def _widened(x):
+def widened(x):
     """``x`` in float64 (complex128) if it is in a narrower float (complex) dtype."""
     if isinstance(x, (list, tuple)):
-        items = [_widened(item) for item in x]
+        items = [widened(item) for item in x]
         return items if isinstance(x, list) else tuple(items)
     if not _is_inexact_leaf(x) or type(x) is float or type(x) is complex:
         return x
@@ -124,10 +128,10 @@ def _widened(x):
     return wide.type(x) if isinstance(x, np.generic) else x.astype(wide)
 
 
-def _shifted(x, step, v):
+def shifted_by(x, step, v):
     """``x + step * v`` leaf by leaf (leaves without a tangent unchanged)."""
     if isinstance(x, (list, tuple)):
-        items = [_shifted(item, step, d) for item, d in zip(x, v)]
+        items = [shifted_by(item, step, d) for item, d in zip(x, v)]
         return items if isinstance(x, list) else tuple(items)
     if v is None:
         return x
@@ -136,12 +140,12 @@ def _shifted(x, step, v):
     return x + step * np.asarray(v, dtype=_leaf_dtype(x))
 
 
-def _inner(a, b) -> float:
+def inner(a, b) -> float:
     """The real inner product ``Re(sum(conj(a) * b))`` of two trees; ZERO, NO_TANGENT and None count as 0."""
     if a is ZERO or a is NO_TANGENT or a is None or b is ZERO or b is NO_TANGENT or b is None:
         return 0.0
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return sum(_inner(x, y) for x, y in zip(a, b))
+        return sum(inner(x, y) for x, y in zip(a, b))
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
         return 0.0
@@ -151,7 +155,7 @@ def _inner(a, b) -> float:
 
 
 def _norm(a) -> float:
-    return float(np.sqrt(_inner(a, a)))
+    return float(np.sqrt(inner(a, a)))
 
 
 def _describe(x) -> str:
@@ -164,7 +168,7 @@ def _describe(x) -> str:
 
 def _cotangent_problem(ct, x) -> str | None:
     """Why ``ct`` is not a valid cotangent for the primal ``x`` (None if it is)."""
-    if not _has_tangent(x):
+    if not has_tangent(x):
         return None if ct is NO_TANGENT else f"expected NO_TANGENT for a {_describe(x)} argument, got {_describe(ct)}"
     if ct is ZERO:
         return None
@@ -174,7 +178,7 @@ def _cotangent_problem(ct, x) -> str | None:
         if not isinstance(ct, (list, tuple)) or len(ct) != len(x):
             return f"expected a list/tuple of {len(x)} cotangents, got {_describe(ct)}"
         for i, (item_ct, item) in enumerate(zip(ct, x)):
-            if not _has_tangent(item) and item_ct is ZERO:
+            if not has_tangent(item) and item_ct is ZERO:
                 continue
             problem = _cotangent_problem(item_ct, item)
             if problem:
@@ -259,8 +263,8 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
     y, pullback = rule.rrule(*args, **kwargs)
     rng = np.random.default_rng(seed)
     if cotangent is None:
-        cotangent = _random_like(tuple(y) if isinstance(y, tuple) else y, rng)
-    if cotangent is None or not _has_tangent(y):
+        cotangent = random_like(tuple(y) if isinstance(y, tuple) else y, rng)
+    if cotangent is None or not has_tangent(y):
         cotangent = ZERO if cotangent is None else cotangent
     cotangents = pullback(cotangent)
     if not isinstance(cotangents, tuple) or len(cotangents) != len(args) + 1:
@@ -279,27 +283,27 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
     if rule.nondifferentiable:
         return cotangents
 
-    dtypes = _inexact_dtypes(list(args)) + _inexact_dtypes(tuple(y) if isinstance(y, tuple) else y)
-    least = np.finfo(_least_precise(dtypes)).dtype  # complex64 -> float32
+    dtypes = inexact_dtypes(list(args)) + inexact_dtypes(tuple(y) if isinstance(y, tuple) else y)
+    least = np.finfo(least_precise(dtypes)).dtype  # complex64 -> float32
     default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    args64 = [_widened(x) for x in args]
+    args64 = [widened(x) for x in args]
     y64 = rule.function(*args64, **kwargs)  # may stay in a narrower dtype (a cast): step for that
-    step = finite_difference_step(_least_precise(_inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
+    step = finite_difference_step(least_precise(inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
 
     def probe(i, t, v):
         shifted = list(args64)
-        shifted[i] = _shifted(args64[i], t, v)
+        shifted[i] = shifted_by(args64[i], t, v)
         out = rule.function(*shifted, **kwargs)
-        return _inner(cotangent, tuple(out) if isinstance(out, tuple) else out)
+        return inner(cotangent, tuple(out) if isinstance(out, tuple) else out)
 
     for i, (ct, x) in enumerate(zip(cotangents, args)):
-        if not _has_tangent(x):
+        if not has_tangent(x):
             continue
-        v = directions[i] if directions is not None else _random_like(x, rng)
+        v = directions[i] if directions is not None else random_like(x, rng)
         numeric = (probe(i, step, v) - probe(i, -step, v)) / (2 * step)
-        analytic = _inner(ct, v)
+        analytic = inner(ct, v)
         scale = max(abs(numeric), abs(analytic), _norm(ct) * _norm(v))
         if not abs(numeric - analytic) <= atol + rtol * scale:
             raise AssertionError(
@@ -320,7 +324,7 @@ def numerical_gradient(f, *args, argnums=0, eps=None):
     """
     single = isinstance(argnums, int)
     argnums = (argnums,) if single else tuple(argnums)
-    args64 = [_widened(x) for x in args]
+    args64 = [widened(x) for x in args]
     step = finite_difference_step(np.float64) if eps is None else eps
 
     def value_at(i, x):
@@ -404,7 +408,7 @@ def _tree_inner(gradient, v, x) -> float:
     """``<gradient, v>`` over the leaves of ``x`` (a Tangent's fields are read by key)."""
     if _is_container(x):
         return sum(_tree_inner(_field(gradient, key), v[key], item) for key, item in _items(x))
-    return _inner(gradient, v) if _is_inexact_leaf(x) else 0.0
+    return inner(gradient, v) if _is_inexact_leaf(x) else 0.0
 
 
 def _tree_norm(gradient, x) -> float:
@@ -442,8 +446,6 @@ def _gradient_problem(gradient, x) -> str | None:
 
 
 def _argument_names(f, count: int) -> list[str | None]:
-    import inspect
-
     try:
         parameters = list(inspect.signature(getattr(f, "__s2sad_original__", f)).parameters.values())
     except (TypeError, ValueError):
@@ -491,9 +493,6 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     ...     return np.sum(np.tanh(X @ W + b) ** 2)
     >>> dW, db = check_grad(loss, W, b, X, argnums=(0, 1))
     """
-    from . import api
-    from .runtime.projection import project
-
     label = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
     numbers = (argnums,) if single else tuple(argnums)
@@ -517,7 +516,7 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
         value, gradient = api.value_and_grad(f, argnums)(*args, **kwargs)
         gradients = (gradient,) if single else tuple(gradient)
     else:
-        ct = _random_like(tuple(expected) if isinstance(expected, tuple) else expected, rng) if cotangent is None \
+        ct = random_like(tuple(expected) if isinstance(expected, tuple) else expected, rng) if cotangent is None \
             else cotangent
         if ct is None:
             raise AssertionError(f"check_grad({label}): the output ({_describe(expected)}) has no tangent space: "
@@ -536,25 +535,25 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
 
     dtypes = [d for i in positions for d in _tree_inexact_dtypes(args[i])]
     dtypes += _tree_inexact_dtypes(tuple(expected) if isinstance(expected, tuple) else expected)
-    least = np.finfo(_least_precise(dtypes)).dtype
+    least = np.finfo(least_precise(dtypes)).dtype
     default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    args64 = [_tree_map(_widened, x) for x in args]
+    args64 = [_tree_map(widened, x) for x in args]
     y64 = f(*args64, **kwargs)
-    step = finite_difference_step(_least_precise(_tree_inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
+    step = finite_difference_step(least_precise(_tree_inexact_dtypes(tuple(y64) if isinstance(y64, tuple) else y64)))
 
     def probe(i, t, v):
         shifted = list(args64)
-        shifted[i] = _tree_map(lambda leaf, d: leaf if d is None else _shifted(leaf, t, d), args64[i], v)
+        shifted[i] = _tree_map(lambda leaf, d: leaf if d is None else shifted_by(leaf, t, d), args64[i], v)
         out = f(*shifted, **kwargs)
-        return _inner(ct, tuple(out) if isinstance(out, tuple) else out)
+        return inner(ct, tuple(out) if isinstance(out, tuple) else out)
 
     for i, gradient in zip(positions, gradients):
         x = args[i]
         if not _tree_has_tangent(x):
             continue
-        v = directions[i] if directions is not None else _tree_map(lambda leaf: _random_like(leaf, rng), x)
+        v = directions[i] if directions is not None else _tree_map(lambda leaf: random_like(leaf, rng), x)
         numeric = (probe(i, step, v) - probe(i, -step, v)) / (2 * step)
         analytic = _tree_inner(gradient, v, x)
         v_norm = float(np.sqrt(_tree_inner(v, v, x)))

@@ -10,19 +10,22 @@ from __future__ import annotations
 import hashlib
 import inspect
 import operator
+import os
 import re
 import threading
 import weakref
 from typing import TYPE_CHECKING
 
-from . import __version__, cache
+from . import cache
+from .version import __version__
 from .errors import S2SADError
-from .registry import _load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
+from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
+from .frontend.ir import operations_of
 from .frontend.resolve import Environment, found
-from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
-from .runtime.support import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
-from .frontend.source import source_lines_for_key
-from .runtime.tangents import NO_TANGENT, ZERO
+from .frontend.resolve import unwrap as _unwrap
+from .frontend.source import read_function, source_lines_for_key
+from .registry.forward import forward_fingerprint, forward_rule
+from .transformed import TransformedCall, TransformedForwardCall
 from .cache.validity import current_check, dependencies, identity, table_text, verified, without_table
 
 if TYPE_CHECKING:
@@ -38,8 +41,6 @@ _generator_hash: str | None = None
 def generator_fingerprint() -> str:
     global _generator_hash
     if _generator_hash is None:
-        import os
-
         digest = hashlib.sha256()
         here = os.path.dirname(os.path.abspath(__file__))
         paths = [os.path.join(package, name) for package in GENERATOR_PACKAGES
@@ -97,8 +98,6 @@ def _forward_rules_fingerprint() -> str:
     global _forward_fingerprint
     generation = registry_generation()
     if _forward_fingerprint is None or _forward_fingerprint[0] != generation:
-        from .registry.forward import forward_fingerprint
-
         _forward_fingerprint = (generation, forward_fingerprint())
     return _forward_fingerprint[1]
 
@@ -121,7 +120,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     libraries = frozenset(library for library in ("scipy",) if any(f":{library}" in i or f".{library}" in i or
                                                                   f"module:{library}" in i for i in identities))
     if libraries:
-        _load_optional_rules()
+        load_optional_rules()
     parts = [
         f"s2sad {__version__} generator {generator_fingerprint()}",
         function.__code__.co_filename, function.__qualname__, str(first_line), "".join(lines),
@@ -146,7 +145,6 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .codegen.reverse import generate
     from .frontend.naming import Namer
     from .frontend.normalize import normalize
-    from .frontend.source import read_function
 
     source = read_function(function)
     try:
@@ -169,8 +167,6 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
 
 def _static_callees(ir) -> set[str]:
     """The spellings of the calls the normaliser resolved to an object (``np.linalg.inv``, ``helper``)."""
-    from .frontend.ir import operations_of
-
     return {operation.callee.spelling for operation in operations_of(ir.statements)
             if operation.callee is not None and operation.callee.kind == "static"}
 
@@ -190,8 +186,6 @@ def _name_the_decorator(error: S2SADError, function) -> None:
 
 
 def _names_of(ir) -> set[str]:
-    from .frontend.ir import operations_of
-
     names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
     return names | {operation.target for operation in operations_of(ir.statements)}
 
@@ -216,8 +210,6 @@ def generated_jvp(function, wrt: tuple[str, ...]):
 def _generated(function, wrt, mode):
     function = _unwrap(function)
     if not inspect.isfunction(function):
-        from .frontend.source import read_function
-
         read_function(function)  # raises the error that says why it has no source
     generation = registry_generation()
     per_function = _memory.get(function)
@@ -234,6 +226,16 @@ def _generated(function, wrt, mode):
         generated = _load_or_generate(function, wrt, mode)
         per_function[(mode, wrt)] = (generation, generated)
         return generated
+
+
+def transformed_call(function, active_positions, active_keywords) -> TransformedCall:
+    """A call of ``function`` through its generated rrule, differentiated at the given arguments."""
+    return TransformedCall(function, active_positions, active_keywords, generated_rrule)
+
+
+def transformed_forward_call(function, active_positions, active_keywords) -> TransformedForwardCall:
+    """The same in forward mode: ``function``'s generated jvp."""
+    return TransformedForwardCall(function, active_positions, active_keywords, generated_jvp, generated_rrule)
 
 
 def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
@@ -336,16 +338,14 @@ def _resolve_recipe(recipe, env: Environment, function):
         return env.closure[recipe[1]]
     callee = _resolve_reference(recipe[1], env)
     if kind == "transformed":
-        return TransformedCall(callee, recipe[2], recipe[3])
+        return transformed_call(callee, recipe[2], recipe[3])
     if kind == "transformed_forward":
-        return TransformedForwardCall(callee, recipe[2], recipe[3])
+        return transformed_forward_call(callee, recipe[2], recipe[3])
     if kind == "forward_call_rrule":
         if not isinstance(callee, TransformedForwardCall):
             raise _Stale(str(recipe))
         return callee.rrule
     if kind == "jvp":
-        from .registry.forward import forward_rule
-
         forward = forward_rule(callee)
         jvp = forward.jvp_function(recipe[2]) if forward is not None else None
         if jvp is None:
@@ -366,126 +366,3 @@ def _resolve_recipe(recipe, env: Environment, function):
     raise _Stale(str(recipe))
 
 
-class CotangentTuple(tuple):
-    """``(dself, *dargs)`` for the positional arguments of a call, with ``.keywords`` for the rest."""
-
-    keywords: dict
-
-
-class TransformedCall:
-    """A call of a user function that has no rule: its own generated rrule, made on first use."""
-
-    def __init__(self, function, active_positions, active_keywords):
-        self.function = _unwrap(function)
-        self.signature = _signature_of(self.function)
-        self.active_positions = tuple(active_positions)
-        self.active_keywords = tuple(active_keywords)
-        parameters = list(self.signature.parameters.values())
-        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
-        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
-        wrt = {positional[i] if i < len(positional) else self.star for i in self.active_positions}
-        wrt |= {k if k in self.signature.parameters else self.double_star for k in self.active_keywords}
-        self.wrt = tuple(n for n in self.signature.parameters if n in wrt)
-
-    def __call__(self, *args, **kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        rrule = generated_rrule(self.function, self.wrt)
-        y, pullback = rrule(*bound.arguments.values())
-        names = list(bound.arguments)
-        star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
-        double_star_keys = list(bound.arguments.get(self.double_star, {})) if self.double_star else []
-
-        def call_pullback(dy):
-            cotangents = pullback(dy)
-            by_name = dict(zip(names, cotangents[1:]))
-            positional = [by_name[n] for n in names if n in by_name and n != self.star and n != self.double_star
-                          and self.signature.parameters[n].kind in (inspect.Parameter.POSITIONAL_ONLY,
-                                                                      inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-            if self.star:  # the tuple's cotangent, one per argument it collected
-                positional += list(split_cotangent(by_name[self.star], star_count))
-            keywords = ({key: field_cotangent(by_name[self.double_star], key) for key in double_star_keys}
-                        if self.double_star else {})
-            keywords.update((n, c) for n, c in by_name.items() if n not in keywords)
-            result = CotangentTuple((cotangents[0],) + tuple(positional[:len(args)]))
-            result.keywords = {k: keywords.get(k, ZERO) for k in kwargs}
-            return result
-
-        call_pullback.__name__ = call_pullback.__qualname__ = f"{self.function.__name__}_pullback"
-        return y, call_pullback
-
-    def __repr__(self):
-        return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
-
-
-class TransformedForwardCall:
-    """A user function called in forward-mode code: its own generated jvp, made on first use.
-
-    Called as ``call(tangents, *args, **kwargs)`` with the tangents of the arguments at
-    ``active_positions`` then ``active_keywords``; returns ``(value, tangent)``.
-    """
-
-    def __init__(self, function, active_positions, active_keywords):
-        self.function = _unwrap(function)
-        self.signature = _signature_of(self.function)
-        parameters = list(self.signature.parameters.values())
-        self.positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
-        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
-        self.active_positions = tuple(active_positions)
-        self.active_keywords = tuple(active_keywords)
-
-    def __call__(self, tangents, *args, **kwargs):
-        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
-        jvp = generated_jvp(self.function, wrt)
-        return jvp(*bound.arguments.values(), *(by_param[name] for name in wrt))
-
-    def _resolved(self, tangents, args, kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        by_param: dict = {}
-        for position, tangent in zip(self.active_positions, tangents):
-            if position < len(self.positional):
-                by_param[self.positional[position]] = tangent
-            else:
-                star = list(by_param.get(self.star, [ZERO] * len(bound.arguments[self.star])))
-                star[position - len(self.positional)] = tangent
-                by_param[self.star] = tuple(star)
-        for keyword, tangent in zip(self.active_keywords, tangents[len(self.active_positions):]):
-            if keyword in self.signature.parameters:
-                by_param[keyword] = tangent
-            else:  # collected by **kwargs: a dict tangent with ZERO for the others
-                collected = by_param.setdefault(self.double_star, {key: ZERO for key in bound.arguments[self.double_star]})
-                collected[keyword] = tangent
-        for name, tangent in by_param.items():  # a container's constant items: zeros, not ZERO, so that the
-            tangent = tangent_filled(tangent, bound.arguments[name])  # jvp's own reverse pass can read them
-            # the jvp was made for a varied argument, which can still be a constant on the path taken
-            # (x if c else np.ones(3)): it reads the tangent, so give it zeros
-            by_param[name] = zeros_like_primal(bound.arguments[name]) if tangent is ZERO else tangent
-        wrt = tuple(name for name in self.signature.parameters if name in by_param)
-        return bound, by_param, wrt
-
-    def rrule(self, tangents, *args, **kwargs):
-        """Reverse mode through this call (forward code differentiated again: an hvp).
-
-        The pullback gives ``(NO_TANGENT, cotangents of the tangents, *cotangents of args)``.
-        """
-        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
-        jvp = generated_jvp(self.function, wrt)
-        values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
-        names = list(_signature_of(jvp).parameters)
-        rrule = generated_rrule(jvp, tuple(names))
-        y, pullback = rrule(*values)
-        count = len(bound.arguments)
-
-        def forward_call_pullback(dy):
-            cotangents = pullback(dy)[1:]
-            by_name = dict(zip(bound.arguments, cotangents[:count]))
-            positional = [by_name[name] for name in list(bound.arguments)[:len(args)]]
-            return (NO_TANGENT, tuple(cotangents[count:]), *positional)  # keyword arguments: constants here
-
-        return y, forward_call_pullback
-
-    def __repr__(self):
-        return f"<forward-transformed {self.function.__qualname__}>"

@@ -13,11 +13,14 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import textwrap
 
 
 from .activity import CONSTANT_METHODS
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var
+from ..frontend.resolve import Environment, found
+from ..frontend.wrappers import source_lines
 from ..registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
@@ -97,10 +100,6 @@ def may_write_into_parameters(function) -> bool:
 
 
 def _may_write(function) -> bool:
-    import textwrap
-
-    from ..frontend.resolve import Environment, found, source_lines
-
     try:
         lines, _ = source_lines(function)
         definition = ast.parse(textwrap.dedent("".join(lines))).body[0]

@@ -22,6 +22,7 @@ from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Statem
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
+from ..transformed import TransformedForwardCall
 
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
@@ -196,7 +197,7 @@ class Emitter:
         if inspect.isfunction(original) and not is_library(original):
             refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
-        if type(value).__name__ == "TransformedForwardCall":  # generated forward code, differentiated again
+        if isinstance(value, TransformedForwardCall):  # generated forward code, differentiated again
             return "rrule"
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
@@ -243,7 +244,7 @@ class Emitter:
             active = tuple(i for i, a in enumerate(op.args) if self.activity.is_active(a))
             active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
             recipe = ("transformed", reference, active, active_keywords)
-        elif type(value).__name__ == "TransformedForwardCall":
+        elif isinstance(value, TransformedForwardCall):
             recipe = ("forward_call_rrule", reference)
         else:
             recipe = ("rrule", reference)

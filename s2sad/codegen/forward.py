@@ -26,7 +26,7 @@ from collections import Counter
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..analysis.activity import propagates
 from ..frontend.resolve import refuse_transform
 from ..errors import MissingRuleError

@@ -17,7 +17,7 @@ import textwrap
 import tokenize
 from collections import Counter
 
-from .. import __version__
+from ..version import __version__
 from ..analysis.activity import Activity, analyse, propagates
 from ..analysis.aliasing import Groups, program_order
 from ..analysis.reuse import primal_calls, reuse_primal_values

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import sys
 import types
 from typing import Any
 
+from ..errors import UnsupportedSyntaxError
 from .wrappers import forwarded_function
 
 _MISSING = object()
@@ -61,8 +63,6 @@ def found(value) -> bool:
 def importable_module_name(value) -> str | None:
     """The name to ``import`` for a module object, if importing it gives back the same object."""
     if isinstance(value, types.ModuleType):
-        import sys
-
         name = value.__name__
         if sys.modules.get(name) is value and name != "__main__":
             return name
@@ -133,8 +133,6 @@ def refuse_transform(function, location=None) -> None:
             kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
         else:
             return
-    from ..errors import UnsupportedSyntaxError
-
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
     raise UnsupportedSyntaxError(
         f"cannot differentiate s2sad.{kind}({inner}): {COMPOSITION_HINT.split(';')[0]}",
@@ -165,12 +163,6 @@ def signature(function):
     """``inspect.signature`` of the function itself: a decorator's wrapper has its own
     parameters (``*args, **kwargs``), not those ``__wrapped__`` advertises."""
     return inspect.signature(function, follow_wrapped=False)
-
-
-def source_lines(function):
-    """``inspect.getsourcelines`` of the function itself (``inspect`` follows ``__wrapped__``
-    and would give the wrapped function's lines for a decorator's wrapper)."""
-    return inspect.getsourcelines(function.__code__ if inspect.isfunction(function) else function)
 
 
 def is_library(function) -> bool:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
-from .resolve import describe_decorated, source_lines as _source_lines, unwrap as _unwrap
+from .resolve import describe_decorated, unwrap as _unwrap
+from .wrappers import source_lines as _source_lines
 
 if TYPE_CHECKING:  # libcst is imported only when a function is parsed (see read_function)
     import libcst as cst

@@ -61,8 +61,6 @@ def _forwarding_names(function) -> str | None:
             or not code.co_flags & inspect.CO_VARARGS:
         return None
     try:
-        from .resolve import source_lines
-
         lines, _ = source_lines(function)
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError):
@@ -146,3 +144,9 @@ def _assignment_targets(body, call) -> set:
         if isinstance(node, ast.Assign) and node.value is call:
             targets.update(id(target) for target in node.targets)
     return targets
+
+
+def source_lines(function):
+    """``inspect.getsourcelines`` of the function itself (``inspect`` follows ``__wrapped__``
+    and would give the wrapped function's lines for a decorator's wrapper)."""
+    return inspect.getsourcelines(function.__code__ if inspect.isfunction(function) else function)

@@ -23,13 +23,23 @@ Python function out of its rule, :func:`defmethod` gives a method of a class a r
 """
 from __future__ import annotations
 
+import ast
+import builtins
 import hashlib
+import importlib
 import inspect
+import io
+import keyword
+import sys
+import tokenize
 from dataclasses import dataclass, field
 from functools import partial
+from types import BuiltinMethodType, ModuleType
 from typing import Any, Callable
 
-from ..runtime.tangents import NO_TANGENT, Thunk
+from ..errors import RuleError
+from ..frontend.resolve import is_library
+from ..runtime.tangents import NO_TANGENT, Tangent, Thunk
 
 Template = str
 VJP = Callable[..., Any]
@@ -47,7 +57,7 @@ _signatures_by_text: dict[str, inspect.Signature] = {}
 _signature_texts: dict[int, tuple[inspect.Signature, str]] = {}  # id -> (the signature, its text)
 
 
-def _signature_from_text(text: str) -> inspect.Signature:
+def signature_from_text(text: str) -> inspect.Signature:
     # Signatures are immutable, and a few hundred rules share a hundred of them: each text
     # is compiled once (importing the rules compiles no more code than it must).
     signature = _signatures_by_text.get(text)
@@ -211,8 +221,6 @@ def template_namespace() -> dict[str, Any]:
     """The globals template expressions are evaluated in (numpy, math, the rule helpers)."""
     global _template_namespace
     if _template_namespace is None:
-        import importlib
-
         namespace = {alias: importlib.import_module(module) for alias, module in TEMPLATE_GLOBALS_MODULES.items()}
         helpers = importlib.import_module(TEMPLATE_HELPERS_MODULE)
         namespace.update({name: getattr(helpers, name) for name in helpers.__all__})
@@ -247,7 +255,6 @@ def _qualified_name(function) -> str:
     return f"{module}.{name}" if module else name
 
 
-from types import BuiltinMethodType, ModuleType  # noqa: E402
 
 _bound_rules: dict[tuple[int, Any], Rule] = {}  # bound methods, by (instance, function): see _bound_key
 
@@ -333,7 +340,7 @@ def rule_for(function) -> Rule | None:
             rule = _bound_rules.get(key)
             if rule is not None:
                 return rule
-    if _pending_optional and _load_optional_rules(function):
+    if _pending_optional and load_optional_rules(function):
         return rule_for(function)
     return None
 
@@ -350,15 +357,12 @@ _OPTIONAL_RULE_MODULES = [
 _pending_optional = list(_OPTIONAL_RULE_MODULES)
 
 
-def _load_optional_rules(function=None) -> bool:
+def load_optional_rules(function=None) -> bool:
     """Register the rules of the optional library modules the user has imported, once each.
 
     True if any were registered. A rules module that fails to import (an old scipy
     lacking a function it names) is dropped for good rather than retried on every lookup.
     """
-    import importlib
-    import sys
-
     global _optional_group
     loaded = False
     for entry in list(_pending_optional):
@@ -409,7 +413,7 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
     >>> defvjp(np.tanh, "x", "g * (1 - ans ** 2)")
     >>> defvjp(operator.mul, "x, y", "unbroadcast(g * y, x)", "unbroadcast(g * x, y)")
     """
-    sig = _signature_from_text(signature)
+    sig = signature_from_text(signature)
     params = tuple(sig.parameters)
     if len(vjps) > len(params):
         raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
@@ -426,8 +430,6 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
 # in it is an error naming the rule, not a wrong gradient or a crash deep in generated code.
 
 def _from_user_code() -> bool:
-    import sys
-
     frame = sys._getframe(2)
     module = frame.f_globals.get("__name__", "") if frame is not None else ""
     return not (module.startswith("s2sad.rules") or module.startswith("s2sad.") or module == "rules"
@@ -435,8 +437,6 @@ def _from_user_code() -> bool:
 
 
 def _problem(cotangent, primal) -> str | None:
-    from ..runtime.tangents import Tangent
-
     if cotangent is None:
         return "None (return s2sad.ZERO for a zero cotangent)"
     if isinstance(cotangent, (str, bytes)):
@@ -453,8 +453,6 @@ def _problem(cotangent, primal) -> str | None:
 
 
 def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
-    from ..errors import RuleError
-
     if vjp is None:
         return None
     if isinstance(vjp, str):
@@ -474,13 +472,6 @@ def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
 
 
 def _check_template(rule_name: str, param: str, template: str, params: tuple) -> None:
-    import builtins
-    import io
-    import keyword
-    import tokenize
-
-    from ..errors import RuleError
-
     known = set(params) | {"g", "ans"} | set(template_namespace()) | set(dir(builtins))
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(template).readline))
@@ -499,8 +490,6 @@ def _check_template(rule_name: str, param: str, template: str, params: tuple) ->
 
 
 def _checked_vjp_all(rule_name: str, vjp, count: int):
-    from ..errors import RuleError
-
     def checked_vjp_all(g, ans, *values):
         cotangents = vjp(g, ans, *values)
         if not isinstance(cotangents, (tuple, list)) or len(cotangents) != count:
@@ -513,8 +502,6 @@ def _checked_vjp_all(rule_name: str, vjp, count: int):
 
 
 def _checked_rrule(rule_name: str, rrule):
-    from ..errors import RuleError
-
     def checked_rrule(*args, **kwargs):
         result = rrule(*args, **kwargs)
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
@@ -538,7 +525,7 @@ def _checked_rrule(rule_name: str, rrule):
 
 def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
     """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter."""
-    sig = _signature_from_text(signature)
+    sig = signature_from_text(signature)
     if _from_user_code():
         vjp = _checked_vjp_all(name or _qualified_name(function), vjp, len(sig.parameters))
     rule = Rule(function, name or _qualified_name(function), sig, vjp_all=vjp, version=version)
@@ -547,7 +534,7 @@ def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, vers
 
 def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
     """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``."""
-    sig = _signature_from_text(signature) if signature else None
+    sig = signature_from_text(signature) if signature else None
     if _from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
     rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
@@ -627,7 +614,7 @@ def defderivative(function, signature: str, *derivatives: str | None, name: str 
     an unknown name, a syntax error or a use of the cotangent ``g`` is refused here,
     at registration, rather than when a gradient runs.
     """
-    sig = _signature_from_text(signature)
+    sig = signature_from_text(signature)
     params = tuple(sig.parameters)
     label = name or _qualified_name(function)
     if len(derivatives) > len(params):
@@ -653,9 +640,6 @@ def defderivative(function, signature: str, *derivatives: str | None, name: str 
 
 def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (), label: str = "the function") -> str:
     """The vjp template for a scalar partial derivative of ``param`` (see :func:`defderivative`)."""
-    import ast
-    import builtins
-
     if not isinstance(derivative, str):
         raise TypeError(f"defderivative({label}): the derivative of {param!r} must be an expression "
                         f"in a string (or None), not {type(derivative).__name__}")
@@ -690,8 +674,6 @@ def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (
 
 def _real_constant(node) -> float | None:
     """The value of an int or float literal (possibly negated), else None."""
-    import ast
-
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         sign = -1 if isinstance(node.op, ast.USub) else 1
@@ -729,8 +711,6 @@ def differentiate_source(function):
     if not inspect.isfunction(original):
         raise TypeError(f"s2sad can only differentiate the source of a Python function defined with def; "
                         f"{label} is a {type(original).__name__}, so it keeps its rule")
-    from ..frontend.resolve import is_library
-
     if is_library(original):
         raise TypeError(f"{original.__module__}.{label} is library code, which s2sad does not transform: "
                         "it keeps its rule")

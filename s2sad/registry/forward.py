@@ -19,10 +19,14 @@ output's shape, as the output's tangent must be. Nondifferentiable functions pus
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import Rule, _signature_from_text, method_rule, rule_for
+from ..runtime.accumulate import add
+from ..runtime.tangents import ZERO, fit, is_zero
+from . import Rule, compile_template, forget_generated, method_rule, rule_for, signature_from_text
 
 __all__ = ["LINEAR", "ForwardRule", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -54,8 +58,6 @@ class ForwardRule:
         if jvp is None or callable(jvp):
             return jvp
         if param not in self._compiled:
-            from . import compile_template
-
             params = tuple(self.signature.parameters)
             if jvp == LINEAR:
                 self._compiled[param] = _linear(self.rule.function, self.signature, param)
@@ -65,9 +67,6 @@ class ForwardRule:
 
     def pushforward(self, args: tuple, kwargs: dict, tangents: dict, ans):
         """The output's tangent, given tangents by parameter name (absent: zero)."""
-        from ..runtime.accumulate import add
-        from ..runtime.tangents import ZERO, is_zero
-
         if self.rule.nondifferentiable:
             return ZERO
 
@@ -82,8 +81,6 @@ class ForwardRule:
             term = jvp(tangent, ans, *values)
             total = term if total is ZERO else add(total, term)  # tuples of tangents add item by item
         if self.elementwise and total is not ZERO:
-            from s2sad.rules.helpers import fit
-
             total = fit(total, ans)
         return total
 
@@ -91,8 +88,6 @@ class ForwardRule:
 def _linear(function, signature, param: str) -> Callable:
     """``function`` called with the tangent in ``param``'s place, positional parameters passed
     positionally (NumPy's ufuncs and builtins take no keywords for them)."""
-    import inspect
-
     # leading parameters without defaults go positionally, the rest by keyword (np.sum's
     # `where` must not land in `initial`'s slot)
     kinds, leading = [], True
@@ -160,15 +155,13 @@ def _store(rule: Rule, jvps, elementwise: bool, signature: str | None) -> Forwar
     if rule.signature is None:
         if signature is None:
             raise ValueError(f"the rule of {rule.name} has no signature: give one (signature='x, y')")
-        rule.signature = _signature_from_text(signature)
+        rule.signature = signature_from_text(signature)
     params = tuple(rule.signature.parameters)
     if len(jvps) > len(params):
         raise ValueError(f"{len(jvps)} jvps given for the {len(params)} parameters of {rule.name}")
     forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise)
     _forward[id(rule)] = forward
-    from .. import registry
-
-    registry._generation += 1  # generated forward code in memory is made again
+    forget_generated()  # generated forward code in memory is made again
     return forward
 
 
@@ -197,8 +190,6 @@ def all_forward_rules() -> list[ForwardRule]:
 
 def forward_fingerprint() -> str:
     """Changes whenever a forward rule would generate different code."""
-    import hashlib
-
     parts = sorted(f"{f.name}|{f.elementwise}|" + "|".join(f"{p}={v if isinstance(v, str) or v is None else getattr(v, '__qualname__', v)}"
                                                           for p, v in f.jvps.items()) for f in _forward.values())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -31,7 +31,8 @@ import weakref
 
 import numpy as np
 
-from .tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk, _plus, unthunk
+from .indexing import untake
+from .tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk, plus, unthunk
 
 __all__ = ["accumulate", "add", "release", "own", "is_owned"]
 
@@ -109,7 +110,7 @@ def release(x):
 
 def add(a, b):
     """``a + b`` for any two tangents, out of place: never writes into either argument."""
-    return _plus(a, b)
+    return plus(a, b)
 
 
 def accumulate(a, b):
@@ -163,8 +164,6 @@ def add_at(a, g, index, like):
                 return a
             except (ValueError, TypeError):
                 pass
-    from s2sad.rules.helpers import untake
-
     return _dispatch(a, untake(g, index, like), count == _TOP_COUNT)
 
 
@@ -249,7 +248,7 @@ def _dispatch(a, b, exclusive):
         return _dispatch(value, b, False)
     if kind is Thunk:
         return _dispatch(a.unthunk(), b, False)  # the thunk keeps its value: never ours
-    return _plus(a, b)  # numbers, numpy scalars, ndarray subclasses
+    return plus(a, b)  # numbers, numpy scalars, ndarray subclasses
 
 
 def _into_array(a, b, writable):
@@ -267,7 +266,7 @@ def _into_array(a, b, writable):
         return a
     if kind is Thunk:
         return _into_array(a, b.unthunk(), writable)
-    return _plus(a, b)  # ndarray subclasses; a Tangent raises a clear error
+    return plus(a, b)  # ndarray subclasses; a Tangent raises a clear error
 
 
 def _apply(thunk, buffer):
@@ -292,7 +291,7 @@ def _take_value(thunk):
 def _into_tangent(a, b, exclusive):
     b = unthunk(b)
     if b.__class__ is not Tangent or b.primal_type is not a.primal_type:
-        return _plus(a, b)  # raises the error that explains the mismatch
+        return plus(a, b)  # raises the error that explains the mismatch
     if exclusive:
         fields, expected = a._fields, _FIELD_COUNT  # nobody else can see a: update it
     else:
@@ -307,7 +306,7 @@ def _into_tangent(a, b, exclusive):
 def _into_items(a, b, exclusive):
     b = unthunk(b)
     if b.__class__ is not a.__class__ or len(b) != len(a):
-        return _plus(a, b)  # raises the error that explains the mismatch
+        return plus(a, b)  # raises the error that explains the mismatch
     expected = _ITEM_COUNT if exclusive else _NEVER
     items = []
     for index in range(len(a)):

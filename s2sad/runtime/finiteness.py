@@ -13,6 +13,8 @@ tangents holding them are looked at: a lazy array (Dask) is never computed to ch
 """
 from __future__ import annotations
 
+import linecache
+
 import numpy as np
 
 from ..errors import NonFiniteDerivativeError, SourceLocation
@@ -77,8 +79,6 @@ def _definition_of(function) -> SourceLocation | None:
     code = getattr(function, "__code__", None)
     if code is None:
         return None
-    import linecache
-
     text = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
     column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
     return SourceLocation(code.co_filename, code.co_firstlineno, column, text)

@@ -167,10 +167,10 @@ class _Delayed:
     __array_priority__ = 1000
 
     def __add__(self, other):
-        return _plus(self.unthunk(), other)
+        return plus(self.unthunk(), other)
 
     def __radd__(self, other):
-        return _plus(other, self.unthunk())
+        return plus(other, self.unthunk())
 
     def __sub__(self, other):
         return self.unthunk() - unthunk(other)
@@ -390,7 +390,7 @@ class Tangent:
             )
         fields = dict(self._fields)
         for key, value in other._fields.items():
-            fields[key] = _plus(fields[key], value) if key in fields else value
+            fields[key] = plus(fields[key], value) if key in fields else value
         return Tangent._of(self.primal_type, fields)
 
     __radd__ = __add__  # addition of tangents commutes
@@ -426,7 +426,7 @@ class Tangent:
 # ---------------------------------------------------------------- tangent arithmetic
 
 
-def _plus(a, b):
+def plus(a, b):
     """``a + b`` for tangents: zeros vanish, thunks are computed, tuples add elementwise."""
     if a is ZERO or a is NO_TANGENT:
         return a + b  # the singletons know how they combine with each other
@@ -439,7 +439,7 @@ def _plus(a, b):
         # Python's + on tuples concatenates; a tuple of cotangents adds elementwise.
         if type(b) is not kind or len(b) != len(a):
             raise ValueError(f"cannot add {_describe(b)} to {_describe(a)}: the structures differ")
-        return kind(_plus(x, y) for x, y in zip(a, b))
+        return kind(plus(x, y) for x, y in zip(a, b))
     return a + b
 
 
@@ -466,3 +466,20 @@ def _describe(value) -> str:
     if type(value) in (tuple, list):
         return f"a {type(value).__name__} of {len(value)} cotangents"
     return f"a {type(value).__name__}"
+
+
+def fit(t, ans):
+    """A tangent with the shape and dtype of ``ans``: a term from a broadcast operand (the
+    tangent of ``b`` in ``a + b``, ``b`` a scalar) is broadcast up and cast, as the output's
+    tangent must be (a Python float's tangent added to a float32 array is float32)."""
+    if t is ZERO or t is NO_TANGENT or type(ans) is float:
+        return t
+    shape, dtype = np.shape(ans), getattr(ans, "dtype", None)
+    if np.shape(t) == shape and getattr(t, "dtype", None) == dtype:
+        return t
+    if dtype is None:
+        return np.broadcast_to(t, shape).copy() if shape else t
+    if dtype.kind != "c" and np.iscomplexobj(t):
+        t = np.real(t)
+    out = np.broadcast_to(t, shape).astype(dtype)
+    return dtype.type(out) if isinstance(ans, np.generic) else out

@@ -32,9 +32,9 @@ import s2sad  # noqa: E402
 from s2sad import registry  # noqa: E402
 from s2sad.registry.forward import forward_method_rule, forward_rule  # noqa: E402
 from s2sad.runtime.tangents import ZERO, is_zero, unthunk  # noqa: E402
-from s2sad.testing import _inner, _random_like, _shifted, _widened, check_rrule  # noqa: E402
+from s2sad.testing import inner, random_like, shifted_by, widened, check_rrule  # noqa: E402
 
-registry._load_optional_rules()  # the SciPy tables, imported above
+registry.load_optional_rules()  # the SciPy tables, imported above
 
 
 # ------------------------------------------------------------------ argument makers: rng -> (args, kwargs[, cotangent])
@@ -269,10 +269,10 @@ REFUSED = {  # name: (why, maker): NumPy/SciPy accept complex arguments, the rul
 }
 
 NOT_NUMERIC = {  # name: why no complex check applies
-    "s2sad.rules.helpers.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
-    "s2sad.runtime.support.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
-    "s2sad.runtime.support.tangent_filled": "a structural tangent with zeros filled in (generated code)",
-    "s2sad.runtime.support.tangent_field": "a field of a structural tangent (generated code)",
+    "s2sad.runtime.tangents.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
+    "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
+    "s2sad.runtime.structure.tangent_filled": "a structural tangent with zeros filled in (generated code)",
+    "s2sad.runtime.structure.tangent_field": "a field of a structural tangent (generated code)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
 }
@@ -351,7 +351,7 @@ def _forward_matches(rule, forward, args, kwargs, rng):
     ans = rule.function(*args, **kwargs)
     parameters = list(forward.signature.parameters.values())
     for i, value in enumerate(args):
-        tangent = _random_like(value, rng)
+        tangent = random_like(value, rng)
         if tangent is None:
             continue
         variadic = next((p for p in parameters if p.kind is p.VAR_POSITIONAL), None)
@@ -363,9 +363,9 @@ def _forward_matches(rule, forward, args, kwargs, rng):
             tangents = {parameters[i].name: tangent}
         pushed = forward.pushforward(args, kwargs, tangents, ans)
         h = 1e-6
-        wide = [_widened(a) for a in args]
+        wide = [widened(a) for a in args]
         up, down = list(wide), list(wide)
-        up[i], down[i] = _shifted(wide[i], h, tangent), _shifted(wide[i], -h, tangent)
+        up[i], down[i] = shifted_by(wide[i], h, tangent), shifted_by(wide[i], -h, tangent)
         hi, lo = rule.function(*up, **kwargs), rule.function(*down, **kwargs)
         several = isinstance(ans, (tuple, list))
         outputs = tuple(ans) if several else (ans,)
@@ -431,7 +431,7 @@ def test_refused_rules_refuse(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         y, pullback = rule.rrule(*args, **kwargs)
-        cotangent = _random_like(tuple(y) if isinstance(y, tuple) else y, rng)
+        cotangent = random_like(tuple(y) if isinstance(y, tuple) else y, rng)
         with pytest.raises(s2sad.S2SADError):
             pullback(cotangent)
 
@@ -448,12 +448,12 @@ def _moves(function, args, kwargs, rng):
     if not isinstance(out, (np.ndarray, np.generic, float, complex)) or np.asarray(out).dtype.kind not in "fc":
         return False
     for i, value in enumerate(args):
-        direction = _random_like(value, rng)
+        direction = random_like(value, rng)
         if direction is None:
             continue
         h = 1e-7
         up, down = list(args), list(args)
-        up[i], down[i] = _shifted(value, h, direction), _shifted(value, -h, direction)
+        up[i], down[i] = shifted_by(value, h, direction), shifted_by(value, -h, direction)
         change = np.asarray(function(*up, **kwargs), dtype=complex) - np.asarray(function(*down, **kwargs), dtype=complex)
         if np.any(np.abs(change) > 1e-9):
             return True

@@ -1,0 +1,87 @@
+"""Methods and attributes, differentiated by the receiver's type when the code runs.
+
+``x.sum(axis=0)``, ``A.T``, ``layer.apply(x)``: which rule applies is known only from the
+receiver, so generated code asks here as it runs: a ``defmethod`` rule for NumPy arrays and
+registered types, or, for a method of a user class, that method's own generated code.
+"""
+from __future__ import annotations
+
+import inspect
+
+from ..errors import MissingRuleError
+from ..registry import method_rule
+from ..registry.forward import forward_method_rule
+from ..transform import transformed_call, transformed_forward_call
+from .structure import tangent_field
+from .tangents import NO_TANGENT, ZERO, Tangent
+
+
+def method_rrule(receiver, name: str, *args, **kwargs):
+    """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type."""
+    rule = method_rule(type(receiver), name)
+    if rule is None:
+        function = getattr(type(receiver), name, None)
+        if inspect.isfunction(function) and _is_user_code(function):
+            # a method of the user's class: differentiate its source, `self` a structural argument
+            return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
+        raise MissingRuleError(
+            f"no rule for the method `{type(receiver).__name__}.{name}`",
+            hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
+        )
+    return rule.rrule(receiver, *args, **kwargs)
+
+
+_methods: dict = {}
+
+
+def _transformed_method(function, count: int, keywords: tuple):
+    key = (function, count, keywords)
+    call = _methods.get(key)
+    if call is None:
+        call = _methods[key] = transformed_call(function, range(count), keywords)
+    return call
+
+
+def _is_user_code(function) -> bool:
+    module = getattr(function, "__module__", "") or ""
+    return module.split(".")[0] not in {"numpy", "scipy", "builtins", "s2sad", "functools"}
+
+
+def attribute_rrule(receiver, name: str):
+    """``receiver.name`` and its pullback: a property rule (``x.T``) or a structural field read."""
+    rule = method_rule(type(receiver), name)
+    if rule is not None:
+        return rule.rrule(receiver)
+    value = getattr(receiver, name)
+    primal_type = type(receiver)
+
+    def getattr_pullback(g):
+        return NO_TANGENT, Tangent(primal_type, {name: g})
+
+    return value, getattr_pullback
+
+
+def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
+    """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
+    forward = forward_method_rule(type(receiver), name)
+    if forward is None:
+        function = getattr(type(receiver), name, None)
+        if inspect.isfunction(function) and _is_user_code(function):
+            every = (receiver_tangent,) + tuple(tangents)
+            active = tuple(i for i, t in enumerate(every) if t is not ZERO)
+            call = transformed_forward_call(function, active, ())
+            return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
+        raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
+                               hint="register one with s2sad.registry.forward.defjvp_method(...)")
+    params = list(forward.signature.parameters)
+    given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
+    return forward.pushforward((receiver,) + tuple(args), kwargs, given, ans)
+
+
+def attribute_jvp(receiver, receiver_tangent, name: str):
+    """The tangent of ``receiver.name``: a property's rule (``x.T``) or a structural field."""
+    forward = forward_method_rule(type(receiver), name)
+    if forward is not None:
+        ans = getattr(receiver, name)
+        return forward.pushforward((receiver,), {}, {next(iter(forward.signature.parameters)): receiver_tangent}, ans)
+    return tangent_field(receiver_tangent, name)

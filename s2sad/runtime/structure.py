@@ -1,0 +1,230 @@
+"""Cotangents and tangents of containers and objects, and undoing changes made in place.
+
+Generated code splits a tuple's cotangent into its items (``split_cotangent``), reads a
+field of a structural tangent (``tangent_field``), puts back what ``y[i] = v`` overwrote
+(``overwritten``/``restore``), and rebuilds a list's cotangent as ``append``/``pop`` are
+undone. None of it depends on how a value's derivative is found: that is ``methods.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .accumulate import add
+from .indexing import written_once
+from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
+
+
+def split_cotangent(g, count: int) -> tuple:
+    """The cotangents of the elements of a tuple or list, from the cotangent of the whole."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT or g is None:
+        return (ZERO,) * count
+    if isinstance(g, Tangent):
+        return tuple(g[index] for index in range(count))
+    parts = tuple(g)
+    if len(parts) != count:
+        raise ValueError(f"a cotangent of {len(parts)} elements was given for a sequence of {count}")
+    return parts
+
+
+def item_cotangent(g, index: int, count: int) -> tuple:
+    """The cotangent of a sequence of ``count`` elements of which only element ``index`` was used."""
+    parts = [ZERO] * count
+    parts[index] = g
+    return tuple(parts)
+
+
+def field_cotangent(g, key):
+    """The cotangent of one entry of a dict, from the cotangent of the whole dict."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT or g is None:
+        return ZERO
+    if isinstance(g, Tangent):
+        return g[key]
+    return g.get(key, ZERO) if isinstance(g, dict) else g[key]
+
+
+# ---------------------------------------------------------------- in-place changes (y[i] = v, xs.append(v))
+ABSENT = object()  # what overwritten() returns for a dict key that was not there
+
+
+def overwritten(container, index):
+    """What ``container[index] = ...`` is about to overwrite, copied (restore() puts it back)."""
+    try:
+        old = container[index]
+    except (KeyError, IndexError):
+        return ABSENT
+    return old.copy() if isinstance(old, np.ndarray) else old
+
+
+def restore(container, index, old) -> None:
+    if old is ABSENT:
+        del container[index]
+    else:
+        container[index] = old
+
+
+def item_of(g, index):
+    """The cotangent of ``container[index]`` from the cotangent ``g`` of the whole container
+    (a copy for arrays: the caller is about to zero those entries of ``g``)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    if isinstance(g, np.ndarray):
+        part = g[index]
+        return part.copy() if isinstance(part, np.ndarray) else part
+    if isinstance(g, Tangent):
+        return g[index]
+    if isinstance(g, dict):
+        return g.get(index, ZERO)
+    return g[index]
+
+
+def written_item_of(g, index):
+    """The cotangent of ``v`` in ``container[index] = v``: ``item_of``, with zeros for the
+    writes a later write to the same element overwrote (a repeated fancy index)."""
+    g = unthunk(g)
+    part = item_of(g, index)
+    if isinstance(part, np.ndarray) and isinstance(g, np.ndarray):
+        kept = written_once(index, g.shape)
+        if kept is not None:
+            part[~kept] = 0
+    return part
+
+
+def _items(g, length: int) -> list:
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return [ZERO] * length
+    if isinstance(g, Tangent):
+        return [g[i] for i in range(length)]
+    return list(g)
+
+
+def prefix_of(g, length: int):
+    """The cotangent of a list's first ``length`` elements (the list before an append)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return g
+    if isinstance(g, Tangent):
+        return [g[i] for i in range(length)]
+    return list(g)[:length]
+
+
+def items_of(g, start: int, stop: int):
+    """The cotangent of the elements ``start:stop`` of a list (what an ``extend`` added)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    return _items(g, stop)[start:stop]
+
+
+def inserted_at(g, index: int, item, length: int):
+    """The cotangent of a list of ``length`` elements from that of the list without element
+    ``index`` (after a ``pop``) and the cotangent of the popped element."""
+    if (g is ZERO or g is NO_TANGENT) and (item is ZERO or item is NO_TANGENT):
+        return ZERO
+    items = _items(g, length - 1)
+    items.insert(index if index >= 0 else length + index, item)
+    return items
+
+
+# ---------------------------------------------------------------- forward mode (tangents)
+def add_tangents(a, b):
+    """``a + b`` for tangents of any structure (a tuple output's tangents add item by item)."""
+    return add(a, b)
+
+
+def tangent_item(t, index):
+    """The tangent of ``xs[index]`` (a loop's element, an unpacked item) from the tangent of ``xs``."""
+    t = unthunk(t)
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    if isinstance(t, Tangent):
+        return t[index]
+    if isinstance(t, dict):
+        return t.get(index, ZERO)
+    return t[index]
+
+
+def tangent_filled(t, like):
+    """A list or tuple tangent handed to a NumPy function, its ZERO items (constants in the
+    primal sequence) as zeros of their items' shapes: NumPy reads the sequence as an array
+    and cannot read the symbolic zero inside it."""
+    t = unthunk(t)
+    if t.__class__ is dict and like.__class__ is dict:
+        return {key: zeros_like_primal(value) if t.get(key, ZERO) is ZERO else tangent_filled(t[key], value)
+                for key, value in like.items()}
+    if t.__class__ not in (list, tuple) or like.__class__ not in (list, tuple) or len(t) != len(like):
+        return t
+    items = [zeros_like_primal(primal) if item is ZERO or item is NO_TANGENT else tangent_filled(item, primal)
+             for item, primal in zip(t, like)]
+    return items if t.__class__ is list else tuple(items)
+
+
+def zeros_like_primal(primal):
+    """A zero tangent as a value: 0.0 for a Python number, zeros of a float (or complex) dtype."""
+    if primal.__class__ in (float, int, bool):
+        return 0.0
+    if primal.__class__ in (list, tuple):
+        return [zeros_like_primal(item) for item in primal]
+    dtype = np.result_type(primal)
+    return np.zeros(np.shape(primal), dtype if dtype.kind in "fc" else np.float64)  # float32 stays float32
+
+
+def tangent_field(t, name):
+    t = unthunk(t)
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    if isinstance(t, Tangent):
+        return getattr(t, name) if not isinstance(name, int) else t[name]
+    return getattr(t, name)
+
+
+def _materialised(t, like):
+    """A tangent of ``like`` that may be written into: ZERO becomes real zeros."""
+    if t is ZERO or t is NO_TANGENT:
+        if isinstance(like, np.ndarray):
+            return np.zeros(like.shape, dtype=like.dtype if like.dtype.kind in "fc" else np.float64)
+        if isinstance(like, list):
+            return [ZERO] * len(like)
+        if isinstance(like, dict):
+            return {}
+        raise TypeError(f"cannot hold the tangent of a {type(like).__name__} that is changed in place")
+    return t
+
+
+def tangent_setitem(t, container, index, value_tangent):
+    """The tangent of ``container`` after ``container[index] = value``, written in place."""
+    t = _materialised(unthunk(t), container)
+    value_tangent = unthunk(value_tangent)
+    if isinstance(t, np.ndarray):
+        t[index] = 0 if value_tangent is ZERO or value_tangent is NO_TANGENT else value_tangent
+    else:
+        t[index] = value_tangent
+    return t
+
+
+def tangent_append(t, container, value_tangent):
+    """After ``container.append(value)`` (``container`` already holds it)."""
+    if (t is ZERO or t is NO_TANGENT) and value_tangent is ZERO:
+        return ZERO
+    items = [ZERO] * (len(container) - 1) if t is ZERO or t is NO_TANGENT else list(t)
+    items.append(value_tangent)
+    return items
+
+
+def tangent_extend(t, container, values_tangent, values):
+    if (t is ZERO or t is NO_TANGENT) and values_tangent is ZERO:
+        return ZERO
+    before = len(container) - len(values)
+    items = [ZERO] * before if t is ZERO or t is NO_TANGENT else list(t)
+    items += [ZERO] * len(values) if values_tangent is ZERO else [tangent_item(values_tangent, i) for i in range(len(values))]
+    return items
+
+
+def tangent_pop(t, index):
+    """The tangent of what ``container.pop(index)`` took; ``t`` loses that element too."""
+    if t is ZERO or t is NO_TANGENT:
+        return ZERO
+    return t.pop(index)

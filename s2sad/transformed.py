@@ -1,0 +1,143 @@
+"""Calls of user functions that have no rule, through their own generated code.
+
+A differentiated function that calls a helper of the user's calls, in its generated code, a
+``TransformedCall``: on first use it asks the pipeline (``transform.py``) for the helper's
+generated rrule, then runs it. ``TransformedForwardCall`` is the same for forward mode.
+
+The pipeline's functions are given to each call when it is made (``transform.transformed_call``):
+generated code calls the pipeline again as it runs, and this module does not import it.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
+from .runtime.structure import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
+from .runtime.tangents import NO_TANGENT, ZERO
+
+
+class CotangentTuple(tuple):
+    """``(dself, *dargs)`` for the positional arguments of a call, with ``.keywords`` for the rest."""
+
+    keywords: dict
+
+
+class TransformedCall:
+    """A call of a user function that has no rule: its own generated rrule, made on first use."""
+
+    def __init__(self, function, active_positions, active_keywords, generated_rrule):
+        self.function = _unwrap(function)
+        self.signature = _signature_of(self.function)
+        self.generated_rrule = generated_rrule
+        self.active_positions = tuple(active_positions)
+        self.active_keywords = tuple(active_keywords)
+        parameters = list(self.signature.parameters.values())
+        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
+        wrt = {positional[i] if i < len(positional) else self.star for i in self.active_positions}
+        wrt |= {k if k in self.signature.parameters else self.double_star for k in self.active_keywords}
+        self.wrt = tuple(n for n in self.signature.parameters if n in wrt)
+
+    def __call__(self, *args, **kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        rrule = self.generated_rrule(self.function, self.wrt)
+        y, pullback = rrule(*bound.arguments.values())
+        names = list(bound.arguments)
+        star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
+        double_star_keys = list(bound.arguments.get(self.double_star, {})) if self.double_star else []
+
+        def call_pullback(dy):
+            cotangents = pullback(dy)
+            by_name = dict(zip(names, cotangents[1:]))
+            positional = [by_name[n] for n in names if n in by_name and n != self.star and n != self.double_star
+                          and self.signature.parameters[n].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                                      inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            if self.star:  # the tuple's cotangent, one per argument it collected
+                positional += list(split_cotangent(by_name[self.star], star_count))
+            keywords = ({key: field_cotangent(by_name[self.double_star], key) for key in double_star_keys}
+                        if self.double_star else {})
+            keywords.update((n, c) for n, c in by_name.items() if n not in keywords)
+            result = CotangentTuple((cotangents[0],) + tuple(positional[:len(args)]))
+            result.keywords = {k: keywords.get(k, ZERO) for k in kwargs}
+            return result
+
+        call_pullback.__name__ = call_pullback.__qualname__ = f"{self.function.__name__}_pullback"
+        return y, call_pullback
+
+    def __repr__(self):
+        return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
+
+
+class TransformedForwardCall:
+    """A user function called in forward-mode code: its own generated jvp, made on first use.
+
+    Called as ``call(tangents, *args, **kwargs)`` with the tangents of the arguments at
+    ``active_positions`` then ``active_keywords``; returns ``(value, tangent)``.
+    """
+
+    def __init__(self, function, active_positions, active_keywords, generated_jvp, generated_rrule):
+        self.function = _unwrap(function)
+        self.signature = _signature_of(self.function)
+        self.generated_jvp, self.generated_rrule = generated_jvp, generated_rrule
+        parameters = list(self.signature.parameters.values())
+        self.positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.star = next((p.name for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        self.double_star = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
+        self.active_positions = tuple(active_positions)
+        self.active_keywords = tuple(active_keywords)
+
+    def __call__(self, tangents, *args, **kwargs):
+        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
+        jvp = self.generated_jvp(self.function, wrt)
+        return jvp(*bound.arguments.values(), *(by_param[name] for name in wrt))
+
+    def _resolved(self, tangents, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        by_param: dict = {}
+        for position, tangent in zip(self.active_positions, tangents):
+            if position < len(self.positional):
+                by_param[self.positional[position]] = tangent
+            else:
+                star = list(by_param.get(self.star, [ZERO] * len(bound.arguments[self.star])))
+                star[position - len(self.positional)] = tangent
+                by_param[self.star] = tuple(star)
+        for keyword, tangent in zip(self.active_keywords, tangents[len(self.active_positions):]):
+            if keyword in self.signature.parameters:
+                by_param[keyword] = tangent
+            else:  # collected by **kwargs: a dict tangent with ZERO for the others
+                collected = by_param.setdefault(self.double_star, {key: ZERO for key in bound.arguments[self.double_star]})
+                collected[keyword] = tangent
+        for name, tangent in by_param.items():  # a container's constant items: zeros, not ZERO, so that the
+            tangent = tangent_filled(tangent, bound.arguments[name])  # jvp's own reverse pass can read them
+            # the jvp was made for a varied argument, which can still be a constant on the path taken
+            # (x if c else np.ones(3)): it reads the tangent, so give it zeros
+            by_param[name] = zeros_like_primal(bound.arguments[name]) if tangent is ZERO else tangent
+        wrt = tuple(name for name in self.signature.parameters if name in by_param)
+        return bound, by_param, wrt
+
+    def rrule(self, tangents, *args, **kwargs):
+        """Reverse mode through this call (forward code differentiated again: an hvp).
+
+        The pullback gives ``(NO_TANGENT, cotangents of the tangents, *cotangents of args)``.
+        """
+        bound, by_param, wrt = self._resolved(tangents, args, kwargs)
+        jvp = self.generated_jvp(self.function, wrt)
+        values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
+        names = list(_signature_of(jvp).parameters)
+        rrule = self.generated_rrule(jvp, tuple(names))
+        y, pullback = rrule(*values)
+        count = len(bound.arguments)
+
+        def forward_call_pullback(dy):
+            cotangents = pullback(dy)[1:]
+            by_name = dict(zip(bound.arguments, cotangents[:count]))
+            positional = [by_name[name] for name in list(bound.arguments)[:len(args)]]
+            return (NO_TANGENT, tuple(cotangents[count:]), *positional)  # keyword arguments: constants here
+
+        return y, forward_call_pullback
+
+    def __repr__(self):
+        return f"<forward-transformed {self.function.__qualname__}>"
