@@ -1,0 +1,179 @@
+"""Branches and jumps: ``if`` statements, conditional values, ``break`` and ``continue``.
+
+Both paths of a branch are normalised from the same variable versions; a user variable
+the two paths leave under different names is merged by a copy at the end of each path
+into one new name (or, when both paths compute it, by renaming the second path's version
+to the first's). A path ending in a jump never reaches the merge. The conditional
+expression and ``and``/``or`` are branches too (``choice``): only the path taken is
+evaluated, as in Python. A jump copies the innermost loop's carried variables back to
+their loop names on its way out.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .ir import Atom, Branch, Const, Jump, Loop, Operation, Statement, Var, operations_of
+from .normalize_state import RETURNED, NormalizerState
+
+
+class BranchNormalizer(NormalizerState):
+    def jump(self, node, kind: str) -> None:
+        """Leave the innermost loop's iteration, copying its carried variables back first."""
+        self.flush()
+        edges = [Operation(loop_name, "copy", args=[Var(self.current[user_name])])
+                 for user_name, loop_name in self.loop_names[-1].items() if self.current[user_name] != loop_name]
+        self.emitted += edges
+        self.items.append(Jump(self.source.location(node), kind, edges))
+
+    def after_returning_loop(self, node, rest: list, loop_depth: int) -> None:
+        """After a loop that may have returned: stop (or leave the enclosing loop too) if it did."""
+        flag = Var(self.current[RETURNED])
+
+        def returned():
+            saved = self.items, self.operations
+            self.items, self.operations = [], []
+            if loop_depth:
+                self.jump(node, "break")
+            items = self.items
+            self.items, self.operations = saved
+            return items
+
+        self.branch(self.location, flag, returned, lambda: self.block(rest, loop_depth))
+
+    def if_statement(self, node: cst.If, rest: list, loop_depth: int) -> None:
+        location = self.source.location(node)
+        condition = self.expression(node.test)
+        self.flush()
+        if node.orelse is None:
+            else_lines = []
+        elif isinstance(node.orelse, cst.If):  # elif
+            else_lines = [node.orelse]
+        else:
+            else_lines = list(node.orelse.body.body)
+        self.branch(location, condition, lambda: self.block(list(node.body.body) + rest, loop_depth),
+                    lambda: self.block(else_lines + rest, loop_depth))
+
+    def branch(self, location, condition: Atom, then, orelse) -> Branch:
+        """Normalise both paths from the same variables; merge what they changed."""
+        if isinstance(condition, Var):
+            self.conditions.add(condition.name)
+        before = dict(self.current)
+        then_items = then()
+        after_then = self.current
+        self.current = dict(before)
+        else_items = orelse()
+        after_else = self.current
+        # A path that jumps away never reaches the code after the branch: take the other's names.
+        if leaves_block(then_items) and not leaves_block(else_items):
+            after_then = after_else
+        elif leaves_block(else_items):
+            after_else = after_then
+        merged = {}
+        made_in = [{op.target for op in operations_of(items)} - set(before.values()) for items in (then_items, else_items)]
+        for user_name in dict.fromkeys([*after_then, *after_else]):
+            versions = [after.get(user_name) for after in (after_then, after_else)]
+            if versions[0] != versions[1] and versions[0] in made_in[0] and versions[1] in made_in[1] \
+                    and not leaves_block(then_items) and not leaves_block(else_items):
+                # both paths compute it: let the second compute it under the first one's name
+                rename_variable(else_items, versions[1], versions[0])
+                after_else = {**after_else, user_name: versions[0]}
+                versions[1] = versions[0]
+            if versions[0] == versions[1]:
+                merged[user_name] = versions[0]
+                continue
+            merged[user_name] = self.namer.version(base_name(user_name))
+            for items, version in ((then_items, versions[0]), (else_items, versions[1])):
+                if leaves_block(items):
+                    continue  # this path jumps away: it does not reach the merge
+                entry = self.returned_atoms.get(version, Var(version)) if version is not None else Const("None")
+                copy = Operation(merged[user_name], "copy", args=[entry])
+                self.emitted.append(copy)
+                if items and isinstance(items[-1], Statement) and items[-1].merge:
+                    items[-1].operations.append(copy)
+                else:
+                    items.append(Statement(location, [copy], merge=True))
+        self.current = merged
+        item = Branch(location, condition, then_items, else_items)
+        self.items.append(item)
+        return item
+
+    def choice(self, condition: Atom, then, orelse, want) -> Atom:
+        """``then if condition else orelse`` (each a node, or an atom already computed),
+        evaluating only the branch taken. Both paths compute their value into the same
+        name, so nothing needs merging after the branch."""
+        merged = want or self.namer.fresh("choice")
+        self.flush()
+
+        def path(value):
+            def build():
+                saved = self.items, self.operations
+                self.items, self.operations = [], []
+                atom = value if isinstance(value, (Var, Const)) else self.expression(value, want=merged)
+                if not (isinstance(atom, Var) and atom.name == merged):
+                    self.emit(Operation(merged, "copy", args=[atom]))
+                self.flush()
+                items = self.items
+                for item in items:
+                    if isinstance(item, Statement) and item.location == self.location:
+                        item.merge = True  # the line's comment stands above the `if`
+                self.items, self.operations = saved
+                return items
+            return build
+
+        self.branch(self.location, condition, path(then), path(orelse))
+        return Var(merged)
+
+
+def base_name(variable: str) -> str:
+    """A user variable's name; for a pseudo-variable (``<result>``, ``<y#12>``) the word inside."""
+    return variable.strip("<>").split("#")[0] if variable.startswith("<") else variable
+
+
+def rename_variable(block, old: str, new: str) -> None:
+    """Rename variable ``old`` to ``new`` throughout a normalised block (in place)."""
+    def atom(a):
+        return Var(new) if isinstance(a, Var) and a.name == old else a
+
+    def operation(op):
+        if op.target == old:
+            op.target = new
+        op.args = [atom(a) for a in op.args]
+        op.kwargs = [(k, atom(a)) for k, a in op.kwargs]
+
+    def is_self_copy(op):
+        # renaming may turn a merge copy into ``x = x``: a no-op, and one the reverse pass
+        # would read as "dx += dx" (doubling the cotangent), so it goes
+        return op.kind == "copy" and op.args == [Var(op.target)]
+
+    for item in block:
+        if isinstance(item, Statement):
+            for op in item.operations:
+                operation(op)
+            item.operations[:] = [op for op in item.operations if not is_self_copy(op)]
+        elif isinstance(item, Loop):
+            for op in [*item.setup, *item.elements, *item.back_edges]:
+                operation(op)
+            item.back_edges[:] = [op for op in item.back_edges if not is_self_copy(op)]
+            item.condition = atom(item.condition) if item.condition is not None else None
+            rename_variable(item.test, old, new)
+            rename_variable(item.body, old, new)
+        elif isinstance(item, Branch):
+            item.condition = atom(item.condition)
+            rename_variable(item.then, old, new)
+            rename_variable(item.orelse, old, new)
+        elif isinstance(item, Jump):
+            for op in item.edges:
+                operation(op)
+            item.edges[:] = [op for op in item.edges if not is_self_copy(op)]
+
+
+def leaves_block(items) -> bool:
+    """Whether every path through a normalised block ends in a jump or a return."""
+    if not items:
+        return False
+    last = items[-1]
+    if isinstance(last, Jump):
+        return True
+    if isinstance(last, Branch):
+        return leaves_block(last.then) and leaves_block(last.orelse)
+    return False

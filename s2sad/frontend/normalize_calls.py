@@ -1,0 +1,140 @@
+"""Calls: what a call's callee is, its arguments, and nested functions written out in place.
+
+A callee the function's module names (``np.tanh``, ``helper``) is resolved now, at
+transform time, to the object itself; a method (``x.sum()``) is resolved by the
+receiver's type when the generated code runs. A nested ``def`` or a lambda assigned to a
+name is not a value: each call of it is written out where it is called (``inline``), its
+parameters bound to the arguments, its body reading the enclosing function's variables as
+a closure does. Calls that change a value in place are normalize_mutation.py's.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from .ir import Atom, Callee, Const, Operation, Var
+from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
+from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
+from .normalize_syntax import count_returns, dotted_name
+from .resolve import found
+
+
+class CallNormalizer(NormalizerState):
+    def call(self, node: cst.Call, want) -> Atom:
+        """Which kind of call ``node`` is, decided from how its callee is spelt."""
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.local_functions and func.value not in self.current:
+            return self.inline(self.local_functions[func.value], node, want)
+        if isinstance(func, cst.Lambda):
+            return self.inline(func, node, want)
+        dotted = dotted_name(func)
+        if dotted is not None and dotted.split(".")[0] not in self.current and self.env.is_static_root(dotted.split(".")[0]):
+            return self.static_call(node, dotted, want)
+        if isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
+                and func.value.value in self.current:
+            return self.list_mutation(node, want)
+        if isinstance(func, cst.Attribute) and func.attr.value in UNSUPPORTED_MUTATORS:
+            raise UnsupportedSyntaxError(
+                f"`.{func.attr.value}(...)` changes a value in place, which s2sad does not differentiate",
+                self.source.location(node), UNSUPPORTED_MUTATORS[func.attr.value])
+        if isinstance(func, cst.Attribute):
+            return self.method_call(node, want)
+        raise UnsupportedSyntaxError("calling a computed value is not supported yet", self.source.location(func),
+                                     "call a function by its name")
+
+    def static_call(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``np.tanh(x)``, ``helper(x)``: a callee the module names, resolved to the object now."""
+        value = self.env.resolve_dotted(dotted)
+        if not found(value):
+            raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node.func),
+                                         "check the spelling, or import the module at module level")
+        self.bind(dotted.split(".")[0])
+        if is_ufunc_at(value):
+            return self.ufunc_at(node, dotted, value)
+        if writes_into_an_argument(value):
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
+                                         self.source.location(node),
+                                         "build a new array instead: `y[index] = values` on a local copy, or np.where")
+        callee = Callee("static", dotted, value)
+        args, kwargs = self.arguments(node)
+        if any(key == "out" for key, _ in kwargs):
+            return self.into_out(node, dotted, callee, args, kwargs)
+        operands = [atom_name(a) for a in args[:2]]
+        return self.operation(want, dotted.split(".")[-1], operands, Operation("", "call", callee, args, kwargs))
+
+    def method_call(self, node: cst.Call, want) -> Atom:
+        """``x.sum(axis=0)``: resolved by the receiver's type when the generated code runs."""
+        receiver = self.expression(node.func.value)
+        method = node.func.attr.value
+        callee = Callee("method", f"{atom_name(receiver) or 'value'}.{method}", name=method)
+        args, kwargs = self.arguments(node)
+        if any(key == "out" for key, _ in kwargs):
+            raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
+                                         self.source.location(node), "drop `out=` and assign the result")
+        args = [receiver] + args
+        operands = [atom_name(a) for a in args[:2]]
+        return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))
+
+    def inline(self, function, call: cst.Call, want) -> Atom:
+        """A call of a nested function or lambda, written out in place: its parameters bound
+        to the arguments, its body reading the enclosing function's variables as a closure
+        does when called, its own variables kept apart."""
+        if any(f is function for f in self.inlining):
+            raise UnsupportedSyntaxError("a nested function that calls itself is not supported",
+                                         self.source.location(call), "define it at module level: s2sad follows recursion there")
+        args, kwargs = self.arguments(call)
+        params = function.params
+        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+            raise UnsupportedSyntaxError("a nested function with *args or **kwargs is not supported",
+                                         self.source.location(function), "name each parameter")
+        declared = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        if len(args) > len(declared) - len(params.kwonly_params):
+            raise UnsupportedSyntaxError(f"too many arguments for a function of {len(declared)} parameters",
+                                         self.source.location(call))
+        outer = dict(self.current)
+        saved = (self.result_name, self.return_count, self.returned_atoms)
+        bound = {}
+        for position, param in enumerate(declared):
+            name = param.name.value
+            keyword = dict(kwargs)
+            if position < len(args) and param not in params.kwonly_params:
+                bound[name] = args[position]
+            elif name in keyword:
+                bound[name] = keyword[name]
+            elif param.default is not None:
+                bound[name] = self.expression(param.default)
+            else:
+                raise UnsupportedSyntaxError(f"missing argument `{name}`", self.source.location(call))
+        for key in (RETURN, RETURNED):
+            self.current.pop(key, None)
+        for name, atom in bound.items():
+            if isinstance(atom, Var):
+                self.current[name] = atom.name
+            else:
+                self.current[name] = self.namer.version(name)
+                self.emit(Operation(self.current[name], "copy", args=[atom]))
+        self.inlining.append(function)
+        try:
+            if isinstance(function, cst.Lambda):
+                result = self.expression(function.body, want=want)
+            else:
+                self.result_name, self.return_count, self.returned_atoms = None, count_returns(function), {}
+                self.flush()
+                self.items += self.block(list(function.body.body))
+                version = self.current.get(RETURN)
+                result = Const("None") if version is None else self.returned_atoms.get(version, Var(version))
+        finally:
+            self.inlining.pop()
+            self.current = outer
+            self.result_name, self.return_count, self.returned_atoms = saved
+        return result
+
+    def arguments(self, node: cst.Call):
+        args, kwargs = [], []
+        for arg in node.args:
+            atom = self.expression(arg.value)
+            if arg.keyword is not None:
+                kwargs.append((arg.keyword.value, atom))
+            else:
+                args.append(atom)
+        return args, kwargs

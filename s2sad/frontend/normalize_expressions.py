@@ -1,0 +1,212 @@
+"""Expressions: one method per libcst expression construct, chosen by ``EXPRESSIONS``.
+
+Each method flattens its node into operations (A-normal form: every operand an atom) and
+returns the atom holding the value; ``want`` is the name the caller would like the value
+in (an assignment's target), or None for a made-up one. Constants stay constants, names
+read the current version of a user variable or resolve, at transform time, to a module
+or a global; operators become calls of the ``operator`` function with an infix template.
+Calls are normalised in normalize_calls.py, comprehensions in normalize_loops.py, and
+conditional values in normalize_branches.py. To support a new construct: a row in
+``EXPRESSIONS`` and its method.
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from .ir import Atom, Callee, Const, Operation, Var
+from .normalize_state import NormalizerState, atom_name
+from .normalize_syntax import code_of, dotted_name
+from .resolve import found
+
+BINARY = {
+    cst.Add: (operator.add, "+"), cst.Subtract: (operator.sub, "-"), cst.Multiply: (operator.mul, "*"),
+    cst.Divide: (operator.truediv, "/"), cst.FloorDivide: (operator.floordiv, "//"),
+    cst.Modulo: (operator.mod, "%"), cst.Power: (operator.pow, "**"), cst.MatrixMultiply: (operator.matmul, "@"),
+    cst.BitAnd: (operator.and_, "&"), cst.BitOr: (operator.or_, "|"), cst.BitXor: (operator.xor, "^"),
+    cst.LeftShift: (operator.lshift, "<<"), cst.RightShift: (operator.rshift, ">>"),
+}
+UNARY = {
+    cst.Minus: (operator.neg, "-{0}", "neg"), cst.Plus: (operator.pos, "+{0}", "pos"),
+    cst.Not: (operator.not_, "not {0}", "not"), cst.BitInvert: (operator.invert, "~{0}", "~"),
+}
+COMPARISON = {
+    cst.LessThan: (operator.lt, "<"), cst.LessThanEqual: (operator.le, "<="), cst.GreaterThan: (operator.gt, ">"),
+    cst.GreaterThanEqual: (operator.ge, ">="), cst.Equal: (operator.eq, "=="), cst.NotEqual: (operator.ne, "!="),
+    cst.Is: (operator.is_, "is"), cst.IsNot: (operator.is_not, "is not"),
+}
+AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
+}
+CONSTANT_NAMES = {"None", "True", "False"}
+
+# libcst expression type -> the method that normalises it, called as method(node, want)
+EXPRESSIONS = {
+    cst.Integer: "constant", cst.Float: "constant", cst.Imaginary: "constant",
+    cst.SimpleString: "constant", cst.ConcatenatedString: "constant", cst.Ellipsis: "ellipsis",
+    cst.Name: "name", cst.Attribute: "attribute",
+    cst.BinaryOperation: "binary_operation", cst.UnaryOperation: "unary_operation", cst.Comparison: "comparison",
+    cst.Subscript: "subscript", cst.Tuple: "elements", cst.List: "elements", cst.Dict: "dictionary",
+    cst.Call: "call",                                                                       # normalize_calls.py
+    cst.ListComp: "comprehension", cst.GeneratorExp: "comprehension", cst.DictComp: "comprehension",  # normalize_loops.py
+    cst.Lambda: "lambda_value", cst.IfExp: "conditional", cst.BooleanOperation: "boolean_operation",
+}
+
+
+class ExpressionNormalizer(NormalizerState):
+    def expression(self, node, want: str | None = None) -> Atom:
+        """Flatten ``node`` into operations; return the atom holding its value."""
+        handler = EXPRESSIONS.get(type(node))
+        if handler is None:
+            raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+        return getattr(self, handler)(node, want)
+
+    def constant(self, node, want) -> Atom:
+        return Const(code_of(node))
+
+    def ellipsis(self, node: cst.Ellipsis, want) -> Atom:
+        return Const("Ellipsis")
+
+    def name(self, node: cst.Name, want) -> Atom:
+        name = node.value
+        if name in self.current:
+            return Var(self.current[name])
+        if name in self.local_functions:
+            raise UnsupportedSyntaxError(f"the nested function `{name}` is used as a value", self.source.location(node),
+                                         f"call it directly (`{name}(x)`), or define it at module level and pass that")
+        if name in CONSTANT_NAMES:
+            return Const(name)
+        value = self.env.lookup(name)
+        if not found(value):
+            raise UnsupportedSyntaxError(f"name `{name}` is not defined", self.source.location(node),
+                                         "define it before differentiating the function")
+        if self.env.is_static_root(name):
+            self.bind(name)
+            return Const(name)
+        # data read from the function's module or closure each time the function runs
+        if name not in self.free_reads:
+            local = self.namer.fresh(name)
+            self.free_reads[name] = local
+            self.roots[local] = name
+        return Var(self.free_reads[name])
+
+    def static_value(self, node, dotted: str) -> Atom:
+        """``np.pi``, ``np.float32``: an attribute of a module (or function, class) bound once."""
+        if not found(self.env.resolve_dotted(dotted)):
+            raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node),
+                                         "check the spelling, or import the module at module level")
+        self.bind(dotted.split(".")[0])
+        return Const(dotted)
+
+    def attribute(self, node: cst.Attribute, want) -> Atom:
+        dotted = dotted_name(node)
+        root = dotted.split(".")[0] if dotted is not None else None
+        if root is not None and root not in self.current and self.env.is_static_root(root):
+            return self.static_value(node, dotted)
+        return self.value_attribute(self.expression(node.value), node.attr.value, want)
+
+    def value_attribute(self, receiver: Atom, name: str, want) -> Atom:
+        """``receiver.name`` read from a value (``x.T``, ``params.W``): resolved by type when it runs."""
+        callee = Callee("attribute", f"{atom_name(receiver) or 'value'}.{name}", name=name)
+        return self.operation(want, name, [receiver], Operation("", "call", callee, [receiver]))
+
+    def binary_operation(self, node: cst.BinaryOperation, want) -> Atom:
+        function, symbol = BINARY[type(node.operator)]
+        left, right = self.expression(node.left), self.expression(node.right)
+        callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")
+        return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))
+
+    def unary_operation(self, node: cst.UnaryOperation, want) -> Atom:
+        function, template, word = UNARY[type(node.operator)]
+        operand = self.expression(node.expression)
+        if isinstance(operand, Const) and word in ("neg", "pos"):
+            return Const(template.format(operand.code))
+        callee = Callee("static", word, function, template)
+        return self.operation(want, word, [operand], Operation("", "call", callee, [operand]))
+
+    def comparison(self, node: cst.Comparison, want) -> Atom:
+        if len(node.comparisons) != 1:
+            raise UnsupportedSyntaxError("chained comparisons are not supported yet", self.source.location(node),
+                                         "split `a < b < c` into `(a < b) & (b < c)`")
+        target = node.comparisons[0]
+        left, right = self.expression(node.left), self.expression(target.comparator)
+        if isinstance(target.operator, (cst.In, cst.NotIn)):
+            function = operator.contains
+            symbol = "in" if isinstance(target.operator, cst.In) else "not in"
+            template = "{1} " + symbol + " {0}"
+            args = [right, left]
+        else:
+            function, symbol = COMPARISON[type(target.operator)]
+            template, args = "{0} " + symbol + " {1}", [left, right]
+        callee = Callee("static", symbol, function, template)
+        return self.operation(want, symbol, [left, right], Operation("", "call", callee, args))
+
+    def subscript(self, node: cst.Subscript, want) -> Atom:
+        receiver = self.expression(node.value)
+        index = self.index(node.slice)
+        callee = Callee("static", "[]", operator.getitem, "{0}[{1}]")
+        name_parts = [atom_name(receiver), atom_name(index)]
+        return self.operation(want, "item" if name_parts[1] else "slice", name_parts,
+                              Operation("", "call", callee, [receiver, index]), derived_from_operands=True)
+
+    def index(self, elements) -> Atom:
+        """The value of a subscript's index, as an atom (slices spelt ``slice(a, b, c)``)."""
+        parts = []
+        for element in elements:
+            inner = element.slice
+            if isinstance(inner, cst.Slice):
+                bounds = [self.bound_code(b) for b in (inner.lower, inner.upper, inner.step)]
+                parts.append(Const(f"slice({', '.join(bounds)})"))
+            else:
+                parts.append(self.expression(inner.value))
+        if len(parts) == 1 and len(elements) == 1:
+            return parts[0]
+        if all(isinstance(p, Const) for p in parts):
+            return Const("(" + ", ".join(p.code for p in parts) + ("," if len(parts) == 1 else "") + ")")
+        return self.operation(None, "index", [], Operation("", "tuple", None, parts))
+
+    def bound_code(self, node) -> str:
+        if node is None:
+            return "None"
+        atom = self.expression(node)
+        return atom.code if isinstance(atom, Const) else atom.name
+
+    def elements(self, node, want) -> Atom:
+        """A tuple or list display; a tuple of constants is a constant."""
+        elements = [self.expression(element.value) for element in node.elements]
+        kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+        if kind == "tuple" and all(isinstance(e, Const) for e in elements):
+            inner = ", ".join(e.code for e in elements)
+            return Const(f"({inner},)" if len(elements) == 1 else f"({inner})")
+        return self.operation(want, "elements", [], Operation("", kind, None, elements))
+
+    def dictionary(self, node: cst.Dict, want) -> Atom:
+        entries = []
+        for element in node.elements:
+            key = self.expression(element.key)
+            if not isinstance(key, Const):
+                raise UnsupportedSyntaxError("dict keys must be constants", self.source.location(element.key),
+                                             "use string or number literals as keys")
+            entries.append((key.code, self.expression(element.value)))
+        return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
+
+    def lambda_value(self, node: cst.Lambda, want) -> Atom:
+        """A lambda that is called is written out where it is called (normalize_calls.py); as a value, refused."""
+        raise UnsupportedSyntaxError("a lambda used as a value (passed to another function) is not supported",
+                                     self.source.location(node),
+                                     "assign it to a name and call it directly, or define a function at module level")
+
+    def conditional(self, node: cst.IfExp, want) -> Atom:
+        condition = self.expression(node.test)
+        return self.choice(condition, node.body, node.orelse, want)
+
+    def boolean_operation(self, node: cst.BooleanOperation, want) -> Atom:
+        # Python's values: `a and b` is `b if a else a`, `a or b` is `a if a else b`
+        left = self.expression(node.left)
+        if isinstance(node.operator, cst.And):
+            return self.choice(left, node.right, left, want)
+        return self.choice(left, left, node.right, want)

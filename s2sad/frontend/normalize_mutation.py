@@ -1,0 +1,126 @@
+"""In-place changes: ``y[i] = v``, a list's ``append``/``extend``/``pop``, ``np.add.at``, ``out=``.
+
+A change of a container the function owns keeps the container's name (it is the same
+object) and is one "mutate" operation; writes NumPy makes into an array are rewritten as
+element assignments s2sad differentiates and undoes like any other (``added_at``,
+``written_into``). Changing an argument or a global, or anything that may share its
+memory, would change the caller's data: refused, with the copy to make instead. So are
+the methods and NumPy functions that change a value in place and are not differentiated.
+"""
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..rules.helpers import added_at, subtracted_at, written_into
+from .ir import Atom, Callee, Const, Operation, Var
+from .normalize_state import NormalizerState, atom_name
+
+LIST_MUTATORS = ("append", "extend", "pop")
+UNSUPPORTED_MUTATORS = {
+    "insert": "build a new list: `xs = xs[:i] + [v] + xs[i:]`",
+    "remove": "build a new list without the element",
+    "sort": "use `sorted(xs)` or `np.sort(x)`, which return a new value",
+    "reverse": "use `xs[::-1]`",
+    "clear": "assign a new empty list",
+    "update": "build a new dict: `d = {**d, ...}` is not supported either; assign the keys one by one: `d[k] = v`",
+    "setdefault": "test `k in d` and assign `d[k] = v`",
+    "popitem": "read and delete keys explicitly",
+    "fill": "use `np.full_like(x, value)`",
+    "resize": "use `np.resize(x, shape)`, which returns a new array",
+    "put": "use `y[index] = values` on a copy",
+    "itemset": "use `y[index] = value` on a copy",
+    "partition": "use `np.partition(x, k)`, which returns a new array",
+}
+UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
+
+# NumPy functions that write into an array they are given (their `out=` aside)
+IN_PLACE_FUNCTIONS = {np.copyto, np.put, np.put_along_axis, np.place, np.putmask, np.fill_diagonal, np.random.shuffle}
+
+
+def writes_into_an_argument(value) -> bool:
+    try:
+        return value in IN_PLACE_FUNCTIONS
+    except TypeError:  # an unhashable callee
+        return False
+
+
+def is_ufunc_at(value) -> bool:
+    return isinstance(getattr(value, "__self__", None), np.ufunc) and getattr(value, "__name__", "") == "at"
+
+
+class MutationNormalizer(NormalizerState):
+    def container(self, target: cst.Subscript):
+        """``name[index]`` as an assignment target: (the container's atom, the index atom)."""
+        if not isinstance(target.value, cst.Name) or target.value.value not in self.current:
+            raise UnsupportedSyntaxError("only a local variable's elements can be assigned (`y[i] = v`)",
+                                         self.source.location(target),
+                                         "for a nested element write `y[i, j] = v`, or build the value in a local first")
+        return Var(self.current[target.value.value]), self.index(target.slice)
+
+    def mutate(self, node, method: str, container: Var, args: list, want=None) -> Var:
+        """An in-place change of a container the function owns: ``y[i] = v`` (method
+        "setitem"), ``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop(i)``.
+
+        The container keeps its name (it is the same object); the operation's target is the
+        container, or for ``pop`` the element taken. Changing an argument, or something that
+        may share its memory, would change the caller's data: refused.
+        """
+        root = self.roots.get(container.name)
+        if root is not None:
+            raise UnsupportedSyntaxError(
+                f"this changes `{root}` in place, which the caller {'passed in' if root in self.user_params else 'owns'}",
+                self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+        target = self.namer.temporary(method, [container.name]) if method == "pop" else container.name
+        if want is not None and method == "pop":
+            target = want
+        self.emit(Operation(target, "mutate", Callee("method", f"{container.name}.{method}", name=method),
+                            [container, *args]))
+        return Var(target)
+
+    def list_mutation(self, node: cst.Call, want) -> Atom:
+        """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list."""
+        func = node.func
+        args, kwargs = self.arguments(node)
+        if kwargs or (func.attr.value in ("append", "extend") and len(args) != 1) or len(args) > 1:
+            raise UnsupportedSyntaxError(f"`{func.attr.value}` is called with unexpected arguments",
+                                         self.source.location(node))
+        return self.mutate(node, func.attr.value, Var(self.current[func.value.value]), args, want)
+
+    def ufunc_at(self, node: cst.Call, dotted: str, method) -> Atom:
+        """``np.add.at(y, idx, v)`` changes ``y`` in place, adding ``v`` once per occurrence of
+        an index: written ``y[...] = added_at(y, idx, v)``, an element assignment s2sad
+        differentiates and undoes like any other."""
+        function = UFUNC_AT.get(method.__self__.__name__)
+        if function is None:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` changes its first argument in place, which s2sad does not differentiate",
+                                         self.source.location(node),
+                                         "only np.add.at and np.subtract.at are differentiated; build the new values in a new array")
+        args, kwargs = self.arguments(node)
+        target = node.args[0].value if node.args else None
+        if kwargs or len(args) != 3 or not isinstance(target, cst.Name) or target.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` is differentiated only as `{dotted}(y, indices, values)` on a local array `y`",
+                                         self.source.location(node), "pass the array, the indices and the values by position")
+        container, indices, values = args
+        callee = Callee("static", function.__name__, function)
+        updated = self.operation(None, function.__name__, [atom_name(container)],
+                                 Operation("", "call", callee, [container, indices, values]))
+        self.mutate(node, "setitem", container, [Const("..."), updated])
+        return Const("None")
+
+    def into_out(self, node: cst.Call, dotted: str, callee: Callee, args: list, kwargs: list) -> Atom:
+        """``f(x, out=y)`` writes ``f(x)`` into ``y`` (cast to ``y``'s dtype, broadcast to its
+        shape) and returns ``y``: written ``y[...] = written_into(f(x), y)``."""
+        out = next(arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "out")
+        if not isinstance(out, cst.Name) or out.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(..., out=...)` is differentiated only with `out=` a local array",
+                                         self.source.location(node), "drop `out=` and assign the result")
+        container = Var(self.current[out.value])
+        rest = [(key, atom) for key, atom in kwargs if key != "out"]
+        computed = self.operation(None, dotted.split(".")[-1], [atom_name(a) for a in args[:2]],
+                                  Operation("", "call", callee, args, rest))
+        kept = self.operation(self.namer.fresh(f"{computed.name}_kept"), "", [],
+                              Operation("", "call", Callee("static", "written_into", written_into), [computed, container]))
+        self.mutate(node, "setitem", container, [Const("..."), kept])
+        return container

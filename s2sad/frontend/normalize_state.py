@@ -1,0 +1,114 @@
+"""The state the normaliser's parts share, and the few primitives that change it.
+
+Normalising one function walks its statements with one ``NormalizerState``: the current
+version of each user variable, the operations of the line being written and the block
+items built so far, what the function reads from its module, which variables may share
+memory with the caller's data. ``emit`` adds an operation, ``operation`` names its target
+first, ``flush`` closes the line's statement, ``bind`` records a module-level name the
+generated code reads. The parts (statements, branches, loops, expressions, calls,
+mutation: normalize_*.py) are mixins over this class; normalize.py composes them.
+"""
+from __future__ import annotations
+
+import builtins
+
+from ..analysis.aliasing import may_share
+from .ir import Atom, Const, Operation, Statement, Var
+from .naming import Namer
+from .normalize_syntax import count_returns
+from .resolve import Environment, importable_module_name
+from .source import FunctionSource
+
+BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
+RETURN = "<result>"  # the pseudo-variable holding what the function returns, merged like any other
+RETURNED = "<returned>"  # set when a `return` inside a loop has run
+
+# Names generated code itself uses; user variables that collide are renamed.
+RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans",
+            "written_into", "written_into_shared", "added_at", "subtracted_at"}  # what in-place code is written with
+
+
+class NormalizerState:
+    """One function's normalisation so far; the parts read and change these fields directly."""
+
+    def __init__(self, source: FunctionSource, reserved=()):
+        self.source = source
+        self.env = Environment(source.function)
+        # names the generated code may read as they are: builtins, and the globals the function uses
+        code = getattr(source.function, "__code__", None)
+        used_globals = set(code.co_names) | set(code.co_freevars) if code is not None else set()
+        self.namer = Namer(RESERVED | set(reserved) | BUILTIN_NAMES | used_globals)
+        self.current: dict[str, str] = {}       # user variable -> its current version
+        self.operations: list[Operation] = []
+        self.bindings: dict[str, tuple] = {}
+        self.imports: dict[str, str] = {}
+        self.free_reads: dict[str, str] = {}
+        self.emitted: list[Operation] = []       # every operation so far, in order
+        self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.inlining: list = []                 # the nested functions being written out, innermost last
+        self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
+        self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
+        self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
+        self.user_params: set[str] = set()
+        self.items: list = []                    # the block being built
+        self.location = source.location(source.funcdef)
+        self.returned_atoms: dict[str, Atom] = {}  # a result version -> the atom returned
+        self.loop_names: list[dict[str, str]] = []  # per enclosing loop: carried user variable -> loop name
+        self.result_name: str | None = None
+        self.conditions: set[str] = set()  # variables read as a branch's or a loop's condition
+        self.return_count = count_returns(source.funcdef)
+        self.params: set[str] = set()
+
+    # A block is built as a list of items; operations gather in ``self.operations`` until
+    # something that is not an operation (a loop, a branch, a jump) closes the statement.
+    def flush(self) -> None:
+        if self.operations:
+            self.items.append(Statement(self.location, self.operations))
+        self.operations = []
+
+    def emit(self, operation: Operation) -> None:
+        self.operations.append(operation)
+        self.emitted.append(operation)
+        self.share_roots(operation)
+
+    def share_roots(self, operation: Operation) -> None:
+        """What may share memory with an argument or a global: copies, and the views reads make
+        (a list that merely holds an argument is not one: changing the list leaves it be)."""
+        if operation.kind in ("list", "tuple", "dict", "mutate"):
+            return
+        for name in may_share(operation):
+            if name in self.roots:
+                self.roots[operation.target] = self.roots[name]
+                return
+
+    def operation(self, want, word, operands, operation: Operation, derived_from_operands=False) -> Var:
+        """Emit ``operation`` into ``want``, or into a name made from ``word`` and its operands."""
+        if want is None:
+            names = [o if isinstance(o, str) else atom_name(o) for o in operands]
+            if derived_from_operands:
+                want = self.namer.fresh("_".join(p for p in names if p) + ("" if word == "item" else "_slice"))
+            else:
+                want = self.namer.temporary(word, names)
+        operation.target = want
+        self.emit(operation)
+        return Var(want)
+
+    def bind(self, root: str) -> None:
+        """A module-level name the generated code reads: imported under it if it is a module."""
+        value = self.env.lookup(root)
+        module = importable_module_name(value)
+        if module is not None:
+            self.imports[root] = module
+        else:
+            self.bindings[root] = ("global", root)
+
+
+def atom_name(atom) -> str:
+    """What an atom adds to a made-up name: a variable's name, a short number (``2``, ``0_5``,
+    ``neg1``), or nothing."""
+    if isinstance(atom, Var):
+        return atom.name
+    if isinstance(atom, Const):
+        code = atom.code.lstrip("-")
+        return atom.code.replace(".", "_").replace("-", "neg") if code.replace(".", "").isdigit() and len(code) <= 4 else ""
+    return ""

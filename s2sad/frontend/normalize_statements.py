@@ -1,0 +1,247 @@
+"""Statements: a block's lines, ``return``, and every kind of assignment.
+
+``block`` walks a list of statement lines and hands loops to normalize_loops.py and
+``if`` statements to normalize_branches.py; a line of small statements is normalised
+here, each small statement by the method ``SMALL_STATEMENTS`` names for its libcst type:
+plain, annotated and augmented assignments (``y += v`` keeps ``y``'s memory and dtype:
+``written_into``), expression statements kept for their effect, ``assert`` and ``pass``.
+``assign`` binds a value to any target: a name (a new version), a tuple or list (unpacked
+element by element, a starred element as a slice), or ``y[i]`` (an in-place change, see
+normalize_mutation.py).
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from ..rules.helpers import written_into
+from .ir import Atom, Callee, Const, Operation, Var
+from .normalize_expressions import AUGMENTED, BINARY
+from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
+from .normalize_syntax import may_leave, returns_inside
+
+# libcst small-statement type -> the method that normalises it (return, break and continue
+# end the line: simple_line handles them)
+SMALL_STATEMENTS = {
+    cst.Assign: "assignment", cst.AnnAssign: "annotated_assignment", cst.AugAssign: "augmented_assignment",
+    cst.Expr: "expression_statement", cst.Assert: "assertion", cst.Pass: "pass_statement",
+}
+
+
+class StatementNormalizer(NormalizerState):
+    def block(self, lines, loop_depth=0) -> list:
+        """Normalise a list of statement lines (a function's, a loop's or a branch's body).
+
+        A statement after an ``if`` that may leave the block (``break``, ``continue``,
+        ``return``) runs only on the paths that did not: it is moved into those paths, so
+        every path through the result is straight-line code ending in at most one jump.
+        """
+        saved = self.items, self.operations, self.location
+        self.items, self.operations = [], []
+        for position, line in enumerate(lines):
+            self.location = self.source.location(line)
+            rest = list(lines[position + 1:])
+            if isinstance(line, (cst.For, cst.While)):
+                self.flush()
+                returns = returns_inside(line)
+                if returns:
+                    for pseudo, word, initial in ((RETURNED, "returned", "False"), (RETURN, "result", "None")):
+                        if pseudo not in self.current:
+                            self.current[pseudo] = self.namer.version(word)
+                            self.emit(Operation(self.current[pseudo], "copy", args=[Const(initial)]))
+                self.items.append(self.loop(line, loop_depth, returns))
+                if returns:
+                    self.after_returning_loop(line, rest, loop_depth)
+                    break
+                continue
+            if isinstance(line, cst.FunctionDef):
+                self.local_functions[line.name.value] = line  # inlined where it is called
+                self.current.pop(line.name.value, None)
+                continue
+            if isinstance(line, cst.If):
+                self.flush()
+                if may_leave(line):
+                    self.if_statement(line, rest, loop_depth)
+                    break
+                self.if_statement(line, [], loop_depth)
+                continue
+            if not isinstance(line, cst.SimpleStatementLine):  # the fence let only these through
+                raise UnsupportedSyntaxError(f"{type(line).__name__} is not supported", self.location)
+            if self.simple_line(line, loop_depth):
+                break  # a jump: the rest of the block never runs
+        self.flush()
+        items = self.items
+        self.items, self.operations, self.location = saved
+        return items
+
+    def simple_line(self, line, loop_depth) -> bool:
+        """Normalise one line of small statements; True if it ends in a jump."""
+        for small in line.body:
+            if isinstance(small, cst.Return) and loop_depth:
+                self.return_from_loop(small)
+                return True
+            if isinstance(small, cst.Return):
+                self.return_statement(small)
+                return True
+            if isinstance(small, (cst.Break, cst.Continue)):
+                self.jump(small, "break" if isinstance(small, cst.Break) else "continue")
+                return True
+            self.small_statement(small)
+        self.flush()
+        return False
+
+    def return_from_loop(self, node: cst.Return) -> None:
+        """Set the result and a flag, and leave the loop; the code after the loop tests the flag."""
+        version = self.namer.version("result")
+        atom = self.expression(node.value, want=version) if node.value is not None else Const("None")
+        if not (isinstance(atom, Var) and atom.name == version):
+            self.emit(Operation(version, "copy", args=[atom]))
+        self.current[RETURN] = version
+        flag = self.namer.version("returned")
+        self.emit(Operation(flag, "copy", args=[Const("True")]))
+        self.current[RETURNED] = flag
+        self.jump(node, "break")
+
+    def return_statement(self, node: cst.Return) -> None:
+        if self.result_name is None:
+            self.result_name = self.namer.version("result")
+        version = self.result_name  # every path returns into the same name: nothing to merge
+        atom = self.expression(node.value, want=version) if node.value is not None else Const("None")
+        if self.return_count == 1:
+            self.returned_atoms[version] = atom  # the only return: no copy, the result is the atom
+        elif not (isinstance(atom, Var) and atom.name == version):
+            self.emit(Operation(version, "copy", args=[atom]))
+        self.current[RETURN] = version
+
+    def small_statement(self, node) -> None:
+        handler = SMALL_STATEMENTS.get(type(node))
+        if handler is None:
+            raise UnsupportedSyntaxError(f"{type(node).__name__} is not supported", self.source.location(node))
+        getattr(self, handler)(node)
+
+    def assignment(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.local_functions[node.targets[0].target.value] = node.value  # inlined where it is called
+            self.current.pop(node.targets[0].target.value, None)
+            return
+        value = node.value
+        for target in node.targets[1:]:
+            self.assign(target.target, self.expression(value))
+        self.assign(node.targets[0].target, None, value)
+
+    def annotated_assignment(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, None, node.value)
+
+    def augmented_assignment(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Subscript):
+            self.augmented_element(node)
+            return
+        binary = AUGMENTED.get(type(node.operator))
+        if binary is None:
+            raise UnsupportedSyntaxError(f"the augmented assignment `{node.operator.__class__.__name__}` is not supported",
+                                         self.source.location(node))
+        expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
+        before = self.current.get(node.target.value)
+        if before is None:
+            self.assign(node.target, None, expression)
+            return
+        # on an array, `y += v` writes into y's memory (every other name for it sees the
+        # change: see aliasing.py) and keeps y's dtype: `y_2 = written_into(y + v, y)`
+        computed = self.expression(expression, want=self.namer.fresh(f"{node.target.value}_{binary.__name__.lower()}"))
+        version = self.namer.version(node.target.value)
+        kept = Operation(version, "call", Callee("static", "written_into", written_into), [computed, Var(before)])
+        self.emit(kept)
+        self.current[node.target.value] = version
+        self.in_place[id(kept)] = before
+
+    def augmented_element(self, node: cst.AugAssign) -> None:
+        """``y[i] += v``: the element read, combined with ``v`` and written back."""
+        binary = AUGMENTED[type(node.operator)]
+        container, index = self.container(node.target)
+        current = self.operation(None, "item", [atom_name(container), atom_name(index)],
+                                 Operation("", "call", Callee("static", "[]", operator.getitem, "{0}[{1}]"),
+                                           [container, index]), derived_from_operands=True)
+        function, symbol = BINARY[binary]
+        value = self.expression(node.value)
+        updated = self.operation(None, symbol, [current, value],
+                                 Operation("", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"),
+                                           [current, value]))
+        # `y[i] += v` runs `y[i].__iadd__(v)`: on a slice or a fancy index's copy it keeps the
+        # dtype (and refuses int += float) before the result is written back
+        updated = self.operation(self.namer.fresh(f"{updated.name}_kept"), "", [],
+                                 Operation("", "call", Callee("static", "written_into", written_into), [updated, current]))
+        self.mutate(node.target, "setitem", container, [index, updated])
+
+    def expression_statement(self, node: cst.Expr) -> None:
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            return  # a docstring or a bare constant does nothing
+        atom = self.expression(node.value)
+        last = self.operations[-1] if self.operations else None
+        if isinstance(atom, Var) and last is not None and last.target == atom.name and last.kind == "call":
+            last.kind = "effect"  # kept for its side effect (print, ...)
+
+    def assertion(self, node: cst.Assert) -> None:
+        test = self.expression(node.test)
+        message = self.expression(node.msg) if node.msg is not None else Const("None")
+        self.emit(Operation(self.namer.fresh("_"), "assert", args=[test, message]))
+
+    def pass_statement(self, node: cst.Pass) -> None:
+        """``pass`` does nothing."""
+
+    def assign(self, target, atom: Atom | None, value=None, bind_only=False) -> None:
+        """Bind ``atom`` (or, when it is None, the value of the expression node ``value``) to ``target``."""
+        if isinstance(target, cst.Subscript):
+            atom = atom if atom is not None else self.expression(value)
+            container, index = self.container(target)
+            self.mutate(target, "setitem", container, [index, atom])
+            return
+        if bind_only and isinstance(target, cst.Name):
+            self.current[target.value] = atom.name  # already a fresh version of its own
+            return
+        if isinstance(target, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in target.elements):
+            self.starred_assign(target, atom if atom is not None else self.expression(value))
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            sequence = atom if atom is not None else self.expression(value)
+            for index, element in enumerate(target.elements):
+                name = self.namer.temporary("item", [atom_name(sequence), str(index)])
+                self.emit(Operation(name, "unpack", args=[sequence], index=index, length=len(target.elements)))
+                self.assign(element.value, Var(name))
+            return
+        user_name = target.value  # the fence allows only names here
+        if atom is None:
+            version = self.namer.version(user_name)
+            atom = self.expression(value, want=version)
+            if isinstance(atom, Var) and atom.name == version:
+                self.current[user_name] = version
+                return
+            self.emit(Operation(version, "copy", args=[atom]))
+            self.current[user_name] = version
+            return
+        version = self.namer.version(user_name)
+        self.emit(Operation(version, "copy", args=[atom]))
+        self.current[user_name] = version
+
+    def starred_assign(self, target, sequence: Atom) -> None:
+        """``first, *middle, last = xs``: elements by position from either end, the rest a slice."""
+        elements = list(target.elements)
+        star = next(i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement))
+        after = len(elements) - star - 1
+        getitem = Callee("static", "[]", operator.getitem, "{0}[{1}]")
+        for position, element in enumerate(elements):
+            if position < star:
+                index = Const(str(position))
+            elif position > star:
+                index = Const(str(position - len(elements)))
+            else:
+                index = Const(f"slice({star}, {-after if after else None}, None)")
+            part = self.operation(None, "item" if position != star else "slice", [atom_name(sequence), ""],
+                                  Operation("", "call", getitem, [sequence, index]), derived_from_operands=True)
+            if position == star:
+                part = self.operation(None, "list", [part.name],
+                                      Operation("", "call", Callee("static", "list", list), [part]))
+                self.bind("list")
+            self.assign(element.value, part)

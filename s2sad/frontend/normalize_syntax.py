@@ -1,0 +1,154 @@
+"""What the normaliser asks of the user's syntax tree before it writes anything.
+
+Questions answered by reading a libcst subtree, never by changing it: which user variables
+a loop assigns and which the rest of the function reads (what a loop must carry), whether
+a statement may leave its block or a loop may return, how many ``return`` statements a
+function has, the names a target assigns, and a dotted name's spelling. The normaliser's
+parts (normalize_*.py) share them; none keeps state.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .fence import ReadingVisitor
+
+code_of = cst.Module([]).code_for_node  # a node's source text, as the user wrote it
+
+
+class NameUses(ReadingVisitor):
+    """User variables assigned (``stores``) and read (``loads``) in a subtree, in order of appearance."""
+
+    def __init__(self, skip=None):
+        self.stores: dict[str, None] = {}
+        self.loads: set[str] = set()
+        self.skip = skip
+
+    def store(self, target) -> None:
+        for leaf in target_parts(target):
+            if isinstance(leaf, cst.Name):
+                self.stores[leaf.value] = None
+            else:
+                leaf.visit(self)  # ``y[i] = ...`` reads ``y`` and ``i``
+
+    def on_visit(self, node) -> bool:
+        if node is self.skip:
+            return False
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.store(target.target)
+            node.value.visit(self)
+            return False
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            node.target.visit(self)  # ``total += x`` reads ``total`` too
+            self.store(node.target)
+            if node.value is not None:
+                node.value.visit(self)
+            return False
+        if isinstance(node, cst.For):
+            self.store(node.target)
+            node.iter.visit(self)
+            node.body.visit(self)
+            return False
+        if isinstance(node, cst.Name):
+            self.loads.add(node.value)
+        if isinstance(node, cst.Attribute):
+            node.value.visit(self)
+            return False  # ``x.shape``: ``shape`` is not a variable
+        if isinstance(node, cst.Arg) and node.keyword is not None:
+            node.value.visit(self)
+            return False
+        return True
+
+
+def returns_inside(loop) -> bool:
+    """Whether a loop's body holds a ``return`` (of the function: nested definitions aside)."""
+    found = []
+
+    class Returns(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Return):
+                found.append(node)
+            return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    loop.body.visit(Returns())
+    return bool(found)
+
+
+def count_returns(funcdef) -> int:
+    """How many ``return`` statements a function has (its nested definitions' aside)."""
+    count = []
+
+    class Returns(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Return):
+                count.append(node)
+            return node is funcdef or not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    funcdef.visit(Returns())
+    return len(count)
+
+
+def is_pair(target) -> bool:
+    """A target of two names, as ``for i, v in enumerate(xs)`` has."""
+    return isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+
+
+def may_leave(node) -> bool:
+    """Whether ``node`` holds a ``break``, ``continue`` or ``return`` of the enclosing block
+    (a ``break`` inside a nested loop belongs to that loop)."""
+    found = []
+
+    class Finder(ReadingVisitor):
+        def on_visit(self, inner) -> bool:
+            if isinstance(inner, (cst.Break, cst.Continue)):
+                found.append(inner)
+            if isinstance(inner, cst.Return):
+                found.append(inner)
+            if isinstance(inner, (cst.For, cst.While)):
+                inner.body.visit(ReturnsOnly())
+                return False
+            return not isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    class ReturnsOnly(ReadingVisitor):
+        def on_visit(self, inner) -> bool:
+            if isinstance(inner, cst.Return):
+                found.append(inner)
+            return not isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    node.visit(Finder())
+    return bool(found)
+
+
+def target_parts(target):
+    """The names and subscripts an assignment target assigns (``a, (b, y[i])`` gives three)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_parts(element.value)
+    else:
+        yield target
+
+
+def assigned_names(loop) -> list[str]:
+    """The user variables a loop assigns (its target included), in order of appearance."""
+    names = NameUses()
+    if isinstance(loop, cst.For):
+        names.store(loop.target)
+    loop.body.visit(names)
+    return list(names.stores)
+
+
+def names_read_outside(funcdef: cst.FunctionDef, loop) -> set[str]:
+    """The user variables the function reads outside a loop's body."""
+    names = NameUses(skip=loop.body)
+    funcdef.body.visit(names)
+    return names.loads
+
+
+def dotted_name(node) -> str | None:
+    """``np.linalg.inv`` for a chain of attributes of a name; None for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = dotted_name(node.value)
+        return None if inner is None else f"{inner}.{node.attr.value}"
+    return None
