@@ -916,7 +916,7 @@ def _input_value(draw, kind: str, number_type: str = "float64"):
     return value
 
 
-def shifted(value, shift: float):
+def _shifted(value, shift: float):
     """The input moved by ``shift`` (its real part), kept to 10 decimals and its own type."""
     if isinstance(value, np.ndarray):
         return np.round(value + shift, 10).astype(value.dtype)
@@ -969,7 +969,7 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     probe = Probe(source)
     chosen = None
     for shift in SHIFTS:
-        values = [v if p.kind == "int" else shifted(v, shift) for p, v in zip(params, base)]
+        values = [v if p.kind == "int" else _shifted(v, shift) for p, v in zip(params, base)]
         try:
             value, records = probe.run([v.copy() if isinstance(v, np.ndarray) else v for v in values])
         except (ArithmeticError, RunawayProgram):
