@@ -46,6 +46,9 @@ def rewritten(rewrite, text):
     ("g * x", {"g": "x", "x": "g"}, "x * g"),
     ("f(g, args)", {"g": "dy", "args": "(a, b, )"}, "f(dy, (a, b, ))"),
     ("g if x else y", {"g": "dy"}, "dy if x else y"),
+    # a template over several lines, names that are not ASCII
+    ("f(\n    x,\n    g)", {"g": "dy", "x": "-1"}, "f(\n    -1,\n    dy)"),
+    ("g * \u03c8 + h(\u03c8)", {"g": "dy", "\u03c8": "-2"}, "dy * (-2) + h(-2)"),
 ])
 def test_substitute_replaces_the_free_names(text, arguments, expected):
     code = substitute(text, arguments)

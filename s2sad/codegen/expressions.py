@@ -20,7 +20,6 @@ from typing import Callable, Iterable, Mapping, Protocol
 from ..analysis.scalars import real_number
 
 
-
 class Pass(Protocol):
     """A rewrite of a rule expression's tree (expression_passes.py holds them)."""
 
@@ -144,12 +143,8 @@ def substitute(template_text: str, arguments: Mapping[str, str], passes: Iterabl
 
 def callees(tree: ast.expr) -> frozenset[str]:
     """How the functions ``tree`` calls are spelt, where they are names (``conj``, ``np.cos``)."""
-    return frozenset(filter(None, (callee_spelling(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call))))
-
-
-def _conj_of_name(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "conj"
-            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and not node.keywords)
+    spellings = (callee_spelling(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return frozenset(spelling for spelling in spellings if spelling is not None)
 
 
 def callee_spelling(node: ast.expr) -> str | None:
@@ -160,6 +155,11 @@ def callee_spelling(node: ast.expr) -> str | None:
         owner = callee_spelling(node.value)
         return f"{owner}.{node.attr}" if owner is not None else None
     return None
+
+
+def _conj_of_name(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "conj"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and not node.keywords)
 
 
 def _instantiated(node: ast.AST, arguments: Mapping[str, str]) -> ast.AST:
@@ -183,7 +183,9 @@ def _copied(node: ast.AST) -> ast.AST:
     return _instantiated(node, {})
 
 
-_real_number = functools.lru_cache(maxsize=4096)(real_number)  # asked of the same few codes again and again
+@functools.lru_cache(maxsize=4096)
+def _real_number(code: str) -> bool:
+    return not code.isidentifier() and real_number(code)  # most codes are names: no parse for them
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,6 +223,8 @@ def _parenthesised(code: str) -> str:
 
 def _offsets(text: str) -> Callable[[int, int], int]:
     """(line, UTF-8 column) as ``ast`` gives them -> an index into ``text``."""
+    if text.isascii() and "\n" not in text:
+        return lambda line, column: column  # nearly every template: one line of ASCII
     lines = text.splitlines(keepends=True)
     starts = [0]
     for line in lines:
