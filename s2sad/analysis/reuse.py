@@ -14,10 +14,12 @@ certainly holds the same value whenever the pullback runs:
   (the normaliser moves the code after an ``if`` that may leave into the paths that stay);
 * its target and its operands are each assigned once (no loop carries them, no branch
   merges into them) and the function changes nothing in place.
+
+This module finds those calls; the pass ``ReusePrimalValues`` (codegen/expression_passes.py)
+rewrites a rule's expression with them.
 """
 from __future__ import annotations
 
-import ast
 from collections import Counter
 
 import numpy as np
@@ -53,38 +55,3 @@ def primal_calls(function: Function, code) -> dict[tuple, str]:
             key = (id(callee.value), tuple(code(atom) for atom in op.args))
             calls.setdefault(key, op.target)
     return calls
-
-
-class _Reuse(ast.NodeTransformer):
-    def __init__(self, calls: dict, namespace: dict):
-        self.calls, self.namespace, self.replaced = calls, namespace, False
-
-    def callee(self, node):
-        if isinstance(node, ast.Name):
-            return self.namespace.get(node.id)
-        if isinstance(node, ast.Attribute):
-            owner = self.callee(node.value)
-            return getattr(owner, node.attr, None) if owner is not None else None
-        return None
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if node.keywords or not all(isinstance(a, (ast.Name, ast.Constant)) for a in node.args):
-            return node
-        function = self.callee(node.func)
-        if function is None:
-            return node
-        target = self.calls.get((id(function), tuple(ast.unparse(a) for a in node.args)))
-        if target is None:
-            return node
-        self.replaced = True
-        return ast.Name(target, ast.Load())
-
-
-def reuse_primal_values(expression: str, calls: dict, namespace: dict) -> str:
-    """``expression`` with each call the primal already made replaced by its variable."""
-    if not calls or "(" not in expression:
-        return expression
-    reuse = _Reuse(calls, namespace)
-    tree = reuse.visit(ast.parse(expression, mode="eval"))
-    return ast.unparse(tree) if reuse.replaced else expression

@@ -33,7 +33,8 @@ from ..errors import MissingRuleError
 from ..registry.forward import LINEAR, forward_rule
 from ..frontend.resolve import describe_callee, is_library
 from .core import INDENT, STRUCTURE_KINDS, GeneratedModule, callee_reference, indented, names_in, operator_name
-from .reverse import _Generator, substitute
+from .expressions import substitute
+from .reverse import _Generator
 from ..frontend.ir import Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 
 FORWARD_TEMPLATE = '''\

@@ -8,25 +8,22 @@ expressions (the rule's template with its names replaced), others are called dir
 """
 from __future__ import annotations
 
-import ast
 import copy
-import functools
-import io
-import keyword
 import textwrap
-import tokenize
 from collections import Counter
 
 from ..version import __version__
 from ..analysis.activity import Activity, analyse, propagates
 from ..analysis.aliasing import Groups, program_order
-from ..analysis.reuse import primal_calls, reuse_primal_values
-from ..analysis.scalars import float_plan, real_number
+from ..analysis.reuse import primal_calls
+from ..analysis.scalars import float_plan
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Atom, Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..registry import Rule, rule_for, template_namespace
 from .core import INDENT, Emitter, GeneratedModule, callee_reference, indented, operator_name
+from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats
+from .expressions import substitute
 from .reverse_primal import HEADER, LoopCode, PrimalHalf, names_by_context
 
 MODULE_TEMPLATE = '''\
@@ -344,7 +341,7 @@ class _Generator:
                 self.maybe_zero.discard(target)
             if self.floats and atom.name in self.scalars:
                 return [f"{target} = {target} + {expression}"]
-            scattered = _untake_arguments(expression) if self.optimize else None
+            scattered = add_at_arguments(expression) if self.optimize else None
             if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
                 return [f"{target} = add_at({target}, {scattered})"]
             return [f"{target} = accumulate({target}, {expression})"]
@@ -457,7 +454,8 @@ class _Generator:
         if op.kind == "element":
             iterable = op.args[0]
             index = self.loop_index[id(op)]
-            return self.contribute(iterable, f"untake({g}, {index}, {self.core.code(iterable)})", thunk=True)
+            expression = substitute("untake(g, index, x)", {"g": g, "index": index, "x": self.core.code(iterable)})
+            return self.contribute(iterable, expression, thunk=True)
         if op.kind == "unpack":
             return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
@@ -490,11 +488,9 @@ class _Generator:
                 continue
             template = rule.template(param) if self.optimize else None
             if template is not None:
-                expression = substitute(template, {"g": g, "ans": op.target, **codes})
-                expression = with_constant_exponent(expression)
-                expression = reuse_primal_values(expression, self.primal_calls, template_namespace())
-                if self.floats:
-                    expression = for_floats(expression)
+                passes = [constant_exponent, ReusePrimalValues(self.primal_calls, template_namespace())]
+                expression = substitute(template, {"g": g, "ans": op.target, **codes},
+                                        passes + [on_floats] if self.floats else passes)
             elif rule.vjps.get(param) is not None:
                 binding = self.bind_vjp(op, rule, param)
                 expression = f"{binding}({g}, {op.target}, {', '.join(codes.values())})"
@@ -610,135 +606,6 @@ def _names_read(lines: list[str]) -> set[str]:
     """Names the reverse body reads that it does not assign itself (an inner loop's unpacked values)."""
     stored, loaded = names_by_context(lines)
     return loaded - set(stored)
-
-
-def substitute(template: str, mapping: dict[str, str]) -> str:
-    """Replace the free names of a one-line rule template by code.
-
-    Attribute names (``np.cos``) and keyword-argument names (``axis=axis``) are left alone;
-    the text between names is copied as written, so the result reads like the template.
-    """
-    tokens = _tokens(template)
-    pieces, cursor = [], 0
-    for index, token in enumerate(tokens):
-        if token.type != tokenize.NAME or token.string not in mapping or keyword.iskeyword(token.string):
-            continue
-        start, end = token.start[1], token.end[1]
-        before = template[:start].rstrip()
-        following = tokens[index + 1].string if index + 1 < len(tokens) else ""
-        if before.endswith(".") or (following == "=" and _inside_call(tokens, index)):
-            continue
-        pieces.append(template[cursor:start])
-        code = mapping[token.string]
-        wrapped = index >= 2 and [t.string for t in tokens[index - 2:index]] == ["conj", "("] and \
-            index + 1 < len(tokens) and tokens[index + 1].string == ")"
-        if wrapped and real_number(code):
-            # conj(2.0) is 2.0: drop the call around a real constant
-            opening = tokens[index - 2].start[1]
-            pieces[-1] = pieces[-1][:len(pieces[-1]) - (start - opening)] if pieces else ""
-            pieces.append(code.strip())
-            cursor = tokens[index + 1].end[1]
-            continue
-        text = _parenthesise(code)
-        if following == "." and text.replace(".", "").replace("_", "").isdigit():
-            text = f"({text})"  # `2.conjugate()` would not parse
-        pieces.append(text)
-        cursor = end
-    pieces.append(template[cursor:])
-    return "".join(pieces).strip()
-
-
-class _OnFloats(ast.NodeTransformer):
-    """Rule helpers that are the identity on real scalars, written out of an expression."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        name = node.func.id if isinstance(node.func, ast.Name) else None
-        if name == "unbroadcast" and len(node.args) == 2 and not node.keywords:
-            return node.args[0]   # nothing was broadcast
-        if name == "conj" and len(node.args) == 1 and not node.keywords:
-            return node.args[0]   # nothing is complex
-        return node
-
-
-class _ConstantExponent(ast.NodeTransformer):
-    """``power_vjp_base(g, x, c)`` for a constant ``c >= 1`` written out as the rule's own
-    expression for that case, ``unbroadcast(g * conj(c * x ** (c - 1)), x)``: the slope is
-    finite everywhere, so the helper's guards (and a call) are not needed."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if not (isinstance(node.func, ast.Name) and node.func.id == "power_vjp_base" and len(node.args) == 3
-                and not node.keywords):
-            return node
-        g, base, exponent = node.args
-        if not (isinstance(exponent, ast.Constant) and type(exponent.value) in (int, float) and exponent.value >= 1):
-            return node
-        c = exponent.value
-        if c == 1:
-            cotangent = g
-        else:
-            power = base if c == 2 else ast.BinOp(base, ast.Pow(), ast.Constant(c - 1))
-            slope = ast.BinOp(ast.Constant(c), ast.Mult(), power)
-            cotangent = ast.BinOp(g, ast.Mult(), ast.Call(ast.Name("conj", ast.Load()), [slope], []))
-        return ast.Call(ast.Name("unbroadcast", ast.Load()), [cotangent, base], [])
-
-
-def with_constant_exponent(expression: str) -> str:
-    return _rewritten(expression, _ConstantExponent()) if "power_vjp_base(" in expression else expression
-
-
-def _rewritten(expression: str, transformer: ast.NodeTransformer) -> str:
-    tree = transformer.visit(ast.parse(expression, mode="eval"))
-    return ast.unparse(ast.fix_missing_locations(tree))
-
-
-def _untake_arguments(expression: str) -> str | None:
-    """``"g, i, x"`` when ``expression`` is ``untake(g, i, x)``, else None."""
-    if not expression.startswith("untake("):
-        return None
-    call = ast.parse(expression, mode="eval").body
-    if not (isinstance(call, ast.Call) and len(call.args) == 3 and not call.keywords):
-        return None
-    return ", ".join(ast.unparse(argument) for argument in call.args)
-
-
-def for_floats(expression: str) -> str:
-    """A rule's expression as it reads when every value is a real scalar (a Python float)."""
-    return _rewritten(expression, _OnFloats())
-
-
-@functools.lru_cache(maxsize=4096)
-def _tokens(template: str) -> tuple:
-    """A template's tokens: the same few hundred templates are substituted again and again."""
-    return tuple(tokenize.generate_tokens(io.StringIO(template).readline))
-
-
-def _inside_call(tokens, index) -> bool:
-    depth = 0
-    for token in reversed(tokens[:index]):
-        if token.string in ")]}":
-            depth += 1
-        elif token.string in "([{":
-            if depth == 0:
-                return token.string == "("
-            depth -= 1
-    return False
-
-
-def _parenthesise(code: str) -> str:
-    stripped = code.strip()
-    if stripped.isidentifier() or stripped.replace(".", "").replace("_", "").isalnum():
-        return stripped
-    try:
-        node = ast.parse(stripped, mode="eval").body
-    except SyntaxError:
-        return f"({stripped})"
-    if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Tuple, ast.List, ast.Dict)):
-        return stripped
-    if isinstance(node, ast.Constant) and not (isinstance(node.value, (int, float, complex)) and str(stripped).startswith("-")):
-        return stripped
-    return f"({stripped})"
 
 
 def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
