@@ -26,6 +26,7 @@ from scipy import special
 from s2sad.errors import MissingRuleError, UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
+from s2sad.registry.slopes import Explicit, defslopes, jvp_of_slope, like_output
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, expand_reduced, safe_divide, unbroadcast
@@ -35,15 +36,9 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 _EPS = np.finfo(np.float64).eps
 
 
-def _times(g, slope):
-    """``g * slope``, and exactly 0 wherever ``g`` is 0 (an infinite slope times a zero cotangent)."""
-    with np.errstate(invalid="ignore"):
-        return np.where(np.equal(g, 0), 0.0, g * slope)
-
-
 # Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
-# parameter, elementwise. The reverse vjp is ``unbroadcast(g * conj(slope), param)`` and the
-# forward jvp ``g * slope`` (see the forward rules at the end).
+# parameter, elementwise. One slope gives both rules (``defslopes``, see the table at the end):
+# the reverse vjp ``unbroadcast(g * conj(slope), param)`` and the forward jvp ``g * slope``.
 # ------------------------------------------------------------------ gamma and beta family
 def gamma_slope(ans, x):
     return ans * special.digamma(x)
@@ -99,46 +94,6 @@ def betaln_slope_b(ans, a, b):
     return special.digamma(b) - special.digamma(a + b)
 
 
-def gamma_vjp(g, ans, x):
-    return unbroadcast(g * conj(gamma_slope(ans, x)), x)
-
-
-def gammaln_vjp(g, ans, x):
-    return unbroadcast(g * conj(gammaln_slope(ans, x)), x)
-
-
-def digamma_vjp(g, ans, x):
-    return unbroadcast(g * conj(digamma_slope(ans, x)), x)
-
-
-def polygamma_vjp_x(g, ans, n, x):
-    return unbroadcast(g * conj(polygamma_slope_x(ans, n, x)), x)
-
-
-def rgamma_vjp(g, ans, x):
-    return unbroadcast(g * conj(rgamma_slope(ans, x)), x)
-
-
-def multigammaln_vjp(g, ans, a, d):
-    return unbroadcast(g * conj(multigammaln_slope(ans, a, d)), a)
-
-
-def beta_vjp_a(g, ans, a, b):
-    return unbroadcast(g * conj(beta_slope_a(ans, a, b)), a)
-
-
-def beta_vjp_b(g, ans, a, b):
-    return unbroadcast(g * conj(beta_slope_b(ans, a, b)), b)
-
-
-def betaln_vjp_a(g, ans, a, b):
-    return unbroadcast(g * conj(betaln_slope_a(ans, a, b)), a)
-
-
-def betaln_vjp_b(g, ans, a, b):
-    return unbroadcast(g * conj(betaln_slope_b(ans, a, b)), b)
-
-
 def _gamma_density(a, x):
     """``x ** (a - 1) * exp(-x) / gamma(a)``: the slope of ``gammainc`` in ``x`` (1 at a = 1, x = 0; 0 at inf)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -147,7 +102,7 @@ def _gamma_density(a, x):
 
 
 def gammainc_slope_a(ans, a, x):
-    return _lower_gamma_slope_in_a(a, x)
+    return lower_gamma_slope_in_a(a, x)
 
 
 def gammainc_slope_x(ans, a, x):
@@ -155,7 +110,7 @@ def gammainc_slope_x(ans, a, x):
 
 
 def gammaincc_slope_a(ans, a, x):
-    return -_lower_gamma_slope_in_a(a, x)
+    return -lower_gamma_slope_in_a(a, x)
 
 
 def gammaincc_slope_x(ans, a, x):
@@ -163,44 +118,16 @@ def gammaincc_slope_x(ans, a, x):
 
 
 def betainc_slope_a(ans, a, b, x):
-    return _betainc_slopes_in_shapes(a, b, x)[0]
+    return betainc_slopes_in_shapes(a, b, x)[0]
 
 
 def betainc_slope_b(ans, a, b, x):
-    return _betainc_slopes_in_shapes(a, b, x)[1]
+    return betainc_slopes_in_shapes(a, b, x)[1]
 
 
 def betainc_slope_x(ans, a, b, x):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
-
-
-def gammainc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, conj(gammainc_slope_a(ans, a, x))), a)
-
-
-def gammainc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, conj(gammainc_slope_x(ans, a, x))), x)
-
-
-def gammaincc_vjp_a(g, ans, a, x):
-    return unbroadcast(_times(g, conj(gammaincc_slope_a(ans, a, x))), a)
-
-
-def gammaincc_vjp_x(g, ans, a, x):
-    return unbroadcast(_times(g, conj(gammaincc_slope_x(ans, a, x))), x)
-
-
-def betainc_vjp_a(g, ans, a, b, x):
-    return unbroadcast(_times(g, conj(betainc_slope_a(ans, a, b, x))), a)
-
-
-def betainc_vjp_b(g, ans, a, b, x):
-    return unbroadcast(_times(g, conj(betainc_slope_b(ans, a, b, x))), b)
-
-
-def betainc_vjp_x(g, ans, a, b, x):
-    return unbroadcast(_times(g, conj(betainc_slope_x(ans, a, b, x))), x)
 
 
 # ------------------------------------------------------------------ Bessel functions
@@ -292,82 +219,6 @@ def k1e_slope(ans, x):
     return ans - special.k0e(x) - ans / x
 
 
-def jv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(jv_slope_x(ans, v, x)), x)
-
-
-def yv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(yv_slope_x(ans, v, x)), x)
-
-
-def yn_vjp_x(g, ans, n, x):
-    return unbroadcast(g * conj(yn_slope_x(ans, n, x)), x)
-
-
-def iv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(iv_slope_x(ans, v, x)), x)
-
-
-def ive_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(ive_slope_x(ans, v, x)), x)
-
-
-def kv_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(kv_slope_x(ans, v, x)), x)
-
-
-def kve_vjp_x(g, ans, v, x):
-    return unbroadcast(g * conj(kve_slope_x(ans, v, x)), x)
-
-
-def i0_vjp(g, ans, x):
-    return unbroadcast(g * conj(i0_slope(ans, x)), x)
-
-
-def i1_vjp(g, ans, x):
-    return unbroadcast(g * conj(i1_slope(ans, x)), x)
-
-
-def i0e_vjp(g, ans, x):
-    return unbroadcast(g * conj(i0e_slope(ans, x)), x)
-
-
-def i1e_vjp(g, ans, x):
-    return unbroadcast(g * conj(i1e_slope(ans, x)), x)
-
-
-def j0_vjp(g, ans, x):
-    return unbroadcast(g * conj(j0_slope(ans, x)), x)
-
-
-def j1_vjp(g, ans, x):
-    return unbroadcast(g * conj(j1_slope(ans, x)), x)
-
-
-def y0_vjp(g, ans, x):
-    return unbroadcast(g * conj(y0_slope(ans, x)), x)
-
-
-def y1_vjp(g, ans, x):
-    return unbroadcast(g * conj(y1_slope(ans, x)), x)
-
-
-def k0_vjp(g, ans, x):
-    return unbroadcast(g * conj(k0_slope(ans, x)), x)
-
-
-def k1_vjp(g, ans, x):
-    return unbroadcast(g * conj(k1_slope(ans, x)), x)
-
-
-def k0e_vjp(g, ans, x):
-    return unbroadcast(g * conj(k0e_slope(ans, x)), x)
-
-
-def k1e_vjp(g, ans, x):
-    return unbroadcast(g * conj(k1e_slope(ans, x)), x)
-
-
 # ------------------------------------------------------------------ error function, normal distribution
 def erfcx_slope(ans, x):
     return 2 * x * ans - _TWO_OVER_SQRT_PI
@@ -378,16 +229,8 @@ def log_ndtr_slope(ans, x):
     return np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI
 
 
-def erfcx_vjp(g, ans, x):
-    return unbroadcast(g * conj(erfcx_slope(ans, x)), x)
-
-
-def log_ndtr_vjp(g, ans, x):
-    return unbroadcast(g * conj(log_ndtr_slope(ans, x)), x)
-
-
 # ------------------------------------------------------------------ information theory
-# entr and the x slopes are infinite at x = 0: multiplied through _times
+# entr and the x slopes are infinite at x = 0: their rows in the table are guarded
 def entr_slope(ans, x):
     with np.errstate(divide="ignore", invalid="ignore"):
         return -(np.log(x) + 1)
@@ -403,20 +246,8 @@ def kl_div_slope_x(ans, x, y):
         return np.log(x / y)
 
 
-def entr_vjp(g, ans, x):
-    return unbroadcast(_times(g, conj(entr_slope(ans, x))), x)
-
-
-def rel_entr_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, conj(rel_entr_slope_x(ans, x, y))), x)
-
-
 def rel_entr_vjp_y(g, ans, x, y):
     return unbroadcast(-safe_divide(g * x, y), y)
-
-
-def kl_div_vjp_x(g, ans, x, y):
-    return unbroadcast(_times(g, conj(kl_div_slope_x(ans, x, y))), x)
 
 
 def kl_div_vjp_y(g, ans, x, y):
@@ -529,7 +360,7 @@ def _converged(step, total, tolerance=_EPS):
                 and np.all(np.abs(step.d) <= tolerance * (np.abs(total.d) + size)))
 
 
-def _lower_gamma_slope_in_a(a, x):
+def lower_gamma_slope_in_a(a, x):
     """d/da of gammainc(a, x); 0 at x = 0 and x = inf, NaN for a <= 0."""
     a, x = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
     slope = np.where((x == 0) | (x == np.inf), 0.0, np.nan)
@@ -579,7 +410,7 @@ def _upper_gamma_fraction(a, x):
     return _Dual(np.full(a.shape, np.nan), np.full((1,) + a.shape, np.nan))
 
 
-def _betainc_slopes_in_shapes(a, b, x):
+def betainc_slopes_in_shapes(a, b, x):
     """(d/da, d/db) of betainc(a, b, x); 0 at x = 0 and 1, NaN outside the domain."""
     a, b, x = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, x)))
     edge = ((x == 0) | (x == 1)) & (a > 0) & (b > 0)
@@ -626,107 +457,9 @@ def _betainc_fraction(a, b, x):
     return np.full((2,) + x.shape, np.nan)
 
 
-def defspecial(function, signature, *vjps):
-    """``defvjp`` under the name ``scipy.special.<name>`` (SciPy's ufuncs have no ``__module__``)."""
-    return defvjp(function, signature, *vjps, name=f"scipy.special.{function.__name__}")
-
-
-# ------------------------------------------------------------------ the table
-# error function and the normal distribution
-defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
-defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
-defspecial(special.erfcx,        "x",       erfcx_vjp)
-defspecial(special.erfinv,       "x",       f"g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.erfcinv,      "x",       f"-g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
-defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-conj(x) ** 2 / 2)")
-defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
-defspecial(special.log_ndtr,     "x",       log_ndtr_vjp)
-# logistic
-defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
-defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
-defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
-# logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
-# stays finite where both are 0
-defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",
-                                            "unbroadcast(safe_divide(g * conj(x), conj(y)), y)")
-defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * conj(np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))), x)",
-                                            "unbroadcast(safe_divide(g * conj(x), conj(1 + y)), y)")
-defspecial(special.entr,         "x",       entr_vjp)
-defspecial(special.rel_entr,     "x, y",    rel_entr_vjp_x, rel_entr_vjp_y)
-defspecial(special.kl_div,       "x, y",    kl_div_vjp_x, kl_div_vjp_y)
-# gamma and beta
-defspecial(special.gamma,        "x",       gamma_vjp)
-defspecial(special.gammaln,      "x",       gammaln_vjp)
-defspecial(special.digamma,      "x",       digamma_vjp)  # special.psi is special.digamma
-defspecial(special.polygamma,    "n, x",    None, polygamma_vjp_x)
-defspecial(special.rgamma,       "x",       rgamma_vjp)
-defspecial(special.multigammaln, "a, d",    multigammaln_vjp, None)
-defspecial(special.beta,         "a, b",    beta_vjp_a, beta_vjp_b)
-defspecial(special.betaln,       "a, b",    betaln_vjp_a, betaln_vjp_b)
-defspecial(special.gammainc,     "a, x",    gammainc_vjp_a, gammainc_vjp_x)
-defspecial(special.gammaincc,    "a, x",    gammaincc_vjp_a, gammaincc_vjp_x)
-defspecial(special.betainc,      "a, b, x", betainc_vjp_a, betainc_vjp_b, betainc_vjp_x)
-# Bessel functions (special.jn is special.jv)
-defspecial(special.jv,           "v, x",    order_without_derivative, jv_vjp_x)
-defspecial(special.yv,           "v, x",    order_without_derivative, yv_vjp_x)
-defspecial(special.yn,           "n, x",    None, yn_vjp_x)
-defspecial(special.iv,           "v, x",    order_without_derivative, iv_vjp_x)
-defspecial(special.ive,          "v, x",    order_without_derivative, ive_vjp_x)
-defspecial(special.kv,           "v, x",    order_without_derivative, kv_vjp_x)
-defspecial(special.kve,          "v, x",    order_without_derivative, kve_vjp_x)
-defspecial(special.i0,           "x",       i0_vjp)
-defspecial(special.i1,           "x",       i1_vjp)
-defspecial(special.i0e,          "x",       i0e_vjp)
-defspecial(special.i1e,          "x",       i1e_vjp)
-defspecial(special.j0,           "x",       j0_vjp)
-defspecial(special.j1,           "x",       j1_vjp)
-defspecial(special.y0,           "x",       y0_vjp)
-defspecial(special.y1,           "x",       y1_vjp)
-defspecial(special.k0,           "x",       k0_vjp)
-defspecial(special.k1,           "x",       k1_vjp)
-defspecial(special.k0e,          "x",       k0e_vjp)
-defspecial(special.k1e,          "x",       k1e_vjp)
-# reductions
-defspecial(special.logsumexp,    "a, axis=None, b=None, keepdims=False, return_sign=False",
-                                            logsumexp_vjp_a, None, logsumexp_vjp_b)
-defspecial(special.softmax,      "x, axis=None", softmax_vjp)
-defspecial(special.log_softmax,  "x, axis=None", log_softmax_vjp)
-# piecewise constant
-nondifferentiable(special.gammasgn)
-rule_for(special.gammasgn).name = "scipy.special.gammasgn"
-
-
-# ------------------------------------------------------------------ jvps
-# A jvp of an elementwise function is ``g * slope``: ``g`` has its parameter's shape and
-# the slope the output's, and the term is cast to the output's dtype, which SciPy does not
-# always take from the inputs (``polygamma(1, float32)`` and ``beta(0.5, float32)`` are
-# float64, ``erf(float16)`` too). Templates in ``x`` alone compute in ``ans.dtype``.
-# Guarded jvps give 0 wherever the tangent is 0, even where the slope is infinite (``entr``
-# at 0), like the vjps.
-def _like_output(term, ans):
-    """``term`` in the dtype of the output ``ans`` (a NumPy scalar for a scalar output)."""
-    dtype = getattr(ans, "dtype", None)
-    if dtype is None:
-        return term
-    if isinstance(ans, np.generic) and np.ndim(term) == 0:
-        return term if type(term) is dtype.type else dtype.type(term)
-    if getattr(term, "dtype", None) == dtype:
-        return term
-    return np.asarray(term, dtype=dtype)
-
-
-def _jvp(slope, guarded=False):
-    """The jvp ``g * slope(ans, *params)`` of one parameter of an elementwise function."""
-    if guarded:
-        def jvp(g, ans, *params):
-            return _like_output(_times(g, slope(ans, *params)), ans)
-    else:
-        def jvp(g, ans, *params):
-            return _like_output(g * slope(ans, *params), ans)
-    jvp.__name__ = jvp.__qualname__ = slope.__name__.replace("slope", "jvp")
-    return jvp
-
-
+# ------------------------------------------------------------------ rules written out per mode
+# Where a slope does not serve both modes: the tangent of y in xlogy (a float64 result for a
+# float32 array: the jvp casts), divisions made safe, and the reductions (not elementwise).
 # xlogy(0.5, float32 array) is float64 (so is xlog1py): jvps cast, which templates could not
 def xlogy_slope_x(ans, x, y):
     return np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))
@@ -737,19 +470,19 @@ def xlog1py_slope_x(ans, x, y):
 
 
 def xlogy_jvp_y(g, ans, x, y):
-    return _like_output(safe_divide(g * x, y), ans)
+    return like_output(safe_divide(g * x, y), ans)
 
 
 def xlog1py_jvp_y(g, ans, x, y):
-    return _like_output(safe_divide(g * x, 1 + y), ans)
+    return like_output(safe_divide(g * x, 1 + y), ans)
 
 
 def rel_entr_jvp_y(g, ans, x, y):
-    return _like_output(-safe_divide(g * x, y), ans)
+    return like_output(-safe_divide(g * x, y), ans)
 
 
 def kl_div_jvp_y(g, ans, x, y):
-    return _like_output(g - safe_divide(g * x, y), ans)
+    return like_output(g - safe_divide(g * x, y), ans)
 
 
 def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
@@ -768,7 +501,7 @@ def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
     terms = np.where(np.isneginf(np.real(lse)), 0.0, terms)
     if times_b and b is not None:
         terms = terms * b
-    return _like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
+    return like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
 
 
 def logsumexp_jvp_a(g, ans, a, axis, b, keepdims, return_sign):
@@ -779,62 +512,95 @@ def logsumexp_jvp_b(g, ans, a, axis, b, keepdims, return_sign):
     return _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b=False)
 
 
-# ---- forward rules
+# ------------------------------------------------------------------ the table
+def defspecial(function, signature, *vjps):
+    """``defvjp`` under the name ``scipy.special.<name>`` (SciPy's ufuncs have no ``__module__``)."""
+    return defvjp(function, signature, *vjps, name=f"scipy.special.{function.__name__}")
+
+
+def special_slopes(function, signature, *slopes, guarded=()):
+    """Both modes from the slopes (``defslopes``), under the name ``scipy.special.<name>``."""
+    return defslopes(function, signature, *slopes, guarded=guarded, name=f"scipy.special.{function.__name__}")
+
+
+ORDER = Explicit(order_without_derivative)  # a Bessel function's order: refused if it has a tangent
 ELEMENTWISE = {"elementwise": True}
-# error function and the normal distribution
-defjvp(special.erf,          f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
-defjvp(special.erfc,         f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
-defjvp(special.erfcx,        _jvp(erfcx_slope), **ELEMENTWISE)
-defjvp(special.erfinv,       f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
-defjvp(special.erfcinv,      f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
-defjvp(special.ndtr,         f"g * {1 / _SQRT_2PI!r} * np.exp(-np.square(x, dtype=ans.dtype) / 2)", **ELEMENTWISE)
-defjvp(special.ndtri,        f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
-defjvp(special.log_ndtr,     _jvp(log_ndtr_slope), **ELEMENTWISE)
-# logistic
-defjvp(special.expit,        "g * ans * (1 - ans)", **ELEMENTWISE)
-defjvp(special.logit,        "safe_divide(g, np.multiply(x, 1 - x, dtype=ans.dtype))", **ELEMENTWISE)
-defjvp(special.log_expit,    "g * (1 - np.exp(ans))", **ELEMENTWISE)
-# logarithms that are 0 where x is 0
-defjvp(special.xlogy,        _jvp(xlogy_slope_x), xlogy_jvp_y, **ELEMENTWISE)
-defjvp(special.xlog1py,      _jvp(xlog1py_slope_x), xlog1py_jvp_y, **ELEMENTWISE)
-defjvp(special.entr,         _jvp(entr_slope, guarded=True), **ELEMENTWISE)
-defjvp(special.rel_entr,     _jvp(rel_entr_slope_x, guarded=True), rel_entr_jvp_y, **ELEMENTWISE)
-defjvp(special.kl_div,       _jvp(kl_div_slope_x, guarded=True), kl_div_jvp_y, **ELEMENTWISE)
-# gamma and beta
-defjvp(special.gamma,        _jvp(gamma_slope), **ELEMENTWISE)
-defjvp(special.gammaln,      _jvp(gammaln_slope), **ELEMENTWISE)
-defjvp(special.digamma,      _jvp(digamma_slope), **ELEMENTWISE)
-defjvp(special.polygamma,    None, _jvp(polygamma_slope_x), **ELEMENTWISE)
-defjvp(special.rgamma,       _jvp(rgamma_slope), **ELEMENTWISE)
-defjvp(special.multigammaln, _jvp(multigammaln_slope), None, **ELEMENTWISE)
-defjvp(special.beta,         _jvp(beta_slope_a), _jvp(beta_slope_b), **ELEMENTWISE)
-defjvp(special.betaln,       _jvp(betaln_slope_a), _jvp(betaln_slope_b), **ELEMENTWISE)
-defjvp(special.gammainc,     _jvp(gammainc_slope_a, guarded=True), _jvp(gammainc_slope_x, guarded=True), **ELEMENTWISE)
-defjvp(special.gammaincc,    _jvp(gammaincc_slope_a, guarded=True), _jvp(gammaincc_slope_x, guarded=True), **ELEMENTWISE)
-defjvp(special.betainc,      _jvp(betainc_slope_a, guarded=True), _jvp(betainc_slope_b, guarded=True),
-                             _jvp(betainc_slope_x, guarded=True), **ELEMENTWISE)
-# Bessel functions: no tangent through the order
-defjvp(special.jv,           order_without_derivative, _jvp(jv_slope_x), **ELEMENTWISE)
-defjvp(special.yv,           order_without_derivative, _jvp(yv_slope_x), **ELEMENTWISE)
-defjvp(special.yn,           None, _jvp(yn_slope_x), **ELEMENTWISE)
-defjvp(special.iv,           order_without_derivative, _jvp(iv_slope_x), **ELEMENTWISE)
-defjvp(special.ive,          order_without_derivative, _jvp(ive_slope_x), **ELEMENTWISE)
-defjvp(special.kv,           order_without_derivative, _jvp(kv_slope_x), **ELEMENTWISE)
-defjvp(special.kve,          order_without_derivative, _jvp(kve_slope_x), **ELEMENTWISE)
-defjvp(special.i0,           _jvp(i0_slope), **ELEMENTWISE)
-defjvp(special.i1,           _jvp(i1_slope), **ELEMENTWISE)
-defjvp(special.i0e,          _jvp(i0e_slope), **ELEMENTWISE)
-defjvp(special.i1e,          _jvp(i1e_slope), **ELEMENTWISE)
-defjvp(special.j0,           _jvp(j0_slope), **ELEMENTWISE)
-defjvp(special.j1,           _jvp(j1_slope), **ELEMENTWISE)
-defjvp(special.y0,           _jvp(y0_slope), **ELEMENTWISE)
-defjvp(special.y1,           _jvp(y1_slope), **ELEMENTWISE)
-defjvp(special.k0,           _jvp(k0_slope), **ELEMENTWISE)
-defjvp(special.k1,           _jvp(k1_slope), **ELEMENTWISE)
-defjvp(special.k0e,          _jvp(k0e_slope), **ELEMENTWISE)
-defjvp(special.k1e,          _jvp(k1e_slope), **ELEMENTWISE)
+
+# One slope per parameter, both modes
+special_slopes(special.erfcx,        "x",       erfcx_slope)
+special_slopes(special.log_ndtr,     "x",       log_ndtr_slope)
+special_slopes(special.entr,         "x",       entr_slope, guarded=True)
+special_slopes(special.rel_entr,     "x, y",    rel_entr_slope_x, Explicit(rel_entr_vjp_y, rel_entr_jvp_y), guarded=("x",))
+special_slopes(special.kl_div,       "x, y",    kl_div_slope_x, Explicit(kl_div_vjp_y, kl_div_jvp_y), guarded=("x",))
+special_slopes(special.gamma,        "x",       gamma_slope)
+special_slopes(special.gammaln,      "x",       gammaln_slope)
+special_slopes(special.digamma,      "x",       digamma_slope)  # special.psi is special.digamma
+special_slopes(special.polygamma,    "n, x",    None, polygamma_slope_x)
+special_slopes(special.rgamma,       "x",       rgamma_slope)
+special_slopes(special.multigammaln, "a, d",    multigammaln_slope, None)
+special_slopes(special.beta,         "a, b",    beta_slope_a, beta_slope_b)
+special_slopes(special.betaln,       "a, b",    betaln_slope_a, betaln_slope_b)
+special_slopes(special.gammainc,     "a, x",    gammainc_slope_a, gammainc_slope_x, guarded=True)
+special_slopes(special.gammaincc,    "a, x",    gammaincc_slope_a, gammaincc_slope_x, guarded=True)
+special_slopes(special.betainc,      "a, b, x", betainc_slope_a, betainc_slope_b, betainc_slope_x, guarded=True)
+# Bessel functions (special.jn is special.jv)
+special_slopes(special.jv,           "v, x",    ORDER, jv_slope_x)
+special_slopes(special.yv,           "v, x",    ORDER, yv_slope_x)
+special_slopes(special.yn,           "n, x",    None, yn_slope_x)
+special_slopes(special.iv,           "v, x",    ORDER, iv_slope_x)
+special_slopes(special.ive,          "v, x",    ORDER, ive_slope_x)
+special_slopes(special.kv,           "v, x",    ORDER, kv_slope_x)
+special_slopes(special.kve,          "v, x",    ORDER, kve_slope_x)
+special_slopes(special.i0,           "x",       i0_slope)
+special_slopes(special.i1,           "x",       i1_slope)
+special_slopes(special.i0e,          "x",       i0e_slope)
+special_slopes(special.i1e,          "x",       i1e_slope)
+special_slopes(special.j0,           "x",       j0_slope)
+special_slopes(special.j1,           "x",       j1_slope)
+special_slopes(special.y0,           "x",       y0_slope)
+special_slopes(special.y1,           "x",       y1_slope)
+special_slopes(special.k0,           "x",       k0_slope)
+special_slopes(special.k1,           "x",       k1_slope)
+special_slopes(special.k0e,          "x",       k0e_slope)
+special_slopes(special.k1e,          "x",       k1e_slope)
+
+# Templates, one per mode: inlined in generated code; the forward ones compute in the
+# output's dtype (``np.square(x, dtype=ans.dtype)``), which a float16 input would not give
+defspecial(special.erf,          "x",       f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
+defjvp(special.erf,              f"g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
+defspecial(special.erfc,         "x",       f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-conj(x) ** 2)")
+defjvp(special.erfc,             f"-g * {_TWO_OVER_SQRT_PI!r} * np.exp(-np.square(x, dtype=ans.dtype))", **ELEMENTWISE)
+defspecial(special.erfinv,       "x",       f"g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defjvp(special.erfinv,           f"g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
+defspecial(special.erfcinv,      "x",       f"-g * np.exp(conj(ans) ** 2) / {_TWO_OVER_SQRT_PI!r}")
+defjvp(special.erfcinv,          f"-g * np.exp(ans ** 2) / {_TWO_OVER_SQRT_PI!r}", **ELEMENTWISE)
+defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-conj(x) ** 2 / 2)")
+defjvp(special.ndtr,             f"g * {1 / _SQRT_2PI!r} * np.exp(-np.square(x, dtype=ans.dtype) / 2)", **ELEMENTWISE)
+defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
+defjvp(special.ndtri,            f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
+defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
+defjvp(special.expit,            "g * ans * (1 - ans)", **ELEMENTWISE)
+defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
+defjvp(special.logit,            "safe_divide(g, np.multiply(x, 1 - x, dtype=ans.dtype))", **ELEMENTWISE)
+defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
+defjvp(special.log_expit,        "g * (1 - np.exp(ans))", **ELEMENTWISE)
+# logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
+# stays finite where both are 0; the reverse side inlined, the forward side cast
+defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(y)), y)")
+defjvp(special.xlogy,            jvp_of_slope(xlogy_slope_x), xlogy_jvp_y, **ELEMENTWISE)
+defspecial(special.xlog1py,      "x, y",    "unbroadcast(g * conj(np.log1p(np.where(np.equal(x, 0) & np.equal(y, -1), 0, y))), x)",
+                                            "unbroadcast(safe_divide(g * conj(x), conj(1 + y)), y)")
+defjvp(special.xlog1py,          jvp_of_slope(xlog1py_slope_x), xlog1py_jvp_y, **ELEMENTWISE)
 # reductions (not elementwise: the output has the reduced shape)
-defjvp(special.logsumexp,    logsumexp_jvp_a, None, logsumexp_jvp_b)
-defjvp(special.softmax,      "ans * (g - np.sum(ans * g, axis=axis, keepdims=True))")
-defjvp(special.log_softmax,  "g - np.sum(np.exp(ans) * g, axis=axis, keepdims=True)")
+defspecial(special.logsumexp,    "a, axis=None, b=None, keepdims=False, return_sign=False",
+                                            logsumexp_vjp_a, None, logsumexp_vjp_b)
+defjvp(special.logsumexp,        logsumexp_jvp_a, None, logsumexp_jvp_b)
+defspecial(special.softmax,      "x, axis=None", softmax_vjp)
+defjvp(special.softmax,          "ans * (g - np.sum(ans * g, axis=axis, keepdims=True))")
+defspecial(special.log_softmax,  "x, axis=None", log_softmax_vjp)
+defjvp(special.log_softmax,      "g - np.sum(np.exp(ans) * g, axis=axis, keepdims=True)")
+# piecewise constant
+nondifferentiable(special.gammasgn)
+rule_for(special.gammasgn).name = "scipy.special.gammasgn"
 # gammasgn is nondifferentiable: its forward rule pushes ZERO (see s2sad.registry.forward)

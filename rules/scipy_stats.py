@@ -44,7 +44,9 @@ from s2sad.registry import defvjp, defvjp_all, rule_for
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import unbroadcast
-from .scipy_special import _betainc_slopes_in_shapes, _jvp, _like_output, _lower_gamma_slope_in_a
+from s2sad.registry.slopes import jvp_of_slope, like_output
+
+from .scipy_special import betainc_slopes_in_shapes, lower_gamma_slope_in_a
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -138,8 +140,8 @@ def _t_cdf_slopes(z, df):
     w, u = df / (df + z2), z2 / (df + z2)
     log_density = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)
                    - (df + 1) / 2 * np.log1p(z2 / df))
-    from_w = _betainc_slopes_in_shapes(df / 2, 0.5, np.where(w <= 0.5, w, 0.5))[0]
-    from_u = -_betainc_slopes_in_shapes(0.5, df / 2, np.where(w <= 0.5, 0.5, u))[1]
+    from_w = betainc_slopes_in_shapes(df / 2, 0.5, np.where(w <= 0.5, w, 0.5))[0]
+    from_u = -betainc_slopes_in_shapes(0.5, df / 2, np.where(w <= 0.5, 0.5, u))[1]
     slope_a = np.where(w <= 0.5, from_w, from_u)
     with np.errstate(divide="ignore", invalid="ignore"):
         slope_x = np.exp((df / 2 - 1) * np.log(w) - 0.5 * np.log(u) - special.betaln(df / 2, 0.5))
@@ -187,7 +189,7 @@ def gamma_pdf(ans, z, a):
 def gamma_cdf(ans, z, a):
     inside = z > 0
     density = np.exp(special.xlogy(a - 1, z) - z - special.gammaln(a))
-    return _in_support(inside, density), (_in_support(inside, _lower_gamma_slope_in_a(a, np.maximum(z, 0))),)
+    return _in_support(inside, density), (_in_support(inside, lower_gamma_slope_in_a(a, np.maximum(z, 0))),)
 
 
 def _chi2_logpdf_slopes(z, df):
@@ -234,7 +236,7 @@ def beta_cdf(ans, z, a, b):
     inside = (z > 0) & (z < 1)
     clipped = np.clip(z, 0, 1)
     density = np.exp(special.xlogy(a - 1, clipped) + special.xlog1py(b - 1, -clipped) - special.betaln(a, b))
-    slope_a, slope_b = _betainc_slopes_in_shapes(a, b, clipped)
+    slope_a, slope_b = betainc_slopes_in_shapes(a, b, clipped)
     return _in_support(inside, density), (_in_support(inside, slope_a), _in_support(inside, slope_b))
 
 
@@ -444,12 +446,12 @@ def _location_scale_jvps(standard, jacobian, shape_count):
     def jvp_x(g, ans, x, *rest):
         z, scale, slope_z, _ = slopes(ans, x, rest)
         with np.errstate(invalid="ignore"):
-            return _like_output(g * slope_z / scale, ans)
+            return like_output(g * slope_z / scale, ans)
 
     def jvp_shape(i):
         def jvp(g, ans, x, *rest):
             with np.errstate(invalid="ignore"):
-                return _like_output(g * slopes(ans, x, rest)[3][i], ans)
+                return like_output(g * slopes(ans, x, rest)[3][i], ans)
 
         jvp.__name__ = jvp.__qualname__ = f"{standard.__name__}_jvp_shape_{i}"
         return jvp
@@ -457,12 +459,12 @@ def _location_scale_jvps(standard, jacobian, shape_count):
     def jvp_loc(g, ans, x, *rest):
         z, scale, slope_z, _ = slopes(ans, x, rest)
         with np.errstate(invalid="ignore"):
-            return _like_output(-g * slope_z / scale, ans)
+            return like_output(-g * slope_z / scale, ans)
 
     def jvp_scale(g, ans, x, *rest):
         z, scale, slope_z, _ = slopes(ans, x, rest)
         with np.errstate(invalid="ignore", over="ignore"):
-            return _like_output(-g * (slope_z * z + jacobian(ans)) / scale, ans)
+            return like_output(-g * (slope_z * z + jacobian(ans)) / scale, ans)
 
     for jvp, part in ((jvp_x, "x"), (jvp_loc, "loc"), (jvp_scale, "scale")):
         jvp.__name__ = jvp.__qualname__ = f"{standard.__name__}_jvp_{part}"
@@ -490,7 +492,7 @@ def _mvn_log_density_jvp(g, ans, x, mean, cov, allow_singular, of):
 def _mvn_jvp(of, density):
     def jvp(g, ans, x, mean, cov, allow_singular):
         tangent = _mvn_log_density_jvp(g, ans, x, mean, cov, allow_singular, of)
-        return _like_output(tangent * ans if density else tangent, ans)
+        return like_output(tangent * ans if density else tangent, ans)
 
     jvp.__name__ = jvp.__qualname__ = f"mvn_{'pdf' if density else 'logpdf'}_jvp_{of}"
     return jvp
@@ -499,7 +501,7 @@ def _mvn_jvp(of, density):
 def mvn_entropy_jvp_cov(g, ans, mean, cov):
     d = _mvn_dimension(None, mean, cov)
     inverse = np.linalg.inv(_mvn_full_cov(cov, d))
-    return _like_output(0.5 * np.sum(inverse * _mvn_full_cov(g, d).T), ans)
+    return like_output(0.5 * np.sum(inverse * _mvn_full_cov(g, d).T), ans)
 
 
 def _dirichlet_log_density_jvp_x(g, ans, x, alpha):
@@ -516,19 +518,19 @@ def _dirichlet_log_density_jvp_alpha(g, ans, x, alpha):
 
 
 def dirichlet_logpdf_jvp_x(g, ans, x, alpha):
-    return _like_output(_dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
+    return like_output(_dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
 
 
 def dirichlet_logpdf_jvp_alpha(g, ans, x, alpha):
-    return _like_output(_dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
+    return like_output(_dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
 
 
 def dirichlet_pdf_jvp_x(g, ans, x, alpha):
-    return _like_output(ans * _dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
+    return like_output(ans * _dirichlet_log_density_jvp_x(g, ans, x, alpha), ans)
 
 
 def dirichlet_pdf_jvp_alpha(g, ans, x, alpha):
-    return _like_output(ans * _dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
+    return like_output(ans * _dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
 
 
 def _defjvp_location_scale(method, standard, jacobian):
@@ -557,9 +559,9 @@ _defjvp_location_scale(stats.chi2.cdf,     chi2_cdf,     _probability)
 _defjvp_location_scale(stats.beta.logpdf,  beta_logpdf,  _log_density)
 _defjvp_location_scale(stats.beta.pdf,     beta_pdf,     _density)
 _defjvp_location_scale(stats.beta.cdf,     beta_cdf,     _probability)
-_defjvp(stats.poisson.logpmf, None, _jvp(poisson_logpmf_slope_mu), None, elementwise=True)
-_defjvp(stats.poisson.pmf,    None, _jvp(poisson_pmf_slope_mu),    None, elementwise=True)
-_defjvp(stats.poisson.cdf,    None, _jvp(poisson_cdf_slope_mu),    None, elementwise=True)
+_defjvp(stats.poisson.logpmf, None, jvp_of_slope(poisson_logpmf_slope_mu), None, elementwise=True)
+_defjvp(stats.poisson.pmf,    None, jvp_of_slope(poisson_pmf_slope_mu),    None, elementwise=True)
+_defjvp(stats.poisson.cdf,    None, jvp_of_slope(poisson_cdf_slope_mu),    None, elementwise=True)
 _defjvp(stats.multivariate_normal.logpdf,  _mvn_jvp("x", False), _mvn_jvp("mean", False), _mvn_jvp("cov", False), None)
 _defjvp(stats.multivariate_normal.pdf,     _mvn_jvp("x", True),  _mvn_jvp("mean", True),  _mvn_jvp("cov", True),  None)
 _defjvp(stats.multivariate_normal.entropy, None, mvn_entropy_jvp_cov)

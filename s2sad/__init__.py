@@ -19,8 +19,9 @@ from .errors import (  # noqa: E402
     ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
-    defderivative, defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
+    defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
 )
+from .registry.slopes import defderivative, defslopes  # noqa: E402
 from .runtime.tangents import NO_TANGENT, ZERO  # noqa: E402
 
 # Imported on first use, not with s2sad (a warm start pays only for what it runs):
@@ -46,7 +47,7 @@ def __dir__():
 __all__ = [
     "grad", "value_and_grad", "vjp", "rrule", "differentiate", "Differentiated", "show",
     "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "defjvp", "deflinear",
-    "defvjp", "defvjp_all", "defrrule", "defderivative", "defmethod", "nondifferentiable", "unregister",
+    "defvjp", "defvjp_all", "defrrule", "defderivative", "defslopes", "defmethod", "nondifferentiable", "unregister",
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",
     "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "RuleError",

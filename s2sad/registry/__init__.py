@@ -592,9 +592,10 @@ def unregister(function) -> None:
 _RESERVED_IN_TEMPLATES = ("g", "ans")
 
 
-def defderivative(function, signature: str, *derivatives: str | None, name: str | None = None,
-                  version: str = "1") -> Rule:
-    """Register an elementwise function by the partial derivative of each parameter, one line.
+def derivative_rule(function, signature: str, *derivatives: str | None, name: str | None = None,
+                    version: str = "1") -> Rule:
+    """The reverse rule of :func:`s2sad.defderivative` (which registers the forward rule too, see
+    ``registry/slopes.py``): one rule template per parameter, ``unbroadcast(g * conj(<derivative>), <param>)``.
 
     Each derivative is a Python expression over the parameters and ``ans`` (the output),
     evaluated elementwise; ``None`` says no gradient flows to that parameter. Derivatives
@@ -661,7 +662,7 @@ def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (
         raise ValueError(f"defderivative({label}): the derivative of {param!r} ({text!r}) uses unknown "
                          f"name{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; it may use the parameters "
                          f"({', '.join(params)}), ans, np, math, builtins and the helpers of s2sad.rules.helpers")
-    constant = _real_constant(tree.body)
+    constant = real_constant(tree.body)
     if constant is not None:
         if constant == 1:
             return f"unbroadcast(g, {param})"
@@ -672,7 +673,7 @@ def derivative_template(derivative: str, param: str, params: tuple[str, ...] = (
     return f"unbroadcast(g * {factor}, {param})"
 
 
-def _real_constant(node) -> float | None:
+def real_constant(node) -> float | None:
     """The value of an int or float literal (possibly negated), else None."""
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
