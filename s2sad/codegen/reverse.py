@@ -15,16 +15,17 @@ import io
 import keyword
 import textwrap
 import tokenize
-from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import __version__
 from ..analysis.activity import Activity, analyse, propagates
 from ..analysis.aliasing import Groups, program_order
+from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, CotangentFlow, Reversal, Undoing, reversed_loop
+from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.reuse import primal_calls, reuse_primal_values
 from ..analysis.scalars import float_plan, real_number
 from ..errors import UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..registry import Rule, rule_for, template_namespace
 from .core import INDENT, Emitter, GeneratedModule, callee_reference, indented, operator_name
@@ -78,16 +79,12 @@ class _Generator:
         self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt),
                                           prune=optimize)
         self.core = Emitter(function, wrt, source_function, namer, self.activity)
-        self.assigned: set[str] = set()        # cotangent variables holding a value so far
-        self.maybe_thunk: set[str] = set()     # cotangent variables that may hold a Thunk
-        self.maybe_zero: set[str] = set()      # cotangent variables that may hold ZERO when the code runs
+        self.flow: CotangentFlow | None = None   # what each cotangent holds where (made before the pullback is written)
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
         self.loop_stack: list = []             # (loop, its LoopCode or None) for the loops being written
-        self.assignments = Counter(op.target for op in operations_of(function.statements))
         self.restored: dict[int, str | None] = {id(op): None for op in _needing_restore(function, self.activity)}
         self.mutates = any(op.kind == "mutate" for op in operations_of(function.statements))
-        self._arguments: dict[int, dict] = {}  # id(operation) -> its arguments bound to the rule's signature
         self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers)
         self.primal_calls = primal_calls(function, self.core.code) if optimize else {}   # see reuse.py
 
@@ -101,6 +98,7 @@ class _Generator:
         primal = self.core.prologue() + self.primal_block(f.statements)
         self.core.last_comment = None
         result = self.core.code(f.result) if f.result is not None else "None"
+        self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
         seed = self.seed_name()
         reverse = self.reverse_block(f.statements)
         primal = list(entry) + self.fill_tapes(primal)
@@ -165,10 +163,8 @@ class _Generator:
         iteration, the values its reverse iteration will read."""
         lines = self.core.commented(loop.location, [line for op in loop.setup for line in self.primal(op)] or [HEADER])
         lines = [line for line in lines if line is not HEADER]
-        active = self.activity.active
         code = None
-        if any(op.target in active or op.kind == "mutate" and (id(op) in self.restored or op.callee.name != "setitem")
-               for op in [*loop.elements, *operations_of(loop.body), *loop.back_edges]):
+        if reversed_loop(loop, self.activity, self.restored):
             code = self.loops[id(loop)] = LoopCode(tape=self.namer.fresh(f"{_loop_word(loop)}_tape"),
                                                    carried=set(loop.carried))
         self.loop_stack.append((loop, code))
@@ -231,72 +227,30 @@ class _Generator:
     def reverse_jump(self, jump: Jump) -> list[str]:
         """The reverse of leaving an iteration early: the carried cotangents, as the
         iteration ended, go to the versions the jump copied back (the ones it did not
-        copy keep theirs)."""
-        loop, code = self.loop_stack[-1]
+        copy keep theirs; ``cotangent_flow`` says which)."""
         lines = []
-        copied = {edge.target for edge in jump.edges}
-        # the top of the reverse iteration already sent each carried cotangent to the version
-        # the body ends with; a jump that copied that same version needs nothing more
-        fallthrough = {edge.target: edge.args[0] for edge in loop.back_edges}
         for edge in reversed(jump.edges):
-            if edge.target in self.activity.active and fallthrough.get(edge.target) != edge.args[0]:
-                lines += self.contribute(edge.args[0], self.cotangent(edge.target))
-        for name in loop.carried:
-            if name not in copied and name in self.activity.active:
-                self.assigned.add(self.cotangent(name))  # unchanged on this path: its cotangent stands
-        for name in copied:
-            self.assigned.discard(self.cotangent(name))
+            reversal = self.flow.reversal(edge)
+            if reversal is not None:
+                lines += self.contributed(reversal, lambda _: self.cotangent(edge.target))
         return lines
 
     def reverse_branch(self, branch: Branch) -> list[str]:
-        """Both paths reversed from the same state, under the condition the primal took.
+        """Both paths reversed, under the condition the primal took.
 
         A cotangent from before the branch that only one path contributes to is set to
         ZERO on the other, so the code after it can read it either way."""
         head = self.core.commented(branch.location, [HEADER])
-        before, last_comment = self.state(), self.core.last_comment
+        last_comment = self.core.last_comment
         then = self.reverse_block(branch.then)
-        after_then = self.state()
-        self.restore(before)
         self.core.last_comment = last_comment
         orelse = self.reverse_block(branch.orelse)
-        after_else = self.state()
-        # values made inside the branch only (not a parameter or a value from before it that a
-        # loop in the branch carries under its own name): their cotangents stay inside
-        made = Counter(op.target for op in operations_of(branch.then + branch.orelse))
-        inside = {name for name, count in made.items()
-                  if name not in self.function.params and self.assignments[name] == count}
-        primal_of = {cotangent: primal for primal, cotangent in self.core.derivatives.items()}
-        for lines, mine, other in ((then, after_then, after_else), (orelse, after_else, after_then)):
-            for cotangent in sorted(other[0] - mine[0]):
-                if primal_of.get(cotangent) not in inside:
-                    lines.append(f"{cotangent} = ZERO")
-                    self.maybe_zero.add(cotangent)
-        self.assigned = after_then[0] | after_else[0]
-        self.maybe_thunk = after_then[1] | after_else[1]
-        self.maybe_zero |= after_then[2] | after_else[2]
+        for lines, zeros in zip((then, orelse), self.flow.branches[id(branch)]):
+            lines += [f"{cotangent} = ZERO" for cotangent in sorted(self.cotangent(name) for name in zeros)]
         if not then and not orelse:
             return []
         lines = [line for line in head if line is not HEADER] + [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
-
-    def state(self):
-        return set(self.assigned), set(self.maybe_thunk), set(self.maybe_zero)
-
-    def _snapshot(self):
-        """Everything writing a block changes, to write it again (a loop body, see reverse_loop)."""
-        return (*self.state(), set(self.namer.used), dict(self.core.derivatives), dict(self.core.bindings), self.core.last_comment,
-                {key: (list(code.saved), code.used) for key, code in self.loops.items()})
-
-    def _restore_snapshot(self, snapshot) -> None:
-        self.restore(snapshot[:3])
-        used, cotangents, bindings, self.core.last_comment, loops = snapshot[3:]
-        self.namer.used, self.core.derivatives, self.core.bindings = set(used), dict(cotangents), dict(bindings)
-        for key, (saved, was_used) in loops.items():
-            self.loops[key].saved, self.loops[key].used = list(saved), was_used
-
-    def restore(self, state) -> None:
-        self.assigned, self.maybe_thunk, self.maybe_zero = (set(part) for part in state)
 
     def reverse_loop(self, loop: Loop) -> list[str]:
         """Replay the iterations backwards, each reading what its primal iteration saved.
@@ -304,61 +258,26 @@ class _Generator:
         Cotangents of values from outside the loop start at ZERO and accumulate. A carried
         variable's cotangent goes, at the top of each reverse iteration, to the version the
         body ended with, and is rebuilt by the body from the reads of the value it had on
-        entry (ZERO if the body never read it).
+        entry (ZERO if the body never read it). Which of them may be ZERO or a Thunk at the
+        top of an iteration is a fact of ``cotangent_flow``: the body is written once.
         """
         code = self.loops.get(id(loop))
         if code is None:
             return []
-        active = self.activity.active
-        body_operations = operations_of(loop.body)
-        defined = {op.target for op in body_operations if not _changes_in_place(op)} | {op.target for op in loop.elements}
-        carried = [name for name in loop.carried if name in active]
-        outer = [name for op in [*loop.elements, *body_operations] for name in op.uses() if name not in defined and name in active]
+        facts = self.flow.loops[id(loop)]
         lines = [line for line in self.core.commented(loop.location, [HEADER]) if line is not HEADER]
-        for name in dict.fromkeys(outer + carried):
-            cotangent = self.cotangent(name)
-            if cotangent not in self.assigned:
-                lines.append(f"{cotangent} = ZERO")
-                self.assigned.add(cotangent)
-                self.maybe_zero.add(cotangent)
-        read_in_body = {name for op in body_operations if op.target in active for name in op.uses()}
-        for name in carried:
-            if name not in read_in_body:
-                self.maybe_zero.add(self.cotangent(name))
+        lines += [f"{self.cotangent(name)} = ZERO" for name in facts.starts]
         saved_rename = self.core.rename
-        entry = self._snapshot()
-        while True:
-            self.core.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
-            self.loop_stack.append((loop, code))
-            body = []
-            for edge in reversed(loop.back_edges):
-                body += self.reverse(edge)
-                consumed = self.cotangent(edge.target)
-                self.assigned.discard(consumed)
-                self.maybe_thunk.discard(consumed)
-            body += self.reverse_block(loop.body)
-            for name in carried:
-                cotangent = self.cotangent(name)
-                if cotangent not in self.assigned:
-                    body.append(f"{cotangent} = ZERO")
-                    self.assigned.add(cotangent)
-                elif cotangent in self.maybe_thunk:
-                    body.append(f"{cotangent} = unthunk({cotangent})")  # the next iteration reads it
-                    self.maybe_thunk.discard(cotangent)
-            for element in loop.elements:
-                body += self.reverse(element)
-            self.loop_stack.pop()
-            # A carried cotangent the body may leave ZERO is what the next reverse iteration
-            # starts from: write the body again with it possibly ZERO from the top.
-            late = {self.cotangent(name) for name in carried} & self.maybe_zero - entry[2]
-            if not late:
-                break
-            self._restore_snapshot(entry)
-            self.maybe_zero |= late
-            entry = self._snapshot()
-        # the loop may run no iteration: what was ZERO or a Thunk before still may be
-        self.maybe_thunk |= entry[1]
-        self.maybe_zero |= entry[2]
+        self.core.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
+        self.loop_stack.append((loop, code))
+        body = [line for edge in reversed(loop.back_edges) for line in self.reverse(edge)]
+        body += self.reverse_block(loop.body)
+        for name, end in facts.ends.items():
+            cotangent = self.cotangent(name)
+            body.append(f"{cotangent} = ZERO" if end == "zero" else f"{cotangent} = unthunk({cotangent})")
+        for element in loop.elements:
+            body += self.reverse(element)
+        self.loop_stack.pop()
         if not body:
             self.core.rename = saved_rename
             return []
@@ -433,37 +352,30 @@ class _Generator:
     def seed_name(self) -> str:
         result = self.function.result
         if isinstance(result, Var) and result.name in self.activity.active:
-            name = self.cotangent(result.name)
-            self.assigned.add(name)
-            return name
+            return self.cotangent(result.name)
         return self.namer.fresh("dresult")
 
-    def contribute(self, atom: Atom, expression: str, thunk: bool = False, zero: bool = False) -> list[str]:
-        """Add ``expression`` to the cotangent of ``atom`` (if ``atom`` is active); ``zero``:
-        the expression may be ZERO when it runs (a pullback's output, an unread item's)."""
-        if not self.activity.is_active(atom):
-            return []
+    def contribute(self, atom: Var, expression: str, accumulates: bool) -> list[str]:
+        """Add ``expression`` to the cotangent of ``atom``: assign it, or (``accumulates``: the
+        cotangent already holds a value when this runs) add to it."""
         target = self.cotangent(atom.name)
-        if thunk or expression in self.maybe_thunk:
-            self.maybe_thunk.add(target)
-        zero = zero or expression in self.maybe_zero
-        if target in self.assigned:
-            if not zero:
-                self.maybe_zero.discard(target)
-            if self.floats and atom.name in self.scalars:
-                return [f"{target} = {target} + {expression}"]
-            scattered = _untake_arguments(expression) if self.optimize else None
-            if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
-                return [f"{target} = add_at({target}, {scattered})"]
-            return [f"{target} = accumulate({target}, {expression})"]
-        self.assigned.add(target)
-        if zero:
-            self.maybe_zero.add(target)
-        return [f"{target} = {expression}"]
+        if not accumulates:
+            return [f"{target} = {expression}"]
+        if self.floats and atom.name in self.scalars:
+            return [f"{target} = {target} + {expression}"]
+        scattered = _untake_arguments(expression) if self.optimize else None
+        if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
+            return [f"{target} = add_at({target}, {scattered})"]
+        return [f"{target} = accumulate({target}, {expression})"]
+
+    def contributed(self, reversal: Reversal | Undoing, expression) -> list[str]:
+        """The lines adding each contribution of ``reversal``; ``expression(contribution)`` is what it adds."""
+        return [line for contribution, accumulates in zip(reversal.contributions, reversal.accumulates)
+                for line in self.contribute(contribution.atom, expression(contribution), accumulates)]
 
     def final_cotangent(self, param: str) -> str:
         name = self.core.derivatives.get(param)
-        return name if name is not None and name in self.assigned else "ZERO"
+        return name if name is not None and param in self.flow.final.assigned else "ZERO"
 
     # ------------------------------------------------------------------ primal lines
     def primal(self, op: Operation) -> list[str]:
@@ -528,205 +440,133 @@ class _Generator:
     def reverse(self, op: Operation) -> list[str]:
         if op.kind == "mutate":
             return self.reverse_mutation(op)
-        if op.target not in self.activity.active:
-            return []
+        reversal = self.flow.reversal(op)
+        if reversal is None:
+            return []  # nothing reaches this value at run time: its inputs get no contribution
         g = self.cotangent(op.target)
-        if g not in self.assigned:
-            return []  # nothing reached this value at run time: its inputs get no contribution
         if op.kind == "copy":
-            return self.contribute(op.args[0], g)
-        if op.kind == "call" and not propagates(op):
-            return []
-        lines = []
-        if g in self.maybe_thunk:
-            # a rule may have returned a Thunk: rules read plain values (and the guard below, its value)
-            lines.append(f"{g} = unthunk({g})")
-            self.maybe_thunk.discard(g)
-        if g in self.maybe_zero:
-            return lines + self.reverse_guarded(op, g)
-        return lines + self.reverse_operation(op, g)
+            return self.contributed(reversal, lambda _: g)
+        # a rule may have returned a Thunk: rules read plain values (and the guard below, its value)
+        lines = [f"{g} = unthunk({g})"] if reversal.unthunk else []
+        if reversal.guard is None:
+            return lines + self.reverse_operation(op, g, reversal)
+        # g may be ZERO, and rules are never handed a symbolic zero: what the reverse contributes
+        # to starts at ZERO in case the block is skipped (inside, such a cotangent is simply assigned)
+        starts = [f"{self.cotangent(name)} = ZERO" for name in reversal.guard]
+        inner = self.reverse_operation(op, g, reversal)
+        if not inner:
+            return lines
+        return lines + starts + [f"if {g} is not ZERO:"] + indented(inner)
 
     def reverse_mutation(self, op: Operation) -> list[str]:
         """Undo an in-place change: route the cotangent of what was written to the value
         written, and put the container back as it was, so the reverse code of earlier
         operations reads the values they read (Tapenade's restore; no copy of the whole)."""
+        undoing = self.flow.undoings[id(op)]
         container_atom = op.args[0]
         container, args = self.core.code(container_atom), [self.core.code(a) for a in op.args[1:]]
         method = op.callee.name
         lines = []
-        name = container_atom.name
-        dcontainer = self.cotangent(name)
-        flowing = name in self.activity.active and dcontainer in self.assigned
-        if flowing and dcontainer in self.maybe_thunk:
+        dcontainer = self.cotangent(container_atom.name)
+        if undoing.unthunk:
             lines.append(f"{dcontainer} = unthunk({dcontainer})")
-            self.maybe_thunk.discard(dcontainer)
         if method == "setitem":
             index, value = args
-            if flowing:
-                lines += self.contribute(op.args[2], f"unbroadcast(written_item_of({dcontainer}, {index}), {value})", zero=True)
+            if undoing.flowing:
+                lines += self.contributed(undoing, lambda _: f"unbroadcast(written_item_of({dcontainer}, {index}), {value})")
                 lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
             if id(op) in self.restored:
                 lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
         elif method == "append":
-            if flowing:
-                lines += self.contribute(op.args[1], f"item_of({dcontainer}, len({container}) - 1)", zero=True)
+            if undoing.flowing:
+                lines += self.contributed(undoing, lambda _: f"item_of({dcontainer}, len({container}) - 1)")
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, len({container}) - 1)")
             lines.append(f"{container}.pop()")
         elif method == "extend":
             start = f"len({container}) - len({args[0]})"
-            if flowing:
-                lines += self.contribute(op.args[1], f"items_of({dcontainer}, {start}, len({container}))", zero=True)
+            if undoing.flowing:
+                lines += self.contributed(undoing, lambda _: f"items_of({dcontainer}, {start}, len({container}))")
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, {start})")
             lines.append(f"del {container}[{start}:]")
         else:  # pop
             position = args[0] if args else "len(" + container + ")"
             lines.append(f"{container}.insert({position}, {op.target})")
-            popped = self.cotangent(op.target)
-            popped_flows = op.target in self.activity.active and popped in self.assigned
-            # the container's cotangent regains the popped item's place even when nobody read
-            # that item (it then holds ZERO there): the code before the pop indexes it by position
-            if name in self.activity.active and (popped_flows or flowing):
-                if dcontainer not in self.assigned:
+            if undoing.regains:
+                if undoing.starts:
                     lines.append(f"{dcontainer} = ZERO")
-                    self.assigned.add(dcontainer)
-                    self.maybe_zero.add(dcontainer)
-                if popped_flows and popped not in self.maybe_zero:
-                    self.maybe_zero.discard(dcontainer)  # inserted_at gives ZERO only for two zeros
-                item = f"unthunk({popped})" if popped_flows else "ZERO"
+                item = f"unthunk({self.cotangent(op.target)})" if undoing.popped else "ZERO"
                 lines.append(f"{dcontainer} = inserted_at({dcontainer}, {args[0] if args else '-1'}, "
                              f"{item}, len({container}))")
         return lines
 
-    def reverse_guarded(self, op: Operation, g: str) -> list[str]:
-        """The reverse of ``op`` under ``if g is not ZERO:`` (rules are never handed a
-        symbolic zero); what it contributes to starts at ZERO in case the block is skipped."""
-        lines, started = [], []
-        for name in dict.fromkeys(op.uses()):
-            cotangent = self.cotangent(name)
-            if name in self.activity.active and cotangent not in self.assigned:
-                lines.append(f"{cotangent} = ZERO")
-                started.append(cotangent)
-        possibly_zero = {self.cotangent(name) for name in op.uses()} & self.maybe_zero
-        self.maybe_zero.discard(g)
-        inner = self.reverse(op)  # inside, a cotangent started at ZERO is simply assigned
-        self.assigned.update(started)
-        self.maybe_zero.update(possibly_zero, started)  # the block may not run
-        if not inner:
-            return []
-        return lines + [f"if {g} is not ZERO:"] + indented(inner)
-
-    def reverse_operation(self, op: Operation, g: str) -> list[str]:
+    def reverse_operation(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
         if op.kind == "element":
-            iterable = op.args[0]
             index = self.loop_index[id(op)]
-            return self.contribute(iterable, f"untake({g}, {index}, {self.core.code(iterable)})", thunk=True)
+            return self.contributed(reversal, lambda c: f"untake({g}, {index}, {self.core.code(c.atom)})")
         if op.kind == "unpack":
-            return self.contribute(op.args[0], f"item_cotangent({g}, {op.index}, {op.length})")
+            return self.contributed(reversal, lambda _: f"item_cotangent({g}, {op.index}, {op.length})")
         if op.kind == "dict":
-            return [line for key, value in op.kwargs for line in self.contribute(value, f"field_cotangent({g}, {key})", zero=True)]
+            return self.contributed(reversal, lambda c: f"field_cotangent({g}, {c.key})")
         if op.kind in ("tuple", "list"):
-            active = [a for a in op.args if self.activity.is_active(a)]
-            if not active:
+            if not reversal.contributions:
                 return []
             parts = self.namer.fresh(f"{g}_items")
-            lines = [f"{parts} = split_cotangent({g}, {len(op.args)})"]
-            for index, atom in enumerate(op.args):
-                lines += self.contribute(atom, f"{parts}[{index}]", zero=True)  # ZERO for an item never read
-            return lines
+            return [f"{parts} = split_cotangent({g}, {len(op.args)})"] + self.contributed(reversal, lambda c: f"{parts}[{c.key}]")
         callee = op.callee
-        if callee.kind in ("method", "attribute") or self.core.treatment(op) in ("rrule", "transformed"):
-            return self.reverse_through_pullback(op, g)
+        if callee.kind in ("method", "attribute") or self.core.treatment(op) in PULLBACK_TREATMENTS:
+            return self.reverse_through_pullback(op, g, reversal)
         rule = rule_for(callee.value)
         codes = self.core.bound_parameters(op, rule)
-        params = list(codes)
-        lines: list[str] = []
         if rule.kind == "vjp_all":
             binding = self.bind_vjp(op, rule, None)
             parts = self.namer.fresh(f"{g}_parts")
-            lines.append(f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})")
-            for index, param in enumerate(params):
-                lines += self.contribute_to_parameter(op, rule, param, f"{parts}[{index}]", zero=True)
-            return lines
-        for param in params:
-            if not self.parameter_is_active(op, rule, param):
-                continue
-            template = rule.template(param) if self.optimize else None
-            if template is not None:
-                expression = substitute(template, {"g": g, "ans": op.target, **codes})
-                expression = with_constant_exponent(expression)
-                expression = reuse_primal_values(expression, self.primal_calls, template_namespace())
-                if self.floats:
-                    expression = for_floats(expression)
-            elif rule.vjps.get(param) is not None:
-                binding = self.bind_vjp(op, rule, param)
-                expression = f"{binding}({g}, {op.target}, {', '.join(codes.values())})"
-            else:
-                continue  # the rule says no gradient flows to this parameter
-            # a vjp function may return ZERO (a derivative that is zero at this call): what reads it is guarded
-            zero = template is None and callable(rule.vjps.get(param))
-            lines += self.contribute_to_parameter(op, rule, param, expression, rule.thunks, zero)
-        return lines
+            params = list(codes)
+            line = f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})"
+            return [line] + self.contributed(reversal, lambda c: f"{parts}[{params.index(c.key)}]")
+        return self.contributed(reversal, lambda c: self.vjp_expression(op, rule, c.key, g, codes))
 
-    def parameter_atom(self, op: Operation, rule: Rule, param: str):
-        """The atom the call passes for ``param`` (None for a default); bound once per operation."""
-        arguments = self._arguments.get(id(op))
-        if arguments is None:
-            arguments = self._arguments[id(op)] = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
-        return arguments.get(param)
+    def vjp_expression(self, op: Operation, rule: Rule, param: str, g: str, codes: dict[str, str]) -> str:
+        """What the rule's vjp for ``param`` gives: its template inlined, or a call of its function."""
+        template = rule.template(param) if self.optimize else None
+        if template is None:
+            return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(codes.values())})"
+        expression = substitute(template, {"g": g, "ans": op.target, **codes})
+        expression = with_constant_exponent(expression)
+        expression = reuse_primal_values(expression, self.primal_calls, template_namespace())
+        return for_floats(expression) if self.floats else expression
 
-    def parameter_is_active(self, op: Operation, rule: Rule, param: str) -> bool:
-        atom = self.parameter_atom(op, rule, param)
-        return isinstance(atom, Var) and self.activity.is_active(atom)
-
-    def contribute_to_parameter(self, op, rule, param, expression, thunk=False, zero=False) -> list[str]:
-        atom = self.parameter_atom(op, rule, param)
-        if not isinstance(atom, Var):
-            return []
-        return self.contribute(atom, expression, thunk, zero)
-
-    def reverse_through_pullback(self, op: Operation, g: str) -> list[str]:
+    def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
         active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
         treatment = "method" if op.callee.kind in ("method", "attribute") else self.core.treatment(op)
         if active_keywords and treatment != "transformed":
             raise UnsupportedSyntaxError(
                 f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)})",
                 self.core.location_of(op), "pass it positionally")
-        names = ["_"]
-        contributions = []
+        names = ["_"] * (len(op.args) + 1)
         seen = [a.name for a in op.args if isinstance(a, Var)]
-        for index, atom in enumerate(op.args):
-            if not self.activity.is_active(atom):
-                names.append("_")
-                continue
-            cotangent = self.cotangent(atom.name)
-            if cotangent not in self.assigned and seen.count(atom.name) == 1:
-                names.append(cotangent)  # the first contribution: unpack straight into the cotangent
-                self.assigned.add(cotangent)
-                self.maybe_thunk.add(cotangent)  # another rule's pullback may return Thunks
-                self.maybe_zero.add(cotangent)  # ... or ZERO (a parameter the callee never reads)
+        parts = []          # (atom, the name its part of the pullback's output is unpacked into, accumulates)
+        keyword_parts = []  # (keyword, name)
+        for contribution, accumulates in zip(reversal.contributions, reversal.accumulates):
+            cotangent = self.cotangent(contribution.atom.name)
+            position = contribution.key
+            if isinstance(position, int) and not accumulates and seen.count(contribution.atom.name) == 1:
+                names[position + 1] = cotangent  # the first contribution: unpack straight into the cotangent
                 continue
             part = self.namer.fresh(f"{cotangent}_part")
-            names.append(part)
-            contributions.append((atom, part))
-        keyword_parts = []
-        if treatment == "transformed" and active_keywords:
-            for keyword_name in active_keywords:
-                atom = dict(op.kwargs)[keyword_name]
-                part = self.namer.fresh(f"{self.cotangent(atom.name)}_part")
-                keyword_parts.append((atom, part, keyword_name))
+            parts.append((contribution.atom, part, accumulates))
+            if isinstance(position, int):
+                names[position + 1] = part
+            else:
+                keyword_parts.append((position, part))
         if keyword_parts:
             cotangents = self.namer.fresh(f"{g}_cotangents")
             lines = [f"{cotangents} = {op.target}_pullback({g})"]
-            for index, name in enumerate(names):
-                if name != "_":
-                    lines.append(f"{name} = {cotangents}[{index}]")
-            for atom, part, keyword_name in keyword_parts:
-                lines.append(f"{part} = {cotangents}.keywords[{keyword_name!r}]")
-            contributions += [(atom, part) for atom, part, _ in keyword_parts]
+            lines += [f"{name} = {cotangents}[{index}]" for index, name in enumerate(names) if name != "_"]
+            lines += [f"{part} = {cotangents}.keywords[{keyword!r}]" for keyword, part in keyword_parts]
         else:
             lines = [f"{', '.join(names)}{',' if len(names) == 1 else ''} = {op.target}_pullback({g})"]
-        for atom, part in contributions:
-            lines += self.contribute(atom, part, thunk=True, zero=True)
+        for atom, part, accumulates in parts:
+            lines += self.contribute(atom, part, accumulates)
         return lines
 
 
@@ -768,11 +608,6 @@ def _needing_restore(function: Function, activity: Activity) -> list[Operation]:
                 needing.append(write)
                 break
     return needing
-
-
-def _changes_in_place(op: Operation) -> bool:
-    """A mutation whose target is the container it changes (not a new value)."""
-    return op.kind == "mutate" and op.callee.name != "pop"
 
 
 def _breaks(block) -> bool:
