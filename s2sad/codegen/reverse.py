@@ -15,7 +15,7 @@ import io
 import keyword
 import textwrap
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import __version__
 from ..analysis.activity import Activity, analyse, propagates
@@ -101,7 +101,7 @@ class _Generator:
         self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
         seed = self.seed_name()
         reverse = self.reverse_block(f.statements)
-        primal = list(entry) + self.fill_tapes(primal)
+        primal = list(entry) + [text for line in primal for text in (line.render() if isinstance(line, TapeLine) else [line])]
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
@@ -148,21 +148,19 @@ class _Generator:
         orelse = self.primal_block(branch.orelse)
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
-            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in then + orelse if line.strip().startswith(TAPE_INIT)]
-            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + inner_tapes)
+            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + _tapes_made(then + orelse))
         lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def primal_jump(self, jump: Jump) -> list[str]:
         loop, code = self.loop_stack[-1]
-        push = [f"{TAPE_PUSH}{code.tape}"] if code is not None else []
+        push = [TapeLine(code, push=True)] if code is not None else []
         return push + [line for op in jump.edges for line in self.primal(op)] + [jump.kind]
 
     def primal_loop(self, loop: Loop) -> list[str]:
         """The loop as written, plus (if anything in it is differentiated) a tape: per
         iteration, the values its reverse iteration will read."""
-        lines = self.core.commented(loop.location, [line for op in loop.setup for line in self.primal(op)] or [HEADER])
-        lines = [line for line in lines if line is not HEADER]
+        lines = self.heading(loop.location) + [line for op in loop.setup for line in self.primal(op)]
         code = None
         if reversed_loop(loop, self.activity, self.restored):
             code = self.loops[id(loop)] = LoopCode(tape=self.namer.fresh(f"{_loop_word(loop)}_tape"),
@@ -172,10 +170,9 @@ class _Generator:
         self.loop_stack.pop()
         edges = [line for op in loop.back_edges for line in self.primal(op)]
         if code is not None:
-            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in body if line.strip().startswith(TAPE_INIT)]
-            code.defined = _stored_names(body) + inner_tapes
-            lines.append(f"{TAPE_INIT}{code.tape}")
-            body = body + [f"{TAPE_PUSH}{code.tape}"]
+            code.defined = _stored_names(body) + _tapes_made(body)
+            lines.append(TapeLine(code))
+            body = body + [TapeLine(code, push=True)]
         body += edges
         if loop.condition is not None:
             return lines + self.while_header(loop) + indented(body)
@@ -240,7 +237,7 @@ class _Generator:
 
         A cotangent from before the branch that only one path contributes to is set to
         ZERO on the other, so the code after it can read it either way."""
-        head = self.core.commented(branch.location, [HEADER])
+        head = self.heading(branch.location)
         last_comment = self.core.last_comment
         then = self.reverse_block(branch.then)
         self.core.last_comment = last_comment
@@ -249,7 +246,7 @@ class _Generator:
             lines += [f"{cotangent} = ZERO" for cotangent in sorted(self.cotangent(name) for name in zeros)]
         if not then and not orelse:
             return []
-        lines = [line for line in head if line is not HEADER] + [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
+        lines = head + [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def reverse_loop(self, loop: Loop) -> list[str]:
@@ -265,7 +262,7 @@ class _Generator:
         if code is None:
             return []
         facts = self.flow.loops[id(loop)]
-        lines = [line for line in self.core.commented(loop.location, [HEADER]) if line is not HEADER]
+        lines = self.heading(loop.location)
         lines += [f"{self.cotangent(name)} = ZERO" for name in facts.starts]
         saved_rename = self.core.rename
         self.core.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
@@ -311,30 +308,14 @@ class _Generator:
             return None
         return self.core.code(iterable)
 
-    def fill_tapes(self, primal: list[str]) -> list[str]:
-        """Write the tape lines of each loop, now that the reverse pass has said what it reads."""
-        tapes = {code.tape: code for code in self.loops.values()}
-        out = []
-        for line in primal:
-            text = line.lstrip()
-            indent = line[: len(line) - len(text)]
-            if text.startswith(TAPE_INIT) or text.startswith(TAPE_PUSH):
-                code = tapes[text.split(":", 1)[1]]
-                if not code.used:
-                    continue
-                if text.startswith(TAPE_INIT):
-                    unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
-                    if unbound:
-                        out.append(f"{indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all")
-                    out.append(f"{indent}{code.tape} = []")
-                else:
-                    saved = code.saved
-                    value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
-                    out.append(f"{indent}{code.tape}.append({value})")
-                continue
-            out.append(line)
-        return out
-
+    def heading(self, location) -> list[str]:
+        """The comment naming ``location``'s source line, to head a block (a loop, a branch) whose
+        lines are not written yet; nothing when the comment just above says the same."""
+        comment = self.core.comment(location)
+        if comment == self.core.last_comment:
+            return []
+        self.core.last_comment = comment
+        return [comment]
 
     def notes(self) -> str:
         transformed = any(recipe[0] == "transformed" for recipe in self.core.bindings.values())
@@ -583,9 +564,36 @@ class LoopCode:
     used: bool = False
 
 
-HEADER = "<the line a comment heads>"  # a stand-in: commented() decides whether a block gets its comment
-TAPE_INIT = "#tape-init:"
-TAPE_PUSH = "#tape-push:"
+@dataclass(frozen=True)
+class TapeLine:
+    """A line of the primal that makes a loop's tape (before the loop) or pushes one
+    iteration's values on it (at its end, and before a jump out). What it saves is known
+    only once the reverse pass is written: it is rendered then, in place."""
+
+    code: LoopCode
+    push: bool = False
+    indent: str = ""
+
+    def __radd__(self, indent: str) -> TapeLine:
+        """``INDENT + line`` (``indented``): the line moves into its block."""
+        return replace(self, indent=indent + self.indent)
+
+    def render(self) -> list[str]:
+        code = self.code
+        if not code.used:
+            return []
+        if self.push:
+            saved = code.saved
+            value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
+            return [f"{self.indent}{code.tape}.append({value})"]
+        unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
+        bound = [f"{self.indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all"] if unbound else []
+        return bound + [f"{self.indent}{code.tape} = []"]
+
+
+def _tapes_made(lines: list) -> list[str]:
+    """The tapes the loops written in ``lines`` make (an inner loop's, saved by the outer one)."""
+    return [line.code.tape for line in lines if isinstance(line, TapeLine) and not line.push]
 
 
 def _needing_restore(function: Function, activity: Activity) -> list[Operation]:
@@ -627,11 +635,11 @@ def _loop_word(loop: Loop) -> str:
     return "while"
 
 
-def _names_by_context(lines: list[str]) -> tuple[dict[str, None], set[str]]:
+def _names_by_context(lines: list) -> tuple[dict[str, None], set[str]]:
     """(names the code assigns, in order of first assignment; names it reads)."""
     stored: dict[str, None] = {}
     loaded: set[str] = set()
-    for node in ast.walk(ast.parse(textwrap.dedent("\n".join(lines)) or "pass")):
+    for node in ast.walk(ast.parse(textwrap.dedent("\n".join(_text(lines))) or "pass")):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 stored.setdefault(node.id)
@@ -645,8 +653,13 @@ def _stored_names(lines: list[str]) -> list[str]:
 
 
 def _first_line_of(lines):
-    joined = "\n".join(lines)
+    joined = "\n".join(_text(lines))
     return lambda name: joined.find(name)
+
+
+def _text(lines: list) -> list[str]:
+    """The lines written so far (a tape's lines are written later)."""
+    return [line for line in lines if isinstance(line, str)]
 
 
 def _names_read(lines: list[str]) -> set[str]:
