@@ -101,7 +101,7 @@ class _Generator:
         self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
         seed = self.seed_name()
         reverse = self.reverse_block(f.statements)
-        primal = list(entry) + [text for line in primal for text in (line.render() if isinstance(line, TapeLine) else [line])]
+        primal = list(entry) + _tapes_written(primal)
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
@@ -589,6 +589,11 @@ class TapeLine:
         unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
         bound = [f"{self.indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all"] if unbound else []
         return bound + [f"{self.indent}{code.tape} = []"]
+
+
+def _tapes_written(lines: list) -> list[str]:
+    """``lines`` with their tape lines rendered (once the reverse pass has said what each tape saves)."""
+    return [text for line in lines for text in (line.render() if isinstance(line, TapeLine) else [line])]
 
 
 def _tapes_made(lines: list) -> list[str]:
