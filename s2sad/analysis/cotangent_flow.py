@@ -20,7 +20,7 @@ facts, computed before anything is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Container
 
 from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..registry import rule_for
@@ -153,7 +153,7 @@ class CotangentFlow:
         return self.reversals.get(id(op))
 
 
-def reversed_loop(loop: Loop, activity: Activity, restored: set[int]) -> bool:
+def reversed_loop(loop: Loop, activity: Activity, restored: Container[int]) -> bool:
     """Whether a loop has reverse code (and a tape): something in it is differentiated, or it
     changes a container in place in a way the pullback must undo (``restored``: the ids of
     the ``y[i] = v`` whose overwritten values are read)."""
@@ -162,7 +162,7 @@ def reversed_loop(loop: Loop, activity: Activity, restored: set[int]) -> bool:
 
 
 def analyse(function: Function, activity: Activity, treatment: Callable[[Operation], str], optimize: bool,
-            restored: set[int]) -> CotangentFlow:
+            restored: Container[int]) -> CotangentFlow:
     """The facts of ``function``'s pullback, seeded with a cotangent for its result."""
     return _Walker(function, activity, treatment, optimize, restored).run()
 
