@@ -4,16 +4,17 @@ Each differentiated call goes through its rrule and keeps the pullback
 (``y, y_pullback = eigh_rrule(a)``); everything else runs as written. A loop with anything
 differentiated in it gets a tape: per iteration, the values its reverse iteration reads.
 What a tape saves is known only once the pullback is written, so the tape's lines are
-placeholders here, filled by ``fill_tapes`` afterwards.
+``TapeLine`` objects here, rendered by ``tapes_written`` afterwards.
 """
 from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..analysis.activity import Activity, propagates
-from ..frontend.ir import Branch, Jump, Loop, Operation, Statement, operations_of
+from ..analysis.cotangent_flow import reversed_loop
+from ..frontend.ir import Branch, Jump, Loop, Operation, Statement
 from .core import INDENT, STRUCTURE_KINDS, Emitter, indented
 
 
@@ -30,9 +31,41 @@ class LoopCode:
     used: bool = False
 
 
-HEADER = "<the line a comment heads>"  # a stand-in: commented() decides whether a block gets its comment
-TAPE_INIT = "#tape-init:"
-TAPE_PUSH = "#tape-push:"
+@dataclass(frozen=True)
+class TapeLine:
+    """A line of the primal that makes a loop's tape (before the loop) or pushes one
+    iteration's values on it (at its end, and before a jump out). What it saves is known
+    only once the reverse pass is written: it is rendered then, in place."""
+
+    code: LoopCode
+    push: bool = False
+    indent: str = ""
+
+    def __radd__(self, indent: str) -> TapeLine:
+        """``INDENT + line`` (``indented``): the line moves into its block."""
+        return replace(self, indent=indent + self.indent)
+
+    def render(self) -> list[str]:
+        code = self.code
+        if not code.used:
+            return []
+        if self.push:
+            saved = code.saved
+            value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
+            return [f"{self.indent}{code.tape}.append({value})"]
+        unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
+        bound = [f"{self.indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all"] if unbound else []
+        return bound + [f"{self.indent}{code.tape} = []"]
+
+
+def tapes_written(lines: list) -> list[str]:
+    """``lines`` with their tape lines rendered (once the reverse pass has said what each tape saves)."""
+    return [text for line in lines for text in (line.render() if isinstance(line, TapeLine) else [line])]
+
+
+def tapes_made(lines: list) -> list[str]:
+    """The tapes the loops written in ``lines`` make (an inner loop's, saved by the outer one)."""
+    return [line.code.tape for line in lines if isinstance(line, TapeLine) and not line.push]
 
 
 class PrimalHalf:
@@ -66,14 +99,13 @@ class PrimalHalf:
         orelse = self.block(branch.orelse)
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
-            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in then + orelse if line.strip().startswith(TAPE_INIT)]
-            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + inner_tapes)
+            self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + tapes_made(then + orelse))
         lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def jump(self, jump: Jump) -> list[str]:
         loop, code = self.loop_stack[-1]
-        push = [f"{TAPE_PUSH}{code.tape}"] if code is not None else []
+        push = [TapeLine(code, push=True)] if code is not None else []
         return push + [line for op in jump.edges for line in self.operation(op)] + [jump.kind]
 
     def loop(self, loop: Loop) -> list[str]:
@@ -81,10 +113,8 @@ class PrimalHalf:
         iteration, the values its reverse iteration will read."""
         setup = [line for op in loop.setup for line in self.operation(op)]
         lines = self.core.heading(loop.location) + setup
-        active = self.activity.active
         code = None
-        if any(op.target in active or op.kind == "mutate" and (id(op) in self.restored or op.callee.name != "setitem")
-               for op in [*loop.elements, *operations_of(loop.body), *loop.back_edges]):
+        if reversed_loop(loop, self.activity, self.restored):
             code = self.loops[id(loop)] = LoopCode(tape=self.namer.fresh(f"{_loop_word(loop)}_tape"),
                                                    carried=set(loop.carried))
         self.loop_stack.append((loop, code))
@@ -92,10 +122,9 @@ class PrimalHalf:
         self.loop_stack.pop()
         edges = [line for op in loop.back_edges for line in self.operation(op)]
         if code is not None:
-            inner_tapes = [line.strip()[len(TAPE_INIT):] for line in body if line.strip().startswith(TAPE_INIT)]
-            code.defined = _stored_names(body) + inner_tapes
-            lines.append(f"{TAPE_INIT}{code.tape}")
-            body = body + [f"{TAPE_PUSH}{code.tape}"]
+            code.defined = _stored_names(body) + tapes_made(body)
+            lines.append(TapeLine(code))
+            body = body + [TapeLine(code, push=True)]
         body += edges
         if loop.condition is not None:
             return lines + self.while_header(loop) + indented(body)
@@ -168,29 +197,6 @@ class PrimalHalf:
             lines.append(f"{saved} = overwritten({container}, {index})")
         return lines + [f"{container}[{index}] = {value}"]
 
-    def fill_tapes(self, primal: list[str]) -> list[str]:
-        """Write the tape lines of each loop, now that the reverse pass has said what it reads."""
-        tapes = {code.tape: code for code in self.loops.values()}
-        out = []
-        for line in primal:
-            text = line.lstrip()
-            indent = line[: len(line) - len(text)]
-            if text.startswith(TAPE_INIT) or text.startswith(TAPE_PUSH):
-                code = tapes[text.split(":", 1)[1]]
-                if not code.used:
-                    continue
-                if text.startswith(TAPE_INIT):
-                    unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
-                    if unbound:
-                        out.append(f"{indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all")
-                    out.append(f"{indent}{code.tape} = []")
-                else:
-                    saved = code.saved
-                    value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
-                    out.append(f"{indent}{code.tape}.append({value})")
-                continue
-            out.append(line)
-        return out
 
 
 def _loop_word(loop: Loop) -> str:
@@ -203,7 +209,7 @@ def names_by_context(lines: list[str]) -> tuple[dict[str, None], set[str]]:
     """(names the code assigns, in order of first assignment; names it reads)."""
     stored: dict[str, None] = {}
     loaded: set[str] = set()
-    for node in ast.walk(ast.parse(textwrap.dedent("\n".join(lines)) or "pass")):
+    for node in ast.walk(ast.parse(textwrap.dedent("\n".join(_text(lines))) or "pass")):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 stored.setdefault(node.id)
@@ -217,5 +223,10 @@ def _stored_names(lines: list[str]) -> list[str]:
 
 
 def _first_line_of(lines):
-    joined = "\n".join(lines)
+    joined = "\n".join(_text(lines))
     return lambda name: joined.find(name)
+
+
+def _text(lines: list) -> list[str]:
+    """The lines written so far (a tape's lines are written later)."""
+    return [line for line in lines if isinstance(line, str)]
