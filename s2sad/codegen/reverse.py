@@ -14,17 +14,14 @@ import textwrap
 from ..version import __version__
 from ..analysis.activity import Activity, analyse
 from ..analysis.aliasing import Groups, program_order
-from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, CotangentFlow, Reversal, Undoing
+from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
-from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
-from ..registry import Rule, rule_for, template_namespace
-from .core import INDENT, Emitter, GeneratedModule, callee_reference, indented, operator_name
-from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats
-from .expressions import substitute
+from .core import INDENT, Emitter, GeneratedModule, indented
+from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
 
 MODULE_TEMPLATE = '''\
@@ -97,6 +94,9 @@ class _Generator:
         self.core.last_comment = None
         result = self.core.code(f.result) if f.result is not None else "None"
         self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
+        self.operations = ReverseOperations(self.core, self.activity, self.flow, optimize=self.optimize,
+                                            scalars=self.scalars if self.floats else None, primal_calls=self.primal_calls,
+                                            loop_index=self.loop_index, restored=self.restored)
         seed = self.seed_name()
         reverse = self.reverse_block(f.statements)
         primal = list(entry) + tapes_written(primal)
@@ -129,12 +129,12 @@ class _Generator:
         for item in reversed(block):
             if isinstance(item, Loop):
                 loop = self.reverse_loop(item)
-                setup = [line for op in reversed(item.setup) for line in self.reverse(op)]
+                setup = [line for op in reversed(item.setup) for line in self.operations.reverse(op)]
                 lines += loop + (self.core.commented(item.location, setup) if not loop else setup)
             elif isinstance(item, Branch):
                 lines += self.reverse_branch(item)
             elif isinstance(item, Statement):
-                body = [line for op in reversed(item.operations) for line in self.reverse(op)]
+                body = [line for op in reversed(item.operations) for line in self.operations.reverse(op)]
                 lines += body if item.merge else self.core.commented(item.location, body)
             elif isinstance(item, Jump):
                 lines += self.reverse_jump(item)
@@ -148,7 +148,7 @@ class _Generator:
         for edge in reversed(jump.edges):
             reversal = self.flow.reversal(edge)
             if reversal is not None:
-                lines += self.contributed(reversal, lambda _: self.cotangent(edge.target))
+                lines += self.operations.contributed(reversal, lambda _: self.cotangent(edge.target))
         return lines
 
     def reverse_branch(self, branch: Branch) -> list[str]:
@@ -186,13 +186,13 @@ class _Generator:
         saved_rename = self.core.rename
         self.core.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
         self.loop_stack.append((loop, code))
-        body = [line for edge in reversed(loop.back_edges) for line in self.reverse(edge)]
+        body = [line for edge in reversed(loop.back_edges) for line in self.operations.reverse(edge)]
         body += self.reverse_block(loop.body)
         for name, end in facts.ends.items():
             cotangent = self.cotangent(name)
             body.append(f"{cotangent} = ZERO" if end == "zero" else f"{cotangent} = unthunk({cotangent})")
         for element in loop.elements:
-            body += self.reverse(element)
+            body += self.operations.reverse(element)
         self.loop_stack.pop()
         if not body:
             self.core.rename = saved_rename
@@ -246,164 +246,9 @@ class _Generator:
             return self.cotangent(result.name)
         return self.namer.fresh("dresult")
 
-    def contribute(self, atom: Var, expression: str, accumulates: bool) -> list[str]:
-        """Add ``expression`` to the cotangent of ``atom``: assign it, or (``accumulates``: the
-        cotangent already holds a value when this runs) add to it."""
-        target = self.cotangent(atom.name)
-        if not accumulates:
-            return [f"{target} = {expression}"]
-        if self.floats and atom.name in self.scalars:
-            return [f"{target} = {target} + {expression}"]
-        scattered = add_at_arguments(expression) if self.optimize else None
-        if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
-            return [f"{target} = add_at({target}, {scattered})"]
-        return [f"{target} = accumulate({target}, {expression})"]
-
-    def contributed(self, reversal: Reversal | Undoing, expression) -> list[str]:
-        """The lines adding each contribution of ``reversal``; ``expression(contribution)`` is what it adds."""
-        return [line for contribution, accumulates in zip(reversal.contributions, reversal.accumulates)
-                for line in self.contribute(contribution.atom, expression(contribution), accumulates)]
-
     def final_cotangent(self, param: str) -> str:
         name = self.core.derivatives.get(param)
         return name if name is not None and param in self.flow.final.assigned else "ZERO"
-
-    def bind_vjp(self, op: Operation, rule: Rule, param: str | None) -> str:
-        recipe = ("vjp", callee_reference(op), param) if param is not None else ("vjp_all", callee_reference(op))
-        word = operator_name(op.callee.value) if op.callee.operator_code else op.callee.spelling.split(".")[-1]
-        return self.core.bind(recipe, f"{word}_vjp_{param}" if param else f"{word}_vjp")
-
-    # ------------------------------------------------------------------ reverse lines
-    def reverse(self, op: Operation) -> list[str]:
-        if op.kind == "mutate":
-            return self.reverse_mutation(op)
-        reversal = self.flow.reversal(op)
-        if reversal is None:
-            return []  # nothing reaches this value at run time: its inputs get no contribution
-        g = self.cotangent(op.target)
-        if op.kind == "copy":
-            return self.contributed(reversal, lambda _: g)
-        # a rule may have returned a Thunk: rules read plain values (and the guard below, its value)
-        lines = [f"{g} = unthunk({g})"] if reversal.unthunk else []
-        if reversal.guard is None:
-            return lines + self.reverse_operation(op, g, reversal)
-        # g may be ZERO, and rules are never handed a symbolic zero: what the reverse contributes
-        # to starts at ZERO in case the block is skipped (inside, such a cotangent is simply assigned)
-        starts = [f"{self.cotangent(name)} = ZERO" for name in reversal.guard]
-        inner = self.reverse_operation(op, g, reversal)
-        if not inner:
-            return lines
-        return lines + starts + [f"if {g} is not ZERO:"] + indented(inner)
-
-    def reverse_mutation(self, op: Operation) -> list[str]:
-        """Undo an in-place change: route the cotangent of what was written to the value
-        written, and put the container back as it was, so the reverse code of earlier
-        operations reads the values they read (Tapenade's restore; no copy of the whole)."""
-        undoing = self.flow.undoings[id(op)]
-        container_atom = op.args[0]
-        container, args = self.core.code(container_atom), [self.core.code(a) for a in op.args[1:]]
-        method = op.callee.name
-        lines = []
-        dcontainer = self.cotangent(container_atom.name)
-        if undoing.unthunk:
-            lines.append(f"{dcontainer} = unthunk({dcontainer})")
-        if method == "setitem":
-            index, value = args
-            if undoing.flowing:
-                lines += self.contributed(undoing, lambda _: f"unbroadcast(written_item_of({dcontainer}, {index}), {value})")
-                lines.append(f"{dcontainer} = zeroed_at({dcontainer}, {index})")
-            if id(op) in self.restored:
-                lines.append(f"restore({container}, {index}, {self.restored[id(op)]})")
-        elif method == "append":
-            if undoing.flowing:
-                lines += self.contributed(undoing, lambda _: f"item_of({dcontainer}, len({container}) - 1)")
-                lines.append(f"{dcontainer} = prefix_of({dcontainer}, len({container}) - 1)")
-            lines.append(f"{container}.pop()")
-        elif method == "extend":
-            start = f"len({container}) - len({args[0]})"
-            if undoing.flowing:
-                lines += self.contributed(undoing, lambda _: f"items_of({dcontainer}, {start}, len({container}))")
-                lines.append(f"{dcontainer} = prefix_of({dcontainer}, {start})")
-            lines.append(f"del {container}[{start}:]")
-        else:  # pop
-            position = args[0] if args else "len(" + container + ")"
-            lines.append(f"{container}.insert({position}, {op.target})")
-            if undoing.regains:
-                if undoing.starts:
-                    lines.append(f"{dcontainer} = ZERO")
-                item = f"unthunk({self.cotangent(op.target)})" if undoing.popped else "ZERO"
-                lines.append(f"{dcontainer} = inserted_at({dcontainer}, {args[0] if args else '-1'}, "
-                             f"{item}, len({container}))")
-        return lines
-
-    def reverse_operation(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
-        if op.kind == "element":
-            index = self.loop_index[id(op)]
-            return self.contributed(reversal, lambda c: substitute("untake(g, index, x)",
-                                                                    {"g": g, "index": index, "x": self.core.code(c.atom)}))
-        if op.kind == "unpack":
-            return self.contributed(reversal, lambda _: f"item_cotangent({g}, {op.index}, {op.length})")
-        if op.kind == "dict":
-            return self.contributed(reversal, lambda c: f"field_cotangent({g}, {c.key})")
-        if op.kind in ("tuple", "list"):
-            if not reversal.contributions:
-                return []
-            parts = self.namer.fresh(f"{g}_items")
-            return [f"{parts} = split_cotangent({g}, {len(op.args)})"] + self.contributed(reversal, lambda c: f"{parts}[{c.key}]")
-        callee = op.callee
-        if callee.kind in ("method", "attribute") or self.core.treatment(op) in PULLBACK_TREATMENTS:
-            return self.reverse_through_pullback(op, g, reversal)
-        rule = rule_for(callee.value)
-        codes = self.core.bound_parameters(op, rule)
-        if rule.kind == "vjp_all":
-            binding = self.bind_vjp(op, rule, None)
-            parts = self.namer.fresh(f"{g}_parts")
-            params = list(codes)
-            line = f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})"
-            return [line] + self.contributed(reversal, lambda c: f"{parts}[{params.index(c.key)}]")
-        return self.contributed(reversal, lambda c: self.vjp_expression(op, rule, c.key, g, codes))
-
-    def vjp_expression(self, op: Operation, rule: Rule, param: str, g: str, codes: dict[str, str]) -> str:
-        """What the rule's vjp for ``param`` gives: its template inlined, or a call of its function."""
-        template = rule.template(param) if self.optimize else None
-        if template is None:
-            return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(codes.values())})"
-        passes = [constant_exponent, ReusePrimalValues(self.primal_calls, template_namespace())]
-        return substitute(template, {"g": g, "ans": op.target, **codes}, passes + [on_floats] if self.floats else passes)
-
-    def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
-        active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
-        treatment = "method" if op.callee.kind in ("method", "attribute") else self.core.treatment(op)
-        if active_keywords and treatment != "transformed":
-            raise UnsupportedSyntaxError(
-                f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)})",
-                self.core.location_of(op), "pass it positionally")
-        names = ["_"] * (len(op.args) + 1)
-        seen = [a.name for a in op.args if isinstance(a, Var)]
-        parts = []          # (atom, the name its part of the pullback's output is unpacked into, accumulates)
-        keyword_parts = []  # (keyword, name)
-        for contribution, accumulates in zip(reversal.contributions, reversal.accumulates):
-            cotangent = self.cotangent(contribution.atom.name)
-            position = contribution.key
-            if isinstance(position, int) and not accumulates and seen.count(contribution.atom.name) == 1:
-                names[position + 1] = cotangent  # the first contribution: unpack straight into the cotangent
-                continue
-            part = self.namer.fresh(f"{cotangent}_part")
-            parts.append((contribution.atom, part, accumulates))
-            if isinstance(position, int):
-                names[position + 1] = part
-            else:
-                keyword_parts.append((position, part))
-        if keyword_parts:
-            cotangents = self.namer.fresh(f"{g}_cotangents")
-            lines = [f"{cotangents} = {op.target}_pullback({g})"]
-            lines += [f"{name} = {cotangents}[{index}]" for index, name in enumerate(names) if name != "_"]
-            lines += [f"{part} = {cotangents}.keywords[{keyword!r}]" for keyword, part in keyword_parts]
-        else:
-            lines = [f"{', '.join(names)}{',' if len(names) == 1 else ''} = {op.target}_pullback({g})"]
-        for atom, part, accumulates in parts:
-            lines += self.contribute(atom, part, accumulates)
-        return lines
 
 
 def _needing_restore(function: Function, activity: Activity) -> list[Operation]:
