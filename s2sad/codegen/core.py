@@ -26,6 +26,10 @@ from ..transformed import TransformedForwardCall
 
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
+# What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
+RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
+                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
+                 "items_of", "inserted_at")
 
 
 @dataclass

@@ -20,7 +20,7 @@ from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
 from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
-from .core import INDENT, Emitter, GeneratedModule, indented
+from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented
 from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
 
@@ -56,12 +56,12 @@ FUSED_HEADING = ("`{floats}` and its pullback with the cotangent 1.0, in one fun
 FLOATS_HEADING = ("`{general}` for Python floats{vectors}: every value it computes is a real scalar, so "
                   "cotangents are never reshaped or conjugated, and scalars' add with `+`.")
 
-RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at")
 
+class ReverseGenerator:
+    """The rrule of one function: its primal half (``PrimalHalf``), then the pullback walking
+    blocks, branches and loops backwards, one ``ReverseOperations`` for each operation's lines,
+    reading the facts ``cotangent_flow`` found before anything is written."""
 
-class _Generator:
     def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer, optimize: bool = True,
                  scalars: set[str] | None = None):
         self.function = function
@@ -301,7 +301,7 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     without loops, a third function: that rrule and its pullback fused, which ``grad`` calls.
     """
     untouched = copy.deepcopy(namer)
-    generator = _Generator(function, wrt, user_function, namer, optimize)
+    generator = ReverseGenerator(function, wrt, user_function, namer, optimize)
     rrule_name = generator.rrule_name = namer.fresh(f"{function.name}_rrule")
     plan = float_plan(function, generator.activity) if optimize else None
     if plan is None:
@@ -311,7 +311,7 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     def version(*reserved):  # a float version: its locals may repeat the general version's names
         versions_namer = copy.deepcopy(untouched)
         versions_namer.reserve(rrule_name, *reserved)
-        return _Generator(function, wrt, user_function, versions_namer, optimize, scalars=plan.scalars)
+        return ReverseGenerator(function, wrt, user_function, versions_namer, optimize, scalars=plan.scalars)
 
     entry = [f"if {plan.entry_test()}:", f"{INDENT}return {floats_name}({', '.join(function.params)})"]
     general = generator.run(rrule_name, entry)
@@ -320,7 +320,7 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     specialised = specialist.run(floats_name, heading=_comment(FLOATS_HEADING.format(general=rrule_name, vectors=vectors)))
     if any(generator.core.bindings.get(name, recipe) != recipe for name, recipe in specialist.core.bindings.items()):
         # one module-level name bound two ways (never seen): the general version alone
-        generator = _Generator(function, wrt, user_function, untouched, optimize)
+        generator = ReverseGenerator(function, wrt, user_function, untouched, optimize)
         generator.rrule_name = untouched.fresh(f"{function.name}_rrule")
         return generator.module(generator.run(generator.rrule_name), generator.body)
     generator.core.bindings.update(specialist.core.bindings)

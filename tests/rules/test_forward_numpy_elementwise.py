@@ -11,6 +11,7 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad import registry
 from s2sad.registry import forward as forward_rules
+from s2sad.registry import slopes
 from s2sad.forward_check import check_frule
 from s2sad.registry.forward import forward_rule
 from s2sad.runtime.tangents import ZERO
@@ -360,8 +361,9 @@ def registrations(module_name):
     def ignore(*args, **kwargs):
         return None
 
-    recorders = {name: record for name in ("defvjp", "defvjp_all", "defrrule", "defderivative")}
+    recorders = {name: record for name in ("defvjp", "defvjp_all", "defrrule")}
     with mock.patch.multiple(registry, nondifferentiable=record_all, defmethod=record_method, **recorders), \
+            mock.patch.multiple(slopes, defderivative=record, defslopes=record), \
             mock.patch.multiple(forward_rules, defjvp=ignore, deflinear=ignore, defjvp_method=ignore):
         namespace = {"__name__": f"{module_name}__recount", "__package__": spec.parent, "__file__": spec.origin}
         exec(compile(spec.loader.get_source(module_name), spec.origin, "exec"), namespace)
