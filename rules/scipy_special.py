@@ -26,7 +26,7 @@ from scipy import special
 from s2sad.errors import MissingRuleError, UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
-from s2sad.registry.slopes import Explicit, defslopes, jvp_of_slope, like_output
+from s2sad.registry.slopes import Explicit, defderivative, defslopes, jvp_of_slope, like_output
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, expand_reduced, safe_divide, unbroadcast
@@ -563,6 +563,12 @@ special_slopes(special.k0,           "x",       k0_slope)
 special_slopes(special.k1,           "x",       k1_slope)
 special_slopes(special.k0e,          "x",       k0e_slope)
 special_slopes(special.k1e,          "x",       k1e_slope)
+
+# One slope expression per parameter, both modes, inlined in generated code
+defderivative(special.dawsn,         "x",       "1 - 2 * x * ans", name="scipy.special.dawsn")
+defderivative(special.erfi,          "x",       f"{_TWO_OVER_SQRT_PI!r} * np.exp(x ** 2)", name="scipy.special.erfi")
+defderivative(special.exp1,          "x",       "-np.exp(-x) / x", name="scipy.special.exp1")
+defderivative(special.expi,          "x",       "np.exp(x) / x", name="scipy.special.expi")
 
 # Templates, one per mode: inlined in generated code; the forward ones compute in the
 # output's dtype (``np.square(x, dtype=ans.dtype)``), which a float16 input would not give

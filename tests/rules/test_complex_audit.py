@@ -122,7 +122,7 @@ CHECKED = {
                operator.pos s2sad.rules.ndarray_methods.ndarray_transpose s2sad.rules.ndarray_methods.ndarray_T
                s2sad.rules.ndarray_methods.ndarray_mT s2sad.rules.ndarray_methods.ndarray_flatten
                s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist scipy.special.erf scipy.special.erfc scipy.special.erfcx
-               scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
+               scipy.special.dawsn scipy.special.erfi scipy.special.exp1 scipy.special.expi scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
                scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
                numpy.minimum numpy.fmax numpy.fmin operator.add operator.sub operator.mul operator.truediv

@@ -54,7 +54,8 @@ UNARY = [
     (special.rgamma, "positive"), (special.i0, "real"), (special.i1, "real"), (special.i0e, "real"),
     (special.i1e, "real"), (special.j0, "real"), (special.j1, "real"), (special.y0, "positive"),
     (special.y1, "positive"), (special.k0, "positive"), (special.k1, "positive"), (special.k0e, "positive"),
-    (special.k1e, "positive"),
+    (special.k1e, "positive"), (special.dawsn, "real"), (special.erfi, "real"), (special.exp1, "positive"),
+    (special.expi, "positive"),
 ]
 UNARY_IDS = [f.__name__ for f, _ in UNARY]
 

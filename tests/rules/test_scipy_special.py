@@ -56,6 +56,10 @@ UNARY = [
     (special.k1,        "positive", lambda x: -special.k0(x) - special.k1(x) / x),
     (special.k0e,       "positive", lambda x: special.k0e(x) - special.k1e(x)),
     (special.k1e,       "positive", lambda x: special.k1e(x) * (1 - 1 / x) - special.k0e(x)),
+    (special.dawsn,     "real",     lambda x: 1 - 2 * x * special.dawsn(x)),
+    (special.erfi,      "real",     lambda x: 2 / np.sqrt(np.pi) * np.exp(x ** 2)),
+    (special.exp1,      "positive", lambda x: -np.exp(-x) / x),
+    (special.expi,      "positive", lambda x: np.exp(x) / x),
 ]
 UNARY_IDS = [f.__name__ for f, _, _ in UNARY]
 
