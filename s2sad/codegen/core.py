@@ -18,7 +18,7 @@ from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -265,6 +265,22 @@ class Emitter:
 
     def location_of(self, op: Operation) -> SourceLocation | None:
         return location_in(self.function.statements, op) or self.function.location
+
+
+def walk(block, mode) -> list[str]:
+    """The lines of a block, each item written by the mode's method for its kind (``loop``,
+    ``branch``, ``jump``, ``statement``): the one walk over the IR that every mode shares."""
+    lines = []
+    for item in block:
+        if isinstance(item, Loop):
+            lines += mode.loop(item)
+        elif isinstance(item, Branch):
+            lines += mode.branch(item)
+        elif isinstance(item, Jump):
+            lines += mode.jump(item)
+        else:
+            lines += mode.statement(item)
+    return lines
 
 
 def location_in(block, op: Operation) -> SourceLocation | None:

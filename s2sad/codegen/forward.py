@@ -23,7 +23,7 @@ from ..analysis.activity import analyse
 from ..frontend.ir import Branch, Function, Jump, Loop, Statement, operations_of
 from ..frontend.naming import Namer
 from ..version import __version__
-from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented
+from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .forward_facts import SHAPED_FLAG, ZERO_FLAG, TangentFacts
 from .forward_operations import ForwardOperations
 
@@ -92,19 +92,14 @@ class ForwardGenerator:
         self.facts.flags = {flag: set(names) for flag, names in flags.items()}
 
     def block(self, block) -> list[str]:
-        lines = []
-        for item in block:
-            if isinstance(item, Loop):
-                lines += self.loop(item)
-            elif isinstance(item, Branch):
-                lines += self.branch(item)
-            elif isinstance(item, Jump):
-                edges = [line for op in item.edges for line in self.operations.operation(op)]
-                lines += edges + [item.kind]
-            else:
-                body = [line for op in item.operations for line in self.operations.operation(op)]
-                lines += body if item.merge else self.core.commented(item.location, body)
-        return lines
+        return walk(block, self)
+
+    def statement(self, statement: Statement) -> list[str]:
+        body = [line for op in statement.operations for line in self.operations.operation(op)]
+        return body if statement.merge else self.core.commented(statement.location, body)
+
+    def jump(self, jump: Jump) -> list[str]:
+        return [line for op in jump.edges for line in self.operations.operation(op)] + [jump.kind]
 
     def branch(self, branch: Branch) -> list[str]:
         before, last, flags, numbers = set(self.facts.tangents), self.core.last_comment, self.facts.copy_of_flags(), set(self.facts.numbers)

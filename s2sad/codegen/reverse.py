@@ -20,7 +20,7 @@ from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
 from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
-from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented
+from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
 
@@ -98,7 +98,7 @@ class ReverseGenerator:
                                             scalars=self.scalars if self.floats else None, primal_calls=self.primal_calls,
                                             loop_index=self.loop_index, restored=self.restored)
         seed = self.seed_name()
-        reverse = self.reverse_block(f.statements)
+        reverse = self.block(f.statements)
         primal = list(entry) + tapes_written(primal)
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
@@ -124,23 +124,21 @@ class ReverseGenerator:
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, self.rrule_name, self.core.bindings, f)
 
-    def reverse_block(self, block) -> list[str]:
-        lines = []
-        for item in reversed(block):
-            if isinstance(item, Loop):
-                loop = self.reverse_loop(item)
-                setup = [line for op in reversed(item.setup) for line in self.operations.reverse(op)]
-                lines += loop + (self.core.commented(item.location, setup) if not loop else setup)
-            elif isinstance(item, Branch):
-                lines += self.reverse_branch(item)
-            elif isinstance(item, Statement):
-                body = [line for op in reversed(item.operations) for line in self.operations.reverse(op)]
-                lines += body if item.merge else self.core.commented(item.location, body)
-            elif isinstance(item, Jump):
-                lines += self.reverse_jump(item)
-        return lines
+    def block(self, block) -> list[str]:
+        """The pullback of a block: its items' reverses, last first."""
+        return walk(reversed(block), self)
 
-    def reverse_jump(self, jump: Jump) -> list[str]:
+    def statement(self, statement: Statement) -> list[str]:
+        body = [line for op in reversed(statement.operations) for line in self.operations.reverse(op)]
+        return body if statement.merge else self.core.commented(statement.location, body)
+
+    def loop(self, loop: Loop) -> list[str]:
+        """The loop replayed backwards, then the reverse of what was set up before it."""
+        replay = self.replayed_loop(loop)
+        setup = [line for op in reversed(loop.setup) for line in self.operations.reverse(op)]
+        return replay + (self.core.commented(loop.location, setup) if not replay else setup)
+
+    def jump(self, jump: Jump) -> list[str]:
         """The reverse of leaving an iteration early: the carried cotangents, as the
         iteration ended, go to the versions the jump copied back (the ones it did not
         copy keep theirs; ``cotangent_flow`` says which)."""
@@ -151,16 +149,16 @@ class ReverseGenerator:
                 lines += self.operations.contributed(reversal, lambda _: self.cotangent(edge.target))
         return lines
 
-    def reverse_branch(self, branch: Branch) -> list[str]:
+    def branch(self, branch: Branch) -> list[str]:
         """Both paths reversed, under the condition the primal took.
 
         A cotangent from before the branch that only one path contributes to is set to
         ZERO on the other, so the code after it can read it either way."""
         head = self.core.heading(branch.location)
         last_comment = self.core.last_comment
-        then = self.reverse_block(branch.then)
+        then = self.block(branch.then)
         self.core.last_comment = last_comment
-        orelse = self.reverse_block(branch.orelse)
+        orelse = self.block(branch.orelse)
         for lines, zeros in zip((then, orelse), self.flow.branches[id(branch)]):
             lines += [f"{cotangent} = ZERO" for cotangent in sorted(self.cotangent(name) for name in zeros)]
         if not then and not orelse:
@@ -168,7 +166,7 @@ class ReverseGenerator:
         lines = head + [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
-    def reverse_loop(self, loop: Loop) -> list[str]:
+    def replayed_loop(self, loop: Loop) -> list[str]:
         """Replay the iterations backwards, each reading what its primal iteration saved.
 
         Cotangents of values from outside the loop start at ZERO and accumulate. A carried
@@ -187,7 +185,7 @@ class ReverseGenerator:
         self.core.rename = {**saved_rename, **{name: self.namer.fresh(f"{name}_before") for name in loop.carried}}
         self.loop_stack.append((loop, code))
         body = [line for edge in reversed(loop.back_edges) for line in self.operations.reverse(edge)]
-        body += self.reverse_block(loop.body)
+        body += self.block(loop.body)
         for name, end in facts.ends.items():
             cotangent = self.cotangent(name)
             body.append(f"{cotangent} = ZERO" if end == "zero" else f"{cotangent} = unthunk({cotangent})")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..analysis.activity import Activity, propagates
 from ..analysis.cotangent_flow import reversed_loop
 from ..frontend.ir import Branch, Jump, Loop, Operation, Statement
-from .core import INDENT, STRUCTURE_KINDS, Emitter, indented
+from .core import INDENT, STRUCTURE_KINDS, Emitter, indented, walk
 
 
 @dataclass
@@ -79,18 +79,11 @@ class PrimalHalf:
         self.loop_stack: list = []      # (loop, its LoopCode or None) for the loops being written
 
     def block(self, block) -> list[str]:
-        lines = []
-        for item in block:
-            if isinstance(item, Loop):
-                lines += self.loop(item)
-            elif isinstance(item, Branch):
-                lines += self.branch(item)
-            elif isinstance(item, Jump):
-                lines += self.jump(item)
-            else:
-                body = [line for op in item.operations for line in self.operation(op)]
-                lines += body if item.merge else self.core.commented(item.location, body)
-        return lines
+        return walk(block, self)
+
+    def statement(self, statement: Statement) -> list[str]:
+        body = [line for op in statement.operations for line in self.operation(op)]
+        return body if statement.merge else self.core.commented(statement.location, body)
 
     def branch(self, branch: Branch) -> list[str]:
         last_comment = self.core.last_comment
