@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from s2sad.errors import UnsupportedSyntaxError
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
@@ -214,7 +215,6 @@ def written_into_shared(new, old, name, other):
     ``+=`` rebinds; refused when ``old`` changes in place (an array, a list), because
     ``other`` would see the change that s2sad's derivative code does not."""
     if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
-        from s2sad.errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             f"this augmented assignment changes the {type(old).__name__} `{name}` in place, and `{other}` shares it "
             f"(a view, or the same object under another name) and is read after the change: s2sad would "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import operator
+import re
 from collections import Counter
 
 import numpy as np
@@ -323,8 +324,6 @@ def _constant_exponent(forward, param, arguments):
 def _without_defaults(template: str, forward, arguments) -> str:
     """The template without ``name=name`` keywords the call left at their defaults, so
     ``np.sum(g, axis=axis, keepdims=keepdims)`` reads ``np.sum(dx)`` for ``np.sum(x)``."""
-    import re
-
     for name in forward.signature.parameters:
         if name not in arguments:
             template = re.sub(rf",\s*{name}={name}\b", "", template)
