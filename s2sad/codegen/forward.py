@@ -127,8 +127,8 @@ class ForwardGenerator:
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:
-        lines = self.core.commented(loop.location, [line for op in loop.setup for line in self.operations.operation(op)] or ["\0"])
-        lines = [line for line in lines if line != "\0"]
+        setup = [line for op in loop.setup for line in self.operations.operation(op)]
+        lines = self.core.heading(loop.location) + setup
         active = self.activity.active
         defined = {op.target for op in operations_of(loop.body) if op.kind != "mutate"}
         changed = [op.args[0].name for op in operations_of(loop.body) if op.kind == "mutate" and op.callee.name != "pop"]
