@@ -199,7 +199,13 @@ def tangent_setitem(t, container, index, value_tangent):
     t = _materialised(unthunk(t), container)
     value_tangent = unthunk(value_tangent)
     if isinstance(t, np.ndarray):
-        t[index] = 0 if value_tangent is ZERO or value_tangent is NO_TANGENT else value_tangent
+        if value_tangent is ZERO or value_tangent is NO_TANGENT:
+            value_tangent = 0
+        elif t.dtype.kind != "c" and np.iscomplexobj(value_tangent):
+            # NumPy keeps the real part of a complex value written into a real array (with a
+            # ComplexWarning): the tangent of what it keeps is the real part of the tangent
+            value_tangent = np.real(value_tangent)
+        t[index] = value_tangent
     else:
         t[index] = value_tangent
     return t
