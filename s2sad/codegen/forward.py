@@ -20,11 +20,13 @@ item of a tuple built in the function), it writes no code for it at all.
 from __future__ import annotations
 
 from ..analysis.activity import analyse
-from ..frontend.ir import Branch, Function, Jump, Loop, Statement, operations_of
+from ..frontend.ir import Branch, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
-from .forward_facts import SHAPED_FLAG, ZERO_FLAG, TangentFacts
+from ..analysis.tangent_flow import (TangentFacts, element_change, inline_test, join_paths, leave_loop, snapshot,
+                                     starting_zero)
+from ..analysis.tangent_flow import analyse as analyse_tangents
 from .forward_operations import ForwardOperations
 
 FORWARD_TEMPLATE = '''\
@@ -62,6 +64,7 @@ class ForwardGenerator:
             if name in wrt:
                 tangent_params.append(self.core.derivative(name))
                 self.facts.tangents.add(name)
+        self.heads = analyse_tangents(f, wrt, self.activity, self.core.read_names)
         entry = self.namer.fresh(f"{f.name}_jvp")
         body = self.core.prologue() + self.block(f.statements)
         result = self.core.code(f.result) if f.result is not None else "None"
@@ -79,18 +82,6 @@ class ForwardGenerator:
     def forward_imports(self, body: list[str]) -> str:
         return self.core.imports(body, [n for n in FORWARD_RUNTIME if n != "fit"])
 
-    def _snapshot(self):
-        """Everything generating a block changes: a loop's body is generated again when a
-        tangent it carries turns out to be ZERO on some iteration (its guards change)."""
-        return (set(self.namer.used), dict(self.core.bindings), dict(self.core.derivatives), self.core.last_comment,
-                set(self.facts.tangents), self.facts.copy_of_flags(), set(self.facts.numbers), dict(self.facts.static_items))
-
-    def _restore(self, snapshot) -> None:
-        used, bindings, cotangents, self.core.last_comment, tangents, flags, numbers, static_items = snapshot
-        self.namer.used, self.core.bindings, self.core.derivatives = set(used), dict(bindings), dict(cotangents)
-        self.facts.tangents, self.facts.numbers, self.facts.static_items = set(tangents), set(numbers), dict(static_items)
-        self.facts.flags = {flag: set(names) for flag, names in flags.items()}
-
     def block(self, block) -> list[str]:
         return walk(block, self)
 
@@ -102,65 +93,33 @@ class ForwardGenerator:
         return [line for op in jump.edges for line in self.operations.operation(op)] + [jump.kind]
 
     def branch(self, branch: Branch) -> list[str]:
-        before, last, flags, numbers = set(self.facts.tangents), self.core.last_comment, self.facts.copy_of_flags(), set(self.facts.numbers)
+        before, last = snapshot(self.facts), self.core.last_comment
         then = self.block(branch.then)
-        after_then, flags_then, numbers_then = set(self.facts.tangents), self.facts.copy_of_flags(), self.facts.numbers
-        self.facts.tangents, self.core.last_comment, self.facts.flags, self.facts.numbers = set(before), last, flags, numbers
+        then_state = (set(self.facts.tangents), self.facts.copy_of_flags(), self.facts.numbers)
+        tangents, flags, numbers, _ = before
+        self.facts.tangents, self.core.last_comment, self.facts.flags, self.facts.numbers = set(tangents), last, flags, numbers
         orelse = self.block(branch.orelse)
-        after_else, numbers_else = set(self.facts.tangents), self.facts.numbers
-        for flag, names in flags_then.items():  # after the branch, what may be so on either path
-            self.facts.flags[flag] |= names
-        self.facts.numbers = numbers_then & numbers_else
-        self.facts.tangents = after_then | after_else
-        inside = {op.target for op in operations_of(branch.then + branch.orelse)}
-        for lines, mine, numbers, block in ((then, after_then, numbers_then, branch.then),
-                                            (orelse, after_else, numbers_else, branch.orelse)):
-            if _always_jumps(block):
-                continue  # what follows a break or continue never runs
-            for name in sorted(self.facts.tangents - mine):  # set on the other path only: ZERO on this one
-                if name in inside or name in self.core.read_names:
-                    lines.append(f"{self.core.derivative(name)} = ZERO")
-                    for flag in (ZERO_FLAG, SHAPED_FLAG) if name not in numbers else (ZERO_FLAG,):
-                        self.facts.flags[flag].add(name)
-                        self.facts.flag_log.add((flag, name))
+        for lines, zeros in zip((then, orelse), join_paths(self.facts, branch, then_state, self.core.read_names)):
+            lines += [f"{self.core.derivative(name)} = ZERO" for name in zeros]  # set on the other path only
         lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:
+        """The loop, written once: what its body may start from (beyond what it is entered
+        with) is the fact ``tangent_flow`` found for it before anything was written."""
         setup = [line for op in loop.setup for line in self.operations.operation(op)]
         lines = self.core.heading(loop.location) + setup
-        active = self.activity.active
-        defined = {op.target for op in operations_of(loop.body) if op.kind != "mutate"}
-        changed = [op.args[0].name for op in operations_of(loop.body) if op.kind == "mutate" and op.callee.name != "pop"]
-        # values carried by loops inside this one, living outside it (a total summed by an inner loop)
-        inner_carried = [name for name in _carried_within(loop.body) if name not in defined - set(_carried_within(loop.body))]
-        carried = list(dict.fromkeys([*loop.carried, *inner_carried, *(n for n in changed if n not in defined)]))
-        for name in carried:
+        for name in starting_zero(loop, self.facts, self.activity):
             # a carried value's tangent, or that of a container the body changes, is read by the body
-            if name in active and name not in self.facts.tangents:
-                lines += self.operations.set_tangent(name, "ZERO", shaped=name not in self.facts.numbers)
-        # An iteration reads what the one before it left: a tangent that some iteration leaves
-        # ZERO (or holding ZERO items) may be so at the top of every iteration and after the
-        # loop. Generate the loop, and again from the same state with those flags, until the
-        # flags the body starts from cover all it leaves (each round adds flags; few rounds).
-        start, outer_log = self._snapshot(), self.facts.flag_log
-        while True:
-            head = self.facts.copy_of_flags()
-            self.facts.flag_log = set()
-            code = self.loop_code(loop)
-            missing = {(flag, name) for flag, name in self.facts.flag_log if name in carried and name not in head[flag]}
-            if not missing:
-                break
-            self._restore(start)
-            for flag, name in missing:
-                self.facts.flags[flag].add(name)
-            start = self._snapshot()
-        self.facts.flag_log |= outer_log
-        for flag, names in head.items():  # after the loop: what the last iteration left, or the first started with
-            for name in names & set(carried):
-                self.facts.flags[flag].add(name)
-                self.facts.flag_log.add((flag, name))
-        self.facts.numbers -= set(carried)
+            lines += self.operations.set_tangent(name, "ZERO")
+            self.facts.flag(name, True, False, shaped=name not in self.facts.numbers)
+        outer_log = self.facts.flag_log
+        for flag, names in self.heads[id(loop)].items():
+            self.facts.flags[flag] |= names
+        head = self.facts.copy_of_flags()
+        self.facts.flag_log = set()
+        code = self.loop_code(loop)
+        leave_loop(self.facts, loop, head, outer_log)
         return lines + code
 
     def loop_code(self, loop: Loop) -> list[str]:
@@ -172,12 +131,11 @@ class ForwardGenerator:
             index = loop.counter or self.namer.fresh(f"{loop.elements[0].target}_index")
         elements = []
         for op in loop.elements:
-            if op.target in active and self.facts.has_tangent(op.args[0]):
+            change = element_change(op, self.facts, self.activity)
+            if change is not None:
                 key = index if not loop.over_items else loop.counter
-                source = op.args[0]
-                elements += self.operations.set_tangent(op.target, f"tangent_item({self.facts.tangent_of(source)}, {key})",
-                                             maybe_zero=self.facts.items_may_be_zero(source),
-                                             zero_items=self.facts.items_may_be_zero(source))
+                elements += self.operations.set_tangent(op.target, f"tangent_item({self.facts.tangent_of(op.args[0])}, {key})")
+                self.facts.flag(change.name, change.maybe_zero, change.zero_items, change.shaped)
         body = elements + self.block(loop.body) + [line for op in loop.back_edges for line in self.operations.operation(op)]
         if header is not None:
             return header + indented(body or ["pass"])
@@ -196,31 +154,12 @@ class ForwardGenerator:
         return f"for {counter}, {bound if len(targets) == 1 else '(' + bound + ')'} in enumerate({walked}):"
 
     def while_header(self, loop: Loop) -> list[str]:
-        test = loop.test
-        single = test[0].operations[0] if len(test) == 1 and isinstance(test[0], Statement) and len(test[0].operations) == 1 else None
-        if single is not None and single.kind == "call" and single.callee.operator_code and single.target == self.core.code(loop.condition):
+        single = inline_test(loop)
+        if single is not None:
             return [f"while {self.core.call_text(single)}:"]
         # the test is a block: `and` / `or` evaluate their right operand on one path only
-        check = self.block(test)
+        check = self.block(loop.test)
         return ["while True:"] + indented(check + [f"if not {self.core.code(loop.condition)}:", INDENT + "break"])
-
-
-def _always_jumps(block) -> bool:
-    """Whether every path through ``block`` ends in ``break`` or ``continue``."""
-    if not block:
-        return False
-    last = block[-1]
-    return isinstance(last, Jump) or (isinstance(last, Branch) and _always_jumps(last.then) and _always_jumps(last.orelse))
-
-
-def _carried_within(block) -> list[str]:
-    names = []
-    for item in block:
-        if isinstance(item, Loop):
-            names += item.carried + _carried_within(item.body)
-        elif isinstance(item, Branch):
-            names += _carried_within(item.then) + _carried_within(item.orelse)
-    return names
 
 
 def generate_forward(function: Function, wrt: tuple[str, ...], user_function, namer) -> GeneratedModule:

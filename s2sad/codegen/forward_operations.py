@@ -7,22 +7,19 @@ code runs; in-place changes update the container's tangent the same way.
 """
 from __future__ import annotations
 
-import ast
-import inspect
-import operator
 import re
-from collections import Counter
 
 import numpy as np
 
 from ..analysis.activity import Activity, propagates
 from ..errors import MissingRuleError
 from ..frontend.ir import Const, Function, Operation, Var, operations_of
-from ..frontend.resolve import describe_callee, is_library, refuse_transform
+from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
 from .core import STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name
 from .expressions import substitute
-from .forward_facts import SHAPED_FLAG, TangentFacts
+from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, indexed_item,
+                                     through_generated_jvp)
 
 
 class ForwardOperations:
@@ -32,27 +29,31 @@ class ForwardOperations:
         self.facts = facts
         self.activity = activity
         self.function = function
+        self.known = FunctionFacts(function, activity)
         self._producers: dict | None = None    # variable -> the operations assigning it (may_hold_a_sequence)
-        assignments = Counter(op.target for op in operations_of(function.statements) if op.kind != "mutate")
-        self.assigned_once = {name for name, count in assignments.items() if count == 1}  # not a loop's carried value
+        self.written: list[str] = []           # the tangent variables the operation being written sets
 
-    def set_tangent(self, name: str, expression: str, maybe_zero: bool = False, zero_items: bool = False,
-                    shaped: bool = True) -> list[str]:
-        self.facts.flag(name, maybe_zero or expression == "ZERO", zero_items, shaped)
+    def set_tangent(self, name: str, expression: str) -> list[str]:
+        self.written.append(name)
         return [f"{self.core.derivative(name)} = {expression}"]
 
     def operation(self, op: Operation) -> list[str]:
-        number = op.kind == "copy" and _is_number(op.args[0])
-        if number:
-            self.facts.numbers.add(op.target)
-        else:
-            self.facts.numbers.discard(op.target)
+        """The operation's lines, from the facts before it; then the facts after it."""
+        change = change_of(op, self.facts, self.known)
+        self.written = []
+        lines = self.lines(op)
+        if self.written != ([change.name] if change is not None else []):  # one definition of the facts: never
+            raise AssertionError(f"forward mode wrote the tangents of {self.written} for `{op.target}`, "
+                                 f"its facts say {change}")
+        apply(op, change, self.facts)
+        return lines
+
+    def lines(self, op: Operation) -> list[str]:
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.mutation(op)
         self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
-        if active and op.kind == "call" and op.callee.kind == "static" and op.callee.operator_code is None \
-                and forward_rule(op.callee.value) is None and self._transformable(op.callee.value):
+        if active and through_generated_jvp(op, self.activity):
             return self.transformed_call(op)
         lines = self.value(op)
         if not active:
@@ -61,7 +62,7 @@ class ForwardOperations:
         if not tangent and op.target in self.facts.tangents:
             # the target already holds a tangent (a loop's carried value from the iteration before,
             # now given a constant): it must not keep that one
-            tangent = self.set_tangent(op.target, "ZERO", shaped=not number)
+            tangent = self.set_tangent(op.target, "ZERO")
         return lines + tangent
 
     def value(self, op: Operation) -> list[str]:
@@ -79,8 +80,7 @@ class ForwardOperations:
             source = op.args[0]
             if not self.facts.has_tangent(source):
                 return []
-            return self.set_tangent(op.target, self.facts.tangent_of(source), self.facts.may_be_zero(source),
-                                    source.name in self.facts.zero_items, source.name in self.facts.flags[SHAPED_FLAG])
+            return self.set_tangent(op.target, self.facts.tangent_of(source))
         if op.kind == "unpack":
             source = op.args[0]
             known = self.facts.static_item(source, op.index)
@@ -88,31 +88,23 @@ class ForwardOperations:
                 return []  # a constant item of a tuple built here: its tangent is zero, and no code
             if not self.facts.has_tangent(source):
                 return []
-            maybe_zero, zero_items = known[1:] if known is not None else (self.facts.items_may_be_zero(source),) * 2
-            return self.set_tangent(op.target, f"tangent_item({self.facts.tangent_of(source)}, {op.index})", maybe_zero, zero_items)
+            return self.set_tangent(op.target, f"tangent_item({self.facts.tangent_of(source)}, {op.index})")
         if op.kind in ("tuple", "list"):
             if not any(self.facts.has_tangent(a) for a in op.args):
                 return []
-            if op.kind == "tuple" and op.target in self.assigned_once:
-                self.facts.static_items[op.target] = {i: (self.facts.has_tangent(a), self.facts.may_be_zero(a), self.facts.items_may_be_zero(a))
-                                                for i, a in enumerate(op.args)}
             items = ", ".join(self.facts.tangent_of(a) for a in op.args)
             text = f"({items},)" if op.kind == "tuple" and len(op.args) == 1 else (f"({items})" if op.kind == "tuple" else f"[{items}]")
-            return self.set_tangent(op.target, text, zero_items=not all(self.facts.has_tangent(a) and not self.facts.may_be_zero(a)
-                                                                        for a in op.args))
+            return self.set_tangent(op.target, text)
         if op.kind == "dict":
             if not any(self.facts.has_tangent(v) for _, v in op.kwargs):
                 return []
-            return self.set_tangent(op.target, "{" + ", ".join(f"{k}: {self.facts.tangent_of(v)}" for k, v in op.kwargs) + "}",
-                                    zero_items=not all(self.facts.has_tangent(v) and not self.facts.may_be_zero(v) for _, v in op.kwargs))
+            return self.set_tangent(op.target, "{" + ", ".join(f"{k}: {self.facts.tangent_of(v)}" for k, v in op.kwargs) + "}")
         callee = op.callee
         if callee.kind == "attribute":
             receiver = op.args[0]
             if not self.facts.has_tangent(receiver):
                 return []
-            # a field of a structural tangent that does not have it is ZERO
-            return self.set_tangent(op.target, f"attribute_jvp({self.core.code(receiver)}, {self.facts.tangent_of(receiver)}, {callee.name!r})",
-                                    self.facts.items_may_be_zero(receiver), self.facts.items_may_be_zero(receiver))
+            return self.set_tangent(op.target, f"attribute_jvp({self.core.code(receiver)}, {self.facts.tangent_of(receiver)}, {callee.name!r})")
         if callee.kind == "method":
             if not any(self.facts.has_tangent(a) for a in op.atoms()):
                 return []
@@ -121,9 +113,7 @@ class ForwardOperations:
                                    "(" + "".join(self.core.code(a) + ", " for a in rest) + ")",
                                    "(" + "".join(self.facts.tangent_of(a) + ", " for a in rest) + ")"]
                                   + [f"{k}={self.core.code(v)}" for k, v in op.kwargs])
-            # the receiver's type picks the rule when the code runs: a method of the user's class
-            # is differentiated from source and, like a helper, may give ZERO
-            return self.set_tangent(op.target, f"method_jvp({arguments})", maybe_zero=True, zero_items=True)
+            return self.set_tangent(op.target, f"method_jvp({arguments})")
         return self.rule_tangent(op)
 
     def rule_tangent(self, op: Operation) -> list[str]:
@@ -139,7 +129,7 @@ class ForwardOperations:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.core.location_of(op), "pass the arguments the rule's signature names")
         arguments = forward.rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
-        known = self.indexed_item(op)
+        known = indexed_item(op, self.facts)
         if known is not None and not known[0]:
             return []  # a constant item of a tuple built here
         terms, bare = [], []
@@ -192,13 +182,7 @@ class ForwardOperations:
             # a broadcast operand's tangent, up to the output's shape: the sum of the terms has
             # it only if no operand larger than the others has a tangent that is ZERO
             expression = f"fit({expression}, {op.target})"
-        contributing = [arguments[p] for p in codes if self.facts.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
-        every_zero = all(self.facts.may_be_zero(atom) for atom in contributing)
-        zero_items = any(atom.name in self.facts.zero_items for atom in contributing)   # list(xs), zip(xs, ys)
-        if op.callee.value is operator.getitem:
-            # an item taken out of a container is ZERO where the container's is
-            every_zero, zero_items = known[1:] if known is not None else (every_zero or zero_items,) * 2
-        return self.set_tangent(op.target, expression, maybe_zero=every_zero, zero_items=zero_items)
+        return self.set_tangent(op.target, expression)
 
     def may_hold_a_sequence(self, name: str, seen=()) -> bool:
         """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
@@ -218,16 +202,6 @@ class ForwardOperations:
                 return True
         return False
 
-    def indexed_item(self, op: Operation):
-        """What static_item knows of ``container[i]`` with ``i`` written as a number."""
-        if op.callee.value is not operator.getitem or len(op.args) != 2 or not isinstance(op.args[1], Const):
-            return None
-        try:
-            index = ast.literal_eval(op.args[1].code)
-        except (ValueError, SyntaxError):
-            return None
-        return self.facts.static_item(op.args[0], index)
-
     def bind_jvp(self, op: Operation, param: str) -> str:
         recipe = ("jvp", callee_reference(op), param)
         for name, existing in self.core.bindings.items():
@@ -237,10 +211,6 @@ class ForwardOperations:
         name = self.namer.fresh(f"{word}_jvp_{param}")
         self.core.bindings[name] = recipe
         return name
-
-    def _transformable(self, value) -> bool:
-        original = getattr(value, "__s2sad_original__", value)
-        return inspect.isfunction(original) and not is_library(original)
 
     def transformed_call(self, op: Operation) -> list[str]:
         """A user function: its own generated jvp, given the tangents its arguments have."""
@@ -255,9 +225,7 @@ class ForwardOperations:
         tangents = [self.facts.tangent_of(op.args[i]) for i in active] + [self.facts.tangent_of(dict(op.kwargs)[k]) for k in keywords]
         arguments = ", ".join(self.core.argument_list(op.args, op.kwargs))
         call = f"{binding}(({', '.join(tangents)}{',' if len(tangents) == 1 else ''}), {arguments})"
-        # what the helper returns may not depend on the arguments given tangents (a constant,
-        # a tuple holding one): its tangent, or items of it, may be ZERO
-        self.facts.flag(op.target, maybe_zero=True, zero_items=True)
+        self.written.append(op.target)
         return [f"{op.target}, {self.core.derivative(op.target)} = {call}"]
 
     def mutation(self, op: Operation) -> list[str]:
@@ -267,32 +235,22 @@ class ForwardOperations:
         if container.name not in self.activity.active:
             return lines
         held = self.facts.tangent_of(container)
-        # a container's tangent is ZERO until something with a tangent is put in; the items the
-        # code puts in without one (or with one that may be ZERO) are ZERO in it
-        empty = not self.facts.has_tangent(container) or self.facts.may_be_zero(container)
-        items_zero = empty or container.name in self.facts.zero_items
         if method == "setitem":
             value = op.args[2]
             if not (self.facts.has_tangent(value) or self.facts.has_tangent(container)):
                 return lines
             # tangent_setitem writes into real zeros where the tangent was ZERO
             return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.core.code(container)}, "
-                                            f"{self.core.code(op.args[1])}, {self.facts.tangent_of(value)})",
-                                            zero_items=items_zero or not self.facts.has_tangent(value) or self.facts.may_be_zero(value)
-                                            or self.facts.items_may_be_zero(value))
+                                            f"{self.core.code(op.args[1])}, {self.facts.tangent_of(value)})")
         if method in ("append", "extend"):
             value = op.args[1]
             tangent = (f"tangent_append({held}, {self.core.code(container)}, {self.facts.tangent_of(value)})" if method == "append" else
                        f"tangent_extend({held}, {self.core.code(container)}, {self.facts.tangent_of(value)}, {self.core.code(value)})")
-            added_zero = not self.facts.has_tangent(value) or self.facts.may_be_zero(value) or \
-                (method == "extend" and self.facts.items_may_be_zero(value))
-            return lines + self.set_tangent(container.name, tangent, maybe_zero=empty and (
-                not self.facts.has_tangent(value) or self.facts.may_be_zero(value)), zero_items=items_zero or added_zero)
+            return lines + self.set_tangent(container.name, tangent)
         # pop
         position = self.core.code(op.args[1]) if len(op.args) > 1 else "-1"
         if self.facts.has_tangent(container):
-            lines += self.set_tangent(op.target, f"tangent_pop({held}, {position})", self.facts.items_may_be_zero(container),
-                                      self.facts.items_may_be_zero(container))
+            lines += self.set_tangent(op.target, f"tangent_pop({held}, {position})")
         return lines
 
 
@@ -334,17 +292,6 @@ def _reads_sequences_as_arrays(function) -> bool:
     """A NumPy function, which reads a list it is given as an array (not a container op)."""
     module = getattr(function, "__module__", None) or ""
     return isinstance(function, np.ufunc) or module == "numpy" or module.startswith("numpy.")
-
-
-def _is_number(atom) -> bool:
-    """A number written in the source (``0.0``, ``-1``): a 0-d value, which no broadcast enlarges."""
-    if not isinstance(atom, Const):
-        return False
-    try:
-        value = ast.literal_eval(atom.code)
-    except (ValueError, SyntaxError):
-        return False
-    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
 
 
 def _names(template: str) -> set[str]:
