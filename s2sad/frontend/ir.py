@@ -153,3 +153,15 @@ class Function:
     imports: dict[str, str]        # module-level name -> module imported under it
     location: SourceLocation | None = None
     param_versions: dict = field(default_factory=dict)   # parameter name -> its variable
+
+
+def static_callees(function: Function) -> set[str]:
+    """The spellings of the calls the normaliser resolved to an object (``np.linalg.inv``, ``helper``)."""
+    return {operation.callee.spelling for operation in operations_of(function.statements)
+            if operation.callee is not None and operation.callee.kind == "static"}
+
+
+def names_of(function: Function) -> set[str]:
+    """Every name the normalised function uses: what the generator's own names must not be."""
+    names = set(function.params) | set(function.free_reads.values()) | set(function.bindings) | set(function.imports)
+    return names | {operation.target for operation in operations_of(function.statements)}
