@@ -66,3 +66,27 @@ def list_append(x):
 def star_unpack(x):
     first, *rest = [x, x * 2.0, x * 3.0]
     return np.sum(first * rest[1])
+
+
+# ---------------------------------------------------------------- bodies written on the header's line
+def cube(x): return np.sum(x ** 3)
+
+
+def two_statements(x): y = np.sin(x) * 2.0; return np.sum(y * x)
+
+
+def one_line_branches_and_loops(x, n):
+    y = x
+    if np.sum(x) > 0: y = x * 2.0
+    else: y = -x
+    for i in range(n): y = y * x
+    while n > 2: n = n - 1; y = y + x
+    return np.sum(y)
+
+
+def calls_a_one_line_helper(x):
+    def scaled(v): return 3.0 * v
+    return np.sum(scaled(x) ** 2)
+
+
+def one_line_del(x): y = x; del y; return x

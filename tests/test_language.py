@@ -25,7 +25,20 @@ ARRAY_CASES = {
     "nested_unpack": (programs.nested_unpack, (r(3),), (0,)),
     "list_append": (programs.list_append, (r(3),), (0,)),
     "star_unpack": (programs.star_unpack, (r(3),), (0,)),
+    "one_line_def": (programs.cube, (r(3),), (0,)),
+    "one_line_def_of_two_statements": (programs.two_statements, (r(3),), (0,)),
+    "one_line_branch_and_loop_bodies": (programs.one_line_branches_and_loops, (r(3), 4), (0,)),
+    "one_line_nested_def": (programs.calls_a_one_line_helper, (r(3),), (0,)),
 }
+
+
+def test_a_one_line_body_is_refused_at_its_own_line_and_column():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(programs.one_line_del)(1.0)
+    location = raised.value.location
+    assert location.filename.endswith("language_programs.py")
+    assert location.text.lstrip().startswith("def one_line_del(x): y = x; del y")
+    assert location.column == location.text.index("del y") + 1
 
 
 @pytest.mark.parametrize("name", sorted(ARRAY_CASES))

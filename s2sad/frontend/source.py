@@ -106,12 +106,59 @@ def read_function(function) -> FunctionSource:
             f"cannot parse the source of {name} in {filename}: {error.message}",
             SourceLocation(filename, first_line + error.raw_line - 1, error.raw_column + indent + 1),
         ) from None
-    positions = wrapper.resolve(PositionProvider)
+    positions = dict(wrapper.resolve(PositionProvider))
     module = wrapper.module
+    if _has_one_line_body(text):
+        module = _one_line_bodies_expanded(module, positions, cst)
     funcdef = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
     if funcdef is None:
         raise SourceUnavailableError(f"the source of {name} in {filename} does not start with a def")
     return FunctionSource(function, filename, text, first_line, indent, funcdef, positions)
+
+
+def _one_line_bodies_expanded(module, positions, cst):
+    """``module`` with every body written on the line of its header (``def f(x): return x ** 3``,
+    ``if c: y = 2``) as the indented block it stands for; each new node takes the position of
+    the node it replaces, so errors still point at the user's line and column."""
+
+    class Expand(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            result = updated
+            if isinstance(original, cst.SimpleStatementSuite):
+                line = cst.SimpleStatementLine(body=updated.body)
+                result = cst.IndentedBlock(body=[line])
+                if original in positions:
+                    positions[line] = positions[original]
+            if result is not original and original in positions:
+                positions[result] = positions[original]
+            return result
+
+    return module.visit(Expand())
+
+
+_HEADER = re.compile(r"^[ \t]*(?:def|if|elif|else|for|while)\b", re.MULTILINE)
+
+
+def _has_one_line_body(text: str) -> bool:
+    """Whether some header (``def``, ``if``, ``for`` ...) has code after its colon on the same
+    line. Brackets are skipped, so annotations and slices do not count; a cheap test, so the
+    tree is walked only for the functions that need it (the walk costs a millisecond a line)."""
+    for match in _HEADER.finditer(text):
+        end = text.find("\n", match.end())
+        line = text[match.end():end if end >= 0 else len(text)]
+        depth = 0
+        for index, char in enumerate(line):
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif char == "#" or char in "'\"" and depth == 0:
+                break  # a comment, or a string in the header itself: no body worth finding here
+            elif char == ":" and depth == 0:
+                rest = line[index + 1:].strip()
+                if rest and not rest.startswith("#"):
+                    return True
+    return False
 
 
 # ``inspect.findsource``'s test for the line a function's source starts on.
