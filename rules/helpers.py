@@ -90,6 +90,13 @@ def unbroadcast(v, like):
             return ZERO
         return complex(np.sum(v))
     else:
+        if isinstance(like, (list, tuple)) and isinstance(v, (list, tuple, Tangent)):
+            # the cotangent of a list or tuple made by `xs + ys` or `xs * n`: which items are
+            # this operand's is not known here
+            raise UnsupportedSyntaxError(
+                "lists or tuples joined with `+` or repeated with `*` are differentiated only where one side is "
+                "written as a list or tuple (xs + [y], args + (x,), list(a) + list(b))",
+                hint="write the side that is a variable as list(xs) or tuple(xs), or build the list with append")
         dtype = getattr(like, "dtype", None)
         if dtype is None:
             like = np.asarray(like)

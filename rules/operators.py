@@ -16,16 +16,48 @@ its own dtype (``unbroadcast`` takes it).
 ``a[i]`` on an array scatters the cotangent into zeros of ``a``'s shape (repeated fancy
 indices accumulate); on a tuple or list it returns a tuple or list holding ``ZERO``
 everywhere but at the index. The index gets a cotangent only when it holds the arrays:
-``np.r_[x, y]`` and ``np.c_[x, y]`` (see ``index_tricks``). Operators on sequences as containers (``[0.0] * n``,
-``xs + ys``) are not differentiated here.
+``np.r_[x, y]`` and ``np.c_[x, y]`` (see ``index_tricks``). ``xs + ys`` where one side is
+written as a list or tuple is ``operator.concat`` (the normaliser tells it from a sum): each
+side gets its own items of the cotangent. Other operators on sequences (``[0.0] * n``, two
+list variables added) are refused where their cotangent would be split.
 """
 import operator
 
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
+from s2sad.runtime.structure import split_cotangent
+from s2sad.runtime.tangents import ZERO
+
 from .index_tricks import getitem_jvp_index, getitem_vjp_index
 from .numpy_elementwise import power_jvp_exponent
+
+def concat_vjp_a(g, ans, a, b):
+    return _items(g, len(ans), a, 0, len(a))
+
+
+def concat_vjp_b(g, ans, a, b):
+    return _items(g, len(ans), b, len(a), len(ans))
+
+
+def _items(g, count, like, start, stop):
+    return _joined(split_cotangent(g, count)[start:stop], like)
+
+
+def concat_jvp_a(g, ans, a, b):
+    return _joined(split_cotangent(g, len(a)) + (ZERO,) * len(b), ans)
+
+
+def concat_jvp_b(g, ans, a, b):
+    return _joined((ZERO,) * len(a) + split_cotangent(g, len(b)), ans)
+
+
+def _joined(items, like):
+    return list(items) if isinstance(like, list) else tuple(items)
+
+
+defvjp(operator.concat, "a, b", concat_vjp_a, concat_vjp_b)
+defjvp(operator.concat, concat_jvp_a, concat_jvp_b)
 
 # ------------------------------------------------------------------ arithmetic
 defvjp(operator.add,     "a, b", "unbroadcast(g, a)",     "unbroadcast(g, b)")

@@ -13,24 +13,24 @@ import inspect
 
 import numpy as np
 
+from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import arrays_in, detached, unshared
 from .errors import MissingRuleError
 from .runtime.projection import check_differentiable, plainly_differentiable
 from .registry import registry_generation, rule_for
-from .frontend.resolve import mark_transform, transform_kind
-from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
+from .frontend.resolve import is_library, mark_transform, transform_kind
+from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
 from .higher import derivative
-from .arguments import bind_arguments, differentiated_positions, hand_over, is_float_like, seed_for, split_aux
+from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
 from .tracebacks import point_at_user_source
 
 
 def _is_library_function(function) -> bool:
-    module = getattr(function, "__module__", "") or ""
-    return inspect.isfunction(function) and module.split(".")[0] in ("numpy", "scipy")
+    return inspect.isfunction(function) and is_library(function)
 
 
 class _Plan:
@@ -69,8 +69,22 @@ def _run(function, args, kwargs, positions):
     """Run the primal of ``function``: (output, pullback, parameter names, values).
 
     A function with a registered rule (``np.sin``, a user's rule) is differentiated by that
-    rule; any other function by the code s2sad generates for it.
+    rule; any other function by the code s2sad generates for it. A bound method or a
+    ``functools.partial`` is its function called with the arguments it holds first, which
+    are not differentiated.
     """
+    held = held_call(function)
+    if held is not None:
+        target, held_args, held_keywords = held
+        count = len(held_args)
+        y, pullback, names, values = _run(target, tuple(held_args) + tuple(args), {**held_keywords, **kwargs},
+                                          tuple(position + count for position in positions))
+
+        def held_pullback(cotangent):
+            cotangents = pullback(cotangent)
+            return (cotangents[0],) + tuple(cotangents[1 + count:])
+
+        return y, held_pullback, names[count:], list(values[count:])
     plan = _plan(function)
     original, rule = plan.original, plan.rule
     if rule is not None:
@@ -92,7 +106,7 @@ def _run(function, args, kwargs, positions):
         values = args  # the common call: every parameter given in order
     else:
         names, values = bind_arguments(original, args, kwargs, plan)
-        if plan.names is None and _collects_arguments(original):
+        if plan.names is None and collects_arguments(original):
             return _run_collecting(original, args, kwargs, positions)
     for position in positions:
         check_differentiable(values[position], names[position])
@@ -109,12 +123,6 @@ def _run(function, args, kwargs, positions):
     if runs_once:
         pullback = _repeatable(pullback, lambda: rrule(*values)[1])
     return y, pullback, names, values
-
-
-def _collects_arguments(function) -> bool:
-    """Whether ``function`` has ``*args`` or ``**kwargs``: argnums then count the call's
-    arguments, not the function's parameters."""
-    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in _signature_of(function).parameters.values())
 
 
 def _run_collecting(original, args, kwargs, positions):

@@ -165,3 +165,9 @@ def shaped_tangent(tangent, like):
     if isinstance(like, np.generic):
         return dtype.type(value)
     return complex(value) if isinstance(like, complex) else float(np.real(value)) if dtype.kind == "f" else value
+
+
+def collects_arguments(function) -> bool:
+    """Whether ``function`` has ``*args`` or ``**kwargs``: argnums then count the call's
+    arguments, not the function's parameters."""
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in _signature_of(function).parameters.values())

@@ -15,7 +15,7 @@ import functools
 import numpy as np
 
 from .api import vjp
-from .arguments import bind_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
+from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
 from .runtime.finiteness import has_nan, refuse_nan
 from .registry.forward import forward_rule
@@ -23,8 +23,9 @@ from .runtime.projection import check_differentiable
 from .runtime.structure import zeros_like_primal
 from .frontend.resolve import mark_transform, unwrap as _unwrap
 from .runtime.tangents import ZERO, is_zero, unthunk
+from .runtime.calls import held_call
 from .tracebacks import POINTING
-from .transform import generated_jvp
+from .transform import generated_jvp, transformed_forward_call
 
 __all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
 
@@ -42,14 +43,24 @@ def jvp(f, primals, tangents, has_aux: bool = False):
         if has_nan(tangent_out):
             refuse_nan(tangent_out, y, tangents, f)
         return y, tangent_out
-    original = _unwrap(f)
-    names, values = bind_arguments(original, primals, {})
-    positions = [i for i, value in enumerate(primals) if is_float_like(value) and not is_zero(tangents[i])]
-    for i in positions:
-        check_differentiable(values[i], names[i])
-    forward = generated_jvp(original, tuple(names[i] for i in positions))
-    with POINTING:
-        y, tangent = forward(*values, *(tangents[i] for i in positions))
+    original, held_args, held_keywords = held_call(f) or (_unwrap(f), (), {})
+    # a bound method's object, a partial's arguments: held, not differentiated
+    count = len(held_args)
+    given, tangents = tuple(held_args) + primals, (ZERO,) * count + tangents
+    positions = [i for i, value in enumerate(given) if i >= count and is_float_like(value) and not is_zero(tangents[i])]
+    if collects_arguments(original):  # *args, **kwargs: one tangent per argument of the call, as a call is
+        for i in positions:
+            check_differentiable(given[i], f"argument {i - count}")
+        forward = transformed_forward_call(original, positions, ())
+        with POINTING:
+            y, tangent = forward(tuple(tangents[i] for i in positions), *given, **held_keywords)
+    else:
+        names, values = bind_arguments(original, given, held_keywords)
+        for i in positions:
+            check_differentiable(values[i], names[i])
+        forward = generated_jvp(original, tuple(names[i] for i in positions))
+        with POINTING:
+            y, tangent = forward(*values, *(tangents[i] for i in positions))
     output, aux = split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
     tangent_out = shaped_tangent(tangent[0] if has_aux and not is_zero(tangent) else tangent, output)
     if has_nan(tangent_out):

@@ -127,6 +127,8 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     ]
     if mode == "forward":
         parts.append("forward rules=" + _forward_rules_fingerprint())
+    if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
+        parts.append("positions=" + repr(list(function.__code__.co_positions())))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -234,7 +236,7 @@ def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> s
 
 
 def _load_or_generate(function, wrt, mode):
-    name = function.__qualname__.replace("<locals>.", "") + ("_jvp" if mode == "forward" else "")
+    name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + ("_jvp" if mode == "forward" else "")
     directory = cache.usable_directory()
     source = None
     path = None

@@ -67,11 +67,6 @@ def mutates_nested_element(x):
     return y.sum()
 
 
-def uses_star_args(x):
-    values = [x, x]
-    return np.sum(np.add(*values))  # refused: star args
-
-
 def uses_set_comprehension(x):
     return len({v for v in x})  # refused: set comprehension
 

@@ -32,11 +32,10 @@ CASES = [
     ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),
     ("uses_yield", "yield", "yield", "generators (`yield`) cannot be differentiated"),
     ("uses_try", "try", "try", "`try` blocks are not supported"),
-    ("uses_with", "with", "with", "`with` blocks are not supported"),
+    ("uses_with", "with", "open(", "`with ... as name` is not supported"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),
     ("uses_del", "del", "del", "`del` is not supported"),
     ("mutates_nested_element", "nested subscript assignment", "y[0][1]", "only a variable's elements can be assigned"),
-    ("uses_star_args", "star args", "*values", "`*` unpacking in calls is not supported yet"),
     ("uses_set_comprehension", "set comprehension", "{v for", "set comprehensions are not supported"),
     ("uses_chained_comparison", "chained comparison", "0.0 < x", "chained comparisons are not supported yet"),
     ("uses_walrus", "walrus", "y := x", "the walrus operator"),
@@ -44,7 +43,7 @@ CASES = [
     ("uses_async", "async", "async def", "async functions cannot be differentiated"),
     ("uses_undefined_name", "undefined", "not_defined_anywhere", "name `not_defined_anywhere` is not defined"),
     ("uses_unknown_attribute", "unresolvable", "np.no_such_function", "`np.no_such_function` cannot be resolved"),
-    ("calls_a_builtin_without_rule", "calling a computed value", "np.frompyfunc", "calling a computed value is not supported"),
+    ("calls_a_builtin_without_rule", "calling a computed value", "lambda v", "a lambda used as a value"),
 ]
 
 

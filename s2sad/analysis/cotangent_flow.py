@@ -358,6 +358,8 @@ class _Walker:
     def jump(self, jump: Jump) -> None:
         """Leaving an iteration early, reversed: the carried cotangents, as the iteration ended,
         go to the versions the jump copied back (the ones it did not copy keep theirs)."""
+        if jump.kind == "raise":
+            return  # a path that raised has no pullback
         loop = self.loops[-1]
         active = self.activity.active
         copied = {edge.target for edge in jump.edges}

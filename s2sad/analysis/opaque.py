@@ -18,7 +18,7 @@ import textwrap
 
 from .activity import CONSTANT_METHODS
 from ..errors import MissingRuleError, UnsupportedSyntaxError
-from ..frontend.ir import Operation, Var
+from ..frontend.ir import Const, Operation, Var
 from ..frontend.resolve import Environment, found
 from ..frontend.wrappers import source_lines
 from ..registry import rule_for
@@ -40,6 +40,11 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
         return
     callee = op.callee
     text = location.text.strip() if location is not None and location.text else callee.spelling
+    if callee.kind == "method" and callee.name == "__call__" and op.args[0] in given:
+        raise UnsupportedSyntaxError(
+            f"`{text}` calls a function that is computed from a differentiated input (a closure over one, or a "
+            "method of a differentiated object): s2sad cannot differentiate through the function itself",
+            location, hint="call a function defined at module level and pass the differentiated values as its arguments")
     for keyword, atom in op.kwargs:
         if keyword == "out":
             raise UnsupportedSyntaxError(
@@ -48,6 +53,10 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
                 location, hint="assign the result instead (buf = np.add(x, 1.0)), which s2sad differentiates")
     if callee.kind == "attribute" or (callee.kind == "method" and callee.name in CONSTANT_METHODS):
         return
+    if callee.kind == "method" and callee.name == "format" and isinstance(op.args[0], Const):
+        return  # a message written as an f-string: formatting reads its values
+    if callee.kind == "static" and isinstance(callee.value, type) and issubclass(callee.value, BaseException):
+        return  # an exception made for `raise`, holding its message
     if callee.kind == "method":
         if differentiated:
             return  # method_rrule picks the rule by the receiver's type, and refuses without one

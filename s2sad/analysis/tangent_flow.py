@@ -20,7 +20,7 @@ from collections import Counter
 from typing import NamedTuple
 
 
-from ..frontend.ir import Branch, Const, Function, Jump, Loop, Operation, Var, operations_of
+from ..frontend.ir import Branch, Const, Context, Function, Jump, Loop, Operation, Var, operations_of
 from ..frontend.resolve import is_library
 from ..registry.forward import forward_rule
 from .activity import Activity, propagates
@@ -425,6 +425,8 @@ def _always_jumps(block) -> bool:
     if not block:
         return False
     last = block[-1]
+    if isinstance(last, Context):
+        return _always_jumps(last.then)
     return isinstance(last, Jump) or (isinstance(last, Branch) and _always_jumps(last.then) and _always_jumps(last.orelse))
 
 

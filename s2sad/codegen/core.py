@@ -18,7 +18,7 @@ from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Const, Function, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Atom, Branch, Const, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -29,7 +29,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at")
+                 "items_of", "inserted_at", "packed_rrule")
 
 
 @dataclass
@@ -129,7 +129,10 @@ class Emitter:
         if callee.kind == "attribute":
             return f"{self.code(op.args[0])}.{callee.name}"
         if callee.kind == "method":
-            return f"{self.code(op.args[0])}.{callee.name}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
+            function = self.code(op.args[0]) + ("" if callee.name == "__call__" else f".{callee.name}")
+            if callee.packed:
+                return f"{function}(*{self.code(op.args[1])}, **{self.code(op.args[2])})"
+            return f"{function}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
         if callee.operator_code is not None:
             # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
             return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
@@ -152,6 +155,16 @@ class Emitter:
             items = ", ".join(f"{key}: {self.code(value)}" for key, value in op.kwargs)
             return [f"{op.target} = {{{items}}}"]
         return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]  # unpack
+
+    def branch_header(self, branch: Branch) -> str:
+        """``if condition:``, or ``with manager:`` for a Context."""
+        word = "with" if isinstance(branch, Context) else "if"
+        return f"{word} {self.code(branch.condition)}:"
+
+    def raise_line(self, jump: Jump) -> str:
+        """``raise error`` (``from cause``) as the user wrote it."""
+        cause = f" from {self.code(jump.cause)}" if jump.cause is not None else ""
+        return f"raise {self.code(jump.exception)}{cause}"
 
     def mutation_line(self, op: Operation) -> list[str]:
         """A list's ``pop``, ``append`` or ``extend`` as written (``y[i] = v`` is each mode's own)."""

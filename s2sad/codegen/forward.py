@@ -20,7 +20,7 @@ item of a tuple built in the function), it writes no code for it at all.
 from __future__ import annotations
 
 from ..analysis.activity import analyse
-from ..frontend.ir import Branch, Function, Jump, Loop, Statement
+from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
@@ -39,7 +39,7 @@ def {entry}({params}):
 '''
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-                   "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp")
+                   "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp")
 
 
 class ForwardGenerator:
@@ -90,6 +90,8 @@ class ForwardGenerator:
         return body if statement.merge else self.core.commented(statement.location, body)
 
     def jump(self, jump: Jump) -> list[str]:
+        if jump.kind == "raise":
+            return [self.core.raise_line(jump)]
         return [line for op in jump.edges for line in self.operations.operation(op)] + [jump.kind]
 
     def branch(self, branch: Branch) -> list[str]:
@@ -101,7 +103,9 @@ class ForwardGenerator:
         orelse = self.block(branch.orelse)
         for lines, zeros in zip((then, orelse), join_paths(self.facts, branch, then_state, self.core.read_names)):
             lines += [f"{self.core.derivative(name)} = ZERO" for name in zeros]  # set on the other path only
-        lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
+        if isinstance(branch, Context):
+            orelse = []  # never taken
+        lines = [self.core.branch_header(branch)] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:

@@ -109,6 +109,10 @@ class ForwardOperations:
             if not any(self.facts.has_tangent(a) for a in op.atoms()):
                 return []
             receiver, rest = op.args[0], op.args[1:]
+            if callee.packed:
+                arguments = ", ".join([self.core.code(receiver), self.facts.tangent_of(receiver), repr(callee.name), op.target]
+                                      + [f"{self.core.code(a)}, {self.facts.tangent_of(a)}" for a in rest])
+                return self.set_tangent(op.target, f"packed_jvp({arguments})")
             arguments = ", ".join([self.core.code(receiver), self.facts.tangent_of(receiver), repr(callee.name), op.target,
                                    "(" + "".join(self.core.code(a) + ", " for a in rest) + ")",
                                    "(" + "".join(self.facts.tangent_of(a) + ", " for a in rest) + ")"]

@@ -18,7 +18,7 @@ from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
-from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
@@ -141,7 +141,7 @@ class ReverseGenerator:
     def jump(self, jump: Jump) -> list[str]:
         """The reverse of leaving an iteration early: the carried cotangents, as the
         iteration ended, go to the versions the jump copied back (the ones it did not
-        copy keep theirs; ``cotangent_flow`` says which)."""
+        copy keep theirs; ``cotangent_flow`` says which). A path that raised has no pullback."""
         lines = []
         for edge in reversed(jump.edges):
             reversal = self.flow.reversal(edge)
@@ -161,6 +161,8 @@ class ReverseGenerator:
         orelse = self.block(branch.orelse)
         for lines, zeros in zip((then, orelse), self.flow.branches[id(branch)]):
             lines += [f"{cotangent} = ZERO" for cotangent in sorted(self.cotangent(name) for name in zeros)]
+        if isinstance(branch, Context):
+            return then  # the path is always taken; the pullback runs outside the manager
         if not then and not orelse:
             return []
         lines = head + [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])

@@ -93,10 +93,12 @@ class PrimalHalf:
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
             self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + tapes_made(then + orelse))
-        lines = [f"if {self.core.code(branch.condition)}:"] + indented(then or ["pass"])
+        lines = [self.core.branch_header(branch)] + indented(then or ["pass"])
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def jump(self, jump: Jump) -> list[str]:
+        if jump.kind == "raise":
+            return [self.core.raise_line(jump)]  # no tape: a pullback never runs after it
         loop, code = self.loop_stack[-1]
         push = [TapeLine(code, push=True)] if code is not None else []
         return push + [line for op in jump.edges for line in self.operation(op)] + [jump.kind]
@@ -170,7 +172,8 @@ class PrimalHalf:
         if callee.kind == "method":
             receiver, rest = op.args[0], op.args[1:]
             arguments = ", ".join([self.core.code(receiver), repr(callee.name)] + self.core.argument_list(rest, op.kwargs))
-            return [f"{op.target}, {op.target}_pullback = method_rrule({arguments})"]
+            rrule = "packed_rrule" if callee.packed else "method_rrule"
+            return [f"{op.target}, {op.target}_pullback = {rrule}({arguments})"]
         if callee.kind == "attribute":
             return [f"{op.target}, {op.target}_pullback = attribute_rrule({self.core.code(op.args[0])}, {callee.name!r})"]
         treatment = self.core.treatment(op)

@@ -14,12 +14,12 @@ from .source import FunctionSource
 SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
-    cst.Assert, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
+    cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
     cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-    cst.Tuple, cst.List, cst.Dict, cst.Ellipsis,
+    cst.Tuple, cst.List, cst.Dict, cst.Ellipsis, cst.FormattedString,
 )
 
 LATER = "coming with control-flow support; for now use np.where or a loop"
@@ -30,7 +30,6 @@ REFUSED = {
     cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),
     cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
     cst.Try: ("`try` blocks are not supported", "move error handling outside the differentiated function"),
-    cst.With: ("`with` blocks are not supported", "move the context manager outside the differentiated function"),
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
@@ -38,9 +37,7 @@ REFUSED = {
     cst.ImportFrom: ("imports inside a differentiated function are not supported", "import at module level"),
     cst.ClassDef: ("class definitions inside a differentiated function are not supported", "define the class at module level"),
     cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
-    cst.Raise: ("`raise` is not supported", "validate inputs before calling the differentiated function"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
-    cst.FormattedString: ("f-strings are not supported", "build strings outside the differentiated function"),
     cst.Match: ("`match` statements are not supported", "use if/elif"),
 }
 
@@ -54,7 +51,7 @@ class _Kind:
     a miss walks the whole subclass tree), and a function has a thousand nodes. libcst
     registers no virtual subclasses, so a class's MRO answers the same as isinstance."""
 
-    __slots__ = ("role", "refused", "unsupported", "starred_dict", "arg", "assignment", "loop")
+    __slots__ = ("role", "refused", "unsupported", "starred_dict", "assignment", "loop")
 
     def __init__(self, kind: type):
         mro = set(kind.__mro__)
@@ -66,7 +63,6 @@ class _Kind:
         self.refused = next((reason for refused, reason in REFUSED.items() if among(refused)), None)
         self.unsupported = among(cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression) and not among(*SUPPORTED)
         self.starred_dict = among(cst.StarredDictElement)
-        self.arg = among(cst.Arg)
         self.assignment = among(cst.Assign, cst.AugAssign, cst.AnnAssign)
         self.loop = among(cst.For, cst.While)
 
@@ -117,8 +113,6 @@ class _Fence(ReadingVisitor):
             self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
         if kind.starred_dict:
             self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
-        if kind.arg and node.star:
-            self.refuse(node, f"`{node.star}` unpacking in calls is not supported yet", "pass the arguments explicitly")
         if kind.assignment:
             self.check_targets(node)
         if kind.loop:

@@ -35,7 +35,10 @@ class Callee:
 
     static: resolved at transform time to ``value`` (a numpy function, an operator, a
     user function); method: ``receiver.name(...)``, resolved by the receiver's type when
-    it runs; attribute: ``receiver.name`` read, resolved the same way.
+    it runs (``receiver(...)`` when ``name`` is ``__call__``: a function held in a value);
+    attribute: ``receiver.name`` read, resolved the same way. A ``packed`` call is written
+    with ``*`` and ``**``: its arguments are the receiver, the tuple of positional arguments
+    and the dict of keyword arguments, ``receiver.name(*args[1], **args[2])``.
     """
 
     kind: str                      # "static" | "method" | "attribute"
@@ -43,6 +46,7 @@ class Callee:
     value: Any = None
     operator_code: str | None = None   # infix or prefix template such as "{0} + {1}"
     name: str = ""                 # method or attribute name
+    packed: bool = False
 
 
 @dataclass
@@ -111,13 +115,24 @@ class Branch:
 
 
 @dataclass
+class Context(Branch):
+    """``with condition: then`` (``orelse`` is empty): a branch that is always taken, its
+    primal run inside the context manager ``condition`` holds (``np.errstate(...)``), as the
+    user wrote it; its pullback and its tangents are computed as any other path's."""
+
+
+@dataclass
 class Jump:
     """``break`` or ``continue`` (the innermost loop's), with the copies of the carried
-    variables back to their loop names that the jump does on its way out."""
+    variables back to their loop names that the jump does on its way out; or ``raise``
+    (kind "raise", ``exception`` and ``cause`` the atoms of ``raise exception from cause``),
+    which leaves everything: a path that raises has no pullback and no tangent."""
 
     location: SourceLocation
     kind: str
     edges: list[Operation] = field(default_factory=list)
+    exception: Atom | None = None
+    cause: Atom | None = None
 
 
 def operations_of(block) -> list[Operation]:

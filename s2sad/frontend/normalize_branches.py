@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .ir import Atom, Branch, Const, Jump, Loop, Operation, Statement, Var, operations_of
+from ..errors import UnsupportedSyntaxError
+from .ir import Atom, Branch, Const, Context, Jump, Loop, Operation, Statement, Var, operations_of
 from .normalize_state import RETURNED, NormalizerState
 
 
@@ -24,6 +25,35 @@ class BranchNormalizer(NormalizerState):
                  for user_name, loop_name in self.loop_names[-1].items() if self.current[user_name] != loop_name]
         self.emitted += edges
         self.items.append(Jump(self.source.location(node), kind, edges))
+
+    def raise_statement(self, node: cst.Raise) -> None:
+        """``raise error``: the path ends here, for good (nothing after it runs, nothing is differentiated on it)."""
+        if node.exc is None:
+            raise UnsupportedSyntaxError("a bare `raise` (re-raising the exception being handled) is not supported",
+                                         self.source.location(node), "raise an exception object: `raise ValueError(...)`")
+        exception = self.expression(node.exc)
+        cause = self.expression(node.cause.item) if node.cause is not None else None
+        self.flush()
+        self.items.append(Jump(self.source.location(node), "raise", [], exception, cause))
+
+    def with_statement(self, node: cst.With, rest: list, loop_depth: int) -> None:
+        """``with manager: body`` (and ``rest``, the code after it, when the body may leave the
+        block): each manager a Context the body runs in, the variables it sets read after it."""
+        for item in node.items:
+            if item.asname is not None:
+                raise UnsupportedSyntaxError("`with ... as name` is not supported: s2sad differentiates the code in a "
+                                             "`with` block, not the value its manager gives", self.source.location(item),
+                                             "enter the manager without `as` (with np.errstate(...):)")
+        managers = [self.expression(item.item) for item in node.items]
+        self.flush()
+        location = self.source.location(node)
+
+        def inside(depth: int) -> list:
+            if depth == len(managers):
+                return self.block(list(node.body.body) + rest, loop_depth)
+            return [Context(location, managers[depth], inside(depth + 1), [])]
+
+        self.items += inside(0)
 
     def after_returning_loop(self, node, rest: list, loop_depth: int) -> None:
         """After a loop that may have returned: stop (or leave the enclosing loop too) if it did."""
@@ -174,6 +204,8 @@ def leaves_block(items) -> bool:
     last = items[-1]
     if isinstance(last, Jump):
         return True
+    if isinstance(last, Context):
+        return leaves_block(last.then)
     if isinstance(last, Branch):
         return leaves_block(last.then) and leaves_block(last.orelse)
     return False

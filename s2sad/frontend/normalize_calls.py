@@ -9,6 +9,8 @@ a closure does. Calls that change a value in place are normalize_mutation.py's.
 """
 from __future__ import annotations
 
+import operator
+
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
@@ -23,7 +25,13 @@ class CallNormalizer(NormalizerState):
     def call(self, node: cst.Call, want) -> Atom:
         """Which kind of call ``node`` is, decided from how its callee is spelt."""
         func = node.func
-        if isinstance(func, cst.Name) and func.value in self.local_functions and func.value not in self.current:
+        local = isinstance(func, cst.Name) and func.value in self.local_functions and func.value not in self.current
+        if any(arg.star for arg in node.args):
+            if local or isinstance(func, cst.Lambda):
+                raise UnsupportedSyntaxError("a nested function or lambda called with `*` or `**` is not supported",
+                                             self.source.location(node), "pass the arguments one by one")
+            return self.packed_call(node, want)
+        if local:
             return self.inline(self.local_functions[func.value], node, want)
         if isinstance(func, cst.Lambda):
             return self.inline(func, node, want)
@@ -39,8 +47,7 @@ class CallNormalizer(NormalizerState):
                 self.source.location(node), UNSUPPORTED_MUTATORS[func.attr.value])
         if isinstance(func, cst.Attribute):
             return self.method_call(node, want)
-        raise UnsupportedSyntaxError("calling a computed value is not supported yet", self.source.location(func),
-                                     "call a function by its name")
+        return self.value_call(node, want)
 
     def static_call(self, node: cst.Call, dotted: str, want) -> Atom:
         """``np.tanh(x)``, ``helper(x)``: a callee the module names, resolved to the object now."""
@@ -74,6 +81,79 @@ class CallNormalizer(NormalizerState):
         args = [receiver] + args
         operands = [atom_name(a) for a in args[:2]]
         return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))
+
+    def value_call(self, node: cst.Call, want) -> Atom:
+        """``f(x)`` where ``f`` is a value (an argument, a default, an item of a list): resolved
+        by what the value is when the generated code runs."""
+        function = self.expression(node.func)
+        args, kwargs = self.arguments(node)
+        callee = Callee("method", atom_name(function) or "value", name="__call__")
+        word = atom_name(function) or "call"
+        return self.operation(want, word, [atom_name(a) for a in args[:1]],
+                              Operation("", "call", callee, [function] + args, kwargs))
+
+    def packed_call(self, node: cst.Call, want) -> Atom:
+        """A call written with ``*`` or ``**`` (``np.ones(*shape)``, ``helper(x, *args, **kwargs)``):
+        the positional arguments gathered into one tuple and the keywords into one dict, the
+        call resolved by its callee when the generated code runs."""
+        func = node.func
+        dotted = dotted_name(func)
+        if dotted is not None and dotted.split(".")[0] not in self.current and self.env.is_static_root(dotted.split(".")[0]):
+            value = self.env.resolve_dotted(dotted)
+            if not found(value):
+                raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(func),
+                                             "check the spelling, or import the module at module level")
+            if writes_into_an_argument(value) or is_ufunc_at(value):
+                raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
+                                             self.source.location(node), "build a new array instead")
+            self.bind(dotted.split(".")[0])
+            receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
+        elif isinstance(func, cst.Attribute):
+            receiver, name = self.expression(func.value), func.attr.value
+            word = name
+        else:
+            receiver, name = self.expression(func), "__call__"
+            word = atom_name(receiver) or "call"
+        positional = self.packed_positional(node)
+        keywords = self.packed_keywords(node)
+        callee = Callee("method", word if name == "__call__" else f"{atom_name(receiver) or 'value'}.{name}",
+                        name=name, packed=True)
+        return self.operation(want, word, [], Operation("", "call", callee, [receiver, positional, keywords]))
+
+    def packed_positional(self, node: cst.Call) -> Atom:
+        """One tuple of the call's positional arguments: ``(a,) + tuple(rest)`` for ``f(a, *rest)``."""
+        pieces, items = [], []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star == "**":
+                continue
+            if arg.star == "":
+                items.append(self.expression(arg.value))
+                continue
+            if items:
+                pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
+                items = []
+            sequence = self.expression(arg.value)
+            as_tuple = Callee("static", "tuple", tuple)
+            pieces.append(self.operation(None, "args", [atom_name(sequence)], Operation("", "call", as_tuple, [sequence])))
+        if items or not pieces:
+            pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
+        joined = pieces[0]
+        for piece in pieces[1:]:
+            plus = Callee("static", "+", operator.concat, "{0} + {1}")
+            joined = self.operation(None, "args", [], Operation("", "call", plus, [joined, piece]))
+        return joined
+
+    def packed_keywords(self, node: cst.Call) -> Atom:
+        """The dict of the call's keyword arguments: the keywords written, or the one ``**kwargs``."""
+        written = [(arg.keyword.value, arg) for arg in node.args if arg.keyword is not None]
+        spread = [arg for arg in node.args if arg.star == "**"]
+        if spread and (written or len(spread) > 1):
+            raise UnsupportedSyntaxError("keywords written beside `**` in one call are not supported yet",
+                                         self.source.location(spread[0]), "merge them into one dict first and pass `**` that")
+        if spread:
+            return self.expression(spread[0].value)
+        entries = [(repr(key), self.expression(arg.value)) for key, arg in written]
+        return self.operation(None, "keywords", [], Operation("", "dict", None, kwargs=entries))
 
     def inline(self, function, call: cst.Call, want) -> Atom:
         """A call of a nested function or lambda, written out in place: its parameters bound

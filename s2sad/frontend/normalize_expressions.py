@@ -18,7 +18,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_state import NormalizerState, atom_name
-from .normalize_syntax import code_of, dotted_name
+from .normalize_syntax import code_of, dotted_name, written_sequence
 from .resolve import found
 
 BINARY = {
@@ -48,6 +48,7 @@ CONSTANT_NAMES = {"None", "True", "False"}
 EXPRESSIONS = {
     cst.Integer: "constant", cst.Float: "constant", cst.Imaginary: "constant",
     cst.SimpleString: "constant", cst.ConcatenatedString: "constant", cst.Ellipsis: "ellipsis",
+    cst.FormattedString: "formatted_string",
     cst.Name: "name", cst.Attribute: "attribute",
     cst.BinaryOperation: "binary_operation", cst.UnaryOperation: "unary_operation", cst.Comparison: "comparison",
     cst.Subscript: "subscript", cst.Tuple: "elements", cst.List: "elements", cst.Dict: "dictionary",
@@ -67,6 +68,26 @@ class ExpressionNormalizer(NormalizerState):
 
     def constant(self, node, want) -> Atom:
         return Const(code_of(node))
+
+    def formatted_string(self, node: cst.FormattedString, want) -> Atom:
+        """``f"got {x.ndim} dimensions"`` as ``"got {} dimensions".format(x.ndim)``: a message, never differentiated."""
+        template, values = [], []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                template.append(part.value)
+                continue
+            spec = "".join(p.value if isinstance(p, cst.FormattedStringText) else "\0" for p in part.format_spec or [])
+            if "\0" in spec or part.equal is not None:
+                raise UnsupportedSyntaxError("an f-string with a computed format or `=` is not supported",
+                                             self.source.location(part), "format the value before the f-string")
+            conversion = f"!{part.conversion}" if part.conversion else ""
+            template.append("{" + conversion + (f":{spec}" if spec else "") + "}")
+            values.append(self.expression(part.expression))
+        quote = node.start.lstrip("fFrRbB")
+        prefix = "".join(c for c in node.start[:-len(quote)] if c not in "fF")
+        receiver = Const(prefix + quote + "".join(template) + node.end)
+        callee = Callee("method", "str.format", name="format")
+        return self.operation(want, "message", [], Operation("", "call", callee, [receiver] + values))
 
     def ellipsis(self, node: cst.Ellipsis, want) -> Atom:
         return Const("Ellipsis")
@@ -116,6 +137,8 @@ class ExpressionNormalizer(NormalizerState):
 
     def binary_operation(self, node: cst.BinaryOperation, want) -> Atom:
         function, symbol = BINARY[type(node.operator)]
+        if function is operator.add and (written_sequence(node.left) or written_sequence(node.right)):
+            function = operator.concat  # `args + (x,)`: joined, each side's items its own
         left, right = self.expression(node.left), self.expression(node.right)
         callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")
         return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))

@@ -20,7 +20,7 @@ from ..rules.helpers import written_into
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import AUGMENTED, BINARY
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import may_leave, returns_inside
+from .normalize_syntax import dotted_name, may_leave, returns_inside
 
 # libcst small-statement type -> the method that normalises it (return, break and continue
 # end the line: simple_line handles them)
@@ -60,6 +60,12 @@ class StatementNormalizer(NormalizerState):
                 self.local_functions[line.name.value] = line  # inlined where it is called
                 self.current.pop(line.name.value, None)
                 continue
+            if isinstance(line, cst.With):
+                self.flush()
+                self.with_statement(line, rest if may_leave(line) else [], loop_depth)
+                if may_leave(line):
+                    break
+                continue
             if isinstance(line, cst.If):
                 self.flush()
                 if may_leave(line):
@@ -87,6 +93,9 @@ class StatementNormalizer(NormalizerState):
                 return True
             if isinstance(small, (cst.Break, cst.Continue)):
                 self.jump(small, "break" if isinstance(small, cst.Break) else "continue")
+                return True
+            if isinstance(small, cst.Raise):
+                self.raise_statement(small)
                 return True
             self.small_statement(small)
         self.flush()
@@ -145,6 +154,10 @@ class StatementNormalizer(NormalizerState):
                                          self.source.location(node))
         expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
         before = self.current.get(node.target.value)
+        if binary is cst.Add and before is not None and (
+                isinstance(node.value, cst.Tuple) or dotted_name(getattr(node.value, "func", None)) == "tuple"):
+            self.assign(node.target, None, expression)  # `args += (x,)`: a new tuple
+            return
         if before is None:
             self.assign(node.target, None, expression)
             return

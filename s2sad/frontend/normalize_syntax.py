@@ -94,13 +94,13 @@ def is_pair(target) -> bool:
 
 
 def may_leave(node) -> bool:
-    """Whether ``node`` holds a ``break``, ``continue`` or ``return`` of the enclosing block
-    (a ``break`` inside a nested loop belongs to that loop)."""
+    """Whether ``node`` holds a ``break``, ``continue``, ``raise`` or ``return`` of the enclosing
+    block (a ``break`` inside a nested loop belongs to that loop)."""
     found = []
 
     class Finder(ReadingVisitor):
         def on_visit(self, inner) -> bool:
-            if isinstance(inner, (cst.Break, cst.Continue)):
+            if isinstance(inner, (cst.Break, cst.Continue, cst.Raise)):
                 found.append(inner)
             if isinstance(inner, cst.Return):
                 found.append(inner)
@@ -152,3 +152,11 @@ def dotted_name(node) -> str | None:
         inner = dotted_name(node.value)
         return None if inner is None else f"{inner}.{node.attr.value}"
     return None
+
+
+def written_sequence(node) -> bool:
+    """Whether ``node`` is written as a list or tuple: a display, a list comprehension, or a
+    ``list(...)``/``tuple(...)`` call (so ``node + other`` joins sequences, not numbers)."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.ListComp)):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")

@@ -167,12 +167,17 @@ def signature(function):
 
 def is_library(function) -> bool:
     """Library code is called as it is; everything else without a rule is differentiated from
-    its source. The rules' own helper functions count as source: that is how generated code
-    (which calls them) is differentiated again, for Hessians and higher derivatives."""
+    its source. Library code is NumPy and the standard library, written around compiled
+    internals: their Python functions without a rule are refused, with a message that says so.
+    Any other package's Python functions without a rule (``scipy.optimize.rosen``) are
+    differentiated from their source, in both modes, as the user's are; whatever in them
+    s2sad cannot differentiate is refused at its own line. The rules' own helper functions
+    count as source: that is how generated code (which calls them) is differentiated again,
+    for Hessians and higher derivatives."""
     module = getattr(function, "__module__", "") or ""
     if module.startswith("s2sad.rules."):
         return False
-    return module.split(".")[0] in {"numpy", "scipy", "builtins", "math", "operator", "s2sad", "functools"}
+    return module.split(".")[0] in {"numpy", "builtins", "math", "operator", "s2sad", "functools"}
 
 
 def describe_callee(value) -> str:

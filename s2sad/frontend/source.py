@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .lambdas import find_lambda
 from .resolve import describe_decorated, unwrap as _unwrap
 from .wrappers import source_lines as _source_lines
 
@@ -83,12 +84,14 @@ def read_function(function) -> FunctionSource:
             f"cannot read the source of {name} (defined in {filename}): {error}",
             hint="define the function in a .py file (functions typed at the REPL or made with exec have no source file)",
         ) from None
+    found_lambda = None
     if function.__name__ == "<lambda>":
-        raise UnsupportedSyntaxError(
-            f"cannot differentiate the lambda {name}: lambdas are not supported yet",
-            SourceLocation(filename, first_line, 1, lines[0].rstrip("\n")),
-            hint="write it as a def",
-        )
+        found_lambda = find_lambda(function)
+        if found_lambda is None:
+            raise UnsupportedSyntaxError(
+                f"cannot find the lambda {name} in {filename}: its file cannot be read or parsed",
+                SourceLocation(filename, first_line, 1, lines[0].rstrip("\n")), hint="write it as a def")
+        lines, first_line = found_lambda.statement_lines, found_lambda.first_line
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(raw.splitlines()[0]) - len(text.splitlines()[0])
@@ -110,10 +113,29 @@ def read_function(function) -> FunctionSource:
     module = wrapper.module
     if _has_one_line_body(text):
         module = _one_line_bodies_expanded(module, positions, cst)
+    if found_lambda is not None:
+        return FunctionSource(function, filename, text, first_line, indent,
+                              _lambda_as_def(module, found_lambda, first_line, indent, positions, cst), positions)
     funcdef = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
     if funcdef is None:
         raise SourceUnavailableError(f"the source of {name} in {filename} does not start with a def")
     return FunctionSource(function, filename, text, first_line, indent, funcdef, positions)
+
+
+def _lambda_as_def(module, found, first_line, indent, positions, cst):
+    """``def name(params): return body`` for the lambda ``found`` in ``module`` (its statement),
+    named after the variable it is assigned to or its line; each new node at the lambda's position."""
+    line, column = found.line - first_line + 1, found.column - indent
+    lam = next(node for node, position in positions.items()
+               if isinstance(node, cst.Lambda) and (position.start.line, position.start.column) == (line, column))
+    returned = cst.Return(value=lam.body)
+    statement = cst.SimpleStatementLine(body=[returned])
+    body = cst.IndentedBlock(body=[statement])
+    name = found.assigned_to or f"lambda_line{found.line}"
+    funcdef = cst.FunctionDef(name=cst.Name(name), params=lam.params, body=body)
+    for node in (returned, statement, body, funcdef, funcdef.name):
+        positions[node] = positions[lam]
+    return funcdef
 
 
 def _one_line_bodies_expanded(module, positions, cst):

@@ -12,18 +12,24 @@ from ..errors import MissingRuleError
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
 from ..transform import transformed_call, transformed_forward_call
-from .structure import tangent_field
+from .calls import call_jvp, call_rrule
+from .structure import field_cotangent, split_cotangent, tangent_field
 from .tangents import NO_TANGENT, ZERO, Tangent
 
 
 def method_rrule(receiver, name: str, *args, **kwargs):
-    """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type."""
+    """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
+    ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
+    if name == "__call__":
+        return call_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
             # a method of the user's class: differentiate its source, `self` a structural argument
             return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
+        if function is None and callable(getattr(receiver, name, None)):
+            return call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds (self.activation)
         raise MissingRuleError(
             f"no rule for the method `{type(receiver).__name__}.{name}`",
             hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
@@ -63,6 +69,11 @@ def attribute_rrule(receiver, name: str):
 
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
+    if name == "__call__":
+        if receiver_tangent is not ZERO:
+            raise MissingRuleError(f"cannot differentiate a call of {type(receiver).__name__!r} value computed from a "
+                                   "differentiated input", hint="call a function that does not depend on the inputs")
+        return call_jvp(receiver, ans, args, tangents, **kwargs)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
         function = getattr(type(receiver), name, None)
@@ -71,6 +82,8 @@ def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents
             active = tuple(i for i, t in enumerate(every) if t is not ZERO)
             call = transformed_forward_call(function, active, ())
             return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
+        if function is None and callable(getattr(receiver, name, None)):
+            return call_jvp(getattr(receiver, name), ans, args, tangents, **kwargs)
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
                                hint="register one with s2sad.registry.forward.defjvp_method(...)")
     params = list(forward.signature.parameters)
@@ -85,3 +98,31 @@ def attribute_jvp(receiver, receiver_tangent, name: str):
         ans = getattr(receiver, name)
         return forward.pushforward((receiver,), {}, {next(iter(forward.signature.parameters)): receiver_tangent}, ans)
     return tangent_field(receiver_tangent, name)
+
+
+def packed_rrule(receiver, name: str, positional, keywords):
+    """``receiver.name(*positional, **keywords)``, or ``receiver(*positional, **keywords)``
+    when ``name`` is ``"__call__"``, with a pullback that gives the cotangents of the whole
+    ``positional`` tuple and ``keywords`` dict: ``(NO_TANGENT, dreceiver, dpositional, dkeywords)``."""
+    positional, keywords = tuple(positional), dict(keywords)
+    y, pullback = method_rrule(receiver, name, *positional, **keywords)
+    count = len(positional)
+
+    def packed_pullback(g):
+        cotangents = pullback(g)
+        by_keyword = getattr(cotangents, "keywords", {})
+        return (NO_TANGENT, cotangents[1], tuple(cotangents[2:2 + count]),
+                {key: by_keyword.get(key, ZERO) for key in keywords})
+
+    return y, packed_pullback
+
+
+def packed_jvp(receiver, receiver_tangent, name: str, ans, positional, positional_tangent, keywords, keywords_tangent):
+    """The tangent of ``receiver.name(*positional, **keywords)`` (or of ``receiver(...)``)."""
+    positional, keywords = tuple(positional), dict(keywords)
+    if any(field_cotangent(keywords_tangent, key) is not ZERO for key in keywords):
+        raise MissingRuleError(
+            f"a differentiated value is passed by `**` to `{name}` in forward mode, which s2sad does not differentiate yet",
+            hint="pass it positionally")
+    tangents = split_cotangent(positional_tangent, len(positional))
+    return method_jvp(receiver, receiver_tangent, name, ans, positional, tangents, **keywords)

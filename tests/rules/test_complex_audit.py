@@ -147,6 +147,7 @@ CHECKED = {
     "numpy.dot": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),
     "numpy.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
+    "operator.concat": lambda rng: calls((z(rng, 2), z(rng)), (z(rng, 3),)),
     "numpy.vdot": lambda rng: calls(z(rng, 3), z(rng, 3)),
     "numpy.tensordot": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2), 1),
     "numpy.cross": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),

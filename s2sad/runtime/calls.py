@@ -1,0 +1,110 @@
+"""Calls of values, differentiated by what the value turns out to be when the code runs.
+
+``nonlinearity(x)`` where ``nonlinearity=np.tanh`` is a default argument, ``f(a)`` where
+``f`` was passed in, ``ACTIVATIONS[name](z)``, and every call written with ``*`` or ``**``
+(``np.ones(*shape)``, ``helper(x, *args, **kwargs)``): which derivative applies is known only
+from the callee, so generated code asks here as it runs. A function with a rule goes through
+its rule; a Python function of the user's through its own generated code (made once per
+function and call shape, then kept); a ``functools.partial`` or a bound method is taken
+apart into its function and the arguments it already holds.
+
+The callee itself has no tangent: the generators refuse to call a value computed from a
+differentiated input (a closure over one, a bound method of a differentiated object), so the
+arguments a partial or a bound method already holds are constants of the differentiation.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ..errors import MissingRuleError
+from ..frontend.resolve import describe_callee, is_library
+from ..registry import rule_for
+from ..registry.forward import forward_rule
+from ..transform import transformed_call, transformed_forward_call
+from .tangents import NO_TANGENT, ZERO
+
+
+def called(function):
+    """``(target, held arguments, held keywords)``: what calling ``function`` really calls."""
+    held_args: tuple = ()
+    held_keywords: dict = {}
+    while True:
+        if isinstance(function, functools.partial):
+            held_args = function.args + held_args
+            held_keywords = {**function.keywords, **held_keywords}
+            function = function.func
+        elif inspect.ismethod(function) and rule_for(function) is None:
+            held_args = (function.__self__,) + held_args
+            function = function.__func__
+        else:
+            return function, held_args, held_keywords
+
+
+def _differentiable_source(function) -> bool:
+    original = getattr(function, "__s2sad_original__", function)
+    return inspect.isfunction(original) and not is_library(original)
+
+
+def _no_way(function, mode: str) -> MissingRuleError:
+    return MissingRuleError(
+        f"no {'forward ' if mode == 'forward' else ''}rule for {describe_callee(function)}, called through a value, "
+        "and it has no Python source to differentiate",
+        hint="register one with s2sad.defvjp(...) or s2sad.defrrule(...), or call a Python function")
+
+
+_transformed: dict = {}
+
+
+def _transformed_call(function, first: int, count: int, keywords: tuple):
+    key = (function, first, count, keywords)
+    call = _transformed.get(key)
+    if call is None:
+        call = _transformed[key] = transformed_call(function, range(first, first + count), keywords)
+    return call
+
+
+def call_rrule(function, *args, **kwargs):
+    """``function(*args, **kwargs)`` and its pullback, which gives ``(NO_TANGENT, NO_TANGENT,
+    *cotangents of args)``: the first for the call, the second for ``function`` itself."""
+    target, held_args, held_keywords = called(function)
+    keywords = {**held_keywords, **kwargs}
+    held = len(held_args)
+    rule = rule_for(target)
+    if rule is not None:
+        y, pullback = rule.rrule(*held_args, *args, **keywords)
+    elif _differentiable_source(target):
+        y, pullback = _transformed_call(target, held, len(args), ())(*held_args, *args, **keywords)
+    else:
+        raise _no_way(target, "reverse")
+
+    def call_pullback(g):
+        return (NO_TANGENT, NO_TANGENT) + tuple(pullback(g)[1 + held:])
+
+    call_pullback.__name__ = call_pullback.__qualname__ = f"{getattr(target, '__name__', 'call')}_pullback"
+    return y, call_pullback
+
+
+def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
+    """The tangent of ``function(*args, **kwargs)`` (whose value is ``ans``), given the
+    tangents of the positional arguments."""
+    target, held_args, held_keywords = called(function)
+    keywords = {**held_keywords, **kwargs}
+    every = (ZERO,) * len(held_args) + tuple(tangents)
+    forward = forward_rule(target)
+    if forward is not None:
+        given = dict(zip(forward.signature.parameters, every))
+        return forward.pushforward(held_args + tuple(args), keywords, given, ans)
+    if _differentiable_source(target):
+        active = tuple(i for i, t in enumerate(every) if t is not ZERO)
+        call = transformed_forward_call(target, active, ())
+        return call(tuple(every[i] for i in active), *held_args, *args, **keywords)[1]
+    raise _no_way(target, "forward")
+
+
+def held_call(function):
+    """``called(function)`` for a ``functools.partial`` or a bound method without a rule of its
+    own (what ``grad(model.loss)`` differentiates: ``loss`` with ``model`` held), else None."""
+    if not (isinstance(function, functools.partial) or inspect.ismethod(function)) or rule_for(function) is not None:
+        return None
+    return called(function)

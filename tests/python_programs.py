@@ -1,0 +1,200 @@
+"""The Python around the maths in real programs: functions held in values, calls with `*` and
+`**`, lambdas, validation with `raise`, and `with` blocks (issue 16). Each is written the way
+published NumPy code writes it; tests/test_python_constructs.py checks each against finite
+differences."""
+import functools
+import warnings
+
+import numpy as np
+
+
+# ---------------------------------------------------------------- functions held in values
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def softplus(z):
+    return np.log1p(np.exp(z))
+
+
+ACTIVATIONS = {"tanh": np.tanh, "softplus": softplus, "relu": relu}
+
+
+def predict(params, inputs, nonlinearity=np.tanh):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = nonlinearity(outputs)
+    return outputs
+
+
+def mlp_loss(params, inputs, targets):
+    return np.mean((predict(params, inputs) - targets) ** 2)
+
+
+def mlp_loss_softplus(params, inputs, targets):
+    return np.mean((predict(params, inputs, nonlinearity=softplus) - targets) ** 2)
+
+
+def activation_by_name(x, name="softplus"):
+    f = ACTIVATIONS[name]
+    return np.sum(f(x) * x)
+
+
+def chain_of_functions(x):
+    total = 0.0
+    for f in [np.sin, np.cos, softplus]:
+        total = total + np.sum(f(x))
+    return total
+
+
+def fixed_point(f, a, x0, steps=20):
+    x = x0
+    for _ in range(steps):
+        x = f(a, x)
+    return x
+
+
+def contraction(a, x):
+    return 0.5 * np.cos(x) + a
+
+
+def solves_a_fixed_point(a):
+    return np.sum(fixed_point(contraction, a, np.zeros_like(a)))
+
+
+def scaled_sum(x, scale):
+    return np.sum(x ** 2) * scale
+
+
+def calls_a_partial(x):
+    half = functools.partial(scaled_sum, scale=0.5)
+    return half(x) + half(2 * x)
+
+
+class Layer:
+    def __init__(self, activation):
+        self.activation = activation
+
+    def apply(self, x, W):
+        return self.activation(x @ W)
+
+
+TANH_LAYER = Layer(np.tanh)
+
+
+def calls_a_function_an_object_holds(W, x):
+    return np.sum(TANH_LAYER.apply(x, W))
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+def composes(x):
+    return np.sum(apply_twice(np.sin, x) + apply_twice(softplus, x))
+
+
+# ---------------------------------------------------------------- * and ** at call sites
+def standard_normal_like(x, rs):
+    return rs.standard_normal(size=x.shape)
+
+
+def ones_by_shape(x):
+    mask = np.ones(*x.shape[1:])
+    return np.sum(x * mask)
+
+
+def helper(a, b, scale=1.0, power=2):
+    return np.sum((a * b) ** power) * scale
+
+
+def forwards_everything(a, *args, **kwargs):
+    return helper(a, *args, **kwargs)
+
+
+def forwards_star_args(x, y):
+    return forwards_everything(x, y, scale=3.0) + forwards_everything(x, *[y], **{"power": 3})
+
+
+def reshapes_with_star(a, b):
+    return np.sum(np.tanh(a.reshape(b.shape[0], *b.shape[1:])) * b)
+
+
+def unpacks_a_list_into_a_call(x, y):
+    pair = [x, y * 2]
+    return np.sum(np.add(*pair) ** 2) + np.sum(np.hypot(*(x, y)))
+
+
+def stacks_args(*arrays):
+    return np.sum(np.stack(arrays) ** 2)
+
+
+def star_over_layers(x):
+    layers = [x, 2 * x, x ** 2]
+    return stacks_args(*layers)
+
+
+# ---------------------------------------------------------------- raise and assert
+def validated_loss(x, reduction="mean"):
+    if x.ndim != 1:
+        raise ValueError(f"expected a vector, got {x.ndim} dimensions of sizes {x.shape!r} (first {x.flat[0]:.3g})")
+    assert x.shape[0] > 1, "need two points at least"
+    squares = x ** 2
+    if reduction == "mean":
+        value = np.mean(squares)
+    elif reduction == "sum":
+        value = np.sum(squares)
+    else:
+        raise ValueError("unknown reduction " + reduction)
+    return value * 3
+
+
+def guards_inside_a_loop(xs, limit=100.0):
+    total = 0.0
+    for i in range(xs.shape[0]):
+        if abs(xs[i]) > limit:
+            raise OverflowError("value out of range")
+        total = total + np.sin(xs[i]) * i
+    return total
+
+
+def raises_from(x):
+    if not np.all(np.isfinite(x)):
+        raise ValueError("not finite") from None
+    return np.sum(np.exp(-x ** 2))
+
+
+# ---------------------------------------------------------------- with blocks
+def log_likelihood_quietly(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(x ** 2)
+        weighted = logs * x
+    return np.sum(weighted)
+
+
+def nested_managers_in_a_loop(x, steps):
+    total = 0.0
+    for i in range(steps):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if i > 2:
+                break
+            total = total + np.sum(np.sqrt(x) * (i + 1))
+    with np.errstate(over="ignore"):
+        return total * 2
+
+
+# ---------------------------------------------------------------- lambdas
+square_norm = lambda x: np.sum(x * x)  # noqa: E731
+
+
+def lambda_objective_factory(data):
+    return lambda p: np.sum((p - data) ** 2) + np.sum(np.sin(p))
+
+
+def grows_a_list(x):
+    outputs = []
+    for i in range(3):
+        outputs = outputs + [np.sin(x) * i]
+    outputs = outputs + [x ** 2]
+    return np.sum(outputs[1] * outputs[3])

@@ -1,0 +1,151 @@
+"""Functions held in values, `*`/`**` calls, lambdas, `raise` and `with` (issue 16): gradients
+(reverse) and tangents (forward) against central finite differences, and the refusals."""
+import numpy as np
+import pytest
+
+import python_programs as programs
+import s2sad
+from finite_differences import assert_gradients_match, numerical_gradient
+
+rng = np.random.default_rng(16)
+
+
+def r(*shape):
+    return rng.standard_normal(shape)
+
+
+LAYERS = [(r(3, 4) * 0.5, r(4) * 0.1), (r(4, 2) * 0.5, r(2) * 0.1)]
+INPUTS, TARGETS = r(5, 3), r(5, 2)
+
+
+def first_layer_loss(W, b):
+    return programs.mlp_loss([(W, b)] + LAYERS[1:], INPUTS, TARGETS)
+
+
+def first_layer_loss_softplus(W, b):
+    return programs.mlp_loss_softplus([(W, b)] + LAYERS[1:], INPUTS, TARGETS)
+
+
+def adds_to_a_tuple(x):
+    args = (x,)
+    args = args + (np.ones(3),)
+    args += (2.0 * x,)
+    return np.sum(args[0] * args[1] * args[2])
+
+CASES = {
+    # name: (function, args, argnums)
+    "default_function_argument": (first_layer_loss, LAYERS[0], (0, 1)),
+    "function_passed_by_keyword": (first_layer_loss_softplus, LAYERS[0], (0, 1)),
+    "tuple_joined_with_plus": (adds_to_a_tuple, (r(3),), (0,)),
+    "list_grown_with_plus": (programs.grows_a_list, (r(3),), (0,)),
+    "function_from_a_dict": (programs.activation_by_name, (r(4),), (0,)),
+    "functions_in_a_list": (programs.chain_of_functions, (r(4),), (0,)),
+    "function_argument_in_a_loop": (programs.solves_a_fixed_point, (r(3) * 0.3,), (0,)),
+    "partial_as_a_value": (programs.calls_a_partial, (r(3),), (0,)),
+    "function_an_object_holds": (programs.calls_a_function_an_object_holds, (r(3, 2), r(4, 3)), (0, 1)),
+    "function_applied_twice": (programs.composes, (r(4),), (0,)),
+    "star_shape": (programs.ones_by_shape, (r(3, 2),), (0,)),
+    "star_args_and_kwargs_forwarded": (programs.forwards_star_args, (r(3), r(3)), (0, 1)),
+    "star_in_reshape": (programs.reshapes_with_star, (r(2, 3), r(2, 3)), (0, 1)),
+    "star_of_a_list_and_tuple": (programs.unpacks_a_list_into_a_call, (r(3), r(3)), (0, 1)),
+    "star_into_varargs": (programs.star_over_layers, (r(3),), (0,)),
+    "raise_on_untaken_paths": (programs.validated_loss, (r(4),), (0,)),
+    "raise_on_untaken_paths_sum": (lambda x: programs.validated_loss(x, "sum"), (r(4),), (0,)),
+    "raise_inside_a_loop": (programs.guards_inside_a_loop, (r(5),), (0,)),
+    "raise_from": (programs.raises_from, (r(3),), (0,)),
+    "with_errstate": (programs.log_likelihood_quietly, (r(4),), (0,)),
+    "nested_with_break_and_return": (programs.nested_managers_in_a_loop, (np.abs(r(3)) + 0.5, 5), (0,)),
+    "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
+    "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
+    "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_finite_differences(name):
+    function, args, argnums = CASES[name]
+    value, gradients = s2sad.value_and_grad(function, argnums=argnums)(*args)
+    np.testing.assert_allclose(value, function(*args), rtol=1e-12)
+    assert any(np.any(np.asarray(g) != 0) for g in gradients)
+    assert_gradients_match(function, list(args), argnums, gradients)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tangent_matches_finite_differences(name):
+    function, args, argnums = CASES[name]
+    tangents = [r(*np.shape(a)) if i in argnums else (0 if isinstance(a, int) else np.zeros_like(a))
+                for i, a in enumerate(args)]
+    value, tangent = s2sad.jvp(function, args, tangents)
+    np.testing.assert_allclose(value, function(*args), rtol=1e-12)
+    expected = sum(np.sum(numerical_gradient(function, list(args), i) * tangents[i]) for i in argnums)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_a_raise_that_runs_raises_the_users_exception():
+    with pytest.raises(ValueError, match="expected a vector"):
+        s2sad.grad(programs.validated_loss)(r(2, 2))
+    with pytest.raises(ValueError, match="unknown reduction median"):
+        s2sad.grad(programs.validated_loss)(r(3), "median")
+    with pytest.raises(OverflowError):
+        s2sad.jvp(programs.guards_inside_a_loop, (r(3) * 1000,), (r(3),))
+    with pytest.raises(AssertionError, match="two points"):
+        s2sad.grad(programs.validated_loss)(r(1))
+
+
+def test_the_error_state_is_restored_after_a_with_block():
+    before = np.geterr()
+    s2sad.grad(programs.log_likelihood_quietly)(r(3))
+    assert np.geterr() == before
+
+
+def closes_over_a_differentiated_value(x):
+    scale = lambda v: v * 2.0  # noqa: E731
+    g = np.sum
+    h = (x * 2).sum
+    return g(scale(x)) + h()
+
+
+def calls_a_method_value_of_a_differentiated_array(x):
+    total = x.sum
+    return total() * 2.0
+
+
+def test_calling_a_value_computed_from_a_differentiated_input_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(calls_a_method_value_of_a_differentiated_array)(r(3))
+    assert "computed from a differentiated input" in str(raised.value)
+    assert raised.value.location.text.strip() == "return total() * 2.0"
+
+
+def test_a_rule_less_builtin_called_through_a_value_is_refused_at_the_call():
+    def uses_fsum(x, f=__import__("math").fsum):
+        return f(x) * 2.0
+    with pytest.raises(s2sad.MissingRuleError, match="no rule for math.fsum, called through a value"):
+        s2sad.grad(uses_fsum)(r(3))
+
+
+def test_with_as_and_bare_raise_are_refused_with_a_hint():
+    def with_as(x):
+        with np.errstate(all="ignore") as state:  # noqa: F841
+            return x * 2.0
+
+    def bare_raise(x):
+        if x > 1.0:
+            raise
+        return x * 2.0
+
+    for function, words in ((with_as, "`with ... as name`"), (bare_raise, "bare `raise`")):
+        with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+            s2sad.grad(function)(0.5)
+        assert words in str(raised.value) and raised.value.hint
+
+
+def adds_two_list_variables(x):
+    first, second = [x], [2.0 * x]
+    both = first + second
+    return np.sum(both[0] * both[1])
+
+
+def test_two_list_variables_joined_with_plus_are_refused_not_wrong():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="joined with `\\+`"):
+        s2sad.grad(adds_two_list_variables)(r(3))
