@@ -10,14 +10,17 @@ exactly 0 where ``num`` is 0) is what the rules of ``log``, ``sqrt`` and friends
 occurrence of a repeated index adds its value. ``written_into`` is what ``y += v`` leaves in an
 array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of ``y + v``
 (``written_into_shared`` when another name reads ``y`` after: it refuses an array or a list).
+``owned_copy`` is the copy of an argument the function changes in place (the cotangent passes
+through; the tangent is copied too, ``owned_tangent``, as the function changes it in place); ``write_back`` leaves the function's changes in the caller's argument at the end.
 """
 from s2sad.registry.forward import defjvp, deflinear
-from s2sad.registry import defvjp
+from s2sad.registry import defvjp, nondifferentiable
 from s2sad.runtime.structure import tangent_field, tangent_filled, tangent_item
 
 from s2sad.runtime.tangents import ZERO, Tangent
 
-from .helpers import added_at, fit, safe_divide, subtracted_at, written_into, written_into_shared
+from .helpers import (added_at, fit, owned_copy, safe_divide, subtracted_at, write_back, written_into,
+                      written_into_shared)
 
 
 def tangent_field_vjp(g, ans, t, name):
@@ -30,6 +33,8 @@ defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
 defvjp(tangent_filled, "t, like", "g", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 defvjp(written_into,  "new, old", "unbroadcast(g, new)", None)
+defvjp(owned_copy,    "value, name, others", "g", None, None)
+nondifferentiable(write_back)
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
 defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
@@ -41,6 +46,7 @@ deflinear(tangent_item, "t")
 deflinear(tangent_filled, "t")
 deflinear(tangent_field, "t")
 defjvp(written_into,  "written_into(g, old)", None)
+defjvp(owned_copy,    "owned_tangent(g)", None, None)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)
 defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
 defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")

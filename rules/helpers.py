@@ -48,6 +48,9 @@ __all__ = [
     "subtracted_at",
     "written_into",
     "written_into_shared",
+    "owned_copy",
+    "owned_tangent",
+    "write_back",
 ]
 
 
@@ -433,3 +436,49 @@ def power_jvp_base(g, x, y):
     zero = np.equal(g, 0) | np.equal(y, 0)
     base = np.where(np.equal(x, 0) & zero, 1.0, x)  # 0 ** negative where the slope is 0 anyway
     return np.where(zero, 0.0 * g, g * (y * np.power(base, y - 1)))
+
+
+def owned_copy(value, name, others):
+    """The function's own copy of the argument ``name``, which it changes in place (``x[i] = v``):
+    the caller's value is written back at the end (``write_back``), and nothing the pullback
+    reads is the caller's. An argument that shares memory with another one is refused: the
+    other would see the changes as they happen in Python, and not in s2sad's copy."""
+    kind = value.__class__
+    if kind is np.ndarray:
+        for other in others:
+            if other is value or (isinstance(other, np.ndarray) and np.may_share_memory(value, other)):
+                raise UnsupportedSyntaxError(
+                    f"`{name}` is changed in place and shares memory with another argument, which would see the "
+                    "changes as they happen: s2sad works on a copy of it",
+                    hint="pass separate arrays (a copy of one of them)")
+        return value.copy()
+    if kind is list or kind is dict:
+        if any(other is value for other in others):
+            raise UnsupportedSyntaxError(f"`{name}` is changed in place and is also passed as another argument",
+                                         hint="pass separate containers")
+        return kind(value)
+    return value
+
+
+def owned_tangent(t):
+    """The tangent of ``owned_copy``: a copy of the argument's tangent, which forward code
+    changes in place as the function changes the value (never the caller's tangent)."""
+    t = unthunk(t)
+    if isinstance(t, np.ndarray):
+        return t.copy()
+    return list(t) if isinstance(t, list) else dict(t) if isinstance(t, dict) else t
+
+
+def write_back(original, copy) -> None:
+    """Leave in the caller's ``original`` what the function left in its ``copy``, as Python's
+    in-place changes would have (an unchanged value is not written: it may be read-only)."""
+    if original is copy:
+        return
+    if isinstance(original, np.ndarray):
+        if not np.array_equal(original, copy, equal_nan=True):
+            original[...] = copy
+    elif isinstance(original, list):
+        original[:] = copy
+    elif isinstance(original, dict):
+        original.clear()
+        original.update(copy)

@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from .rules.helpers import write_back
 from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import arrays_in, detached, unshared
@@ -115,13 +116,15 @@ def _run(function, args, kwargs, positions):
         rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
         generated = plan.rrules[positions] = (rrule, bool(rrule.__globals__.get("PULLBACK_RUNS_ONCE")))
     rrule, runs_once = generated
+    # a function that changes an argument in place leaves the change in it: a rerun starts from the values given
+    given = detached(values) if runs_once and rrule.__globals__.get("WRITES_BACK_ARGUMENTS") else values
     try:
         y, pullback = rrule(*values)
     except BaseException as error:
         point_at_user_source(error)
         raise
     if runs_once:
-        pullback = _repeatable(pullback, lambda: rrule(*values)[1])
+        pullback = _repeatable(pullback, lambda: rrule(*(detached(given) if given is not values else values))[1])
     return y, pullback, names, values
 
 
@@ -277,6 +280,7 @@ def vjp(f, *primals, has_aux: bool = False):
     # The pullback outlives this call: it reads copies of the caller's arrays, and the
     # caller gets copies of the values it reads (see s2sad.runtime.isolation).
     y, pullback, names, values = _run(f, detached(primals), {}, positions)
+    _write_back(f, positions, names, primals, values)
     output, aux = split_aux(y, has_aux, getattr(f, "__qualname__", repr(f)))
     output, aux = detached(output), detached(aux)
 
@@ -289,6 +293,18 @@ def vjp(f, *primals, has_aux: bool = False):
         return _unshared_from(gradients, cotangent, primals, values)
 
     return (output, vjp_pullback, aux) if has_aux else (output, vjp_pullback)
+
+
+def _write_back(function, positions, names, given, values) -> None:
+    """Leave in the caller's arguments the changes ``function`` made in place to the copies
+    ``vjp`` ran it on, as a plain call would have."""
+    if held_call(function) is not None:
+        return
+    generated = _plan(function).rrules.get(positions)
+    written = generated[0].__globals__.get("WRITES_BACK_ARGUMENTS", ()) if generated is not None else ()
+    for name in written:
+        if name in names and names.index(name) < len(given):
+            write_back(given[names.index(name)], values[names.index(name)])
 
 
 def rrule(f, *args, **kwargs):

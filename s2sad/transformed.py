@@ -11,9 +11,21 @@ from __future__ import annotations
 
 import inspect
 
+from .errors import UnsupportedSyntaxError
 from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
 from .runtime.structure import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
 from .runtime.tangents import NO_TANGENT, ZERO
+
+
+def refuse_writing_back(function, generated) -> None:
+    """A helper that changes an argument in place, called from differentiated code: the
+    caller's own code would not see the change (s2sad differentiates each function apart)."""
+    written = generated.__globals__.get("WRITES_BACK_ARGUMENTS")
+    if written:
+        raise UnsupportedSyntaxError(
+            f"`{function.__qualname__}` changes its argument `{written[0]}` in place, and it is called from a "
+            "differentiated function, whose derivative would not see the change",
+            hint=f"return the changed value from {function.__name__} instead, or pass it a copy")
 
 
 class CotangentTuple(tuple):
@@ -43,6 +55,7 @@ class TransformedCall:
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         rrule = self.generated_rrule(self.function, self.wrt)
+        refuse_writing_back(self.function, rrule)
         y, pullback = rrule(*bound.arguments.values())
         names = list(bound.arguments)
         star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
@@ -91,6 +104,7 @@ class TransformedForwardCall:
     def __call__(self, tangents, *args, **kwargs):
         bound, by_param, wrt = self._resolved(tangents, args, kwargs)
         jvp = self.generated_jvp(self.function, wrt)
+        refuse_writing_back(self.function, jvp)
         return jvp(*bound.arguments.values(), *(by_param[name] for name in wrt))
 
     def _resolved(self, tangents, args, kwargs):

@@ -2,6 +2,8 @@
 `**`, lambdas, validation with `raise`, and `with` blocks (issue 16). Each is written the way
 published NumPy code writes it; tests/test_python_constructs.py checks each against finite
 differences."""
+import collections
+import dataclasses
 import functools
 import warnings
 
@@ -198,3 +200,84 @@ def grows_a_list(x):
         outputs = outputs + [np.sin(x) * i]
     outputs = outputs + [x ** 2]
     return np.sum(outputs[1] * outputs[3])
+
+
+# ---------------------------------------------------------------- objects built inside
+class Affine:
+    """A layer that stores its parameters, as small model classes do."""
+
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+@dataclasses.dataclass
+class Gaussian:
+    mean: np.ndarray
+    log_scale: np.ndarray
+
+    def log_density(self, x):
+        scale = np.exp(self.log_scale)
+        return np.sum(-0.5 * ((x - self.mean) / scale) ** 2 - self.log_scale)
+
+
+Pair = collections.namedtuple("Pair", "left right")
+
+
+def builds_layers(W, b, x):
+    layer = Affine(W, b)
+    hidden = layer(x)
+    return np.sum(hidden ** 2)
+
+
+def builds_a_dataclass(mean, log_scale, x):
+    q = Gaussian(mean, log_scale)
+    return q.log_density(x)
+
+
+def builds_a_namedtuple(x):
+    pair = Pair(np.sin(x), x ** 2)
+    return np.sum(pair.left * pair.right) + np.sum(pair[0])
+
+
+class Standardised:
+    def __init__(self, x):
+        self.x = (x - np.mean(x)) / np.std(x)  # computes: not a plain store
+
+
+def builds_a_computing_object(x):
+    return np.sum(Standardised(x).x ** 3)
+
+
+# ---------------------------------------------------------------- arguments changed in place
+def relaxes_in_place(u, source, steps=3):
+    """Jacobi sweeps on the caller's grid, as simulation code writes them."""
+    for _ in range(steps):
+        u[1:-1] = 0.5 * (u[:-2] + u[2:]) + 0.1 * source[1:-1]
+    u[0] += 0.1 * np.sum(u)
+    return np.sum(u ** 2)
+
+
+def normalises_rows_in_place(X):
+    for i in range(X.shape[0]):
+        X[i] = X[i] / np.sqrt(np.sum(X[i] ** 2))
+    return np.sum(X[:, 0] * X[:, 1])
+
+
+def records_in_a_list(history, x):
+    history.append(np.tanh(x))
+    history[0] = history[0] * 2.0
+    return np.sum(history[0] * history[-1])
+
+
+def changes_its_argument(a):
+    a[0] = 3.0 * a[1]
+    return np.sum(a)
+
+
+def calls_a_helper_that_changes_its_argument(x):
+    y = x * 1.0
+    return changes_its_argument(y) + np.sum(y)

@@ -184,11 +184,6 @@ def changes_a_view_of_an_argument(x):
     return np.sum(x)
 
 
-def augments_an_argument_element(x):
-    x[0] += 1.0  # bad: argument element
-    return np.sum(x)
-
-
 def sorts_in_place(x):
     values = [x, 2.0 * x]
     values.sort()  # bad: sort
@@ -239,7 +234,6 @@ SYNTAX = [
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
     (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),
-    (augments_an_argument_element, "argument element", "changes `x` in place"),
     (sorts_in_place, "sort", "`.sort(...)`"),
     (inserts, "insert", "`.insert(...)`"),
     (removes, "remove", "`.remove(...)`"),

@@ -55,6 +55,9 @@ CASES = {
     "raise_from": (programs.raises_from, (r(3),), (0,)),
     "with_errstate": (programs.log_likelihood_quietly, (r(4),), (0,)),
     "nested_with_break_and_return": (programs.nested_managers_in_a_loop, (np.abs(r(3)) + 0.5, 5), (0,)),
+    "class_built_inside": (programs.builds_layers, (r(3, 2), r(2), r(4, 3)), (0, 1, 2)),
+    "dataclass_built_inside": (programs.builds_a_dataclass, (r(3), r(3) * 0.2, r(3)), (0, 1, 2)),
+    "namedtuple_built_inside": (programs.builds_a_namedtuple, (r(3),), (0,)),
     "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
     "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
     "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),
@@ -111,10 +114,12 @@ def calls_a_method_value_of_a_differentiated_array(x):
 
 
 def test_calling_a_value_computed_from_a_differentiated_input_is_refused():
-    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
-        s2sad.grad(calls_a_method_value_of_a_differentiated_array)(r(3))
-    assert "computed from a differentiated input" in str(raised.value)
-    assert raised.value.location.text.strip() == "return total() * 2.0"
+    for run in (lambda: s2sad.grad(calls_a_method_value_of_a_differentiated_array)(r(3)),
+                lambda: s2sad.jvp(calls_a_method_value_of_a_differentiated_array, (r(3),), (r(3),))):
+        with pytest.raises(s2sad.MissingRuleError) as raised:
+            run()
+        assert "computed from a differentiated input" in str(raised.value)
+        assert raised.value.location.text.strip() == "return total() * 2.0"
 
 
 def test_a_rule_less_builtin_called_through_a_value_is_refused_at_the_call():
@@ -149,3 +154,134 @@ def adds_two_list_variables(x):
 def test_two_list_variables_joined_with_plus_are_refused_not_wrong():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="joined with `\\+`"):
         s2sad.grad(adds_two_list_variables)(r(3))
+
+
+def test_an_object_whose_constructor_computes_is_refused_at_the_call():
+    with pytest.raises(s2sad.MissingRuleError) as raised:
+        s2sad.grad(programs.builds_a_computing_object)(r(3))
+    assert "constructing `Standardised` is not differentiated" in str(raised.value)
+    assert "Standardised(x)" in raised.value.location.text
+
+
+def reads_a_namedtuple_by_position_and_name(pair):
+    return np.sum(pair[0] * pair.right) + np.sum(np.sin(pair[1]))
+
+
+def test_a_namedtuple_read_by_position_and_by_name_in_both_modes():
+    # pair[0] is pair.left: its tangent and cotangent are the same field's
+    pair = programs.Pair(r(3), r(3))
+    gradient = s2sad.grad(reads_a_namedtuple_by_position_and_name)(pair)
+    np.testing.assert_allclose(gradient.left, pair.right, rtol=1e-12)
+    np.testing.assert_allclose(gradient.right, pair.left + np.cos(pair.right), rtol=1e-12)
+    tangent = programs.Pair(r(3), r(3))
+    _, forward = s2sad.jvp(reads_a_namedtuple_by_position_and_name, (pair,), (tangent,))
+    expected = np.sum(tangent.left * pair.right + pair.left * tangent.right + np.cos(pair.right) * tangent.right)
+    np.testing.assert_allclose(forward, expected, rtol=1e-12)
+
+
+def applies_a_layer(layer, x):
+    return np.sum(layer(x) ** 2)
+
+
+def test_a_differentiated_callable_object_is_differentiated_as_its_method():
+    layer, x = programs.Affine(r(3, 2), r(2)), r(4, 3)
+    gradient = s2sad.grad(applies_a_layer)(layer, x)
+
+    def along_W(W):
+        return applies_a_layer(programs.Affine(W, layer.b), x)
+
+    np.testing.assert_allclose(gradient.W, numerical_gradient(along_W, [layer.W], 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s2sad.grad(applies_a_layer, argnums=1)(layer, x),
+                               numerical_gradient(lambda v: applies_a_layer(layer, v), [x], 0), rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------- arguments changed in place
+def _on_a_copy(function, position):
+    """``function`` with its argument ``position`` copied first: what finite differences read."""
+    def copied(*args):
+        args = list(args)
+        args[position] = args[position].copy() if hasattr(args[position], "copy") else args[position]
+        return function(*args)
+    return copied
+
+
+IN_PLACE = {
+    "slice_updates_of_a_grid": (programs.relaxes_in_place, lambda: (r(6), r(6)), (0, 1)),
+    "rows_normalised_in_place": (programs.normalises_rows_in_place, lambda: (r(3, 2),), (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_an_argument_changed_in_place_is_differentiated_at_its_value_on_entry(name):
+    function, make, argnums = IN_PLACE[name]
+    args = make()
+    plain = [a.copy() for a in args]
+    expected_value = function(*plain)  # the change a plain call leaves in the caller's array
+    given = [a.copy() for a in args]
+    value, gradients = s2sad.value_and_grad(function, argnums=argnums)(*given)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-12)
+    np.testing.assert_allclose(given[0], plain[0], rtol=1e-12)  # the caller sees the same change
+    for position, gradient in zip(argnums, gradients):
+        expected = numerical_gradient(_on_a_copy(function, 0), [a.copy() for a in args], position)
+        np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-7)
+    # forward mode: the same change, the tangent at the value on entry
+    given = [a.copy() for a in args]
+    tangents = [r(*a.shape) for a in args]
+    _, tangent = s2sad.jvp(function, given, tangents)
+    np.testing.assert_allclose(given[0], plain[0], rtol=1e-12)
+    expected = sum(np.sum(numerical_gradient(_on_a_copy(function, 0), [a.copy() for a in args], i) * tangents[i])
+                   for i in range(len(args)))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_a_vjp_pullback_run_twice_starts_from_the_value_on_entry():
+    u, source = r(6), r(6)
+    plain = u.copy()
+    programs.relaxes_in_place(plain, source)
+    given = u.copy()
+    _, pullback = s2sad.vjp(programs.relaxes_in_place, given, source)
+    first, second = pullback(1.0), pullback(1.0)
+    np.testing.assert_allclose(given, plain, rtol=1e-12)  # changed once, as a plain call changes it
+    expected = numerical_gradient(_on_a_copy(programs.relaxes_in_place, 0), [u.copy(), source], 0)
+    np.testing.assert_allclose(first[0], expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(second[0], first[0], rtol=1e-12)
+
+
+def test_a_list_argument_grown_in_place():
+    history, x = [r(3)], r(3)
+    plain = list(history)
+    expected_value = programs.records_in_a_list(plain, x)
+    given = list(history)
+    value, gradient = s2sad.value_and_grad(programs.records_in_a_list, argnums=1)(given, x)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-12)
+    assert len(given) == 2 and np.allclose(given[0], plain[0]) and np.allclose(given[1], plain[1])
+    expected = numerical_gradient(lambda v: programs.records_in_a_list(list(history), v), [x], 0)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_an_argument_changed_in_place_and_passed_twice_is_refused():
+    x = r(3)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="shares memory with another argument"):
+        s2sad.grad(programs.relaxes_in_place)(x, x)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="shares memory with another argument"):
+        s2sad.grad(programs.relaxes_in_place)(x, x[::-1])
+
+
+def test_a_helper_that_changes_its_argument_is_refused_where_it_is_called():
+    for run in (lambda: s2sad.grad(programs.calls_a_helper_that_changes_its_argument)(r(3)),
+                lambda: s2sad.jvp(programs.calls_a_helper_that_changes_its_argument, (r(3),), (r(3),))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+            run()
+        assert "changes its argument `a` in place" in str(raised.value)
+        assert "changes_its_argument(y)" in raised.value.location.text
+
+
+def test_a_read_only_argument_that_is_not_changed_is_not_written():
+    def copies_first(x):
+        x = x.copy()
+        x[0] = 2.0 * x[1]
+        return np.sum(x ** 2)
+    x = r(3)
+    x.setflags(write=False)
+    gradient = s2sad.grad(copies_first)(x)
+    np.testing.assert_allclose(gradient, numerical_gradient(copies_first, [x], 0), rtol=1e-5, atol=1e-7)

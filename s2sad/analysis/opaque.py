@@ -40,11 +40,6 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
         return
     callee = op.callee
     text = location.text.strip() if location is not None and location.text else callee.spelling
-    if callee.kind == "method" and callee.name == "__call__" and op.args[0] in given:
-        raise UnsupportedSyntaxError(
-            f"`{text}` calls a function that is computed from a differentiated input (a closure over one, or a "
-            "method of a differentiated object): s2sad cannot differentiate through the function itself",
-            location, hint="call a function defined at module level and pass the differentiated values as its arguments")
     for keyword, atom in op.kwargs:
         if keyword == "out":
             raise UnsupportedSyntaxError(

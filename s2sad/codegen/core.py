@@ -29,7 +29,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at", "packed_rrule")
+                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule")
 
 
 @dataclass
@@ -113,6 +113,16 @@ class Emitter:
         if runtime:
             lines.append(f"from s2sad.runtime.support import {', '.join(runtime)}")
         return "\n".join(lines) + "\n"
+
+    def module_constants(self) -> str:
+        """The names bound when the module loads, and the arguments the function changes in
+        place (a caller that would not see the change refuses to call it: see transformed.py)."""
+        written = ""
+        if self.function.written_back:
+            names = "".join(f"{name!r}, " for name in self.function.written_back)
+            written = ("\n# This function changes these arguments in place (on its own copy, written back at the end):\n"
+                       f"WRITES_BACK_ARGUMENTS = ({names})\n")
+        return self.bindings_literal() + written
 
     def bindings_literal(self) -> str:
         if not self.bindings:

@@ -72,7 +72,7 @@ class ForwardGenerator:
         text = FORWARD_TEMPLATE.format(
             version=__version__, filename=f.location.filename if f.location else "?", name=f.name,
             line=f.location.line if f.location else 0, wrt=", ".join(self.wrt) or "nothing",
-            imports=self.forward_imports(body + [result, tangent]), bindings=self.core.bindings_literal(), entry=entry,
+            imports=self.forward_imports(body + [result, tangent]), bindings=self.core.module_constants(), entry=entry,
             params=", ".join(list(f.params) + tangent_params),
             body="".join(INDENT + line + "\n" for line in body), result=result, tangent=tangent,
         )

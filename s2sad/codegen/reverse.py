@@ -119,7 +119,7 @@ class ReverseGenerator:
         text = MODULE_TEMPLATE.format(
             version=__version__, filename=f.location.filename if f.location else "?", name=f.name,
             line=f.location.line if f.location else 0, wrt=", ".join(self.wrt) or "nothing",
-            imports=self.core.imports(body, RUNTIME_NAMES, always=("NO_TANGENT",)), bindings=self.core.bindings_literal(), notes=self.notes(), functions=functions,
+            imports=self.core.imports(body, RUNTIME_NAMES, always=("NO_TANGENT",)), bindings=self.core.module_constants(), notes=self.notes(), functions=functions,
         )
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, self.rrule_name, self.core.bindings, f)

@@ -173,6 +173,10 @@ class PrimalHalf:
             receiver, rest = op.args[0], op.args[1:]
             arguments = ", ".join([self.core.code(receiver), repr(callee.name)] + self.core.argument_list(rest, op.kwargs))
             rrule = "packed_rrule" if callee.packed else "method_rrule"
+            if callee.name == "__call__" and not callee.packed and self.activity.is_active(receiver):
+                # the callee is differentiated itself: an object of the user's class with __call__
+                arguments = ", ".join([self.core.code(receiver)] + self.core.argument_list(rest, op.kwargs))
+                rrule = "differentiated_call_rrule"
             return [f"{op.target}, {op.target}_pullback = {rrule}({arguments})"]
         if callee.kind == "attribute":
             return [f"{op.target}, {op.target}_pullback = attribute_rrule({self.core.code(op.args[0])}, {callee.name!r})"]

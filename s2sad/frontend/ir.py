@@ -168,6 +168,7 @@ class Function:
     imports: dict[str, str]        # module-level name -> module imported under it
     location: SourceLocation | None = None
     param_versions: dict = field(default_factory=dict)   # parameter name -> its variable
+    written_back: tuple = ()       # the arguments the function changes in place (on its own copy, written back)
 
 
 def static_callees(function: Function) -> set[str]:

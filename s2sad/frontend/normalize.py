@@ -17,8 +17,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.aliasing import check_writes
-from ..rules.helpers import written_into_shared
-from .ir import Callee, Const, Function, Var, operations_of
+from ..rules.helpers import owned_copy, write_back, written_into_shared
+from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
 from .normalize_branches import BranchNormalizer
 from .normalize_calls import CallNormalizer
 from .normalize_expressions import ExpressionNormalizer
@@ -26,7 +26,7 @@ from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
 from .normalize_state import RETURN
 from .normalize_statements import StatementNormalizer
-from .normalize_syntax import code_of
+from .normalize_syntax import code_of, params_changed_in_place
 from .source import FunctionSource
 
 
@@ -52,7 +52,11 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             self.user_params.add(name)
             if param.default is not None:
                 defaults[name] = code_of(param.default)
-        statements = self.block(funcdef.body.body)
+        owned = self.owned_copies(funcdef, [p.name.value for p in [*signature.posonly_params, *signature.params,
+                                                                       *signature.kwonly_params]])
+        statements = owned + self.block(funcdef.body.body)
+        if owned:
+            statements.append(self.written_back(funcdef))
         if RETURN not in self.current:
             result = Const("None")
         elif self.current[RETURN] in self.returned_atoms:
@@ -63,6 +67,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             name=funcdef.name.value, params=params, defaults=defaults, param_versions=self.param_versions,
             statements=statements, result=result, free_reads=self.free_reads, bindings=self.bindings,
             imports=self.imports, location=self.source.location(funcdef),
+            written_back=tuple(self.owned),
         )
         guarded = check_writes(function, self.in_place, self.source)
         for operation in operations_of(statements):
@@ -70,6 +75,32 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
                 operation.callee = Callee("static", "written_into_shared", written_into_shared)
                 operation.args += [Const(repr(name)) for name in guarded[id(operation)]]
         return function
+
+
+    def owned_copies(self, funcdef: cst.FunctionDef, names: list[str]) -> list:
+        """The function's own copy of each argument its body changes in place (``x[i] = v``),
+        which the body works on instead: the pullback never reads the caller's buffer, and
+        ``written_back`` leaves the changes in the caller's value at the end, as Python would."""
+        changed = params_changed_in_place(funcdef, set(names))
+        if not changed:
+            return []
+        self.location = self.source.location(funcdef)
+        for name in changed:
+            original = self.current[name]
+            others = [self.current[n] for n in names if n != name]
+            own = self.namer.fresh(f"{name}_own")
+            self.emit(Operation(own, "call", Callee("static", "owned_copy", owned_copy),
+                                [Var(original), Const(repr(name)), Const("(" + "".join(f"{o}, " for o in others) + ")")]))
+            self.current[name] = own
+            self.roots.pop(own, None)
+            self.owned[original] = own
+        operations, self.operations = self.operations, []
+        return [Statement(self.location, operations)]
+
+    def written_back(self, funcdef: cst.FunctionDef) -> Statement:
+        writes = [Operation(self.namer.fresh("_"), "effect", Callee("static", "write_back", write_back), [Var(o), Var(c)])
+                  for o, c in self.owned.items()]
+        return Statement(self.source.location(funcdef), writes)
 
 
 def normalize(source: FunctionSource, reserved=()) -> Function:

@@ -18,7 +18,7 @@ from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name
-from .resolve import found
+from .resolve import found, is_library
 
 
 class CallNormalizer(NormalizerState):
@@ -56,6 +56,8 @@ class CallNormalizer(NormalizerState):
             raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node.func),
                                          "check the spelling, or import the module at module level")
         self.bind(dotted.split(".")[0])
+        if isinstance(value, type) and not is_library(value):
+            return self.value_call(node, want, Const(dotted))  # a user's class: its constructor, when the code runs
         if is_ufunc_at(value):
             return self.ufunc_at(node, dotted, value)
         if writes_into_an_argument(value):
@@ -82,10 +84,10 @@ class CallNormalizer(NormalizerState):
         operands = [atom_name(a) for a in args[:2]]
         return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))
 
-    def value_call(self, node: cst.Call, want) -> Atom:
-        """``f(x)`` where ``f`` is a value (an argument, a default, an item of a list): resolved
-        by what the value is when the generated code runs."""
-        function = self.expression(node.func)
+    def value_call(self, node: cst.Call, want, function: Atom | None = None) -> Atom:
+        """``f(x)`` where ``f`` is a value (an argument, a default, an item of a list), or a
+        user's class: resolved by what the value is when the generated code runs."""
+        function = function if function is not None else self.expression(node.func)
         args, kwargs = self.arguments(node)
         callee = Callee("method", atom_name(function) or "value", name="__call__")
         word = atom_name(function) or "call"

@@ -58,6 +58,7 @@ class NormalizerState:
         self.conditions: set[str] = set()  # variables read as a branch's or a loop's condition
         self.return_count = count_returns(source.funcdef)
         self.params: set[str] = set()
+        self.owned: dict[str, str] = {}          # argument changed in place -> the function's own copy of it
 
     # A block is built as a list of items; operations gather in ``self.operations`` until
     # something that is not an operation (a loop, a branch, a jump) closes the statement.

@@ -160,3 +160,47 @@ def written_sequence(node) -> bool:
     if isinstance(node, (cst.Tuple, cst.List, cst.ListComp)):
         return True
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
+
+
+def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[str]:
+    """The parameters the function's own body changes in place, by the name it was given:
+    ``x[i] = v``, ``x[i] += v``, ``xs.append(v)``/``.extend``/``.pop``, ``np.add.at(x, ...)``,
+    ``f(..., out=x)`` (nested functions aside). In the order they are first changed."""
+    changed: list[str] = []
+
+    def note(node) -> None:
+        if isinstance(node, cst.Name) and node.value in params and node.value not in changed:
+            changed.append(node.value)
+
+    class Finder(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    for leaf in _leaves(target):
+                        if isinstance(leaf, cst.Subscript):
+                            note(leaf.value)
+            elif isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "pop"):
+                    note(func.value)
+                if isinstance(func, cst.Attribute) and func.attr.value == "at" and node.args:
+                    note(node.args[0].value)
+                for arg in node.args:
+                    if arg.keyword is not None and arg.keyword.value == "out":
+                        note(arg.value)
+            return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    for statement in funcdef.body.body:
+        statement.visit(Finder())
+    return changed
+
+
+def _leaves(target):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _leaves(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _leaves(target.value)
+    else:
+        yield target

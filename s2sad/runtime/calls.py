@@ -5,8 +5,9 @@
 (``np.ones(*shape)``, ``helper(x, *args, **kwargs)``): which derivative applies is known only
 from the callee, so generated code asks here as it runs. A function with a rule goes through
 its rule; a Python function of the user's through its own generated code (made once per
-function and call shape, then kept); a ``functools.partial`` or a bound method is taken
-apart into its function and the arguments it already holds.
+function and call shape, then kept); a user's class through its constructor
+(``constructors.py``); a ``functools.partial`` or a bound method is taken apart into its
+function and the arguments it already holds.
 
 The callee itself has no tangent: the generators refuse to call a value computed from a
 differentiated input (a closure over one, a bound method of a differentiated object), so the
@@ -22,6 +23,7 @@ from ..frontend.resolve import describe_callee, is_library
 from ..registry import rule_for
 from ..registry.forward import forward_rule
 from ..transform import transformed_call, transformed_forward_call
+from .constructors import constructor_jvp, constructor_rrule
 from .tangents import NO_TANGENT, ZERO
 
 
@@ -44,6 +46,10 @@ def called(function):
 def _differentiable_source(function) -> bool:
     original = getattr(function, "__s2sad_original__", function)
     return inspect.isfunction(original) and not is_library(original)
+
+
+def _user_class(target) -> bool:
+    return isinstance(target, type) and not is_library(target)
 
 
 def _no_way(function, mode: str) -> MissingRuleError:
@@ -73,6 +79,8 @@ def call_rrule(function, *args, **kwargs):
     rule = rule_for(target)
     if rule is not None:
         y, pullback = rule.rrule(*held_args, *args, **keywords)
+    elif _user_class(target):
+        y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
     elif _differentiable_source(target):
         y, pullback = _transformed_call(target, held, len(args), ())(*held_args, *args, **keywords)
     else:
@@ -95,6 +103,8 @@ def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
     if forward is not None:
         given = dict(zip(forward.signature.parameters, every))
         return forward.pushforward(held_args + tuple(args), keywords, given, ans)
+    if _user_class(target):
+        return constructor_jvp(target, held_args + tuple(args), every, **keywords)
     if _differentiable_source(target):
         active = tuple(i for i, t in enumerate(every) if t is not ZERO)
         call = transformed_forward_call(target, active, ())

@@ -20,7 +20,7 @@ from .tangents import NO_TANGENT, ZERO, Tangent
 def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
-    if name == "__call__":
+    if name == "__call__" and not _has_own_call(receiver):
         return call_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
@@ -35,6 +35,28 @@ def method_rrule(receiver, name: str, *args, **kwargs):
             hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
         )
     return rule.rrule(receiver, *args, **kwargs)
+
+
+def differentiated_call_rrule(receiver, *args, **kwargs):
+    """``receiver(*args, **kwargs)`` where ``receiver`` is itself differentiated: an object of
+    the user's class with a ``__call__`` (``layer(x)``), differentiated as its method, ``self``
+    a structural argument. A function made from differentiated values (a closure, a bound
+    method) is refused: the gradient it carries would be lost."""
+    if not _has_own_call(receiver):
+        raise _computed_callee(receiver)
+    return method_rrule(receiver, "__call__", *args, **kwargs)
+
+
+def _has_own_call(receiver) -> bool:
+    function = getattr(type(receiver), "__call__", None)
+    return inspect.isfunction(function) and _is_user_code(function)
+
+
+def _computed_callee(receiver) -> MissingRuleError:
+    return MissingRuleError(
+        f"this calls a {type(receiver).__name__} computed from a differentiated input (a closure over one, or a "
+        "method of a differentiated object): s2sad cannot differentiate through the function itself",
+        hint="call a function defined at module level and pass the differentiated values as its arguments")
 
 
 _methods: dict = {}
@@ -69,10 +91,9 @@ def attribute_rrule(receiver, name: str):
 
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
-    if name == "__call__":
+    if name == "__call__" and not _has_own_call(receiver):
         if receiver_tangent is not ZERO:
-            raise MissingRuleError(f"cannot differentiate a call of {type(receiver).__name__!r} value computed from a "
-                                   "differentiated input", hint="call a function that does not depend on the inputs")
+            raise _computed_callee(receiver)
         return call_jvp(receiver, ans, args, tangents, **kwargs)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:

@@ -287,6 +287,18 @@ def _field_names(primal_type: type) -> frozenset | None:
     return None
 
 
+def _is_namedtuple(primal_type: type) -> bool:
+    return issubclass(primal_type, tuple) and hasattr(primal_type, "_fields")
+
+
+def _by_name(primal_type: type, items: tuple) -> "Tangent":
+    """A namedtuple's cotangent given by position, as its structural tangent."""
+    if len(items) != len(primal_type._fields):
+        raise ValueError(f"a cotangent of {len(items)} items was given for {primal_type.__qualname__} "
+                         f"of {len(primal_type._fields)} fields")
+    return Tangent._of(primal_type, {name: item for name, item in zip(primal_type._fields, items) if item is not ZERO})
+
+
 def _read_by_item(primal_type: type) -> bool:
     """Tangents of plain tuples, lists and dicts are read ``t[key]``; others ``t.name``."""
     if issubclass(primal_type, tuple) and hasattr(primal_type, "_fields"):
@@ -354,6 +366,8 @@ class Tangent:
         return MappingProxyType(self._fields)
 
     def __getitem__(self, key):
+        if type(key) is int and _is_namedtuple(self.primal_type):
+            key = self.primal_type._fields[key]  # pair[0] is pair.left
         return self._fields.get(key, ZERO)
 
     def __getattr__(self, name):
@@ -378,6 +392,8 @@ class Tangent:
         if other is ZERO or other is NO_TANGENT or (type(other) is int and other == 0):
             return self  # 0 too, so that sum() of tangents works
         other = unthunk(other)
+        if type(other) is tuple and _is_namedtuple(self.primal_type):
+            other = _by_name(self.primal_type, other)  # a namedtuple's cotangent read by position (pair[0])
         if type(other) is not Tangent:
             raise TypeError(
                 f"cannot add a {type(other).__name__} to a structural tangent of {self.primal_type.__qualname__}"
@@ -435,6 +451,8 @@ def plus(a, b):
     a = unthunk(a)
     b = unthunk(b)
     kind = type(a)
+    if kind is tuple and type(b) is Tangent and _is_namedtuple(b.primal_type):
+        return _by_name(b.primal_type, a) + b
     if kind is tuple or kind is list:
         # Python's + on tuples concatenates; a tuple of cotangents adds elementwise.
         if type(b) is not kind or len(b) != len(a):

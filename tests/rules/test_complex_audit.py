@@ -274,6 +274,8 @@ NOT_NUMERIC = {  # name: why no complex check applies
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_filled": "a structural tangent with zeros filled in (generated code)",
     "s2sad.runtime.structure.tangent_field": "a field of a structural tangent (generated code)",
+    "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
+                                      "passes through (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
 }

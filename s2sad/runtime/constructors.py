@@ -1,0 +1,104 @@
+"""Objects built inside a differentiated function: ``Layer(W, b)``, a dataclass, a namedtuple.
+
+A constructor that only stores its arguments (a dataclass without ``__post_init__``, a
+namedtuple, a class whose ``__init__`` is ``self.name = parameter`` lines) makes an object
+whose structural tangent has one field per stored argument: the pullback of the construction
+reads each argument's cotangent from its field, and the object's tangent is built from the
+arguments'. Any other constructor computes something s2sad does not see: it is refused.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+
+from ..errors import MissingRuleError
+from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
+
+_stored: dict = {}
+
+
+def stored_fields(cls: type) -> dict[str, str] | None:
+    """Parameter name -> the attribute ``cls(...)`` stores it in, or None when the constructor
+    does more than store its arguments."""
+    if cls not in _stored:
+        _stored[cls] = _find_stored_fields(cls)
+    return _stored[cls]
+
+
+def _find_stored_fields(cls: type) -> dict[str, str] | None:
+    if dataclasses.is_dataclass(cls):
+        if hasattr(cls, "__post_init__"):
+            return None
+        return {field.name: field.name for field in dataclasses.fields(cls) if field.init}
+    if issubclass(cls, tuple) and hasattr(cls, "_fields") and cls.__new__ is not tuple.__new__:
+        return {name: name for name in cls._fields} if cls.__init__ is object.__init__ else None
+    init = cls.__dict__.get("__init__")
+    if not inspect.isfunction(init) or any("__init__" in vars(base) for base in cls.__mro__[1:-1]):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(init)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    definition = tree.body[0]
+    parameters = [a.arg for a in definition.args.posonlyargs + definition.args.args + definition.args.kwonlyargs]
+    if not parameters or definition.args.vararg or definition.args.kwarg:
+        return None
+    this, stored = parameters[0], {}
+    for statement in definition.body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Attribute)
+                and isinstance(statement.targets[0].value, ast.Name) and statement.targets[0].value.id == this
+                and isinstance(statement.value, ast.Name) and statement.value.id in parameters[1:]):
+            return None
+        stored[statement.value.id] = statement.targets[0].attr
+    return stored
+
+
+def _refusal(cls: type) -> MissingRuleError:
+    return MissingRuleError(
+        f"constructing `{cls.__qualname__}` is not differentiated: its constructor does more than store its "
+        "arguments (a __post_init__, or an __init__ that computes), which s2sad does not see",
+        hint="make it a dataclass that stores its arguments, or build the object outside the function and pass it in")
+
+
+def constructor_rrule(cls: type, *args, **kwargs):
+    """``cls(*args, **kwargs)`` and its pullback ``(NO_TANGENT, *cotangents of args)``."""
+    fields = stored_fields(cls)
+    if fields is None:
+        raise _refusal(cls)
+    names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
+    made = cls(*args, **kwargs)
+
+    def constructor_pullback(g):
+        g = unthunk(g)
+        if g is ZERO or g is NO_TANGENT:
+            return (NO_TANGENT,) + (ZERO,) * len(args)
+        return (NO_TANGENT,) + tuple(_field(g, cls, fields.get(name)) for name in names)
+
+    constructor_pullback.__name__ = constructor_pullback.__qualname__ = f"{cls.__name__}_pullback"
+    return made, constructor_pullback
+
+
+def _field(g, cls: type, attribute: str | None):
+    if attribute is None:
+        return ZERO  # an argument the constructor does not keep
+    if isinstance(g, Tangent):
+        return g[attribute]
+    if isinstance(g, tuple) and hasattr(cls, "_fields"):  # a namedtuple's cotangent given as a tuple
+        return g[cls._fields.index(attribute)]
+    return getattr(g, attribute, ZERO)
+
+
+def constructor_jvp(cls: type, args: tuple, tangents: tuple, **kwargs):
+    """The tangent of ``cls(*args, **kwargs)``: a structural tangent of the stored arguments'."""
+    fields = stored_fields(cls)
+    if fields is None:
+        raise _refusal(cls)
+    names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
+    given = {fields[name]: tangent for name, tangent in zip(names, tangents)
+             if tangent is not ZERO and name in fields}
+    return Tangent(cls, given) if given else ZERO
