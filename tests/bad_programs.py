@@ -35,7 +35,8 @@ def passes_a_lambda(x):
 
 
 def uses_yield(x):
-    yield x * 2  # refused: yield
+    y = yield x * 2  # refused: yield
+    return y
 
 
 def uses_try(x):

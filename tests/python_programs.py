@@ -281,3 +281,32 @@ def changes_its_argument(a):
 def calls_a_helper_that_changes_its_argument(x):
     y = x * 1.0
     return changes_its_argument(y) + np.sum(y)
+
+
+# ---------------------------------------------------------------- generators consumed by a loop
+def unpack_layers(params):
+    for W, b in params:
+        yield W, b
+
+
+def generator_mlp(W1, b1, W2, b2, x):
+    params = [(W1, b1), (W2, b2)]
+    for W, b in unpack_layers(params):
+        x = np.tanh(x @ W + b)
+    return np.sum(x ** 2)
+
+
+def windows(xs, scale=2.0):
+    """Yields on both paths of a branch, inside a loop."""
+    for i in range(len(xs) - 1):
+        if i % 2 == 0:
+            yield xs[i] * scale, xs[i + 1]
+        else:
+            yield xs[i], xs[i + 1] * scale
+
+
+def sums_over_windows(x):
+    total = 0.0
+    for a, b in windows([x, x ** 2, np.sin(x), np.cos(x)]):
+        total = total + np.sum(a * b)
+    return total + sum(np.sum(v) for v in unpack_layers([(x, x)]) for v in v)

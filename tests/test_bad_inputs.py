@@ -208,12 +208,16 @@ def updates_a_dict(x):
     return d["a"]
 
 
-def generator_callee(x):
-    yield x  # bad: yield in callee
+def generator_callee(x):  # bad: endless generator
+    while True:
+        yield x
 
 
 def calls_a_generator(x):
-    return sum(generator_callee(x))
+    total = 0.0
+    for value in generator_callee(x):
+        total = total + value
+    return total
 
 
 def inline_lambda_as_a_value(x):
@@ -238,7 +242,7 @@ SYNTAX = [
     (inserts, "insert", "`.insert(...)`"),
     (removes, "remove", "`.remove(...)`"),
     (updates_a_dict, "update", "`.update(...)`"),
-    (calls_a_generator, "yield in callee", "generators"),
+    (calls_a_generator, "endless generator", "a generator with a `while` loop"),
 ]
 
 

@@ -30,7 +30,7 @@ CASES = [
     ("uses_for_else", "for-else", "else", "`for ... else` is not supported"),
     ("uses_while_else", "while-else", "else", "`while ... else` is not supported"),
     ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),
-    ("uses_yield", "yield", "yield", "generators (`yield`) cannot be differentiated"),
+    ("uses_yield", "yield", "yield", "`yield` is differentiated only as a statement of its own"),
     ("uses_try", "try", "try", "`try` blocks are not supported"),
     ("uses_with", "with", "open(", "`with ... as name` is not supported"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),

@@ -58,6 +58,8 @@ CASES = {
     "class_built_inside": (programs.builds_layers, (r(3, 2), r(2), r(4, 3)), (0, 1, 2)),
     "dataclass_built_inside": (programs.builds_a_dataclass, (r(3), r(3) * 0.2, r(3)), (0, 1, 2)),
     "namedtuple_built_inside": (programs.builds_a_namedtuple, (r(3),), (0,)),
+    "generator_of_layers": (programs.generator_mlp, (r(3, 4) * 0.5, r(4), r(4, 2) * 0.5, r(2), r(5, 3)), (0, 1, 2, 4)),
+    "generator_with_branches": (programs.sums_over_windows, (r(3),), (0,)),
     "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
     "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
     "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),

@@ -27,7 +27,8 @@ LATER = "coming with control-flow support; for now use np.where or a loop"
 REFUSED = {
     cst.SetComp: ("set comprehensions are not supported", "sets have no tangent space; compute them outside"),
     cst.Set: ("set literals are not supported", "sets have no tangent space; compute them outside"),
-    cst.Yield: ("generators (`yield`) cannot be differentiated", "return a value (for example a list or an array) instead"),
+    cst.Yield: ("`yield` is differentiated only as a statement of its own (`yield value`)",
+                "assign what you send to the generator before yielding"),
     cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
     cst.Try: ("`try` blocks are not supported", "move error handling outside the differentiated function"),
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
@@ -115,6 +116,8 @@ class _Fence(ReadingVisitor):
             self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
         if kind.assignment:
             self.check_targets(node)
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
+            self.allowed.add(node.value)  # `yield v` on a line of its own: the generator's list gets v
         if kind.loop:
             self.check_loop(node)
         return True

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..errors import UnsupportedSyntaxError
 from ..analysis.aliasing import check_writes
 from ..rules.helpers import owned_copy, write_back, written_into_shared
 from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
@@ -24,9 +25,9 @@ from .normalize_calls import CallNormalizer
 from .normalize_expressions import ExpressionNormalizer
 from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
-from .normalize_state import RETURN
+from .normalize_state import RETURN, YIELDED
 from .normalize_statements import StatementNormalizer
-from .normalize_syntax import code_of, params_changed_in_place
+from .normalize_syntax import code_of, count_returns, has_while, params_changed_in_place, yields_in
 from .source import FunctionSource
 
 
@@ -54,10 +55,12 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
                 defaults[name] = code_of(param.default)
         owned = self.owned_copies(funcdef, [p.name.value for p in [*signature.posonly_params, *signature.params,
                                                                        *signature.kwonly_params]])
-        statements = owned + self.block(funcdef.body.body)
+        statements = owned + self.generator_prologue(funcdef) + self.block(funcdef.body.body)
         if owned:
             statements.append(self.written_back(funcdef))
-        if RETURN not in self.current:
+        if YIELDED in self.current:
+            result = Var(self.current[YIELDED])  # a generator: the list of what it yields
+        elif RETURN not in self.current:
             result = Const("None")
         elif self.current[RETURN] in self.returned_atoms:
             result = self.returned_atoms[self.current[RETURN]]  # one return, at the end: no copy needed
@@ -96,6 +99,29 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             self.owned[original] = own
         operations, self.operations = self.operations, []
         return [Statement(self.location, operations)]
+
+    def generator_prologue(self, funcdef: cst.FunctionDef) -> list:
+        """A generator (``for W, b in unpack_layers(params)``) is differentiated as the list of
+        what it yields, made before the loop that reads it runs: the values are the same as
+        long as the loop does not change what the generator reads, and the generator ends."""
+        yields = yields_in(funcdef)
+        if not yields:
+            return []
+        for node in yields:
+            if isinstance(node.value, cst.From):
+                raise UnsupportedSyntaxError("`yield from` is not supported", self.source.location(node),
+                                             "yield the items one by one in a loop")
+        if count_returns(funcdef):
+            raise UnsupportedSyntaxError("a `return` in a generator is not supported", self.source.location(funcdef),
+                                         "let the generator run to its end")
+        if has_while(funcdef):
+            raise UnsupportedSyntaxError(
+                "a generator with a `while` loop is not differentiated: s2sad makes the list of what it yields before "
+                "the loop reading it runs, and a generator that never ends would not let it", self.source.location(funcdef),
+                "yield from a `for` loop over a range or a list")
+        self.location = self.source.location(funcdef)
+        self.current[YIELDED] = self.namer.version("yielded")
+        return [Statement(self.location, [Operation(self.current[YIELDED], "list", args=[])])]
 
     def written_back(self, funcdef: cst.FunctionDef) -> Statement:
         writes = [Operation(self.namer.fresh("_"), "effect", Callee("static", "write_back", write_back), [Var(o), Var(c)])

@@ -17,7 +17,7 @@ from ..errors import UnsupportedSyntaxError
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import count_returns, dotted_name
+from .normalize_syntax import count_returns, dotted_name, yields_in
 from .resolve import found, is_library
 
 
@@ -164,6 +164,9 @@ class CallNormalizer(NormalizerState):
         if any(f is function for f in self.inlining):
             raise UnsupportedSyntaxError("a nested function that calls itself is not supported",
                                          self.source.location(call), "define it at module level: s2sad follows recursion there")
+        if not isinstance(function, cst.Lambda) and yields_in(function):
+            raise UnsupportedSyntaxError("a nested generator is not supported", self.source.location(function),
+                                         "define the generator at module level: s2sad differentiates it there")
         args, kwargs = self.arguments(call)
         params = function.params
         if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:

@@ -22,6 +22,7 @@ from .source import FunctionSource
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
 RETURN = "<result>"  # the pseudo-variable holding what the function returns, merged like any other
 RETURNED = "<returned>"  # set when a `return` inside a loop has run
+YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated as
 
 # Names generated code itself uses; user variables that collide are renamed.
 RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans",

@@ -19,7 +19,7 @@ from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import written_into
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import AUGMENTED, BINARY
-from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
+from .normalize_state import RETURN, RETURNED, YIELDED, NormalizerState, atom_name
 from .normalize_syntax import dotted_name, may_leave, returns_inside
 
 # libcst small-statement type -> the method that normalises it (return, break and continue
@@ -191,6 +191,10 @@ class StatementNormalizer(NormalizerState):
     def expression_statement(self, node: cst.Expr) -> None:
         if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return  # a docstring or a bare constant does nothing
+        if isinstance(node.value, cst.Yield):
+            value = self.expression(node.value.value) if node.value.value is not None else Const("None")
+            self.mutate(node, "append", Var(self.current[YIELDED]), [value])
+            return
         atom = self.expression(node.value)
         last = self.operations[-1] if self.operations else None
         if isinstance(atom, Var) and last is not None and last.target == atom.name and last.kind == "call":

@@ -204,3 +204,31 @@ def _leaves(target):
         yield from _leaves(target.value)
     else:
         yield target
+
+
+def yields_in(funcdef) -> list:
+    """The ``yield`` expressions of a function (its nested definitions' aside)."""
+    found = []
+
+    class Yields(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Yield):
+                found.append(node)
+            return node is funcdef or not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    funcdef.visit(Yields())
+    return found
+
+
+def has_while(funcdef) -> bool:
+    """Whether a function has a ``while`` loop (its nested definitions' aside)."""
+    found = []
+
+    class Whiles(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.While):
+                found.append(node)
+            return node is funcdef or not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    funcdef.visit(Whiles())
+    return bool(found)
