@@ -101,8 +101,8 @@ def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
     every = (ZERO,) * len(held_args) + tuple(tangents)
     forward = forward_rule(target)
     if forward is not None:
-        given = dict(zip(forward.signature.parameters, every))
-        return forward.pushforward(held_args + tuple(args), keywords, given, ans)
+        given = forward.signature.bind_partial(*every).arguments  # *args collect their tangents in a tuple
+        return forward.pushforward(held_args + tuple(args), keywords, dict(given), ans)
     if _user_class(target):
         return constructor_jvp(target, held_args + tuple(args), every, **keywords)
     if _differentiable_source(target):
