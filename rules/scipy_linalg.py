@@ -35,6 +35,7 @@ from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, mH, mT, output_parts, unbroadcast
+from .numpy_linalg import cholesky_jvp, cholesky_vjp
 from .refusals import defrefused
 
 
@@ -80,7 +81,8 @@ def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
     dm = -(db @ mH(_as_columns(ans, c)))
     symmetric = dm + mH(dm)
-    dc = np.tril(symmetric @ c) if lower else np.triu(c @ symmetric)
+    factor = _triangle(c, lower)  # cho_factor leaves other entries in the triangle cho_solve does not read
+    dc = np.tril(symmetric @ factor) if lower else np.triu(factor @ symmetric)
     return unbroadcast(dc, c), NO_TANGENT
 
 
@@ -157,6 +159,24 @@ def expm_vjp(g, ans, A):
     return unbroadcast(np.reshape(cotangents, shape), A)
 
 
+def _factor_and_rest(c, lower):
+    """``cho_factor``'s ``c``: the Cholesky factor in one triangle (diagonal included), and what
+    LAPACK left of ``a`` in the other (strictly), which ``c`` carries unchanged."""
+    factor = np.tril(c) if lower else np.triu(c)
+    return factor, c - factor
+
+
+def cho_factor_vjp_a(g, ans, a, lower, overwrite_a, check_finite):
+    """The factor is ``np.linalg.cholesky`` of the triangle of ``a`` LAPACK reads; the other
+    triangle of ``c`` is ``a``'s own, passed through."""
+    (g_c, _) = output_parts(g, 2)                                # the flag `lower` has no cotangent
+    if g_c is ZERO:
+        return ZERO
+    factor, _ = _factor_and_rest(ans[0], lower)
+    g_factor, g_rest = _factor_and_rest(np.asarray(g_c), lower)
+    return unbroadcast(cholesky_vjp(g_factor, factor, a, not lower) + g_rest, a)
+
+
 def deflinalg(function, signature, *vjps):
     return defvjp(function, signature, *vjps, name=f"scipy.linalg.{function.__name__}")
 
@@ -166,6 +186,7 @@ SOLVE_FLAGS = "overwrite_b=False, check_finite=True"
 deflinalg(linalg.solve_triangular, f"a, b, trans=0, lower=False, unit_diagonal=False, {SOLVE_FLAGS}",
           solve_triangular_vjp_a, solve_triangular_vjp_b)
 deflinalg(linalg.cho_solve,        f"c_and_lower, b, {SOLVE_FLAGS}", cho_solve_vjp_c, cho_solve_vjp_b)
+deflinalg(linalg.cho_factor,       "a, lower=False, overwrite_a=False, check_finite=True", cho_factor_vjp_a)
 deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_FLAGS}",
           None, solve_banded_vjp_ab, solve_banded_vjp_b)
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
@@ -214,6 +235,13 @@ def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     dm = dfactor @ _mH(factor) + factor @ _mH(dfactor) if lower else _mH(dfactor) @ factor + _mH(factor) @ dfactor
     dx = linalg.cho_solve(c_and_lower, -(dm @ _as_columns(ans, c)))
     return _like_output(_from_columns(dx, ans), ans)
+
+
+def cho_factor_jvp_a(g, ans, a, lower, overwrite_a, check_finite):
+    factor, _ = _factor_and_rest(ans[0], lower)
+    d_factor = cholesky_jvp(g, factor, a, not lower)
+    _, d_rest = _factor_and_rest(np.asarray(g), lower)
+    return (_like_output(d_factor + d_rest, ans[0]), NO_TANGENT)
 
 
 def cho_solve_jvp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
@@ -282,6 +310,7 @@ def expm_jvp(g, ans, A):
 # ---- forward rules
 defjvp(linalg.solve_triangular, solve_triangular_jvp_a, solve_triangular_jvp_b)
 defjvp(linalg.cho_solve,        cho_solve_jvp_c, cho_solve_jvp_b)
+defjvp(linalg.cho_factor,       cho_factor_jvp_a, None, None, None)
 defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)

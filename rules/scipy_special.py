@@ -65,6 +65,17 @@ def order_without_derivative(g, ans, v, x):
     return NO_TANGENT
 
 
+def hyp2f1_slope_z(ans, a, b, c, z):
+    return a * b / c * special.hyp2f1(a + 1, b + 1, c + 1, z)
+
+
+def hyp2f1_parameter_without_derivative(g, ans, a, b, c, z):
+    """hyp2f1's parameters get no derivative (no closed form): refused when one has a tangent."""
+    raise MissingRuleError("no rule for the derivative of scipy.special.hyp2f1 in its parameters a, b, c",
+                           hint="make a, b and c constants (not computed from the differentiated inputs); "
+                                "its derivative in z is a * b / c * hyp2f1(a + 1, b + 1, c + 1, z)")
+
+
 def polygamma_slope_x(ans, n, x):
     return special.polygamma(n + 1, x)
 
@@ -524,6 +535,7 @@ def special_slopes(function, signature, *slopes, guarded=()):
 
 
 ORDER = Explicit(order_without_derivative)  # a Bessel function's order: refused if it has a tangent
+HYP2F1_PARAMETER = Explicit(hyp2f1_parameter_without_derivative)
 ELEMENTWISE = {"elementwise": True}
 
 # One slope per parameter, both modes
@@ -543,6 +555,7 @@ special_slopes(special.betaln,       "a, b",    betaln_slope_a, betaln_slope_b)
 special_slopes(special.gammainc,     "a, x",    gammainc_slope_a, gammainc_slope_x, guarded=True)
 special_slopes(special.gammaincc,    "a, x",    gammaincc_slope_a, gammaincc_slope_x, guarded=True)
 special_slopes(special.betainc,      "a, b, x", betainc_slope_a, betainc_slope_b, betainc_slope_x, guarded=True)
+special_slopes(special.hyp2f1,       "a, b, c, z", HYP2F1_PARAMETER, HYP2F1_PARAMETER, HYP2F1_PARAMETER, hyp2f1_slope_z)
 # Bessel functions (special.jn is special.jv)
 special_slopes(special.jv,           "v, x",    ORDER, jv_slope_x)
 special_slopes(special.yv,           "v, x",    ORDER, yv_slope_x)

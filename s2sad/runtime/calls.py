@@ -77,8 +77,8 @@ def call_rrule(function, *args, **kwargs):
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
     rule = rule_for(target)
-    if rule is not None:
-        y, pullback = rule.rrule(*held_args, *args, **keywords)
+    if rule is not None:  # which arguments are differentiated is not known here: cotangents computed if read
+        y, pullback = rule.lazy_rrule(*held_args, *args, **keywords)
     elif _user_class(target):
         y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
     elif _differentiable_source(target):

@@ -196,6 +196,7 @@ CHECKED = {
     "scipy.signal.lfilter": lambda rng: calls(z(rng, 3), np.array([1.0, 0.3 + 0.2j]), z(rng, 6)),
     "scipy.linalg.solve_triangular": lambda rng: calls(well_conditioned(rng, 3, 3), z(rng, 3, 2), 2, True),
     "scipy.linalg.cho_solve": lambda rng: calls((np.linalg.cholesky(hermitian_positive(rng, 3)), True), z(rng, 3)),
+    "scipy.linalg.cho_factor": lambda rng: calls(hermitian_positive(rng, 3) + np.triu(z(rng, 3, 3), 1), True),
     "scipy.linalg.solve_banded": lambda rng: calls((1, 1), z(rng, 3, 5) + np.array([[0], [4], [0]]), z(rng, 5)),
     "scipy.linalg.solve_sylvester": lambda rng: calls(well_conditioned(rng, 3, 3), well_conditioned(rng, 2, 2) + 2,
                                                       z(rng, 3, 2)),
@@ -227,6 +228,9 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("the ufunc has no complex loop", binary) for name in """numpy.remainder numpy.fmod numpy.arctan2
         numpy.hypot numpy.logaddexp numpy.logaddexp2 operator.mod scipy.special.rel_entr scipy.special.kl_div
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
+    "scipy.special.hyp2f1": ("complex z only: a, b, c are real parameters without a derivative "
+                             "(tests/rules/test_scipy_special.py checks complex z)",
+                             lambda rng: calls(z(rng, 3), 2.0, 3.0, 0.1 + 0.2j)),
     "scipy.special.betainc": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 3), z(rng, 3), z(rng, 3))),
     "scipy.special.polygamma": ("the ufunc has no complex loop", lambda rng: calls(1, z(rng, 3))),
     "scipy.special.multigammaln": ("SciPy refuses complex a", lambda rng: calls(z(rng) + 3, 2)),
