@@ -352,3 +352,8 @@ def decays_with_a_lambda(y0):
 
 def lambda_over_a_local(y0, k):
     return np.sum(integrate(lambda y, t: -k * y, y0))
+
+
+def unpacks_an_array(state, k):
+    s, i, r = state  # the rows of an array, as ODE right-hand sides unpack their state
+    return np.sum(np.array([-k * s * i, k * s * i - 0.3 * i, 0.3 * i]) ** 2) + s * r

@@ -12,6 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 from scipy import special
+from scipy.integrate import odeint
 
 
 # ---------------------------------------------------------------- helpers shared by the models
@@ -379,3 +380,14 @@ def quiet_log_barrier(x, lower=0.0):
         warnings.simplefilter("ignore")
         barrier = -np.sum(np.log(x - lower))
     return barrier + np.sum(x ** 2)
+
+
+def sir_model(state, t, beta, gamma):
+    s, i, r = state
+    return np.array([-beta * s * i, beta * s * i - gamma * i, gamma * i])
+
+
+def sir_fit_loss(log_params, observed_infected, times):
+    beta, gamma = np.exp(log_params)
+    trajectory = odeint(sir_model, np.array([0.99, 0.01, 0.0]), times, args=(beta, gamma), rtol=1e-10, atol=1e-10)
+    return np.sum((trajectory[:, 1] - observed_infected) ** 2)

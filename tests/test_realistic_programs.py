@@ -167,6 +167,8 @@ CORPUS = {
     "kalman_filter_scalar_loop": (None, p.kalman_log_likelihood, (-1.0, -0.5, list(randn(6))), (0, 1)),
     "minibatches_from_a_generator": (None, p.minibatch_objective, (randn(3), randn(10, 3), randn(10)), (0, 1, 2)),
     "star_shape_random_noise": (None, p.noisy_features, (randn(2, 3), 0.1), (0, 1)),
+    "sir_epidemic_fit_with_odeint": (None, p.sir_fit_loss, (np.log(np.array([1.5, 0.3])), np.abs(randn(5)) * 0.1,
+                                                            np.linspace(0.0, 4.0, 5)), (0, 1)),
     "log_barrier_catch_warnings": (None, p.quiet_log_barrier, (np.abs(randn(4)) + 0.5,), (0,)),
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .accumulate import add
-from .indexing import written_once
+from .indexing import untake, written_once
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 
@@ -27,8 +27,12 @@ def split_cotangent(g, count: int) -> tuple:
     return parts
 
 
-def item_cotangent(g, index: int, count: int) -> tuple:
-    """The cotangent of a sequence of ``count`` elements of which only element ``index`` was used."""
+def item_cotangent(g, index: int, count: int, sequence=None):
+    """The cotangent of a sequence of ``count`` elements of which only element ``index`` was used
+    (``a, b, c = sequence``): a tuple of cotangents, or, when ``sequence`` is an array (its rows
+    unpacked), an array like it."""
+    if isinstance(sequence, np.ndarray):
+        return unthunk(untake(g, index, sequence)) if g is not ZERO else ZERO
     parts = [ZERO] * count
     parts[index] = g
     return tuple(parts)

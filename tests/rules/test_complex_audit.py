@@ -228,6 +228,8 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("the ufunc has no complex loop", binary) for name in """numpy.remainder numpy.fmod numpy.arctan2
         numpy.hypot numpy.logaddexp numpy.logaddexp2 operator.mod scipy.special.rel_entr scipy.special.kl_div
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
+    "scipy.integrate.odeint": ("odeint integrates real states only",
+                               lambda rng: calls(lambda y, t: -y, z(rng, 2), np.array([0.0, 1.0]))),
     "scipy.special.hyp2f1": ("complex z only: a, b, c are real parameters without a derivative "
                              "(tests/rules/test_scipy_special.py checks complex z)",
                              lambda rng: calls(z(rng, 3), 2.0, 3.0, 0.1 + 0.2j)),
