@@ -84,7 +84,7 @@ defrrule(builtins.min, _extremum_rrule(builtins.min))
 
 nondifferentiable(
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.isinstance,
-    builtins.str, builtins.hash, builtins.id, builtins.ord, builtins.chr, builtins.type,
+    builtins.str, builtins.hash, builtins.id, builtins.ord, builtins.chr, builtins.type, builtins.slice,
 )
 
 

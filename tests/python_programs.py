@@ -357,3 +357,14 @@ def lambda_over_a_local(y0, k):
 def unpacks_an_array(state, k):
     s, i, r = state  # the rows of an array, as ODE right-hand sides unpack their state
     return np.sum(np.array([-k * s * i, k * s * i - 0.3 * i, 0.3 * i]) ** 2) + s * r
+
+
+def slices_by_a_carried_bound(gains, samples, n_channels=3):
+    """A slice whose bound changes after the loop reads it: each reverse iteration must read
+    the bound its primal iteration read (it was replayed at its final value: a wrong gradient)."""
+    response = samples
+    channel = 0
+    for _ in range(n_channels):
+        response = np.tanh(response * gains[channel::n_channels])
+        channel = (channel + 1) % n_channels
+    return np.sum(response ** 2) + np.sum(gains[channel:channel + 2])

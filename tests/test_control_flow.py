@@ -150,7 +150,7 @@ def test_a_pullback_that_undoes_changes_can_run_again(name):
 
 def test_filling_an_array_saves_nothing_it_does_not_need():
     source = transform(programs.conv1d, ("x", "w")).source
-    assert "        out[i] = sum_x_slice_mul_w\n" in source
+    assert "        out[i] = sum_x_window_mul_w\n" in source
     assert "overwritten" not in source  # nothing reads `out` before or during the loop
     assert "dout = zeroed_at(dout, i)" in source
     source = transform(programs.read_then_overwrite, ("x",)).source

@@ -65,6 +65,7 @@ CASES = {
     "dict_constructed_and_get": (programs.config_dicts, (r(3), 0.7), (0, 1)),
     "lambdas_passed_as_values": (programs.decays_with_a_lambda, (r(3),), (0,)),
     "array_unpacked_into_names": (programs.unpacks_an_array, (r(3), 0.7), (0, 1)),
+    "slice_bound_carried_by_a_loop": (programs.slices_by_a_carried_bound, (r(9), r(3)), (0, 1)),
     "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
     "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
     "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),

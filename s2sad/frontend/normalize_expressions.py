@@ -182,8 +182,12 @@ class ExpressionNormalizer(NormalizerState):
         for element in elements:
             inner = element.slice
             if isinstance(inner, cst.Slice):
-                bounds = [self.bound_code(b) for b in (inner.lower, inner.upper, inner.step)]
-                parts.append(Const(f"slice({', '.join(bounds)})"))
+                bounds = [self.bound(b) for b in (inner.lower, inner.upper, inner.step)]
+                if all(isinstance(b, Const) for b in bounds):
+                    parts.append(Const(f"slice({', '.join(b.code for b in bounds)})"))
+                else:  # a bound that is a variable is read by an operation, so that a loop's tape keeps it
+                    parts.append(self.operation(None, "window", [],
+                                                Operation("", "call", Callee("static", "slice", slice), bounds)))
             else:
                 parts.append(self.expression(inner.value))
         if len(parts) == 1 and len(elements) == 1:
@@ -192,11 +196,8 @@ class ExpressionNormalizer(NormalizerState):
             return Const("(" + ", ".join(p.code for p in parts) + ("," if len(parts) == 1 else "") + ")")
         return self.operation(None, "index", [], Operation("", "tuple", None, parts))
 
-    def bound_code(self, node) -> str:
-        if node is None:
-            return "None"
-        atom = self.expression(node)
-        return atom.code if isinstance(atom, Const) else atom.name
+    def bound(self, node) -> Atom:
+        return Const("None") if node is None else self.expression(node)
 
     def elements(self, node, want) -> Atom:
         """A tuple or list display; a tuple of constants is a constant."""
