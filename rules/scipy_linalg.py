@@ -8,6 +8,10 @@ rule takes ``dM`` back to the storage it read:
   ``unit_diagonal``): the other entries get a zero cotangent;
 * ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^H``: ``dL = (dM + dM^H) L``,
   in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
+* ``cholesky`` and ``cho_factor`` read one triangle of ``a`` (the lower one with ``lower``),
+  as ``numpy.linalg.cholesky`` does, whose rules they share. ``cho_factor`` leaves the other
+  triangle of ``c`` as LAPACK found it, a copy of ``a``'s: it is differentiated as that copy
+  (checked to be one; cho_solve never reads it, so its cotangent there is 0);
 * ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
   entries outside the matrix get 0.
 
@@ -30,11 +34,13 @@ solved with ``overwrite_b=False`` whatever the call said: they are never overwri
 import numpy as np
 from scipy import linalg
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, mH, mT, output_parts, unbroadcast
+from .numpy_linalg import cholesky_jvp, cholesky_vjp
 from .refusals import defrefused
 
 
@@ -80,12 +86,51 @@ def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
     dm = -(db @ mH(_as_columns(ans, c)))
     symmetric = dm + mH(dm)
-    dc = np.tril(symmetric @ c) if lower else np.triu(c @ symmetric)
+    factor = np.tril(c) if lower else np.triu(c)  # cho_factor leaves what LAPACK did not touch in the rest
+    dc = np.tril(symmetric @ factor) if lower else np.triu(factor @ symmetric)
     return unbroadcast(dc, c), NO_TANGENT
 
 
 def cho_solve_vjp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
     return unbroadcast(linalg.cho_solve(c_and_lower, g), b)
+
+
+# ------------------------------------------------------------------ cholesky and cho_factor
+def _refuse_overwrite(overwrite_a, name):
+    if overwrite_a:
+        raise UnsupportedArgumentsError(f"scipy.linalg.{name}(..., overwrite_a=True) may write the factor into "
+                                        "the differentiated matrix", hint="leave overwrite_a=False")
+
+
+def _strictly_unread(m, lower):
+    """The triangle of ``m`` that a factorisation reading the other one leaves alone."""
+    return np.triu(m, 1) if lower else np.tril(m, -1)
+
+
+def _copied_from_a(c, a, lower):
+    """cho_factor leaves LAPACK's untouched triangle in ``c``: a copy of ``a``'s. It is
+    differentiated as that copy only after checking that it is one."""
+    return np.array_equal(_strictly_unread(c, lower), _strictly_unread(np.asarray(a), lower))
+
+
+def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
+    _refuse_overwrite(overwrite_a, "cholesky")
+    return cholesky_vjp(g, ans, a, not lower)
+
+
+def cho_factor_vjp(g, ans, a, lower, overwrite_a, check_finite):
+    _refuse_overwrite(overwrite_a, "cho_factor")
+    (dc, _) = output_parts(g, 2)
+    if dc is ZERO:
+        return np.zeros_like(a, dtype=np.result_type(a, np.float32))
+    c, _ = ans
+    unread = _strictly_unread(dc, lower)
+    if np.any(unread) and not _copied_from_a(c, a, lower):
+        raise UnsupportedArgumentsError("the triangle cho_factor leaves unused does not hold a copy of the matrix "
+                                        "here, and its value is read", hint="read only the factor: np.tril or np.triu")
+    factor = np.tril(c) if lower else np.triu(c)
+    d_factor = dc - unread
+    return unbroadcast(cholesky_vjp(d_factor, factor, a, not lower) + unread, a)
 
 
 # ------------------------------------------------------------------ solve_banded
@@ -166,6 +211,8 @@ SOLVE_FLAGS = "overwrite_b=False, check_finite=True"
 deflinalg(linalg.solve_triangular, f"a, b, trans=0, lower=False, unit_diagonal=False, {SOLVE_FLAGS}",
           solve_triangular_vjp_a, solve_triangular_vjp_b)
 deflinalg(linalg.cho_solve,        f"c_and_lower, b, {SOLVE_FLAGS}", cho_solve_vjp_c, cho_solve_vjp_b)
+deflinalg(linalg.cholesky,         "a, lower=False, overwrite_a=False, check_finite=True", cholesky_scipy_vjp)
+deflinalg(linalg.cho_factor,       "a, lower=False, overwrite_a=False, check_finite=True", cho_factor_vjp)
 deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_FLAGS}",
           None, solve_banded_vjp_ab, solve_banded_vjp_b)
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
@@ -214,6 +261,22 @@ def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     dm = dfactor @ _mH(factor) + factor @ _mH(dfactor) if lower else _mH(dfactor) @ factor + _mH(factor) @ dfactor
     dx = linalg.cho_solve(c_and_lower, -(dm @ _as_columns(ans, c)))
     return _like_output(_from_columns(dx, ans), ans)
+
+
+def cholesky_scipy_jvp(g, ans, a, lower, overwrite_a, check_finite):
+    _refuse_overwrite(overwrite_a, "cholesky")
+    return cholesky_jvp(g, ans, a, not lower)
+
+
+def cho_factor_jvp(g, ans, a, lower, overwrite_a, check_finite):
+    _refuse_overwrite(overwrite_a, "cho_factor")
+    c, lower = ans
+    if not _copied_from_a(c, a, lower):  # a tangent cannot tell whether that triangle is read later
+        raise UnsupportedArgumentsError("the triangle cho_factor leaves unused does not hold a copy of the matrix here",
+                                        hint="use scipy.linalg.cholesky")
+    factor = np.tril(c) if lower else np.triu(c)
+    d_factor = cholesky_jvp(g, factor, a, not lower)
+    return _like_output(d_factor + _strictly_unread(g, lower), c), ZERO
 
 
 def cho_solve_jvp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
@@ -282,6 +345,8 @@ def expm_jvp(g, ans, A):
 # ---- forward rules
 defjvp(linalg.solve_triangular, solve_triangular_jvp_a, solve_triangular_jvp_b)
 defjvp(linalg.cho_solve,        cho_solve_jvp_c, cho_solve_jvp_b)
+defjvp(linalg.cholesky,         cholesky_scipy_jvp)
+defjvp(linalg.cho_factor,       cho_factor_jvp)
 defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)

@@ -344,3 +344,33 @@ def test_softmax_family(f):
     if f is special.softmax:
         (dx,) = cotangents(f, x, 1, g=rng.standard_normal((3, 4)))[:1]
         np.testing.assert_allclose(np.sum(dx, axis=1), 0, atol=1e-12)
+
+
+# ------------------------------------------------------------------ hyp2f1: a derivative in z only
+def hyp2f1_at_constant_parameters(z):
+    return np.sum(special.hyp2f1(0.5, 1.5, 2.5, z) ** 2)
+
+
+def hyp2f1_at_a_differentiated_parameter(a, z):
+    return np.sum(special.hyp2f1(a, 1.5, 2.5, z))
+
+
+def test_hyp2f1_derivative_in_z():
+    z = DOMAINS["centred"]((2, 3))
+    (_, _, _, dz) = cotangents(special.hyp2f1, 1, 2, 3, z)
+    np.testing.assert_allclose(dz, 2 / 3 * special.hyp2f1(2, 3, 4, z), rtol=1e-12)
+    check_rrule(special.hyp2f1, 1, 2, 3, z)
+    check_rrule(special.hyp2f1, np.array([[1], [2]]), 2, 3, z)        # parameters broadcast against z
+    check_rrule(special.hyp2f1, 1, 2, 3, float(z[0, 0]))
+    check_rrule(special.hyp2f1, 1, 2, 3, z + 0.2j * z[::-1])          # complex z: scipy takes it
+    (*_, dz) = check_rrule(special.hyp2f1, 1, 2, 3, z.astype(np.float32))
+    assert dz.dtype == np.float32
+
+
+def test_hyp2f1_parameters_constant_or_refused():
+    z = np.array([-0.5, 0.1, 0.6])
+    np.testing.assert_allclose(s2sad.grad(hyp2f1_at_constant_parameters)(z),
+                               numerical_gradient(hyp2f1_at_constant_parameters, z), rtol=1e-7)
+    with pytest.raises(MissingRuleError, match="parameters a, b, c") as caught:
+        s2sad.grad(hyp2f1_at_a_differentiated_parameter)(0.5, z)
+    assert "test_scipy_special.py" in str(caught.value)
