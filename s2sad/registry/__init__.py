@@ -353,6 +353,7 @@ _OPTIONAL_RULE_MODULES = [
     ("scipy", "scipy.stats", "s2sad.rules.scipy_stats"),
     ("scipy", "scipy.signal", "s2sad.rules.scipy_signal"),
     ("scipy", "scipy.linalg", "s2sad.rules.scipy_linalg"),
+    ("scipy", "scipy.integrate", "s2sad.rules.scipy_integrate"),
 ]
 _pending_optional = list(_OPTIONAL_RULE_MODULES)
 

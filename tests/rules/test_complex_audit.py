@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 scipy_special = pytest.importorskip("scipy.special")
+import scipy.integrate  # noqa: E402
 import scipy.linalg  # noqa: E402
 import scipy.signal  # noqa: E402
 import scipy.stats  # noqa: E402
@@ -215,6 +216,10 @@ for _name in [name for name, maker in CHECKED.items() if maker is None]:
     del CHECKED[_name]
 
 
+def decay(y, t):
+    return -y
+
+
 REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there and not at their real parts)
     "numpy.bincount": ("its weights are cast to float64", lambda rng: calls(np.array([0, 1, 1]), z(rng, 3))),
     **{name: ("math works on real numbers (cmath is not math)", lambda rng: calls(0.3 + 0.4j)) for name in """math.sin math.cos math.tan
@@ -235,6 +240,8 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
     "scipy.special.betainc": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 3), z(rng, 3), z(rng, 3))),
     "scipy.special.polygamma": ("the ufunc has no complex loop", lambda rng: calls(1, z(rng, 3))),
+    "scipy.integrate.odeint": ("LSODA integrates real equations: SciPy refuses complex y0",
+                               lambda rng: calls(decay, z(rng, 2), np.linspace(0.0, 1.0, 3))),
     "scipy.special.multigammaln": ("SciPy refuses complex a", lambda rng: calls(z(rng) + 3, 2)),
     "scipy.special.yn": ("the ufunc has no complex loop", order_and_complex),
     "math.acosh": ("math works on real numbers (cmath is not math)", lambda rng: calls(1.3 + 0.4j)),
