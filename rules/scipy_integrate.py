@@ -58,7 +58,7 @@ class Problem:
                                             "backwards, past those points", hint="leave tcrit out")
         _refuse_held_numbers(func)
         self.func, self.tfirst = func, tfirst
-        self.args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+        self.args = tuple(args)  # odeint itself refuses anything but a tuple
         self.differentiable = [_has_float_tangent(arg) for arg in self.args]
         self.times = np.asarray(t, dtype=np.float64)
         self.size = np.size(y0)

@@ -202,3 +202,19 @@ def test_a_func_holding_numbers_is_refused(func):
         pullback(np.ones((3, 1)))
     with pytest.raises(s2sad.S2SADError, match="holds numbers"):
         push(odeint, func, y0, t, tangents={"y0": np.ones(1)})
+
+
+
+def initial_state_as_a_list(a, b):
+    ys = odeint(lotka_volterra, [a, 2 * b], np.linspace(0, 1, 3), args=(0.8, 0.4), rtol=1e-11, atol=1e-11)
+    return np.sum(ys ** 2)
+
+
+def test_y0_given_as_a_list_of_differentiated_floats():
+    assert_gradients(initial_state_as_a_list, 1.0, 0.5, argnums=(0, 1))
+    assert_tangent(initial_state_as_a_list, 1.0, 0.5)
+
+
+def test_second_derivatives_are_refused_not_wrong():
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.hessian(pendulum_loss)(np.array([1.0, 0.2]), np.array([1.5, 0.3]), np.linspace(0, 1, 3))
