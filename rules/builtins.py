@@ -71,6 +71,8 @@ def sorting_permutation(iterable, key, reverse):
 
 
 def sorted_vjp(g, ans, iterable, key, reverse):
+    if isinstance(iterable, (dict, type({}.keys()))):
+        return ZERO  # the keys of a dict: they carry no gradient
     order = sorting_permutation(iterable, key, reverse)
     parts = split_cotangent(g, len(order))
     if isinstance(iterable, np.ndarray):

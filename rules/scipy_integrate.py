@@ -37,7 +37,7 @@ from s2sad.registry import defvjp_all
 from s2sad.registry.forward import defjvp
 from s2sad.runtime.calls import call_jvp, call_rrule
 from s2sad.runtime.structure import tangent_item
-from s2sad.runtime.tangents import NO_TANGENT, ZERO, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 
 from .helpers import unbroadcast
 
@@ -65,9 +65,8 @@ class Problem:
         self.settings = {"rtol": rtol, "atol": atol, "hmax": hmax, "hmin": hmin, "mxstep": mxstep,
                          "mxordn": mxordn, "mxords": mxords}
 
-    def call(self, y, time, args=None):
-        args = self.args if args is None else args
-        return self.func(time, y, *args) if self.tfirst else self.func(y, time, *args)
+    def call(self, y, time):
+        return self.func(time, y, *self.args) if self.tfirst else self.func(y, time, *self.args)
 
     def slope(self, y, time):
         return np.asarray(self.call(y, time), dtype=np.float64).reshape(self.size)
@@ -107,7 +106,10 @@ def _has_float_tangent(arg) -> bool:
     containers and complex numbers are refused (their cotangent would be dropped)."""
     if isinstance(arg, (float, np.floating)) or isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
         return True
-    if isinstance(arg, (bool, int, str, np.integer, np.bool_)) or callable(arg) or arg is None:
+    if callable(arg):
+        _refuse_held_numbers(arg)
+        return False
+    if isinstance(arg, (bool, int, str, np.integer, np.bool_)) or arg is None:
         return False
     if isinstance(arg, np.ndarray) and arg.dtype.kind in "iub":
         return False
@@ -153,10 +155,6 @@ def _filled(cell) -> bool:
     return True
 
 
-def _problem(func, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst, y0):
-    return Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
-
-
 def _cotangent_for_output(a, value):
     """The cotangent ``a`` in the form of ``func``'s output (a list for a list)."""
     if isinstance(value, (list, tuple)):
@@ -167,7 +165,7 @@ def _cotangent_for_output(a, value):
 # ------------------------------------------------------------------ reverse: the adjoint method
 def odeint_vjp(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
                ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
-    problem = _problem(func, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst, y0)
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
     size, times = problem.size, problem.times
     g = np.broadcast_to(np.asarray(unthunk(g), dtype=np.float64), np.shape(ans))
     arg_count = problem.flat_args([ZERO] * len(problem.args)).size
@@ -201,7 +199,7 @@ def odeint_vjp(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, 
 
 
 # ------------------------------------------------------------------ forward: the tangent equation alongside
-def _tangent_rows(problem, ans, y0, start, arg_tangents):
+def _tangent_rows(problem, y0, start, arg_tangents):
     """Rows of ``v``, ``v' = J_y v + J_args arg_tangents`` from ``v(t_0) = start``, with ``y``."""
     size = problem.size
     args = problem.args
@@ -220,35 +218,31 @@ def _tangent_rows(problem, ans, y0, start, arg_tangents):
     return problem.integrate(tangent_dynamics, first, problem.times, size)[:, size:]
 
 
-def _forward_problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst):
-    return _problem(func, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst, y0)
-
-
 def odeint_jvp_y0(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
                   ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
-    problem = _forward_problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords,
-                               tfirst)
-    start = np.asarray(unthunk(g), dtype=np.float64).reshape(problem.size)
-    return _tangent_rows(problem, ans, y0, start, (ZERO,) * len(problem.args))
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    g = unthunk(g)
+    if isinstance(g, (list, tuple)):  # a list y0's tangent: ZERO for its items without one
+        g = [0.0 if is_zero(item) else unthunk(item) for item in g]
+    start = np.asarray(g, dtype=np.float64).reshape(problem.size)
+    return _tangent_rows(problem, y0, start, (ZERO,) * len(problem.args))
 
 
 def odeint_jvp_t(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
                  ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
-    problem = _forward_problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords,
-                               tfirst)
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
     d_times = np.asarray(unthunk(g), dtype=np.float64).reshape(-1)
     first_slope = problem.slope(ans[0], problem.times[0])
-    rows = _tangent_rows(problem, ans, y0, -first_slope * d_times[0], (ZERO,) * len(problem.args))
+    rows = _tangent_rows(problem, y0, -first_slope * d_times[0], (ZERO,) * len(problem.args))
     slopes = np.stack([problem.slope(row, time) for row, time in zip(ans, problem.times)])
     return rows + slopes * d_times[:, None]
 
 
 def odeint_jvp_args(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax,
                     hmin, ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
-    problem = _forward_problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords,
-                               tfirst)
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
     arg_tangents = tuple(unthunk(tangent_item(g, i)) for i in range(len(problem.args)))
-    return _tangent_rows(problem, ans, y0, np.zeros(problem.size), arg_tangents)
+    return _tangent_rows(problem, y0, np.zeros(problem.size), arg_tangents)
 
 
 defvjp_all(integrate.odeint, SIGNATURE, odeint_vjp, name="scipy.integrate.odeint")

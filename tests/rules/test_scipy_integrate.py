@@ -210,9 +210,17 @@ def initial_state_as_a_list(a, b):
     return np.sum(ys ** 2)
 
 
+def initial_state_with_a_constant(a):
+    return np.sum(odeint(lotka_volterra, [a, 1.0], np.linspace(0, 1, 3), args=(0.8, 0.4), rtol=1e-11, atol=1e-11))
+
+
 def test_y0_given_as_a_list_of_differentiated_floats():
+    assert_gradients(initial_state_with_a_constant, 0.7, argnums=(0,))
+    assert_tangent(initial_state_with_a_constant, 0.7)
     assert_gradients(initial_state_as_a_list, 1.0, 0.5, argnums=(0, 1))
     assert_tangent(initial_state_as_a_list, 1.0, 0.5)
+    _, tangent = s2sad.jvp(initial_state_as_a_list, (1.0, 0.5), (1.0, 0.0))  # one item of the list moves
+    np.testing.assert_allclose(tangent, numerical_gradient(initial_state_as_a_list, 1.0, 0.5), rtol=1e-6)
 
 
 def test_second_derivatives_are_refused_not_wrong():
