@@ -114,6 +114,13 @@ def dict_from_a_mapping(a, b):
     return np.sum(d["w"] * d["v"]) + np.sum(b)
 
 
+def dict_copied_then_written(a, b):
+    d = {"w": a, "b": b}
+    d2 = dict(d)
+    d2["w"] = 2 * d2["w"]
+    return np.sum(d2["w"] * d["w"] + d2.get("b") ** 2)
+
+
 def dict_from_pairs(a, b):
     d = dict([("w", a), ("v", b), ("w", a * b)])     # the last of a repeated key stays
     return np.sum(d["w"] + np.tanh(d["v"]))
@@ -139,6 +146,7 @@ def dict_by_keywords(a):
 @pytest.mark.parametrize("f, argnums", [(sorted_scalars, 0), (sorted_tuple_by_abs, 0), (sorted_array, 0),
                                         (sorted_arrays_by_a_key, (0, 1)), (get_with_and_without_default, (0, 1)),
                                         (dict_from_a_mapping, (0, 1)), (dict_from_pairs, (0, 1)),
+                                        (dict_copied_then_written, (0, 1)),
                                         (values_and_items, (0, 1))], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_sorted_and_dicts_end_to_end(f, argnums, dtype):
     rng = np.random.default_rng(3)
