@@ -1,7 +1,7 @@
 """A small multilayer perceptron classifying handwritten digits, with gradients from s2sad.
 
 Shows: a model written as a dataclass with a method, differentiated from source; its
-gradient comes back as a structural tangent with the same fields (``grads.W1``, ...).
+gradient comes back as the dataclass itself, holding the gradient of each field (``grads.W1``, ...).
 The data is scikit-learn's bundled digits set (1797 8x8 images, nothing downloaded); the
 network (64 -> 32 tanh -> 10 softmax) is trained by minibatch gradient descent with
 momentum, and its train and test accuracy are reported.

@@ -1,15 +1,9 @@
 """Rules for Python builtins: ``abs``, ``pow``, ``float``, ``sum``, ``max``, ``min``,
-``list``, ``tuple``, ``sorted``, ``dict`` and the methods ``get``, ``keys``, ``values`` and
-``items`` of a dict.
+``list``, ``tuple``.
 
 ``max``/``min`` (of several arguments or of one sequence) send the cotangent to the element
-Python returns: the first of tied extremes. ``sorted`` sends each item's cotangent back to
-the position it came from (the permutation Python's stable sort chose, ``key`` and
-``reverse`` included; the order itself has no derivative). A dict's cotangent holds one
-entry per key read: ``d.get(k, default)`` sends it to ``d[k]`` if the key is there and to
-``default`` otherwise; ``dict(mapping_or_pairs)`` sends each entry to the value it came
-from (the last of repeated keys, which Python keeps). ``len``, ``int``, ``round`` and
-friends return integers and carry no gradient, and so do a dict's keys.
+Python returns: the first of tied extremes. ``len``, ``int``, ``round`` and friends return
+integers and carry no gradient.
 """
 import builtins
 
@@ -17,8 +11,7 @@ import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
-from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable
-from s2sad.runtime.structure import split_cotangent, tangent_item
+from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .helpers import unbroadcast
@@ -51,130 +44,6 @@ def sequence_vjp(g, ans, iterable=()):
             return np.zeros_like(iterable)
         return np.stack([np.zeros_like(iterable[i]) if is_zero(item) else unthunk(item) for i, item in enumerate(items)])
     return tuple(items) if isinstance(iterable, tuple) else list(items)
-
-
-def _listed(iterable, function: str) -> list:
-    """The items of a list, tuple, array or dict view (a dict gives its keys, as Python does);
-    an iterator is refused: it cannot be walked again to send cotangents back."""
-    if not isinstance(iterable, (list, tuple, np.ndarray, dict, type({}.keys()), type({}.values()), type({}.items()))):
-        raise UnsupportedArgumentsError(f"{function}() is differentiated over a list, a tuple, an array or a dict, "
-                                        f"not a {type(iterable).__name__}", hint="build a list first: list(...)")
-    return list(iterable)
-
-
-def sorting_permutation(iterable, key, reverse):
-    """Where each item of ``sorted(iterable, key=key, reverse=reverse)`` came from: Python's
-    sort is stable either way, so sorting the positions by their items' keys picks the same order."""
-    items = _listed(iterable, "sorted")
-    by = items.__getitem__ if key is None else (lambda i: key(items[i]))
-    return sorted(range(len(items)), key=by, reverse=reverse)
-
-
-def sorted_vjp(g, ans, iterable, key, reverse):
-    if isinstance(iterable, (dict, type({}.keys()))):
-        return ZERO  # the keys of a dict: they carry no gradient
-    order = sorting_permutation(iterable, key, reverse)
-    parts = split_cotangent(g, len(order))
-    if isinstance(iterable, np.ndarray):
-        cotangent = np.zeros(iterable.shape, dtype=np.result_type(iterable, np.float32))
-        for position, part in zip(order, parts):
-            if part is not ZERO:
-                cotangent[position] = unthunk(part)
-        return cotangent
-    back = [ZERO] * len(order)
-    for position, part in zip(order, parts):
-        back[position] = part
-    return tuple(back) if isinstance(iterable, tuple) else back
-
-
-def sorted_jvp(g, ans, iterable, key, reverse):
-    return [tangent_item(g, position) for position in sorting_permutation(iterable, key, reverse)]
-
-
-# ---- dicts
-def _pairs(iterable):
-    """``dict(iterable)``'s entries: key -> the position of the pair it keeps (the last)."""
-    if isinstance(iterable, dict):
-        return None
-    return {pair[0]: position for position, pair in enumerate(_listed(iterable, "dict"))}
-
-
-def dict_vjp_iterable(g, ans, iterable, kwargs):
-    g = unthunk(g)
-    entries = {key: field for key, field in ((key, tangent_item(g, key)) for key in ans if key not in kwargs)
-               if field is not ZERO}
-    positions = _pairs(iterable)
-    if positions is None:
-        return Tangent(type(iterable), entries)
-    back = [ZERO] * len(iterable)
-    for key, field in entries.items():
-        position = positions[key]
-        back[position] = tuple((ZERO, field)) if isinstance(iterable[position], tuple) else [ZERO, field]
-    return tuple(back) if isinstance(iterable, tuple) else back
-
-
-def dict_jvp_iterable(g, ans, iterable, kwargs):
-    positions = _pairs(iterable)
-    if positions is None:
-        return {key: tangent_item(g, key) if key not in kwargs else ZERO for key in ans}
-    return {key: tangent_item(tangent_item(g, positions[key]), 1) if key not in kwargs else ZERO for key in ans}
-
-
-# the methods, spelt as functions to carry their rules (listed as ``builtins.dict.<name>``)
-def dict_get(d, key, default=None):
-    return d.get(key, default)
-
-
-def dict_keys(d):
-    return d.keys()
-
-
-def dict_values(d):
-    return d.values()
-
-
-def dict_items(d):
-    return d.items()
-
-
-def dict_get_vjp_d(g, ans, d, key, default):
-    return Tangent(type(d), {key: g}) if key in d else ZERO
-
-
-def dict_get_vjp_default(g, ans, d, key, default):
-    return ZERO if key in d else g
-
-
-def dict_get_jvp_d(g, ans, d, key, default):
-    return tangent_item(g, key) if key in d else ZERO
-
-
-def dict_get_jvp_default(g, ans, d, key, default):
-    return ZERO if key in d else g
-
-
-def _entries_cotangent(d, parts):
-    entries = {key: part for key, part in zip(d, parts) if part is not ZERO and part is not NO_TANGENT}
-    return Tangent(type(d), entries)
-
-
-def dict_values_vjp(g, ans, d):
-    """The cotangent of a dict from that of the list of its values (from list(), tuple(), sorted())."""
-    return _entries_cotangent(d, split_cotangent(g, len(d)))
-
-
-def dict_items_vjp(g, ans, d):
-    """The cotangent of a dict from that of the list of its (key, value) pairs: the values' parts."""
-    return _entries_cotangent(d, [ZERO if part is ZERO or part is NO_TANGENT else tangent_item(part, 1)
-                                  for part in split_cotangent(g, len(d))])
-
-
-def dict_values_jvp(g, ans, d):
-    return [tangent_item(g, key) for key in d]
-
-
-def dict_items_jvp(g, ans, d):
-    return [(ZERO, tangent_item(g, key)) for key in d]
 
 
 def _extremum_rrule(choose):
@@ -210,14 +79,6 @@ defvjp(builtins.float, "x=0.0", "unbroadcast(g, x)")
 defvjp(builtins.sum,   "iterable, start=0", sum_vjp_iterable, "unbroadcast(g, start)")
 defvjp(builtins.list,  "iterable=()", sequence_vjp)
 defvjp(builtins.tuple, "iterable=()", sequence_vjp)
-defvjp(builtins.sorted, "iterable, /, *, key=None, reverse=False", sorted_vjp)
-defvjp(builtins.dict,  "iterable=(), /, **kwargs", dict_vjp_iterable)
-defmethod(dict, "get",    defvjp(dict_get, "d, key, default=None", dict_get_vjp_d, None, dict_get_vjp_default,
-                                 name="dict.get"))
-defmethod(dict, "values", defvjp(dict_values, "d", dict_values_vjp, name="dict.values"))
-defmethod(dict, "items",  defvjp(dict_items, "d", dict_items_vjp, name="dict.items"))
-nondifferentiable(dict_keys)
-defmethod(dict, "keys", dict_keys)
 defrrule(builtins.max, _extremum_rrule(builtins.max))
 defrrule(builtins.min, _extremum_rrule(builtins.min))
 
@@ -284,10 +145,5 @@ defjvp(builtins.float, "float(g)")
 defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  "list(g)")
 defjvp(builtins.tuple, "tuple(g)")
-defjvp(builtins.sorted, sorted_jvp)
-defjvp(builtins.dict,  dict_jvp_iterable)
-defjvp(dict_get,       dict_get_jvp_d, None, dict_get_jvp_default)
-defjvp(dict_values,    dict_values_jvp)
-defjvp(dict_items,     dict_items_jvp)
 defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
 defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")

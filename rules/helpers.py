@@ -50,6 +50,7 @@ __all__ = [
     "written_into_shared",
     "owned_copy",
     "owned_tangent",
+    "zipped",
     "write_back",
 ]
 
@@ -482,3 +483,10 @@ def write_back(original, copy) -> None:
     elif isinstance(original, dict):
         original.clear()
         original.update(copy)
+
+
+def zipped(*iterables, strict=False):
+    """``zip(*iterables)`` as the list of its tuples: what generated code calls for a ``zip``
+    used as a value (``a, b = zip(*pairs)``), so that the value can be read more than once
+    (a rule, a tangent and the code after it all read it; a ``zip`` object is used up by one)."""
+    return list(zip(*iterables, strict=strict))

@@ -8,10 +8,9 @@ rule takes ``dM`` back to the storage it read:
   ``unit_diagonal``): the other entries get a zero cotangent;
 * ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^H``: ``dL = (dM + dM^H) L``,
   in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
-* ``cholesky`` and ``cho_factor`` read one triangle of ``a`` (the lower one with ``lower``),
-  as ``numpy.linalg.cholesky`` does, whose rules they share. ``cho_factor`` leaves the other
-  triangle of ``c`` as LAPACK found it, a copy of ``a``'s: it is differentiated as that copy
-  (checked to be one; cho_solve never reads it, so its cotangent there is 0);
+* ``cholesky`` reads one triangle of ``a`` (the lower one with ``lower``) as
+  ``numpy.linalg.cholesky`` does, whose rules it shares; so does the factor of ``cho_factor``,
+  whose other triangle is ``a``'s own, passed through. ``overwrite_a=True`` is refused;
 * ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
   entries outside the matrix get 0.
 
@@ -86,51 +85,13 @@ def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     db = _as_columns(linalg.cho_solve(c_and_lower, g), c)
     dm = -(db @ mH(_as_columns(ans, c)))
     symmetric = dm + mH(dm)
-    factor = np.tril(c) if lower else np.triu(c)  # cho_factor leaves what LAPACK did not touch in the rest
+    factor = _triangle(c, lower)  # cho_factor leaves other entries in the triangle cho_solve does not read
     dc = np.tril(symmetric @ factor) if lower else np.triu(factor @ symmetric)
     return unbroadcast(dc, c), NO_TANGENT
 
 
 def cho_solve_vjp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
     return unbroadcast(linalg.cho_solve(c_and_lower, g), b)
-
-
-# ------------------------------------------------------------------ cholesky and cho_factor
-def _refuse_overwrite(overwrite_a, name):
-    if overwrite_a:
-        raise UnsupportedArgumentsError(f"scipy.linalg.{name}(..., overwrite_a=True) may write the factor into "
-                                        "the differentiated matrix", hint="leave overwrite_a=False")
-
-
-def _strictly_unread(m, lower):
-    """The triangle of ``m`` that a factorisation reading the other one leaves alone."""
-    return np.triu(m, 1) if lower else np.tril(m, -1)
-
-
-def _copied_from_a(c, a, lower):
-    """cho_factor leaves LAPACK's untouched triangle in ``c``: a copy of ``a``'s. It is
-    differentiated as that copy only after checking that it is one."""
-    return np.array_equal(_strictly_unread(c, lower), _strictly_unread(np.asarray(a), lower))
-
-
-def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
-    _refuse_overwrite(overwrite_a, "cholesky")
-    return cholesky_vjp(g, ans, a, not lower)
-
-
-def cho_factor_vjp(g, ans, a, lower, overwrite_a, check_finite):
-    _refuse_overwrite(overwrite_a, "cho_factor")
-    (dc, _) = output_parts(g, 2)
-    if dc is ZERO:
-        return np.zeros_like(a, dtype=np.result_type(a, np.float32))
-    c, _ = ans
-    unread = _strictly_unread(dc, lower)
-    if np.any(unread) and not _copied_from_a(c, a, lower):
-        raise UnsupportedArgumentsError("the triangle cho_factor leaves unused does not hold a copy of the matrix "
-                                        "here, and its value is read", hint="read only the factor: np.tril or np.triu")
-    factor = np.tril(c) if lower else np.triu(c)
-    d_factor = dc - unread
-    return unbroadcast(cholesky_vjp(d_factor, factor, a, not lower) + unread, a)
 
 
 # ------------------------------------------------------------------ solve_banded
@@ -202,6 +163,38 @@ def expm_vjp(g, ans, A):
     return unbroadcast(np.reshape(cotangents, shape), A)
 
 
+def _factor_and_rest(c, lower):
+    """``cho_factor``'s ``c``: the Cholesky factor in one triangle (diagonal included), and what
+    LAPACK left of ``a`` in the other (strictly), which ``c`` carries unchanged."""
+    factor = np.tril(c) if lower else np.triu(c)
+    return factor, c - factor
+
+
+def refuse_overwrite(overwrite_a, name):
+    """``overwrite_a=True`` may leave the factor in the differentiated matrix, which other code reads."""
+    if overwrite_a:
+        raise UnsupportedArgumentsError(f"scipy.linalg.{name}(..., overwrite_a=True) may write the factor into "
+                                        "the differentiated matrix", hint="leave overwrite_a=False")
+
+
+def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
+    """``np.linalg.cholesky``'s rule: SciPy's upper factor by default, read from the upper triangle."""
+    refuse_overwrite(overwrite_a, "cholesky")
+    return cholesky_vjp(g, ans, a, not lower)
+
+
+def cho_factor_vjp_a(g, ans, a, lower, overwrite_a, check_finite):
+    """The factor is ``np.linalg.cholesky`` of the triangle of ``a`` LAPACK reads; the other
+    triangle of ``c`` is ``a``'s own, passed through."""
+    refuse_overwrite(overwrite_a, "cho_factor")
+    (g_c, _) = output_parts(g, 2)                                # the flag `lower` has no cotangent
+    if g_c is ZERO:
+        return ZERO
+    factor, _ = _factor_and_rest(ans[0], lower)
+    g_factor, g_rest = _factor_and_rest(np.asarray(g_c), lower)
+    return unbroadcast(cholesky_vjp(g_factor, factor, a, not lower) + g_rest, a)
+
+
 def deflinalg(function, signature, *vjps):
     return defvjp(function, signature, *vjps, name=f"scipy.linalg.{function.__name__}")
 
@@ -211,8 +204,8 @@ SOLVE_FLAGS = "overwrite_b=False, check_finite=True"
 deflinalg(linalg.solve_triangular, f"a, b, trans=0, lower=False, unit_diagonal=False, {SOLVE_FLAGS}",
           solve_triangular_vjp_a, solve_triangular_vjp_b)
 deflinalg(linalg.cho_solve,        f"c_and_lower, b, {SOLVE_FLAGS}", cho_solve_vjp_c, cho_solve_vjp_b)
+deflinalg(linalg.cho_factor,       "a, lower=False, overwrite_a=False, check_finite=True", cho_factor_vjp_a)
 deflinalg(linalg.cholesky,         "a, lower=False, overwrite_a=False, check_finite=True", cholesky_scipy_vjp)
-deflinalg(linalg.cho_factor,       "a, lower=False, overwrite_a=False, check_finite=True", cho_factor_vjp)
 deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_FLAGS}",
           None, solve_banded_vjp_ab, solve_banded_vjp_b)
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
@@ -264,19 +257,16 @@ def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
 
 
 def cholesky_scipy_jvp(g, ans, a, lower, overwrite_a, check_finite):
-    _refuse_overwrite(overwrite_a, "cholesky")
+    refuse_overwrite(overwrite_a, "cholesky")
     return cholesky_jvp(g, ans, a, not lower)
 
 
-def cho_factor_jvp(g, ans, a, lower, overwrite_a, check_finite):
-    _refuse_overwrite(overwrite_a, "cho_factor")
-    c, lower = ans
-    if not _copied_from_a(c, a, lower):  # a tangent cannot tell whether that triangle is read later
-        raise UnsupportedArgumentsError("the triangle cho_factor leaves unused does not hold a copy of the matrix here",
-                                        hint="use scipy.linalg.cholesky")
-    factor = np.tril(c) if lower else np.triu(c)
+def cho_factor_jvp_a(g, ans, a, lower, overwrite_a, check_finite):
+    refuse_overwrite(overwrite_a, "cho_factor")
+    factor, _ = _factor_and_rest(ans[0], lower)
     d_factor = cholesky_jvp(g, factor, a, not lower)
-    return _like_output(d_factor + _strictly_unread(g, lower), c), ZERO
+    _, d_rest = _factor_and_rest(np.asarray(g), lower)
+    return (_like_output(d_factor + d_rest, ans[0]), NO_TANGENT)
 
 
 def cho_solve_jvp_b(g, ans, c_and_lower, b, overwrite_b, check_finite):
@@ -345,8 +335,8 @@ def expm_jvp(g, ans, A):
 # ---- forward rules
 defjvp(linalg.solve_triangular, solve_triangular_jvp_a, solve_triangular_jvp_b)
 defjvp(linalg.cho_solve,        cho_solve_jvp_c, cho_solve_jvp_b)
-defjvp(linalg.cholesky,         cholesky_scipy_jvp)
-defjvp(linalg.cho_factor,       cho_factor_jvp)
+defjvp(linalg.cho_factor,       cho_factor_jvp_a, None, None, None)
+defjvp(linalg.cholesky,         cholesky_scipy_jvp, None, None, None)
 defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)

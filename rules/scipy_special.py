@@ -7,8 +7,6 @@ argument's dtype, a Python float for a Python float.
 
 Conventions:
 
-* the parameters ``a, b, c`` of ``hyp2f1`` refuse a derivative (only ``z`` has one,
-  ``a b / c * hyp2f1(a + 1, b + 1, c + 1, z)``);
 * orders of Bessel functions (``v`` in ``jv(v, x)``) and the dimension of
   ``multigammaln`` get no gradient (``None``): a derivative in the order has no closed
   form, and the order is almost always a constant;
@@ -67,17 +65,15 @@ def order_without_derivative(g, ans, v, x):
     return NO_TANGENT
 
 
-def hypergeometric_parameter_without_derivative(g, ans, a, b, c, z):
-    """``hyp2f1``'s parameters a, b, c get no derivative (a series in each, no closed form):
-    refused when one has a tangent, rather than passing a silent 0."""
-    if np.result_type(a, b, c).kind not in "fc":
-        return NO_TANGENT
-    raise MissingRuleError("no rule for the derivative of scipy.special.hyp2f1 in its parameters a, b, c "
-                           "(only in z)", hint="make a, b and c constants: not computed from the differentiated inputs")
-
-
 def hyp2f1_slope_z(ans, a, b, c, z):
     return a * b / c * special.hyp2f1(a + 1, b + 1, c + 1, z)
+
+
+def hyp2f1_parameter_without_derivative(g, ans, a, b, c, z):
+    """hyp2f1's parameters get no derivative (no closed form): refused when one has a tangent."""
+    raise MissingRuleError("no rule for the derivative of scipy.special.hyp2f1 in its parameters a, b, c",
+                           hint="make a, b and c constants (not computed from the differentiated inputs); "
+                                "its derivative in z is a * b / c * hyp2f1(a + 1, b + 1, c + 1, z)")
 
 
 def polygamma_slope_x(ans, n, x):
@@ -539,7 +535,7 @@ def special_slopes(function, signature, *slopes, guarded=()):
 
 
 ORDER = Explicit(order_without_derivative)  # a Bessel function's order: refused if it has a tangent
-HYPERGEOMETRIC_PARAMETER = Explicit(hypergeometric_parameter_without_derivative)
+HYP2F1_PARAMETER = Explicit(hyp2f1_parameter_without_derivative)
 ELEMENTWISE = {"elementwise": True}
 
 # One slope per parameter, both modes
@@ -559,7 +555,7 @@ special_slopes(special.betaln,       "a, b",    betaln_slope_a, betaln_slope_b)
 special_slopes(special.gammainc,     "a, x",    gammainc_slope_a, gammainc_slope_x, guarded=True)
 special_slopes(special.gammaincc,    "a, x",    gammaincc_slope_a, gammaincc_slope_x, guarded=True)
 special_slopes(special.betainc,      "a, b, x", betainc_slope_a, betainc_slope_b, betainc_slope_x, guarded=True)
-special_slopes(special.hyp2f1,       "a, b, c, z", *[HYPERGEOMETRIC_PARAMETER] * 3, hyp2f1_slope_z)
+special_slopes(special.hyp2f1,       "a, b, c, z", HYP2F1_PARAMETER, HYP2F1_PARAMETER, HYP2F1_PARAMETER, hyp2f1_slope_z)
 # Bessel functions (special.jn is special.jv)
 special_slopes(special.jv,           "v, x",    ORDER, jv_slope_x)
 special_slopes(special.yv,           "v, x",    ORDER, yv_slope_x)

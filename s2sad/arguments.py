@@ -5,18 +5,20 @@ Shared by every entry point (``api.py``, ``jacobians.py``, the files ``s2sad emi
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import weakref
 
 import numpy as np
 
 from .cache.validity import definition, same_definition
+from .containers import as_container
 from .errors import ArgumentError
 from .frontend.resolve import signature as _signature_of
 from .frontend.source import read_function
 from .runtime.accumulate import release
 from .runtime.projection import check_differentiable, is_duck_array, project
-from .runtime.tangents import ZERO, is_zero, unthunk
+from .runtime.tangents import ZERO, Tangent, is_zero, unthunk
 
 
 # ---------------------------------------------------------------------- running generated code
@@ -88,12 +90,13 @@ def bind_arguments(function, args, kwargs, plan=None):
 
 
 def hand_over(primal, cotangent):
-    """The cotangent the user receives: projected onto the primal, owned by nobody."""
+    """The cotangent the user receives: projected onto the primal, owned by nobody, in the
+    primal's own container (a dict for a dict, the dataclass for a dataclass: containers.py)."""
     if primal.__class__ is float and cotangent.__class__ is float:
         return cotangent
     result = project(primal, cotangent)
     release(result)
-    return result
+    return as_container(primal, result) if result.__class__ is Tangent else result
 
 
 def seed_for(output, name: str):
@@ -151,6 +154,8 @@ def shaped_tangent(tangent, like):
         return [shaped_tangent(t, l) for t, l in zip(items, like)]
     if isinstance(like, dict):
         return {k: shaped_tangent(ZERO if is_zero(tangent) else tangent[k], v) for k, v in like.items()}
+    if isinstance(like, tuple) or dataclasses.is_dataclass(like):  # a namedtuple, a dataclass
+        return as_container(like, project(like, tangent))
     if not isinstance(like, (np.ndarray, np.generic, float, complex, int)):
         return tangent
     kind = np.result_type(like).kind

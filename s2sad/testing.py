@@ -39,7 +39,7 @@ from . import api
 from .registry import Rule, method_rule, rule_for
 from .runtime.accumulate import accumulate, own
 from .runtime.projection import project
-from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
+from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
 __all__ = ["check_grad", "check_rrule", "numerical_gradient"]
 
@@ -399,8 +399,8 @@ def _tree_inexact_dtypes(x):
 
 
 def _field(gradient, key):
-    if gradient is ZERO or gradient is NO_TANGENT:
-        return gradient
+    if gradient is ZERO or gradient is NO_TANGENT or gradient is None:
+        return ZERO
     return gradient[key]
 
 
@@ -425,16 +425,16 @@ def _as_tree(gradient, x):
 def _gradient_problem(gradient, x) -> str | None:
     """Why ``gradient`` does not follow the type, shape and dtype of the argument ``x`` (None if it does)."""
     if _is_container(x):
-        if not isinstance(gradient, Tangent) or gradient.primal_type is not type(x):
-            return f"expected a Tangent of a {type(x).__name__}, got {_describe(gradient)}"
+        if type(gradient) is not type(x):
+            return f"expected a {type(x).__name__} (the argument's own container), got {_describe(gradient)}"
         for key, item in _items(x):
             problem = _gradient_problem(gradient[key], item)
             if problem:
                 return f"element {key!r}: {problem}"
         return None
     if not _is_inexact_leaf(x):
-        return None if gradient is NO_TANGENT or gradient is ZERO else (
-            f"expected NO_TANGENT for a {_describe(x)}, got {_describe(gradient)}")
+        return None if gradient is None or gradient is NO_TANGENT or gradient is ZERO else (
+            f"expected None for a {_describe(x)}, got {_describe(gradient)}")
     if type(gradient) is not type(x):
         return f"the gradient is a {_describe(gradient)}, the argument a {_describe(x)}"
     if isinstance(x, np.ndarray):

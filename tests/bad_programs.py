@@ -96,7 +96,3 @@ def uses_undefined_name(x):
 
 def uses_unknown_attribute(x):
     return np.no_such_function(x)  # refused: unresolvable
-
-
-def calls_a_builtin_without_rule(x):
-    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # refused: calling a computed value

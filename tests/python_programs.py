@@ -310,3 +310,45 @@ def sums_over_windows(x):
     for a, b in windows([x, x ** 2, np.sin(x), np.cos(x)]):
         total = total + np.sum(a * b)
     return total + sum(np.sum(v) for v in unpack_layers([(x, x)]) for v in v)
+
+
+# ---------------------------------------------------------------- sorted, zip, dict
+def smallest_two_costs(x):
+    costs = [np.sum(x ** 2), np.sum(np.sin(x)), np.sum(x) * 0.5, np.sum(np.cos(x))]
+    ranked = sorted(costs, reverse=True)
+    by_size = sorted([x * 2.0, x[:2], np.tanh(x)], key=len)
+    return ranked[-1] + ranked[-2] * 2.0 + np.sum(by_size[0]) + np.sum(by_size[-1] ** 2)
+
+
+def transposes_pairs(x):
+    pairs = [(x, 1.0), (x ** 2, 3.0), (np.sin(x), 0.5)]
+    values, weights = zip(*pairs)
+    total = 0.0
+    for v, w in zip(values, weights):
+        total = total + np.sum(v) * w
+    return total + np.sum(values[1] * values[2])
+
+
+def config_dicts(x, scale):
+    options = dict(weight=scale, bias=0.5)
+    merged = dict(options)
+    layer = dict([("W", x), ("b", x[0])])
+    return np.sum(layer["W"] * merged.get("weight")) + merged.get("missing", scale * 2.0) + layer.get("b") ** 2
+
+
+# ---------------------------------------------------------------- lambdas as values
+def integrate(f, y0, steps=20, h=0.05):
+    y = y0
+    for i in range(steps):
+        y = y + h * f(y, i * h)
+    return y
+
+
+def decays_with_a_lambda(y0):
+    path = integrate(lambda y, t: -y * np.cos(t), y0)
+    ranked = sorted([np.sum(y0), np.sum(y0 ** 2), np.sum(np.sin(y0))], key=lambda v: -abs(v))
+    return np.sum(path ** 2) + ranked[0]
+
+
+def lambda_over_a_local(y0, k):
+    return np.sum(integrate(lambda y, t: -k * y, y0))

@@ -255,9 +255,19 @@ def test_unsupported_syntax_is_refused_at_its_line_with_a_hint(function, marker,
     assert lines[2].strip() == "^" and lines[1].strip() in open(FILE).read()   # the line, and a caret
 
 
-def test_an_inline_lambda_passed_as_a_value_is_refused_with_a_hint():
+def test_a_lambda_passed_to_a_function_without_a_rule_is_refused_at_the_call():
+    # the lambda itself is a value s2sad can pass on; functools.reduce has no rule and no source
     error = raised(s2sad.grad(inline_lambda_as_a_value), np.array([0.5, 1.5]))
-    assert_good_error(error, UnsupportedSyntaxError, line="inline lambda")
+    assert_good_error(error, MissingRuleError, line="inline lambda", names=("functools.reduce",))
+
+
+def calls_a_vectorized_lambda(x):
+    return np.sum(np.frompyfunc(lambda v: v, 1, 1)(x))  # bad: vectorized lambda
+
+
+def test_calling_a_compiled_wrapper_of_a_lambda_is_refused_where_it_is_called():
+    error = raised(s2sad.grad(calls_a_vectorized_lambda), np.array([0.5, 1.5]))
+    assert_good_error(error, MissingRuleError, line="vectorized lambda", names=("no rule for <lambda> (vectorized)",))
 
 
 def named_lambda_as_a_value(x):

@@ -43,7 +43,6 @@ CASES = [
     ("uses_async", "async", "async def", "async functions cannot be differentiated"),
     ("uses_undefined_name", "undefined", "not_defined_anywhere", "name `not_defined_anywhere` is not defined"),
     ("uses_unknown_attribute", "unresolvable", "np.no_such_function", "`np.no_such_function` cannot be resolved"),
-    ("calls_a_builtin_without_rule", "calling a computed value", "lambda v", "a lambda used as a value"),
 ]
 
 

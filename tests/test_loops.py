@@ -58,10 +58,10 @@ def test_loop_gradient_matches_finite_differences(name):
         np.testing.assert_equal(old, new)
 
 
-def test_gradient_of_a_list_is_a_structural_tangent_read_like_the_list():
+def test_gradient_of_a_list_is_a_list():
     ws, x = [r(3), r(3)], r(3)
     dws = s2sad.grad(programs.list_of_arrays)(ws, x)
-    assert type(dws) is Tangent and dws.primal_type is list
+    assert type(dws) is list and len(dws) == 2
     for i in range(2):
         np.testing.assert_allclose(dws[i], x)
 

@@ -60,6 +60,10 @@ CASES = {
     "namedtuple_built_inside": (programs.builds_a_namedtuple, (r(3),), (0,)),
     "generator_of_layers": (programs.generator_mlp, (r(3, 4) * 0.5, r(4), r(4, 2) * 0.5, r(2), r(5, 3)), (0, 1, 2, 4)),
     "generator_with_branches": (programs.sums_over_windows, (r(3),), (0,)),
+    "sorted_with_key_and_reverse": (programs.smallest_two_costs, (r(3),), (0,)),
+    "zip_of_pairs": (programs.transposes_pairs, (r(3),), (0,)),
+    "dict_constructed_and_get": (programs.config_dicts, (r(3), 0.7), (0, 1)),
+    "lambdas_passed_as_values": (programs.decays_with_a_lambda, (r(3),), (0,)),
     "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
     "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
     "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),
@@ -287,3 +291,10 @@ def test_a_read_only_argument_that_is_not_changed_is_not_written():
     x.setflags(write=False)
     gradient = s2sad.grad(copies_first)(x)
     np.testing.assert_allclose(gradient, numerical_gradient(copies_first, [x], 0), rtol=1e-5, atol=1e-7)
+
+
+def test_a_lambda_passed_as_a_value_that_reads_a_local_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(programs.lambda_over_a_local)(r(3), 0.5)
+    assert "reads the variable `k`" in str(raised.value) and raised.value.hint
+    assert "lambda y, t: -k * y" in raised.value.location.text

@@ -18,6 +18,7 @@ from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name, yields_in
+from ..rules.helpers import zipped
 from .resolve import found, is_library
 
 
@@ -64,8 +65,11 @@ class CallNormalizer(NormalizerState):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
                                          "build a new array instead: `y[index] = values` on a local copy, or np.where")
+        value, dotted = as_called(value, dotted)
         callee = Callee("static", dotted, value)
         args, kwargs = self.arguments(node)
+        if value is dict and not args:  # dict(w=a, b=2.0) is the display {"w": a, "b": 2.0}
+            return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=[(repr(k), a) for k, a in kwargs]))
         if any(key == "out" for key, _ in kwargs):
             return self.into_out(node, dotted, callee, args, kwargs)
         operands = [atom_name(a) for a in args[:2]]
@@ -109,6 +113,7 @@ class CallNormalizer(NormalizerState):
                 raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                              self.source.location(node), "build a new array instead")
             self.bind(dotted.split(".")[0])
+            value, dotted = as_called(value, dotted)
             receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
         elif isinstance(func, cst.Attribute):
             receiver, name = self.expression(func.value), func.attr.value
@@ -223,3 +228,9 @@ class CallNormalizer(NormalizerState):
             else:
                 args.append(atom)
         return args, kwargs
+
+
+def as_called(value, dotted: str):
+    """What generated code calls for ``value``: ``zip`` used as a value is ``zipped``, the list
+    of its tuples, which generated code may read more than once (a ``zip`` is used up by one)."""
+    return (zipped, "zipped") if value is zip else (value, dotted)

@@ -17,8 +17,8 @@ import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
 from .ir import Atom, Callee, Const, Operation, Var
-from .normalize_state import NormalizerState, atom_name
-from .normalize_syntax import code_of, dotted_name, written_sequence
+from .normalize_state import BUILTIN_NAMES, NormalizerState, atom_name
+from .normalize_syntax import code_of, dotted_name, names_read_in_lambda, written_sequence
 from .resolve import found
 
 BINARY = {
@@ -218,10 +218,26 @@ class ExpressionNormalizer(NormalizerState):
         return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
 
     def lambda_value(self, node: cst.Lambda, want) -> Atom:
-        """A lambda that is called is written out where it is called (normalize_calls.py); as a value, refused."""
-        raise UnsupportedSyntaxError("a lambda used as a value (passed to another function) is not supported",
-                                     self.source.location(node),
-                                     "assign it to a name and call it directly, or define a function at module level")
+        """A lambda used as a value (``odeint(lambda y, t: -y, ...)``, ``loss_fn = lambda r: r ** 2``
+        where ``loss_fn`` was an argument): written in the generated code as the user wrote it, so
+        it reads only its parameters and the module's functions and modules; what it is called
+        with is differentiated where it is called, from its own source. A lambda that reads the
+        function's variables would carry them past s2sad's sight: refused. (A lambda that is
+        called where it is defined is written out there: normalize_calls.py.)"""
+        for name in names_read_in_lambda(code_of(node)):
+            if name in self.current or name in self.local_functions:
+                raise UnsupportedSyntaxError(
+                    f"a lambda used as a value reads the variable `{name}` of the function around it, which s2sad "
+                    "does not differentiate through", self.source.location(node),
+                    f"pass `{name}` to it as an argument, or call the lambda where it is written")
+            if name in BUILTIN_NAMES:
+                continue
+            if not self.env.is_static_root(name):
+                raise UnsupportedSyntaxError(
+                    f"a lambda used as a value reads the global `{name}`, which is data", self.source.location(node),
+                    f"pass `{name}` to it as an argument")
+            self.bind(name)
+        return Const(code_of(node))
 
     def conditional(self, node: cst.IfExp, want) -> Atom:
         condition = self.expression(node.test)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import builtins
 
 from ..analysis.aliasing import may_share
+from ..rules.helpers import __all__ as HELPER_NAMES
+from ..runtime.support import __all__ as RUNTIME_NAMES
 from .ir import Atom, Const, Operation, Statement, Var
 from .naming import Namer
 from .normalize_syntax import count_returns
@@ -25,8 +27,9 @@ RETURNED = "<returned>"  # set when a `return` inside a loop has run
 YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated as
 
 # Names generated code itself uses; user variables that collide are renamed.
-RESERVED = {"np", "math", "operator", "ZERO", "NO_TANGENT", "accumulate", "unbroadcast", "g", "ans",
-            "written_into", "written_into_shared", "added_at", "subtracted_at"}  # what in-place code is written with
+# Names generated code reads that a user's variable must not take: the modules, the rules'
+# helpers (``fit``, ``conj``, ``unbroadcast``, ...) and the runtime's (``accumulate``, ...).
+RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES)
 
 
 class NormalizerState:

@@ -131,7 +131,8 @@ class StatementNormalizer(NormalizerState):
         getattr(self, handler)(node)
 
     def assignment(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and node.targets[0].target.value not in self.current:  # a variable given a lambda is a value
             self.local_functions[node.targets[0].target.value] = node.value  # inlined where it is called
             self.current.pop(node.targets[0].target.value, None)
             return

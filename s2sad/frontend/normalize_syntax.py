@@ -8,6 +8,8 @@ parts (normalize_*.py) share them; none keeps state.
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from .fence import ReadingVisitor
@@ -232,3 +234,15 @@ def has_while(funcdef) -> bool:
 
     funcdef.visit(Whiles())
     return bool(found)
+
+
+def names_read_in_lambda(code: str) -> list[str]:
+    """The names a lambda's body reads that it does not bind itself (its parameters, and those
+    of the lambdas and comprehensions inside it)."""
+    tree = ast.parse(code.strip(), mode="eval")
+    bound = {arg.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+             for arg in node.posonlyargs + node.args + node.kwonlyargs + [a for a in (node.vararg, node.kwarg) if a]}
+    bound |= {name.id for node in ast.walk(tree) if isinstance(node, ast.comprehension)
+              for name in ast.walk(node.target) if isinstance(name, ast.Name)}
+    read = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    return list(dict.fromkeys(name for name in read if name not in bound))

@@ -156,6 +156,16 @@ class Rule:
 
     def rrule(self, *args, **kwargs):
         """ChainRules form for any kind of rule: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``."""
+        return self._rrule(args, kwargs, self.lazy)
+
+    def lazy_rrule(self, *args, **kwargs):
+        """``rrule`` whose pullback gives each vjp's cotangent as a Thunk, computed only if read:
+        for a caller that does not know which arguments are differentiated (a function called
+        through a value), so that a parameter without a derivative (a Bessel order) is refused
+        only where it is differentiated."""
+        return self._rrule(args, kwargs, True)
+
+    def _rrule(self, args, kwargs, lazy: bool):
         if self.rrule_function is not None:
             return self.rrule_function(*args, **kwargs)
         y = self.function(*args, **kwargs)
@@ -182,7 +192,7 @@ class Rule:
                     cotangent = by_param[param]
                 elif rule.vjps.get(param) is None:
                     cotangent = NO_TANGENT
-                elif rule.lazy:
+                elif lazy:
                     # computed only if the caller reads it: a constant weight matrix's
                     # gradient costs a product nobody wants
                     cotangent = by_param[param] = Thunk(partial(rule.vjp_function(param), dy, y, *values))

@@ -77,8 +77,8 @@ def call_rrule(function, *args, **kwargs):
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
     rule = rule_for(target)
-    if rule is not None:
-        y, pullback = rule.rrule(*held_args, *args, **keywords)
+    if rule is not None:  # which arguments are differentiated is not known here: cotangents computed if read
+        y, pullback = rule.lazy_rrule(*held_args, *args, **keywords)
     elif _user_class(target):
         y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
     elif _differentiable_source(target):
@@ -101,8 +101,8 @@ def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
     every = (ZERO,) * len(held_args) + tuple(tangents)
     forward = forward_rule(target)
     if forward is not None:
-        given = dict(zip(forward.signature.parameters, every))
-        return forward.pushforward(held_args + tuple(args), keywords, given, ans)
+        given = forward.signature.bind_partial(*every).arguments  # *args collect their tangents in a tuple
+        return forward.pushforward(held_args + tuple(args), keywords, dict(given), ans)
     if _user_class(target):
         return constructor_jvp(target, held_args + tuple(args), every, **keywords)
     if _differentiable_source(target):

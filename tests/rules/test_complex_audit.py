@@ -15,8 +15,6 @@ The walk covers ``all_rules()`` and the method rules. Each rule is in exactly on
   takes them) their output must carry no gradient: not a float, or unmoved along random
   complex directions (piecewise constant).
 * ``NOT_NUMERIC``: rules of s2sad's own generated code, or of functions of no number.
-* ``CONTAINERS``: rules that only move values into and out of a dict (``dict``, ``d.get``),
-  tested with complex values in tests/rules/test_builtins.py.
 
 A rule registered later and not listed fails ``test_every_rule_is_listed``.
 """
@@ -138,7 +136,6 @@ CHECKED = {
             order_and_complex),
     **group("builtins.max builtins.min builtins.list builtins.tuple", vector),
     "builtins.sum": lambda rng: calls([z(rng, 3), z(rng, 3)]),
-    "builtins.sorted": lambda rng: calls([z(rng), z(rng), z(rng)], key=abs),
     "numpy.linalg.eig": eigenvalues_and_phase_blind_vectors(np.linalg.eig),
     "numpy.linalg.eigh": eigenvalues_and_phase_blind_vectors(np.linalg.eigh, hermitian=True),
     "numpy.linalg.svd": svd_phase_blind,
@@ -194,15 +191,14 @@ CHECKED = {
     "s2sad.rules.ndarray_methods.ndarray_astype": lambda rng: calls(z(rng, 2, 3), np.complex128),
     "s2sad.rules.ndarray_methods.ndarray_item": lambda rng: calls(z(rng, 2, 3), 4),
     "scipy.special.polygamma": None,
-    "scipy.special.hyp2f1": lambda rng: calls(1, 2, 3, 0.3 * z(rng, 2, 3)),
     "scipy.signal.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
     "scipy.signal.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "valid"),
     "scipy.signal.fftconvolve": lambda rng: calls(z(rng, 2, 5), z(rng, 2, 3)),
     "scipy.signal.lfilter": lambda rng: calls(z(rng, 3), np.array([1.0, 0.3 + 0.2j]), z(rng, 6)),
     "scipy.linalg.solve_triangular": lambda rng: calls(well_conditioned(rng, 3, 3), z(rng, 3, 2), 2, True),
     "scipy.linalg.cho_solve": lambda rng: calls((np.linalg.cholesky(hermitian_positive(rng, 3)), True), z(rng, 3)),
-    **group("scipy.linalg.cholesky scipy.linalg.cho_factor",                 # the lower triangle is not read
-            lambda rng: calls(hermitian_positive(rng, 3) + np.tril(z(rng, 3, 3), -1))),
+    "scipy.linalg.cho_factor": lambda rng: calls(hermitian_positive(rng, 3) + np.triu(z(rng, 3, 3), 1), True),
+    "scipy.linalg.cholesky": lambda rng: calls(hermitian_positive(rng, 3) + np.tril(z(rng, 3, 3), -1)),  # reads the upper
     "scipy.linalg.solve_banded": lambda rng: calls((1, 1), z(rng, 3, 5) + np.array([[0], [4], [0]]), z(rng, 5)),
     "scipy.linalg.solve_sylvester": lambda rng: calls(well_conditioned(rng, 3, 3), well_conditioned(rng, 2, 2) + 2,
                                                       z(rng, 3, 2)),
@@ -238,6 +234,9 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("the ufunc has no complex loop", binary) for name in """numpy.remainder numpy.fmod numpy.arctan2
         numpy.hypot numpy.logaddexp numpy.logaddexp2 operator.mod scipy.special.rel_entr scipy.special.kl_div
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
+    "scipy.special.hyp2f1": ("complex z only: a, b, c are real parameters without a derivative "
+                             "(tests/rules/test_scipy_special.py checks complex z)",
+                             lambda rng: calls(z(rng, 3), 2.0, 3.0, 0.1 + 0.2j)),
     "scipy.special.betainc": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 3), z(rng, 3), z(rng, 3))),
     "scipy.special.polygamma": ("the ufunc has no complex loop", lambda rng: calls(1, z(rng, 3))),
     "scipy.integrate.odeint": ("LSODA integrates real equations: SciPy refuses complex y0",
@@ -282,12 +281,15 @@ REFUSED = {  # name: (why, maker): NumPy/SciPy accept complex arguments, the rul
     "numpy.random.RandomState.permutation": ("a draw moves with its parameters: no rule", vector),
 }
 
-CONTAINERS = {  # name: why: rules that move values into and out of a dict, which check_rrule cannot perturb
-    **{name: "moves values into and out of a dict, no arithmetic (complex values: tests/rules/test_builtins.py)"
-       for name in "builtins.dict dict.get dict.values dict.items".split()},
-}
-
-NOT_NUMERIC = {  # name: why no complex check applies
+NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and Python's value movers)
+    "builtins.sorted": "a permutation of its items, no arithmetic (complex numbers sort only by a key); "
+                       "tests/test_python_constructs.py checks it against finite differences",
+    "builtins.dict": "copies a dict's values, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
+                                              "(tests/test_python_constructs.py)",
+    "s2sad.rules.python_containers.dict_values": "a dict's values, moved, no arithmetic (tests/rules/test_builtins.py)",
+    "s2sad.rules.python_containers.dict_items": "a dict's items, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.runtime.tangents.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_filled": "a structural tangent with zeros filled in (generated code)",
@@ -319,7 +321,6 @@ METHOD_CHECKED = {  # method name: rng, receiver -> (args, kwargs); None: the me
 }
 METHOD_RECEIVERS = {np.ndarray: lambda rng: z(rng, 2, 3), np.generic: lambda rng: np.complex128(z(rng)),
                     complex: lambda rng: z(rng), float: lambda rng: float(rng.standard_normal())}
-DICT_METHODS = {"get", "values", "items", "keys"}  # CONTAINERS above (keys: nondifferentiable)
 SCALARS_WITHOUT_TWO_AXES = {"trace", "diagonal", "swapaxes", "mT"}  # a 0-d receiver has no axes to use
 
 
@@ -348,6 +349,8 @@ def _quietly(function, *args, **kwargs):
 
 
 def _has_complex(value):
+    if isinstance(value, dict):
+        return _has_complex(list(value.values()))
     if isinstance(value, (list, tuple)):
         return any(_has_complex(item) for item in value)
     return not isinstance(value, str) and np.iscomplexobj(value)
@@ -356,15 +359,15 @@ def _has_complex(value):
 # ------------------------------------------------------------------ completeness
 def test_every_rule_is_listed():
     no_gradient = {rule.name for rule in registry.all_rules() if rule.nondifferentiable}
-    tables = [CHECKED, REAL_ONLY, REFUSED, NOT_NUMERIC, CONTAINERS]
+    tables = [CHECKED, REAL_ONLY, REFUSED, NOT_NUMERIC]
     listed = [name for table in tables for name in table]
     assert len(listed) == len(set(listed)), "a rule is in two tables"
     missing = sorted(set(_rule_names()) - set(listed) - no_gradient)
     assert not missing, f"rules with no entry in the complex audit (add them to a table): {missing}"
     assert not set(listed) - set(_rule_names()), "the audit lists rules that are not registered"
     assert not set(listed) & no_gradient, "a nondifferentiable rule is listed as differentiable"
-    unknown_methods = {name for (owner, name) in registry.all_method_rules()
-                       if not (owner is dict and name in DICT_METHODS)} - set(METHOD_CHECKED)
+    unknown_methods = {name for (owner, name) in registry.all_method_rules() if owner not in METHODS_OF_CONTAINERS}
+    unknown_methods -= set(METHOD_CHECKED)
     assert not unknown_methods, f"method rules with no entry in the complex audit: {sorted(unknown_methods)}"
 
 
@@ -413,7 +416,11 @@ def test_checked_at_complex_arguments(name):
         _forward_matches(rule, forward, args, kwargs, rng)
 
 
-@pytest.mark.parametrize("owner, name", sorted((key for key in registry.all_method_rules() if key[0] is not dict),
+# dict's methods move values, no arithmetic: their functions' rules (dict_get, ...) are in NOT_NUMERIC
+METHODS_OF_CONTAINERS = {dict}
+
+
+@pytest.mark.parametrize("owner, name", sorted((key for key in registry.all_method_rules() if key[0] not in METHODS_OF_CONTAINERS),
                                                key=lambda key: (key[0].__name__, key[1])),
                          ids=lambda v: getattr(v, "__name__", v))
 def test_methods_at_complex_receivers(owner, name):
@@ -462,7 +469,7 @@ def test_refused_rules_refuse(name):
 
 def test_not_numeric_rules_are_s2sads_own():
     for name in NOT_NUMERIC:
-        assert name.startswith("s2sad."), name
+        assert name.startswith(("s2sad.", "builtins.sorted", "builtins.dict")), name
 
 
 # ------------------------------------------------------------------ nondifferentiable rules

@@ -130,19 +130,6 @@ def test_bessel_functions_of_any_order(f, domain):
             push(f, orders, np.abs(x) + 0.1, tangents={"v": np.ones(3)})
 
 
-def test_hyp2f1_tangent_in_z_only():
-    z = DOMAINS["centred"]((2, 3))
-    check_frule(special.hyp2f1, 1, 2, 3, z)
-    check_frule(special.hyp2f1, np.array([[1], [2]]), 2, 3, z)       # parameters broadcast against z
-    check_frule(special.hyp2f1, 1, 2, 3, float(z[0, 0]))
-    check_frule(special.hyp2f1, 1, 2, 3, z + 0.2j * z[::-1])         # complex z
-    (*_, t32) = check_frule(special.hyp2f1, 1, 2, 3, z.astype(np.float32))
-    assert t32.dtype == special.hyp2f1(1, 2, 3, z.astype(np.float32)).dtype
-    assert_transposes(special.hyp2f1, np.array([1, 2, 3]), 2, 3, z)
-    with pytest.raises(MissingRuleError, match="parameters a, b, c"):
-        push(special.hyp2f1, 0.5, 1.5, 2.5, z, tangents={"a": 1.0})
-
-
 def test_polygamma_and_multigammaln():
     x = POS((2, 3))
     for n in (0, 1, 3):

@@ -76,6 +76,41 @@ def test_cho_solve(lower):
     np.testing.assert_allclose(dc, expected, rtol=1e-10)
 
 
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_ignores_what_cho_factor_leaves_in_the_other_triangle(lower):
+    # the junk must get no cotangent and change no other: the rule reads c's triangle only
+    c = linalg.cho_factor(spd(4), lower=lower)[0]
+    assert np.any((np.triu(c, 1) if lower else np.tril(c, -1)) != 0)
+    (dc, dlower), db = check_rrule(linalg.cho_solve, (c, lower), r(4))
+    np.testing.assert_array_equal(np.triu(dc, 1) if lower else np.tril(dc, -1), 0.0)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_factor(lower):
+    m = spd(4)
+    m[0, 3] += 0.5  # not symmetric: the factor reads one triangle, the other is passed through
+    dm = check_rrule(linalg.cho_factor, m, lower)[0]
+    assert dm.shape == m.shape
+
+
+def solve_through_cho_factor(a, b, lower):
+    c_and_lower = linalg.cho_factor(a, lower=lower)
+    x = linalg.cho_solve(c_and_lower, b)
+    return np.sum(x ** 2) + np.sum(np.log(np.diag(c_and_lower[0])))
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_of_cho_factor_end_to_end_in_both_modes(lower):
+    from finite_differences import numerical_gradient
+    a, b = spd(4), r(4)
+    expected = numerical_gradient(lambda m: solve_through_cho_factor(m, b, lower), [a], 0)
+    gradient = s2sad.grad(solve_through_cho_factor)(a, b, lower)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-7)
+    v = r(4, 4)
+    _, tangent = s2sad.jvp(solve_through_cho_factor, (a, b, lower), (v, np.zeros(4), False))
+    np.testing.assert_allclose(tangent, np.sum(expected * v), rtol=1e-5, atol=1e-7)
+
+
 # ------------------------------------------------------------------ solve_banded
 def banded(lower_width, upper_width, n):
     ab = r(lower_width + upper_width + 1, n)

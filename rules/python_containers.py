@@ -1,0 +1,200 @@
+"""Rules for Python's functions over containers: ``sorted``, ``zip``, ``dict(...)`` and ``dict.get``.
+
+Each moves values without arithmetic, so each cotangent goes back to the place its value
+came from, and each tangent goes along with its value:
+
+* ``sorted(xs, key=, reverse=)``: the permutation Python's (stable) sort makes, recomputed
+  from ``xs``; the item at sorted position ``k`` came from ``order[k]``.
+* ``zip(*iterables)`` used as a value is ``zipped(*iterables)``, the list of its tuples (a list,
+  not a one-pass iterator, so that generated code may read it again; ``a, b = zip(*pairs)``
+  and loops read it the same; a loop ``for a, b in zip(xs, ys)`` is the loop's own);
+  the j-th entry of each tuple goes back to the j-th iterable, the items ``zip`` cut off
+  (a longer iterable's tail) get ZERO.
+* ``dict(mapping, **kwargs)`` copies a dict (or a list of ``(key, value)`` pairs): the
+  cotangent of each value is the copy's at the same key, for the value Python kept (the
+  last pair of a repeated key; none where a keyword replaced it). ``dict(w=a, b=2.0)`` never
+  reaches a rule: the normaliser writes it as the display ``{"w": a, "b": 2.0}``.
+* ``d.get(key, default)``: the key's value, or ``default`` where the key is absent.
+* ``d.values()`` and ``d.items()``: each value's cotangent goes back to its key (from the
+  list, tuple or sorted list made of them); ``d.keys()`` carries no gradient.
+"""
+import builtins
+
+import numpy as np
+
+from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable
+from s2sad.registry.forward import defjvp
+from s2sad.runtime.structure import field_cotangent, split_cotangent
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+
+from .helpers import zipped
+
+
+# ------------------------------------------------------------------ sorted
+def _sorted_order(iterable, key, reverse) -> list[int]:
+    items = list(iterable)
+    value = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return sorted(range(len(items)), key=value, reverse=reverse)
+
+
+def _like(items: list, primal):
+    """Per-item cotangents as ``primal``'s container: a list, a tuple, or an array's rows."""
+    if isinstance(primal, np.ndarray):
+        rows = [np.zeros_like(primal[i]) if is_zero(item) else unthunk(item) for i, item in enumerate(items)]
+        return np.stack(rows) if rows else np.zeros_like(primal)
+    return tuple(items) if isinstance(primal, tuple) else list(items)
+
+
+def sorted_vjp_iterable(g, ans, iterable, key, reverse):
+    order = _sorted_order(iterable, key, reverse)
+    parts = split_cotangent(g, len(order))
+    items = [ZERO] * len(order)
+    for position, source in enumerate(order):
+        items[source] = parts[position]
+    return _like(items, iterable)
+
+
+def sorted_jvp_iterable(g, ans, iterable, key, reverse):
+    order = _sorted_order(iterable, key, reverse)
+    parts = split_cotangent(g, len(order))
+    return [parts[source] for source in order]
+
+
+defvjp(builtins.sorted, "iterable, key=None, reverse=False", sorted_vjp_iterable, None, None)
+defjvp(builtins.sorted, sorted_jvp_iterable, None, None)
+
+
+# ------------------------------------------------------------------ zip
+def zipped_rrule(*iterables, strict=False):
+    sequences = [list(iterable) for iterable in iterables]
+    pairs = zipped(*sequences, strict=strict)
+
+    def zipped_pullback(g):
+        rows = split_cotangent(g, len(pairs))
+        cotangents = []
+        for j, (iterable, sequence) in enumerate(builtins.zip(iterables, sequences)):
+            items = [ZERO if is_zero(row) else split_cotangent(row, len(iterables))[j] for row in rows]
+            cotangents.append(_like(items + [ZERO] * (len(sequence) - len(pairs)), iterable))
+        return (NO_TANGENT, *cotangents)
+
+    return pairs, zipped_pullback
+
+
+def zipped_jvp_iterables(g, ans, iterables, strict):
+    """``g`` holds one tangent per iterable (ZERO for those without): the k-th tuple's tangent
+    is the tuple of their k-th items'."""
+    columns = [split_cotangent(ZERO if is_zero(g) else g[j], len(list(iterable)))
+               for j, iterable in enumerate(iterables)]
+    return [tuple(column[k] for column in columns) for k in range(len(ans))]
+
+
+defrrule(zipped, zipped_rrule)
+defjvp(zipped, zipped_jvp_iterables, None, signature="*iterables, strict=False")
+
+
+# ------------------------------------------------------------------ dict(mapping), d.get(key, default)
+def _kept_pairs(pairs) -> dict:
+    """key -> the position of the pair whose value ``dict(pairs)`` keeps: the last with that key."""
+    return {key: position for position, (key, _) in enumerate(pairs)}
+
+
+def dict_vjp_mapping(g, ans, mapping, kwargs):
+    g = unthunk(g)
+    if is_zero(g):
+        return ZERO
+    if isinstance(mapping, dict):
+        return Tangent(dict, {key: field_cotangent(g, key) for key in mapping if key not in kwargs})
+    pairs = list(mapping)
+    kept = _kept_pairs(pairs)
+    return _like([(NO_TANGENT, field_cotangent(g, key) if kept[key] == position and key not in kwargs else ZERO)
+                  for position, (key, _) in enumerate(pairs)], mapping)
+
+
+def dict_jvp_mapping(g, ans, mapping, kwargs):
+    g = unthunk(g)
+    if is_zero(g):
+        return ZERO
+    if isinstance(mapping, dict):
+        return {key: ZERO if key in kwargs else field_cotangent(g, key) for key in ans}
+    pairs = list(mapping)
+    items, kept = split_cotangent(g, len(pairs)), _kept_pairs(pairs)
+    return {key: ZERO if key in kwargs or is_zero(items[kept[key]]) else split_cotangent(items[kept[key]], 2)[1]
+            for key in ans}
+
+
+defvjp(builtins.dict, "mapping=(), /, **kwargs", dict_vjp_mapping)
+defjvp(builtins.dict, dict_jvp_mapping)
+
+
+def dict_get(mapping, key, default=None):
+    """``mapping.get(key, default)``, as a function with a rule (``d.get(...)`` goes through it)."""
+    return mapping.get(key, default)
+
+
+def dict_get_vjp_mapping(g, ans, mapping, key, default):
+    return Tangent(dict, {key: g}) if key in mapping and not is_zero(g) else ZERO
+
+
+def dict_get_vjp_default(g, ans, mapping, key, default):
+    return ZERO if key in mapping else g
+
+
+def dict_get_jvp_mapping(g, ans, mapping, key, default):
+    return field_cotangent(g, key) if key in mapping else ZERO
+
+
+def dict_get_jvp_default(g, ans, mapping, key, default):
+    return ZERO if key in mapping else g
+
+
+defvjp(dict_get, "mapping, key, default=None", dict_get_vjp_mapping, None, dict_get_vjp_default)
+defjvp(dict_get, dict_get_jvp_mapping, None, dict_get_jvp_default)
+defmethod(dict, "get", dict_get)
+
+
+def dict_values(mapping):
+    """``mapping.values()``, as a function with a rule."""
+    return mapping.values()
+
+
+def dict_items(mapping):
+    """``mapping.items()``, as a function with a rule."""
+    return mapping.items()
+
+
+def dict_keys(mapping):
+    """``mapping.keys()``: no gradient."""
+    return mapping.keys()
+
+
+def _entries_cotangent(mapping, parts):
+    return Tangent(dict, {key: part for key, part in builtins.zip(mapping, parts) if not is_zero(part)})
+
+
+def dict_values_vjp(g, ans, mapping):
+    """The cotangent of a dict from that of the list of its values (list(), tuple(), sorted())."""
+    return _entries_cotangent(mapping, split_cotangent(g, len(mapping)))
+
+
+def dict_items_vjp(g, ans, mapping):
+    """The cotangent of a dict from that of the list of its (key, value) pairs: the values' parts."""
+    return _entries_cotangent(mapping, [ZERO if is_zero(part) else split_cotangent(part, 2)[1]
+                                        for part in split_cotangent(g, len(mapping))])
+
+
+def dict_values_jvp(g, ans, mapping):
+    return [ZERO if is_zero(g) else field_cotangent(g, key) for key in mapping]
+
+
+def dict_items_jvp(g, ans, mapping):
+    return [(NO_TANGENT, ZERO if is_zero(g) else field_cotangent(g, key)) for key in mapping]
+
+
+defvjp(dict_values, "mapping", dict_values_vjp)
+defvjp(dict_items, "mapping", dict_items_vjp)
+defjvp(dict_values, dict_values_jvp)
+defjvp(dict_items, dict_items_jvp)
+nondifferentiable(dict_keys)
+defmethod(dict, "values", dict_values)
+defmethod(dict, "items", dict_items)
+defmethod(dict, "keys", dict_keys)

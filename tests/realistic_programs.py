@@ -1,0 +1,381 @@
+"""A corpus of programs written the way published scientific and ML NumPy code is written:
+lists of ``(W, b)`` tuples, helpers with default function arguments, ``*shape``, closures and
+lambdas as objectives, classes and dataclasses, validation with ``raise`` and ``assert``,
+in-place updates, ODE integrators as Python loops. Nothing here is written for s2sad;
+tests/test_realistic_programs.py differentiates each untouched and compares with central
+finite differences."""
+import dataclasses
+import functools
+import math
+import warnings
+from collections import namedtuple
+
+import numpy as np
+from scipy import special
+
+
+# ---------------------------------------------------------------- helpers shared by the models
+def logsumexp(a, axis=None, keepdims=False):
+    amax = np.max(a, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(a - amax), axis=axis, keepdims=True)) + amax
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def sigmoid(x):
+    return 0.5 * (np.tanh(x / 2.0) + 1.0)
+
+
+def init_random_params(scale, layer_sizes, rs=None):
+    rs = rs if rs is not None else np.random.RandomState(0)
+    return [(scale * rs.randn(m, n), scale * rs.randn(n)) for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
+
+
+# ---------------------------------------------------------------- 1-3: neural networks
+def neural_net_predict(params, inputs, nonlinearity=np.tanh):
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = nonlinearity(outputs)
+    return outputs - logsumexp(outputs, axis=1, keepdims=True)
+
+
+def mlp_log_posterior(params, inputs, targets, l2_reg=0.01):
+    log_prior = -l2_reg * sum(np.sum(W ** 2) + np.sum(b ** 2) for W, b in params)
+    log_lik = np.sum(neural_net_predict(params, inputs) * targets)
+    return -(log_prior + log_lik)
+
+
+def rnn_predict(params, inputs):
+    hidden = np.repeat(params["init_hidden"], inputs.shape[1], axis=0)
+    outputs = []
+    for x in inputs:
+        hidden = np.tanh(np.concatenate((x, hidden), axis=1) @ params["change"])
+        outputs.append(hidden @ params["predict"])
+    return outputs
+
+
+def rnn_loss(params, inputs, targets):
+    logprobs = [out - logsumexp(out, axis=1, keepdims=True) for out in rnn_predict(params, inputs)]
+    return -sum(np.sum(lp * t) for lp, t in zip(logprobs, targets)) / inputs.shape[0]
+
+
+def lstm_loss(params, inputs):
+    hidden = np.zeros((inputs.shape[1], params["forget"].shape[1]))
+    cells = hidden
+    for x in inputs:
+        joined = np.concatenate((x, hidden), axis=1)
+        forget = sigmoid(joined @ params["forget"])
+        ingate = sigmoid(joined @ params["ingate"])
+        change = np.tanh(joined @ params["change"])
+        outgate = sigmoid(joined @ params["outgate"])
+        cells = cells * forget + ingate * change
+        hidden = outgate * np.tanh(cells)
+    return np.sum(hidden ** 2)
+
+
+# ---------------------------------------------------------------- 4-7: probabilistic models
+def gmm_log_likelihood(params, data):
+    cluster_lls = []
+    for log_proportion, mean, log_std in zip(params["log_proportions"], params["means"], params["log_stds"]):
+        z = (data - mean) / np.exp(log_std)
+        cluster_lls.append(log_proportion - 0.5 * np.sum(z ** 2 + 2 * log_std + np.log(2 * np.pi), axis=1))
+    return np.sum(logsumexp(np.vstack(cluster_lls), axis=0)) - data.shape[0] * logsumexp(params["log_proportions"])
+
+
+def rbf_covariance(kernel_params, x, xp):
+    output_scale = np.exp(kernel_params[0])
+    lengthscales = np.exp(kernel_params[1:])
+    diffs = np.expand_dims(x / lengthscales, 1) - np.expand_dims(xp / lengthscales, 0)
+    return output_scale * np.exp(-0.5 * np.sum(diffs ** 2, axis=2))
+
+
+def gp_log_marginal_likelihood(params, x, y, cov_func=rbf_covariance):
+    noise_scale, mean = np.exp(params[0]) + 1e-4, params[1]
+    cov_y = cov_func(params[2:], x, x) + noise_scale * np.eye(len(y))
+    chol = np.linalg.cholesky(cov_y)
+    alpha = np.linalg.solve(chol.T, np.linalg.solve(chol, y - mean))
+    return -0.5 * np.dot(y - mean, alpha) - np.sum(np.log(np.diag(chol))) - 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def bayesian_linear_regression_evidence(log_alpha, log_beta, X, t):
+    alpha, beta = np.exp(log_alpha), np.exp(log_beta)
+    n, d = X.shape
+    A = alpha * np.eye(d) + beta * X.T @ X
+    m = beta * np.linalg.solve(A, X.T @ t)
+    fit = beta / 2 * np.sum((t - X @ m) ** 2) + alpha / 2 * np.dot(m, m)
+    sign, logdet = np.linalg.slogdet(A)
+    return d / 2 * np.log(alpha) + n / 2 * np.log(beta) - fit - 0.5 * logdet - n / 2 * np.log(2 * np.pi)
+
+
+def black_box_elbo(variational_params, noise, log_density):
+    mean, log_std = variational_params[:2], variational_params[2:]
+    samples = noise * np.exp(log_std) + mean
+    entropy = np.sum(log_std) + 0.5 * len(mean) * (1.0 + np.log(2 * np.pi))
+    return entropy + np.mean(log_density(samples))
+
+
+def banana_log_density(x):
+    mu, log_sigma = x[:, 0], x[:, 1]
+    sigma_density = -0.5 * (log_sigma / 1.35) ** 2
+    mu_density = -0.5 * (mu / np.exp(log_sigma)) ** 2 - log_sigma
+    return sigma_density + mu_density
+
+
+# ---------------------------------------------------------------- 8-11: regression and classification
+def logistic_regression_loss(weights, inputs, targets, l2=0.1):
+    if inputs.shape[0] != targets.shape[0]:
+        raise ValueError(f"{inputs.shape[0]} inputs but {targets.shape[0]} targets")
+    preds = sigmoid(inputs @ weights)
+    label_probabilities = preds * targets + (1 - preds) * (1 - targets)
+    return -np.sum(np.log(label_probabilities)) + l2 * np.dot(weights, weights)
+
+
+def huber_regression(w, X, y, delta=1.0):
+    residual = X @ w - y
+    small = np.abs(residual) <= delta
+    loss = np.where(small, 0.5 * residual ** 2, delta * (np.abs(residual) - 0.5 * delta))
+    if delta > 10.0:
+        return np.mean(residual ** 2)
+    return np.mean(loss)
+
+
+def poisson_glm_nll(beta, X, counts):
+    log_rate = X @ beta
+    return np.sum(np.exp(log_rate) - counts * log_rate + special.gammaln(counts + 1))
+
+
+def softmax_regression(params, X, labels):
+    logits = X @ params["W"] + params["b"]
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.mean(log_probs[np.arange(len(labels)), labels])
+
+
+# ---------------------------------------------------------------- 12-16: ODEs and simulation
+def euler_decay(k, y0, dt=0.01, steps=100):
+    y = y0
+    for _ in range(steps):
+        y = y - dt * k * y
+    return np.sum(y)
+
+
+def lotka_volterra(state, t, theta):
+    prey, predator = state[0], state[1]
+    alpha, beta, delta, gamma = theta
+    return np.array([alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator])
+
+
+def rk4(f, y0, t0, t1, steps, *args):
+    h = (t1 - t0) / steps
+    y, t = y0, t0
+    for _ in range(steps):
+        k1 = f(y, t, *args)
+        k2 = f(y + h / 2 * k1, t + h / 2, *args)
+        k3 = f(y + h / 2 * k2, t + h / 2, *args)
+        k4 = f(y + h * k3, t + h, *args)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + h
+    return y
+
+
+def lotka_volterra_final_prey(theta, y0):
+    return rk4(lotka_volterra, y0, 0.0, 2.0, 40, theta)[0]
+
+
+def leapfrog_energy_drift(q0, p0, step=0.1, n_steps=30):
+    grad_potential = lambda q: q + 0.1 * q ** 3  # noqa: E731
+    q, p = q0, p0
+    p = p - 0.5 * step * grad_potential(q)
+    for _ in range(n_steps - 1):
+        q = q + step * p
+        p = p - step * grad_potential(q)
+    q = q + step * p
+    p = p - 0.5 * step * grad_potential(q)
+    return np.sum(0.5 * p ** 2 + 0.5 * q ** 2 + 0.025 * q ** 4)
+
+
+def heat_equation(u0, kappa, steps=20):
+    u = u0.copy()
+    for _ in range(steps):
+        laplacian = np.zeros_like(u)
+        laplacian[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:]
+        u[1:-1] = u[1:-1] + kappa * laplacian[1:-1]
+    return np.sum(u ** 2)
+
+
+def relax_in_place(u, source, sweeps=5):
+    """Gauss-Seidel on the caller's grid, which is left relaxed as the plain code leaves it."""
+    n = u.shape[0]
+    for _ in range(sweeps):
+        for i in range(1, n - 1):
+            u[i] = 0.5 * (u[i - 1] + u[i + 1]) + 0.25 * source[i]
+    return np.sum(u * source)
+
+
+def nbody_potential(positions, masses):
+    energy = 0.0
+    n = positions.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            r = np.sqrt(np.sum((positions[i] - positions[j]) ** 2) + 0.01)
+            energy = energy - masses[i] * masses[j] / r
+    return energy
+
+
+def damped_spring(k, x0, v0, steps=50):
+    x, v = x0, v0
+    with np.errstate(over="raise"):
+        for _ in range(steps):
+            a = -k * x - 0.1 * v
+            v = v + 0.01 * a
+            x = x + 0.01 * v
+    return np.sum(x ** 2)
+
+
+# ---------------------------------------------------------------- 17-22: attention, convolution, normalisation
+def attention(Q, K, V):
+    d = Q.shape[-1]
+    scores = Q @ K.T / math.sqrt(d)
+    weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    weights = weights / np.sum(weights, axis=-1, keepdims=True)
+    return np.sum((weights @ V) ** 2)
+
+
+def conv1d_valid(signal, kernel):
+    n, k = signal.shape[0], kernel.shape[0]
+    out = np.zeros(n - k + 1)
+    for i in range(n - k + 1):
+        out[i] = np.sum(signal[i:i + k] * kernel)
+    return np.sum(np.tanh(out))
+
+
+def layer_norm_residual(x, gamma, beta, W, eps=1e-5):
+    mean = np.mean(x, axis=-1, keepdims=True)
+    var = np.var(x, axis=-1, keepdims=True)
+    normed = (x - mean) / np.sqrt(var + eps) * gamma + beta
+    return np.sum((x + np.tanh(normed @ W)) ** 2)
+
+
+def batchnorm_mlp(W, x, momentum_stats=None):
+    h = x @ W
+    mu = h.mean(axis=0)
+    sigma = h.std(axis=0) + 1e-3
+    return np.sum(np.maximum((h - mu) / sigma, 0.0) ** 2)
+
+
+def tied_autoencoder(W, x):
+    code = np.tanh(x @ W)
+    reconstruction = code @ W.T
+    return np.mean((reconstruction - x) ** 2)
+
+
+def sinkhorn_cost(log_a, cost, n_iters=20, reg=0.5):
+    a = np.exp(log_a) / np.sum(np.exp(log_a))
+    b = np.ones(cost.shape[1]) / cost.shape[1]
+    K = np.exp(-cost / reg)
+    u = np.ones_like(a)
+    for _ in range(n_iters):
+        v = b / (K.T @ u)
+        u = a / (K @ v)
+    plan = u[:, None] * K * v[None, :]
+    return np.sum(plan * cost)
+
+
+# ---------------------------------------------------------------- 23-27: objects, partials, validation
+@dataclasses.dataclass
+class FactorModel:
+    users: np.ndarray
+    items: np.ndarray
+    l2: float = 0.05
+
+    def loss(self, ratings, mask):
+        assert ratings.shape == mask.shape, "ratings and mask differ in shape"
+        predicted = self.users @ self.items.T
+        return np.sum(mask * (predicted - ratings) ** 2) + self.l2 * (np.sum(self.users ** 2) + np.sum(self.items ** 2))
+
+
+def matrix_factorization(users, items, ratings, mask):
+    return FactorModel(users, items).loss(ratings, mask)
+
+
+class Regressor:
+    def __init__(self, X, y, activation=np.tanh):
+        self.X = X
+        self.y = y
+        self.activation = activation
+
+    def loss(self, w):
+        return np.mean((self.activation(self.X @ w) - self.y) ** 2)
+
+
+Layer = namedtuple("Layer", "W b")
+
+
+def namedtuple_network(layers, x):
+    for layer in layers:
+        x = np.tanh(x @ layer.W + layer.b)
+    return np.sum(x ** 2)
+
+
+def weighted_loss(w, X, y, weights=None, loss_fn=None):
+    if loss_fn is None:
+        loss_fn = lambda r: r ** 2  # noqa: E731
+    residuals = X @ w - y
+    if weights is not None:
+        residuals = residuals * np.sqrt(weights)
+    return np.sum(loss_fn(residuals))
+
+
+def mixture_density_nll(params, x, y, n_components=3):
+    hidden = np.tanh(x @ params[0][0] + params[0][1])
+    raw = hidden @ params[1][0] + params[1][1]
+    logits, means, log_stds = raw[:, :n_components], raw[:, n_components:2 * n_components], raw[:, 2 * n_components:]
+    log_weights = logits - logsumexp(logits, axis=1, keepdims=True)
+    z = (y[:, None] - means) / np.exp(log_stds)
+    log_components = -0.5 * z ** 2 - log_stds - 0.5 * np.log(2 * np.pi)
+    return -np.sum(logsumexp(log_weights + log_components, axis=1))
+
+
+# ---------------------------------------------------------------- 28-32: finance, kalman, pooling, generators
+def black_scholes_call(spot, strike, rate, vol, maturity):
+    d1 = (np.log(spot / strike) + (rate + 0.5 * vol ** 2) * maturity) / (vol * np.sqrt(maturity))
+    d2 = d1 - vol * np.sqrt(maturity)
+    return np.sum(spot * special.ndtr(d1) - strike * np.exp(-rate * maturity) * special.ndtr(d2))
+
+
+def kalman_log_likelihood(log_q, log_r, observations):
+    q, r = np.exp(log_q), np.exp(log_r)
+    mean, var = 0.0, 1.0
+    total = 0.0
+    for y in observations:
+        var = var + q
+        innovation_var = var + r
+        total = total - 0.5 * (np.log(2 * np.pi * innovation_var) + (y - mean) ** 2 / innovation_var)
+        gain = var / innovation_var
+        mean = mean + gain * (y - mean)
+        var = (1 - gain) * var
+    return total
+
+
+def batches(X, y, batch_size):
+    for start in range(0, X.shape[0], batch_size):
+        yield X[start:start + batch_size], y[start:start + batch_size]
+
+
+def minibatch_objective(w, X, y, batch_size=4):
+    total = 0.0
+    for xb, yb in batches(X, y, batch_size):
+        total = total + np.sum((xb @ w - yb) ** 2) / xb.shape[0]
+    return total
+
+
+def noisy_features(x, scale, rs=None):
+    rs = rs if rs is not None else np.random.RandomState(1)
+    noise = rs.randn(*x.shape)
+    return np.sum(np.sin(x + scale * noise) ** 2)
+
+
+def quiet_log_barrier(x, lower=0.0):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        barrier = -np.sum(np.log(x - lower))
+    return barrier + np.sum(x ** 2)

@@ -1,0 +1,213 @@
+"""The realistic corpus (tests/realistic_programs.py), differentiated untouched.
+
+Each program's gradient (reverse mode) and tangent (forward mode) are compared with central
+finite differences of the plain NumPy function along random directions in float64: for a
+gradient ``g`` and direction ``v``, ``<g, v>`` must equal ``(f(x + hv) - f(x - hv)) / 2h``,
+and so must the jvp along ``v``. Gradients with respect to a container come back in that
+container (a list of ``(W, b)``, a dict, a dataclass)."""
+import copy
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+import realistic_programs as p
+import s2sad
+
+rs = np.random.RandomState(2026)
+
+
+def randn(*shape):
+    return rs.randn(*shape)
+
+
+# ---------------------------------------------------------------- trees of arrays
+def _combine(x, v, h):
+    """``x + h * v`` over a tree: dicts, lists, tuples, namedtuples, dataclasses of floats and arrays."""
+    if isinstance(x, dict):
+        return {k: _combine(x[k], v[k], h) for k in x}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_combine(a, b, h) for a, b in zip(x, v)))
+    if isinstance(x, (list, tuple)):
+        return type(x)(_combine(a, b, h) for a, b in zip(x, v))
+    if dataclasses.is_dataclass(x):
+        return dataclasses.replace(x, **{f.name: _combine(getattr(x, f.name), getattr(v, f.name), h)
+                                         for f in dataclasses.fields(x) if f.init})
+    if isinstance(x, (np.ndarray, float)):
+        return x + h * v
+    return x
+
+
+def _direction(x):
+    if isinstance(x, dict):
+        return {k: _direction(x[k]) for k in x}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_direction(a) for a in x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(_direction(a) for a in x)
+    if dataclasses.is_dataclass(x):
+        return dataclasses.replace(x, **{f.name: _direction(getattr(x, f.name)) for f in dataclasses.fields(x) if f.init})
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return randn(*x.shape)
+    if isinstance(x, float):
+        return float(randn())
+    return x
+
+
+def _inner(g, v, x):
+    if isinstance(x, dict):
+        return sum(_inner(g[k], v[k], x[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return sum(_inner(a, b, c) for a, b, c in zip(g, v, x))
+    if dataclasses.is_dataclass(x):
+        return sum(_inner(getattr(g, f.name), getattr(v, f.name), getattr(x, f.name))
+                   for f in dataclasses.fields(x) if f.init)
+    if isinstance(x, (np.ndarray, float)) and np.asarray(x).dtype.kind == "f":
+        return float(np.sum(np.asarray(g) * v))
+    return 0.0
+
+
+def _scaled(v, s):
+    return _combine(v, v, s - 1.0)
+
+
+def _same_type(g, x):
+    if isinstance(x, (dict, list, tuple)) or dataclasses.is_dataclass(x):
+        assert type(g) is type(x), f"the gradient of a {type(x).__name__} came back as a {type(g).__name__}"
+
+
+# ---------------------------------------------------------------- the corpus: program, arguments, argnums
+def _mlp_data():
+    inputs = randn(6, 4)
+    targets = np.eye(3)[rs.randint(0, 3, 6)]
+    return p.init_random_params(0.3, [4, 5, 3], rs), inputs, targets
+
+
+def _rnn_params():
+    return {"init_hidden": randn(1, 3) * 0.3, "change": randn(2 + 3, 3) * 0.3, "predict": randn(3, 2) * 0.3}
+
+
+def _lstm_params():
+    return {name: randn(2 + 3, 3) * 0.3 for name in ("forget", "ingate", "change", "outgate")}
+
+
+def _gmm_params():
+    return {"log_proportions": randn(3) * 0.1, "means": randn(3, 2), "log_stds": randn(3, 2) * 0.1}
+
+
+def _regressor_loss():
+    model = p.Regressor(randn(6, 3), randn(6))
+    return model.loss
+
+
+def _partial_objective():
+    return functools.partial(p.weighted_loss, X=randn(5, 3), y=randn(5), weights=np.abs(randn(5)))
+
+
+def _lambda_objective():
+    X, y = randn(5, 3), randn(5)
+    return lambda w: p.weighted_loss(w, X, y, loss_fn=lambda r: np.log(np.cosh(r)))
+
+
+def _elbo():
+    noise = randn(8, 2)
+    return lambda params: p.black_box_elbo(params, noise, p.banana_log_density)
+
+
+def _lotka_volterra():
+    return lambda theta: p.lotka_volterra_final_prey(theta, np.array([1.0, 0.5]))
+
+
+CORPUS = {
+    # name: (maker of the function to differentiate, or None for the program itself; program; arguments; argnums)
+    "mlp_list_of_W_b_tuples": (None, p.mlp_log_posterior, _mlp_data(), (0, 1)),
+    "rnn_dict_params": (None, p.rnn_loss, (_rnn_params(), randn(4, 2, 2), np.eye(2)[rs.randint(0, 2, (4, 2))]), (0,)),
+    "lstm_dict_params": (None, p.lstm_loss, (_lstm_params(), randn(4, 2, 2)), (0, 1)),
+    "gmm_dict_params": (None, p.gmm_log_likelihood, (_gmm_params(), randn(7, 2)), (0, 1)),
+    "gp_marginal_likelihood_cholesky": (None, p.gp_log_marginal_likelihood,
+                                        (np.array([-2.0, 0.1, 0.0, -0.3]), randn(6, 1), randn(6)), (0, 1, 2)),
+    "bayesian_linear_regression_slogdet": (None, p.bayesian_linear_regression_evidence,
+                                           (0.2, -0.1, randn(8, 3), randn(8)), (0, 1, 2, 3)),
+    "variational_elbo_lambda": (_elbo, None, (np.array([0.1, -0.2, -0.5, -0.3]),), (0,)),
+    "logistic_regression_with_validation": (None, p.logistic_regression_loss,
+                                            (randn(3) * 0.3, randn(7, 3), (randn(7) > 0).astype(float)), (0, 1)),
+    "huber_regression_branches": (None, p.huber_regression, (randn(3), randn(9, 3), randn(9)), (0, 1, 2)),
+    "poisson_glm_scipy_gammaln": (None, p.poisson_glm_nll, (randn(3) * 0.2, randn(6, 3), rs.poisson(2.0, 6).astype(float)), (0, 1)),
+    "softmax_regression_dict_fancy_index": (None, p.softmax_regression,
+                                            ({"W": randn(4, 3), "b": randn(3)}, randn(5, 4), rs.randint(0, 3, 5)), (0, 1)),
+    "euler_loop": (None, p.euler_decay, (0.7, randn(3)), (0, 1)),
+    "rk4_lotka_volterra_function_argument": (_lotka_volterra, None, (np.array([1.0, 0.4, 0.3, 0.8]),), (0,)),
+    "leapfrog_with_lambda_force": (None, p.leapfrog_energy_drift, (randn(3), randn(3)), (0, 1)),
+    "heat_equation_copy_then_slices": (None, p.heat_equation, (randn(8), 0.2), (0, 1)),
+    "gauss_seidel_in_place_on_the_argument": (None, p.relax_in_place, (randn(6), randn(6)), (0, 1)),
+    "nbody_pairwise_loops": (None, p.nbody_potential, (randn(4, 3), np.abs(randn(4)) + 0.5), (0, 1)),
+    "damped_spring_errstate": (None, p.damped_spring, (1.3, randn(3), randn(3)), (0, 1, 2)),
+    "attention": (None, p.attention, (randn(3, 4), randn(5, 4), randn(5, 2)), (0, 1, 2)),
+    "conv1d_loop_writes": (None, p.conv1d_valid, (randn(9), randn(3)), (0, 1)),
+    "layer_norm_residual": (None, p.layer_norm_residual, (randn(4, 5), randn(5), randn(5), randn(5, 5) * 0.3), (0, 1, 2, 3)),
+    "batchnorm_relu": (None, p.batchnorm_mlp, (randn(3, 4), randn(8, 3)), (0, 1)),
+    "tied_autoencoder": (None, p.tied_autoencoder, (randn(4, 2) * 0.5, randn(6, 4)), (0, 1)),
+    "sinkhorn_iterations": (None, p.sinkhorn_cost, (randn(4) * 0.3, np.abs(randn(4, 3))), (0, 1)),
+    "matrix_factorization_dataclass_built_inside": (None, p.matrix_factorization,
+                                                    (randn(4, 2), randn(5, 2), randn(4, 5), (randn(4, 5) > 0).astype(float)),
+                                                    (0, 1)),
+    "dataclass_argument": (None, lambda model, r, m: model.loss(r, m),
+                           (p.FactorModel(randn(3, 2), randn(4, 2)), randn(3, 4), np.ones((3, 4))), (0,)),
+    "bound_method_with_activation_attribute": (_regressor_loss, None, (randn(3) * 0.5,), (0,)),
+    "partial_objective": (_partial_objective, None, (randn(3),), (0,)),
+    "lambda_objective_with_lambda_loss": (_lambda_objective, None, (randn(3),), (0,)),
+    "namedtuple_layers": (None, p.namedtuple_network, ([p.Layer(randn(3, 4) * 0.5, randn(4)), p.Layer(randn(4, 2) * 0.5, randn(2))],
+                                                       randn(5, 3)), (0, 1)),
+    "mixture_density_network": (None, p.mixture_density_nll,
+                                ([(randn(2, 5) * 0.5, randn(5) * 0.1), (randn(5, 9) * 0.3, randn(9) * 0.1)], randn(6, 2), randn(6)),
+                                (0, 1, 2)),
+    "black_scholes_scipy_ndtr": (None, p.black_scholes_call, (100.0, np.array([90.0, 100.0, 110.0]), 0.03, 0.2, 1.5),
+                                 (0, 1, 2, 3, 4)),
+    "kalman_filter_scalar_loop": (None, p.kalman_log_likelihood, (-1.0, -0.5, list(randn(6))), (0, 1)),
+    "minibatches_from_a_generator": (None, p.minibatch_objective, (randn(3), randn(10, 3), randn(10)), (0, 1, 2)),
+    "star_shape_random_noise": (None, p.noisy_features, (randn(2, 3), 0.1), (0, 1)),
+    "log_barrier_catch_warnings": (None, p.quiet_log_barrier, (np.abs(randn(4)) + 0.5,), (0,)),
+}
+
+
+def _function(name):
+    maker, program, args, argnums = CORPUS[name]
+    return (maker() if maker is not None else program), args, argnums
+
+
+def _along(function, args, argnums, directions, h=1e-6):
+    def moved(s):
+        return function(*[_combine(a, directions[i], s * h) if i in argnums else copy.deepcopy(a)
+                          for i, a in enumerate(args)])
+    return (moved(1.0) - moved(-1.0)) / (2 * h)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_gradient_along_random_directions(name):
+    function, args, argnums = _function(name)
+    expected_value = function(*copy.deepcopy(args))
+    value, gradients = s2sad.value_and_grad(function, argnums=argnums)(*copy.deepcopy(args))
+    np.testing.assert_allclose(value, expected_value, rtol=1e-10)
+    for position, gradient in zip(argnums, gradients):
+        _same_type(gradient, args[position])
+    for _ in range(2):
+        directions = {i: _direction(args[i]) for i in argnums}
+        slope = sum(_inner(g, directions[i], args[i]) for i, g in zip(argnums, gradients))
+        assert slope != 0.0
+        np.testing.assert_allclose(slope, _along(function, args, argnums, directions), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_tangent_along_a_random_direction(name):
+    function, args, argnums = _function(name)
+    directions = {i: _direction(args[i]) for i in argnums}
+    tangents = [directions[i] if i in argnums else _scaled(_direction(a), 0.0) if isinstance(a, (np.ndarray, float, dict, list))
+                else a * 0 for i, a in enumerate(args)]
+    value, tangent = s2sad.jvp(function, copy.deepcopy(args), tangents)
+    np.testing.assert_allclose(value, function(*copy.deepcopy(args)), rtol=1e-10)
+    np.testing.assert_allclose(tangent, _along(function, args, argnums, directions), rtol=1e-5, atol=1e-6)
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CORPUS) >= 30
