@@ -10,16 +10,19 @@ came from, and each tangent goes along with its value:
   and loops read it the same; a loop ``for a, b in zip(xs, ys)`` is the loop's own);
   the j-th entry of each tuple goes back to the j-th iterable, the items ``zip`` cut off
   (a longer iterable's tail) get ZERO.
-* ``dict(mapping)`` copies a dict (or a list of ``(key, value)`` pairs): the cotangent of
-  each value is the copy's at the same key. ``dict(w=a, b=2.0)`` never reaches a rule: the
-  normaliser writes it as the display ``{"w": a, "b": 2.0}``.
+* ``dict(mapping, **kwargs)`` copies a dict (or a list of ``(key, value)`` pairs): the
+  cotangent of each value is the copy's at the same key, for the value Python kept (the
+  last pair of a repeated key; none where a keyword replaced it). ``dict(w=a, b=2.0)`` never
+  reaches a rule: the normaliser writes it as the display ``{"w": a, "b": 2.0}``.
 * ``d.get(key, default)``: the key's value, or ``default`` where the key is absent.
+* ``d.values()`` and ``d.items()``: each value's cotangent goes back to its key (from the
+  list, tuple or sorted list made of them); ``d.keys()`` carries no gradient.
 """
 import builtins
 
 import numpy as np
 
-from s2sad.registry import defmethod, defrrule, defvjp
+from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable
 from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import field_cotangent, split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
@@ -90,27 +93,36 @@ defjvp(zipped, zipped_jvp_iterables, None, signature="*iterables, strict=False")
 
 
 # ------------------------------------------------------------------ dict(mapping), d.get(key, default)
-def dict_vjp_mapping(g, ans, mapping):
+def _kept_pairs(pairs) -> dict:
+    """key -> the position of the pair whose value ``dict(pairs)`` keeps: the last with that key."""
+    return {key: position for position, (key, _) in enumerate(pairs)}
+
+
+def dict_vjp_mapping(g, ans, mapping, kwargs):
     g = unthunk(g)
     if is_zero(g):
         return ZERO
     if isinstance(mapping, dict):
-        return Tangent(dict, {key: field_cotangent(g, key) for key in mapping})
+        return Tangent(dict, {key: field_cotangent(g, key) for key in mapping if key not in kwargs})
     pairs = list(mapping)
-    return _like([(NO_TANGENT, field_cotangent(g, key)) for key, _ in pairs], mapping)
+    kept = _kept_pairs(pairs)
+    return _like([(NO_TANGENT, field_cotangent(g, key) if kept[key] == position and key not in kwargs else ZERO)
+                  for position, (key, _) in enumerate(pairs)], mapping)
 
 
-def dict_jvp_mapping(g, ans, mapping):
+def dict_jvp_mapping(g, ans, mapping, kwargs):
     g = unthunk(g)
     if is_zero(g):
         return ZERO
     if isinstance(mapping, dict):
-        return {key: field_cotangent(g, key) for key in mapping}
-    items = split_cotangent(g, len(ans))
-    return {key: ZERO if is_zero(item) else split_cotangent(item, 2)[1] for (key, _), item in builtins.zip(mapping, items)}
+        return {key: ZERO if key in kwargs else field_cotangent(g, key) for key in ans}
+    pairs = list(mapping)
+    items, kept = split_cotangent(g, len(pairs)), _kept_pairs(pairs)
+    return {key: ZERO if key in kwargs or is_zero(items[kept[key]]) else split_cotangent(items[kept[key]], 2)[1]
+            for key in ans}
 
 
-defvjp(builtins.dict, "mapping=()", dict_vjp_mapping)
+defvjp(builtins.dict, "mapping=(), /, **kwargs", dict_vjp_mapping)
 defjvp(builtins.dict, dict_jvp_mapping)
 
 
@@ -138,3 +150,51 @@ def dict_get_jvp_default(g, ans, mapping, key, default):
 defvjp(dict_get, "mapping, key, default=None", dict_get_vjp_mapping, None, dict_get_vjp_default)
 defjvp(dict_get, dict_get_jvp_mapping, None, dict_get_jvp_default)
 defmethod(dict, "get", dict_get)
+
+
+def dict_values(mapping):
+    """``mapping.values()``, as a function with a rule."""
+    return mapping.values()
+
+
+def dict_items(mapping):
+    """``mapping.items()``, as a function with a rule."""
+    return mapping.items()
+
+
+def dict_keys(mapping):
+    """``mapping.keys()``: no gradient."""
+    return mapping.keys()
+
+
+def _entries_cotangent(mapping, parts):
+    return Tangent(dict, {key: part for key, part in builtins.zip(mapping, parts) if not is_zero(part)})
+
+
+def dict_values_vjp(g, ans, mapping):
+    """The cotangent of a dict from that of the list of its values (list(), tuple(), sorted())."""
+    return _entries_cotangent(mapping, split_cotangent(g, len(mapping)))
+
+
+def dict_items_vjp(g, ans, mapping):
+    """The cotangent of a dict from that of the list of its (key, value) pairs: the values' parts."""
+    return _entries_cotangent(mapping, [ZERO if is_zero(part) else split_cotangent(part, 2)[1]
+                                        for part in split_cotangent(g, len(mapping))])
+
+
+def dict_values_jvp(g, ans, mapping):
+    return [ZERO if is_zero(g) else field_cotangent(g, key) for key in mapping]
+
+
+def dict_items_jvp(g, ans, mapping):
+    return [(NO_TANGENT, ZERO if is_zero(g) else field_cotangent(g, key)) for key in mapping]
+
+
+defvjp(dict_values, "mapping", dict_values_vjp)
+defvjp(dict_items, "mapping", dict_items_vjp)
+defjvp(dict_values, dict_values_jvp)
+defjvp(dict_items, dict_items_jvp)
+nondifferentiable(dict_keys)
+defmethod(dict, "values", dict_values)
+defmethod(dict, "items", dict_items)
+defmethod(dict, "keys", dict_keys)

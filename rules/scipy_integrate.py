@@ -1,162 +1,249 @@
 """Rules for ``scipy.integrate`` (registered once the user imports ``scipy.integrate``).
 
-``odeint(func, y0, t, args=...)`` solves ``dy/ds = func(y, s, *args)`` and returns ``y`` at the
-times ``t``. Its derivatives are ODEs too, solved with ``odeint`` at the tolerances the call
-asked for (``rtol``, ``atol``, ``mxstep``, ``hmax``, ``hmin``, ``h0``), with ``func``'s own
-derivatives from s2sad (``func`` is differentiated from its source, like any Python function):
+``odeint(func, y0, t, args=...)`` solves ``y' = func(y, t, *args)``; its rules differentiate
+the solution of that equation (what odeint approximates to its tolerances ``rtol`` and
+``atol``), with respect to ``y0``, the time grid ``t`` and the float arrays and floats among
+``args``. The derivatives of ``func`` come from s2sad itself, as a call of ``func`` in
+differentiated code would (its rule, or its generated code: ``runtime.calls``).
 
-* reverse, the adjoint method: from the last time back to the first, the state ``y``, the
-  adjoint ``a = dL/dy`` and the parameters' cotangent ``p`` solve
-  ``dy/ds = f``, ``da/ds = -a^T df/dy``, ``dp/ds = -a^T df/dargs``; at each time ``t_i`` the
-  adjoint takes the output's cotangent ``G_i``. Then ``dL/dy0 = a(t_0)``, ``dL/dargs = p(t_0)``,
-  ``dL/dt_i = G_i . f(y_i, t_i)`` for ``i > 0`` and ``dL/dt_0 = -a(t_0) . f(y_0, t_0)`` (``a``
-  before ``G_0``). ``args`` may be passed by keyword, as it usually is: its cotangent goes back
-  by keyword.
-* forward: the tangent ``S`` of the solution solves ``dS/ds = df/dy S + df/dargs dargs``
-  alongside ``y``, from ``S(t_0) = dy0 - f(y_0, t_0) dt_0``; ``dy_i = S(t_i) + f(y_i, t_i) dt_i``.
+Reverse: the adjoint method. The adjoint ``a`` solves ``a' = -a J_y`` backwards from the
+last time, jumping by the output's cotangent ``g_i`` at each ``t_i``; ``odeint`` itself
+integrates ``[y, a, p]`` backwards between neighbouring times, starting each interval from
+the solution odeint returned there, with ``p' = -a J_args``. Then ``dy0 = a(t_0)``,
+``dargs = p(t_0)``, ``dt_i = g_i . func(y_i, t_i)`` and ``dt_0 = -a(t_0+) . func(y_0, t_0)``
+(``a`` before ``g_0`` is added: the first row of the output is ``y0`` whatever ``t_0``).
 
-Real states only (``odeint`` is real); ``full_output``, ``Dfun`` and ``tfirst`` are refused.
+Forward: the tangent ``v`` solves ``v' = J_y v + J_args dargs`` alongside ``y`` from
+``v(t_0) = dy0 - func(y_0, t_0) dt_0``, and row ``i`` of the output moves by
+``v(t_i) + func(y_i, t_i) dt_i``.
+
+Both passes integrate with the call's ``rtol``, ``atol``, ``mxstep``, ``hmin``, ``hmax`` and
+orders; ``Dfun``, ``col_deriv``, ``ml`` and ``mu`` describe ``func``'s Jacobian alone and are
+left out there. Refused: ``full_output=True`` (a dict of solver statistics), ``tcrit`` (points
+the solver must stop at, in one direction), and ``args`` holding containers or complex
+numbers (pass their arrays as separate ``args``). odeint is real-only: complex ``y0`` is
+refused by SciPy itself. So is a ``func`` holding numbers (a closure over them, a
+``functools.partial`` or a bound method whose object holds them): they might be differentiated
+values, and only what odeint passes to ``func`` is differentiated here; pass them through ``args``.
 """
+import functools
+import inspect
+
 import numpy as np
 from scipy import integrate
 
-from s2sad.api import vjp
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.jacobians import jvp
-from s2sad.registry import defrrule
+from s2sad.registry import defvjp_all
 from s2sad.registry.forward import defjvp
+from s2sad.runtime.calls import call_jvp, call_rrule
+from s2sad.runtime.structure import tangent_item
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
-from s2sad.transformed import CotangentTuple
+
+from .helpers import unbroadcast
 
 SIGNATURE = ("func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, atol=None, "
              "tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12, mxords=5, printmessg=0, "
              "tfirst=False")
-PARAMETERS = [part.split("=")[0].strip() for part in SIGNATURE.split(",")]
-ACCURACY = ("rtol", "atol", "tcrit", "h0", "hmax", "hmin", "mxstep", "mxordn", "mxords")
 
 
-def _bound(args, kwargs) -> dict:
-    values = dict(zip(PARAMETERS, (None, None, None, (), None, 0, 0, None, None, None, None, None, 0.0, 0.0, 0.0, 0,
-                                   0, 0, 12, 5, 0, False)))
-    values.update(zip(PARAMETERS, args))
-    values.update(kwargs)
-    if values["full_output"] or values["Dfun"] is not None or values["tfirst"]:
-        raise UnsupportedArgumentsError("odeint is differentiated without full_output, Dfun or tfirst",
-                                        hint="call odeint(func, y0, t, args=...) with func(y, t, *args)")
-    if np.iscomplexobj(values["y0"]):
-        raise UnsupportedArgumentsError("odeint integrates real states only")
-    if not isinstance(values["args"], tuple):
-        values["args"] = (values["args"],)
-    return values
+class Problem:
+    """One call of odeint, as its rules see it: the equation, the grid, the solver's settings."""
+
+    def __init__(self, func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst):
+        if full_output:
+            raise UnsupportedArgumentsError("odeint(..., full_output=True) has no rule: its second output is a "
+                                            "dict of solver statistics", hint="leave full_output off")
+        if tcrit is not None:
+            raise UnsupportedArgumentsError("odeint(..., tcrit=...) has no rule: the adjoint equation is integrated "
+                                            "backwards, past those points", hint="leave tcrit out")
+        _refuse_held_numbers(func)
+        self.func, self.tfirst = func, tfirst
+        self.args = tuple(args)  # odeint itself refuses anything but a tuple
+        self.differentiable = [_has_float_tangent(arg) for arg in self.args]
+        self.times = np.asarray(t, dtype=np.float64)
+        self.size = np.size(y0)
+        self.settings = {"rtol": rtol, "atol": atol, "hmax": hmax, "hmin": hmin, "mxstep": mxstep,
+                         "mxordn": mxordn, "mxords": mxords}
+
+    def call(self, y, time):
+        return self.func(time, y, *self.args) if self.tfirst else self.func(y, time, *self.args)
+
+    def slope(self, y, time):
+        return np.asarray(self.call(y, time), dtype=np.float64).reshape(self.size)
+
+    def integrate(self, dynamics, start, times, extra):
+        """odeint of the augmented system ``dynamics(state, time)``: the call's tolerances, given
+        to the state's first ``size`` entries as to ``y``, and their smallest to the ``extra`` rest."""
+        settings = dict(self.settings)
+        for name in ("rtol", "atol"):
+            value = settings[name]
+            if value is not None and np.ndim(value) > 0:
+                value = np.asarray(value, dtype=np.float64).reshape(-1)
+                settings[name] = np.concatenate([np.broadcast_to(value, self.size), np.full(extra, value.min())])
+        return integrate.odeint(dynamics, start, times, **settings)
+
+    def flat_args(self, parts) -> np.ndarray:
+        """The differentiated args' parts (cotangents or tangents), flattened into one float64 vector."""
+        pieces = [np.zeros(np.size(arg)) if part is ZERO or part is NO_TANGENT or part is None
+                  else np.asarray(unthunk(part), dtype=np.float64).reshape(-1)
+                  for arg, part, used in zip(self.args, parts, self.differentiable) if used]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
+
+    def unflattened_args(self, flat) -> tuple:
+        cotangents, start = [], 0
+        for arg, used in zip(self.args, self.differentiable):
+            if not used:
+                cotangents.append(NO_TANGENT)
+                continue
+            count = np.size(arg)
+            cotangents.append(unbroadcast(flat[start:start + count].reshape(np.shape(arg)), arg))
+            start += count
+        return tuple(cotangents)
 
 
-def _accuracy(values) -> dict:
-    return {name: values[name] for name in ACCURACY if values[name] is not None}
+def _has_float_tangent(arg) -> bool:
+    """A float array or float of ``args`` is differentiated; ints, strings, functions are not;
+    containers and complex numbers are refused (their cotangent would be dropped)."""
+    if isinstance(arg, (float, np.floating)) or isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
+        return True
+    if callable(arg):
+        _refuse_held_numbers(arg)
+        return False
+    if isinstance(arg, (bool, int, str, np.integer, np.bool_)) or arg is None:
+        return False
+    if isinstance(arg, np.ndarray) and arg.dtype.kind in "iub":
+        return False
+    raise UnsupportedArgumentsError(f"odeint is differentiated with respect to the float arrays and floats of its "
+                                    f"args, not a {type(arg).__name__}",
+                                    hint="pass the arrays it holds as separate args (real numbers only)")
 
 
-def _is_parameter(value) -> bool:
-    return np.asarray(value).dtype.kind == "f"
+def _holds_numbers(value) -> bool:
+    if isinstance(value, (float, complex, np.inexact)) or isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_numbers(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_numbers(item) for item in value.values())
+    return False
 
 
-def _flat_parameters(args) -> np.ndarray:
-    return np.concatenate([np.ravel(a) for a in args if _is_parameter(a)] or [np.zeros(0)])
+def _refuse_held_numbers(func) -> None:
+    """The rules differentiate ``func``'s arguments, never what it holds: a closure, a partial
+    or a bound method holding numbers might hold differentiated ones, whose gradient would be lost."""
+    if isinstance(func, functools.partial):
+        held = [*func.args, *func.keywords.values()]
+        func = func.func
+    elif inspect.ismethod(func):
+        held = list(vars(func.__self__).values()) if hasattr(func.__self__, "__dict__") else [func.__self__]
+        func = func.__func__
+    else:
+        held = []
+    held += [cell.cell_contents for cell in getattr(func, "__closure__", None) or () if _filled(cell)]
+    if any(_holds_numbers(value) for value in held):
+        raise UnsupportedArgumentsError(f"odeint's func ({getattr(func, '__qualname__', func)!r}) holds numbers "
+                                        "(a closure, a functools.partial or a method's object): s2sad differentiates "
+                                        "only what odeint passes to func",
+                                        hint="define func at module level and pass the numbers through args=(...)")
 
 
-def _unflatten(flat, args) -> tuple:
-    """One cotangent per argument: a float's as a float, an array's in its shape, none for the rest."""
-    out, start = [], 0
-    for a in args:
-        if not _is_parameter(a):
-            out.append(NO_TANGENT)
-            continue
-        size = np.size(a)
-        part = flat[start:start + size]
-        start += size
-        out.append(float(part[0]) if isinstance(a, float) else part.reshape(np.shape(a)).astype(np.asarray(a).dtype))
-    return tuple(out)
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # a cell not yet assigned
+        return False
+    return True
 
 
-def odeint_rrule(*args, **kwargs):
-    values = _bound(args, kwargs)
-    func, y0, t, extra = values["func"], np.asarray(values["y0"], dtype=float), np.asarray(values["t"]), values["args"]
-    accuracy = _accuracy(values)
-    ys = integrate.odeint(func, y0, t, args=extra, **accuracy)
-    n = y0.size
-
-    def augmented(state, s):
-        y, a = state[:n], state[n:2 * n]
-        slope, pullback = vjp(func, y, s, *extra)
-        cotangents = pullback(a)
-        return np.concatenate([slope, -_dense(cotangents[0], y), -_flat_cotangents(cotangents[2:], extra)])
-
-    def odeint_pullback(g):
-        g = unthunk(g)
-        G = np.zeros_like(ys) if is_zero(g) else np.asarray(g, dtype=float).reshape(ys.shape)
-        a, p = G[-1].copy(), np.zeros_like(_flat_parameters(extra))
-        t_bar = np.zeros(len(t))
-        for i in range(len(t) - 1, 0, -1):
-            t_bar[i] = G[i] @ np.asarray(func(ys[i], t[i], *extra))
-            state = integrate.odeint(augmented, np.concatenate([ys[i], a, p]), [t[i], t[i - 1]], **accuracy)[-1]
-            a, p = state[n:2 * n] + G[i - 1], state[2 * n:]
-        t_bar[0] = -(a - G[0]) @ np.asarray(func(ys[0], t[0], *extra))
-        by_name = {"func": NO_TANGENT, "y0": a.reshape(np.shape(values["y0"])), "t": t_bar if _is_parameter(t) else NO_TANGENT,
-                   "args": _unflatten(p, extra)}
-        positional = [by_name.get(name, NO_TANGENT) for name in PARAMETERS[:len(args)]]
-        result = CotangentTuple((NO_TANGENT, *positional))
-        result.keywords = {key: by_name.get(key, NO_TANGENT) for key in kwargs}
-        return result
-
-    return ys, odeint_pullback
+def _cotangent_for_output(a, value):
+    """The cotangent ``a`` in the form of ``func``'s output (a list for a list)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(a.tolist())
+    return a.reshape(np.shape(value))
 
 
-def _dense(cotangent, value):
-    """A cotangent as an array: zeros where ``vjp`` gives none (a constant argument)."""
-    return np.zeros(np.shape(value)) if cotangent is NO_TANGENT or cotangent is ZERO else np.asarray(cotangent, dtype=float)
+# ------------------------------------------------------------------ reverse: the adjoint method
+def odeint_vjp(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
+               ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    size, times = problem.size, problem.times
+    g = np.broadcast_to(np.asarray(unthunk(g), dtype=np.float64), np.shape(ans))
+    arg_count = problem.flat_args([ZERO] * len(problem.args)).size
+    position = 3 if tfirst else 2  # where y's cotangent is in the pullback's (call, func, *arguments)
+
+    def adjoint_dynamics(state, time):
+        y, a = state[:size], state[size:2 * size]
+        value, pullback = call_rrule(func, *((time, y) if tfirst else (y, time)), *problem.args)
+        parts = pullback(_cotangent_for_output(-a, value))
+        dy = parts[position]
+        dy = np.zeros(size) if dy is ZERO or dy is NO_TANGENT else np.asarray(unthunk(dy), dtype=np.float64)
+        return np.concatenate([np.asarray(value, dtype=np.float64).reshape(size), dy.reshape(size),
+                               problem.flat_args(parts[4:])])
+
+    last = len(times) - 1
+    d_times = np.zeros(len(times))
+    adjoint, d_args = g[last].copy(), np.zeros(arg_count)
+    for i in range(last, 0, -1):
+        d_times[i] = g[i] @ problem.slope(ans[i], times[i])
+        if times[i] != times[i - 1]:
+            start = np.concatenate([ans[i], adjoint, d_args])
+            state = problem.integrate(adjoint_dynamics, start, times[[i, i - 1]], size + arg_count)[1]
+            adjoint, d_args = state[size:2 * size], state[2 * size:]
+        adjoint = adjoint + g[i - 1] if i > 1 else adjoint
+    # the adjoint at t_0 before g_0 joins it: what moving t_0 (y0 fixed) changes
+    d_times[0] = -(adjoint @ problem.slope(ans[0], times[0])) if last > 0 else 0.0
+    d_y0 = adjoint + g[0] if last > 0 else g[0].copy()
+    return (NO_TANGENT, unbroadcast(d_y0.reshape(np.shape(y0)), y0),
+            unbroadcast(d_times.reshape(np.shape(t)), t) if np.result_type(t).kind == "f" else NO_TANGENT,
+            problem.unflattened_args(d_args), *(NO_TANGENT,) * 18)
 
 
-def _flat_cotangents(cotangents, extra) -> np.ndarray:
-    return np.concatenate([np.ravel(_dense(c, a)) for c, a in zip(cotangents, extra) if _is_parameter(a)] or [np.zeros(0)])
+# ------------------------------------------------------------------ forward: the tangent equation alongside
+def _tangent_rows(problem, y0, start, arg_tangents):
+    """Rows of ``v``, ``v' = J_y v + J_args arg_tangents`` from ``v(t_0) = start``, with ``y``."""
+    size = problem.size
+    args = problem.args
+    tangents_of_args = tuple(tangent if used else ZERO for tangent, used in zip(arg_tangents, problem.differentiable))
+
+    def tangent_dynamics(state, time):
+        y, v = state[:size], state[size:]
+        value = problem.call(y, time)
+        inputs = (time, y) if problem.tfirst else (y, time)
+        tangents = (ZERO, v) if problem.tfirst else (v, ZERO)
+        dv = call_jvp(problem.func, value, inputs + args, tangents + tangents_of_args)
+        dv = np.zeros(size) if dv is ZERO else np.asarray(unthunk(dv), dtype=np.float64).reshape(size)
+        return np.concatenate([np.asarray(value, dtype=np.float64).reshape(size), dv])
+
+    first = np.concatenate([np.asarray(y0, dtype=np.float64).reshape(size), start])
+    return problem.integrate(tangent_dynamics, first, problem.times, size)[:, size:]
 
 
-def _sensitivity(values, s0, parameter_tangents):
-    """``S`` at the times ``t``: ``dS/ds = df/dy S + df/dargs dargs`` from ``S(t_0) = s0``."""
-    func, y0, t, extra = values["func"], np.asarray(values["y0"], dtype=float), np.asarray(values["t"]), values["args"]
-    n = y0.size
-
-    def augmented(state, s):
-        y, sensitivity = state[:n], state[n:]
-        slope, tangent = jvp(func, (y, s, *extra), (sensitivity, 0.0, *parameter_tangents))
-        return np.concatenate([slope, np.asarray(tangent)])
-
-    solution = integrate.odeint(augmented, np.concatenate([y0, s0]), t, **_accuracy(values))
-    return solution[:, n:]
+def odeint_jvp_y0(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
+                  ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    g = unthunk(g)
+    if isinstance(g, (list, tuple)):  # a list y0's tangent: ZERO for its items without one
+        g = [0.0 if is_zero(item) else unthunk(item) for item in g]
+    start = np.asarray(g, dtype=np.float64).reshape(problem.size)
+    return _tangent_rows(problem, y0, start, (ZERO,) * len(problem.args))
 
 
-def _zero_tangents(extra):
-    return tuple(np.zeros_like(np.asarray(a, dtype=float)) if _is_parameter(a) else 0 * a if isinstance(a, int) else a
-                 for a in extra)
+def odeint_jvp_t(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax, hmin,
+                 ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    d_times = np.asarray(unthunk(g), dtype=np.float64).reshape(-1)
+    first_slope = problem.slope(ans[0], problem.times[0])
+    rows = _tangent_rows(problem, y0, -first_slope * d_times[0], (ZERO,) * len(problem.args))
+    slopes = np.stack([problem.slope(row, time) for row, time in zip(ans, problem.times)])
+    return rows + slopes * d_times[:, None]
 
 
-def odeint_jvp_y0(g, ans, *params):
-    values = _bound(params, {})
-    return _sensitivity(values, np.asarray(g, dtype=float).ravel(), _zero_tangents(values["args"]))
+def odeint_jvp_args(g, ans, func, y0, t, args, Dfun, col_deriv, full_output, ml, mu, rtol, atol, tcrit, h0, hmax,
+                    hmin, ixpr, mxstep, mxhnil, mxordn, mxords, printmessg, tfirst):
+    problem = Problem(func, y0, t, args, full_output, rtol, atol, tcrit, hmax, hmin, mxstep, mxordn, mxords, tfirst)
+    arg_tangents = tuple(unthunk(tangent_item(g, i)) for i in range(len(problem.args)))
+    return _tangent_rows(problem, y0, np.zeros(problem.size), arg_tangents)
 
 
-def odeint_jvp_t(g, ans, *params):
-    values = _bound(params, {})
-    func, t, extra = values["func"], values["t"], values["args"]
-    slopes = np.array([np.asarray(func(y, s, *extra)) for y, s in zip(ans, t)])
-    s0 = -slopes[0] * g[0]
-    return _sensitivity(values, s0, _zero_tangents(extra)) + slopes * np.asarray(g)[:, None]
-
-
-def odeint_jvp_args(g, ans, *params):
-    values = _bound(params, {})
-    extra = values["args"]
-    tangents = tuple(np.asarray(unthunk(d), dtype=float) if _is_parameter(a) and not is_zero(d) else z
-                     for a, d, z in zip(extra, (g if isinstance(g, tuple) else (g,)), _zero_tangents(extra)))
-    return _sensitivity(values, np.zeros(np.size(values["y0"])), tangents)
-
-
-defrrule(integrate.odeint, odeint_rrule, signature=SIGNATURE, name="scipy.integrate.odeint", keywords=True)
+defvjp_all(integrate.odeint, SIGNATURE, odeint_vjp, name="scipy.integrate.odeint")
 defjvp(integrate.odeint, None, odeint_jvp_y0, odeint_jvp_t, odeint_jvp_args)

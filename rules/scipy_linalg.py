@@ -8,6 +8,9 @@ rule takes ``dM`` back to the storage it read:
   ``unit_diagonal``): the other entries get a zero cotangent;
 * ``cho_solve`` reads the Cholesky factor ``c`` of ``M = L L^H``: ``dL = (dM + dM^H) L``,
   in ``c``'s triangle; the cotangent of ``(c, lower)`` is ``(dc, NO_TANGENT)``;
+* ``cholesky`` reads one triangle of ``a`` (the lower one with ``lower``) as
+  ``numpy.linalg.cholesky`` does, whose rules it shares; so does the factor of ``cho_factor``,
+  whose other triangle is ``a``'s own, passed through. ``overwrite_a=True`` is refused;
 * ``solve_banded`` reads the band of ``ab`` (LAPACK's diagonal ordered form): padding
   entries outside the matrix get 0.
 
@@ -30,6 +33,7 @@ solved with ``overwrite_b=False`` whatever the call said: they are never overwri
 import numpy as np
 from scipy import linalg
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
@@ -166,9 +170,23 @@ def _factor_and_rest(c, lower):
     return factor, c - factor
 
 
+def refuse_overwrite(overwrite_a, name):
+    """``overwrite_a=True`` may leave the factor in the differentiated matrix, which other code reads."""
+    if overwrite_a:
+        raise UnsupportedArgumentsError(f"scipy.linalg.{name}(..., overwrite_a=True) may write the factor into "
+                                        "the differentiated matrix", hint="leave overwrite_a=False")
+
+
+def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
+    """``np.linalg.cholesky``'s rule: SciPy's upper factor by default, read from the upper triangle."""
+    refuse_overwrite(overwrite_a, "cholesky")
+    return cholesky_vjp(g, ans, a, not lower)
+
+
 def cho_factor_vjp_a(g, ans, a, lower, overwrite_a, check_finite):
     """The factor is ``np.linalg.cholesky`` of the triangle of ``a`` LAPACK reads; the other
     triangle of ``c`` is ``a``'s own, passed through."""
+    refuse_overwrite(overwrite_a, "cho_factor")
     (g_c, _) = output_parts(g, 2)                                # the flag `lower` has no cotangent
     if g_c is ZERO:
         return ZERO
@@ -187,6 +205,7 @@ deflinalg(linalg.solve_triangular, f"a, b, trans=0, lower=False, unit_diagonal=F
           solve_triangular_vjp_a, solve_triangular_vjp_b)
 deflinalg(linalg.cho_solve,        f"c_and_lower, b, {SOLVE_FLAGS}", cho_solve_vjp_c, cho_solve_vjp_b)
 deflinalg(linalg.cho_factor,       "a, lower=False, overwrite_a=False, check_finite=True", cho_factor_vjp_a)
+deflinalg(linalg.cholesky,         "a, lower=False, overwrite_a=False, check_finite=True", cholesky_scipy_vjp)
 deflinalg(linalg.solve_banded,     f"l_and_u, ab, b, overwrite_ab=False, {SOLVE_FLAGS}",
           None, solve_banded_vjp_ab, solve_banded_vjp_b)
 deflinalg(linalg.solve_sylvester,  "a, b, q", solve_sylvester_vjp_a, solve_sylvester_vjp_b, solve_sylvester_vjp_q)
@@ -237,7 +256,13 @@ def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
     return _like_output(_from_columns(dx, ans), ans)
 
 
+def cholesky_scipy_jvp(g, ans, a, lower, overwrite_a, check_finite):
+    refuse_overwrite(overwrite_a, "cholesky")
+    return cholesky_jvp(g, ans, a, not lower)
+
+
 def cho_factor_jvp_a(g, ans, a, lower, overwrite_a, check_finite):
+    refuse_overwrite(overwrite_a, "cho_factor")
     factor, _ = _factor_and_rest(ans[0], lower)
     d_factor = cholesky_jvp(g, factor, a, not lower)
     _, d_rest = _factor_and_rest(np.asarray(g), lower)
@@ -311,6 +336,7 @@ def expm_jvp(g, ans, A):
 defjvp(linalg.solve_triangular, solve_triangular_jvp_a, solve_triangular_jvp_b)
 defjvp(linalg.cho_solve,        cho_solve_jvp_c, cho_solve_jvp_b)
 defjvp(linalg.cho_factor,       cho_factor_jvp_a, None, None, None)
+defjvp(linalg.cholesky,         cholesky_scipy_jvp, None, None, None)
 defjvp(linalg.solve_banded,     None, solve_banded_jvp_ab, solve_banded_jvp_b)
 defjvp(linalg.solve_sylvester,  solve_sylvester_jvp_a, solve_sylvester_jvp_b, solve_sylvester_jvp_q)
 defjvp(linalg.sqrtm,            sqrtm_jvp)

@@ -47,10 +47,11 @@ NAMESPACES: tuple[tuple[str, str | None], ...] = (
     ("scipy.stats", "scipy.stats"),
     ("scipy.signal", "scipy.signal"),
     ("scipy.linalg", "scipy.linalg"),
+    ("scipy.integrate", "scipy.integrate"),
 )
 METHODS = "ndarray methods"
 OTHER = "other"
-OPTIONAL_MODULES = ("scipy.special", "scipy.stats", "scipy.signal", "scipy.linalg")
+OPTIONAL_MODULES = ("scipy.special", "scipy.stats", "scipy.signal", "scipy.linalg", "scipy.integrate")
 NOT_COVERED_REASON = "not covered"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 scipy_special = pytest.importorskip("scipy.special")
+import scipy.integrate  # noqa: E402
 import scipy.linalg  # noqa: E402
 import scipy.signal  # noqa: E402
 import scipy.stats  # noqa: E402
@@ -197,6 +198,7 @@ CHECKED = {
     "scipy.linalg.solve_triangular": lambda rng: calls(well_conditioned(rng, 3, 3), z(rng, 3, 2), 2, True),
     "scipy.linalg.cho_solve": lambda rng: calls((np.linalg.cholesky(hermitian_positive(rng, 3)), True), z(rng, 3)),
     "scipy.linalg.cho_factor": lambda rng: calls(hermitian_positive(rng, 3) + np.triu(z(rng, 3, 3), 1), True),
+    "scipy.linalg.cholesky": lambda rng: calls(hermitian_positive(rng, 3) + np.tril(z(rng, 3, 3), -1)),  # reads the upper
     "scipy.linalg.solve_banded": lambda rng: calls((1, 1), z(rng, 3, 5) + np.array([[0], [4], [0]]), z(rng, 5)),
     "scipy.linalg.solve_sylvester": lambda rng: calls(well_conditioned(rng, 3, 3), well_conditioned(rng, 2, 2) + 2,
                                                       z(rng, 3, 2)),
@@ -208,6 +210,10 @@ CHECKED = {
 # the FFTs of real input (rfft, ihfft and their n-d forms) and polygamma: real-only below
 for _name in [name for name, maker in CHECKED.items() if maker is None]:
     del CHECKED[_name]
+
+
+def decay(y, t):
+    return -y
 
 
 REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there and not at their real parts)
@@ -228,13 +234,13 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("the ufunc has no complex loop", binary) for name in """numpy.remainder numpy.fmod numpy.arctan2
         numpy.hypot numpy.logaddexp numpy.logaddexp2 operator.mod scipy.special.rel_entr scipy.special.kl_div
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
-    "scipy.integrate.odeint": ("odeint integrates real states only",
-                               lambda rng: calls(lambda y, t: -y, z(rng, 2), np.array([0.0, 1.0]))),
     "scipy.special.hyp2f1": ("complex z only: a, b, c are real parameters without a derivative "
                              "(tests/rules/test_scipy_special.py checks complex z)",
                              lambda rng: calls(z(rng, 3), 2.0, 3.0, 0.1 + 0.2j)),
     "scipy.special.betainc": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 3), z(rng, 3), z(rng, 3))),
     "scipy.special.polygamma": ("the ufunc has no complex loop", lambda rng: calls(1, z(rng, 3))),
+    "scipy.integrate.odeint": ("LSODA integrates real equations: SciPy refuses complex y0",
+                               lambda rng: calls(decay, z(rng, 2), np.linspace(0.0, 1.0, 3))),
     "scipy.special.multigammaln": ("SciPy refuses complex a", lambda rng: calls(z(rng) + 3, 2)),
     "scipy.special.yn": ("the ufunc has no complex loop", order_and_complex),
     "math.acosh": ("math works on real numbers (cmath is not math)", lambda rng: calls(1.3 + 0.4j)),
@@ -282,6 +288,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
                                               "(tests/test_python_constructs.py)",
+    "s2sad.rules.python_containers.dict_values": "a dict's values, moved, no arithmetic (tests/rules/test_builtins.py)",
+    "s2sad.rules.python_containers.dict_items": "a dict's items, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.runtime.tangents.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_filled": "a structural tangent with zeros filled in (generated code)",
@@ -408,7 +416,7 @@ def test_checked_at_complex_arguments(name):
         _forward_matches(rule, forward, args, kwargs, rng)
 
 
-# dict.get moves a value, no arithmetic: its function's rule (dict_get) is in NOT_NUMERIC
+# dict's methods move values, no arithmetic: their functions' rules (dict_get, ...) are in NOT_NUMERIC
 METHODS_OF_CONTAINERS = {dict}
 
 

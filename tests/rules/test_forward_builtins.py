@@ -163,3 +163,29 @@ def test_every_differentiable_rule_has_a_forward_rule():
     assert len(rules) == len({id(f) for f in functions})
     missing = [rule.name for rule in rules if not rule.nondifferentiable and forward_rule(rule.function) is None]
     assert missing == []
+
+
+# ------------------------------------------------------------------ sorted and dicts, inside functions s2sad.jvp transforms
+from test_builtins import (dict_from_a_mapping, dict_from_pairs, get_with_and_without_default,  # noqa: E402
+                           sorted_array, sorted_arrays_by_a_key, sorted_scalars, sorted_tuple_by_abs, values_and_items)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("f, count", [(sorted_scalars, 1), (sorted_tuple_by_abs, 1), (sorted_array, 1),
+                                      (sorted_arrays_by_a_key, 2), (get_with_and_without_default, 2),
+                                      (dict_from_a_mapping, 2), (dict_from_pairs, 2), (values_and_items, 2)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_sorted_and_dicts_jvp(f, count, dtype):
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal(4).astype(dtype) for _ in range(count)]
+    tangents = [rng.standard_normal(4).astype(dtype) for _ in range(count)]
+    value, tangent = s2sad.jvp(f, args, tangents)
+    h = 1e-6
+    wide = [a.astype(np.float64) for a in args]
+    up = f(*[a + h * t for a, t in zip(wide, tangents)])
+    down = f(*[a - h * t for a, t in zip(wide, tangents)])
+    np.testing.assert_allclose(tangent, (up - down) / (2 * h), rtol=1e-5 if dtype == np.float64 else 1e-3, atol=1e-6)
+
+
+def test_sorted_rule_pushes_each_tangent_to_its_new_place():
+    assert push(builtins.sorted, ([3.0, 1.0, 2.0],), {"iterable": [10.0, 20.0, 30.0]}) == [20.0, 30.0, 10.0]

@@ -9,7 +9,7 @@ import s2sad  # noqa: E402,F401
 from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
 from s2sad.registry.forward import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
-from s2sad.runtime.tangents import ZERO  # noqa: E402
+from s2sad.runtime.tangents import ZERO, is_zero  # noqa: E402
 
 rng = np.random.default_rng(32)
 
@@ -211,3 +211,25 @@ def test_every_differentiable_rule_has_a_forward_rule():
         assert forward.rule is r
         for param, vjp in r.vjps.items():
             assert (forward.jvps.get(param) is None) == (vjp is None), (r.name, param)
+
+
+# ------------------------------------------------------------------ cholesky and cho_factor
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_and_cho_factor(lower):
+    a = np.tril(spd(4)) + np.triu(r(4, 4), 1)                        # the upper triangle is not positive definite
+    a = a if lower else a.T
+    check_frule(linalg.cholesky, a, lower=lower)
+    check_frule(linalg.cho_factor, a, lower=lower)                   # the unused triangle: a copy of a's
+    assert is_zero(push(linalg.cho_factor, a, lower, tangents={"a": r(4, 4)})[1])   # the flag has none
+    (t32,) = check_frule(linalg.cholesky, a.astype(np.float32), lower=lower)
+    assert t32.dtype == np.float32
+    assert_transposes(linalg.cholesky, a, lower=lower)
+    v, w = r(4, 4), r(4, 4)
+    c_tangent = push(linalg.cho_factor, a, lower, tangents={"a": v})[0]
+    (dc,) = rule_for(linalg.cho_factor).rrule(a, lower)[1]((w, None))[1:2]
+    np.testing.assert_allclose(np.sum(c_tangent * w), np.sum(dc * v), rtol=1e-9)
+    complex_a = spd(3) + 0j
+    complex_a[0, 1] += 0.5j
+    complex_a[1, 0] -= 0.5j
+    check_frule(linalg.cholesky, complex_a, lower=lower)
+    check_frule(linalg.cho_factor, complex_a, lower=lower)

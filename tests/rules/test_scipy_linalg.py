@@ -7,7 +7,7 @@ linalg = pytest.importorskip("scipy.linalg")
 import s2sad  # noqa: E402,F401
 from s2sad.registry import rule_for  # noqa: E402
 from s2sad.runtime.tangents import NO_TANGENT  # noqa: E402
-from s2sad.testing import check_rrule  # noqa: E402
+from s2sad.testing import check_rrule, numerical_gradient  # noqa: E402
 
 rng = np.random.default_rng(31)
 
@@ -196,3 +196,69 @@ def test_lu_factor_refuses_a_derivative():
     with pytest.raises(s2sad.MissingRuleError) as caught:
         s2sad.grad(lu_of)(well_conditioned(3))
     assert "lu_factor" in str(caught.value) and "test_scipy_linalg.py" in str(caught.value)
+
+
+# ------------------------------------------------------------------ cholesky and cho_factor: one triangle read
+def spd_with_another_upper_triangle(n, dtype=np.float64):
+    """A positive definite lower triangle, and an upper one LAPACK must not read."""
+    return (np.tril(spd(n)) + np.triu(r(n, n), 1)).astype(dtype)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_and_cho_factor(lower):
+    a = spd_with_another_upper_triangle(4)
+    a = a if lower else a.T                                           # the triangle read is positive definite
+    check_rrule(linalg.cholesky, a, lower=lower)
+    check_rrule(linalg.cho_factor, a, lower=lower)                    # its unused triangle: a copy of a's
+    (da,) = check_rrule(linalg.cholesky, a.astype(np.float32), lower=lower)
+    assert da.dtype == np.float32
+    (da,) = check_rrule(linalg.cho_factor, a.astype(np.float32), lower=lower)
+    assert da.dtype == np.float32
+
+
+def gp_log_likelihood(K, y):
+    factor = linalg.cho_factor(K)
+    alpha = linalg.cho_solve(factor, y)
+    return -0.5 * np.dot(y, alpha) - np.sum(np.log(np.diag(factor[0])))
+
+
+def solve_through_lower_factor(K, y):
+    return np.sum(linalg.cho_solve(linalg.cho_factor(K, lower=True), y) ** 2)
+
+
+def sum_of_the_factor_storage(K):
+    c, lower = linalg.cho_factor(K)
+    return np.sum(c ** 2)
+
+
+@pytest.mark.parametrize("f", [gp_log_likelihood, solve_through_lower_factor])
+def test_cho_solve_of_cho_factor_end_to_end(f):
+    """The unused triangle of cho_factor's c holds garbage cho_solve never reads: finite differences
+    of the whole program in every entry of K (read or not) give the gradient."""
+    K, y = spd(4) + np.triu(r(4, 4), 1), r(4)
+    K = K.T if f is solve_through_lower_factor else K
+    dK, dy = s2sad.grad(f, argnums=(0, 1))(K, y)
+    np.testing.assert_allclose(dK, numerical_gradient(lambda k: f(k, y), K), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dy, numerical_gradient(lambda v: f(K, v), y), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dK[np.tril_indices(4, -1) if f is gp_log_likelihood else np.triu_indices(4, 1)], 0)
+
+
+def test_reading_cho_factor_storage_is_its_copy_of_a():
+    K = spd(3) + np.tril(r(3, 3), -1)
+    np.testing.assert_allclose(s2sad.grad(sum_of_the_factor_storage)(K),
+                               numerical_gradient(sum_of_the_factor_storage, K), rtol=1e-6, atol=1e-8)
+
+
+def test_overwrite_a_is_refused():
+    _, pullback = rule_for(linalg.cholesky).rrule(spd(3), overwrite_a=True)
+    with pytest.raises(s2sad.S2SADError, match="overwrite_a"):
+        pullback(np.eye(3))
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_ignores_the_unused_triangle_of_cho_factor(lower):
+    c = linalg.cho_factor(spd(4), lower=lower)[0]                     # a's entries left in the other triangle
+    for b in (r(4), r(4, 2)):
+        (dc, db) = check_rrule(linalg.cho_solve, (c, lower), b, directions=[(r(4, 4), None), r(*b.shape)])
+        unread = np.triu(dc[0], 1) if lower else np.tril(dc[0], -1)
+        np.testing.assert_array_equal(unread, 0)
