@@ -69,3 +69,13 @@ class ArgumentError(S2SADError):
 
 class RuleError(S2SADError):
     """A rule broke its contract (wrong number of cotangents, wrong shape)."""
+
+
+def handled_exception(caught: BaseException, handler: str) -> UnsupportedSyntaxError:
+    """The error generated code raises when an exception is raised in a ``try`` block whose
+    ``except`` (at ``handler``) would handle it: s2sad differentiates the path where nothing is
+    raised, and refuses the handler's path rather than differentiate it as something else."""
+    return UnsupportedSyntaxError(
+        f"{type(caught).__name__}: {caught} was raised in a `try` block, and the `except` at {handler} would "
+        "handle it: s2sad differentiates the path of a `try` where nothing is raised, not the handler's",
+        hint="test the condition before the call (if ...: else:) so that both paths are code s2sad differentiates")

@@ -40,10 +40,12 @@ def uses_yield(x):
 
 
 def uses_try(x):
+    y = x
     try:  # refused: try
-        return np.log(x)
-    except ValueError:
-        return x
+        y = np.log(x)
+    except* ValueError:
+        pass
+    return y
 
 
 def uses_with(x):

@@ -368,3 +368,27 @@ def slices_by_a_carried_bound(gains, samples, n_channels=3):
         response = np.tanh(response * gains[channel::n_channels])
         channel = (channel + 1) % n_channels
     return np.sum(response ** 2) + np.sum(gains[channel:channel + 2])
+
+
+# ---------------------------------------------------------------- try / except / else / finally
+def logdet_with_a_fallback(A):
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        print("not positive definite: adding jitter")
+        L = np.linalg.cholesky(A + 1e-3 * np.eye(A.shape[0]))
+    else:
+        L = L * 1.0
+    finally:
+        pass
+    return 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def guarded_steps(x):
+    total = 0.0
+    for i in range(3):
+        try:
+            total = total + np.sum(np.sqrt(x) * (i + 1))
+        except (ValueError, FloatingPointError):
+            total = 0.0
+    return total

@@ -658,9 +658,10 @@ def loss(w):
 
 def refused(w):
     try:
-        return w
-    except ValueError:
-        return w
+        v = w
+    except* ValueError:
+        pass
+    return v
 """
 
 
@@ -768,5 +769,5 @@ def test_cli_emit_never_replaces_a_file_without_force(workdir):
 def test_cli_emit_of_a_refused_function_leaves_no_file(workdir):
     (workdir / "out").mkdir()
     result = cli(workdir, "emit", "model.py:refused", "-o", "out/")
-    assert_cli_error(result, "`try` blocks are not supported", "model.py:11:5")
+    assert_cli_error(result, "`try ... except*` is not supported", "model.py:11:5")
     assert files_in(workdir / "out") == []

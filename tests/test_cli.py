@@ -34,7 +34,7 @@ def test_errors_are_compiler_style_without_traceback():
     result = run("show", "tests/bad_programs.py:uses_try")
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
-    assert first.endswith("error: `try` blocks are not supported")
+    assert first.endswith("error: `try ... except*` is not supported")
     assert f"bad_programs.py:{TRY_LINE}:5:" in first
     assert "Traceback" not in result.stderr
 

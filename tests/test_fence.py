@@ -31,7 +31,7 @@ CASES = [
     ("uses_while_else", "while-else", "else", "`while ... else` is not supported"),
     ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),
     ("uses_yield", "yield", "yield", "`yield` is differentiated only as a statement of its own"),
-    ("uses_try", "try", "try", "`try` blocks are not supported"),
+    ("uses_try", "try", "try", "`try ... except*` is not supported"),
     ("uses_with", "with", "open(", "`with ... as name` is not supported"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),
     ("uses_del", "del", "del", "`del` is not supported"),
@@ -68,7 +68,7 @@ def test_error_renders_compiler_style():
     with pytest.raises(UnsupportedSyntaxError) as caught:
         s2sad.grad(bad_programs.uses_try)(1.0)
     lines = str(caught.value).splitlines()
-    assert re.match(rf"^{re.escape(FILE)}:\d+:5: error: `try` blocks are not supported$", lines[0])
+    assert re.match(rf"^{re.escape(FILE)}:\d+:5: error: `try ... except\*` is not supported$", lines[0])
     assert lines[1] == "        try:  # refused: try"
     assert lines[2] == "        ^"
     assert lines[3].startswith("hint: ")

@@ -66,6 +66,8 @@ CASES = {
     "lambdas_passed_as_values": (programs.decays_with_a_lambda, (r(3),), (0,)),
     "array_unpacked_into_names": (programs.unpacks_an_array, (r(3), 0.7), (0, 1)),
     "slice_bound_carried_by_a_loop": (programs.slices_by_a_carried_bound, (r(9), r(3)), (0, 1)),
+    "try_except_else_finally": (programs.logdet_with_a_fallback, (np.eye(3) * 2.0 + 0.3,), (0,)),
+    "try_inside_a_loop": (programs.guarded_steps, (np.abs(r(3)) + 0.5,), (0,)),
     "module_level_lambda": (programs.square_norm, (r(3),), (0,)),
     "lambda_over_a_closure": (programs.lambda_objective_factory(r(3)), (r(3),), (0,)),
     "inline_lambda": (lambda x, y: np.sum(np.tanh(x) * y ** 2), (r(3), r(3)), (0, 1)),
@@ -300,3 +302,10 @@ def test_a_lambda_passed_as_a_value_that_reads_a_local_is_refused():
         s2sad.grad(programs.lambda_over_a_local)(r(3), 0.5)
     assert "reads the variable `k`" in str(raised.value) and raised.value.hint
     assert "lambda y, t: -k * y" in raised.value.location.text
+
+
+def test_an_exception_the_users_except_would_handle_is_refused_at_the_except():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(programs.logdet_with_a_fallback)(-np.eye(3))
+    assert "LinAlgError" in str(raised.value) and "would handle it" in str(raised.value)
+    assert raised.value.location.text.strip() == "except np.linalg.LinAlgError:"

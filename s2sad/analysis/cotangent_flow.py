@@ -27,15 +27,6 @@ from ..registry import rule_for
 from .activity import Activity, propagates
 
 PULLBACK_TREATMENTS = ("rrule", "transformed")   # calls whose reverse is a pullback the primal returned
-
-
-def by_keyword(op: Operation, how: str) -> bool:
-    """Whether the pullback of ``op`` gives the cotangents of arguments passed by keyword: a
-    user function's generated one does, and a rule's that says so (``defrrule(keywords=True)``)."""
-    if how == "transformed":
-        return True
-    rule = rule_for(op.callee.value) if how == "rrule" and op.callee.kind == "static" else None
-    return rule is not None and rule.keywords
 WRITES = {"setitem": 2, "append": 1, "extend": 1}  # in-place changes that write a value: its position (the rest pop)
 
 
@@ -78,7 +69,7 @@ def contributions(op: Operation, activity: Activity, treatment: Callable[[Operat
         positional = [Contribution(atom, key=index, thunk=True, zero=True)
                       for index, atom in enumerate(op.args) if active(atom)]
         keywords = [Contribution(atom, key=name, thunk=True, zero=True)
-                    for name, atom in op.kwargs if active(atom)] if by_keyword(op, how) else []
+                    for name, atom in op.kwargs if active(atom)] if how == "transformed" else []
         return positional + keywords
     rule = rule_for(op.callee.value)
     arguments = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments

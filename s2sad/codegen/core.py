@@ -18,7 +18,7 @@ from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Const, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -29,7 +29,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule")
+                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception")
 
 
 @dataclass
@@ -167,9 +167,20 @@ class Emitter:
         return [f"{op.target} = {self.code(op.args[0])}[{op.index}]"]  # unpack
 
     def branch_header(self, branch: Branch) -> str:
-        """``if condition:``, or ``with manager:`` for a Context."""
+        """``if condition:``, ``with manager:`` for a Context, ``try:`` for a Guarded body."""
+        if isinstance(branch, Guarded):
+            return "try:"
         word = "with" if isinstance(branch, Context) else "if"
         return f"{word} {self.code(branch.condition)}:"
+
+    def branch_footer(self, branch: Branch) -> list[str]:
+        """What closes a Guarded body: the user's handled exceptions, refused as they are caught."""
+        if not isinstance(branch, Guarded):
+            return []
+        where = f"{branch.handler.filename}:{branch.handler.line}" if branch.handler else "?"
+        heading = [INDENT + self.comment(branch.handler)] if branch.handler else []
+        return [f"except {self.code(branch.condition)} as caught:"] + heading + \
+               [f"{INDENT}raise handled_exception(caught, {where!r}) from None"]
 
     def raise_line(self, jump: Jump) -> str:
         """``raise error`` (``from cause``) as the user wrote it."""

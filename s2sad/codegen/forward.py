@@ -39,7 +39,7 @@ def {entry}({params}):
 '''
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-                   "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp")
+                   "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp", "handled_exception")
 
 
 class ForwardGenerator:
@@ -105,7 +105,7 @@ class ForwardGenerator:
             lines += [f"{self.core.derivative(name)} = ZERO" for name in zeros]  # set on the other path only
         if isinstance(branch, Context):
             orelse = []  # never taken
-        lines = [self.core.branch_header(branch)] + indented(then or ["pass"])
+        lines = [self.core.branch_header(branch)] + indented(then or ["pass"]) + self.core.branch_footer(branch)
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:

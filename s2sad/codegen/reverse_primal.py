@@ -93,7 +93,7 @@ class PrimalHalf:
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
             self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + tapes_made(then + orelse))
-        lines = [self.core.branch_header(branch)] + indented(then or ["pass"])
+        lines = [self.core.branch_header(branch)] + indented(then or ["pass"]) + self.core.branch_footer(branch)
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def jump(self, jump: Jump) -> list[str]:

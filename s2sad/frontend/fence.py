@@ -14,7 +14,7 @@ from .source import FunctionSource
 SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
-    cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
+    cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.Try, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
     cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
@@ -30,7 +30,7 @@ REFUSED = {
     cst.Yield: ("`yield` is differentiated only as a statement of its own (`yield value`)",
                 "assign what you send to the generator before yielding"),
     cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
-    cst.Try: ("`try` blocks are not supported", "move error handling outside the differentiated function"),
+    cst.TryStar: ("`try ... except*` is not supported", "catch the exception groups outside the differentiated function"),
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
@@ -102,8 +102,8 @@ class _Fence(ReadingVisitor):
         kind = _kinds.get(type(node))
         if kind is None:
             kind = _kinds[type(node)] = _Kind(type(node))
-        if kind.role is _DECORATOR:
-            return False  # decorators are dropped, not differentiated
+        if kind.role is _DECORATOR or isinstance(node, cst.ExceptHandler):
+            return False  # decorators are dropped, an `except` block refused if it runs: neither is differentiated
         if kind.role is _NESTED:
             self.check_nested(node)
         if node in self.allowed:

@@ -122,6 +122,16 @@ class Context(Branch):
 
 
 @dataclass
+class Guarded(Context):
+    """``try: then except condition: ...``: the body is differentiated as the path taken when
+    nothing is raised (its ``else`` and ``finally`` blocks after it); an exception the user's
+    ``except`` would handle (``condition``, the tuple of their types) is refused as it is
+    caught, naming ``handler``, the line of the ``except`` s2sad does not differentiate."""
+
+    handler: SourceLocation | None = None
+
+
+@dataclass
 class Jump:
     """``break`` or ``continue`` (the innermost loop's), with the copies of the carried
     variables back to their loop names that the jump does on its way out; or ``raise``

@@ -13,8 +13,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from .ir import Atom, Branch, Const, Context, Jump, Loop, Operation, Statement, Var, operations_of
-from .normalize_state import RETURNED, NormalizerState
+from .ir import Atom, Branch, Const, Context, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
+from .normalize_state import BUILTIN_NAMES, RETURNED, NormalizerState
+from .normalize_syntax import code_of, may_leave, names_read_in_lambda
 
 
 class BranchNormalizer(NormalizerState):
@@ -54,6 +55,34 @@ class BranchNormalizer(NormalizerState):
             return [Context(location, managers[depth], inside(depth + 1), [])]
 
         self.items += inside(0)
+
+    def try_statement(self, node: cst.Try, rest: list, loop_depth: int) -> None:
+        """``try: body except E: ... else: ... finally: ...``: the path where nothing is raised
+        (body, else, finally, then ``rest`` when the body may leave the block), as a Guarded
+        block whose primal refuses, as it is caught, an exception the user's ``except`` handles."""
+        if node.finalbody is not None and may_leave(node.body):
+            raise UnsupportedSyntaxError("a `return`, `break` or `continue` inside a `try` with `finally` is not supported",
+                                         self.source.location(node), "return after the try statement")
+        types = []
+        for handler in node.handlers:
+            if handler.type is None:
+                types.append("BaseException")
+                continue
+            code = code_of(handler.type)
+            for name in names_read_in_lambda(f"lambda: {code}"):
+                if name in self.current or not (name in BUILTIN_NAMES or self.env.is_static_root(name)):
+                    raise UnsupportedSyntaxError(f"the exception types of this `except` read `{name}`, a variable",
+                                                 self.source.location(handler), "name the exception classes themselves")
+                if name not in BUILTIN_NAMES:
+                    self.bind(name)
+            types.append(code)
+        lines = list(node.body.body)
+        lines += list(node.orelse.body.body) if node.orelse is not None else []
+        lines += list(node.finalbody.body.body) if node.finalbody is not None else []
+        location = self.source.location(node)
+        handler = self.source.location(node.handlers[0]) if node.handlers else None
+        condition = Const("(" + "".join(f"{t}, " for t in types) + ")")
+        self.items.append(Guarded(location, condition, self.block(lines + rest, loop_depth), [], handler=handler))
 
     def after_returning_loop(self, node, rest: list, loop_depth: int) -> None:
         """After a loop that may have returned: stop (or leave the enclosing loop too) if it did."""

@@ -60,6 +60,12 @@ class StatementNormalizer(NormalizerState):
                 self.local_functions[line.name.value] = line  # inlined where it is called
                 self.current.pop(line.name.value, None)
                 continue
+            if isinstance(line, cst.Try):
+                self.flush()
+                self.try_statement(line, rest if may_leave(line) else [], loop_depth)
+                if may_leave(line):
+                    break
+                continue
             if isinstance(line, cst.With):
                 self.flush()
                 self.with_statement(line, rest if may_leave(line) else [], loop_depth)

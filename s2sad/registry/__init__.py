@@ -90,7 +90,6 @@ class Rule:
     nondifferentiable: bool = False
     thunks: bool = False           # its vjps may return Thunks/InplaceableThunks (getitem)
     lazy: bool = False             # the public rrule's pullback returns each cotangent as a Thunk (matmul)
-    keywords: bool = False         # its rrule's pullback gives keyword arguments' cotangents in `.keywords` (odeint's args)
     library: str | None = None     # the optional library (scipy) whose rules module registered it
     derivatives: dict[str, str | None] | None = None  # defderivative's expressions, kept for the rules reference
     version: str = "1"
@@ -544,17 +543,12 @@ def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, vers
     return _store(rule)
 
 
-def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1",
-             keywords: bool = False) -> Rule:
-    """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``.
-
-    ``keywords=True``: the pullback's result has ``.keywords``, the cotangents of the arguments
-    passed by keyword (``s2sad.transformed.CotangentTuple``), so they may be differentiated.
-    """
+def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+    """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``."""
     sig = signature_from_text(signature) if signature else None
     if _from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
-    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version, keywords=keywords)
+    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
     return _store(rule)
 
 
