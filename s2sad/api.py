@@ -27,6 +27,7 @@ from .transform import generated_rrule, transformed_call
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
+from .containers import as_tangent
 from .tracebacks import point_at_user_source
 
 
@@ -285,7 +286,8 @@ def vjp(f, *primals, has_aux: bool = False):
     output, aux = detached(output), detached(aux)
 
     def vjp_pullback(cotangent):
-        cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
+        given = as_tangent(output, cotangent)  # a dict for a dict output, as the gradients come back
+        cotangents = _pull(pullback, (given, ZERO) if has_aux else given)
         gradients = tuple(hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
                           for i in range(len(primals)))
         if has_nan(gradients):
