@@ -93,9 +93,16 @@ def hand_over(primal, cotangent):
     primal's own container (a dict for a dict, the dataclass for a dataclass: containers.py)."""
     if primal.__class__ is float and cotangent.__class__ is float:
         return cotangent
+    result = hand_to_rule(primal, cotangent)
+    return as_container(primal, result) if result.__class__ is Tangent else result
+
+
+def hand_to_rule(primal, cotangent):
+    """The cotangent ``s2sad.rrule``'s pullback gives: projected, owned by nobody, a container's
+    still a ``Tangent``, as rules take and return them (a rule may return it as its own)."""
     result = project(primal, cotangent)
     release(result)
-    return as_container(primal, result) if result.__class__ is Tangent else result
+    return result
 
 
 def seed_for(output, name: str):
