@@ -25,8 +25,9 @@ from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
 from .higher import derivative
-from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, is_float_like, seed_for, split_aux
+from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
+from .containers import as_tangent
 from .tracebacks import point_at_user_source
 
 
@@ -285,7 +286,8 @@ def vjp(f, *primals, has_aux: bool = False):
     output, aux = detached(output), detached(aux)
 
     def vjp_pullback(cotangent):
-        cotangents = _pull(pullback, (cotangent, ZERO) if has_aux else cotangent)
+        given = as_tangent(output, cotangent)  # a dict for a dict output, as the gradients come back
+        cotangents = _pull(pullback, (given, ZERO) if has_aux else given)
         gradients = tuple(hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
                           for i in range(len(primals)))
         if has_nan(gradients):
@@ -308,7 +310,8 @@ def _write_back(function, positions, names, given, values) -> None:
 
 
 def rrule(f, *args, **kwargs):
-    """ChainRules form: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``.
+    """ChainRules form: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``, a
+    container's cotangent a ``Tangent`` as rules give them (a rule may return it as its own).
 
     Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
     """
@@ -328,7 +331,7 @@ def rrule(f, *args, **kwargs):
 
     def rrule_pullback(dy):
         cotangents = _pull(pullback, dy)
-        gradients = tuple(hand_over(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+        gradients = tuple(hand_to_rule(values[i], cotangents[1 + i]) if i in positions else NO_TANGENT
                           for i in range(len(args)))
         if has_nan(gradients):
             refuse_nan(gradients, y, dy, f)

@@ -5,20 +5,19 @@ Shared by every entry point (``api.py``, ``jacobians.py``, the files ``s2sad emi
 """
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import weakref
 
 import numpy as np
 
 from .cache.validity import definition, same_definition
-from .containers import as_container
+from .containers import as_container, in_container
 from .errors import ArgumentError
 from .frontend.resolve import signature as _signature_of
 from .frontend.source import read_function
 from .runtime.accumulate import release
 from .runtime.projection import check_differentiable, is_duck_array, project
-from .runtime.tangents import ZERO, Tangent, is_zero, unthunk
+from .runtime.tangents import NO_TANGENT, Tangent, is_zero
 
 
 # ---------------------------------------------------------------------- running generated code
@@ -94,9 +93,16 @@ def hand_over(primal, cotangent):
     primal's own container (a dict for a dict, the dataclass for a dataclass: containers.py)."""
     if primal.__class__ is float and cotangent.__class__ is float:
         return cotangent
+    result = hand_to_rule(primal, cotangent)
+    return as_container(primal, result) if result.__class__ is Tangent else result
+
+
+def hand_to_rule(primal, cotangent):
+    """The cotangent ``s2sad.rrule``'s pullback gives: projected, owned by nobody, a container's
+    still a ``Tangent``, as rules take and return them (a rule may return it as its own)."""
     result = project(primal, cotangent)
     release(result)
-    return as_container(primal, result) if result.__class__ is Tangent else result
+    return result
 
 
 def seed_for(output, name: str):
@@ -144,20 +150,15 @@ def is_float_like(value) -> bool:
 
 
 def shaped_tangent(tangent, like):
-    """A tangent handed to the user: the output's type, shape and dtype (ZERO becomes zeros)."""
-    tangent = unthunk(tangent)
-    if isinstance(like, tuple) and not hasattr(like, "_fields"):
-        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
-        return tuple(shaped_tangent(t, l) for t, l in zip(items, like))
-    if isinstance(like, list):
-        items = [ZERO] * len(like) if is_zero(tangent) else [tangent[i] for i in range(len(like))]
-        return [shaped_tangent(t, l) for t, l in zip(items, like)]
-    if isinstance(like, dict):
-        return {k: shaped_tangent(ZERO if is_zero(tangent) else tangent[k], v) for k, v in like.items()}
-    if isinstance(like, tuple) or dataclasses.is_dataclass(like):  # a namedtuple, a dataclass
-        return as_container(like, project(like, tangent))
+    """A tangent handed to the user: the output's own container, type, shape and dtype (ZERO
+    becomes zeros; containers.py)."""
+    return in_container(like, tangent, _shaped_leaf)
+
+
+def _shaped_leaf(tangent, like):
     if not isinstance(like, (np.ndarray, np.generic, float, complex, int)):
-        return tangent
+        shaped = project(like, tangent)  # a plain object: its Tangent; a string, a function: nothing
+        return None if shaped is NO_TANGENT else shaped
     kind = np.result_type(like).kind
     dtype = np.result_type(like) if kind in "fc" else np.dtype(np.float64)
     value = np.zeros(np.shape(like), dtype) if is_zero(tangent) else np.asarray(tangent)

@@ -1,39 +1,140 @@
-"""Gradients in the user's own containers.
+"""Gradients in the user's own containers, and the user's containers taken as tangents.
 
 Inside s2sad the cotangent of a container is a structural ``Tangent``; at the API boundary the
 user gets back the kind of container they passed in, as JAX does with pytrees: a dict for a
 dict (same keys, same order), a list for a list, a tuple for a tuple, the namedtuple or
 dataclass for a namedtuple or dataclass, nested to any depth, with zeros where nothing
-flowed. A leaf without a tangent space (an int, a string, a function) gets None. An object
-of any other class keeps its ``Tangent``: it has no container to fill in.
+flowed. A leaf without a tangent space (an int, a string, a function, None) gets None, as a
+JAX tree has None where there is nothing. An object of any other class keeps its
+``Tangent``: it has no container to fill in.
+
+The other way, a cotangent the user gives in such a container (for a dict output) becomes
+what pullbacks expect: a ``Tangent`` for a dict, namedtuple or dataclass, a plain tuple or
+list of cotangents for a tuple or list, ZERO for None; a tangent the user gives for a
+container input of forward code (jvp) keeps the container, with zeros for None.
 """
 from __future__ import annotations
 
 import copy
 import dataclasses
 
-from .runtime.tangents import NO_TANGENT, Tangent
+import numpy as np
+
+from .runtime.structure import zeros_like_primal
+from .runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+
+
+def fields(value):
+    """``(key, item)`` pairs of a container handed back in kind, keyed as its ``Tangent`` is;
+    None for anything else (a leaf, or a plain object whose gradient stays a ``Tangent``)."""
+    if isinstance(value, dict):
+        return list(value.items())
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return list(zip(type(value)._fields, value))
+    if isinstance(value, (list, tuple)):
+        return list(enumerate(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [(field.name, getattr(value, field.name)) for field in dataclasses.fields(value)]
+    return None
+
+
+def in_container(like, tangent, leaf):
+    """``tangent`` (a ``Tangent``, a symbolic zero, a thunk or a container of tangents) of
+    ``like`` rebuilt in ``like``'s own container, each leaf made by ``leaf(tangent, like)``."""
+    tangent = unthunk(tangent)
+    pairs = fields(like)
+    if pairs is None:
+        return leaf(tangent, like)
+    return remade(like, [(key, in_container(item, field_of(tangent, key, index), leaf))
+                         for index, (key, item) in enumerate(pairs)])
 
 
 def as_container(primal, gradient):
     """``gradient`` (projected onto ``primal``: every field present) in ``primal``'s own container."""
     if type(gradient) is not Tangent:
         return None if gradient is NO_TANGENT else gradient
-    kind = type(primal)
-    if isinstance(primal, dict):
-        items = [(key, as_container(value, gradient[key])) for key, value in primal.items()]
-        return dict(items) if kind is dict else _rebuilt(kind, items)
-    if isinstance(primal, tuple) and hasattr(kind, "_fields"):
-        return kind(*(as_container(value, gradient[name]) for name, value in zip(kind._fields, primal)))
-    if isinstance(primal, (list, tuple)):
-        items = [as_container(value, gradient[index]) for index, value in enumerate(primal)]
+    return in_container(primal, gradient, _user_leaf)
+
+
+def _user_leaf(gradient, primal):
+    return None if gradient is NO_TANGENT else gradient
+
+
+def as_tangent(like, given):
+    """A tangent or cotangent the user gave for ``like`` in its container, as rules take it:
+    a ``Tangent`` for a dict, namedtuple or dataclass, a tuple or list for a tuple or list
+    (their cotangents add item by item), ZERO for None."""
+    if given is None:
+        return ZERO
+    pairs = fields(like)
+    if pairs is None or is_zero(given) or type(given) is Tangent:
+        return given
+    items = {key: as_tangent(item, field_of(given, key, index)) for index, (key, item) in enumerate(pairs)}
+    if type(like) in (list, tuple):
+        return type(like)(items.values())
+    return Tangent._of(type(like), {key: item for key, item in items.items() if item is not ZERO})
+
+
+def filled_tangent(like, given):
+    """A tangent the user gave for the input ``like`` of forward code, in ``like``'s container
+    with real zeros where it has None or ZERO (forward code computes with every leaf's
+    tangent); a ZERO for the whole input stays ZERO (that input is not pushed forward)."""
+    if is_zero(given) or fields(like) is None:
+        return given
+    return in_container(like, given, _filled_leaf)
+
+
+def _filled_leaf(tangent, like):
+    if (tangent is None or is_zero(tangent)) and isinstance(like, (float, int, complex, np.ndarray, np.generic)):
+        return zeros_like_primal(like)
+    return tangent
+
+
+def field_of(tangent, key, index: int):
+    """The tangent of the field ``key`` (the ``index``-th) of a container, from a tangent in
+    any form it may take: a ``Tangent``, a zero, None, or the user's own container."""
+    if tangent is None or is_zero(tangent):
+        return ZERO
+    if type(tangent) is Tangent:
+        return tangent[key]
+    if isinstance(tangent, dict):
+        return tangent.get(key, ZERO)
+    if isinstance(tangent, (list, tuple)):
+        return tangent[index]  # a namedtuple's tangent given by position, or a list's
+    return getattr(tangent, key)  # a dataclass given as its own tangent
+
+
+def remade(like, pairs):
+    """``like``'s container holding the items of ``pairs`` (keyed as ``fields`` keys it)."""
+    kind = type(like)
+    if isinstance(like, dict):
+        return dict(pairs) if kind is dict else _rebuilt(kind, pairs)
+    items = [item for _, item in pairs]
+    if isinstance(like, tuple) and hasattr(kind, "_fields"):
+        return kind(*items)
+    if isinstance(like, (list, tuple)):
         return items if kind is list else tuple(items) if kind is tuple else _rebuilt(kind, items)
-    if dataclasses.is_dataclass(primal):
-        made = copy.copy(primal)
-        for field in dataclasses.fields(primal):
-            object.__setattr__(made, field.name, as_container(getattr(primal, field.name), gradient[field.name]))
-        return made
-    return gradient
+    # a copy with its fields replaced, not the constructor: __post_init__ and init=False
+    # fields would compute from the gradients as if they were values
+    made = copy.copy(like)
+    for name, item in pairs:
+        object.__setattr__(made, name, item)
+    return made
+
+
+def leaves(value) -> list:
+    """The leaves of ``value``, depth first in the containers' own order (``value`` itself
+    when it is no container)."""
+    pairs = fields(value)
+    if pairs is None:
+        return [value]
+    return [leaf for _, item in pairs for leaf in leaves(item)]
+
+
+def with_leaves(like, values):
+    """``like`` with its leaves (as ``leaves`` lists them) replaced by ``values``, in order."""
+    remaining = iter(values)
+    return in_container(like, ZERO, lambda tangent, leaf: next(remaining))
 
 
 def _rebuilt(kind, items):

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from .api import vjp
+from .containers import fields, filled_tangent, leaves, with_leaves
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
 from .runtime.finiteness import has_nan, refuse_nan
@@ -35,6 +36,7 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
+    tangents = tuple(filled_tangent(p, t) for p, t in zip(primals, tangents))  # a dict for a dict, as outputs come
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
         y = f(*primals)
@@ -81,22 +83,32 @@ def _basis(x):
 
 
 def jacfwd(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``."""
+    """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``
+    (for a container argument, that container holding one such Jacobian per leaf)."""
     @functools.wraps(_unwrap(f))
     def jacfwd_f(*args):
-        positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        name = getattr(f, "__qualname__", repr(f))
+        positions = differentiated_positions(argnums, len(args), name)
         jacobians, output, aux = [], None, None
         for p in positions:
-            columns = []
-            for e in _basis(args[p]):
-                tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
-                tangents[p] = e
-                result = jvp(f, args, tangents, has_aux=has_aux)
-                output, column = result[0], result[1]
-                aux = result[2] if has_aux else None
-                columns.append(np.asarray(column))
-            stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(output) + (0,))
-            jacobians.append(stacked.reshape(np.shape(output) + np.shape(args[p])))
+            per_leaf = []
+            units = list(leaves(args[p]))
+            for j, unit in enumerate(units):
+                if not is_float_like(unit):
+                    per_leaf.append(None)
+                    continue
+                columns = []
+                for e in _basis(unit):
+                    tangents = [ZERO] * len(args)
+                    tangents[p] = with_leaves(args[p], [e if i == j else ZERO for i in range(len(units))])
+                    result = jvp(f, args, tangents, has_aux=has_aux)
+                    output, column = result[0], result[1]
+                    aux = result[2] if has_aux else None
+                    _refuse_container_output(output, name, "jacfwd")
+                    columns.append(np.asarray(column))
+                stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(output) + (0,))
+                per_leaf.append(stacked.reshape(np.shape(output) + np.shape(unit)))
+            jacobians.append(with_leaves(args[p], per_leaf))
         jacobian = jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
         return (jacobian, aux) if has_aux else jacobian
 
@@ -104,23 +116,35 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
 
 
 def jacrev(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``."""
+    """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``
+    (for a container argument, that container holding one such Jacobian per leaf)."""
     @functools.wraps(_unwrap(f))
     def jacrev_f(*args):
-        positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        name = getattr(f, "__qualname__", repr(f))
+        positions = differentiated_positions(argnums, len(args), name)
         result = vjp(f, *args, has_aux=has_aux)
         output, pullback = result[0], result[1]
+        _refuse_container_output(output, name, "jacrev")
         rows = {p: [] for p in positions}
         for e in _basis(np.asarray(output)) if np.ndim(output) else [np.ones((), np.result_type(output))]:
             cotangent = e if isinstance(output, np.ndarray) else type(output)(e) if isinstance(output, float) else e
             cotangents = pullback(cotangent)
             for p in positions:
-                rows[p].append(np.asarray(cotangents[p]))
-        jacobians = tuple(np.stack(rows[p]).reshape(np.shape(output) + np.shape(args[p])) for p in positions)
+                rows[p].append(leaves(cotangents[p]))
+        jacobians = tuple(with_leaves(args[p], [
+            None if not is_float_like(unit) else
+            np.stack([np.asarray(row[j]) for row in rows[p]]).reshape(np.shape(output) + np.shape(unit))
+            for j, unit in enumerate(leaves(args[p]))]) for p in positions)
         jacobian = jacobians[0] if isinstance(argnums, int) else jacobians
         return (jacobian, result[2]) if has_aux else jacobian
 
     return mark_transform(jacrev_f, "jacrev")
+
+
+def _refuse_container_output(output, name: str, transform: str) -> None:
+    if fields(output) is not None:
+        raise ArgumentError(f"{transform} of {name} needs an array or scalar output, but it returned a {type(output).__name__}",
+                            hint="take the Jacobian of each output in turn, or use s2sad.vjp / s2sad.jvp, which take and give containers")
 
 
 jacobian = jacrev
@@ -158,6 +182,11 @@ def hessian(f, argnums=0):
     @functools.wraps(_unwrap(f))
     def hessian_f(*args):
         positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
+        for p in positions:
+            if fields(args[p]) is not None:
+                raise ArgumentError(
+                    f"hessian takes array or scalar arguments, but argument {p} is a {type(args[p]).__name__}",
+                    hint="pass the leaves as separate arguments with argnums=(...), or use s2sad.hvp")
         blocks = {}
         for q in positions:
             columns = {p: [] for p in positions}

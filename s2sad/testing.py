@@ -36,6 +36,7 @@ import inspect
 import numpy as np
 
 from . import api
+from .containers import as_container, field_of, fields, remade
 from .registry import Rule, method_rule, rule_for
 from .runtime.accumulate import accumulate, own
 from .runtime.projection import project
@@ -356,16 +357,16 @@ def numerical_gradient(f, *args, argnums=0, eps=None):
 
 
 def _items(x):
-    """The (key, item) pairs of a list, tuple or dict."""
-    return list(x.items()) if isinstance(x, dict) else list(enumerate(x))
+    """The (key, item) pairs of a list, tuple, dict, namedtuple or dataclass."""
+    return fields(x)
 
 
 def _is_container(x) -> bool:
-    return isinstance(x, (list, tuple, dict))
+    return fields(x) is not None
 
 
 def _checkable(x) -> bool:
-    """True if check_grad knows how to perturb ``x`` (leaves, and lists/tuples/dicts of them)."""
+    """True if check_grad knows how to perturb ``x`` (leaves, and containers of them)."""
     if _is_container(x):
         return all(_checkable(item) for _, item in _items(x))
     return _is_inexact_leaf(x) or isinstance(x, (bool, int, str, np.ndarray, np.generic)) or x is None
@@ -377,18 +378,11 @@ def _tree_has_tangent(x) -> bool:
     return _is_inexact_leaf(x)
 
 
-def _rebuild(x, items):
-    if isinstance(x, dict):
-        return dict(items)
-    values = [value for _, value in items]
-    return values if isinstance(x, list) else tuple(values)
-
-
 def _tree_map(function, x, *others):
     """``function`` applied leaf by leaf to ``x`` and trees of its structure."""
     if _is_container(x):
-        return _rebuild(x, [(key, _tree_map(function, item, *[other[key] for other in others]))
-                            for key, item in _items(x)])
+        return remade(x, [(key, _tree_map(function, item, *[field_of(other, key, index) for other in others]))
+                          for index, (key, item) in enumerate(_items(x))])
     return function(x, *others)
 
 
@@ -398,16 +392,11 @@ def _tree_inexact_dtypes(x):
     return [_leaf_dtype(x)] if _is_inexact_leaf(x) else []
 
 
-def _field(gradient, key):
-    if gradient is ZERO or gradient is NO_TANGENT or gradient is None:
-        return ZERO
-    return gradient[key]
-
-
 def _tree_inner(gradient, v, x) -> float:
-    """``<gradient, v>`` over the leaves of ``x`` (a Tangent's fields are read by key)."""
+    """``<gradient, v>`` over the leaves of ``x``, both in ``x``'s container."""
     if _is_container(x):
-        return sum(_tree_inner(_field(gradient, key), v[key], item) for key, item in _items(x))
+        return sum(_tree_inner(field_of(gradient, key, index), field_of(v, key, index), item)
+                   for index, (key, item) in enumerate(_items(x)))
     return inner(gradient, v) if _is_inexact_leaf(x) else 0.0
 
 
@@ -416,9 +405,10 @@ def _tree_norm(gradient, x) -> float:
 
 
 def _as_tree(gradient, x):
-    """A gradient in ``x``'s own structure (Tangent fields read by key), for norms."""
+    """A gradient in ``x``'s own structure, for norms."""
     if _is_container(x):
-        return _rebuild(x, [(key, _as_tree(_field(gradient, key), item)) for key, item in _items(x)])
+        return remade(x, [(key, _as_tree(field_of(gradient, key, index), item))
+                          for index, (key, item) in enumerate(_items(x))])
     return gradient if _is_inexact_leaf(x) else ZERO
 
 
@@ -427,8 +417,8 @@ def _gradient_problem(gradient, x) -> str | None:
     if _is_container(x):
         if type(gradient) is not type(x):
             return f"expected a {type(x).__name__} (the argument's own container), got {_describe(gradient)}"
-        for key, item in _items(x):
-            problem = _gradient_problem(gradient[key], item)
+        for index, (key, item) in enumerate(_items(x)):
+            problem = _gradient_problem(field_of(gradient, key, index), item)
             if problem:
                 return f"element {key!r}: {problem}"
         return None
@@ -475,7 +465,8 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     for a random direction ``v`` with the argument's structure, ``f`` being run on float64
     (complex128) copies of the arguments. Each gradient must also follow its argument: a
     Python float gives a float, an array an array of its shape and dtype (float32 in,
-    float32 out), a list, tuple or dict a ``Tangent`` of it; and s2sad's value must be
+    float32 out), a list, tuple, dict, namedtuple or dataclass that container (None for
+    its int and string leaves); and s2sad's value must be
     ``f(*args)``.
 
     A function with a real scalar output is differentiated with ``s2sad.value_and_grad``;
@@ -523,7 +514,7 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
                                  "nothing to differentiate")
         value, pullback = api.rrule(f, *args, **kwargs)
         every = pullback(ct)
-        gradients = tuple(project(args[i], every[1 + i]) for i in positions)
+        gradients = tuple(as_container(args[i], project(args[i], every[1 + i])) for i in positions)
 
     value_problem = _value_problem(value, expected)
     if value_problem:

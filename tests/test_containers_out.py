@@ -5,8 +5,12 @@ import collections
 import dataclasses
 
 import numpy as np
+import pytest
 
 import s2sad
+from s2sad.containers import leaves, with_leaves
+from s2sad.runtime.tangents import Tangent
+from s2sad.testing import check_grad
 from finite_differences import numerical_gradient
 
 rng = np.random.default_rng(160)
@@ -128,3 +132,231 @@ def test_a_namedtuple_output_has_a_namedtuple_tangent():
     assert type(tangent) is Linear
     np.testing.assert_allclose(tangent.W, 2.0 * t, rtol=1e-12)
     np.testing.assert_allclose(tangent.b, np.sum(2.0 * x * t), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------- every kind, both ways
+def leafwise_gradient(scalar, container):
+    """The finite-difference gradient of ``scalar(container)`` in each float leaf, in ``container``'s own
+    container (None for the other leaves)."""
+    units = leaves(container)
+
+    def along(j):
+        def at(v):
+            return scalar(with_leaves(container, [v if i == j else u for i, u in enumerate(units)]))
+        return numerical_gradient(at, [units[j]], 0)
+    return with_leaves(container, [along(j) if isinstance(u, (float, np.ndarray)) else None
+                                   for j, u in enumerate(units)])
+
+
+def assert_same_tree(actual, expected, rtol=1e-5, atol=1e-7):
+    assert type(actual) is type(expected), (type(actual), type(expected))
+    if isinstance(expected, dict):
+        assert list(actual) == list(expected)
+    for a, e in zip(leaves(actual), leaves(expected)):
+        if e is None:
+            assert a is None
+        else:
+            assert type(a) is type(e) or isinstance(a, np.ndarray), (type(a), type(e))
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
+
+
+@dataclasses.dataclass
+class Bag:
+    weights: list
+    gain: float
+
+
+def mixed_loss(p):
+    """Reads a tuple, a namedtuple, a dict of dicts, a dataclass holding a list; skips some leaves."""
+    pair, layer, nested, bag = p
+    total = np.sum(np.sin(pair[0]) * pair[1]) + np.sum(layer.W @ layer.b)
+    total = total + nested["outer"]["inner"] ** 3 + np.sum(nested["outer"]["array"] ** 2)
+    for w in bag.weights:
+        total = total + bag.gain * np.sum(np.cos(w))
+    return total
+
+
+def mixed_params():
+    return (
+        (r(3), 0.7),
+        Linear(r(2, 3), r(3)),
+        {"outer": {"inner": 0.4, "array": r(2), "count": 3}, "unused": r(2), "tag": "t"},
+        Bag([r(2), r(3)], 1.3),
+    )
+
+
+def test_every_container_kind_nested_matches_finite_differences():
+    params = mixed_params()
+    grads = s2sad.grad(mixed_loss)(params)
+    expected = leafwise_gradient(mixed_loss, params)
+    assert type(grads[0]) is tuple and type(grads[1]) is Linear and type(grads[3]) is Bag
+    assert type(grads[3].weights) is list and type(grads[2]["outer"]) is dict
+    assert grads[2]["outer"]["count"] is None and grads[2]["tag"] is None
+    np.testing.assert_array_equal(grads[2]["unused"], np.zeros(2))
+    assert_same_tree(grads, expected)
+
+
+def test_value_and_grad_and_the_decorator_give_the_same_containers():
+    params = mixed_params()
+    value, grads = s2sad.value_and_grad(mixed_loss)(params)
+    assert np.isclose(value, mixed_loss(params))
+    decorated = s2sad.differentiate(mixed_loss)
+    assert_same_tree(decorated.grad(params), grads, rtol=1e-12, atol=0)
+    assert_same_tree(grads, leafwise_gradient(mixed_loss, params))
+
+
+def test_missing_gradients_are_zeros_of_each_fields_dtype():
+    params = {"used": r(3).astype(np.float32), "unused": r(2).astype(np.float32), "scalar": np.float32(2.0),
+              "plain": 1.5}
+    grads = s2sad.grad(lambda_free_loss)(params)
+    assert grads["unused"].dtype == np.float32 and not grads["unused"].any()
+    assert type(grads["scalar"]) is np.float32 and grads["scalar"] == 0
+    assert type(grads["plain"]) is float and grads["plain"] == 0.0
+    assert grads["used"].dtype == np.float32
+    np.testing.assert_allclose(grads["used"], np.cos(params["used"]), rtol=1e-6)
+
+
+def lambda_free_loss(p):
+    return np.sum(np.sin(p["used"]))
+
+
+def test_a_dict_subclass_comes_back_as_itself():
+    params = collections.OrderedDict([("b", r(2)), ("W", r(3, 2))])
+    grads = s2sad.grad(dict_loss_without_extra)(params, X)
+    assert type(grads) is collections.OrderedDict and list(grads) == ["b", "W"]
+    assert_same_tree(grads, leafwise_gradient(lambda p: dict_loss_without_extra(p, X), params))
+
+
+def dict_loss_without_extra(p, x):
+    return np.sum((x @ p["W"] + p["b"]) ** 2)
+
+
+class Plain:
+    def __init__(self, w):
+        self.w = w
+
+
+def plain_loss(obj):
+    return np.sum(obj.w ** 2)
+
+
+def test_a_plain_object_keeps_its_tangent():
+    obj = Plain(r(3))
+    grads = s2sad.grad(plain_loss)(obj)
+    assert type(grads) is Tangent
+    np.testing.assert_allclose(grads.w, 2 * obj.w, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------- cotangents and tangents given in containers
+def dict_out(p):
+    return {"scaled": p["W"] * p["c"], "total": np.sum(np.exp(p["W"]))}
+
+
+def record_out(bag):
+    return Bag([w * bag.gain for w in bag.weights], np.sum(bag.weights[0]) * bag.gain)
+
+
+def test_vjp_takes_a_dict_cotangent_for_a_dict_output():
+    p = {"W": r(3), "c": 0.8}
+    ct = {"scaled": r(3), "total": 0.6}
+    _, pullback = s2sad.vjp(dict_out, p)
+    (grads,) = pullback(ct)
+    expected = leafwise_gradient(lambda q: np.sum(ct["scaled"] * dict_out(q)["scaled"]) + ct["total"] * dict_out(q)["total"], p)
+    assert_same_tree(grads, expected)
+    (grads,) = pullback({"scaled": None, "total": 0.6})  # None: no cotangent for that output
+    expected = leafwise_gradient(lambda q: 0.6 * dict_out(q)["total"], p)
+    assert_same_tree(grads, expected)
+
+
+def test_vjp_takes_a_dataclass_cotangent_for_a_dataclass_output():
+    bag = Bag([r(2), r(3)], 1.1)
+    ct = Bag([r(2), r(3)], 0.5)
+    _, pullback = s2sad.vjp(record_out, bag)
+    (grads,) = pullback(ct)
+
+    def projected(b):
+        out = record_out(b)
+        return sum(np.sum(c * o) for c, o in zip(ct.weights, out.weights)) + ct.gain * out.gain
+    assert_same_tree(grads, leafwise_gradient(projected, bag))
+
+
+def test_vjp_takes_a_namedtuple_cotangent():
+    q = Linear(r(2), 0.3)
+    _, pullback = s2sad.vjp(makes_a_pair_of, q)
+    (grads,) = pullback(Linear(np.ones(2), None))
+    assert type(grads) is Linear
+    assert_same_tree(grads, leafwise_gradient(lambda v: np.sum(makes_a_pair_of(v).W), q))
+
+
+def makes_a_pair_of(q):
+    return Linear(np.sin(q.W) * q.b, np.sum(q.W) * q.b)
+
+
+def test_jvp_takes_container_tangents_none_for_zero():
+    p = {"W": r(3), "c": 0.8}
+    t = {"W": r(3), "c": None}
+    _, tangent = s2sad.jvp(dict_out, (p,), (t,))
+    assert type(tangent) is dict and list(tangent) == ["scaled", "total"]
+    eps = 1e-6
+    ahead = dict_out({"W": p["W"] + eps * t["W"], "c": p["c"]})
+    behind = dict_out({"W": p["W"] - eps * t["W"], "c": p["c"]})
+    for key in ("scaled", "total"):
+        np.testing.assert_allclose(tangent[key], (ahead[key] - behind[key]) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def test_jvp_of_a_dataclass_gives_a_dataclass():
+    bag, t = Bag([r(2), r(3)], 1.1), Bag([r(2), r(3)], 0.4)
+    _, tangent = s2sad.jvp(record_out, (bag,), (t,))
+    assert type(tangent) is Bag and type(tangent.weights) is list
+    eps = 1e-6
+    ahead = record_out(Bag([w + eps * d for w, d in zip(bag.weights, t.weights)], bag.gain + eps * t.gain))
+    behind = record_out(Bag([w - eps * d for w, d in zip(bag.weights, t.weights)], bag.gain - eps * t.gain))
+    for got, a, b in zip(leaves(tangent), leaves(ahead), leaves(behind)):
+        np.testing.assert_allclose(got, (a - b) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------- Jacobians
+def vector_of(p):
+    return np.array([np.sum(p["W"] ** 2) * p["c"], np.sum(np.sin(p["W"]))])
+
+
+def test_jacobians_of_a_dict_argument_are_dicts_of_jacobians():
+    p = {"W": r(3), "c": 0.8, "n": 2}
+    expected = {"W": np.stack([2 * p["W"] * p["c"], np.cos(p["W"])]),
+                "c": np.array([np.sum(p["W"] ** 2), 0.0]), "n": None}
+    for transform in (s2sad.jacrev, s2sad.jacfwd):
+        jacobian = transform(vector_of)(p)
+        assert type(jacobian) is dict and list(jacobian) == ["W", "c", "n"] and jacobian["n"] is None
+        assert jacobian["W"].shape == (2, 3) and jacobian["c"].shape == (2,)
+        np.testing.assert_allclose(jacobian["W"], expected["W"], rtol=1e-12)
+        np.testing.assert_allclose(jacobian["c"], expected["c"], rtol=1e-12)
+
+
+def test_jacobian_of_a_container_output_and_hessian_of_a_container_are_refused():
+    with pytest.raises(s2sad.ArgumentError, match="needs an array or scalar output"):
+        s2sad.jacrev(dict_out)({"W": r(3), "c": 0.8})
+    with pytest.raises(s2sad.ArgumentError, match="needs an array or scalar output"):
+        s2sad.jacfwd(dict_out)({"W": r(3), "c": 0.8})
+    with pytest.raises(s2sad.ArgumentError, match="hessian takes array or scalar arguments"):
+        s2sad.hessian(lambda_free_loss)({"used": r(3)})
+
+
+# ---------------------------------------------------------------------- the helpers and the rule-author API
+def test_check_grad_accepts_namedtuples_and_dataclasses():
+    grads = check_grad(mixed_loss, mixed_params())
+    assert type(grads[3]) is Bag
+    bag = Bag([r(2), r(3)], 1.1)
+    grads = check_grad(record_out_vector, bag)  # a non-scalar output: through s2sad.rrule
+    assert type(grads) is Bag
+
+
+def record_out_vector(bag):
+    return np.concatenate(record_out(bag).weights)
+
+
+def test_rrule_keeps_structural_tangents_for_rule_authors():
+    p = {"W": r(3), "c": 0.8}
+    _, pullback = s2sad.rrule(lambda_free_loss, {"used": p["W"]})
+    _, grads = pullback(1.0)
+    assert type(grads) is Tangent and grads.primal_type is dict
+    np.testing.assert_allclose(grads["used"], np.cos(p["W"]), rtol=1e-12)
