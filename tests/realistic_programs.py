@@ -381,7 +381,7 @@ def quiet_log_barrier(x, lower=0.0):
     return barrier + np.sum(x ** 2)
 
 
-# ---------------------------------------------------------------- 37-55: more of the same, some still refused
+# ---------------------------------------------------------------- 37-63: more of the same, some still refused
 # (tests/test_realistic_programs.py lists which are refused today, and why)
 def relu(x):
     return np.maximum(x, 0.0)
@@ -555,3 +555,84 @@ def nested_closure_loss(w, X, y):
 def bivariate_normal_correlation(rho, x):
     one_minus = 1 - rho ** 2
     return np.sum(-0.5 * np.log(one_minus) - (rho ** 2 * (x[:, 0] ** 2 + x[:, 1] ** 2) - 2 * rho * x[:, 0] * x[:, 1]) / (2 * one_minus))
+
+
+def local_class_regression(w, X, y):
+    class Linear:
+        def __init__(self, weights):
+            self.weights = weights
+
+        def __call__(self, inputs):
+            return inputs @ self.weights
+
+    model = Linear(w)
+    return np.mean((model(X) - y) ** 2)
+
+
+def local_dataclass_state(q, p, steps=10, dt=0.1):
+    @dataclasses.dataclass
+    class State:
+        q: np.ndarray
+        p: np.ndarray
+
+    state = State(q, p)
+    for _ in range(steps):
+        state = State(state.q + dt * state.p, state.p - dt * np.sin(state.q))
+    return np.sum(state.q ** 2 + state.p ** 2)
+
+
+def split_heads(x, n_heads):
+    return x.reshape(x.shape[0], n_heads, -1).transpose(1, 0, 2)
+
+
+def multi_head_attention(x, Wq, Wk, Wv, n_heads=2):
+    q, k, v = (split_heads(x @ W, n_heads) for W in (Wq, Wk, Wv))
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    out = (weights @ v).transpose(1, 0, 2)
+    return np.sum(out.reshape(out.shape[0], *out.shape[2:]) ** 2) if n_heads == 1 else np.sum(out.reshape(x.shape[0], -1) ** 2)
+
+
+def gru_loss(params, inputs):
+    Wz, Wr, Wh = params
+    h = np.zeros((inputs.shape[1], Wz.shape[1]))
+    for x in inputs:
+        xh = np.concatenate([x, h], axis=1)
+        z = 1.0 / (1.0 + np.exp(-xh @ Wz))
+        r = 1.0 / (1.0 + np.exp(-xh @ Wr))
+        candidate = np.tanh(np.concatenate([x, r * h], axis=1) @ Wh)
+        h = (1 - z) * h + z * candidate
+    return np.sum(h ** 2)
+
+
+def call_with_star_args(f, *args):
+    return f(*args)
+
+
+def star_args_forwarding(w, X, y):
+    return call_with_star_args(lambda a, b, c: np.sum((b @ a - c) ** 2), w, X, y)
+
+
+def sorted_penalties(w):
+    penalties = sorted([np.sum(w ** 2), np.sum(np.abs(w)), np.sum(np.sin(w))])
+    return penalties[0] + 2 * penalties[-1]
+
+
+def lennard_jones(positions, epsilon=1.0, sigma=1.0):
+    n = positions.shape[0]
+    energy = 0.0
+    for i in range(n):
+        diffs = positions[i + 1:] - positions[i]
+        r2 = np.sum(diffs ** 2, axis=1)
+        s6 = (sigma ** 2 / r2) ** 3
+        energy += np.sum(4 * epsilon * (s6 ** 2 - s6))
+    return energy
+
+
+def finite_check_loss(w, X):
+    out = np.tanh(X @ w)
+    if not np.all(np.isfinite(out)):
+        raise FloatingPointError("non-finite activations")
+    return np.sum(out ** 2)

@@ -197,6 +197,19 @@ CORPUS = {
     "class_with_init_built_inside": (None, p.class_built_inside, (randn(3), randn(3) * 0.1, randn(5, 3)), (0, 1, 2)),
     "nested_closures": (None, p.nested_closure_loss, (randn(3), randn(6, 3), randn(6)), (0, 1, 2)),
     "bivariate_normal_correlation": (None, p.bivariate_normal_correlation, (0.3, randn(6, 2)), (0, 1)),
+    "class_defined_inside_the_function": (None, p.local_class_regression, (randn(3), randn(5, 3), randn(5)), (0, 1)),
+    "dataclass_defined_inside_the_function": (None, p.local_dataclass_state, (randn(3), randn(3)), (0, 1)),
+    "multi_head_attention_reshape_star_shape": (None, p.multi_head_attention,
+                                                (randn(4, 6), randn(6, 6) * 0.3, randn(6, 6) * 0.3, randn(6, 6) * 0.3),
+                                                (0, 1, 2, 3)),
+    "gru_tuple_of_weights": (None, p.gru_loss, ((randn(5, 3) * 0.3, randn(5, 3) * 0.3, randn(5, 3) * 0.3), randn(4, 2, 2)),
+                             (0, 1)),
+    "star_args_forwarding_to_a_lambda": (None, p.star_args_forwarding, (randn(3), randn(5, 3), randn(5)), (0, 1, 2)),
+    "sorted_penalties": (None, p.sorted_penalties, (randn(4),), (0,)),
+    "lennard_jones_sliced_pairs": (None, p.lennard_jones,
+                                   (np.array([[0.0, 0, 0], [1.1, 0, 0], [0, 1.2, 0], [0.9, 0.8, 0.7]]) + randn(4, 3) * 0.05,),
+                                   (0,)),
+    "raise_on_non_finite": (None, p.finite_check_loss, (randn(3), randn(5, 3)), (0, 1)),
 }
 
 # Programs s2sad refuses (or breaks on) today, per mode: the error class, a fragment its message
@@ -235,6 +248,10 @@ REFUSED = {
     ("forward", "wave_equation_copies_and_swap"): (
         s2sad.UnsupportedSyntaxError, "changes memory that `u` shares",
         "conservative alias analysis: after `u_prev, u = u, u_next`, `u_next = u.copy()` is taken to share `u`"),
+    **{(mode, name): (s2sad.UnsupportedSyntaxError, "class definitions inside a differentiated function are not supported",
+                      "issue 16 item 5: a class defined inside the differentiated function")
+       for mode in ("reverse", "forward")
+       for name in ("class_defined_inside_the_function", "dataclass_defined_inside_the_function")},
 }
 
 
@@ -303,3 +320,8 @@ def test_tangent_along_a_random_direction(name):
 
 def test_the_corpus_is_large_enough():
     assert len(CORPUS) >= 30
+    assert len([name for name in CORPUS if ("reverse", name) not in REFUSED]) >= 30
+
+
+def test_every_refusal_names_a_program_of_the_corpus():
+    assert {name for _, name in REFUSED} <= set(CORPUS)
