@@ -636,3 +636,13 @@ def finite_check_loss(w, X):
     if not np.all(np.isfinite(out)):
         raise FloatingPointError("non-finite activations")
     return np.sum(out ** 2)
+
+
+def multiplexed_channel_gains(gains, samples, n_channels=3):
+    """Samples from a time-multiplexed sensor: channel c holds every n_channels-th sample, starting at c."""
+    response = samples
+    channel = 0
+    for _ in range(n_channels):
+        response = np.tanh(response * gains[channel::n_channels])
+        channel = (channel + 1) % n_channels
+    return np.sum(response ** 2)
