@@ -391,3 +391,270 @@ def sir_fit_loss(log_params, observed_infected, times):
     beta, gamma = np.exp(log_params)
     trajectory = odeint(sir_model, np.array([0.99, 0.01, 0.0]), times, args=(beta, gamma), rtol=1e-10, atol=1e-10)
     return np.sum((trajectory[:, 1] - observed_infected) ** 2)
+
+
+# ---------------------------------------------------------------- 37-63: more of the same, some still refused
+# (tests/test_realistic_programs.py lists which are refused today, and why)
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": relu, "softplus": softplus}
+
+
+def activation_table_mlp(params, x, activation="softplus"):
+    act = ACTIVATIONS[activation]
+    for W, b in params[:-1]:
+        x = act(x @ W + b)
+    W, b = params[-1]
+    return np.sum((x @ W + b) ** 2)
+
+
+def layer_shapes(sizes):
+    return list(zip(sizes[:-1], sizes[1:]))
+
+
+def unpack_layers(flat, sizes):
+    offset = 0
+    for m, n in layer_shapes(sizes):
+        W = flat[offset:offset + m * n].reshape(m, n)
+        offset += m * n
+        b = flat[offset:offset + n]
+        offset += n
+        yield W, b
+
+
+def flat_parameter_net(flat, x, sizes=(3, 4, 2)):
+    for W, b in unpack_layers(flat, sizes):
+        x = np.tanh(x @ W + b)
+    return np.sum(x ** 2)
+
+
+def unzip_pairs_loss(pairs, scale):
+    xs, ys = zip(*pairs)
+    xs, ys = np.stack(xs), np.stack(ys)
+    return np.sum((scale * xs - ys) ** 2)
+
+
+def ones_like_shape_prior(w, prior_scale):
+    prior_mean = np.ones(*w.shape)
+    return np.sum((w - prior_mean) ** 2) / prior_scale ** 2 + np.sum(np.sin(w))
+
+
+def reparameterised_elbo(mean, log_std, noise, targets):
+    if mean.shape != log_std.shape:
+        raise ValueError("mean and log_std must have the same shape")
+    samples = mean + np.exp(log_std) * noise
+    log_lik = -0.5 * np.mean(np.sum((samples @ np.ones((mean.shape[0], targets.shape[0])) - targets) ** 2, axis=1))
+    kl = 0.5 * np.sum(np.exp(2 * log_std) + mean ** 2 - 1.0 - 2 * log_std)
+    return log_lik - kl
+
+
+def unrolled_sgd_validation(log_lr, w0, X_train, y_train, X_val, y_val, steps=10):
+    lr = np.exp(log_lr)
+    w = w0
+    for _ in range(steps):
+        residual = X_train @ w - y_train
+        w = w - lr * X_train.T @ residual / X_train.shape[0]
+    return np.mean((X_val @ w - y_val) ** 2)
+
+
+def sgd_dict_inner_loop(params, X, y, lr=0.1, steps=5):
+    """The inner loop of a meta-learning step: a JAX-style update of a dict of parameters."""
+    for _ in range(steps):
+        residual = X @ params["w"] + params["b"] - y
+        grads = {"w": X.T @ residual / len(y), "b": np.mean(residual)}
+        params = {k: params[k] - lr * grads[k] for k in params}
+    return np.sum((X @ params["w"] + params["b"] - y) ** 2)
+
+
+def convolve_smoothness(signal, kernel):
+    smoothed = np.convolve(signal, kernel, mode="valid")
+    return np.sum(np.diff(smoothed) ** 2) + 0.1 * np.sum(smoothed ** 2)
+
+
+def conv2d_loops(image, kernel):
+    H, W = image.shape
+    kh, kw = kernel.shape
+    out = np.zeros((H - kh + 1, W - kw + 1))
+    for i in range(H - kh + 1):
+        for j in range(W - kw + 1):
+            out[i, j] = np.sum(image[i:i + kh, j:j + kw] * kernel)
+    return np.sum(relu(out) ** 2)
+
+
+def wave_equation(u0, c, steps=15):
+    u_prev = u0.copy()
+    u = u0.copy()
+    for _ in range(steps):
+        u_next = u.copy()
+        u_next[1:-1] = 2 * u[1:-1] - u_prev[1:-1] + c ** 2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u_prev, u = u, u_next
+    return np.sum(u ** 2)
+
+
+def pendulum_energy_error(theta0, omega0, dt=0.05, steps=40):
+    theta, omega = theta0, omega0
+    for _ in range(steps):
+        omega = omega - dt * np.sin(theta)
+        theta = theta + dt * omega
+    return np.sum(0.5 * omega ** 2 - np.cos(theta))
+
+
+def safe_log_likelihood(p, counts):
+    with np.errstate(divide="ignore"):
+        logp = np.log(p)
+    return np.sum(counts * logp)
+
+
+def robust_mean_loss(theta, data):
+    try:
+        residual = data - theta
+    except ValueError:
+        residual = data.T - theta
+    return np.sum(np.log1p(residual ** 2))
+
+
+def ridge_with_asserts(w, X, y, alpha=0.5):
+    assert X.ndim == 2, "X must be a matrix"
+    assert X.shape[1] == w.shape[0]
+    return np.sum((X @ w - y) ** 2) + alpha * np.sum(w ** 2)
+
+
+def composed_transforms(x, scale):
+    transforms = [np.sin, lambda v: v * scale, np.tanh]
+    for transform in transforms:
+        x = transform(x)
+    return np.sum(x ** 2)
+
+
+def reduce_products(matrices, v):
+    product = functools.reduce(lambda a, b: a @ b, matrices)
+    return np.sum(np.tanh(product @ v))
+
+
+class Gaussian:
+    def __init__(self, mean, log_std):
+        self.mean = mean
+        self.log_std = log_std
+
+    def log_prob(self, x):
+        z = (x - self.mean) / np.exp(self.log_std)
+        return np.sum(-0.5 * z ** 2 - self.log_std - 0.5 * np.log(2 * np.pi))
+
+
+def class_built_inside(mean, log_std, data):
+    return Gaussian(mean, log_std).log_prob(data)
+
+
+def ridge_forwarding_kwargs(w, X, y, **kwargs):
+    return ridge_with_asserts(w, X, y, **kwargs)
+
+
+def nested_closure_loss(w, X, y):
+    def predict(inputs):
+        return np.tanh(inputs @ w)
+
+    def loss(pred):
+        return np.mean((pred - y) ** 2)
+    return loss(predict(X))
+
+
+def bivariate_normal_correlation(rho, x):
+    one_minus = 1 - rho ** 2
+    return np.sum(-0.5 * np.log(one_minus) - (rho ** 2 * (x[:, 0] ** 2 + x[:, 1] ** 2) - 2 * rho * x[:, 0] * x[:, 1]) / (2 * one_minus))
+
+
+def local_class_regression(w, X, y):
+    class Linear:
+        def __init__(self, weights):
+            self.weights = weights
+
+        def __call__(self, inputs):
+            return inputs @ self.weights
+
+    model = Linear(w)
+    return np.mean((model(X) - y) ** 2)
+
+
+def local_dataclass_state(q, p, steps=10, dt=0.1):
+    @dataclasses.dataclass
+    class State:
+        q: np.ndarray
+        p: np.ndarray
+
+    state = State(q, p)
+    for _ in range(steps):
+        state = State(state.q + dt * state.p, state.p - dt * np.sin(state.q))
+    return np.sum(state.q ** 2 + state.p ** 2)
+
+
+def split_heads(x, n_heads):
+    return x.reshape(x.shape[0], n_heads, -1).transpose(1, 0, 2)
+
+
+def multi_head_attention(x, Wq, Wk, Wv, n_heads=2):
+    q, k, v = (split_heads(x @ W, n_heads) for W in (Wq, Wk, Wv))
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    out = (weights @ v).transpose(1, 0, 2)
+    return np.sum(out.reshape(out.shape[0], *out.shape[2:]) ** 2) if n_heads == 1 else np.sum(out.reshape(x.shape[0], -1) ** 2)
+
+
+def gru_loss(params, inputs):
+    Wz, Wr, Wh = params
+    h = np.zeros((inputs.shape[1], Wz.shape[1]))
+    for x in inputs:
+        xh = np.concatenate([x, h], axis=1)
+        z = 1.0 / (1.0 + np.exp(-xh @ Wz))
+        r = 1.0 / (1.0 + np.exp(-xh @ Wr))
+        candidate = np.tanh(np.concatenate([x, r * h], axis=1) @ Wh)
+        h = (1 - z) * h + z * candidate
+    return np.sum(h ** 2)
+
+
+def call_with_star_args(f, *args):
+    return f(*args)
+
+
+def star_args_forwarding(w, X, y):
+    return call_with_star_args(lambda a, b, c: np.sum((b @ a - c) ** 2), w, X, y)
+
+
+def sorted_penalties(w):
+    penalties = sorted([np.sum(w ** 2), np.sum(np.abs(w)), np.sum(np.sin(w))])
+    return penalties[0] + 2 * penalties[-1]
+
+
+def lennard_jones(positions, epsilon=1.0, sigma=1.0):
+    n = positions.shape[0]
+    energy = 0.0
+    for i in range(n):
+        diffs = positions[i + 1:] - positions[i]
+        r2 = np.sum(diffs ** 2, axis=1)
+        s6 = (sigma ** 2 / r2) ** 3
+        energy += np.sum(4 * epsilon * (s6 ** 2 - s6))
+    return energy
+
+
+def finite_check_loss(w, X):
+    out = np.tanh(X @ w)
+    if not np.all(np.isfinite(out)):
+        raise FloatingPointError("non-finite activations")
+    return np.sum(out ** 2)
+
+
+def multiplexed_channel_gains(gains, samples, n_channels=3):
+    """Samples from a time-multiplexed sensor: channel c holds every n_channels-th sample, starting at c."""
+    response = samples
+    channel = 0
+    for _ in range(n_channels):
+        response = np.tanh(response * gains[channel::n_channels])
+        channel = (channel + 1) % n_channels
+    return np.sum(response ** 2)
