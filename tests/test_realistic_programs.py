@@ -219,10 +219,6 @@ CORPUS = {
 # must contain, and why. Each test is a strict xfail, so it turns into a failure to remove from
 # here once the construct lands.
 REFUSED = {
-    ("reverse", "jax_style_dict_update_inner_loop"): (
-        s2sad.RuleError, "cotangent of a dict has field 1",
-        "bug: a dict rebuilt by a comprehension over its keys ({k: p[k] - lr * g[k] for k in p}) gets a "
-        "positional cotangent; forward mode is right"),
     ("reverse", "np_convolve_smoothness"): (s2sad.MissingRuleError, "no rule for `np.convolve`",
                                             "issue 16 item 12: no rule for np.convolve"),
     ("forward", "np_convolve_smoothness"): (s2sad.MissingRuleError, "no forward rule for `np.convolve`",

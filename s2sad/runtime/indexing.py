@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RuleError
 from .tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, unthunk
 
 FLOAT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
@@ -77,7 +78,12 @@ def untake(g, index, like):
             scatter = _ScatterAtBasicIndex(g, index, like.shape, like.dtype)
             return InplaceableThunk(scatter.add, scatter.scattered)
     if isinstance(like, dict):  # a value read by its key: a structural tangent with that one field
-        return ZERO if g is ZERO else Tangent(type(like), {index: g})
+        if g is ZERO or g is NO_TANGENT:
+            return ZERO  # a key (``for k in d`` reads keys): nothing goes back into the dict
+        if index not in like:
+            raise RuleError(f"a cotangent was given for the entry {index!r} of a dict that has no such key: a key "
+                            "read by iterating over the dict was differentiated as if it were a value")
+        return Tangent(type(like), {index: g})
     if isinstance(like, (tuple, list)):
         out = [ZERO] * len(like)
         if isinstance(index, slice):
