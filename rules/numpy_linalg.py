@@ -113,6 +113,24 @@ def cross_vjp_b(g, ans, a, b, axisa, axisb, axisc, axis):
     return unbroadcast(np.cross(g, conj(a)), b)
 
 
+def _full_cotangent(g, n, m, mode):
+    """``g`` placed where ``np.convolve(a, v, mode)`` sits in the full convolution (length n + m - 1)."""
+    full = np.zeros(n + m - 1, dtype=np.result_type(g))
+    start = {"full": 0, "same": (min(n, m) - 1) // 2, "valid": min(n, m) - 1}[mode]
+    full[start:start + np.size(g)] = g
+    return full
+
+
+def convolve_vjp_a(g, ans, a, v, mode):
+    """y[k] = sum_i a[i] v[k - i]: a's cotangent is the full cotangent correlated with v
+    (``np.correlate`` conjugates its second argument)."""
+    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), v, "valid"), a)
+
+
+def convolve_vjp_v(g, ans, a, v, mode):
+    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), a, "valid"), v)
+
+
 # Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
 defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
 defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
@@ -120,6 +138,7 @@ defvjp(np.outer,     "a, b, out=None",
        "unbroadcast(np.reshape(np.dot(g, conj(np.ravel(b))), np.shape(a)), a)",
        "unbroadcast(np.reshape(np.dot(conj(np.ravel(a)), g), np.shape(b)), b)")
 defvjp(np.inner,     "a, b", inner_vjp_a, inner_vjp_b)
+defvjp(np.convolve,  "a, v, mode='full'", convolve_vjp_a, convolve_vjp_v, None)
 defvjp(np.vdot,      "a, b", "unbroadcast(np.reshape(np.conjugate(g) * np.ravel(b), np.shape(a)), a)",
        "unbroadcast(np.reshape(g * np.ravel(a), np.shape(b)), b)")
 defvjp(np.tensordot, "a, b, axes=2", tensordot_vjp_a, tensordot_vjp_b, lazy=True)
@@ -993,6 +1012,7 @@ def eigvals_jvp(g, ans, a):
 defjvp(np.dot,       "np.dot(g, b)", "np.dot(a, g)")
 defjvp(np.matmul,    "np.matmul(g, x2)", "np.matmul(x1, g)")
 defjvp(np.outer,     "np.outer(g, b)", "np.outer(a, g)")
+defjvp(np.convolve,  "np.convolve(g, v, mode)", "np.convolve(a, g, mode)")
 defjvp(np.inner,     "np.inner(g, b)", "np.inner(a, g)")
 defjvp(np.vdot,      "np.vdot(g, b)", "np.vdot(a, g)")
 defjvp(np.tensordot, LINEAR, LINEAR)

@@ -219,10 +219,6 @@ CORPUS = {
 # must contain, and why. Each test is a strict xfail, so it turns into a failure to remove from
 # here once the construct lands.
 REFUSED = {
-    ("reverse", "np_convolve_smoothness"): (s2sad.MissingRuleError, "no rule for `np.convolve`",
-                                            "issue 16 item 12: no rule for np.convolve"),
-    ("forward", "np_convolve_smoothness"): (s2sad.MissingRuleError, "no forward rule for `np.convolve`",
-                                            "issue 16 item 12: no rule for np.convolve"),
     ("reverse", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no rule for `functools.reduce`",
                                              "compiled callee without a rule: functools.reduce"),
     ("forward", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no forward rule for `functools.reduce`",

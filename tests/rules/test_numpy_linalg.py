@@ -690,3 +690,18 @@ def test_complex_inverse_determinant_solve():
     check_rrule(np.linalg.solve, a, b)
     check_rrule(np.linalg.matrix_power, a, 3)
     check_rrule(np.linalg.matrix_power, a, -2)
+
+
+# ------------------------------------------------------------------ convolve
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("sizes", [(7, 3), (3, 7), (5, 5)], ids=str)
+def test_convolve_in_every_mode_real_and_complex(sizes, mode):
+    rng = np.random.default_rng(sum(sizes))
+    a, v = rng.standard_normal(sizes[0]), rng.standard_normal(sizes[1])
+    check_rrule(np.convolve, a, v, mode)
+    check_rrule(np.convolve, a + 1j * rng.standard_normal(sizes[0]), v - 2j * rng.standard_normal(sizes[1]), mode)
+    # hand-derived, full mode: y[k] = sum_i a[i] v[k - i], so dy/da[i] = sum_k g[k] v[k - i]
+    g = rng.standard_normal(sizes[0] + sizes[1] - 1)
+    _, pullback = s2sad.rrule(np.convolve, a, v)
+    expected = [sum(g[k] * v[k - i] for k in range(len(g)) if 0 <= k - i < len(v)) for i in range(len(a))]
+    np.testing.assert_allclose(pullback(g)[1], expected, rtol=1e-12)
