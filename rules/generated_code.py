@@ -15,12 +15,39 @@ through; the tangent is copied too, ``owned_tangent``, as the function changes i
 """
 from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp, nondifferentiable
-from s2sad.runtime.structure import tangent_field, tangent_filled, tangent_item
+from s2sad.runtime.structure import field_cotangent, tangent_field, tangent_filled, tangent_item
 
-from s2sad.runtime.tangents import ZERO, Tangent
+from s2sad.runtime.tangents import ZERO, Tangent, unthunk
 
-from .helpers import (added_at, fit, owned_copy, safe_divide, subtracted_at, write_back, written_into,
-                      written_into_shared)
+from .helpers import (added_at, fit, merged_keywords, owned_copy, safe_divide, subtracted_at, write_back,
+                      written_into, written_into_shared)
+
+
+def _entries(g, keys):
+    g = unthunk(g)
+    if g is ZERO:
+        return ZERO
+    return {key: field_cotangent(g, key) for key in keys}
+
+
+def merged_keywords_vjp_first(g, ans, first, second):
+    entries = _entries(g, first)
+    return ZERO if entries is ZERO else Tangent(dict, entries)
+
+
+def merged_keywords_vjp_second(g, ans, first, second):
+    entries = _entries(g, second)
+    return ZERO if entries is ZERO else Tangent(dict, entries)
+
+
+def merged_keywords_jvp_first(g, ans, first, second):
+    entries = _entries(g, first)
+    return ZERO if entries is ZERO else {**{key: ZERO for key in second}, **entries}
+
+
+def merged_keywords_jvp_second(g, ans, first, second):
+    entries = _entries(g, second)
+    return ZERO if entries is ZERO else {**{key: ZERO for key in first}, **entries}
 
 
 def tangent_field_vjp(g, ans, t, name):
@@ -34,6 +61,7 @@ defvjp(tangent_filled, "t, like", "g", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 defvjp(written_into,  "new, old", "unbroadcast(g, new)", None)
 defvjp(owned_copy,    "value, name, others", "g", None, None)
+defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
@@ -47,6 +75,7 @@ deflinear(tangent_filled, "t")
 deflinear(tangent_field, "t")
 defjvp(written_into,  "written_into(g, old)", None)
 defjvp(owned_copy,    "owned_tangent(g)", None, None)
+defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)
 defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
 defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")

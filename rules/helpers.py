@@ -51,6 +51,7 @@ __all__ = [
     "owned_copy",
     "owned_tangent",
     "zipped",
+    "merged_keywords",
     "write_back",
 ]
 
@@ -490,3 +491,12 @@ def zipped(*iterables, strict=False):
     used as a value (``a, b = zip(*pairs)``), so that the value can be read more than once
     (a rule, a tangent and the code after it all read it; a ``zip`` object is used up by one)."""
     return list(zip(*iterables, strict=strict))
+
+
+def merged_keywords(first, second):
+    """The keywords of a call written ``f(**first, k=v)`` (``second`` holds ``k=v``): one dict,
+    a key given twice a TypeError, as Python's call raises it."""
+    repeated = [key for key in second if key in first]
+    if repeated:
+        raise TypeError(f"got multiple values for keyword argument {repeated[0]!r}")
+    return {**first, **second}

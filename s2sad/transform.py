@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from . import cache
 from .version import __version__
 from .errors import S2SADError
+from .rules import helpers
 from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .frontend.resolve import Environment, found
 from .frontend.resolve import unwrap as _unwrap
@@ -312,6 +313,8 @@ def bind(module, function) -> None:
 def _resolve_reference(reference, env: Environment):
     kind, spelling = reference
     value = getattr(operator, spelling) if kind == "operator" else env.resolve_dotted(spelling)
+    if not found(value) and spelling in helpers.__all__:
+        value = getattr(helpers, spelling)  # what the normaliser writes calls of itself (zipped, merged_keywords)
     if not found(value):
         raise _Stale(spelling)
     return value

@@ -309,3 +309,28 @@ def test_an_exception_the_users_except_would_handle_is_refused_at_the_except():
         s2sad.grad(programs.logdet_with_a_fallback)(-np.eye(3))
     assert "LinAlgError" in str(raised.value) and "would handle it" in str(raised.value)
     assert raised.value.location.text.strip() == "except np.linalg.LinAlgError:"
+
+
+def forwards_a_differentiated_keyword(x, s):
+    options = {"scale": s}
+    return programs.helper(x, x, **options, power=3) + programs.helper(x, 2.0, **options)
+
+
+def test_a_differentiated_value_passed_through_double_star_gets_its_gradient():
+    # it was silently ZERO before: the keywords a ** call passes on were not differentiated
+    x, s = r(3), 0.7
+    gx, gs = s2sad.grad(forwards_a_differentiated_keyword, argnums=(0, 1))(x, s)
+    np.testing.assert_allclose(gx, numerical_gradient(forwards_a_differentiated_keyword, [x, s], 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gs, numerical_gradient(forwards_a_differentiated_keyword, [x, s], 1), rtol=1e-5, atol=1e-7)
+    with pytest.raises(s2sad.MissingRuleError, match="differentiated value is passed by .* in forward mode"):
+        s2sad.jvp(forwards_a_differentiated_keyword, (x, s), (r(3), 1.0))
+
+
+def keyword_to_a_rule_through_a_value(x, s, f=np.clip):
+    bounds = {"a_max": s}
+    return np.sum(f(x, -1.0, **bounds))
+
+
+def test_a_float_passed_by_keyword_to_a_rule_through_a_value_is_refused():
+    with pytest.raises(s2sad.MissingRuleError, match="`a_max` is passed by keyword"):
+        s2sad.grad(keyword_to_a_rule_through_a_value, argnums=(0, 1))(r(3), 0.5)

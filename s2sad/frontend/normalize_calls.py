@@ -18,7 +18,7 @@ from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name, yields_in
-from ..rules.helpers import zipped
+from ..rules.helpers import merged_keywords, zipped
 from .resolve import found, is_library
 
 
@@ -151,16 +151,17 @@ class CallNormalizer(NormalizerState):
         return joined
 
     def packed_keywords(self, node: cst.Call) -> Atom:
-        """The dict of the call's keyword arguments: the keywords written, or the one ``**kwargs``."""
-        written = [(arg.keyword.value, arg) for arg in node.args if arg.keyword is not None]
-        spread = [arg for arg in node.args if arg.star == "**"]
-        if spread and (written or len(spread) > 1):
-            raise UnsupportedSyntaxError("keywords written beside `**` in one call are not supported yet",
-                                         self.source.location(spread[0]), "merge them into one dict first and pass `**` that")
-        if spread:
-            return self.expression(spread[0].value)
-        entries = [(repr(key), self.expression(arg.value)) for key, arg in written]
-        return self.operation(None, "keywords", [], Operation("", "dict", None, kwargs=entries))
+        """The dict of the call's keyword arguments: the keywords written and each ``**`` dict,
+        merged in order (a key given twice raises, as in Python)."""
+        written = [(repr(arg.keyword.value), self.expression(arg.value)) for arg in node.args if arg.keyword is not None]
+        parts = [self.expression(arg.value) for arg in node.args if arg.star == "**"]
+        if written or not parts:
+            parts.append(self.operation(None, "keywords", [], Operation("", "dict", None, kwargs=written)))
+        merged = parts[0]
+        for part in parts[1:]:
+            merge = Callee("static", "merged_keywords", merged_keywords)
+            merged = self.operation(None, "keywords", [], Operation("", "call", merge, [merged, part]))
+        return merged
 
     def inline(self, function, call: cst.Call, want) -> Atom:
         """A call of a nested function or lambda, written out in place: its parameters bound

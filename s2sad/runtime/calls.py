@@ -22,7 +22,9 @@ from ..errors import MissingRuleError
 from ..frontend.resolve import describe_callee, is_library
 from ..registry import rule_for
 from ..registry.forward import forward_rule
+from ..arguments import is_float_like
 from ..transform import transformed_call, transformed_forward_call
+from ..transformed import CotangentTuple
 from .constructors import constructor_jvp, constructor_rrule
 from .tangents import NO_TANGENT, ZERO
 
@@ -72,22 +74,35 @@ def _transformed_call(function, first: int, count: int, keywords: tuple):
 
 def call_rrule(function, *args, **kwargs):
     """``function(*args, **kwargs)`` and its pullback, which gives ``(NO_TANGENT, NO_TANGENT,
-    *cotangents of args)``: the first for the call, the second for ``function`` itself."""
+    *cotangents of args)``: the first for the call, the second for ``function`` itself; the
+    cotangents of ``kwargs`` in its ``.keywords`` (a ``**`` call passes them on)."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
     rule = rule_for(target)
+    if rule is not None or _user_class(target):
+        # a rule's (or a constructor's) pullback gives positional cotangents only: a number passed by
+        # keyword, which may be differentiated, would get none
+        floats = [key for key, value in kwargs.items() if is_float_like(value)]
+        if floats:
+            raise MissingRuleError(
+                f"`{floats[0]}` is passed by keyword to {describe_callee(target)} through a value or `**`, where "
+                "s2sad does not differentiate keywords", hint=f"pass `{floats[0]}` positionally")
     if rule is not None:  # which arguments are differentiated is not known here: cotangents computed if read
         y, pullback = rule.lazy_rrule(*held_args, *args, **keywords)
     elif _user_class(target):
         y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
     elif _differentiable_source(target):
-        y, pullback = _transformed_call(target, held, len(args), ())(*held_args, *args, **keywords)
+        y, pullback = _transformed_call(target, held, len(args), tuple(kwargs))(*held_args, *args, **keywords)
     else:
         raise _no_way(target, "reverse")
 
     def call_pullback(g):
-        return (NO_TANGENT, NO_TANGENT) + tuple(pullback(g)[1 + held:])
+        cotangents = pullback(g)
+        result = CotangentTuple((NO_TANGENT, NO_TANGENT) + tuple(cotangents[1 + held:]))
+        by_keyword = getattr(cotangents, "keywords", {})
+        result.keywords = {key: by_keyword.get(key, ZERO) for key in kwargs}
+        return result
 
     call_pullback.__name__ = call_pullback.__qualname__ = f"{getattr(target, '__name__', 'call')}_pullback"
     return y, call_pullback

@@ -133,7 +133,7 @@ def packed_rrule(receiver, name: str, positional, keywords):
         cotangents = pullback(g)
         by_keyword = getattr(cotangents, "keywords", {})
         return (NO_TANGENT, cotangents[1], tuple(cotangents[2:2 + count]),
-                {key: by_keyword.get(key, ZERO) for key in keywords})
+                Tangent(dict, {key: by_keyword.get(key, ZERO) for key in keywords}))
 
     return y, packed_pullback
 
