@@ -286,6 +286,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "builtins.sorted": "a permutation of its items, no arithmetic (complex numbers sort only by a key); "
                        "tests/test_python_constructs.py checks it against finite differences",
     "builtins.dict": "copies a dict's values, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
+                                           "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
                                               "(tests/test_python_constructs.py)",
