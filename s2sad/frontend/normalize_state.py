@@ -18,7 +18,7 @@ from ..runtime.support import __all__ as RUNTIME_NAMES
 from .ir import Atom, Const, Operation, Statement, Var
 from .naming import Namer
 from .normalize_syntax import count_returns
-from .resolve import Environment, importable_module_name
+from .resolve import S2SAD_NAMES, Environment, importable_module_name
 from .source import FunctionSource
 
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
@@ -29,7 +29,7 @@ YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated 
 # Names generated code itself uses; user variables that collide are renamed.
 # Names generated code reads that a user's variable must not take: the modules, the rules'
 # helpers (``fit``, ``conj``, ``unbroadcast``, ...) and the runtime's (``accumulate``, ...).
-RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES)
+RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES) | set(S2SAD_NAMES)
 
 
 class NormalizerState:

@@ -12,10 +12,15 @@ import sys
 import types
 from typing import Any
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError, untaken_branch_error
 from .wrappers import forwarded_function
 
 _MISSING = object()
+
+# Names s2sad itself writes into a function's code before transforming it (frontend/untaken.py),
+# resolved ahead of the user's: the call a refused branch is replaced with.
+REFUSED_BRANCH = "s2sad_refused_branch"
+S2SAD_NAMES = {REFUSED_BRANCH: untaken_branch_error}
 
 
 class Environment:
@@ -29,6 +34,8 @@ class Environment:
         self.closure = {name: cell for name, cell in zip(code.co_freevars, cells)}
 
     def lookup(self, name: str) -> Any:
+        if name in S2SAD_NAMES:
+            return S2SAD_NAMES[name]
         if name in self.closure:
             try:
                 return self.closure[name].cell_contents
