@@ -158,6 +158,7 @@ CHECKED = {
     "numpy.select": lambda rng: calls([np.array([True, False, True]), np.array([False, True, True])],
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
+    "scipy._lib._array_api.xp_promote": lambda rng: calls(z(rng, 2, 3), force_floating=True, xp=np),
     "numpy.swapaxes": lambda rng: calls(z(rng, 2, 3), 0, 1),
     "numpy.moveaxis": lambda rng: calls(z(rng, 2, 3, 2), 0, -1),
     "numpy.rollaxis": lambda rng: calls(z(rng, 2, 3, 2), 2),
@@ -286,6 +287,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "builtins.sorted": "a permutation of its items, no arithmetic (complex numbers sort only by a key); "
                        "tests/test_python_constructs.py checks it against finite differences",
     "builtins.dict": "copies a dict's values, no arithmetic (tests/test_python_constructs.py)",
+    "functools.reduce": "applies its callee's own rule step by step, no arithmetic of its own "
+                        "(tests/test_library_code.py checks it against finite differences)",
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
@@ -472,7 +475,7 @@ def test_refused_rules_refuse(name):
 
 def test_not_numeric_rules_are_s2sads_own():
     for name in NOT_NUMERIC:
-        assert name.startswith(("s2sad.", "builtins.sorted", "builtins.dict")), name
+        assert name.startswith(("s2sad.", "builtins.sorted", "builtins.dict", "functools.reduce")), name
 
 
 # ------------------------------------------------------------------ nondifferentiable rules
