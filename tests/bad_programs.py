@@ -49,7 +49,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with open("f") as handle:  # refused: with
+    with open("f") as handle.name:  # refused: with
         return x
 
 

@@ -32,7 +32,7 @@ CASES = [
     ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),
     ("uses_yield", "yield", "yield", "`yield` is differentiated only as a statement of its own"),
     ("uses_try", "try", "try", "`try ... except*` is not supported"),
-    ("uses_with", "with", "open(", "`with ... as name` is not supported"),
+    ("uses_with", "with", "handle.name", "`with ... as` binds only names here"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),
     ("uses_del", "del", "del", "`del` is not supported"),
     ("mutates_nested_element", "nested subscript assignment", "y[0][1]", "only a variable's elements can be assigned"),

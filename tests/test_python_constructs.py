@@ -55,6 +55,8 @@ CASES = {
     "raise_from": (programs.raises_from, (r(3),), (0,)),
     "with_errstate": (programs.log_likelihood_quietly, (r(4),), (0,)),
     "nested_with_break_and_return": (programs.nested_managers_in_a_loop, (np.abs(r(3)) + 0.5, 5), (0,)),
+    "with_as_errstate": (programs.log_likelihood_with_state, (r(4),), (0,)),
+    "with_as_generator_and_class_managers": (programs.uses_entered_constants, (r(3),), (0,)),
     "class_built_inside": (programs.builds_layers, (r(3, 2), r(2), r(4, 3)), (0, 1, 2)),
     "dataclass_built_inside": (programs.builds_a_dataclass, (r(3), r(3) * 0.2, r(3)), (0, 1, 2)),
     "namedtuple_built_inside": (programs.builds_a_namedtuple, (r(3),), (0,)),
@@ -139,20 +141,64 @@ def test_a_rule_less_builtin_called_through_a_value_is_refused_at_the_call():
         s2sad.grad(uses_fsum)(r(3))
 
 
-def test_with_as_and_bare_raise_are_refused_with_a_hint():
-    def with_as(x):
-        with np.errstate(all="ignore") as state:  # noqa: F841
-            return x * 2.0
-
+def test_a_bare_raise_is_refused_with_a_hint():
     def bare_raise(x):
         if x > 1.0:
             raise
         return x * 2.0
 
-    for function, words in ((with_as, "`with ... as name`"), (bare_raise, "bare `raise`")):
-        with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
-            s2sad.grad(function)(1.5)  # the bare raise is refused only on the calls that reach it
-        assert words in str(raised.value) and raised.value.hint
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(bare_raise)(1.5)  # the bare raise is refused only on the calls that reach it
+    assert "bare `raise`" in str(raised.value) and raised.value.hint
+
+
+def test_with_open_as_reads_data_in_both_modes(tmp_path):
+    path = tmp_path / "weights.txt"
+    weights = r(3)
+    np.savetxt(path, weights)
+    x = r(3)
+    gradient = s2sad.grad(programs.weighted_by_a_file)(x, str(path))
+    np.testing.assert_allclose(gradient, weights * (1 - np.tanh(x) ** 2), rtol=1e-8)
+    v = r(3)
+    tangent = s2sad.jvp(programs.weighted_by_a_file, (x, str(path)), (v, None))[1]
+    np.testing.assert_allclose(tangent, np.sum(weights * (1 - np.tanh(x) ** 2) * v), rtol=1e-8)
+
+
+class Holding:
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        return self.value
+
+    def __exit__(self, *exception):
+        return False
+
+
+def enters_a_differentiated_value(x):
+    with Holding(x * 2.0) as held:  # refused: differentiated as
+        return np.sum(held ** 2)
+
+
+def enters_into_an_attribute(x):
+    with np.errstate(all="ignore") as x.state:  # refused: as attribute
+        return np.sum(x)
+
+
+def test_a_differentiated_value_given_by_with_as_is_refused_at_the_with():
+    x = r(3)
+    for run in (lambda: s2sad.grad(enters_a_differentiated_value)(x),
+                lambda: s2sad.jvp(enters_a_differentiated_value, (x,), (x,))):
+        with pytest.raises(s2sad.MissingRuleError) as raised:
+            run()
+        assert "`with ... as name`" in str(raised.value) and raised.value.hint
+        assert raised.value.location.text.strip().endswith("# refused: differentiated as")
+
+
+def test_with_as_an_attribute_is_refused_at_its_target():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="binds only names") as raised:
+        s2sad.grad(enters_into_an_attribute)(r(3))
+    assert raised.value.location.text.strip().endswith("# refused: as attribute")
 
 
 def adds_two_list_variables(x):

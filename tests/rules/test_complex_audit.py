@@ -302,6 +302,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.runtime.structure.tangent_field": "a field of a structural tangent (generated code)",
     "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
                                       "passes through (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.entered_value": "what `with ... as name` binds: passed on to the entry, no arithmetic "
+                                        "(tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.entering": "a context manager entered for `with ... as name`: refuses a derivative "
+                                    "(tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
 }
