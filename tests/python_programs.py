@@ -226,6 +226,23 @@ def uses_entered_constants(x):
         return np.sum((y - offset) ** 2) * scale
 
 
+# ---------------------------------------------------------------- imports inside the function
+def imports_in_its_body(x):
+    import numpy as np  # the module's own np, shadowed as a script's function does
+    import scipy.special
+    from scipy.special import expit, logsumexp as lse
+    import numpy.linalg
+    y = np.tanh(x) * expit(x) + scipy.special.erf(x)
+    return lse(y) + numpy.linalg.norm(x)
+
+
+def imports_inside_a_branch(x, squash):
+    if squash:
+        from scipy.special import expit
+        x = expit(x)
+    return np.sum(x ** 2)
+
+
 # ---------------------------------------------------------------- lambdas
 square_norm = lambda x: np.sum(x * x)  # noqa: E731
 

@@ -116,8 +116,8 @@ def uses_nonlocal(x):
 
 
 def uses_import(x):
-    import cmath  # bad: import
-    return x * cmath.pi.real
+    import a_module_nobody_installed  # bad: import
+    return x * a_module_nobody_installed.pi
 
 
 def uses_class(x):
@@ -228,7 +228,7 @@ def inline_lambda_as_a_value(x):
 SYNTAX = [
     # function, marker, kind, words the message must contain
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
-    (uses_import, "import", "imports inside"),
+    (uses_import, "import", "cannot be imported"),
     (uses_class, "class", "class definitions"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),

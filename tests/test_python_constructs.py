@@ -56,6 +56,8 @@ CASES = {
     "with_errstate": (programs.log_likelihood_quietly, (r(4),), (0,)),
     "nested_with_break_and_return": (programs.nested_managers_in_a_loop, (np.abs(r(3)) + 0.5, 5), (0,)),
     "with_as_errstate": (programs.log_likelihood_with_state, (r(4),), (0,)),
+    "imports_in_the_body": (programs.imports_in_its_body, (r(3),), (0,)),
+    "import_inside_a_branch": (programs.imports_inside_a_branch, (r(3), True), (0,)),
     "with_as_generator_and_class_managers": (programs.uses_entered_constants, (r(3),), (0,)),
     "class_built_inside": (programs.builds_layers, (r(3, 2), r(2), r(4, 3)), (0, 1, 2)),
     "dataclass_built_inside": (programs.builds_a_dataclass, (r(3), r(3) * 0.2, r(3)), (0, 1, 2)),
@@ -199,6 +201,41 @@ def test_with_as_an_attribute_is_refused_at_its_target():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="binds only names") as raised:
         s2sad.grad(enters_into_an_attribute)(r(3))
     assert raised.value.location.text.strip().endswith("# refused: as attribute")
+
+
+def imports_a_missing_module(x):
+    import a_module_that_is_not_installed as missing  # refused: missing module
+    return missing.f(x)
+
+
+def imports_one_name_two_ways(x, fast):
+    if fast:
+        import numpy as backend  # refused: two ways
+    else:
+        import math as backend
+    return backend.sin(x)
+
+
+def imports_in_a_nested_function(x):
+    def inner(v):
+        import math  # refused: nested import
+        return v * math.pi
+    return inner(x)
+
+
+@pytest.mark.parametrize("function, marker, words", [
+    (imports_a_missing_module, "missing module", "No module named 'a_module_that_is_not_installed'"),
+    (imports_one_name_two_ways, "two ways", "two import statements bind this name differently"),
+    (imports_in_a_nested_function, "nested import", "an `import` inside a nested function"),
+])
+def test_an_import_that_cannot_be_resolved_now_is_refused_at_its_line(function, marker, words):
+    for run in (lambda: s2sad.grad(function)(0.5, *([True] if function is imports_one_name_two_ways else [])),
+                lambda: s2sad.jvp(function, (0.5, *([True] if function is imports_one_name_two_ways else [])),
+                                  (1.0, *([None] if function is imports_one_name_two_ways else [])))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+            run()
+        assert words in str(raised.value) and raised.value.hint
+        assert raised.value.location.text.strip().endswith(f"# refused: {marker}")
 
 
 def adds_two_list_variables(x):
