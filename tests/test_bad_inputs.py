@@ -337,8 +337,8 @@ def test_a_callable_object():
 
 
 def test_a_library_function_without_a_rule_differentiated_directly():
-    error = raised(s2sad.grad(np.polyval, argnums=1), [1.0, 2.0], 0.5)
-    assert_good_error(error, names=("polyval",))
+    error = raised(s2sad.grad(np.unwrap), np.array([0.5, 1.5]))
+    assert_good_error(error, names=("unwrap",))
     assert "site-packages" not in str(error) and "asanyarray" not in str(error)
 
 
@@ -348,8 +348,8 @@ def calls_accumulate(x):
     return list(itertools.accumulate(x, operator.add))[-1]  # bad: accumulate
 
 
-def calls_polyval(x):
-    return np.polyval([1.0, 2.0], x)  # bad: polyval
+def calls_unwrap(x):
+    return np.sum(np.unwrap(x))  # bad: unwrap
 
 
 _namespace = {}
@@ -363,7 +363,7 @@ def calls_a_function_without_source(x):
 
 @pytest.mark.parametrize("function, marker, kind, words", [
     (calls_accumulate, "accumulate", MissingRuleError, ("itertools.accumulate",)),
-    (calls_polyval, "polyval", MissingRuleError, ("np.polyval",)),
+    (calls_unwrap, "unwrap", MissingRuleError, ("np.unwrap",)),
 ], ids=["c-function", "library-function"])
 def test_a_callee_without_a_rule_or_source_is_named_at_its_call(function, marker, kind, words):
     error = raised(s2sad.grad(function), np.array([0.5, 1.5]))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad.errors import UnsupportedArgumentsError
 from finite_differences import as_array, numerical_gradient
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
@@ -53,6 +54,14 @@ def module_as_a_default(x, backend=np):
     return backend.sum(backend.exp(-x ** 2)) + backend.linalg.norm(x)
 
 
+def polynomial(x, coefficients):
+    return np.sum(np.polyval(coefficients, x) ** 2)
+
+
+def polynomial_of_a_list(a, x):
+    return np.sum(np.polyval([a, 2.0, a * 3.0], x))
+
+
 def product_of_matrices(matrices, v):
     product = functools.reduce(lambda a, b: a @ b, matrices)
     return np.sum(np.tanh(product @ v))
@@ -89,6 +98,8 @@ CASES = {
     "scipy_rosen_of_a_list": (rosen_of_two_rows, (r(3), r(3)), (0, 1)),
     "scipy_logsumexp_as_a_callee": (softmax_loss, (r(4, 3), np.eye(3)[[0, 2, 1, 0]]), (0,)),
     "scipy_norm_logpdf": (normal_negative_log_likelihood, (0.3, -0.2, r(6)), (0, 1)),
+    "numpy_polyval": (polynomial, (r(2, 3), r(4)), (0, 1)),
+    "numpy_polyval_of_a_list": (polynomial_of_a_list, (0.7, r(3)), (0, 1)),
     "module_in_a_variable": (backend_in_a_variable, (r(4), r(4)), (0, 1)),
     "module_as_a_default_argument": (module_as_a_default, (r(3),), (0,)),
     "reduce_lambda_matmul": (product_of_matrices, ([r(3, 3) * 0.5 for _ in range(3)], r(3)), (0, 1)),
@@ -187,10 +198,6 @@ def rosen_hessian_product(x, p):
     return np.sum(scipy_optimize.rosen_hess_prod(x, p) ** 2)
 
 
-def polynomial(x, coefficients):
-    return np.sum(np.polyval(coefficients, x))
-
-
 def frozen_distribution(x):
     return np.sum(scipy.stats.norm(0.3, 2.0).logpdf(x))
 
@@ -198,7 +205,7 @@ def frozen_distribution(x):
 REFUSED = [
     # function, args, error, words its message holds, the file its location points into
     (rosen_hessian_product, (r(4), r(4)), s2sad.UnsupportedSyntaxError, ("Hp[...] = ...",), "_optimize.py"),
-    (polynomial, (r(3), r(3)), s2sad.MissingRuleError, ("np.polyval",), "test_library_code.py"),
+    (polynomial, (r(2), r(3, 2)), UnsupportedArgumentsError, ("np.polyval", "1-D"), "test_library_code.py"),
     (frozen_distribution, (r(3),), s2sad.MissingRuleError, ("rv_continuous_frozen.logpdf",), "test_library_code.py"),
 ]
 

@@ -158,6 +158,7 @@ CHECKED = {
     "numpy.select": lambda rng: calls([np.array([True, False, True]), np.array([False, True, True])],
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
+    "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
     "scipy._lib._array_api.xp_promote": lambda rng: calls(z(rng, 2, 3), force_floating=True, xp=np),
     "numpy.swapaxes": lambda rng: calls(z(rng, 2, 3), 0, 1),
     "numpy.moveaxis": lambda rng: calls(z(rng, 2, 3, 2), 0, -1),
