@@ -16,7 +16,7 @@ from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import entered_value, entering
 from .ir import Atom, Branch, Callee, Const, Context, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
 from .normalize_state import BUILTIN_NAMES, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import code_of, may_leave, names_read_in_lambda
+from .normalize_syntax import code_of, may_leave, names_read_in_lambda, target_parts
 
 
 class BranchNormalizer(NormalizerState):
@@ -66,10 +66,7 @@ class BranchNormalizer(NormalizerState):
 
     def bind_entered_value(self, target, entry: Var) -> None:
         """``as name`` (or ``as (a, b)``): the value the manager gave, bound as an assignment binds it."""
-        leaves = [target]
-        while any(isinstance(leaf, (cst.Tuple, cst.List)) for leaf in leaves):
-            leaves = [e.value for leaf in leaves for e in (leaf.elements if isinstance(leaf, (cst.Tuple, cst.List)) else [leaf])]
-        if not all(isinstance(leaf, cst.Name) for leaf in leaves):
+        if not all(isinstance(part, cst.Name) for part in target_parts(target)):
             raise UnsupportedSyntaxError("`with ... as` binds only names here", self.source.location(target),
                                          "bind a name (`as value`) and assign it where it belongs inside the block")
         want = self.namer.version(target.value) if isinstance(target, cst.Name) else None

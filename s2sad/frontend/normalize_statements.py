@@ -18,9 +18,9 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import written_into
 from .ir import Atom, Callee, Const, Operation, Var
+from .local_imports import imported_value
 from .normalize_expressions import AUGMENTED, BINARY
 from .normalize_state import RETURN, RETURNED, YIELDED, NormalizerState, atom_name
-from .local_imports import imported_value
 from .normalize_syntax import dotted_name, may_leave, returns_inside
 
 # libcst small-statement type -> the method that normalises it (return, break and continue
@@ -228,10 +228,13 @@ class StatementNormalizer(NormalizerState):
         for name in imported_names(node):
             imported = self.env.imports.get(name)
             try:
+                if imported is None:
+                    raise ImportError("the function's code does not import it")
                 imported_value(imported, self.env.globals)
             except ImportError as error:
                 raise UnsupportedSyntaxError(f"`{name}` cannot be imported when s2sad reads the function: {error}",
-                                             location, "install what is missing; a name two imports bind differently: give each its own name") from None
+                                             location, "install what is missing; give each import a name of its own"
+                                             ) from None
             self.current.pop(name, None)  # a variable of the same name before the import is gone
             self.namer.reserve(name)
 
