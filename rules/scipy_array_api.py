@@ -7,7 +7,8 @@ through that module when the code runs), and ``x = xp_promote(x, force_floating=
 converts the arguments to arrays of one floating dtype.
 
 * ``array_namespace`` and the type predicates behind it (``is_jax_array``, ...) only look at
-  their arguments' types, as do ``xp_result_type``, ``xp_default_dtype`` and ``xp_device``:
+  their arguments' types, as do ``xp_result_type``, ``xp_default_dtype``, ``xp_device``,
+  ``xp_size`` and ``_contains_nan`` (a flag, or the error ``nan_policy='raise'`` asks for):
   no gradient, and their source (written for every array library) is never read.
 * ``xp_promote(*args, broadcast=, force_floating=)`` casts (and, with ``broadcast=True``,
   broadcasts) each argument: each cotangent is the output's, summed back over broadcast
@@ -17,7 +18,7 @@ converts the arguments to arrays of one floating dtype.
   tangent (the generated code cannot pass tangents into ``*args``).
 """
 import numpy as np
-from scipy._lib import _array_api
+from scipy._lib import _array_api, _util
 
 from s2sad.registry import defrrule, nondifferentiable
 from s2sad.registry.forward import defjvp
@@ -33,6 +34,7 @@ nondifferentiable(
     _array_api.is_dask_array, _array_api.is_jax, _array_api.is_jax_array, _array_api.is_lazy_array,
     _array_api.is_marray, _array_api.is_numpy, _array_api.is_numpy_array, _array_api.is_torch,
     _array_api.is_torch_array, _array_api.xp_result_type, _array_api.xp_default_dtype, _array_api.xp_device,
+    _array_api.xp_device_type, _array_api.xp_result_device, _array_api.xp_size, _util._contains_nan,
 )
 
 

@@ -1,5 +1,5 @@
 """Library code users call (issue 16 item 9) and ``functools.reduce``: pure-Python SciPy functions
-differentiated from their source, modules held in variables, ``reduce`` over a lambda, a user
+differentiated from their source (``rosen``, distances, ``softmax``), modules held in variables, ``reduce`` over a lambda, a user
 function and a NumPy function; gradients (reverse) and tangents (forward) against central finite
 differences, and the library functions s2sad refuses, each refused at its line."""
 import functools
@@ -13,6 +13,7 @@ from s2sad.errors import UnsupportedArgumentsError
 from finite_differences import as_array, numerical_gradient
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
+import scipy.spatial.distance as distance  # noqa: E402
 import scipy.special  # noqa: E402
 import scipy.stats  # noqa: E402
 
@@ -38,6 +39,15 @@ def softmax_loss(logits, labels):
 
 def normal_negative_log_likelihood(mu, log_sigma, data):
     return -np.sum(scipy.stats.norm.logpdf(data, loc=mu, scale=np.exp(log_sigma)))
+
+
+def distances(x, y):
+    return (distance.cosine(x, y) + distance.cityblock(x, y) + distance.braycurtis(x, y)
+            + distance.correlation(x, y) + distance.sqeuclidean(x, y))
+
+
+def softmax_attention(scores, values):
+    return np.sum(scipy.special.softmax(scores) * values) + np.sum(scipy.special.log_softmax(scores) ** 2)
 
 
 def pick_backend(x):
@@ -97,6 +107,8 @@ CASES = {
     "scipy_rosen_as_a_callee": (rosen_of_a_curve, (r(4), 1.3), (0, 1)),
     "scipy_rosen_of_a_list": (rosen_of_two_rows, (r(3), r(3)), (0, 1)),
     "scipy_logsumexp_as_a_callee": (softmax_loss, (r(4, 3), np.eye(3)[[0, 2, 1, 0]]), (0,)),
+    "scipy_spatial_distances": (distances, (np.abs(r(4)) + 0.2, np.abs(r(4)) + 0.2), (0, 1)),
+    "scipy_softmax_and_log_softmax": (softmax_attention, (r(5), r(5)), (0, 1)),
     "scipy_norm_logpdf": (normal_negative_log_likelihood, (0.3, -0.2, r(6)), (0, 1)),
     "numpy_polyval": (polynomial, (r(2, 3), r(4)), (0, 1)),
     "numpy_polyval_of_a_list": (polynomial_of_a_list, (0.7, r(3)), (0, 1)),
