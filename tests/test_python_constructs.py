@@ -203,6 +203,19 @@ def test_with_as_an_attribute_is_refused_at_its_target():
     assert raised.value.location.text.strip().endswith("# refused: as attribute")
 
 
+def imports_expit(x):
+    from scipy.special import expit
+    return np.sum(expit(x))
+
+
+def test_what_an_import_inside_binds_is_checked_before_each_call(monkeypatch):
+    import scipy.special
+    x, original = r(3), scipy.special.expit
+    s2sad.grad(imports_expit)(x)
+    monkeypatch.setattr(scipy.special, "expit", lambda v: 2.0 * original(v))
+    np.testing.assert_allclose(s2sad.grad(imports_expit)(x), 2.0 * original(x) * (1 - original(x)), rtol=1e-12)
+
+
 def imports_a_missing_module(x):
     import a_module_that_is_not_installed as missing  # refused: missing module
     return missing.f(x)
