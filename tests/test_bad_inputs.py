@@ -161,7 +161,7 @@ def loop_target_is_an_attribute(x):
 
 def augmented_attribute(x):
     holder = Holder()
-    holder.value += x  # bad: augmented attribute
+    holder.inner.value += x  # bad: augmented nested attribute
     return holder.value
 
 
@@ -234,7 +234,7 @@ SYNTAX = [
     (uses_dict_unpacking, "dict unpacking", "`**` unpacking in dict"),
     (uses_starred_element, "starred element", "starred"),
     (loop_target_is_an_attribute, "loop target", "loop variable"),
-    (augmented_attribute, "augmented attribute", "attribute"),
+    (augmented_attribute, "augmented nested attribute", "nested attribute"),
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
     (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),
