@@ -121,8 +121,8 @@ def uses_import(x):
 
 def uses_class(x):
     class Local:  # bad: class
-        pass
-    return x
+        scale = x
+    return x * Local.scale
 
 
 def uses_match(x):
@@ -228,7 +228,7 @@ SYNTAX = [
     # function, marker, kind, words the message must contain
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
     (uses_import, "import", "imports inside"),
-    (uses_class, "class", "class definitions"),
+    (uses_class, "class", "reads the variable `x`"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),
     (uses_dict_unpacking, "dict unpacking", "`**` unpacking in dict"),
