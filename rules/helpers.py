@@ -17,6 +17,7 @@ Conventions shared by all rules:
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -52,6 +53,7 @@ __all__ = [
     "owned_tangent",
     "zipped",
     "merged_keywords",
+    "with_attribute",
     "write_back",
     "entering",
     "entered_value",
@@ -493,6 +495,15 @@ def zipped(*iterables, strict=False):
     used as a value (``a, b = zip(*pairs)``), so that the value can be read more than once
     (a rule, a tangent and the code after it all read it; a ``zip`` object is used up by one)."""
     return list(zip(*iterables, strict=strict))
+
+
+def with_attribute(obj, name: str, value):
+    """``obj.name = value`` as a value: a shallow copy of ``obj`` with the attribute set (what the
+    normaliser writes for an attribute assignment; the aliasing analysis refuses it where another
+    name for ``obj`` is read after it, the one place the copy would differ from the change)."""
+    changed = copy.copy(obj)
+    setattr(changed, name, value)
+    return changed
 
 
 def merged_keywords(first, second):

@@ -24,6 +24,7 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key
+from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import TransformedCall, TransformedForwardCall
 from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
@@ -343,6 +344,8 @@ def _resolve_recipe(recipe, env: Environment, function):
         return function.__globals__
     if kind == "cell":
         return env.closure[recipe[1]]
+    if kind == "class":
+        return defined_class(*recipe[1:], function.__globals__)
     callee = _resolve_reference(recipe[1], env)
     if kind == "transformed":
         return transformed_call(callee, recipe[2], recipe[3])

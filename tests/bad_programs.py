@@ -4,7 +4,7 @@ import numpy as np
 
 def uses_attribute_assignment(x):
     holder = Holder()
-    holder.value = x  # refused: attribute assignment
+    holder.inner.value = x  # refused: nested attribute assignment
     return holder.value
 
 

@@ -122,8 +122,8 @@ def uses_import(x):
 
 def uses_class(x):
     class Local:  # bad: class
-        pass
-    return x
+        scale = x
+    return x * Local.scale
 
 
 def uses_match(x):
@@ -162,7 +162,7 @@ def loop_target_is_an_attribute(x):
 
 def augmented_attribute(x):
     holder = Holder()
-    holder.value += x  # bad: augmented attribute
+    holder.inner.value += x  # bad: augmented nested attribute
     return holder.value
 
 
@@ -229,13 +229,13 @@ SYNTAX = [
     # function, marker, kind, words the message must contain
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
     (uses_import, "import", "cannot be imported"),
-    (uses_class, "class", "class definitions"),
+    (uses_class, "class", "reads the variable `x`"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),
     (uses_dict_unpacking, "dict unpacking", "`**` unpacking in dict"),
     (uses_starred_element, "starred element", "starred"),
     (loop_target_is_an_attribute, "loop target", "loop variable"),
-    (augmented_attribute, "augmented attribute", "attribute"),
+    (augmented_attribute, "augmented nested attribute", "nested attribute"),
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
     (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),

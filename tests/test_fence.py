@@ -26,7 +26,8 @@ def column_of(line: int, text: str) -> int:
 
 
 CASES = [
-    ("uses_attribute_assignment", "attribute assignment", "holder.value", "assignment to an attribute is not supported yet"),
+    ("uses_attribute_assignment", "nested attribute assignment", "holder.inner.value",
+     "assignment to a nested attribute is not supported yet"),
     ("uses_for_else", "for-else", "else", "`for ... else` is not supported"),
     ("uses_while_else", "while-else", "else", "`while ... else` is not supported"),
     ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),

@@ -49,10 +49,12 @@ class NormalizerState:
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
         self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.local_classes: dict[str, str] = {}  # class defined in the body -> the module-level name it is bound to
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
+        self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` -> the variable `p`
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)

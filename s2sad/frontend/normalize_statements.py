@@ -62,6 +62,9 @@ class StatementNormalizer(NormalizerState):
                 self.local_functions[line.name.value] = line  # inlined where it is called
                 self.current.pop(line.name.value, None)
                 continue
+            if isinstance(line, cst.ClassDef):
+                self.local_class(line)
+                continue
             if isinstance(line, cst.Try):
                 self.flush()
                 self.try_statement(line, rest if may_leave(line) else [], loop_depth)
@@ -161,6 +164,9 @@ class StatementNormalizer(NormalizerState):
         if binary is None:
             raise UnsupportedSyntaxError(f"the augmented assignment `{node.operator.__class__.__name__}` is not supported",
                                          self.source.location(node))
+        if isinstance(node.target, cst.Attribute):
+            self.augmented_attribute(node, binary)
+            return
         expression = cst.BinaryOperation(left=node.target, operator=binary(), right=node.value)
         before = self.current.get(node.target.value)
         if binary is cst.Add and before is not None and (
@@ -244,6 +250,9 @@ class StatementNormalizer(NormalizerState):
             atom = atom if atom is not None else self.expression(value)
             container, index = self.container(target)
             self.mutate(target, "setitem", container, [index, atom])
+            return
+        if isinstance(target, cst.Attribute):
+            self.set_attribute(target, atom if atom is not None else self.expression(value))
             return
         if bind_only and isinstance(target, cst.Name):
             self.current[target.value] = atom.name  # already a fresh version of its own

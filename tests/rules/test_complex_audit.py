@@ -135,6 +135,7 @@ CHECKED = {
     **group("scipy.special.jv scipy.special.yv scipy.special.iv scipy.special.kv scipy.special.kve",
             order_and_complex),
     **group("builtins.max builtins.min builtins.list builtins.tuple", vector),
+    **group("copy.copy copy.deepcopy", unary),
     "builtins.sum": lambda rng: calls([z(rng, 3), z(rng, 3)]),
     "numpy.linalg.eig": eigenvalues_and_phase_blind_vectors(np.linalg.eig),
     "numpy.linalg.eigh": eigenvalues_and_phase_blind_vectors(np.linalg.eigh, hermitian=True),
@@ -293,6 +294,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "
+                                          "(tests/test_attribute_writes.py)",
     "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
                                               "(tests/test_python_constructs.py)",
     "s2sad.rules.python_containers.dict_values": "a dict's values, moved, no arithmetic (tests/rules/test_builtins.py)",
