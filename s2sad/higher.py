@@ -17,9 +17,10 @@ from .tracebacks import POINTING
 from .transform import generated_jvp
 
 
-def derivative(f, order: int, argnum: int = 0):
+def derivative(f, order: int, argnum: int = 0, made_as=None):
     """The ``order``-th derivative of a scalar ``f`` in its scalar argument ``argnum``, by
-    forward mode applied to generated forward code ``order`` times."""
+    forward mode applied to generated forward code ``order`` times. ``made_as``: ``(grad, g)``
+    when it is ``grad(g)``, which is how it is differentiated again (s2sad.compositions)."""
     original = _unwrap(f)
     name = list(_signature_of(original).parameters)[argnum]
 
@@ -43,4 +44,4 @@ def derivative(f, order: int, argnum: int = 0):
         return shaped_tangent(result, x)
 
     derivative_f.__s2sad_derivative__ = (original, order, argnum)
-    return mark_transform(derivative_f, "grad")
+    return mark_transform(derivative_f, "grad", None if made_as is None else (made_as[0], made_as[1], argnum))

@@ -1,0 +1,408 @@
+"""Rules for the functions s2sad's transforms return, so that every transform composes with
+every other, to any depth: ``jacfwd(jacrev(f))``, ``grad(lambda x: np.sum(grad(f)(x)))``,
+``vjp(grad(f), x)``, ``hessian`` of a dict.
+
+A function a transform returned (``grad(f)``, ``jacrev(f)``, ...) gets a rule made on demand,
+never stored in the registry, whose derivatives are functions with rules of the same kind:
+
+* **The tangent of a function.** ``tangent_of(B, r)`` is ``(*args, t) -> D_r B(args)[t]``. For
+  a Python function ``f`` it is the innermost tangent of ``generated_jvp(f)``, which is plain,
+  closure-free code (a ``LeafCore``); the tangent of that is the innermost tangent of the
+  generated jvp of that code, one level deeper, and so on to any order.
+* **A transform of a function.** Each transform K (``grad``, ``value_and_grad``, ``jacfwd``,
+  ``jacrev``, ``hessian``) is linear in the function and, second derivatives being symmetric,
+  commutes with directional derivatives: ``d/ds K(B)(x + s t) = K(tangent_of(B, r))(x, t)``.
+  That is the forward rule of ``K(B)`` (a ``NodeCore``), itself a transform of a function.
+* **Its reverse rule.** For ``grad`` the pullback of ``c`` is the gradient of
+  ``D_p B(x)[c]``: one reverse pass over generated forward code, as ``hvp``. For the other
+  transforms it is the transpose of the forward rule, one forward rule per element of each
+  argument (these transforms cost one pass per element already).
+
+A user's reverse rule without a forward rule gets one here too (``derived_forward``): the
+vjp is linear in its cotangent, so one pullback per output element gives the Jacobian's rows,
+and the jvp is their product with the tangent.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .arguments import hand_to_rule, is_float_like, seed_for, shaped_tangent
+from .containers import as_tangent, fields, filled_tangent, leaves, with_leaves
+from .errors import UnsupportedArgumentsError, UnsupportedSyntaxError
+from .frontend.resolve import COMPOSABLE_KINDS, is_library, mark_transform, signature as signature_of
+from .frontend.resolve import transform_kind, transform_recipe, unwrap
+from .registry import Rule, add_rule_finder, rule_for, signature_from_text
+from .registry.forward import ForwardRule, add_forward_finder
+from .runtime.accumulate import add
+from .runtime.calls import held_call
+from .runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
+from .tracebacks import POINTING
+from .transform import generated_jvp, generated_rrule
+
+__all__ = ["composable", "derived_forward"]
+
+
+def composable(function, kind: str, transform, f, argnums, has_aux: bool = False):
+    """Mark ``function``, what ``transform(f, argnums)`` returned, as a transform of kind
+    ``kind`` that s2sad can differentiate again (``has_aux``: refused when it is)."""
+    recipe = None if has_aux else (transform, f, argnums)
+    return mark_transform(function, kind, recipe)
+
+
+# ---------------------------------------------------------------- the derivatives, as callables with rules
+class Composed:
+    """A derivative s2sad made, as a callable with a rule: ``core`` computes it from its own
+    parameters (``core.count`` of them), ``feeds[i]`` is the core's parameter the ``i``-th
+    argument feeds (None: the argument is read by nothing, as a forward rule's ``ans``)."""
+
+    __slots__ = ("core", "feeds", "signature", "name", "function", "_rule")
+
+    def __init__(self, core, feeds: tuple, name: str, signature=None, function=None):
+        self.core, self.feeds, self.name = core, feeds, name
+        self.signature = signature or signature_from_text(", ".join(f"a{i}" for i in range(len(feeds))))
+        self.function = function if function is not None else self  # what the rule is the rule of
+        self._rule = None
+
+    def __repr__(self) -> str:
+        return f"<s2sad derivative {self.name}>"
+
+    def inner(self, args, kwargs) -> list:
+        if kwargs or len(args) != len(self.feeds):
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
+        inner = [None] * self.core.count
+        for value, slot in zip(args, self.feeds):
+            if slot is not None:
+                inner[slot] = value
+        return inner
+
+    def __call__(self, *args, **kwargs):
+        return self.core.value(self.inner(args, kwargs))
+
+    def tangent(self, position: int) -> "Composed":
+        """``(*args, t) -> D_position self(args)[t]``."""
+        return Composed(self.core.tangent(self.feeds[position]), self.feeds + (self.core.count,),
+                        f"tangent {position} of {self.name}")
+
+    def jvp_function(self, position: int) -> "Composed":
+        """The same as a forward rule's jvp takes it: ``(t, ans, *args)``."""
+        return Composed(self.core.tangent(self.feeds[position]), (self.core.count, None) + self.feeds,
+                        f"jvp {position} of {self.name}")
+
+    def rrule(self, *args, **kwargs):
+        inner = self.inner(args, kwargs)
+        y, pullback = self.core.rrule(inner)
+        feeds, values = self.feeds, args
+
+        def composed_pullback(cotangent):
+            cotangents = pullback(cotangent)
+            return (NO_TANGENT,) + tuple(ZERO if slot is None else cotangents[slot] for slot in feeds[:len(values)])
+
+        return y, composed_pullback
+
+    @property
+    def rule(self) -> Rule:
+        if self._rule is None:
+            rule = Rule(self.function, self.name, self.signature, rrule_function=self.rrule)
+            names = list(self.signature.parameters)
+            rule.composition_forward = ForwardRule(rule, {
+                name: None if slot is None else self.jvp_function(i) for i, (name, slot) in enumerate(zip(names, self.feeds))})
+            self._rule = rule
+        return self._rule
+
+
+class LeafCore:
+    """``(*params of P) -> `` the innermost tangent of ``P``'s output, ``len(chain)`` levels down,
+    where ``P`` is ``f``'s generated jvp in the parameter ``chain[0]``, that code's generated jvp
+    in ``chain[1]``, ... (each level adds its tangent as a last parameter)."""
+
+    __slots__ = ("f", "names", "chain", "_forward")
+
+    def __init__(self, f, names: tuple, chain: tuple):
+        self.f, self.names, self.chain = f, names, chain
+        self._forward = None
+
+    @property
+    def count(self) -> int:
+        return len(self.names) + len(self.chain)
+
+    def forward(self):
+        if self._forward is None:
+            code, names = self.f, list(self.names)
+            for position in self.chain:
+                code = generated_jvp(code, (names[position],))
+                names = list(signature_of(code).parameters)
+            self._forward = code
+        return self._forward
+
+    def value(self, inner):
+        with POINTING:
+            result = self.forward()(*inner)
+        return innermost(result, len(self.chain))
+
+    def tangent(self, position: int) -> "LeafCore":
+        return LeafCore(self.f, self.names, self.chain + (position,))
+
+    def rrule(self, inner):
+        forward = self.forward()
+        names = list(signature_of(forward).parameters)
+        positions = [i for i, value in enumerate(inner) if is_float_like(value)]
+        with POINTING:
+            result, pullback = generated_rrule(forward, tuple(names[i] for i in positions))(*inner)
+        y = innermost(result, len(self.chain))
+
+        def leaf_pullback(cotangent):
+            nested = unthunk(cotangent)
+            for _ in self.chain:
+                nested = (ZERO, nested)
+            with POINTING:
+                cotangents = pullback(nested)
+            return tuple(hand_to_rule(inner[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                         for i in range(len(inner)))
+
+        return y, leaf_pullback
+
+
+def innermost(result, depth: int):
+    """The tangent of the tangent of ... ``depth`` levels down a generated jvp's output, shaped
+    like the primal (a symbolic zero becomes zeros)."""
+    primal, tangent = result, result
+    for _ in range(depth):
+        primal = primal[0]
+        tangent = ZERO if is_zero(unthunk(tangent)) else unthunk(tangent)[1]
+    return shaped_tangent(tangent, primal)
+
+
+class NodeCore:
+    """``(*params of B) -> transform(B, argnums)(*params)``: a transform of kind ``kind`` of the
+    function ``B`` (a Python function, a transform's function, or a ``Composed``)."""
+
+    __slots__ = ("transform", "kind", "base", "argnums", "count")
+
+    def __init__(self, transform, kind: str, base, argnums, count: int):
+        self.transform, self.kind, self.base, self.argnums, self.count = transform, kind, base, argnums, count
+
+    def value(self, inner):
+        return self.transform(self.base, self.argnums)(*inner)
+
+    def tangent(self, position: int) -> "NodeCore":
+        return NodeCore(self.transform, self.kind, tangent_of(self.base, position, self.count), self.argnums, self.count + 1)
+
+    def rrule(self, inner):
+        y = self.value(inner)
+        _refuse_complex(inner, self.kind)
+
+        def node_pullback(cotangent):
+            cotangent = unthunk(cotangent)
+            if is_zero(cotangent):
+                return tuple(ZERO if is_float_like(v) else NO_TANGENT for v in inner)
+            if self.kind in ("grad", "value_and_grad"):
+                return self.gradient_pullback(inner, cotangent)
+            return self.transposed_pullback(inner, y, cotangent)
+
+        return y, node_pullback
+
+    def gradient_pullback(self, inner, cotangent):
+        """The pullback of ``grad``: the gradient of ``<grad B(x), c> = D_p B(x)[c]``, a reverse
+        pass over forward code per differentiated argument (plus ``c_value * grad B`` for
+        ``value_and_grad``)."""
+        total = [ZERO] * len(inner)
+        if self.kind == "value_and_grad":
+            value_cotangent, cotangent = cotangent
+            if not is_zero(unthunk(value_cotangent)):
+                _, pullback = rrule_of(self.base, inner)
+                total = _added(total, pullback(value_cotangent)[1:])
+        single = isinstance(self.argnums, (int, np.integer))
+        positions = (int(self.argnums),) if single else tuple(self.argnums)
+        for j, p in enumerate(positions):
+            c = cotangent if single else unthunk(cotangent[j])
+            if is_zero(c):
+                continue
+            leaf = tangent_of(self.base, p, self.count)
+            y, pullback = leaf.rrule(*inner, filled_tangent(inner[p], c) if fields(inner[p]) is not None else c)
+            total = _added(total, pullback(seed_for(y, leaf.name))[1:1 + len(inner)])
+        return tuple(t if is_float_like(v) else NO_TANGENT for t, v in zip(total, inner))
+
+    def transposed_pullback(self, inner, y, cotangent):
+        """``J^T c`` from ``J e`` for each unit ``e`` of each argument: entry by entry."""
+        given = leaves(_filled(y, cotangent))
+        result = []
+        for q, value in enumerate(inner):
+            if not is_float_like(value):
+                result.append(NO_TANGENT)
+                continue
+            units = leaves(value)
+            derivative = self.transform(tangent_of(self.base, q, self.count), self.argnums)
+            per_leaf = []
+            for j, unit in enumerate(units):
+                if not is_float_like(unit):
+                    per_leaf.append(None)
+                    continue
+                entries = np.zeros(np.size(unit))
+                for k, e in enumerate(_basis(unit)):
+                    t = with_leaves(value, [e if i == j else _zeros(u) for i, u in enumerate(units)])
+                    pushed = leaves(derivative(*inner, t))
+                    entries[k] = sum(float(np.sum(np.asarray(c) * np.asarray(d))) for c, d in zip(given, pushed))
+                per_leaf.append(entries.reshape(np.shape(unit)) if isinstance(unit, np.ndarray) else
+                                type(unit)(entries[0]) if isinstance(unit, (float, np.generic)) else entries.reshape(()))
+            result.append(as_tangent(value, with_leaves(value, per_leaf)) if fields(value) is not None else per_leaf[0])
+        return tuple(result)
+
+
+def _added(total: list, cotangents) -> list:
+    return [c if t is ZERO else t if is_zero(unthunk(c)) or c is NO_TANGENT else add(t, unthunk(c))
+            for t, c in zip(total, cotangents)]
+
+
+def _filled(like, tangent):
+    """A cotangent in rule form (a ``Tangent``, a tuple, ZERO) as ``like``'s container with zeros."""
+    if fields(like) is None:
+        return _zeros(like) if is_zero(tangent) else tangent
+    return filled_tangent(like, ZERO if is_zero(tangent) else tangent) if not is_zero(tangent) else \
+        with_leaves(like, [_zeros(leaf) for leaf in leaves(like)])
+
+
+def _zeros(like):
+    return np.zeros(np.shape(like)) if is_float_like(like) else 0.0
+
+
+def _basis(x):
+    size = int(np.size(x))
+    for index in range(size):
+        e = np.zeros(size)
+        e[index] = 1.0
+        yield e.reshape(np.shape(x)) if isinstance(x, np.ndarray) else type(x)(1.0) if isinstance(x, float) else e.reshape(np.shape(x))
+
+
+def _refuse_complex(inner, kind: str) -> None:
+    for value in inner:
+        for leaf in leaves(value):
+            if np.iscomplexobj(leaf):
+                raise UnsupportedArgumentsError(
+                    f"s2sad.{kind} of a function of complex arguments cannot be differentiated again yet",
+                    hint="split the complex argument into its real and imaginary parts")
+
+
+# ---------------------------------------------------------------- which function is which
+def tangent_of(base, position: int, count: int) -> Composed:
+    """``(*args, t) -> D_position base(args)[t]`` for ``base`` with ``count`` parameters."""
+    composed = composed_of(base)
+    if composed is not None:
+        return composed.tangent(position)
+    original = _plain(base)
+    names = tuple(signature_of(original).parameters)
+    return Composed(LeafCore(original, names, (position,)), tuple(range(count + 1)),
+                    f"tangent of {getattr(original, '__qualname__', original)} in `{names[position]}`")
+
+
+def rrule_of(base, inner):
+    """``(y, pullback)`` of ``base`` at the positional arguments ``inner``: a composed
+    derivative's own rule, or the code generated for a Python function."""
+    composed = composed_of(base)
+    if composed is not None:
+        return composed.rrule(*inner)
+    original = _plain(base)
+    names = list(signature_of(original).parameters)
+    positions = [i for i, value in enumerate(inner) if is_float_like(value)]
+    with POINTING:
+        y, pullback = generated_rrule(original, tuple(names[i] for i in positions))(*inner)
+
+    def plain_pullback(cotangent):
+        with POINTING:
+            cotangents = pullback(cotangent)
+        return (NO_TANGENT,) + tuple(hand_to_rule(inner[i], cotangents[1 + i]) if i in positions else NO_TANGENT
+                                     for i in range(len(inner)))
+
+    return y, plain_pullback
+
+
+def composed_of(function) -> Composed | None:
+    """The derivative ``function`` stands for, for a ``Composed`` or a function one of s2sad's
+    transforms returned; None for any other function."""
+    if isinstance(function, Composed):
+        return function
+    kind = transform_kind(function)
+    if kind is None:
+        return None
+    cached = function.__dict__.get("__s2sad_composed__")
+    if cached is not None:
+        return cached
+    recipe = transform_recipe(function)
+    if recipe is None or kind not in COMPOSABLE_KINDS:
+        raise UnsupportedSyntaxError(
+            f"s2sad.{kind}({getattr(function, '__qualname__', 'f')}) with has_aux=True cannot be differentiated again",
+            hint="differentiate a function without has_aux, returning what you need")
+    transform, f, argnums = recipe
+    inner = composed_of(f)
+    signature = inner.signature if inner is not None else signature_of(_plain(f))
+    count = len(signature.parameters)
+    name = f"s2sad.{kind}({getattr(f, '__qualname__', None) or getattr(f, 'name', f)}, argnums={argnums})"
+    composed = Composed(NodeCore(transform, kind, f, argnums, count), tuple(range(count)), name, signature, function)
+    function.__dict__["__s2sad_composed__"] = composed
+    return composed
+
+
+def _plain(function):
+    """The Python function a transform differentiates from its source, or an s2sad error
+    saying why a transform of ``function`` cannot be differentiated again."""
+    original = unwrap(function)
+    label = getattr(original, "__qualname__", None) or repr(original)
+    if held_call(function) is not None or not inspect.isfunction(original) or is_library(original) \
+            or rule_for(original) is not None:
+        raise UnsupportedSyntaxError(
+            f"a transform of {label} cannot be differentiated again: s2sad composes transforms of Python "
+            "functions it differentiates from their source (not of a rule, a bound method or a partial)",
+            hint=f"wrap it: def g(x): return {getattr(original, '__name__', 'f')}(x), and transform g")
+    for parameter in signature_of(original).parameters.values():
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            raise UnsupportedSyntaxError(
+                f"a transform of {label} cannot be differentiated again: its parameter `{parameter.name}` is "
+                f"{parameter.kind.description}", hint="give the function plain positional parameters")
+    return original
+
+
+def _composition_rule(function) -> Rule | None:
+    if not isinstance(function, Composed) and transform_kind(function) is None:
+        return None
+    return composed_of(function).rule
+
+
+# ---------------------------------------------------------------- forward mode from a user's reverse rule
+def derived_forward(rule: Rule) -> ForwardRule | None:
+    """A forward rule for a reverse rule without one: its own if it is a composition's, else
+    one from the reverse rule's pullback, one per output element (``jvp = J t``, ``J``'s rows
+    the pullbacks of the unit cotangents)."""
+    forward = rule.__dict__.get("composition_forward")
+    if forward is not None:
+        return forward
+    if rule.signature is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                     for p in rule.signature.parameters.values()):
+        return None
+    forward = ForwardRule(rule, {name: _pulled_jvp(rule, i) for i, name in enumerate(rule.signature.parameters)})
+    rule.composition_forward = forward
+    return forward
+
+
+def _pulled_jvp(rule: Rule, index: int):
+    def jvp_from_pullbacks(g, ans, *values):
+        if np.iscomplexobj(ans) or np.iscomplexobj(g) or fields(ans) is not None:
+            raise UnsupportedArgumentsError(
+                f"forward mode through `{rule.name}`, which has a reverse rule only, needs real array or scalar "
+                "inputs and output", hint="register its forward rule with s2sad.defjvp")
+        _, pullback = rule.rrule(*values)
+        rows = []
+        for e in _basis(np.asarray(ans, dtype=float)):
+            cotangent = unthunk(pullback(type(ans)(e) if isinstance(ans, float) else e)[1 + index])
+            rows.append(0.0 if is_zero(cotangent) or cotangent is NO_TANGENT else float(np.sum(np.asarray(cotangent) * g)))
+        product = np.asarray(rows).reshape(np.shape(ans))
+        return float(product) if isinstance(ans, float) else product
+
+    jvp_from_pullbacks.__qualname__ = f"{rule.name}_jvp_from_pullbacks"
+    return jvp_from_pullbacks
+
+
+add_rule_finder(_composition_rule)
+add_forward_finder(derived_forward)
