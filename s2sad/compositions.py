@@ -14,9 +14,10 @@ never stored in the registry, whose derivatives are functions with rules of the 
   commutes with directional derivatives: ``d/ds K(B)(x + s t) = K(tangent_of(B, r))(x, t)``.
   That is the forward rule of ``K(B)`` (a ``NodeCore``), itself a transform of a function.
 * **Its reverse rule.** For ``grad`` the pullback of ``c`` is the gradient of
-  ``D_p B(x)[c]``: one reverse pass over generated forward code, as ``hvp``. For the other
-  transforms it is the transpose of the forward rule, one forward rule per element of each
-  argument (these transforms cost one pass per element already).
+  ``D_p B(x)[c]``: one reverse pass over generated forward code, as ``hvp``. For a Jacobian
+  it is the gradient of ``sum_i <C[..., i], D_p B(x)[e_i]>``, one such pass per element of
+  the argument (the Jacobian itself costs one pass per element already). ``hessian`` is the
+  Jacobian (``jacfwd``) of ``jacrev``, as in JAX.
 
 A user's reverse rule without a forward rule gets one here too (``derived_forward``): the
 vjp is linear in its cotangent, so one pullback per output element gives the Jacobian's rows,
@@ -180,13 +181,14 @@ class NodeCore:
     """``(*params of B) -> transform(B, argnums)(*params)``: a transform of kind ``kind`` of the
     function ``B`` (a Python function, a transform's function, or a ``Composed``)."""
 
-    __slots__ = ("transform", "kind", "base", "argnums", "count")
+    __slots__ = ("transform", "kind", "base", "argnums", "count", "made")
 
-    def __init__(self, transform, kind: str, base, argnums, count: int):
+    def __init__(self, transform, kind: str, base, argnums, count: int, made=None):
         self.transform, self.kind, self.base, self.argnums, self.count = transform, kind, base, argnums, count
+        self.made = made  # the function the transform returned, when there is one already
 
     def value(self, inner):
-        return self.transform(self.base, self.argnums)(*inner)
+        return (self.made or self.transform(self.base, self.argnums))(*inner)
 
     def tangent(self, position: int) -> "NodeCore":
         return NodeCore(self.transform, self.kind, tangent_of(self.base, position, self.count), self.argnums, self.count + 1)
@@ -200,12 +202,17 @@ class NodeCore:
             if is_zero(cotangent):
                 return tuple(ZERO if is_float_like(v) else NO_TANGENT for v in inner)
             if self.kind in ("grad", "value_and_grad"):
-                return self.gradient_pullback(inner, cotangent)
-            return self.transposed_pullback(inner, y, cotangent)
+                total = self.gradient_pullback(inner, cotangent)
+            else:
+                total = self.jacobian_pullback(inner, y, cotangent)
+            return tuple(t if is_float_like(v) else NO_TANGENT for t, v in zip(total, inner))
 
         return y, node_pullback
 
-    def gradient_pullback(self, inner, cotangent):
+    def positions(self) -> tuple:
+        return (int(self.argnums),) if isinstance(self.argnums, (int, np.integer)) else tuple(self.argnums)
+
+    def gradient_pullback(self, inner, cotangent) -> list:
         """The pullback of ``grad``: the gradient of ``<grad B(x), c> = D_p B(x)[c]``, a reverse
         pass over forward code per differentiated argument (plus ``c_value * grad B`` for
         ``value_and_grad``)."""
@@ -216,40 +223,47 @@ class NodeCore:
                 _, pullback = rrule_of(self.base, inner)
                 total = _added(total, pullback(value_cotangent)[1:])
         single = isinstance(self.argnums, (int, np.integer))
-        positions = (int(self.argnums),) if single else tuple(self.argnums)
-        for j, p in enumerate(positions):
+        for j, p in enumerate(self.positions()):
             c = cotangent if single else unthunk(cotangent[j])
             if is_zero(c):
                 continue
             leaf = tangent_of(self.base, p, self.count)
             y, pullback = leaf.rrule(*inner, filled_tangent(inner[p], c) if fields(inner[p]) is not None else c)
             total = _added(total, pullback(seed_for(y, leaf.name))[1:1 + len(inner)])
-        return tuple(t if is_float_like(v) else NO_TANGENT for t, v in zip(total, inner))
+        return total
 
-    def transposed_pullback(self, inner, y, cotangent):
-        """``J^T c`` from ``J e`` for each unit ``e`` of each argument: entry by entry."""
-        given = leaves(_filled(y, cotangent))
-        result = []
-        for q, value in enumerate(inner):
-            if not is_float_like(value):
-                result.append(NO_TANGENT)
-                continue
-            units = leaves(value)
-            derivative = self.transform(tangent_of(self.base, q, self.count), self.argnums)
-            per_leaf = []
+    def jacobian_pullback(self, inner, y, cotangent) -> list:
+        """The pullback of a Jacobian ``J = D_p B(x)`` (shape ``out + in``): the gradient of
+        ``<C, J> = sum_i <C[..., i], D_p B(x)[e_i]>``, a reverse pass over forward code per
+        element ``i`` of each differentiated argument. ``hessian`` is the Jacobian of ``jacrev``."""
+        output = self.base(*inner)
+        blocks = iter(leaves(_filled(y, cotangent)))
+        given = {}  # (argument, its leaf) -> per output leaf, its block of C flattened over the argument's leaf
+        for y_leaf in leaves(output):
+            for p in self.positions():
+                for j, unit in enumerate(leaves(inner[p])):
+                    block = next(blocks)
+                    if is_float_like(unit) and is_float_like(y_leaf):
+                        block = np.reshape(np.asarray(block), np.shape(y_leaf) + (int(np.size(unit)),))
+                    given.setdefault((p, j), []).append(block if is_float_like(unit) and is_float_like(y_leaf) else None)
+        total = [ZERO] * len(inner)
+        for p in self.positions():
+            units = leaves(inner[p])
+            leaf = tangent_of(self.base, p, self.count)
             for j, unit in enumerate(units):
                 if not is_float_like(unit):
-                    per_leaf.append(None)
                     continue
-                entries = np.zeros(np.size(unit))
-                for k, e in enumerate(_basis(unit)):
-                    t = with_leaves(value, [e if i == j else _zeros(u) for i, u in enumerate(units)])
-                    pushed = leaves(derivative(*inner, t))
-                    entries[k] = sum(float(np.sum(np.asarray(c) * np.asarray(d))) for c, d in zip(given, pushed))
-                per_leaf.append(entries.reshape(np.shape(unit)) if isinstance(unit, np.ndarray) else
-                                type(unit)(entries[0]) if isinstance(unit, (float, np.generic)) else entries.reshape(()))
-            result.append(as_tangent(value, with_leaves(value, per_leaf)) if fields(value) is not None else per_leaf[0])
-        return tuple(result)
+                for i, e in enumerate(_basis(unit)):
+                    c = with_leaves(output, [_zeros(y_leaf) if block is None else _like(block[..., i], y_leaf)
+                                             for block, y_leaf in zip(given[p, j], leaves(output))])
+                    t = with_leaves(inner[p], [e if k == j else _zeros(u) for k, u in enumerate(units)])
+                    _, pullback = leaf.rrule(*inner, t)
+                    total = _added(total, pullback(as_tangent(output, c))[1:1 + len(inner)])
+        return total
+
+
+def _like(value, like):
+    return float(value) if isinstance(like, float) else np.asarray(value)
 
 
 def _added(total: list, cotangents) -> list:
@@ -340,7 +354,8 @@ def composed_of(function) -> Composed | None:
     signature = inner.signature if inner is not None else signature_of(_plain(f))
     count = len(signature.parameters)
     name = f"s2sad.{kind}({getattr(f, '__qualname__', None) or getattr(f, 'name', f)}, argnums={argnums})"
-    composed = Composed(NodeCore(transform, kind, f, argnums, count), tuple(range(count)), name, signature, function)
+    composed = Composed(NodeCore(transform, kind, f, argnums, count, function), tuple(range(count)), name, signature,
+                        function)
     function.__dict__["__s2sad_composed__"] = composed
     return composed
 

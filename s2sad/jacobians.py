@@ -234,6 +234,6 @@ def hessian(f, argnums=0):
             return blocks[positions[0], positions[0]]
         return tuple(tuple(blocks[p, q] for q in positions) for p in positions)
 
-    return composable(hessian_f, "hessian", hessian, f, argnums)
+    return composable(hessian_f, "hessian", jacfwd, jacrev(f, argnums), argnums)  # differentiated as JAX defines it
 
 

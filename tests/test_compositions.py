@@ -21,7 +21,7 @@ from s2sad.containers import fields, leaves, with_leaves
 
 # Nested central differences: truncation ~STEP**4, rounding ~1e-16 / STEP**depth; the step and
 # the tolerance grow with the number of derivatives taken (the depth).
-STEPS = {1: 1e-4, 2: 1e-3, 3: 2e-3, 4: 4e-3}
+STEPS = {1: 1e-4, 2: 1e-3, 3: 2e-3, 4: 3e-3}
 TOLERANCES = {1: (1e-5, 1e-7), 2: (2e-4, 2e-5), 3: (1e-3, 2e-4), 4: (5e-3, 2e-3)}
 STEP = STEPS[2]
 
@@ -79,14 +79,16 @@ def fd_jacobian(g, x):
         base = np.array(unit, dtype=float)
         for index in np.ndindex(base.shape):
             values = []
-            for step in (STEP, STEP / 2, -STEP / 2, -STEP):
+            for step in ((STEP, -STEP) if DEPTH > 3 else (STEP, STEP / 2, -STEP / 2, -STEP)):
                 moved = base.copy()
                 moved[index] += step
                 value = float(moved) if np.ndim(unit) == 0 and not isinstance(unit, np.ndarray) else moved
                 values.append([np.asarray(leaf, float) for leaf in
                                leaves(g(with_leaves(x, [value if i == j else u for i, u in enumerate(units)])))])
-            # the five-point stencil: truncation ~STEP**4
-            per_element.append([(8 * (b - c) - (a - d)) / (6 * STEP) for a, b, c, d in zip(*values)])
+            if len(values) == 2:  # four derivatives deep: the cheaper three-point stencil, truncation ~STEP**2
+                per_element.append([(a - b) / (2 * STEP) for a, b in zip(*values)])
+            else:  # the five-point stencil: truncation ~STEP**4
+                per_element.append([(8 * (b - c) - (a - d)) / (6 * STEP) for a, b, c, d in zip(*values)])
         columns.append(per_element)
     blocks = []
     for k, y in enumerate(leaves(out)):
@@ -155,13 +157,26 @@ def weighed(g, c):
     if fields(c) is None:
         return lambda x: np.sum(c * g(x))
     if isinstance(c, tuple) and fields(c[1]) is None:  # value_and_grad of an array function
-        return lambda x: c[0] * g(x)[0] + np.sum(c[1] * g(x)[1])
+        def weighed_pair(x):
+            value, gradient = g(x)
+            return c[0] * value + np.sum(c[1] * gradient)
+        return weighed_pair
     if isinstance(c, tuple):  # value_and_grad of the dict function
-        return lambda p: c[0] * g(p)[0] + np.sum(c[1]["w"] * g(p)[1]["w"]) + np.sum(c[1]["b"] * g(p)[1]["b"])
+        def weighed_dict_pair(p):
+            value, gradient = g(p)
+            return c[0] * value + np.sum(c[1]["w"] * gradient["w"]) + np.sum(c[1]["b"] * gradient["b"])
+        return weighed_dict_pair
     if fields(c["w"]) is None:  # a gradient or Jacobian of the dict function
-        return lambda p: np.sum(c["w"] * g(p)["w"]) + np.sum(c["b"] * g(p)["b"])
-    return lambda p: (np.sum(c["w"]["w"] * g(p)["w"]["w"]) + np.sum(c["w"]["b"] * g(p)["w"]["b"])
-                      + np.sum(c["b"]["w"] * g(p)["b"]["w"]) + np.sum(c["b"]["b"] * g(p)["b"]["b"]))
+        def weighed_dict(p):
+            gradient = g(p)
+            return np.sum(c["w"] * gradient["w"]) + np.sum(c["b"] * gradient["b"])
+        return weighed_dict
+
+    def weighed_dict_of_dicts(p):  # a Hessian of the dict function
+        h = g(p)
+        return (np.sum(c["w"]["w"] * h["w"]["w"]) + np.sum(c["w"]["b"] * h["w"]["b"])
+                + np.sum(c["b"]["w"] * h["b"]["w"]) + np.sum(c["b"]["b"] * h["b"]["b"]))
+    return weighed_dict_of_dicts
 
 
 OUTER = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp"]
