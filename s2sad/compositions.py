@@ -33,7 +33,7 @@ from .arguments import hand_to_rule, is_float_like, seed_for, shaped_tangent
 from .containers import as_tangent, fields, filled_tangent, leaves, with_leaves
 from .errors import UnsupportedArgumentsError, UnsupportedSyntaxError
 from .frontend.resolve import COMPOSABLE_KINDS, is_library, mark_transform, signature as signature_of
-from .frontend.resolve import transform_kind, transform_recipe, unwrap
+from .frontend.resolve import refuse_value_transform, transform_kind, transform_recipe, unwrap, value_transform
 from .registry import Rule, add_rule_finder, rule_for, signature_from_text
 from .registry.forward import ForwardRule, add_forward_finder
 from .runtime.accumulate import add
@@ -380,9 +380,28 @@ def _plain(function):
 
 
 def _composition_rule(function) -> Rule | None:
-    if not isinstance(function, Composed) and transform_kind(function) is None:
+    if isinstance(function, Composed) or transform_kind(function) is not None:
+        return composed_of(function).rule
+    refused = value_transform(function) or (
+        "jvp_from_pullbacks" if getattr(function, "__name__", None) == "jvp_from_pullbacks" else None)
+    if refused is None:
         return None
-    return composed_of(function).rule
+    return Rule(function, getattr(function, "__qualname__", refused), rrule_function=_refusing(function, refused))
+
+
+def _refusing(function, kind: str):
+    """The rule of what s2sad does not differentiate, so that generated code calling it raises an
+    s2sad error (at the user's line) rather than a missing rule's."""
+    def refused_rrule(*args, **kwargs):
+        if kind != "jvp_from_pullbacks":
+            raise refuse_value_transform(kind)
+        raise UnsupportedArgumentsError(
+            f"a second derivative through `{function.__qualname__.rsplit('_jvp_from_pullbacks', 1)[0]}`, which has a "
+            "reverse rule only: its forward mode comes from its pullbacks, which s2sad does not differentiate",
+            hint="register its forward rule (s2sad.defjvp) written with functions that have rules, or "
+                 "differentiate the function's source (s2sad.differentiate_source)")
+
+    return refused_rrule
 
 
 # ---------------------------------------------------------------- forward mode from a user's reverse rule

@@ -141,6 +141,22 @@ _PUBLIC_TRANSFORMS = {"grad", "value_and_grad", "vjp", "rrule", "jvp", "jacfwd",
                       "derivative"}
 
 
+def value_transform(function) -> str | None:
+    """``"vjp"``, ``"jvp"``, ... for s2sad's transforms that give values, not functions
+    (``s2sad.vjp`` itself); else None."""
+    module = getattr(function, "__module__", None) or ""
+    if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
+            module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
+        return function.__name__
+    return None
+
+
+def refuse_value_transform(kind: str, location=None):
+    """The error for ``s2sad.vjp(f, x)`` (``kind``) called inside a differentiated function."""
+    return UnsupportedSyntaxError(f"cannot differentiate a call of s2sad.{kind} inside a differentiated function",
+                                  location, hint=COMPOSITION_HINT)
+
+
 def refuse_transform(function, location=None) -> None:
     """Raise when ``function`` is one of s2sad's transforms that gives values (``s2sad.vjp``
     called inside a differentiated function), or a transform's function made with
@@ -148,14 +164,10 @@ def refuse_transform(function, location=None) -> None:
     have rules of their own (s2sad.compositions), and are not refused."""
     kind = transform_kind(function)
     if kind is None:
-        module = getattr(function, "__module__", None) or ""
-        if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
-                module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
-            kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
-        else:
-            return
-        raise UnsupportedSyntaxError(f"cannot differentiate a call of s2sad.{kind} inside a differentiated function",
-                                     location, hint=COMPOSITION_HINT)
+        kind = value_transform(function)  # s2sad.vjp(f, x) called in the function differentiated
+        if kind is not None:
+            raise refuse_value_transform(kind, location)
+        return
     if transform_recipe(function) is not None:
         return
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
