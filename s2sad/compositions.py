@@ -342,7 +342,7 @@ def composed_of(function) -> Composed | None:
     if kind is None:
         return None
     cached = function.__dict__.get("__s2sad_composed__")
-    if cached is not None:
+    if cached is not None and cached.function is function:  # functools.wraps copies it onto a transform of this one
         return cached
     recipe = transform_recipe(function)
     if recipe is None or kind not in COMPOSABLE_KINDS:

@@ -18,6 +18,9 @@ import pytest
 
 import s2sad
 from s2sad.containers import fields, leaves, with_leaves
+from s2sad.registry import rule_for
+from s2sad.runtime.methods import attribute_jvp
+from s2sad.runtime.structure import tangent_append
 
 # Nested central differences: truncation ~STEP**4, rounding ~1e-16 / STEP**depth; the step and
 # the tolerance grow with the number of derivatives taken (the depth).
@@ -232,3 +235,242 @@ def _moved(x, v, s):
 @pytest.mark.parametrize("outer", OUTER)
 def test_pair(outer, inner, name):
     check_pair(outer, inner, name)
+
+
+# ---------------------------------------------------------------- triples
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_jacfwd_of_jacrev_of_grad(name):
+    """Shape ``in + in + in`` (for a dict: a dict of dicts of dicts), the third derivatives."""
+    at_depth(3)
+    f, x = FUNCTIONS[name]
+    actual = s2sad.jacfwd(s2sad.jacrev(s2sad.grad(f)))(x)
+    assert_tree_close(actual, fd_jacobian(lambda z: fd_jacobian(fd_grad(f), z), x), f"jacfwd(jacrev(grad({name}_f)))")
+
+
+def test_grad_of_grad_of_grad_of_a_scalar():
+    at_depth(3)
+    f, x = FUNCTIONS["scalar"]
+    third = s2sad.grad(s2sad.grad(s2sad.grad(f)))
+    assert_tree_close(third(x), fd_grad(fd_grad(fd_grad(f)))(x), "grad(grad(grad(scalar_f)))")
+
+
+@pytest.mark.parametrize("name", [name for name in FUNCTIONS if name != "scalar"])
+def test_grad_of_grad_of_grad_reduced_to_scalars(name):
+    """JAX's spelling for arrays: each gradient reduced to a scalar before the next grad."""
+    at_depth(3)
+    f, x = FUNCTIONS[name]
+    c1, c2 = weights_like(x, seed=3), weights_like(x, seed=4)
+    g1 = s2sad.grad(f)
+    g2 = s2sad.grad(weighed(g1, c1))
+    g3 = s2sad.grad(weighed(g2, c2))
+    r1 = fd_grad(f)
+    r2 = fd_grad(lambda z: dot(c1, r1(z)))
+    r3 = fd_grad(lambda z: dot(c2, r2(z)))
+    assert_tree_close(g3(x), r3(x), f"grad(grad(grad({name}_f)))")
+
+
+# ---------------------------------------------------------------- the crashes of issue 17, each a test
+def test_jacfwd_of_jacrev_has_shape_out_in_in():
+    def f(x):
+        return np.sin(x) * x ** 2
+
+    x = np.array([0.1, 0.5, 1.0])
+    at_depth(2)
+    actual = s2sad.jacfwd(s2sad.jacrev(f))(x)
+    assert actual.shape == (3, 3, 3)
+    assert_tree_close(actual, fd_jacobian(lambda z: fd_jacobian(f, z), x), "jacfwd(jacrev(f))")
+
+
+def test_grad_of_a_function_summing_a_gradient():
+    f, x = FUNCTIONS["vector"]
+    at_depth(2)
+    actual = s2sad.grad(lambda z: np.sum(s2sad.grad(f)(z)))(x)
+    assert_tree_close(actual, fd_grad(lambda z: np.sum(fd_grad(f)(z)))(x), "grad(sum(grad(f)))")
+
+
+def test_grad_of_grad_on_arrays_asks_for_a_scalar():
+    """As in JAX: the inner gradient of an array is not a scalar to differentiate."""
+    f, x = FUNCTIONS["vector"]
+    with pytest.raises(s2sad.ArgumentError, match="scalar"):
+        s2sad.grad(s2sad.grad(f))(x)
+
+
+@pytest.mark.parametrize("kind", ["dict", "dataclass", "namedtuple"])
+def test_hessian_of_a_container_nests_as_jax(kind):
+    """``hessian(f)(p)[a][b]`` has shape ``p[a].shape + p[b].shape``."""
+    import collections
+    import dataclasses
+
+    w, b = np.array([0.6, -0.3]), 0.4
+    if kind == "dict":
+        p, f = {"w": w, "b": b}, (lambda p: np.sum(p["w"] ** 3) * p["b"] + p["b"] ** 2)
+        plain = lambda w, b: f({"w": w, "b": b})  # noqa: E731
+    elif kind == "dataclass":
+        Params = dataclasses.make_dataclass("Params", [("w", np.ndarray), ("b", float)])
+        p, f = Params(w, b), (lambda p: np.sum(p.w ** 3) * p.b + p.b ** 2)
+        plain = lambda w, b: f(Params(w, b))  # noqa: E731
+    else:
+        Params = collections.namedtuple("Params", "w b")
+        p, f = Params(w, b), (lambda p: np.sum(p[0] ** 3) * p[1] + p[1] ** 2)
+        plain = lambda w, b: f(Params(w, b))  # noqa: E731
+    if kind == "dataclass" and rule_for(attribute_jvp) is None:
+        pytest.skip("needs a reverse rule for attribute_jvp, what forward code reads p.w with (issue 17, first part)")
+    at_depth(2)
+    hessian = s2sad.hessian(f)(p)
+    assert type(hessian) is type(p) and all(type(row) is type(p) for row in leaves_of(hessian))
+    expected = {("w", "w"): fd_jacobian(fd_grad(lambda w_: plain(w_, b)), w),
+                ("b", "b"): fd_grad(fd_grad(lambda b_: plain(w, b_)))(b),
+                ("w", "b"): fd_jacobian(lambda b_: fd_grad(lambda w_: plain(w_, b_))(w), b),
+                ("b", "w"): fd_jacobian(lambda w_: fd_grad(lambda b_: plain(w_, b_))(b), w)}
+    for (row, column), block in expected.items():
+        actual = field(field(hessian, row), column)
+        assert np.shape(actual) == np.shape(locals()[row]) + np.shape(locals()[column])
+        assert_tree_close(actual, block, f"hessian[{row}][{column}]")
+
+
+def leaves_of(container):
+    return [item for _, item in fields(container)]
+
+
+def field(container, key):
+    return dict(fields(container))[key]
+
+
+def test_jacobians_of_a_dict_output_nest_as_jax():
+    """``jacrev(f)(x)[k].shape == f(x)[k].shape + x.shape``: the output's container outermost."""
+    def f(x):
+        return {"a": np.sin(x) * x[0], "b": np.sum(x ** 2)}
+
+    x = np.array([0.1, 0.5, 1.0])
+    at_depth(1)
+    for transform in (s2sad.jacrev, s2sad.jacfwd):
+        actual = transform(f)(x)
+        assert list(actual) == ["a", "b"] and actual["a"].shape == (3, 3) and actual["b"].shape == (3,)
+        assert_tree_close(actual, fd_jacobian(f, x), transform.__name__)
+    at_depth(2)
+    assert_tree_close(s2sad.jacfwd(s2sad.jacrev(f))(x), fd_jacobian(lambda z: fd_jacobian(f, z), x), "jacfwd(jacrev(dict))")
+
+
+def test_jacobians_of_a_dict_to_dict_function_nest_output_then_input():
+    def f(p):
+        return {"u": p["w"] * p["b"], "v": np.sum(p["w"] ** 2)}
+
+    p = {"w": np.array([0.6, -0.3]), "b": np.array(0.4)}
+    at_depth(1)
+    for transform in (s2sad.jacrev, s2sad.jacfwd):
+        actual = transform(f)(p)
+        assert actual["u"]["w"].shape == (2, 2) and actual["u"]["b"].shape == (2,) and actual["v"]["w"].shape == (2,)
+        assert_tree_close(actual, fd_jacobian(f, p), transform.__name__)
+
+
+def test_vjp_and_jvp_of_grad():
+    f, x = FUNCTIONS["loop"]
+    v = np.array([0.3, -0.7])
+    at_depth(2)
+    hessian = fd_jacobian(fd_grad(f), x)
+    y, pullback = s2sad.vjp(s2sad.grad(f), x)
+    assert_tree_close(pullback(v)[0], hessian.T @ v, "vjp(grad(f))")
+    y, tangent = s2sad.jvp(s2sad.grad(f), (x,), (v,))
+    assert_tree_close(tangent, hessian @ v, "jvp(grad(f))")
+
+
+def test_jacobian_of_jacobian_is_the_second_derivative():
+    def f(x):
+        return np.tanh(x) * np.sum(x)
+
+    x = np.array([0.2, -0.5, 0.9])
+    at_depth(2)
+    assert_tree_close(s2sad.jacobian(s2sad.jacobian(f))(x), fd_jacobian(lambda z: fd_jacobian(f, z), x), "jacobian(jacobian)")
+
+
+def test_hvp_through_list_append():
+    def f(x):
+        ys = []
+        for i in range(3):
+            ys.append(x[i] ** 2)
+        return ys[0] * ys[1] + ys[2] * x[0]
+
+    if rule_for(tangent_append) is None:
+        pytest.skip("needs a reverse rule for tangent_append, what forward code appends a tangent with (issue 17, first part)")
+    x, v = np.array([0.1, 0.5, 1.0]), np.array([1.0, -2.0, 0.5])
+    at_depth(2)
+    assert_tree_close(s2sad.hvp(f, (x,), (v,)), fd_jacobian(fd_grad(f), x) @ v, "hvp through list.append")
+
+
+# ---------------------------------------------------------------- a user's reverse rule gives forward mode
+def cube(x):
+    return x ** 3
+
+
+def triple_product(x, y):
+    return x * y * y
+
+
+s2sad.defvjp(cube, "x", lambda g, ans, x: g * 3 * x ** 2)
+
+
+def _triple_product_rrule(x, y):
+    def triple_product_pullback(g):
+        return s2sad.NO_TANGENT, g * y * y, 2 * g * x * y
+
+    return x * y * y, triple_product_pullback
+
+
+s2sad.defrrule(triple_product, _triple_product_rrule, signature="x, y")
+
+
+def uses_user_rules(x):
+    return np.sum(cube(x) * triple_product(x, np.sin(x)))
+
+
+def test_a_users_reverse_rule_gives_forward_mode():
+    x, v = np.array([0.5, -1.0, 2.0]), np.array([0.2, 0.1, -0.4])
+    at_depth(1)
+    y, tangent = s2sad.jvp(cube, (x,), (v,))
+    assert_tree_close(tangent, 3 * x ** 2 * v, "jvp of a defvjp rule")
+    y, tangent = s2sad.jvp(uses_user_rules, (x,), (v,))
+    assert_tree_close(tangent, fd_grad(uses_user_rules)(x) @ v, "jvp through defvjp and defrrule rules")
+    assert_tree_close(s2sad.jacfwd(uses_user_rules)(x), fd_grad(uses_user_rules)(x), "jacfwd through user rules")
+
+
+def uses_cube(x):
+    return np.sum(cube(x) * 2.0)
+
+
+def test_second_order_through_a_reverse_only_rule_is_refused():
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(s2sad.S2SADError, match="reverse rule only"):
+        s2sad.hessian(uses_cube)(x)
+
+
+# ---------------------------------------------------------------- what is refused, with s2sad errors
+def test_a_transform_with_aux_is_not_differentiated_again():
+    g = s2sad.grad(lambda x: (np.sum(x ** 2), 1.0), has_aux=True)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="has_aux"):
+        s2sad.jacfwd(g)(np.ones(2))
+
+
+def calls_jvp_inside(x):
+    y, t = s2sad.jvp(vector_f, (x,), (np.ones(3),))
+    return t
+
+
+def test_calling_jvp_inside_a_differentiated_function_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="s2sad.jvp inside a differentiated function"):
+        s2sad.grad(calls_jvp_inside)(np.array([0.3, -0.6, 0.9]))
+
+
+def test_a_transform_of_a_rule_is_refused_when_differentiated_again():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="cannot be differentiated again"):
+        s2sad.jacfwd(s2sad.grad(np.sin))(0.5)
+
+
+def test_a_transform_of_a_differentiated_transform_is_its_own():
+    """``functools.wraps`` copies ``grad(f)``'s attributes onto ``jacrev(grad(f))``: what s2sad
+    keeps on the first must not be taken for the second's (it was: a wrong third derivative)."""
+    f, x = FUNCTIONS["scalar"]
+    g = s2sad.grad(f)
+    at_depth(3)
+    expected = fd_grad(fd_grad(fd_grad(f)))(x)
+    assert_tree_close(s2sad.hessian(g)(x), expected, "hessian(grad(f))")
+    assert_tree_close(s2sad.jacfwd(s2sad.jacrev(g))(x), expected, "jacfwd(jacrev(grad(f))) after hessian(grad(f))")
