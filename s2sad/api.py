@@ -273,8 +273,10 @@ def grad(f, argnums=0, has_aux: bool = False):
     if inner is not None and not has_aux and argnums == inner[2]:
         return derivative(inner[0], inner[1] + 1, inner[2], (grad, f))
     grad_f = _differentiated(f, argnums, has_aux, with_value=False)
-    if isinstance(argnums, (int, np.integer)) and not has_aux:
-        grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums))
+    # always set: functools.wraps copied the mark of what f was made from, if it has one; a
+    # transform's function is differentiated again through its rule (s2sad.compositions), not its source
+    grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums)) if isinstance(argnums, (int, np.integer)) \
+        and not has_aux and transform_kind(f) is None else None
     return grad_f
 
 

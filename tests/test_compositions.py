@@ -474,3 +474,17 @@ def test_a_transform_of_a_differentiated_transform_is_its_own():
     expected = fd_grad(fd_grad(fd_grad(f)))(x)
     assert_tree_close(s2sad.hessian(g)(x), expected, "hessian(grad(f))")
     assert_tree_close(s2sad.jacfwd(s2sad.jacrev(g))(x), expected, "jacfwd(jacrev(grad(f))) after hessian(grad(f))")
+
+
+def test_grad_of_grad_of_a_jacobian_goes_through_its_rule():
+    """``grad(grad(jacrev(grad(h))))``: the fourth derivative, by the rules of each transform
+    (not by the source of the function jacrev returned)."""
+    def h(x):
+        return x ** 4 * np.cos(x)
+
+    x = 0.9
+    second = s2sad.jacrev(s2sad.grad(h))
+    at_depth(4)
+    expected = fd_grad(fd_grad(fd_grad(fd_grad(h))))(x)
+    assert_tree_close(s2sad.grad(s2sad.grad(second))(x), expected, "grad(grad(jacrev(grad(h))))")
+    assert_tree_close(s2sad.grad(lambda t: s2sad.grad(second, argnums=(0,))(t)[0])(x), expected, "argnums=(0,)")
