@@ -273,10 +273,9 @@ def _added(total: list, cotangents) -> list:
 
 def _filled(like, tangent):
     """A cotangent in rule form (a ``Tangent``, a tuple, ZERO) as ``like``'s container with zeros."""
-    if fields(like) is None:
-        return _zeros(like) if is_zero(tangent) else tangent
-    return filled_tangent(like, ZERO if is_zero(tangent) else tangent) if not is_zero(tangent) else \
-        with_leaves(like, [_zeros(leaf) for leaf in leaves(like)])
+    if is_zero(tangent):
+        return with_leaves(like, [_zeros(leaf) for leaf in leaves(like)])
+    return filled_tangent(like, tangent) if fields(like) is not None else tangent
 
 
 def _zeros(like):
@@ -426,7 +425,7 @@ def _pulled_jvp(rule: Rule, index: int):
             raise UnsupportedArgumentsError(
                 f"forward mode through `{rule.name}`, which has a reverse rule only, needs real array or scalar "
                 "inputs and output", hint="register its forward rule with s2sad.defjvp")
-        _, pullback = rule.rrule(*values)
+        _, pullback = rule.lazy_rrule(*values)  # a cotangent computed only if read: other parameters may refuse
         rows = []
         for e in _basis(np.asarray(ans, dtype=float)):
             cotangent = unthunk(pullback(type(ans)(e) if isinstance(ans, float) else e)[1 + index])

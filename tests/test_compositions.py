@@ -406,9 +406,6 @@ def triple_product(x, y):
     return x * y * y
 
 
-s2sad.defvjp(cube, "x", lambda g, ans, x: g * 3 * x ** 2)
-
-
 def _triple_product_rrule(x, y):
     def triple_product_pullback(g):
         return s2sad.NO_TANGENT, g * y * y, 2 * g * x * y
@@ -416,14 +413,21 @@ def _triple_product_rrule(x, y):
     return x * y * y, triple_product_pullback
 
 
-s2sad.defrrule(triple_product, _triple_product_rrule, signature="x, y")
+@pytest.fixture
+def user_rules():
+    """Reverse rules only, registered for one test (the complex audit lists every rule left registered)."""
+    s2sad.defvjp(cube, "x", lambda g, ans, x: g * 3 * x ** 2)
+    s2sad.defrrule(triple_product, _triple_product_rrule, signature="x, y")
+    yield
+    s2sad.unregister(cube)
+    s2sad.unregister(triple_product)
 
 
 def uses_user_rules(x):
     return np.sum(cube(x) * triple_product(x, np.sin(x)))
 
 
-def test_a_users_reverse_rule_gives_forward_mode():
+def test_a_users_reverse_rule_gives_forward_mode(user_rules):
     x, v = np.array([0.5, -1.0, 2.0]), np.array([0.2, 0.1, -0.4])
     at_depth(1)
     y, tangent = s2sad.jvp(cube, (x,), (v,))
@@ -437,7 +441,7 @@ def uses_cube(x):
     return np.sum(cube(x) * 2.0)
 
 
-def test_second_order_through_a_reverse_only_rule_is_refused():
+def test_second_order_through_a_reverse_only_rule_is_refused(user_rules):
     x = np.array([0.5, -1.0, 2.0])
     with pytest.raises(s2sad.S2SADError, match="reverse rule only"):
         s2sad.hessian(uses_cube)(x)
