@@ -27,7 +27,7 @@ from .transform import generated_rrule, transformed_call
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
-from .compositions import composable
+from .compositions import composable, uses_gradient
 from .containers import as_tangent
 from .tracebacks import point_at_user_source
 
@@ -278,6 +278,9 @@ def grad(f, argnums=0, has_aux: bool = False):
     grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums)) if isinstance(argnums, (int, np.integer)) \
         and not has_aux and transform_kind(f) is None else None
     return grad_f
+
+
+uses_gradient(grad)  # s2sad.hvp called in a differentiated function is differentiated through grad's rule
 
 
 def vjp(f, *primals, has_aux: bool = False):

@@ -42,7 +42,7 @@ from .runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 from .tracebacks import POINTING
 from .transform import generated_jvp, generated_rrule
 
-__all__ = ["composable", "derived_forward"]
+__all__ = ["composable", "derived_forward", "uses_gradient"]
 
 
 def composable(function, kind: str, transform, f, argnums, has_aux: bool = False):
@@ -381,17 +381,134 @@ def _plain(function):
 def _composition_rule(function) -> Rule | None:
     if isinstance(function, Composed) or transform_kind(function) is not None:
         return composed_of(function).rule
-    refused = value_transform(function) or (
-        "jvp_from_pullbacks" if getattr(function, "__name__", None) == "jvp_from_pullbacks" else None)
+    kind = value_transform(function)
+    if kind in ("jvp", "hvp"):
+        return _value_transform_rule(function, kind)
+    refused = kind or (getattr(function, "__name__", None) if getattr(function, "__name__", None) in (
+        "jvp_from_pullbacks", "value_transform_jvp") else None)
     if refused is None:
         return None
     return Rule(function, getattr(function, "__qualname__", refused), rrule_function=_refusing(function, refused))
+
+
+# ---------------------------------------------------------------- s2sad.jvp and s2sad.hvp called in differentiated code
+_value_rules: dict = {}  # s2sad.jvp, s2sad.hvp -> their rule (made once)
+
+
+def _value_transform_rule(function, kind: str) -> Rule:
+    """``s2sad.jvp(f, primals, tangents)`` and ``s2sad.hvp(...)`` in a differentiated function: a sum
+    of derivatives s2sad made (``_terms``) at arguments taken from the two tuples, each with its rule."""
+    rule = _value_rules.get(kind)
+    if rule is None or rule.function is not function:
+        signature = signature_from_text("f, primals, tangents" + (", has_aux=False" if kind == "jvp" else ""))
+
+        def value_transform_rrule(f, primals, tangents, *rest):
+            terms, primals, tangents = _terms(kind, f, primals, tangents, rest)
+            if not terms:  # along zero tangents: zero products, whatever the arguments
+                zeros = tuple(shaped_tangent(ZERO, p) for p in primals if is_float_like(p))
+                return (zeros[0] if len(zeros) == 1 else zeros), lambda cotangent: (NO_TANGENT, NO_TANGENT) + (
+                    tuple(ZERO for _ in primals), tuple(ZERO for _ in tangents))
+            value = _summed([composed(*arguments) for composed, arguments, _ in terms])
+            single = kind == "hvp" and len(value) == 1  # hvp's one product, not a tuple of one
+            if kind == "jvp":
+                value = (value[0], shaped_tangent(value[1], value[0]))
+
+            def value_transform_pullback(cotangent):
+                dprimals, dtangents = [ZERO] * len(primals), [ZERO] * len(tangents)
+                given = unthunk(cotangent)
+                for composed, arguments, sources in terms:
+                    _, pullback = composed.rrule(*arguments)
+                    for (which, index), gradient in zip(sources, pullback((given,) if single else given)[1:]):
+                        if which is not None and not is_zero(unthunk(gradient)):
+                            into = dprimals if which == "primals" else dtangents
+                            into[index] = add(into[index], unthunk(gradient)) if into[index] is not ZERO else unthunk(gradient)
+                return (NO_TANGENT, NO_TANGENT, tuple(dprimals), tuple(dtangents)) + (NO_TANGENT,) * len(rest)
+
+            return (value[0] if single else value), value_transform_pullback
+
+        rule = Rule(function, f"s2sad.{kind}", signature, rrule_function=value_transform_rrule)
+        rule.composition_forward = ForwardRule(rule, {"primals": _value_transform_jvp(kind, "primals"),
+                                                      "tangents": _value_transform_jvp(kind, "tangents")})
+        _value_rules[kind] = rule
+    return rule
+
+
+def _value_transform_jvp(kind: str, which: str):
+    def value_transform_jvp(g, ans, f, primals, tangents, *rest):
+        terms, primals, tangents = _terms(kind, f, primals, tangents, rest)
+        pushed = []
+        for composed, arguments, sources in terms:
+            for slot, (source, index) in enumerate(sources):
+                t = g[index] if source == which and g is not ZERO else ZERO
+                if not is_zero(unthunk(t)) and is_float_like(arguments[slot]):
+                    pushed.append(composed.tangent(slot)(*arguments, t))
+        total = _summed(pushed) if pushed else ZERO
+        return total[0] if kind == "hvp" and total is not ZERO and len(total) == 1 else total
+
+    return value_transform_jvp
+
+
+def _terms(kind: str, f, primals, tangents, rest):
+    """``[(derivative, its arguments, where each comes from)]`` whose outputs sum to
+    ``s2sad.<kind>(f, primals, tangents)``; the sources are ``("primals", i)``, ``("tangents", i)``."""
+    if any(rest):
+        raise UnsupportedSyntaxError("s2sad.jvp with has_aux=True in a differentiated function is not differentiated",
+                                     hint="call it without has_aux")
+    primals, tangents = tuple(primals), tuple(tangents)
+    positions = [i for i, (p, t) in enumerate(zip(primals, tangents))
+                 if is_float_like(p) and t is not None and not is_zero(unthunk(t))]
+    if kind == "jvp":  # (f(p), D f(p)[t]): the generated forward code of f, itself a function of both
+        original = _plain(f)
+        names = list(signature_of(original).parameters)
+        forward = generated_jvp(original, tuple(names[i] for i in positions))
+        forward_names = tuple(signature_of(forward).parameters)
+        composed = Composed(LeafCore(forward, forward_names, ()), tuple(range(len(forward_names))), f"s2sad.jvp({names})")
+        arguments = list(primals) + [filled_tangent(primals[i], tangents[i]) for i in positions]
+        sources = [("primals", i) for i in range(len(primals))] + [("tangents", i) for i in positions]
+        return [(composed, arguments, sources)], primals, tangents
+    # hvp: the gradient pushed along t, one tangent of the gradient's derivative per argument
+    floats = tuple(i for i, p in enumerate(primals) if is_float_like(p))
+    gradient = _gradient_node(f, floats, len(primals))
+    terms = []
+    for r in positions:
+        composed = gradient.tangent(r)
+        sources = [("primals", i) for i in range(len(primals))] + [("tangents", r)]
+        terms.append((composed, list(primals) + [filled_tangent(primals[r], tangents[r])], sources))
+    return terms, primals, tangents
+
+
+_gradient: list = []  # s2sad.grad, which s2sad.api (importing this module) hands over: see uses_gradient
+
+
+def uses_gradient(grad) -> None:
+    """``s2sad.grad``, which ``hvp`` called in a differentiated function is differentiated through."""
+    _gradient[:] = [grad]
+
+
+def _gradient_node(f, positions: tuple, count: int) -> Composed:
+    """``grad(f, argnums=positions)`` as a derivative s2sad made (with ``count`` parameters)."""
+    signature = signature_of(_plain(f)) if composed_of(f) is None else composed_of(f).signature
+    return Composed(NodeCore(_gradient[0], "grad", f, positions, count), tuple(range(count)),
+                    f"s2sad.grad({getattr(f, '__qualname__', f)})", signature)
+
+
+def _summed(values):
+    total = values[0]
+    for value in values[1:]:
+        total = add(total, value)
+    return total
 
 
 def _refusing(function, kind: str):
     """The rule of what s2sad does not differentiate, so that generated code calling it raises an
     s2sad error (at the user's line) rather than a missing rule's."""
     def refused_rrule(*args, **kwargs):
+        if kind == "value_transform_jvp":
+            raise UnsupportedArgumentsError(
+                "a derivative of the forward rule of s2sad.jvp or s2sad.hvp called in a differentiated function "
+                "(a third derivative through it) is not supported yet",
+                hint="differentiate the function s2sad.grad, jacfwd, jacrev or hessian returns, whose derivatives go "
+                     "to any order (jacfwd(jacrev(grad(f))))")
         if kind != "jvp_from_pullbacks":
             raise refuse_value_transform(kind)
         raise UnsupportedArgumentsError(
