@@ -5,7 +5,6 @@ import collections
 import dataclasses
 
 import numpy as np
-import pytest
 
 import s2sad
 from s2sad.containers import leaves, with_leaves

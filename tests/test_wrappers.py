@@ -14,7 +14,7 @@ import pytest
 
 import s2sad
 from markers import line_marked
-from s2sad.errors import ArgumentError, S2SADError, SourceUnavailableError, MissingRuleError, UnsupportedSyntaxError
+from s2sad.errors import ArgumentError, S2SADError, SourceUnavailableError, MissingRuleError
 from finite_differences import numerical_gradient
 
 FILE = os.path.abspath(__file__)
