@@ -81,7 +81,9 @@ class Composed:
         return inner
 
     def __call__(self, *args, **kwargs):
-        return self.core.value(self.inner(args, kwargs))
+        inner = self.inner(args, kwargs)
+        _refuse_complex(inner, self.name)
+        return self.core.value(inner)
 
     def tangent(self, position: int) -> "Composed":
         """``(*args, t) -> D_position self(args)[t]``."""
@@ -95,6 +97,7 @@ class Composed:
 
     def rrule(self, *args, **kwargs):
         inner = self.inner(args, kwargs)
+        _refuse_complex(inner, self.name)
         y, pullback = self.core.rrule(inner)
         feeds, values = self.feeds, args
 
@@ -195,7 +198,6 @@ class NodeCore:
 
     def rrule(self, inner):
         y = self.value(inner)
-        _refuse_complex(inner, self.kind)
 
         def node_pullback(cotangent):
             cotangent = unthunk(cotangent)
@@ -290,12 +292,13 @@ def _basis(x):
         yield e.reshape(np.shape(x)) if isinstance(x, np.ndarray) else type(x)(1.0) if isinstance(x, float) else e.reshape(np.shape(x))
 
 
-def _refuse_complex(inner, kind: str) -> None:
+def _refuse_complex(inner, name: str) -> None:
+    """Second derivatives of complex functions are not checked yet (issue 17): refused."""
     for value in inner:
         for leaf in leaves(value):
             if np.iscomplexobj(leaf):
                 raise UnsupportedArgumentsError(
-                    f"s2sad.{kind} of a function of complex arguments cannot be differentiated again yet",
+                    f"{name}: a transform of a function of complex arguments is not differentiated again yet",
                     hint="split the complex argument into its real and imaginary parts")
 
 
@@ -378,14 +381,25 @@ def _plain(function):
     return original
 
 
+# the names of the functions below that get a rule besides the derivatives: s2sad's transforms that
+# give values, and the forward rules made here (a name not among them is no function of these)
+_NAMED = {"vjp", "jvp", "hvp", "rrule", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "derivative",
+          "jvp_from_pullbacks", "value_transform_jvp"}
+
+
 def _composition_rule(function) -> Rule | None:
-    if isinstance(function, Composed) or transform_kind(function) is not None:
+    """The registry's finder (asked for every callable without a registered rule: kept cheap)."""
+    if type(function) is Composed:
+        return function.rule
+    if getattr(function, "__s2sad_transform__", None) is not None and transform_kind(function) is not None:
         return composed_of(function).rule
+    name = getattr(function, "__name__", None)
+    if name not in _NAMED:
+        return None
     kind = value_transform(function)
     if kind in ("jvp", "hvp"):
         return _value_transform_rule(function, kind)
-    refused = kind or (getattr(function, "__name__", None) if getattr(function, "__name__", None) in (
-        "jvp_from_pullbacks", "value_transform_jvp") else None)
+    refused = kind or (name if name in ("jvp_from_pullbacks", "value_transform_jvp") else None)
     if refused is None:
         return None
     return Rule(function, getattr(function, "__qualname__", refused), rrule_function=_refusing(function, refused))

@@ -533,3 +533,13 @@ def test_grad_of_grad_of_a_jacobian_goes_through_its_rule():
     expected = fd_grad(fd_grad(fd_grad(fd_grad(h))))(x)
     assert_tree_close(s2sad.grad(s2sad.grad(second))(x), expected, "grad(grad(jacrev(grad(h))))")
     assert_tree_close(s2sad.grad(lambda t: s2sad.grad(second, argnums=(0,))(t)[0])(x), expected, "argnums=(0,)")
+
+
+def test_a_composition_at_complex_arguments_is_refused():
+    def f(z):
+        return np.sum(np.abs(z) ** 2)
+
+    z = np.array([1.0 + 2.0j, -0.5j])
+    for compose in (lambda: s2sad.jacfwd(s2sad.grad(f))(z), lambda: s2sad.jacrev(s2sad.grad(f))(z)):
+        with pytest.raises(s2sad.S2SADError, match="complex arguments"):
+            compose()
