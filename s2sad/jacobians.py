@@ -92,29 +92,26 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
     def jacfwd_f(*args):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
-        blocks, output, aux = {}, None, None
+        columns, result = {}, None  # (argument, its leaf) -> per element, the leaves of the output's tangent
         for p in positions:
             units = leaves(args[p])
             for j, unit in enumerate(units):
                 if not is_float_like(unit):
                     continue
-                columns = []
+                columns[p, j] = []
                 for e in _basis(unit):
                     tangents = [ZERO] * len(args)
                     tangents[p] = with_leaves(args[p], [e if i == j else ZERO for i in range(len(units))])
                     result = jvp(f, args, tangents, has_aux=has_aux)
-                    output, column = result[0], result[1]
-                    aux = result[2] if has_aux else None
-                    columns.append([np.asarray(c) for c in leaves(column)])
-                if not columns:  # an empty argument: no jvp tells the output's shape
-                    output = f(*args)[0] if has_aux else f(*args)
-                    columns = []
-                blocks[p, j] = [np.stack([column[k] for column in columns], axis=-1).reshape(np.shape(y) + np.shape(unit))
-                                if columns else np.zeros(np.shape(y) + np.shape(unit)) for k, y in enumerate(leaves(output))]
-        if output is None:
-            output = f(*args)[0] if has_aux else f(*args)
+                    columns[p, j].append(leaves(result[1]))
+        if result is None:  # nothing pushed forward (no float leaf, or empty ones): the output from a call
+            value = f(*args)
+            result = (value[0], None, value[1]) if has_aux else (value, None)
+        output = result[0]
+        blocks = {(p, j): [_stacked([column[k] for column in per_element], y, leaves(args[p])[j])
+                           for k, y in enumerate(leaves(output))] for (p, j), per_element in columns.items()}
         jacobian = _assembled(output, args, positions, isinstance(argnums, int), blocks)
-        return (jacobian, aux) if has_aux else jacobian
+        return (jacobian, result[2]) if has_aux else jacobian
 
     return composable(jacfwd_f, "jacfwd", jacfwd, f, argnums, has_aux)
 
@@ -149,6 +146,16 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         return (jacobian, result[2]) if has_aux else jacobian
 
     return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux)
+
+
+def _stacked(columns, y, unit):
+    """One Jacobian block from its columns: shape ``y.shape + unit.shape`` (None for an output
+    leaf without a tangent space)."""
+    if not is_float_like(y):
+        return None
+    if not columns:
+        return np.zeros(np.shape(y) + np.shape(unit))
+    return np.stack([np.asarray(c) for c in columns], axis=-1).reshape(np.shape(y) + np.shape(unit))
 
 
 def _assembled(output, args, positions, single: bool, blocks):
