@@ -38,6 +38,7 @@ from .registry import Rule, add_rule_finder, rule_for, signature_from_text
 from .registry.forward import ForwardRule, add_forward_finder
 from .runtime.accumulate import add
 from .runtime.calls import held_call
+from .runtime.isolation import detached
 from .runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
 from .tracebacks import POINTING
 from .transform import generated_jvp, generated_rrule
@@ -144,7 +145,7 @@ class LeafCore:
 
     def value(self, inner):
         with POINTING:
-            result = self.forward()(*inner)
+            result = self.forward()(*detached(inner))  # code that writes into an argument writes into copies
         return innermost(result, len(self.chain))
 
     def tangent(self, position: int) -> "LeafCore":
@@ -155,7 +156,7 @@ class LeafCore:
         names = list(signature_of(forward).parameters)
         positions = [i for i, value in enumerate(inner) if is_float_like(value)]
         with POINTING:
-            result, pullback = generated_rrule(forward, tuple(names[i] for i in positions))(*inner)
+            result, pullback = generated_rrule(forward, tuple(names[i] for i in positions))(*detached(inner))
         y = innermost(result, len(self.chain))
 
         def leaf_pullback(cotangent):
@@ -173,6 +174,8 @@ class LeafCore:
 def innermost(result, depth: int):
     """The tangent of the tangent of ... ``depth`` levels down a generated jvp's output, shaped
     like the primal (a symbolic zero becomes zeros)."""
+    if depth == 0:
+        return result
     primal, tangent = result, result
     for _ in range(depth):
         primal = primal[0]
@@ -324,7 +327,7 @@ def rrule_of(base, inner):
     names = list(signature_of(original).parameters)
     positions = [i for i, value in enumerate(inner) if is_float_like(value)]
     with POINTING:
-        y, pullback = generated_rrule(original, tuple(names[i] for i in positions))(*inner)
+        y, pullback = generated_rrule(original, tuple(names[i] for i in positions))(*detached(inner))
 
     def plain_pullback(cotangent):
         with POINTING:
