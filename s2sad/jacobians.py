@@ -21,6 +21,7 @@ from .containers import fields, filled_tangent, leaves, with_leaves
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
 from .runtime.finiteness import has_nan, refuse_nan
+from .runtime.isolation import detached
 from .registry.forward import forward_rule
 from .runtime.projection import check_differentiable
 from .runtime.structure import zeros_like_primal
@@ -93,6 +94,7 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
         columns, result = {}, None  # (argument, its leaf) -> per element, the leaves of the output's tangent
+        runs = _runs(args)
         for p in positions:
             units = leaves(args[p])
             for j, unit in enumerate(units):
@@ -102,10 +104,10 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
                 for e in _basis(unit):
                     tangents = [ZERO] * len(args)
                     tangents[p] = with_leaves(args[p], [e if i == j else ZERO for i in range(len(units))])
-                    result = jvp(f, args, tangents, has_aux=has_aux)
+                    result = jvp(f, next(runs), tangents, has_aux=has_aux)
                     columns[p, j].append(leaves(result[1]))
         if result is None:  # nothing pushed forward (no float leaf, or empty ones): the output from a call
-            value = f(*args)
+            value = f(*next(runs))
             result = (value[0], None, value[1]) if has_aux else (value, None)
         output = result[0]
         blocks = {(p, j): [_stacked([column[k] for column in per_element], y, leaves(args[p])[j])
@@ -146,6 +148,16 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         return (jacobian, result[2]) if has_aux else jacobian
 
     return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux)
+
+
+def _runs(args):
+    """The arguments for each run of a function a Jacobian runs once per element: the caller's
+    own the first time, so that a function changing an argument in place leaves the change once,
+    as one call does; copies of them as they were given after that."""
+    given = detached(args)
+    yield args
+    while True:
+        yield detached(given)
 
 
 def _stacked(columns, y, unit):
@@ -224,12 +236,13 @@ def hessian(f, argnums=0):
         if any(fields(args[p]) is not None for p in positions) or not _from_source(f):
             return jacfwd(jacrev(f, argnums), argnums)(*args)  # JAX's definition: containers nest as its do
         blocks = {}
+        runs = _runs(args)
         for q in positions:
             columns = {p: [] for p in positions}
             for e in _basis(args[q]):
                 tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
                 tangents[q] = e
-                products = hvp(f, args, tangents)
+                products = hvp(f, next(runs), tangents)
                 float_positions = [i for i, a in enumerate(args) if is_float_like(a)]
                 products = products if isinstance(products, tuple) else (products,)
                 for p in positions:

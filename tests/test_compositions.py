@@ -543,3 +543,40 @@ def test_a_composition_at_complex_arguments_is_refused():
     for compose in (lambda: s2sad.jacfwd(s2sad.grad(f))(z), lambda: s2sad.jacrev(s2sad.grad(f))(z)):
         with pytest.raises(s2sad.S2SADError, match="complex arguments"):
             compose()
+
+
+def doubles_its_first_entry(x):
+    x[0] = x[0] * 2.0
+    return np.sum(x ** 3)
+
+
+def test_a_composition_leaves_an_argument_changed_in_place_as_one_call_does():
+    """The derivatives run generated code once per basis vector, on copies: the caller's array is
+    changed as one call of the transform's function changes it, not once per run."""
+    from s2sad.runtime.structure import tangent_setitem
+
+    if rule_for(tangent_setitem) is None:
+        pytest.skip("needs a reverse rule for tangent_setitem, what forward code writes an element's tangent with "
+                    "(issue 17, first part)")
+    x = np.array([0.5, 1.0, -0.3])
+    x0 = x.copy()
+    hessian = s2sad.jacfwd(s2sad.grad(doubles_its_first_entry))(x)
+    np.testing.assert_allclose(hessian, np.diag([48 * x0[0], 6 * x0[1], 6 * x0[2]]), rtol=1e-12)
+    changed = x0.copy()
+    s2sad.grad(doubles_its_first_entry)(changed)
+    np.testing.assert_array_equal(x, changed)
+
+
+def doubles_its_first_entry_elementwise(x):
+    x[0] = x[0] * 2.0
+    return x ** 3
+
+
+def test_jacfwd_leaves_an_argument_changed_in_place_once():
+    """One jvp per element ran the function's write on the caller's array each time (x[0] went
+    0.5 -> 4.0); now once, as jacrev and one call leave it."""
+    for transform in (s2sad.jacfwd, s2sad.jacrev):
+        x = np.array([0.5, 1.0, -0.3])
+        jacobian = transform(doubles_its_first_entry_elementwise)(x)
+        np.testing.assert_allclose(jacobian, np.diag([24 * 0.25, 3 * 1.0, 3 * 0.09]), rtol=1e-12)
+        np.testing.assert_array_equal(x, [1.0, 1.0, -0.3])
