@@ -17,6 +17,7 @@ Conventions shared by all rules:
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -52,7 +53,10 @@ __all__ = [
     "owned_tangent",
     "zipped",
     "merged_keywords",
+    "with_attribute",
     "write_back",
+    "entering",
+    "entered_value",
 ]
 
 
@@ -493,6 +497,15 @@ def zipped(*iterables, strict=False):
     return list(zip(*iterables, strict=strict))
 
 
+def with_attribute(obj, name: str, value):
+    """``obj.name = value`` as a value: a shallow copy of ``obj`` with the attribute set (what the
+    normaliser writes for an attribute assignment; the aliasing analysis refuses it where another
+    name for ``obj`` is read after it, the one place the copy would differ from the change)."""
+    changed = copy.copy(obj)
+    setattr(changed, name, value)
+    return changed
+
+
 def merged_keywords(first, second):
     """The keywords of a call written ``f(**first, k=v)`` (``second`` holds ``k=v``): one dict,
     a key given twice a TypeError, as Python's call raises it."""
@@ -500,3 +513,30 @@ def merged_keywords(first, second):
     if repeated:
         raise TypeError(f"got multiple values for keyword argument {repeated[0]!r}")
     return {**first, **second}
+
+
+class ContextEntry:
+    """A context manager entered for ``with manager as name``: ``with`` enters this object,
+    which enters ``manager`` and keeps what its ``__enter__`` gave, for ``entered_value``."""
+
+    __slots__ = ("manager", "value")
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def __enter__(self):
+        self.value = self.manager.__enter__()
+        return self
+
+    def __exit__(self, *exception):
+        return self.manager.__exit__(*exception)
+
+
+def entering(manager):
+    """``manager``, to be entered by ``with`` (``with manager as name``: see ``entered_value``)."""
+    return ContextEntry(manager)
+
+
+def entered_value(entry):
+    """What ``with manager as name`` binds to ``name``: the value ``manager.__enter__()`` gave."""
+    return entry.value

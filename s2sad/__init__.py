@@ -16,7 +16,8 @@ from .api import grad, rrule, value_and_grad, vjp  # noqa: E402
 from .decorator import Differentiated, differentiate, show  # noqa: E402
 from .registry.forward import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
-    ArgumentError, MissingRuleError, RuleError, S2SADError, SourceUnavailableError, UnsupportedSyntaxError,
+    ArgumentError, MissingRuleError, RefusedBranchWarning, RuleError, S2SADError, SourceUnavailableError,
+    UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
     defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
@@ -51,4 +52,5 @@ __all__ = [
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",
     "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "RuleError",
+    "RefusedBranchWarning",
 ]

@@ -78,7 +78,9 @@ def as_tangent(like, given):
 def filled_tangent(like, given):
     """A tangent the user gave for the input ``like`` of forward code, in ``like``'s container
     with real zeros where it has None or ZERO (forward code computes with every leaf's
-    tangent); a ZERO for the whole input stays ZERO (that input is not pushed forward)."""
+    tangent); a ZERO or None for the whole input is ZERO (that input is not pushed forward)."""
+    if given is None:
+        return ZERO
     if is_zero(given) or fields(like) is None:
         return given
     return in_container(like, given, _filled_leaf)

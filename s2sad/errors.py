@@ -1,6 +1,7 @@
 """The exceptions s2sad raises, and how they point at the user's source."""
 from __future__ import annotations
 
+import linecache
 from dataclasses import dataclass
 
 
@@ -79,3 +80,27 @@ def handled_exception(caught: BaseException, handler: str) -> UnsupportedSyntaxE
         f"{type(caught).__name__}: {caught} was raised in a `try` block, and the `except` at {handler} would "
         "handle it: s2sad differentiates the path of a `try` where nothing is raised, not the handler's",
         hint="test the condition before the call (if ...: else:) so that both paths are code s2sad differentiates")
+
+
+def untaken_branch_error(kind: str, message: str, filename: str, line: int, column: int, hint: str) -> S2SADError:
+    """The error generated code raises when it takes a branch s2sad refused when it transformed the
+    function (frontend/untaken.py): the refusal itself (of its class ``kind``), at the user's line,
+    raised only now."""
+    text = linecache.getline(filename, line).rstrip("\n")
+    taken = "this branch was refused when the function was transformed, and this call took it"
+    error_class = next((c for c in _refusal_classes() if c.__name__ == kind), UnsupportedSyntaxError)
+    return error_class(message, SourceLocation(filename, line, column, text), hint=f"{taken}; {hint}" if hint else taken)
+
+
+def _refusal_classes():
+    classes, stack = [], [S2SADError]
+    while stack:
+        error_class = stack.pop()
+        classes.append(error_class)
+        stack.extend(error_class.__subclasses__())
+    return classes
+
+
+class RefusedBranchWarning(UserWarning):
+    """A branch of a differentiated function was refused: the function is differentiated on its
+    other paths, and raises the refusal if a call takes that branch."""

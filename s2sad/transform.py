@@ -24,9 +24,11 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key
+from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import TransformedCall, TransformedForwardCall
-from .cache.validity import current_check, dependencies, identity, table_text, verified, without_table
+from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
+from .cache.validity import warn_refused_branches
 
 if TYPE_CHECKING:
     from .codegen.reverse import GeneratedModule
@@ -149,23 +151,33 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .frontend.ir import names_of, static_callees
     from .frontend.normalize import normalize
 
-    source = read_function(function)
-    try:
-        check(source)
-        ir = normalize(source)
-    except S2SADError as error:
-        _name_the_decorator(error, function)
-        raise
-    namer = Namer()
-    # The normaliser's names are taken; the generator continues with the same namer.
-    namer.reserve(*names_of(ir))
-    if mode == "forward":
-        from .codegen.forward import generate_forward
+    from .frontend.untaken import MOST_BRANCHES, without_refused_branch
 
-        generated = generate_forward(ir, wrt, source.function, namer)
-    else:
-        generated = generate(ir, wrt, source.function, namer, optimize)
-    return generated, table_text(dependencies(function, static_callees(ir)))
+    source = read_function(function)
+    refused = []
+    while True:
+        try:
+            check(source)
+            ir = normalize(source)
+            namer = Namer()
+            # The normaliser's names are taken; the generator continues with the same namer.
+            namer.reserve(*names_of(ir))
+            if mode == "forward":
+                from .codegen.forward import generate_forward
+
+                generated = generate_forward(ir, wrt, source.function, namer)
+            else:
+                generated = generate(ir, wrt, source.function, namer, optimize)
+            break
+        except S2SADError as error:
+            narrowed = without_refused_branch(source, error) if len(refused) < MOST_BRANCHES else None
+            if narrowed is None:
+                _name_the_decorator(error, function)
+                raise
+            source = narrowed
+            refused.append(error)
+    table = table_text(dependencies(function, static_callees(ir)))
+    return generated, table + refused_table(refused)
 
 
 def _name_the_decorator(error: S2SADError, function) -> None:
@@ -259,6 +271,7 @@ def _load_or_generate(function, wrt, mode):
         module = cache.load_module(name, source, path)
         still_current = _bind_current(module, function)
     _sources.setdefault(function, {})[(mode, wrt)] = without_table(source)
+    warn_refused_branches(module, function)
     entry = _entry_of(module, "_jvp" if mode == "forward" else "_rrule")
     entry.__s2sad_module__ = module
     entry.__s2sad_current__ = still_current  # run before each call: see validity.py
@@ -331,6 +344,8 @@ def _resolve_recipe(recipe, env: Environment, function):
         return function.__globals__
     if kind == "cell":
         return env.closure[recipe[1]]
+    if kind == "class":
+        return defined_class(*recipe[1:], function.__globals__)
     callee = _resolve_reference(recipe[1], env)
     if kind == "transformed":
         return transformed_call(callee, recipe[2], recipe[3])

@@ -4,7 +4,7 @@ import numpy as np
 
 def uses_attribute_assignment(x):
     holder = Holder()
-    holder.value = x  # refused: attribute assignment
+    holder.inner.value = x  # refused: nested attribute assignment
     return holder.value
 
 
@@ -49,7 +49,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with open("f") as handle:  # refused: with
+    with open("f") as handle.name:  # refused: with
         return x
 
 

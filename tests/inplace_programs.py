@@ -291,3 +291,33 @@ def variables_named_like_the_code_they_become(x):
     added_at = np.zeros(3)
     np.add.at(added_at, [0, 0], x[:2])
     return np.sum(written_into * added_at)
+
+
+def write_into_what_a_list_slot_was_given(x):
+    a, c = x * 1.0, x * 2.0
+    slots = [a, a]
+    slots[0] = c  # the list now holds c itself
+    first, second = slots
+    first += x
+    return np.sum(c * x)
+
+
+def tuple_swap_then_write(x):
+    prev, cur = x * 1.0, x * 2.0
+    for _ in range(3):
+        nxt = cur.copy()
+        nxt[0] = 2.0 * cur[0] - prev[0]
+        prev, cur = cur, nxt  # each name is the item it took: nxt is a new array
+    return np.sum(cur ** 2 + prev)
+
+
+def fresh_each_iteration_but_named_twice(x):
+    cur = x * 1.0
+    total = 0.0
+    for _ in range(3):
+        nxt = cur.copy()
+        keep = nxt
+        nxt[0] = 2.0 * cur[0]  # keep is nxt: it sees the write
+        total = total + np.sum(keep)
+        cur = nxt
+    return total

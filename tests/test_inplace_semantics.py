@@ -44,6 +44,7 @@ EXACT = {
     "ufunc_with_out": r(3),
     "broadcast_into_out": r(3),
     "variables_named_like_the_code_they_become": r(3),
+    "tuple_swap_then_write": r(3),
 }
 
 
@@ -97,6 +98,8 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "fill_the_diagonal": ("np.fill_diagonal(y, 0.0)", "np.fill_diagonal"),
     "method_with_out": ("np.outer(x, x).sum(axis=0, out=y)", "out="),
     "write_into_what_a_dict_holds": ("w[0] = 1.0", "`d`"),
+    "write_into_what_a_list_slot_was_given": ("first += x", "`c`"),  # gave a wrong gradient before
+    "fresh_each_iteration_but_named_twice": ("nxt[0] = 2.0 * cur[0]", "`keep`"),
 }
 
 

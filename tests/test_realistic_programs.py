@@ -219,26 +219,12 @@ CORPUS = {
 # must contain, and why. Each test is a strict xfail, so it turns into a failure to remove from
 # here once the construct lands.
 REFUSED = {
-    ("reverse", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no rule for `functools.reduce`",
-                                             "compiled callee without a rule: functools.reduce"),
-    ("forward", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no forward rule for `functools.reduce`",
-                                             "compiled callee without a rule: functools.reduce"),
     ("reverse", "list_of_functions_with_closure_lambda"): (
         s2sad.UnsupportedSyntaxError, "lambda used as a value reads the variable `scale`",
         "issue 16 items 1 and 3: a lambda held in a list that reads a local variable"),
     ("forward", "list_of_functions_with_closure_lambda"): (
         s2sad.UnsupportedSyntaxError, "lambda used as a value reads the variable `scale`",
         "issue 16 items 1 and 3: a lambda held in a list that reads a local variable"),
-    ("reverse", "wave_equation_copies_and_swap"): (
-        s2sad.UnsupportedSyntaxError, "changes memory that `u` shares",
-        "conservative alias analysis: after `u_prev, u = u, u_next`, `u_next = u.copy()` is taken to share `u`"),
-    ("forward", "wave_equation_copies_and_swap"): (
-        s2sad.UnsupportedSyntaxError, "changes memory that `u` shares",
-        "conservative alias analysis: after `u_prev, u = u, u_next`, `u_next = u.copy()` is taken to share `u`"),
-    **{(mode, name): (s2sad.UnsupportedSyntaxError, "class definitions inside a differentiated function are not supported",
-                      "issue 16 item 5: a class defined inside the differentiated function")
-       for mode in ("reverse", "forward")
-       for name in ("class_defined_inside_the_function", "dataclass_defined_inside_the_function")},
 }
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
+from ..rules.helpers import with_attribute
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -57,17 +58,19 @@ def may_share(op: Operation) -> list[str]:
         shared = callee.name in VIEWS or (callee.name == "astype" and any(k == "copy" for k, _ in op.kwargs))
         return op.uses()[:1] if shared and op.args and isinstance(op.args[0], Var) else []
     value = callee.value
+    if value is with_attribute:
+        return op.uses()  # the new object holds the old one's arrays, and the value
     name = getattr(value, "__name__", "")
     if value is operator.getitem or name in VIEWS or (name in ("array", "astype") and any(k == "copy" for k, _ in op.kwargs)):
         return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
-    if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not _from_a_library(value):
+    if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not from_a_library(value):
         return op.uses()  # the user's own function may hand back what it was given
     return []
 
 
-def _from_a_library(value) -> bool:
+def from_a_library(value) -> bool:
     module = getattr(value, "__module__", "") or ""
-    return module.split(".")[0] in ("numpy", "scipy", "math", "s2sad", "operator", "builtins")
+    return module.split(".")[0] in ("numpy", "scipy", "math", "s2sad", "rules", "operator", "builtins")
 
 
 class Groups:
@@ -80,17 +83,30 @@ class Groups:
     ``y``), but not by ``s``; a write through something that may be any item of ``p`` (an
     element taken from it is linked to ``p``) may change every item."""
 
-    def __init__(self, statements, extra_links=(), copies_only=False):
+    def __init__(self, statements, extra_links=(), copies_only=False, operations=None):
         self.parent: dict[str, str] = {}
         self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
         self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
-        for op in operations_of(statements):
+        operations = operations_of(statements) if operations is None else operations
+        displays = {op.target: op for op in operations if op.kind == "tuple"}
+        made_by: dict[str, Operation] = {}
+        for op in operations:
+            made_by.setdefault(op.target, op)
+        for op in operations:
+            item = _unpacked_item(op, displays)
+            if item is not None:
+                self.link(op.target, item)  # `a, b = b, a`: each name is the item it took, not the others
+                continue
             if copies_only:
                 for name in op.uses() if op.kind == "copy" else []:
                     self.link(op.target, name)
             elif op.kind in _CONTAINERS:
                 for name in op.uses():
                     self.hold(op.target, name)
+            elif op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var):
+                if _origin(op.args[0].name, made_by).kind in ("list", "dict"):
+                    for name in op.uses()[1:]:  # `xs[i] = v` puts v itself in the list (the index too: harmless)
+                        self.hold(op.args[0].name, name)
             elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
                 self.link(op.target, op.args[0].name)  # the list itself, changed
                 for name in op.uses()[1:]:
@@ -145,6 +161,19 @@ class Groups:
         return seen
 
 
+def _unpacked_item(op: Operation, displays: dict) -> str | None:
+    """The variable ``op`` unpacks from a tuple written out in this function (``a, b = b, a`` makes
+    the display ``(b, a)`` and unpacks it). A tuple never changes, so its items are the ones written."""
+    if op.kind != "unpack" or not op.args or not isinstance(op.args[0], Var):
+        return None
+    display = displays.get(op.args[0].name)
+    if display is None or op.index is None or not 0 <= op.index < len(display.args) \
+            or len(display.args) != op.length:
+        return None
+    item = display.args[op.index]
+    return item.name if isinstance(item, Var) else None
+
+
 # operations that make a container of their operands (which ``Groups`` holds apart)
 _CONTAINERS = ("list", "tuple", "dict")
 
@@ -182,18 +211,22 @@ def program_order(statements):
     return order, loops, statement
 
 
-def _user_name(version: str) -> str:
+def user_name(version: str) -> str:
     return re.sub(r"_\d+$", "", version)
 
 
-def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]:
+def check_writes(function, in_place: dict, source, updated_attributes=None) -> dict[int, tuple[str, str]]:
     """Refuse each in-place write after which another name for the written memory is read.
 
     ``in_place`` maps ``id`` of an operation that changes memory without a ``mutate`` of its
     own (``y += v``, normalised as ``y_2 = written_into(y + v, y)``) to the version it
     changes. Whether ``y += v`` changes memory depends on ``y``'s type (an array's does, a
     float's does not), so those are not refused here: their ids are returned, with the two
-    names involved, for a check when the code runs."""
+    names involved, for a check when the code runs.
+
+    ``updated_attributes`` maps ``id`` of such a write made for ``p.w += v`` to ``p``: the
+    versions of ``p`` are exempt, as the new one is given the changed array (``with_attribute``)
+    and the old ones are never read again (other names for the object are checked as usual)."""
     guarded = {}
     operations = operations_of(function.statements)
     groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place])
@@ -201,19 +234,7 @@ def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]
     made_by = {}
     for op in operations:
         made_by.setdefault(op.target, op)
-    order, loops, statement = program_order(function.statements)
-    defined = {}
-    for op in operations:
-        defined.setdefault(op.target, order[id(op)])
-    readers = [(op, set(op.uses())) for op in operations]
-    for item in conditions_of(function.statements):
-        readers.append(item)
-    end = len(order)
-    starts = {}  # loop -> the position of its first operation
-    for op in operations:
-        for loop in loops[id(op)]:
-            starts[loop] = min(starts.get(loop, end), order[id(op)])
-    result = function.result.name if isinstance(function.result, Var) else None
+    reads = Reads(function)
     for write in operations:
         if write.kind == "mutate" and write.callee.name == "setitem":
             container = write.args[0].name
@@ -224,22 +245,70 @@ def check_writes(function, in_place: dict, source) -> dict[int, tuple[str, str]]
         # `xs[i] = v` on a list or dict puts another object in a slot: only other names for
         # the list itself see it, not the arrays it holds or held
         shared = names if _origin(container, made_by).kind in ("list", "dict") else groups
-        here, around = order[id(write)], set(loops[id(write)])
+        made = reads.made_this_iteration(container, write, operations)
+        if made is not None and shared is groups:
+            # new memory each iteration: only what this iteration linked to it before the write
+            # can hold it (what the end of the iteration links to it holds the written array)
+            between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
+            shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
+                            operations=between)
+        owner = (updated_attributes or {}).get(id(write))
         for other in sorted(shared.of(container) - {container, write.target}):
-            born = defined.get(other, -1)
-            reads = [(order.get(id(reader), end), set(loops.get(id(reader), ())))
-                     for reader, used in readers if other in used and reader is not write]
-            if other == result:
-                reads.append((end, set()))
-            for at, enclosing in reads:
-                # read after the write and after it was made, or in a loop around the write
-                # that it was made outside of (the next iteration reads the changed memory)
-                if born < here < at or any(born < starts[loop] for loop in around & enclosing):
-                    if id(write) in in_place:
-                        guarded[id(write)] = (_user_name(container), _user_name(other))
-                        break
-                    _refuse(write, container, other, statement[id(write)], source)
+            if owner is not None and user_name(other) == owner:
+                continue
+            if reads.after(other, write):
+                if id(write) in in_place:
+                    guarded[id(write)] = (user_name(container), user_name(other))
+                    break
+                _refuse(write, container, other, reads.statement[id(write)], source)
     return guarded
+
+
+class Reads:
+    """Where each variable is read, in program order: which reads come after a given write."""
+
+    def __init__(self, function):
+        operations = operations_of(function.statements)
+        self.order, self.loops, self.statement = program_order(function.statements)
+        self.defined = {}
+        for op in operations:
+            self.defined.setdefault(op.target, self.order[id(op)])
+        self.readers = [(op, set(op.uses())) for op in operations] + conditions_of(function.statements)
+        self.end = len(self.order)
+        self.starts = {}  # loop -> the position of its first operation
+        for op in operations:
+            for loop in self.loops[id(op)]:
+                self.starts[loop] = min(self.starts.get(loop, self.end), self.order[id(op)])
+        self.result = function.result.name if isinstance(function.result, Var) else None
+
+    def made_this_iteration(self, name: str, write: Operation, operations) -> int | None:
+        """The position of the operation that makes ``name``'s memory anew in each iteration of
+        the innermost loop around ``write``, before it (``u_next = u.copy()``); None when its
+        memory may be older (made outside the loop, on some paths, or a view of something)."""
+        if not self.loops[id(write)]:
+            return None
+        definitions = [op for op in operations if op.target == name and op.kind != "mutate"]
+        if len(definitions) != 1:
+            return None
+        op = definitions[0]
+        if op.kind == "copy" and isinstance(op.args[0], Var):
+            return self.made_this_iteration(op.args[0].name, write, operations)
+        if op.kind in ("unpack", "element", "list", "tuple", "dict") or may_share(op) \
+                or self.loops[id(op)] != self.loops[id(write)] or self.order[id(op)] > self.order[id(write)]:
+            return None
+        return self.order[id(op)]
+
+    def after(self, name: str, write: Operation) -> bool:
+        """Whether ``name`` is read after ``write`` and after it was made, or in a loop around the
+        write that it was made outside of (the next iteration reads what the write changed)."""
+        born = self.defined.get(name, -1)
+        here, around = self.order[id(write)], set(self.loops[id(write)])
+        reads = [(self.order.get(id(reader), self.end), set(self.loops.get(id(reader), ())))
+                 for reader, used in self.readers if name in used and reader is not write]
+        if name == self.result:
+            reads.append((self.end, set()))
+        return any(born < here < at or any(born < self.starts[loop] for loop in around & enclosing)
+                   for at, enclosing in reads)
 
 
 def _origin(name: str, made_by: dict) -> Operation:
@@ -269,7 +338,7 @@ def conditions_of(block):
 
 
 def _refuse(write, container: str, other: str, where, source):
-    written, seen = _user_name(container), _user_name(other)
+    written, seen = user_name(container), user_name(other)
     what = f"`{written}[...] = ...`"
     raise UnsupportedSyntaxError(
         f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "

@@ -25,7 +25,9 @@ import builtins
 import dis
 import inspect
 import types
+import warnings
 
+from ..errors import RefusedBranchWarning
 from ..registry import rule_for
 from ..frontend.resolve import Environment, found, unwrap
 
@@ -74,7 +76,7 @@ def dependencies(function, spellings=()) -> dict[str, str]:
     ``np.linalg.inv``, ``helpers.h``) with every prefix of it, with their ``identity``."""
     env = Environment(function)
     table = {}
-    for name in _names_in(function.__code__):
+    for name in _names_in(function.__code__) | set(env.imports):  # and what its own imports bind
         value = env.lookup(name)
         if found(value) and _is_static(value):
             table[name] = identity(value)
@@ -93,6 +95,27 @@ def dependencies(function, spellings=()) -> dict[str, str]:
 def table_text(depends: dict[str, str]) -> str:
     lines = "".join(f"    {spelling!r}: {what!r},\n" for spelling, what in depends.items())
     return f"\n\n{HEADING}DEPENDS = {{\n{lines}}}\n"
+
+
+def refused_table(refused: list) -> str:
+    """The branches refused when the function was transformed (frontend/untaken.py), each as
+    ``(file, line, column, message)``: warned of whenever the module is loaded."""
+    if not refused:
+        return ""
+    lines = "".join(f"    {(e.location.filename, e.location.line, e.location.column, e.message)!r},\n" for e in refused)
+    return f"REFUSED_BRANCHES = [\n{lines}]\n"
+
+
+# What warn_refused_branches has shown: Python's filters show each warning once per line and text.
+_warned: dict = {}
+
+
+def warn_refused_branches(module, function) -> None:
+    """One warning per refused branch, at the user's line."""
+    for filename, line, column, message in getattr(module, "REFUSED_BRANCHES", ()):
+        warnings.warn_explicit(
+            f"s2sad differentiates {function.__qualname__} on every path but the branch at {filename}:{line}:{column}, "
+            f"which raises if a call takes it: {message}", RefusedBranchWarning, filename, line, registry=_warned)
 
 
 def without_table(source: str) -> str:

@@ -29,7 +29,8 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception")
+                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
+                 "unsuppressed")
 
 
 @dataclass
@@ -170,8 +171,10 @@ class Emitter:
         """``if condition:``, ``with manager:`` for a Context, ``try:`` for a Guarded body."""
         if isinstance(branch, Guarded):
             return "try:"
-        word = "with" if isinstance(branch, Context) else "if"
-        return f"{word} {self.code(branch.condition)}:"
+        if isinstance(branch, Context):
+            where = f"{branch.location.filename}:{branch.location.line}"
+            return f"with unsuppressed({self.code(branch.condition)}, {where!r}):"
+        return f"if {self.code(branch.condition)}:"
 
     def branch_footer(self, branch: Branch) -> list[str]:
         """What closes a Guarded body: the user's handled exceptions, refused as they are caught."""

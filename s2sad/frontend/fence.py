@@ -15,7 +15,7 @@ SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
     cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.Try, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
-    cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef,
+    cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef, cst.Import, cst.ImportFrom,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -34,9 +34,6 @@ REFUSED = {
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
-    cst.Import: ("imports inside a differentiated function are not supported", "import at module level"),
-    cst.ImportFrom: ("imports inside a differentiated function are not supported", "import at module level"),
-    cst.ClassDef: ("class definitions inside a differentiated function are not supported", "define the class at module level"),
     cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
     cst.Match: ("`match` statements are not supported", "use if/elif"),
@@ -104,6 +101,8 @@ class _Fence(ReadingVisitor):
             kind = _kinds[type(node)] = _Kind(type(node))
         if kind.role is _DECORATOR or isinstance(node, cst.ExceptHandler):
             return False  # decorators are dropped, an `except` block refused if it runs: neither is differentiated
+        if isinstance(node, cst.ClassDef):
+            return False  # a class statement runs as it is (normalize_classes.py); its methods are read when called
         if kind.role is _NESTED:
             self.check_nested(node)
         if node in self.allowed:
@@ -159,10 +158,14 @@ class _Fence(ReadingVisitor):
                                 "for a nested element write `y[i, j] = v`, or build the inner value in a variable first")
                 if isinstance(leaf, cst.Subscript) and isinstance(node, cst.AnnAssign):
                     self.refuse(leaf, "an annotated element assignment is not supported", "drop the annotation")
+                if isinstance(leaf, cst.Attribute) and isinstance(leaf.value, cst.Name) \
+                        and not isinstance(node, cst.AnnAssign):
+                    continue  # `p.w = v` on a variable's object
                 if not isinstance(leaf, (cst.Name, cst.Subscript)):
-                    what = "assignment to an attribute" if isinstance(leaf, cst.Attribute) else "this assignment target"
+                    what = "assignment to a nested attribute" if isinstance(leaf, cst.Attribute) else "this assignment target"
                     self.refuse(leaf, f"{what} is not supported yet",
-                                "build a new object (for example dataclasses.replace(obj, field=value)) instead of changing one")
+                                "assign the attribute of a variable (`inner = p.inner; inner.w = v; p.inner = inner`), "
+                                "or build a new object (dataclasses.replace(obj, field=value))")
 
 
 def _target_leaves(target):

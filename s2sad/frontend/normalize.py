@@ -18,10 +18,12 @@ import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
 from ..analysis.aliasing import check_writes
+from ..analysis.attribute_writes import check_attribute_writes
 from ..rules.helpers import owned_copy, write_back, written_into_shared
 from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
 from .normalize_branches import BranchNormalizer
 from .normalize_calls import CallNormalizer
+from .normalize_classes import ClassNormalizer
 from .normalize_expressions import ExpressionNormalizer
 from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
@@ -32,7 +34,7 @@ from .source import FunctionSource
 
 
 class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, CallNormalizer,
-                 MutationNormalizer):
+                 MutationNormalizer, ClassNormalizer):
     """The parts over one shared state: no part overrides another's method, so the order of the bases
     does not matter."""
 
@@ -72,7 +74,8 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             imports=self.imports, location=self.source.location(funcdef),
             written_back=tuple(self.owned),
         )
-        guarded = check_writes(function, self.in_place, self.source)
+        guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
+        check_attribute_writes(function, self.source)
         for operation in operations_of(statements):
             if id(operation) in guarded:
                 operation.callee = Callee("static", "written_into_shared", written_into_shared)

@@ -101,6 +101,8 @@ class ExpressionNormalizer(NormalizerState):
                                          f"call it directly (`{name}(x)`), or define it at module level and pass that")
         if name in CONSTANT_NAMES:
             return Const(name)
+        if name in self.local_classes:
+            return Const(self.local_classes[name])
         value = self.env.lookup(name)
         if not found(value):
             raise UnsupportedSyntaxError(f"name `{name}` is not defined", self.source.location(node),

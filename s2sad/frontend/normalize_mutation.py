@@ -13,8 +13,9 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import added_at, subtracted_at, written_into
+from ..rules.helpers import added_at, subtracted_at, with_attribute, written_into
 from .ir import Atom, Callee, Const, Operation, Var
+from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
 
 LIST_MUTATORS = ("append", "extend", "pop")
@@ -78,6 +79,37 @@ class MutationNormalizer(NormalizerState):
         self.emit(Operation(target, "mutate", Callee("method", f"{container.name}.{method}", name=method),
                             [container, *args]))
         return Var(target)
+
+    def set_attribute(self, target: cst.Attribute, value: Atom) -> None:
+        """``p.w = v``: ``p`` names a new object, ``p_2 = with_attribute(p, "w", v)``. Python changes
+        the object itself, so this is exact only for an object the function made, with no other name
+        for it read afterwards: analysis/attribute_writes.py refuses the rest."""
+        owner, name = target.value.value, target.attr.value
+        if owner not in self.current:
+            raise UnsupportedSyntaxError(f"`{owner}.{name} = ...` changes `{owner}`, an object the function did not make",
+                                         self.source.location(target),
+                                         f"assign attributes of objects the function makes or copies: "
+                                         f"`{owner} = copy.copy({owner})` first")
+        current = self.current[owner]
+        version = self.namer.version(owner)
+        self.emit(Operation(version, "call", Callee("static", "with_attribute", with_attribute),
+                            [Var(current), Const(repr(name)), value]))
+        self.current[owner] = version
+
+    def augmented_attribute(self, node: cst.AugAssign, binary) -> None:
+        """``p.w += v``: ``w = p.w; w += v; p.w = w``, the middle step changing an array's memory
+        as Python's does (checked by the aliasing analysis like any ``y += v``)."""
+        held = self.expression(node.target)
+        value = self.expression(node.value)
+        function, symbol = BINARY[binary]
+        computed = self.operation(None, symbol, [held, value], Operation(
+            "", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"), [held, value]))
+        kept = Operation(self.namer.fresh(f"{atom_name(held)}_kept"), "call",
+                         Callee("static", "written_into", written_into), [computed, held])
+        self.emit(kept)
+        self.in_place[id(kept)] = held.name
+        self.updated_attributes[id(kept)] = node.target.value.value
+        self.set_attribute(node.target, Var(kept.target))
 
     def list_mutation(self, node: cst.Call, want) -> Atom:
         """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list."""

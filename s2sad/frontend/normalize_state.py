@@ -18,7 +18,7 @@ from ..runtime.support import __all__ as RUNTIME_NAMES
 from .ir import Atom, Const, Operation, Statement, Var
 from .naming import Namer
 from .normalize_syntax import count_returns
-from .resolve import Environment, importable_module_name
+from .resolve import S2SAD_NAMES, Environment, importable_module_name
 from .source import FunctionSource
 
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
@@ -29,7 +29,7 @@ YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated 
 # Names generated code itself uses; user variables that collide are renamed.
 # Names generated code reads that a user's variable must not take: the modules, the rules'
 # helpers (``fit``, ``conj``, ``unbroadcast``, ...) and the runtime's (``accumulate``, ...).
-RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES)
+RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES) | set(S2SAD_NAMES)
 
 
 class NormalizerState:
@@ -49,10 +49,12 @@ class NormalizerState:
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
         self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.local_classes: dict[str, str] = {}  # class defined in the body -> the module-level name it is bound to
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
+        self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` -> the variable `p`
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)

@@ -29,6 +29,9 @@ class NameUses(ReadingVisitor):
         for leaf in target_parts(target):
             if isinstance(leaf, cst.Name):
                 self.stores[leaf.value] = None
+            elif isinstance(leaf, cst.Attribute) and isinstance(leaf.value, cst.Name):
+                self.stores[leaf.value.value] = None  # ``p.w = v`` makes ``p`` a new version
+                self.loads.add(leaf.value.value)
             else:
                 leaf.visit(self)  # ``y[i] = ...`` reads ``y`` and ``i``
 

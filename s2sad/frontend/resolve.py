@@ -12,14 +12,21 @@ import sys
 import types
 from typing import Any
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError, untaken_branch_error
+from .local_imports import imported_value, local_imports
 from .wrappers import forwarded_function
 
 _MISSING = object()
 
+# Names s2sad itself writes into a function's code before transforming it (frontend/untaken.py),
+# resolved ahead of the user's: the call a refused branch is replaced with.
+REFUSED_BRANCH = "s2sad_refused_branch"
+S2SAD_NAMES = {REFUSED_BRANCH: untaken_branch_error}
+
 
 class Environment:
-    """The names visible to a function: its closure, its module's globals, the builtins."""
+    """The names visible to a function: its closure, the names its own ``import`` statements bind,
+    its module's globals, the builtins."""
 
     def __init__(self, function):
         self.function = function
@@ -27,12 +34,21 @@ class Environment:
         code = function.__code__
         cells = function.__closure__ or ()
         self.closure = {name: cell for name, cell in zip(code.co_freevars, cells)}
+        self.imports = local_imports(code)
 
     def lookup(self, name: str) -> Any:
+        if name in S2SAD_NAMES:
+            return S2SAD_NAMES[name]
         if name in self.closure:
             try:
                 return self.closure[name].cell_contents
             except ValueError:
+                return _MISSING
+        imported = self.imports.get(name)
+        if imported is not None:  # `import numpy as np` in the function's own body
+            try:
+                return imported_value(imported, self.globals)
+            except ImportError:
                 return _MISSING
         if name in self.globals:
             return self.globals[name]

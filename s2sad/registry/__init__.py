@@ -378,6 +378,7 @@ _OPTIONAL_RULE_MODULES = [
     ("scipy", "scipy.signal", "s2sad.rules.scipy_signal"),
     ("scipy", "scipy.linalg", "s2sad.rules.scipy_linalg"),
     ("scipy", "scipy.integrate", "s2sad.rules.scipy_integrate"),
+    ("scipy", "scipy._lib._array_api", "s2sad.rules.scipy_array_api"),  # what pure-Python SciPy functions call first
 ]
 _pending_optional = list(_OPTIONAL_RULE_MODULES)
 

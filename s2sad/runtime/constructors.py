@@ -1,7 +1,8 @@
 """Objects built inside a differentiated function: ``Layer(W, b)``, a dataclass, a namedtuple.
 
 A constructor that only stores its arguments (a dataclass without ``__post_init__``, a
-namedtuple, a class whose ``__init__`` is ``self.name = parameter`` lines) makes an object
+namedtuple, a class whose ``__init__`` is ``self.name = parameter`` lines, and
+``self.name = 2.0`` literals, which no argument reaches) makes an object
 whose structural tangent has one field per stored argument: the pullback of the construction
 reads each argument's cotangent from its field, and the object's tangent is built from the
 arguments'. Any other constructor computes something s2sad does not see: it is refused.
@@ -34,6 +35,8 @@ def _find_stored_fields(cls: type) -> dict[str, str] | None:
         return {field.name: field.name for field in dataclasses.fields(cls) if field.init}
     if issubclass(cls, tuple) and hasattr(cls, "_fields") and cls.__new__ is not tuple.__new__:
         return {name: name for name in cls._fields} if cls.__init__ is object.__init__ else None
+    if cls.__init__ is object.__init__ and cls.__new__ is object.__new__:
+        return {}  # no constructor of its own: an empty object, its attributes assigned afterwards
     init = cls.__dict__.get("__init__")
     if not inspect.isfunction(init) or any("__init__" in vars(base) for base in cls.__mro__[1:-1]):
         return None
@@ -51,11 +54,23 @@ def _find_stored_fields(cls: type) -> dict[str, str] | None:
             continue  # a docstring
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Attribute)
-                and isinstance(statement.targets[0].value, ast.Name) and statement.targets[0].value.id == this
-                and isinstance(statement.value, ast.Name) and statement.value.id in parameters[1:]):
+                and isinstance(statement.targets[0].value, ast.Name) and statement.targets[0].value.id == this):
+            return None
+        if _is_constant(statement.value):
+            continue  # `self.scale = 2.0`: a field no argument reaches
+        if not (isinstance(statement.value, ast.Name) and statement.value.id in parameters[1:]):
             return None
         stored[statement.value.id] = statement.targets[0].attr
     return stored
+
+
+def _is_constant(node) -> bool:
+    """A literal: a number, string, None, a negated number, or a tuple of literals."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Tuple):
+        return all(_is_constant(element) for element in node.elts)
+    return isinstance(node, ast.Constant)
 
 
 def _refusal(cls: type) -> MissingRuleError:

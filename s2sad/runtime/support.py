@@ -8,6 +8,7 @@ and methods differentiated by the receiver's type (``methods.py``).
 from __future__ import annotations
 
 from ..errors import handled_exception
+from .contexts import unsuppressed
 from .accumulate import accumulate, add_at, zeroed_at
 from .methods import (attribute_jvp, attribute_rrule, differentiated_call_rrule, method_jvp, method_rrule, packed_jvp,
                       packed_rrule)
@@ -19,4 +20,5 @@ from .tangents import NO_TANGENT, ZERO, unthunk
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-           "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception"]
+           "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception",
+           "unsuppressed"]

@@ -111,6 +111,24 @@ IDIOMS = [
     _idiom("complex-imag", "S", "{out} = ({S} * (0.5 + 1j)).imag"),
     _idiom("complex-conj", "U", "{t} = {U} * (1.0 - 0.5j)", "{out} = np.real({t} * np.conj({t}))"),
     _idiom("np.fft.fft", "V", "{out} = np.abs(np.fft.fft({V})) ** 2"),
+    # ---- objects the function makes and changes, classes defined inside, tuple swaps
+    _idiom("attribute-assign", "V", "{t} = Box({V}, {S})", "{t}.a = {t}.a * {S} + {V}", "{t}.b += {S}",
+           "{out} = {t}.a * {t}.b", needs=("Box",)),
+    _idiom("attribute-assign-loop", "V", "{t} = Box(np.sin({V}), {S})", "for {i} in range(2):",
+           "    {t}.a = np.cos({t}.a) * {t}.b", "    {t}.b = {t}.b * 0.5", "{out} = {t}.a", needs=("Box",)),
+    _idiom("attribute-assign-branch", "U", "{t} = Box({U}, {S})", "if {t}.a.shape == (2,):", "    {t}.a = {t}.a * {S}",
+           "else:", "    {t}.b = {t}.b * 2.0", "{out} = {t}.a + {t}.b", needs=("Box",)),
+    _idiom("attribute-assign-second-name", "V", "{t} = Box({V}, {S})", "{t2} = {t}", "{t}.a = np.sin({V})",
+           "{out} = {t2}.a * {t}.a", needs=("Box",)),
+    _idiom("attribute-assign-copy", "V", "{t} = Box({V}, {S})", "{t2} = copy.copy({t})", "{t2}.a = np.tanh({V})",
+           "{out} = {t2}.a + {t}.a", needs=("Box", "copy")),
+    _idiom("local-class", "V", "class Scale:", "    factor = 1.5", "    def apply(self, v):",
+           "        return v * self.factor", "{out} = Scale().apply({V})"),
+    _idiom("tuple-swap-in-place", "V", "{t} = np.sin({V})", "{t2} = np.cos({V})", "for {i} in range(2):",
+           "    {out} = {t2}.copy()", "    {out}[0] = 2.0 * {t2}[0] - {t}[0]", "    {t}, {t2} = {t2}, {out}"),
+    _idiom("list-slot-then-write", "V", "{t} = [np.sin({V}), np.cos({V})]", "{t}[0] = np.tanh({V})",
+           "{out}, {t2} = {t}", "{out} += {V}", "{out} = {out} + {t}[0]"),
+    _idiom("refused-branch-not-taken", "V", "{out} = np.sin({V})", "if {out}.shape == (7, 7):", "    {out}.sort()"),
 ]
 
 # Module-level definitions idioms call (written before ``f`` when used).
@@ -137,4 +155,10 @@ LIBRARY = {
                       "    return np.tanh(x) ** power\n"),
     "shifted": ("def shifted(x, *, by=0.5):\n"
                 "    return x * np.cos(by) + by\n"),
+    "Box": ("import dataclasses\n\n\n"
+            "@dataclasses.dataclass\n"
+            "class Box:\n"
+            "    a: object\n"
+            "    b: object\n"),
+    "copy": "import copy\n",
 }

@@ -1,0 +1,63 @@
+"""Rules for changing an object's attribute: ``p.w = v``, written ``p = with_attribute(p, "w", v)``.
+
+An object's cotangent is a structural ``Tangent`` with one entry per field. The new object
+holds ``v`` at ``w`` and the old object's other fields as they were, so the cotangent of
+``v`` is the new object's ``w`` entry, and the old object's cotangent is the rest of it (its
+old ``w`` was overwritten and reaches nothing). Tangents go the same way, forward.
+
+``copy.copy`` and ``copy.deepcopy`` (how a function makes an object of its own to change)
+pass cotangents and tangents through.
+"""
+import copy
+
+from s2sad.registry import defvjp
+from s2sad.registry.forward import defjvp
+from s2sad.runtime.structure import tangent_field
+from s2sad.runtime.tangents import ZERO, Tangent, is_zero, unthunk
+
+from .helpers import with_attribute
+
+
+def _without(tangent, name: str, primal_type: type):
+    """``tangent`` (of an object of ``primal_type``) without its entry ``name``."""
+    tangent = unthunk(tangent)
+    if is_zero(tangent):
+        return ZERO
+    rest = {key: value for key, value in tangent.fields.items() if key != name}
+    return Tangent(primal_type, rest) if rest else ZERO
+
+
+def with_attribute_vjp_obj(g, ans, obj, name, value):
+    return _without(g, name, type(obj))
+
+
+def with_attribute_vjp_value(g, ans, obj, name, value):
+    return ZERO if is_zero(unthunk(g)) else tangent_field(g, name)
+
+
+def with_attribute_jvp_obj(g, ans, obj, name, value):
+    return _without(g, name, type(ans))
+
+
+def with_attribute_jvp_value(g, ans, obj, name, value):
+    return ZERO if is_zero(unthunk(g)) else Tangent(type(ans), {name: g})
+
+
+defvjp(with_attribute, "obj, name, value", with_attribute_vjp_obj, None, with_attribute_vjp_value)
+defjvp(with_attribute, with_attribute_jvp_obj, None, with_attribute_jvp_value)
+
+
+# ------------------------------------------------------------------ copy.copy, copy.deepcopy
+# A copy holds the same values: each cotangent and tangent passes through as it is.
+def copied_vjp(g, ans, x, memo=None):
+    return g
+
+
+def copied_jvp(g, ans, x, memo=None):
+    return g
+
+
+defvjp(copy.copy, "x", copied_vjp)
+defvjp(copy.deepcopy, "x, memo=None", copied_vjp)
+defjvp(copy.copy, copied_jvp)
+defjvp(copy.deepcopy, copied_jvp)
