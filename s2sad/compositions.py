@@ -19,9 +19,16 @@ never stored in the registry, whose derivatives are functions with rules of the 
   the argument (the Jacobian itself costs one pass per element already). ``hessian`` is the
   Jacobian (``jacfwd``) of ``jacrev``, as in JAX.
 
-A user's reverse rule without a forward rule gets one here too (``derived_forward``): the
-vjp is linear in its cotangent, so one pullback per output element gives the Jacobian's rows,
-and the jvp is their product with the tangent.
+Two more kinds of rule are made on demand here, from the same pieces:
+
+* ``s2sad.jvp(f, primals, tangents)`` and ``s2sad.hvp(...)`` called in a differentiated function
+  are sums of such derivatives (the generated forward code of ``f``; the tangents of
+  ``grad(f)``), so they get a reverse and a forward rule; the forward rule's own derivatives
+  are not made (refused, saying so). ``s2sad.vjp`` there stays refused: its pullback is a
+  function computed from the differentiated argument.
+* A user's reverse rule without a forward rule gets one (``derived_forward``): the vjp is
+  linear in its cotangent, so one pullback per output element gives the Jacobian's rows, and
+  the jvp is their product with the tangent.
 """
 from __future__ import annotations
 
@@ -288,11 +295,15 @@ def _zeros(like):
 
 
 def _basis(x):
+    """Unit tangents for each element of ``x``, in C order (1.0 for a Python float)."""
     size = int(np.size(x))
     for index in range(size):
+        if isinstance(x, float):
+            yield 1.0
+            continue
         e = np.zeros(size)
         e[index] = 1.0
-        yield e.reshape(np.shape(x)) if isinstance(x, np.ndarray) else type(x)(1.0) if isinstance(x, float) else e.reshape(np.shape(x))
+        yield e.reshape(np.shape(x))
 
 
 def _refuse_complex(inner, name: str) -> None:
