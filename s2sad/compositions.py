@@ -369,11 +369,27 @@ def composed_of(function) -> Composed | None:
     inner = composed_of(f)
     signature = inner.signature if inner is not None else signature_of(_plain(f))
     count = len(signature.parameters)
+    argnums = _from_the_start(argnums, signature, kind)
     name = f"s2sad.{kind}({getattr(f, '__qualname__', None) or getattr(f, 'name', f)}, argnums={argnums})"
     composed = Composed(NodeCore(transform, kind, f, argnums, count, function), tuple(range(count)), name, signature,
                         function)
     function.__dict__["__s2sad_composed__"] = composed
     return composed
+
+
+def _from_the_start(argnums, signature, kind: str):
+    """``argnums`` counted from the first parameter: a derivative is called with every parameter
+    (defaults filled in), where ``-1`` would name another one than in a call that leaves them out."""
+    single = isinstance(argnums, (int, np.integer))
+    positions = [int(argnums)] if single else [int(p) for p in argnums]
+    if all(p >= 0 for p in positions):
+        return argnums
+    if any(p.default is not p.empty for p in signature.parameters.values()):
+        raise UnsupportedSyntaxError(
+            f"s2sad.{kind} with a negative argnums, of a function with default arguments, is not differentiated again",
+            hint="count argnums from the first parameter")
+    counted = [p + len(signature.parameters) if p < 0 else p for p in positions]
+    return counted[0] if single else tuple(counted)
 
 
 def _plain(function):

@@ -580,3 +580,31 @@ def test_jacfwd_leaves_an_argument_changed_in_place_once():
         jacobian = transform(doubles_its_first_entry_elementwise)(x)
         np.testing.assert_allclose(jacobian, np.diag([24 * 0.25, 3 * 1.0, 3 * 0.09]), rtol=1e-12)
         np.testing.assert_array_equal(x, [1.0, 1.0, -0.3])
+
+
+def two_arguments(x, y, k=2.0):
+    return np.sum(np.sin(x) * y ** 3) * k
+
+
+def test_compositions_over_several_arguments():
+    """Mixed derivatives: each transform's argnums picks its own argument; keywords pass through."""
+    x, y = np.array([0.3, -0.4]), np.array([0.7, 1.1])
+    at_depth(2)
+    mixed = s2sad.jacfwd(s2sad.grad(two_arguments, argnums=0), argnums=1)(x, y)
+    assert_tree_close(mixed, fd_jacobian(lambda b: fd_grad(lambda a: two_arguments(a, b))(x), y), "d/dy grad_x")
+    blocks = s2sad.jacrev(s2sad.grad(two_arguments, argnums=1), argnums=(0, 1))(x, y)
+    assert isinstance(blocks, tuple) and len(blocks) == 2
+    assert_tree_close(blocks[0], fd_jacobian(lambda a: fd_grad(lambda b: two_arguments(a, b))(y), x), "d/dx grad_y")
+    assert_tree_close(blocks[1], fd_jacobian(lambda b: fd_grad(lambda c: two_arguments(x, c))(b), y), "d/dy grad_y")
+    both = s2sad.grad(two_arguments, argnums=(0, 1))
+    actual = s2sad.jacfwd(lambda a, b: 2 * both(a, b, k=3.0)[0] + both(a, b, k=3.0)[1])(x, y)
+    expected = fd_jacobian(lambda a: 2 * fd_grad(lambda c: two_arguments(c, y, 3.0))(a)
+                           + fd_grad(lambda c: two_arguments(a, c, 3.0))(y), x)
+    assert_tree_close(actual, expected, "jacfwd of a sum of gradients called with a keyword")
+
+
+def test_a_negative_argnums_with_defaults_is_refused_when_differentiated_again():
+    """``-1`` names ``k`` when every parameter is passed, ``y`` in a call that leaves ``k`` out."""
+    x, y = np.array([0.3, -0.4]), np.array([0.7, 1.1])
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="negative argnums"):
+        s2sad.jacfwd(s2sad.grad(two_arguments, argnums=-1))(x, y)
