@@ -608,3 +608,22 @@ def test_a_negative_argnums_with_defaults_is_refused_when_differentiated_again()
     x, y = np.array([0.3, -0.4]), np.array([0.7, 1.1])
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="negative argnums"):
         s2sad.jacfwd(s2sad.grad(two_arguments, argnums=-1))(x, y)
+
+
+def squared_through_a_helper(x):
+    return sine_times(x) ** 2
+
+
+def sine_times(x):
+    return np.sin(x) * x
+
+
+def test_second_derivatives_through_a_helper_by_reverse_over_forward():
+    """Reverse mode over forward code that calls the helper's generated jvp (nested forward mode,
+    grad(grad(f)) of a scalar, has no rule for that call yet: README, Limitations)."""
+    at_depth(2)
+    expected = fd_grad(fd_grad(squared_through_a_helper))(0.7)
+    assert_tree_close(s2sad.grad(lambda x: s2sad.grad(squared_through_a_helper)(x))(0.7), expected, "grad(lambda: grad)")
+    assert_tree_close(s2sad.hessian(squared_through_a_helper)(0.7), expected, "hessian")
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.grad(s2sad.grad(squared_through_a_helper))(0.7)
