@@ -271,7 +271,7 @@ def grad(f, argnums=0, has_aux: bool = False):
     """
     inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
     if inner is not None and not has_aux and argnums == inner[2]:
-        return derivative(inner[0], inner[1] + 1, inner[2], (grad, f))
+        return derivative(inner[0], inner[1] + 1, inner[2], (grad, f, _differentiated(f, argnums, False, with_value=False)))
     grad_f = _differentiated(f, argnums, has_aux, with_value=False)
     # always set: functools.wraps copied the mark of what f was made from, if it has one; a
     # transform's function is differentiated again through its rule (s2sad.compositions), not its source

@@ -619,11 +619,13 @@ def sine_times(x):
 
 
 def test_second_derivatives_through_a_helper_by_reverse_over_forward():
-    """Reverse mode over forward code that calls the helper's generated jvp (nested forward mode,
-    grad(grad(f)) of a scalar, has no rule for that call yet: README, Limitations)."""
+    """Reverse mode over forward code that calls the helper's generated jvp: ``grad(grad(f))`` of
+    a scalar goes that way too, as nested forward mode has no rule for that call yet; a third
+    derivative needs it (README, Limitations)."""
     at_depth(2)
     expected = fd_grad(fd_grad(squared_through_a_helper))(0.7)
     assert_tree_close(s2sad.grad(lambda x: s2sad.grad(squared_through_a_helper)(x))(0.7), expected, "grad(lambda: grad)")
     assert_tree_close(s2sad.hessian(squared_through_a_helper)(0.7), expected, "hessian")
-    with pytest.raises(s2sad.S2SADError):
-        s2sad.grad(s2sad.grad(squared_through_a_helper))(0.7)
+    assert_tree_close(s2sad.grad(s2sad.grad(squared_through_a_helper))(0.7), expected, "grad(grad)")
+    with pytest.raises(s2sad.S2SADError, match="forward rule"):
+        s2sad.grad(s2sad.grad(s2sad.grad(squared_through_a_helper)))(0.7)
