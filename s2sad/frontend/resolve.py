@@ -91,9 +91,9 @@ def unwrap(function):
     Not ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
     is differentiated as written, calling the function it wraps through that function's own
     transform. The one exception is a wrapper whose source shows it returns
-    ``fn(*args, **kwargs)`` untouched (s2sad.frontend.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...)
-    are never followed to ``f`` (their ``__wrapped__``): they have rules of their own
-    (s2sad.compositions), or are refused.
+    ``fn(*args, **kwargs)`` untouched (s2sad.frontend.wrappers): its derivative is ``fn``'s.
+    s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are never followed to ``f`` (their
+    ``__wrapped__``): they have rules of their own (s2sad.compositions), or are refused.
     """
     seen = set()
     while id(function) not in seen:
@@ -117,10 +117,9 @@ def unwrap(function):
 COMPOSABLE_KINDS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
 
 # What does work in place of calling a transform inside a differentiated function, for the refusals' hint.
-COMPOSITION_HINT = ("s2sad.vjp, s2sad.jvp and s2sad.hvp give values, not functions, and are not differentiated "
-                    "when called inside a function s2sad differentiates; differentiate the function "
-                    "s2sad.grad, jacfwd, jacrev or hessian returns instead (jacfwd(jacrev(f)), "
-                    "grad(lambda x: np.sum(grad(f)(x))))")
+COMPOSITION_HINT = ("s2sad.vjp's pullback is a function computed from the differentiated argument, which s2sad "
+                    "does not differentiate; differentiate the function s2sad.grad, jacfwd, jacrev or hessian "
+                    "returns instead (jacfwd(jacrev(f)), grad(lambda x: np.sum(grad(f)(x)))), or call s2sad.jvp")
 
 
 def mark_transform(function, kind: str, recipe=None):
