@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from s2sad.errors import UnsupportedSyntaxError
+from s2sad.runtime.closures import closure
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
@@ -54,6 +55,7 @@ __all__ = [
     "zipped",
     "merged_keywords",
     "with_attribute",
+    "closure",
     "write_back",
     "entering",
     "entered_value",

@@ -29,11 +29,6 @@ def uses_while_else(x):
     return x
 
 
-def passes_a_lambda(x):
-    square = lambda v: v * v
-    return sum(map(square, x))  # refused: lambda as a value
-
-
 def uses_yield(x):
     y = yield x * 2  # refused: yield
     return y

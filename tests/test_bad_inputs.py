@@ -271,14 +271,15 @@ def test_calling_a_compiled_wrapper_of_a_lambda_is_refused_where_it_is_called():
     assert_good_error(error, MissingRuleError, line="vectorized lambda", names=("no rule for <lambda> (vectorized)",))
 
 
-def named_lambda_as_a_value(x):
-    square = lambda v: v * v
-    return functools.reduce(operator.add, map(square, x))  # bad: named lambda
+def nested_def_as_a_value(x):
+    def square(v):
+        return v * v
+    return functools.reduce(operator.add, map(square, x))  # bad: nested def
 
 
 def test_the_hint_for_a_nested_function_used_as_a_value_names_it():
-    error = raised(s2sad.grad(named_lambda_as_a_value), np.array([0.5, 1.5]))
-    assert_good_error(error, UnsupportedSyntaxError, names=("`square`",), line="named lambda")
+    error = raised(s2sad.grad(nested_def_as_a_value), np.array([0.5, 1.5]))
+    assert_good_error(error, UnsupportedSyntaxError, names=("`square`",), line="nested def")
     assert "{name}" not in str(error) and "square(x)" in str(error)
 
 

@@ -30,7 +30,6 @@ CASES = [
      "assignment to a nested attribute is not supported yet"),
     ("uses_for_else", "for-else", "else", "`for ... else` is not supported"),
     ("uses_while_else", "while-else", "else", "`while ... else` is not supported"),
-    ("passes_a_lambda", "lambda as a value", "square", "the nested function `square` is used as a value"),
     ("uses_yield", "yield", "yield", "`yield` is differentiated only as a statement of its own"),
     ("uses_try", "try", "try", "`try ... except*` is not supported"),
     ("uses_with", "with", "handle.name", "`with ... as` binds only names here"),

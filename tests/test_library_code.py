@@ -201,8 +201,10 @@ def test_reduce_with_a_callee_reading_a_differentiated_local_is_refused():
     def scales_each_step(x, s):
         return functools.reduce(lambda a, b: a + b * s, x)
 
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="reads the variable `s`"):
+    with pytest.raises(s2sad.MissingRuleError, match="given to a function that calls it"):
         s2sad.grad(scales_each_step, argnums=(0, 1))(r(3), 0.5)
+    with pytest.raises(s2sad.MissingRuleError, match="given to a function that calls it"):
+        s2sad.jvp(scales_each_step, (r(3), 0.5), (r(3), 1.0))
 
 
 # ---------------------------------------------------------------- library code s2sad refuses, at its line

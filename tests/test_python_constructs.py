@@ -393,11 +393,16 @@ def test_a_read_only_argument_that_is_not_changed_is_not_written():
     np.testing.assert_allclose(gradient, numerical_gradient(copies_first, [x], 0), rtol=1e-5, atol=1e-7)
 
 
-def test_a_lambda_passed_as_a_value_that_reads_a_local_is_refused():
-    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
-        s2sad.grad(programs.lambda_over_a_local)(r(3), 0.5)
-    assert "reads the variable `k`" in str(raised.value) and raised.value.hint
-    assert "lambda y, t: -k * y" in raised.value.location.text
+def test_a_lambda_passed_as_a_value_that_reads_a_local_holds_it_and_differentiates_it():
+    # `integrate(lambda y, t: -k * y, y0)`: the lambda holds k; the helper calling it hands k's
+    # cotangent back through the lambda's own (see tests/test_closures.py)
+    y0, k = r(3), 0.5
+    gradients = s2sad.grad(programs.lambda_over_a_local, argnums=(0, 1))(y0, k)
+    assert_gradients_match(programs.lambda_over_a_local, (y0, k), (0, 1), gradients)
+    value, tangent = s2sad.jvp(programs.lambda_over_a_local, (y0, k), (np.ones(3), 1.0))
+    step = 1e-6
+    expected = (programs.lambda_over_a_local(y0 + step, k + step) - programs.lambda_over_a_local(y0 - step, k - step)) / (2 * step)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
 
 
 def test_an_exception_the_users_except_would_handle_is_refused_at_the_except():

@@ -249,3 +249,56 @@ def names_read_in_lambda(code: str) -> list[str]:
               for name in ast.walk(node.target) if isinstance(name, ast.Name)}
     read = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
     return list(dict.fromkeys(name for name in read if name not in bound))
+
+
+class _Changes(ReadingVisitor):
+    """Where each user variable is assigned or changed in place (``y = ...``, ``y[i] = ...``,
+    ``y += ...``, ``p.w = ...``, ``for y in ...``, ``y.append(...)``), and where the loops are."""
+
+    def __init__(self):
+        self.changed: list[tuple[str, cst.CSTNode]] = []
+        self.loops: list[cst.CSTNode] = []
+
+    def note(self, target) -> None:
+        for leaf in target_parts(target):
+            while isinstance(leaf, (cst.Subscript, cst.Attribute, cst.StarredElement)):
+                leaf = leaf.value
+            if isinstance(leaf, cst.Name):
+                self.changed.append((leaf.value, leaf))
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.note(target.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            self.note(node.target)
+        elif isinstance(node, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+            self.loops.append(node)  # a comprehension runs its element once per item, as a loop does
+            if isinstance(node, cst.For):
+                self.note(node.target)
+        elif isinstance(node, cst.CompFor):
+            self.note(node.target)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            self.note(node.func.value)  # a method may change its receiver (xs.append(v))
+        return True
+
+
+def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions: dict) -> str | None:
+    """One of ``names`` that the function changes after ``node`` (a lambda) or anywhere in a loop
+    around it: a closure reads such a variable as it is when it is called, not as it was."""
+    changes = _Changes()
+    funcdef.body.visit(changes)
+    here = positions[node]
+    around = [loop for loop in changes.loops if _within(here, positions[loop])]
+    for name, leaf in changes.changed:
+        at = positions.get(leaf)
+        if name in names and at is not None and (
+                (at.start.line, at.start.column) > (here.end.line, here.end.column)
+                or any(_within(at, positions[loop]) for loop in around)):
+            return name
+    return None
+
+
+def _within(inner, outer) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) \
+        and (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)

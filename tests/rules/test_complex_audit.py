@@ -294,6 +294,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.runtime.closures.closure": "a lambda with the values it reads held (lambda v: v * s): values move, no "
+                                      "arithmetic (tests/test_closures.py)",
     "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "
                                           "(tests/test_attribute_writes.py)",
     "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
