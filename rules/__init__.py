@@ -4,14 +4,14 @@ One module per namespace, each a flat table: ``operators`` (``a + b``, ``a[i]``)
 ``numpy_elementwise``, ``numpy_reductions``, ``numpy_shapes``, ``numpy_linalg`` (products
 and ``numpy.linalg``), ``ndarray_methods`` (``x.sum()``, ``x.T``), ``math_module``,
 ``builtins``, ``python_containers`` (``sorted``, ``zip``, ``dict`` and its methods), ``nondifferentiable``,
-``generated_code``; ``scipy_special``, ``scipy_stats``, ``scipy_signal``, ``scipy_linalg`` and
+``generated_code``, ``forward_dispatch``; ``scipy_special``, ``scipy_stats``, ``scipy_signal``, ``scipy_linalg`` and
 ``scipy_integrate`` once the user imports the SciPy module each is for.
 ``helpers`` holds the functions rule templates may call.
 """
 from . import helpers  # noqa: F401
 from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg, numpy_fft  # noqa: F401
 from . import ndarray_methods, math_module, builtins, python_containers, nondifferentiable  # noqa: F401
-from . import generated_code  # noqa: F401  (what generated code calls, so it can be differentiated again)
+from . import generated_code, forward_dispatch  # noqa: F401  (what generated code calls, so it can be differentiated again)
 
 # SciPy is optional, and importing it costs a quarter of a second or more: the rules of
 # scipy.special, .stats, .signal, .linalg and .integrate are registered now for the submodules the

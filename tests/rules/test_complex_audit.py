@@ -301,6 +301,11 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                       "passes through (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
+    **{name: "a helper rules' jvps call, given a rule so that forward code differentiates again "
+             "(tests/test_second_order_rules.py checks every rule's second derivative through it)" for name in """
+        s2sad.runtime.structure.add_tangents s2sad.rules.helpers.expand_reduced s2sad.rules.numpy_shapes.as_tangent_of
+        s2sad.registry.slopes.like_output s2sad.registry.slopes.times s2sad.runtime.tangents.unthunk
+        s2sad.runtime.methods.method_jvp s2sad.runtime.methods.attribute_jvp s2sad.runtime.methods.packed_jvp""".split()},
 }
 
 # Nondifferentiable rules whose output at complex arguments moves for a reason other than a gradient.
