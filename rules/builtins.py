@@ -107,11 +107,14 @@ def pow_jvp_exponent(g, ans, base, exp, mod):
 def _winner(choose, iterable, args, key):
     """The index of the element ``max``/``min`` returns among ``(iterable, *args)``, or among
     ``iterable``'s items (None if there are none)."""
-    items = [iterable, *args] if args else list(iterable)
+    items = [iterable] + list(args) if args else list(iterable)
     if not items:
         return None
     value = items.__getitem__ if key is None else (lambda i: key(items[i]))
     return choose(range(len(items)), key=value)
+
+
+nondifferentiable(_winner)  # which item wins is an index, without a gradient: the jvps differentiate again
 
 
 def _item_tangent(t):

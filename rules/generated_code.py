@@ -18,7 +18,7 @@ code), so the helpers they call have rules of their own: ``add_tangents`` (the s
 call's tangent terms), ``expand_reduced`` (a reduction's value or tangent broadcast back: its
 adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a tangent cast to
 its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
-0), ``unthunk`` (the identity on values); ``dtype_of`` and ``np.isfortran`` only read a dtype or
+0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items); ``dtype_of`` and ``np.isfortran`` only read a dtype or
 a layout.
 """
 import numpy as np
@@ -27,7 +27,8 @@ from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp, nondifferentiable
 from s2sad.registry.slopes import like_output, times
 from s2sad.runtime.indexing import dtype_of
-from s2sad.runtime.structure import add_tangents, field_cotangent, tangent_field, tangent_filled, tangent_item
+from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_field, tangent_filled,
+                                     tangent_item)
 
 from s2sad.runtime.tangents import ZERO, Tangent, unthunk
 
@@ -85,6 +86,10 @@ def add_tangents_vjp_b(g, ans, a, b):
     return summand_cotangent(g, b)
 
 
+def split_cotangent_vjp(g, ans, t, count):
+    return tuple(output_parts(g, count))
+
+
 def expand_reduced_vjp(g, ans, t, a, axis, keepdims, where):
     """The adjoint of broadcasting ``t`` over the reduced axes: the sum over them (of the elements
     ``where`` keeps), in ``t``'s shape and dtype."""
@@ -127,6 +132,7 @@ defvjp(as_tangent_of, "t, ans", "unbroadcast(g, t)", None)
 defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)
 defvjp(times,         "t, slope", times_vjp_t, times_vjp_slope)
 defvjp(unthunk,       "t", "g")
+defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
 nondifferentiable(dtype_of)
 
 # ---- forward rules
@@ -147,3 +153,4 @@ deflinear(as_tangent_of, "t")
 deflinear(like_output, "term")
 defjvp(times,         "times(g, slope)", "times(t, g)", elementwise=True)
 deflinear(unthunk, "t")
+deflinear(split_cotangent, "t")

@@ -751,7 +751,7 @@ def _power_tangent(a, t, n):
             else:
                 d_result = np.matmul(d_result, square) + np.matmul(result, d_square)
                 result = np.matmul(result, square)
-        n >>= 1
+        n = n >> 1
         if n:
             d_square = np.matmul(d_square, square) + np.matmul(square, d_square)
             square = np.matmul(square, square)

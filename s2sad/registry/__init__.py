@@ -194,11 +194,12 @@ class Rule:
                     cotangent = by_param[param]
                 elif rule.vjps.get(param) is None:
                     cotangent = NO_TANGENT
-                elif lazy:
+                elif lazy and item is None:
                     # computed only if the caller reads it: a constant weight matrix's
                     # gradient costs a product nobody wants
                     cotangent = by_param[param] = Thunk(partial(rule.vjp_function(param), dy, y, *values))
                 else:
+                    # (a *args parameter's, shared by the arguments it collected, at once)
                     cotangent = by_param[param] = rule.vjp_function(param)(dy, y, *values)
                 # a *args parameter's vjp gives one cotangent per argument it collected
                 cotangents.append(cotangent[item] if item is not None and cotangent is not NO_TANGENT else cotangent)

@@ -136,6 +136,7 @@ CHECKED = {
             order_and_complex),
     **group("builtins.max builtins.min builtins.list builtins.tuple", vector),
     "builtins.sum": lambda rng: calls([z(rng, 3), z(rng, 3)]),
+    "cmath.log": lambda rng: calls(z(rng), 2.0 + 0.5j),
     "numpy.linalg.eig": eigenvalues_and_phase_blind_vectors(np.linalg.eig),
     "numpy.linalg.eigh": eigenvalues_and_phase_blind_vectors(np.linalg.eigh, hermitian=True),
     "numpy.linalg.svd": svd_phase_blind,
@@ -165,6 +166,7 @@ CHECKED = {
     "numpy.roll": lambda rng: calls(z(rng, 2, 3), 1, 1),
     "numpy.rot90": lambda rng: calls(z(rng, 2, 3)),
     "numpy.broadcast_to": lambda rng: calls(z(rng, 3), (2, 3)),
+    "numpy.broadcast_arrays": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),
     "numpy.astype": lambda rng: calls(z(rng, 2, 3), np.complex128),
     "numpy.concatenate": lambda rng: calls([z(rng, 2, 3), z(rng, 1, 3)]),
     "numpy.stack": lambda rng: calls([z(rng, 2, 3), z(rng, 2, 3)], 1),
@@ -305,6 +307,7 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
              "(tests/test_second_order_rules.py checks every rule's second derivative through it)" for name in """
         s2sad.runtime.structure.add_tangents s2sad.rules.helpers.expand_reduced s2sad.rules.numpy_shapes.as_tangent_of
         s2sad.registry.slopes.like_output s2sad.registry.slopes.times s2sad.runtime.tangents.unthunk
+        s2sad.runtime.structure.split_cotangent
         s2sad.runtime.methods.method_jvp s2sad.runtime.methods.attribute_jvp s2sad.runtime.methods.packed_jvp""".split()},
 }
 

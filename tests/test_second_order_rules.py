@@ -1,0 +1,292 @@
+"""Second order through every rule: ``s2sad.hvp`` of a scalar loss around each rule's call
+matches central differences of central differences (never s2sad against itself).
+
+``hvp`` differentiates the generated forward code in reverse, so a rule's jvp (its template,
+its callable, the helpers they call) must itself be differentiable: this walks the registry
+as ``tests/rules/test_complex_audit.py`` does, and reuses its argument makers. For each rule
+a small module is written with one function::
+
+    def loss(x0, x1):
+        y = np.einsum(C[0], x0, x1)
+        return objective(y, W, U)
+
+(the rule called as users write it, its float arguments differentiated, the others module
+constants), and ``hvp(loss, leaves, directions)`` along one random direction is compared
+with the mixed central difference ``(L(x+h e_i+h v) - L(x+h e_i-h v) - L(x-h e_i+h v)
++ L(x-h e_i-h v)) / 4h^2`` for every real coordinate ``e_i`` (real and imaginary parts of a
+complex leaf: the gradient of a real loss at complex ``z`` is ``dL/dRe z + i dL/dIm z``).
+
+Rules are checked at real arguments (the real parts of the audit's), and at the audit's
+complex arguments where it checks them (``CHECKED``). A rule is left out only with a reason,
+in ``SKIPPED``.
+"""
+import importlib.util
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "rules"))
+import test_complex_audit as audit  # noqa: E402  (the argument makers of every rule)
+
+import s2sad  # noqa: E402
+from s2sad import registry  # noqa: E402
+
+OBJECTIVE = '''
+def objective(y, w, u):
+    return np.sum(np.real(w * y)) + 0.5 * np.sum(np.real(u * y * y))
+'''
+
+SKIPPED = {  # rule name: why its second derivative is not checked here
+    **{name: "a cast to a narrower float: the loss moves in steps of float32's (float16's) rounding, which "
+             "central differences of central differences cannot resolve (its derivative is 1, and its second 0)"
+       for name in ("numpy.float32", "numpy.float16")},
+    **{name: "its first derivative is refused (rules/refusals.py): nothing to differentiate again" for name in """
+        numpy.bincount numpy.random.RandomState.choice numpy.random.RandomState.normal
+        numpy.random.RandomState.permutation numpy.random.RandomState.uniform scipy.linalg.lu_factor""".split()},
+    **{f"{name}-complex": "its forward rule takes digamma at complex arguments, which SciPy lacks: refused "
+                          "(rules/scipy_special.py) with an s2sad error" for name in ("scipy.special.gamma",
+                                                                                      "scipy.special.rgamma")},
+    "scipy.special.hyp2f1": "its slope in z is hyp2f1 again, whose parameters a, b, c have no derivative: the jvp "
+                            "(a function of *params) reads them as differentiated, and the second derivative is "
+                            "refused with an s2sad error",
+    **{name: "its jvp (a function of *shapes) reads the shape parameters as differentiated, whose slopes are "
+             "series summed on dual numbers: the second derivative is refused with an s2sad error, even in x "
+             "(test_second_derivatives_in_shape_parameters_are_refused)"
+       for name in "scipy.stats.gamma.cdf scipy.stats.chi2.cdf scipy.stats.beta.cdf scipy.stats.t.cdf "
+                   "scipy.stats.t.logcdf".split()},
+    "math.copysign": "OPEN: the reverse of the forward code of copysign(x, y) raises UnboundLocalError "
+                     "(cotangent accumulated before its first assignment, s2sad/codegen): reported",
+    "scipy.integrate.odeint": "second derivatives through odeint are refused (README, scipy.integrate)",
+    **{name: "SciPy refuses a point off the simplex, where central differences step: its jvp's second "
+             "derivative is checked with directions along the simplex in tests/rules/test_scipy_stats.py"
+       for name in ("scipy.stats.dirichlet.logpdf", "scipy.stats.dirichlet.pdf")},
+}
+
+# Arguments held constant: shape parameters whose first derivative is a series summed on dual
+# numbers (rules/scipy_special.py), which s2sad refuses to differentiate again, with an error
+# naming the line (test_second_derivatives_in_shape_parameters_are_refused).
+CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,)}
+
+# Real arguments where the audit's (the real parts of its complex ones) sit near a pole or
+# off a domain: central differences need room around the point.
+REAL_ARGUMENTS = {
+    "scipy.special.gamma": lambda rng: audit.calls(np.abs(audit.x(rng, 2, 3)) + 0.5),
+}
+
+# Outputs whose value is not a function of the input alone: eigenvectors and singular vectors
+# have a free phase (a sign for real ones), so the loss reads them through |v|^2.
+PHASE_BLIND = "objective(y[0], W[0], U[0]) + np.sum(np.real(W[1]) * np.abs(y[1]) ** 2)"
+OBJECTIVES = {
+    "numpy.linalg.eig": PHASE_BLIND,
+    "numpy.linalg.eigh": PHASE_BLIND,
+    "numpy.linalg.svd": "objective(y[1], W[1], U[1]) + np.sum(np.real(W[0]) * np.abs(y[0]) ** 2)"
+                        " + np.sum(np.real(W[2]) * np.abs(y[2]) ** 2)",
+}
+
+# Arguments read through a symmetric part: SciPy's multivariate normal reads its covariance
+# as symmetric (its gradient is the symmetric one), so the loss hands it (C + C^T) / 2.
+SYMMETRIC = {"scipy.stats.multivariate_normal.logpdf": 2, "scipy.stats.multivariate_normal.pdf": 2,
+             "scipy.stats.multivariate_normal.entropy": 1}
+
+
+def _is_leaf(value) -> bool:
+    if isinstance(value, (bool, int, str)) or value is None:
+        return False
+    if isinstance(value, (float, complex)):
+        return True
+    return isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "fc"
+
+
+def _real(value):
+    if isinstance(value, list):
+        return [_real(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_real(item) for item in value)
+    if isinstance(value, complex):
+        return value.real
+    if isinstance(value, (np.ndarray, np.generic)) and np.iscomplexobj(value):
+        return np.real(value).copy()
+    return value
+
+
+def _call_text(function_text, args, kwargs, rule, symmetric=None, constants=()):
+    """The call's source and its leaves: float arguments (and float items of list or tuple
+    arguments) become parameters x0, x1, ...; everything else a constant of the module."""
+    leaves, parts = [], []
+    params = list(rule.params)
+    for i, value in enumerate(args):
+        param = params[i] if i < len(params) else None
+        differentiable = not (param is not None and rule.vjp_all is None and rule.rrule_function is None
+                              and param in rule.vjps and rule.vjps[param] is None)
+        differentiable = differentiable and i not in constants
+        if differentiable and _is_leaf(value):
+            parts.append(f"(x{len(leaves)} + x{len(leaves)}.T) / 2" if i == symmetric else f"x{len(leaves)}")
+            leaves.append(value)
+        elif differentiable and isinstance(value, (list, tuple)) and any(_is_leaf(item) for item in value):
+            items = []
+            for j, item in enumerate(value):
+                if _is_leaf(item):
+                    items.append(f"x{len(leaves)}")
+                    leaves.append(item)
+                else:
+                    items.append(f"C[{i}][{j}]")
+            parts.append(f"[{', '.join(items)}]" if isinstance(value, list) else f"({', '.join(items)},)")
+        else:
+            parts.append(f"C[{i}]")
+    keywords = [f"{key}=K[{key!r}]" for key in kwargs]
+    if any(p.kind is p.VAR_POSITIONAL for p in rule.signature.parameters.values()):
+        # forward code calls a rule whose *args hold a differentiated value through the value (method_jvp)
+        return f"{function_text}(*[{', '.join(parts)}]{''.join(', ' + k for k in keywords)})", leaves
+    return f"{function_text}({', '.join(parts + keywords)})", leaves
+
+
+def _is_float_output(y) -> bool:
+    return isinstance(y, (float, complex, np.ndarray, np.generic)) and np.asarray(y).dtype.kind in "fc"
+
+
+def _objective_text(name, y):
+    """``objective`` of the output, of each float item of a tuple or list output (an int rank,
+    a bool flag have no tangent), or the phase-blind objective a rule names in ``OBJECTIVES``."""
+    if name in OBJECTIVES:
+        return OBJECTIVES[name]
+    if isinstance(y, (tuple, list)):
+        if any(isinstance(item, list) for item in y):
+            return "objective(np.array(y), W, U)"  # nested lists (tolist): read as the array they came from
+        return " + ".join(f"objective(y[{i}], W[{i}], U[{i}])" for i, item in enumerate(y) if _is_float_output(item))
+    return "objective(y, W, U)"
+
+
+def _weights(y, rng):
+    if isinstance(y, (tuple, list)) and not any(isinstance(item, list) for item in y):
+        pairs = [_weights(item, rng) if _is_float_output(item) else (None, None) for item in y]
+        return [w for w, _ in pairs], [u for _, u in pairs]
+    shape, complex_ = np.shape(y), np.iscomplexobj(y)
+
+    def draw():
+        sample = rng.standard_normal(shape)
+        return sample + 1j * rng.standard_normal(shape) if complex_ else sample
+
+    return draw(), draw()
+
+
+def _module(tmp_path, name, call, objective_text, constants, kwargs, weights, function):
+    source = (f"import numpy as np\nimport scipy.special, scipy.stats, scipy.linalg, scipy.signal\n{OBJECTIVE}\n\n"
+              f"def loss({', '.join(f'x{i}' for i in range(call[1]))}):\n"
+              f"    y = {call[0]}\n    return {objective_text}\n")
+    path = tmp_path / f"second_order_{abs(hash(name)) % 10 ** 8}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.C, module.K, (module.W, module.U), module.function = constants, kwargs, weights, function
+    return module
+
+
+def _coordinates(leaves):
+    """(leaf index, flat index, unit) for every real coordinate: 1 and, for a complex leaf, 1j."""
+    for k, leaf in enumerate(leaves):
+        for index in range(np.size(leaf)):
+            yield k, index, 1.0
+            if np.iscomplexobj(leaf):
+                yield k, index, 1j
+
+
+def _moved(leaves, steps):
+    out = []
+    for leaf, step in zip(leaves, steps):
+        if isinstance(leaf, (float, complex)):
+            out.append(leaf + complex(step).real if isinstance(leaf, float) else leaf + complex(step))
+        else:
+            out.append((np.asarray(leaf) + np.reshape(step, np.shape(leaf))).astype(np.asarray(leaf).dtype))
+    return out
+
+
+def _finite_difference_hvp(loss, leaves, directions, h=1e-4):
+    products = [np.zeros(np.shape(leaf), dtype=complex if np.iscomplexobj(leaf) else float) for leaf in leaves]
+    for k, index, unit in _coordinates(leaves):
+        total = 0.0
+        for a, b, sign in ((1, 1, 1), (1, -1, -1), (-1, 1, -1), (-1, -1, 1)):
+            steps = []
+            for j, (leaf, v) in enumerate(zip(leaves, directions)):
+                step = b * h * np.asarray(v, dtype=complex)
+                if j == k:
+                    e = np.zeros(np.shape(leaf), dtype=complex)
+                    e.flat[index] = a * h * unit
+                    step = step + e
+                steps.append(step if np.iscomplexobj(leaf) else np.real(step))
+            total += sign * float(np.real(loss(*_moved(leaves, steps))))
+        value = total / (4 * h * h)
+        flat = products[k].reshape(-1)
+        flat[index] += value * unit
+    return [p.reshape(np.shape(leaf)) if np.ndim(leaf) else p[()] for p, leaf in zip(products, leaves)]
+
+
+def check_second_order(tmp_path, name, function_text, args, kwargs, rule, seed, constants=None):
+    rng = np.random.default_rng(seed)
+    constants = CONSTANTS.get(name, ()) if constants is None else constants
+    call, leaves = _call_text(function_text, args, kwargs, rule, SYMMETRIC.get(name), constants)
+    if not leaves:
+        pytest.skip("no float argument")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = rule.function(*args, **kwargs)
+    module = _module(tmp_path, name, (call, len(leaves)), _objective_text(name, y), args, kwargs, _weights(y, rng),
+                     rule.function)
+    directions = [audit.random_like(leaf, rng) for leaf in leaves]
+    got = s2sad.hvp(module.loss, tuple(leaves), tuple(directions))
+    got = got if len(leaves) > 1 else (got,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _finite_difference_hvp(module.loss, leaves, directions)
+    scale = max(1.0, max(float(np.max(np.abs(e))) if np.size(e) else 0.0 for e in expected))
+    for k, (g, e) in enumerate(zip(got, expected)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-5 * scale,
+                                   err_msg=f"hvp through {name}, argument x{k}")
+
+
+# ------------------------------------------------------------------ the walk
+def _rule(name):
+    return next(rule for rule in registry.all_rules() if rule.name == name)
+
+
+def _differentiable_names():
+    return sorted({rule.name for rule in registry.all_rules() if not rule.nondifferentiable})
+
+
+def _makers(name):
+    """(kind, maker) pairs: real arguments always, complex ones where the audit checks them."""
+    if name in audit.CHECKED:
+        return [("real", audit.CHECKED[name]), ("complex", audit.CHECKED[name])]
+    for table in (audit.REAL_ONLY, audit.REFUSED):
+        if name in table:
+            return [("real", table[name][1])]
+    return []
+
+
+CASES = [(name, kind) for name in _differentiable_names() for kind, _ in _makers(name)]
+
+
+@pytest.mark.parametrize("name, kind", CASES, ids=[f"{n}-{k}" for n, k in CASES])
+def test_second_order_through_rule(tmp_path, name, kind):
+    for key in (name, f"{name}-{kind}"):
+        if key in SKIPPED:
+            pytest.skip(SKIPPED[key])
+    rule = _rule(name)
+    maker = REAL_ARGUMENTS.get(name, dict(_makers(name))[kind]) if kind == "real" else dict(_makers(name))[kind]
+    args, kwargs, _ = audit._unpack(maker(audit._rng(name)))
+    if kind == "real":
+        args, kwargs = _real(args), {key: _real(value) for key, value in kwargs.items()}
+    check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name))
+
+
+@pytest.mark.parametrize("name", sorted(CONSTANTS) + "scipy.stats.gamma.cdf scipy.stats.beta.cdf".split())
+def test_second_derivatives_in_shape_parameters_are_refused(tmp_path, name):
+    """Differentiated again in a shape parameter, these rules raise an s2sad error (never a wrong number)."""
+    rule = _rule(name)
+    args, kwargs, _ = audit._unpack(REAL_ARGUMENTS.get(name, dict(_makers(name))["real"])(audit._rng(name)))
+    args = _real(args)
+    with pytest.raises(s2sad.S2SADError):
+        check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name), constants=())
