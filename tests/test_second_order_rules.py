@@ -290,3 +290,130 @@ def test_second_derivatives_in_shape_parameters_are_refused(tmp_path, name):
     args = _real(args)
     with pytest.raises(s2sad.S2SADError):
         check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name), constants=())
+
+
+# ------------------------------------------------------------------ methods and properties: x.sum(), x.T
+METHOD_CASES = [(name, kind) for name in sorted(audit.METHOD_CHECKED) for kind in ("real", "complex")]
+
+
+@pytest.mark.parametrize("name, kind", METHOD_CASES, ids=[f"ndarray.{n}-{k}" for n, k in METHOD_CASES])
+def test_second_order_through_method(tmp_path, name, kind):
+    """Forward code reaches these through method_jvp / attribute_jvp, whose reverse rules
+    (rules/forward_dispatch.py) pull back through the method's forward rule."""
+    rng = np.random.default_rng(len(name))
+    receiver = audit.METHOD_RECEIVERS[np.ndarray](rng)
+    args, kwargs = audit.METHOD_CHECKED[name](rng, receiver) if audit.METHOD_CHECKED[name] else audit.calls()
+    if kind == "real":
+        receiver, args = _real(receiver), _real(args)
+    rule = registry.method_rule(np.ndarray, name)
+    if callable(getattr(receiver, name)):
+        text = "x0.{}({})".format(name, ", ".join([f"C[{i}]" for i in range(len(args))] +
+                                                   [f"{key}=K[{key!r}]" for key in kwargs]))
+        y = getattr(receiver, name)(*args, **kwargs)
+    else:
+        text, y = f"x0.{name}", getattr(receiver, name)
+    module = _module(tmp_path, f"method {name} {kind}", (text, 1), _objective_text("", y), args, kwargs,
+                     _weights(y, rng), rule.function)
+    direction = audit.random_like(receiver, rng)
+    got = s2sad.hvp(module.loss, (receiver,), (direction,))
+    expected = _finite_difference_hvp(module.loss, [receiver], [direction])[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(expected)))),
+                               err_msg=f"hvp through x.{name}")
+
+
+# ------------------------------------------------------------------ the cases the issue names
+def _max_of_squares(x):
+    return np.max(x ** 2)
+
+
+def _sum_of_a_concatenation(x):
+    return np.sum(np.concatenate([x, x ** 2]) ** 2)
+
+
+def _product(x):
+    return np.prod(x)
+
+
+def _determinant(a):
+    return np.linalg.det(a)
+
+
+def _through_reshape_ravel_and_transpose(x):
+    return np.sum(x.reshape(2, 2).T ** 3) + np.sum(x.ravel() * np.sin(x))
+
+
+def _log_sum_exp(x):
+    return scipy_special.logsumexp(x)
+
+
+def _norm(x):
+    return np.linalg.norm(x)
+
+
+def _abs_of_complex(z):
+    return np.sum(np.abs(z))
+
+
+def _abs_squared(z):
+    return np.sum(np.abs(z) ** 2)
+
+
+scipy_special = pytest.importorskip("scipy.special")
+NAMED = {  # function, argument
+    "max": (_max_of_squares, np.array([0.3, -1.2, 0.7, 0.1])),
+    "concatenate": (_sum_of_a_concatenation, np.array([0.3, -1.2, 0.7, 0.1])),
+    "prod": (_product, np.array([0.3, -1.2, 0.7, 0.1])),
+    "det": (_determinant, np.array([[1.2, 0.3], [-0.4, 0.9]])),
+    "reshape, .T, .ravel": (_through_reshape_ravel_and_transpose, np.array([0.3, -1.2, 0.7, 0.1])),
+    "logsumexp": (_log_sum_exp, np.array([0.3, -1.2, 0.7, 0.1])),
+    "norm": (_norm, np.array([0.3, -1.2, 0.7, 0.1])),
+    "abs of complex": (_abs_of_complex, np.array([1 + 2j, 0.5 - 1j])),
+    "abs squared of complex": (_abs_squared, np.array([1 + 2j, 0.5 - 1j])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_hessians_the_issue_names(name):
+    function, x = NAMED[name]
+    rng = np.random.default_rng(3)
+    v = audit.random_like(x, rng)
+    expected = _finite_difference_hvp(function, [x], [v])[0]
+    np.testing.assert_allclose(s2sad.hvp(function, (x,), (v,)), expected, rtol=1e-5, atol=1e-6)
+    if not np.iscomplexobj(x):
+        hessian = s2sad.hessian(function)(x)
+        columns = [_finite_difference_hvp(function, [x], [e])[0] for e in np.eye(x.size).reshape((x.size,) + x.shape)]
+        np.testing.assert_allclose(hessian.reshape(x.size, x.size), np.array(columns).reshape(x.size, x.size).T,
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_hvp_of_abs_squared_is_twice_the_direction():
+    z, v = np.array([1 + 2j, 0.5 - 1j]), np.array([1.0 + 0j, 1j])
+    np.testing.assert_allclose(s2sad.hvp(_abs_squared, (z,), (v,)), 2 * v)
+
+
+@pytest.mark.parametrize("function", [np.ceil, np.floor, np.sign, np.rint], ids=lambda f: f.__name__)
+def test_jvp_of_a_function_without_a_gradient_is_zero(function):
+    x = np.array([0.3, -1.2, 0.7])
+    y, tangent = s2sad.jvp(function, (x,), (x,))
+    np.testing.assert_array_equal(y, function(x))
+    np.testing.assert_array_equal(tangent, np.zeros(3))
+
+
+def _einsum_interleaved(x):
+    return np.einsum(x, [0], x, [0], [])
+
+
+def _einsum_repeated_index(a):
+    return np.sum(np.einsum("lli->i", a))
+
+
+@pytest.mark.parametrize("function, x", [(_einsum_interleaved, np.array([0.3, -1.2])),
+                                         (_einsum_repeated_index, np.ones((2, 2, 3)))], ids=["interleaved", "lli"])
+def test_einsum_forms_without_a_rule_are_s2sad_errors(function, x):
+    """The interleaved form and a repeated index in one operand: refused, in both modes, naming the line."""
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.grad(function)(x)
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.jvp(function, (x,), (x,))
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.hvp(function, (x,), (x,))
