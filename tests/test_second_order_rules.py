@@ -7,8 +7,8 @@ as ``tests/rules/test_complex_audit.py`` does, and reuses its argument makers. F
 a small module is written with one function::
 
     def loss(x0, x1):
-        y = np.einsum(C[0], x0, x1)
-        return objective(y, W, U)
+        y = function(C[0], x0, x1)       # function: the rule's (np.einsum), C: the constants
+        return np.sum(np.real(W * y)) + 0.5 * np.sum(np.real(U * y * y))
 
 (the rule called as users write it, its float arguments differentiated, the others module
 constants), and ``hvp(loss, leaves, directions)`` along one random direction is compared
@@ -34,10 +34,12 @@ import test_complex_audit as audit  # noqa: E402  (the argument makers of every 
 import s2sad  # noqa: E402
 from s2sad import registry  # noqa: E402
 
-OBJECTIVE = '''
+
+
 def objective(y, w, u):
-    return np.sum(np.real(w * y)) + 0.5 * np.sum(np.real(u * y * y))
-'''
+    """The loss's text for an output ``y`` and weights ``w``, ``u`` (written out in the loss: a
+    helper function would be transformed again for every rule)."""
+    return f"np.sum(np.real({w} * {y})) + 0.5 * np.sum(np.real({u} * {y} * {y}))"
 
 SKIPPED = {  # rule name: why its second derivative is not checked here
     **{name: "a cast to a narrower float: the loss moves in steps of float32's (float16's) rounding, which "
@@ -78,11 +80,11 @@ REAL_ARGUMENTS = {
 
 # Outputs whose value is not a function of the input alone: eigenvectors and singular vectors
 # have a free phase (a sign for real ones), so the loss reads them through |v|^2.
-PHASE_BLIND = "objective(y[0], W[0], U[0]) + np.sum(np.real(W[1]) * np.abs(y[1]) ** 2)"
+PHASE_BLIND = objective("y[0]", "W[0]", "U[0]") + " + np.sum(np.real(W[1]) * np.abs(y[1]) ** 2)"
 OBJECTIVES = {
     "numpy.linalg.eig": PHASE_BLIND,
     "numpy.linalg.eigh": PHASE_BLIND,
-    "numpy.linalg.svd": "objective(y[1], W[1], U[1]) + np.sum(np.real(W[0]) * np.abs(y[0]) ** 2)"
+    "numpy.linalg.svd": objective("y[1]", "W[1]", "U[1]") + " + np.sum(np.real(W[0]) * np.abs(y[0]) ** 2)"
                         " + np.sum(np.real(W[2]) * np.abs(y[2]) ** 2)",
 }
 
@@ -154,9 +156,9 @@ def _objective_text(name, y):
         return OBJECTIVES[name]
     if isinstance(y, (tuple, list)):
         if any(isinstance(item, list) for item in y):
-            return "objective(np.array(y), W, U)"  # nested lists (tolist): read as the array they came from
-        return " + ".join(f"objective(y[{i}], W[{i}], U[{i}])" for i, item in enumerate(y) if _is_float_output(item))
-    return "objective(y, W, U)"
+            return objective("np.array(y)", "W", "U")  # nested lists (tolist): read as the array they came from
+        return " + ".join(objective(f"y[{i}]", f"W[{i}]", f"U[{i}]") for i, item in enumerate(y) if _is_float_output(item))
+    return objective("y", "W", "U")
 
 
 def _weights(y, rng):
@@ -173,7 +175,7 @@ def _weights(y, rng):
 
 
 def _module(tmp_path, name, call, objective_text, constants, kwargs, weights, function):
-    source = (f"import numpy as np\nimport scipy.special, scipy.stats, scipy.linalg, scipy.signal\n{OBJECTIVE}\n\n"
+    source = (f"import numpy as np\nimport scipy.special, scipy.stats, scipy.linalg, scipy.signal\n\n\n"
               f"def loss({', '.join(f'x{i}' for i in range(call[1]))}):\n"
               f"    y = {call[0]}\n    return {objective_text}\n")
     path = tmp_path / f"second_order_{abs(hash(name)) % 10 ** 8}.py"
