@@ -19,7 +19,7 @@ call's tangent terms), ``expand_reduced`` (a reduction's value or tangent broadc
 adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a tangent cast to
 its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
 0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items); ``dtype_of`` and ``np.isfortran`` only read a dtype or
-a layout.
+a layout, ``winner_index`` which item ``max``/``min`` return.
 """
 import numpy as np
 
@@ -32,6 +32,7 @@ from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotang
 
 from s2sad.runtime.tangents import ZERO, Tangent, unthunk
 
+from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
                       subtracted_at, unbroadcast, write_back, written_into, written_into_shared)
 from .numpy_shapes import as_tangent_of
@@ -133,7 +134,7 @@ defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)
 defvjp(times,         "t, slope", times_vjp_t, times_vjp_slope)
 defvjp(unthunk,       "t", "g")
 defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
-nondifferentiable(dtype_of)
+nondifferentiable(dtype_of, winner_index)  # a dtype; which item max/min returns (an index)
 
 # ---- forward rules
 deflinear(fit, "t")

@@ -32,7 +32,7 @@ Conventions:
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.registry.forward import LINEAR, defjvp, deflinear
+from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
