@@ -19,7 +19,7 @@ no forward rule: its second derivative is refused here, with an error naming it.
 import numpy as np
 
 from s2sad.errors import MissingRuleError
-from s2sad.registry import defrrule
+from s2sad.registry import defrrule, restore_template_source
 from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
 from s2sad.runtime.accumulate import add
 from s2sad.runtime.calls import call_rrule, called
@@ -91,6 +91,10 @@ def pushforward_rrule(forward, args: tuple, kwargs: dict, tangents: dict, ans):
     return y, pushforward_pullback
 
 
+def _is_inexact(value) -> bool:
+    return isinstance(value, (float, complex)) or getattr(getattr(value, "dtype", None), "kind", "") in ("f", "c")
+
+
 def _vanishes(value) -> bool:
     value = unthunk(value)
     if _is_zero(value) or isinstance(value, (str, bytes)):
@@ -120,6 +124,11 @@ def _by_position(rule, args, d_values):
 def _linear_term(rule, param, tangent, values, params):
     """The function with the tangent in ``param``'s place; pulled back by the function's rule."""
     args, kwargs, origins = linear_call(rule.signature, param)(tangent, values)
+    for name, value in kwargs.items():  # a rule's pullback gives positional arguments' cotangents only
+        if name == param or _is_inexact(value):
+            raise MissingRuleError(
+                f"`{name}` goes to {rule.name} by keyword in its forward rule, whose second derivative s2sad "
+                "takes only for arguments passed positionally", hint=f"pass `{name}` positionally")
     term, pullback = rule.rrule(*args, **kwargs)
 
     def linear_term_pullback(g):
@@ -146,6 +155,7 @@ def _linear_term(rule, param, tangent, values, params):
 
 def _function_term(jvp, tangent, ans, values, params):
     """A template or callable jvp, differentiated from its source as a function called through a value."""
+    restore_template_source(getattr(getattr(jvp, "__code__", None), "co_filename", ""))
     term, pullback = call_rrule(jvp, tangent, ans, *values)
 
     def function_term_pullback(g):

@@ -241,13 +241,25 @@ def template_namespace() -> dict[str, Any]:
     return _template_namespace
 
 
+_template_sources: dict[str, str] = {}  # the file name of each compiled template -> its source
+
+
+def restore_template_source(filename: str) -> None:
+    """Put a compiled template's source (back) where ``inspect`` reads it: ``linecache``, which
+    anything may clear (``linecache.clearcache``)."""
+    source = _template_sources.get(filename)
+    if source is not None and filename not in linecache.cache:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
 def compile_template(template: Template, params: tuple[str, ...], name: str) -> VJP:
     """The template as a function ``(g, ans, *params)``, with a source s2sad can read: forward
     code calls templates compiled so (through ``method_jvp``), and a Hessian differentiates
     them again."""
     source = f"def {name}(g, ans, {', '.join(params)}):\n    return {template}\n"
     filename = f"<s2sad template {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"  # one file per text
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    _template_sources[filename] = source
+    restore_template_source(filename)
     namespace = {**template_namespace(), "__name__": TEMPLATES_MODULE}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

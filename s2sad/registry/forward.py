@@ -111,8 +111,8 @@ def linear_call(signature, param: str) -> Callable:
     for name, p in signature.parameters.items():
         if p.default is not inspect.Parameter.empty or p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
             leading = leading and p.kind is inspect.Parameter.POSITIONAL_ONLY
-        kinds.append((name, p.kind if not (p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and not leading)
-                      else (inspect.Parameter.POSITIONAL_ONLY if leading else p.kind)))
+        positional = p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and leading
+        kinds.append((name, inspect.Parameter.POSITIONAL_ONLY if positional else p.kind))
 
     def layout(g, values):
         args, kwargs, origins = [], {}, []
