@@ -174,6 +174,12 @@ def _weights(y, rng):
     return draw(), draw()
 
 
+# Every loss module stays alive for the session: s2sad's caches of generated code in memory are
+# found by function identity, and a collected module's functions would hand their ids on
+# (a later function then ran code generated for another: OPEN, reported).
+KEPT = []
+
+
 def _module(tmp_path, name, call, objective_text, constants, kwargs, weights, function):
     source = (f"import numpy as np\nimport scipy.special, scipy.stats, scipy.linalg, scipy.signal\n\n\n"
               f"def loss({', '.join(f'x{i}' for i in range(call[1]))}):\n"
@@ -184,6 +190,7 @@ def _module(tmp_path, name, call, objective_text, constants, kwargs, weights, fu
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.C, module.K, (module.W, module.U), module.function = constants, kwargs, weights, function
+    KEPT.append(module)
     return module
 
 
