@@ -104,10 +104,10 @@ def pow_jvp_exponent(g, ans, base, exp, mod):
     return power_jvp_exponent(g, ans, base, exp)  # with mod, every argument is an int: no tangents
 
 
-def _winner(choose, iterable, args, key):
+def winner_index(choose, iterable, args, key):
     """The index of the element ``max``/``min`` returns among ``(iterable, *args)``, or among
     ``iterable``'s items (None if there are none)."""
-    items = [iterable, *args] if args else list(iterable)
+    items = [iterable] + list(args) if args else list(iterable)
     if not items:
         return None
     value = items.__getitem__ if key is None else (lambda i: key(items[i]))
@@ -120,7 +120,7 @@ def _item_tangent(t):
 
 def _extremum_jvps(choose):
     def extremum_jvp_iterable(g, ans, iterable, args, key, default):
-        winner = _winner(choose, iterable, args, key)
+        winner = winner_index(choose, iterable, args, key)
         if winner is None or g is ZERO:
             return ZERO
         if args:
@@ -128,11 +128,11 @@ def _extremum_jvps(choose):
         return _item_tangent(unthunk(g)[winner])
 
     def extremum_jvp_args(g, ans, iterable, args, key, default):
-        winner = _winner(choose, iterable, args, key)
+        winner = winner_index(choose, iterable, args, key)
         return _item_tangent(g[winner - 1]) if winner and g is not ZERO else ZERO
 
     def extremum_jvp_default(g, ans, iterable, args, key, default):
-        return g if _winner(choose, iterable, args, key) is None else ZERO
+        return g if winner_index(choose, iterable, args, key) is None else ZERO
 
     for jvp in (extremum_jvp_iterable, extremum_jvp_args, extremum_jvp_default):
         jvp.__name__ = jvp.__qualname__ = jvp.__name__.replace("extremum", choose.__name__)

@@ -12,15 +12,30 @@ array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of
 (``written_into_shared`` when another name reads ``y`` after: it refuses an array or a list).
 ``owned_copy`` is the copy of an argument the function changes in place (the cotangent passes
 through; the tangent is copied too, ``owned_tangent``, as the function changes it in place); ``write_back`` leaves the function's changes in the caller's argument at the end.
+
+Rules' jvps are differentiated again from their source (``hvp`` is reverse mode over forward
+code), so the helpers they call have rules of their own: ``add_tangents`` (the sum of a
+call's tangent terms), ``expand_reduced`` (a reduction's value or tangent broadcast back: its
+adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a tangent cast to
+its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
+0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items); ``dtype_of`` and ``np.isfortran`` only read a dtype or
+a layout, ``winner_index`` which item ``max``/``min`` return.
 """
+import numpy as np
+
 from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp, nondifferentiable
-from s2sad.runtime.structure import field_cotangent, tangent_field, tangent_filled, tangent_item
+from s2sad.registry.slopes import like_output, times
+from s2sad.runtime.indexing import dtype_of
+from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_field, tangent_filled,
+                                     tangent_item)
 
 from s2sad.runtime.tangents import ZERO, Tangent, unthunk
 
-from .helpers import (added_at, fit, merged_keywords, owned_copy, safe_divide, subtracted_at, write_back,
-                      written_into, written_into_shared)
+from .builtins import winner_index
+from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
+                      subtracted_at, unbroadcast, write_back, written_into, written_into_shared)
+from .numpy_shapes import as_tangent_of
 
 
 def _entries(g, keys):
@@ -53,6 +68,51 @@ def merged_keywords_jvp_second(g, ans, first, second):
 def tangent_field_vjp(g, ans, t, name):
     return ZERO if g is ZERO else Tangent(type(t), {name: g})
 
+def summand_cotangent(g, t):
+    """The cotangent of one term ``t`` of ``add_tangents``: ``g`` summed back to ``t``'s shape and
+    dtype, item by item for the tangent of a tuple or list output."""
+    g = unthunk(g)
+    if t is ZERO or g is ZERO:
+        return ZERO
+    if isinstance(t, (tuple, list)):
+        return type(t)(summand_cotangent(part, item) for part, item in zip(output_parts(g, len(t)), t))
+    return unbroadcast(g, t)
+
+
+def add_tangents_vjp_a(g, ans, a, b):
+    return summand_cotangent(g, a)
+
+
+def add_tangents_vjp_b(g, ans, a, b):
+    return summand_cotangent(g, b)
+
+
+def split_cotangent_vjp(g, ans, t, count):
+    return tuple(output_parts(g, count))
+
+
+def expand_reduced_vjp(g, ans, t, a, axis, keepdims, where):
+    """The adjoint of broadcasting ``t`` over the reduced axes: the sum over them (of the elements
+    ``where`` keeps), in ``t``'s shape and dtype."""
+    g = unthunk(g)
+    if g is ZERO:
+        return ZERO
+    if where is True:
+        total = np.sum(g, axis=axis, keepdims=True)
+    else:
+        total = np.sum(np.where(where, g, 0), axis=axis, keepdims=True)
+    return unbroadcast(np.reshape(total, np.shape(t)), t)
+
+
+def times_vjp_t(g, ans, t, slope):
+    with np.errstate(invalid="ignore"):
+        return unbroadcast(np.where(np.equal(t, 0), 0.0 * g, g * conj(slope)), t)
+
+
+def times_vjp_slope(g, ans, t, slope):
+    return unbroadcast(times(g, conj(t)), slope)
+
+
 defvjp(fit,          "t, ans", "unbroadcast(g, t)", None)
 defvjp(safe_divide,  "num, den", "unbroadcast(safe_divide(g, conj(den)), num)",
        "unbroadcast(-safe_divide(g * conj(ans), conj(den)), den)")
@@ -67,6 +127,15 @@ defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
 defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
 
+defvjp(add_tangents,  "a, b", add_tangents_vjp_a, add_tangents_vjp_b)
+defvjp(expand_reduced, "t, a, axis=None, keepdims=False, where=True", expand_reduced_vjp)
+defvjp(as_tangent_of, "t, ans", "unbroadcast(g, t)", None)
+defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)
+defvjp(times,         "t, slope", times_vjp_t, times_vjp_slope)
+defvjp(unthunk,       "t", "g")
+defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
+nondifferentiable(dtype_of, winner_index)  # a dtype; which item max/min returns (an index)
+
 # ---- forward rules
 deflinear(fit, "t")
 defjvp(safe_divide, "safe_divide(g, den)", "-safe_divide(g * ans, den)", elementwise=True)
@@ -79,3 +148,10 @@ defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)
 defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
 defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")
+deflinear(add_tangents, "a", "b")
+deflinear(expand_reduced, "t")
+deflinear(as_tangent_of, "t")
+deflinear(like_output, "term")
+defjvp(times,         "times(g, slope)", "times(t, g)", elementwise=True)
+deflinear(unthunk, "t")
+deflinear(split_cotangent, "t")

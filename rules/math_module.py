@@ -1,9 +1,11 @@
-"""Rules for the ``math`` module, on Python floats.
+"""Rules for the ``math`` module, on Python floats (and ``cmath.log``, the complex logarithm
+the forward rule of a power of a negative or complex base takes).
 
 Written with ``math`` (not ``np``) so scalar code stays in Python floats: a cotangent of a
 float is a float. Slopes that are infinite at a point of the domain go through
 ``safe_divide`` (a zero cotangent stays 0, see ``numpy_elementwise``).
 """
+import cmath
 import math
 
 from s2sad.registry.forward import defjvp
@@ -30,6 +32,8 @@ defvjp(math.exp,   "x", "g * ans")
 defvjp(math.expm1, "x", "g * (ans + 1)")
 defvjp(math.log,   f"x, base={_E}", "safe_divide(g, x * math.log(base))",
                                    "safe_divide(-g * ans, base * math.log(base))")
+defvjp(cmath.log,  f"x, base={_E}", "unbroadcast(safe_divide(g, np.conjugate(x * np.log(base))), x)",
+                                   "unbroadcast(-safe_divide(g * np.conjugate(ans), np.conjugate(base * np.log(base))), base)")
 defvjp(math.log2,  "x", "safe_divide(g, x * math.log(2))")
 defvjp(math.log10, "x", "safe_divide(g, x * math.log(10))")
 defvjp(math.log1p, "x", "safe_divide(g, x + 1)")
@@ -78,6 +82,7 @@ defjvp(math.atanh, "safe_divide(g, 1 - x * x)")
 defjvp(math.exp,   "g * ans")
 defjvp(math.expm1, "g * (ans + 1)")
 defjvp(math.log,   "safe_divide(g, x * math.log(base))", "safe_divide(-g * ans, base * math.log(base))")
+defjvp(cmath.log,  "safe_divide(g, x * np.log(base))", "-safe_divide(g * ans, base * np.log(base))")
 defjvp(math.log2,  "safe_divide(g, x * math.log(2))")
 defjvp(math.log10, "safe_divide(g, x * math.log(10))")
 defjvp(math.log1p, "safe_divide(g, x + 1)")

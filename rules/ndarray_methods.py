@@ -158,7 +158,7 @@ def ndarray_astype_jvp(g, ans, a, dtype, order, casting, subok, copy):
         g = np.real(g)  # astype keeps the real part
     if type(g) is not np.ndarray:
         return target.type(g)
-    return g.astype(target, order=order, copy=copy)
+    return g.astype(target, order, "unsafe", True, copy)  # positionally: keywords would read as differentiated (hvp)
 
 
 def ndarray_item_jvp(g, ans, a, args):

@@ -31,6 +31,7 @@ import numpy as np
 
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp
+from s2sad.registry.slopes import like_output
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import safe_divide, unbroadcast
@@ -59,7 +60,7 @@ defvjp(np.log10,      "x", "safe_divide(g, np.conjugate(x) * math.log(10))")
 defvjp(np.log1p,      "x", "safe_divide(g, conj(x + 1))")
 defvjp(np.sqrt,       "x", "safe_divide(g * 0.5, conj(ans))")
 defvjp(np.cbrt,       "x", "safe_divide(g, 3 * ans ** 2)")  # real only
-defvjp(np.square,     "x", "g * 2 * np.conjugate(x)")
+defvjp(np.square,     "x, /, out=None, *, dtype=None", "g * 2 * np.conjugate(x)")  # dtype: the jvps of erf & co
 defvjp(np.reciprocal, "x", "-g * conj(ans ** 2)")
 defvjp(np.absolute,   "x", "g * np.sign(x)")  # np.abs is np.absolute; slope 0 at 0; sign(z) = z / |z| for complex z
 defvjp(np.fabs,       "x", "g * np.sign(x)")
@@ -98,7 +99,8 @@ def sign_vjp(g, ans, x):
 
 def sign_jvp(g, ans, x):
     if np.result_type(x).kind != "c":
-        return ZERO
+        # zeros, not ZERO: forward code goes on computing with what a callable jvp returns
+        return like_output(np.zeros(np.shape(ans)), ans)
     return safe_divide(g - ans * np.real(np.conjugate(ans) * g), np.abs(x))
 
 
@@ -112,7 +114,7 @@ defvjp(np.real_if_close, "a, tol=100", "unbroadcast(g, a)")  # a real g stands f
 # ------------------------------------------------------------------ binary
 defvjp(np.add,        "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(g, x2)")
 defvjp(np.subtract,   "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(-g, x2)")
-defvjp(np.multiply,   "x1, x2", "unbroadcast(g * np.conjugate(x2), x1)", "unbroadcast(g * np.conjugate(x1), x2)")
+defvjp(np.multiply,   "x1, x2, /, out=None, *, dtype=None", "unbroadcast(g * np.conjugate(x2), x1)", "unbroadcast(g * np.conjugate(x1), x2)")
 defvjp(np.divide,     "x1, x2", "unbroadcast(g / np.conjugate(x2), x1)",
                                 "unbroadcast(-g * conj(ans / x2), x2)")  # also true_divide
 defvjp(np.power,      "x1, x2", "power_vjp_base(g, x1, x2)", "power_vjp_exponent(g, ans, x1, x2)")  # also pow
@@ -201,14 +203,6 @@ defvjp(np.float16, "x=0.0", "unbroadcast(g, x)")
 # of a power (a variable exponent), nan_to_num and clip, whose jvps a line cannot say.
 
 
-def _cast(t, ans):
-    """``t`` in ``ans``'s dtype (where Python scalars or a 0-d operand made it another)."""
-    dtype = getattr(ans, "dtype", None)
-    if dtype is None or getattr(t, "dtype", None) == dtype:
-        return t
-    return np.asarray(t, dtype)
-
-
 def power_jvp_exponent(g, ans, x1, x2):
     """``g * x1 ** x2 * log(x1)``, 0 where ``x1`` is 0 (``0 ** y`` is flat in ``y``), with the
     complex logarithm of a negative base where the power is complex (Python's ``(-2.0) ** 0.5``,
@@ -226,7 +220,7 @@ def power_jvp_exponent(g, ans, x1, x2):
         if base.dtype.kind != "c" and np.iscomplexobj(ans):
             base = base.astype(np.result_type(ans))
         term = g * ans * np.log(base)
-    return _cast(term, ans)
+    return like_output(term, ans)
 
 
 def _parts_where(test, x, g, ans, of_x):
@@ -238,7 +232,7 @@ def _parts_where(test, x, g, ans, of_x):
         return np.where(test(x), g, np.zeros_like(ans))
     x = np.asarray(x)
     real, imag = (np.real(g), np.imag(g)) if of_x else (g, g)
-    return _cast(np.where(test(x.real), real, 0) + 1j * np.where(test(x.imag), imag, 0), ans)
+    return like_output(np.where(test(x.real), real, 0) + 1j * np.where(test(x.imag), imag, 0), ans)
 
 
 def nan_to_num_jvp_x(g, ans, x, copy, nan, posinf, neginf):
@@ -262,7 +256,8 @@ def clip_jvp_a(g, ans, a, a_min, a_max, out, min, max):
     """``g`` where ``a_min <= a <= a_max`` (as the reverse rule: the bounds included)."""
     if g is ZERO:
         return ZERO
-    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    lo = min if a_min is None else a_min  # not _clip_bounds: its tuple would be differentiated again
+    hi = max if a_max is None else a_max
     inside = True
     if lo is not None:
         inside = np.greater_equal(a, lo)
@@ -275,7 +270,8 @@ def clip_jvp_min(g, ans, a, a_min, a_max, out, min, max):
     """The lower bound's tangent where ``a`` is below it (and it is not above the upper bound)."""
     if g is ZERO:
         return ZERO
-    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    lo = min if a_min is None else a_min
+    hi = max if a_max is None else a_max
     below = np.less(a, lo)
     if hi is not None:
         below = below & np.less_equal(lo, hi)
@@ -286,7 +282,8 @@ def clip_jvp_max(g, ans, a, a_min, a_max, out, min, max):
     """The upper bound's tangent where ``a`` is above it, or everywhere it is below the lower bound."""
     if g is ZERO:
         return ZERO
-    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    lo = min if a_min is None else a_min
+    hi = max if a_max is None else a_max
     above = np.greater(a, hi)
     if lo is not None:
         above = above | np.less(hi, lo)

@@ -98,19 +98,40 @@ def inner_vjp_b(g, ans, a, b):
     return unbroadcast(np.tensordot(g, conj(a), axes=(g_a_axes, list(range(np.ndim(a) - 1)))), b)
 
 
-def _check_cross(a, b, axisa, axisb, axisc, axis):
-    if (axisa, axisb, axisc, axis) != (-1, -1, -1, None) or np.shape(a)[-1] != 3 or np.shape(b)[-1] != 3:
-        raise UnsupportedArgumentsError("the rule for np.cross covers 3-vectors along the last axis only")
+def _three(vectors):
+    """Vectors along the last axis as 3-vectors: a 2-vector gets a zero z-component, as np.cross reads it."""
+    vectors = np.asarray(vectors)
+    if vectors.shape[-1] == 3:
+        return vectors
+    return np.concatenate([vectors, np.zeros(vectors.shape[:-1] + (1,), dtype=vectors.dtype)], axis=-1)
+
+
+def _cross_cotangent(g, ans, of, other, axis_of, axis_other, axisc, axis, first):
+    """The cotangent of one operand of ``np.cross``: with 3-vectors along the last axes, the
+    adjoint of ``t -> t x b`` is ``g -> conj(b) x g`` (of ``t -> a x t``: ``g x conj(a)``); 2-vectors are
+    3-vectors with z = 0 (the output of two 2-vectors is that z-component alone), other axes moved last."""
+    if axis is not None:
+        axis_of = axis_other = axisc = axis
+    moved = np.moveaxis(np.asarray(of), axis_of, -1)
+    other3 = conj(_three(np.moveaxis(np.asarray(other), axis_other, -1)))
+    if np.ndim(ans) == len(np.broadcast_shapes(moved.shape[:-1], other3.shape[:-1])):  # two 2-vectors: z alone
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+    else:
+        g3 = np.moveaxis(np.asarray(g), axisc, -1)
+    full = np.cross(other3, g3) if first else np.cross(g3, other3)
+    return np.moveaxis(unbroadcast(full[..., :moved.shape[-1]], moved), -1, axis_of)
 
 
 def cross_vjp_a(g, ans, a, b, axisa, axisb, axisc, axis):
-    _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(conj(b), g), a)
+    if np.shape(a)[-1] == 3 and np.shape(b)[-1] == 3 and (axisa, axisb, axisc, axis) == (-1, -1, -1, None):
+        return unbroadcast(np.cross(conj(b), g), a)  # the common case, without the moves
+    return _cross_cotangent(g, ans, a, b, axisa, axisb, axisc, axis, True)
 
 
 def cross_vjp_b(g, ans, a, b, axisa, axisb, axisc, axis):
-    _check_cross(a, b, axisa, axisb, axisc, axis)
-    return unbroadcast(np.cross(g, conj(a)), b)
+    if np.shape(a)[-1] == 3 and np.shape(b)[-1] == 3 and (axisa, axisb, axisc, axis) == (-1, -1, -1, None):
+        return unbroadcast(np.cross(g, conj(a)), b)
+    return _cross_cotangent(g, ans, b, a, axisb, axisa, axisc, axis, False)
 
 
 def _full_cotangent(g, n, m, mode):
@@ -751,7 +772,7 @@ def _power_tangent(a, t, n):
             else:
                 d_result = np.matmul(d_result, square) + np.matmul(result, d_square)
                 result = np.matmul(result, square)
-        n >>= 1
+        n = n >> 1
         if n:
             d_square = np.matmul(d_square, square) + np.matmul(square, d_square)
             square = np.matmul(square, square)

@@ -32,7 +32,7 @@ Conventions:
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.registry.forward import LINEAR, defjvp, deflinear
+from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
@@ -217,6 +217,17 @@ def _linspace_fractions(num, endpoint, ndim, axis):
 
 def broadcast_to_vjp(g, ans, array, shape, subok):
     return unbroadcast(g, array)
+
+
+def broadcast_arrays_vjp(g, ans, args, subok):
+    """Each array's cotangent summed back over what broadcasting added (one per argument)."""
+    return tuple(unbroadcast(part, like) for part, like in zip(output_parts(g, len(args)), args))
+
+
+def broadcast_arrays_jvp(g, ans, args, subok):
+    """Each tangent broadcast as its array is (ZERO for an array without one)."""
+    return tuple(ZERO if t is ZERO or t is None else np.broadcast_to(t, np.shape(out))
+                 for t, out in zip(varargs_tangents(g, args), ans))
 
 
 def _cotangent_like(v, like):
@@ -677,6 +688,7 @@ defvjp(np.asarray,      "a, dtype=None, order=None, *, device=None, copy=None, l
 defvjp(np.array,        "object, dtype=None, *, copy=True, order='K', subok=False, ndmin=0, ndmax=0, like=None",
        array_vjp)
 defvjp(np.broadcast_to, "array, shape, subok=False", broadcast_to_vjp)
+defvjp(np.broadcast_arrays, "*args, subok=False", broadcast_arrays_vjp)
 
 if hasattr(np, "permute_dims"):  # NumPy >= 2
     defvjp(np.permute_dims, "a, axes=None", "np.transpose(g, inverse_axes(axes, np.ndim(a)))")
@@ -857,8 +869,7 @@ def partition_jvp(g, ans, a, kth, axis, kind, order):
         x, g, axis = np.ravel(x), np.ravel(g), 0
     sources = np.argsort(x, axis=axis, kind="stable")
     slots = np.argsort(ans, axis=axis, kind="stable")
-    index = np.empty_like(sources)
-    np.put_along_axis(index, slots, sources, axis=axis)   # ans[..., j] is x[..., index[j]]
+    index = np.take_along_axis(sources, np.argsort(slots, axis=axis), axis=axis)  # ans[..., j] is x[..., index[j]]
     return as_tangent_of(np.take_along_axis(g, index, axis=axis), ans)
 
 
@@ -966,7 +977,7 @@ def cumprod_jvp(g, ans, a, axis, dtype, out):
         x, g, axis = np.ravel(x), np.ravel(g), 0
     axis %= x.ndim
     y = np.reshape(ans, x.shape)
-    position = _along(np.arange(x.shape[axis]), axis, x.ndim)
+    position = np.reshape(np.arange(np.shape(x)[axis]), [-1 if i == axis else 1 for i in range(np.ndim(x))])
     zeros = np.equal(x, 0)
     first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True),
                           x.shape[axis])
@@ -1037,6 +1048,7 @@ defjvp(np.copy,         LINEAR)
 defjvp(np.asarray,      asarray_jvp)
 defjvp(np.array,        array_jvp)
 defjvp(np.broadcast_to, LINEAR)
+defjvp(np.broadcast_arrays, broadcast_arrays_jvp)
 
 if hasattr(np, "permute_dims"):  # NumPy >= 2
     defjvp(np.permute_dims, LINEAR)

@@ -45,11 +45,13 @@ def _items(g, count, like, start, stop):
 
 
 def concat_jvp_a(g, ans, a, b):
-    return _joined(split_cotangent(g, len(a)) + (ZERO,) * len(b), ans)
+    zeros = [ZERO for _ in b]  # each side written as list(...): a join s2sad differentiates again
+    return _joined(list(split_cotangent(g, len(a))) + list(zeros), ans)
 
 
 def concat_jvp_b(g, ans, a, b):
-    return _joined((ZERO,) * len(a) + split_cotangent(g, len(b)), ans)
+    zeros = [ZERO for _ in a]
+    return _joined(list(zeros) + list(split_cotangent(g, len(b))), ans)
 
 
 def _joined(items, like):

@@ -301,7 +301,7 @@ def _solve_sylvester(a, b, q):
     """``solve_sylvester`` in one dtype: SciPy 1.17 solves A X + X B = Q wrongly for a complex
     ``a`` and a real ``b`` (a real tangent meets a complex matrix here)."""
     dtype = np.result_type(a, b, q)
-    return linalg.solve_sylvester(*(np.asarray(m, dtype=dtype) for m in (a, b, q)))
+    return linalg.solve_sylvester(np.asarray(a, dtype=dtype), np.asarray(b, dtype=dtype), np.asarray(q, dtype=dtype))
 
 
 def solve_sylvester_jvp_a(g, ans, a, b, q):
@@ -322,14 +322,15 @@ def sqrtm_jvp(g, ans, A):
 
 
 def expm_jvp(g, ans, A):
-    a = np.asarray(A, dtype=np.result_type(A, np.float64))
-    g = np.asarray(g)
-    if a.ndim == 2:
-        return _like_output(linalg.expm_frechet(a, g, compute_expm=False), ans)
-    shape = np.broadcast_shapes(a.shape, g.shape)
-    a, g = np.broadcast_to(a, shape).reshape(-1, *shape[-2:]), np.broadcast_to(g, shape).reshape(-1, *shape[-2:])
-    tangents = [linalg.expm_frechet(one, tangent, compute_expm=False) for one, tangent in zip(a, g)]
-    return _like_output(np.reshape(tangents, shape), ans)
+    """The Frechet derivative as the upper right block of ``expm([[A, dA], [0, A]])``: written
+    with ``expm`` itself (not ``expm_frechet``), so that a Hessian differentiates it again."""
+    shape = np.broadcast_shapes(np.shape(A), np.shape(g))
+    a = np.broadcast_to(np.asarray(A, dtype=np.result_type(A, g, np.float64)), shape)
+    g = np.broadcast_to(np.asarray(g, dtype=a.dtype), shape)
+    n = shape[-1]
+    block = np.concatenate([np.concatenate([a, g], axis=-1),
+                            np.concatenate([np.zeros(shape, dtype=a.dtype), a], axis=-1)], axis=-2)
+    return _like_output(linalg.expm(block)[..., :n, n:], ans)
 
 
 # ---- forward rules

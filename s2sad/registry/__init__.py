@@ -30,6 +30,7 @@ import importlib
 import inspect
 import io
 import keyword
+import linecache
 import sys
 import tokenize
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ TEMPLATE_GLOBALS_MODULES = {
     "math": "math",
 }
 TEMPLATE_HELPERS_MODULE = "s2sad.rules.helpers"
+TEMPLATES_MODULE = "s2sad.rules.templates"  # the module compiled templates say they are from (none is imported)
 
 
 _signatures_by_text: dict[str, inspect.Signature] = {}
@@ -142,7 +144,7 @@ class Rule:
         bound.apply_defaults()
         return tuple(bound.arguments.values())
 
-    def _positional_slots(self, count: int) -> list[tuple[str, int | None]]:
+    def positional_slots(self, count: int) -> list[tuple[str, int | None]]:
         """For each positional argument of a call: its parameter, and its index within ``*args``."""
         slots: list[tuple[str, int | None]] = []
         for name, parameter in self.signature.parameters.items():
@@ -177,7 +179,7 @@ class Rule:
 
             return y, nondifferentiable_pullback
         values = self.bind(args, kwargs)
-        slots = self._positional_slots(len(args))
+        slots = self.positional_slots(len(args))
         rule = self
 
         def pullback(dy):
@@ -192,11 +194,12 @@ class Rule:
                     cotangent = by_param[param]
                 elif rule.vjps.get(param) is None:
                     cotangent = NO_TANGENT
-                elif lazy:
+                elif lazy and item is None:
                     # computed only if the caller reads it: a constant weight matrix's
                     # gradient costs a product nobody wants
                     cotangent = by_param[param] = Thunk(partial(rule.vjp_function(param), dy, y, *values))
                 else:
+                    # (a *args parameter's, shared by the arguments it collected, at once)
                     cotangent = by_param[param] = rule.vjp_function(param)(dy, y, *values)
                 # a *args parameter's vjp gives one cotangent per argument it collected
                 cotangents.append(cotangent[item] if item is not None and cotangent is not NO_TANGENT else cotangent)
@@ -238,10 +241,27 @@ def template_namespace() -> dict[str, Any]:
     return _template_namespace
 
 
+_template_sources: dict[str, str] = {}  # the file name of each compiled template -> its source
+
+
+def restore_template_source(filename: str) -> None:
+    """Put a compiled template's source (back) where ``inspect`` reads it: ``linecache``, which
+    anything may clear (``linecache.clearcache``)."""
+    source = _template_sources.get(filename)
+    if source is not None and filename not in linecache.cache:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
 def compile_template(template: Template, params: tuple[str, ...], name: str) -> VJP:
+    """The template as a function ``(g, ans, *params)``, with a source s2sad can read: forward
+    code calls templates compiled so (through ``method_jvp``), and a Hessian differentiates
+    them again."""
     source = f"def {name}(g, ans, {', '.join(params)}):\n    return {template}\n"
-    namespace = dict(template_namespace())
-    exec(compile(source, f"<s2sad template {name}>", "exec"), namespace)
+    filename = f"<s2sad template {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"  # one file per text
+    _template_sources[filename] = source
+    restore_template_source(filename)
+    namespace = {**template_namespace(), "__name__": TEMPLATES_MODULE}
+    exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
 

@@ -31,6 +31,7 @@ from . import Rule, compile_template, forget_generated, method_rule, rule_for, s
 __all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
 LINEAR = "linear"
+_ANY_ARGUMENTS = signature_from_text("*args, **kwargs")
 
 
 @dataclass
@@ -46,6 +47,8 @@ class ForwardRule:
 
     @property
     def signature(self):
+        if self.rule.signature is None and self.rule.nondifferentiable:
+            return _ANY_ARGUMENTS  # a nondifferentiable rule takes anything, and pushes ZERO
         return self.rule.signature
 
     def template(self, param: str) -> str | None:
@@ -86,8 +89,21 @@ class ForwardRule:
 
 
 def _linear(function, signature, param: str) -> Callable:
-    """``function`` called with the tangent in ``param``'s place, positional parameters passed
-    positionally (NumPy's ufuncs and builtins take no keywords for them)."""
+    """``function`` called with the tangent in ``param``'s place (see ``linear_call``)."""
+    layout = linear_call(signature, param)
+
+    def linear_jvp(g, ans, *values):
+        args, kwargs, _ = layout(g, values)
+        return function(*args, **kwargs)
+
+    return linear_jvp
+
+
+def linear_call(signature, param: str) -> Callable:
+    """``layout(g, values) -> (args, kwargs, origins)``: the call of a function linear in
+    ``param`` with the tangent ``g`` in its place, positional parameters passed positionally
+    (NumPy's ufuncs and builtins take no keywords for them); ``origins`` names, for each
+    positional argument, its parameter and its index within a ``*args`` parameter (or None)."""
     # leading parameters without defaults go positionally, the rest by keyword (np.sum's
     # `where` must not land in `initial`'s slot)
     kinds, leading = [], True
@@ -95,24 +111,26 @@ def _linear(function, signature, param: str) -> Callable:
     for name, p in signature.parameters.items():
         if p.default is not inspect.Parameter.empty or p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
             leading = leading and p.kind is inspect.Parameter.POSITIONAL_ONLY
-        kinds.append((name, p.kind if not (p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and not leading)
-                      else (inspect.Parameter.POSITIONAL_ONLY if leading else p.kind)))
+        positional = p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and leading
+        kinds.append((name, inspect.Parameter.POSITIONAL_ONLY if positional else p.kind))
 
-    def linear_jvp(g, ans, *values):
-        args, kwargs = [], {}
+    def layout(g, values):
+        args, kwargs, origins = [], {}, []
         for (name, kind), value in zip(kinds, values):
             value = g if name == param else value
             if kind is inspect.Parameter.VAR_POSITIONAL:
                 args.extend(value)
+                origins.extend((name, index) for index in range(len(value)))
             elif kind is inspect.Parameter.VAR_KEYWORD:
                 kwargs.update(value)
             elif kind is inspect.Parameter.POSITIONAL_ONLY:
                 args.append(value)
+                origins.append((name, None))
             elif value is not defaults[name]:  # a default left out: the rule's spelling of it may differ
                 kwargs[name] = value
-        return function(*args, **kwargs)
+        return args, kwargs, origins
 
-    return linear_jvp
+    return layout
 
 
 def _python_name(name: str) -> str:

@@ -137,6 +137,7 @@ CHECKED = {
     **group("builtins.max builtins.min builtins.list builtins.tuple", vector),
     **group("copy.copy copy.deepcopy", unary),
     "builtins.sum": lambda rng: calls([z(rng, 3), z(rng, 3)]),
+    "cmath.log": lambda rng: calls(z(rng), 2.0 + 0.5j),
     "numpy.linalg.eig": eigenvalues_and_phase_blind_vectors(np.linalg.eig),
     "numpy.linalg.eigh": eigenvalues_and_phase_blind_vectors(np.linalg.eigh, hermitian=True),
     "numpy.linalg.svd": svd_phase_blind,
@@ -168,6 +169,7 @@ CHECKED = {
     "numpy.roll": lambda rng: calls(z(rng, 2, 3), 1, 1),
     "numpy.rot90": lambda rng: calls(z(rng, 2, 3)),
     "numpy.broadcast_to": lambda rng: calls(z(rng, 3), (2, 3)),
+    "numpy.broadcast_arrays": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),
     "numpy.astype": lambda rng: calls(z(rng, 2, 3), np.complex128),
     "numpy.concatenate": lambda rng: calls([z(rng, 2, 3), z(rng, 1, 3)]),
     "numpy.stack": lambda rng: calls([z(rng, 2, 3), z(rng, 2, 3)], 1),
@@ -314,6 +316,12 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                     "(tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
+    **{name: "a helper rules' jvps call, given a rule so that forward code differentiates again "
+             "(tests/test_second_order_rules.py checks every rule's second derivative through it)" for name in """
+        s2sad.runtime.structure.add_tangents s2sad.rules.helpers.expand_reduced s2sad.rules.numpy_shapes.as_tangent_of
+        s2sad.registry.slopes.like_output s2sad.registry.slopes.times s2sad.runtime.tangents.unthunk
+        s2sad.runtime.structure.split_cotangent
+        s2sad.runtime.methods.method_jvp s2sad.runtime.methods.attribute_jvp s2sad.runtime.methods.packed_jvp""".split()},
 }
 
 # Nondifferentiable rules whose output at complex arguments moves for a reason other than a gradient.

@@ -91,6 +91,15 @@ PRODUCTS = [
     (np.tensordot, (r(2, 3), r(4)), {"axes": 0}),
     (np.cross, (r(3), r(3)), {}),
     (np.cross, (r(4, 3), r(3)), {}),
+    # 2-vectors (z = 0; two of them give the z-component alone), mixed, and vectors along other axes
+    (np.cross, (r(2), r(2)), {}),
+    (np.cross, (r(4, 2), r(2)), {}),
+    (np.cross, (r(2), r(4, 3)), {}),
+    (np.cross, (r(3, 4), r(4, 3)), {"axisa": 0}),
+    (np.cross, (r(3, 4), r(3, 4)), {"axis": 0}),
+    (np.cross, (r(3, 4, 2), r(4, 2, 3)), {"axisa": 0, "axisc": 0}),
+    (np.cross, (r(2, 5), r(3, 5)), {"axis": 0}),
+    (np.cross, (r(3, 2) + 1j * r(3, 2), r(2) - 1j * r(2)), {}),
 ]
 
 

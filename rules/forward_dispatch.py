@@ -1,0 +1,271 @@
+"""Rules of the calls forward code makes by the receiver's type, so that forward code can be
+differentiated again (``hvp`` and ``hessian`` are reverse mode over it).
+
+``method_jvp`` (``x.reshape(3, 1)``, ``x.sum(axis=0)``, a rule's function called through a
+value), ``attribute_jvp`` (``A.T``) and ``packed_jvp`` (``f(*args)``) push tangents through
+a forward rule found as the code runs. Their reverse rule finds the same forward rule and
+pulls the cotangent back through each of its terms:
+
+* a parameter the function is linear in (``LINEAR``): the term is the function itself with
+  the tangent in that parameter's place, so its pullback is the function's own reverse rule
+  at that call (the tangent's cotangent, and the other arguments' for the cross terms);
+* a template or a callable jvp ``jvp(g, ans, *params)``: differentiated from its source
+  (templates are compiled with one) through ``call_rrule``, as any function called through a
+  value; ``ans``'s cotangent flows back to the call's output.
+
+A method of the user's class or a user function called through a value in forward code has
+no forward rule: its second derivative is refused here, with an error naming it.
+"""
+import numpy as np
+
+from s2sad.errors import MissingRuleError
+from s2sad.registry import defrrule, restore_template_source
+from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
+from s2sad.runtime.accumulate import add
+from s2sad.runtime.calls import call_rrule, called
+from s2sad.runtime.methods import attribute_jvp, attribute_rrule, method_jvp, packed_jvp
+from s2sad.runtime.structure import split_cotangent
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
+
+from .generated_code import summand_cotangent
+from .helpers import fit, unbroadcast
+
+
+def _is_zero(value) -> bool:
+    return value is ZERO or value is NO_TANGENT or value is None
+
+
+def _sum(a, b):
+    if _is_zero(a):
+        return b
+    if _is_zero(b):
+        return a
+    return add(a, b)
+
+
+def pushforward_rrule(forward, args: tuple, kwargs: dict, tangents: dict, ans):
+    """``forward.pushforward(args, kwargs, tangents, ans)`` and its pullback, which gives
+    ``(cotangents of args, cotangents of the tangents by parameter, cotangent of ans)``."""
+    rule = forward.rule
+    if rule.nondifferentiable:
+        return ZERO, lambda g: ([NO_TANGENT] * len(args), {}, ZERO)
+    bound = forward.signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    params = tuple(bound.arguments)
+    values = tuple(bound.arguments.values())
+    terms = []  # (parameter, term, pullback of the term: g -> (d tangent, d ans, {parameter: d value}))
+    for param, tangent in tangents.items():
+        jvp = forward.jvps.get(param)
+        if jvp is None or _is_zero(tangent):
+            continue
+        if jvp == LINEAR:
+            term, pullback = _linear_term(rule, param, tangent, values, params)
+        else:
+            term, pullback = _function_term(forward.jvp_function(param), tangent, ans, values, params)
+        terms.append((param, term, pullback))
+    total = ZERO
+    for _, term, _ in terms:
+        total = term if total is ZERO else add(total, term)
+    y = fit(total, ans) if forward.elementwise and total is not ZERO else total
+    keyword_names = set(kwargs)
+
+    def pushforward_pullback(g):
+        g = unthunk(g)
+        if forward.elementwise and total is not ZERO:
+            g = unbroadcast(g, total)
+        d_values, d_tangents, d_ans = {}, {}, ZERO
+        for param, term, pullback in terms:
+            d_tangent, d_term_ans, d_term_values = pullback(summand_cotangent(g, term))
+            d_tangents[param] = d_tangent
+            d_ans = _sum(d_ans, d_term_ans)
+            for name, value in d_term_values.items():
+                d_values[name] = _sum(d_values.get(name, ZERO), value)
+        for name in keyword_names:
+            if name in d_values and not _vanishes(d_values[name]):
+                raise MissingRuleError(
+                    f"`{name}` is passed by keyword to {rule.name}, whose second derivative s2sad takes only for "
+                    "arguments passed positionally", hint=f"pass `{name}` positionally")
+        d_args = _by_position(rule, args, d_values)
+        return d_args, d_tangents, d_ans
+
+    return y, pushforward_pullback
+
+
+def _is_inexact(value) -> bool:
+    return isinstance(value, (float, complex)) or getattr(getattr(value, "dtype", None), "kind", "") in ("f", "c")
+
+
+def _vanishes(value) -> bool:
+    value = unthunk(value)
+    if _is_zero(value) or isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_vanishes(item) for item in value)
+    if isinstance(value, Tangent):
+        return all(_vanishes(item) for item in value.fields.values())
+    try:
+        return not np.any(np.asarray(value) != 0)
+    except (TypeError, ValueError):
+        return False
+
+
+def _by_position(rule, args, d_values):
+    """The cotangents by parameter as one per positional argument (a ``*args`` parameter's
+    cotangent a tuple, one per argument it collected)."""
+    d_args = []
+    for name, item in rule.positional_slots(len(args)):
+        d = d_values.get(name, ZERO)
+        if item is not None and not _is_zero(d):
+            d = d[item]
+        d_args.append(NO_TANGENT if _is_zero(d) else d)
+    return d_args
+
+
+def _linear_term(rule, param, tangent, values, params):
+    """The function with the tangent in ``param``'s place; pulled back by the function's rule."""
+    args, kwargs, origins = linear_call(rule.signature, param)(tangent, values)
+    for name, value in kwargs.items():  # a rule's pullback gives positional arguments' cotangents only
+        if name == param or _is_inexact(value):
+            raise MissingRuleError(
+                f"`{name}` goes to {rule.name} by keyword in its forward rule, whose second derivative s2sad "
+                "takes only for arguments passed positionally", hint=f"pass `{name}` positionally")
+    term, pullback = rule.rrule(*args, **kwargs)
+
+    def linear_term_pullback(g):
+        cotangents = pullback(g)[1:]
+        d_tangent, d_values = ZERO, {}
+        star = {}
+        for (name, item), cotangent in zip(origins, cotangents):
+            if item is not None:
+                star.setdefault(name, {})[item] = cotangent
+            elif name == param:
+                d_tangent = cotangent
+            else:
+                d_values[name] = cotangent
+        for name, items in star.items():
+            collected = tuple(items.get(i, ZERO) for i in range(len(items)))
+            if name == param:
+                d_tangent = collected
+            else:
+                d_values[name] = collected
+        return d_tangent, ZERO, d_values
+
+    return term, linear_term_pullback
+
+
+def _function_term(jvp, tangent, ans, values, params):
+    """A template or callable jvp, differentiated from its source as a function called through a value."""
+    restore_template_source(getattr(getattr(jvp, "__code__", None), "co_filename", ""))
+    term, pullback = call_rrule(jvp, tangent, ans, *values)
+
+    def function_term_pullback(g):
+        cotangents = pullback(g)[2:]  # (call, function, g, ans, *values)
+        return cotangents[0], cotangents[1], dict(zip(params, cotangents[2:]))
+
+    return term, function_term_pullback
+
+
+def _no_second_order(what: str) -> MissingRuleError:
+    return MissingRuleError(
+        f"no second derivative through {what} called in forward code by the receiver's type",
+        hint="call the function directly (not through a value or a method of your class) where you take a Hessian")
+
+
+def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kwargs):
+    """``method_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT,
+    d ans, d args, d tangents)``."""
+    args, tangents = tuple(args), tuple(tangents)
+    if name == "__call__":
+        if not _is_zero(receiver_tangent):
+            method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
+        found = _forward_of_value(receiver)
+        if found is None:
+            raise _no_second_order(getattr(receiver, "__qualname__", type(receiver).__name__))
+        forward, held_args, held_keywords = found
+        every = (ZERO,) * len(held_args) + tangents
+        given = dict(forward.signature.bind_partial(*every).arguments)
+        y, pullback = pushforward_rrule(forward, held_args + args, {**held_keywords, **kwargs}, given, ans)
+        held, receiver_part = len(held_args), False
+    else:
+        forward = forward_method_rule(type(receiver), name)
+        if forward is None:
+            raise _no_second_order(f"`{type(receiver).__name__}.{name}`")
+        every = (receiver_tangent,) + tangents
+        given = dict(zip(list(forward.signature.parameters), every))
+        y, pullback = pushforward_rrule(forward, (receiver,) + args, kwargs, given, ans)
+        held, receiver_part = 0, True
+
+    params = list(forward.signature.parameters)
+
+    def method_jvp_pullback(g):
+        d_args, d_tangents, d_ans = pullback(g)
+        d_every = _tangent_cotangents(forward, params, d_tangents, len(every))
+        if receiver_part:
+            return (NO_TANGENT, d_args[0], d_every[0], NO_TANGENT, d_ans, tuple(d_args[1:]), tuple(d_every[1:]))
+        return (NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, d_ans, tuple(d_args[held:]), tuple(d_every[held:]))
+
+    return y, method_jvp_pullback
+
+
+def _forward_of_value(function):
+    """``(forward rule, held args, held keywords)`` of a function with a rule called through a value."""
+    target, held_args, held_keywords = called(function)
+    forward = forward_rule(target)
+    return None if forward is None else (forward, tuple(held_args), dict(held_keywords))
+
+
+def _tangent_cotangents(forward, params, d_tangents, count):
+    """The cotangents of the tangents given positionally (a ``*args`` parameter's spread out)."""
+    out = []
+    for name, item in forward.rule.positional_slots(count):
+        d = d_tangents.get(name, ZERO)
+        if item is not None and not _is_zero(d):
+            d = d[item] if isinstance(d, (tuple, list)) else ZERO
+        out.append(ZERO if _is_zero(d) else d)
+    return out
+
+
+def attribute_jvp_rrule(receiver, receiver_tangent, name):
+    """``attribute_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT)``."""
+    forward = forward_method_rule(type(receiver), name)
+    if forward is None:  # a field of a structure: the tangent's field
+        y = attribute_jvp(receiver, receiver_tangent, name)
+
+        def field_pullback(g):
+            g = unthunk(g)
+            return NO_TANGENT, NO_TANGENT, (ZERO if _is_zero(g) else Tangent(type(receiver_tangent), {name: g})), NO_TANGENT
+
+        return y, field_pullback
+    ans, ans_pullback = attribute_rrule(receiver, name)
+    param = next(iter(forward.signature.parameters))
+    y, pullback = pushforward_rrule(forward, (receiver,), {}, {param: receiver_tangent}, ans)
+
+    def attribute_jvp_pullback(g):
+        d_args, d_tangents, d_ans = pullback(g)
+        d_receiver = d_args[0]
+        if not _is_zero(unthunk(d_ans)):
+            d_receiver = _sum(d_receiver, ans_pullback(d_ans)[1])
+        return NO_TANGENT, d_receiver, d_tangents.get(param, ZERO), NO_TANGENT
+
+    return y, attribute_jvp_pullback
+
+
+def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent):
+    """``packed_jvp`` (``f(*args)`` in forward code) and its pullback."""
+    positional, keywords = tuple(positional), dict(keywords)
+    y = packed_jvp(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent)
+    tangents = split_cotangent(positional_tangent, len(positional))
+    _, pullback = method_jvp_rrule(receiver, receiver_tangent, name, ans, positional, tangents, **keywords)
+
+    def packed_jvp_pullback(g):
+        _, d_receiver, d_receiver_tangent, _, d_ans, d_args, d_tangents = pullback(g)
+        return (NO_TANGENT, d_receiver, d_receiver_tangent, NO_TANGENT, d_ans, d_args, d_tangents, NO_TANGENT,
+                ZERO)
+
+    return y, packed_jvp_pullback
+
+
+defrrule(method_jvp, method_jvp_rrule, "receiver, receiver_tangent, name, ans, args, tangents, **kwargs")
+defrrule(attribute_jvp, attribute_jvp_rrule, "receiver, receiver_tangent, name")
+defrrule(packed_jvp, packed_jvp_rrule,
+         "receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent")
