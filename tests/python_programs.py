@@ -449,19 +449,3 @@ def guarded_steps(x):
         except (ValueError, FloatingPointError):
             total = 0.0
     return total
-
-
-def accumulates_into_its_argument(x, v):
-    """`x += ...` on the caller's array, in a loop and a branch: the caller's array ends changed."""
-    for i in range(3):
-        if i % 2:
-            x += v * np.sin(x)
-        else:
-            x *= 1.5
-    return np.sum(x ** 2)
-
-
-def augments_then_rebinds(x, v):
-    x += v
-    x = x * 2.0
-    return np.sum(x)

@@ -169,7 +169,7 @@ def written_sequence(node) -> bool:
 
 def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[str]:
     """The parameters the function's own body changes in place, by the name it was given:
-    ``x[i] = v``, ``x[i] += v``, ``x += v``, ``xs.append(v)``/``.extend``/``.pop``, ``np.add.at(x, ...)``,
+    ``x[i] = v``, ``x[i] += v``, ``xs.append(v)``/``.extend``/``.pop``, ``np.add.at(x, ...)``,
     ``f(..., out=x)`` (nested functions aside). In the order they are first changed."""
     changed: list[str] = []
 
@@ -185,8 +185,6 @@ def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[
                     for leaf in _leaves(target):
                         if isinstance(leaf, cst.Subscript):
                             note(leaf.value)
-                if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-                    note(node.target)  # `x += v` writes into an array argument (a number's is a new value)
             elif isinstance(node, cst.Call):
                 func = node.func
                 if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "pop"):
@@ -304,24 +302,3 @@ def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions:
 def _within(inner, outer) -> bool:
     return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) \
         and (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)
-
-
-def rebinding_of(funcdef: cst.FunctionDef, name: str):
-    """``(augmented, rebinding)``: the first ``name += ...`` in the function, and the first statement
-    that binds ``name`` anew (``name = ...``, ``for name in ...``, ``with ... as name``), or None."""
-    found = {"augmented": None, "rebinding": None}
-
-    class Finder(ReadingVisitor):
-        def on_visit(self, node) -> bool:
-            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value == name:
-                found["augmented"] = found["augmented"] or node
-            elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.For, cst.WithItem)):
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-                    [node.asname.name] if isinstance(node, cst.WithItem) and node.asname else \
-                    [] if isinstance(node, cst.WithItem) else [node.target]
-                if any(isinstance(leaf, cst.Name) and leaf.value == name for t in targets for leaf in _leaves(t)):
-                    found["rebinding"] = found["rebinding"] or node
-            return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
-
-    funcdef.body.visit(Finder())
-    return found["augmented"], found["rebinding"]
