@@ -43,7 +43,9 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
         y = f(*primals)
-        given = {name: t for name, t, p in zip(rule.signature.parameters, tangents, primals) if is_float_like(p)}
+        # bound as a call binds its arguments: `*operands` collect their tangents in a tuple
+        kept = tuple(t if is_float_like(p) or isinstance(p, (list, tuple)) else ZERO for t, p in zip(tangents, primals))
+        given = dict(rule.signature.bind_partial(*kept).arguments)
         tangent_out = shaped_tangent(rule.pushforward(primals, {}, given, y), y)
         if has_nan(tangent_out):
             refuse_nan(tangent_out, y, tangents, f)

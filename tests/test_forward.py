@@ -384,3 +384,12 @@ def test_hvp_of_a_helper_given_a_container_with_a_constant(name):
     gradient = s2sad.grad(function)
     expected = (gradient(x + 1e-5 * v) - gradient(x - 1e-5 * v)) / 2e-5
     np.testing.assert_allclose(s2sad.hvp(function, (x,), (v,)), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_jvp_of_a_rule_whose_operands_are_collected_pairs_each_tangent_with_its_operand():
+    # np.einsum(subscripts, *operands): the tangents of both operands reach the rule (the second was dropped)
+    x, y = np.array([0.3, 1.2, -0.5]), np.array([1.0, 2.0, 3.0])
+    tx, ty = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.25, -0.5])
+    value, tangent = s2sad.jvp(np.einsum, ("i,i->", x, y), (None, tx, ty))
+    assert value == pytest.approx(x @ y)
+    assert tangent == pytest.approx(tx @ y + x @ ty)  # the product rule, by hand
