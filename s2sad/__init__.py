@@ -20,15 +20,17 @@ from .errors import (  # noqa: E402
     UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
-    defmethod, defrrule, defvjp, defvjp_all, differentiate_source, nondifferentiable, unregister,
+    defmethod, defrrule, defvjp_all, differentiate_source, nondifferentiable, unregister,
 )
 from .registry.slopes import defderivative, defslopes  # noqa: E402
 from .runtime.tangents import NO_TANGENT, ZERO  # noqa: E402
 
 # Imported on first use, not with s2sad (a warm start pays only for what it runs):
-# s2sad.testing (check_grad, check_rrule: public) and the Jacobian helpers.
+# s2sad.testing (check_grad, check_rrule: public), the Jacobian helpers and the names JAX and
+# autograd users know (defvjp among them: it takes autograd's form too).
 _LAZY = {"testing": (".testing", None), **{name: (".jacobians", name) for name in (
-    "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp")}}
+    "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp")}, **{name: (".conveniences", name) for name in (
+    "stop_gradient", "elementwise_grad", "linearize", "check_grads", "custom_vjp", "custom_jvp", "defvjp")}}
 
 
 def __getattr__(name):
@@ -48,6 +50,7 @@ def __dir__():
 __all__ = [
     "grad", "value_and_grad", "vjp", "rrule", "differentiate", "Differentiated", "show",
     "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "defjvp", "deflinear",
+    "stop_gradient", "elementwise_grad", "linearize", "check_grads", "custom_vjp", "custom_jvp",
     "defvjp", "defvjp_all", "defrrule", "defderivative", "defslopes", "defmethod", "nondifferentiable", "unregister",
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",

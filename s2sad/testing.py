@@ -9,7 +9,9 @@ Public API:
 * ``check_rrule(np.tanh, x)`` runs the registered rule of ``np.tanh`` at ``x`` and
   compares its pullback with central finite differences (for rule authors: every rule
   registered with ``defvjp``, ``defderivative``, ``defrrule`` ... can be checked so);
-* ``numerical_gradient(f, x)`` is the finite-difference gradient of a scalar function.
+* ``numerical_gradient(f, x)`` is the finite-difference gradient of a scalar function;
+* ``check_jvp(f, x)`` and ``check_hvp(energy, x)`` check forward mode and Hessian-vector
+  products the same way (``s2sad.check_grads`` runs all three).
 
 How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
 ``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
@@ -36,13 +38,14 @@ import inspect
 import numpy as np
 
 from . import api
+from .jacobians import hvp, jvp
 from .containers import as_container, field_of, fields, remade
 from .registry import Rule, method_rule, rule_for
 from .runtime.accumulate import accumulate, own
 from .runtime.projection import project
 from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
-__all__ = ["check_grad", "check_rrule", "numerical_gradient"]
+__all__ = ["check_grad", "check_jvp", "check_hvp", "check_rrule", "numerical_gradient"]
 
 # (rtol, atol) by the least precise floating dtype among the inputs and outputs; a complex
 # dtype counts as its real part's (complex64 as float32).
@@ -575,3 +578,108 @@ def _value_problem(value, expected) -> str | None:
     except TypeError:
         same = value == expected
     return None if same else f"{value!r} instead of {expected!r}"
+
+
+# ---------------------------------------------------------------- forward mode and second order
+
+
+def _leaf_positions(f, args, argnums, check: str) -> list[int]:
+    label = getattr(f, "__qualname__", None) or repr(f)
+    positions = [int(n) % len(args) if -len(args) <= n < len(args) else n for n in argnums]
+    for i in positions:
+        if not isinstance(i, int) or not 0 <= i < len(args):
+            raise TypeError(f"{check}({label}): argnums={tuple(argnums)!r} does not name one of the {len(args)} arguments")
+        if not _is_inexact_leaf(args[i]):
+            raise TypeError(f"{check}({label}): argument {i} is a {type(args[i]).__name__}; {check} perturbs float "
+                            "and complex numbers and arrays")
+    return positions
+
+
+def _tolerances(rtol, atol, values) -> tuple[float, float]:
+    least = np.finfo(least_precise([d for x in values for d in _tree_inexact_dtypes(x)])).dtype
+    default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
+    return (default_rtol if rtol is None else rtol), (default_atol if atol is None else atol)
+
+
+def _agree(label, what, numeric, analytic, scale, rtol, atol) -> None:
+    if not abs(numeric - analytic) <= atol + rtol * scale:
+        raise AssertionError(f"{label}: {what} = {analytic!r} but finite differences give {numeric!r} "
+                             f"(difference {abs(numeric - analytic):.3g}, allowed {atol + rtol * scale:.3g})")
+
+
+def check_jvp(f, *args, argnums=(0,), rtol=None, atol=None, seed=0) -> None:
+    """Check ``s2sad.jvp(f, args, tangents)`` against central finite differences.
+
+    For each argument in ``argnums`` (float or complex numbers and arrays) and a random
+    direction ``v``, the output tangent ``J v`` must satisfy ``<ct, J v> == <ct, (f(x + h v)
+    - f(x - h v)) / 2h>`` for a random output cotangent ``ct``, ``f`` run on float64 copies.
+    Raises AssertionError naming the function and argument.
+
+    >>> check_jvp(np.sin, np.array([0.1, 0.2]))
+    """
+    label = f"check_jvp({getattr(f, '__qualname__', None) or repr(f)})"
+    positions = _leaf_positions(f, args, argnums, "check_jvp")
+    rng = np.random.default_rng(seed)
+    args64 = [widened(x) for x in args]
+    y64 = f(*args64)
+    ct = random_like(tuple(y64) if isinstance(y64, tuple) else widened(y64), rng)
+    step = finite_difference_step(np.float64)
+    rtol, atol = _tolerances(rtol, atol, [args[i] for i in positions])
+    for i in positions:
+        v = random_like(args[i], rng)
+        tangents = tuple(v if j == i else None for j in range(len(args)))
+        _, tangent = jvp(f, args, tangents)
+        analytic = inner(ct, tuple(tangent) if isinstance(tangent, tuple) else tangent)
+
+        def probe(t):
+            shifted = list(args64)
+            shifted[i] = shifted_by(args64[i], t, v)
+            out = f(*shifted)
+            return inner(ct, tuple(out) if isinstance(out, tuple) else out)
+
+        numeric = (probe(step) - probe(-step)) / (2 * step)
+        scale = max(abs(numeric), abs(analytic), _norm(ct) * _norm(tangent if not isinstance(tangent, tuple)
+                                                                     else list(tangent)))
+        _agree(label, f"argument {i}: <ct, J v>", numeric, analytic, scale, rtol, atol)
+
+
+def check_hvp(f, *args, argnums=(0,), rtol=None, atol=None, seed=0) -> None:
+    """Check ``s2sad.hvp`` of a real scalar ``f`` against central differences of its gradient.
+
+    For each argument in ``argnums`` and random vectors ``v`` and ``w``, ``<w, H v>`` must equal
+    ``<w, (grad f(x + h v) - grad f(x - h v)) / 2h>``. A function s2sad cannot take to
+    second order raises the S2SADError saying why.
+
+    >>> check_hvp(lambda x: np.sum(np.sin(x) ** 2), np.array([0.1, 0.2]))
+    """
+    label = f"check_hvp({getattr(f, '__qualname__', None) or repr(f)})"
+    positions = _leaf_positions(f, args, argnums, "check_hvp")
+    if not _is_real_scalar(f(*args)):
+        raise TypeError(f"{label}: second derivatives are checked for a function with a real scalar output "
+                        f"(a Hessian-vector product), not {_describe(f(*args))}")
+    rng = np.random.default_rng(seed)
+    args64 = [widened(x) for x in args]
+    step = finite_difference_step(np.float64)
+    rtol, atol = _tolerances(rtol, atol, [args[i] for i in positions])
+    floats = [j for j, x in enumerate(args) if _is_inexact_leaf(x)]
+    for i in positions:
+        v, w = random_like(args[i], rng), random_like(args[i], rng)
+        tangents = [v if j == i else _zero_like(x) for j, x in enumerate(args)]
+        products = hvp(f, args, tangents)
+        product = products[floats.index(i)] if isinstance(products, tuple) else products
+        analytic = inner(w, product)
+
+        def probe(t):
+            shifted = list(args64)
+            shifted[i] = shifted_by(args64[i], t, v)
+            return inner(w, api.grad(f, argnums=i)(*shifted))
+
+        numeric = (probe(step) - probe(-step)) / (2 * step)
+        scale = max(abs(numeric), abs(analytic), _norm(w) * _norm(product))
+        _agree(label, f"argument {i}: <w, H v>", numeric, analytic, scale, rtol, atol)
+
+
+def _zero_like(x):
+    if not _is_inexact_leaf(x):
+        return x
+    return 0.0 * x if type(x) in (float, complex) else np.zeros_like(x)
