@@ -15,7 +15,7 @@ import numpy as np
 
 from .api import vjp
 from .errors import ArgumentError, RuleError
-from .jacobians import hvp, jvp
+from .jacobians import jvp
 from .registry import Rule, defrrule, nondifferentiable
 from .registry import defvjp as defvjp_templates
 from .registry.forward import defjvp as defjvp_callables
@@ -194,6 +194,10 @@ def _defvjp_makers(function, makers, argnums, name, options) -> Rule:
         if maker is not None and not callable(maker):
             raise TypeError(f"defvjp({label}): a vjp maker is a function (ans, *args) -> (g -> cotangent) or None, "
                             f"not {type(maker).__name__}")
+        kind = signature.parameters[params[number]].kind
+        if maker is not None and kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise TypeError(f"defvjp({label}): parameter {number} ({params[number]}) collects several arguments; "
+                            "autograd's form gives one vjp maker per named parameter (use s2sad's form)")
         slots[number] = None if maker is None else _vjp_from_maker(maker, signature)
     rule = defvjp_templates(function, _parameter_text(signature), *slots, name=name, **options)
     rule.signature = signature  # the real defaults: calls are bound with them, and reprs may not parse
@@ -213,7 +217,10 @@ def _vjp_from_maker(maker, signature: inspect.Signature):
     """s2sad's ``vjp(g, ans, *params)`` (every parameter positionally, in order) from autograd's
     maker, which is called as the function was: positional arguments, then keywords."""
     def vjp_from_maker(g, ans, *values):
-        bound = inspect.BoundArguments(signature, dict(zip(signature.parameters, values)))
+        # the registry fills in defaults; a keyword left at its default is left out, as the call did
+        given = {name: value for (name, parameter), value in zip(signature.parameters.items(), values)
+                 if parameter.kind is not inspect.Parameter.KEYWORD_ONLY or value is not parameter.default}
+        bound = inspect.BoundArguments(signature, given)
         return maker(ans, *bound.args, **bound.kwargs)(g)
 
     vjp_from_maker.__name__ = getattr(maker, "__name__", "vjp_maker")
@@ -252,7 +259,10 @@ class custom_vjp:
             setattr(self, attribute, getattr(fun, attribute, None))
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
-        defrrule(self, self.custom_rrule)
+        rule = defrrule(self, self.custom_rrule)
+        rule.signature = inspect.signature(fun)
+        # JAX refuses forward mode through a custom_vjp function too: say so where s2sad meets it
+        defjvp_callables(self, *(self.no_forward_mode for _ in _positional(rule.signature)))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fun(*args, **kwargs)
@@ -260,6 +270,11 @@ class custom_vjp:
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         """Give the rule: ``fwd(*args) -> (y, residuals)``, ``bwd(residuals, g) -> tuple of cotangents``."""
         self.fwd, self.bwd = fwd, bwd
+
+    def no_forward_mode(self, g: Any, ans: Any, *values: Any) -> Any:
+        raise RuleError(f"`{self.__qualname__}` is a custom_vjp function: it has a reverse rule only, so forward "
+                        "mode (jvp, jacfwd, hessian) cannot go through it (JAX refuses it too)",
+                        hint="use @s2sad.custom_jvp for a rule both modes use")
 
     def custom_rrule(self, *args: Any, **kwargs: Any):
         if self.fwd is None or self.bwd is None:
@@ -275,7 +290,7 @@ class custom_vjp:
                 got = len(cotangents) if isinstance(cotangents, (tuple, list)) else type(cotangents).__name__
                 raise RuleError(f"the bwd of `{label}` returned {got} cotangents for its {len(args)} argument(s)",
                                 hint="return a tuple with one cotangent per positional argument (None: zero)")
-            return (NO_TANGENT, *(_cotangent_for(ct, x) for ct, x in zip(cotangents, args)))
+            return (NO_TANGENT, *(_cotangent_for(ct, x, label, i) for i, (ct, x) in enumerate(zip(cotangents, args))))
 
         return y, custom_vjp_pullback
 
@@ -317,23 +332,17 @@ class custom_jvp:
     def defjvp(self, jvp: Callable[..., Any]) -> None:
         """Give the rule: ``jvp(primals, tangents) -> (y, y_dot)``, both arguments tuples."""
         self.jvp = jvp
-        params = [name for name, p in self.rule.signature.parameters.items()
-                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        defjvp_callables(self, *(self._jvp_of(index) for index in range(len(params))))
+        defjvp_callables(self, *(self._jvp_of(index) for index in range(len(_positional(self.rule.signature)))))
 
     def _jvp_of(self, index: int):
         """The tangent the output gets from parameter ``index`` alone: the user's jvp with every
         other tangent zero (a jvp is linear in its tangents, so these terms add up to it)."""
         def custom_jvp_term(g, ans, *values):
-            primals = values[:self._positional_count()]
+            primals = values[:len(_positional(self.rule.signature))]
             tangents = tuple(g if i == index else _zero_tangent(value) for i, value in enumerate(primals))
             return self.jvp(primals, tangents)[1]
 
         return custom_jvp_term
-
-    def _positional_count(self) -> int:
-        return sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                   for p in self.rule.signature.parameters.values())
 
     def custom_rrule(self, *args: Any, **kwargs: Any):
         if self.jvp is None:
@@ -341,14 +350,14 @@ class custom_jvp:
                             hint=f"call {self.__name__}.defjvp(jvp) before differentiating it")
         _refuse_keywords(self, kwargs)
         y = self.fun(*args)
-        jvp_rule, primals = self.jvp, args
+        jvp_rule, primals, label = self.jvp, args, self.__qualname__
 
         def custom_jvp_pullback(g):
             # the transpose of the linear map tangents -> y_dot: its vjp, at zero tangents
             zeros = tuple(_zero_tangent(x) for x in primals)
             _, pullback = vjp(functools.partial(jvp_rule, primals), zeros)
             cotangents, = pullback((None, unthunk(g)))
-            return (NO_TANGENT, *(_cotangent_for(ct, x) for ct, x in zip(cotangents, primals)))
+            return (NO_TANGENT, *(_cotangent_for(ct, x, label, i) for i, (ct, x) in enumerate(zip(cotangents, primals))))
 
         return y, custom_jvp_pullback
 
@@ -368,8 +377,20 @@ def _zero_tangent(x):
     return np.zeros(np.shape(x), dtype)
 
 
-def _cotangent_for(cotangent, x):
-    """A user rule's cotangent as s2sad passes it on: None is zero, and ints have none."""
+def _positional(signature: inspect.Signature) -> list[str]:
+    return [name for name, p in signature.parameters.items()
+            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+
+
+def _cotangent_for(cotangent, x, label: str, index: int):
+    """A user rule's cotangent as s2sad passes it on: None is zero, ints have none, and one of
+    another shape than its argument is the rule's mistake, said here rather than broadcast."""
     if isinstance(x, (bool, int, np.integer)) or isinstance(x, np.ndarray) and x.dtype.kind in "biu":
         return NO_TANGENT
-    return ZERO if cotangent is None else cotangent
+    if cotangent is None or cotangent is ZERO:
+        return ZERO
+    cotangent = unthunk(cotangent)
+    if isinstance(x, (float, complex, np.ndarray, np.generic)) and np.shape(cotangent) != np.shape(x):
+        raise RuleError(f"the rule of `{label}` returned a cotangent of shape {np.shape(cotangent)} for argument "
+                        f"{index}, of shape {np.shape(x)}", hint="return each argument's cotangent in its shape")
+    return cotangent
