@@ -110,11 +110,11 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
 
 # ---------------------------------------------------------------- check_grads
 
-def check_grads(f: Callable[..., Any], modes: Sequence[str] = ("fwd", "rev"), order: int = 1,
-                argnums: int | tuple[int, ...] = 0, rtol: float | None = None,
-                atol: float | None = None) -> Callable[..., None]:
-    """autograd's ``check_grads(f, modes, order)(*args)``: check s2sad's derivatives of ``f``
-    against central finite differences, raising AssertionError on a mismatch.
+def check_grads(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, modes: Sequence[str] = ("fwd", "rev"),
+                order: int = 1, rtol: float | None = None, atol: float | None = None) -> Callable[..., None]:
+    """autograd's ``check_grads(f, argnum, modes, order)(*args)``: check s2sad's derivatives of
+    ``f`` with respect to the arguments ``argnums`` (an int or a tuple) against central finite
+    differences, raising AssertionError on a mismatch.
 
     ``"rev"`` checks the gradient (``s2sad.testing.check_grad``), ``"fwd"`` a jvp along a
     random direction. ``order=2`` also checks second derivatives as Hessian-vector products
@@ -127,7 +127,9 @@ def check_grads(f: Callable[..., Any], modes: Sequence[str] = ("fwd", "rev"), or
     ...     return np.sum(np.sin(x) * x ** 2)
     >>> s2sad.check_grads(energy, modes=("fwd", "rev"), order=2)(np.array([0.3, -1.2]))
     """
-    modes = tuple(modes)
+    if isinstance(argnums, (str, list)) or isinstance(argnums, tuple) and any(isinstance(n, str) for n in argnums):
+        raise TypeError(f"check_grads: argnums={argnums!r}; pass the modes by name: check_grads(f, modes={argnums!r})")
+    modes = (modes,) if isinstance(modes, str) else tuple(modes)
     unknown = [mode for mode in modes if mode not in ("fwd", "rev")]
     if unknown or not modes:
         raise ValueError(f"check_grads: modes are 'fwd' and 'rev', not {unknown or modes!r}")

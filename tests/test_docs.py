@@ -72,7 +72,7 @@ def documents_with_code():
 
 
 def test_the_guides_have_runnable_code():
-    for name in ("rule-authors.md", "design.md"):
+    for name in ("rule-authors.md", "design.md", "guide.md", "coming-from-jax.md", "coming-from-autograd.md"):
         runnable = [block for block in python_blocks(os.path.join(DOCS, name)) if block[2]]
         assert len(runnable) >= 3, f"docs/{name} should show working code"
 
