@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 import os as _os
+from typing import TYPE_CHECKING, Any
 
 from .version import __version__  # noqa: F401
 
@@ -33,7 +34,15 @@ _LAZY = {"testing": (".testing", None), **{name: (".jacobians", name) for name i
     "stop_gradient", "elementwise_grad", "linearize", "check_grads", "custom_vjp", "custom_jvp", "defvjp")}}
 
 
-def __getattr__(name):
+if TYPE_CHECKING:  # the names imported on first use, as type checkers should see them
+    from . import testing  # noqa: F401
+    from .conveniences import (  # noqa: F401
+        check_grads, custom_jvp, custom_vjp, defvjp, elementwise_grad, linearize, stop_gradient,
+    )
+    from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev, jvp  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
     try:
         module_name, attribute = _LAZY[name]
     except KeyError:
@@ -44,7 +53,7 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [

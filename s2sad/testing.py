@@ -34,6 +34,7 @@ cotangent of its own dtype).
 from __future__ import annotations
 
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 
@@ -247,7 +248,8 @@ def _checked_unthunk(name, rule, i, cotangent, x):
     return unthunk(cotangent)
 
 
-def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+def check_rrule(f: Callable[..., Any] | str, *args: Any, rtol: float | None = None, atol: float | None = None,
+                cotangent: Any = None, directions: Any = None, seed: int = 0, **kwargs: Any) -> tuple[Any, ...]:
     """Check the rule registered for ``f`` at ``args`` against finite differences.
 
     ``f`` is a function with a registered rule (``np.tanh``), a bound method of an array
@@ -261,6 +263,8 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
 
     Raises AssertionError naming the rule and the argument that failed. Returns the
     tuple of cotangents the pullback produced (without the leading one for ``f``).
+
+    >>> dx, = check_rrule(np.tanh, np.array([0.1, -0.4]))
     """
     rule, args = _resolve_rule(f, args)
     name = rule.name
@@ -317,7 +321,8 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
     return cotangents
 
 
-def numerical_gradient(f, *args, argnums=0, eps=None):
+def numerical_gradient(f: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0,
+                       eps: float | None = None) -> Any:
     """The gradient of the real scalar function ``f`` by central finite differences.
 
     ``argnums`` is an int (one gradient, shaped like that argument) or a tuple (a tuple of
@@ -325,6 +330,9 @@ def numerical_gradient(f, *args, argnums=0, eps=None):
     ``f`` is evaluated on float64 copies of the arguments, twice per element. A complex
     argument's gradient is complex128 (a Python complex for a Python complex), following
     s2sad's convention: ``dL/dRe(z) + 1j * dL/dIm(z)``, probing both parts of each element.
+
+    >>> bool(np.allclose(numerical_gradient(lambda x: np.sum(x ** 3), np.array([1.0, 2.0])), [3.0, 12.0]))
+    True
     """
     single = isinstance(argnums, int)
     argnums = (argnums,) if single else tuple(argnums)
@@ -460,7 +468,9 @@ def _is_real_scalar(y) -> bool:
     return isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf"
 
 
-def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+def check_grad(f: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0, rtol: float | None = None,
+               atol: float | None = None, cotangent: Any = None, directions: Any = None, seed: int = 0,
+               **kwargs: Any) -> Any:
     """Check s2sad's gradient of the user function ``f`` at ``args`` against finite differences.
 
     For each argument in ``argnums`` (an int or a tuple, as for ``s2sad.grad``), the
@@ -483,6 +493,8 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     Raises AssertionError naming the function and the argument that failed. Returns the
     gradient as ``s2sad.grad`` would (one for an int ``argnums``, a tuple for a tuple).
 
+    >>> rng = np.random.default_rng(0)
+    >>> W, b, X = rng.normal(size=(3, 2)), np.zeros(2), rng.normal(size=(5, 3))
     >>> def loss(W, b, X):
     ...     return np.sum(np.tanh(X @ W + b) ** 2)
     >>> dW, db = check_grad(loss, W, b, X, argnums=(0, 1))
@@ -607,7 +619,8 @@ def _agree(label, what, numeric, analytic, scale, rtol, atol) -> None:
                              f"(difference {abs(numeric - analytic):.3g}, allowed {atol + rtol * scale:.3g})")
 
 
-def check_jvp(f, *args, argnums=(0,), rtol=None, atol=None, seed=0) -> None:
+def check_jvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,), rtol: float | None = None,
+              atol: float | None = None, seed: int = 0) -> None:
     """Check ``s2sad.jvp(f, args, tangents)`` against central finite differences.
 
     For each argument in ``argnums`` (float or complex numbers and arrays) and a random
@@ -643,7 +656,8 @@ def check_jvp(f, *args, argnums=(0,), rtol=None, atol=None, seed=0) -> None:
         _agree(label, f"argument {i}: <ct, J v>", numeric, analytic, scale, rtol, atol)
 
 
-def check_hvp(f, *args, argnums=(0,), rtol=None, atol=None, seed=0) -> None:
+def check_hvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,), rtol: float | None = None,
+              atol: float | None = None, seed: int = 0) -> None:
     """Check ``s2sad.hvp`` of a real scalar ``f`` against central differences of its gradient.
 
     For each argument in ``argnums`` and random vectors ``v`` and ``w``, ``<w, H v>`` must equal

@@ -151,7 +151,8 @@ def test_the_readme_rules_summary_is_the_reference_summary():
 # module -> the names whose docstrings are checked (None: every docstring of the module)
 DOCTESTED = {
     "s2sad.conveniences": None,
-    "s2sad.testing": ("check_jvp", "check_hvp"),
+    "s2sad.decorator": None,
+    "s2sad.testing": ("check_grad", "check_rrule", "numerical_gradient", "check_jvp", "check_hvp"),
 }
 
 DOCTEST_PRELUDE = """\
@@ -207,3 +208,19 @@ def test_every_public_name_of_the_conveniences_has_an_example():
     module = importlib.import_module("s2sad.conveniences")
     for name in module.__all__:
         assert ">>> " in (getattr(module, name).__doc__ or ""), f"s2sad.{name} has no example in its docstring"
+
+
+def test_a_user_script_type_checks(tmp_path):
+    """The optional typing step: s2sad ships py.typed, and a script calling the public API
+    passes `mypy --strict` (s2sad's own modules are read for their annotations, not checked)."""
+    script = os.path.join(ROOT, "tests", "typing", "user_script.py")
+    environment = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"))
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, env=environment,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr                # the script works, too
+    pytest.importorskip("mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                             "--cache-dir", str(tmp_path / "mypy_cache"), script],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert os.path.isfile(os.path.join(ROOT, "s2sad", "py.typed"))
