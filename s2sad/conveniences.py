@@ -265,6 +265,7 @@ class custom_vjp:
         rule.signature = inspect.signature(fun)
         # JAX refuses forward mode through a custom_vjp function too: say so where s2sad meets it
         defjvp_callables(self, *(self.no_forward_mode for _ in _positional(rule.signature)))
+        defrrule(self.no_forward_mode, self.no_forward_mode)  # reverse over forward code (hessian) meets it too
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fun(*args, **kwargs)
@@ -344,7 +345,17 @@ class custom_jvp:
             tangents = tuple(g if i == index else _zero_tangent(value) for i, value in enumerate(primals))
             return self.jvp(primals, tangents)[1]
 
+        # second order would differentiate this term, which calls the user's jvp: not yet
+        count = len(self.rule.signature.parameters)  # the forward code passes every one
+        defrrule(custom_jvp_term, self.no_second_order,
+                 signature=", ".join(["tangent", "output", *(f"argument{i}" for i in range(count))]))
+        defjvp_callables(custom_jvp_term, *(self.no_second_order,) * (2 + count))
         return custom_jvp_term
+
+    def no_second_order(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuleError(f"`{self.__qualname__}` is a custom_jvp function: s2sad does not yet take second "
+                        "derivatives through its jvp (hessian, hvp, grad of grad)",
+                        hint="differentiate the function without its custom rule for second order")
 
     def custom_rrule(self, *args: Any, **kwargs: Any):
         if self.jvp is None:

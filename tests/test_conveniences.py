@@ -302,3 +302,13 @@ def test_custom_jvp_without_a_rule_is_refused():
 
     with pytest.raises(RuleError, match="no rule yet"):
         s2sad.grad(no_rule_yet)(1.0)
+
+
+def test_second_order_through_a_custom_jvp_is_refused_not_guessed():
+    # JAX differentiates the jvp rule again; s2sad does not yet, and says so where it meets it
+    with pytest.raises(RuleError, match="second derivatives through its jvp"):
+        s2sad.hessian(lambda x: np.sum(log1pexp(x)))(X)
+    with pytest.raises(RuleError, match="second derivatives through its jvp"):
+        s2sad.grad(s2sad.grad(lambda t: log1pexp(t) * 1.0))(0.3)
+    with pytest.raises(RuleError, match="forward mode"):
+        s2sad.hessian(lambda x: np.sum(sin_times(x, 2.0)))(X)
