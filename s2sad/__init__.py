@@ -24,21 +24,22 @@ from .registry import (  # noqa: E402
     defmethod, defrrule, defvjp_all, differentiate_source, nondifferentiable, unregister,
 )
 from .registry.slopes import defderivative, defslopes  # noqa: E402
+# With s2sad, not on first use: stop_gradient's rule is a library rule, in every cache key,
+# so the set of rules must not depend on whether a program touched these names.
+from .conveniences import (  # noqa: E402
+    custom_jvp, custom_vjp, defvjp, elementwise_grad, linearize, stop_gradient,
+)
 from .runtime.tangents import NO_TANGENT, ZERO  # noqa: E402
 
 # Imported on first use, not with s2sad (a warm start pays only for what it runs):
-# s2sad.testing (check_grad, check_rrule: public), the Jacobian helpers and the names JAX and
-# autograd users know (defvjp among them: it takes autograd's form too).
-_LAZY = {"testing": (".testing", None), **{name: (".jacobians", name) for name in (
-    "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp")}, **{name: (".conveniences", name) for name in (
-    "stop_gradient", "elementwise_grad", "linearize", "check_grads", "custom_vjp", "custom_jvp", "defvjp")}}
+# s2sad.testing (check_grad, check_rrule: public; autograd's check_grads) and the Jacobian helpers.
+_LAZY = {"testing": (".testing", None), "check_grads": (".testing", "check_grads"), **{name: (".jacobians", name) for name in (
+    "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp")}}
 
 
 if TYPE_CHECKING:  # the names imported on first use, as type checkers should see them
     from . import testing  # noqa: F401
-    from .conveniences import (  # noqa: F401
-        check_grads, custom_jvp, custom_vjp, defvjp, elementwise_grad, linearize, stop_gradient,
-    )
+    from .testing import check_grads  # noqa: F401
     from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev, jvp  # noqa: F401
 
 

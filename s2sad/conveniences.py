@@ -1,9 +1,10 @@
 """The names JAX and autograd users reach for, built on s2sad's public API.
 
-``stop_gradient``, ``elementwise_grad``, ``linearize``, ``check_grads``, the decorators
+``stop_gradient``, ``elementwise_grad``, ``linearize``, the decorators
 ``custom_vjp`` and ``custom_jvp``, and ``defvjp`` in both its forms (s2sad's template
 strings and autograd's ``lambda ans, x: lambda g: ...``). Each is a few lines over
-``grad``/``vjp``/``jvp`` and the rule registry: nothing here generates code.
+``grad``/``vjp``/``jvp`` and the rule registry: nothing here generates code. autograd's
+``check_grads`` is in ``s2sad.testing`` (imported on first use).
 """
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ from .registry import Rule, defrrule, nondifferentiable
 from .registry import defvjp as defvjp_templates
 from .registry.forward import defjvp as defjvp_callables
 from .runtime.tangents import NO_TANGENT, ZERO, unthunk
-from . import testing
 
-__all__ = ["stop_gradient", "elementwise_grad", "linearize", "check_grads", "custom_vjp", "custom_jvp", "defvjp"]
+__all__ = ["stop_gradient", "elementwise_grad", "linearize", "custom_vjp", "custom_jvp", "defvjp"]
 
 T = TypeVar("T")
 
@@ -106,46 +106,6 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
         return jvp(f, primals, tangents)[1]
 
     return y, f_jvp
-
-
-# ---------------------------------------------------------------- check_grads
-
-def check_grads(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, modes: Sequence[str] = ("fwd", "rev"),
-                order: int = 1, rtol: float | None = None, atol: float | None = None) -> Callable[..., None]:
-    """autograd's ``check_grads(f, argnum, modes, order)(*args)``: check s2sad's derivatives of
-    ``f`` with respect to the arguments ``argnums`` (an int or a tuple) against central finite
-    differences, raising AssertionError on a mismatch.
-
-    ``"rev"`` checks the gradient (``s2sad.testing.check_grad``), ``"fwd"`` a jvp along a
-    random direction. ``order=2`` also checks second derivatives as Hessian-vector products
-    of a real scalar ``f`` (forward over reverse: ``s2sad.hvp``) against finite differences
-    of its gradient; a function s2sad cannot take to second order is an S2SADError saying
-    why. autograd's default order is 2; s2sad's is 1.
-
-    >>> import numpy as np, s2sad
-    >>> def energy(x):
-    ...     return np.sum(np.sin(x) * x ** 2)
-    >>> s2sad.check_grads(energy, modes=("fwd", "rev"), order=2)(np.array([0.3, -1.2]))
-    """
-    if isinstance(argnums, (str, list)) or isinstance(argnums, tuple) and any(isinstance(n, str) for n in argnums):
-        raise TypeError(f"check_grads: argnums={argnums!r}; pass the modes by name: check_grads(f, modes={argnums!r})")
-    modes = (modes,) if isinstance(modes, str) else tuple(modes)
-    unknown = [mode for mode in modes if mode not in ("fwd", "rev")]
-    if unknown or not modes:
-        raise ValueError(f"check_grads: modes are 'fwd' and 'rev', not {unknown or modes!r}")
-    if order not in (1, 2):
-        raise ValueError(f"check_grads: order is 1 or 2, not {order!r}")
-    numbers = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
-
-    def check(*args: Any) -> None:
-        if "rev" in modes:
-            testing.check_grad(f, *args, argnums=argnums, rtol=rtol, atol=atol)
-        if "fwd" in modes:
-            testing.check_jvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
-        if order == 2:
-            testing.check_hvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
-
-    return check
 
 
 # ---------------------------------------------------------------- defvjp in autograd's form
@@ -265,7 +225,6 @@ class custom_vjp:
         rule.signature = inspect.signature(fun)
         # JAX refuses forward mode through a custom_vjp function too: say so where s2sad meets it
         defjvp_callables(self, *(self.no_forward_mode for _ in _positional(rule.signature)))
-        defrrule(self.no_forward_mode, self.no_forward_mode)  # reverse over forward code (hessian) meets it too
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fun(*args, **kwargs)
@@ -345,17 +304,9 @@ class custom_jvp:
             tangents = tuple(g if i == index else _zero_tangent(value) for i, value in enumerate(primals))
             return self.jvp(primals, tangents)[1]
 
-        # second order would differentiate this term, which calls the user's jvp: not yet
-        count = len(self.rule.signature.parameters)  # the forward code passes every one
-        defrrule(custom_jvp_term, self.no_second_order,
-                 signature=", ".join(["tangent", "output", *(f"argument{i}" for i in range(count))]))
-        defjvp_callables(custom_jvp_term, *(self.no_second_order,) * (2 + count))
+        # no rule of its own: second order through it (hessian, grad of grad) is refused as a
+        # call without a rule, as JAX's differentiating the jvp again is not done yet
         return custom_jvp_term
-
-    def no_second_order(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuleError(f"`{self.__qualname__}` is a custom_jvp function: s2sad does not yet take second "
-                        "derivatives through its jvp (hessian, hvp, grad of grad)",
-                        hint="differentiate the function without its custom rule for second order")
 
     def custom_rrule(self, *args: Any, **kwargs: Any):
         if self.jvp is None:

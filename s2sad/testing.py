@@ -34,7 +34,7 @@ cotangent of its own dtype).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from .runtime.accumulate import accumulate, own
 from .runtime.projection import project
 from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
-__all__ = ["check_grad", "check_jvp", "check_hvp", "check_rrule", "numerical_gradient"]
+__all__ = ["check_grad", "check_grads", "check_jvp", "check_hvp", "check_rrule", "numerical_gradient"]
 
 # (rtol, atol) by the least precise floating dtype among the inputs and outputs; a complex
 # dtype counts as its real part's (complex64 as float32).
@@ -697,3 +697,43 @@ def _zero_like(x):
     if not _is_inexact_leaf(x):
         return x
     return 0.0 * x if type(x) in (float, complex) else np.zeros_like(x)
+
+
+# ---------------------------------------------------------------- autograd's check_grads
+
+def check_grads(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, modes: Sequence[str] = ("fwd", "rev"),
+                order: int = 1, rtol: float | None = None, atol: float | None = None) -> Callable[..., None]:
+    """autograd's ``check_grads(f, argnum, modes, order)(*args)``: check s2sad's derivatives of
+    ``f`` with respect to the arguments ``argnums`` (an int or a tuple) against central finite
+    differences, raising AssertionError on a mismatch.
+
+    ``"rev"`` checks the gradient (``s2sad.testing.check_grad``), ``"fwd"`` a jvp along a
+    random direction. ``order=2`` also checks second derivatives as Hessian-vector products
+    of a real scalar ``f`` (forward over reverse: ``s2sad.hvp``) against finite differences
+    of its gradient; a function s2sad cannot take to second order is an S2SADError saying
+    why. autograd's default order is 2; s2sad's is 1.
+
+    >>> import numpy as np, s2sad
+    >>> def energy(x):
+    ...     return np.sum(np.sin(x) * x ** 2)
+    >>> s2sad.check_grads(energy, modes=("fwd", "rev"), order=2)(np.array([0.3, -1.2]))
+    """
+    if isinstance(argnums, (str, list)) or isinstance(argnums, tuple) and any(isinstance(n, str) for n in argnums):
+        raise TypeError(f"check_grads: argnums={argnums!r}; pass the modes by name: check_grads(f, modes={argnums!r})")
+    modes = (modes,) if isinstance(modes, str) else tuple(modes)
+    unknown = [mode for mode in modes if mode not in ("fwd", "rev")]
+    if unknown or not modes:
+        raise ValueError(f"check_grads: modes are 'fwd' and 'rev', not {unknown or modes!r}")
+    if order not in (1, 2):
+        raise ValueError(f"check_grads: order is 1 or 2, not {order!r}")
+    numbers = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
+
+    def check(*args: Any) -> None:
+        if "rev" in modes:
+            check_grad(f, *args, argnums=argnums, rtol=rtol, atol=atol)
+        if "fwd" in modes:
+            check_jvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
+        if order == 2:
+            check_hvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
+
+    return check

@@ -2,7 +2,9 @@
 central finite differences or a hand-derived formula, and against JAX's and autograd's
 documented behaviour where the two differ from a plain derivative (stated at each test).
 
-Rules registered here are on functions of this file, so they reach no other test.
+Rules registered here are on functions of this file, registered by a module fixture and
+forgotten after this file's tests (pytest imports every test module before running any: a
+rule registered at import would be in the registry, and the cache keys, of every test).
 """
 import numpy as np
 import pytest
@@ -13,6 +15,30 @@ from tests.finite_differences import assert_gradients_match, numerical_gradient
 
 RNG = np.random.default_rng(18)
 X = RNG.normal(size=5)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered_rules():
+    """The rules of this file's functions, for its tests only; the custom_vjp and custom_jvp
+    functions replace their plain functions in this module while they run."""
+    plain = {name: globals()[name] for name in ("sin_times", "clip_gradient", "log1pexp", "scaled_product")}
+    s2sad.defvjp(planted_cube, lambda ans, x: lambda g: g * 2 * x ** 2)   # wrong on purpose: 3x^2
+    s2sad.defvjp(weighted_logsumexp, lambda ans, x, w, shift=0.0: lambda g: g * w * np.exp(x - ans), None,
+                 argnums=(0, 1))
+    s2sad.defvjp(helper_with_keyword,
+                 lambda ans, x, power=2.0: lambda g: g * power * np.abs(x) ** (power - 1) * np.sign(x))
+    s2sad.defvjp(shaped_wrongly, lambda ans, x: lambda g: np.ones(7))
+    custom = {name: s2sad.custom_vjp(plain[name]) for name in ("sin_times", "clip_gradient")}
+    custom.update({name: s2sad.custom_jvp(plain[name]) for name in ("log1pexp", "scaled_product")})
+    globals().update(custom)
+    custom["sin_times"].defvjp(sin_times_fwd, sin_times_bwd)
+    custom["clip_gradient"].defvjp(lambda x, bound: (x, bound), lambda bound, g: (np.clip(g, -bound, bound), None))
+    custom["log1pexp"].defjvp(log1pexp_jvp)
+    custom["scaled_product"].defjvp(scaled_product_jvp)
+    yield
+    globals().update(plain)
+    for function in (planted_cube, weighted_logsumexp, helper_with_keyword, shaped_wrongly, *custom.values()):
+        s2sad.unregister(function)
 
 
 # ---------------------------------------------------------------- stop_gradient
@@ -98,7 +124,6 @@ def planted_cube(x):
     return x ** 3
 
 
-s2sad.defvjp(planted_cube, lambda ans, x: lambda g: g * 2 * x ** 2)   # wrong on purpose: 3x^2
 
 
 def test_check_grads_catches_a_wrong_rule():
@@ -121,18 +146,12 @@ def weighted_logsumexp(x, w, shift=0.0):
     return np.log(np.sum(w * np.exp(x - shift))) + shift
 
 
-s2sad.defvjp(weighted_logsumexp,
-             lambda ans, x, w, shift=0.0: lambda g: g * w * np.exp(x - ans),
-             None,
-             argnums=(0, 1))
 
 
 def helper_with_keyword(x, *, power=2.0):
     return np.sum(np.abs(x) ** power)
 
 
-s2sad.defvjp(helper_with_keyword,
-             lambda ans, x, power=2.0: lambda g: g * power * np.abs(x) ** (power - 1) * np.sign(x))
 
 
 def test_defvjp_in_autograds_form_matches_finite_differences():
@@ -157,7 +176,6 @@ def shaped_wrongly(x):
     return x * 2.0
 
 
-s2sad.defvjp(shaped_wrongly, lambda ans, x: lambda g: np.ones(7))
 
 
 def test_defvjp_in_autograds_form_is_checked_as_the_users_rule():
@@ -173,7 +191,6 @@ def test_defvjp_in_autograds_form_is_checked_as_the_users_rule():
 
 # ---------------------------------------------------------------- custom_vjp
 
-@s2sad.custom_vjp
 def sin_times(x, y):
     return np.sin(x) * y
 
@@ -187,15 +204,10 @@ def sin_times_bwd(residuals, g):
     return cos_x * g * y, np.sum(sin_x * g) if np.ndim(y) == 0 else sin_x * g
 
 
-sin_times.defvjp(sin_times_fwd, sin_times_bwd)
 
 
-@s2sad.custom_vjp
 def clip_gradient(x, bound):
     return x
-
-
-clip_gradient.defvjp(lambda x, bound: (x, bound), lambda bound, g: (np.clip(g, -bound, bound), None))
 
 
 def test_custom_vjp_used_directly_and_from_differentiated_code():
@@ -241,7 +253,6 @@ def test_custom_vjp_refusals():
 
 # ---------------------------------------------------------------- custom_jvp
 
-@s2sad.custom_jvp
 def log1pexp(x):
     return np.log1p(np.exp(x))
 
@@ -252,10 +263,8 @@ def log1pexp_jvp(primals, tangents):
     return log1pexp(x), x_dot / (1.0 + np.exp(-x))
 
 
-log1pexp.defjvp(log1pexp_jvp)
 
 
-@s2sad.custom_jvp
 def scaled_product(x, y, n):
     return x * y * n
 
@@ -266,7 +275,6 @@ def scaled_product_jvp(primals, tangents):
     return scaled_product(x, y, n), (x_dot * y + x * y_dot) * n
 
 
-scaled_product.defjvp(scaled_product_jvp)
 
 
 def test_custom_jvp_in_both_modes():
@@ -304,11 +312,11 @@ def test_custom_jvp_without_a_rule_is_refused():
         s2sad.grad(no_rule_yet)(1.0)
 
 
-def test_second_order_through_a_custom_jvp_is_refused_not_guessed():
-    # JAX differentiates the jvp rule again; s2sad does not yet, and says so where it meets it
-    with pytest.raises(RuleError, match="second derivatives through its jvp"):
+def test_second_order_through_a_custom_rule_is_refused_not_guessed():
+    # JAX differentiates a custom_jvp's rule again; s2sad does not yet: an error, never a number
+    with pytest.raises(s2sad.S2SADError):
         s2sad.hessian(lambda x: np.sum(log1pexp(x)))(X)
-    with pytest.raises(RuleError, match="second derivatives through its jvp"):
+    with pytest.raises(s2sad.S2SADError):
         s2sad.grad(s2sad.grad(lambda t: log1pexp(t) * 1.0))(0.3)
-    with pytest.raises(RuleError, match="forward mode"):
+    with pytest.raises(s2sad.S2SADError):
         s2sad.hessian(lambda x: np.sum(sin_times(x, 2.0)))(X)

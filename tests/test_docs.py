@@ -152,7 +152,7 @@ def test_the_readme_rules_summary_is_the_reference_summary():
 DOCTESTED = {
     "s2sad.conveniences": None,
     "s2sad.decorator": None,
-    "s2sad.testing": ("check_grad", "check_rrule", "numerical_gradient", "check_jvp", "check_hvp"),
+    "s2sad.testing": ("check_grad", "check_grads", "check_rrule", "numerical_gradient", "check_jvp", "check_hvp"),
 }
 
 DOCTEST_PRELUDE = """\
