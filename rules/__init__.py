@@ -2,17 +2,20 @@
 
 One module per namespace, each a flat table: ``operators`` (``a + b``, ``a[i]``),
 ``numpy_elementwise``, ``numpy_reductions``, ``numpy_shapes``, ``numpy_linalg`` (products
-and ``numpy.linalg``), ``ndarray_methods`` (``x.sum()``, ``x.T``), ``math_module``,
-``builtins``, ``python_containers`` (``sorted``, ``zip``, ``dict`` and its methods), ``python_objects``
-(``p.w = v``), ``nondifferentiable``,
-``generated_code``; ``scipy_special``, ``scipy_stats``, ``scipy_signal``, ``scipy_linalg`` and
-``scipy_integrate`` once the user imports the SciPy module each is for.
+and ``numpy.linalg``), ``numpy_polynomials`` (``np.polyval``), ``ndarray_methods`` (``x.sum()``,
+``x.T``), ``math_module``, ``builtins``, ``python_containers`` (``sorted``, ``zip``, ``dict`` and
+its methods), ``python_objects`` (``p.w = v``), ``functools_module`` (``functools.reduce``),
+``nondifferentiable``, ``generated_code`` and ``context_managers`` (what generated code calls);
+``scipy_special``, ``scipy_stats``, ``scipy_signal``, ``scipy_linalg`` and ``scipy_integrate``
+once the user imports the SciPy module each is for (``scipy_array_api``, the plumbing
+pure-Python SciPy functions call, once any of them is imported).
 ``helpers`` holds the functions rule templates may call.
 """
 from . import helpers  # noqa: F401
-from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg, numpy_fft  # noqa: F401
-from . import ndarray_methods, math_module, builtins, python_containers, python_objects, nondifferentiable  # noqa: F401
-from . import generated_code  # noqa: F401  (what generated code calls, so it can be differentiated again)
+from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg, numpy_fft, numpy_polynomials  # noqa: F401
+from . import ndarray_methods, math_module, builtins, python_containers, python_objects, functools_module  # noqa: F401
+from . import nondifferentiable  # noqa: F401
+from . import generated_code, context_managers  # noqa: F401  (what generated code calls, so it can be differentiated again)
 
 # SciPy is optional, and importing it costs a quarter of a second or more: the rules of
 # scipy.special, .stats, .signal, .linalg and .integrate are registered now for the submodules the

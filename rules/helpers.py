@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from s2sad.errors import UnsupportedSyntaxError
+from s2sad.runtime.closures import closure
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
@@ -54,7 +55,10 @@ __all__ = [
     "zipped",
     "merged_keywords",
     "with_attribute",
+    "closure",
     "write_back",
+    "entering",
+    "entered_value",
 ]
 
 
@@ -511,3 +515,30 @@ def merged_keywords(first, second):
     if repeated:
         raise TypeError(f"got multiple values for keyword argument {repeated[0]!r}")
     return {**first, **second}
+
+
+class ContextEntry:
+    """A context manager entered for ``with manager as name``: ``with`` enters this object,
+    which enters ``manager`` and keeps what its ``__enter__`` gave, for ``entered_value``."""
+
+    __slots__ = ("manager", "value")
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def __enter__(self):
+        self.value = self.manager.__enter__()
+        return self
+
+    def __exit__(self, *exception):
+        return self.manager.__exit__(*exception)
+
+
+def entering(manager):
+    """``manager``, to be entered by ``with`` (``with manager as name``: see ``entered_value``)."""
+    return ContextEntry(manager)
+
+
+def entered_value(entry):
+    """What ``with manager as name`` binds to ``name``: the value ``manager.__enter__()`` gave."""
+    return entry.value

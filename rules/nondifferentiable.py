@@ -1,11 +1,14 @@
 """NumPy functions whose outputs carry no gradient.
 
-Comparisons, predicates, index finders, rounding (zero slope almost everywhere), shape
-queries, array creators that take only shapes, and random draws (those whose values
-move with a float argument refuse a derivative instead: see ``refusals``). Autograd's list
-(``numpy_vjps.nograd_functions``) plus the creators. ``np.full``/``np.full_like`` are not
-here: their ``fill_value`` is differentiable (see ``numpy_shapes``).
+Comparisons, predicates, index finders, rounding (zero slope almost everywhere), shape and
+type queries (``hasattr``, which library code asks before computing), array creators that
+take only shapes, and random draws (those whose values move with a float argument refuse a
+derivative instead: see ``refusals``). Autograd's list (``numpy_vjps.nograd_functions``)
+plus the creators. ``np.full``/``np.full_like`` are not here: their ``fill_value`` is
+differentiable (see ``numpy_shapes``).
 """
+import builtins
+
 import numpy as np
 
 from s2sad.registry import nondifferentiable
@@ -31,6 +34,9 @@ nondifferentiable(
     np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
     np.gcd, np.lcm, np.linalg.matrix_rank,
 )
+
+# ------------------------------------------------------------------ Python's type queries (library code asks them first)
+nondifferentiable(builtins.hasattr, builtins.callable, builtins.issubclass)
 
 # ------------------------------------------------------------------ random draws (the legacy global state)
 nondifferentiable(

@@ -37,7 +37,7 @@ def _sorted_order(iterable, key, reverse) -> list[int]:
     return sorted(range(len(items)), key=value, reverse=reverse)
 
 
-def _like(items: list, primal):
+def items_like(items: list, primal):
     """Per-item cotangents as ``primal``'s container: a list, a tuple, or an array's rows."""
     if isinstance(primal, np.ndarray):
         rows = [np.zeros_like(primal[i]) if is_zero(item) else unthunk(item) for i, item in enumerate(items)]
@@ -51,7 +51,7 @@ def sorted_vjp_iterable(g, ans, iterable, key, reverse):
     items = [ZERO] * len(order)
     for position, source in enumerate(order):
         items[source] = parts[position]
-    return _like(items, iterable)
+    return items_like(items, iterable)
 
 
 def sorted_jvp_iterable(g, ans, iterable, key, reverse):
@@ -74,7 +74,7 @@ def zipped_rrule(*iterables, strict=False):
         cotangents = []
         for j, (iterable, sequence) in enumerate(builtins.zip(iterables, sequences)):
             items = [ZERO if is_zero(row) else split_cotangent(row, len(iterables))[j] for row in rows]
-            cotangents.append(_like(items + [ZERO] * (len(sequence) - len(pairs)), iterable))
+            cotangents.append(items_like(items + [ZERO] * (len(sequence) - len(pairs)), iterable))
         return (NO_TANGENT, *cotangents)
 
     return pairs, zipped_pullback
@@ -106,7 +106,7 @@ def dict_vjp_mapping(g, ans, mapping, kwargs):
         return Tangent(dict, {key: field_cotangent(g, key) for key in mapping if key not in kwargs})
     pairs = list(mapping)
     kept = _kept_pairs(pairs)
-    return _like([(NO_TANGENT, field_cotangent(g, key) if kept[key] == position and key not in kwargs else ZERO)
+    return items_like([(NO_TANGENT, field_cotangent(g, key) if kept[key] == position and key not in kwargs else ZERO)
                   for position, (key, _) in enumerate(pairs)], mapping)
 
 

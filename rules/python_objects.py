@@ -7,11 +7,16 @@ old ``w`` was overwritten and reaches nothing). Tangents go the same way, forwar
 
 ``copy.copy`` and ``copy.deepcopy`` (how a function makes an object of its own to change)
 pass cotangents and tangents through.
+
+A lambda that reads the function's variables, used as a value, is ``closure(lambda scale, v:
+..., (scale,))`` (runtime/closures.py): its cotangent holds one entry per value it holds, each
+handed back to that value; its tangent is made of theirs.
 """
 import copy
 
 from s2sad.registry import defvjp
 from s2sad.registry.forward import defjvp
+from s2sad.runtime.closures import closure, held_parts, held_tangent
 from s2sad.runtime.structure import tangent_field
 from s2sad.runtime.tangents import ZERO, Tangent, is_zero, unthunk
 
@@ -61,3 +66,18 @@ defvjp(copy.copy, "x", copied_vjp)
 defvjp(copy.deepcopy, "x, memo=None", copied_vjp)
 defjvp(copy.copy, copied_jvp)
 defjvp(copy.deepcopy, copied_jvp)
+
+
+# ------------------------------------------------------------------ closures
+def closure_vjp_held(g, ans, function, held):
+    parts = held_parts(g, len(held))
+    return Tangent(tuple, {i: part for i, part in enumerate(parts) if not is_zero(part)}) \
+        if any(not is_zero(part) for part in parts) else ZERO
+
+
+def closure_jvp_held(g, ans, function, held):
+    return held_tangent(held_parts(g, len(held)))
+
+
+defvjp(closure, "function, held", None, closure_vjp_held)
+defjvp(closure, None, closure_jvp_held)

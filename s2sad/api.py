@@ -20,13 +20,14 @@ from .runtime.isolation import arrays_in, detached, unshared
 from .errors import MissingRuleError
 from .runtime.projection import check_differentiable, plainly_differentiable
 from .registry import registry_generation, rule_for
-from .frontend.resolve import is_library, mark_transform, transform_kind
+from .frontend.resolve import is_library, transform_kind
 from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
+from .compositions import composable, uses_gradient
 from .containers import as_tangent
 from .tracebacks import point_at_user_source
 
@@ -234,7 +235,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
-    return mark_transform(differentiated_f, "value_and_grad" if with_value else "grad")
+    if with_value:
+        return composable(differentiated_f, "value_and_grad", value_and_grad, f, argnums, has_aux)
+    return composable(differentiated_f, "grad", grad, f, argnums, has_aux)
 
 
 def _lane(function, count: int, positions):
@@ -268,11 +271,16 @@ def grad(f, argnums=0, has_aux: bool = False):
     """
     inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
     if inner is not None and not has_aux and argnums == inner[2]:
-        return derivative(inner[0], inner[1] + 1, inner[2])
+        return derivative(inner[0], inner[1] + 1, inner[2], (grad, f, _differentiated(f, argnums, False, with_value=False)))
     grad_f = _differentiated(f, argnums, has_aux, with_value=False)
-    if isinstance(argnums, (int, np.integer)) and not has_aux:
-        grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums))
+    # always set: functools.wraps copied the mark of what f was made from, if it has one; a
+    # transform's function is differentiated again through its rule (s2sad.compositions), not its source
+    grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums)) if isinstance(argnums, (int, np.integer)) \
+        and not has_aux and transform_kind(f) is None else None
     return grad_f
+
+
+uses_gradient(grad)  # s2sad.hvp called in a differentiated function is differentiated through grad's rule
 
 
 def vjp(f, *primals, has_aux: bool = False):

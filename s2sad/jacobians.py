@@ -11,18 +11,21 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
-from .api import vjp
+from .api import grad, vjp
+from .compositions import composable
 from .containers import fields, filled_tangent, leaves, with_leaves
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
 from .runtime.finiteness import has_nan, refuse_nan
+from .runtime.isolation import detached
 from .registry.forward import forward_rule
 from .runtime.projection import check_differentiable
 from .runtime.structure import zeros_like_primal
-from .frontend.resolve import mark_transform, unwrap as _unwrap
+from .frontend.resolve import transform_kind, unwrap as _unwrap
 from .runtime.tangents import ZERO, is_zero, unthunk
 from .runtime.calls import held_call
 from .tracebacks import POINTING
@@ -83,68 +86,100 @@ def _basis(x):
 
 
 def jacfwd(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``
-    (for a container argument, that container holding one such Jacobian per leaf)."""
+    """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``.
+    Containers nest as JAX's do: a container output holds, for each of its leaves, the
+    argument's container holding one Jacobian per leaf (a tuple of those for several argnums)."""
     @functools.wraps(_unwrap(f))
     def jacfwd_f(*args):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
-        jacobians, output, aux = [], None, None
+        columns, result = {}, None  # (argument, its leaf) -> per element, the leaves of the output's tangent
+        runs = _runs(args)
         for p in positions:
-            per_leaf = []
-            units = list(leaves(args[p]))
+            units = leaves(args[p])
             for j, unit in enumerate(units):
                 if not is_float_like(unit):
-                    per_leaf.append(None)
                     continue
-                columns = []
+                columns[p, j] = []
                 for e in _basis(unit):
                     tangents = [ZERO] * len(args)
                     tangents[p] = with_leaves(args[p], [e if i == j else ZERO for i in range(len(units))])
-                    result = jvp(f, args, tangents, has_aux=has_aux)
-                    output, column = result[0], result[1]
-                    aux = result[2] if has_aux else None
-                    _refuse_container_output(output, name, "jacfwd")
-                    columns.append(np.asarray(column))
-                stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(output) + (0,))
-                per_leaf.append(stacked.reshape(np.shape(output) + np.shape(unit)))
-            jacobians.append(with_leaves(args[p], per_leaf))
-        jacobian = jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
-        return (jacobian, aux) if has_aux else jacobian
+                    result = jvp(f, next(runs), tangents, has_aux=has_aux)
+                    columns[p, j].append(leaves(result[1]))
+        if result is None:  # nothing pushed forward (no float leaf, or empty ones): the output from a call
+            value = f(*next(runs))
+            result = (value[0], None, value[1]) if has_aux else (value, None)
+        output = result[0]
+        blocks = {(p, j): [_stacked([column[k] for column in per_element], y, leaves(args[p])[j])
+                           for k, y in enumerate(leaves(output))] for (p, j), per_element in columns.items()}
+        jacobian = _assembled(output, args, positions, isinstance(argnums, int), blocks)
+        return (jacobian, result[2]) if has_aux else jacobian
 
-    return mark_transform(jacfwd_f, "jacfwd")
+    return composable(jacfwd_f, "jacfwd", jacfwd, f, argnums, has_aux)
 
 
 def jacrev(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``
-    (for a container argument, that container holding one such Jacobian per leaf)."""
+    """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``,
+    containers nested as ``jacfwd``'s."""
     @functools.wraps(_unwrap(f))
     def jacrev_f(*args):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
         result = vjp(f, *args, has_aux=has_aux)
         output, pullback = result[0], result[1]
-        _refuse_container_output(output, name, "jacrev")
-        rows = {p: [] for p in positions}
-        for e in _basis(np.asarray(output)) if np.ndim(output) else [np.ones((), np.result_type(output))]:
-            cotangent = e if isinstance(output, np.ndarray) else type(output)(e) if isinstance(output, float) else e
-            cotangents = pullback(cotangent)
-            for p in positions:
-                rows[p].append(leaves(cotangents[p]))
-        jacobians = tuple(with_leaves(args[p], [
-            None if not is_float_like(unit) else
-            np.stack([np.asarray(row[j]) for row in rows[p]]).reshape(np.shape(output) + np.shape(unit))
-            for j, unit in enumerate(leaves(args[p]))]) for p in positions)
-        jacobian = jacobians[0] if isinstance(argnums, int) else jacobians
+        outputs = leaves(output)
+        rows = {}  # (output leaf, argument, argument leaf) -> one row per element of the output leaf
+        for k, y in enumerate(outputs):
+            if not is_float_like(y):
+                continue
+            for e in _basis(y):
+                cotangents = pullback(with_leaves(output, [e if i == k else None for i in range(len(outputs))]))
+                for p in positions:
+                    for j, row in enumerate(leaves(cotangents[p])):
+                        rows.setdefault((k, p, j), []).append(np.asarray(row))
+        blocks = {}
+        for p in positions:
+            for j, unit in enumerate(leaves(args[p])):
+                if is_float_like(unit):
+                    blocks[p, j] = [np.stack(rows[k, p, j]).reshape(np.shape(y) + np.shape(unit)) if (k, p, j) in rows
+                                    else None if not is_float_like(y) else np.zeros(np.shape(y) + np.shape(unit))
+                                    for k, y in enumerate(outputs)]
+        jacobian = _assembled(output, args, positions, isinstance(argnums, int), blocks)
         return (jacobian, result[2]) if has_aux else jacobian
 
-    return mark_transform(jacrev_f, "jacrev")
+    return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux)
 
 
-def _refuse_container_output(output, name: str, transform: str) -> None:
-    if fields(output) is not None:
-        raise ArgumentError(f"{transform} of {name} needs an array or scalar output, but it returned a {type(output).__name__}",
-                            hint="take the Jacobian of each output in turn, or use s2sad.vjp / s2sad.jvp, which take and give containers")
+def _runs(args):
+    """The arguments for each run of a function a Jacobian runs once per element: the caller's
+    own the first time, so that a function changing an argument in place leaves the change once,
+    as one call does; copies of them as they were given after that."""
+    given = detached(args)
+    yield args
+    while True:
+        yield detached(given)
+
+
+def _stacked(columns, y, unit):
+    """One Jacobian block from its columns: shape ``y.shape + unit.shape`` (None for an output
+    leaf without a tangent space)."""
+    if not is_float_like(y):
+        return None
+    if not columns:
+        return np.zeros(np.shape(y) + np.shape(unit))
+    return np.stack([np.asarray(c) for c in columns], axis=-1).reshape(np.shape(y) + np.shape(unit))
+
+
+def _assembled(output, args, positions, single: bool, blocks):
+    """The Jacobian in JAX's nesting: ``output``'s container, each of its leaves holding the
+    differentiated argument's container (a tuple of them for several argnums) whose leaves are
+    ``blocks[argument, argument leaf][output leaf]`` (None for a leaf without a tangent space)."""
+    per_output = []
+    for k, y in enumerate(leaves(output)):
+        per_argument = tuple(with_leaves(args[p], [blocks[p, j][k] if (p, j) in blocks else None
+                                                    for j, _ in enumerate(leaves(args[p]))]) for p in positions)
+        per_output.append(per_argument[0] if single else per_argument)
+    return with_leaves(output, per_output)
 
 
 jacobian = jacrev
@@ -153,14 +188,20 @@ jacobian = jacrev
 def hvp(f, primals, tangents):
     """``(grad f)(primals)`` pushed along ``tangents``: the Hessian-vector product of a scalar ``f``.
 
-    Reverse mode over the generated forward code: the gradient of ``<grad f(x), v>``.
+    Reverse mode over the generated forward code: the gradient of ``<grad f(x), v>``. A
+    function without source of its own (a transform's function, a derivative s2sad made) is
+    pushed forward through its gradient's rule instead: ``jvp(grad(f), primals, tangents)``.
     """
     primals, tangents = tuple(primals), tuple(tangents)
+    positions = [i for i, value in enumerate(primals) if is_float_like(value)]
+    if not _from_source(f):
+        gradient = grad(f, argnums=tuple(positions))
+        products = jvp(gradient, primals, [t if i in positions else ZERO for i, t in enumerate(tangents)])[1]
+        return tuple(products) if len(positions) > 1 else products[0]
     original = _unwrap(f)
     names, values = bind_arguments(original, primals, {})
-    positions = [i for i, value in enumerate(primals) if is_float_like(value)]
     forward = generated_jvp(original, tuple(names[i] for i in positions))
-    arguments = list(values) + [tangents[i] for i in positions]
+    arguments = list(values) + [filled_tangent(primals[i], tangents[i]) for i in positions]
     (y, dy), pullback = vjp(forward, *arguments)
     name = getattr(f, "__qualname__", repr(f))
     seed_for(y, name)  # a scalar output, or a clear error
@@ -171,6 +212,15 @@ def hvp(f, primals, tangents):
     return tuple(products) if len(positions) > 1 else products[0]
 
 
+def _from_source(f) -> bool:
+    """Whether ``f`` is a Python function s2sad differentiates from its source (not a
+    transform's function, a derivative s2sad made, a function with a rule)."""
+    if transform_kind(f) is not None or forward_rule(f) is not None or held_call(f) is not None:
+        return False
+    original = _unwrap(f)
+    return inspect.isfunction(original) and forward_rule(original) is None
+
+
 def _materialised(cotangent, primal):
     """A symbolic zero handed to the user becomes zeros of the primal's shape and dtype."""
     return shaped_tangent(ZERO, primal) if is_zero(unthunk(cotangent)) else cotangent
@@ -178,22 +228,21 @@ def _materialised(cotangent, primal):
 
 def hessian(f, argnums=0):
     """``f`` -> a function giving the Hessian of a scalar ``f``: shape ``in.shape + in.shape``
-    (a tuple of tuples for several ``argnums``), one Hessian-vector product per element."""
+    (a tuple of tuples for several ``argnums``), one Hessian-vector product per element; a
+    container argument's, ``jacfwd(jacrev(f))`` as in JAX (a dict of dicts for a dict)."""
     @functools.wraps(_unwrap(f))
     def hessian_f(*args):
         positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))
-        for p in positions:
-            if fields(args[p]) is not None:
-                raise ArgumentError(
-                    f"hessian takes array or scalar arguments, but argument {p} is a {type(args[p]).__name__}",
-                    hint="pass the leaves as separate arguments with argnums=(...), or use s2sad.hvp")
+        if any(fields(args[p]) is not None for p in positions) or not _from_source(f):
+            return jacfwd(jacrev(f, argnums), argnums)(*args)  # JAX's definition: containers nest as its do
         blocks = {}
+        runs = _runs(args)
         for q in positions:
             columns = {p: [] for p in positions}
             for e in _basis(args[q]):
                 tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
                 tangents[q] = e
-                products = hvp(f, args, tangents)
+                products = hvp(f, next(runs), tangents)
                 float_positions = [i for i, a in enumerate(args) if is_float_like(a)]
                 products = products if isinstance(products, tuple) else (products,)
                 for p in positions:
@@ -205,6 +254,6 @@ def hessian(f, argnums=0):
             return blocks[positions[0], positions[0]]
         return tuple(tuple(blocks[p, q] for q in positions) for p in positions)
 
-    return mark_transform(hessian_f, "hessian")
+    return composable(hessian_f, "hessian", jacfwd, jacrev(f, argnums), argnums)  # differentiated as JAX defines it
 
 

@@ -29,11 +29,6 @@ def uses_while_else(x):
     return x
 
 
-def passes_a_lambda(x):
-    square = lambda v: v * v
-    return sum(map(square, x))  # refused: lambda as a value
-
-
 def uses_yield(x):
     y = yield x * 2  # refused: yield
     return y
@@ -49,7 +44,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with open("f") as handle:  # refused: with
+    with open("f") as handle.name:  # refused: with
         return x
 
 

@@ -3,6 +3,7 @@
 published NumPy code writes it; tests/test_python_constructs.py checks each against finite
 differences."""
 import collections
+import contextlib
 import dataclasses
 import functools
 import warnings
@@ -184,6 +185,62 @@ def nested_managers_in_a_loop(x, steps):
             total = total + np.sum(np.sqrt(x) * (i + 1))
     with np.errstate(over="ignore"):
         return total * 2
+
+
+@contextlib.contextmanager
+def constant_weight(value):
+    yield value
+
+
+class Settings:
+    """A context manager of the user's, giving a pair of constants."""
+
+    def __init__(self, offset, scale):
+        self.offset, self.scale = offset, scale
+
+    def __enter__(self):
+        return self.offset, self.scale
+
+    def __exit__(self, *exception):
+        return False
+
+
+def log_likelihood_with_state(x):
+    with np.errstate(divide="ignore", invalid="ignore") as state:
+        logs = np.log(x ** 2)
+        weight = 1.0 if state is None else 2.0  # NumPy 2's errstate gives None
+    return np.sum(logs * weight)
+
+
+def weighted_by_a_file(x, path):
+    with open(path) as handle:
+        weights = np.loadtxt(handle)
+    return np.sum(np.tanh(x) * weights)
+
+
+def uses_entered_constants(x):
+    with constant_weight(0.5) as weight, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.sin(x) * weight + len(caught)
+    with Settings(0.2, 3.0) as (offset, scale):
+        return np.sum((y - offset) ** 2) * scale
+
+
+# ---------------------------------------------------------------- imports inside the function
+def imports_in_its_body(x):
+    import numpy as np  # the module's own np, shadowed as a script's function does
+    import scipy.special
+    from scipy.special import expit, logsumexp as lse
+    import numpy.linalg
+    y = np.tanh(x) * expit(x) + scipy.special.erf(x)
+    return lse(y) + numpy.linalg.norm(x)
+
+
+def imports_inside_a_branch(x, squash):
+    if squash:
+        from scipy.special import expit
+        x = expit(x)
+    return np.sum(x ** 2)
 
 
 # ---------------------------------------------------------------- lambdas
@@ -392,3 +449,19 @@ def guarded_steps(x):
         except (ValueError, FloatingPointError):
             total = 0.0
     return total
+
+
+def accumulates_into_its_argument(x, v):
+    """`x += ...` on the caller's array, in a loop and a branch: the caller's array ends changed."""
+    for i in range(3):
+        if i % 2:
+            x += v * np.sin(x)
+        else:
+            x *= 1.5
+    return np.sum(x ** 2)
+
+
+def augments_then_rebinds(x, v):
+    x += v
+    x = x * 2.0
+    return np.sum(x)

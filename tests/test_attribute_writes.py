@@ -98,6 +98,13 @@ def reads_the_old_value_after(x):
     return first + np.sum(p.v)
 
 
+def object_read_only_for_a_test(x):
+    box = State(np.sin(x), x)  # built from differentiated values, its value not differentiated
+    if box.x.shape == (3,):
+        return np.sum(x ** 2)
+    return np.sum(x)
+
+
 X, Y = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
 CASES = {
     "leapfrog loop": (leapfrog, lambda: (rng.standard_normal(4), 1.3), (0, 1)),
@@ -106,6 +113,7 @@ CASES = {
     "branch taken": (in_a_branch, lambda: (rng.standard_normal(3) * 0.3, True), (0,)),
     "branch not taken": (in_a_branch, lambda: (rng.standard_normal(3) * 0.3, False), (0,)),
     "old value read after": (reads_the_old_value_after, lambda: (rng.standard_normal(3),), (0,)),
+    "object read only for a test": (object_read_only_for_a_test, lambda: (rng.standard_normal(3),), (0,)),
     "copy.copy then set": (copied_then_set, lambda: (rng.standard_normal(3),), (0,)),
 }
 

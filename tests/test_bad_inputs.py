@@ -29,6 +29,7 @@ Cases marked ``xfail(strict=True)`` are bugs in s2sad today; each reason says wh
 """
 import copy
 import functools
+import itertools
 import math
 import operator
 import os
@@ -115,8 +116,8 @@ def uses_nonlocal(x):
 
 
 def uses_import(x):
-    import cmath  # bad: import
-    return x * cmath.pi.real
+    import a_module_nobody_installed  # bad: import
+    return x * a_module_nobody_installed.pi
 
 
 def uses_class(x):
@@ -221,13 +222,13 @@ def calls_a_generator(x):
 
 
 def inline_lambda_as_a_value(x):
-    return functools.reduce(lambda a, b: a + b, x)  # bad: inline lambda
+    return list(itertools.accumulate(x, lambda a, b: a + b))[-1]  # bad: inline lambda
 
 
 SYNTAX = [
     # function, marker, kind, words the message must contain
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
-    (uses_import, "import", "imports inside"),
+    (uses_import, "import", "cannot be imported"),
     (uses_class, "class", "reads the variable `x`"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),
@@ -256,9 +257,9 @@ def test_unsupported_syntax_is_refused_at_its_line_with_a_hint(function, marker,
 
 
 def test_a_lambda_passed_to_a_function_without_a_rule_is_refused_at_the_call():
-    # the lambda itself is a value s2sad can pass on; functools.reduce has no rule and no source
+    # the lambda itself is a value s2sad can pass on; itertools.accumulate has no rule and no source
     error = raised(s2sad.grad(inline_lambda_as_a_value), np.array([0.5, 1.5]))
-    assert_good_error(error, MissingRuleError, line="inline lambda", names=("functools.reduce",))
+    assert_good_error(error, MissingRuleError, line="inline lambda", names=("itertools.accumulate",))
 
 
 def calls_a_vectorized_lambda(x):
@@ -270,14 +271,15 @@ def test_calling_a_compiled_wrapper_of_a_lambda_is_refused_where_it_is_called():
     assert_good_error(error, MissingRuleError, line="vectorized lambda", names=("no rule for <lambda> (vectorized)",))
 
 
-def named_lambda_as_a_value(x):
-    square = lambda v: v * v
-    return functools.reduce(operator.add, map(square, x))  # bad: named lambda
+def nested_def_as_a_value(x):
+    def square(v):
+        return v * v
+    return functools.reduce(operator.add, map(square, x))  # bad: nested def
 
 
 def test_the_hint_for_a_nested_function_used_as_a_value_names_it():
-    error = raised(s2sad.grad(named_lambda_as_a_value), np.array([0.5, 1.5]))
-    assert_good_error(error, UnsupportedSyntaxError, names=("`square`",), line="named lambda")
+    error = raised(s2sad.grad(nested_def_as_a_value), np.array([0.5, 1.5]))
+    assert_good_error(error, UnsupportedSyntaxError, names=("`square`",), line="nested def")
     assert "{name}" not in str(error) and "square(x)" in str(error)
 
 
@@ -336,19 +338,19 @@ def test_a_callable_object():
 
 
 def test_a_library_function_without_a_rule_differentiated_directly():
-    error = raised(s2sad.grad(np.polyval, argnums=1), [1.0, 2.0], 0.5)
-    assert_good_error(error, names=("polyval",))
+    error = raised(s2sad.grad(np.unwrap), np.array([0.5, 1.5]))
+    assert_good_error(error, names=("unwrap",))
     assert "site-packages" not in str(error) and "asanyarray" not in str(error)
 
 
 # ====================================================================== callees without a rule or source
 
-def calls_reduce(x):
-    return functools.reduce(operator.add, x)  # bad: reduce
+def calls_accumulate(x):
+    return list(itertools.accumulate(x, operator.add))[-1]  # bad: accumulate
 
 
-def calls_polyval(x):
-    return np.polyval([1.0, 2.0], x)  # bad: polyval
+def calls_unwrap(x):
+    return np.sum(np.unwrap(x))  # bad: unwrap
 
 
 _namespace = {}
@@ -361,8 +363,8 @@ def calls_a_function_without_source(x):
 
 
 @pytest.mark.parametrize("function, marker, kind, words", [
-    (calls_reduce, "reduce", MissingRuleError, ("functools.reduce",)),
-    (calls_polyval, "polyval", MissingRuleError, ("np.polyval",)),
+    (calls_accumulate, "accumulate", MissingRuleError, ("itertools.accumulate",)),
+    (calls_unwrap, "unwrap", MissingRuleError, ("np.unwrap",)),
 ], ids=["c-function", "library-function"])
 def test_a_callee_without_a_rule_or_source_is_named_at_its_call(function, marker, kind, words):
     error = raised(s2sad.grad(function), np.array([0.5, 1.5]))

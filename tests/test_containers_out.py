@@ -5,7 +5,6 @@ import collections
 import dataclasses
 
 import numpy as np
-import pytest
 
 import s2sad
 from s2sad.containers import leaves, with_leaves
@@ -332,13 +331,19 @@ def test_jacobians_of_a_dict_argument_are_dicts_of_jacobians():
         np.testing.assert_allclose(jacobian["c"], expected["c"], rtol=1e-12)
 
 
-def test_jacobian_of_a_container_output_and_hessian_of_a_container_are_refused():
-    with pytest.raises(s2sad.ArgumentError, match="needs an array or scalar output"):
-        s2sad.jacrev(dict_out)({"W": r(3), "c": 0.8})
-    with pytest.raises(s2sad.ArgumentError, match="needs an array or scalar output"):
-        s2sad.jacfwd(dict_out)({"W": r(3), "c": 0.8})
-    with pytest.raises(s2sad.ArgumentError, match="hessian takes array or scalar arguments"):
-        s2sad.hessian(lambda_free_loss)({"used": r(3)})
+def test_jacobian_of_a_container_output_and_hessian_of_a_container_nest_as_jax():
+    """The output's container outermost, each leaf holding the input's (tests/test_compositions.py
+    checks every composition so); the derivatives here by hand."""
+    W, c = r(3), 0.8
+    for transform in (s2sad.jacrev, s2sad.jacfwd):
+        jacobian = transform(dict_out)({"W": W, "c": c})
+        np.testing.assert_allclose(jacobian["scaled"]["W"], c * np.eye(3), rtol=1e-12)
+        np.testing.assert_allclose(jacobian["scaled"]["c"], W, rtol=1e-12)
+        np.testing.assert_allclose(jacobian["total"]["W"], np.exp(W), rtol=1e-12)
+        np.testing.assert_allclose(jacobian["total"]["c"], 0.0)
+    used = r(3)
+    hessian = s2sad.hessian(lambda_free_loss)({"used": used})
+    np.testing.assert_allclose(hessian["used"]["used"], np.diag(-np.sin(used)), rtol=1e-12, atol=1e-15)
 
 
 # ---------------------------------------------------------------------- the helpers and the rule-author API

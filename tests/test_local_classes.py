@@ -45,6 +45,18 @@ def with_a_class_constant(x):
     return np.sum(np.sin(Scaled(x).scaled()))
 
 
+def local_object_changed(x):
+    class Accumulator:
+        def __init__(self, start):
+            self.total = start
+
+    acc = Accumulator(np.zeros_like(x))
+    for k in range(3):
+        acc.total = acc.total + np.sin(x * (k + 1))
+    acc.total += x ** 2
+    return np.sum(acc.total ** 2)
+
+
 def class_reads_a_local(x, scale):
     class Scaled:
         def apply(self, v):
@@ -74,6 +86,7 @@ CASES = {
                                                                   rng.standard_normal((6, 3)), rng.standard_normal((6, 2))),
                                         (0, 1)),
     "class attribute": (with_a_class_constant, lambda: (rng.standard_normal(4),), (0,)),
+    "its objects' attributes assigned": (local_object_changed, lambda: (rng.standard_normal(3),), (0,)),
 }
 
 

@@ -55,6 +55,10 @@ CASES = {
     "raise_from": (programs.raises_from, (r(3),), (0,)),
     "with_errstate": (programs.log_likelihood_quietly, (r(4),), (0,)),
     "nested_with_break_and_return": (programs.nested_managers_in_a_loop, (np.abs(r(3)) + 0.5, 5), (0,)),
+    "with_as_errstate": (programs.log_likelihood_with_state, (r(4),), (0,)),
+    "imports_in_the_body": (programs.imports_in_its_body, (r(3),), (0,)),
+    "import_inside_a_branch": (programs.imports_inside_a_branch, (r(3), True), (0,)),
+    "with_as_generator_and_class_managers": (programs.uses_entered_constants, (r(3),), (0,)),
     "class_built_inside": (programs.builds_layers, (r(3, 2), r(2), r(4, 3)), (0, 1, 2)),
     "dataclass_built_inside": (programs.builds_a_dataclass, (r(3), r(3) * 0.2, r(3)), (0, 1, 2)),
     "namedtuple_built_inside": (programs.builds_a_namedtuple, (r(3),), (0,)),
@@ -139,20 +143,112 @@ def test_a_rule_less_builtin_called_through_a_value_is_refused_at_the_call():
         s2sad.grad(uses_fsum)(r(3))
 
 
-def test_with_as_and_bare_raise_are_refused_with_a_hint():
-    def with_as(x):
-        with np.errstate(all="ignore") as state:  # noqa: F841
-            return x * 2.0
-
+def test_a_bare_raise_is_refused_with_a_hint():
     def bare_raise(x):
         if x > 1.0:
             raise
         return x * 2.0
 
-    for function, words in ((with_as, "`with ... as name`"), (bare_raise, "bare `raise`")):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
+        s2sad.grad(bare_raise)(1.5)  # the bare raise is refused only on the calls that reach it
+    assert "bare `raise`" in str(raised.value) and raised.value.hint
+
+
+def test_with_open_as_reads_data_in_both_modes(tmp_path):
+    path = tmp_path / "weights.txt"
+    weights = r(3)
+    np.savetxt(path, weights)
+    x = r(3)
+    gradient = s2sad.grad(programs.weighted_by_a_file)(x, str(path))
+    np.testing.assert_allclose(gradient, weights * (1 - np.tanh(x) ** 2), rtol=1e-8)
+    v = r(3)
+    tangent = s2sad.jvp(programs.weighted_by_a_file, (x, str(path)), (v, None))[1]
+    np.testing.assert_allclose(tangent, np.sum(weights * (1 - np.tanh(x) ** 2) * v), rtol=1e-8)
+
+
+class Holding:
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        return self.value
+
+    def __exit__(self, *exception):
+        return False
+
+
+def enters_a_differentiated_value(x):
+    with Holding(x * 2.0) as held:  # refused: differentiated as
+        return np.sum(held ** 2)
+
+
+def enters_into_an_attribute(x):
+    with np.errstate(all="ignore") as x.state:  # refused: as attribute
+        return np.sum(x)
+
+
+def test_a_differentiated_value_given_by_with_as_is_refused_at_the_with():
+    x = r(3)
+    for run in (lambda: s2sad.grad(enters_a_differentiated_value)(x),
+                lambda: s2sad.jvp(enters_a_differentiated_value, (x,), (x,))):
+        with pytest.raises(s2sad.MissingRuleError) as raised:
+            run()
+        assert "`with ... as name`" in str(raised.value) and raised.value.hint
+        assert raised.value.location.text.strip().endswith("# refused: differentiated as")
+
+
+def test_with_as_an_attribute_is_refused_at_its_target():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="binds only names") as raised:
+        s2sad.grad(enters_into_an_attribute)(r(3))
+    assert raised.value.location.text.strip().endswith("# refused: as attribute")
+
+
+def imports_expit(x):
+    from scipy.special import expit
+    return np.sum(expit(x))
+
+
+def test_what_an_import_inside_binds_is_checked_before_each_call(monkeypatch):
+    import scipy.special
+    x, original = r(3), scipy.special.expit
+    s2sad.grad(imports_expit)(x)
+    monkeypatch.setattr(scipy.special, "expit", lambda v: 2.0 * original(v))
+    np.testing.assert_allclose(s2sad.grad(imports_expit)(x), 2.0 * original(x) * (1 - original(x)), rtol=1e-12)
+
+
+def imports_a_missing_module(x):
+    import a_module_that_is_not_installed as missing  # refused: missing module
+    return missing.f(x)
+
+
+def imports_one_name_two_ways(x, fast):
+    if fast:
+        import numpy as backend  # refused: two ways
+    else:
+        import math as backend
+    return backend.sin(x)
+
+
+def imports_in_a_nested_function(x):
+    def inner(v):
+        import math  # refused: nested import
+        return v * math.pi
+    return inner(x)
+
+
+@pytest.mark.parametrize("function, marker, words", [
+    (imports_a_missing_module, "missing module", "No module named 'a_module_that_is_not_installed'"),
+    (imports_one_name_two_ways, "two ways", "two import statements bind this name differently"),
+    (imports_in_a_nested_function, "nested import", "an `import` inside a nested function"),
+])
+def test_an_import_that_cannot_be_resolved_now_is_refused_at_its_line(function, marker, words):
+    for run in (lambda: s2sad.grad(function)(0.5, *([True] if function is imports_one_name_two_ways else [])),
+                lambda: s2sad.jvp(function, (0.5, *([True] if function is imports_one_name_two_ways else [])),
+                                  (1.0, *([None] if function is imports_one_name_two_ways else [])))):
         with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
-            s2sad.grad(function)(1.5)  # the bare raise is refused only on the calls that reach it
+            run()
         assert words in str(raised.value) and raised.value.hint
+        assert raised.value.location.text.strip().endswith(f"# refused: {marker}")
 
 
 def adds_two_list_variables(x):
@@ -218,7 +314,17 @@ def _on_a_copy(function, position):
 IN_PLACE = {
     "slice_updates_of_a_grid": (programs.relaxes_in_place, lambda: (r(6), r(6)), (0, 1)),
     "rows_normalised_in_place": (programs.normalises_rows_in_place, lambda: (r(3, 2),), (0,)),
+    "augmented_assignments_on_the_argument": (programs.accumulates_into_its_argument, lambda: (r(4), r(4)), (0, 1)),
 }
+
+
+def test_an_argument_changed_with_plus_equals_and_bound_anew_is_refused():
+    x = r(3)
+    before = x.copy()
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="also assigns `x` anew") as raised:
+        s2sad.grad(programs.augments_then_rebinds)(x, r(3))
+    assert raised.value.location.text.strip() == "x += v"
+    np.testing.assert_array_equal(x, before)
 
 
 @pytest.mark.parametrize("name", sorted(IN_PLACE))
@@ -297,11 +403,16 @@ def test_a_read_only_argument_that_is_not_changed_is_not_written():
     np.testing.assert_allclose(gradient, numerical_gradient(copies_first, [x], 0), rtol=1e-5, atol=1e-7)
 
 
-def test_a_lambda_passed_as_a_value_that_reads_a_local_is_refused():
-    with pytest.raises(s2sad.UnsupportedSyntaxError) as raised:
-        s2sad.grad(programs.lambda_over_a_local)(r(3), 0.5)
-    assert "reads the variable `k`" in str(raised.value) and raised.value.hint
-    assert "lambda y, t: -k * y" in raised.value.location.text
+def test_a_lambda_passed_as_a_value_that_reads_a_local_holds_it_and_differentiates_it():
+    # `integrate(lambda y, t: -k * y, y0)`: the lambda holds k; the helper calling it hands k's
+    # cotangent back through the lambda's own (see tests/test_closures.py)
+    y0, k = r(3), 0.5
+    gradients = s2sad.grad(programs.lambda_over_a_local, argnums=(0, 1))(y0, k)
+    assert_gradients_match(programs.lambda_over_a_local, (y0, k), (0, 1), gradients)
+    value, tangent = s2sad.jvp(programs.lambda_over_a_local, (y0, k), (np.ones(3), 1.0))
+    step = 1e-6
+    expected = (programs.lambda_over_a_local(y0 + step, k + step) - programs.lambda_over_a_local(y0 - step, k - step)) / (2 * step)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
 
 
 def test_an_exception_the_users_except_would_handle_is_refused_at_the_except():

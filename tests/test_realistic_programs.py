@@ -219,16 +219,6 @@ CORPUS = {
 # must contain, and why. Each test is a strict xfail, so it turns into a failure to remove from
 # here once the construct lands.
 REFUSED = {
-    ("reverse", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no rule for `functools.reduce`",
-                                             "compiled callee without a rule: functools.reduce"),
-    ("forward", "functools_reduce_matmul"): (s2sad.MissingRuleError, "no forward rule for `functools.reduce`",
-                                             "compiled callee without a rule: functools.reduce"),
-    ("reverse", "list_of_functions_with_closure_lambda"): (
-        s2sad.UnsupportedSyntaxError, "lambda used as a value reads the variable `scale`",
-        "issue 16 items 1 and 3: a lambda held in a list that reads a local variable"),
-    ("forward", "list_of_functions_with_closure_lambda"): (
-        s2sad.UnsupportedSyntaxError, "lambda used as a value reads the variable `scale`",
-        "issue 16 items 1 and 3: a lambda held in a list that reads a local variable"),
 }
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import with_attribute
+from ..rules.helpers import with_attribute, write_back
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -273,7 +273,9 @@ class Reads:
         self.defined = {}
         for op in operations:
             self.defined.setdefault(op.target, self.order[id(op)])
-        self.readers = [(op, set(op.uses())) for op in operations] + conditions_of(function.statements)
+        # writing an argument's own copy back to the caller (write_back) reads its final memory on purpose
+        self.readers = [(op, set(op.uses())) for op in operations
+                        if not (op.callee is not None and op.callee.value is write_back)] + conditions_of(function.statements)
         self.end = len(self.order)
         self.starts = {}  # loop -> the position of its first operation
         for op in operations:

@@ -44,7 +44,7 @@ def check_attribute_writes(function, source) -> None:
         owner, attribute = user_name(written), write.args[1].code.strip("'\"")
         where = reads.statement[id(write)]
         location = where.location if where is not None else source.location(source.funcdef)
-        foreign = _foreign_origin(written, made_by, environment, set())
+        foreign = _foreign_origin(written, made_by, environment, function.bindings, set())
         if foreign is not None:
             raise UnsupportedSyntaxError(
                 f"`{owner}.{attribute} = ...` changes an object the function did not make ({foreign}): "
@@ -64,7 +64,7 @@ def _is_attribute_write(op: Operation) -> bool:
     return op.kind == "call" and op.callee is not None and op.callee.value is with_attribute
 
 
-def _foreign_origin(name: str, made_by: dict, environment: Environment, seen: set) -> str | None:
+def _foreign_origin(name: str, made_by: dict, environment: Environment, bindings: dict, seen: set) -> str | None:
     """None when every way the object ``name`` holds was made is the function's own; else what
     it may come from (a parameter, a global, a call's result)."""
     if name in seen:
@@ -76,22 +76,24 @@ def _foreign_origin(name: str, made_by: dict, environment: Environment, seen: se
     for op in definitions:
         if op.kind == "copy":
             source = op.args[0]
-            found = _foreign_origin(source.name, made_by, environment, seen) if isinstance(source, Var) else None
+            found = _foreign_origin(source.name, made_by, environment, bindings, seen) if isinstance(source, Var) else None
             if found is not None:
                 return found
-        elif not _makes_a_new_object(op, environment):
+        elif not _makes_a_new_object(op, environment, bindings):
             return f"`{user_name(name)}` comes from {op.callee.spelling if op.callee else op.kind}(...)"
     return None
 
 
-def _makes_a_new_object(op: Operation, environment: Environment) -> bool:
+def _makes_a_new_object(op: Operation, environment: Environment, bindings: dict) -> bool:
     if op.kind != "call" or op.callee is None:
         return False
     callee = op.callee
     if callee.kind == "static":
         return callee.value in MAKES_A_COPY or inspect.isclass(callee.value)
     if callee.kind == "method" and callee.name == "__call__" and op.args and not isinstance(op.args[0], Var):
-        return inspect.isclass(environment.resolve_dotted(op.args[0].code))  # `Model(...)`, a class the module names
+        code = op.args[0].code
+        return inspect.isclass(callee.value) or inspect.isclass(environment.resolve_dotted(code)) \
+            or bindings.get(code, ("",))[0] == "class"  # a class defined in the function
     return False
 
 

@@ -76,7 +76,7 @@ def dependencies(function, spellings=()) -> dict[str, str]:
     ``np.linalg.inv``, ``helpers.h``) with every prefix of it, with their ``identity``."""
     env = Environment(function)
     table = {}
-    for name in _names_in(function.__code__):
+    for name in _names_in(function.__code__) | set(env.imports):  # and what its own imports bind
         value = env.lookup(name)
         if found(value) and _is_static(value):
             table[name] = identity(value)

@@ -15,7 +15,7 @@ SUPPORTED = (
     # statements
     cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
     cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.Try, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
-    cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef,
+    cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef, cst.Import, cst.ImportFrom,
     # expressions
     cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
     cst.Subscript, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -34,8 +34,6 @@ REFUSED = {
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
     cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
-    cst.Import: ("imports inside a differentiated function are not supported", "import at module level"),
-    cst.ImportFrom: ("imports inside a differentiated function are not supported", "import at module level"),
     cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
     cst.Match: ("`match` statements are not supported", "use if/elif"),

@@ -29,7 +29,7 @@ from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
 from .normalize_state import RETURN, YIELDED
 from .normalize_statements import StatementNormalizer
-from .normalize_syntax import code_of, count_returns, has_while, params_changed_in_place, yields_in
+from .normalize_syntax import code_of, count_returns, has_while, params_changed_in_place, rebinding_of, yields_in
 from .source import FunctionSource
 
 
@@ -127,8 +127,21 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
         return [Statement(self.location, [Operation(self.current[YIELDED], "list", args=[])])]
 
     def written_back(self, funcdef: cst.FunctionDef) -> Statement:
-        writes = [Operation(self.namer.fresh("_"), "effect", Callee("static", "write_back", write_back), [Var(o), Var(c)])
-                  for o, c in self.owned.items()]
+        """Each argument changed in place written back to the caller: its own copy, which element
+        writes change under its name, or after ``x += v`` the value ``x`` ends with (the function
+        never binds ``x`` anew, so every value it has is the caller's array, changed)."""
+        writes = []
+        for original, own in self.owned.items():
+            user = next(name for name, version in self.param_versions.items() if version == original)
+            augmented, rebinding = rebinding_of(funcdef, user)
+            if augmented is not None and rebinding is not None:
+                raise UnsupportedSyntaxError(
+                    f"`{user} += ...` changes the argument `{user}` in place, and the function also assigns `{user}` "
+                    "anew: which of its values the caller's array ends with depends on the path taken",
+                    self.source.location(augmented), f"write `{user} = {user} + ...`, or `{user}[...] += ...`")
+            final = Var(self.current[user]) if augmented is not None and user in self.current else Var(own)
+            writes.append(Operation(self.namer.fresh("_"), "effect", Callee("static", "write_back", write_back),
+                                    [Var(original), final]))
         return Statement(self.source.location(funcdef), writes)
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from .ir import Atom, Branch, Const, Context, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
-from .normalize_state import BUILTIN_NAMES, RETURNED, NormalizerState
-from .normalize_syntax import code_of, may_leave, names_read_in_lambda
+from ..rules.helpers import entered_value, entering
+from .ir import Atom, Branch, Callee, Const, Context, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
+from .normalize_state import BUILTIN_NAMES, RETURNED, NormalizerState, atom_name
+from .normalize_syntax import code_of, may_leave, names_read_in_lambda, target_parts
 
 
 class BranchNormalizer(NormalizerState):
@@ -37,24 +38,44 @@ class BranchNormalizer(NormalizerState):
         self.flush()
         self.items.append(Jump(self.source.location(node), "raise", [], exception, cause))
 
-    def with_statement(self, node: cst.With, rest: list, loop_depth: int) -> None:
+    def with_statement(self, node: cst.With, rest: list, loop_depth: int, first: int = 0) -> None:
         """``with manager: body`` (and ``rest``, the code after it, when the body may leave the
-        block): each manager a Context the body runs in, the variables it sets read after it."""
-        for item in node.items:
-            if item.asname is not None:
-                raise UnsupportedSyntaxError("`with ... as name` is not supported: s2sad differentiates the code in a "
-                                             "`with` block, not the value its manager gives", self.source.location(item),
-                                             "enter the manager without `as` (with np.errstate(...):)")
-        managers = [self.expression(item.item) for item in node.items]
+        block): each manager a Context the body runs in, the variables it sets read after it. The
+        managers are made and entered one by one, as Python does (a manager may read the name the
+        one before bound with ``as``); ``as name`` binds what the manager's ``__enter__`` gave
+        (``entered_value``), a value s2sad does not differentiate (see rules/context_managers.py)."""
+        item = node.items[first]
+        manager = self.expression(item.item)
+        if item.asname is not None:
+            manager = self.operation(self.namer.fresh(f"{atom_name(manager) or 'manager'}_entry"), "", [],
+                                     Operation("", "call", Callee("static", "entering", entering), [manager]))
         self.flush()
-        location = self.source.location(node)
+        saved = self.items, self.operations
+        self.items, self.operations = [], []
+        if item.asname is not None:
+            self.bind_entered_value(item.asname.name, manager)
+        if first + 1 < len(node.items):
+            self.with_statement(node, rest, loop_depth, first + 1)
+        else:
+            self.flush()
+            self.items += self.block(list(node.body.body) + rest, loop_depth)
+        self.flush()
+        body = self.items
+        self.items, self.operations = saved
+        self.items.append(Context(self.source.location(node), manager, body, []))
 
-        def inside(depth: int) -> list:
-            if depth == len(managers):
-                return self.block(list(node.body.body) + rest, loop_depth)
-            return [Context(location, managers[depth], inside(depth + 1), [])]
-
-        self.items += inside(0)
+    def bind_entered_value(self, target, entry: Var) -> None:
+        """``as name`` (or ``as (a, b)``): the value the manager gave, bound as an assignment binds it."""
+        if not all(isinstance(part, cst.Name) for part in target_parts(target)):
+            raise UnsupportedSyntaxError("`with ... as` binds only names here", self.source.location(target),
+                                         "bind a name (`as value`) and assign it where it belongs inside the block")
+        want = self.namer.version(target.value) if isinstance(target, cst.Name) else None
+        value = self.operation(want, "entered", [entry.name],
+                               Operation("", "call", Callee("static", "entered_value", entered_value), [entry]))
+        if isinstance(target, cst.Name):
+            self.current[target.value] = value.name
+        else:
+            self.assign(target, value)
 
     def try_statement(self, node: cst.Try, rest: list, loop_depth: int) -> None:
         """``try: body except E: ... else: ... finally: ...``: the path where nothing is raised

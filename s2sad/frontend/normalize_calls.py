@@ -58,7 +58,7 @@ class CallNormalizer(NormalizerState):
                                          "check the spelling, or import the module at module level")
         self.bind(dotted.split(".")[0])
         if isinstance(value, type) and not is_library(value):
-            return self.value_call(node, want, Const(dotted))  # a user's class: its constructor, when the code runs
+            return self.value_call(node, want, Const(dotted), value)  # a user's class: its constructor, when the code runs
         if is_ufunc_at(value):
             return self.ufunc_at(node, dotted, value)
         if writes_into_an_argument(value):
@@ -88,12 +88,13 @@ class CallNormalizer(NormalizerState):
         operands = [atom_name(a) for a in args[:2]]
         return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))
 
-    def value_call(self, node: cst.Call, want, function: Atom | None = None) -> Atom:
+    def value_call(self, node: cst.Call, want, function: Atom | None = None, known=None) -> Atom:
         """``f(x)`` where ``f`` is a value (an argument, a default, an item of a list), or a
-        user's class: resolved by what the value is when the generated code runs."""
+        user's class (``known``, for the analyses): resolved by what the value is when the
+        generated code runs."""
         function = function if function is not None else self.expression(node.func)
         args, kwargs = self.arguments(node)
-        callee = Callee("method", atom_name(function) or "value", name="__call__")
+        callee = Callee("method", atom_name(function) or "value", known, name="__call__")
         word = atom_name(function) or "call"
         return self.operation(want, word, [atom_name(a) for a in args[:1]],
                               Operation("", "call", callee, [function] + args, kwargs))

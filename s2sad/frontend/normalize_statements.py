@@ -18,6 +18,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import written_into
 from .ir import Atom, Callee, Const, Operation, Var
+from .local_imports import imported_value
 from .normalize_expressions import AUGMENTED, BINARY
 from .normalize_state import RETURN, RETURNED, YIELDED, NormalizerState, atom_name
 from .normalize_syntax import dotted_name, may_leave, returns_inside
@@ -27,6 +28,7 @@ from .normalize_syntax import dotted_name, may_leave, returns_inside
 SMALL_STATEMENTS = {
     cst.Assign: "assignment", cst.AnnAssign: "annotated_assignment", cst.AugAssign: "augmented_assignment",
     cst.Expr: "expression_statement", cst.Assert: "assertion", cst.Pass: "pass_statement",
+    cst.Import: "import_statement", cst.ImportFrom: "import_statement",
 }
 
 
@@ -221,6 +223,27 @@ class StatementNormalizer(NormalizerState):
     def pass_statement(self, node: cst.Pass) -> None:
         """``pass`` does nothing."""
 
+    def import_statement(self, node) -> None:
+        """``import numpy as np`` or ``from scipy.special import expit`` in the function's body: each
+        name it binds resolves, from here on, to what the import gives, found now as a global is
+        (``resolve.Environment`` reads the function's imports from its bytecode); nothing is run."""
+        location = self.source.location(node)
+        if self.inlining:
+            raise UnsupportedSyntaxError("an `import` inside a nested function or lambda is not supported", location,
+                                         "import it in the differentiated function itself, or at module level")
+        for name in imported_names(node):
+            imported = self.env.imports.get(name)
+            try:
+                if imported is None:
+                    raise ImportError("the function's code does not import it")
+                imported_value(imported, self.env.globals)
+            except ImportError as error:
+                raise UnsupportedSyntaxError(f"`{name}` cannot be imported when s2sad reads the function: {error}",
+                                             location, "install what is missing; give each import a name of its own"
+                                             ) from None
+            self.current.pop(name, None)  # a variable of the same name before the import is gone
+            self.namer.reserve(name)
+
     def assign(self, target, atom: Atom | None, value=None, bind_only=False) -> None:
         """Bind ``atom`` (or, when it is None, the value of the expression node ``value``) to ``target``."""
         if isinstance(target, cst.Subscript):
@@ -278,3 +301,14 @@ class StatementNormalizer(NormalizerState):
                                       Operation("", "call", Callee("static", "list", list), [part]))
                 self.bind("list")
             self.assign(element.value, part)
+
+
+def imported_names(node) -> list[str]:
+    """The names an ``import`` or ``from ... import`` statement binds (``import a.b`` binds ``a``)."""
+    names = []
+    for alias in node.names:
+        if alias.asname is not None:
+            names.append(alias.asname.name.value)
+        else:
+            names.append(dotted_name(alias.name).split(".")[0])
+    return names

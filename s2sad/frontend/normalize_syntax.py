@@ -169,7 +169,7 @@ def written_sequence(node) -> bool:
 
 def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[str]:
     """The parameters the function's own body changes in place, by the name it was given:
-    ``x[i] = v``, ``x[i] += v``, ``xs.append(v)``/``.extend``/``.pop``, ``np.add.at(x, ...)``,
+    ``x[i] = v``, ``x[i] += v``, ``x += v``, ``xs.append(v)``/``.extend``/``.pop``, ``np.add.at(x, ...)``,
     ``f(..., out=x)`` (nested functions aside). In the order they are first changed."""
     changed: list[str] = []
 
@@ -185,6 +185,8 @@ def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[
                     for leaf in _leaves(target):
                         if isinstance(leaf, cst.Subscript):
                             note(leaf.value)
+                if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                    note(node.target)  # `x += v` writes into an array argument (a number's is a new value)
             elif isinstance(node, cst.Call):
                 func = node.func
                 if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "pop"):
@@ -249,3 +251,77 @@ def names_read_in_lambda(code: str) -> list[str]:
               for name in ast.walk(node.target) if isinstance(name, ast.Name)}
     read = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
     return list(dict.fromkeys(name for name in read if name not in bound))
+
+
+class _Changes(ReadingVisitor):
+    """Where each user variable is assigned or changed in place (``y = ...``, ``y[i] = ...``,
+    ``y += ...``, ``p.w = ...``, ``for y in ...``, ``y.append(...)``), and where the loops are."""
+
+    def __init__(self):
+        self.changed: list[tuple[str, cst.CSTNode]] = []
+        self.loops: list[cst.CSTNode] = []
+
+    def note(self, target) -> None:
+        for leaf in target_parts(target):
+            while isinstance(leaf, (cst.Subscript, cst.Attribute, cst.StarredElement)):
+                leaf = leaf.value
+            if isinstance(leaf, cst.Name):
+                self.changed.append((leaf.value, leaf))
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.note(target.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            self.note(node.target)
+        elif isinstance(node, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+            self.loops.append(node)  # a comprehension runs its element once per item, as a loop does
+            if isinstance(node, cst.For):
+                self.note(node.target)
+        elif isinstance(node, cst.CompFor):
+            self.note(node.target)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            self.note(node.func.value)  # a method may change its receiver (xs.append(v))
+        return True
+
+
+def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions: dict) -> str | None:
+    """One of ``names`` that the function changes after ``node`` (a lambda) or anywhere in a loop
+    around it: a closure reads such a variable as it is when it is called, not as it was."""
+    changes = _Changes()
+    funcdef.body.visit(changes)
+    here = positions[node]
+    around = [loop for loop in changes.loops if _within(here, positions[loop])]
+    for name, leaf in changes.changed:
+        at = positions.get(leaf)
+        if name in names and at is not None and (
+                (at.start.line, at.start.column) > (here.end.line, here.end.column)
+                or any(_within(at, positions[loop]) for loop in around)):
+            return name
+    return None
+
+
+def _within(inner, outer) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) \
+        and (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)
+
+
+def rebinding_of(funcdef: cst.FunctionDef, name: str):
+    """``(augmented, rebinding)``: the first ``name += ...`` in the function, and the first statement
+    that binds ``name`` anew (``name = ...``, ``for name in ...``, ``with ... as name``), or None."""
+    found = {"augmented": None, "rebinding": None}
+
+    class Finder(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value == name:
+                found["augmented"] = found["augmented"] or node
+            elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.For, cst.WithItem)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+                    [node.asname.name] if isinstance(node, cst.WithItem) and node.asname else \
+                    [] if isinstance(node, cst.WithItem) else [node.target]
+                if any(isinstance(leaf, cst.Name) and leaf.value == name for t in targets for leaf in _leaves(t)):
+                    found["rebinding"] = found["rebinding"] or node
+            return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    funcdef.body.visit(Finder())
+    return found["augmented"], found["rebinding"]

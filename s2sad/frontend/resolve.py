@@ -13,6 +13,7 @@ import types
 from typing import Any
 
 from ..errors import UnsupportedSyntaxError, untaken_branch_error
+from .local_imports import imported_value, local_imports
 from .wrappers import forwarded_function
 
 _MISSING = object()
@@ -24,7 +25,8 @@ S2SAD_NAMES = {REFUSED_BRANCH: untaken_branch_error}
 
 
 class Environment:
-    """The names visible to a function: its closure, its module's globals, the builtins."""
+    """The names visible to a function: its closure, the names its own ``import`` statements bind,
+    its module's globals, the builtins."""
 
     def __init__(self, function):
         self.function = function
@@ -32,6 +34,7 @@ class Environment:
         code = function.__code__
         cells = function.__closure__ or ()
         self.closure = {name: cell for name, cell in zip(code.co_freevars, cells)}
+        self.imports = local_imports(code)
 
     def lookup(self, name: str) -> Any:
         if name in S2SAD_NAMES:
@@ -40,6 +43,12 @@ class Environment:
             try:
                 return self.closure[name].cell_contents
             except ValueError:
+                return _MISSING
+        imported = self.imports.get(name)
+        if imported is not None:  # `import numpy as np` in the function's own body
+            try:
+                return imported_value(imported, self.globals)
+            except ImportError:
                 return _MISSING
         if name in self.globals:
             return self.globals[name]
@@ -82,8 +91,9 @@ def unwrap(function):
     Not ``__wrapped__``: a decorator's wrapper is code of its own (``10 * fn(x)``), so it
     is differentiated as written, calling the function it wraps through that function's own
     transform. The one exception is a wrapper whose source shows it returns
-    ``fn(*args, **kwargs)`` untouched (s2sad.frontend.wrappers): its derivative is ``fn``'s. s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are refused here: their
-    ``__wrapped__`` is ``f``, and differentiating ``f`` in their place would be silently wrong.
+    ``fn(*args, **kwargs)`` untouched (s2sad.frontend.wrappers): its derivative is ``fn``'s.
+    s2sad's own transforms (``grad(f)``, ``jacrev(f)``, ...) are never followed to ``f`` (their
+    ``__wrapped__``): they have rules of their own (s2sad.compositions), or are refused.
     """
     seen = set()
     while id(function) not in seen:
@@ -98,52 +108,87 @@ def unwrap(function):
             function = forwarded_function(function)  # a timing or logging wrapper: returns fn(*args) as it is
         else:
             break
-    refuse_transform(function)
+    if transform_kind(function) is not None:
+        refuse_transform(function)  # made with has_aux: no rule of its own, and not its __wrapped__ either
     return function
 
 
-# What does work in place of a composition of s2sad's transforms, for the refusals' hint.
-COMPOSITION_HINT = ("compositions of s2sad's transforms are not supported yet; for second derivatives use "
-                    "s2sad.hessian(f) or s2sad.hvp(f, primals, tangents), or s2sad.grad(s2sad.grad(f)) "
-                    "for a scalar argument")
+# The transforms whose functions s2sad differentiates again (s2sad.compositions gives them rules).
+COMPOSABLE_KINDS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
+
+# What does work in place of calling a transform inside a differentiated function, for the refusals' hint.
+COMPOSITION_HINT = ("s2sad.vjp's pullback is a function computed from the differentiated argument, which s2sad "
+                    "does not differentiate; differentiate the function s2sad.grad, jacfwd, jacrev or hessian "
+                    "returns instead (jacfwd(jacrev(f)), grad(lambda x: np.sum(grad(f)(x)))), or call s2sad.jvp")
 
 
-def mark_transform(function, kind: str):
-    """Mark ``function`` as what s2sad's transform ``kind`` returned (``grad(f)``, ...)."""
+def mark_transform(function, kind: str, recipe=None):
+    """Mark ``function`` as what s2sad's transform ``kind`` returned (``grad(f)``, ...);
+    ``recipe``, ``(transform, f, argnums)``, says how to make it again: with one it is
+    differentiated again through the rules s2sad.compositions makes for it."""
     # The function itself is named in the mark: a user's functools.wraps around it copies
     # its __dict__, and that user's wrapper is code to differentiate, not a transform.
-    function.__s2sad_transform__ = (kind, function)
+    function.__s2sad_transform__ = (kind, function, recipe)
     return function
 
 
-def transform_kind(function) -> str | None:
-    """``"grad"``, ``"jacrev"``, ... for a function one of s2sad's transforms returned; else None."""
+def _mark(function):
     try:
         mark = function.__dict__.get("__s2sad_transform__")
     except AttributeError:  # no __dict__: no transform of ours
         return None
-    return mark[0] if mark is not None and mark[1] is function else None
+    return mark if mark is not None and mark[1] is function else None
+
+
+def transform_kind(function) -> str | None:
+    """``"grad"``, ``"jacrev"``, ... for a function one of s2sad's transforms returned; else None."""
+    mark = _mark(function)
+    return mark[0] if mark is not None else None
+
+
+def transform_recipe(function):
+    """``(transform, f, argnums)`` that made ``function``, for a transform s2sad differentiates again; else None."""
+    mark = _mark(function)
+    return mark[2] if mark is not None else None
 
 
 _PUBLIC_TRANSFORMS = {"grad", "value_and_grad", "vjp", "rrule", "jvp", "jacfwd", "jacrev", "hessian", "hvp",
                       "derivative"}
 
 
+def value_transform(function) -> str | None:
+    """``"vjp"``, ``"jvp"``, ... for s2sad's transforms that give values, not functions
+    (``s2sad.vjp`` itself); else None."""
+    module = getattr(function, "__module__", None) or ""
+    if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
+            module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
+        return function.__name__
+    return None
+
+
+def refuse_value_transform(kind: str, location=None):
+    """The error for ``s2sad.vjp(f, x)`` (``kind``) called inside a differentiated function."""
+    return UnsupportedSyntaxError(f"cannot differentiate a call of s2sad.{kind} inside a differentiated function",
+                                  location, hint=COMPOSITION_HINT)
+
+
 def refuse_transform(function, location=None) -> None:
-    """Raise when ``function`` is a function s2sad's transforms returned (``grad(f)``):
-    differentiating it again is not supported yet."""
+    """Raise when ``function`` is one of s2sad's transforms that gives values (``s2sad.vjp``
+    called inside a differentiated function), or a transform's function made with
+    ``has_aux=True``: neither is differentiated. The functions ``grad``, ``jacrev``, ... return
+    have rules of their own (s2sad.compositions), and are not refused."""
     kind = transform_kind(function)
     if kind is None:
-        module = getattr(function, "__module__", None) or ""
-        if inspect.isfunction(function) and function.__name__ in _PUBLIC_TRANSFORMS and (
-                module == "s2sad" or module.startswith("s2sad.")) and not module.startswith("s2sad.rules"):
-            kind = function.__name__  # s2sad.vjp(f, x) called in the function differentiated
-        else:
-            return
+        kind = value_transform(function)  # s2sad.vjp(f, x) called in the function differentiated
+        if kind is not None:
+            raise refuse_value_transform(kind, location)
+        return
+    if transform_recipe(function) is not None:
+        return
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
     raise UnsupportedSyntaxError(
-        f"cannot differentiate s2sad.{kind}({inner}): {COMPOSITION_HINT.split(';')[0]}",
-        location, hint=COMPOSITION_HINT.split("; ", 1)[1])
+        f"cannot differentiate s2sad.{kind}({inner}): a transform made with has_aux=True is not differentiated again",
+        location, hint="differentiate a function without has_aux, which returns what you need")
 
 
 def describe_decorated(value) -> str | None:

@@ -352,7 +352,21 @@ def rule_for(function) -> Rule | None:
                 return rule
     if _pending_optional and load_optional_rules(function):
         return rule_for(function)
+    for finder in _rule_finders:
+        rule = finder(function)
+        if rule is not None:
+            return rule
     return None
+
+
+_rule_finders: list = []  # each: function -> Rule | None, asked after the registered rules
+
+
+def add_rule_finder(finder) -> None:
+    """Ask ``finder(function) -> Rule | None`` for a callable without a registered rule: the
+    functions s2sad's transforms return have rules made on demand (s2sad.compositions), never
+    stored here (a ``grad(f)`` made per call must not grow the registry or bump its generation)."""
+    _rule_finders.append(finder)
 
 
 # Rules of optional libraries: each module is registered once the user has imported the
@@ -364,6 +378,7 @@ _OPTIONAL_RULE_MODULES = [
     ("scipy", "scipy.signal", "s2sad.rules.scipy_signal"),
     ("scipy", "scipy.linalg", "s2sad.rules.scipy_linalg"),
     ("scipy", "scipy.integrate", "s2sad.rules.scipy_integrate"),
+    ("scipy", "scipy._lib._array_api", "s2sad.rules.scipy_array_api"),  # what pure-Python SciPy functions call first
 ]
 _pending_optional = list(_OPTIONAL_RULE_MODULES)
 

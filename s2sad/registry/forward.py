@@ -28,7 +28,7 @@ from ..runtime.accumulate import add
 from ..runtime.tangents import ZERO, fit, is_zero
 from . import Rule, compile_template, forget_generated, method_rule, rule_for, signature_from_text
 
-__all__ = ["LINEAR", "ForwardRule", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
+__all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
 LINEAR = "linear"
 
@@ -181,7 +181,21 @@ def _forward_of(rule: Rule) -> ForwardRule | None:
         return forward
     if rule.nondifferentiable:
         return ForwardRule(rule, {}, False)  # every tangent is zero
+    for finder in _forward_finders:
+        forward = finder(rule)
+        if forward is not None:
+            return forward
     return None
+
+
+_forward_finders: list = []  # each: reverse Rule -> ForwardRule | None, asked when none is registered
+
+
+def add_forward_finder(finder) -> None:
+    """Ask ``finder(rule) -> ForwardRule | None`` for a reverse rule without a registered forward
+    rule: a transform's rule carries its own, and a user's reverse rule gives forward mode
+    (s2sad.compositions)."""
+    _forward_finders.append(finder)
 
 
 def all_forward_rules() -> list[ForwardRule]:

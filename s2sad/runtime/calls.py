@@ -25,6 +25,7 @@ from ..registry.forward import forward_rule
 from ..arguments import is_float_like
 from ..transform import transformed_call, transformed_forward_call
 from ..transformed import CotangentTuple
+from .closures import Closure, held_parts, held_tangent
 from .constructors import constructor_jvp, constructor_rrule
 from .tangents import NO_TANGENT, ZERO
 
@@ -72,10 +73,62 @@ def _transformed_call(function, first: int, count: int, keywords: tuple):
     return call
 
 
+def _refuse_held_numbers(function) -> None:
+    """A rule calling a function it was given (``functools.reduce``) treats the function as a
+    constant: a closure holding a number may hold a differentiated one, whose gradient would be lost."""
+    if isinstance(function, Closure) and any(is_float_like(value) for value in function.args):
+        raise MissingRuleError(
+            "a lambda that reads the function's variables is given to a function that calls it (a rule's "
+            "callee): s2sad differentiates the values such a lambda reads only where the code itself calls it",
+            hint="pass the values the lambda reads as arguments of that call (args=(...)), or call the lambda "
+                 "in the function's own code")
+
+
 def call_rrule(function, *args, **kwargs):
+    """What a rule calling a function it is given uses (``functools.reduce``): ``value_call_rrule``,
+    refusing a closure that holds a number (see closures.py)."""
+    _refuse_held_numbers(function)
+    return value_call_rrule(function, *args, **kwargs)
+
+
+def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
+    """What a rule calling a function it is given uses: ``value_call_jvp``, refusing a closure that
+    holds a number."""
+    _refuse_held_numbers(function)
+    return value_call_jvp(function, ans, args, tangents, **kwargs)
+
+
+def closure_call_rrule(receiver: Closure, *args, **kwargs):
+    """``receiver(*args, **kwargs)`` for a differentiated closure, and its pullback ``(NO_TANGENT,
+    the closure's cotangent, *cotangents of args)``: the held values differentiated with the arguments."""
+    held = receiver.args
+    call = _transformed_call(receiver.func, 0, len(held) + len(args), tuple(kwargs))
+    y, pullback = call(*held, *args, **{**receiver.keywords, **kwargs})
+
+    def closure_pullback(g):
+        cotangents = pullback(g)
+        result = CotangentTuple((NO_TANGENT, held_tangent(cotangents[1:1 + len(held)]))
+                                + tuple(cotangents[1 + len(held):]))
+        result.keywords = getattr(cotangents, "keywords", {})
+        return result
+
+    return y, closure_pullback
+
+
+def closure_call_jvp(receiver: Closure, receiver_tangent, args: tuple, tangents: tuple, **kwargs):
+    """The tangent of ``receiver(*args, **kwargs)`` for a differentiated closure."""
+    held = receiver.args
+    every = held_parts(receiver_tangent, len(held)) + tuple(tangents)
+    active = tuple(i for i, t in enumerate(every) if t is not ZERO)
+    call = transformed_forward_call(receiver.func, active, ())
+    return call(tuple(every[i] for i in active), *held, *args, **{**receiver.keywords, **kwargs})[1]
+
+
+def value_call_rrule(function, *args, **kwargs):
     """``function(*args, **kwargs)`` and its pullback, which gives ``(NO_TANGENT, NO_TANGENT,
     *cotangents of args)``: the first for the call, the second for ``function`` itself; the
-    cotangents of ``kwargs`` in its ``.keywords`` (a ``**`` call passes them on)."""
+    cotangents of ``kwargs`` in its ``.keywords`` (a ``**`` call passes them on). ``function`` is
+    not differentiated (the generated code says so, or a rule vouched for it)."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
@@ -108,9 +161,9 @@ def call_rrule(function, *args, **kwargs):
     return y, call_pullback
 
 
-def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
+def value_call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``function(*args, **kwargs)`` (whose value is ``ans``), given the
-    tangents of the positional arguments."""
+    tangents of the positional arguments, ``function`` not differentiated."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     every = (ZERO,) * len(held_args) + tuple(tangents)

@@ -6,13 +6,16 @@ registered types, or, for a method of a user class, that method's own generated 
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 
 from ..errors import MissingRuleError
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
 from ..transform import transformed_call, transformed_forward_call
-from .calls import call_jvp, call_rrule
+from .calls import closure_call_jvp, closure_call_rrule, value_call_jvp, value_call_rrule
+from .closures import Closure
 from .structure import field_cotangent, split_cotangent, tangent_field
 from .tangents import NO_TANGENT, ZERO, Tangent
 
@@ -21,7 +24,7 @@ def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
     if name == "__call__" and not _has_own_call(receiver):
-        return call_rrule(receiver, *args, **kwargs)
+        return value_call_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
         function = getattr(type(receiver), name, None)
@@ -29,7 +32,7 @@ def method_rrule(receiver, name: str, *args, **kwargs):
             # a method of the user's class: differentiate its source, `self` a structural argument
             return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
         if function is None and callable(getattr(receiver, name, None)):
-            return call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds (self.activation)
+            return value_call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds
         raise MissingRuleError(
             f"no rule for the method `{type(receiver).__name__}.{name}`",
             hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
@@ -42,9 +45,33 @@ def differentiated_call_rrule(receiver, *args, **kwargs):
     the user's class with a ``__call__`` (``layer(x)``), differentiated as its method, ``self``
     a structural argument. A function made from differentiated values (a closure, a bound
     method) is refused: the gradient it carries would be lost."""
-    if not _has_own_call(receiver):
+    if isinstance(receiver, Closure):
+        return closure_call_rrule(receiver, *args, **kwargs)  # a lambda holding differentiated values it reads
+    if _has_own_call(receiver):
+        return method_rrule(receiver, "__call__", *args, **kwargs)
+    if _holds_values(receiver):
         raise _computed_callee(receiver)
-    return method_rrule(receiver, "__call__", *args, **kwargs)
+    return value_call_rrule(receiver, *args, **kwargs)  # np.sin taken from a differentiated list: holds nothing
+
+
+def _holds_values(function) -> bool:
+    """Whether a callable may hold a differentiated value: a bound method's object, a partial's
+    arguments, a Python closure's cells (a function, a ufunc or a class holds none)."""
+    if inspect.ismethod(function) or isinstance(function, functools.partial) or not callable(function):
+        return True
+    owner = getattr(function, "__self__", None)
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        return True  # a builtin method bound to its object (`x.sum` of an array)
+    cells = getattr(function, "__closure__", None) or ()
+    return any(not isinstance(_cell_value(cell), (str, int, bool, type(None))) and not callable(_cell_value(cell))
+               for cell in cells)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _has_own_call(receiver) -> bool:
@@ -92,9 +119,11 @@ def attribute_rrule(receiver, name: str):
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
     if name == "__call__" and not _has_own_call(receiver):
-        if receiver_tangent is not ZERO:
+        if receiver_tangent is not ZERO and isinstance(receiver, Closure):
+            return closure_call_jvp(receiver, receiver_tangent, args, tangents, **kwargs)
+        if receiver_tangent is not ZERO and _holds_values(receiver):
             raise _computed_callee(receiver)
-        return call_jvp(receiver, ans, args, tangents, **kwargs)
+        return value_call_jvp(receiver, ans, args, tangents, **kwargs)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
         function = getattr(type(receiver), name, None)
@@ -104,7 +133,7 @@ def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents
             call = transformed_forward_call(function, active, ())
             return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
         if function is None and callable(getattr(receiver, name, None)):
-            return call_jvp(getattr(receiver, name), ans, args, tangents, **kwargs)
+            return value_call_jvp(getattr(receiver, name), ans, args, tangents, **kwargs)
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
                                hint="register one with s2sad.registry.forward.defjvp_method(...)")
     params = list(forward.signature.parameters)

@@ -129,6 +129,9 @@ IDIOMS = [
     _idiom("list-slot-then-write", "V", "{t} = [np.sin({V}), np.cos({V})]", "{t}[0] = np.tanh({V})",
            "{out}, {t2} = {t}", "{out} += {V}", "{out} = {out} + {t}[0]"),
     _idiom("refused-branch-not-taken", "V", "{out} = np.sin({V})", "if {out}.shape == (7, 7):", "    {out}.sort()"),
+    _idiom("closure-in-a-list", "V", "{t} = [np.tanh, lambda v: v * {S} + {V}]", "{out} = {V}", "for {i} in {t}:",
+           "    {out} = {i}({out})"),
+    _idiom("closure-to-a-helper", "V", "{out} = apply_twice(lambda v: np.sin(v) * {S}, {V})", needs=("apply_twice",)),
 ]
 
 # Module-level definitions idioms call (written before ``f`` when used).
@@ -161,4 +164,6 @@ LIBRARY = {
             "    a: object\n"
             "    b: object\n"),
     "copy": "import copy\n",
+    "apply_twice": ("def apply_twice(function, v):\n"
+                    "    return function(function(v))\n"),
 }

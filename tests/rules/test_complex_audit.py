@@ -159,6 +159,8 @@ CHECKED = {
     "numpy.select": lambda rng: calls([np.array([True, False, True]), np.array([False, True, True])],
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
+    "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
+    "scipy._lib._array_api.xp_promote": lambda rng: calls(z(rng, 2, 3), force_floating=True, xp=np),
     "numpy.swapaxes": lambda rng: calls(z(rng, 2, 3), 0, 1),
     "numpy.moveaxis": lambda rng: calls(z(rng, 2, 3, 2), 0, -1),
     "numpy.rollaxis": lambda rng: calls(z(rng, 2, 3, 2), 2),
@@ -287,9 +289,13 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "builtins.sorted": "a permutation of its items, no arithmetic (complex numbers sort only by a key); "
                        "tests/test_python_constructs.py checks it against finite differences",
     "builtins.dict": "copies a dict's values, no arithmetic (tests/test_python_constructs.py)",
+    "functools.reduce": "applies its callee's own rule step by step, no arithmetic of its own "
+                        "(tests/test_library_code.py checks it against finite differences)",
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.runtime.closures.closure": "a lambda with the values it reads held (lambda v: v * s): values move, no "
+                                      "arithmetic (tests/test_closures.py)",
     "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "
                                           "(tests/test_attribute_writes.py)",
     "s2sad.rules.python_containers.dict_get": "reads one value of a dict, no arithmetic "
@@ -302,6 +308,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.runtime.structure.tangent_field": "a field of a structural tangent (generated code)",
     "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
                                       "passes through (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.entered_value": "what `with ... as name` binds: passed on to the entry, no arithmetic "
+                                        "(tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.entering": "a context manager entered for `with ... as name`: refuses a derivative "
+                                    "(tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
 }
@@ -476,7 +486,7 @@ def test_refused_rules_refuse(name):
 
 def test_not_numeric_rules_are_s2sads_own():
     for name in NOT_NUMERIC:
-        assert name.startswith(("s2sad.", "builtins.sorted", "builtins.dict")), name
+        assert name.startswith(("s2sad.", "builtins.sorted", "builtins.dict", "functools.reduce")), name
 
 
 # ------------------------------------------------------------------ nondifferentiable rules

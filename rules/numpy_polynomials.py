@@ -1,0 +1,57 @@
+"""Rules for ``np.polyval(p, x)``, the polynomial ``p[0] x**(n-1) + ... + p[-1]`` (NumPy's own
+Python code, which s2sad does not read: library code is differentiated by rules).
+
+The polynomial is holomorphic in ``x`` and linear in ``p``: the cotangent of ``x`` is ``g``
+times the conjugate of the derivative ``polyval(polyder(p), x)``; that of ``p[i]`` is the sum of
+``g`` times the conjugate of ``x ** (n - 1 - i)``. The tangent in ``p`` is ``polyval`` of the
+tangent. The rule covers a 1-D ``p`` (a sequence of coefficients); a 2-D ``p`` (one polynomial
+per column) and ``np.poly1d`` are refused.
+"""
+import numpy as np
+
+from s2sad.errors import UnsupportedArgumentsError
+from s2sad.registry import defvjp
+from s2sad.registry.forward import defjvp
+from s2sad.runtime.structure import tangent_filled
+
+from .helpers import conj, unbroadcast
+
+
+def _coefficients(p) -> np.ndarray:
+    if isinstance(p, np.poly1d) or np.ndim(p) != 1:
+        raise UnsupportedArgumentsError("the rule for np.polyval covers a 1-D array or list of coefficients only")
+    return np.asarray(p)
+
+
+def _powers(x, count: int) -> list:
+    """``x ** (count - 1), ..., x, 1``: the monomials the coefficients multiply, in their order."""
+    powers = [np.ones_like(np.asarray(x))]
+    for _ in range(count - 1):
+        powers.append(powers[-1] * x)
+    return powers[::-1]
+
+
+def polyval_vjp_p(g, ans, p, x):
+    coefficients = _coefficients(p)
+    g = np.asarray(g)
+    sums = np.array([np.sum(g * conj(power)) for power in _powers(x, len(coefficients))])
+    if isinstance(p, (list, tuple)):
+        return type(p)(unbroadcast(value, item) for value, item in zip(sums, p))
+    return unbroadcast(sums, coefficients)
+
+
+def polyval_vjp_x(g, ans, p, x):
+    return unbroadcast(g * conj(np.polyval(np.polyder(_coefficients(p)), x)), x)
+
+
+def polyval_jvp_p(g, ans, p, x):
+    _coefficients(p)
+    return np.polyval(np.asarray(tangent_filled(g, p)), x)  # a list's tangent may hold ZERO for a constant item
+
+
+def polyval_jvp_x(g, ans, p, x):
+    return g * np.polyval(np.polyder(_coefficients(p)), x)
+
+
+defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)
+defjvp(np.polyval, polyval_jvp_p, polyval_jvp_x)
