@@ -236,14 +236,17 @@ def test_custom_vjp_refusals():
     def no_rule_yet(x):
         return x
 
-    with pytest.raises(RuleError, match="no rule yet"):
-        s2sad.grad(no_rule_yet)(1.0)
-    no_rule_yet.defvjp(lambda x: (x, None), lambda r, g: (g, g))
-    with pytest.raises(RuleError, match="returned 2 cotangents for its 1 argument"):
-        s2sad.grad(no_rule_yet)(1.0)
-    no_rule_yet.defvjp(lambda x: (x, None), lambda r, g: (np.ones(3),))
-    with pytest.raises(RuleError, match=r"shape \(3,\) for argument 0"):
-        s2sad.grad(no_rule_yet)(1.0)
+    try:
+        with pytest.raises(RuleError, match="no rule yet"):
+            s2sad.grad(no_rule_yet)(1.0)
+        no_rule_yet.defvjp(lambda x: (x, None), lambda r, g: (g, g))
+        with pytest.raises(RuleError, match="returned 2 cotangents for its 1 argument"):
+            s2sad.grad(no_rule_yet)(1.0)
+        no_rule_yet.defvjp(lambda x: (x, None), lambda r, g: (np.ones(3),))
+        with pytest.raises(RuleError, match=r"shape \(3,\) for argument 0"):
+            s2sad.grad(no_rule_yet)(1.0)
+    finally:
+        s2sad.unregister(no_rule_yet)
     # JAX: "can't apply forward-mode autodiff (jvp) to a custom_vjp function"
     with pytest.raises(RuleError, match="forward mode"):
         s2sad.jvp(sin_times, (0.4, 1.5), (1.0, 0.0))
@@ -308,8 +311,11 @@ def test_custom_jvp_without_a_rule_is_refused():
     def no_rule_yet(x):
         return x
 
-    with pytest.raises(RuleError, match="no rule yet"):
-        s2sad.grad(no_rule_yet)(1.0)
+    try:
+        with pytest.raises(RuleError, match="no rule yet"):
+            s2sad.grad(no_rule_yet)(1.0)
+    finally:
+        s2sad.unregister(no_rule_yet)
 
 
 def test_second_order_through_a_custom_rule_is_refused_not_guessed():
