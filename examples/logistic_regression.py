@@ -3,7 +3,7 @@
 Shows: ``s2sad.value_and_grad`` with two differentiated arguments on a real data set
 (scikit-learn's bundled breast-cancer data: 569 tumours, 30 features, nothing downloaded),
 a gradient check with ``s2sad.testing.check_grad`` before training, the train and test
-accuracy, and the loss curve saved as a PNG.
+accuracy, and with ``--plot PATH`` the loss curve saved as a PNG.
 
 Run: python examples/logistic_regression.py [--plot PATH] [--steps N]
 (needs the `examples` extra: pip install -e '.[examples]')
@@ -11,9 +11,7 @@ Run: python examples/logistic_regression.py [--plot PATH] [--steps N]
 Exits with status 1 if the gradient check fails or the test accuracy is below 0.9.
 """
 import argparse
-import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -66,8 +64,7 @@ def save_plot(losses, path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--plot", default=os.path.join(tempfile.gettempdir(), "s2sad_logistic_regression_loss.png"),
-                        help="where to save the loss curve (PNG); default: %(default)s")
+    parser.add_argument("--plot", metavar="PATH", help="save the loss curve as a PNG there (default: no plot)")
     parser.add_argument("--steps", type=int, default=300, help="gradient descent steps (default: %(default)s)")
     parser.add_argument("--learning-rate", type=float, default=0.5, help="step size (default: %(default)s)")
     arguments = parser.parse_args(argv)
@@ -96,8 +93,9 @@ def main(argv=None):
     train_accuracy, test_accuracy = accuracy(w, b, X_train, y_train), accuracy(w, b, X_test, y_test)
     print(f"train accuracy {train_accuracy:.3f}, test accuracy {test_accuracy:.3f}")
 
-    save_plot(losses, arguments.plot)
-    print(f"loss curve saved to {arguments.plot}")
+    if arguments.plot:
+        save_plot(losses, arguments.plot)
+        print(f"loss curve saved to {arguments.plot}")
 
     if not losses[-1] < losses[0]:
         print("FAILED: the loss did not decrease", file=sys.stderr)

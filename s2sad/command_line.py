@@ -26,6 +26,9 @@ from .testing import check_grad
 from .transform import generated_source, transform
 from .version import __version__
 
+IMPORTS_THE_FILE = ("FILE.py is imported to find the function and the names it uses: its top-level code runs, "
+                    "as `python FILE.py` would run it, but not its `if __name__ == \"__main__\":` block.")
+
 EPILOG_SHOW = """example:
   s2sad show examples/quickstart.py:loss
   s2sad show examples/quickstart.py:loss --wrt W,b"""
@@ -37,7 +40,7 @@ EPILOG_EMIT = """examples:
 
 EPILOG_CHECK = """example:
   s2sad check examples/quickstart.py:loss --wrt W,b --shapes W=4,3 b=3 X=32,4 y=32,3
-  (NAME= with no sizes gives a Python float)"""
+  (NAME= with no sizes gives a Python float; every parameter without a default needs a shape)"""
 
 EPILOG_CACHE = """examples:
   s2sad cache info
@@ -161,15 +164,19 @@ def command_check(arguments) -> int:
             shapes[name] = tuple(int(n) for n in shape.split(",") if n.strip()) if shape.strip() else ()
         except ValueError:
             raise S2SADError(f"bad shape {shape!r} for {name}", hint="write sizes separated by commas: W=4,3") from None
+    required = [name for name, parameter in parameters.items() if parameter.default is inspect.Parameter.empty]
+    missing = [name for name in required if name not in shapes]
+    if missing:
+        usage = f"s2sad check {arguments.target} --shapes {' '.join(f'{name}=SIZES' for name in required)}"
+        raise S2SADError(f"s2sad check makes random inputs of the shapes you give: no shape for "
+                         f"{', '.join(missing)}", hint=f"usage: {usage}  (sizes separated by commas, e.g. "
+                                                       f"{missing[0]}=4,3; {missing[0]}= gives a Python float)")
     rng = np.random.default_rng(arguments.seed)
     args = []
-    for name, parameter in parameters.items():
-        if name in shapes:
-            args.append(float(rng.standard_normal()) if shapes[name] == () else rng.standard_normal(shapes[name]))
-        elif parameter.default is not inspect.Parameter.empty:
+    for name in parameters:
+        if name not in shapes:
             break
-        else:
-            raise S2SADError(f"no shape for {name}", hint=f"give one: --shapes {name}=3 (or {name}= for a float)")
+        args.append(float(rng.standard_normal()) if shapes[name] == () else rng.standard_normal(shapes[name]))
     wrt = _wrt(function, arguments.wrt)
     names = list(parameters)
     positions = tuple(names.index(w) for w in wrt)
@@ -228,7 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     show = commands.add_parser("show", help="print the code generated for FILE.py:FUNC", epilog=EPILOG_SHOW,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               description=f"Print the code s2sad generates for a function. {IMPORTS_THE_FILE}")
     show.add_argument("target", metavar="FILE.py:FUNC")
     show.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
     show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
@@ -239,7 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     emit = commands.add_parser("emit", help="write the derivative of FILE.py:FUNC as a source file", epilog=EPILOG_EMIT,
                                formatter_class=argparse.RawDescriptionHelpFormatter,
                                description="Write a standalone derivative file: importable without s2sad parsing the "
-                                           "source again. Never replaces an existing file unless --force.")
+                                           "source again. Never replaces an existing file unless --force. "
+                                           + IMPORTS_THE_FILE)
     emit.add_argument("target", metavar="FILE.py[:FUNC]")
     emit.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
     emit.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
@@ -247,9 +256,12 @@ def build_parser() -> argparse.ArgumentParser:
     emit.add_argument("--force", action="store_true", help="replace an existing file")
     emit.set_defaults(run=command_emit)
     check = commands.add_parser("check", help="check the gradient of FILE.py:FUNC against finite differences",
-                                epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                description="Check s2sad's gradient of a function at random inputs of the shapes "
+                                            f"given against central finite differences. {IMPORTS_THE_FILE}")
     check.add_argument("target", metavar="FILE.py:FUNC")
-    check.add_argument("--shapes", nargs="+", metavar="NAME=SIZES", help="the shape of each argument, e.g. W=4,3")
+    check.add_argument("--shapes", nargs="+", metavar="NAME=SIZES",
+                       help="the shape of each parameter without a default, e.g. W=4,3 (NAME= for a float)")
     check.add_argument("--wrt", help="comma-separated parameters to differentiate (default: the first)")
     check.add_argument("--seed", type=int, default=0, help="random seed for the inputs and directions")
     check.set_defaults(run=command_check)
@@ -279,6 +291,11 @@ def main(argv=None) -> int:
         if arguments.debug:
             raise
         print(error.render(), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # the reader went away (`s2sad show ... | head`): what it did not read is not an error;
+        # stdout goes to devnull so that Python's flush at exit does not fail on the pipe again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 

@@ -3,6 +3,7 @@ code s2sad generates for it, to read."""
 from __future__ import annotations
 
 import functools
+from typing import IO, Any, Callable, overload
 
 from .api import rrule, value_and_grad, vjp
 from .display import GeneratedCode, present
@@ -12,36 +13,49 @@ from .transform import generated_source, transform
 
 
 class Differentiated:
-    """A function marked with ``@differentiate``: calls behave exactly like the original."""
+    """A function marked with ``@differentiate``: calls behave exactly like the original.
 
-    def __init__(self, function, argnums=0):
+    >>> import numpy as np, s2sad
+    >>> @s2sad.differentiate(argnums=(0, 1))
+    ... def product(x, y):
+    ...     return np.sum(x * y)
+    >>> product.grad(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    (array([3., 4.]), array([1., 2.]))
+    """
+
+    def __init__(self, function: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> None:
         self.__s2sad_original__ = function
         self.argnums = argnums
         self._value_and_grad = None
         functools.update_wrapper(self, function)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__s2sad_original__(*args, **kwargs)
 
-    def __get__(self, instance, owner):
+    def __get__(self, instance: Any, owner: Any) -> Any:
         return self if instance is None else functools.partial(self, instance)
 
-    def grad(self, *args, **kwargs):
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        """The gradient with respect to the ``argnums`` given to ``@differentiate``."""
         value, gradient = self.value_and_grad(*args, **kwargs)
         return gradient
 
-    def value_and_grad(self, *args, **kwargs):
+    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """``(value, gradient)``, as ``s2sad.value_and_grad(f, argnums)(*args)``."""
         if self._value_and_grad is None:
             self._value_and_grad = value_and_grad(self.__s2sad_original__, self.argnums)
         return self._value_and_grad(*args, **kwargs)
 
-    def vjp(self, *args):
+    def vjp(self, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+        """``(value, pullback)``, as ``s2sad.vjp(f, *args)``."""
         return vjp(self.__s2sad_original__, *args)
 
-    def rrule(self, *args, **kwargs):
+    def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+        """ChainRules' form: ``(value, pullback)`` with ``pullback(dy) -> (dself, *dargs)``."""
         return rrule(self.__s2sad_original__, *args, **kwargs)
 
-    def jvp(self, primals, tangents):
+    def jvp(self, primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        """``(value, tangent)``, as ``s2sad.jvp(f, primals, tangents)``."""
         return jvp(self.__s2sad_original__, primals, tangents)
 
     @property
@@ -51,7 +65,7 @@ class Differentiated:
         return tuple(names[n] for n in sorted(n % len(names) for n in numbers))
 
     @property
-    def source(self) -> str:
+    def source(self) -> GeneratedCode:
         """The generated primal-plus-pullback code for the default ``argnums`` (renders
         highlighted in Jupyter)."""
         return GeneratedCode(generated_source(self.__s2sad_original__, self.wrt))
@@ -59,26 +73,56 @@ class Differentiated:
     def _repr_html_(self) -> str:
         return self.source._repr_html_()
 
-    def show(self, file=None, mode: str = "reverse") -> None:
+    def show(self, file: IO[str] | None = None, mode: str = "reverse") -> None:
         """Print the generated code (highlighted on a terminal; HTML in Jupyter)."""
         present(generated_source(self.__s2sad_original__, self.wrt, mode), file)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<s2sad.differentiate {self.__s2sad_original__.__qualname__} argnums={self.argnums}>"
 
 
-def differentiate(function=None, *, argnums=0):
-    """Mark a function for differentiation: ``@differentiate`` or ``@differentiate(argnums=(0, 1))``."""
+@overload
+def differentiate(function: Callable[..., Any], *, argnums: int | tuple[int, ...] = 0) -> Differentiated: ...
+
+
+@overload
+def differentiate(function: None = None, *,
+                  argnums: int | tuple[int, ...] = 0) -> Callable[[Callable[..., Any]], Differentiated]: ...
+
+
+def differentiate(function: Callable[..., Any] | None = None, *, argnums: int | tuple[int, ...] = 0) -> Any:
+    """Mark a function for differentiation: ``@differentiate`` or ``@differentiate(argnums=(0, 1))``.
+
+    The function is called as before, and gains ``.grad``, ``.value_and_grad``, ``.vjp``,
+    ``.jvp``, ``.rrule``, ``.source`` and ``.show()``.
+
+    >>> import numpy as np, s2sad
+    >>> @s2sad.differentiate
+    ... def energy(x):
+    ...     return np.sum(x ** 2)
+    >>> energy(np.array([1.0, 2.0])), energy.grad(np.array([1.0, 2.0]))
+    (np.float64(5.0), array([2., 4.]))
+    """
     if function is None:
         return lambda f: Differentiated(f, argnums)
     return Differentiated(function, argnums)
 
 
-def show(function, argnums=0, mode: str = "reverse", file=None, unoptimized: bool = False) -> None:
+def show(function: Callable[..., Any], argnums: int | tuple[int, ...] = 0, mode: str = "reverse",
+         file: IO[str] | None = None, unoptimized: bool = False) -> None:
     """Print the code s2sad generates for ``function`` (``mode="forward"``: its pushforward).
 
     ``unoptimized=True`` prints first the plain translation (every value differentiated, every
     rule called rather than inlined), then the code s2sad runs, to read one next to the other.
+    ``file`` is where to print (default: standard output, highlighted on a terminal).
+
+    >>> import io, numpy as np, s2sad
+    >>> def energy(x):
+    ...     return np.sum(x ** 2)
+    >>> printed = io.StringIO()
+    >>> s2sad.show(energy, file=printed)
+    >>> "def energy_pullback(" in printed.getvalue()
+    True
     """
     if isinstance(function, Differentiated):
         argnums, function = function.argnums, function.__s2sad_original__

@@ -9,7 +9,9 @@ Public API:
 * ``check_rrule(np.tanh, x)`` runs the registered rule of ``np.tanh`` at ``x`` and
   compares its pullback with central finite differences (for rule authors: every rule
   registered with ``defvjp``, ``defderivative``, ``defrrule`` ... can be checked so);
-* ``numerical_gradient(f, x)`` is the finite-difference gradient of a scalar function.
+* ``numerical_gradient(f, x)`` is the finite-difference gradient of a scalar function;
+* ``check_jvp(f, x)`` and ``check_hvp(energy, x)`` check forward mode and Hessian-vector
+  products the same way (``s2sad.check_grads`` runs all three).
 
 How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
 ``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
@@ -32,17 +34,19 @@ cotangent of its own dtype).
 from __future__ import annotations
 
 import inspect
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import api
+from .jacobians import hvp, jvp
 from .containers import as_container, field_of, fields, remade
 from .registry import Rule, method_rule, rule_for
 from .runtime.accumulate import accumulate, own
 from .runtime.projection import project
 from .runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, unthunk
 
-__all__ = ["check_grad", "check_rrule", "numerical_gradient"]
+__all__ = ["check_grad", "check_grads", "check_jvp", "check_hvp", "check_rrule", "numerical_gradient"]
 
 # (rtol, atol) by the least precise floating dtype among the inputs and outputs; a complex
 # dtype counts as its real part's (complex64 as float32).
@@ -244,7 +248,8 @@ def _checked_unthunk(name, rule, i, cotangent, x):
     return unthunk(cotangent)
 
 
-def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+def check_rrule(f: Callable[..., Any] | str, *args: Any, rtol: float | None = None, atol: float | None = None,
+                cotangent: Any = None, directions: Any = None, seed: int = 0, **kwargs: Any) -> tuple[Any, ...]:
     """Check the rule registered for ``f`` at ``args`` against finite differences.
 
     ``f`` is a function with a registered rule (``np.tanh``), a bound method of an array
@@ -258,6 +263,8 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
 
     Raises AssertionError naming the rule and the argument that failed. Returns the
     tuple of cotangents the pullback produced (without the leading one for ``f``).
+
+    >>> dx, = check_rrule(np.tanh, np.array([0.1, -0.4]))
     """
     rule, args = _resolve_rule(f, args)
     name = rule.name
@@ -314,7 +321,8 @@ def check_rrule(f, *args, rtol=None, atol=None, cotangent=None, directions=None,
     return cotangents
 
 
-def numerical_gradient(f, *args, argnums=0, eps=None):
+def numerical_gradient(f: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0,
+                       eps: float | None = None) -> Any:
     """The gradient of the real scalar function ``f`` by central finite differences.
 
     ``argnums`` is an int (one gradient, shaped like that argument) or a tuple (a tuple of
@@ -322,6 +330,9 @@ def numerical_gradient(f, *args, argnums=0, eps=None):
     ``f`` is evaluated on float64 copies of the arguments, twice per element. A complex
     argument's gradient is complex128 (a Python complex for a Python complex), following
     s2sad's convention: ``dL/dRe(z) + 1j * dL/dIm(z)``, probing both parts of each element.
+
+    >>> bool(np.allclose(numerical_gradient(lambda x: np.sum(x ** 3), np.array([1.0, 2.0])), [3.0, 12.0]))
+    True
     """
     single = isinstance(argnums, int)
     argnums = (argnums,) if single else tuple(argnums)
@@ -457,7 +468,9 @@ def _is_real_scalar(y) -> bool:
     return isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf"
 
 
-def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, directions=None, seed=0, **kwargs):
+def check_grad(f: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0, rtol: float | None = None,
+               atol: float | None = None, cotangent: Any = None, directions: Any = None, seed: int = 0,
+               **kwargs: Any) -> Any:
     """Check s2sad's gradient of the user function ``f`` at ``args`` against finite differences.
 
     For each argument in ``argnums`` (an int or a tuple, as for ``s2sad.grad``), the
@@ -480,6 +493,8 @@ def check_grad(f, *args, argnums=0, rtol=None, atol=None, cotangent=None, direct
     Raises AssertionError naming the function and the argument that failed. Returns the
     gradient as ``s2sad.grad`` would (one for an int ``argnums``, a tuple for a tuple).
 
+    >>> rng = np.random.default_rng(0)
+    >>> W, b, X = rng.normal(size=(3, 2)), np.zeros(2), rng.normal(size=(5, 3))
     >>> def loss(W, b, X):
     ...     return np.sum(np.tanh(X @ W + b) ** 2)
     >>> dW, db = check_grad(loss, W, b, X, argnums=(0, 1))
@@ -575,3 +590,150 @@ def _value_problem(value, expected) -> str | None:
     except TypeError:
         same = value == expected
     return None if same else f"{value!r} instead of {expected!r}"
+
+
+# ---------------------------------------------------------------- forward mode and second order
+
+
+def _leaf_positions(f, args, argnums, check: str) -> list[int]:
+    label = getattr(f, "__qualname__", None) or repr(f)
+    positions = [int(n) % len(args) if -len(args) <= n < len(args) else n for n in argnums]
+    for i in positions:
+        if not isinstance(i, int) or not 0 <= i < len(args):
+            raise TypeError(f"{check}({label}): argnums={tuple(argnums)!r} does not name one of the {len(args)} arguments")
+        if not _is_inexact_leaf(args[i]):
+            raise TypeError(f"{check}({label}): argument {i} is a {type(args[i]).__name__}; {check} perturbs float "
+                            "and complex numbers and arrays")
+    return positions
+
+
+def _tolerances(rtol, atol, values) -> tuple[float, float]:
+    least = np.finfo(least_precise([d for x in values for d in _tree_inexact_dtypes(x)])).dtype
+    default_rtol, default_atol = TOLERANCES.get(least, TOLERANCES[np.dtype(np.float64)])
+    return (default_rtol if rtol is None else rtol), (default_atol if atol is None else atol)
+
+
+def _agree(label, what, numeric, analytic, scale, rtol, atol) -> None:
+    if not abs(numeric - analytic) <= atol + rtol * scale:
+        raise AssertionError(f"{label}: {what} = {analytic!r} but finite differences give {numeric!r} "
+                             f"(difference {abs(numeric - analytic):.3g}, allowed {atol + rtol * scale:.3g})")
+
+
+def check_jvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,), rtol: float | None = None,
+              atol: float | None = None, seed: int = 0) -> None:
+    """Check ``s2sad.jvp(f, args, tangents)`` against central finite differences.
+
+    For each argument in ``argnums`` (float or complex numbers and arrays) and a random
+    direction ``v``, the output tangent ``J v`` must satisfy ``<ct, J v> == <ct, (f(x + h v)
+    - f(x - h v)) / 2h>`` for a random output cotangent ``ct``, ``f`` run on float64 copies.
+    Raises AssertionError naming the function and argument.
+
+    >>> check_jvp(np.sin, np.array([0.1, 0.2]))
+    """
+    label = f"check_jvp({getattr(f, '__qualname__', None) or repr(f)})"
+    positions = _leaf_positions(f, args, argnums, "check_jvp")
+    rng = np.random.default_rng(seed)
+    args64 = [widened(x) for x in args]
+    y64 = f(*args64)
+    ct = random_like(tuple(y64) if isinstance(y64, tuple) else widened(y64), rng)
+    step = finite_difference_step(np.float64)
+    rtol, atol = _tolerances(rtol, atol, [args[i] for i in positions])
+    for i in positions:
+        v = random_like(args[i], rng)
+        tangents = tuple(v if j == i else None for j in range(len(args)))
+        _, tangent = jvp(f, args, tangents)
+        analytic = inner(ct, tuple(tangent) if isinstance(tangent, tuple) else tangent)
+
+        def probe(t):
+            shifted = list(args64)
+            shifted[i] = shifted_by(args64[i], t, v)
+            out = f(*shifted)
+            return inner(ct, tuple(out) if isinstance(out, tuple) else out)
+
+        numeric = (probe(step) - probe(-step)) / (2 * step)
+        scale = max(abs(numeric), abs(analytic), _norm(ct) * _norm(tangent if not isinstance(tangent, tuple)
+                                                                     else list(tangent)))
+        _agree(label, f"argument {i}: <ct, J v>", numeric, analytic, scale, rtol, atol)
+
+
+def check_hvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,), rtol: float | None = None,
+              atol: float | None = None, seed: int = 0) -> None:
+    """Check ``s2sad.hvp`` of a real scalar ``f`` against central differences of its gradient.
+
+    For each argument in ``argnums`` and random vectors ``v`` and ``w``, ``<w, H v>`` must equal
+    ``<w, (grad f(x + h v) - grad f(x - h v)) / 2h>``. A function s2sad cannot take to
+    second order raises the S2SADError saying why.
+
+    >>> check_hvp(lambda x: np.sum(np.sin(x) ** 2), np.array([0.1, 0.2]))
+    """
+    label = f"check_hvp({getattr(f, '__qualname__', None) or repr(f)})"
+    positions = _leaf_positions(f, args, argnums, "check_hvp")
+    if not _is_real_scalar(f(*args)):
+        raise TypeError(f"{label}: second derivatives are checked for a function with a real scalar output "
+                        f"(a Hessian-vector product), not {_describe(f(*args))}")
+    rng = np.random.default_rng(seed)
+    args64 = [widened(x) for x in args]
+    step = finite_difference_step(np.float64)
+    rtol, atol = _tolerances(rtol, atol, [args[i] for i in positions])
+    floats = [j for j, x in enumerate(args) if _is_inexact_leaf(x)]
+    for i in positions:
+        v, w = random_like(args[i], rng), random_like(args[i], rng)
+        tangents = [v if j == i else _zero_like(x) for j, x in enumerate(args)]
+        products = hvp(f, args, tangents)
+        product = products[floats.index(i)] if isinstance(products, tuple) else products
+        analytic = inner(w, product)
+
+        def probe(t):
+            shifted = list(args64)
+            shifted[i] = shifted_by(args64[i], t, v)
+            return inner(w, api.grad(f, argnums=i)(*shifted))
+
+        numeric = (probe(step) - probe(-step)) / (2 * step)
+        scale = max(abs(numeric), abs(analytic), _norm(w) * _norm(product))
+        _agree(label, f"argument {i}: <w, H v>", numeric, analytic, scale, rtol, atol)
+
+
+def _zero_like(x):
+    if not _is_inexact_leaf(x):
+        return x
+    return 0.0 * x if type(x) in (float, complex) else np.zeros_like(x)
+
+
+# ---------------------------------------------------------------- autograd's check_grads
+
+def check_grads(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0, modes: Sequence[str] = ("fwd", "rev"),
+                order: int = 1, rtol: float | None = None, atol: float | None = None) -> Callable[..., None]:
+    """autograd's ``check_grads(f, argnum, modes, order)(*args)``: check s2sad's derivatives of
+    ``f`` with respect to the arguments ``argnums`` (an int or a tuple) against central finite
+    differences, raising AssertionError on a mismatch.
+
+    ``"rev"`` checks the gradient (``s2sad.testing.check_grad``), ``"fwd"`` a jvp along a
+    random direction. ``order=2`` also checks second derivatives as Hessian-vector products
+    of a real scalar ``f`` (forward over reverse: ``s2sad.hvp``) against finite differences
+    of its gradient; a function s2sad cannot take to second order is an S2SADError saying
+    why. autograd's default order is 2; s2sad's is 1.
+
+    >>> import numpy as np, s2sad
+    >>> def energy(x):
+    ...     return np.sum(np.sin(x) * x ** 2)
+    >>> s2sad.check_grads(energy, modes=("fwd", "rev"), order=2)(np.array([0.3, -1.2]))
+    """
+    if isinstance(argnums, (str, list)) or isinstance(argnums, tuple) and any(isinstance(n, str) for n in argnums):
+        raise TypeError(f"check_grads: argnums={argnums!r}; pass the modes by name: check_grads(f, modes={argnums!r})")
+    modes = (modes,) if isinstance(modes, str) else tuple(modes)
+    unknown = [mode for mode in modes if mode not in ("fwd", "rev")]
+    if unknown or not modes:
+        raise ValueError(f"check_grads: modes are 'fwd' and 'rev', not {unknown or modes!r}")
+    if order not in (1, 2):
+        raise ValueError(f"check_grads: order is 1 or 2, not {order!r}")
+    numbers = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
+
+    def check(*args: Any) -> None:
+        if "rev" in modes:
+            check_grad(f, *args, argnums=argnums, rtol=rtol, atol=atol)
+        if "fwd" in modes:
+            check_jvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
+        if order == 2:
+            check_hvp(f, *args, argnums=numbers, rtol=rtol, atol=atol)
+
+    return check

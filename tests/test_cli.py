@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -173,7 +175,7 @@ def test_check_passes_a_right_gradient_and_fails_a_wrong_rule(tmp_path):
     bad = run_in(tmp_path, "check", "wrong.py:loss", "--shapes", "x=5")
     assert bad.returncode == 1 and bad.stdout.startswith("FAIL loss")
     missing = run_in(tmp_path, "check", "wrong.py:loss")
-    assert missing.returncode == 1 and "no shape for x" in missing.stderr
+    assert missing.returncode == 1 and "no shape for x" in missing.stderr and "usage: s2sad check" in missing.stderr
 
 
 def test_cache_info_and_clear(tmp_path):
@@ -197,3 +199,40 @@ def test_show_forward_mode_is_plain_when_piped():
 def test_every_command_has_an_example_in_its_help():
     for command in ("show", "emit", "check", "cache", "rules"):
         assert "example" in run(command, "--help").stdout, command
+
+
+def test_check_without_shapes_gives_a_usage_line(tmp_path):
+    quickstart = os.path.join(ROOT, "examples", "quickstart.py")
+    result = run_in(tmp_path, "check", f"{quickstart}:loss", "--shapes", "W=4,3")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "no shape for b, X, y" in result.stderr
+    assert f"usage: s2sad check {quickstart}:loss --shapes W=SIZES b=SIZES X=SIZES y=SIZES" in result.stderr
+
+
+def test_help_says_the_file_is_imported():
+    for command in ("show", "emit", "check"):
+        text = " ".join(run(command, "--help").stdout.split())
+        assert "its top-level code runs" in text, command
+
+
+def test_show_into_a_closed_pipe_ends_without_a_traceback():
+    # `s2sad show FILE:FUNC | head`: the reader here is gone before s2sad writes (it needs
+    # a few hundred milliseconds to import), the surest way to meet the broken pipe
+    command = f"{sys.executable} {os.path.join(ROOT, 'cli.py')} show examples/quickstart.py:loss --wrt W,b | true"
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0
+    assert "BrokenPipeError" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == ""
+
+
+def test_logistic_regression_example_writes_a_plot_only_when_asked(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    example = os.path.join(ROOT, "examples", "logistic_regression.py")
+    environment = dict(os.environ, TMPDIR=str(tmp_path), MPLBACKEND="Agg")
+    plain = subprocess.run([sys.executable, example, "--steps", "20"], capture_output=True, text=True, cwd=tmp_path,
+                           env=environment, timeout=300)
+    assert "loss curve saved" not in plain.stdout and not list(tmp_path.rglob("*.png")), plain.stdout
+    plotted = subprocess.run([sys.executable, example, "--steps", "20", "--plot", str(tmp_path / "loss.png")],
+                             capture_output=True, text=True, cwd=tmp_path, env=environment, timeout=300)
+    assert (tmp_path / "loss.png").exists(), plotted.stdout + plotted.stderr

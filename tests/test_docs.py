@@ -13,8 +13,13 @@ The convention (stated in each document's first lines too):
 A failure names the document's line, not the temporary module's.
 
 The README is checked too: its 30-second tour runs, and its rules summary is the one
-docs/rules.md (generated from the registry) has.
+docs/rules.md (generated from the registry) has. So are the ``>>>`` examples in the
+docstrings of the public functions listed in DOCTESTED: they run from a real file (s2sad
+reads the source of what it differentiates, which doctest's own runner does not keep), in
+a fresh interpreter, each printed value compared as doctest compares it.
 """
+import doctest
+import importlib
 import os
 import re
 import subprocess
@@ -67,7 +72,7 @@ def documents_with_code():
 
 
 def test_the_guides_have_runnable_code():
-    for name in ("rule-authors.md", "design.md"):
+    for name in ("rule-authors.md", "design.md", "guide.md", "coming-from-jax.md", "coming-from-autograd.md"):
         runnable = [block for block in python_blocks(os.path.join(DOCS, name)) if block[2]]
         assert len(runnable) >= 3, f"docs/{name} should show working code"
 
@@ -139,3 +144,83 @@ def test_the_readme_rules_summary_is_the_reference_summary():
     assert _summary_table(_section(_readme(), "## Rules")) == reference, (
         "README.md's rules summary differs from docs/rules.md's: copy the summary table of docs/rules.md "
         f"(written by `python -m s2sad.reference`) into the README's `## Rules` section:\n\n{reference}\n")
+
+
+# ---------------------------------------------------------------- docstring examples
+
+# module -> the names whose docstrings are checked (None: every docstring of the module)
+DOCTESTED = {
+    "s2sad.conveniences": None,
+    "s2sad.decorator": None,
+    "s2sad.testing": ("check_grad", "check_grads", "check_rrule", "numerical_gradient", "check_jvp", "check_hvp"),
+}
+
+DOCTEST_PRELUDE = """\
+import doctest
+import numpy as np
+
+
+def shown(value, want, where):
+    got = "" if value is None else repr(value) + "\\n"
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    if not doctest.OutputChecker().check_output(want, got, flags):
+        raise AssertionError(f"{where}: expected {want!r}, got {got!r}")
+"""
+
+
+def docstring_examples(module_name, names):
+    """``(where, source, want)`` of each ``>>>`` example of the module's public docstrings."""
+    module = importlib.import_module(module_name)
+    examples = []
+    for test in doctest.DocTestFinder(recurse=True).find(module):
+        short = test.name.split(".")[-1] if test.name != module_name else ""
+        if names is not None and test.name[len(module_name) + 1:].split(".")[0] not in names or short.startswith("_"):
+            continue
+        for example in test.examples:
+            examples.append((f"{test.name}, docstring line {example.lineno + 1}", example.source, example.want))
+    return examples
+
+
+def doctest_script(module_name, names):
+    lines = [DOCTEST_PRELUDE, f"from {module_name} import *"]
+    for where, source, want in docstring_examples(module_name, names):
+        lines.append(f"# {where}")
+        if want:
+            lines.append(f"shown((\n{source.strip()}\n), {want!r}, {where!r})")
+        else:
+            lines.append(source.rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("module_name", sorted(DOCTESTED))
+def test_docstring_examples_run(module_name, tmp_path):
+    assert docstring_examples(module_name, DOCTESTED[module_name]), f"{module_name}: no examples found"
+    module = tmp_path / "docstring_examples.py"
+    module.write_text(doctest_script(module_name, DOCTESTED[module_name]))
+    environment = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"))
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, environment.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, cwd=tmp_path,
+                            env=environment, timeout=300)
+    assert result.returncode == 0, f"the docstring examples of {module_name} failed:\n{result.stderr}"
+
+
+def test_every_public_name_of_the_conveniences_has_an_example():
+    module = importlib.import_module("s2sad.conveniences")
+    for name in module.__all__:
+        assert ">>> " in (getattr(module, name).__doc__ or ""), f"s2sad.{name} has no example in its docstring"
+
+
+def test_a_user_script_type_checks(tmp_path):
+    """The optional typing step: s2sad ships py.typed, and a script calling the public API
+    passes `mypy --strict` (s2sad's own modules are read for their annotations, not checked)."""
+    script = os.path.join(ROOT, "tests", "typing", "user_script.py")
+    environment = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"))
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, env=environment,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr                # the script works, too
+    pytest.importorskip("mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                             "--cache-dir", str(tmp_path / "mypy_cache"), script],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert os.path.isfile(os.path.join(ROOT, "s2sad", "py.typed"))

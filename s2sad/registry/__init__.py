@@ -475,8 +475,15 @@ def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | N
 # Built-in rules are tested (tests/rules); a user's rule is checked as it runs, so a mistake
 # in it is an error naming the rule, not a wrong gradient or a crash deep in generated code.
 
+# Public adapters that register a rule on the user's behalf (autograd's defvjp, custom_vjp):
+# the registration is the user's, and checked as theirs.
+FORWARDING_MODULES = ("s2sad.conveniences",)
+
+
 def _from_user_code() -> bool:
     frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") in FORWARDING_MODULES:
+        frame = frame.f_back
     module = frame.f_globals.get("__name__", "") if frame is not None else ""
     return not (module.startswith("s2sad.rules") or module.startswith("s2sad.") or module == "rules"
                 or module.startswith("rules."))

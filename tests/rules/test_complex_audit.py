@@ -327,6 +327,7 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
 # Nondifferentiable rules whose output at complex arguments moves for a reason other than a gradient.
 MOVES_WITHOUT_A_GRADIENT = {
     "numpy.empty_like": "its output is uninitialised memory",
+    "s2sad.conveniences.stop_gradient": "its output is its argument, with a derivative of zero by design",
 }
 
 # Arguments tried for the nondifferentiable rules (the first NumPy accepts is used).
