@@ -31,6 +31,12 @@ def _powers(x, count: int) -> list:
     return powers[::-1]
 
 
+def _derivative(coefficients: np.ndarray) -> np.ndarray:
+    """``np.polyder(coefficients)`` written with operations that have rules, so that the forward
+    rule can be differentiated again (second order)."""
+    return coefficients[:-1] * np.arange(len(coefficients) - 1, 0, -1)
+
+
 def polyval_vjp_p(g, ans, p, x):
     coefficients = _coefficients(p)
     g = np.asarray(g)
@@ -41,7 +47,7 @@ def polyval_vjp_p(g, ans, p, x):
 
 
 def polyval_vjp_x(g, ans, p, x):
-    return unbroadcast(g * conj(np.polyval(np.polyder(_coefficients(p)), x)), x)
+    return unbroadcast(g * conj(np.polyval(_derivative(_coefficients(p)), x)), x)
 
 
 def polyval_jvp_p(g, ans, p, x):
@@ -50,7 +56,7 @@ def polyval_jvp_p(g, ans, p, x):
 
 
 def polyval_jvp_x(g, ans, p, x):
-    return g * np.polyval(np.polyder(_coefficients(p)), x)
+    return g * np.polyval(_derivative(_coefficients(p)), x)
 
 
 defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)

@@ -447,6 +447,12 @@ def all_method_rules() -> dict[tuple[type, str], Rule]:
     return dict(_method_rules)
 
 
+def registered_rules() -> set[int]:
+    """The ids of every rule registered now (for functions, methods and bound methods): what a
+    forward rule of a rule since unregistered is told apart by."""
+    return {id(rule) for table in (_rules, _method_rules, _bound_rules) for rule in table.values()}
+
+
 def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
            thunks: bool = False, lazy: bool = False) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).

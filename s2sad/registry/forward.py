@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from ..runtime.accumulate import add
 from ..runtime.tangents import ZERO, fit, is_zero
-from . import Rule, compile_template, forget_generated, method_rule, rule_for, signature_from_text
+from . import Rule, compile_template, forget_generated, method_rule, registered_rules, rule_for, signature_from_text
 
 __all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -217,11 +217,13 @@ def add_forward_finder(finder) -> None:
 
 
 def all_forward_rules() -> list[ForwardRule]:
-    return [f for f in _forward.values()]
+    """The forward rules of the reverse rules registered now (one left by ``unregister`` is not)."""
+    live = registered_rules()
+    return [f for key, f in _forward.items() if key in live]
 
 
 def forward_fingerprint() -> str:
     """Changes whenever a forward rule would generate different code."""
     parts = sorted(f"{f.name}|{f.elementwise}|" + "|".join(f"{p}={v if isinstance(v, str) or v is None else getattr(v, '__qualname__', v)}"
-                                                          for p, v in f.jvps.items()) for f in _forward.values())
+                                                          for p, v in f.jvps.items()) for f in all_forward_rules())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
