@@ -21,16 +21,19 @@ its output's dtype: the cotangent cast back), ``times`` (a product guarded where
 0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items); ``dtype_of`` and ``np.isfortran`` only read a dtype or
 a layout, ``winner_index`` which item ``max``/``min`` return.
 """
+import copy
+
 import numpy as np
 
 from s2sad.registry.forward import defjvp, deflinear
-from s2sad.registry import defvjp, nondifferentiable
+from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.registry.slopes import like_output, times
 from s2sad.runtime.indexing import dtype_of
-from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_field, tangent_filled,
-                                     tangent_item)
+from s2sad.runtime.accumulate import zeroed_at
+from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_append, tangent_field,
+                                     tangent_filled, tangent_item, tangent_setitem, written_item_of)
 
-from s2sad.runtime.tangents import ZERO, Tangent, unthunk
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
@@ -104,6 +107,45 @@ def expand_reduced_vjp(g, ans, t, a, axis, keepdims, where):
     return unbroadcast(np.reshape(total, np.shape(t)), t)
 
 
+def tangent_setitem_rrule(t, container, index, value_tangent):
+    """``tangent_setitem`` writes into ``t`` where it may; differentiated, it must not: what earlier
+    reverse code reads of ``t`` would change under it. So it writes into a copy here."""
+    t = unthunk(t)
+    before = np.array(t) if isinstance(t, np.ndarray) else list(t) if isinstance(t, list) else t
+    after = tangent_setitem(before, container, index, value_tangent)
+
+    def tangent_setitem_pullback(g):
+        return (NO_TANGENT, tangent_setitem_vjp_t(g, after, t, container, index, value_tangent), NO_TANGENT, NO_TANGENT,
+                tangent_setitem_vjp_value(g, after, t, container, index, value_tangent))
+
+    return after, tangent_setitem_pullback
+
+
+def tangent_setitem_vjp_t(g, ans, t, container, index, value_tangent):
+    """The tangent before ``t[index] = value_tangent`` reaches the result everywhere but at ``index``."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    return zeroed_at(np.array(g) if isinstance(g, np.ndarray) else copy.copy(g), index)
+
+
+def tangent_setitem_vjp_value(g, ans, t, container, index, value_tangent):
+    part = written_item_of(g, index)  # a repeated fancy index: the last write is the one kept
+    value_tangent = unthunk(value_tangent)
+    if is_zero(part) or value_tangent is ZERO or value_tangent is NO_TANGENT:
+        return part
+    return unbroadcast(part, value_tangent)
+
+
+def tangent_append_vjp_t(g, ans, t, container, value_tangent):
+    """The items before the append get theirs; the appended tangent the last."""
+    return list(split_cotangent(g, len(container))[:-1])
+
+
+def tangent_append_vjp_value(g, ans, t, container, value_tangent):
+    return split_cotangent(g, len(container))[-1]
+
+
 def times_vjp_t(g, ans, t, slope):
     with np.errstate(invalid="ignore"):
         return unbroadcast(np.where(np.equal(t, 0), 0.0 * g, g * conj(slope)), t)
@@ -128,6 +170,8 @@ defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[ind
 defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
 
 defvjp(add_tangents,  "a, b", add_tangents_vjp_a, add_tangents_vjp_b)
+defrrule(tangent_setitem, tangent_setitem_rrule, "t, container, index, value_tangent")
+defvjp(tangent_append, "t, container, value_tangent", tangent_append_vjp_t, None, tangent_append_vjp_value)
 defvjp(expand_reduced, "t, a, axis=None, keepdims=False, where=True", expand_reduced_vjp)
 defvjp(as_tangent_of, "t, ans", "unbroadcast(g, t)", None)
 defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)

@@ -42,7 +42,11 @@ def jvp(f, primals, tangents, has_aux: bool = False):
     tangents = tuple(filled_tangent(p, t) for p, t in zip(primals, tangents))  # a dict for a dict, as outputs come
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
+        # the rule pushes forward at the arguments as given: a function that changes one in place
+        # (a transform of such a function) changes the caller's only in the call that gives y
+        given = detached(primals)
         y = f(*primals)
+        primals = given
         # bound as a call binds its arguments: `*operands` collect their tangents in a tuple
         kept = tuple(t if is_float_like(p) or isinstance(p, (list, tuple)) else ZERO for t, p in zip(tangents, primals))
         given = dict(rule.signature.bind_partial(*kept).arguments)

@@ -308,6 +308,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_filled": "a structural tangent with zeros filled in (generated code)",
     "s2sad.runtime.structure.tangent_field": "a field of a structural tangent (generated code)",
+    "s2sad.runtime.structure.tangent_append": "forward code's list.append of a tangent: items move, no arithmetic "
+                                              "(tests/test_compositions.py, hvp through list.append)",
+    "s2sad.runtime.structure.tangent_setitem": "forward code's element write of a tangent: values move, no arithmetic "
+                                               "(tests/test_compositions.py, compositions of in-place code)",
     "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
                                       "passes through (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.entered_value": "what `with ... as name` binds: passed on to the entry, no arithmetic "
