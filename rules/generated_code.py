@@ -37,7 +37,8 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      subtracted_at, unbroadcast, write_back, written_into, written_into_shared)
+                      subtracted_at, unbroadcast, write_back, written_into, written_into_argument,
+                      written_into_shared)
 from .numpy_shapes import as_tangent_of
 
 
@@ -166,6 +167,7 @@ defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
+defvjp(written_into_argument, "new, old, name", "unbroadcast(g, new)", None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
 defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[indices], b)")
 
@@ -190,6 +192,7 @@ defjvp(written_into,  "written_into(g, old)", None)
 defjvp(owned_copy,    "owned_tangent(g)", None, None)
 defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)
+defjvp(written_into_argument, "written_into(g, old)", None, None)
 defjvp(added_at,      "g", None, "added_at(np.zeros_like(ans), indices, g)")
 defjvp(subtracted_at, "g", None, "subtracted_at(np.zeros_like(ans), indices, g)")
 deflinear(add_tangents, "a", "b")

@@ -50,6 +50,7 @@ __all__ = [
     "subtracted_at",
     "written_into",
     "written_into_shared",
+    "written_into_argument",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -238,6 +239,18 @@ def written_into_shared(new, old, name, other):
             f"(a view, or the same object under another name) and is read after the change: s2sad would "
             f"differentiate it as if `{other}` were unchanged",
             hint=f"write `{name} = {name} + ...` to make a new value, or take a copy first (`{name} = {name}.copy()`)")
+    return written_into(new, old)
+
+
+def written_into_argument(new, old, name):
+    """:func:`written_into` for ``name += v`` on what the caller passed (``name`` not yet bound anew):
+    fine while ``old`` is a number or a tuple, which ``+=`` rebinds; refused when it changes in place
+    (an array, a list), because the caller's value would change, which s2sad's copy does not do."""
+    if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
+        raise UnsupportedSyntaxError(
+            f"this augmented assignment changes the argument `{name}` (a {type(old).__name__}) in place, so the "
+            "caller's value would change: s2sad does not change it",
+            hint=f"write `{name} = {name} + ...` to make a new value, or `{name}[...] += ...` to change the caller's")
     return written_into(new, old)
 
 

@@ -435,3 +435,25 @@ def keyword_to_a_rule_through_a_value(x, s, f=np.clip):
 def test_a_float_passed_by_keyword_to_a_rule_through_a_value_is_refused():
     with pytest.raises(s2sad.MissingRuleError, match="`a_max` is passed by keyword"):
         s2sad.grad(keyword_to_a_rule_through_a_value, argnums=(0, 1))(r(3), 0.5)
+
+
+def adds_into_its_argument(x, v):
+    x += v * 2.0  # an array argument: the caller's array would change
+    return np.sum(x ** 2)
+
+
+def adds_into_a_number(t, dt):
+    t += dt  # a number: += makes a new value, the caller's is untouched
+    return t * t
+
+
+def test_plus_equals_on_an_array_argument_is_refused_and_on_a_number_differentiated():
+    x = r(3)
+    before = x.copy()
+    for run in (lambda: s2sad.grad(adds_into_its_argument)(x, r(3)),
+                lambda: s2sad.jvp(adds_into_its_argument, (x, r(3)), (r(3), r(3)))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="changes the argument `x`") as raised:
+            run()
+        assert raised.value.location.text.strip().startswith("x += v * 2.0")
+    np.testing.assert_array_equal(x, before)
+    assert s2sad.grad(adds_into_a_number, argnums=(0, 1))(0.5, 0.25) == (pytest.approx(1.5), pytest.approx(1.5))

@@ -79,7 +79,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
         for operation in operations_of(statements):
             if id(operation) in guarded:
                 operation.callee = Callee("static", "written_into_shared", written_into_shared)
-                operation.args += [Const(repr(name)) for name in guarded[id(operation)]]
+                operation.args = operation.args[:2] + [Const(repr(name)) for name in guarded[id(operation)]]
         return function
 
 

@@ -16,7 +16,7 @@ import operator
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import written_into
+from ..rules.helpers import written_into, written_into_argument
 from .ir import Atom, Callee, Const, Operation, Var
 from .local_imports import imported_value
 from .normalize_expressions import AUGMENTED, BINARY
@@ -181,6 +181,11 @@ class StatementNormalizer(NormalizerState):
         computed = self.expression(expression, want=self.namer.fresh(f"{node.target.value}_{binary.__name__.lower()}"))
         version = self.namer.version(node.target.value)
         kept = Operation(version, "call", Callee("static", "written_into", written_into), [computed, Var(before)])
+        if before == self.param_versions.get(node.target.value) or before in self.owned.values():
+            # still what the caller passed (or the function's copy of it, written back): refused if it
+            # changes in place, as the caller's value would
+            kept = Operation(version, "call", Callee("static", "written_into_argument", written_into_argument),
+                             [computed, Var(before), Const(repr(node.target.value))])
         self.emit(kept)
         self.current[node.target.value] = version
         self.in_place[id(kept)] = before

@@ -318,6 +318,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                         "(tests/test_python_constructs.py)",
     "s2sad.rules.helpers.entering": "a context manager entered for `with ... as name`: refuses a derivative "
                                     "(tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.written_into_argument": "written_into behind a check that refuses an argument changed in "
+                                                 "place (generated code; tests/test_python_constructs.py)",
     "s2sad.rules.helpers.written_into_shared": "written_into behind a check that refuses arrays (generated code; "
                                                "tests/test_inplace_semantics.py)",
     **{name: "a helper rules' jvps call, given a rule so that forward code differentiates again "
