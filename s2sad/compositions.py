@@ -47,6 +47,7 @@ from .runtime.accumulate import add
 from .runtime.calls import held_call
 from .runtime.isolation import detached
 from .runtime.tangents import NO_TANGENT, ZERO, is_zero, unthunk
+from .sourced_calls import sourced_call
 from .tracebacks import POINTING
 from .transform import generated_jvp, generated_rrule
 
@@ -90,7 +91,7 @@ class Composed:
 
     def __call__(self, *args, **kwargs):
         inner = self.inner(args, kwargs)
-        _refuse_complex(inner, self.name)
+        _refuse_complex(self.core, inner, self.name)
         return self.core.value(inner)
 
     def tangent(self, position: int) -> "Composed":
@@ -105,7 +106,7 @@ class Composed:
 
     def rrule(self, *args, **kwargs):
         inner = self.inner(args, kwargs)
-        _refuse_complex(inner, self.name)
+        _refuse_complex(self.core, inner, self.name)
         y, pullback = self.core.rrule(inner)
         feeds, values = self.feeds, args
 
@@ -306,14 +307,19 @@ def _basis(x):
         yield e.reshape(np.shape(x))
 
 
-def _refuse_complex(inner, name: str) -> None:
-    """Second derivatives of complex functions are not checked yet (issue 17): refused."""
+def _refuse_complex(core, inner, name: str) -> None:
+    """A Jacobian at complex arguments is refused, as JAX refuses it without ``holomorphic``: it
+    is no linear map of complex numbers unless the function is holomorphic. Gradients of real
+    functions of complex arguments (``dL/dRe z + i dL/dIm z``) and their tangents compose."""
+    if not isinstance(core, NodeCore) or core.kind in ("grad", "value_and_grad"):
+        return
     for value in inner:
         for leaf in leaves(value):
             if np.iscomplexobj(leaf):
                 raise UnsupportedArgumentsError(
-                    f"{name}: a transform of a function of complex arguments is not differentiated again yet",
-                    hint="split the complex argument into its real and imaginary parts")
+                    f"{name}: a Jacobian at complex arguments is not defined (the function need not be holomorphic)",
+                    hint="split the complex argument into its real and imaginary parts, or differentiate a "
+                         "gradient of a real function (grad, vjp, jvp compose at complex arguments)")
 
 
 # ---------------------------------------------------------------- which function is which
@@ -399,6 +405,9 @@ def _plain(function):
     label = getattr(original, "__qualname__", None) or repr(original)
     if held_call(function) is not None or not inspect.isfunction(original) or is_library(original) \
             or rule_for(original) is not None:
+        sourced = sourced_call(function)  # np.prod, a bound method, a partial: a function calling it
+        if sourced is not None:
+            return sourced
         raise UnsupportedSyntaxError(
             f"a transform of {label} cannot be differentiated again: s2sad composes transforms of Python "
             "functions it differentiates from their source (not of a rule, a bound method or a partial)",

@@ -4,6 +4,8 @@ The facts say, before the pullback is written, which cotangents hold a value, ma
 Thunk or may hold ZERO at each point; the generated code reads them (test_loops,
 test_control_flow and the fuzzer check the numbers).
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -210,3 +212,26 @@ def test_what_each_kind_of_operation_contributes():
     # a method's pullback may give Thunks or ZERO
     (contribution,) = analysed.contributions("m")
     assert contribution.atom == Var("A") and contribution.thunk and contribution.zero
+
+
+# ---------------------------------------------------------------- guards
+
+def copysign_pair(x, dx):
+    a = x * x
+    c = math.copysign(a, x)
+    dc = dx * math.copysign(1.0, a)  # copysign gives no gradient to its second argument
+    return c, c * dc
+
+
+def test_a_guarded_reverse_starts_only_what_it_contributes_to():
+    """``dc_mul_dc`` may be ZERO, so the reverse of ``copysign(1.0, a)`` runs under a guard; the
+    rule gives ``a`` no gradient, so ``a``'s cotangent is not started there (the emitter writes
+    no start for an empty block): the later ``copysign(a, x)`` assigns it (it once accumulated
+    into a name never assigned: UnboundLocalError, found by hvp through math.copysign)."""
+    analysed = Analysed(copysign_pair, "x", "dx")
+    guarded = analysed.flow.reversal(analysed.operation("copysign_1_0_a"))
+    assert guarded.guard == ()
+    x, dx = 1.3, 0.7
+    expected = (2 * x * dx, x * x)  # d/dx, d/ddx of x**2 * dx for x > 0
+    actual = s2sad.grad(lambda x, dx: copysign_pair(x, dx)[1], argnums=(0, 1))(x, dx)
+    np.testing.assert_allclose(actual, expected, rtol=1e-12)

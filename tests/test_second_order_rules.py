@@ -59,8 +59,6 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
              "(test_second_derivatives_in_shape_parameters_are_refused)"
        for name in "scipy.stats.gamma.cdf scipy.stats.chi2.cdf scipy.stats.beta.cdf scipy.stats.t.cdf "
                    "scipy.stats.t.logcdf".split()},
-    "math.copysign": "OPEN: the reverse of the forward code of copysign(x, y) raises UnboundLocalError "
-                     "(cotangent accumulated before its first assignment, s2sad/codegen): reported",
     "scipy.integrate.odeint": "second derivatives through odeint are refused (README, scipy.integrate)",
     **{name: "SciPy refuses a point off the simplex, where central differences step: its jvp's second "
              "derivative is checked with directions along the simplex in tests/rules/test_scipy_stats.py"

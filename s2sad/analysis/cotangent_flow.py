@@ -248,8 +248,9 @@ class _Walker:
             self.flow.reversals[id(op)] = Reversal(found, [self.contribute(c) for c in found], unthunk)
             return
         # under `if g is not ZERO:`: what it contributes to starts at ZERO in case the block is skipped
-        active = self.activity.active
-        started = tuple(name for name in dict.fromkeys(op.uses()) if name in active and name not in state.assigned)
+        # (only what it contributes to: a parameter the rule gives no gradient is not started, and the
+        # emitter writes no start when the block is empty)
+        started = tuple(name for name in dict.fromkeys(c.atom.name for c in found) if name not in state.assigned)
         possibly_zero = set(op.uses()) & state.zero
         state.zero.discard(op.target)
         accumulates = [self.contribute(c) for c in found]  # inside, a cotangent started at ZERO is simply assigned
