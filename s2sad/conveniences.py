@@ -17,7 +17,7 @@ import numpy as np
 from .api import vjp
 from .errors import ArgumentError, RuleError
 from .jacobians import jvp
-from .registry import Rule, defrrule, nondifferentiable
+from .registry import Rule, add_rule_finder, defrrule, nondifferentiable
 from .registry import defvjp as defvjp_templates
 from .registry.forward import defjvp as defjvp_callables
 from .runtime.tangents import NO_TANGENT, ZERO, unthunk
@@ -304,8 +304,9 @@ class custom_jvp:
             tangents = tuple(g if i == index else _zero_tangent(value) for i, value in enumerate(primals))
             return self.jvp(primals, tangents)[1]
 
-        # no rule of its own: second order through it (hessian, grad of grad) is refused as a
-        # call without a rule, as JAX's differentiating the jvp again is not done yet
+        # second order through it (hessian, grad of grad) differentiates this term: refused by its
+        # rule (_refused_again), saying why, as differentiating the user's jvp again is not done yet
+        custom_jvp_term.__s2sad_custom__ = self
         return custom_jvp_term
 
     def custom_rrule(self, *args: Any, **kwargs: Any):
@@ -358,3 +359,26 @@ def _cotangent_for(cotangent, x, label: str, index: int):
         raise RuleError(f"the rule of `{label}` returned a cotangent of shape {np.shape(cotangent)} for argument "
                         f"{index}, of shape {np.shape(x)}", hint="return each argument's cotangent in its shape")
     return cotangent
+
+
+def _refused_again(function) -> Rule | None:
+    """The registry's finder for the forward rules custom_vjp and custom_jvp functions give:
+    a second derivative differentiates them, which is refused at the user's call, saying why
+    (not as a function with no rule and no source, which would point at s2sad's own code)."""
+    custom = getattr(function, "__s2sad_custom__", None)
+    if custom is None and getattr(function, "__func__", None) is custom_vjp.no_forward_mode:
+        custom = function.__self__
+    if not isinstance(custom, (custom_vjp, custom_jvp)):
+        return None
+    kind = type(custom).__name__
+
+    def refused_rrule(*args: Any, **kwargs: Any):
+        raise RuleError(f"a second derivative (hessian, hvp, grad of grad) through `{custom.__qualname__}`, a {kind} "
+                        "function, is not supported: s2sad does not differentiate its rule again",
+                        hint="for second order, differentiate the function's own source (drop the decorator), or "
+                             "register its rules with s2sad.defvjp and s2sad.defjvp written with functions that have rules")
+
+    return Rule(function, f"{custom.__qualname__} ({kind} rule)", rrule_function=refused_rrule)
+
+
+add_rule_finder(_refused_again)

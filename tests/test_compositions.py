@@ -705,3 +705,38 @@ def test_second_derivatives_through_a_helper_by_reverse_over_forward():
     assert_tree_close(s2sad.grad(s2sad.grad(squared_through_a_helper))(0.7), expected, "grad(grad)")
     with pytest.raises(s2sad.S2SADError, match="forward rule"):
         s2sad.grad(s2sad.grad(s2sad.grad(squared_through_a_helper)))(0.7)
+
+
+@s2sad.custom_vjp
+def custom_square(x):
+    return x * x
+
+
+custom_square.defvjp(lambda x: (custom_square(x), x), lambda x, g: (2 * x * g,))
+
+
+@s2sad.custom_jvp
+def custom_cube(x):
+    return x ** 3
+
+
+custom_cube.defjvp(lambda p, t: (custom_cube(p[0]), 3 * p[0] ** 2 * t[0]))
+
+
+def sums_custom_square(x):
+    return np.sum(custom_square(x))
+
+
+def sums_custom_cube(x):
+    return np.sum(custom_cube(x))
+
+
+@pytest.mark.parametrize("loss, kind, gradient", [(sums_custom_square, "custom_vjp", lambda x: 2 * x),
+                                                  (sums_custom_cube, "custom_jvp", lambda x: 3 * x ** 2)])
+def test_second_order_through_a_custom_rule_is_refused_saying_why(loss, kind, gradient):
+    """docs/rule-authors.md's table: first order through the user's rule, second order refused
+    with an s2sad error naming the function and its kind (it said "no rule ... register one")."""
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(s2sad.grad(loss)(x), gradient(x))
+    with pytest.raises(s2sad.S2SADError, match=f"second derivative .* a {kind} function"):
+        s2sad.hessian(loss)(x)
