@@ -128,6 +128,11 @@ def _t_logpdf_slopes(z, df):
     return slope_z, slope_df
 
 
+def _t_log_density(z, df):
+    return (special.gammaln((df + 1) / 2) - special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)
+            - (df + 1) / 2 * np.log1p(np.square(z) / df))
+
+
 def _t_cdf_slopes(z, df):
     """The log-density of the standard t distribution (log of F's slope in z), and F's slope in df.
 
@@ -138,8 +143,7 @@ def _t_cdf_slopes(z, df):
     z, df = np.broadcast_arrays(np.asarray(z, dtype=np.float64), np.asarray(df, dtype=np.float64))
     z2 = np.square(z)
     w, u = df / (df + z2), z2 / (df + z2)
-    log_density = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)
-                   - (df + 1) / 2 * np.log1p(z2 / df))
+    log_density = _t_log_density(z, df)
     from_w = betainc_slopes_in_shapes(df / 2, 0.5, np.where(w <= 0.5, w, 0.5))[0]
     from_u = -betainc_slopes_in_shapes(0.5, df / 2, np.where(w <= 0.5, 0.5, u))[1]
     slope_a = np.where(w <= 0.5, from_w, from_u)
@@ -165,9 +169,17 @@ def t_cdf(ans, z, df):
     return np.exp(log_density), (slope_df,)
 
 
+def t_cdf_in_z(ans, z, df):
+    return np.exp(_t_log_density(z, df))
+
+
 def t_logcdf(ans, z, df):
     log_density, slope_df = _t_cdf_slopes(z, df)
     return np.exp(log_density - ans), (slope_df * np.exp(-ans),)
+
+
+def t_logcdf_in_z(ans, z, df):
+    return np.exp(_t_log_density(z, df) - ans)
 
 
 # ------------------------------------------------------------------ gamma, chi2, beta
@@ -188,8 +200,11 @@ def gamma_pdf(ans, z, a):
 
 def gamma_cdf(ans, z, a):
     inside = z > 0
-    density = np.exp(special.xlogy(a - 1, z) - z - special.gammaln(a))
-    return _in_support(inside, density), (_in_support(inside, lower_gamma_slope_in_a(a, np.maximum(z, 0))),)
+    return gamma_cdf_in_z(ans, z, a), (_in_support(inside, lower_gamma_slope_in_a(a, np.maximum(z, 0))),)
+
+
+def gamma_cdf_in_z(ans, z, a):
+    return _in_support(z > 0, np.exp(special.xlogy(a - 1, z) - z - special.gammaln(a)))
 
 
 def _chi2_logpdf_slopes(z, df):
@@ -214,6 +229,10 @@ def chi2_cdf(ans, z, df):
     return slope_z / 2, (slope_a / 2,)
 
 
+def chi2_cdf_in_z(ans, z, df):
+    return gamma_cdf_in_z(ans, z / 2, df / 2) / 2
+
+
 def _beta_logpdf_slopes(z, a, b):
     inside = (z > 0) & (z < 1)
     psi_sum = special.digamma(a + b)
@@ -234,10 +253,14 @@ def beta_pdf(ans, z, a, b):
 
 def beta_cdf(ans, z, a, b):
     inside = (z > 0) & (z < 1)
+    slope_a, slope_b = betainc_slopes_in_shapes(a, b, np.clip(z, 0, 1))
+    return beta_cdf_in_z(ans, z, a, b), (_in_support(inside, slope_a), _in_support(inside, slope_b))
+
+
+def beta_cdf_in_z(ans, z, a, b):
     clipped = np.clip(z, 0, 1)
     density = np.exp(special.xlogy(a - 1, clipped) + special.xlog1py(b - 1, -clipped) - special.betaln(a, b))
-    slope_a, slope_b = betainc_slopes_in_shapes(a, b, clipped)
-    return _in_support(inside, density), (_in_support(inside, slope_a), _in_support(inside, slope_b))
+    return _in_support((z > 0) & (z < 1), density)
 
 
 # ------------------------------------------------------------------ poisson: gradient in mu only
@@ -433,9 +456,15 @@ _defstats(stats.dirichlet.pdf,    "x, alpha",            dirichlet_pdf_vjp)
 
 
 # ------------------------------------------------------------------ jvps
-def _location_scale_jvps(standard, jacobian, shape_count):
+def _location_scale_jvps(standard, jacobian, shape_count, in_z=None):
     """The jvps of ``method(x, *shapes, loc, scale)``, one per parameter, from the slopes the
-    vjp uses (see ``_location_scale``): ``x``, each shape, ``loc``, ``scale``."""
+    vjp uses (see ``_location_scale``): ``x``, each shape, ``loc``, ``scale``.
+
+    ``in_z(ans, z, *shapes)``, where given, is ``standard``'s slope in ``z`` alone: the jvps in
+    ``x``, ``loc`` and ``scale`` call it, so that differentiating them again (a Hessian in ``x``)
+    never reaches the shape slopes, series that are not differentiated again (``lower_gamma_slope_in_a``)."""
+    slope_in_z = in_z if in_z is not None else _first_slope(standard)
+
     def slopes(ans, x, rest):
         *shapes, loc, scale = rest
         z = (np.asarray(x, dtype=np.float64) - loc) / scale
@@ -443,8 +472,15 @@ def _location_scale_jvps(standard, jacobian, shape_count):
             slope_z, shape_slopes = standard(ans, z, *shapes)
         return z, scale, slope_z, shape_slopes
 
+    def slopes_in_z(ans, x, rest):
+        *shapes, loc, scale = rest
+        z = (np.asarray(x, dtype=np.float64) - loc) / scale
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope_z = slope_in_z(ans, z, *shapes)
+        return z, scale, slope_z
+
     def jvp_x(g, ans, x, *rest):
-        z, scale, slope_z, _ = slopes(ans, x, rest)
+        z, scale, slope_z = slopes_in_z(ans, x, rest)
         with np.errstate(invalid="ignore"):
             return like_output(g * slope_z / scale, ans)
 
@@ -457,12 +493,12 @@ def _location_scale_jvps(standard, jacobian, shape_count):
         return jvp
 
     def jvp_loc(g, ans, x, *rest):
-        z, scale, slope_z, _ = slopes(ans, x, rest)
+        z, scale, slope_z = slopes_in_z(ans, x, rest)
         with np.errstate(invalid="ignore"):
             return like_output(-g * slope_z / scale, ans)
 
     def jvp_scale(g, ans, x, *rest):
-        z, scale, slope_z, _ = slopes(ans, x, rest)
+        z, scale, slope_z = slopes_in_z(ans, x, rest)
         with np.errstate(invalid="ignore", over="ignore"):
             return like_output(-g * (slope_z * z + jacobian(ans)) / scale, ans)
 
@@ -533,32 +569,39 @@ def dirichlet_pdf_jvp_alpha(g, ans, x, alpha):
     return like_output(ans * _dirichlet_log_density_jvp_alpha(g, ans, x, alpha), ans)
 
 
-def _defjvp_location_scale(method, standard, jacobian):
+def _first_slope(standard):
+    def in_z(ans, z, *shapes):
+        return standard(ans, z, *shapes)[0]
+
+    return in_z
+
+
+def _defjvp_location_scale(method, standard, jacobian, in_z=None):
     """``defjvp`` of a location-scale family's method (its shapes counted from the rule's signature)."""
     shape_count = len(rule_for(method).params) - 3              # x, *shapes, loc, scale
-    return _defjvp(method, *_location_scale_jvps(standard, jacobian, shape_count), elementwise=True)
+    return _defjvp(method, *_location_scale_jvps(standard, jacobian, shape_count, in_z), elementwise=True)
 
 
 # ---- forward rules
 _defjvp_location_scale(stats.norm.logpdf,  norm_logpdf,  _log_density)
 _defjvp_location_scale(stats.norm.pdf,     norm_pdf,     _density)
-_defjvp_location_scale(stats.norm.cdf,     norm_cdf,     _probability)
+_defjvp_location_scale(stats.norm.cdf,    norm_cdf,     _probability)
 _defjvp_location_scale(stats.norm.logcdf,  norm_logcdf,  _probability)
 _defjvp_location_scale(stats.norm.sf,      norm_sf,      _probability)
 _defjvp_location_scale(stats.norm.logsf,   norm_logsf,   _probability)
 _defjvp_location_scale(stats.t.logpdf,     t_logpdf,     _log_density)
 _defjvp_location_scale(stats.t.pdf,        t_pdf,        _density)
-_defjvp_location_scale(stats.t.cdf,        t_cdf,        _probability)
-_defjvp_location_scale(stats.t.logcdf,     t_logcdf,     _probability)
+_defjvp_location_scale(stats.t.cdf,        t_cdf,        _probability, t_cdf_in_z)
+_defjvp_location_scale(stats.t.logcdf,     t_logcdf,     _probability, t_logcdf_in_z)
 _defjvp_location_scale(stats.gamma.logpdf, gamma_logpdf, _log_density)
 _defjvp_location_scale(stats.gamma.pdf,    gamma_pdf,    _density)
-_defjvp_location_scale(stats.gamma.cdf,    gamma_cdf,    _probability)
+_defjvp_location_scale(stats.gamma.cdf,    gamma_cdf,    _probability, gamma_cdf_in_z)
 _defjvp_location_scale(stats.chi2.logpdf,  chi2_logpdf,  _log_density)
 _defjvp_location_scale(stats.chi2.pdf,     chi2_pdf,     _density)
-_defjvp_location_scale(stats.chi2.cdf,     chi2_cdf,     _probability)
+_defjvp_location_scale(stats.chi2.cdf,     chi2_cdf,     _probability, chi2_cdf_in_z)
 _defjvp_location_scale(stats.beta.logpdf,  beta_logpdf,  _log_density)
 _defjvp_location_scale(stats.beta.pdf,     beta_pdf,     _density)
-_defjvp_location_scale(stats.beta.cdf,     beta_cdf,     _probability)
+_defjvp_location_scale(stats.beta.cdf,     beta_cdf,     _probability, beta_cdf_in_z)
 _defjvp(stats.poisson.logpmf, None, jvp_of_slope(poisson_logpmf_slope_mu), None, elementwise=True)
 _defjvp(stats.poisson.pmf,    None, jvp_of_slope(poisson_pmf_slope_mu),    None, elementwise=True)
 _defjvp(stats.poisson.cdf,    None, jvp_of_slope(poisson_cdf_slope_mu),    None, elementwise=True)

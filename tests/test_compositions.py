@@ -192,6 +192,12 @@ def at_depth(depth: int) -> None:
     STEP, DEPTH = STEPS[depth], depth
 
 
+@pytest.fixture(autouse=True)
+def second_order_by_default():
+    """Every test starts at depth 2 (a test that sets another must not set the next one's tolerance)."""
+    at_depth(2)
+
+
 def calling(transform: str, f, v):
     """``x -> s2sad.jvp(f, (x,), (v,))`` (or ``hvp``): a transform that gives values, called in a
     function s2sad differentiates."""
@@ -555,13 +561,14 @@ def test_hessian_of_a_function_without_source_of_its_own(name):
     x = np.array([[1.5, 2.2], [2.9, 1.7]])
     if f is None:  # an elementwise rule: the Hessian of sum(sin) through grad(np.sin)'s Jacobian
         scalar = 0.7
-        assert_tree_close(s2sad.jacfwd(s2sad.grad(np.sin))(scalar), -np.sin(scalar), "jacfwd(grad(np.sin))")
-        assert_tree_close(s2sad.hessian(np.sin)(scalar), -np.sin(scalar), "hessian(np.sin)")
+        assert_tree_close(s2sad.jacfwd(s2sad.grad(np.sin))(scalar), -np.sin(scalar), "jacfwd(grad(np.sin))",
+                          rtol=1e-12, atol=1e-14)
+        assert_tree_close(s2sad.hessian(np.sin)(scalar), -np.sin(scalar), "hessian(np.sin)", rtol=1e-12, atol=1e-14)
         return
-    expected = fd_hessian(f, x)
-    assert_tree_close(s2sad.hessian(f)(x), expected, f"hessian({name})")
+    expected = fd_hessian(f, x)  # truncation ~1e-8, rounding ~1e-16 / 1e-8: absolute ~1e-6 at most
+    assert_tree_close(s2sad.hessian(f)(x), expected, f"hessian({name})", rtol=1e-5, atol=1e-6)
     v = np.array([[0.3, -1.1], [0.8, 0.2]])
-    assert_tree_close(s2sad.hvp(f, (x,), (v,)), np.tensordot(expected, v, 2), f"hvp({name})")
+    assert_tree_close(s2sad.hvp(f, (x,), (v,)), np.tensordot(expected, v, 2), f"hvp({name})", rtol=1e-5, atol=1e-6)
 
 
 def test_a_transform_of_a_differentiated_transform_is_its_own():

@@ -54,11 +54,6 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
     "scipy.special.hyp2f1": "its slope in z is hyp2f1 again, whose parameters a, b, c have no derivative: the jvp "
                             "(a function of *params) reads them as differentiated, and the second derivative is "
                             "refused with an s2sad error",
-    **{name: "its jvp (a function of *shapes) reads the shape parameters as differentiated, whose slopes are "
-             "series summed on dual numbers: the second derivative is refused with an s2sad error, even in x "
-             "(test_second_derivatives_in_shape_parameters_are_refused)"
-       for name in "scipy.stats.gamma.cdf scipy.stats.chi2.cdf scipy.stats.beta.cdf scipy.stats.t.cdf "
-                   "scipy.stats.t.logcdf".split()},
     "scipy.integrate.odeint": "second derivatives through odeint are refused (README, scipy.integrate)",
     **{name: "SciPy refuses a point off the simplex, where central differences step: its jvp's second "
              "derivative is checked with directions along the simplex in tests/rules/test_scipy_stats.py"
@@ -68,7 +63,10 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
 # Arguments held constant: shape parameters whose first derivative is a series summed on dual
 # numbers (rules/scipy_special.py), which s2sad refuses to differentiate again, with an error
 # naming the line (test_second_derivatives_in_shape_parameters_are_refused).
-CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,)}
+CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,),
+             **{name: (1,) for name in "scipy.stats.gamma.cdf scipy.stats.chi2.cdf scipy.stats.t.cdf "
+                                       "scipy.stats.t.logcdf".split()},
+             "scipy.stats.beta.cdf": (1, 2)}
 
 # Real arguments where the audit's (the real parts of its complex ones) sit near a pole or
 # off a domain: central differences need room around the point.
@@ -298,7 +296,7 @@ def test_second_order_through_rule(tmp_path, name, kind):
     check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name))
 
 
-@pytest.mark.parametrize("name", sorted(CONSTANTS) + "scipy.stats.gamma.cdf scipy.stats.beta.cdf".split())
+@pytest.mark.parametrize("name", sorted(CONSTANTS))
 def test_second_derivatives_in_shape_parameters_are_refused(tmp_path, name):
     """Differentiated again in a shape parameter, these rules raise an s2sad error (never a wrong number)."""
     rule = _rule(name)
@@ -433,3 +431,38 @@ def test_einsum_forms_without_a_rule_are_s2sad_errors(function, x):
         s2sad.jvp(function, (x,), (x,))
     with pytest.raises(s2sad.S2SADError):
         s2sad.hvp(function, (x,), (x,))
+
+
+def _cdf_loss(x, loc, scale):
+    from scipy import stats
+    family, method = CDF_FAMILY
+    if family == "beta":
+        y = stats.beta.cdf(x, 2.0, 3.0, loc, scale)
+    elif method == "logcdf":
+        y = stats.t.logcdf(x, 4.0, loc, scale)
+    elif family == "t":
+        y = stats.t.cdf(x, 4.0, loc, scale)
+    elif family == "chi2":
+        y = stats.chi2.cdf(x, 3.0, loc, scale)
+    else:
+        y = stats.gamma.cdf(x, 2.5, loc, scale)
+    return np.sum(np.sin(y) * np.arange(1.0, 4.0))
+
+
+CDF_FAMILY = ["gamma", "cdf"]  # the family _cdf_loss calls: set by the test below
+
+
+@pytest.mark.parametrize("family, method", [("gamma", "cdf"), ("chi2", "cdf"), ("t", "cdf"), ("t", "logcdf"),
+                                            ("beta", "cdf")])
+def test_second_order_of_a_cdf_in_x_loc_and_scale(family, method):
+    """The jvps in x, loc and scale of these cdfs compute only the slope in z (the density), so
+    their Hessian in (x, loc, scale) goes through: their shape slopes, series summed on dual
+    numbers, are not differentiated again (refused when the shape is differentiated, above)."""
+    CDF_FAMILY[:] = [family, method]
+    x = np.array([0.3, 0.5, 0.7]) if family == "beta" else np.array([0.8, 1.9, 3.1])
+    loc, scale = 0.05, 1.2
+    directions = (np.array([0.3, -0.2, 0.5]), 0.4, -0.3)
+    got = s2sad.hvp(_cdf_loss, (x, loc, scale), directions)
+    expected = _finite_difference_hvp(_cdf_loss, [x, loc, scale], list(directions))
+    for g, e, what in zip(got, expected, ("x", "loc", "scale")):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-6, err_msg=f"hvp of {family}.{method} in {what}")
