@@ -69,6 +69,17 @@ def hyp2f1_slope_z(ans, a, b, c, z):
     return a * b / c * special.hyp2f1(a + 1, b + 1, c + 1, z)
 
 
+# Written out with the parameters named, not made from the slope (``*params``): differentiated
+# again (a Hessian in z), constant a, b, c are then seen to be constants, and hyp2f1's refusal
+# in its parameters is not reached.
+def hyp2f1_vjp_z(g, ans, a, b, c, z):
+    return unbroadcast(g * conj(hyp2f1_slope_z(ans, a, b, c, z)), z)
+
+
+def hyp2f1_jvp_z(g, ans, a, b, c, z):
+    return like_output(g * hyp2f1_slope_z(ans, a, b, c, z), ans)
+
+
 def hyp2f1_parameter_without_derivative(g, ans, a, b, c, z):
     """hyp2f1's parameters get no derivative (no closed form): refused when one has a tangent."""
     raise MissingRuleError("no rule for the derivative of scipy.special.hyp2f1 in its parameters a, b, c",
@@ -555,7 +566,8 @@ special_slopes(special.betaln,       "a, b",    betaln_slope_a, betaln_slope_b)
 special_slopes(special.gammainc,     "a, x",    gammainc_slope_a, gammainc_slope_x, guarded=True)
 special_slopes(special.gammaincc,    "a, x",    gammaincc_slope_a, gammaincc_slope_x, guarded=True)
 special_slopes(special.betainc,      "a, b, x", betainc_slope_a, betainc_slope_b, betainc_slope_x, guarded=True)
-special_slopes(special.hyp2f1,       "a, b, c, z", HYP2F1_PARAMETER, HYP2F1_PARAMETER, HYP2F1_PARAMETER, hyp2f1_slope_z)
+special_slopes(special.hyp2f1,       "a, b, c, z", HYP2F1_PARAMETER, HYP2F1_PARAMETER, HYP2F1_PARAMETER,
+               Explicit(hyp2f1_vjp_z, hyp2f1_jvp_z))
 # Bessel functions (special.jn is special.jv)
 special_slopes(special.jv,           "v, x",    ORDER, jv_slope_x)
 special_slopes(special.yv,           "v, x",    ORDER, yv_slope_x)

@@ -51,9 +51,6 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
     **{f"{name}-complex": "its forward rule takes digamma at complex arguments, which SciPy lacks: refused "
                           "(rules/scipy_special.py) with an s2sad error" for name in ("scipy.special.gamma",
                                                                                       "scipy.special.rgamma")},
-    "scipy.special.hyp2f1": "its slope in z is hyp2f1 again, whose parameters a, b, c have no derivative: the jvp "
-                            "(a function of *params) reads them as differentiated, and the second derivative is "
-                            "refused with an s2sad error",
     "scipy.integrate.odeint": "second derivatives through odeint are refused (README, scipy.integrate)",
     **{name: "SciPy refuses a point off the simplex, where central differences step: its jvp's second "
              "derivative is checked with directions along the simplex in tests/rules/test_scipy_stats.py"
@@ -61,12 +58,13 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
 }
 
 # Arguments held constant: shape parameters whose first derivative is a series summed on dual
-# numbers (rules/scipy_special.py), which s2sad refuses to differentiate again, with an error
-# naming the line (test_second_derivatives_in_shape_parameters_are_refused).
+# numbers (rules/scipy_special.py), which s2sad refuses to differentiate again, and hyp2f1's a,
+# b, c, which have no derivative at all: refused with an error naming the line
+# (test_second_derivatives_in_shape_parameters_are_refused).
 CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,),
              **{name: (1,) for name in "scipy.stats.gamma.cdf scipy.stats.chi2.cdf scipy.stats.t.cdf "
                                        "scipy.stats.t.logcdf".split()},
-             "scipy.stats.beta.cdf": (1, 2)}
+             "scipy.stats.beta.cdf": (1, 2), "scipy.special.hyp2f1": (0, 1, 2)}
 
 # Real arguments where the audit's (the real parts of its complex ones) sit near a pole or
 # off a domain: central differences need room around the point.
