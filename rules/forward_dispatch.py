@@ -13,8 +13,9 @@ pulls the cotangent back through each of its terms:
   (templates are compiled with one) through ``call_rrule``, as any function called through a
   value; ``ans``'s cotangent flows back to the call's output.
 
-A method of the user's class or a user function called through a value in forward code has
-no forward rule: its second derivative is refused here, with an error naming it.
+A user function called through a value in forward code (``f(*args)``, a default argument) has
+no forward rule: its reverse is that of its own generated forward code. A method of the user's
+class has none either: its second derivative is refused here, with an error naming it.
 """
 import numpy as np
 
@@ -22,7 +23,9 @@ from s2sad.errors import MissingRuleError
 from s2sad.registry import defrrule, restore_template_source
 from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
 from s2sad.runtime.accumulate import add
-from s2sad.runtime.calls import call_rrule, called
+from s2sad.arguments import is_float_like
+from s2sad.runtime.calls import call_rrule, called, differentiable_source
+from s2sad.transform import transformed_forward_call
 from s2sad.runtime.methods import attribute_jvp, attribute_rrule, method_jvp, packed_jvp
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
@@ -180,7 +183,7 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
         if found is None:
-            raise _no_second_order(getattr(receiver, "__qualname__", type(receiver).__name__))
+            return _source_call_rrule(receiver, args, tangents, kwargs)
         forward, held_args, held_keywords = found
         every = (ZERO,) * len(held_args) + tangents
         given = dict(forward.signature.bind_partial(*every).arguments)
@@ -205,6 +208,32 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
         return (NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, d_ans, tuple(d_args[held:]), tuple(d_every[held:]))
 
     return y, method_jvp_pullback
+
+
+def _source_call_rrule(function, args, tangents, kwargs):
+    """A Python function with source called through a value in forward code (``f(*args)``, a
+    default argument): the reverse of its own generated forward code, in ``method_jvp``'s form."""
+    target, held_args, held_keywords = called(function)
+    keywords = {**held_keywords, **kwargs}
+    label = getattr(target, "__qualname__", type(target).__name__)
+    if not differentiable_source(target) or any(is_float_like(value) for value in keywords.values()):
+        # keywords are constants in forward code; a float among them may be differentiated here
+        raise _no_second_order(label)
+    every = (ZERO,) * len(held_args) + tuple(tangents)
+    active = tuple(i for i, t in enumerate(every) if not _is_zero(t))
+    call = transformed_forward_call(target, active, ())
+    if call.star is not None and any(i >= len(call.positional) for i in active):
+        raise _no_second_order(label)  # a tangent collected by *args: not spread back here
+    pair, pullback = call.rrule(tuple(every[i] for i in active), *held_args, *args, **keywords)
+    held = len(held_args)
+
+    def source_call_pullback(g):
+        parts = pullback((ZERO, g))  # (NO_TANGENT, cotangents of the active tangents, *of the arguments)
+        by_position = dict(zip(active, parts[1]))
+        d_tangents = tuple(by_position.get(i, ZERO) for i in range(held, len(every)))
+        return (NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, ZERO, tuple(parts[2 + held:]), d_tangents)
+
+    return pair[1], source_call_pullback
 
 
 def _forward_of_value(function):

@@ -754,3 +754,60 @@ def test_second_order_through_a_custom_rule_is_refused_saying_why(custom_rules, 
     np.testing.assert_allclose(s2sad.grad(loss)(x), gradient(x))
     with pytest.raises(s2sad.S2SADError, match=f"second derivative .* a {kind} function"):
         s2sad.hessian(loss)(x)
+
+
+# ---------------------------------------------------------------- second order through calls made through values
+def four_way(a, b, c, d):
+    return a * b + c * d
+
+
+def cubed_plus_sine(z):
+    return z ** 3 + np.sin(z)
+
+
+def predicts(x, activation=np.tanh):
+    return activation(x * 2.0)
+
+
+def through_a_default_function(x):
+    return np.sum(predicts(x, cubed_plus_sine))
+
+
+def through_star_arguments(x, extra):
+    args = (x, 2.0) + (x,)          # a join written by the user, then `*` at the call
+    middle = (2.0, x)
+    return np.sum(np.sin(four_way(*args, extra))) + np.sum(four_way(x, *middle, extra) ** 2)
+
+
+def mixed_hvp_by_differences(f, primals, directions, h=1e-3):
+    """Central differences (step h along the direction) of the gradient by central differences."""
+    def gradient(point):
+        out = []
+        for k, leaf in enumerate(point):
+            leaf = np.asarray(leaf, dtype=float)
+            g = np.zeros_like(leaf)
+            for i in range(leaf.size):
+                e = np.zeros_like(leaf)
+                e.flat[i] = 1e-4
+                up, down = list(point), list(point)
+                up[k], down[k] = leaf + e, leaf - e
+                g.flat[i] = (f(*up) - f(*down)) / 2e-4
+            out.append(g if np.ndim(point[k]) else float(g))
+        return out
+    ahead = gradient([p + h * d for p, d in zip(primals, directions)])
+    behind = gradient([p - h * d for p, d in zip(primals, directions)])
+    return [(a - b) / (2 * h) for a, b in zip(ahead, behind)]
+
+
+@pytest.mark.parametrize("f, primals, directions", [
+    (through_a_default_function, (np.array([0.3, 0.9]),), (np.array([1.0, -0.5]),)),
+    (through_star_arguments, (np.array([0.3, 0.9]), 1.7), (np.array([1.0, -0.5]), 0.3)),
+], ids=["default function argument", "star arguments"])
+def test_hvp_through_a_function_called_through_a_value(f, primals, directions):
+    """Forward code calls these through ``packed_jvp``/``method_jvp`` (the callee is a value): its
+    reverse is the reverse of the callee's own forward code (it was refused), and a join of two
+    tuple variables in forward code is ``concat`` (it was read again as numbers added)."""
+    got = s2sad.hvp(f, primals, directions)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, e in zip(got, mixed_hvp_by_differences(f, primals, directions)):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)

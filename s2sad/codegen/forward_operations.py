@@ -7,6 +7,7 @@ code runs; in-place changes update the container's tangent the same way.
 """
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
@@ -73,6 +74,9 @@ class ForwardOperations:
             return [f"{op.target} = {self.core.code(op.args[0])}"] if op.target in self.core.read_names or op.target in self.activity.active else []
         if op.kind == "effect":
             return [self.core.call_text(op)]
+        if op.kind == "call" and op.callee.value is operator.concat:
+            # `a + b` of two sequence variables, read again for a second derivative, would be numbers added
+            return [f"{op.target} = concat({', '.join(self.core.code(a) for a in op.args)})"]
         return [f"{op.target} = {self.core.call_text(op)}"]
 
     def tangent(self, op: Operation) -> list[str]:

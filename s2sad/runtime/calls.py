@@ -46,7 +46,7 @@ def called(function):
             return function, held_args, held_keywords
 
 
-def _differentiable_source(function) -> bool:
+def differentiable_source(function) -> bool:
     original = getattr(function, "__s2sad_original__", function)
     return inspect.isfunction(original) and not is_library(original)
 
@@ -145,7 +145,7 @@ def value_call_rrule(function, *args, **kwargs):
         y, pullback = rule.lazy_rrule(*held_args, *args, **keywords)
     elif _user_class(target):
         y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
-    elif _differentiable_source(target):
+    elif differentiable_source(target):
         y, pullback = _transformed_call(target, held, len(args), tuple(kwargs))(*held_args, *args, **keywords)
     else:
         raise _no_way(target, "reverse")
@@ -173,7 +173,7 @@ def value_call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
         return forward.pushforward(held_args + tuple(args), keywords, dict(given), ans)
     if _user_class(target):
         return constructor_jvp(target, held_args + tuple(args), every, **keywords)
-    if _differentiable_source(target):
+    if differentiable_source(target):
         active = tuple(i for i, t in enumerate(every) if t is not ZERO)
         call = transformed_forward_call(target, active, ())
         return call(tuple(every[i] for i in active), *held_args, *args, **keywords)[1]

@@ -7,6 +7,8 @@ and methods differentiated by the receiver's type (``methods.py``).
 """
 from __future__ import annotations
 
+from operator import concat  # forward code joins sequences with it: read again, it is a call with a rule
+
 from ..errors import handled_exception
 from .contexts import unsuppressed
 from .accumulate import accumulate, add_at, zeroed_at
@@ -21,4 +23,4 @@ __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotan
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_pop", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception",
-           "unsuppressed"]
+           "unsuppressed", "concat"]
