@@ -13,6 +13,10 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
 * forward mode: ``jvp`` with tangents ``v`` gives ``<u, J v>`` equal to ``<J^T u, v>`` from
   reverse mode, and ``J v`` equal to a finite-difference directional derivative; a
   ``MissingRuleError`` is recorded as a missing forward rule, not as a failure;
+* second order, for a scalar ``f`` with float64 or complex inputs: ``hvp`` along ``v`` equals
+  central differences along ``v`` of the finite-difference gradient (nested stencils, never
+  s2sad's own gradient; tolerance rtol 1e-4, atol 1e-5); where the nested differences do not
+  settle the program is not judged at second order (``Outcome.second_order`` says why);
 * the inputs are unchanged afterwards (values, types, shapes);
 * the value has NumPy's dtype (float32 inputs mixed with float64 constants included).
 
@@ -70,6 +74,7 @@ class Outcome:
     missing_forward: list = field(default_factory=list)   # qualified names of functions without a forward rule
     invalid: str | None = None                             # why the program cannot be judged at these inputs
     forward_checked: bool = False
+    second_order: str | None = None                        # "checked", or why not
     refusals: list = field(default_factory=list)           # (construct, message) of each S2SADError
 
     @property
@@ -169,7 +174,7 @@ def check_program(program, directory: str) -> Outcome:
 
 
 def check_source(source: str, args, output_kind: str, u, tangents, directory: str, stem: str | None = None,
-                 modes=("reverse", "forward")) -> Outcome:
+                 modes=("reverse", "forward", "second")) -> Outcome:
     """Write ``source`` to a file, import it, and check its ``f`` at ``args`` (the probed twin
     of the same text guards the finite differences)."""
     from .analysis import Probe
@@ -183,7 +188,7 @@ def check_source(source: str, args, output_kind: str, u, tangents, directory: st
         unload(module)
 
 
-def check_module(module, probe, args, output_kind, u, tangents, modes=("reverse", "forward")) -> Outcome:
+def check_module(module, probe, args, output_kind, u, tangents, modes=("reverse", "forward", "second")) -> Outcome:
     """``check_function`` on the module's ``f``; again after a redefinition, if it defines ``helper_redefined``."""
     outcome = check_function(module.f, args, output_kind, u, tangents, probe, modes)
     if hasattr(module, "helper_redefined") and not outcome.invalid:
@@ -400,6 +405,8 @@ def _refusal(outcome, stage, error, path) -> None:
 
 def modes_for(signature: str) -> tuple:
     """The modes a check must run to see a failure with this signature again (reduce.py)."""
+    if signature.startswith(("second-exception", "hvp-mismatch")):
+        return ("second",)
     if signature.startswith(("forward-exception", "jvp-mismatch", "jvp-value-mismatch")):
         return ("forward",)
     if signature.startswith("jvp-vjp-mismatch"):
@@ -415,7 +422,7 @@ def _tolerances(args, expected):
     return RTOL, ATOL
 
 
-def check_function(f, args, output_kind, u, tangents, probe=None, modes=("reverse", "forward")) -> Outcome:
+def check_function(f, args, output_kind, u, tangents, probe=None, modes=("reverse", "forward", "second")) -> Outcome:
     """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out."""
     outcome = Outcome()
     args = tuple(args)
@@ -539,7 +546,56 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
                 if abs(forward - backward) > (1e-4 if loose else 1e-7) * scale:
                     outcome.fail("jvp-vjp-mismatch", f"<u, J v> is {forward!r} by jvp but {backward!r} by vjp")
 
+        if "second" in modes:
+            _check_second_order(outcome, f, args, wide, tangents, positions, scalar and not loose, u, phi, path)
+
     changed = _same_inputs(before, args)
     if changed:
         outcome.fail("input-mutated", changed)
     return outcome
+
+
+SECOND_RTOL, SECOND_ATOL = 1e-4, 1e-5   # hvp against nested finite differences (each ~1e-7 off)
+
+
+def _check_second_order(outcome, f, args, wide, tangents, positions, judged: bool, u, phi, path) -> None:
+    """``hvp`` of a scalar ``f`` along the tangents (times ``u``), against central differences
+    along them of the finite-difference gradient of ``phi = u * f`` (both nested stencils run on
+    the probed twin: a step that changes the path makes the program unjudged here, not failed)."""
+    if not judged or not positions:
+        outcome.second_order = "not a scalar float64 or complex program"
+        return
+    try:
+        products = s2sad.hvp(f, args, tangents)
+    except MissingRuleError as error:
+        outcome.missing_forward.append(_missing_rule_name(error))
+        outcome.second_order = "a forward rule is missing"
+        return
+    except S2SADError as error:
+        _refusal(outcome, "second", error, path)
+        outcome.second_order = "refused"
+        return
+    except Exception as error:  # noqa: BLE001 - every exception is a finding
+        _exception_failure(outcome, "second", error)
+        return
+    products = products if len(positions) > 1 else (products,)
+
+    def gradient_along(moved):
+        return np.concatenate([np.ravel(g) for g in numerical_gradients(phi, moved, positions)])
+
+    def at(step):
+        moved = list(wide)
+        for p in positions:
+            moved[p] = wide[p] + step * widened(tangents[p])
+        return moved
+
+    try:
+        expected = _stencil(gradient_along, at)
+    except (PathChanged, NotConverged):
+        outcome.second_order = "nested finite differences do not settle here"
+        return
+    got = float(u) * np.concatenate([np.ravel(np.asarray(g)) for g in products])
+    outcome.second_order = "checked"
+    if got.shape != expected.shape or not _close(got, expected, SECOND_RTOL, SECOND_ATOL):
+        outcome.fail("hvp-mismatch", f"hvp along v: s2sad {got.tolist()} != nested finite differences "
+                                     f"{expected.tolist()}")
