@@ -68,6 +68,12 @@ class ArgumentError(S2SADError):
     """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input."""
 
 
+class ComplexDtypeError(ArgumentError, TypeError):
+    """A complex output where a real one is differentiated (``grad`` of a complex function
+    without ``holomorphic=True``), or a real input or output with ``holomorphic=True``.
+    A ``TypeError``, as JAX and autograd raise for the same calls."""
+
+
 class RuleError(S2SADError):
     """A rule broke its contract (wrong number of cotangents, wrong shape)."""
 
