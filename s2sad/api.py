@@ -335,8 +335,23 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 uses_gradient(grad)  # s2sad.hvp called in a differentiated function is differentiated through grad's rule
 
 
-def vjp(f, *primals, has_aux: bool = False):
-    """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal, as JAX's ``vjp``.
+
+    ``ct`` has the output's shape (any output: an array, a container); each cotangent has its
+    primal's (an int primal gets ``s2sad.NO_TANGENT``). With ``has_aux``, ``f`` returns
+    ``(output, aux)`` and so does this: ``(output, pullback, aux)``. The pullback may be
+    called more than once.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x, y):
+    ...     return x * y
+    >>> y, pullback = s2sad.vjp(f, np.array([1.0, 2.0]), 3.0)
+    >>> y
+    array([3., 6.])
+    >>> pullback(np.array([1.0, 1.0]))                  # (ct * y, sum(ct * x))
+    (array([3., 3.]), 3.0)
+    """
     positions = tuple(i for i, value in enumerate(primals) if is_float_like(value))
     # The pullback outlives this call: it reads copies of the caller's arrays, and the
     # caller gets copies of the values it reads (see s2sad.runtime.isolation).
@@ -369,11 +384,20 @@ def _write_back(function, positions, names, given, values) -> None:
             write_back(given[names.index(name)], values[names.index(name)])
 
 
-def rrule(f, *args, **kwargs):
+def rrule(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """ChainRules form: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``, a
     container's cotangent a ``Tangent`` as rules give them (a rule may return it as its own).
 
-    Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
+    Uses the registered rule of ``f`` when it has one, else the code s2sad generates. The
+    first cotangent is the function's own (``NO_TANGENT``: a function holds nothing to
+    differentiate); a rule written with ``defrrule`` can call it to reuse a derivative.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x, y):
+    ...     return x * y
+    >>> y, pullback = s2sad.rrule(f, np.array([1.0, 2.0]), 3.0)
+    >>> pullback(np.ones(2))
+    (NO_TANGENT, array([3., 3.]), 3.0)
     """
     given = args
     args, kwargs = detached(args), detached(kwargs)  # as in vjp: the pullback outlives the call

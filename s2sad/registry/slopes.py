@@ -35,6 +35,13 @@ def defderivative(function, signature: str, *derivatives: str | None, name: str 
     The expressions may use the parameters, ``ans`` (the output), ``np``, ``math``, the
     helpers of ``s2sad.rules.helpers`` and builtins; see ``registry.derivative_rule`` for
     what is refused at registration.
+
+    >>> import numpy as np, s2sad
+    >>> def logistic(x):
+    ...     return 1.0 / (1.0 + np.exp(-x))
+    >>> rule = s2sad.defderivative(logistic, "x", "ans * (1 - ans)")
+    >>> float(s2sad.grad(logistic)(0.0)), float(s2sad.jvp(logistic, (0.0,), (2.0,))[1])
+    (0.25, 0.5)
     """
     rule = derivative_rule(function, signature, *derivatives, name=name, version=version)
     defjvp(function, *(None if derivative is None else jvp_template(derivative) for derivative in derivatives),
@@ -69,6 +76,13 @@ def defslopes(function, signature: str, *slopes, guarded=(), name: str | None = 
     ``guarded`` names the parameters (or ``True``: all) whose term is exactly 0 wherever the
     cotangent or tangent is 0, even where the slope is infinite (``entr`` at 0: ``0 * inf``
     would be NaN).
+
+    >>> import numpy as np, s2sad
+    >>> def cube_root(x):
+    ...     return np.cbrt(x)
+    >>> rule = s2sad.defslopes(cube_root, "x", lambda ans, x: 1.0 / (3.0 * ans ** 2))
+    >>> float(s2sad.grad(cube_root)(8.0)), float(s2sad.jvp(cube_root, (8.0,), (1.0,))[1])
+    (0.08333333333333333, 0.08333333333333333)
     """
     params = [part.strip().split("=")[0].strip() for part in signature.split(",")]
     vjps, jvps = [], []
