@@ -258,3 +258,26 @@ def test_a_user_script_type_checks(tmp_path):
                             capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert os.path.isfile(os.path.join(ROOT, "s2sad", "py.typed"))
+
+
+def test_the_annotations_catch_wrong_calls(tmp_path):
+    """The other half of the typing step: each wrong call of tests/typing/wrong_calls.py gets the
+    error its `# E:` comment names, on its line, and nothing else is reported (an annotation
+    loosened to Any would let its call through)."""
+    pytest.importorskip("mypy")
+    script = os.path.join(ROOT, "tests", "typing", "wrong_calls.py")
+    with open(script) as stream:
+        expected = {number: line.split("# E: ", 1)[1].strip()
+                    for number, line in enumerate(stream, 1) if "# E: " in line}
+    assert len(expected) >= 15
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                             "--cache-dir", str(tmp_path / "mypy_cache"), script],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    reported = {}
+    for line in result.stdout.splitlines():
+        match = re.match(r".*wrong_calls\.py:(\d+): error: (.*)", line)
+        if match:
+            reported.setdefault(int(match.group(1)), []).append(match.group(2))
+    assert set(reported) == set(expected), result.stdout
+    for number, message in expected.items():
+        assert any(text.startswith(message) for text in reported[number]), (number, message, reported[number])

@@ -36,7 +36,7 @@ import tokenize
 from dataclasses import dataclass, field
 from functools import partial
 from types import BuiltinMethodType, ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from ..errors import RuleError
 from ..frontend.resolve import is_library
@@ -44,6 +44,7 @@ from ..runtime.tangents import NO_TANGENT, Tangent, Thunk
 
 Template = str
 VJP = Callable[..., Any]
+F = TypeVar("F", bound=Callable[..., Any])  # differentiate_source returns the function it is given
 
 # Names that template expressions may use besides ``g``, ``ans`` and the parameters.
 # The generator imports exactly these into every generated module.
@@ -453,7 +454,7 @@ def registered_rules() -> set[int]:
     return {id(rule) for table in (_rules, _method_rules, _bound_rules) for rule in table.values()}
 
 
-def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
+def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
            thunks: bool = False, lazy: bool = False) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
 
@@ -582,7 +583,7 @@ def _checked_rrule(rule_name: str, rrule):
     return checked_rrule
 
 
-def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
+def defvjp_all(function: Callable[..., Any], signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
     """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter,
     for rules whose cotangents share work (autograd's ``defvjp_argnum``).
 
@@ -600,7 +601,7 @@ def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, vers
     return _store(rule)
 
 
-def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
     """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``, where
     ``pullback(g)`` returns the function's own cotangent (``s2sad.NO_TANGENT``) then one per
     argument. ``signature`` (``"x, y"``) is needed for forward rules (``defjvp``) to name them.
@@ -623,7 +624,7 @@ def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, 
     return _store(rule)
 
 
-def nondifferentiable(*functions) -> None:
+def nondifferentiable(*functions: Callable[..., Any]) -> None:
     """Declare functions whose outputs carry no gradient (comparisons, argmax, zeros, ...):
     calls of them are constants in differentiated code.
 
@@ -640,7 +641,7 @@ def nondifferentiable(*functions) -> None:
         _store(Rule(function, _qualified_name(function), nondifferentiable=True))
 
 
-def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
+def defmethod(owner: type, name: str, rule_or_function: Rule | Callable[..., Any] | None = None) -> Rule:
     """Make ``obj.name(...)`` (or the property ``obj.name``) use a rule, for ``obj`` an ``owner``.
 
     The receiver is the rule's first parameter: ``x.sum(axis=0)`` is ``np.sum(x, axis=0)``.
@@ -680,7 +681,7 @@ def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
     return rule
 
 
-def unregister(function) -> None:
+def unregister(function: Callable[..., Any]) -> None:
     """Forget the rule of ``function`` (so s2sad differentiates its source instead).
     Code generated for its callers is made again.
 
@@ -805,7 +806,7 @@ def real_constant(node) -> float | None:
 # ---------------------------------------------------------------- opting out of a rule
 
 
-def differentiate_source(function):
+def differentiate_source(function: F) -> F:
     """Opt a Python function out of its rule: s2sad differentiates its source instead.
 
     After ``differentiate_source(f)``, calls of ``f`` in differentiated code are

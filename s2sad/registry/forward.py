@@ -140,7 +140,8 @@ def _python_name(name: str) -> str:
 _forward: dict[int, ForwardRule] = {}  # id(reverse rule) -> its forward rule
 
 
-def defjvp(function, *jvps, elementwise: bool = False, signature: str | None = None) -> ForwardRule:
+def defjvp(function: Callable[..., Any], *jvps: str | Callable[..., Any] | None, elementwise: bool = False,
+           signature: str | None = None) -> ForwardRule:
     """Register ``function``'s forward rule: one jvp per parameter of its reverse rule's
     signature, in order (a template over the tangent ``g``, ``ans`` and the parameters;
     ``LINEAR``; a callable ``(g, ans, *params)``; or ``None``). The reverse rule comes first.
@@ -159,7 +160,7 @@ def defjvp(function, *jvps, elementwise: bool = False, signature: str | None = N
     return _store(rule, jvps, elementwise, signature)
 
 
-def deflinear(function, *params: str, elementwise: bool = False) -> ForwardRule:
+def deflinear(function: Callable[..., Any], *params: str, elementwise: bool = False) -> ForwardRule:
     """Register the forward rule of a function linear in each of ``params`` (all of its
     parameters if none are named): its tangent is the function of the tangents.
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from . import Rule, defvjp, derivative_rule, real_constant
 from .forward import defjvp
 
 
-def defderivative(function, signature: str, *derivatives: str | None, name: str | None = None,
+def defderivative(function: Callable[..., Any], signature: str, *derivatives: str | None, name: str | None = None,
                   version: str = "1") -> Rule:
     """Register an elementwise function in both modes by the partial derivative of each
     parameter, one expression each (``None``: no derivative in that parameter)::
@@ -69,7 +70,8 @@ class Explicit:
         self.vjp, self.jvp = vjp, jvp if jvp is not None else vjp
 
 
-def defslopes(function, signature: str, *slopes, guarded=(), name: str | None = None) -> Rule:
+def defslopes(function: Callable[..., Any], signature: str, *slopes: Callable[..., Any] | Explicit | None,
+              guarded: Iterable[str] | bool = (), name: str | None = None) -> Rule:
     """Register an elementwise function in both modes by a slope function per parameter,
     ``slope(ans, *params)`` (``None``: no derivative; ``Explicit(vjp, jvp)``: written out).
 
