@@ -160,14 +160,12 @@ def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     A real output of complex inputs has rows in ``grad``'s convention (``df/dx + 1j df/dy``).
 
     >>> import numpy as np, s2sad
-    >>> def f(x):
-    ...     return np.array([x[0] * x[1], np.sin(x[0])])
-    >>> s2sad.jacrev(f)(np.array([0.0, 2.0]))
-    array([[2., 0.],
-           [1., 0.]])
-    >>> def square(z):
-    ...     return z ** 2
-    >>> s2sad.jacrev(square, holomorphic=True)(np.array([1 + 1j]))           # 2 z
+    >>> def norm_and_product(x):
+    ...     return np.array([np.sum(x ** 2), x[0] * x[1]])
+    >>> s2sad.jacrev(norm_and_product)(np.array([1.0, 2.0]))                 # [2 x; (x1, x0)]
+    array([[2., 4.],
+           [2., 1.]])
+    >>> s2sad.jacrev(np.square, holomorphic=True)(np.array([1 + 1j]))        # 2 z
     array([[2.+2.j]])
     """
     @functools.wraps(_unwrap(f))
