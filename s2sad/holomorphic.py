@@ -60,6 +60,11 @@ def check_complex_inputs(values: Iterable[Any], transform: str, name: str) -> No
         for leaf in leaves(value):
             if _is_complex_leaf(leaf) or not _has_tangent_space(leaf):
                 continue
+            if not isinstance(leaf, (float, np.generic)) and not hasattr(leaf, "dtype"):
+                raise ComplexDtypeError(
+                    f"{transform} of {name} with holomorphic=True takes complex numbers and arrays, in dicts, lists, "
+                    f"tuples, namedtuples or dataclasses, not a {type(leaf).__name__} object",
+                    hint="pass its complex arrays as arguments (or in a dict), or make its class a dataclass")
             raise ComplexDtypeError(
                 f"{transform} of {name} with holomorphic=True needs complex inputs, but got {_dtype_name(leaf)}",
                 hint="pass complex values (x.astype(complex)), or leave holomorphic out for real inputs")

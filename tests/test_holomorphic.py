@@ -5,6 +5,8 @@ Every derivative is checked against hand-derived formulas and against central di
 of the function along the real axis, ``(f(z + h) - f(z - h)) / 2h``, which for a holomorphic
 ``f`` is ``f'(z)``. JAX, when installed, is compared too (CI does not need it).
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -108,6 +110,41 @@ def test_containers_of_complex_inputs_and_several_argnums():
     # and by differences, one leaf at a time
     assert np.allclose(gradient["a"], holomorphic_difference(lambda a: weighted({**params, "a": a}, scale), params["a"]))
     assert np.allclose(gradient["b"], holomorphic_difference(lambda b: weighted({**params, "b": b}, scale), params["b"]))
+
+
+@dataclasses.dataclass
+class Layer:
+    z: complex
+    w: np.ndarray
+    count: int
+
+
+def layer_energy(layer):
+    return layer.z ** 2 * np.sum(layer.w) * layer.count
+
+
+class Box:  # a plain class: its gradient would be a structural Tangent, not conjugated in place
+    def __init__(self, z):
+        self.z = z
+
+
+def boxed_square(box):
+    return box.z ** 2
+
+
+def test_dataclasses_and_lists_and_a_plain_object_refused():
+    layer = Layer(1.0 + 1.0j, np.array([1j, 2.0 + 0j]), 3)
+    gradient = s2sad.grad(layer_energy, holomorphic=True)(layer)
+    assert isinstance(gradient, Layer) and gradient.count is None
+    assert np.isclose(gradient.z, 2 * layer.z * np.sum(layer.w) * 3)
+    assert np.allclose(gradient.w, layer.z ** 2 * 3)
+    assert np.allclose(s2sad.grad(sum_of_first_squared, holomorphic=True)([1j, 2.0 + 0j]), [2j, 1.0])
+    with pytest.raises(TypeError, match="takes complex numbers and arrays, in dicts, .* not a Box object"):
+        s2sad.grad(boxed_square, holomorphic=True)(Box(1.0 + 1.0j))
+
+
+def sum_of_first_squared(zs):
+    return zs[0] ** 2 + zs[1]
 
 
 def with_aux(z):
