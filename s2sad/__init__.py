@@ -17,7 +17,7 @@ from .api import grad, rrule, value_and_grad, vjp  # noqa: E402
 from .decorator import Differentiated, differentiate, show  # noqa: E402
 from .registry.forward import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
-    ArgumentError, MissingRuleError, RefusedBranchWarning, RuleError, S2SADError, SourceUnavailableError,
+    ArgumentError, ComplexDtypeError, MissingRuleError, RefusedBranchWarning, RuleError, S2SADError, SourceUnavailableError,
     UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
@@ -64,6 +64,6 @@ __all__ = [
     "defvjp", "defvjp_all", "defrrule", "defderivative", "defslopes", "defmethod", "nondifferentiable", "unregister",
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",
-    "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "RuleError",
+    "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "ComplexDtypeError", "RuleError",
     "RefusedBranchWarning",
 ]

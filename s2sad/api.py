@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
@@ -29,7 +30,11 @@ from .arguments import bind_arguments, collects_arguments, differentiated_positi
 from .cache.validity import definition, same_definition
 from .compositions import composable, uses_gradient
 from .containers import as_tangent
+from .holomorphic import check_complex_inputs, conjugated
 from .tracebacks import point_at_user_source
+
+
+Argnums = Union[int, Sequence[int]]  # an int gives one gradient, a tuple a tuple
 
 
 def _is_library_function(function) -> bool:
@@ -174,15 +179,28 @@ def _pull(pullback, cotangent):
 
 
 # ---------------------------------------------------------------------- public functions
-def value_and_grad(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux)."""
-    return _differentiated(f, argnums, has_aux, with_value=True)
+def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable[..., tuple[Any, Any]]:
+    """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux).
+
+    The arguments are ``grad``'s; the value costs nothing extra, since the gradient runs ``f``.
+
+    >>> import numpy as np, s2sad
+    >>> def loss(w, x):
+    ...     return np.sum((x @ w) ** 2)
+    >>> value, dw = s2sad.value_and_grad(loss)(np.array([1.0, 2.0]), np.eye(2))
+    >>> value, dw                                       # |w|**2 and 2 w
+    (np.float64(5.0), array([2., 4.]))
+    """
+    return _differentiated(f, argnums, has_aux, with_value=True, holomorphic=holomorphic)
 
 
-def _differentiated(f, argnums, has_aux: bool, with_value: bool):
+def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bool = False):
     """The function ``value_and_grad`` (``with_value``) or ``grad`` returns: one closure, no
-    wrapper around another, since a scalar gradient costs a few microseconds in all."""
+    wrapper around another, since a scalar gradient costs a few microseconds in all.
+    ``holomorphic``: complex inputs and output, and the conjugate of the pullback of 1 (holomorphic.py)."""
     name = getattr(f, "__qualname__", repr(f))
+    transform = "value_and_grad" if with_value else "grad"
     single = isinstance(argnums, (int, np.integer))
     # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
     # the rrule is current for it): see _lane
@@ -194,6 +212,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
         done = None
         if lane is not None and lane[0] == registry_generation() and lane[5](lane[4]) and _plain(args, lane[2]):
             rrule, positions, fused = lane[1], lane[2], lane[3]
+            if holomorphic:
+                check_complex_inputs([args[p] for p in positions], transform, name)
             try:
                 done = fused(*args) if fused is not None else None  # value and cotangents, or None
                 if done is None:
@@ -204,11 +224,13 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             values = args
         else:
             positions = differentiated_positions(argnums, len(args), name)
+            if holomorphic:
+                check_complex_inputs([args[p] for p in positions], transform, name)
             y, pullback, names, values = _run(f, args, kwargs, positions)
             if not kwargs:
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
-                    fused = None if has_aux else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
+                    fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__)
         if done is not None:
@@ -216,7 +238,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             aux = None
         else:
             output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
-            seed = seed_for(output, name)
+            seed = seed_for(output, name, holomorphic, transform)
             cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
         if single:
             position = positions[0]
@@ -231,13 +253,17 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool):
             gradient = tuple(gradients)
         if (gradient != gradient) if gradient.__class__ is float else has_nan(gradient):
             refuse_nan(gradient, output, (), _unwrap(f))
+        if holomorphic:
+            gradient = conjugated(gradient)  # f'(z) from s2sad's conj(f'(z)): JAX's answer
         if with_value:
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
+    # a holomorphic derivative is not differentiated again (as with has_aux): the compositions'
+    # rules compute real derivatives, and would miss its conjugation
     if with_value:
-        return composable(differentiated_f, "value_and_grad", value_and_grad, f, argnums, has_aux)
-    return composable(differentiated_f, "grad", grad, f, argnums, has_aux)
+        return composable(differentiated_f, "value_and_grad", value_and_grad, f, argnums, has_aux or holomorphic)
+    return composable(differentiated_f, "grad", grad, f, argnums, has_aux or holomorphic)
 
 
 def _lane(function, count: int, positions):
@@ -263,12 +289,38 @@ def _plain(args, positions) -> bool:
     return True
 
 
-def grad(f, argnums=0, has_aux: bool = False):
-    """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux).
+def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable[..., Any]:
+    """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux), as JAX's ``grad``.
 
-    ``grad(grad(f))`` (a scalar argument) is the second derivative, and so on: see
-    s2sad.higher.derivative.
+    ``f`` returns a real scalar. ``argnums``: an int gives one gradient, shaped like that
+    argument (a dict for a dict, ...); a tuple gives a tuple. ``has_aux``: ``f`` returns
+    ``(output, aux)``, and the call returns ``(gradient, aux)``. ``grad(grad(f))`` (a scalar
+    argument) is the second derivative, and so on (s2sad.higher.derivative).
+
+    Complex numbers: the gradient of a real ``f`` with respect to ``z = x + 1j y`` is
+    ``df/dx + 1j df/dy`` (PyTorch's convention, the conjugate of JAX's). A complex output
+    raises ``TypeError`` (``s2sad.ComplexDtypeError``), as in JAX, unless ``holomorphic=True``:
+    then the inputs must be complex and the result is the complex derivative ``f'(z)``.
+    Whether ``f`` is holomorphic is not checked (nor is it in JAX); for any other ``f`` that
+    result is ``d Re f/dx - 1j d Re f/dy``, JAX's number, which is no derivative of ``f``.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x, y):
+    ...     return np.sum(np.sin(x) * y)
+    >>> s2sad.grad(f)(np.zeros(2), np.array([2.0, 3.0]))       # cos(x) * y
+    array([2., 3.])
+    >>> s2sad.grad(f, argnums=(0, 1))(np.zeros(2), np.ones(2))
+    (array([1., 1.]), array([0., 0.]))
+    >>> def cube(z):
+    ...     return z ** 3
+    >>> s2sad.grad(cube, holomorphic=True)(1 + 1j)             # f'(z) = 3 z**2
+    6j
     """
+    if holomorphic:  # no shortcut to forward mode: its derivative is the conjugate of the pullback's
+        grad_f = _differentiated(f, argnums, has_aux, with_value=False, holomorphic=True)
+        grad_f.__s2sad_derivative__ = None
+        return grad_f
     inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
     if inner is not None and not has_aux and argnums == inner[2]:
         return derivative(inner[0], inner[1] + 1, inner[2], (grad, f, _differentiated(f, argnums, False, with_value=False)))
@@ -283,8 +335,23 @@ def grad(f, argnums=0, has_aux: bool = False):
 uses_gradient(grad)  # s2sad.hvp called in a differentiated function is differentiated through grad's rule
 
 
-def vjp(f, *primals, has_aux: bool = False):
-    """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal."""
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(f(*primals), pullback)`` where ``pullback(ct)`` returns one cotangent per primal, as JAX's ``vjp``.
+
+    ``ct`` has the output's shape (any output: an array, a container); each cotangent has its
+    primal's (an int primal gets ``s2sad.NO_TANGENT``). With ``has_aux``, ``f`` returns
+    ``(output, aux)`` and so does this: ``(output, pullback, aux)``. The pullback may be
+    called more than once.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x, y):
+    ...     return x * y
+    >>> y, pullback = s2sad.vjp(f, np.array([1.0, 2.0]), 3.0)
+    >>> y
+    array([3., 6.])
+    >>> pullback(np.array([1.0, 1.0]))                  # (ct * y, sum(ct * x))
+    (array([3., 3.]), 3.0)
+    """
     positions = tuple(i for i, value in enumerate(primals) if is_float_like(value))
     # The pullback outlives this call: it reads copies of the caller's arrays, and the
     # caller gets copies of the values it reads (see s2sad.runtime.isolation).
@@ -317,11 +384,20 @@ def _write_back(function, positions, names, given, values) -> None:
             write_back(given[names.index(name)], values[names.index(name)])
 
 
-def rrule(f, *args, **kwargs):
+def rrule(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """ChainRules form: ``(y, pullback)`` with ``pullback(dy) -> (dself, *dargs)``, a
     container's cotangent a ``Tangent`` as rules give them (a rule may return it as its own).
 
-    Uses the registered rule of ``f`` when it has one, else the code s2sad generates.
+    Uses the registered rule of ``f`` when it has one, else the code s2sad generates. The
+    first cotangent is the function's own (``NO_TANGENT``: a function holds nothing to
+    differentiate); a rule written with ``defrrule`` can call it to reuse a derivative.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x, y):
+    ...     return x * y
+    >>> y, pullback = s2sad.rrule(f, np.array([1.0, 2.0]), 3.0)
+    >>> pullback(np.ones(2))
+    (NO_TANGENT, array([3., 3.]), 3.0)
     """
     given = args
     args, kwargs = detached(args), detached(kwargs)  # as in vjp: the pullback outlives the call

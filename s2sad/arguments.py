@@ -15,6 +15,7 @@ from .containers import as_container, in_container
 from .errors import ArgumentError
 from .frontend.resolve import signature as _signature_of
 from .frontend.source import read_function
+from .holomorphic import refuse_complex_output, refuse_real_output
 from .runtime.accumulate import release
 from .runtime.projection import check_differentiable, is_duck_array, project
 from .runtime.tangents import NO_TANGENT, Tangent, is_zero
@@ -105,8 +106,12 @@ def hand_to_rule(primal, cotangent):
     return result
 
 
-def seed_for(output, name: str):
+def seed_for(output, name: str, holomorphic: bool = False, transform: str = "grad"):
+    """The cotangent 1 for a scalar ``output`` of ``transform(f)``, in its dtype. A complex
+    output needs ``holomorphic=True`` and a real one refuses it (holomorphic.py)."""
     kind = output.__class__
+    if holomorphic:
+        return _holomorphic_seed(output, name, transform)
     if kind is float:
         return 1.0
     if kind is np.float64:  # np.sum's result, the common case: a Python float seeds it at the same precision,
@@ -117,7 +122,9 @@ def seed_for(output, name: str):
         if output.ndim != 0:
             raise ArgumentError(f"grad of {name} needs a scalar output, but it returned an array of shape {output.shape}",
                                 hint="reduce it to a scalar (np.sum, np.mean)")
-        return np.ones((), dtype=output.dtype if output.dtype.kind in "fc" else np.float64)
+        if output.dtype.kind == "c":
+            refuse_complex_output(output, transform, name)
+        return np.ones((), dtype=output.dtype if output.dtype.kind == "f" else np.float64)
     if isinstance(output, (bool, np.bool_)) or not isinstance(output, (int, float, complex, np.number, np.ndarray)):
         raise ArgumentError(
             f"grad of {name} needs a scalar float output, but it returned {type(output).__name__}",
@@ -126,11 +133,25 @@ def seed_for(output, name: str):
         raise ArgumentError(
             f"grad of {name} needs a scalar output, but it returned an array of shape {np.shape(output)}",
             hint="reduce it to a scalar (np.sum, np.mean), or use s2sad.vjp(f, *args) / s2sad.jacobian for a non-scalar output")
+    if np.iscomplexobj(output):
+        refuse_complex_output(output, transform, name)
     if isinstance(output, np.ndarray):
-        return np.ones((), dtype=output.dtype if output.dtype.kind in "fc" else np.float64)
+        return np.ones((), dtype=output.dtype if output.dtype.kind == "f" else np.float64)
     if isinstance(output, np.number):
-        return type(output)(1) if output.dtype.kind in "fc" else 1.0
+        return type(output)(1) if output.dtype.kind == "f" else 1.0
     return 1.0
+
+
+def _holomorphic_seed(output, name: str, transform: str):
+    """``seed_for`` with ``holomorphic=True``: a complex scalar's 1, in its dtype."""
+    if np.ndim(output) != 0:
+        raise ArgumentError(f"{transform} of {name} needs a scalar output, but it returned an array of shape "
+                            f"{np.shape(output)}", hint="reduce it to a scalar (np.sum), or use s2sad.jacrev(f, holomorphic=True)")
+    if not np.iscomplexobj(output) or isinstance(output, (bool, np.bool_)):
+        refuse_real_output(output, transform, name)
+    if isinstance(output, complex):
+        return 1.0 + 0.0j
+    return np.ones((), np.result_type(output))[()] if isinstance(output, np.generic) else np.ones((), output.dtype)
 
 
 def split_aux(output, has_aux: bool, name: str):

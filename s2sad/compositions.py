@@ -369,7 +369,8 @@ def composed_of(function) -> Composed | None:
     recipe = transform_recipe(function)
     if recipe is None or kind not in COMPOSABLE_KINDS:
         raise UnsupportedSyntaxError(
-            f"s2sad.{kind}({getattr(function, '__qualname__', 'f')}) with has_aux=True cannot be differentiated again",
+            f"s2sad.{kind}({getattr(function, '__qualname__', 'f')}) with has_aux=True or holomorphic=True cannot be "
+            "differentiated again",
             hint="differentiate a function without has_aux, returning what you need")
     transform, f, argnums = recipe
     inner = composed_of(f)

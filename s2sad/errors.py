@@ -23,7 +23,17 @@ class S2SADError(Exception):
 
     When the error is about a place in the user's code, ``location`` names it and the
     message is printed compiler-style: ``file:line:col: error: message``, the source
-    line, a caret under the column, then a hint saying what to do.
+    line, a caret under the column, then a hint saying what to do. ``message``,
+    ``location`` and ``hint`` are attributes too.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return np.sum(x ** 2)
+    >>> try:
+    ...     s2sad.grad(f)(3)                     # an int has no derivative
+    ... except s2sad.S2SADError as error:
+    ...     print(type(error).__name__, "|", error.message)
+    ArgumentError | cannot differentiate with respect to argument 'x': it is an int (3): ints are discrete, they have no derivative
     """
 
     def __init__(self, message: str, location: SourceLocation | None = None, hint: str = ""):
@@ -44,15 +54,49 @@ class S2SADError(Exception):
 
 
 class UnsupportedSyntaxError(S2SADError):
-    """The function uses Python that s2sad does not differentiate (raised by the fence)."""
+    """The function uses Python that s2sad does not differentiate (raised by the fence).
+
+    >>> import s2sad
+    >>> def remember(x):
+    ...     global last
+    ...     last = x
+    ...     return x
+    >>> try:
+    ...     s2sad.grad(remember)(1.0)
+    ... except s2sad.UnsupportedSyntaxError as error:
+    ...     print(error.message, "at line", error.location.line - remember.__code__.co_firstlineno)
+    `global` declarations are not supported at line 1
+    """
 
 
 class SourceUnavailableError(S2SADError):
-    """The function's source cannot be read (builtin, C extension, REPL, exec)."""
+    """The function's source cannot be read (builtin, C extension, REPL, exec).
+
+    >>> import s2sad
+    >>> double = eval("lambda x: 2.0 * x")      # no file to read it from
+    >>> try:
+    ...     s2sad.grad(double)(1.0)
+    ... except s2sad.SourceUnavailableError as error:
+    ...     print(error.message)
+    cannot read the source of <lambda> (defined in <string>): could not get source code
+    """
 
 
 class MissingRuleError(S2SADError):
-    """A call has no registered rule and no Python source s2sad could transform."""
+    """A call has no registered rule and no Python source s2sad could transform.
+
+    ``s2sad rules PATTERN`` lists the rules there are; ``s2sad.defvjp`` or
+    ``s2sad.defderivative`` registers one.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return np.polynomial.hermite.hermval(x, [1.0, 2.0])
+    >>> try:
+    ...     s2sad.grad(f)(0.5)
+    ... except s2sad.MissingRuleError as error:
+    ...     print(error.message)
+    no rule for `np.polynomial.hermite.hermval` (numpy.polynomial.hermite.hermval), and it has no Python source to differentiate
+    """
 
 
 class UnsupportedArgumentsError(MissingRuleError, NotImplementedError):
@@ -65,11 +109,53 @@ class NonFiniteDerivativeError(S2SADError):
 
 
 class ArgumentError(S2SADError):
-    """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input."""
+    """A bad ``argnums``/``wrt``, a non-scalar output for ``grad``, a non-float input.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return x ** 2
+    >>> try:
+    ...     s2sad.grad(f)(np.ones(2))
+    ... except s2sad.ArgumentError as error:
+    ...     print(error.message)
+    grad of f needs a scalar output, but it returned an array of shape (2,)
+    """
+
+
+class ComplexDtypeError(ArgumentError, TypeError):
+    """A complex output where a real one is differentiated (``grad`` of a complex function
+    without ``holomorphic=True``), or a real input or output with ``holomorphic=True``.
+    A ``TypeError``, as JAX and autograd raise for the same calls.
+
+    >>> import s2sad
+    >>> def square(z):
+    ...     return z ** 2
+    >>> try:
+    ...     s2sad.grad(square)(1.0 + 2.0j)
+    ... except TypeError as error:
+    ...     print(error.message)
+    grad of square needs a real output, but it returned complex
+    >>> s2sad.grad(square, holomorphic=True)(1.0 + 2.0j)        # f'(z) = 2 z
+    (2+4j)
+    """
 
 
 class RuleError(S2SADError):
-    """A rule broke its contract (wrong number of cotangents, wrong shape)."""
+    """A rule broke its contract (wrong number of cotangents, wrong shape).
+
+    >>> import s2sad
+    >>> @s2sad.custom_vjp
+    ... def first(x, y):
+    ...     return x
+    >>> first.defvjp(lambda x, y: (x, None), lambda residuals, g: (g,))    # one cotangent short
+    >>> def f(x):
+    ...     return first(x, 1.0)
+    >>> try:
+    ...     s2sad.grad(f)(1.0)
+    ... except s2sad.RuleError as error:
+    ...     print(error.message)
+    the bwd of `first` returned 1 cotangents for its 2 argument(s)
+    """
 
 
 def handled_exception(caught: BaseException, handler: str) -> UnsupportedSyntaxError:
@@ -103,4 +189,18 @@ def _refusal_classes():
 
 class RefusedBranchWarning(UserWarning):
     """A branch of a differentiated function was refused: the function is differentiated on its
-    other paths, and raises the refusal if a call takes that branch."""
+    other paths, and raises the refusal if a call takes that branch.
+
+    >>> import warnings
+    >>> import numpy as np, s2sad
+    >>> def checked(x):
+    ...     if x.ndim != 1:
+    ...         x.sort()                         # in place on an argument: refused
+    ...     return np.sum(x ** 2)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     s2sad.grad(checked)(np.array([1.0, 2.0]))
+    array([2., 4.])
+    >>> [w.category.__name__ for w in caught]
+    ['RefusedBranchWarning']
+    """

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 
-from .api import grad, vjp
+from .api import Argnums, grad, vjp
 from .compositions import composable
 from .containers import fields, filled_tangent, leaves, with_leaves
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
 from .errors import ArgumentError
+from .holomorphic import check_complex_inputs, check_outputs, check_real_inputs, conjugated
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import detached
 from .registry.forward import forward_rule
@@ -91,14 +93,35 @@ def _basis(x):
         yield e.reshape(x.shape)
 
 
-def jacfwd(f, argnums=0, has_aux: bool = False):
+def jacfwd(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """``f`` -> a function giving the Jacobian by forward mode: shape ``out.shape + in.shape``.
+
     Containers nest as JAX's do: a container output holds, for each of its leaves, the
-    argument's container holding one Jacobian per leaf (a tuple of those for several argnums)."""
+    argument's container holding one Jacobian per leaf (a tuple of those for several argnums).
+    Complex inputs need ``holomorphic=True`` (``TypeError`` otherwise, as in JAX), which gives
+    the complex derivative ``df/dz`` of a holomorphic ``f`` and needs complex outputs too.
+
+    >>> import numpy as np, s2sad
+    >>> def f(x):
+    ...     return np.array([x[0] * x[1], np.sin(x[0])])
+    >>> s2sad.jacfwd(f)(np.array([0.0, 2.0]))
+    array([[2., 0.],
+           [1., 0.]])
+    >>> def square(z):
+    ...     return z ** 2
+    >>> s2sad.jacfwd(square, holomorphic=True)(np.array([1j, 2.0 + 0j]))     # diag(2 z)
+    array([[0.+2.j, 0.+0.j],
+           [0.+0.j, 4.+0.j]])
+    """
     @functools.wraps(_unwrap(f))
     def jacfwd_f(*args):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
+        if holomorphic:
+            check_complex_inputs([args[p] for p in positions], "jacfwd", name)
+        else:
+            check_real_inputs([args[p] for p in positions], "jacfwd", name)
         columns, result = {}, None  # (argument, its leaf) -> per element, the leaves of the output's tangent
         runs = _runs(args)
         for p in positions:
@@ -116,23 +139,44 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
             value = f(*next(runs))
             result = (value[0], None, value[1]) if has_aux else (value, None)
         output = result[0]
+        if holomorphic:
+            check_outputs(output, "jacfwd", name, holomorphic=True)
         blocks = {(p, j): [_stacked([column[k] for column in per_element], y, leaves(args[p])[j])
                            for k, y in enumerate(leaves(output))] for (p, j), per_element in columns.items()}
         jacobian = _assembled(output, args, positions, isinstance(argnums, int), blocks)
         return (jacobian, result[2]) if has_aux else jacobian
 
-    return composable(jacfwd_f, "jacfwd", jacfwd, f, argnums, has_aux)
+    # holomorphic: not differentiated again, as with has_aux (the compositions' rules are real derivatives)
+    return composable(jacfwd_f, "jacfwd", jacfwd, f, argnums, has_aux or holomorphic)
 
 
-def jacrev(f, argnums=0, has_aux: bool = False):
+def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """``f`` -> a function giving the Jacobian by reverse mode: shape ``out.shape + in.shape``,
-    containers nested as ``jacfwd``'s."""
+    containers nested as ``jacfwd``'s (``s2sad.jacobian`` is this function).
+
+    Complex outputs need ``holomorphic=True`` (``TypeError`` otherwise, as in JAX), which
+    gives the complex derivative ``df/dz`` of a holomorphic ``f`` and needs complex inputs too.
+    A real output of complex inputs has rows in ``grad``'s convention (``df/dx + 1j df/dy``).
+
+    >>> import numpy as np, s2sad
+    >>> def norm_and_product(x):
+    ...     return np.array([np.sum(x ** 2), x[0] * x[1]])
+    >>> s2sad.jacrev(norm_and_product)(np.array([1.0, 2.0]))                 # [2 x; (x1, x0)]
+    array([[2., 4.],
+           [2., 1.]])
+    >>> s2sad.jacrev(np.square, holomorphic=True)(np.array([1 + 1j]))        # 2 z
+    array([[2.+2.j]])
+    """
     @functools.wraps(_unwrap(f))
     def jacrev_f(*args):
         name = getattr(f, "__qualname__", repr(f))
         positions = differentiated_positions(argnums, len(args), name)
+        if holomorphic:
+            check_complex_inputs([args[p] for p in positions], "jacrev", name)
         result = vjp(f, *args, has_aux=has_aux)
         output, pullback = result[0], result[1]
+        check_outputs(output, "jacrev", name, holomorphic)
         outputs = leaves(output)
         rows = {}  # (output leaf, argument, argument leaf) -> one row per element of the output leaf
         for k, y in enumerate(outputs):
@@ -151,9 +195,11 @@ def jacrev(f, argnums=0, has_aux: bool = False):
                                     else None if not is_float_like(y) else np.zeros(np.shape(y) + np.shape(unit))
                                     for k, y in enumerate(outputs)]
         jacobian = _assembled(output, args, positions, isinstance(argnums, int), blocks)
+        if holomorphic:
+            jacobian = conjugated(jacobian)  # rows of conj(df/dz) from s2sad's pullbacks: JAX's df/dz
         return (jacobian, result[2]) if has_aux else jacobian
 
-    return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux)
+    return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux or holomorphic)
 
 
 def _runs(args):

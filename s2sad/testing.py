@@ -13,6 +13,12 @@ Public API:
 * ``check_jvp(f, x)`` and ``check_hvp(energy, x)`` check forward mode and Hessian-vector
   products the same way (``s2sad.check_grads`` runs all three).
 
+>>> import numpy as np
+>>> from s2sad.testing import check_grad
+>>> def loss(W, x):
+...     return np.sum(np.tanh(x @ W) ** 2)
+>>> dW = check_grad(loss, np.ones((3, 2)) / 4, np.arange(3.0))      # raises if they differ
+
 How ``check_rrule`` decides: for a random output cotangent ``ct`` and a random direction
 ``v`` for one argument, the pullback must satisfy ``<pullback(ct), v> == <ct, J v>``, where
 ``J v`` is the central difference ``(f(x + h v) - f(x - h v)) / 2h`` of the primal run on
@@ -264,6 +270,8 @@ def check_rrule(f: Callable[..., Any] | str, *args: Any, rtol: float | None = No
     Raises AssertionError naming the rule and the argument that failed. Returns the
     tuple of cotangents the pullback produced (without the leading one for ``f``).
 
+    >>> import numpy as np
+    >>> from s2sad.testing import check_rrule
     >>> dx, = check_rrule(np.tanh, np.array([0.1, -0.4]))
     """
     rule, args = _resolve_rule(f, args)
@@ -331,6 +339,8 @@ def numerical_gradient(f: Callable[..., Any], *args: Any, argnums: int | tuple[i
     argument's gradient is complex128 (a Python complex for a Python complex), following
     s2sad's convention: ``dL/dRe(z) + 1j * dL/dIm(z)``, probing both parts of each element.
 
+    >>> import numpy as np
+    >>> from s2sad.testing import numerical_gradient
     >>> bool(np.allclose(numerical_gradient(lambda x: np.sum(x ** 3), np.array([1.0, 2.0])), [3.0, 12.0]))
     True
     """
@@ -493,6 +503,8 @@ def check_grad(f: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...]
     Raises AssertionError naming the function and the argument that failed. Returns the
     gradient as ``s2sad.grad`` would (one for an int ``argnums``, a tuple for a tuple).
 
+    >>> import numpy as np
+    >>> from s2sad.testing import check_grad
     >>> rng = np.random.default_rng(0)
     >>> W, b, X = rng.normal(size=(3, 2)), np.zeros(2), rng.normal(size=(5, 3))
     >>> def loss(W, b, X):
@@ -628,6 +640,8 @@ def check_jvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,)
     - f(x - h v)) / 2h>`` for a random output cotangent ``ct``, ``f`` run on float64 copies.
     Raises AssertionError naming the function and argument.
 
+    >>> import numpy as np
+    >>> from s2sad.testing import check_jvp
     >>> check_jvp(np.sin, np.array([0.1, 0.2]))
     """
     label = f"check_jvp({getattr(f, '__qualname__', None) or repr(f)})"
@@ -664,6 +678,8 @@ def check_hvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,)
     ``<w, (grad f(x + h v) - grad f(x - h v)) / 2h>``. A function s2sad cannot take to
     second order raises the S2SADError saying why.
 
+    >>> import numpy as np
+    >>> from s2sad.testing import check_hvp
     >>> check_hvp(lambda x: np.sum(np.sin(x) ** 2), np.array([0.1, 0.2]))
     """
     label = f"check_hvp({getattr(f, '__qualname__', None) or repr(f)})"

@@ -628,6 +628,19 @@ def test_gradients_of_a_real_function_of_complex_arguments_compose():
     np.testing.assert_allclose(s2sad.grad(paired)(z), fd_complex_grad(paired, z), rtol=1e-4, atol=1e-5)
 
 
+def test_a_jacobian_of_a_composition_at_complex_arguments_as_jax():
+    def f(z):
+        return np.sum(np.abs(z) ** 2)
+
+    z = np.array([1.0 + 2.0j, -0.5j])
+    with pytest.raises(s2sad.ComplexDtypeError, match="jacrev of .* needs a real output"):
+        s2sad.jacrev(s2sad.grad(f))(z)
+    with pytest.raises(s2sad.ComplexDtypeError, match="jacfwd of .* needs real inputs"):  # without the flag, as JAX
+        s2sad.jacfwd(s2sad.grad(f))(z)
+    # with it: grad f = 2z (dL/dRe z + i dL/dIm z) is holomorphic, and its derivative is 2
+    np.testing.assert_allclose(s2sad.jacfwd(s2sad.grad(f), holomorphic=True)(z), 2 * np.eye(2), rtol=1e-12)
+
+
 def doubles_its_first_entry(x):
     x[0] = x[0] * 2.0
     return np.sum(x ** 3)

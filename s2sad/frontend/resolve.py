@@ -175,7 +175,7 @@ def refuse_value_transform(kind: str, location=None):
 def refuse_transform(function, location=None) -> None:
     """Raise when ``function`` is one of s2sad's transforms that gives values (``s2sad.vjp``
     called inside a differentiated function), or a transform's function made with
-    ``has_aux=True``: neither is differentiated. The functions ``grad``, ``jacrev``, ... return
+    ``has_aux=True`` or ``holomorphic=True``: neither is differentiated. The functions ``grad``, ``jacrev``, ... return
     have rules of their own (s2sad.compositions), and are not refused."""
     kind = transform_kind(function)
     if kind is None:
@@ -187,8 +187,9 @@ def refuse_transform(function, location=None) -> None:
         return
     inner = getattr(getattr(function, "__wrapped__", None), "__qualname__", "f")
     raise UnsupportedSyntaxError(
-        f"cannot differentiate s2sad.{kind}({inner}): a transform made with has_aux=True is not differentiated again",
-        location, hint="differentiate a function without has_aux, which returns what you need")
+        f"cannot differentiate s2sad.{kind}({inner}): a transform made with has_aux=True or holomorphic=True "
+        "is not differentiated again", location,
+        hint="differentiate a function without has_aux (which returns what you need), or without holomorphic")
 
 
 def describe_decorated(value) -> str | None:

@@ -36,7 +36,7 @@ import tokenize
 from dataclasses import dataclass, field
 from functools import partial
 from types import BuiltinMethodType, ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from ..errors import RuleError
 from ..frontend.resolve import is_library
@@ -44,6 +44,7 @@ from ..runtime.tangents import NO_TANGENT, Tangent, Thunk
 
 Template = str
 VJP = Callable[..., Any]
+F = TypeVar("F", bound=Callable[..., Any])  # differentiate_source returns the function it is given
 
 # Names that template expressions may use besides ``g``, ``ans`` and the parameters.
 # The generator imports exactly these into every generated module.
@@ -453,7 +454,7 @@ def registered_rules() -> set[int]:
     return {id(rule) for table in (_rules, _method_rules, _bound_rules) for rule in table.values()}
 
 
-def defvjp(function, signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
+def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
            thunks: bool = False, lazy: bool = False) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
 
@@ -582,8 +583,17 @@ def _checked_rrule(rule_name: str, rrule):
     return checked_rrule
 
 
-def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
-    """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter."""
+def defvjp_all(function: Callable[..., Any], signature: str, vjp: VJP, name: str | None = None, version: str = "1") -> Rule:
+    """Register the seeds' form: ``vjp(g, ans, *params)`` returns one cotangent per parameter,
+    for rules whose cotangents share work (autograd's ``defvjp_argnum``).
+
+    >>> import numpy as np, s2sad
+    >>> def hypot(x, y):
+    ...     return np.sqrt(x ** 2 + y ** 2)
+    >>> rule = s2sad.defvjp_all(hypot, "x, y", lambda g, ans, x, y: (g * x / ans, g * y / ans))
+    >>> s2sad.grad(hypot, argnums=(0, 1))(3.0, 4.0)
+    (0.6, 0.8)
+    """
     sig = signature_from_text(signature)
     if _from_user_code():
         vjp = _checked_vjp_all(name or _qualified_name(function), vjp, len(sig.parameters))
@@ -591,8 +601,22 @@ def defvjp_all(function, signature: str, vjp: VJP, name: str | None = None, vers
     return _store(rule)
 
 
-def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
-    """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``."""
+def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+    """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``, where
+    ``pullback(g)`` returns the function's own cotangent (``s2sad.NO_TANGENT``) then one per
+    argument. ``signature`` (``"x, y"``) is needed for forward rules (``defjvp``) to name them.
+
+    >>> import numpy as np, s2sad
+    >>> def softplus(x):
+    ...     return np.log1p(np.exp(x))
+    >>> def softplus_rrule(x):
+    ...     def softplus_pullback(g):
+    ...         return s2sad.NO_TANGENT, g / (1.0 + np.exp(-x))
+    ...     return softplus(x), softplus_pullback
+    >>> rule = s2sad.defrrule(softplus, softplus_rrule, "x")
+    >>> float(s2sad.grad(softplus)(0.0))
+    0.5
+    """
     sig = signature_from_text(signature) if signature else None
     if _from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
@@ -600,13 +624,24 @@ def defrrule(function, rrule: Callable[..., Any], signature: str | None = None, 
     return _store(rule)
 
 
-def nondifferentiable(*functions) -> None:
-    """Declare functions whose outputs carry no gradient (comparisons, argmax, zeros, ...)."""
+def nondifferentiable(*functions: Callable[..., Any]) -> None:
+    """Declare functions whose outputs carry no gradient (comparisons, argmax, zeros, ...):
+    calls of them are constants in differentiated code.
+
+    >>> import numpy as np, s2sad
+    >>> def bucket(x):
+    ...     return np.floor(x / 0.5)
+    >>> s2sad.nondifferentiable(bucket)
+    >>> def f(x):
+    ...     return x * bucket(x)                     # bucket(1.2) = 2.0, a constant
+    >>> float(s2sad.grad(f)(1.2))
+    2.0
+    """
     for function in functions:
         _store(Rule(function, _qualified_name(function), nondifferentiable=True))
 
 
-def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
+def defmethod(owner: type, name: str, rule_or_function: Rule | Callable[..., Any] | None = None) -> Rule:
     """Make ``obj.name(...)`` (or the property ``obj.name``) use a rule, for ``obj`` an ``owner``.
 
     The receiver is the rule's first parameter: ``x.sum(axis=0)`` is ``np.sum(x, axis=0)``.
@@ -618,6 +653,19 @@ def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
         defmethod(Layer, "apply")          # layer.apply(x) in differentiated code uses it
 
     Instances of subclasses use it too (the lookup walks the MRO).
+
+    >>> import numpy as np, s2sad
+    >>> class Scale:
+    ...     def __init__(self, factor):
+    ...         self.factor = factor
+    ...     def apply(self, x):
+    ...         return self.factor * np.asarray(x)
+    >>> rule = s2sad.defvjp(Scale.apply, "self, x", None, "g * self.factor")
+    >>> rule = s2sad.defmethod(Scale, "apply")
+    >>> def energy(x):
+    ...     return np.sum(Scale(3.0).apply(x) ** 2)
+    >>> s2sad.grad(energy)(np.array([1.0, 2.0]))      # 2 * 9 x
+    array([18., 36.])
     """
     global _generation
     if rule_or_function is None:
@@ -633,8 +681,20 @@ def defmethod(owner: type, name: str, rule_or_function=None) -> Rule:
     return rule
 
 
-def unregister(function) -> None:
-    """Forget the rule of ``function`` (so s2sad differentiates its source instead)."""
+def unregister(function: Callable[..., Any]) -> None:
+    """Forget the rule of ``function`` (so s2sad differentiates its source instead).
+    Code generated for its callers is made again.
+
+    >>> import s2sad
+    >>> def double(x):
+    ...     return 2.0 * x
+    >>> rule = s2sad.defderivative(double, "x", "3.0")    # a wrong rule, on purpose
+    >>> s2sad.grad(double)(1.0)
+    3.0
+    >>> s2sad.unregister(double)
+    >>> s2sad.grad(double)(1.0)
+    2.0
+    """
     global _generation
     rule = rule_for(function)
     if rule is None:
@@ -746,7 +806,7 @@ def real_constant(node) -> float | None:
 # ---------------------------------------------------------------- opting out of a rule
 
 
-def differentiate_source(function):
+def differentiate_source(function: F) -> F:
     """Opt a Python function out of its rule: s2sad differentiates its source instead.
 
     After ``differentiate_source(f)``, calls of ``f`` in differentiated code are
@@ -764,6 +824,16 @@ def differentiate_source(function):
     Only functions defined with ``def`` in Python source qualify: a NumPy ufunc, a
     builtin or a function of NumPy/SciPy keeps its rule (s2sad does not transform
     library code), and asking is a TypeError.
+
+    >>> import s2sad
+    >>> def halve(x):
+    ...     return x / 2.0
+    >>> rule = s2sad.defderivative(halve, "x", "0.25")    # a wrong rule, on purpose
+    >>> s2sad.grad(halve)(1.0)
+    0.25
+    >>> halve = s2sad.differentiate_source(halve)
+    >>> s2sad.grad(halve)(1.0)                           # from the source: right
+    0.5
     """
     global _generation
     original = getattr(function, "__s2sad_original__", function)

@@ -140,12 +140,19 @@ def _python_name(name: str) -> str:
 _forward: dict[int, ForwardRule] = {}  # id(reverse rule) -> its forward rule
 
 
-def defjvp(function, *jvps, elementwise: bool = False, signature: str | None = None) -> ForwardRule:
+def defjvp(function: Callable[..., Any], *jvps: str | Callable[..., Any] | None, elementwise: bool = False,
+           signature: str | None = None) -> ForwardRule:
     """Register ``function``'s forward rule: one jvp per parameter of its reverse rule's
-    signature, in order (a template, ``LINEAR``, a callable or ``None``).
+    signature, in order (a template over the tangent ``g``, ``ans`` and the parameters;
+    ``LINEAR``; a callable ``(g, ans, *params)``; or ``None``). The reverse rule comes first.
 
-    >>> defjvp(np.tanh, "g * (1 - ans ** 2)")
-    >>> defjvp(operator.mul, "g * b", "a * g", elementwise=True)
+    >>> import s2sad
+    >>> def cube(x):
+    ...     return x ** 3
+    >>> rule = s2sad.defvjp(cube, "x", "g * 3 * x ** 2")
+    >>> forward = s2sad.defjvp(cube, "g * 3 * x ** 2")
+    >>> s2sad.jvp(cube, (2.0,), (1.0,))                  # (value, tangent)
+    (8.0, 12.0)
     """
     rule = rule_for(function)
     if rule is None:
@@ -153,8 +160,18 @@ def defjvp(function, *jvps, elementwise: bool = False, signature: str | None = N
     return _store(rule, jvps, elementwise, signature)
 
 
-def deflinear(function, *params: str, elementwise: bool = False) -> ForwardRule:
-    """``function`` is linear in each of ``params`` (all of its parameters if none are named)."""
+def deflinear(function: Callable[..., Any], *params: str, elementwise: bool = False) -> ForwardRule:
+    """Register the forward rule of a function linear in each of ``params`` (all of its
+    parameters if none are named): its tangent is the function of the tangents.
+
+    >>> import numpy as np, s2sad
+    >>> def twice(x):
+    ...     return 2.0 * x
+    >>> rule = s2sad.defvjp(twice, "x", "2.0 * g")
+    >>> forward = s2sad.deflinear(twice)
+    >>> s2sad.jvp(twice, (np.ones(2),), (np.array([1.0, -1.0]),))
+    (array([2., 2.]), array([ 2., -2.]))
+    """
     rule = rule_for(function)
     if rule is None:
         raise ValueError(f"{function!r} has no reverse rule: register that first (s2sad.defvjp)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from . import Rule, defvjp, derivative_rule, real_constant
 from .forward import defjvp
 
 
-def defderivative(function, signature: str, *derivatives: str | None, name: str | None = None,
+def defderivative(function: Callable[..., Any], signature: str, *derivatives: str | None, name: str | None = None,
                   version: str = "1") -> Rule:
     """Register an elementwise function in both modes by the partial derivative of each
     parameter, one expression each (``None``: no derivative in that parameter)::
@@ -35,6 +36,13 @@ def defderivative(function, signature: str, *derivatives: str | None, name: str 
     The expressions may use the parameters, ``ans`` (the output), ``np``, ``math``, the
     helpers of ``s2sad.rules.helpers`` and builtins; see ``registry.derivative_rule`` for
     what is refused at registration.
+
+    >>> import numpy as np, s2sad
+    >>> def logistic(x):
+    ...     return 1.0 / (1.0 + np.exp(-x))
+    >>> rule = s2sad.defderivative(logistic, "x", "ans * (1 - ans)")
+    >>> float(s2sad.grad(logistic)(0.0)), float(s2sad.jvp(logistic, (0.0,), (2.0,))[1])
+    (0.25, 0.5)
     """
     rule = derivative_rule(function, signature, *derivatives, name=name, version=version)
     defjvp(function, *(None if derivative is None else jvp_template(derivative) for derivative in derivatives),
@@ -62,13 +70,21 @@ class Explicit:
         self.vjp, self.jvp = vjp, jvp if jvp is not None else vjp
 
 
-def defslopes(function, signature: str, *slopes, guarded=(), name: str | None = None) -> Rule:
+def defslopes(function: Callable[..., Any], signature: str, *slopes: Callable[..., Any] | Explicit | None,
+              guarded: Iterable[str] | bool = (), name: str | None = None) -> Rule:
     """Register an elementwise function in both modes by a slope function per parameter,
     ``slope(ans, *params)`` (``None``: no derivative; ``Explicit(vjp, jvp)``: written out).
 
     ``guarded`` names the parameters (or ``True``: all) whose term is exactly 0 wherever the
     cotangent or tangent is 0, even where the slope is infinite (``entr`` at 0: ``0 * inf``
     would be NaN).
+
+    >>> import numpy as np, s2sad
+    >>> def cube_root(x):
+    ...     return np.cbrt(x)
+    >>> rule = s2sad.defslopes(cube_root, "x", lambda ans, x: 1.0 / (3.0 * ans ** 2))
+    >>> float(s2sad.grad(cube_root)(8.0)), float(s2sad.jvp(cube_root, (8.0,), (1.0,))[1])
+    (0.08333333333333333, 0.08333333333333333)
     """
     params = [part.strip().split("=")[0].strip() for part in signature.split(",")]
     vjps, jvps = [], []

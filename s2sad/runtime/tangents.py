@@ -113,7 +113,12 @@ class ZeroTangent(_SymbolicZero):
 
     ``ZERO + x`` is ``x`` itself (no copy), ``ZERO * x`` and ``ZERO @ x`` are ``ZERO``.
     Adding NO_TANGENT gives ZERO: "the derivative is zero" carries more information than
-    "there is no derivative".
+    "there is no derivative". A rule may return it for a cotangent that is zero, and
+    s2sad's transforms hand zeros of the right shape to the user instead.
+
+    >>> import numpy as np, s2sad
+    >>> s2sad.ZERO + np.ones(2), s2sad.ZERO * 3.0, s2sad.ZERO + s2sad.NO_TANGENT
+    (array([1., 1.]), ZERO, ZERO)
     """
 
     __slots__ = ()
@@ -131,7 +136,14 @@ class NoTangent(_SymbolicZero):
     """No tangent space (the singleton ``NO_TANGENT``): ints used as indices, strings, flags.
 
     Adding it to anything gives the other operand unchanged, since it carries no
-    information; ``is_zero`` accepts it, but ``x is ZERO`` tells the two apart.
+    information; ``is_zero`` accepts it, but ``x is ZERO`` tells the two apart. ``vjp``
+    gives it as the cotangent of an int argument.
+
+    >>> import numpy as np, s2sad
+    >>> def scaled(x, n):
+    ...     return np.sum(x * n)
+    >>> s2sad.vjp(scaled, np.ones(2), 3)[1](1.0)
+    (array([3., 3.]), NO_TANGENT)
     """
 
     __slots__ = ()
