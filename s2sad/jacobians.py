@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -36,8 +36,17 @@ from .transform import generated_jvp, transformed_forward_call
 __all__ = ["jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp"]
 
 
-def jvp(f, primals, tangents, has_aux: bool = False):
-    """``(f(*primals), J @ tangents)``, as JAX's ``jax.jvp``: one tangent per primal."""
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple[Any, ...]:
+    """``(f(*primals), J @ tangents)``, as JAX's ``jax.jvp``: one tangent per primal (None: zero),
+    in one forward pass; ``(output, tangent, aux)`` with ``has_aux``.
+
+    >>> import numpy as np, s2sad
+    >>> def cube(x):
+    ...     return x ** 3
+    >>> s2sad.jvp(cube, (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))     # (x**3, 3 x**2 v)
+    (array([1., 8.]), array([ 3., 12.]))
+    """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
@@ -237,8 +246,15 @@ def _assembled(output, args, positions, single: bool, blocks):
 jacobian = jacrev
 
 
-def hvp(f, primals, tangents):
-    """``(grad f)(primals)`` pushed along ``tangents``: the Hessian-vector product of a scalar ``f``.
+def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    """``(grad f)(primals)`` pushed along ``tangents``: the Hessian-vector product of a scalar ``f``
+    (a tuple of them when several primals are floats).
+
+    >>> import numpy as np, s2sad
+    >>> def energy(x):
+    ...     return np.sum(x ** 3)
+    >>> s2sad.hvp(energy, (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))     # 6 x v
+    array([ 6., 12.])
 
     Reverse mode over the generated forward code: the gradient of ``<grad f(x), v>``. A
     function without source of its own (a transform's function, a derivative s2sad made) is
@@ -278,10 +294,18 @@ def _materialised(cotangent, primal):
     return shaped_tangent(ZERO, primal) if is_zero(unthunk(cotangent)) else cotangent
 
 
-def hessian(f, argnums=0):
+def hessian(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``f`` -> a function giving the Hessian of a scalar ``f``: shape ``in.shape + in.shape``
     (a tuple of tuples for several ``argnums``), one Hessian-vector product per element; a
-    container argument's, ``jacfwd(jacrev(f))`` as in JAX (a dict of dicts for a dict)."""
+    container argument's, ``jacfwd(jacrev(f))`` as in JAX (a dict of dicts for a dict).
+
+    >>> import numpy as np, s2sad
+    >>> def energy(x):
+    ...     return np.sum(x ** 3)
+    >>> s2sad.hessian(energy)(np.array([1.0, 2.0]))                          # diag(6 x)
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
     @functools.wraps(_unwrap(f))
     def hessian_f(*args):
         positions = differentiated_positions(argnums, len(args), getattr(f, "__qualname__", repr(f)))

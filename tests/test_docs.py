@@ -148,12 +148,6 @@ def test_the_readme_rules_summary_is_the_reference_summary():
 
 # ---------------------------------------------------------------- docstring examples
 
-# Public names whose docstrings wait for another branch: s2sad/jacobians.py's jvp, hvp and
-# hessian are being rewritten there, and their examples and annotations come with its merge.
-# Listed here so that this test fails as soon as they have examples (then drop them from it).
-WAITING_FOR_AN_EXAMPLE = {"s2sad.jvp", "s2sad.hvp", "s2sad.hessian"}
-
-
 def public_names():
     """``(qualified name, what help() shows)`` for every public name: ``s2sad.__all__`` and
     ``s2sad.testing.__all__``. help() of an instance (``s2sad.ZERO``) shows its class."""
@@ -222,11 +216,7 @@ def doctest_script(examples):
 @pytest.mark.parametrize("name", [name for name, _ in public_names()])
 def test_every_public_name_has_an_example(name):
     value = dict(public_names())[name]
-    has_example = ">>> " in (inspect.getdoc(value) or "")
-    if name in WAITING_FOR_AN_EXAMPLE:
-        assert not has_example, f"{name} has an example now: drop it from WAITING_FOR_AN_EXAMPLE"
-    else:
-        assert has_example, f"help({name}) shows no example: add a short >>> example to its docstring"
+    assert ">>> " in (inspect.getdoc(value) or ""), f"help({name}) shows no example: add a short >>> example to its docstring"
 
 
 def test_docstring_examples_run(tmp_path):

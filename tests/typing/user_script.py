@@ -174,8 +174,8 @@ def main() -> None:
     J_fwd = s2sad.jacfwd(vector_function)(x)
     J_rev = s2sad.jacrev(vector_function)(x)
     J = s2sad.jacobian(vector_function)(x)
-    H = s2sad.hessian(plain_energy)(x)  # type: ignore[no-untyped-call]  # jacobians.py is annotated on another branch
-    Hv = s2sad.hvp(plain_energy, (x,), (np.ones(3),))  # type: ignore[no-untyped-call]
+    H = s2sad.hessian(plain_energy)(x)
+    Hv = s2sad.hvp(plain_energy, (x,), (np.ones(3),))
     z = np.array([0.5 + 0.5j, -1.0 + 0.2j])
     dz = s2sad.grad(cube, holomorphic=True)(z)
     assert dW.shape == W.shape and close(gW, dW) and gb.shape == b.shape and value == loss(W, b, X)

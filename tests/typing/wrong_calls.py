@@ -30,3 +30,6 @@ s2sad.elementwise_grad(f, argnums=(0, 1))  # E: Argument "argnums" to "elementwi
 s2sad.check_grads(f, order="2")  # E: Argument "order" to "check_grads" has incompatible type
 check_grad(f, 1.0, rtol="x")  # E: Argument "rtol" to "check_grad" has incompatible type
 s2sad.show(f, mode=1)  # E: Argument "mode" to "show" has incompatible type
+s2sad.jvp(f, 1.0, (1.0,))  # E: Argument 2 to "jvp" has incompatible type
+s2sad.hvp(f, (1.0,), (1.0,), 2)  # E: Too many arguments for "hvp"
+s2sad.hessian(f, argnums=1.5)  # E: Argument "argnums" to "hessian" has incompatible type
