@@ -436,10 +436,14 @@ def output_parts(g, count, names=()):
 
 
 def power_jvp_base(g, x, y):
-    """Tangent of ``x ** y`` from the base's tangent ``g``: ``g * y * x ** (y - 1)``, 0 where
-    ``g`` or ``y`` is 0 (so ``x ** 0`` and ``0.0 ** 0.5`` stay finite). No conjugate: forward.
+    """Tangent of ``x ** y`` from the base's tangent ``g``: ``g * y * x ** (y - 1)``, 0 at a zero
+    base where ``g`` or ``y`` is 0 (so ``0.0 ** 0`` and ``0.0 ** 0.5`` stay finite). No conjugate:
+    forward.
 
-    Written without ``try`` or ``with`` so that s2sad can differentiate it again (Hessians).
+    Written without ``try`` or ``with`` so that s2sad can differentiate it again (Hessians). The
+    guard is only where the formula is not finite (a zero base): at ``y == 0`` elsewhere the
+    formula is 0 already, and its derivative in ``y`` (``g / x``) is what a Hessian needs (a guard
+    there made that derivative 0: a wrong second derivative of ``(1.5 + u) ** u`` at ``u = 0``).
     """
     if g is ZERO:
         return ZERO
@@ -449,14 +453,15 @@ def power_jvp_base(g, x, y):
             return g * (2 * x)  # x ** 2, the common case
         return g * (y * x ** (y - 1))
     if type(g) in scalars and type(x) in scalars and type(y) in scalars:
-        if g == 0 or y == 0:
-            return 0.0 * g
-        if x == 0 and y.real < 1:
-            return math.copysign(math.inf, (g * y).real)
+        if x == 0:
+            if g == 0 or y == 0:
+                return 0.0 * g
+            if y.real < 1:
+                return math.copysign(math.inf, (g * y).real)
         return g * y * x ** (y - 1)
-    zero = np.equal(g, 0) | np.equal(y, 0)
-    base = np.where(np.equal(x, 0) & zero, 1.0, x)  # 0 ** negative where the slope is 0 anyway
-    return np.where(zero, 0.0 * g, g * (y * np.power(base, y - 1)))
+    flat = np.equal(x, 0) & (np.equal(g, 0) | np.equal(y, 0))
+    base = np.where(flat, 1.0, x)  # 0 ** negative where the slope is 0 anyway
+    return np.where(flat, 0.0 * g, g * (y * np.power(base, y - 1)))
 
 
 def owned_copy(value, name, others):

@@ -824,3 +824,23 @@ def test_hvp_through_a_function_called_through_a_value(f, primals, directions):
     got = got if isinstance(got, tuple) else (got,)
     for g, e in zip(got, mixed_hvp_by_differences(f, primals, directions)):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def variable_power(u):
+    return np.sum((1.5 + u) ** u)
+
+
+def variable_power_of_floats(u):
+    return (1.5 + u) ** u
+
+
+@pytest.mark.parametrize("f, u, v", [(variable_power, np.array([0.0, 1.1]), np.array([1.0, 0.5])),
+                                     (variable_power_of_floats, 0.0, 1.0)], ids=["array", "float"])
+def test_second_derivative_of_a_power_at_a_zero_exponent(f, u, v):
+    """d2/du2 (1.5 + u) ** u at u = 0 is log(1.5)**2 + 2/1.5 (found by the fuzzer's second-order
+    check: the jvp's guard at a zero exponent made its derivative in the exponent 0, giving
+    log(1.5)**2 + 1/1.5)."""
+    b = 1.5 + np.asarray(u)
+    first = b ** u * (np.log(b) + u / b)
+    second = first * (np.log(b) + u / b) + b ** u * (2 / b - u / b ** 2)  # by hand
+    np.testing.assert_allclose(s2sad.hvp(f, (u,), (v,)), second * v, rtol=1e-12)

@@ -43,7 +43,7 @@ AUGMENTED = {
     cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
     cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
 }
-CONSTANT_NAMES = {"None", "True", "False"}
+CONSTANT_NAMES = {"None", "True", "False", "Ellipsis"}  # Ellipsis: what `...` is written as in generated code
 
 # libcst expression type -> the method that normalises it, called as method(node, want)
 EXPRESSIONS = {
