@@ -25,6 +25,7 @@ from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, li
 from s2sad.runtime.accumulate import add
 from s2sad.arguments import is_float_like
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
+from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
 from s2sad.runtime.methods import attribute_jvp, attribute_rrule, method_jvp, packed_jvp
 from s2sad.runtime.structure import split_cotangent
@@ -183,7 +184,7 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
         if found is None:
-            return _source_call_rrule(receiver, args, tangents, kwargs)
+            return _source_call_rrule(receiver, receiver_tangent, args, tangents, kwargs)
         forward, held_args, held_keywords = found
         every = (ZERO,) * len(held_args) + tangents
         given = dict(forward.signature.bind_partial(*every).arguments)
@@ -210,16 +211,23 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
     return y, method_jvp_pullback
 
 
-def _source_call_rrule(function, args, tangents, kwargs):
+def _source_call_rrule(function, function_tangent, args, tangents, kwargs):
     """A Python function with source called through a value in forward code (``f(*args)``, a
-    default argument): the reverse of its own generated forward code, in ``method_jvp``'s form."""
+    default argument, a lambda holding the function's variables): the reverse of its own
+    generated forward code, in ``method_jvp``'s form."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     label = getattr(target, "__qualname__", type(target).__name__)
     if not differentiable_source(target) or any(is_float_like(value) for value in keywords.values()):
         # keywords are constants in forward code; a float among them may be differentiated here
         raise _no_second_order(label)
-    every = (ZERO,) * len(held_args) + tuple(tangents)
+    if _is_zero(function_tangent):
+        held_tangents = (ZERO,) * len(held_args)
+    elif isinstance(function, Closure):  # a lambda's held values have tangents: theirs come first
+        held_tangents = held_parts(function_tangent, len(held_args))
+    else:
+        raise _no_second_order(label)
+    every = held_tangents + tuple(tangents)
     active = tuple(i for i, t in enumerate(every) if not _is_zero(t))
     call = transformed_forward_call(target, active, ())
     if call.star is not None and any(i >= len(call.positional) for i in active):
@@ -231,7 +239,10 @@ def _source_call_rrule(function, args, tangents, kwargs):
         parts = pullback((ZERO, g))  # (NO_TANGENT, cotangents of the active tangents, *of the arguments)
         by_position = dict(zip(active, parts[1]))
         d_tangents = tuple(by_position.get(i, ZERO) for i in range(held, len(every)))
-        return (NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, ZERO, tuple(parts[2 + held:]), d_tangents)
+        d_function_tangent = held_tangent([by_position.get(i, ZERO) for i in range(held)]) \
+            if isinstance(function, Closure) else ZERO
+        d_function = held_tangent(parts[2:2 + held]) if isinstance(function, Closure) else NO_TANGENT
+        return (NO_TANGENT, d_function, d_function_tangent, NO_TANGENT, ZERO, tuple(parts[2 + held:]), d_tangents)
 
     return pair[1], source_call_pullback
 

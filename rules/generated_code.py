@@ -30,8 +30,9 @@ from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.registry.slopes import like_output, times
 from s2sad.runtime.indexing import dtype_of
 from s2sad.runtime.accumulate import zeroed_at
-from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_append, tangent_field,
-                                     tangent_filled, tangent_item, tangent_setitem, written_item_of)
+from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_append, tangent_extend,
+                                     tangent_field, tangent_filled, tangent_item, tangent_setitem, tangent_without,
+                                     written_item_of)
 
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
@@ -147,6 +148,24 @@ def tangent_append_vjp_value(g, ans, t, container, value_tangent):
     return split_cotangent(g, len(container))[-1]
 
 
+def tangent_extend_vjp_t(g, ans, t, container, values_tangent, values):
+    """The items before the extend get theirs; the values' tangents the rest."""
+    return list(split_cotangent(g, len(container))[:len(container) - len(values)])
+
+
+def tangent_extend_vjp_values(g, ans, t, container, values_tangent, values):
+    items = split_cotangent(g, len(container))[len(container) - len(values):]
+    return tuple(items) if isinstance(values, tuple) else list(items)
+
+
+def tangent_without_vjp(g, ans, t, index):
+    """Every item but the one popped gets its cotangent back, in its place."""
+    count = len(t)
+    items = list(split_cotangent(g, count - 1))
+    items.insert(index % count, ZERO)
+    return items
+
+
 def times_vjp_t(g, ans, t, slope):
     with np.errstate(invalid="ignore"):
         return unbroadcast(np.where(np.equal(t, 0), 0.0 * g, g * conj(slope)), t)
@@ -174,6 +193,8 @@ defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[in
 defvjp(add_tangents,  "a, b", add_tangents_vjp_a, add_tangents_vjp_b)
 defrrule(tangent_setitem, tangent_setitem_rrule, "t, container, index, value_tangent")
 defvjp(tangent_append, "t, container, value_tangent", tangent_append_vjp_t, None, tangent_append_vjp_value)
+defvjp(tangent_extend, "t, container, values_tangent, values", tangent_extend_vjp_t, None, tangent_extend_vjp_values, None)
+defvjp(tangent_without, "t, index", tangent_without_vjp, None)
 defvjp(expand_reduced, "t, a, axis=None, keepdims=False, where=True", expand_reduced_vjp)
 defvjp(as_tangent_of, "t, ans", "unbroadcast(g, t)", None)
 defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)

@@ -79,5 +79,11 @@ def closure_jvp_held(g, ans, function, held):
     return held_tangent(held_parts(g, len(held)))
 
 
+def closure_jvp_held_vjp_g(cotangent, ans, g, closure_value, function, held):
+    """The jvp above is linear in ``g``: its reverse (forward code read again for a Hessian) is the vjp."""
+    return closure_vjp_held(cotangent, closure_value, function, held)
+
+
 defvjp(closure, "function, held", None, closure_vjp_held)
 defjvp(closure, None, closure_jvp_held)
+defvjp(closure_jvp_held, "g, ans, function, held", closure_jvp_held_vjp_g, None, None, None)

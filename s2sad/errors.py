@@ -37,6 +37,13 @@ class S2SADError(Exception):
     """
 
     def __init__(self, message: str, location: SourceLocation | None = None, hint: str = ""):
+        if location is not None and location.filename.rsplit("/", 1)[-1].startswith("s2sad_"):
+            from .tracebacks import beneath_generated  # (tracebacks imports this module)
+            found = beneath_generated(location)
+            if found is not location:  # the user's line; the generated one in the hint, for debugging
+                hint = f"{hint}{' ' if hint else ''}(s2sad met it at {location} in the code it generated " \
+                       f"from that line, for a derivative of a derivative: {location.text.strip()})"
+                location = found
         self.message = message
         self.location = location
         self.hint = hint

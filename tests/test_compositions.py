@@ -844,3 +844,52 @@ def test_second_derivative_of_a_power_at_a_zero_exponent(f, u, v):
     first = b ** u * (np.log(b) + u / b)
     second = first * (np.log(b) + u / b) + b ** u * (2 / b - u / b ** 2)  # by hand
     np.testing.assert_allclose(s2sad.hvp(f, (u,), (v,)), second * v, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- found by the fuzzer's second-order check
+def pops_items(x):
+    xs = [x, np.sin(x), x ** 2]
+    last = xs.pop()
+    first = xs.pop(0)
+    return np.sum(last * first * xs[0])
+
+
+def extends_a_list(x):
+    xs = [x * 2.0]
+    xs.extend([np.cos(x), x ** 3])
+    xs.extend((x, 1.0))
+    return np.sum(xs[0] * xs[1] + xs[2] * xs[3] * xs[4])
+
+
+def calls_a_lambda_holding_a_variable(x):
+    scale = np.sin(np.sum(x))
+    functions = [np.tanh, lambda v: v * scale]
+    total = 0.0
+    for function in functions:
+        total = total + np.sum(function(x) ** 2)
+    return total
+
+
+def reads_with_an_ellipsis(x):
+    picked = np.array([[1.0, 0.5, 0.5], [0.25, 1.0, 2.0]])[..., 0]
+    return np.sum(picked) * np.sum(x ** 3)
+
+
+def loops_over_pairs_with_a_constant(x):
+    pairs = [(np.ones((2, 3)), x[:, None]), (2, np.zeros(2))]
+    total = np.array([1.0, 0.5])
+    for _, b in pairs:
+        total = total + b * x
+    return np.sum(np.sin(total))
+
+
+@pytest.mark.parametrize("f", [pops_items, extends_a_list, calls_a_lambda_holding_a_variable, reads_with_an_ellipsis,
+                               loops_over_pairs_with_a_constant])
+def test_hvp_through_what_forward_code_writes(f):
+    """Forward code pops and extends lists of tangents, holds a lambda's variables, writes ``...``
+    as ``Ellipsis`` and keeps ZERO as a constant item's tangent: read again for a Hessian, each
+    was refused or crashed; now against nested central differences."""
+    x, v = np.array([0.3, -0.7]), np.array([1.0, 0.4])
+    got = s2sad.hvp(f, (x,), (v,))
+    (expected,) = mixed_hvp_by_differences(f, (x,), (v,))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

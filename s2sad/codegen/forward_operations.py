@@ -258,7 +258,9 @@ class ForwardOperations:
         # pop
         position = self.core.code(op.args[1]) if len(op.args) > 1 else "-1"
         if self.facts.has_tangent(container):
-            lines += self.set_tangent(op.target, f"tangent_pop({held}, {position})")
+            lines += self.set_tangent(op.target, f"tangent_item({held}, {position})")
+            # the container's tangent stays what its facts say (a sequence's): a new one without the item
+            lines.append(f"{held} = tangent_without({held}, {position})")
         return lines
 
 

@@ -77,6 +77,8 @@ def untake(g, index, like):
         if is_basic_index(index):
             scatter = _ScatterAtBasicIndex(g, index, like.shape, like.dtype)
             return InplaceableThunk(scatter.add, scatter.scattered)
+    if like is ZERO:  # an item of a symbolic zero (forward code's tangent of a constant, read again): a constant
+        return ZERO
     if isinstance(like, dict):  # a value read by its key: a structural tangent with that one field
         if g is ZERO or g is NO_TANGENT:
             return ZERO  # a key (``for k in d`` reads keys): nothing goes back into the dict

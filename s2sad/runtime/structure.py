@@ -235,8 +235,13 @@ def tangent_extend(t, container, values_tangent, values):
     return items
 
 
-def tangent_pop(t, index):
-    """The tangent of what ``container.pop(index)`` took; ``t`` loses that element too."""
+def tangent_without(t, index):
+    """The tangent of ``container`` after ``container.pop(index)``: a new list without that item
+    (the popped item's tangent is ``tangent_item(t, index)``). Not in place: forward code read
+    again for a second derivative must not see a value change under it."""
+    t = unthunk(t)
     if t is ZERO or t is NO_TANGENT:
         return ZERO
-    return t.pop(index)
+    items = list(t)
+    del items[index]
+    return items

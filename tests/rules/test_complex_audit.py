@@ -312,6 +312,12 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                               "(tests/test_compositions.py, hvp through list.append)",
     "s2sad.runtime.structure.tangent_setitem": "forward code's element write of a tangent: values move, no arithmetic "
                                                "(tests/test_compositions.py, compositions of in-place code)",
+    "s2sad.runtime.structure.tangent_extend": "forward code's list.extend of tangents: items move, no arithmetic "
+                                              "(tests/test_compositions.py, hvp through list.extend)",
+    "s2sad.runtime.structure.tangent_without": "forward code's list.pop of a tangent: items move, no arithmetic "
+                                               "(tests/test_compositions.py, hvp through list.pop)",
+    "s2sad.rules.python_objects.closure_jvp_held": "the tangent of a lambda's held values, moved into the lambda's: "
+                                                   "no arithmetic (tests/test_compositions.py, hvp through a lambda)",
     "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
                                       "passes through (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.entered_value": "what `with ... as name` binds: passed on to the entry, no arithmetic "
