@@ -277,6 +277,8 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     # constant), so the product is zero; there is nothing to pull back
     cotangents = [ZERO] * len(arguments) if is_zero(dy) else pullback((0.0 * y, seed_for(dy, name)))
     products = [_materialised(cotangents[i], primals[i]) for i in positions]
+    if has_nan(products):  # as at first order: a NaN where f and the tangents are finite is refused
+        refuse_nan(products, y, tangents, original)
     return tuple(products) if len(positions) > 1 else products[0]
 
 

@@ -1,7 +1,8 @@
 """The rules reference: every registered rule by namespace, next to autograd's coverage.
 
 ``python -m s2sad.reference`` writes ``docs/rules.md`` from the registry;
-``python -m s2sad.reference --check`` exits with status 1 if that file is out of date.
+``python -m s2sad.reference --check`` exits with status 1 if that file is out of date. Writing it
+also copies its summary table into the README's ``## Rules`` section.
 ``s2sad rules [PATTERN]`` (see ``command_line``) lists the same entries in a terminal.
 
 What is listed. Each namespace module (``numpy``, ``numpy.linalg``, ``math``, ...) is
@@ -532,7 +533,36 @@ def main(argv=None) -> int:
     with open(arguments.output, "w", encoding="utf-8") as stream:
         stream.write(text)
     print(f"wrote {arguments.output}")
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(arguments.output))), "README.md")
+    if _with_summary(readme, text):
+        print(f"updated the rules summary in {readme}")
     return 0
+
+
+SUMMARY_HEADING = "| namespace | s2sad: with a gradient"
+
+
+def _with_summary(readme: str, reference: str) -> bool:
+    """Copy the reference's summary table into the README's ``## Rules`` section (a test checks
+    they agree); whether the README changed."""
+    try:
+        with open(readme, encoding="utf-8") as stream:
+            current = stream.read()
+    except FileNotFoundError:
+        return False
+    section = current.find("## Rules\n")
+    start = current.find(SUMMARY_HEADING, section)
+    if section == -1 or start == -1:
+        return False
+    end = current.find("\n\n", start)
+    table_start = reference.index(SUMMARY_HEADING)
+    table = reference[table_start:reference.find("\n\n", table_start)].strip()
+    updated = current[:start] + table + (current[end:] if end != -1 else "\n")
+    if updated == current:
+        return False
+    with open(readme, "w", encoding="utf-8") as stream:
+        stream.write(updated)
+    return True
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import inspect
 from .errors import UnsupportedSyntaxError
 from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
 from .runtime.structure import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
-from .runtime.tangents import NO_TANGENT, ZERO
+from .runtime.tangents import NO_TANGENT, ZERO, unthunk
 
 
 def refuse_writing_back(function, generated) -> None:
@@ -144,14 +144,32 @@ class TransformedForwardCall:
         rrule = self.generated_rrule(jvp, tuple(names))
         y, pullback = rrule(*values)
         count = len(bound.arguments)
+        starred = len(bound.arguments[self.star]) if self.star is not None else 0
 
         def forward_call_pullback(dy):
             cotangents = pullback(dy)[1:]
             by_name = dict(zip(bound.arguments, cotangents[:count]))
-            positional = [by_name[name] for name in list(bound.arguments)[:len(args)]]
-            return (NO_TANGENT, tuple(cotangents[count:]), *positional)  # keyword arguments: constants here
+            by_tangent = dict(zip(wrt, cotangents[count:]))
+            # one cotangent per tangent the call was given (in its order) and per positional argument:
+            # an argument collected by *args gets its item of that tuple's cotangent
+            tangents = [self._at(by_tangent, position, starred) for position in self.active_positions]
+            tangents += [by_tangent.get(keyword, ZERO) if keyword in self.signature.parameters
+                         else field_cotangent(by_tangent.get(self.double_star, ZERO), keyword)
+                         for keyword in self.active_keywords]
+            positional = [self._at(by_name, position, starred) for position in range(len(args))]
+            # the tangents' come back in a tuple, whose items the caller's code reads as plain values
+            return (NO_TANGENT, tuple(unthunk(t) for t in tangents), *positional)  # keyword arguments: constants here
 
         return y, forward_call_pullback
+
+    def _at(self, by_name: dict, position: int, starred: int):
+        """The cotangent of the positional argument at ``position``, from the parameters' cotangents."""
+        if position < len(self.positional):
+            return by_name.get(self.positional[position], ZERO)
+        collected = by_name.get(self.star, ZERO)
+        if collected is ZERO or collected is NO_TANGENT:
+            return ZERO
+        return split_cotangent(collected, starred)[position - len(self.positional)]
 
     def __repr__(self):
         return f"<forward-transformed {self.function.__qualname__}>"

@@ -893,3 +893,35 @@ def test_hvp_through_what_forward_code_writes(f):
     got = s2sad.hvp(f, (x,), (v,))
     (expected,) = mixed_hvp_by_differences(f, (x,), (v,))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def identity(x):
+    return x
+
+
+def forwards_everything(*args, **kwargs):
+    return identity(*args, **kwargs)
+
+
+def picks_the_second(h0, h1):
+    return h0[1]
+
+
+def through_a_star_forwarder(x):
+    return np.sum(forwards_everything(x[[0, 2, 2]]) ** 2) + np.sum(forwards_everything(x * 1.5) ** 3)
+
+
+def through_a_helper_given_a_reduction(x):
+    picked = picks_the_second(np.sum(x[:, None] * np.array([0.5, 1.0, 1.5]), axis=0), x)
+    return picked * picked
+
+
+@pytest.mark.parametrize("f", [through_a_star_forwarder, through_a_helper_given_a_reduction])
+def test_hvp_through_calls_forward_code_makes(f):
+    """A helper called in forward code, differentiated again: its tangents' cotangents came back in
+    the parameters' order, a ``*args`` tuple's whole (a wrong structure, then a crash), and as
+    thunks the caller's code read as plain values (a crash in expand_reduced). Fuzzer, seed 1803."""
+    x, v = np.array([0.3, -0.7, 0.4]), np.array([1.0, 0.4, -0.2])
+    got = s2sad.hvp(f, (x,), (v,))
+    (expected,) = mixed_hvp_by_differences(f, (x,), (v,))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
