@@ -18,8 +18,10 @@ against central finite differences and against itself (forward mode against reve
   reverse-mode gradient (``value_and_grad``, or ``vjp`` for array outputs) equals central
   finite differences (float64, rtol 1e-5 / atol 1e-6); ``jvp`` agrees with ``vjp``
   (<u, J v> both ways) and with finite differences; a ``vjp`` pullback called twice is
-  linear; the value is the function's own; gradients have their input's type and shape;
-  the inputs are unchanged afterwards; the value has NumPy's dtype. A ``MissingRuleError``
+  linear; for a scalar program, ``hvp`` along ``v`` equals central differences along ``v`` of
+  the finite-difference gradient (second order); the value is the function's own; gradients
+  have their input's type and shape; the inputs are unchanged afterwards; the value has
+  NumPy's dtype. A ``MissingRuleError``
   from ``jvp`` is counted as "forward rule missing"; any other ``S2SADError`` is a REFUSAL,
   counted by construct and reported apart (it must name the program's file and line);
   every other exception is a failure.

@@ -134,6 +134,8 @@ class Campaign:
                 self.stats["judged"] += 1
             if outcome.forward_checked:
                 self.stats["forward mode checked"] += 1
+            if outcome.second_order == "checked":
+                self.stats["second order checked (hvp)"] += 1
             for name in outcome.missing_forward:
                 self.missing[name] += 1
             for failure in outcome.failures:
@@ -304,7 +306,8 @@ def main(argv=None) -> int:
     elapsed = time.time() - started
 
     print(f"s2sad fuzz: {stats['programs']} programs in {elapsed:.0f} s ({jobs} job(s), seed {arguments.seed})")
-    for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "failing programs",
+    for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "second order checked (hvp)",
+                 "failing programs",
                  "refused (an S2SADError)"):
         print(f"  {name}: {stats[name]}")
     for name, count in sorted(stats.items()):
