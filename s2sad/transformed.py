@@ -158,7 +158,10 @@ class TransformedForwardCall:
                          for keyword in self.active_keywords]
             positional = [self._at(by_name, position, starred) for position in range(len(args))]
             # the tangents' come back in a tuple, whose items the caller's code reads as plain values
-            return (NO_TANGENT, tuple(unthunk(t) for t in tangents), *positional)  # keyword arguments: constants here
+            result = CotangentTuple((NO_TANGENT, tuple(unthunk(t) for t in tangents), *positional))
+            result.keywords = {key: by_name[key] if key in by_name and key in self.signature.parameters
+                               else field_cotangent(by_name.get(self.double_star, ZERO), key) for key in kwargs}
+            return result
 
         return y, forward_call_pullback
 

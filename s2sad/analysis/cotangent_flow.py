@@ -26,7 +26,8 @@ from ..frontend.ir import Branch, Function, Jump, Loop, Operation, Statement, Va
 from ..registry import rule_for
 from .activity import Activity, propagates
 
-PULLBACK_TREATMENTS = ("rrule", "transformed")   # calls whose reverse is a pullback the primal returned
+PULLBACK_TREATMENTS = ("rrule", "transformed", "forward_call")   # calls whose reverse is a pullback the primal returned
+KEYWORD_TREATMENTS = ("transformed", "forward_call")   # ... whose pullback gives keyword arguments' cotangents too
 WRITES = {"setitem": 2, "append": 1, "extend": 1}  # in-place changes that write a value: its position (the rest pop)
 
 
@@ -69,7 +70,7 @@ def contributions(op: Operation, activity: Activity, treatment: Callable[[Operat
         positional = [Contribution(atom, key=index, thunk=True, zero=True)
                       for index, atom in enumerate(op.args) if active(atom)]
         keywords = [Contribution(atom, key=name, thunk=True, zero=True)
-                    for name, atom in op.kwargs if active(atom)] if how == "transformed" else []
+                    for name, atom in op.kwargs if active(atom)] if how in KEYWORD_TREATMENTS else []
         return positional + keywords
     rule = rule_for(op.callee.value)
     arguments = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments

@@ -239,7 +239,7 @@ class Emitter:
             refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
         if isinstance(value, TransformedForwardCall):  # generated forward code, differentiated again
-            return "rrule"
+            return "forward_call"
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),

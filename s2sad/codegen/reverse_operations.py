@@ -8,7 +8,7 @@ pullback called and its output unpacked, an in-place change undone.
 from __future__ import annotations
 
 from ..analysis.activity import Activity
-from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, CotangentFlow, Reversal, Undoing
+from ..analysis.cotangent_flow import KEYWORD_TREATMENTS, PULLBACK_TREATMENTS, CotangentFlow, Reversal, Undoing
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var
 from ..registry import Rule, rule_for, template_namespace
@@ -158,7 +158,7 @@ class ReverseOperations:
     def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
         active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
         treatment = "method" if op.callee.kind in ("method", "attribute") else self.core.treatment(op)
-        if active_keywords and treatment != "transformed":
+        if active_keywords and treatment not in KEYWORD_TREATMENTS:
             raise UnsupportedSyntaxError(
                 f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)})",
                 self.core.location_of(op), "pass it positionally")

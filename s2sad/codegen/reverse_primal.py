@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass, field, replace
 
 from ..analysis.activity import Activity, propagates
-from ..analysis.cotangent_flow import reversed_loop
+from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, reversed_loop
 from ..frontend.ir import Branch, Jump, Loop, Operation, Statement
 from .core import INDENT, STRUCTURE_KINDS, Emitter, indented, walk
 
@@ -181,7 +181,7 @@ class PrimalHalf:
         if callee.kind == "attribute":
             return [f"{op.target}, {op.target}_pullback = attribute_rrule({self.core.code(op.args[0])}, {callee.name!r})"]
         treatment = self.core.treatment(op)
-        if treatment in ("rrule", "transformed"):
+        if treatment in PULLBACK_TREATMENTS:
             binding = self.core.bind_callee(op, treatment)
             arguments = ", ".join(self.core.argument_list(op.args, op.kwargs))
             return [f"{op.target}, {op.target}_pullback = {binding}({arguments})"]
