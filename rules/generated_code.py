@@ -167,8 +167,11 @@ def tangent_without_vjp(g, ans, t, index):
 
 
 def times_vjp_t(g, ans, t, slope):
+    """``times(t, slope)`` is ``t * slope``, 0 where ``t`` is 0: its slope in ``t`` is ``slope``, at
+    ``t == 0`` too wherever that is finite (0 there made a second derivative through a tangent
+    that passes through 0, ``dx * h(x)`` at a root of ``h``, wrong); 0 where it is not."""
     with np.errstate(invalid="ignore"):
-        return unbroadcast(np.where(np.equal(t, 0), 0.0 * g, g * conj(slope)), t)
+        return unbroadcast(np.where(np.equal(t, 0) & ~np.isfinite(slope), 0.0 * g, g * conj(slope)), t)
 
 
 def times_vjp_slope(g, ans, t, slope):

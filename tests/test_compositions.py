@@ -944,3 +944,18 @@ def test_hvp_through_a_helper_given_differentiated_values_by_keyword():
     got = s2sad.hvp(passes_differentiated_keywords, (x,), (v,))
     (expected,) = mixed_hvp_by_differences(passes_differentiated_keywords, (x,), (v,))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def entropy_of_a_shifted_square(x):
+    from scipy import special
+    return np.sum(special.entr(1.5 + np.sin(x) ** 2))
+
+
+def test_second_derivative_through_a_guarded_slope_where_the_tangent_passes_through_zero():
+    """entr's forward rule is ``times(t, slope)`` (0 where the tangent is 0, even at an infinite
+    slope). Its reverse gave 0 in ``t`` wherever ``t`` was 0, so at x = 0, where the tangent of
+    1.5 + sin(x)**2 is 0 but its derivative is not, the Hessian was 0 (by hand: -2(log 1.5 + 1))."""
+    x, v = np.array([0.0, 0.4]), np.array([1.0, 1.0])
+    u, du, ddu = 1.5 + np.sin(x) ** 2, np.sin(2 * x), 2 * np.cos(2 * x)
+    expected = (-du ** 2 / u - (np.log(u) + 1) * ddu) * v  # entr'' = -1/u, entr' = -(log u + 1)
+    np.testing.assert_allclose(s2sad.hvp(entropy_of_a_shifted_square, (x,), (v,)), expected, rtol=1e-12)
