@@ -67,6 +67,12 @@ UNARY = [
     ("np.sinh(np.tanh({a}))", "np.sinh"), ("np.cosh(np.tanh({a}))", "np.cosh"),
     ("np.expm1(np.tanh({a}))", "np.expm1"), ("+{a}", "pos"), ("np.negative({a})", "np.negative"),
 ]
+SPECIAL = [  # SciPy's special functions: guarded slopes (entr), dual-number-free rules; real inputs only
+    ("scipy.special.entr(1.5 + np.sin({a}) ** 2)", "scipy.special.entr"), ("scipy.special.expit({a})", "scipy.special.expit"),
+    ("scipy.special.erf({a})", "scipy.special.erf"), ("scipy.special.gammaln(2.0 + {a} ** 2)", "scipy.special.gammaln"),
+    ("scipy.special.xlogy({a}, 1.5 + {a} ** 2)", "scipy.special.xlogy"), ("scipy.special.log_ndtr({a})", "scipy.special.log_ndtr"),
+    ("scipy.special.rel_entr(1.0 + {a} ** 2, 2.0 + np.sin({a}))", "scipy.special.rel_entr"),
+]
 UNARY_SCALAR = [  # scalars only: the math module and builtins
     ("math.sin({a})", "math.sin"), ("math.cos({a})", "math.cos"), ("math.exp(math.tanh({a}))", "math.exp"),
     ("math.sqrt(1.0 + {a} ** 2)", "math.sqrt"), ("float({a})", "float"), ("math.tanh({a})", "math.tanh"),
@@ -139,7 +145,8 @@ PAIRS = {
 }
 
 # Functions of real numbers only, or with a branch cut near the inputs: not in complex programs.
-NOT_FOR_COMPLEX = {"np.sqrt", "np.log1p", "np.log", "np.arctan", "np.arctan2", "pow-var", "np.power"}
+NOT_FOR_COMPLEX = {"np.sqrt", "np.log1p", "np.log", "np.arctan", "np.arctan2", "pow-var", "np.power",
+                   *(feature for _, feature in SPECIAL)}
 # The number types of a program's inputs (the first is the simplest: shrinking goes there).
 NUMBER_TYPES = ("float64", "float32", "complex128")
 
@@ -339,7 +346,7 @@ class _Writer:
                     return text
             return self.leaf(kind)
         if choice <= 3:
-            options = UNARY + (UNARY_SCALAR if kind == "S" and not self.complex else []) + \
+            options = UNARY + SPECIAL + (UNARY_SCALAR if kind == "S" and not self.complex else []) + \
                 (UNARY_VECTOR if kind in ("V", "U") else [])
             options = self.usable(options)
             template, feature = self.pick(options)
@@ -881,6 +888,8 @@ def _module_text(writer: _Writer, params: list[Param]) -> str:
     parts = [HEADER]
     if writer.library:
         parts.append("import functools\n")
+    if any("scipy.special." in line for line in writer.lines + (writer.helper.lines if writer.helper else [])):
+        parts.append("import scipy.special\n")
     parts += [f"\n{LIBRARY[name]}" for name in writer.library]
     helper = writer.helper
     if helper is not None:
