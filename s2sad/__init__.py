@@ -17,8 +17,8 @@ from .api import grad, rrule, value_and_grad, vjp  # noqa: E402
 from .decorator import Differentiated, differentiate, show  # noqa: E402
 from .registry.forward import defjvp, deflinear  # noqa: E402
 from .errors import (  # noqa: E402
-    ArgumentError, ComplexDtypeError, MissingRuleError, RefusedBranchWarning, RuleError, S2SADError, SourceUnavailableError,
-    UnsupportedSyntaxError,
+    ArgumentError, CompiledFallbackWarning, ComplexDtypeError, MissingRuleError, RefusedBranchWarning, RuleError, S2SADError,
+    SourceUnavailableError, UnsupportedSyntaxError,
 )
 from .registry import (  # noqa: E402
     defmethod, defrrule, defvjp_all, differentiate_source, nondifferentiable, unregister,
@@ -65,5 +65,5 @@ __all__ = [
     "differentiate_source", "testing",
     "ZERO", "NO_TANGENT",
     "S2SADError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError", "ArgumentError", "ComplexDtypeError", "RuleError",
-    "RefusedBranchWarning",
+    "RefusedBranchWarning", "CompiledFallbackWarning",
 ]

@@ -180,7 +180,7 @@ def _pull(pullback, cotangent):
 
 # ---------------------------------------------------------------------- public functions
 def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
-                   holomorphic: bool = False) -> Callable[..., tuple[Any, Any]]:
+                   holomorphic: bool = False, compile: bool = False) -> Callable[..., tuple[Any, Any]]:
     """``f`` -> a function returning ``(f(*args), gradient)`` (``((out, aux), gradient)`` with has_aux).
 
     The arguments are ``grad``'s; the value costs nothing extra, since the gradient runs ``f``.
@@ -192,10 +192,10 @@ def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = 
     >>> value, dw                                       # |w|**2 and 2 w
     (np.float64(5.0), array([2., 4.]))
     """
-    return _differentiated(f, argnums, has_aux, with_value=True, holomorphic=holomorphic)
+    return _differentiated(f, argnums, has_aux, with_value=True, holomorphic=holomorphic, compile=compile)
 
 
-def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bool = False):
+def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bool = False, compile: bool = False):
     """The function ``value_and_grad`` (``with_value``) or ``grad`` returns: one closure, no
     wrapper around another, since a scalar gradient costs a few microseconds in all.
     ``holomorphic``: complex inputs and output, and the conjugate of the pullback of 1 (holomorphic.py)."""
@@ -259,6 +259,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
+    if compile and not (has_aux or holomorphic):  # Numba for calls of Python floats (compiled.py)
+        from .compiled import compiled_first
+        differentiated_f = compiled_first(differentiated_f, f, argnums, with_value)
     # a holomorphic derivative is not differentiated again (as with has_aux): the compositions'
     # rules compute real derivatives, and would miss its conjugation
     if with_value:
@@ -290,7 +293,7 @@ def _plain(args, positions) -> bool:
 
 
 def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable[..., Any]:
+         holomorphic: bool = False, compile: bool = False) -> Callable[..., Any]:
     """``f`` -> a function returning the gradient of ``f`` (and ``aux`` with has_aux), as JAX's ``grad``.
 
     ``f`` returns a real scalar. ``argnums``: an int gives one gradient, shaped like that
@@ -304,6 +307,11 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     then the inputs must be complex and the result is the complex derivative ``f'(z)``.
     Whether ``f`` is holomorphic is not checked (nor is it in JAX); for any other ``f`` that
     result is ``d Re f/dx - 1j d Re f/dy``, JAX's number, which is no derivative of ``f``.
+
+    ``compile=True``: calls with Python floats run a gradient Numba compiled (``pip install
+    's2sad[jit]'``; loops and branches included, the machine code cached on disk); any other
+    call, or a function it cannot compile, runs the NumPy path with the same numbers and one
+    ``s2sad.CompiledFallbackWarning`` saying why (s2sad/compiled.py).
 
     >>> import numpy as np, s2sad
     >>> def f(x, y):
@@ -322,9 +330,9 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         grad_f.__s2sad_derivative__ = None
         return grad_f
     inner = getattr(f, "__s2sad_derivative__", None) if transform_kind(f) == "grad" else None
-    if inner is not None and not has_aux and argnums == inner[2]:
+    if inner is not None and not has_aux and argnums == inner[2] and not compile:
         return derivative(inner[0], inner[1] + 1, inner[2], (grad, f, _differentiated(f, argnums, False, with_value=False)))
-    grad_f = _differentiated(f, argnums, has_aux, with_value=False)
+    grad_f = _differentiated(f, argnums, has_aux, with_value=False, compile=compile)
     # always set: functools.wraps copied the mark of what f was made from, if it has one; a
     # transform's function is differentiated again through its rule (s2sad.compositions), not its source
     grad_f.__s2sad_derivative__ = (_unwrap(f), 1, int(argnums)) if isinstance(argnums, (int, np.integer)) \

@@ -211,3 +211,25 @@ class RefusedBranchWarning(UserWarning):
     >>> [w.category.__name__ for w in caught]
     ['RefusedBranchWarning']
     """
+
+
+class NotCompiledError(S2SADError):
+    """What keeps a gradient from compiling with ``compile=True`` (the NumPy path runs instead,
+    with a ``CompiledFallbackWarning`` saying this)."""
+
+
+class CompiledFallbackWarning(UserWarning):
+    """``compile=True`` could not compile this gradient: it runs on the NumPy path (the same
+    numbers), and the warning, given once per function, says why and where.
+
+    >>> import warnings
+    >>> import numpy as np, s2sad
+    >>> def loss(x):
+    ...     return np.sum(x ** 2)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     s2sad.grad(loss, compile=True)(np.array([1.0, 2.0]))   # arrays: not compiled yet
+    array([2., 4.])
+    >>> [w.category.__name__ for w in caught]
+    ['CompiledFallbackWarning']
+    """

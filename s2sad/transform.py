@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from . import cache
 from .version import __version__
-from .errors import S2SADError
+from .errors import NotCompiledError, S2SADError
 from .rules import helpers
 from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .frontend.resolve import Environment, found
@@ -166,9 +166,15 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
                 from .codegen.forward import generate_forward
 
                 generated = generate_forward(ir, wrt, source.function, namer)
+            elif mode == "compiled":
+                from .codegen.reverse import generate_compiled
+
+                generated = generate_compiled(ir, wrt, source.function, namer)
             else:
                 generated = generate(ir, wrt, source.function, namer, optimize)
             break
+        except NotCompiledError:
+            raise  # compile=True falls back to the NumPy path: nothing to narrow
         except S2SADError as error:
             narrowed = without_refused_branch(source, error) if len(refused) < MOST_BRANCHES else None
             if narrowed is None:
@@ -205,6 +211,13 @@ def forget() -> None:
 def generated_rrule(function, wrt: tuple[str, ...]):
     """The generated primal-plus-pullback function of ``function`` for the parameters ``wrt``."""
     return _generated(function, wrt, "reverse")
+
+
+def generated_compiled(function, wrt: tuple[str, ...]):
+    """The generated gradient of a function of Python floats for Numba (``compile=True``):
+    ``f_grad_compiled(*params) -> (y, gradients with respect to wrt)``; NotCompiledError when
+    the function is not one s2sad compiles."""
+    return _generated(function, wrt, "compiled")
 
 
 def generated_jvp(function, wrt: tuple[str, ...]):
@@ -249,7 +262,8 @@ def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> s
 
 
 def _load_or_generate(function, wrt, mode):
-    name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + ("_jvp" if mode == "forward" else "")
+    name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + \
+        {"forward": "_jvp", "compiled": "_compiled"}.get(mode, "")
     directory = cache.usable_directory()
     source = None
     path = None
@@ -272,7 +286,7 @@ def _load_or_generate(function, wrt, mode):
         still_current = _bind_current(module, function)
     _sources.setdefault(function, {})[(mode, wrt)] = without_table(source)
     warn_refused_branches(module, function)
-    entry = _entry_of(module, "_jvp" if mode == "forward" else "_rrule")
+    entry = _entry_of(module, {"forward": "_jvp", "compiled": "_grad_compiled"}.get(mode, "_rrule"))
     entry.__s2sad_module__ = module
     entry.__s2sad_current__ = still_current  # run before each call: see validity.py
     return entry

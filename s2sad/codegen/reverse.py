@@ -50,6 +50,18 @@ FUSED_TEMPLATE = '''
 GRADIENT_FOR_FLOATS = {rrule}  # what s2sad.grad calls first
 '''
 
+COMPILED_TEMPLATE = '''
+
+
+{heading}def {rrule}({params}):
+{primal}    {seed} = 1.0
+{reverse}    return {result}, ({cotangents})
+'''
+
+COMPILED_HEADING = ("The gradient of `{name}` for Python floats, primal and pullback in one function with no "
+                    "closure and no symbolic zeros, for Numba to compile (s2sad.grad(..., compile=True)): it "
+                    "returns the value and the gradients with respect to {wrt}.")
+
 FUSED_HEADING = ("`{floats}` and its pullback with the cotangent 1.0, in one function: the gradient for "
                  "floats, with no closure to make. None when the arguments are not floats.")
 
@@ -63,8 +75,9 @@ class ReverseGenerator:
     reading the facts ``cotangent_flow`` found before anything is written."""
 
     def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer, optimize: bool = True,
-                 scalars: set[str] | None = None):
+                 scalars: set[str] | None = None, compiled: bool = False):
         self.function = function
+        self.compiled = compiled               # for Numba: loops replay their tapes by index (see generate_compiled)
         self.floats = scalars is not None      # the version for Python floats: plain arithmetic (scalars.py)
         self.scalars = scalars or set()        # there, the variables holding real scalars
         self.wrt = wrt
@@ -103,8 +116,10 @@ class ReverseGenerator:
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
+        if self.compiled:  # the gradients with respect to wrt only, a tuple even of one
+            cotangents = ", ".join(self.final_cotangent(p) for p in self.wrt) + ("," if len(self.wrt) == 1 else "")
         self.body = primal + reverse + [cotangents]
-        template = FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
+        template = COMPILED_TEMPLATE if self.compiled else FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
         depth = 1 if fused else 2  # fused, the reverse lines follow the primal ones in the same function
         return template.format(
             heading=heading, rrule=rrule_name, params=", ".join(f.params),
@@ -201,13 +216,17 @@ class ReverseGenerator:
         candidates = [n for n in [code.index, *(op.target for op in loop.elements)] if n] + code.defined + list(loop.carried)
         saved = [(name, self.core.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.core.rename.get(name, name) in read]
         self.core.rename = saved_rename
-        replayed = self.counted_range(loop) if self.optimize else None
+        replayed = self.counted_range(loop) if self.optimize and not self.compiled else None
         if replayed is None or any(name != loop.elements[0].target for name, _ in saved):
             # the tape; but a range walked to its end, whose reverse needs only the counter, needs none
             code.saved = [name for name, _ in saved]
             code.used = True
             replayed = code.tape
         unpack = ", ".join(alias for _, alias in saved) or "_"
+        if self.compiled:  # Numba walks a list backwards by index
+            position = self.namer.fresh(f"{replayed}_position")
+            lines.append(f"for {position} in range(len({replayed}) - 1, -1, -1):")
+            return lines + indented([f"{unpack} = {replayed}[{position}]"] + body)
         lines.append(f"for {unpack} in reversed({replayed}):")
         return lines + indented(body)
 
@@ -333,6 +352,27 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     if fuser.core.bindings != specialist.core.bindings:
         return generator.module(general + specialised, generator.body + specialist.body)
     return generator.module(general + specialised + fused, generator.body + specialist.body + fuser.body)
+
+
+def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
+    """The gradient of a function of real scalars as one function for Numba: the float version's
+    primal and pullback fused (loops included, their tapes replayed by index), its symbolic zeros
+    made 0.0 (``for_numba``). Raises ``NotCompiledError`` naming what keeps it from compiling."""
+    from .for_numba import NotCompiledError, for_numba
+
+    general = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
+    plan = float_plan(function, general.activity)
+    if plan is None:
+        raise NotCompiledError("it computes with values other than real scalars (arrays, containers, complex "
+                               "numbers): compile=True covers functions of Python floats for now", function.location)
+    if plan.vectors:
+        raise NotCompiledError(f"it reads the array {', '.join(sorted(plan.vectors))} by element: compile=True covers "
+                               "functions of Python floats for now", function.location)
+    generator = ReverseGenerator(function, wrt, user_function, namer, scalars=plan.scalars, compiled=True)
+    name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
+    heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
+    text = for_numba(generator.run(name, heading=heading, fused=True), generator.core.bindings, function.location)
+    return generator.module(text, text.splitlines())  # its imports are what the rewritten text reads
 
 
 def _comment(text: str) -> str:

@@ -1,0 +1,108 @@
+"""The float version of a gradient as Numba compiles it (``compile=True``).
+
+The float version of an rrule (``scalars.py``) computes on Python floats only, but it still
+writes s2sad's symbolic zero: a cotangent starts at ``ZERO``, a block runs under
+``if g is not ZERO:``, a value is ``unthunk``-ed. Numba knows none of them. Here they become
+what they are for floats, on the syntax tree (libcst keeps the comments that point at the
+user's lines):
+
+* ``ZERO`` is ``0.0``: a float cotangent that nothing reached is 0;
+* ``g is not ZERO`` is ``g != 0.0`` (and ``is`` is ``==``): a block skipped for a zero
+  cotangent contributes nothing, as it does for ZERO;
+* ``unthunk(g)`` is ``g``: floats are never thunks;
+* ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``).
+
+Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
+compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
+path instead.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import NotCompiledError, SourceLocation
+
+# the globals compiled code may read: modules and builtins Numba compiles
+COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
+                                "True", "False", "None"})
+
+
+# helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
+FLOAT_HELPERS = {
+    "safe_divide": "(0.0 if {0} == 0.0 else {0} / {1} if {1} != 0.0 else math.copysign(math.inf, {0}) * math.copysign(1.0, {1}))",
+}
+_CODE = cst.Module([])
+
+
+class _AsFloats(cst.CSTTransformer):
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return cst.Float("0.0") if updated.value == "ZERO" else updated
+
+    def leave_ComparisonTarget(self, original, updated: cst.ComparisonTarget) -> cst.ComparisonTarget:
+        if isinstance(updated.comparator, cst.Float) and updated.comparator.value == "0.0":
+            if isinstance(updated.operator, cst.IsNot):
+                return updated.with_changes(operator=cst.NotEqual())
+            if isinstance(updated.operator, cst.Is):
+                return updated.with_changes(operator=cst.Equal())
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = updated.func.value if isinstance(updated.func, cst.Name) else None
+        if name == "unthunk" and len(updated.args) == 1:
+            return updated.args[0].value
+        if name in FLOAT_HELPERS and len(updated.args) == 2 and not any(a.keyword or a.star for a in updated.args):
+            codes = [_CODE.code_for_node(a.value) for a in updated.args]
+            return cst.parse_expression(FLOAT_HELPERS[name].format(*(f"({c})" for c in codes)))
+        return updated
+
+
+class _Reads(cst.CSTVisitor):
+    """The names a function reads and the names it binds."""
+
+    def __init__(self):
+        self.read: list[str] = []
+        self.bound: set[str] = set()
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.bound.add(node.name.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bound.update(_names(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bound.update(_names(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # math.sin reads `math`, not `sin`
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.read.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bound.add(node.name.value)
+
+
+def _names(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _names(element.value)]
+    return []
+
+
+def for_numba(text: str, bindings: dict, location: SourceLocation | None) -> str:
+    """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot."""
+    bound = sorted(name for name in bindings if name not in COMPILABLE_GLOBALS)  # `range` is bound to the builtin
+    if bound:
+        raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
+                               "when the module loads (a rule's function, another generated function): Numba "
+                               "cannot compile those calls", location)
+    module = cst.parse_module(text).visit(_AsFloats())
+    reads = _Reads()
+    module.visit(reads)
+    foreign = [name for name in dict.fromkeys(reads.read) if name not in reads.bound and name not in COMPILABLE_GLOBALS]
+    if foreign:
+        raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in foreign)}, which Numba "
+                               "cannot compile", location)
+    return module.code

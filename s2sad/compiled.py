@@ -1,0 +1,126 @@
+"""``compile=True``: the gradient of a function of Python floats, compiled by Numba.
+
+s2sad generates, for such a function, one closure-free function computing the value and the
+gradients (``transform.generated_compiled``, written like every generated module to the disk
+cache, so that Numba's own cache keeps the machine code beside it); Numba compiles it on the
+first call of each argument type and loads it from its cache in later processes. Calls it
+does not cover (arrays, keyword arguments), functions it cannot compile, and a machine
+without Numba take the NumPy path: the same numbers, with one ``CompiledFallbackWarning``
+per function saying why.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+
+from .arguments import differentiated_positions
+from .errors import CompiledFallbackWarning, NotCompiledError
+from .frontend.resolve import signature, unwrap
+from .registry import registry_generation
+from .runtime.finiteness import refuse_nan
+from .tracebacks import point_at_user_source
+from .transform import generated_compiled
+
+__all__ = ["compiled_first"]
+
+_lock = threading.Lock()
+_dispatchers: dict = {}   # (function, wrt) -> (the generated entry, its Numba dispatcher or None when it failed)
+_warned: set = set()       # (function, reason) already said
+
+
+def compiled_first(numpy_path, f, argnums, with_value: bool):
+    """``numpy_path`` (what grad or value_and_grad returned) behind the compiled gradient, which
+    calls of Python floats take."""
+    function = unwrap(f)
+    name = getattr(f, "__qualname__", repr(f))
+    single = isinstance(argnums, int)
+    lanes: dict = {}   # number of arguments -> (registry generation, generated entry, dispatcher, positions)
+
+    def lane_for(args):
+        """The compiled gradient calls with these many arguments take, or None (the NumPy path)."""
+        lane = lanes.get(len(args))
+        if lane is not None and lane[0] == registry_generation() and lane[1].__s2sad_current__(function):
+            return lane
+        positions = differentiated_positions(argnums, len(args), name)
+        names = list(signature(function).parameters)
+        if len(names) != len(args):
+            return None  # defaults or *args: bound by the NumPy path
+        wrt = tuple(names[p] for p in positions)
+        found = _dispatcher(function, wrt)
+        if found is None:
+            return None
+        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt)
+        return lane
+
+    @functools.wraps(function)
+    def compiled_f(*args, **kwargs):
+        for a in args:
+            if a.__class__ is not float and a.__class__ is not int:
+                _fall_back(function, "it was called with arguments other than Python floats and ints")
+                return numpy_path(*args, **kwargs)
+        lane = None if kwargs else lane_for(args)
+        if lane is None:
+            return numpy_path(*args, **kwargs)
+        for p in lane[3]:
+            if args[p].__class__ is not float:
+                return numpy_path(*args, **kwargs)  # an int to differentiate: the NumPy path says why it cannot
+        try:
+            value, gradients = lane[2](*args)
+        except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
+            if not _is_numba_error(error):
+                point_at_user_source(error)
+                raise
+            lanes.pop(len(args), None)
+            _failed(function, lane[4], error)
+            return numpy_path(*args, **kwargs)
+        gradient = gradients[0] if single else tuple(gradients)
+        if any(g != g for g in gradients):
+            refuse_nan(gradient, value, (), function)  # as the NumPy path: a NaN of a finite value
+        return (value, gradient) if with_value else gradient
+
+    return compiled_f
+
+
+def _dispatcher(function, wrt):
+    """``(generated entry, its Numba dispatcher)``, or None when there is none (a warning says why)."""
+    key = (function, wrt)
+    try:
+        entry = generated_compiled(function, wrt)
+    except NotCompiledError as error:
+        _fall_back(function, error.message, error.location)
+        return None
+    with _lock:
+        found = _dispatchers.get(key)
+        if found is None or found[0] is not entry:
+            try:
+                import numba
+            except ImportError:
+                _fall_back(function, "Numba is not installed (pip install 's2sad[jit]')")
+                dispatcher = None
+            else:
+                dispatcher = numba.njit(cache=True)(entry)  # compiled at the first call, per argument types
+            _dispatchers[key] = found = (entry, dispatcher)
+    return found if found[1] is not None else None
+
+
+def _failed(function, wrt, error) -> None:
+    with _lock:
+        entry = _dispatchers.get((function, wrt), (None, None))[0]
+        _dispatchers[(function, wrt)] = (entry, None)
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    _fall_back(function, f"Numba could not compile its generated gradient: {first}")
+
+
+def _is_numba_error(error) -> bool:
+    return any(kind.__module__.startswith("numba") for kind in type(error).__mro__)
+
+
+def _fall_back(function, reason: str, location=None) -> None:
+    key = (function, reason)
+    if key in _warned:
+        return
+    _warned.add(key)
+    where = f" ({location})" if location is not None else ""
+    warnings.warn(f"s2sad: compile=True: {getattr(function, '__qualname__', function)}{where} runs on the NumPy "
+                  f"path (the same numbers): {reason}", CompiledFallbackWarning, stacklevel=3)

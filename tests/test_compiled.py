@@ -1,0 +1,137 @@
+"""compile=True: gradients of functions of Python floats compiled by Numba (issue 19, first
+part), against central finite differences and against the NumPy path; every other call falls
+back to the NumPy path with one CompiledFallbackWarning naming why."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+
+numba = pytest.importorskip("numba")
+
+
+# ---------------------------------------------------------------- the functions
+def scalar20(x, y):
+    a = math.sin(x) * y + x ** 2 / y
+    b = math.exp(-x * y) + math.cos(a) * math.tanh(y)
+    c = math.log(1.0 + a * a) - math.sqrt(1.0 + b * b)
+    return a * b + c / (2.0 + math.atan(x))
+
+
+def spring(k, x0, v0):
+    x = x0
+    v = v0
+    for _ in range(50):
+        a = -k * x - 0.1 * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return x * x + v
+
+
+def branchy(x, n):
+    total = 0.0
+    for i in range(n):
+        if x > 0.5:
+            total = total + math.sin(x * i)
+        else:
+            total = total - x ** 3
+        x = 0.9 * x + 0.05
+    return total
+
+
+def mysum_scalar(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + x * i
+        i = i + 1
+    return s * x
+
+
+def helper(v):
+    return v * v
+
+
+def calls_a_helper(x):
+    return helper(x) + 1.0
+
+
+def of_an_array(x):
+    return np.sum(x ** 2)
+
+
+def steep(x):
+    return 0.0 * math.sqrt(x) + x   # at 0: an infinite slope times a zero cotangent
+
+
+def central(f, args, position, h=1e-6):
+    up, down = list(args), list(args)
+    up[position] += h
+    down[position] -= h
+    return (f(*up) - f(*down)) / (2 * h)
+
+
+CASES = [(scalar20, (0.7, 1.3), (0, 1)), (spring, (2.0, 1.0, 0.5), (0, 1, 2)), (branchy, (0.8, 6), (0,)),
+         (branchy, (0.3, 6), (0,)), (mysum_scalar, (0.4, 100), (0,))]
+
+
+@pytest.mark.parametrize("f, args, argnums", CASES, ids=lambda case: getattr(case, "__name__", None))
+def test_a_compiled_gradient_is_the_numpy_paths_and_central_differences(f, args, argnums):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)  # these compile
+        value, gradients = s2sad.value_and_grad(f, argnums=argnums, compile=True)(*args)
+    plain_value, plain_gradients = s2sad.value_and_grad(f, argnums=argnums)(*args)
+    assert type(value) is float and all(type(g) is float for g in gradients)
+    assert value == f(*args)
+    np.testing.assert_allclose(gradients, plain_gradients, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gradients, [central(f, args, p) for p in argnums], rtol=1e-6, atol=1e-8)
+
+
+def test_grad_with_an_int_argnums_gives_one_float():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(scalar20, compile=True)(0.7, 1.3)
+    assert type(gradient) is float
+    np.testing.assert_allclose(gradient, central(scalar20, (0.7, 1.3), 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f, args, why", [
+    (of_an_array, (np.array([1.0, 2.0]),), "other than Python floats"),
+    (calls_a_helper, (0.5,), "helper"),
+])
+def test_what_does_not_compile_runs_the_numpy_path_with_one_warning(f, args, why):
+    compiled = s2sad.grad(f, compile=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = compiled(*args)
+        second = compiled(*args)
+    said = [w for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(said) == 1 and why in str(said[0].message)
+    np.testing.assert_allclose(first, s2sad.grad(f)(*args))
+    np.testing.assert_allclose(second, first)
+
+
+def test_a_zero_cotangent_times_an_infinite_slope_is_zero_as_on_the_numpy_path():
+    """safe_divide's convention (sqrt's slope at 0 is infinite; times 0 it is 0), written inline
+    for Numba: the same 1.0 both ways, where plain arithmetic would give NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        assert s2sad.grad(steep, compile=True)(0.0) == s2sad.grad(steep)(0.0) == 1.0
+
+
+def test_without_numba_the_numpy_path_runs_and_says_so(monkeypatch):
+    import sys
+
+    from s2sad import compiled
+
+    def quadratic(x):
+        return x * x + 3.0 * x
+
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+    monkeypatch.setattr(compiled, "_dispatchers", {})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert s2sad.grad(quadratic, compile=True)(2.0) == 7.0
+    assert any("Numba is not installed" in str(w.message) for w in caught)
