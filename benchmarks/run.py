@@ -4,10 +4,12 @@
     python benchmarks/run.py --quick          # fewer repeats
     python benchmarks/run.py --only mlp,rnn
 
-Every figure is the median of repeated runs after warm-up, single-threaded (BLAS and
-OpenMP threads pinned to 1 before NumPy is imported). Peers are optional (the `bench`
-extra): autograd, JAX (`jax.grad` eager and `jax.jit(jax.grad)`), PyTorch CPU eager; one
-that is not installed is skipped with a note. s2sad is measured twice: through
+Every figure is the median of repeated runs after warm-up, single-threaded (BLAS, OpenMP
+and XLA threads pinned to 1 before NumPy is imported); the columns of a workload are timed
+in interleaved rounds, and each is checked against the hand-written gradient first.
+Peers are optional (the `bench` extra): autograd, JAX (`jax.grad` eager and
+`jax.jit(jax.grad)`), hand-written Numba gradients (benchmarks/numba_gradients.py),
+PyTorch CPU eager; one that is not installed is skipped with a note. s2sad is measured twice: through
 `s2sad.grad` (what a user calls) and calling the generated rrule and pullback directly
 (the generated code alone).
 """
@@ -38,21 +40,39 @@ import s2sad  # noqa: E402
 import workloads as w  # noqa: E402
 
 
-def median_time(function, repeats: int, budget: float = 2.0) -> float:
-    """Median seconds per call after warm-up; fewer repeats for slow calls (about `budget` seconds)."""
+def calls_per_batch(function) -> tuple[float, int]:
+    """One warm-up call, then the time of one call and how many calls make a batch of about 1 ms
+    (very fast calls are timed in batches, so the timer is not what is measured)."""
     function()
     start = time.perf_counter()
     function()
     once = time.perf_counter() - start
-    repeats = max(3, min(repeats, int(budget / max(once, 1e-7))))
-    inner = max(1, int(1e-3 / max(once, 1e-9)))  # batch very fast calls so the timer is not the cost
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            function()
-        times.append((time.perf_counter() - start) / inner)
-    return statistics.median(times)
+    return once, max(1, int(1e-3 / max(once, 1e-9)))
+
+
+def interleaved_medians(functions: dict, repeats: int, budgets: dict | None = None) -> dict:
+    """Median seconds per call of each function, timed in interleaved rounds.
+
+    Each round times one batch of every function in turn, so a slow drift of the machine
+    (another process, the CPU's clock) affects every column alike. A slow function takes
+    part in fewer rounds: about ``budgets[name]`` seconds (2 s unless given), at least 3.
+    """
+    budgets = budgets or {}
+    plans = {}
+    for name, function in functions.items():
+        once, inner = calls_per_batch(function)
+        rounds = max(3, min(repeats, int(budgets.get(name, 2.0) / max(once, 1e-7))))
+        plans[name] = (function, inner, rounds)
+    times = {name: [] for name in functions}
+    for round_index in range(max((plan[2] for plan in plans.values()), default=0)):
+        for name, (function, inner, rounds) in plans.items():
+            if round_index >= rounds:
+                continue
+            start = time.perf_counter()
+            for _ in range(inner):
+                function()
+            times[name].append((time.perf_counter() - start) / inner)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 # ---------------------------------------------------------------------- peers
@@ -81,19 +101,25 @@ def peers():
         found["torch"] = (torch, None)
     except ImportError:
         pass
+    try:
+        import numba_gradients  # hand-written gradients compiled by numba
+
+        found["numba"] = numba_gradients
+    except ImportError:
+        pass
     return found
 
 
 def peer_versions(found) -> str:
     notes = []
-    for name in ("autograd", "jax", "torch"):
+    for name in ("autograd", "jax", "numba", "torch"):
         if name in found:
             from importlib import metadata
 
             try:
                 version = metadata.version(name)
             except metadata.PackageNotFoundError:
-                version = getattr(found[name][0], "__version__", "?")
+                version = "?"
             notes.append(f"{name} {version}")
         else:
             notes.append(f"{name}: not installed, skipped")
@@ -129,7 +155,52 @@ def written_in(np_module, math_module=None):
             total = total + x[i]
         return total
 
-    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum}
+    def lotka_volterra(y, params):
+        alpha, beta, delta, gamma = params[0], params[1], params[2], params[3]
+        prey, predator = y[0], y[1]
+        return np_module.array([alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator])
+
+    def rk4_step(f, y, dt, params):
+        k1 = f(y, params)
+        k2 = f(y + 0.5 * dt * k1, params)
+        k3 = f(y + 0.5 * dt * k2, params)
+        k4 = f(y + dt * k3, params)
+        return y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+    def rk4(params, y0):
+        y = y0
+        total = 0.0
+        for step in range(500):
+            y = rk4_step(lotka_volterra, y, 0.01, params)
+            total = total + np_module.sum(y ** 2)
+        return total
+
+    def spring(x, v, k):
+        for step in range(50):
+            a = -k * x - 0.1 * v
+            v = v + 0.01 * a
+            x = x + 0.01 * v
+        return np_module.sum(x ** 2)
+
+    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum,
+            "rk4": rk4, "spring": spring, "lotka_volterra": lotka_volterra, "rk4_step": rk4_step}
+
+
+def rk4_for_jit(jax, jnp):
+    """The RK4 workload as a JAX user writes it for `jax.jit`: the time loop in `lax.fori_loop`.
+    (`jax.jit` of the Python loop unrolls 500 steps: more than 9 minutes and 17 GB to compile here.)"""
+    written = written_in(jnp)
+    lotka_volterra, rk4_step = written["lotka_volterra"], written["rk4_step"]
+
+    def rk4(params, y0):
+        def step(i, carry):
+            y, total = carry
+            y = rk4_step(lotka_volterra, y, 0.01, params)
+            return y, total + jnp.sum(y ** 2)
+
+        return jax.lax.fori_loop(0, 500, step, (y0, jnp.zeros((), y0.dtype)))[1]
+
+    return rk4
 
 
 # ---------------------------------------------------------------------- one workload
@@ -147,25 +218,39 @@ def inputs(name: str, rng, n=None):
         return (0.2 * rng.standard_normal((32, 32)), rng.standard_normal(32), rng.standard_normal(32)), (0,)
     if name == "mysum":
         return (rng.standard_normal(n),), (0,)
+    if name == "rk4":  # parameters, then the initial populations (prey, predator)
+        return (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0,)
+    if name == "spring":  # position, velocity, stiffness
+        return (rng.standard_normal(4), rng.standard_normal(4), 2.0), (0, 1, 2)
     raise KeyError(name)
 
 
+def assert_same_gradient(got, expected, who: str) -> None:
+    """Every column is checked against the hand-written gradient before it is timed."""
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(got) == len(expected), f"{who}: {len(got)} gradients, expected {len(expected)}"
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10,
+                                   err_msg=f"{who} disagrees with the hand-written gradient")
+
+
 def measure(name, repeats, found, n=None):
+    """The columns of one workload: each checked against the hand-written gradient, then timed interleaved."""
     rng = np.random.default_rng(0)
     args, argnums = inputs(name, rng, n)
+    argnum = argnums if len(argnums) > 1 else argnums[0]
     function = getattr(w, name)
     by_hand = getattr(w, f"{name}_grad_by_hand")
-    row = {}
-    row["hand-written"] = median_time(lambda: by_hand(*args), repeats)
-    grad = s2sad.grad(function, argnums=argnums if len(argnums) > 1 else argnums[0])
     expected = by_hand(*args)
-    got = grad(*args)
-    for a, b in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10)
-    row["s2sad"] = median_time(lambda: grad(*args), repeats)
+    columns = {"hand-written": lambda: by_hand(*args)}
+    budgets = {}
+    grad = s2sad.grad(function, argnums=argnum)
+    assert_same_gradient(grad(*args), expected, "s2sad")
+    columns["s2sad"] = lambda: grad(*args)
     value_and_gradient = getattr(w, f"{name}_value_and_grad_by_hand", None)
     if value_and_gradient is not None:
-        row["hand-written value and gradient"] = median_time(lambda: value_and_gradient(*args), repeats)
+        columns["hand-written value and gradient"] = lambda: value_and_gradient(*args)
     from s2sad.transform import generated_rrule
 
     names = list(__import__("inspect").signature(function).parameters)
@@ -175,24 +260,30 @@ def measure(name, repeats, found, n=None):
         value, pullback = rrule(*args)
         return pullback(1.0)
 
-    row["s2sad generated code"] = median_time(generated_only, repeats)
+    columns["s2sad generated code"] = generated_only
     if "autograd" in found and (name != "mysum" or n <= 10_000):  # autograd: 14 s a call at n = 1e5
         autograd, anp = found["autograd"]
-        import math  # noqa: F401
-
-        f = written_in(anp)[name]
-        g = autograd.grad(f, argnum=argnums if len(argnums) > 1 else argnums[0])
-        row["autograd"] = median_time(lambda: g(*args), repeats, budget=4.0)
+        g_autograd = autograd.grad(written_in(anp)[name], argnum=argnum)
+        assert_same_gradient(g_autograd(*args), expected, "autograd")
+        columns["autograd"] = lambda: g_autograd(*args)
+        budgets["autograd"] = 4.0
     if "jax" in found:
         jax, jnp = found["jax"]
         f = written_in(jnp)[name]
         jargs = tuple(jnp.asarray(a) for a in args)
-        g = jax.grad(f, argnums=argnums if len(argnums) > 1 else argnums[0])
-        if name != "mysum":  # eager JAX dispatches one op per element: minutes at n = 1e4
-            row["jax eager"] = median_time(lambda: jax.block_until_ready(g(*jargs)), repeats, budget=4.0)
+        g_jax = jax.grad(f, argnums=argnum)
+        if name not in ("mysum", "rk4"):  # eager JAX dispatches op by op: minutes at n = 1e4, 17 s a call on rk4
+            assert_same_gradient(g_jax(*jargs), expected, "jax eager")
+            columns["jax eager"] = lambda: jax.block_until_ready(g_jax(*jargs))
+            budgets["jax eager"] = 4.0
         if name != "mysum" or n <= 1000:  # tracing unrolls the Python loop: one op per element to compile
-            jitted = jax.jit(g)
-            row["jax.jit"] = median_time(lambda: jax.block_until_ready(jitted(*jargs)), repeats)
+            jitted = jax.jit(jax.grad(rk4_for_jit(jax, jnp), argnums=argnum) if name == "rk4" else g_jax)
+            assert_same_gradient(jitted(*jargs), expected, "jax.jit")
+            columns["jax.jit"] = lambda: jax.block_until_ready(jitted(*jargs))
+    if "numba" in found:
+        by_numba = getattr(found["numba"], name)
+        assert_same_gradient(by_numba(*args), expected, "numba")
+        columns["numba (hand-written)"] = lambda: by_numba(*args)
     if "torch" in found:
         torch = found["torch"][0]
         f = written_in(torch)[name]
@@ -202,8 +293,10 @@ def measure(name, repeats, found, n=None):
             f(*tensors).backward()
             return [tensors[i].grad for i in argnums]
 
-        row["torch eager"] = median_time(torch_grad, repeats, budget=4.0)
-    return row
+        assert_same_gradient([np.asarray(t) for t in torch_grad()], expected, "torch")
+        columns["torch eager"] = torch_grad
+        budgets["torch eager"] = 4.0
+    return interleaved_medians(columns, repeats, budgets)
 
 
 def mysum_memory(n: int) -> dict:
@@ -253,17 +346,23 @@ def format_time(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
+def format_ratio(ratio: float) -> str:
+    return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
-    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,transform")
+    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,spring,"
+                        "transform")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     arguments = parser.parse_args(argv)
     repeats = 7 if arguments.quick else 31
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
-                                                                "mysum", "transform"]
+                                                                "rk4", "spring", "mysum", "transform"]
     found = peers()
-    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit", "torch eager"]
+    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit", "numba (hand-written)",
+               "torch eager"]
     lines = [
         "# s2sad benchmarks",
         "",
@@ -292,7 +391,7 @@ def main(argv=None) -> int:
                 elif column == "hand-written":
                     cells.append(format_time(row[column]))
                 else:
-                    cells.append(f"{format_time(row[column])} ({row[column] / base:.2f}×)")
+                    cells.append(f"{format_time(row[column])} ({format_ratio(row[column] / base)})")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
     both = [(label, row) for label, row in rows if "hand-written value and gradient" in row]
     if both:
