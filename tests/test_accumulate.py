@@ -70,7 +70,27 @@ def test_user_arrays_are_never_mutated():
     assert r is not d
     np.testing.assert_array_equal(d, [1.0, 1.0, 1.0])
     np.testing.assert_array_equal(r, [2.0, 2.0, 2.0])
-    assert is_owned(r) and not is_owned(d)
+    assert not is_owned(d)
+
+
+def test_only_large_fresh_sums_are_owned():
+    # registering a small array costs more than allocating it again: it is left unowned,
+    # so it is never written into later (the value is a + b either way)
+    limit = accumulate_module.SMALL_SUM
+    small = accumulate(np.ones(limit), np.ones(limit))
+    assert not is_owned(small) and small[0] == 2.0
+    alias = small
+    again = accumulate(small, np.ones(limit))
+    assert again is not alias and alias[0] == 2.0 and again[0] == 3.0
+    large = accumulate(np.ones(limit + 1), np.ones(limit + 1))
+    assert is_owned(large) and large[0] == 2.0
+    assert not is_owned(accumulate(np.ones(3), 1.0)) and not is_owned(accumulate(np.ones(3), np.float64(1.0)))
+
+
+def test_numpy_float64_scalars_add_as_numbers():
+    for a, b in ((np.float64(1.5), 2.0), (1.5, np.float64(2.0)), (np.float64(1.5), np.float64(2.0))):
+        r = accumulate(a, b)
+        assert r == 3.5 and type(r) is type(a + b)
 
 
 def test_an_owned_array_with_another_reference_is_not_mutated():
