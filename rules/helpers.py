@@ -206,6 +206,14 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
     Returns a read-only broadcast view when no copy is needed; cast to ``a``'s dtype.
     ``where`` (the reduction's mask) zeroes the cotangent of the elements left out.
     """
+    if a.__class__ is _ndarray and axis is None and where is True and a.size <= 65536 and a.dtype.kind in "fc":
+        # the common case below (`np.sum(x)` of a small float array), first and inline:
+        # np.full's own two steps without its call
+        if g is ZERO:
+            return ZERO
+        out = np.empty(a.shape, a.dtype)
+        np.copyto(out, g, casting="unsafe")
+        return out
     if type(a) is float:
         return float(g)
     shape = np.shape(a)

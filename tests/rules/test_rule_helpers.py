@@ -162,3 +162,15 @@ def test_output_parts():
     assert output_parts(Thunk(lambda: (Thunk(lambda: 5.0), 6.0)), 2) == (5.0, 6.0)
     with pytest.raises(ValueError, match="3 elements"):
         output_parts((1.0, 2.0, 3.0), 2)
+
+
+def test_expand_reduced_of_a_full_reduction_of_a_small_array():
+    for a, g in ((np.zeros(3), 2.5), (np.zeros((2, 2), np.float32), np.float64(1.5)), (np.zeros(2, complex), 1 - 2j),
+                 (np.zeros(4), np.array(3.0)), (np.zeros((2, 3)), np.ones((1, 1)))):
+        out = expand_reduced(g, a, None, np.ndim(g) > 0, True)
+        expected = np.broadcast_to(np.asarray(g, a.dtype), a.shape)
+        assert type(out) is np.ndarray and out.shape == a.shape and out.dtype == a.dtype and out.flags.writeable
+        np.testing.assert_array_equal(out, expected)
+        assert not np.shares_memory(out, a)
+    assert expand_reduced(ZERO, np.zeros(3), None, False, True) is ZERO
+    assert expand_reduced(1.0, np.zeros(3, int), None, False, True) is NO_TANGENT
