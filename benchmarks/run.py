@@ -346,6 +346,20 @@ def format_time(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
+NOTES_MARKER = "<!-- Written by hand below this line: benchmarks/run.py keeps it when it rewrites the tables. -->"
+
+
+def kept_notes(path: str) -> str:
+    """The hand-written part of an existing results file (from NOTES_MARKER on), or nothing."""
+    try:
+        with open(path) as stream:
+            text = stream.read()
+    except OSError:
+        return ""
+    start = text.find(NOTES_MARKER)
+    return "" if start < 0 else "\n" + text[start:]
+
+
 def format_ratio(ratio: float) -> str:
     return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
 
@@ -354,13 +368,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
     parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,spring,"
-                        "transform")
+                        "transform,tape")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
+    parser.add_argument("--no-peers", action="store_true", help="hand-written and s2sad only (before/after comparisons)")
     arguments = parser.parse_args(argv)
     repeats = 7 if arguments.quick else 31
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
-                                                                "rk4", "spring", "mysum", "transform"]
-    found = peers()
+                                                                "rk4", "spring", "mysum", "transform", "tape"]
+    found = {} if arguments.no_peers else peers()
     columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit", "numba (hand-written)",
                "torch eager"]
     lines = [
@@ -375,7 +390,7 @@ def main(argv=None) -> int:
     ]
     rows = []
     for name in chosen:
-        if name in ("transform",):
+        if name in ("transform", "tape"):
             continue
         sizes = [1000, 10000, 100000] if name == "mysum" else [None]
         for n in sizes:
@@ -416,7 +431,14 @@ def main(argv=None) -> int:
                   "", "| | time |", "| --- | --- |"]
         for key, value in cost.items():
             lines.append(f"| {key} | {format_time(value)} |")
-    text = "\n".join(lines) + "\n"
+    if "tape" in chosen:
+        print("measuring tape bytes ...", file=sys.stderr)
+        import tape_size
+
+        lines += ["", "Tape bytes per loop iteration (`benchmarks/tape_size.py`): what the pullback keeps alive, "
+                  "against the data its reverse pass reads (a loop invariant counted once):", ""]
+        lines += tape_size.table()
+    text = "\n".join(lines) + "\n" + kept_notes(arguments.output)
     print(text)
     with open(arguments.output, "w") as stream:
         stream.write(text)

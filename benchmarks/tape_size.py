@@ -204,7 +204,8 @@ def workloads():
            (rng.standard_normal(1000), rng.standard_normal(1000), 2.0), 50)
 
 
-def main():
+def table() -> list:
+    """The Markdown table's lines."""
     lines = ["| workload | values saved per iteration | of which read as data | bytes kept alive per iteration "
              "| of which array data | minimum (data the reverse pass reads) | kept / minimum |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -213,7 +214,11 @@ def main():
         lines.append(f"| {label} | {row['values per iteration']:.1f} | {row['read as data per iteration']:.1f} | "
                      f"{row['kept']:.0f} B | {row['array data']:.0f} B | {row['minimum']:.0f} B | "
                      f"{row['kept'] / row['minimum']:.1f}× |")
-    print("\n".join(lines))
+    return lines
+
+
+def main():
+    print("\n".join(table()))
 
 
 if __name__ == "__main__":
