@@ -73,17 +73,23 @@ def test_user_arrays_are_never_mutated():
     assert not is_owned(d)
 
 
-def test_only_large_fresh_sums_are_owned():
+@needs_refcount
+def test_only_fresh_sums_worth_writing_into_are_owned():
     # registering a small array costs more than allocating it again: it is left unowned,
     # so it is never written into later (the value is a + b either way)
-    limit = accumulate_module.SMALL_SUM
-    small = accumulate(np.ones(limit), np.ones(limit))
-    assert not is_owned(small) and small[0] == 2.0
-    alias = small
-    again = accumulate(small, np.ones(limit))
-    assert again is not alias and alias[0] == 2.0 and again[0] == 3.0
-    large = accumulate(np.ones(limit + 1), np.ones(limit + 1))
-    assert is_owned(large) and large[0] == 2.0
+    small, shared = accumulate_module.SMALL_SUM, accumulate_module.SMALL_SHARED_SUM
+    for n in (small, small + 1):
+        d = np.ones(n)  # held by this variable only: the next sum would go in place
+        d = accumulate(d, np.ones(n))
+        assert is_owned(d) == (n > small) and d[0] == 2.0
+    for n in (shared, shared + 1):
+        d = np.ones(n)
+        alias = d  # aliased: the next sum will likely be a new array again
+        d = accumulate(d, np.ones(n))
+        assert is_owned(d) == (n > shared) and d[0] == 2.0 and alias[0] == 1.0
+        alias = d
+        again = accumulate(d, np.ones(n))
+        assert again is not alias and alias[0] == 2.0 and again[0] == 3.0
     assert not is_owned(accumulate(np.ones(3), 1.0)) and not is_owned(accumulate(np.ones(3), np.float64(1.0)))
 
 
