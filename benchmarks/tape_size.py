@@ -13,10 +13,11 @@ The minimum is what the reverse pass reads: the data of the saved values that th
 pullback's code uses as numbers. A value it passes only as the shape-and-dtype argument
 of ``unbroadcast``, ``expand_reduced``, ``untake`` or ``add_at``, or to ``len``, is saved
 for its metadata alone; the minimum counts none of it. Any other use (another helper's
-argument included) counts as reading the data, so the minimum is if anything too high. Which names a pullback reads is found in its source (each
-generated pullback and each wrapper is a real function with source). A value saved every
-iteration but equal in all of them (a loop invariant such as ``-k``) counts once in the
-minimum; the minimum counts raw data bytes (8 per float64), no object headers.
+argument included) counts as reading the data, so the minimum is if anything too high.
+Which names a pullback reads is found in its source (each generated pullback and each
+wrapper is a real function with source). A value saved every iteration but equal in all
+of them (a loop invariant such as ``-k``) counts once in the minimum; the minimum counts
+raw data bytes (8 per float64), no object headers.
 
 This measures and reports only; it changes nothing in the code s2sad generates.
 """
