@@ -4,10 +4,12 @@
     python benchmarks/run.py --quick          # fewer repeats
     python benchmarks/run.py --only mlp,rnn
 
-Every figure is the median of repeated runs after warm-up, single-threaded (BLAS and
-OpenMP threads pinned to 1 before NumPy is imported). Peers are optional (the `bench`
-extra): autograd, JAX (`jax.grad` eager and `jax.jit(jax.grad)`), PyTorch CPU eager; one
-that is not installed is skipped with a note. s2sad is measured twice: through
+Every figure is the median of repeated runs after warm-up, single-threaded (BLAS, OpenMP
+and XLA threads pinned to 1 before NumPy is imported); the columns of a workload are timed
+in interleaved rounds, and each is checked against the hand-written gradient first.
+Peers are optional (the `bench` extra): autograd, JAX (`jax.grad` eager and
+`jax.jit(jax.grad)`), hand-written Numba gradients (benchmarks/numba_gradients.py),
+PyTorch CPU eager; one that is not installed is skipped with a note. s2sad is measured twice: through
 `s2sad.grad` (what a user calls) and calling the generated rrule and pullback directly
 (the generated code alone).
 """
@@ -20,11 +22,14 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
                           "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
+import inspect  # noqa: E402
+import math  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+import textwrap  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
@@ -38,21 +43,39 @@ import s2sad  # noqa: E402
 import workloads as w  # noqa: E402
 
 
-def median_time(function, repeats: int, budget: float = 2.0) -> float:
-    """Median seconds per call after warm-up; fewer repeats for slow calls (about `budget` seconds)."""
+def calls_per_batch(function) -> tuple[float, int]:
+    """One warm-up call, then the time of one call and how many calls make a batch of about 1 ms
+    (very fast calls are timed in batches, so the timer is not what is measured)."""
     function()
     start = time.perf_counter()
     function()
     once = time.perf_counter() - start
-    repeats = max(3, min(repeats, int(budget / max(once, 1e-7))))
-    inner = max(1, int(1e-3 / max(once, 1e-9)))  # batch very fast calls so the timer is not the cost
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            function()
-        times.append((time.perf_counter() - start) / inner)
-    return statistics.median(times)
+    return once, max(1, int(1e-3 / max(once, 1e-9)))
+
+
+def interleaved_medians(functions: dict, repeats: int, budgets: dict | None = None) -> dict:
+    """Median seconds per call of each function, timed in interleaved rounds.
+
+    Each round times one batch of every function in turn, so a slow drift of the machine
+    (another process, the CPU's clock) affects every column alike. A slow function takes
+    part in fewer rounds: about ``budgets[name]`` seconds (2 s unless given), at least 3.
+    """
+    budgets = budgets or {}
+    plans = {}
+    for name, function in functions.items():
+        once, inner = calls_per_batch(function)
+        rounds = max(3, min(repeats, int(budgets.get(name, 2.0) / max(once, 1e-7))))
+        plans[name] = (function, inner, rounds)
+    times = {name: [] for name in functions}
+    for round_index in range(max((plan[2] for plan in plans.values()), default=0)):
+        for name, (function, inner, rounds) in plans.items():
+            if round_index >= rounds:
+                continue
+            start = time.perf_counter()
+            for _ in range(inner):
+                function()
+            times[name].append((time.perf_counter() - start) / inner)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 # ---------------------------------------------------------------------- peers
@@ -81,23 +104,39 @@ def peers():
         found["torch"] = (torch, None)
     except ImportError:
         pass
+    try:
+        import numba_gradients  # hand-written gradients compiled by numba
+
+        found["numba"] = numba_gradients
+    except ImportError:
+        pass
     return found
 
 
 def peer_versions(found) -> str:
     notes = []
-    for name in ("autograd", "jax", "torch"):
+    for name in ("autograd", "jax", "numba", "torch"):
         if name in found:
             from importlib import metadata
 
             try:
                 version = metadata.version(name)
             except metadata.PackageNotFoundError:
-                version = getattr(found[name][0], "__version__", "?")
+                version = "?"
             notes.append(f"{name} {version}")
         else:
             notes.append(f"{name}: not installed, skipped")
     return ", ".join(notes)
+
+
+def rewritten(np_module, *names) -> dict:
+    """Functions of workloads.py compiled again from their source, with ``np`` naming
+    ``np_module`` (their calls to one another resolve in the same namespace)."""
+    namespace = {"np": np_module, "math": math}
+    for name in names:
+        source = textwrap.dedent(inspect.getsource(getattr(w, name)))
+        exec(compile(source, w.__file__, "exec"), namespace)
+    return namespace
 
 
 def written_in(np_module, math_module=None):
@@ -129,7 +168,29 @@ def written_in(np_module, math_module=None):
             total = total + x[i]
         return total
 
-    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum}
+    # the ODE workloads' own source, run again with `np` bound to np_module
+    again = rewritten(np_module, "lotka_volterra", "rk4_step", "rk4", "spring")
+    lotka_volterra, rk4_step, rk4, spring = (again[name] for name in ("lotka_volterra", "rk4_step", "rk4", "spring"))
+
+    return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum,
+            "rk4": rk4, "spring": spring, "lotka_volterra": lotka_volterra, "rk4_step": rk4_step}
+
+
+def rk4_for_jit(jax, jnp):
+    """The RK4 workload as a JAX user writes it for `jax.jit`: the time loop in `lax.fori_loop`.
+    (`jax.jit` of the Python loop unrolls 500 steps: more than 9 minutes and 17 GB to compile here.)"""
+    written = written_in(jnp)
+    lotka_volterra, rk4_step = written["lotka_volterra"], written["rk4_step"]
+
+    def rk4(params, y0):
+        def step(i, carry):
+            y, total = carry
+            y = rk4_step(lotka_volterra, y, 0.01, params)
+            return y, total + jnp.sum(y ** 2)
+
+        return jax.lax.fori_loop(0, 500, step, (y0, jnp.zeros((), y0.dtype)))[1]
+
+    return rk4
 
 
 # ---------------------------------------------------------------------- one workload
@@ -147,52 +208,72 @@ def inputs(name: str, rng, n=None):
         return (0.2 * rng.standard_normal((32, 32)), rng.standard_normal(32), rng.standard_normal(32)), (0,)
     if name == "mysum":
         return (rng.standard_normal(n),), (0,)
+    if name == "rk4":  # parameters, then the initial populations (prey, predator)
+        return (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0,)
+    if name == "spring":  # position, velocity, stiffness
+        return (rng.standard_normal(4), rng.standard_normal(4), 2.0), (0, 1, 2)
     raise KeyError(name)
 
 
+def assert_same_gradient(got, expected, who: str) -> None:
+    """Every column is checked against the hand-written gradient before it is timed."""
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(got) == len(expected), f"{who}: {len(got)} gradients, expected {len(expected)}"
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10,
+                                   err_msg=f"{who} disagrees with the hand-written gradient")
+
+
 def measure(name, repeats, found, n=None):
+    """The columns of one workload: each checked against the hand-written gradient, then timed interleaved."""
     rng = np.random.default_rng(0)
     args, argnums = inputs(name, rng, n)
+    argnum = argnums if len(argnums) > 1 else argnums[0]
     function = getattr(w, name)
     by_hand = getattr(w, f"{name}_grad_by_hand")
-    row = {}
-    row["hand-written"] = median_time(lambda: by_hand(*args), repeats)
-    grad = s2sad.grad(function, argnums=argnums if len(argnums) > 1 else argnums[0])
     expected = by_hand(*args)
-    got = grad(*args)
-    for a, b in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-8, atol=1e-10)
-    row["s2sad"] = median_time(lambda: grad(*args), repeats)
+    columns = {"hand-written": lambda: by_hand(*args)}
+    budgets = {}
+    grad = s2sad.grad(function, argnums=argnum)
+    assert_same_gradient(grad(*args), expected, "s2sad")
+    columns["s2sad"] = lambda: grad(*args)
     value_and_gradient = getattr(w, f"{name}_value_and_grad_by_hand", None)
     if value_and_gradient is not None:
-        row["hand-written value and gradient"] = median_time(lambda: value_and_gradient(*args), repeats)
+        columns["hand-written value and gradient"] = lambda: value_and_gradient(*args)
     from s2sad.transform import generated_rrule
 
-    names = list(__import__("inspect").signature(function).parameters)
+    names = list(inspect.signature(function).parameters)
     rrule = generated_rrule(function, tuple(names[i] for i in argnums))
 
     def generated_only():
         value, pullback = rrule(*args)
         return pullback(1.0)
 
-    row["s2sad generated code"] = median_time(generated_only, repeats)
+    columns["s2sad generated code"] = generated_only
     if "autograd" in found and (name != "mysum" or n <= 10_000):  # autograd: 14 s a call at n = 1e5
         autograd, anp = found["autograd"]
-        import math  # noqa: F401
-
-        f = written_in(anp)[name]
-        g = autograd.grad(f, argnum=argnums if len(argnums) > 1 else argnums[0])
-        row["autograd"] = median_time(lambda: g(*args), repeats, budget=4.0)
+        g_autograd = autograd.grad(written_in(anp)[name], argnum=argnum)
+        assert_same_gradient(g_autograd(*args), expected, "autograd")
+        columns["autograd"] = lambda: g_autograd(*args)
+        budgets["autograd"] = 4.0
     if "jax" in found:
         jax, jnp = found["jax"]
         f = written_in(jnp)[name]
         jargs = tuple(jnp.asarray(a) for a in args)
-        g = jax.grad(f, argnums=argnums if len(argnums) > 1 else argnums[0])
-        if name != "mysum":  # eager JAX dispatches one op per element: minutes at n = 1e4
-            row["jax eager"] = median_time(lambda: jax.block_until_ready(g(*jargs)), repeats, budget=4.0)
+        g_jax = jax.grad(f, argnums=argnum)
+        if name not in ("mysum", "rk4"):  # eager JAX dispatches op by op: minutes at n = 1e4, 17 s a call on rk4
+            assert_same_gradient(g_jax(*jargs), expected, "jax eager")
+            columns["jax eager"] = lambda: jax.block_until_ready(g_jax(*jargs))
+            budgets["jax eager"] = 4.0
         if name != "mysum" or n <= 1000:  # tracing unrolls the Python loop: one op per element to compile
-            jitted = jax.jit(g)
-            row["jax.jit"] = median_time(lambda: jax.block_until_ready(jitted(*jargs)), repeats)
+            jitted = jax.jit(jax.grad(rk4_for_jit(jax, jnp), argnums=argnum) if name == "rk4" else g_jax)
+            assert_same_gradient(jitted(*jargs), expected, "jax.jit")
+            columns["jax.jit"] = lambda: jax.block_until_ready(jitted(*jargs))
+    if "numba" in found:
+        by_numba = getattr(found["numba"], name)
+        assert_same_gradient(by_numba(*args), expected, "numba")
+        columns["numba (hand-written)"] = lambda: by_numba(*args)
     if "torch" in found:
         torch = found["torch"][0]
         f = written_in(torch)[name]
@@ -202,8 +283,15 @@ def measure(name, repeats, found, n=None):
             f(*tensors).backward()
             return [tensors[i].grad for i in argnums]
 
-        row["torch eager"] = median_time(torch_grad, repeats, budget=4.0)
-    return row
+        try:
+            torch_gradient = torch_grad()
+        except (AttributeError, TypeError) as error:  # a NumPy name torch spells differently (np.array)
+            print(f"torch eager skipped on {name}: {error}", file=sys.stderr)
+        else:
+            assert_same_gradient([np.asarray(t) for t in torch_gradient], expected, "torch")
+            columns["torch eager"] = torch_grad
+            budgets["torch eager"] = 4.0
+    return interleaved_medians(columns, repeats, budgets)
 
 
 def mysum_memory(n: int) -> dict:
@@ -246,6 +334,8 @@ def transform_cost() -> dict:
 
 
 def format_time(seconds: float) -> str:
+    if seconds < 1e-5:
+        return f"{seconds * 1e6:.2f} µs"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.1f} µs"
     if seconds < 1:
@@ -253,17 +343,39 @@ def format_time(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
+NOTES_MARKER = "<!-- Written by hand below this line: benchmarks/run.py keeps it when it rewrites the tables. -->"
+
+
+def kept_notes(path: str) -> str:
+    """The hand-written part of an existing results file (from NOTES_MARKER on), or nothing."""
+    try:
+        with open(path) as stream:
+            text = stream.read()
+    except OSError:
+        return ""
+    start = text.find(NOTES_MARKER)
+    return "" if start < 0 else "\n" + text[start:]
+
+
+def format_ratio(ratio: float) -> str:
+    return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
-    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,transform")
+    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,spring,"
+                        "transform,tape")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
+    parser.add_argument("--no-peers", action="store_true",
+                        help="hand-written and s2sad only (before/after comparisons)")
     arguments = parser.parse_args(argv)
     repeats = 7 if arguments.quick else 31
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
-                                                                "mysum", "transform"]
-    found = peers()
-    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit", "torch eager"]
+                                                                "rk4", "spring", "mysum", "transform", "tape"]
+    found = {} if arguments.no_peers else peers()
+    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit",
+               "numba (hand-written)", "torch eager"]
     lines = [
         "# s2sad benchmarks",
         "",
@@ -276,7 +388,7 @@ def main(argv=None) -> int:
     ]
     rows = []
     for name in chosen:
-        if name in ("transform",):
+        if name in ("transform", "tape"):
             continue
         sizes = [1000, 10000, 100000] if name == "mysum" else [None]
         for n in sizes:
@@ -292,7 +404,7 @@ def main(argv=None) -> int:
                 elif column == "hand-written":
                     cells.append(format_time(row[column]))
                 else:
-                    cells.append(f"{format_time(row[column])} ({row[column] / base:.2f}×)")
+                    cells.append(f"{format_time(row[column])} ({format_ratio(row[column] / base)})")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
     both = [(label, row) for label, row in rows if "hand-written value and gradient" in row]
     if both:
@@ -317,7 +429,14 @@ def main(argv=None) -> int:
                   "", "| | time |", "| --- | --- |"]
         for key, value in cost.items():
             lines.append(f"| {key} | {format_time(value)} |")
-    text = "\n".join(lines) + "\n"
+    if "tape" in chosen:
+        print("measuring tape bytes ...", file=sys.stderr)
+        import tape_size
+
+        lines += ["", "Tape bytes per loop iteration (`benchmarks/tape_size.py`): what the pullback keeps alive, "
+                  "against the data its reverse pass reads (a loop invariant counted once):", ""]
+        lines += tape_size.table()
+    text = "\n".join(lines) + "\n" + kept_notes(arguments.output)
     print(text)
     with open(arguments.output, "w") as stream:
         stream.write(text)

@@ -143,3 +143,113 @@ def fifty_lines(W1, b1, W2, b2, X, y, scale):
     total = total + 1e-6 * np.sum(mean_a + var_a)
     final = total * 1.0
     return final
+
+
+# 8. RK4 Lotka-Volterra: a small ODE integrated for 500 steps, the gradient of a trajectory
+# loss with respect to the model's 4 parameters, written as a scientist would write it
+def lotka_volterra(y, params):
+    alpha, beta, delta, gamma = params[0], params[1], params[2], params[3]
+    prey, predator = y[0], y[1]
+    return np.array([alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator])
+
+
+def rk4_step(f, y, dt, params):
+    k1 = f(y, params)
+    k2 = f(y + 0.5 * dt * k1, params)
+    k3 = f(y + 0.5 * dt * k2, params)
+    k4 = f(y + dt * k3, params)
+    return y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
+def rk4(params, y0):
+    y = y0
+    total = 0.0
+    for step in range(500):
+        y = rk4_step(lotka_volterra, y, 0.01, params)
+        total = total + np.sum(y ** 2)
+    return total
+
+
+def _lotka_volterra_vjp(y, params, g):
+    """The cotangents of y and of params from the cotangent g of lotka_volterra(y, params)."""
+    alpha, beta, delta, gamma = params
+    prey, predator = y
+    dy = np.array([(alpha - beta * predator) * g[0] + delta * predator * g[1],
+                   -beta * prey * g[0] + (delta * prey - gamma) * g[1]])
+    dparams = np.array([prey * g[0], -prey * predator * g[0], prey * predator * g[1], -predator * g[1]])
+    return dy, dparams
+
+
+def rk4_grad_by_hand(params, y0, dt=0.01, steps=500):
+    # forward: keep each step's start and the points its four stages were evaluated at
+    y = y0
+    stages = []
+    for step in range(steps):
+        k1 = lotka_volterra(y, params)
+        u2 = y + 0.5 * dt * k1
+        k2 = lotka_volterra(u2, params)
+        u3 = y + 0.5 * dt * k2
+        k3 = lotka_volterra(u3, params)
+        u4 = y + dt * k3
+        k4 = lotka_volterra(u4, params)
+        stages.append((y, u2, u3, u4))
+        y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    # reverse: y_next = y + dt/6 (k1 + 2 k2 + 2 k3 + k4), and the loss adds sum(y_next ** 2)
+    dparams = np.zeros_like(params)
+    dy_next = np.zeros_like(y0)
+    for step in range(steps - 1, -1, -1):
+        y_start, u2, u3, u4 = stages[step]
+        dy_next = dy_next + 2.0 * y
+        dy = dy_next.copy()
+        dk4 = dt / 6.0 * dy_next
+        dk3 = dt / 3.0 * dy_next
+        dk2 = dt / 3.0 * dy_next
+        dk1 = dt / 6.0 * dy_next
+        du4, dp = _lotka_volterra_vjp(u4, params, dk4)
+        dparams += dp
+        dy += du4
+        dk3 = dk3 + dt * du4
+        du3, dp = _lotka_volterra_vjp(u3, params, dk3)
+        dparams += dp
+        dy += du3
+        dk2 = dk2 + 0.5 * dt * du3
+        du2, dp = _lotka_volterra_vjp(u2, params, dk2)
+        dparams += dp
+        dy += du2
+        dk1 = dk1 + 0.5 * dt * du2
+        dy1, dp = _lotka_volterra_vjp(y_start, params, dk1)
+        dparams += dp
+        dy += dy1
+        dy_next = dy
+        y = y_start
+    return dparams
+
+
+# 9. damped spring: 50 explicit Euler steps on a 4-element state; the gradient with respect
+# to the initial position, the initial velocity and the stiffness
+def spring(x, v, k):
+    for step in range(50):
+        a = -k * x - 0.1 * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return np.sum(x ** 2)
+
+
+def spring_grad_by_hand(x, v, k, steps=50):
+    xs = [x]
+    for step in range(steps):
+        a = -k * x - 0.1 * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+        xs.append(x)
+    dx = 2.0 * x
+    dv = np.zeros_like(v)
+    dk = 0.0
+    for step in range(steps, 0, -1):
+        # x' = x + 0.01 v', v' = v + 0.01 a, a = -k x - 0.1 v  (x the state before the step)
+        dv_new = dv + 0.01 * dx
+        da = 0.01 * dv_new
+        dk -= np.dot(da, xs[step - 1])
+        dx = dx - k * da
+        dv = dv_new - 0.1 * da
+    return dx, dv, dk

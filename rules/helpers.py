@@ -62,13 +62,19 @@ __all__ = [
     "entered_value",
 ]
 
+_ndarray = np.ndarray
+_float64 = np.float64
+
 
 def conj(x):
     """The complex conjugate, free for what is real: a real NumPy array or a float comes back
     as it is (no copy); anything else (complex values, lists, Dask arrays) goes through
     ``np.conjugate``, which array libraries dispatch to their own, lazily."""
     kind = x.__class__
-    if kind is float or kind is int or (kind is np.ndarray and x.dtype.kind != "c"):
+    if kind is _ndarray:
+        if x.dtype.kind != "c":
+            return x
+    elif kind is float or kind is int or kind is _float64:
         return x
     return np.conjugate(x)
 
@@ -84,14 +90,21 @@ def unbroadcast(v, like):
     """
     tl = type(like)
     if tl is float:
-        if type(v) is float:
+        tv = type(v)
+        if tv is float:
             return v
+        if tv is _float64:
+            return float(v)
         if v is ZERO:
             return ZERO
+        if tv is _ndarray:
+            return float(v.sum().real)  # the method: np.sum's own reduction, without its dispatch
         return float((np.sum(v) if np.ndim(v) else v).real)
-    if tl is np.ndarray:
-        if type(v) is np.ndarray and v.shape == like.shape and v.dtype == like.dtype:
-            return v
+    if tl is _ndarray:
+        if type(v) is _ndarray and v.shape == like.shape:
+            dtype = like.dtype
+            if v.dtype is dtype or v.dtype == dtype:  # (`is` first: the builtin dtypes are singletons)
+                return v
         dtype, shape = like.dtype, like.shape
     elif tl is type(v) and tl in FLOAT_SCALARS:
         return v  # an element read in a loop (np.float64): nothing to sum or cast
@@ -154,6 +167,13 @@ def safe_divide(num, den):
         return ZERO
     with np.errstate(divide="ignore", invalid="ignore"):
         quotient = np.divide(num, den)
+        if (quotient.__class__ is _ndarray and num.__class__ is _ndarray and quotient.shape == num.shape
+                and quotient.ndim and num.dtype.kind in "fc"):
+            # The common case: np.divide made a fresh array, element for element with num, so
+            # it can be zeroed in place where num is 0 (logical_not of a float or complex is
+            # num == 0, and false for NaN, as == is) instead of a where() and a zeros_like array.
+            np.putmask(quotient, np.logical_not(num), 0)
+            return quotient
         result = np.where(np.equal(num, 0), np.zeros_like(quotient), quotient)
     return result[()] if result.ndim == 0 else result
 
@@ -186,6 +206,14 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
     Returns a read-only broadcast view when no copy is needed; cast to ``a``'s dtype.
     ``where`` (the reduction's mask) zeroes the cotangent of the elements left out.
     """
+    if a.__class__ is _ndarray and axis is None and where is True and a.size <= 65536 and a.dtype.kind in "fc":
+        # the common case below (`np.sum(x)` of a small float array), first and inline:
+        # np.full's own two steps without its call
+        if g is ZERO:
+            return ZERO
+        out = np.empty(a.shape, a.dtype)
+        np.copyto(out, g, casting="unsafe")
+        return out
     if type(a) is float:
         return float(g)
     shape = np.shape(a)

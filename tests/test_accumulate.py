@@ -70,7 +70,33 @@ def test_user_arrays_are_never_mutated():
     assert r is not d
     np.testing.assert_array_equal(d, [1.0, 1.0, 1.0])
     np.testing.assert_array_equal(r, [2.0, 2.0, 2.0])
-    assert is_owned(r) and not is_owned(d)
+    assert not is_owned(d)
+
+
+@needs_refcount
+def test_only_fresh_sums_worth_writing_into_are_owned():
+    # registering a small array costs more than allocating it again: it is left unowned,
+    # so it is never written into later (the value is a + b either way)
+    small, shared = accumulate_module.SMALL_SUM, accumulate_module.SMALL_SHARED_SUM
+    for n in (small, small + 1):
+        d = np.ones(n)  # held by this variable only: the next sum would go in place
+        d = accumulate(d, np.ones(n))
+        assert is_owned(d) == (n > small) and d[0] == 2.0
+    for n in (shared, shared + 1):
+        d = np.ones(n)
+        alias = d  # aliased: the next sum will likely be a new array again
+        d = accumulate(d, np.ones(n))
+        assert is_owned(d) == (n > shared) and d[0] == 2.0 and alias[0] == 1.0
+        alias = d
+        again = accumulate(d, np.ones(n))
+        assert again is not alias and alias[0] == 2.0 and again[0] == 3.0
+    assert not is_owned(accumulate(np.ones(3), 1.0)) and not is_owned(accumulate(np.ones(3), np.float64(1.0)))
+
+
+def test_numpy_float64_scalars_add_as_numbers():
+    for a, b in ((np.float64(1.5), 2.0), (1.5, np.float64(2.0)), (np.float64(1.5), np.float64(2.0))):
+        r = accumulate(a, b)
+        assert r == 3.5 and type(r) is type(a + b)
 
 
 def test_an_owned_array_with_another_reference_is_not_mutated():

@@ -96,3 +96,20 @@ def test_an_infinite_derivative_is_a_derivative():
     """sqrt's slope at 0 is infinite: that is the derivative, not a NaN."""
     gradient = s2sad.grad(square_root)(np.array([0.0, 4.0]))
     assert gradient[0] == np.inf and gradient[1] == 0.25
+
+
+def test_has_nan_looks_at_every_kind_of_gradient():
+    from s2sad.runtime.finiteness import has_nan
+    from s2sad.runtime.tangents import Tangent
+
+    nan = float("nan")
+    cases = [
+        (1.0, False), (nan, True), (np.array([1.0, 2.0]), False), (np.array([1.0, nan]), True),
+        (np.array([np.inf, -np.inf]), False),  # the sum is NaN, no element is
+        (np.array([1, 2]), False), (np.array([complex(1, nan)]), True), (np.float64(nan), True),
+        ((1.0, 2.0), False), ((1.0, nan), True), ((nan, 1.0), True), ((1.0, np.array([nan])), True),
+        ((1.0, (2.0, np.array([1.0, nan]))), True), ((1.0, [2.0, 3.0]), False), ([1.0, nan], True),
+        ({"a": np.array([nan])}, True), (Tangent(dict, {"a": 1.0, "b": np.array([nan])}), True), ((), False),
+    ]
+    for value, expected in cases:
+        assert bool(has_nan(value)) == expected, value

@@ -159,3 +159,16 @@ def test_the_callers_arrays_are_left_as_they_were():
 
 def lambda_free_sum(x):
     return np.sum(x ** 2)
+
+
+def test_floats_are_passed_over_by_the_isolation_helpers():
+    from s2sad.runtime.isolation import arrays_in, unshared
+
+    x, y = np.ones(2), np.zeros(3)
+    assert arrays_in((1.0, x, [2.0, y], {"k": 3.0})) == [x, y]
+    held = [x]
+    assert unshared(2.5, held) == 2.5 and held == [x]
+    copied = unshared(x, held)
+    assert copied is not x and np.array_equal(copied, x)
+    pair = unshared((1.5, y[1:]), [y])
+    assert pair[0] == 1.5 and not np.shares_memory(pair[1], y)

@@ -20,9 +20,22 @@ import numpy as np
 from ..errors import NonFiniteDerivativeError, SourceLocation
 from .tangents import Tangent
 
+_ndarray = np.ndarray
+
 
 def has_nan(value) -> bool:
     """Whether ``value`` (a number, an array, or a container or tangent of them) holds a NaN."""
+    kind = value.__class__
+    if kind is _ndarray:
+        return value.dtype.kind in "fc" and _nan_in(value)
+    if kind is tuple:  # the gradients of several arguments: floats looked at without a call each
+        for item in value:
+            if item.__class__ is float:
+                if item != item:
+                    return True
+            elif _any(item, _nan_in):
+                return True
+        return False
     return _any(value, _nan_in)
 
 

@@ -37,6 +37,8 @@ def arrays_in(value, found=None) -> list:
         found.append(value)
     elif isinstance(value, (tuple, list)):
         for item in value:
+            if item.__class__ is float:
+                continue  # (the arguments of a scalar function: no call for each)
             arrays_in(item, found)
     elif isinstance(value, dict):
         for item in value.values():
@@ -59,6 +61,8 @@ def _owner(array):
 def unshared(gradient, held: list):
     """``gradient``, with each of its arrays that is, or is a view of, an array in ``held``
     (or another of its arrays) copied; ``held`` gains the arrays handed out."""
+    if gradient.__class__ is float:
+        return gradient  # nothing to share: the set of owners is not needed
     owners = {id(_owner(array)) for array in held}
     return _unshared(gradient, owners, held)
 
