@@ -22,6 +22,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
                           "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
+import importlib.util  # noqa: E402
 import inspect  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -238,6 +239,10 @@ def measure(name, repeats, found, n=None):
     grad = s2sad.grad(function, argnums=argnum)
     assert_same_gradient(grad(*args), expected, "s2sad")
     columns["s2sad"] = lambda: grad(*args)
+    if all(type(a) is float for a in args) and importlib.util.find_spec("numba") is not None:
+        compiled = s2sad.grad(function, argnums=argnum, compile=True)  # Python floats: Numba's
+        assert_same_gradient(compiled(*args), expected, "s2sad compile=True")
+        columns["s2sad compile=True"] = lambda: compiled(*args)
     value_and_gradient = getattr(w, f"{name}_value_and_grad_by_hand", None)
     if value_and_gradient is not None:
         columns["hand-written value and gradient"] = lambda: value_and_gradient(*args)
@@ -374,8 +379,8 @@ def main(argv=None) -> int:
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
                                                                 "rk4", "spring", "mysum", "transform", "tape"]
     found = {} if arguments.no_peers else peers()
-    columns = ["hand-written", "s2sad", "s2sad generated code", "autograd", "jax eager", "jax.jit",
-               "numba (hand-written)", "torch eager"]
+    columns = ["hand-written", "s2sad", "s2sad compile=True", "s2sad generated code", "autograd", "jax eager",
+               "jax.jit", "numba (hand-written)", "torch eager"]
     lines = [
         "# s2sad benchmarks",
         "",
