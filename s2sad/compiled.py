@@ -56,15 +56,13 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
         for a in args:
-            if a.__class__ is not float and a.__class__ is not int:
-                _fall_back(function, "it was called with arguments other than Python floats and ints")
+            if a.__class__ is not float:
+                # (an int too: Numba's are 64-bit and wrap where Python's grow)
+                _fall_back(function, "it was called with arguments other than Python floats")
                 return numpy_path(*args, **kwargs)
         lane = None if kwargs else lane_for(args)
         if lane is None:
             return numpy_path(*args, **kwargs)
-        for p in lane[3]:
-            if args[p].__class__ is not float:
-                return numpy_path(*args, **kwargs)  # an int to differentiate: the NumPy path says why it cannot
         try:
             value, gradients = lane[2](*args)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type

@@ -30,9 +30,9 @@ def spring(k, x0, v0):
     return x * x + v
 
 
-def branchy(x, n):
+def branchy(x):
     total = 0.0
-    for i in range(n):
+    for i in range(6):
         if x > 0.5:
             total = total + math.sin(x * i)
         else:
@@ -41,13 +41,20 @@ def branchy(x, n):
     return total
 
 
-def mysum_scalar(x, n):
+def mysum_scalar(x):
     s = 0.0
     i = 0
-    while i < n:
+    while i < 100:
         s = s + x * i
         i = i + 1
     return s * x
+
+
+def cubes_its_counter(x):
+    total = 0.0
+    for i in range(3000000):
+        total = total + i * i * i * x * 1e-24   # i * i * i passes 2**63 as a 64-bit integer
+    return total
 
 
 def helper(v):
@@ -73,8 +80,8 @@ def central(f, args, position, h=1e-6):
     return (f(*up) - f(*down)) / (2 * h)
 
 
-CASES = [(scalar20, (0.7, 1.3), (0, 1)), (spring, (2.0, 1.0, 0.5), (0, 1, 2)), (branchy, (0.8, 6), (0,)),
-         (branchy, (0.3, 6), (0,)), (mysum_scalar, (0.4, 100), (0,))]
+CASES = [(scalar20, (0.7, 1.3), (0, 1)), (spring, (2.0, 1.0, 0.5), (0, 1, 2)), (branchy, (0.8,), (0,)),
+         (branchy, (0.3,), (0,)), (mysum_scalar, (0.4,), (0,))]
 
 
 @pytest.mark.parametrize("f, args, argnums", CASES, ids=lambda case: getattr(case, "__name__", None))
@@ -97,9 +104,14 @@ def test_grad_with_an_int_argnums_gives_one_float():
     np.testing.assert_allclose(gradient, central(scalar20, (0.7, 1.3), 0), rtol=1e-6)
 
 
+def scaled_by_a_large_power(x):
+    return x * 3 ** 45 * 1e-20   # 3 ** 45 wraps as a 64-bit integer
+
+
 @pytest.mark.parametrize("f, args, why", [
     (of_an_array, (np.array([1.0, 2.0]),), "other than Python floats"),
     (calls_a_helper, (0.5,), "helper"),
+    (scaled_by_a_large_power, (0.5,), "64-bit"),
 ])
 def test_what_does_not_compile_runs_the_numpy_path_with_one_warning(f, args, why):
     compiled = s2sad.grad(f, compile=True)
@@ -135,3 +147,24 @@ def test_without_numba_the_numpy_path_runs_and_says_so(monkeypatch):
         warnings.simplefilter("always")
         assert s2sad.grad(quadratic, compile=True)(2.0) == 7.0
     assert any("Numba is not installed" in str(w.message) for w in caught)
+
+
+def test_a_loop_counter_computes_as_python_computes():
+    """Numba's integers are 64-bit: i * i * i wraps past 2**63 (i > 2.1 million) where Python's
+    grows. The compiled code makes a primal loop's counter a float, which computes the same
+    value until 2**53 and rounds after, as the float it feeds would."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(cubes_its_counter, compile=True)(0.5)
+    expected = sum(i ** 3 for i in range(3000000)) * 1e-24
+    np.testing.assert_allclose(gradient, expected, rtol=1e-12)
+
+
+def test_an_int_argument_runs_the_numpy_path():
+    def powered(x, n):
+        return x ** n
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert s2sad.grad(powered, compile=True)(2.0, 3) == 12.0
+    assert any("other than Python floats" in str(w.message) for w in caught)

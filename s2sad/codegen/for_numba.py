@@ -46,6 +46,21 @@ class _AsFloats(cst.CSTTransformer):
                 return updated.with_changes(operator=cst.Equal())
         return updated
 
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
+        """A primal loop's counter (``for i in range_50:``) becomes a float first thing in the body:
+        Numba's integers are 64-bit and wrap where Python's grow (``i * i * i`` past 2 million),
+        while a float computes what Python computes until 2**53 and then rounds, as the float it
+        feeds would. (The reverse loops walk their tapes by ``range(len(...) ...)``: kept ints.)"""
+        if not (isinstance(updated.target, cst.Name) and isinstance(updated.iter, cst.Name)):
+            return updated
+        name = updated.target.value
+        reads = _Reads()
+        updated.body.visit(reads)
+        if name not in reads.read:
+            return updated
+        widened = cst.parse_statement(f"{name} = float({name})")
+        return updated.with_changes(body=updated.body.with_changes(body=[widened, *updated.body.body]))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = updated.func.value if isinstance(updated.func, cst.Name) else None
         if name == "unthunk" and len(updated.args) == 1:
@@ -62,6 +77,16 @@ class _Reads(cst.CSTVisitor):
     def __init__(self):
         self.read: list[str] = []
         self.bound: set[str] = set()
+        self.large_integers: list[str] = []   # literals past 2**31, and powers of two integer literals
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        if abs(node.evaluated_value) >= 2 ** 31:
+            self.large_integers.append(node.value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, (cst.Power, cst.LeftShift)) and isinstance(node.left, cst.Integer) \
+                and isinstance(node.right, cst.Integer):
+            self.large_integers.append(_CODE.code_for_node(node))
 
     def visit_Param(self, node: cst.Param) -> None:
         self.bound.add(node.name.value)
@@ -101,6 +126,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None) -> str
     module = cst.parse_module(text).visit(_AsFloats())
     reads = _Reads()
     module.visit(reads)
+    if reads.large_integers:
+        raise NotCompiledError(f"it computes with integers ({', '.join(reads.large_integers)}) that Numba's 64-bit "
+                               "integers may not hold (Python's grow)", location)
     foreign = [name for name in dict.fromkeys(reads.read) if name not in reads.bound and name not in COMPILABLE_GLOBALS]
     if foreign:
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in foreign)}, which Numba "
