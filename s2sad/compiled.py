@@ -11,6 +11,7 @@ per function saying why.
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import warnings
 
@@ -18,7 +19,7 @@ from .arguments import differentiated_positions
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.resolve import signature, unwrap
 from .registry import registry_generation
-from .runtime.finiteness import refuse_nan
+from .runtime.finiteness import has_nan, refuse_nan
 from .tracebacks import point_at_user_source
 from .transform import generated_compiled
 
@@ -50,18 +51,19 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         found = _dispatcher(function, wrt)
         if found is None:
             return None
-        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt)
+        accepts = found[0].__s2sad_module__.ACCEPTS
+        trusted = set()  # the arrays' dtypes (the argument types Numba tells apart) _integer_products passed
+        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted)
         return lane
 
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
-        for a in args:
-            if a.__class__ is not float:
-                # (an int too: Numba's are 64-bit and wrap where Python's grow)
-                _fall_back(function, "it was called with arguments other than Python floats")
-                return numpy_path(*args, **kwargs)
         lane = None if kwargs else lane_for(args)
         if lane is None:
+            return numpy_path(*args, **kwargs)
+        if not lane[5](*args):  # (an int too: Numba's are 64-bit and wrap where Python's grow)
+            _fall_back(function, "it was called with arguments other than Python floats (and 1-d float arrays "
+                                 "it reads by element)")
             return numpy_path(*args, **kwargs)
         try:
             value, gradients = lane[2](*args)
@@ -72,8 +74,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             lanes.pop(len(args), None)
             _failed(function, lane[4], error)
             return numpy_path(*args, **kwargs)
+        kinds = tuple(a.dtype.char for a in args if a.__class__ is not float)  # what Numba typed differently
+        if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
+            unsafe = _integer_products(lane[1], lane[2], args)
+            if unsafe:
+                lanes.pop(len(args), None)
+                _failed(function, lane[4], unsafe)
+                return numpy_path(*args, **kwargs)
+            lane[6].add(kinds)
         gradient = gradients[0] if single else tuple(gradients)
-        if any(g != g for g in gradients):
+        if has_nan(gradients):
             refuse_nan(gradient, value, (), function)  # as the NumPy path: a NaN of a finite value
         return (value, gradient) if with_value else gradient
 
@@ -103,11 +113,45 @@ def _dispatcher(function, wrt):
 
 
 def _failed(function, wrt, error) -> None:
+    """No compiled gradient for ``function`` any more: ``error`` (Numba's, or what
+    ``_integer_products`` found) says why, once."""
     with _lock:
         entry = _dispatchers.get((function, wrt), (None, None))[0]
         _dispatchers[(function, wrt)] = (entry, None)
+    if isinstance(error, str):
+        _fall_back(function, error)
+        return
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     _fall_back(function, f"Numba could not compile its generated gradient: {first}")
+
+
+_INTEGER_PRODUCTS = {operator.mul, operator.imul, operator.pow, operator.ipow, operator.lshift, operator.ilshift}
+
+
+def _integer_products(entry, dispatcher, args) -> str | None:
+    """Why the compiled gradient may compute another number than Python at these arguments, or
+    None: Numba's integers are 64-bit and wrap where Python's grow, so a product, power or
+    shift that Numba types as an integer (``i * i * i`` of a loop counter) is not trusted.
+    (Sums and differences of loop counters cannot reach 2**63.) Numba's own type inference,
+    run on the generated function for these argument types: a version loaded from Numba's
+    disk cache keeps no types to look at."""
+    import numba
+    from numba.core import compiler, ir, types
+    from numba.core.typed_passes import type_inference_stage
+
+    interpreted = compiler.run_frontend(entry)
+    argument_types = tuple(numba.typeof(a) for a in args)
+    typemap = type_inference_stage(dispatcher.typingctx, dispatcher.targetctx, interpreted, argument_types,
+                                   None).typemap
+    for block in interpreted.blocks.values():
+        for instruction in block.body:
+            value = getattr(instruction, "value", None)
+            if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
+                    and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
+                    and isinstance(typemap.get(instruction.target.name), types.Integer):
+                return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated code), "
+                        "which Numba computes in 64 bits where Python's integers grow")
+    return None
 
 
 def _is_numba_error(error) -> bool:

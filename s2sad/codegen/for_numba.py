@@ -10,7 +10,9 @@ user's lines):
 * ``g is not ZERO`` is ``g != 0.0`` (and ``is`` is ``==``): a block skipped for a zero
   cotangent contributes nothing, as it does for ZERO;
 * ``unthunk(g)`` is ``g``: floats are never thunks;
-* ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``).
+* ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``);
+* the cotangent of a 1-d array read by element, ``dx = add_at(dx, g, i, x)`` from
+  ``dx = ZERO``, is ``dx = np.zeros_like(x)`` then ``dx[i] += g``.
 
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
@@ -35,6 +37,25 @@ _CODE = cst.Module([])
 
 
 class _AsFloats(cst.CSTTransformer):
+    """The rewrites above; ``scattered``: a cotangent made by ``add_at`` -> the array it is of."""
+
+    def __init__(self, scattered: dict):
+        super().__init__()
+        self.scattered = scattered
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        target = updated.targets[0].target if len(updated.targets) == 1 else None
+        name = target.value if isinstance(target, cst.Name) else None
+        if name in self.scattered and isinstance(updated.value, cst.Float):  # `dx = ZERO` of an array x: zeros
+            return updated.with_changes(value=cst.parse_expression(f"np.zeros_like({self.scattered[name]})"))
+        value = updated.value
+        if name in self.scattered and isinstance(value, cst.Call) and _called(value) == "add_at":
+            # `dx = add_at(dx, g, i, x)`: the element's cotangent added where it was read
+            _, g, index, _ = (a.value for a in value.args)
+            return cst.AugAssign(cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(index))]),
+                                 cst.AddAssign(), g)
+        return updated
+
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return cst.Float("0.0") if updated.value == "ZERO" else updated
 
@@ -45,21 +66,6 @@ class _AsFloats(cst.CSTTransformer):
             if isinstance(updated.operator, cst.Is):
                 return updated.with_changes(operator=cst.Equal())
         return updated
-
-    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
-        """A primal loop's counter (``for i in range_50:``) becomes a float first thing in the body:
-        Numba's integers are 64-bit and wrap where Python's grow (``i * i * i`` past 2 million),
-        while a float computes what Python computes until 2**53 and then rounds, as the float it
-        feeds would. (The reverse loops walk their tapes by ``range(len(...) ...)``: kept ints.)"""
-        if not (isinstance(updated.target, cst.Name) and isinstance(updated.iter, cst.Name)):
-            return updated
-        name = updated.target.value
-        reads = _Reads()
-        updated.body.visit(reads)
-        if name not in reads.read:
-            return updated
-        widened = cst.parse_statement(f"{name} = float({name})")
-        return updated.with_changes(body=updated.body.with_changes(body=[widened, *updated.body.body]))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = updated.func.value if isinstance(updated.func, cst.Name) else None
@@ -108,6 +114,24 @@ class _Reads(cst.CSTVisitor):
         self.bound.add(node.name.value)
 
 
+def _called(call: cst.Call) -> str | None:
+    return call.func.value if isinstance(call.func, cst.Name) else None
+
+
+class _Scattered(cst.CSTVisitor):
+    """``dx = add_at(dx, g, index, x)``: ``dx`` -> ``x``, the cotangents of arrays read by element."""
+
+    def __init__(self):
+        self.found: dict = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Call) \
+                and _called(value) == "add_at" and len(value.args) == 4 and isinstance(value.args[3].value, cst.Name) \
+                and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == node.targets[0].target.value:
+            self.found[node.targets[0].target.value] = value.args[3].value.value
+
+
 def _names(target) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -123,7 +147,10 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None) -> str
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
                                "when the module loads (a rule's function, another generated function): Numba "
                                "cannot compile those calls", location)
-    module = cst.parse_module(text).visit(_AsFloats())
+    module = cst.parse_module(text)
+    scattered = _Scattered()
+    module.visit(scattered)
+    module = module.visit(_AsFloats(scattered.found))
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:

@@ -58,6 +58,16 @@ COMPILED_TEMPLATE = '''
 {reverse}    return {result}, ({cotangents})
 '''
 
+ACCEPTS_TEMPLATE = '''
+
+def {accepts}({params}):
+    """Whether the compiled gradient serves a call with these arguments."""
+    return {test}
+
+
+ACCEPTS = {accepts}  # what s2sad.grad(..., compile=True) asks first
+'''
+
 COMPILED_HEADING = ("The gradient of `{name}` for Python floats, primal and pullback in one function with no "
                     "closure and no symbolic zeros, for Numba to compile (s2sad.grad(..., compile=True)): it "
                     "returns the value and the gradients with respect to {wrt}.")
@@ -365,13 +375,16 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     if plan is None:
         raise NotCompiledError("it computes with values other than real scalars (arrays, containers, complex "
                                "numbers): compile=True covers functions of Python floats for now", function.location)
-    if plan.vectors:
-        raise NotCompiledError(f"it reads the array {', '.join(sorted(plan.vectors))} by element: compile=True covers "
-                               "functions of Python floats for now", function.location)
     generator = ReverseGenerator(function, wrt, user_function, namer, scalars=plan.scalars, compiled=True)
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = for_numba(generator.run(name, heading=heading, fused=True), generator.core.bindings, function.location)
+    # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element
+    tests = [f"{p}.__class__ is float" for p in function.params if p in plan.floats or p in plan.numbers]
+    tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')"
+              for p in function.params if p in plan.vectors]
+    text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
+                                    test=" and ".join(tests) or "True")
     return generator.module(text, text.splitlines())  # its imports are what the rewritten text reads
 
 
