@@ -15,6 +15,8 @@ import operator
 import threading
 import warnings
 
+import numpy as np
+
 from .arguments import differentiated_positions
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.resolve import signature, unwrap
@@ -61,10 +63,18 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         lane = None if kwargs else lane_for(args)
         if lane is None:
             return numpy_path(*args, **kwargs)
-        if not lane[5](*args):  # (an int too: Numba's are 64-bit and wrap where Python's grow)
+        if not lane[5](*args):
             _fall_back(function, "it was called with arguments other than Python floats (and 1-d float arrays "
                                  "it reads by element)")
             return numpy_path(*args, **kwargs)
+        kinds = []  # the argument types Numba tells apart: a float is always one
+        for a in args:
+            if a.__class__ is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
+                _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
+                return numpy_path(*args, **kwargs)
+            if a.__class__ is not float:
+                kinds.append(a.dtype.char if a.__class__ is np.ndarray else a.__class__.__name__)
+        kinds = tuple(kinds)
         try:
             value, gradients = lane[2](*args)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
@@ -74,7 +84,6 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             lanes.pop(len(args), None)
             _failed(function, lane[4], error)
             return numpy_path(*args, **kwargs)
-        kinds = tuple(a.dtype.char for a in args if a.__class__ is not float)  # what Numba typed differently
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             unsafe = _integer_products(lane[1], lane[2], args)
             if unsafe:

@@ -207,3 +207,24 @@ def test_a_1d_array_read_by_element_compiles(dtype):
     np.testing.assert_allclose(dw, np.sum(wide / np.cosh(0.7 * wide) ** 2), rtol=1e-5)
     np.testing.assert_allclose(dx, 0.7 / np.cosh(0.7 * wide) ** 2, rtol=1e-5)
     assert not np.shares_memory(gradient, x)
+
+
+# ---------------------------------------------------------------- every float program, both modes
+def _float_programs():
+    from test_scalars import CASES as SCALAR_CASES
+
+    return sorted(SCALAR_CASES.items())
+
+
+@pytest.mark.parametrize("name, case", _float_programs(), ids=[name for name, _ in _float_programs()])
+def test_every_float_program_gives_the_same_gradient_compiled(name, case):
+    """tests/test_scalars.py's programs (branches, loops, Newton's method, clipping, an exponent
+    below one at its edge) in both modes: compiled where it compiles, the same numbers."""
+    function, args, argnums = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)  # an int argument: the NumPy path
+        value, gradients = s2sad.value_and_grad(function, argnums=argnums, compile=True)(*args)
+    plain_value, plain_gradients = s2sad.value_and_grad(function, argnums=argnums)(*args)
+    assert value == pytest.approx(plain_value, rel=1e-14, abs=1e-300)
+    np.testing.assert_allclose(np.asarray(gradients, dtype=float), np.asarray(plain_gradients, dtype=float),
+                               rtol=1e-13, atol=1e-300)
