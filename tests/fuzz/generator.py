@@ -946,15 +946,16 @@ def _finite(value) -> bool:
 
 @st.composite
 def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_statements: int = 8,
-             exclude: frozenset = frozenset()) -> Program:
-    """A random program and inputs at which it is smooth (see the module docstring)."""
+             exclude: frozenset = frozenset(), scalars_only: bool = False) -> Program:
+    """A random program and inputs at which it is smooth (see the module docstring);
+    ``scalars_only``: its parameters are scalars (what compile=True compiles)."""
     number_type = NUMBER_TYPES[draw(st.sampled_from([0, 0, 0, 1, 2]))]
     writer = _Writer(draw, number_type)
     count = draw(st.integers(1, 3))
     params = []
     used = set()
     for _ in range(count):
-        kind = draw(st.sampled_from(KINDS))
+        kind = "S" if scalars_only else draw(st.sampled_from(KINDS))
         name = next(n for n in PARAM_NAMES[kind] if n not in used)
         used.add(name)
         params.append(Param(name, kind, None))

@@ -17,6 +17,8 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
   central differences along ``v`` of the finite-difference gradient (nested stencils, never
   s2sad's own gradient; tolerance rtol 1e-4, atol 1e-5); where the nested differences do not
   settle the program is not judged at second order (``Outcome.second_order`` says why);
+* compiled, for a scalar program of Python floats with Numba installed: ``compile=True``
+  gives the NumPy path's value and gradient (rtol 1e-10), whether it compiled or fell back;
 * the inputs are unchanged afterwards (values, types, shapes);
 * the value has NumPy's dtype (float32 inputs mixed with float64 constants included).
 
@@ -52,6 +54,7 @@ import numpy as np
 import s2sad
 from s2sad.errors import MissingRuleError, S2SADError
 
+MODES = ("reverse", "forward", "second", "compiled")   # what a check runs, all by default
 RTOL, ATOL = 1e-5, 1e-6          # gradient against finite differences
 EXACT_RTOL = 1e-9                # the same number computed two ways (<u, Jv> both ways, values)
 FLOAT32_RTOL = 1e-3             # float32 programs: against float64 finite differences, relative to the largest entry
@@ -75,6 +78,7 @@ class Outcome:
     invalid: str | None = None                             # why the program cannot be judged at these inputs
     forward_checked: bool = False
     second_order: str | None = None                        # "checked", or why not
+    compiled_checked: bool = False                         # compile=True compared with the NumPy path
     refusals: list = field(default_factory=list)           # (construct, message) of each S2SADError
 
     @property
@@ -174,7 +178,7 @@ def check_program(program, directory: str) -> Outcome:
 
 
 def check_source(source: str, args, output_kind: str, u, tangents, directory: str, stem: str | None = None,
-                 modes=("reverse", "forward", "second")) -> Outcome:
+                 modes=MODES) -> Outcome:
     """Write ``source`` to a file, import it, and check its ``f`` at ``args`` (the probed twin
     of the same text guards the finite differences)."""
     from .analysis import Probe
@@ -188,7 +192,7 @@ def check_source(source: str, args, output_kind: str, u, tangents, directory: st
         unload(module)
 
 
-def check_module(module, probe, args, output_kind, u, tangents, modes=("reverse", "forward", "second")) -> Outcome:
+def check_module(module, probe, args, output_kind, u, tangents, modes=MODES) -> Outcome:
     """``check_function`` on the module's ``f``; again after a redefinition, if it defines ``helper_redefined``."""
     outcome = check_function(module.f, args, output_kind, u, tangents, probe, modes)
     if hasattr(module, "helper_redefined") and not outcome.invalid:
@@ -407,6 +411,8 @@ def modes_for(signature: str) -> tuple:
     """The modes a check must run to see a failure with this signature again (reduce.py)."""
     if signature.startswith(("second-exception", "hvp-mismatch")):
         return ("second",)
+    if signature.startswith(("compiled-exception", "compiled-mismatch")):
+        return ("reverse", "compiled")
     if signature.startswith(("forward-exception", "jvp-mismatch", "jvp-value-mismatch")):
         return ("forward",)
     if signature.startswith("jvp-vjp-mismatch"):
@@ -422,7 +428,7 @@ def _tolerances(args, expected):
     return RTOL, ATOL
 
 
-def check_function(f, args, output_kind, u, tangents, probe=None, modes=("reverse", "forward", "second")) -> Outcome:
+def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -> Outcome:
     """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out."""
     outcome = Outcome()
     args = tuple(args)
@@ -548,11 +554,33 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=("revers
 
         if "second" in modes:
             _check_second_order(outcome, f, args, wide, tangents, positions, scalar and not loose, u, phi, path)
+        if "compiled" in modes and scalar and gradients is not None:
+            _check_compiled(outcome, f, args, positions, value, raw, path)
 
     changed = _same_inputs(before, args)
     if changed:
         outcome.fail("input-mutated", changed)
     return outcome
+
+
+def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None:
+    """``compile=True`` gives the NumPy path's value and gradient (to rounding), or takes the
+    NumPy path; only calls of Python floats (and ints) are compiled, so only those are tried."""
+    if not all(type(a) in (float, int) for a in args) or importlib.util.find_spec("numba") is None:
+        return
+    try:
+        compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
+    except S2SADError as error:
+        _refusal(outcome, "compiled", error, path)
+        return
+    except Exception as error:  # noqa: BLE001 - every exception is a finding
+        _exception_failure(outcome, "compiled", error)
+        return
+    outcome.compiled_checked = True
+    if not _close(compiled_value, value, EXACT_RTOL, 1e-12) or \
+            not all(_close(c, g, 1e-10, 1e-12) for c, g in zip(compiled, gradients)):
+        outcome.fail("compiled-mismatch", f"compile=True gives {compiled_value!r}, {list(compiled)!r}; the NumPy "
+                                          f"path {value!r}, {list(gradients)!r}")
 
 
 SECOND_RTOL, SECOND_ATOL = 1e-4, 1e-5   # hvp against nested finite differences (each ~1e-7 off)

@@ -136,6 +136,8 @@ class Campaign:
                 self.stats["forward mode checked"] += 1
             if outcome.second_order == "checked":
                 self.stats["second order checked (hvp)"] += 1
+            if outcome.compiled_checked:
+                self.stats["compile=True compared"] += 1
             for name in outcome.missing_forward:
                 self.missing[name] += 1
             for failure in outcome.failures:
@@ -226,7 +228,7 @@ def _worker(arguments):
     """One process of a run: batches until its share of programs is done (or the deadline).
 
     ``arguments``: (worker, programs, seed, batch, deadline, programs directory, known bugs,
-    include_known, cache directory[, shrink budget, reduce budget[, findings directory]]).
+    include_known, cache directory[, shrink budget, reduce budget[, findings directory[, program options]]]).
     """
     worker, programs, seed, batch, deadline, directory, known, include_known, cache, *options = arguments
     global SHRINK_BUDGET, SHRINK_SECONDS
@@ -236,7 +238,8 @@ def _worker(arguments):
         SHRINK_BUDGET = options[0]
         SHRINK_SECONDS = min(SHRINK_SECONDS, SHRINK_BUDGET // 3)
     findings = options[2] if len(options) > 2 else None
-    campaign = Campaign(directory, known, include_known, reduce_budget=options[1] if len(options) > 1 else REDUCE_BUDGET)
+    campaign = Campaign(directory, known, include_known, reduce_budget=options[1] if len(options) > 1 else REDUCE_BUDGET,
+                        program_options=options[3] if len(options) > 3 else None)
     done, k, started = 0, 0, time.time()
     while done < programs and time.time() < deadline:
         count = min(batch, programs - done)
@@ -268,6 +271,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--save", action="store_true")
     parser.add_argument("--include-known", action="store_true")
+    parser.add_argument("--scalars", action="store_true",
+                        help="programs of scalar parameters only (what compile=True compiles: both modes compared)")
     arguments = parser.parse_args(argv)
 
     from . import regressions
@@ -285,7 +290,8 @@ def main(argv=None) -> int:
         cache = os.path.join(work, f"cache-{w}")
         os.makedirs(programs_directory)
         tasks.append((w, shares[w], arguments.seed, arguments.batch, deadline, programs_directory, known,
-                      arguments.include_known, cache, SHRINK_BUDGET, REDUCE_BUDGET, out))
+                      arguments.include_known, cache, SHRINK_BUDGET, REDUCE_BUDGET, out,
+                      {"scalars_only": True} if arguments.scalars else None))
     if jobs == 1:
         results = [_worker(tasks[0])]
     else:
@@ -307,7 +313,7 @@ def main(argv=None) -> int:
 
     print(f"s2sad fuzz: {stats['programs']} programs in {elapsed:.0f} s ({jobs} job(s), seed {arguments.seed})")
     for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "second order checked (hvp)",
-                 "failing programs",
+                 "compile=True compared", "failing programs",
                  "refused (an S2SADError)"):
         print(f"  {name}: {stats[name]}")
     for name, count in sorted(stats.items()):
