@@ -139,12 +139,16 @@ def command_emit(arguments) -> int:
     into_directory = output is None or output.endswith(os.sep) or os.path.isdir(output)
     if len(functions) > 1 and not into_directory:
         raise S2SADError(f"{len(functions)} functions to emit, but -o names one file", hint="give a directory: -o DIR/")
-    suffix = "_jvp" if arguments.mode == "forward" else "_derivatives"
+    if arguments.compile and arguments.mode == "forward":
+        raise S2SADError("--compile writes the compiled gradient (reverse mode): it does not go with --mode forward",
+                         hint="leave out --mode forward")
+    mode = "compiled" if arguments.compile else arguments.mode
+    suffix = {"forward": "_jvp", "compiled": "_compiled"}.get(mode, "_derivatives")
     for function in functions:
         name = unwrap(function).__name__
         path = os.path.join(output or ".", f"{name}{suffix}.py") if into_directory else output
         target = arguments.target if ":" in arguments.target else f"{arguments.target}:{name}"
-        text = emitted_text(function, _wrt(function, arguments.wrt), arguments.mode, path, target)
+        text = emitted_text(function, _wrt(function, arguments.wrt), mode, path, target)
         write_new(path, text, arguments.force)
         print(f"wrote {path}")
     return 0
@@ -254,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     emit.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
     emit.add_argument("-o", "--output", metavar="OUT.py|DIR/", help="file or directory to write (default: here)")
     emit.add_argument("--force", action="store_true", help="replace an existing file")
+    emit.add_argument("--compile", action="store_true",
+                      help="write the compiled gradient (what compile=True runs): Numba, no s2sad, for functions "
+                           "of Python floats and 1-d float arrays read by element")
     emit.set_defaults(run=command_emit)
     check = commands.add_parser("check", help="check the gradient of FILE.py:FUNC against finite differences",
                                 epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter,

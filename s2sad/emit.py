@@ -3,13 +3,15 @@
 The file is the generated module plus a header (where it came from, a hash of that source,
 the s2sad version, the names it defines) and two things the cache's loader would otherwise
 do: binding the names the code takes from the function's module, and, in reverse mode, a
-``FUNC_grad`` function returning what ``s2sad.grad`` returns.
+``FUNC_grad`` function returning what ``s2sad.grad`` returns. With ``--compile`` it is the
+compiled-mode gradient instead (``compile=True``), which needs Numba and not s2sad.
 """
 from __future__ import annotations
 
 import hashlib
 import inspect
 import os
+import re
 import tempfile
 
 from .version import __version__
@@ -31,6 +33,15 @@ def {name}_grad({params}):
     return _gradient({name}_rrule, ({params}{comma}), {positions}, {name!r})
 '''
 
+COMPILED_TEMPLATE = '''
+
+# {name}_grad(...) -> (value, (gradients with respect to {wrt})): compiled by Numba at its first call
+# and cached beside this file. It serves the calls ACCEPTS(...) is true for; it needs Numba, not s2sad.
+import numba  # noqa: E402
+
+{name}_grad = numba.njit(cache=True)({entry})
+'''
+
 BIND_TEMPLATE = '''
 
 # The names above that come from `{name}`'s module, bound by importing that module (not parsing it).
@@ -41,6 +52,7 @@ _bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r})
 
 
 def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, target: str) -> str:
+    """The file ``s2sad emit`` writes; ``mode``: reverse, forward, or compiled (``--compile``)."""
     original = unwrap(function)
     source_file = inspect.getsourcefile(original)
     digest = hashlib.sha256(inspect.getsource(original).encode()).hexdigest()[:16]
@@ -48,12 +60,18 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
     body = generated.split("\n", 2)[2]  # the generated module without its own two-line header
     name = original.__name__
     params = list(inspect.signature(original).parameters)
-    defines = f"{name}_rrule (value, pullback), {name}_grad (the gradient)" if mode == "reverse" else \
-        f"{name}_jvp (value, tangent; tangents after the arguments, for {', '.join(wrt)})"
-    options = (f" --wrt {','.join(wrt)}" if wrt else "") + (" --mode forward" if mode == "forward" else "")
+    defines = {"reverse": f"{name}_rrule (value, pullback), {name}_grad (the gradient)",
+               "forward": f"{name}_jvp (value, tangent; tangents after the arguments, for {', '.join(wrt)})",
+               "compiled": f"{name}_grad (value and gradients, compiled by Numba), ACCEPTS (the calls it serves)"}[mode]
+    options = (f" --wrt {','.join(wrt)}" if wrt else "") + {"forward": " --mode forward", "compiled": " --compile"}.get(mode, "")
     text = HEADER.format(qualname=original.__qualname__, source=os.path.basename(source_file), digest=digest,
                          version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
                          target=target, options=options) + body.rstrip() + "\n"
+    if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
+        entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
+        text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt))
+        compile(text, output_path, "exec")
+        return text
     relative = os.path.relpath(source_file, os.path.dirname(os.path.abspath(output_path)))
     text += BIND_TEMPLATE.format(name=name, relative=relative, absolute=os.path.abspath(source_file),
                                  qualname=original.__qualname__)

@@ -1,4 +1,5 @@
 """The command line: `s2sad --help`, `s2sad show FILE.py:FUNC`, compiler-style errors."""
+import ast
 import os
 import subprocess
 import sys
@@ -236,3 +237,44 @@ def test_logistic_regression_example_writes_a_plot_only_when_asked(tmp_path):
     plotted = subprocess.run([sys.executable, example, "--steps", "20", "--plot", str(tmp_path / "loss.png")],
                              capture_output=True, text=True, cwd=tmp_path, env=environment, timeout=300)
     assert (tmp_path / "loss.png").exists(), plotted.stdout + plotted.stderr
+
+
+SPRING = '''
+def spring(k, x0):
+    x = x0
+    v = 0.0
+    for i in range(50):
+        a = -k * x - 0.1 * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return x * x
+
+
+def of_an_array(x):
+    return (x ** 2).sum()
+'''
+
+
+def test_emit_compile_writes_a_gradient_that_runs_with_numba_and_without_s2sad(tmp_path):
+    pytest.importorskip("numba")
+    source = tmp_path / "model.py"
+    source.write_text(SPRING)
+    result = run_in(tmp_path, "emit", f"{source}:spring", "--wrt", "k,x0", "--compile", "-o", str(tmp_path) + os.sep)
+    assert result.returncode == 0, result.stderr
+    written = tmp_path / "spring_compiled.py"
+    assert "from s2sad" not in written.read_text() and "import s2sad" not in written.read_text()
+    check = ("import sys; sys.modules['s2sad'] = None  # s2sad cannot be imported here\n"
+             "import spring_compiled as m\n"
+             "print(repr((m.spring_grad(2.0, 1.0), m.ACCEPTS(2.0, 1.0))))")
+    ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    (value, (dk, dx0)), accepted = ast.literal_eval(ran.stdout.strip())
+    namespace = {}
+    exec(compile(SPRING, str(source), "exec"), namespace)
+    spring, h = namespace["spring"], 1e-6
+    assert accepted and value == spring(2.0, 1.0)
+    assert abs(dk - (spring(2.0 + h, 1.0) - spring(2.0 - h, 1.0)) / (2 * h)) < 1e-6
+    assert abs(dx0 - (spring(2.0, 1.0 + h) - spring(2.0, 1.0 - h)) / (2 * h)) < 1e-6
+
+    refused = run_in(tmp_path, "emit", f"{source}:of_an_array", "--compile", "-o", str(tmp_path) + os.sep)
+    assert refused.returncode == 1 and "real scalars" in refused.stderr and "Traceback" not in refused.stderr

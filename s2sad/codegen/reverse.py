@@ -139,12 +139,12 @@ class ReverseGenerator:
             cotangents=cotangents, result=result,
         )
 
-    def module(self, functions: str, body: list[str]) -> GeneratedModule:
+    def module(self, functions: str, body: list[str], always=("NO_TANGENT",)) -> GeneratedModule:
         f = self.function
         text = MODULE_TEMPLATE.format(
             version=__version__, filename=f.location.filename if f.location else "?", name=f.name,
             line=f.location.line if f.location else 0, wrt=", ".join(self.wrt) or "nothing",
-            imports=self.core.imports(body, RUNTIME_NAMES, always=("NO_TANGENT",)), bindings=self.core.module_constants(), notes=self.notes(), functions=functions,
+            imports=self.core.imports(body, RUNTIME_NAMES, always=always), bindings=self.core.module_constants(), notes=self.notes(), functions=functions,
         )
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, self.rrule_name, self.core.bindings, f)
@@ -385,7 +385,8 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
               for p in function.params if p in plan.vectors]
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=" and ".join(tests) or "True")
-    return generator.module(text, text.splitlines())  # its imports are what the rewritten text reads
+    # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
+    return generator.module(text, text.splitlines(), always=())
 
 
 def _comment(text: str) -> str:
