@@ -81,6 +81,10 @@ def summand_cotangent(g, t):
         return ZERO
     if isinstance(t, (tuple, list)):
         return type(t)(summand_cotangent(part, item) for part, item in zip(output_parts(g, len(t)), t))
+    if isinstance(t, Tangent):  # an object's tangent (attributes assigned): its fields' cotangents
+        fields = {key: summand_cotangent(value, t.fields[key]) for key, value in g.fields.items() if key in t.fields}
+        fields = {key: value for key, value in fields.items() if value is not ZERO}
+        return Tangent(type(t), fields) if fields else ZERO  # (a Tangent value's: tangent_field_vjp's kind)
     return unbroadcast(g, t)
 
 

@@ -48,8 +48,21 @@ def with_attribute_jvp_value(g, ans, obj, name, value):
     return ZERO if is_zero(unthunk(g)) else Tangent(type(ans), {name: g})
 
 
+def with_attribute_jvp_obj_vjp_g(cotangent, term, g, ans, obj, name, value):
+    # the cotangent of a tangent (a Tangent value), as tangent_field's reverse writes it: of type Tangent
+    return ZERO if is_zero(unthunk(g)) else _without(cotangent, name, type(unthunk(g)))
+
+
+def with_attribute_jvp_value_vjp_g(cotangent, term, g, ans, obj, name, value):
+    return ZERO if is_zero(unthunk(cotangent)) else tangent_field(cotangent, name)
+
+
 defvjp(with_attribute, "obj, name, value", with_attribute_vjp_obj, None, with_attribute_vjp_value)
 defjvp(with_attribute, with_attribute_jvp_obj, None, with_attribute_jvp_value)
+# The jvps are linear in ``g``: their reverses (forward code read again for a Hessian) are the vjps',
+# not their source (a dict keyed by a variable, which s2sad does not differentiate)
+defvjp(with_attribute_jvp_obj, "g, ans, obj, name, value", with_attribute_jvp_obj_vjp_g, None, None, None, None)
+defvjp(with_attribute_jvp_value, "g, ans, obj, name, value", with_attribute_jvp_value_vjp_g, None, None, None, None)
 
 
 # ------------------------------------------------------------------ copy.copy, copy.deepcopy

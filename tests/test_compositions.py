@@ -959,3 +959,25 @@ def test_second_derivative_through_a_guarded_slope_where_the_tangent_passes_thro
     u, du, ddu = 1.5 + np.sin(x) ** 2, np.sin(2 * x), 2 * np.cos(2 * x)
     expected = (-du ** 2 / u - (np.log(u) + 1) * ddu) * v  # entr'' = -1/u, entr' = -(log u + 1)
     np.testing.assert_allclose(s2sad.hvp(entropy_of_a_shifted_square, (x,), (v,)), expected, rtol=1e-12)
+
+
+class Box:
+    pass
+
+
+def assigns_attributes(x):
+    b = Box()
+    b.a = np.sin(x)
+    b.c = x ** 2
+    b.a = b.a * b.c
+    return np.sum(b.a + b.c)
+
+
+def test_hvp_through_attribute_assignment():
+    """``b.a = v`` on an object the function made: forward code moves tangents into and out of
+    the object's tangent (with_attribute's jvps); read again for a Hessian their source (a dict
+    keyed by a variable) was refused inside rules/python_objects.py (fuzzer, seed 1903)."""
+    x, v = np.array([0.3, -0.7]), np.array([1.0, 0.4])
+    got = s2sad.hvp(assigns_attributes, (x,), (v,))
+    (expected,) = mixed_hvp_by_differences(assigns_attributes, (x,), (v,))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

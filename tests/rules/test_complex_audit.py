@@ -318,6 +318,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                                "(tests/test_compositions.py, hvp through list.pop)",
     "s2sad.rules.python_objects.closure_jvp_held": "the tangent of a lambda's held values, moved into the lambda's: "
                                                    "no arithmetic (tests/test_compositions.py, hvp through a lambda)",
+    **{f"s2sad.rules.python_objects.with_attribute_jvp_{part}": "an attribute's tangent moved into or out of an "
+       "object's: no arithmetic (tests/test_compositions.py, hvp through attribute assignment)" for part in ("obj", "value")},
     "s2sad.rules.helpers.owned_copy": "a copy of an argument the function changes in place; its cotangent "
                                       "passes through (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.entered_value": "what `with ... as name` binds: passed on to the entry, no arithmetic "
