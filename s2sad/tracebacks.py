@@ -70,8 +70,8 @@ def user_location(traceback) -> SourceLocation | None:
 def beneath_generated(location: SourceLocation) -> SourceLocation:
     """A place in code s2sad generated (a Hessian differentiates generated forward code) as the
     user's line it was generated from; any other place as it is."""
-    if not os.path.basename(location.filename).startswith("s2sad_"):
-        return location
+    if not os.path.basename(location.filename).startswith("s2sad_") or _heading(location.filename) is None:
+        return location  # (a user's own file named s2sad_... is no generated code)
     block = _block_comment(location.filename, location.line)
     origin = _generated_from(location.filename)
     if block is None:  # above the first block: the function's own line
@@ -88,7 +88,7 @@ def beneath_generated(location: SourceLocation) -> SourceLocation:
 
 def _located(user_file: str, user_line: int, text: str) -> SourceLocation:
     for _ in range(8):  # generated code made from generated code (a Hessian's reverse of forward code)
-        if not os.path.basename(user_file).startswith("s2sad_"):
+        if not os.path.basename(user_file).startswith("s2sad_") or _heading(user_file) is None:
             break
         deeper = _block_comment(user_file, user_line)
         if deeper is None:
