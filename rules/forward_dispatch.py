@@ -117,11 +117,12 @@ def _by_position(rule, args, d_values):
     """The cotangents by parameter as one per positional argument (a ``*args`` parameter's
     cotangent a tuple, one per argument it collected)."""
     d_args = []
-    for name, item in rule.positional_slots(len(args)):
+    for (name, item), value in zip(rule.positional_slots(len(args)), args):
         d = d_values.get(name, ZERO)
         if item is not None and not _is_zero(d):
             d = d[item]
-        d_args.append(NO_TANGENT if _is_zero(d) else d)
+        # nothing reached a number: ZERO (NO_TANGENT, "no tangent space", was read as a value and crashed)
+        d_args.append(((ZERO if _is_inexact(value) else NO_TANGENT) if _is_zero(d) else d))
     return d_args
 
 

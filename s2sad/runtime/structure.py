@@ -194,8 +194,8 @@ def _materialised(t, like):
             return np.zeros(like.shape, dtype=like.dtype if like.dtype.kind in "fc" else np.float64)
         if isinstance(like, list):
             return [ZERO] * len(like)
-        if isinstance(like, dict):
-            return {}
+        if isinstance(like, dict):  # every key: forward code reads an entry's tangent as t[key]
+            return {key: ZERO for key in like}
         raise TypeError(f"cannot hold the tangent of a {type(like).__name__} that is changed in place")
     return t
 
