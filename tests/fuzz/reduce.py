@@ -164,7 +164,14 @@ def reduce_source(source: str, args, output_kind: str, u, tangents, directory: s
     """The smallest edit of ``source`` found that still fails with ``signature``."""
     checks = 0
     current = source
-    seen = {source}
+    # np.zeros for np.empty first: a later `range-1` edit would leave entries unset, read as garbage
+    # (a value that changes from run to run: a failure of the edit, not of s2sad)
+    zeroed = source.replace("np.empty(", "np.zeros(")
+    if zeroed != source:
+        checks += 1
+        if still_fails(zeroed, args, output_kind, u, tangents, directory, signature):
+            current = zeroed
+    seen = {source, current}
     improved = True
     while improved and checks < budget:
         improved = False
