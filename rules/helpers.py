@@ -86,7 +86,8 @@ def unbroadcast(v, like):
     summed away. A Python float ``like`` gets a Python float, a numpy scalar gets a numpy
     scalar of its dtype, an int/bool ``like`` gets ``NO_TANGENT``. A real ``like`` that
     met a complex operand gets the real part of a complex ``v`` (the convention of
-    ``numpy_fft``), not a ComplexWarning.
+    ``numpy_fft``), not a ComplexWarning. A ``like`` that is the symbolic zero (forward
+    code's tangent before anything reached it, read again for a Hessian) is a constant: ZERO.
     """
     tl = type(like)
     if tl is float:
@@ -100,6 +101,8 @@ def unbroadcast(v, like):
         if tv is _ndarray:
             return float(v.sum().real)  # the method: np.sum's own reduction, without its dispatch
         return float((np.sum(v) if np.ndim(v) else v).real)
+    if like is ZERO:
+        return ZERO
     if tl is _ndarray:
         if type(v) is _ndarray and v.shape == like.shape:
             dtype = like.dtype

@@ -162,8 +162,10 @@ def accumulate(a, b):
         other = b.__class__
         if other is _ndarray or other is float or other is _float64:
             # not ours to write into: _fresh_sum, inline (what _dispatch would do, without its tests)
-            total = a + b
-            return own(total) if total.size > (SMALL_SUM if count == _TOP_COUNT else SMALL_SHARED_SUM) else total
+            total = a + b  # (a NumPy or Python scalar when `a` is 0-d: nothing to own)
+            if total.__class__ is _ndarray and total.size > (SMALL_SUM if count == _TOP_COUNT else SMALL_SHARED_SUM):
+                return own(total)
+            return total
     return _dispatch(a, b, count == _TOP_COUNT)
 
 
@@ -253,7 +255,7 @@ def _fresh_sum(a, b, exclusive):
     """``a + b`` in a new array, owned (so later sums may go into it) unless it is small
     (SMALL_SUM, or SMALL_SHARED_SUM when ``a`` was not ``exclusive``ly held)."""
     total = a + b
-    if total.size > (SMALL_SUM if exclusive else SMALL_SHARED_SUM):
+    if total.__class__ is _ndarray and total.size > (SMALL_SUM if exclusive else SMALL_SHARED_SUM):
         return own(total)
     return total
 
