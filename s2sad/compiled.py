@@ -11,7 +11,9 @@ per function saying why.
 from __future__ import annotations
 
 import functools
+import hashlib
 import operator
+import os
 import threading
 import warnings
 
@@ -85,11 +87,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             _failed(function, lane[4], error)
             return numpy_path(*args, **kwargs)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
-            unsafe = _integer_products(lane[1], lane[2], args)
+            unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
             if unsafe:
                 lanes.pop(len(args), None)
                 _failed(function, lane[4], unsafe)
                 return numpy_path(*args, **kwargs)
+            _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
         gradient = gradients[0] if single else tuple(gradients)
         if has_nan(gradients):
@@ -135,6 +138,29 @@ def _failed(function, wrt, error) -> None:
 
 
 _INTEGER_PRODUCTS = {operator.mul, operator.imul, operator.pow, operator.ipow, operator.lshift, operator.ilshift}
+
+
+def _verdict_path(entry, kinds) -> str:
+    """Beside the generated module in the disk cache: that its typed code passed
+    ``_integer_products`` for these argument types, with this Numba (a new process need not
+    run Numba's type inference again; the module's name holds the hash of what it was made from)."""
+    import numba
+
+    digest = hashlib.sha256(repr((kinds, numba.__version__)).encode()).hexdigest()[:16]
+    return f"{entry.__code__.co_filename}.{digest}.integers-checked"
+
+
+def _passed_before(entry, kinds) -> bool:
+    return os.path.exists(_verdict_path(entry, kinds))
+
+
+def _remember_passed(entry, kinds) -> None:
+    path = _verdict_path(entry, kinds)
+    try:
+        with open(path, "x"):
+            pass
+    except OSError:  # there already, or a cache that cannot be written: checked again next time
+        pass
 
 
 def _integer_products(entry, dispatcher, args) -> str | None:
