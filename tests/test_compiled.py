@@ -228,3 +228,22 @@ def test_every_float_program_gives_the_same_gradient_compiled(name, case):
     assert value == pytest.approx(plain_value, rel=1e-14, abs=1e-300)
     np.testing.assert_allclose(np.asarray(gradients, dtype=float), np.asarray(plain_gradients, dtype=float),
                                rtol=1e-13, atol=1e-300)
+
+
+def spring_of_pairs(k, x0, v0):
+    x, v = x0, v0
+    for _ in range(50):
+        a = -k * x - 0.1 * v
+        x, v = x + 0.01 * v, v + 0.01 * a   # both right-hand sides first, as Python
+    return x * x + v
+
+
+def test_tuple_assignments_of_floats_compile():
+    """``x, v = x + dt * v, v + dt * a`` binds each name to its own value, with no tuple made
+    and taken apart, so a function of floats written with pairs compiles too."""
+    args = (2.0, 1.0, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        value, gradients = s2sad.value_and_grad(spring_of_pairs, argnums=(0, 1, 2), compile=True)(*args)
+    assert value == spring_of_pairs(*args)
+    np.testing.assert_allclose(gradients, [central(spring_of_pairs, args, p) for p in range(3)], rtol=1e-6)

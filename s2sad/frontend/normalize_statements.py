@@ -265,6 +265,15 @@ class StatementNormalizer(NormalizerState):
         if isinstance(target, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in target.elements):
             self.starred_assign(target, atom if atom is not None else self.expression(value))
             return
+        if isinstance(target, (cst.Tuple, cst.List)) and atom is None and isinstance(value, (cst.Tuple, cst.List)) \
+                and len(value.elements) == len(target.elements) \
+                and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            # `x, v = x + dt * v, v - dt * x`: every value first (as Python evaluates them), then each
+            # name bound to its own, with no tuple made and taken apart (a function of floats stays one)
+            items = [self.expression(element.value) for element in value.elements]
+            for element, item in zip(target.elements, items):
+                self.assign(element.value, item)
+            return
         if isinstance(target, (cst.Tuple, cst.List)):
             sequence = atom if atom is not None else self.expression(value)
             for index, element in enumerate(target.elements):
