@@ -40,13 +40,20 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     function = unwrap(f)
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, int)
-    lanes: dict = {}   # number of arguments -> (registry generation, generated entry, dispatcher, positions)
+    # number of arguments -> (registry generation, generated entry, dispatcher, positions, wrt, accepts,
+    # trusted argument types), or (registry generation, None): no compiled gradient for such calls, which
+    # is not looked for again (making the generated code would be tried, and refused, on every call)
+    lanes: dict = {}
 
     def lane_for(args):
         """The compiled gradient calls with these many arguments take, or None (the NumPy path)."""
         lane = lanes.get(len(args))
-        if lane is not None and lane[0] == registry_generation() and lane[1].__s2sad_current__(function):
-            return lane
+        if lane is not None and lane[0] == registry_generation():
+            if lane[1] is None:
+                return None
+            if lane[1].__s2sad_current__(function):
+                return lane
+        lanes[len(args)] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
         names = list(signature(function).parameters)
         if len(names) != len(args):
@@ -83,13 +90,14 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             if not _is_numba_error(error):
                 point_at_user_source(error)
                 raise
-            lanes.pop(len(args), None)
-            _failed(function, lane[4], error)
+            lanes[len(args)] = (registry_generation(), None)
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            _failed(function, lane[4], f"Numba could not compile its generated gradient: {first}")
             return numpy_path(*args, **kwargs)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
             if unsafe:
-                lanes.pop(len(args), None)
+                lanes[len(args)] = (registry_generation(), None)
                 _failed(function, lane[4], unsafe)
                 return numpy_path(*args, **kwargs)
             _remember_passed(lane[1], kinds)
@@ -124,17 +132,12 @@ def _dispatcher(function, wrt):
     return found if found[1] is not None else None
 
 
-def _failed(function, wrt, error) -> None:
-    """No compiled gradient for ``function`` any more: ``error`` (Numba's, or what
-    ``_integer_products`` found) says why, once."""
+def _failed(function, wrt, reason: str) -> None:
+    """No compiled gradient for ``function`` any more; ``reason`` is said once."""
     with _lock:
         entry = _dispatchers.get((function, wrt), (None, None))[0]
         _dispatchers[(function, wrt)] = (entry, None)
-    if isinstance(error, str):
-        _fall_back(function, error)
-        return
-    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    _fall_back(function, f"Numba could not compile its generated gradient: {first}")
+    _fall_back(function, reason)
 
 
 _INTEGER_PRODUCTS = {operator.mul, operator.imul, operator.pow, operator.ipow, operator.lshift, operator.ilshift}
