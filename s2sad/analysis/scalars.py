@@ -74,9 +74,12 @@ class FloatPlan:
     vectors: list[str]         # parameters that must be 1-d float arrays (read element by element)
     scalars: set[str]          # the variables holding real scalars: their cotangents add with `+`
 
-    def entry_test(self) -> str:
+    def entry_test(self, ints: bool = True) -> str:
+        """The test of the arguments; ``ints``: an int may stand for a float where only a number is
+        needed (not for Numba, whose ints are 64-bit)."""
         tests = [f"{p}.__class__ is float" for p in self.floats]
-        tests += [f"({p}.__class__ is float or {p}.__class__ is int)" for p in self.numbers]
+        tests += [f"({p}.__class__ is float or {p}.__class__ is int)" if ints else f"{p}.__class__ is float"
+                  for p in self.numbers]
         tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')" for p in self.vectors]
         return " and ".join(tests)
 

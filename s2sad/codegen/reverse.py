@@ -380,11 +380,8 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = for_numba(generator.run(name, heading=heading, fused=True), generator.core.bindings, function.location)
     # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element
-    tests = [f"{p}.__class__ is float" for p in function.params if p in plan.floats or p in plan.numbers]
-    tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')"
-              for p in function.params if p in plan.vectors]
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
-                                    test=" and ".join(tests) or "True")
+                                    test=plan.entry_test(ints=False) or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
     return generator.module(text, text.splitlines(), always=())
 
