@@ -247,3 +247,19 @@ def test_tuple_assignments_of_floats_compile():
         value, gradients = s2sad.value_and_grad(spring_of_pairs, argnums=(0, 1, 2), compile=True)(*args)
     assert value == spring_of_pairs(*args)
     np.testing.assert_allclose(gradients, [central(spring_of_pairs, args, p) for p in range(3)], rtol=1e-6)
+
+
+def test_a_function_that_does_not_compile_is_not_tried_again_on_every_call(monkeypatch):
+    """The fallback is the NumPy path's cost: the generated code is asked for once per call shape
+    (making it was tried, and refused, on every call: 1.2 ms a call)."""
+    from s2sad import compiled
+
+    asked = []
+    original = compiled.generated_compiled
+    monkeypatch.setattr(compiled, "generated_compiled", lambda *a: asked.append(a) or original(*a))
+    gradient = s2sad.grad(of_an_array, compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        for _ in range(3):
+            np.testing.assert_allclose(gradient(np.array([1.0, 2.0])), [2.0, 4.0])
+    assert len(asked) == 1
