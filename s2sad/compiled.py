@@ -1,12 +1,19 @@
-"""``compile=True``: the gradient of a function of Python floats, compiled by Numba.
+"""``compile=True``: the gradient of a function of Python floats and float64 arrays, compiled by Numba.
 
 s2sad generates, for such a function, one closure-free function computing the value and the
 gradients (``transform.generated_compiled``, written like every generated module to the disk
 cache, so that Numba's own cache keeps the machine code beside it); Numba compiles it on the
 first call of each argument type and loads it from its cache in later processes. Calls it
-does not cover (arrays, keyword arguments), functions it cannot compile, and a machine
+does not cover (other dtypes, keyword arguments), functions it cannot compile, and a machine
 without Numba take the NumPy path: the same numbers, with one ``CompiledFallbackWarning``
 per function saying why.
+
+The compiled answer is handed back only when it is finite. Where Numba and Python part ways,
+they part on non-finite numbers (``math.exp`` overflowing returns inf under Numba and raises
+in Python; a float divided by zero raises under Numba where NumPy's float64 gives inf) and on
+the NumPy path's NaN checks; so a call whose compiled value or gradient is not finite, that
+divides by zero, or that meets a case the compiled helpers do not cover (``NotCompiledCase``)
+is computed again on the NumPy path, whose answer (or error) is the one given.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from .arguments import differentiated_positions
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.resolve import signature, unwrap
 from .registry import registry_generation
-from .runtime.finiteness import has_nan, refuse_nan
+from .runtime.finiteness import all_finite
 from .tracebacks import point_at_user_source
 from .transform import generated_compiled
 
@@ -73,8 +80,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if lane is None:
             return numpy_path(*args, **kwargs)
         if not lane[5](*args):
-            _fall_back(function, "it was called with arguments other than Python floats (and 1-d float arrays "
-                                 "it reads by element)")
+            _fall_back(function, "it was called with arguments its compiled gradient does not serve (it serves "
+                                 "Python floats and float64 arrays; a function computing on floats alone, floats "
+                                 "and 1-d float arrays it reads by element)")
             return numpy_path(*args, **kwargs)
         kinds = []  # the argument types Numba tells apart: a float is always one
         for a in args:
@@ -82,11 +90,17 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*args, **kwargs)
             if a.__class__ is not float:
-                kinds.append(a.dtype.char if a.__class__ is np.ndarray else a.__class__.__name__)
+                kinds.append(f"{a.dtype.char}{a.ndim}" if a.__class__ is np.ndarray else a.__class__.__name__)
         kinds = tuple(kinds)
         try:
             value, gradients = lane[2](*args)
+        except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
+            return numpy_path(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
+            if _not_covered(error):
+                _fall_back(function, f"a call met a case its compiled gradient does not cover ({error}): that call "
+                                     "ran on the NumPy path")
+                return numpy_path(*args, **kwargs)
             if not _is_numba_error(error):
                 point_at_user_source(error)
                 raise
@@ -102,9 +116,10 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 return numpy_path(*args, **kwargs)
             _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
-        gradient = gradients[0] if single else tuple(gradients)
-        if has_nan(gradients):
-            refuse_nan(gradient, value, (), function)  # as the NumPy path: a NaN of a finite value
+        if not (all_finite(value) and all_finite(gradients)):  # see above: the NumPy path decides
+            return numpy_path(*args, **kwargs)
+        gradients = _unshared(gradients, args)
+        gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
     return compiled_f
@@ -190,6 +205,22 @@ def _integer_products(entry, dispatcher, args) -> str | None:
                 return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated code), "
                         "which Numba computes in 64 bits where Python's integers grow")
     return None
+
+
+def _unshared(gradients: tuple, args: tuple) -> tuple:
+    """The gradients, none of them an argument's memory (a cotangent passed through unchanged
+    is the array it came from): the caller may change a gradient in place."""
+    arrays = [a for a in args if a.__class__ is np.ndarray]
+    if not arrays:
+        return gradients
+    return tuple(g.copy() if g.__class__ is np.ndarray and any(np.may_share_memory(g, a) for a in arrays) else g
+                 for g in gradients)
+
+
+def _not_covered(error) -> bool:
+    """Whether ``error`` is compiled_helpers.NotCompiledCase (without importing Numba to ask)."""
+    kind = type(error)
+    return kind.__name__ == "NotCompiledCase" and kind.__module__ == "s2sad.compiled_helpers"
 
 
 def _is_numba_error(error) -> bool:

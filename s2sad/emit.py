@@ -68,6 +68,8 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                          version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
                          target=target, options=options) + body.rstrip() + "\n"
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
+        text = re.sub(r"^from s2sad\.compiled_helpers import .*$", _compiled_helpers_text, text, count=1,
+                      flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
         text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt))
         compile(text, output_path, "exec")
@@ -82,6 +84,18 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                                      comma="," if len(params) == 1 else "", positions=positions)
     compile(text, output_path, "exec")
     return text
+
+
+def _compiled_helpers_text(_match) -> str:
+    """s2sad/compiled_helpers.py's code (Numba overloads of the generated code's helpers), for a
+    compiled file to define itself: it runs with Numba and without s2sad."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled_helpers.py")
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    code = code[code.index('"""', 3) + 3:].strip()  # without the module's docstring and its __all__
+    code = re.sub(r"^__all__ = \[.*?\]\n+", "", code, count=1, flags=re.MULTILINE | re.DOTALL)
+    return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
+            "# (a copy of s2sad/compiled_helpers.py: this file runs without s2sad).\n" + code + "\n")
 
 
 def write_new(path: str, text: str, force: bool) -> None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
-GENERATOR_MODULES = ("cache/validity.py",)
+GENERATOR_MODULES = ("cache/validity.py", "compiled_helpers.py")
 _generator_hash: str | None = None
 
 

@@ -66,7 +66,7 @@ def calls_a_helper(x):
 
 
 def of_an_array(x):
-    return np.sum(x ** 2)
+    return np.sum(np.maximum(x, 0.5) ** 2)   # maximum's ties: a helper Numba does not compile
 
 
 def steep(x):
@@ -109,7 +109,7 @@ def scaled_by_a_large_power(x):
 
 
 @pytest.mark.parametrize("f, args, why", [
-    (of_an_array, (np.array([1.0, 2.0]),), "other than real scalars"),
+    (of_an_array, (np.array([1.0, 2.0]),), "tie_share"),
     (calls_a_helper, (0.5,), "helper"),
     (scaled_by_a_large_power, (0.5,), "64-bit"),
 ])
@@ -173,7 +173,7 @@ def test_an_int_argument_runs_the_numpy_path():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         np.testing.assert_allclose(compiled(0.5, 3), 3 * math.cos(0.5), rtol=1e-15)
-    assert any("other than Python floats" in str(w.message) for w in caught)
+    assert any("does not serve" in str(w.message) for w in caught)
 
 
 def mysum(x):

@@ -96,9 +96,10 @@ class Emitter:
             lines.insert(0, f"# free variables of `{self.function.name}`, read when it runs")
         return lines
 
-    def imports(self, body: list[str], runtime_names, always=()) -> str:
+    def imports(self, body: list[str], runtime_names, always=(), compiled_helpers=None) -> str:
         """The module's import lines: the function's own imports, then what ``body`` uses of NumPy,
-        ``math``, the rules' helpers and ``runtime_names`` (``always`` imported)."""
+        ``math``, the rules' helpers and ``runtime_names`` (``always`` imported); or, for code
+        Numba compiles, of ``compiled_helpers`` (their overloads in s2sad.compiled_helpers)."""
         lines = []
         for alias, module in sorted(self.function.imports.items()):
             lines.append(f"import {module}" if alias == module else f"import {module} as {alias}")
@@ -107,6 +108,9 @@ class Emitter:
             lines.append("import numpy as np")
         if "math" in used and "math" not in self.function.imports:
             lines.append("import math")
+        if compiled_helpers is not None:
+            names = sorted(n for n in compiled_helpers if n in used)
+            return "\n".join(lines + ([f"from s2sad.compiled_helpers import {', '.join(names)}"] if names else [])) + "\n"
         helpers = sorted(n for n in self.helpers - {"np", "math"} if n in used)
         if helpers:
             lines.append(f"from s2sad.rules.helpers import {', '.join(helpers)}")

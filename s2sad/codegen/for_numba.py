@@ -14,6 +14,14 @@ user's lines):
 * the cotangent of a 1-d array read by element, ``dx = add_at(dx, g, i, x)`` from
   ``dx = ZERO``, is ``dx = np.zeros_like(x)`` then ``dx[i] += g``.
 
+A function of arrays (``arrays=True``) is the general version's code, whose values may be
+floats or arrays of any shape: there the helpers stay calls, of ``s2sad.compiled_helpers``,
+whose Numba overloads decide for each argument type what the NumPy path's helpers decide for
+each value; ``dv = ZERO`` is ``dv = zero_like(v)`` (a cotangent has its value's type: Numba
+types a variable once), ``g is not ZERO`` is ``nonzero(g)``, and ``dx = add_at(dx, g, i, x)``
+is ``add_into(dx, i, g)`` where ``dx`` is a buffer of its own (made by ``zero_like`` and
+changed by nothing else).
+
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
 path instead.
@@ -28,6 +36,13 @@ from ..errors import NotCompiledError, SourceLocation
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
                                 "True", "False", "None"})
 
+
+# on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
+ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip"}
+# the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
+# here, not imported: that module imports Numba, and generating code needs none)
+ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
+                           "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "nonzero", "zero_like"})
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -77,6 +92,68 @@ class _AsFloats(cst.CSTTransformer):
         return updated
 
 
+class _AsArrays(cst.CSTTransformer):
+    """The rewrites for arrays (see above); ``primal_of``: cotangent -> its value's name,
+    ``buffers``: the cotangents only ``add_at`` changes."""
+
+    def __init__(self, primal_of: dict, buffers: set):
+        super().__init__()
+        self.primal_of = primal_of
+        self.buffers = buffers
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        target = updated.targets[0].target if len(updated.targets) == 1 else None
+        name = target.value if isinstance(target, cst.Name) else None
+        value = updated.value
+        if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
+            return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
+        if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
+            _, g, index, _ = (a.value for a in value.args)
+            return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
+        return updated
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        if len(updated.comparisons) == 1:
+            test = updated.comparisons[0]
+            if isinstance(test.comparator, cst.Name) and test.comparator.value == "ZERO" \
+                    and isinstance(test.operator, (cst.Is, cst.IsNot)):
+                nonzero = cst.Call(cst.Name("nonzero"), [cst.Arg(updated.left)])
+                return nonzero if isinstance(test.operator, cst.IsNot) else cst.UnaryOperation(cst.Not(), nonzero)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if _called(updated) == "unthunk" and len(updated.args) == 1:
+            return updated.args[0].value
+        return updated
+
+
+class _Assigned(cst.CSTVisitor):
+    """Name -> the values assigned to it (``x = value`` statements)."""
+
+    def __init__(self):
+        self.values: dict = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for name in _names(target.target):
+                self.values.setdefault(name, []).append(node.value if isinstance(target.target, cst.Name) else None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for name in _names(node.target):
+            self.values.setdefault(name, []).append(None)
+
+
+def _own_buffers(module: cst.Module, scattered: dict) -> set:
+    """The cotangents ``add_at`` accumulates into that nothing else assigns but ``ZERO``: adding
+    in place changes no other value."""
+    assigned = _Assigned()
+    module.visit(assigned)
+    return {name for name in scattered
+            if all(isinstance(v, cst.Name) and v.value == "ZERO" or isinstance(v, cst.Call) and _called(v) == "add_at"
+                   and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name
+                   for v in assigned.values.get(name, []))}
+
+
 class _Reads(cst.CSTVisitor):
     """The names a function reads and the names it binds."""
 
@@ -105,6 +182,10 @@ class _Reads(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # math.sin reads `math`, not `sin`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # f(axis=0) reads `f` and 0, not `axis`
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -140,9 +221,12 @@ def _names(target) -> list[str]:
     return []
 
 
-def for_numba(text: str, bindings: dict, location: SourceLocation | None) -> str:
-    """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot."""
-    bound = sorted(name for name in bindings if name not in COMPILABLE_GLOBALS)  # `range` is bound to the builtin
+def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal_of: dict | None = None) -> str:
+    """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot.
+    ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays."""
+    arrays = primal_of is not None
+    allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
+    bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
     if bound:
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
                                "when the module loads (a rule's function, another generated function): Numba "
@@ -150,13 +234,16 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None) -> str
     module = cst.parse_module(text)
     scattered = _Scattered()
     module.visit(scattered)
-    module = module.visit(_AsFloats(scattered.found))
+    if arrays:
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module, scattered.found)))
+    else:
+        module = module.visit(_AsFloats(scattered.found))
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:
         raise NotCompiledError(f"it computes with integers ({', '.join(reads.large_integers)}) that Numba's 64-bit "
                                "integers may not hold (Python's grow)", location)
-    foreign = [name for name in dict.fromkeys(reads.read) if name not in reads.bound and name not in COMPILABLE_GLOBALS]
+    foreign = [name for name in dict.fromkeys(reads.read) if name not in reads.bound and name not in allowed]
     if foreign:
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in foreign)}, which Numba "
                                "cannot compile", location)

@@ -72,6 +72,12 @@ COMPILED_HEADING = ("The gradient of `{name}` for Python floats, primal and pull
                     "closure and no symbolic zeros, for Numba to compile (s2sad.grad(..., compile=True)): it "
                     "returns the value and the gradients with respect to {wrt}.")
 
+COMPILED_ARRAYS_HEADING = ("The gradient of `{name}` for float64 arrays and Python floats, primal and pullback in one "
+                           "function with no closure and no symbolic zeros, for Numba to compile "
+                           "(s2sad.grad(..., compile=True)): it returns the value and the gradients with respect to "
+                           "{wrt}. Its helpers are Numba overloads (s2sad.compiled_helpers), chosen by argument type "
+                           "when it compiles.")
+
 FUSED_HEADING = ("`{floats}` and its pullback with the cotangent 1.0, in one function: the gradient for "
                  "floats, with no closure to make. None when the arguments are not floats.")
 
@@ -127,7 +133,10 @@ class ReverseGenerator:
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
         if self.compiled:  # the gradients with respect to wrt only, a tuple even of one
-            cotangents = ", ".join(self.final_cotangent(p) for p in self.wrt) + ("," if len(self.wrt) == 1 else "")
+            finals = [self.final_cotangent(p) for p in self.wrt]
+            if not self.floats:  # of arrays: a gradient nothing reached has its argument's type
+                finals = [f"zero_like({p})" if final == "ZERO" else final for final, p in zip(finals, self.wrt)]
+            cotangents = ", ".join(finals) + ("," if len(self.wrt) == 1 else "")
         self.body = primal + reverse + [cotangents]
         template = COMPILED_TEMPLATE if self.compiled else FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
         depth = 1 if fused else 2  # fused, the reverse lines follow the primal ones in the same function
@@ -139,12 +148,13 @@ class ReverseGenerator:
             cotangents=cotangents, result=result,
         )
 
-    def module(self, functions: str, body: list[str], always=("NO_TANGENT",)) -> GeneratedModule:
+    def module(self, functions: str, body: list[str], always=("NO_TANGENT",), compiled_helpers=None) -> GeneratedModule:
         f = self.function
+        imports = self.core.imports(body, RUNTIME_NAMES, always=always, compiled_helpers=compiled_helpers)
         text = MODULE_TEMPLATE.format(
             version=__version__, filename=f.location.filename if f.location else "?", name=f.name,
             line=f.location.line if f.location else 0, wrt=", ".join(self.wrt) or "nothing",
-            imports=self.core.imports(body, RUNTIME_NAMES, always=always), bindings=self.core.module_constants(), notes=self.notes(), functions=functions,
+            imports=imports, bindings=self.core.module_constants(), notes=self.notes(), functions=functions,
         )
         compile(text, "<s2sad generated>", "exec")  # a generator bug must fail here, not in the user's run
         return GeneratedModule(text, self.rrule_name, self.core.bindings, f)
@@ -373,8 +383,7 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     general = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
     plan = float_plan(function, general.activity)
     if plan is None:
-        raise NotCompiledError("it computes with values other than real scalars (arrays, containers, complex "
-                               "numbers): compile=True covers functions of Python floats for now", function.location)
+        return _compiled_for_arrays(function, wrt, user_function, namer)
     generator = ReverseGenerator(function, wrt, user_function, namer, scalars=plan.scalars, compiled=True)
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
@@ -384,6 +393,26 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
                                     test=plan.entry_test(ints=False) or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
     return generator.module(text, text.splitlines(), always=())
+
+
+def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
+    """The same for a function of float arrays and floats: the general version's primal and
+    pullback fused, its helpers the overloads of s2sad.compiled_helpers (``for_numba``)."""
+    from .for_numba import ARRAY_HELPERS, for_numba
+
+    generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
+    name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
+    heading = _comment(COMPILED_ARRAYS_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
+    text = generator.run(name, heading=heading, fused=True)
+    primal_of = {cotangent: primal for primal, cotangent in generator.core.derivatives.items()}
+    text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of)
+    # which calls it serves: float64 arrays and Python floats; ints and bools where nothing is differentiated
+    tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 and {p}.dtype == np.float64"
+             + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool") + ")"
+             for p in function.params]
+    text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
+                                    test=" and ".join(tests) or "True")
+    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
 
 
 def _comment(text: str) -> str:

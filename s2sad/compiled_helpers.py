@@ -1,0 +1,377 @@
+"""The helpers of s2sad's generated gradients as Numba compiles them (``compile=True`` on arrays).
+
+The NumPy path's helpers (``rules/helpers.py``, ``runtime/support.py``) decide at run time
+what a value is: a Python float, an array of some shape and dtype, a symbolic zero. Numba
+knows each argument's type when it compiles, so here each helper is an ``overload``: the
+type-level decision is made once, at compile time, and only the arithmetic remains.
+
+A helper is written for the types the compiled mode serves (real floats, real float arrays)
+and no others: for any other type no implementation is returned, Numba's typing fails, and
+``grad(..., compile=True)`` runs the NumPy path instead (with a ``CompiledFallbackWarning``).
+A case it meets only at run time and does not cover (two cotangents of one value with other
+shapes, a reduction's mask of ``False``) raises ``NotCompiledCase``, which the caller takes
+as "run the NumPy path for this call": a helper never guesses.
+
+This module imports only NumPy and Numba: ``s2sad emit --compile`` copies it into the file
+it writes, which runs without s2sad. Called from plain Python (``NUMBA_DISABLE_JIT=1``), the
+stubs raise: the gradient is only meant to run compiled.
+"""
+import numpy as np
+from numba.core import types
+from numba.extending import overload, register_jitable
+
+__all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
+           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "nonzero", "zero_like"]
+
+
+class NotCompiledCase(Exception):
+    """Raised by compiled code for a case it does not cover: the NumPy path computes this call."""
+
+
+def _stub():
+    raise NotCompiledCase("s2sad's compiled helpers run only inside Numba-compiled code")
+
+
+# Each stub is a function of its own: Numba keys an overload on the function object.
+def conj(x):
+    _stub()
+
+
+def unbroadcast(v, like):
+    _stub()
+
+
+def accumulate(a, b):
+    _stub()
+
+
+def expand_reduced(g, a, axis=None, keepdims=False, where=True):
+    _stub()
+
+
+def reduced_count(a, axis=None, keepdims=False, where=True):
+    _stub()
+
+
+def safe_divide(num, den):
+    _stub()
+
+
+def matmul_vjp_x1(g, x1, x2):
+    _stub()
+
+
+def matmul_vjp_x2(g, x1, x2):
+    _stub()
+
+
+def add_into(buffer, index, g):
+    _stub()
+
+
+def add_at(a, g, index, like):
+    _stub()
+
+
+def untake(g, index, like):
+    _stub()
+
+
+def nonzero(g):
+    _stub()
+
+
+def zero_like(x):
+    _stub()
+
+
+# ---------------------------------------------------------------------------- the types served
+
+def _real(t) -> bool:
+    return isinstance(t, types.Float)
+
+
+def _real_array(t) -> bool:
+    return isinstance(t, types.Array) and isinstance(t.dtype, types.Float) and t.ndim > 0
+
+
+def _absent(t) -> bool:
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+# ---------------------------------------------------------------------------- index arithmetic
+
+@register_jitable
+def _padded_shape(shape, ndim):
+    """``shape`` with ones in front, to ``ndim`` entries (broadcasting's alignment), as an array."""
+    padded = np.ones(ndim, np.int64)
+    for i in range(len(shape)):
+        padded[ndim - len(shape) + i] = shape[i]
+    return padded
+
+
+@register_jitable
+def _source_offset(k, target_shape, source_shape):
+    """The offset, in a C-ordered array of ``source_shape``, of the element broadcast to position
+    ``k`` of a C-ordered array of ``target_shape`` (same length; a source axis of 1 repeats)."""
+    offset = 0
+    stride = 1
+    for i in range(len(target_shape) - 1, -1, -1):
+        index = k % target_shape[i]
+        k //= target_shape[i]
+        if source_shape[i] != 1:
+            offset += index * stride
+        stride *= source_shape[i]
+    return offset
+
+
+@register_jitable
+def _sum_to(v, like):
+    """``v`` summed over the axes broadcasting added or stretched, to ``like``'s shape."""
+    ndim = v.ndim
+    v_shape = _padded_shape(v.shape, ndim)
+    like_shape = _padded_shape(like.shape, ndim)
+    for i in range(ndim):
+        if like_shape[i] != 1 and like_shape[i] != v_shape[i]:
+            raise NotCompiledCase("a cotangent whose shape does not broadcast to its value's")
+    out = np.zeros(like.shape, like.dtype)
+    flat_out = out.reshape(out.size)
+    flat_v = np.ascontiguousarray(v).reshape(v.size)
+    for k in range(flat_v.size):
+        flat_out[_source_offset(k, v_shape, like_shape)] += flat_v[k]
+    return out
+
+
+@register_jitable
+def _spread(g, shape, g_shape, dtype):
+    """``g``, of ``g_shape`` (ones where it was reduced, as many entries as ``shape``), repeated
+    to ``shape``: the cotangent of a reduction given back to every element reduced."""
+    out = np.empty(shape, dtype)
+    flat_out = out.reshape(out.size)
+    flat_g = np.ascontiguousarray(g).reshape(g.size)
+    target = _padded_shape(shape, len(g_shape))
+    for k in range(flat_out.size):
+        flat_out[k] = flat_g[_source_offset(k, target, g_shape)]
+    return out
+
+
+# ---------------------------------------------------------------------------- the overloads
+
+@overload(conj)
+def _conj(x):
+    if _real(x) or _real_array(x) or isinstance(x, types.Integer):
+        return lambda x: x  # real: its own conjugate
+    return None
+
+
+@overload(zero_like)
+def _zero_like(x):
+    if _real(x):
+        return lambda x: 0.0
+    if _real_array(x):
+        return lambda x: np.zeros(x.shape, x.dtype)
+    return None
+
+
+@overload(nonzero)
+def _nonzero(g):
+    """Whether a cotangent may contribute: the compiled form of ``g is not ZERO`` (a block for a
+    cotangent of exact zeros is skipped, as the NumPy path skips one for its symbolic zero)."""
+    if _real(g):
+        return lambda g: g != 0.0
+    if _real_array(g):
+        def any_nonzero(g):
+            for value in np.nditer(g):
+                if value.item() != 0.0:
+                    return True
+            return False
+        return any_nonzero
+    return None
+
+
+@overload(accumulate)
+def _accumulate(a, b):
+    if _real(a) and _real(b):
+        return lambda a, b: a + b
+    if _real_array(a) and _real_array(b) and a.ndim == b.ndim and a.dtype == b.dtype:
+        def add(a, b):
+            if a.shape != b.shape:
+                raise NotCompiledCase("two cotangents of one value with different shapes")
+            return a + b
+        return add
+    return None
+
+
+@overload(unbroadcast)
+def _unbroadcast(v, like):
+    if _real(like):
+        if _real(v):
+            return lambda v, like: v
+        if _real_array(v):
+            return lambda v, like: np.sum(v)
+        return None
+    if not _real_array(like):
+        return None
+    if _real(v):
+        return lambda v, like: np.full(like.shape, v, like.dtype)
+    if not _real_array(v):
+        return None
+    if v.ndim == like.ndim and v.dtype == like.dtype:
+        def same_rank(v, like):
+            if v.shape == like.shape:
+                return v
+            return _sum_to(v, like)
+        return same_rank
+    if v.ndim >= like.ndim:
+        return lambda v, like: _sum_to(v, like)
+    return lambda v, like: _spread(v, like.shape, _padded_shape(v.shape, like.ndim), like.dtype)
+
+
+@overload(expand_reduced)
+def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
+    if not isinstance(where, (types.Boolean, types.Omitted)):
+        return None  # a mask: the NumPy path
+    if _real(a) and _real(g):
+        return lambda g, a, axis=None, keepdims=False, where=True: g if where else 0.0
+    if not _real_array(a):
+        return None
+    if _absent(axis) and _real(g):
+        def full(g, a, axis=None, keepdims=False, where=True):
+            return np.full(a.shape, g if where else 0.0, a.dtype)
+        return full
+    if isinstance(axis, types.Integer) and _real_array(g) and g.ndim in (a.ndim - 1, a.ndim):
+        kept = g.ndim == a.ndim
+
+        def along(g, a, axis=None, keepdims=False, where=True):
+            if not where:
+                return np.zeros(a.shape, a.dtype)
+            reduced = axis % a.ndim
+            g_shape = _padded_shape(a.shape, a.ndim)
+            g_shape[reduced] = 1
+            if kept and g.shape[reduced] != 1:
+                raise NotCompiledCase("a reduction's cotangent of another shape")
+            return _spread(g, a.shape, g_shape, a.dtype)
+        return along
+    return None
+
+
+@overload(reduced_count)
+def _reduced_count(a, axis=None, keepdims=False, where=True):
+    if not isinstance(where, (types.Boolean, types.Omitted)):
+        return None
+    if _real_array(a) and _absent(axis):
+        def size(a, axis=None, keepdims=False, where=True):
+            if not where:
+                raise NotCompiledCase("a mean over nothing")
+            return a.size
+        return size
+    if _real_array(a) and isinstance(axis, types.Integer):
+        def length(a, axis=None, keepdims=False, where=True):
+            if not where:
+                raise NotCompiledCase("a mean over nothing")
+            return a.shape[axis % a.ndim]
+        return length
+    return None
+
+
+@overload(safe_divide)
+def _safe_divide(num, den):
+    """``num / den``, but exactly 0 where ``num`` is 0 (even where ``den`` is 0 or NaN)."""
+    if _real(num) and _real(den):
+        def scalars(num, den):
+            if num == 0.0:
+                return 0.0
+            if den == 0.0:
+                return np.copysign(np.inf, num) * np.copysign(1.0, den)
+            return num / den
+        return scalars
+    if _real_array(num) and (_real(den) or _real_array(den) and den.ndim == num.ndim):
+        def arrays(num, den):
+            quotient = num / den  # numpy's semantics on arrays: inf and NaN, no exception
+            if quotient.shape != num.shape:
+                raise NotCompiledCase("a cotangent divided by a larger array")
+            flat_num = np.ascontiguousarray(num).reshape(num.size)
+            flat = quotient.reshape(quotient.size)
+            for k in range(flat.size):
+                if flat_num[k] == 0.0:
+                    flat[k] = 0.0
+            return quotient
+        return arrays
+    return None
+
+
+def _matrix_or_vector(t) -> bool:
+    return _real_array(t) and t.ndim in (1, 2)
+
+
+@overload(matmul_vjp_x1)
+def _matmul_vjp_x1(g, x1, x2):
+    """The cotangent of ``x1`` in ``x1 @ x2`` (real matrices and vectors, no batches)."""
+    if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
+        return None
+    if x1.ndim == 2 and x2.ndim == 2 and _real_array(g):
+        return lambda g, x1, x2: np.ascontiguousarray(g) @ np.ascontiguousarray(x2.T)
+    if x1.ndim == 2 and x2.ndim == 1 and _real_array(g):
+        return lambda g, x1, x2: np.outer(g, x2)
+    if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
+        return lambda g, x1, x2: np.ascontiguousarray(x2) @ np.ascontiguousarray(g)
+    if x1.ndim == 1 and x2.ndim == 1 and _real(g):
+        return lambda g, x1, x2: g * x2
+    return None
+
+
+@overload(matmul_vjp_x2)
+def _matmul_vjp_x2(g, x1, x2):
+    """The cotangent of ``x2`` in ``x1 @ x2``."""
+    if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
+        return None
+    if x1.ndim == 2 and _real_array(g):
+        return lambda g, x1, x2: np.ascontiguousarray(x1.T) @ np.ascontiguousarray(g)
+    if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
+        return lambda g, x1, x2: np.outer(x1, g)
+    if x1.ndim == 1 and x2.ndim == 1 and _real(g):
+        return lambda g, x1, x2: g * x1
+    return None
+
+
+def _basic_index(index) -> bool:
+    """Ints and slices: each element selected at most once (with an array of indices, ``+=``
+    would add a repeated index once where ``np.add.at`` adds it each time)."""
+    def single(i):
+        return isinstance(i, (types.Integer, types.SliceType))
+    return single(index) or isinstance(index, types.BaseTuple) and all(single(i) for i in index)
+
+
+@overload(add_into)
+def _add_into(buffer, index, g):
+    """``buffer[index] += g``: the cotangent of an element (or row) read, added where it was
+    read, into a buffer the gradient owns."""
+    if _real_array(buffer) and _basic_index(index):
+        def add(buffer, index, g):
+            buffer[index] += g
+        return add
+    return None
+
+
+@overload(add_at)
+def _add_at(a, g, index, like):
+    """``a`` plus the cotangent of ``like[index]``, as a new array (``a`` may be another value's)."""
+    if _real_array(a) and _real_array(like) and a.ndim == like.ndim and _basic_index(index):
+        def added(a, g, index, like):
+            out = a.copy()
+            out[index] += g
+            return out
+        return added
+    return None
+
+
+@overload(untake)
+def _untake(g, index, like):
+    """The cotangent of ``like[index]``: ``g`` where it was read, zero elsewhere."""
+    if _real_array(like) and _basic_index(index):
+        def scattered(g, index, like):
+            out = np.zeros(like.shape, like.dtype)
+            out[index] = g
+            return out
+        return scattered
+    return None

@@ -1,0 +1,215 @@
+"""compile=True on functions of float64 arrays (issue 19): the general generated code, its helpers
+Numba overloads (s2sad/compiled_helpers.py). Each gradient against central differences of the
+plain NumPy function and against the NumPy path; what is not served falls back with the same
+numbers."""
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+
+numba = pytest.importorskip("numba")
+
+
+# ---------------------------------------------------------------- programs as users write them
+def rnn(W, h, x):
+    for step in range(12):
+        h = np.tanh(W @ h + x)
+    return np.sum(h)
+
+
+def spring(x, v, k):
+    for step in range(30):
+        a = -k * x - 0.1 * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return np.sum(x ** 2)
+
+
+def sin_cos(x):
+    return np.sum(np.sin(x) * np.cos(x) + x ** 2)
+
+
+def mlp(W1, W2, X, y):
+    h = np.tanh(X @ W1)
+    out = h @ W2
+    return np.mean((out - y) ** 2)
+
+
+def broadcast_grid(a, b, c):
+    return np.sum(np.tanh(a + b) * c)   # (3, 1) + (1, 4), times (4,)
+
+
+def row_norms(x):
+    return np.sum(np.sum(x ** 2, axis=1) ** 1.5) + np.sum(np.sum(np.cos(x), axis=-2) ** 2)
+
+
+def vector_times_matrix(x, W):
+    return np.sum(np.tanh(x @ W) ** 2)
+
+
+def neighbours(x, w):
+    return np.sum(np.tanh(w * x[1:] - x[:-1]) ** 2)
+
+
+def over_rows(x):
+    total = 0.0
+    for i, row in enumerate(x):
+        total = total + (i + 1.0) * np.sum(np.sin(row))
+    return total
+
+
+def by_element(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            total = total + x[i, j] * x[j, i] * (i - j + 0.5)
+    return total
+
+
+def with_a_branch(w, x, steps):
+    h = x
+    for step in range(steps):
+        if np.sum(h) > 0.0:
+            h = np.tanh(w * h)
+        else:
+            h = h * 0.5 + w
+    return np.sum(h ** 2)
+
+
+def softmax_loss(z):
+    e = np.exp(z - 1.0)
+    return -np.log(e[0] / np.sum(e))
+
+
+def unused(x, y):
+    return np.sum(x ** 2)
+
+
+rng = np.random.default_rng(7)
+CASES = {
+    "rnn": (rnn, (0.4 * rng.normal(size=(5, 5)), rng.normal(size=5), rng.normal(size=5)), (0, 1, 2)),
+    "spring": (spring, (rng.normal(size=4), rng.normal(size=4), 2.0), (0, 1, 2)),
+    "sin_cos": (sin_cos, (rng.normal(size=50),), (0,)),
+    "mlp": (mlp, (rng.normal(size=(3, 6)), rng.normal(size=(6, 2)), rng.normal(size=(8, 3)), rng.normal(size=(8, 2))),
+            (0, 1)),
+    "broadcast_grid": (broadcast_grid, (rng.normal(size=(3, 1)), rng.normal(size=(1, 4)), rng.normal(size=4)),
+                       (0, 1, 2)),
+    "row_norms": (row_norms, (rng.normal(size=(3, 4)),), (0,)),
+    "vector_times_matrix": (vector_times_matrix, (rng.normal(size=3), rng.normal(size=(3, 4))), (0, 1)),
+    "neighbours": (neighbours, (rng.normal(size=6), 1.3), (0, 1)),
+    "over_rows": (over_rows, (rng.normal(size=(3, 4)),), (0,)),
+    "by_element": (by_element, (rng.normal(size=(3, 3)),), (0,)),
+    "branch_taken": (with_a_branch, (0.8, np.array([0.5, 0.2, 0.1]), 4), (0, 1)),
+    "branch_not_taken": (with_a_branch, (0.8, np.array([-0.5, -0.2, -0.1]), 1), (0, 1)),
+    "softmax_loss": (softmax_loss, (rng.normal(size=5),), (0,)),
+}
+
+
+def central(f, args, position, h=1e-6):
+    """Central differences of the plain function in float64, element by element."""
+    x = args[position]
+    if isinstance(x, float):
+        up, down = list(args), list(args)
+        up[position], down[position] = x + h, x - h
+        return (f(*up) - f(*down)) / (2 * h)
+    gradient = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = h
+        up, down = list(args), list(args)
+        up[position], down[position] = x + step, x - step
+        gradient[index] = (f(*up) - f(*down)) / (2 * h)
+    return gradient
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_compiled_array_gradient_is_central_differences_and_the_numpy_paths(name):
+    f, args, argnums = CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)  # each of these compiles
+        value, gradients = s2sad.value_and_grad(f, argnums=argnums, compile=True)(*args)
+    plain_value, plain_gradients = s2sad.value_and_grad(f, argnums=argnums)(*args)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-13)
+    for position, gradient, plain in zip(argnums, gradients, plain_gradients):
+        assert np.shape(gradient) == np.shape(args[position]) and type(gradient) is type(plain) or \
+            isinstance(args[position], float) and isinstance(gradient, float)
+        np.testing.assert_allclose(gradient, plain, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(gradient, central(f, args, position), rtol=1e-6, atol=1e-7)
+
+
+def test_a_gradient_nothing_reaches_is_zeros_of_its_argument():
+    x, y = np.array([1.0, 2.0]), np.ones((2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dx, dy = s2sad.grad(unused, argnums=(0, 1), compile=True)(x, y)
+    np.testing.assert_array_equal(dx, [2.0, 4.0])
+    assert dy.shape == (2, 3) and dy.dtype == np.float64 and not dy.any()
+
+
+def test_no_gradient_is_an_arguments_memory():
+    """The caller may change a gradient in place: none is an argument (or a view of one)."""
+    x = rng.normal(size=6)
+    for f, args in [(sin_cos, (x,)), (neighbours, (x, 0.5))]:
+        gradient = s2sad.grad(f, compile=True)(*args)
+        assert not any(np.may_share_memory(gradient, a) for a in args if isinstance(a, np.ndarray))
+
+
+@pytest.mark.parametrize("args", [
+    (np.linspace(-1.0, 1.0, 6).astype(np.float32),),
+    (np.linspace(-1.0, 1.0, 6) + 0.5j,),
+    (np.arange(6),),
+], ids=["float32", "complex", "int"])
+def test_arguments_it_does_not_serve_run_the_numpy_path(args):
+    def squares(x):
+        return np.sum(np.abs(x) ** 2)
+
+    compiled = s2sad.grad(squares, compile=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            expected = s2sad.grad(squares)(*args)
+        except s2sad.S2SADError as error:  # an int array has no gradient: the same refusal either way
+            with pytest.raises(type(error)):
+                compiled(*args)
+            return
+        gradient = compiled(*args)
+    assert any("does not serve" in str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning))
+    assert gradient.dtype == expected.dtype
+    np.testing.assert_array_equal(gradient, expected)
+
+
+def square_roots(x):
+    return np.sum(np.sqrt(x))
+
+
+def test_a_call_with_a_non_finite_answer_is_the_numpy_paths():
+    """sqrt's slope at 0 is infinite: such a call is computed again on the NumPy path, whose
+    answer is the one given (Numba and Python part ways on non-finite numbers)."""
+    x = np.array([0.0, 1.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        compiled = s2sad.grad(square_roots, compile=True)
+        np.testing.assert_allclose(compiled(np.array([1.0, 4.0])), [0.5, 0.25])   # compiled
+        with np.errstate(divide="ignore"):
+            np.testing.assert_array_equal(compiled(x), s2sad.grad(square_roots)(x))  # [inf, 0.5, 0.25]
+
+
+def test_an_int_argument_it_does_not_differentiate_is_served():
+    args = (0.8, np.array([0.5, 0.2, 0.1]), 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dw = s2sad.grad(with_a_branch, compile=True)(*args)
+    np.testing.assert_allclose(dw, central(with_a_branch, args, 0), rtol=1e-6)
+
+
+def test_the_compiled_code_is_readable():
+    """The generated module names the user's variables, points at their lines, and calls the
+    overloads of s2sad.compiled_helpers (no symbolic zeros, no closure)."""
+    from s2sad.transform import generated_source
+
+    text = generated_source(spring, ("x", "v", "k"), "compiled")
+    assert "from s2sad.compiled_helpers import" in text and "ZERO" not in text and "def spring_pullback" not in text
+    assert "# test_compiled_arrays.py:24: a = -k * x - 0.1 * v" in text
+    assert "dk = zero_like(k)" in text
