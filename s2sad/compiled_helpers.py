@@ -21,7 +21,7 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 
 __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
-           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "nonzero", "zero_like"]
+           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like"]
 
 
 class NotCompiledCase(Exception):
@@ -74,6 +74,10 @@ def add_at(a, g, index, like):
 
 
 def untake(g, index, like):
+    _stub()
+
+
+def tie_share(g, x, other, ans):
     _stub()
 
 
@@ -374,4 +378,52 @@ def _untake(g, index, like):
             out[index] = g
             return out
         return scattered
+    return None
+
+
+def _as_array(v, like):
+    _stub()
+
+
+@overload(_as_array)
+def _as_array_overload(v, like):
+    """``v`` as an array of ``like``'s shape: a float is spread, an array is kept (shapes checked
+    where it is read)."""
+    if _real(v):
+        return lambda v, like: np.full(like.shape, v)
+    if _real_array(v):
+        return lambda v, like: v
+    return None
+
+
+@overload(tie_share)
+def _tie_share(g, x, other, ans):
+    """``g`` where ``x`` won an elementwise max or min, half of it where ``x`` tied ``other``,
+    0 where it lost (whatever ``g`` is there, as ``np.where`` gives)."""
+    if _real(g) and _real(x) and _real(other) and _real(ans):
+        def scalars(g, x, other, ans):
+            if x != ans:
+                return 0.0
+            return g * 0.5 if x == other else g
+        return scalars
+    if _real_array(g) and all(_real(v) or _real_array(v) for v in (x, other, ans)):
+        def arrays(g, x, other, ans):
+            xs, others, answers = _as_array(x, g), _as_array(other, g), _as_array(ans, g)
+            if xs.shape != g.shape or others.shape != g.shape or answers.shape != g.shape:
+                raise NotCompiledCase("an elementwise max or min whose operands broadcast")
+            out = np.empty(g.shape, g.dtype)
+            flat_out = out.reshape(out.size)
+            flat_g = np.ascontiguousarray(g).reshape(g.size)
+            flat_x = np.ascontiguousarray(xs).reshape(g.size)
+            flat_other = np.ascontiguousarray(others).reshape(g.size)
+            flat_ans = np.ascontiguousarray(answers).reshape(g.size)
+            for k in range(flat_out.size):
+                if flat_x[k] != flat_ans[k]:
+                    flat_out[k] = 0.0
+                elif flat_x[k] == flat_other[k]:
+                    flat_out[k] = flat_g[k] * 0.5
+                else:
+                    flat_out[k] = flat_g[k]
+            return out
+        return arrays
     return None

@@ -83,6 +83,15 @@ def softmax_loss(z):
     return -np.log(e[0] / np.sum(e))
 
 
+def relu_mlp(W1, W2, X):
+    h = np.maximum(X @ W1, 0.0)
+    return np.sum((h @ W2) ** 2)
+
+
+def smaller_squared(x, y):
+    return np.sum(np.minimum(x, y) ** 2)   # at a tie each side gets half
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -104,6 +113,8 @@ CASES = {
     "branch_taken": (with_a_branch, (0.8, np.array([0.5, 0.2, 0.1]), 4), (0, 1)),
     "branch_not_taken": (with_a_branch, (0.8, np.array([-0.5, -0.2, -0.1]), 1), (0, 1)),
     "softmax_loss": (softmax_loss, (rng.normal(size=5),), (0,)),
+    "relu_mlp": (relu_mlp, (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3))), (0, 1)),
+    "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 
 

@@ -42,7 +42,8 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
-                           "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "nonzero", "zero_like"})
+                           "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero",
+                           "zero_like"})
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {

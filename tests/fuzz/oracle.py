@@ -17,8 +17,8 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
   central differences along ``v`` of the finite-difference gradient (nested stencils, never
   s2sad's own gradient; tolerance rtol 1e-4, atol 1e-5); where the nested differences do not
   settle the program is not judged at second order (``Outcome.second_order`` says why);
-* compiled, for a scalar program of Python floats with Numba installed: ``compile=True``
-  gives the NumPy path's value and gradient (rtol 1e-10), whether it compiled or fell back;
+* compiled, with Numba installed: ``compile=True`` gives the NumPy path's value and gradient
+  (rtol 1e-10), whether it compiled or fell back (programs of floats, ints and arrays);
 * the inputs are unchanged afterwards (values, types, shapes);
 * the value has NumPy's dtype (float32 inputs mixed with float64 constants included).
 
@@ -565,8 +565,8 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
 
 def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None:
     """``compile=True`` gives the NumPy path's value and gradient (to rounding), or takes the
-    NumPy path; only calls of Python floats (and ints) are compiled, so only those are tried."""
-    if not all(type(a) in (float, int) for a in args) or importlib.util.find_spec("numba") is None:
+    NumPy path; calls of Python floats, ints and arrays are tried (float64 arrays compile)."""
+    if not all(type(a) in (float, int, np.ndarray) for a in args) or importlib.util.find_spec("numba") is None:
         return
     try:
         compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
