@@ -21,7 +21,8 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 
 __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
-           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like"]
+           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
+           "accumulate_into"]
 
 
 class NotCompiledCase(Exception):
@@ -42,6 +43,10 @@ def unbroadcast(v, like):
 
 
 def accumulate(a, b):
+    _stub()
+
+
+def accumulate_into(buffer, b):
     _stub()
 
 
@@ -206,6 +211,21 @@ def _accumulate(a, b):
     return None
 
 
+@overload(accumulate_into)
+def _accumulate_into(buffer, b):
+    """``buffer + b``, written into ``buffer`` (a cotangent's own buffer: nothing else reads it)."""
+    if _real(buffer) and _real(b):
+        return lambda buffer, b: buffer + b
+    if _real_array(buffer) and _real_array(b) and buffer.ndim == b.ndim and buffer.dtype == b.dtype:
+        def add(buffer, b):
+            if buffer.shape != b.shape:
+                raise NotCompiledCase("two cotangents of one value with different shapes")
+            buffer += b
+            return buffer
+        return add
+    return None
+
+
 @overload(unbroadcast)
 def _unbroadcast(v, like):
     if _real(like):
@@ -314,11 +334,11 @@ def _matmul_vjp_x1(g, x1, x2):
     if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
         return None
     if x1.ndim == 2 and x2.ndim == 2 and _real_array(g):
-        return lambda g, x1, x2: np.ascontiguousarray(g) @ np.ascontiguousarray(x2.T)
+        return lambda g, x1, x2: g @ x2.T
     if x1.ndim == 2 and x2.ndim == 1 and _real_array(g):
         return lambda g, x1, x2: np.outer(g, x2)
     if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
-        return lambda g, x1, x2: np.ascontiguousarray(x2) @ np.ascontiguousarray(g)
+        return lambda g, x1, x2: x2 @ g
     if x1.ndim == 1 and x2.ndim == 1 and _real(g):
         return lambda g, x1, x2: g * x2
     return None
@@ -330,7 +350,7 @@ def _matmul_vjp_x2(g, x1, x2):
     if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
         return None
     if x1.ndim == 2 and _real_array(g):
-        return lambda g, x1, x2: np.ascontiguousarray(x1.T) @ np.ascontiguousarray(g)
+        return lambda g, x1, x2: x1.T @ g
     if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
         return lambda g, x1, x2: np.outer(x1, g)
     if x1.ndim == 1 and x2.ndim == 1 and _real(g):

@@ -19,8 +19,9 @@ floats or arrays of any shape: there the helpers stay calls, of ``s2sad.compiled
 whose Numba overloads decide for each argument type what the NumPy path's helpers decide for
 each value; ``dv = ZERO`` is ``dv = zero_like(v)`` (a cotangent has its value's type: Numba
 types a variable once), ``g is not ZERO`` is ``nonzero(g)``, and ``dx = add_at(dx, g, i, x)``
-is ``add_into(dx, i, g)`` where ``dx`` is a buffer of its own (made by ``zero_like`` and
-changed by nothing else).
+is ``add_into(dx, i, g)`` and ``dx = accumulate(dx, g)`` is ``dx = accumulate_into(dx, g)`` (in
+place) where ``dx`` is a buffer of its own (made by ``zero_like``, changed by nothing else, read
+by nothing but the ``return``).
 
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
@@ -43,7 +44,7 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
                            "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero",
-                           "zero_like"})
+                           "zero_like", "accumulate_into"})
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -111,6 +112,8 @@ class _AsArrays(cst.CSTTransformer):
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
+        if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "accumulate":
+            return updated.with_changes(value=value.with_changes(func=cst.Name("accumulate_into")))
         return updated
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
@@ -144,15 +147,55 @@ class _Assigned(cst.CSTVisitor):
             self.values.setdefault(name, []).append(None)
 
 
-def _own_buffers(module: cst.Module, scattered: dict) -> set:
-    """The cotangents ``add_at`` accumulates into that nothing else assigns but ``ZERO``: adding
-    in place changes no other value."""
-    assigned = _Assigned()
+class _Occurrences(cst.CSTVisitor):
+    """How often each name occurs, and how often as what an owned buffer may be read as: the
+    first argument of its own update (``dx = add_at(dx, ...)``, ``dx = accumulate(dx, ...)``), an
+    assignment's target, or in the ``return``."""
+
+    def __init__(self):
+        self.all: dict = {}
+        self.allowed: dict = {}
+        self.returning = False
+
+    def _allow(self, name: str) -> None:
+        self.allowed[name] = self.allowed.get(name, 0) + 1
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.all[node.value] = self.all.get(node.value, 0) + 1
+        if self.returning:
+            self._allow(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returning = True
+
+    def leave_Return(self, original: cst.Return) -> None:
+        self.returning = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._allow(target.target.value)
+        value = node.value
+        if len(node.targets) == 1 and isinstance(value, cst.Call) and _called(value) in UPDATES and value.args \
+                and isinstance(value.args[0].value, cst.Name) and _names(node.targets[0].target) == [value.args[0].value.value]:
+            self._allow(value.args[0].value.value)
+
+
+UPDATES = ("add_at", "accumulate")
+
+
+def _own_buffers(module: cst.Module) -> set:
+    """The cotangents that are buffers of their own: made by ``ZERO`` (``zero_like``), changed only
+    by their own updates, read by nothing else but the ``return``. Updating such a buffer in
+    place changes no other value."""
+    assigned, occurrences = _Assigned(), _Occurrences()
     module.visit(assigned)
-    return {name for name in scattered
-            if all(isinstance(v, cst.Name) and v.value == "ZERO" or isinstance(v, cst.Call) and _called(v) == "add_at"
-                   and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name
-                   for v in assigned.values.get(name, []))}
+    module.visit(occurrences)
+    return {name for name, values in assigned.values.items()
+            if any(isinstance(v, cst.Name) and v.value == "ZERO" for v in values)
+            and all(isinstance(v, cst.Name) and v.value == "ZERO" or isinstance(v, cst.Call) and _called(v) in UPDATES
+                    and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name for v in values)
+            and occurrences.all.get(name, 0) == occurrences.allowed.get(name, 0)}
 
 
 class _Reads(cst.CSTVisitor):
@@ -236,7 +279,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module, scattered.found)))
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module)))
     else:
         module = module.visit(_AsFloats(scattered.found))
     reads = _Reads()
