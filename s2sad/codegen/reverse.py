@@ -388,9 +388,12 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = for_numba(generator.run(name, heading=heading, fused=True), generator.core.bindings, function.location)
-    # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element
+    # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element;
+    # a differentiated parameter the value does not depend on gets 0.0, so it too must be a float
+    unread = [f"{p}.__class__ is float" for p in wrt if p not in plan.floats + plan.numbers + plan.vectors]
+    test = " and ".join(t for t in [plan.entry_test(ints=False), *unread] if t)
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
-                                    test=plan.entry_test(ints=False) or "True")
+                                    test=test or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
     return generator.module(text, text.splitlines(), always=())
 
