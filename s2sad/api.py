@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from .rules.helpers import write_back
+from .runtime.blocks import blockwise
 from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import arrays_in, detached, unshared
@@ -231,6 +232,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
+                    if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
+                        fused = blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__)
         if done is not None:

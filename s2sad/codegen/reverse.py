@@ -16,6 +16,7 @@ from ..analysis.activity import Activity, analyse
 from ..analysis.aliasing import Groups, program_order
 from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
+from ..analysis.elementwise import elementwise_sum
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
@@ -111,6 +112,8 @@ class ReverseGenerator:
         self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers)
         self.primal_calls = primal_calls(function, self.core.code) if optimize else {}   # see reuse.py
         self.primal_half = PrimalHalf(self.core, self.activity, self.restored, self.loops, self.loop_index)
+        # np.sum of an elementwise expression: large arrays may be differentiated block by block
+        self.elementwise = optimize and not compiled and scalars is None and elementwise_sum(function)
 
     # ------------------------------------------------------------------ driver
     def run(self, rrule_name: str, entry: list[str] = (), heading: str = "", fused: bool = False) -> str:
@@ -268,6 +271,9 @@ class ReverseGenerator:
 
     def notes(self) -> str:
         transformed = any(recipe[0] == "transformed" for recipe in self.core.bindings.values())
+        if self.elementwise:
+            return ("\n# The value is np.sum of an elementwise expression of the arguments: s2sad.grad differentiates\n"
+                    "# large arrays block by block with this rrule (s2sad/runtime/blocks.py).\nELEMENTWISE_SUM = True\n")
         if not (self.mutates or transformed):
             return ""
         why = "undoes this function's in-place changes" if self.mutates else "calls other generated pullbacks, which may undo in-place changes"
