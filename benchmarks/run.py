@@ -320,6 +320,33 @@ def mysum_memory(n: int) -> dict:
     return {"peak": peak, "reverse peak": reverse_peak}
 
 
+def elementwise_memory(n: int) -> dict:
+    """tracemalloc peaks (beyond x itself) of the elementwise function, of its gradient (a later
+    call: block by block) and of the same gradient computed whole."""
+    from s2sad.runtime import blocks
+
+    x = np.random.default_rng(0).standard_normal(n)
+    grad = s2sad.grad(w.elementwise)
+    grad(x[:blocks.SMALLEST])  # the first call computes whole: make the lane on a small array
+
+    def peak(run):
+        tracemalloc.start()
+        run()
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    whole_from = blocks.SMALLEST
+    primal = peak(lambda: w.elementwise(x))
+    blocked = peak(lambda: grad(x))
+    blocks.SMALLEST = 10 ** 18
+    try:
+        whole = peak(lambda: grad(x))
+    finally:
+        blocks.SMALLEST = whole_from
+    return {"primal": primal, "gradient": blocked, "gradient computed whole": whole}
+
+
 def transform_cost() -> dict:
     """First gradient of the 50-line function on an empty cache, and from a warm disk cache in a new process."""
     script = (
@@ -431,6 +458,17 @@ def main(argv=None) -> int:
             memory = mysum_memory(n)
             lines.append(f"| {n} | {memory['peak'] / 1e6:.2f} MB | {memory['peak'] / n:.0f} B | "
                          f"{memory['reverse peak'] / 1e6:.3f} MB | {8 * n / 1e6:.3f} MB |")
+    if "elementwise" in chosen:
+        print("measuring elementwise memory ...", file=sys.stderr)
+        lines += ["", "Elementwise memory (tracemalloc peak beyond x; the gradient of np.sum of an elementwise "
+                  "expression goes block by block, `s2sad/runtime/blocks.py`):", "",
+                  "| n | primal | gradient | ratio | gradient computed whole | ratio |", "| --- | --- | --- | --- | --- | --- |"]
+        for n in ((10 ** 7,) if arguments.quick else (10 ** 6, 10 ** 8)):
+            memory = elementwise_memory(n)
+            primal = memory["primal"]
+            lines.append(f"| {n:.0e} | {primal / 1e6:.0f} MB | {memory['gradient'] / 1e6:.0f} MB | "
+                         f"{memory['gradient'] / primal:.2f}× | {memory['gradient computed whole'] / 1e6:.0f} MB | "
+                         f"{memory['gradient computed whole'] / primal:.2f}× |")
     if "transform" in chosen:
         print("measuring transform cost ...", file=sys.stderr)
         cost = transform_cost()

@@ -185,18 +185,25 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     """Why the compiled gradient may compute another number than Python at these arguments, or
     None: Numba's integers are 64-bit and wrap where Python's grow, so a product, power or
     shift that Numba types as an integer (``i * i * i`` of a loop counter) is not trusted.
-    (Sums and differences of loop counters cannot reach 2**63.) Numba's own type inference,
-    run on the generated function for these argument types: a version loaded from Numba's
-    disk cache keeps no types to look at."""
+    (Sums and differences of loop counters cannot reach 2**63.) The types are Numba's own, of
+    the version compiled for these argument types; one loaded from Numba's disk cache keeps
+    none, so the function is compiled again to see them (once: the verdict is kept on disk).
+    A check that cannot run (an error while typing) does not pass."""
     import numba
-    from numba.core import compiler, ir, types
-    from numba.core.typed_passes import type_inference_stage
+    from numba.core import ir, types
 
-    interpreted = compiler.run_frontend(entry)
     argument_types = tuple(numba.typeof(a) for a in args)
-    typemap = type_inference_stage(dispatcher.typingctx, dispatcher.targetctx, interpreted, argument_types,
-                                   None).typemap
-    for block in interpreted.blocks.values():
+    try:
+        annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
+        if getattr(annotation, "typemap", None) is None:  # loaded from Numba's cache, which keeps no types:
+            fresh = numba.njit(entry)                     # compiled again, once (the verdict is kept on disk)
+            fresh.compile(argument_types)
+            annotation = fresh.overloads[argument_types].type_annotation
+        blocks, typemap = annotation.blocks, annotation.typemap
+    except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return f"its typed code could not be checked for integer products ({first})"
+    for block in blocks.values():
         for instruction in block.body:
             value = getattr(instruction, "value", None)
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \

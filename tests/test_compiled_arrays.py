@@ -224,3 +224,22 @@ def test_the_compiled_code_is_readable():
     assert "from s2sad.compiled_helpers import" in text and "ZERO" not in text and "def spring_pullback" not in text
     assert "# test_compiled_arrays.py:24: a = -k * x - 0.1 * v" in text
     assert "dk = zero_like(k)" in text
+
+
+def every_other(x):
+    total = 0.0
+    for i in range(6):
+        if i % 2 == 0:
+            continue
+        total = total + np.sum(np.cos(x * i))
+    return total
+
+
+def test_a_loop_with_continue_compiles_and_its_integer_check_runs():
+    """Numba types ``total`` as optional along the ``continue``: the integer check reads the types
+    of the compiled version (running type inference alone failed on them)."""
+    x = rng.normal(size=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(every_other, compile=True)(x)
+    np.testing.assert_allclose(gradient, central(every_other, (x,), 0), rtol=1e-6, atol=1e-8)
