@@ -8,12 +8,13 @@ does not cover (other dtypes, keyword arguments), functions it cannot compile, a
 without Numba take the NumPy path: the same numbers, with one ``CompiledFallbackWarning``
 per function saying why.
 
-The compiled answer is handed back only when it is finite. Where Numba and Python part ways,
-they part on non-finite numbers (``math.exp`` overflowing returns inf under Numba and raises
-in Python; a float divided by zero raises under Numba where NumPy's float64 gives inf) and on
-the NumPy path's NaN checks; so a call whose compiled value or gradient is not finite, that
-divides by zero, or that meets a case the compiled helpers do not cover (``NotCompiledCase``)
-is computed again on the NumPy path, whose answer (or error) is the one given.
+The compiled answer is handed back only when the compiled code returns finite numbers.
+Where Numba and Python part ways, they part on non-finite numbers (``math.exp`` overflowing
+returns inf under Numba and raises in Python; a float divided by zero raises under Numba where
+NumPy's float64 gives inf), on the NumPy path's NaN checks, and on errors (a value unset on the
+path taken is None to Numba). So a call whose compiled value or gradient is not finite, or
+that raises (a case the compiled helpers do not cover raises ``NotCompiledCase``), is run
+again on the NumPy path, whose answer, or error (the user's own ``raise``), is the one given.
 """
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.resolve import signature, unwrap
 from .registry import registry_generation
 from .runtime.finiteness import all_finite
-from .tracebacks import point_at_user_source
 from .transform import generated_compiled
 
 __all__ = ["compiled_first"]
@@ -102,8 +102,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                      "ran on the NumPy path")
                 return numpy_path(*args, **kwargs)
             if not _is_numba_error(error):
-                point_at_user_source(error)
-                raise
+                # the function's own exception, or Numba's at run time (a value unset on the path taken
+                # read as None): the NumPy path says which, raising the first or answering
+                answer = numpy_path(*args, **kwargs)
+                _fall_back(function, f"its compiled gradient raised {type(error).__name__} ({error}) where the "
+                                     "NumPy path did not: that call ran on the NumPy path")
+                return answer
             lanes[len(args)] = (registry_generation(), None)
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             _failed(function, lane[4], f"Numba could not compile its generated gradient: {first}")

@@ -228,8 +228,8 @@ class CompiledFallbackWarning(UserWarning):
     ...     return np.sum(x ** 2)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     s2sad.grad(loss, compile=True)(np.array([1.0, 2.0]))   # arrays: not compiled yet
-    array([2., 4.])
+    ...     s2sad.grad(loss, compile=True)(np.array([1, 2], dtype=np.float32))   # float32: not served
+    array([2., 4.], dtype=float32)
     >>> [w.category.__name__ for w in caught]
     ['CompiledFallbackWarning']
     """
