@@ -62,66 +62,79 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 return lane
         lanes[len(args)] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
-        names = list(signature(function).parameters)
-        if len(names) != len(args):
-            return None  # defaults or *args: bound by the NumPy path
+        parameters = signature(function).parameters
+        names = list(parameters)
+        missing = [parameters[n] for n in names[len(args):]]
+        if len(args) > len(names) or any(p.kind is not p.POSITIONAL_OR_KEYWORD and p.kind is not p.POSITIONAL_ONLY
+                                         or p.default is p.empty for p in missing) \
+                or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+            _fall_back(function, "it takes *args or **kwargs, or keyword-only parameters it was not given, "
+                                 "which the NumPy path binds")
+            return None
+        defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
         wrt = tuple(names[p] for p in positions)
         found = _dispatcher(function, wrt)
         if found is None:
             return None
         accepts = found[0].__s2sad_module__.ACCEPTS
         trusted = set()  # the arrays' dtypes (the argument types Numba tells apart) _integer_products passed
-        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted)
+        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
+                                   defaults)
         return lane
 
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
+        if kwargs:
+            _fall_back(function, "it was called with keyword arguments, which the NumPy path binds")
         lane = None if kwargs else lane_for(args)
         if lane is None:
             return numpy_path(*args, **kwargs)
+        given = args
+        if lane[7]:
+            args = args + lane[7]
         if not lane[5](*args):
             _fall_back(function, "it was called with arguments its compiled gradient does not serve (it serves "
                                  "Python floats and float64 arrays; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
-            return numpy_path(*args, **kwargs)
+            return numpy_path(*given)
         kinds = []  # the argument types Numba tells apart: a float is always one
         for a in args:
             if a.__class__ is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
-                return numpy_path(*args, **kwargs)
+                return numpy_path(*given)
             if a.__class__ is not float:
                 kinds.append(f"{a.dtype.char}{a.ndim}" if a.__class__ is np.ndarray else a.__class__.__name__)
         kinds = tuple(kinds)
         try:
             value, gradients = lane[2](*args)
         except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
-            return numpy_path(*args, **kwargs)
+            return numpy_path(*given)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
             if _not_covered(error):
                 _fall_back(function, f"a call met a case its compiled gradient does not cover ({error}): that call "
                                      "ran on the NumPy path")
-                return numpy_path(*args, **kwargs)
+                return numpy_path(*given)
             if not _is_numba_error(error):
                 # the function's own exception, or Numba's at run time (a value unset on the path taken
                 # read as None): the NumPy path says which, raising the first or answering
-                answer = numpy_path(*args, **kwargs)
+                answer = numpy_path(*given)
                 _fall_back(function, f"its compiled gradient raised {type(error).__name__} ({error}) where the "
                                      "NumPy path did not: that call ran on the NumPy path")
                 return answer
-            lanes[len(args)] = (registry_generation(), None)
+            lanes[len(given)] = (registry_generation(), None)
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             _failed(function, lane[4], f"Numba could not compile its generated gradient: {first}")
-            return numpy_path(*args, **kwargs)
+            return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
             if unsafe:
-                lanes[len(args)] = (registry_generation(), None)
+                lanes[len(given)] = (registry_generation(), None)
                 _failed(function, lane[4], unsafe)
-                return numpy_path(*args, **kwargs)
+                return numpy_path(*given)
             _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
         if not (all_finite(value) and all_finite(gradients)):  # see above: the NumPy path decides
-            return numpy_path(*args, **kwargs)
+            return numpy_path(*given)
         gradients = _unshared(gradients, args)
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient

@@ -243,3 +243,56 @@ def test_a_loop_with_continue_compiles_and_its_integer_check_runs():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         gradient = s2sad.grad(every_other, compile=True)(x)
     np.testing.assert_allclose(gradient, central(every_other, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- the realistic corpus, both modes
+def _corpus():
+    import test_realistic_programs as corpus
+
+    return [name for name in sorted(corpus.CORPUS) if ("reverse", name) not in corpus.REFUSED]
+
+
+@pytest.mark.parametrize("name", _corpus())
+def test_every_realistic_program_gives_the_same_gradient_with_compile(name):
+    """tests/realistic_programs.py's programs (defaults such as ``steps=50``, branches, loops,
+    slices) with compile=True: compiled where they compile, the NumPy path's numbers either way."""
+    import copy
+
+    import test_realistic_programs as corpus
+
+    function, args, argnums = corpus._function(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = s2sad.grad(function, argnums=argnums, compile=True)(*copy.deepcopy(args))
+        plain = s2sad.grad(function, argnums=argnums)(*copy.deepcopy(args))
+    np.testing.assert_allclose(_flat(compiled), _flat(plain), rtol=1e-10, atol=1e-12)
+
+
+def _flat(gradient):
+    """Every number of a gradient (arrays, floats, and tuples, lists and dicts of them), in order."""
+    if isinstance(gradient, dict):
+        return np.concatenate([_flat(gradient[k]) for k in sorted(gradient, key=repr)] or [np.zeros(0)])
+    if isinstance(gradient, (tuple, list)):
+        return np.concatenate([_flat(g) for g in gradient] or [np.zeros(0)])
+    if hasattr(gradient, "__dict__") and not isinstance(gradient, np.ndarray):
+        return _flat(vars(gradient))
+    return np.ravel(np.asarray(gradient, dtype=complex if np.iscomplexobj(gradient) else float))
+
+
+def euler(k, y0, dt=0.01, steps=100):
+    y = y0
+    for _ in range(steps):
+        y = y + dt * (-k * y + np.sin(y))
+    return np.sum(y ** 2)
+
+
+def test_parameters_left_to_their_defaults_are_bound_and_compiled():
+    """``dt=0.01, steps=100``: the compiled gradient is called with the defaults Python binds."""
+    y0 = rng.normal(size=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dk, dy0 = s2sad.grad(euler, argnums=(0, 1), compile=True)(0.7, y0)
+        shorter = s2sad.grad(euler, compile=True)(0.7, y0, 0.02, 10)
+    np.testing.assert_allclose(dk, central(euler, (0.7, y0), 0), rtol=1e-6)
+    np.testing.assert_allclose(dy0, central(euler, (0.7, y0), 1), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(shorter, central(euler, (0.7, y0, 0.02, 10), 0), rtol=1e-6)
