@@ -22,7 +22,8 @@ from numba.extending import overload, register_jitable
 
 __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
-           "accumulate_into"]
+           "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
+           "array_dot_pullback", "array_T", "array_T_pullback"]
 
 
 class NotCompiledCase(Exception):
@@ -87,6 +88,40 @@ def tie_share(g, x, other, ans):
 
 
 def nonzero(g):
+    _stub()
+
+
+# an array's methods and its .T: each gives its value and what its pullback reads, in place of
+# method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
+def array_sum(receiver, axis=None):
+    _stub()
+
+
+def array_sum_pullback(saved, g):
+    _stub()
+
+
+def array_mean(receiver, axis=None):
+    _stub()
+
+
+def array_mean_pullback(saved, g):
+    _stub()
+
+
+def array_dot(receiver, other):
+    _stub()
+
+
+def array_dot_pullback(saved, g):
+    _stub()
+
+
+def array_T(receiver):
+    _stub()
+
+
+def array_T_pullback(saved, g):
     _stub()
 
 
@@ -446,4 +481,74 @@ def _tie_share(g, x, other, ans):
                     flat_out[k] = flat_g[k]
             return out
         return arrays
+    return None
+
+
+# ---------------------------------------------------------------------------- an array's methods
+# Each pullback returns what method_rrule's does: the cotangent of the method (0.0: none), of the
+# receiver, then of each argument. Receivers are real arrays only: ``x.sum()`` of a float
+# raises in Python, and here finds no implementation (the NumPy path then says so).
+
+def _axis_served(axis) -> bool:
+    return _absent(axis) or isinstance(axis, types.Integer)
+
+
+@overload(array_sum)
+def _array_sum(receiver, axis=None):
+    if _real_array(receiver) and _absent(axis):
+        return lambda receiver, axis=None: (np.sum(receiver), (receiver, None))
+    if _real_array(receiver) and isinstance(axis, types.Integer):
+        return lambda receiver, axis=None: (np.sum(receiver, axis), (receiver, axis))
+    return None
+
+
+@overload(array_sum_pullback)
+def _array_sum_pullback(saved, g):
+    return lambda saved, g: (0.0, expand_reduced(g, saved[0], saved[1], False, True))
+
+
+@overload(array_mean)
+def _array_mean(receiver, axis=None):
+    if _real_array(receiver) and _absent(axis):
+        return lambda receiver, axis=None: (np.sum(receiver) / receiver.size, (receiver, None))
+    if _real_array(receiver) and isinstance(axis, types.Integer):
+        def along(receiver, axis=None):
+            return np.sum(receiver, axis) / receiver.shape[axis % receiver.ndim], (receiver, axis)
+        return along
+    return None
+
+
+@overload(array_mean_pullback)
+def _array_mean_pullback(saved, g):
+    def pullback(saved, g):
+        count = reduced_count(saved[0], saved[1], False, True)
+        return 0.0, expand_reduced(g / count, saved[0], saved[1], False, True)
+    return pullback
+
+
+@overload(array_dot)
+def _array_dot(receiver, other):
+    if _matrix_or_vector(receiver) and _matrix_or_vector(other):
+        return lambda receiver, other: (np.dot(receiver, other), (receiver, other))
+    return None
+
+
+@overload(array_dot_pullback)
+def _array_dot_pullback(saved, g):
+    def pullback(saved, g):
+        return 0.0, matmul_vjp_x1(g, saved[0], saved[1]), matmul_vjp_x2(g, saved[0], saved[1])
+    return pullback
+
+
+@overload(array_T)
+def _array_T(receiver):
+    if _real_array(receiver):
+        return lambda receiver: (receiver.T, receiver)
+    return None
+
+
+@overload(array_T_pullback)
+def _array_T_pullback(saved, g):
+    if _real_array(g):
+        return lambda saved, g: (0.0, g.T)
     return None

@@ -92,6 +92,20 @@ def smaller_squared(x, y):
     return np.sum(np.minimum(x, y) ** 2)   # at a tie each side gets half
 
 
+def methods(W, x):
+    h = np.tanh(W.T @ x)
+    s = (W * W).sum(axis=0)
+    return h.sum() + np.sum(s * s) + W.mean(axis=1).sum() + x.dot(x) + (W ** 2).mean() + np.sum(W.dot(np.sin(h)))
+
+
+def methods_in_a_loop(W, x):
+    total = 0.0
+    for i in range(3):
+        x = np.tanh(W.dot(x))
+        total = total + (x * x).sum() + W.T.mean(axis=0).sum()
+    return total
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -114,6 +128,8 @@ CASES = {
     "branch_not_taken": (with_a_branch, (0.8, np.array([-0.5, -0.2, -0.1]), 1), (0, 1)),
     "softmax_loss": (softmax_loss, (rng.normal(size=5),), (0,)),
     "relu_mlp": (relu_mlp, (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3))), (0, 1)),
+    "methods": (methods, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
+    "methods_in_a_loop": (methods_in_a_loop, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 

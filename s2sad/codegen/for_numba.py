@@ -44,7 +44,10 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
                            "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero",
-                           "zero_like", "accumulate_into"})
+                           "zero_like", "accumulate_into", "array_sum", "array_sum_pullback", "array_mean",
+                           "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback"})
+# an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
+ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -94,19 +97,50 @@ class _AsFloats(cst.CSTTransformer):
         return updated
 
 
+def _method_call(value) -> str | None:
+    """``method_rrule(x, 'sum', ...)`` or ``attribute_rrule(x, 'T')`` of a method compiled code has:
+    its helper's name."""
+    if not (isinstance(value, cst.Call) and _called(value) in ("method_rrule", "attribute_rrule")
+            and len(value.args) >= 2 and isinstance(value.args[1].value, cst.SimpleString)):
+        return None
+    return ARRAY_METHODS.get(value.args[1].value.evaluated_value)
+
+
+class _Pullbacks(cst.CSTVisitor):
+    """``y, y_pullback = method_rrule(x, 'sum')``: ``y_pullback`` -> ``array_sum``."""
+
+    def __init__(self):
+        self.found: dict = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        helper = _method_call(node.value)
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if helper is not None and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+                and isinstance(target.elements[1].value, cst.Name):
+            self.found[target.elements[1].value.value] = helper
+
+
 class _AsArrays(cst.CSTTransformer):
     """The rewrites for arrays (see above); ``primal_of``: cotangent -> its value's name,
-    ``buffers``: the cotangents only ``add_at`` changes."""
+    ``buffers``: the cotangents only their own updates change, ``pullbacks``: the pullbacks of
+    an array's methods -> the helper computing the method."""
 
-    def __init__(self, primal_of: dict, buffers: set):
+    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict):
         super().__init__()
         self.primal_of = primal_of
         self.buffers = buffers
+        self.pullbacks = pullbacks
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
         name = target.value if isinstance(target, cst.Name) else None
         value = updated.value
+        helper = _method_call(value)
+        if helper is not None:  # `x.sum(axis=0)`: its value, and what its pullback reads in place of the closure
+            receiver, _, *rest = value.args
+            if not rest:
+                receiver = receiver.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(value=cst.Call(cst.Name(helper), [receiver, *rest]))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
@@ -128,6 +162,9 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
+        helper = self.pullbacks.get(_called(updated))
+        if helper is not None and len(updated.args) == 1:  # `y_pullback(g)`: the helper's pullback of what it kept
+            return cst.Call(cst.Name(f"{helper}_pullback"), [cst.Arg(updated.func), *updated.args])
         return updated
 
 
@@ -182,6 +219,22 @@ class _Occurrences(cst.CSTVisitor):
 
 
 UPDATES = ("add_at", "accumulate")
+
+
+class _SelfAssignments(cst.CSTTransformer):
+    """Without ``g = g`` (what ``g = unthunk(g)`` became): no noise in the code users read."""
+
+    def leave_SimpleStatementLine(self, original, updated: cst.SimpleStatementLine):
+        kept = [s for s in updated.body if not (isinstance(s, cst.Assign) and len(s.targets) == 1
+                                                and isinstance(s.targets[0].target, cst.Name)
+                                                and isinstance(s.value, cst.Name)
+                                                and s.targets[0].target.value == s.value.value)]
+        if len(kept) == len(updated.body):
+            return updated
+        return updated.with_changes(body=kept) if kept else cst.RemoveFromParent()
+
+    def leave_IndentedBlock(self, original, updated: cst.IndentedBlock):
+        return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
 def _own_buffers(module: cst.Module) -> set:
@@ -279,9 +332,12 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module)))
+        pullbacks = _Pullbacks()
+        module.visit(pullbacks)
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found))
     else:
         module = module.visit(_AsFloats(scattered.found))
+    module = module.visit(_SelfAssignments())
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:
