@@ -79,6 +79,7 @@ class Outcome:
     forward_checked: bool = False
     second_order: str | None = None                        # "checked", or why not
     compiled_checked: bool = False                         # compile=True compared with the NumPy path
+    compiled_ran: bool = False                             # ... and it ran compiled (no fallback)
     refusals: list = field(default_factory=list)           # (construct, message) of each S2SADError
 
     @property
@@ -569,7 +570,10 @@ def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None
     if not all(type(a) in (float, int, np.ndarray) for a in args) or importlib.util.find_spec("numba") is None:
         return
     try:
-        compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
+        with warnings.catch_warnings(record=True) as fallbacks:
+            warnings.simplefilter("always", s2sad.CompiledFallbackWarning)
+            compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
+        outcome.compiled_ran = not any(issubclass(w.category, s2sad.CompiledFallbackWarning) for w in fallbacks)
     except S2SADError as error:
         _refusal(outcome, "compiled", error, path)
         return

@@ -138,6 +138,8 @@ class Campaign:
                 self.stats["second order checked (hvp)"] += 1
             if outcome.compiled_checked:
                 self.stats["compile=True compared"] += 1
+            if outcome.compiled_ran:
+                self.stats["compile=True compared, compiled"] += 1
             for name in outcome.missing_forward:
                 self.missing[name] += 1
             for failure in outcome.failures:
@@ -313,7 +315,7 @@ def main(argv=None) -> int:
 
     print(f"s2sad fuzz: {stats['programs']} programs in {elapsed:.0f} s ({jobs} job(s), seed {arguments.seed})")
     for name in ("judged", "not smooth at the inputs (skipped)", "forward mode checked", "second order checked (hvp)",
-                 "compile=True compared", "failing programs",
+                 "compile=True compared", "compile=True compared, compiled", "failing programs",
                  "refused (an S2SADError)"):
         print(f"  {name}: {stats[name]}")
     for name, count in sorted(stats.items()):
