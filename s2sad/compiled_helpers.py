@@ -30,103 +30,27 @@ class NotCompiledCase(Exception):
     """Raised by compiled code for a case it does not cover: the NumPy path computes this call."""
 
 
-def _stub():
-    raise NotCompiledCase("s2sad's compiled helpers run only inside Numba-compiled code")
+def _compiled_only(name: str):
+    """The Python function Numba's overloads of ``name`` hang on (Numba keys an overload on the
+    function object); called outside compiled code it raises."""
+    def helper(*args, **kwargs):
+        raise NotCompiledCase(f"s2sad's compiled helper {name} runs only inside Numba-compiled code")
+    helper.__name__ = helper.__qualname__ = name
+    return helper
 
 
-# Each stub is a function of its own: Numba keys an overload on the function object.
-def conj(x):
-    _stub()
-
-
-def unbroadcast(v, like):
-    _stub()
-
-
-def accumulate(a, b):
-    _stub()
-
-
-def accumulate_into(buffer, b):
-    _stub()
-
-
-def expand_reduced(g, a, axis=None, keepdims=False, where=True):
-    _stub()
-
-
-def reduced_count(a, axis=None, keepdims=False, where=True):
-    _stub()
-
-
-def safe_divide(num, den):
-    _stub()
-
-
-def matmul_vjp_x1(g, x1, x2):
-    _stub()
-
-
-def matmul_vjp_x2(g, x1, x2):
-    _stub()
-
-
-def add_into(buffer, index, g):
-    _stub()
-
-
-def add_at(a, g, index, like):
-    _stub()
-
-
-def untake(g, index, like):
-    _stub()
-
-
-def tie_share(g, x, other, ans):
-    _stub()
-
-
-def nonzero(g):
-    _stub()
-
-
+conj, unbroadcast, accumulate, accumulate_into = map(_compiled_only, ("conj", "unbroadcast", "accumulate",
+                                                                     "accumulate_into"))
+expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
+matmul_vjp_x1, matmul_vjp_x2 = map(_compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
+add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at", "untake", "tie_share"))
+nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
-def array_sum(receiver, axis=None):
-    _stub()
-
-
-def array_sum_pullback(saved, g):
-    _stub()
-
-
-def array_mean(receiver, axis=None):
-    _stub()
-
-
-def array_mean_pullback(saved, g):
-    _stub()
-
-
-def array_dot(receiver, other):
-    _stub()
-
-
-def array_dot_pullback(saved, g):
-    _stub()
-
-
-def array_T(receiver):
-    _stub()
-
-
-def array_T_pullback(saved, g):
-    _stub()
-
-
-def zero_like(x):
-    _stub()
+array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
+    "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback"))
+array_dot, array_dot_pullback, array_T, array_T_pullback = map(_compiled_only, (
+    "array_dot", "array_dot_pullback", "array_T", "array_T_pullback"))
 
 
 # ---------------------------------------------------------------------------- the types served
@@ -434,10 +358,6 @@ def _untake(g, index, like):
             return out
         return scattered
     return None
-
-
-def _as_array(v, like):
-    _stub()
 
 
 @overload(_as_array)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from finite_differences import numerical_gradient as central
 from s2sad.analysis.elementwise import elementwise_sum
 from s2sad.frontend.normalize import normalize
 from s2sad.frontend.source import read_function
@@ -90,24 +91,6 @@ def small_blocks(monkeypatch):
         return done
     monkeypatch.setattr(blocks, "in_blocks", counted)
     return calls
-
-
-def central(f, args, position, h=1e-6):
-    """Central differences of the plain function in float64, element by element."""
-    x = args[position]
-    if isinstance(x, float):
-        up, down = list(args), list(args)
-        up[position], down[position] = x + h, x - h
-        return (f(*up) - f(*down)) / (2 * h)
-    gradient = np.zeros(x.shape)
-    wide = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
-    for index in np.ndindex(x.shape):
-        step = np.zeros(x.shape)
-        step[index] = h
-        up, down = list(wide), list(wide)
-        up[position], down[position] = wide[position] + step, wide[position] - step
-        gradient[index] = (f(*up) - f(*down)) / (2 * h)
-    return gradient
 
 
 rng = np.random.default_rng(3)
