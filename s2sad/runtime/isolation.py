@@ -61,8 +61,17 @@ def _owner(array):
 def unshared(gradient, held: list):
     """``gradient``, with each of its arrays that is, or is a view of, an array in ``held``
     (or another of its arrays) copied; ``held`` gains the arrays handed out."""
-    if gradient.__class__ is float:
+    kind = gradient.__class__
+    if kind is float:
         return gradient  # nothing to share: the set of owners is not needed
+    if kind is _ndarray:  # one array (grad's common case): its owner compared with each held array's, no set made
+        owner = _owner(gradient)
+        for array in held:
+            if _owner(array) is owner:
+                gradient = gradient.copy()
+                break
+        held.append(gradient)
+        return gradient
     owners = {id(_owner(array)) for array in held}
     return _unshared(gradient, owners, held)
 
