@@ -103,24 +103,38 @@ class TransformedCall:
         ``head``: what the pullback's cotangents start with in place of the call's own (a call
         through a value, ``runtime/calls.py``, gives two: the call's and the callee's)."""
         y, pullback = self._rrule()(*args)
-        count = 1 + len(args)
-
-        def call_pullback(dy):
-            cotangents = pullback(dy)
-            if head is not None:
-                result = CotangentTuple(head + tuple(cotangents[1:count]))
-            elif len(cotangents) == count:
-                result = CotangentTuple(cotangents)
-            else:  # what binding by name gives then: one cotangent for each parameter named
-                result = CotangentTuple((cotangents[0],) + tuple(cotangents[1:count]))
-            result.keywords = {}
-            return result
-
-        call_pullback.__name__ = call_pullback.__qualname__ = f"{name or self.function.__name__}_pullback"
-        return y, call_pullback
+        return y, InOrderPullback(pullback, head, 1 + len(args), name or self.function.__name__)
 
     def __repr__(self):
         return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
+
+
+class InOrderPullback:
+    """The pullback of a call giving every parameter in order (``TransformedCall.call_in_order``).
+
+    One object where a closure would be a function and a cell for each variable it reads: a
+    loop's tape keeps one per call, and each object it keeps is one more for the cyclic
+    garbage collector to walk (none of them is in a cycle; they die by reference count)."""
+
+    __slots__ = ("pullback", "head", "count", "name")
+
+    def __init__(self, pullback, head, count: int, name: str):
+        self.pullback, self.head, self.count, self.name = pullback, head, count, name
+
+    def __call__(self, dy):
+        cotangents = self.pullback(dy)
+        count = self.count
+        if self.head is not None:
+            result = CotangentTuple(self.head + tuple(cotangents[1:count]))
+        elif len(cotangents) == count:
+            result = CotangentTuple(cotangents)
+        else:  # what binding by name gives then: one cotangent for each parameter named
+            result = CotangentTuple((cotangents[0],) + tuple(cotangents[1:count]))
+        result.keywords = {}
+        return result
+
+    def __repr__(self):
+        return f"<{self.name}_pullback>"
 
 
 class TransformedForwardCall:
