@@ -17,7 +17,7 @@ import numpy as np
 from .rules.helpers import write_back
 from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
-from .runtime.isolation import arrays_in, detached, unshared
+from .runtime.isolation import arrays_in, detached, unshared, unshared_from
 from .errors import MissingRuleError
 from .runtime.projection import check_differentiable
 from .registry import registry_generation, rule_for
@@ -289,7 +289,10 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
         if single:
             position = positions[0]
             gradient = hand_over(values[position], cotangents[1 + position])
-            if gradient.__class__ is not float:  # a rule may pull back an input itself: never hand that over
+            kind = gradient.__class__
+            if kind is _ndarray:  # a rule may pull back an input itself: never hand that over
+                gradient = unshared_from(gradient, values)
+            elif kind is not float:
                 gradient = unshared(gradient, arrays_in(values))
         else:
             held = arrays_in(values)

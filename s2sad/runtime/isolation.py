@@ -76,6 +76,20 @@ def unshared(gradient, held: list):
     return _unshared(gradient, owners, held)
 
 
+def unshared_from(gradient, values):
+    """``unshared(gradient, arrays_in(values))`` for an ndarray ``gradient`` and the arguments of a
+    call, ``values``: floats skipped, arrays compared by owner where they stand, with no list made."""
+    owner = _owner(gradient)
+    for value in values:
+        kind = value.__class__
+        if kind is _ndarray:
+            if _owner(value) is owner:
+                return gradient.copy()
+        elif kind is not float:  # a container, an ndarray subclass, ...: the general look
+            return unshared(gradient, arrays_in(values))
+    return gradient
+
+
 def _unshared(gradient, owners: set, held: list):
     if gradient.__class__ is float:
         return gradient
