@@ -78,8 +78,14 @@ def test_a_function_called_through_a_value_takes_a_rule_registered_later():
         return g * p * np.cos(y), g * np.sin(y)
 
     s2sad.defvjp_all(scaled, "y, p", scaled_vjp)
-    check_gradient(gradient, stepped, 0.7)
-    assert used  # the rule, not the remembered source
+    try:
+        check_gradient(gradient, stepped, 0.7)
+        assert used  # the rule, not the remembered source
+    finally:
+        s2sad.unregister(scaled)
+    used.clear()
+    check_gradient(gradient, stepped, 0.7)  # and its source again once the rule is gone
+    assert not used
 
 
 def test_a_function_called_through_a_value_by_keyword_or_with_its_default():
@@ -154,10 +160,13 @@ def test_a_gradient_a_rule_pulls_back_as_an_argument_is_handed_over_as_a_copy():
         return weighted(x, w)
 
     x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 4.0])
-    for f in (weighted, through_source):
-        for _ in range(2):
-            dx = s2sad.grad(f)(x, w)
-            dw = s2sad.grad(f, argnums=1)(x, w)
-            np.testing.assert_allclose(dx, numerical_gradient(f, (x, w), 0), rtol=1e-6)
-            np.testing.assert_allclose(dw, numerical_gradient(f, (x, w), 1), rtol=1e-6)
-            assert not np.shares_memory(dx, w) and not np.shares_memory(dw, x)
+    try:
+        for f in (weighted, through_source):
+            for _ in range(2):
+                dx = s2sad.grad(f)(x, w)
+                dw = s2sad.grad(f, argnums=1)(x, w)
+                np.testing.assert_allclose(dx, numerical_gradient(f, (x, w), 0), rtol=1e-6)
+                np.testing.assert_allclose(dw, numerical_gradient(f, (x, w), 1), rtol=1e-6)
+                assert not np.shares_memory(dx, w) and not np.shares_memory(dw, x)
+    finally:
+        s2sad.unregister(weighted)
