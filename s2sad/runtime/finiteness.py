@@ -21,7 +21,6 @@ from ..errors import NonFiniteDerivativeError, SourceLocation
 from .tangents import Tangent
 
 _ndarray = np.ndarray
-_sum = np.add.reduce
 
 
 def has_nan(value) -> bool:
@@ -50,7 +49,7 @@ def _nan_in(value) -> bool:
         return value != value
     # A sum holds a NaN if any element does, and allocates nothing (a gradient's memory is
     # measured); only a NaN sum (an element's NaN, or inf - inf) is looked at element by element.
-    total = _sum(value, None)  # what value.sum() computes, without its Python wrapper (np.sum's costs twice that)
+    total = value.sum()  # the method: half the cost of np.sum on a small array
     return total != total and bool(np.isnan(value).any())
 
 
