@@ -18,9 +18,9 @@ from .rules.helpers import write_back
 from .runtime.blocks import blockwise
 from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
-from .runtime.isolation import arrays_in, detached, unshared
+from .runtime.isolation import arrays_in, detached, unshared, unshared_from
 from .errors import MissingRuleError
-from .runtime.projection import check_differentiable, plainly_differentiable
+from .runtime.projection import check_differentiable
 from .registry import registry_generation, rule_for
 from .frontend.resolve import is_library, transform_kind
 from .frontend.resolve import unwrap as _unwrap
@@ -36,6 +36,7 @@ from .tracebacks import point_at_user_source
 
 
 Argnums = Union[int, Sequence[int]]  # an int gives one gradient, a tuple a tuple
+_ndarray, _float64 = np.ndarray, np.float64
 
 
 def _is_library_function(function) -> bool:
@@ -210,15 +211,53 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
-        done = None
-        if lane is not None and lane[0] == registry_generation() and lane[5](lane[4]) and _plain(args, lane[2]):
-            rrule, positions, fused = lane[1], lane[2], lane[3]
+        if lane is not None and not (lane[0] == registry_generation() and lane[5](lane[4])):
+            lane = None  # made under another registry, or for a definition no longer current: the long way
+        if lane is not None:
+            positions = lane[2]
+            if single:  # _plain, written out: a call's microsecond is mostly this function's own work
+                value = args[positions[0]]
+                kind = value.__class__
+                plain = kind is float or (kind is _ndarray and value.dtype.kind in "fc")
+            else:
+                plain = _plain(args, positions)
+            if not plain:
+                lane = None  # the long way checks them, and says what is wrong
+            elif lane[3] is not None:  # the gradient for floats (never with has_aux or holomorphic)
+                try:
+                    done = lane[3](*args)  # value and cotangents when the arguments are numbers, else None
+                except BaseException as error:
+                    point_at_user_source(error)
+                    raise
+                if done is not None:
+                    output, cotangents = done
+                    # a float's cotangent, a float, is handed over as it is (hand_over's and unshared's answer)
+                    if single:
+                        gradient = cotangents[1 + positions[0]]
+                        floats = kind is float and gradient.__class__ is float
+                        nan = floats and gradient != gradient
+                    else:
+                        gradients = []
+                        nan = False
+                        for position in positions:
+                            gradient = cotangents[1 + position]
+                            if gradient.__class__ is not float or args[position].__class__ is not float:
+                                break
+                            nan = nan or gradient != gradient
+                            gradients.append(gradient)
+                        floats = len(gradients) == len(positions)
+                        gradient = tuple(gradients)
+                    if floats:
+                        if nan:
+                            refuse_nan(gradient, output, (), _unwrap(f))
+                        return (output, gradient) if with_value else gradient
+                    return _handed_back(output, None, cotangents, args, positions)
+        if lane is not None:
+            positions = lane[2]
             if holomorphic:
                 check_complex_inputs([args[p] for p in positions], transform, name)
             try:
-                done = fused(*args) if fused is not None else None  # value and cotangents, or None
-                if done is None:
-                    y, pullback = rrule(*args)
+                y, pullback = lane[1](*args)
             except BaseException as error:
                 point_at_user_source(error)
                 raise
@@ -236,17 +275,27 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                         fused = blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__)
-        if done is not None:
-            output, cotangents = done
-            aux = None
-        else:
-            output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
-            seed = seed_for(output, name, holomorphic, transform)
-            cotangents = _pull(pullback, (seed, ZERO) if has_aux else seed)
+        output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
+        kind = output.__class__
+        # seed_for's answer for the common outputs, without the call
+        seed = 1.0 if (kind is _float64 or kind is float) and not holomorphic else \
+            seed_for(output, name, holomorphic, transform)
+        try:
+            cotangents = pullback((seed, ZERO) if has_aux else seed)
+        except BaseException as error:
+            point_at_user_source(error)
+            raise
+        return _handed_back(output, aux, cotangents, values, positions)
+
+    def _handed_back(output, aux, cotangents, values, positions):
+        """What the call returns, from the pullback's ``cotangents`` of ``values``."""
         if single:
             position = positions[0]
             gradient = hand_over(values[position], cotangents[1 + position])
-            if gradient.__class__ is not float:  # a rule may pull back an input itself: never hand that over
+            kind = gradient.__class__
+            if kind is _ndarray:  # a rule may pull back an input itself: never hand that over
+                gradient = unshared_from(gradient, values)
+            elif kind is not float:
                 gradient = unshared(gradient, arrays_in(values))
         else:
             held = arrays_in(values)
@@ -288,9 +337,12 @@ def _lane(function, count: int, positions):
 
 
 def _plain(args, positions) -> bool:
-    """Whether the differentiated arguments pass ``check_differentiable`` at a glance."""
+    """Whether the differentiated arguments pass ``check_differentiable`` at a glance
+    (``plainly_differentiable``, written out: this runs on every call)."""
     for position in positions:
-        if not plainly_differentiable(args[position]):
+        value = args[position]
+        kind = value.__class__
+        if kind is not float and not (kind is _ndarray and value.dtype.kind in "fc"):
             return False
     return True
 

@@ -20,6 +20,8 @@ from .runtime.accumulate import release
 from .runtime.projection import check_differentiable, is_duck_array, project
 from .runtime.tangents import NO_TANGENT, Tangent, is_zero
 
+_ndarray = np.ndarray
+
 
 # ---------------------------------------------------------------------- running generated code
 _known_positions: dict = {}
@@ -92,8 +94,12 @@ def bind_arguments(function, args, kwargs, plan=None):
 def hand_over(primal, cotangent):
     """The cotangent the user receives: projected onto the primal, owned by nobody, in the
     primal's own container (a dict for a dict, the dataclass for a dataclass: containers.py)."""
-    if primal.__class__ is float and cotangent.__class__ is float:
+    kind = primal.__class__
+    if kind is float and cotangent.__class__ is float:
         return cotangent
+    if kind is _ndarray and cotangent.__class__ is _ndarray and cotangent.shape == primal.shape \
+            and cotangent.dtype == primal.dtype:
+        return release(cotangent)  # what project gives such a cotangent: itself
     result = hand_to_rule(primal, cotangent)
     return as_container(primal, result) if result.__class__ is Tangent else result
 

@@ -14,6 +14,7 @@ import inspect
 from .errors import UnsupportedSyntaxError
 from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
 from .runtime.structure import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
+from .registry import registry_generation
 from .runtime.tangents import NO_TANGENT, ZERO, unthunk
 
 
@@ -50,13 +51,30 @@ class TransformedCall:
         wrt = {positional[i] if i < len(positional) else self.star for i in self.active_positions}
         wrt |= {k if k in self.signature.parameters else self.double_star for k in self.active_keywords}
         self.wrt = tuple(n for n in self.signature.parameters if n in wrt)
+        # a call giving every parameter in order, none by keyword, binds to the arguments as they
+        # are: no Signature.bind (a few microseconds a call, most of an RK4 step's call overhead)
+        self.in_order = len(parameters) if len(positional) == len(parameters) else -1
+        self.current = None  # (registry generation, the rrule last used): see _rrule
 
-    def __call__(self, *args, **kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
+    def _rrule(self):
+        """The generated rrule, as ``generated_rrule`` would give it: the one used last time while
+        the registry is unchanged and it is current for the function (the check ``generated_rrule``
+        itself makes before handing back what it holds), else asked for again."""
+        current = self.current
+        if current is not None and current[0] == registry_generation() and current[1].__s2sad_current__(self.function):
+            return current[1]
+        generation = registry_generation()
         rrule = self.generated_rrule(self.function, self.wrt)
         refuse_writing_back(self.function, rrule)
-        y, pullback = rrule(*bound.arguments.values())
+        self.current = (generation, rrule)
+        return rrule
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == self.in_order:
+            return self.call_in_order(args)
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        y, pullback = self._rrule()(*bound.arguments.values())
         names = list(bound.arguments)
         star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
         double_star_keys = list(bound.arguments.get(self.double_star, {})) if self.double_star else []
@@ -79,8 +97,44 @@ class TransformedCall:
         call_pullback.__name__ = call_pullback.__qualname__ = f"{self.function.__name__}_pullback"
         return y, call_pullback
 
+    def call_in_order(self, args: tuple, head: tuple | None = None, name: str | None = None):
+        """``self(*args)`` for ``args`` giving every parameter in order: what ``__call__`` does
+        then, the same values and cotangents, with nothing bound, named or looked up by name.
+        ``head``: what the pullback's cotangents start with in place of the call's own (a call
+        through a value, ``runtime/calls.py``, gives two: the call's and the callee's)."""
+        y, pullback = self._rrule()(*args)
+        return y, InOrderPullback(pullback, head, 1 + len(args), name or self.function.__name__)
+
     def __repr__(self):
         return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
+
+
+class InOrderPullback:
+    """The pullback of a call giving every parameter in order (``TransformedCall.call_in_order``).
+
+    One object where a closure would be a function and a cell for each variable it reads: a
+    loop's tape keeps one per call, and each object it keeps is one more for the cyclic
+    garbage collector to walk (none of them is in a cycle; they die by reference count)."""
+
+    __slots__ = ("pullback", "head", "count", "name")
+
+    def __init__(self, pullback, head, count: int, name: str):
+        self.pullback, self.head, self.count, self.name = pullback, head, count, name
+
+    def __call__(self, dy):
+        cotangents = self.pullback(dy)
+        count = self.count
+        if self.head is not None:
+            result = CotangentTuple(self.head + tuple(cotangents[1:count]))
+        elif len(cotangents) == count:
+            result = CotangentTuple(cotangents)
+        else:  # what binding by name gives then: one cotangent for each parameter named
+            result = CotangentTuple((cotangents[0],) + tuple(cotangents[1:count]))
+        result.keywords = {}
+        return result
+
+    def __repr__(self):
+        return f"<{self.name}_pullback>"
 
 
 class TransformedForwardCall:

@@ -478,3 +478,30 @@ def test_add_at_leaves_a_read_only_owned_value_alone():
     frozen = own(np.broadcast_to(np.ones(1), (4,)))   # a thunk's value form may be a read-only view
     out = add_at(frozen, 2.0, 1, np.zeros(4))
     assert out is not frozen and np.array_equal(out, [1, 3, 1, 1]) and np.array_equal(frozen, np.ones(4))
+
+
+def test_add_at_into_an_element_reads_thunk():
+    """``dy = untake(g1, 1, y); dy = add_at(dy, g0, 0, y)``, as the pullback of ``y[0], y[1]``
+    reads: the thunk's value form is taken over (computed once) and takes ``g0`` in place; a
+    value form that is not ours (seen before), read-only or of integers is never written."""
+    from s2sad.runtime.accumulate import add_at
+    from s2sad.runtime.indexing import untake
+
+    y = np.array([2.0, 3.0, 5.0])
+    d = add_at(untake(0.5, 1, y), 0.25, 0, y)
+    assert d.dtype == np.float64 and is_owned(d)
+    np.testing.assert_array_equal(d, [0.25, 0.5, 0.0])
+    d = add_at(untake(np.float64(0.5), 2, y.astype(np.float32)), np.float64(1.5), 2, y.astype(np.float32))
+    assert d.dtype == np.float32
+    np.testing.assert_array_equal(d, [0.0, 0.0, 2.0])
+    thunk = one_hot_thunk(3, 1)
+    d = add_at(thunk, 2.0, 1, y)
+    assert thunk._val.calls == 1
+    np.testing.assert_array_equal(d, [0.0, 3.0, 0.0])
+    seen = one_hot_thunk(3, 2)
+    value = seen.unthunk()                              # someone saw the value form: a copy takes the sum
+    d = add_at(seen, 1.0, 0, y)
+    assert d is not value and np.array_equal(value, [0.0, 0.0, 1.0]) and np.array_equal(d, [1.0, 0.0, 1.0])
+    frozen = InplaceableThunk(lambda buffer: buffer, lambda: np.broadcast_to(np.ones(1), (3,)))
+    d = add_at(frozen, 2.0, 1, y)
+    np.testing.assert_array_equal(d, [1.0, 3.0, 1.0])

@@ -189,6 +189,17 @@ def add_at(a, g, index, like):
                 return a
             except (ValueError, TypeError):
                 pass
+    elif a.__class__ is InplaceableThunk and index.__class__ is int and (g.__class__ is float or g.__class__ is _float64) \
+            and like.__class__ is _ndarray and like.dtype.kind in "fc":
+        # the second element read (the first one's untake made ``a``): what _dispatch does with ``a`` and
+        # untake's thunk for ``g``, without making that thunk: a's value form, fresh and ours, takes ``g`` in place
+        value = _take_value(a)
+        if value.__class__ is not _ndarray:
+            return _dispatch(value, untake(g, index, like), False)
+        if is_owned(value) and value.flags.writeable and value.dtype.kind in "fc":
+            value[index] += g
+            return value
+        return _into_array(value, untake(g, index, like), False)
     return _dispatch(a, untake(g, index, like), count == _TOP_COUNT)
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+from types import FunctionType
 
 from ..errors import MissingRuleError
 from ..frontend.resolve import describe_callee, is_library
-from ..registry import rule_for
+from ..registry import registry_generation, rule_for
 from ..registry.forward import forward_rule
 from ..arguments import is_float_like
 from ..transform import transformed_call, transformed_forward_call
@@ -124,11 +125,26 @@ def closure_call_jvp(receiver: Closure, receiver_tangent, args: tuple, tangents:
     return call(tuple(every[i] for i in active), *held, *args, **{**receiver.keywords, **kwargs})[1]
 
 
+# id(function) -> (function, registry generation, its __module__): a Python function called through a
+# value that has no rule and is differentiated from its source (what ``value_call_rrule`` found), so
+# that calls of it giving every parameter in order go straight to its generated code
+_from_source: dict = {}
+_NO_TANGENTS = (NO_TANGENT, NO_TANGENT)
+
+
 def value_call_rrule(function, *args, **kwargs):
     """``function(*args, **kwargs)`` and its pullback, which gives ``(NO_TANGENT, NO_TANGENT,
     *cotangents of args)``: the first for the call, the second for ``function`` itself; the
     cotangents of ``kwargs`` in its ``.keywords`` (a ``**`` call passes them on). ``function`` is
     not differentiated (the generated code says so, or a rule vouched for it)."""
+    if not kwargs:
+        known = _from_source.get(id(function))
+        if known is not None and known[0] is function and known[1] == registry_generation() \
+                and function.__module__ is known[2]:
+            call = _transformed_call(function, 0, len(args), ())
+            if call.in_order == len(args):
+                return call.call_in_order(args, _NO_TANGENTS, function.__name__)
+    generation = registry_generation()  # (what rule_for finds below is found under it)
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
@@ -147,6 +163,10 @@ def value_call_rrule(function, *args, **kwargs):
         y, pullback = constructor_rrule(target, *held_args, *args, **keywords)
     elif differentiable_source(target):
         y, pullback = _transformed_call(target, held, len(args), tuple(kwargs))(*held_args, *args, **keywords)
+        if target is function and function.__class__ is FunctionType:  # looked up here again only if the registry changes
+            if len(_from_source) > 4096:
+                _from_source.clear()
+            _from_source[id(function)] = (function, generation, function.__module__)
     else:
         raise _no_way(target, "reverse")
 

@@ -74,7 +74,7 @@ def untake(g, index, like):
             return ZERO
         if type(g) is not np.ndarray and type(g) not in FLOAT_SCALARS:
             g = unthunk(g)
-        if is_basic_index(index):
+        if type(index) is int or is_basic_index(index):
             scatter = _ScatterAtBasicIndex(g, index, like.shape, like.dtype)
             return InplaceableThunk(scatter.add, scatter.scattered)
     if like is ZERO:  # an item of a symbolic zero (forward code's tangent of a constant, read again): a constant

@@ -61,10 +61,33 @@ def _owner(array):
 def unshared(gradient, held: list):
     """``gradient``, with each of its arrays that is, or is a view of, an array in ``held``
     (or another of its arrays) copied; ``held`` gains the arrays handed out."""
-    if gradient.__class__ is float:
+    kind = gradient.__class__
+    if kind is float:
         return gradient  # nothing to share: the set of owners is not needed
+    if kind is _ndarray:  # one array (grad's common case): its owner compared with each held array's, no set made
+        owner = _owner(gradient)
+        for array in held:
+            if _owner(array) is owner:
+                gradient = gradient.copy()
+                break
+        held.append(gradient)
+        return gradient
     owners = {id(_owner(array)) for array in held}
     return _unshared(gradient, owners, held)
+
+
+def unshared_from(gradient, values):
+    """``unshared(gradient, arrays_in(values))`` for an ndarray ``gradient`` and the arguments of a
+    call, ``values``: floats skipped, arrays compared by owner where they stand, with no list made."""
+    owner = _owner(gradient)
+    for value in values:
+        kind = value.__class__
+        if kind is _ndarray:
+            if _owner(value) is owner:
+                return gradient.copy()
+        elif kind is not float:  # a container, an ndarray subclass, ...: the general look
+            return unshared(gradient, arrays_in(values))
+    return gradient
 
 
 def _unshared(gradient, owners: set, held: list):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+from types import FunctionType
 
 from ..errors import MissingRuleError
 from ..registry import method_rule
@@ -23,7 +24,7 @@ from .tangents import NO_TANGENT, ZERO, Tangent
 def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
-    if name == "__call__" and not _has_own_call(receiver):
+    if name == "__call__" and (receiver.__class__ is FunctionType or not _has_own_call(receiver)):  # (a function has none)
         return value_call_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
@@ -118,7 +119,7 @@ def attribute_rrule(receiver, name: str):
 
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
-    if name == "__call__" and not _has_own_call(receiver):
+    if name == "__call__" and (receiver.__class__ is FunctionType or not _has_own_call(receiver)):  # (a function has none)
         if receiver_tangent is not ZERO and isinstance(receiver, Closure):
             return closure_call_jvp(receiver, receiver_tangent, args, tangents, **kwargs)
         if receiver_tangent is not ZERO and _holds_values(receiver):
