@@ -31,6 +31,7 @@ from .arguments import differentiated_positions
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.resolve import signature, unwrap
 from .registry import registry_generation
+from .runtime import blocks
 from .runtime.finiteness import all_finite
 from .transform import generated_compiled
 
@@ -78,8 +79,10 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return None
         accepts = found[0].__s2sad_module__.ACCEPTS
         trusted = set()  # the arrays' dtypes (the argument types Numba tells apart) _integer_products passed
+        # np.sum of an elementwise expression: large arrays take the NumPy path's blocks (see below)
+        elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
         lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
-                                   defaults)
+                                   defaults, elementwise)
         return lane
 
     @functools.wraps(function)
@@ -96,6 +99,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             _fall_back(function, "it was called with arguments its compiled gradient does not serve (it serves "
                                  "Python floats and float64 arrays; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
+            return numpy_path(*given)
+        if lane[8] and any(a.__class__ is np.ndarray and a.size >= blocks.SMALLEST for a in args):
+            # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
             return numpy_path(*given)
         kinds = []  # the argument types Numba tells apart: a float is always one
         for a in args:

@@ -157,3 +157,20 @@ def test_a_nan_gradient_of_a_finite_value_is_still_refused(small_blocks):
                 grad(x)
             return
         np.testing.assert_array_equal(grad(x), expected)
+
+
+def test_compile_true_takes_the_blocks_for_large_arrays(small_blocks):
+    """NumPy's vectorised functions on blocks beat Numba's loops on such sums: compile=True sends
+    large arrays to the blocks (small ones are compiled)."""
+    pytest.importorskip("numba")
+    import warnings
+
+    x = rng.normal(size=700)
+    grad = s2sad.grad(sin_cos, compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        np.testing.assert_allclose(grad(x[:100]), np.cos(2 * x[:100]) + 2 * x[:100], rtol=1e-12)  # compiled
+        assert small_blocks == []
+        grad(x)  # the NumPy path's first call: whole
+        np.testing.assert_allclose(grad(x), np.cos(2 * x) + 2 * x, rtol=1e-12)
+    assert small_blocks == [True]

@@ -69,6 +69,12 @@ def {accepts}({params}):
 ACCEPTS = {accepts}  # what s2sad.grad(..., compile=True) asks first
 '''
 
+ELEMENTWISE_NOTE = '''
+# The value is np.sum of an elementwise expression of the arguments: on large arrays NumPy's
+# vectorised functions, block by block (s2sad/runtime/blocks.py), are faster than this code.
+ELEMENTWISE_SUM = True
+'''
+
 COMPILED_HEADING = ("The gradient of `{name}` for Python floats, primal and pullback in one function with no "
                     "closure and no symbolic zeros, for Numba to compile (s2sad.grad(..., compile=True)): it "
                     "returns the value and the gradients with respect to {wrt}.")
@@ -421,6 +427,8 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
              for p in function.params]
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=" and ".join(tests) or "True")
+    if elementwise_sum(function):
+        text += ELEMENTWISE_NOTE
     return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
 
 
