@@ -80,6 +80,7 @@ class Outcome:
     second_order: str | None = None                        # "checked", or why not
     compiled_checked: bool = False                         # compile=True compared with the NumPy path
     compiled_ran: bool = False                             # ... and it ran compiled (no fallback)
+    compiled_fallback: str = ""                            # ... or why it ran on the NumPy path
     refusals: list = field(default_factory=list)           # (construct, message) of each S2SADError
 
     @property
@@ -573,7 +574,12 @@ def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None
         with warnings.catch_warnings(record=True) as fallbacks:
             warnings.simplefilter("always", s2sad.CompiledFallbackWarning)
             compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
-        outcome.compiled_ran = not any(issubclass(w.category, s2sad.CompiledFallbackWarning) for w in fallbacks)
+        said = [str(w.message) for w in fallbacks if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+        outcome.compiled_ran = not said
+        if said:  # the reason, as a short key: the names it gives, or its first words
+            reason = said[0].split("(the same numbers): ", 1)[-1]
+            names = re.findall(r"`([^`]*)`", reason)
+            outcome.compiled_fallback = " ".join(names[:4]) if names else reason[:70]
     except S2SADError as error:
         _refusal(outcome, "compiled", error, path)
         return

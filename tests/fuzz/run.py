@@ -140,6 +140,8 @@ class Campaign:
                 self.stats["compile=True compared"] += 1
             if outcome.compiled_ran:
                 self.stats["compile=True compared, compiled"] += 1
+            if outcome.compiled_fallback:
+                self.stats[f"compile=True fell back: {outcome.compiled_fallback}"] += 1
             for name in outcome.missing_forward:
                 self.missing[name] += 1
             for failure in outcome.failures:
@@ -321,6 +323,12 @@ def main(argv=None) -> int:
     for name, count in sorted(stats.items()):
         if name.startswith(("known bug", "hypothesis error")):
             print(f"  {name}: {count}")
+    fallbacks = sorted(((count, name) for name, count in stats.items() if name.startswith("compile=True fell back")),
+                       reverse=True)
+    if fallbacks:
+        print(f"why compile=True ran the NumPy path (the {min(12, len(fallbacks))} commonest of {len(fallbacks)}):")
+        for count, name in fallbacks[:12]:
+            print(f"  {count:6d}  {name[len('compile=True fell back: '):]}")
     print(f"constructs covered ({len(features)}):")
     for name, count in sorted(features.items(), key=lambda item: (-item[1], item[0])):
         print(f"  {count:6d}  {name}")
