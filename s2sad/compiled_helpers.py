@@ -23,7 +23,7 @@ from numba.extending import overload, register_jitable
 __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
-           "array_dot_pullback", "array_T", "array_T_pullback"]
+           "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into"]
 
 
 class NotCompiledCase(Exception):
@@ -45,6 +45,8 @@ expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduce
 matmul_vjp_x1, matmul_vjp_x2 = map(_compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
 add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at", "untake", "tie_share"))
 nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
+power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
+                                                                       "written_into"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
 array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
@@ -471,4 +473,81 @@ def _array_T(receiver):
 def _array_T_pullback(saved, g):
     if _real_array(g):
         return lambda saved, g: (0.0, g.T)
+    return None
+
+
+# ---------------------------------------------------------------------------- x ** y, x op= v
+
+def _number(t) -> bool:
+    return isinstance(t, (types.Float, types.Integer))
+
+
+@overload(power_vjp_base)
+def _power_vjp_base(g, x, y):
+    """The cotangent of the base in ``x ** y``: ``g * y * x ** (y - 1)``, 0 where ``g`` or ``y`` is 0.
+    (A float 0.0 ** a negative power raises ZeroDivisionError here, and a negative base with a
+    fractional power is NaN: either way the call is computed again on the NumPy path.)"""
+    if _real(g) and _real(x) and _number(y):
+        def scalars(g, x, y):
+            if g == 0.0 or y == 0:
+                return 0.0
+            return g * y * x ** (y - 1)
+        return scalars
+    if _real_array(g) and _real_array(x) and _number(y):
+        def array_base(g, x, y):
+            if y == 0:
+                return np.zeros(x.shape, x.dtype)
+            slope = g * (y * x ** (y - 1))
+            if slope.shape != g.shape:
+                raise NotCompiledCase("a power's cotangent of another shape")
+            flat = slope.reshape(slope.size)
+            flat_g = np.ascontiguousarray(g).reshape(g.size)
+            for k in range(flat.size):
+                if flat_g[k] == 0.0:
+                    flat[k] = 0.0
+            return unbroadcast(slope, x)
+        return array_base
+    return None
+
+
+@overload(power_vjp_exponent)
+def _power_vjp_exponent(g, ans, x, y):
+    """The cotangent of the exponent in ``x ** y``: ``g * ans * log(x)``, 0 where ``x`` is 0 (NaN
+    for a negative base: the NumPy path then answers)."""
+    if isinstance(y, types.Integer):
+        return lambda g, ans, x, y: 0  # an int exponent has no cotangent (its value is never read)
+    if _real(g) and _real(x) and _real(y):
+        def scalars(g, ans, x, y):
+            if x > 0.0:
+                return g * ans * np.log(x)
+            return 0.0 if x == 0.0 else np.nan
+        return scalars
+    if _real_array(g) and (_real(x) or _real_array(x)) and (_real(y) or _real_array(y)):
+        def arrays(g, ans, x, y):
+            bases = _as_array(x, g)
+            if bases.shape != g.shape:
+                raise NotCompiledCase("a power whose base broadcasts")
+            logs = np.empty(g.shape, g.dtype)
+            flat_logs = logs.reshape(logs.size)
+            flat_bases = np.ascontiguousarray(bases).reshape(g.size)
+            for k in range(flat_logs.size):
+                base = flat_bases[k]
+                flat_logs[k] = 0.0 if base == 0.0 else np.log(base)  # NaN below 0
+            return unbroadcast(g * ans * logs, y)
+        return arrays
+    return None
+
+
+@overload(written_into)
+def _written_into(new, old):
+    """What ``old op= v`` leaves in ``old`` given ``new = old op v``: on an array the result keeps
+    ``old``'s dtype and shape (one that would grow ``old`` raises in NumPy: not covered here)."""
+    if not _real_array(old):
+        return lambda new, old: new
+    if _real_array(new) and new.ndim == old.ndim:
+        def into(new, old):
+            if new.shape != old.shape:
+                raise NotCompiledCase("an in-place operation that would change an array's shape")
+            return new if new.dtype == old.dtype else new.astype(old.dtype)
+        return into
     return None

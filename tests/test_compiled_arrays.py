@@ -107,6 +107,12 @@ def methods_in_a_loop(W, x):
     return total
 
 
+def powers_in_place(x, p):
+    y = np.abs(x) + 0.5
+    y += x * x
+    return np.sum(y ** p) + np.sum(2.0 ** x) + np.sum(x) ** 2.5 / 10.0
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -131,6 +137,7 @@ CASES = {
     "relu_mlp": (relu_mlp, (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3))), (0, 1)),
     "methods": (methods, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
     "methods_in_a_loop": (methods_in_a_loop, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
+    "powers_in_place": (powers_in_place, (np.abs(rng.normal(size=5)), 1.7), (0, 1)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 

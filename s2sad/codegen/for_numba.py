@@ -45,7 +45,8 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
                            "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero",
                            "zero_like", "accumulate_into", "array_sum", "array_sum_pullback", "array_mean",
-                           "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback"})
+                           "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback",
+                           "power_vjp_base", "power_vjp_exponent", "written_into"})
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 
