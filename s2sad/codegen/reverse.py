@@ -18,6 +18,7 @@ from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
+from ..analysis.tape_contents import loop_invariants, read_for_metadata
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
@@ -105,6 +106,14 @@ class ReverseGenerator:
         self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers)
         self.primal_calls = primal_calls(function, self.core.code) if optimize else {}   # see reuse.py
         self.primal_half = PrimalHalf(self.core, self.activity, self.restored, self.loops, self.loop_index)
+        self._groups: Groups | None = None
+
+    @property
+    def groups(self) -> Groups:
+        """Which variables may share memory (made once, when a loop's tape first asks)."""
+        if self._groups is None:
+            self._groups = Groups(self.function.statements)
+        return self._groups
 
     # ------------------------------------------------------------------ driver
     def run(self, rrule_name: str, entry: list[str] = (), heading: str = "", fused: bool = False) -> str:
@@ -226,6 +235,12 @@ class ReverseGenerator:
         candidates = [n for n in [code.index, *(op.target for op in loop.elements)] if n] + code.defined + list(loop.carried)
         saved = [(name, self.core.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.core.rename.get(name, name) in read]
         self.core.rename = saved_rename
+        if self.optimize and not self.compiled:  # (Numba's tapes stay as they are: see tape_contents.py)
+            # a value equal at every iteration is read where the primal left it, not saved each time
+            invariants = loop_invariants(self.function, loop, self.groups)
+            saved = [(name, alias) for name, alias in saved if name not in invariants]
+            metadata = read_for_metadata(body, {alias for _, alias in saved})
+            code.stand_ins = {name for name, alias in saved if alias in metadata}
         replayed = self.counted_range(loop) if self.optimize and not self.compiled else None
         if replayed is None or any(name != loop.elements[0].target for name, _ in saved):
             # the tape; but a range walked to its end, whose reverse needs only the counter, needs none
