@@ -170,10 +170,7 @@ def mysum_rrule(x):
         total_2 = total + x_i
         if i_tape_stands_in is None:
             i_tape_stands_in = worth_standing_in(x_i)
-        if i_tape_stands_in:
-            i_tape.append((i, stand_in_for(x_i), stand_in_for(total)))
-        else:
-            i_tape.append((i, x_i, total))
+        i_tape.append((i, stand_in_for(x_i), stand_in_for(total)) if i_tape_stands_in else (i, x_i, total))
         total = total_2
 
     def mysum_pullback(dtotal):
@@ -333,10 +330,7 @@ def halve_until_small_rrule(x):
         x_2 = x * 0.5
         if while_tape_stands_in is None:
             while_tape_stands_in = worth_standing_in(x)
-        if while_tape_stands_in:
-            while_tape.append(stand_in_for(x))
-        else:
-            while_tape.append(x)
+        while_tape.append(stand_in_for(x) if while_tape_stands_in else x)
         x = x_2
 
     def halve_until_small_pullback(dx):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import test_loops
 from finite_differences import assert_gradients_match, numerical_gradient
 from s2sad.analysis.tape_contents import loop_invariants, read_for_metadata
 from s2sad.frontend.ir import Loop
@@ -167,9 +168,10 @@ def test_gradient_types_are_the_arguments(stand_ins):
 
 def test_spring_tape_saves_the_position_and_stand_ins_only():
     source = transform(spring, ("x", "v", "k")).source
-    push = [line.strip() for line in source.splitlines() if "step_tape.append((stand_in_for" in line]
+    push = [line.strip() for line in source.splitlines() if "step_tape.append(" in line]
     assert push == ["step_tape.append((stand_in_for(a), stand_in_for(neg_k_mul_x), stand_in_for(v_mul_0_1), "
-                    "stand_in_for(a_mul_0_01), stand_in_for(v_2), stand_in_for(v_2_mul_0_01), stand_in_for(v), x))"]
+                    "stand_in_for(a_mul_0_01), stand_in_for(v_2), stand_in_for(v_2_mul_0_01), stand_in_for(v), x) "
+                    "if step_tape_stands_in else (a, neg_k_mul_x, v_mul_0_1, a_mul_0_01, v_2, v_2_mul_0_01, v, x))"]
     assert "neg_k," not in source.split("def spring_pullback")[1].split("in reversed(step_tape)")[0]
 
 
@@ -261,3 +263,11 @@ def test_read_for_metadata():
              "n = len(e)",
              "df = unbroadcast(f, f)"]
     assert read_for_metadata(lines, {"a", "b", "b_like", "c", "d", "e", "f", "i", "g"}) == {"b_like", "c", "d", "e"}
+
+
+# ---------------------------------------------------------------- test_loops' programs, every array stood in for
+
+@pytest.mark.parametrize("name", sorted(test_loops.CASES))
+def test_loop_programs_with_a_stand_in_for_every_array(name, monkeypatch):
+    monkeypatch.setattr(helpers, "STAND_IN_BYTES", 0)
+    test_loops.test_loop_gradient_matches_finite_differences(name)

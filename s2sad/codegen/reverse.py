@@ -236,8 +236,12 @@ class ReverseGenerator:
         saved = [(name, self.core.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.core.rename.get(name, name) in read]
         self.core.rename = saved_rename
         if self.optimize and not self.compiled:  # (Numba's tapes stay as they are: see tape_contents.py)
-            # a value equal at every iteration is read where the primal left it, not saved each time
+            # a value equal at every iteration is read where the primal left it, not saved each time;
+            # of every enclosing loop's iterations too (else an outer tape would save it, where an
+            # inner loop that ran no iteration, or a path not taken, left it unassigned)
             invariants = loop_invariants(self.function, loop, self.groups)
+            for outer, _ in self.loop_stack:
+                invariants &= loop_invariants(self.function, outer, self.groups)
             saved = [(name, alias) for name, alias in saved if name not in invariants]
             metadata = read_for_metadata(body, {alias for _, alias in saved})
             code.stand_ins = {name for name, alias in saved if alias in metadata}

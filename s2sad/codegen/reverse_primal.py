@@ -52,17 +52,15 @@ class TapeLine:
         if not code.used:
             return []
         if self.push:
-            plain = [f"{self.indent}{code.tape}.append({_entry(code.saved)})"]
             if not code.stand_ins:
-                return plain
+                return [f"{self.indent}{code.tape}.append({_entry(code.saved)})"]
             # values the reverse reads only for their type, shape and dtype: saved as stand-ins when the
             # first iteration's are large arrays (asked once: asking at every iteration cost small arrays 2%)
             light = _entry([f"stand_in_for({name})" if name in code.stand_ins else name for name in code.saved])
             first = next(name for name in code.saved if name in code.stand_ins)
             asked = code.stands_in
             return [f"{self.indent}if {asked} is None:", f"{self.indent}{INDENT}{asked} = worth_standing_in({first})",
-                    f"{self.indent}if {asked}:", f"{self.indent}{INDENT}{code.tape}.append({light})",
-                    f"{self.indent}else:", INDENT + plain[0]]
+                    f"{self.indent}{code.tape}.append({light} if {asked} else {_entry(code.saved)})"]
         unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
         bound = [f"{self.indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all"] if unbound else []
         asked = [f"{self.indent}{code.stands_in} = None"] if code.stand_ins else []
