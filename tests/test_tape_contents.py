@@ -86,11 +86,13 @@ def with_break(x, k):
 
 
 def nested(x, k):
+    # c, invariant in both loops, read by the inner one's reverse where the primal left it
     for i in range(3):
         c = k * 2.0
-        for j in range(3):
-            d = -c
-            x = x + 0.05 * d * x + 0.01 * np.cos(x)
+        j = 0
+        while j < 2:
+            x = x - 0.05 * c * x + 0.01 * np.cos(x)
+            j = j + 1
     return np.sum(x ** 2)
 
 
