@@ -273,3 +273,56 @@ def test_read_for_metadata():
 def test_loop_programs_with_a_stand_in_for_every_array(name, monkeypatch):
     monkeypatch.setattr(helpers, "STAND_IN_BYTES", 0)
     test_loops.test_loop_gradient_matches_finite_differences(name)
+
+
+# ---------------------------------------------------------------- a pullback's closure
+
+def sin_cos(x):
+    return np.sum(np.sin(x) * np.cos(x) + x ** 2)
+
+
+def returns_what_its_pullback_reads(x, k):
+    # y is read by the pullback for its shape alone (the like of w = y + 0.5), and returned
+    y = k * x
+    w = y + 0.5
+    return y, w
+
+
+def test_closure_stand_ins_are_written_before_the_pullback():
+    source = transform(sin_cos, ("x",)).source
+    assert ("    if worth_standing_in(sin_x_mul_cos_x):  # the pullback reads these for their shapes alone\n"
+            "        sin_x_mul_cos_x = stand_in_for(sin_x_mul_cos_x)\n"
+            "        x_pow_2 = stand_in_for(x_pow_2)\n"
+            "        add = stand_in_for(add)\n\n    def sin_cos_pullback") in source
+
+
+@pytest.mark.parametrize("function, args", [(sin_cos, [r(600)]), (returns_what_its_pullback_reads, [r(600), 0.3])])
+def test_closure_stand_ins_keep_the_gradient(function, args, stand_ins):
+    argnums = tuple(range(len(args)))
+    if function is returns_what_its_pullback_reads:  # two arrays out: the vjp with random cotangents
+        outputs, pullback = s2sad.vjp(function, *args)
+        for got, expected in zip(outputs, function(*args)):
+            np.testing.assert_array_equal(got, expected)  # the value returned, not its stand-in
+        cotangents = (r(600), r(600))
+        gradients = pullback(cotangents)
+
+        def projected(x, k):
+            return sum(np.dot(output, cotangent) for output, cotangent in zip(function(x, k), cotangents))
+        assert_gradients_match(projected, args, argnums, gradients)
+        return
+    value, gradients = s2sad.value_and_grad(function, argnums=argnums)(*args)
+    assert np.allclose(value, function(*args))
+    assert_gradients_match(function, args, argnums, gradients)
+
+
+def test_a_pullback_keeps_only_what_it_reads_as_data():
+    """sin_cos's pullback reads sin x and cos x as numbers, and three more arrays for their shapes."""
+    x = r(100_000)
+    rrule = s2sad.transform.generated_rrule(sin_cos, ("x",))
+    rrule(x)
+    tracemalloc.start()
+    value, pullback = rrule(x)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert held < 2.5 * x.nbytes, held  # sin x and cos x (five arrays before stand-ins)
+    np.testing.assert_allclose(pullback(1.0)[1], np.cos(2 * x) + 2 * x, rtol=1e-12, atol=1e-12)

@@ -13,6 +13,8 @@ Two facts, both about values the reverse iteration reads:
 
 The first is found on the IR before anything is written; the second on the reverse
 iteration's lines, once they are written (which is when the tape's contents are decided).
+The second holds for a pullback's closure too (``closure_read_for_metadata``): what it
+reads only for metadata is rebound to stand-ins before the pullback is made.
 """
 from __future__ import annotations
 
@@ -80,6 +82,26 @@ def read_for_metadata(lines: list[str], names) -> set[str]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
             (as_metadata if getattr(node, "metadata_only", False) else as_data).add(node.id)
     return as_metadata - as_data
+
+
+def closure_read_for_metadata(primal: list[str], reverse: list[str], excluded) -> list[str]:
+    """The variables a pullback (its body ``reverse``) reads from its closure only for their
+    type, shape and dtype, among those the primal (``primal``, its lines at the function's
+    top level) assigns at its top level, so that they are bound when the pullback is made;
+    in the order the primal assigns them, ``excluded`` (the value returned, the parameters,
+    which the caller holds anyway) left out."""
+    assigned: dict[str, None] = {}
+    for statement in ast.parse(textwrap.dedent("\n".join(primal)) or "pass").body:
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        assigned.setdefault(node.id)
+    tree = ast.parse(textwrap.dedent("\n".join(reverse)) or "pass")
+    stored = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    candidates = set(assigned) - stored - set(excluded)
+    metadata = read_for_metadata(reverse, candidates)
+    return [name for name in assigned if name in metadata]
 
 
 def _operations_inside(loop: Loop) -> list[Operation]:

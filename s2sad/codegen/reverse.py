@@ -18,7 +18,7 @@ from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
-from ..analysis.tape_contents import loop_invariants, read_for_metadata
+from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants, read_for_metadata
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
@@ -132,6 +132,8 @@ class ReverseGenerator:
         seed = self.seed_name()
         reverse = self.block(f.statements)
         primal = list(entry) + tapes_written(primal)
+        if self.optimize and not self.compiled and not fused:
+            primal += self.closure_stand_ins(primal, reverse, excluded=[seed, result, *f.params])
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
@@ -147,6 +149,16 @@ class ReverseGenerator:
             reverse="\n".join(depth * INDENT + line for line in reverse) + ("\n" if reverse else ""),
             cotangents=cotangents, result=result,
         )
+
+    def closure_stand_ins(self, primal: list[str], reverse: list[str], excluded) -> list[str]:
+        """The last lines of the primal: what the pullback reads from its closure only for
+        its type, shape and dtype rebound to stand-ins (``stand_in_for``), when the first of
+        them is a large array, so the pullback does not keep their data alive."""
+        names = closure_read_for_metadata(primal, reverse, excluded)
+        if not names:
+            return []
+        lines = [f"{name} = stand_in_for({name})" for name in names]
+        return [f"if worth_standing_in({names[0]}):  # the pullback reads these for their shapes alone"] + indented(lines)
 
     def module(self, functions: str, body: list[str], always=("NO_TANGENT",)) -> GeneratedModule:
         f = self.function
