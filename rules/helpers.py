@@ -60,6 +60,8 @@ __all__ = [
     "write_back",
     "entering",
     "entered_value",
+    "stand_in_for",
+    "worth_standing_in",
 ]
 
 _ndarray = np.ndarray
@@ -152,6 +154,38 @@ def unbroadcast(v, like):
             return dtype.type(v)
         return np.asarray(v, dtype=dtype)
     return dtype.type(v) if isinstance(like, np.generic) else v
+
+
+# An array at most this large is its own stand-in: below it, a stand-in saves less time
+# (freed memory reused while it is still in cache) than it costs to find.
+STAND_IN_BYTES = 4096
+_stand_ins: dict = {}
+
+
+def stand_in_for(value):
+    """What a loop's tape saves for a value its reverse pass reads only for its type, shape
+    and dtype (the ``like`` of :func:`unbroadcast`, :func:`expand_reduced`, ``untake``,
+    ``add_at``; ``len``): for an array, a read-only array of the same shape and dtype whose
+    elements all share one zero (no data of its own), made once per shape and dtype, so the
+    tape does not keep the value's data alive. Those helpers read nothing else of an array,
+    so they treat the stand-in exactly as the value. Anything else (a float, a NumPy
+    scalar, a small, 0-d or subclassed array, a list) is its own stand-in."""
+    if value.__class__ is _ndarray and value.nbytes > STAND_IN_BYTES:
+        key = (value.shape, value.dtype)
+        like = _stand_ins.get(key)
+        if like is None:
+            if len(_stand_ins) >= 256:
+                _stand_ins.clear()
+            like = _stand_ins[key] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
+        return like
+    return value
+
+
+def worth_standing_in(value):
+    """Whether an iteration's tape entry saves stand-ins (``stand_in_for``), asked of one of
+    the values it would stand in for: one question per iteration, where asking of each value
+    cost a loop of small arrays 3% of its time."""
+    return value.__class__ is _ndarray and value.nbytes > STAND_IN_BYTES
 
 
 def safe_divide(num, den):

@@ -100,7 +100,9 @@ def test_mysum_pullback_allocates_one_output_sized_array(n):
 
 def test_tape_holds_only_what_the_reverse_pass_reads():
     source = transform(programs.rnn, ("h", "W", "xs")).source
-    assert "x_tape.append((x_index, x, W_matmul_h, h_2, h))" in source
+    # x and W @ h are read for their shapes alone: large arrays are saved as stand-ins (tape_contents.py)
+    assert ("x_tape.append((x_index, stand_in_for(x), stand_in_for(W_matmul_h), h_2, h) if x_tape_stands_in "
+            "else (x_index, x, W_matmul_h, h_2, h))") in source
     assert "for x_index, x, W_matmul_h, h_2, h_before in reversed(x_tape):" in source
 
 

@@ -19,6 +19,7 @@ from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.elementwise import elementwise_sum
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
+from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants, read_for_metadata
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
@@ -120,6 +121,14 @@ class ReverseGenerator:
         self.primal_half = PrimalHalf(self.core, self.activity, self.restored, self.loops, self.loop_index)
         # np.sum of an elementwise expression: large arrays may be differentiated block by block
         self.elementwise = optimize and not compiled and scalars is None and elementwise_sum(function)
+        self._groups: Groups | None = None
+
+    @property
+    def groups(self) -> Groups:
+        """Which variables may share memory (made once, when a loop's tape first asks)."""
+        if self._groups is None:
+            self._groups = Groups(self.function.statements)
+        return self._groups
 
     # ------------------------------------------------------------------ driver
     def run(self, rrule_name: str, entry: list[str] = (), heading: str = "", fused: bool = False) -> str:
@@ -138,6 +147,8 @@ class ReverseGenerator:
         seed = self.seed_name()
         reverse = self.block(f.statements)
         primal = list(entry) + tapes_written(primal)
+        if self.optimize and not self.compiled and not fused:
+            primal += self.closure_stand_ins(primal, reverse, excluded=[seed, result, *f.params])
         cotangents = ", ".join(["NO_TANGENT"] + [self.final_cotangent(p) for p in f.params])
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
@@ -156,6 +167,16 @@ class ReverseGenerator:
             reverse="\n".join(depth * INDENT + line for line in reverse) + ("\n" if reverse else ""),
             cotangents=cotangents, result=result,
         )
+
+    def closure_stand_ins(self, primal: list[str], reverse: list[str], excluded) -> list[str]:
+        """The last lines of the primal: what the pullback reads from its closure only for
+        its type, shape and dtype rebound to stand-ins (``stand_in_for``), when the first of
+        them is a large array, so the pullback does not keep their data alive."""
+        names = closure_read_for_metadata(primal, reverse, excluded)
+        if not names:
+            return []
+        lines = [f"{name} = stand_in_for({name})" for name in names]
+        return [f"if worth_standing_in({names[0]}):  # the pullback reads these for their shapes alone"] + indented(lines)
 
     def module(self, functions: str, body: list[str], always=("NO_TANGENT",), compiled_helpers=None) -> GeneratedModule:
         f = self.function
@@ -245,6 +266,16 @@ class ReverseGenerator:
         candidates = [n for n in [code.index, *(op.target for op in loop.elements)] if n] + code.defined + list(loop.carried)
         saved = [(name, self.core.rename.get(name, name)) for name in dict.fromkeys(candidates) if self.core.rename.get(name, name) in read]
         self.core.rename = saved_rename
+        if self.optimize and not self.compiled:  # (Numba's tapes stay as they are: see tape_contents.py)
+            # a value equal at every iteration is read where the primal left it, not saved each time;
+            # of every enclosing loop's iterations too (else an outer tape would save it, where an
+            # inner loop that ran no iteration, or a path not taken, left it unassigned)
+            invariants = loop_invariants(self.function, loop, self.groups)
+            for outer, _ in self.loop_stack:
+                invariants &= loop_invariants(self.function, outer, self.groups)
+            saved = [(name, alias) for name, alias in saved if name not in invariants]
+            metadata = read_for_metadata(body, {alias for _, alias in saved})
+            code.stand_ins = {name for name, alias in saved if alias in metadata}
         replayed = self.counted_range(loop) if self.optimize and not self.compiled else None
         if replayed is None or any(name != loop.elements[0].target for name, _ in saved):
             # the tape; but a range walked to its end, whose reverse needs only the counter, needs none

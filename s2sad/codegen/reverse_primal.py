@@ -23,11 +23,13 @@ class LoopCode:
     """The names one loop's generated code uses, and what its tape saves per iteration."""
 
     tape: str
+    stands_in: str                      # whether the tape saves stand-ins, decided at its first iteration
     defined: list[str] = field(default_factory=list)   # names the primal body assigns, in order
     conditional: set = field(default_factory=set)      # ... of which some paths do not assign
     carried: set = field(default_factory=set)
     index: str | None = None            # the iteration counter, when the loop variable is differentiated
     saved: list[str] = field(default_factory=list)
+    stand_ins: set = field(default_factory=set)         # ... of which the reverse reads only the type, shape, dtype
     used: bool = False
 
 
@@ -50,12 +52,23 @@ class TapeLine:
         if not code.used:
             return []
         if self.push:
-            saved = code.saved
-            value = "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
-            return [f"{self.indent}{code.tape}.append({value})"]
+            if not code.stand_ins:
+                return [f"{self.indent}{code.tape}.append({_entry(code.saved)})"]
+            # values the reverse reads only for their type, shape and dtype: saved as stand-ins when the
+            # first iteration's are large arrays (asked once: asking at every iteration cost small arrays 2%)
+            light = _entry([f"stand_in_for({name})" if name in code.stand_ins else name for name in code.saved])
+            first = next(name for name in code.saved if name in code.stand_ins)
+            asked = code.stands_in
+            return [f"{self.indent}if {asked} is None:", f"{self.indent}{INDENT}{asked} = worth_standing_in({first})",
+                    f"{self.indent}{code.tape}.append({light} if {asked} else {_entry(code.saved)})"]
         unbound = [name for name in code.saved if name in code.conditional and name not in code.carried]
         bound = [f"{self.indent}{' = '.join(unbound)} = None  # assigned on some paths only, saved on all"] if unbound else []
-        return bound + [f"{self.indent}{code.tape} = []"]
+        asked = [f"{self.indent}{code.stands_in} = None"] if code.stand_ins else []
+        return bound + [f"{self.indent}{code.tape} = []"] + asked
+
+
+def _entry(saved: list[str]) -> str:
+    return "None" if not saved else saved[0] if len(saved) == 1 else f"({', '.join(saved)})"
 
 
 def tapes_written(lines: list) -> list[str]:
@@ -110,7 +123,8 @@ class PrimalHalf:
         lines = self.core.heading(loop.location) + setup
         code = None
         if reversed_loop(loop, self.activity, self.restored):
-            code = self.loops[id(loop)] = LoopCode(tape=self.namer.fresh(f"{_loop_word(loop)}_tape"),
+            tape = self.namer.fresh(f"{_loop_word(loop)}_tape")
+            code = self.loops[id(loop)] = LoopCode(tape=tape, stands_in=self.namer.fresh(f"{tape}_stands_in"),
                                                    carried=set(loop.carried))
         self.loop_stack.append((loop, code))
         body = self.block(loop.body)
