@@ -139,9 +139,10 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 return numpy_path(*given)
             _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
-        if not (all_finite(value) and all_finite(gradients)):  # see above: the NumPy path decides
+        if not _all_finite(value, gradients):  # see above: the NumPy path decides
             return numpy_path(*given)
-        gradients = _unshared(gradients, args)
+        if kinds:  # not all floats: a gradient may be an argument's memory
+            gradients = _unshared(gradients, args)
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
@@ -235,6 +236,23 @@ def _integer_products(entry, dispatcher, args) -> str | None:
                 return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated code), "
                         "which Numba computes in 64 bits where Python's integers grow")
     return None
+
+
+def _all_finite(value, gradients) -> bool:
+    """Whether the value and every gradient are finite: ``x - x`` is 0 for a finite float and NaN
+    for inf or NaN; an array's sum is finite when its elements are (or overflows: then this says
+    no, and the NumPy path computes the call, the same numbers)."""
+    for v in (value, *gradients):
+        kind = v.__class__
+        if kind is np.ndarray:
+            v = v.sum()
+        elif kind is not float:
+            if not all_finite(v):
+                return False
+            continue
+        if not v - v == 0.0:
+            return False
+    return True
 
 
 def _unshared(gradients: tuple, args: tuple) -> tuple:
