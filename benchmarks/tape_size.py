@@ -151,6 +151,13 @@ class TapeWalk:
             self.leaves[id(value)] = [value, reads, path]
             if isinstance(value, np.ndarray) and value.base is not None:
                 self.value(value.base, False, path + ("base",))
+        elif not isinstance(value, type) and getattr(type(value), "__slots__", None) is not None:
+            # a slotted object made per call (transformed.InOrderPullback, a call's pullback): it and
+            # what its slots hold (the callee's pullback closure) are kept per iteration
+            self.kept_bytes += sys.getsizeof(value)
+            for slot in type(value).__slots__:
+                if hasattr(value, slot):
+                    self.value(getattr(value, slot), False, path + (slot,))
         elif isinstance(value, (type, types.ModuleType)) or callable(value):
             return  # classes, modules, shared call wrappers: not per-iteration storage
         else:
