@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from .rules.helpers import write_back
-from .runtime.blocks import blockwise
+from .runtime import blocks
 from .runtime.calls import held_call
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import arrays_in, detached, unshared, unshared_from
@@ -125,6 +125,14 @@ def _run(function, args, kwargs, positions):
         rrule = generated_rrule(original, tuple(names[p] for p in sorted(positions)))
         generated = plan.rrules[positions] = (rrule, bool(rrule.__globals__.get("PULLBACK_RUNS_ONCE")))
     rrule, runs_once = generated
+    if rrule.__globals__.get("ELEMENTWISE_SUM"):  # np.sum of an elementwise expression: large arrays in blocks
+        try:
+            done = blocks.in_blocks(rrule, values)
+        except BaseException as error:
+            point_at_user_source(error)
+            raise
+        if done is not None:
+            return done[0], _seeded(done[1]), names, values
     # a function that changes an argument in place leaves the change in it: a rerun starts from the values given
     given = detached(values) if runs_once and rrule.__globals__.get("WRITES_BACK_ARGUMENTS") else values
     try:
@@ -135,6 +143,15 @@ def _run(function, args, kwargs, positions):
     if runs_once:
         pullback = _repeatable(pullback, lambda: rrule(*(detached(given) if given is not values else values))[1])
     return y, pullback, names, values
+
+
+def _seeded(cotangents):
+    """The pullback of a scalar function whose cotangents for the seed 1.0 are known: linear in the seed."""
+    def blocked_pullback(seed):
+        if seed.__class__ in (float, _float64) and seed == 1.0:
+            return cotangents
+        return tuple(c if c is NO_TANGENT or c is ZERO else c * seed for c in cotangents)
+    return blocked_pullback
 
 
 def _run_collecting(original, args, kwargs, positions):
@@ -272,7 +289,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 if rrule is not None:
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
-                        fused = blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
+                        fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)

@@ -103,10 +103,18 @@ rng = np.random.default_rng(3)
     (clipped, (rng.normal(size=333),), 0),
 ], ids=["1d", "2d", "two_arrays_and_a_float", "maximum"])
 def test_the_blocked_gradient_is_central_differences_and_the_whole_ones(small_blocks, f, args, argnums):
-    whole = s2sad.value_and_grad(f, argnums=argnums)
-    value, gradient = whole(*args)      # the first call computes it whole
-    blocked_value, blocked = whole(*args)  # later calls block by block
-    assert small_blocks == [True]
+    value_and_gradient = s2sad.value_and_grad(f, argnums=argnums)
+    first_value, first = value_and_gradient(*args)      # the first call, block by block (api._run)
+    blocked_value, blocked = value_and_gradient(*args)  # later calls, the same way (the call's lane)
+    assert small_blocks == [True, True]
+    smallest = blocks.SMALLEST
+    blocks.SMALLEST = 10 ** 18  # computed whole, for comparison
+    try:
+        value, gradient = s2sad.value_and_grad(f, argnums=argnums)(*args)
+    finally:
+        blocks.SMALLEST = smallest
+    np.testing.assert_allclose(first_value, blocked_value, rtol=1e-15)
+    np.testing.assert_allclose(_flat(first), _flat(blocked), rtol=1e-15)
     np.testing.assert_allclose(blocked_value, value, rtol=1e-13)
     np.testing.assert_allclose(blocked_value, f(*args), rtol=1e-13)
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
@@ -122,7 +130,7 @@ def test_float32_stays_float32(small_blocks):
     x = rng.normal(size=500).astype(np.float32)
     grad = s2sad.grad(sin_cos)
     first, second = grad(x), grad(x)
-    assert small_blocks == [True] and second.dtype == np.float32
+    assert small_blocks == [True, True] and second.dtype == np.float32
     np.testing.assert_allclose(second, first, rtol=1e-6)
     np.testing.assert_allclose(second, np.cos(2 * x.astype(np.float64)) + 2 * x, rtol=1e-5, atol=1e-5)
 
@@ -136,7 +144,7 @@ def test_what_it_does_not_serve_is_computed_whole(small_blocks, args):
     grad = s2sad.grad(weighted, argnums=(0, 1, 2))
     grad(*args)
     gradients = grad(*args)
-    assert small_blocks == [False]
+    assert small_blocks == [False, False]
     for position in range(3):
         np.testing.assert_allclose(gradients[position], central(weighted, args, position), rtol=1e-6, atol=1e-6)
 
@@ -171,6 +179,18 @@ def test_compile_true_takes_the_blocks_for_large_arrays(small_blocks):
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         np.testing.assert_allclose(grad(x[:100]), np.cos(2 * x[:100]) + 2 * x[:100], rtol=1e-12)  # compiled
         assert small_blocks == []
-        grad(x)  # the NumPy path's first call: whole
         np.testing.assert_allclose(grad(x), np.cos(2 * x) + 2 * x, rtol=1e-12)
+    assert small_blocks == [True]
+
+
+def _flat(gradients):
+    return np.concatenate([np.ravel(g) for g in (gradients if isinstance(gradients, tuple) else (gradients,))])
+
+
+def test_a_vjp_of_another_cotangent_is_scaled(small_blocks):
+    """The first call's pullback, block by block for the seed 1.0, is linear in the seed."""
+    x = rng.normal(size=300)
+    value, pullback = s2sad.vjp(sin_cos, x)
+    np.testing.assert_allclose(pullback(2.5)[0], 2.5 * (np.cos(2 * x) + 2 * x), rtol=1e-12)
+    np.testing.assert_allclose(pullback(1.0)[0], np.cos(2 * x) + 2 * x, rtol=1e-12)
     assert small_blocks == [True]

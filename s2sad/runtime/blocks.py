@@ -1,7 +1,8 @@
 """The gradient of ``np.sum`` of an elementwise expression, block by block.
 
 A generated module says ``ELEMENTWISE_SUM = True`` when its function is one
-(``analysis/elementwise.py``). Called with large arrays of one shape, its gradient is then
+(``analysis/elementwise.py``). Called with large arrays of one shape (``api._run`` on a first
+call, the call's lane on later ones: ``blockwise``), its gradient is then
 computed a block of elements at a time: the rrule and its pullback run on views of the
 arguments' blocks, each block's gradient goes into its place in the output, and the value is
 the sum of the blocks' values. Every intermediate array is one block long, so it stays in the
