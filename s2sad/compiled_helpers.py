@@ -159,32 +159,27 @@ def _nonzero(g):
     return None
 
 
-@overload(accumulate)
-def _accumulate(a, b):
-    if _real(a) and _real(b):
-        return lambda a, b: a + b
-    if _real_array(a) and _real_array(b) and a.ndim == b.ndim and a.dtype == b.dtype:
-        def add(a, b):
-            if a.shape != b.shape:
-                raise NotCompiledCase("two cotangents of one value with different shapes")
-            return a + b
-        return add
-    return None
+def _sum_of_cotangents(in_place: bool):
+    """The overload of ``accumulate`` (a new value) or ``accumulate_into`` (written into the first,
+    a cotangent's own buffer that nothing else reads): two cotangents of one value, added."""
+    def overloaded(a, b):
+        if _real(a) and _real(b):
+            return lambda a, b: a + b
+        if _real_array(a) and _real_array(b) and a.ndim == b.ndim and a.dtype == b.dtype:
+            def add(a, b):
+                if a.shape != b.shape:
+                    raise NotCompiledCase("two cotangents of one value with different shapes")
+                if in_place:
+                    a += b
+                    return a
+                return a + b
+            return add
+        return None
+    return overloaded
 
 
-@overload(accumulate_into)
-def _accumulate_into(buffer, b):
-    """``buffer + b``, written into ``buffer`` (a cotangent's own buffer: nothing else reads it)."""
-    if _real(buffer) and _real(b):
-        return lambda buffer, b: buffer + b
-    if _real_array(buffer) and _real_array(b) and buffer.ndim == b.ndim and buffer.dtype == b.dtype:
-        def add(buffer, b):
-            if buffer.shape != b.shape:
-                raise NotCompiledCase("two cotangents of one value with different shapes")
-            buffer += b
-            return buffer
-        return add
-    return None
+overload(accumulate)(_sum_of_cotangents(in_place=False))
+overload(accumulate_into)(_sum_of_cotangents(in_place=True))
 
 
 @overload(unbroadcast)
