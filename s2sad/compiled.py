@@ -170,6 +170,31 @@ def _dispatcher(function, wrt):
     return found if found[1] is not None else None
 
 
+_split_halves: dict = {}  # (function, wrt) -> (its split entry, (forward dispatcher, reverse dispatcher))
+
+
+def split_dispatchers(function, wrt):
+    """``(split entry, (forward, reverse))``: the Numba dispatchers of the split form of a user
+    function compiled code calls (transform.generated_split), bound in the caller's module for
+    Numba to compile with it. One pair per entry: a caller made again after the function
+    changed gets the new entry's. NotCompiledError when there is none."""
+    from .transform import generated_split
+
+    entry = generated_split(function, wrt)
+    with _lock:
+        found = _split_halves.get((function, wrt))
+        if found is None or found[0] is not entry:
+            try:
+                import numba
+            except ImportError:
+                raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
+            forward, reverse = entry.__s2sad_module__.SPLIT
+            forward.__defaults__ = function.__defaults__  # a call leaving parameters to them (Numba's Omitted)
+            found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
+                                                               numba.njit(cache=True)(reverse)))
+    return found
+
+
 def _failed(function, wrt, reason: str) -> None:
     """No compiled gradient for ``function`` any more; ``reason`` is said once."""
     with _lock:
