@@ -212,7 +212,8 @@ def _verdict_path(entry, kinds) -> str:
     run Numba's type inference again; the module's name holds the hash of what it was made from)."""
     import numba
 
-    digest = hashlib.sha256(repr((kinds, numba.__version__)).encode()).hexdigest()[:16]
+    # (the check's own version: since it reads the split callees' typed code too, older verdicts do not count)
+    digest = hashlib.sha256(repr((kinds, numba.__version__, "and callees")).encode()).hexdigest()[:16]
     return f"{entry.__code__.co_filename}.{digest}.integers-checked"
 
 
@@ -238,9 +239,38 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     none, so the function is compiled again to see them (once: the verdict is kept on disk).
     A check that cannot run (an error while typing) does not pass."""
     import numba
-    from numba.core import ir, types
 
     argument_types = tuple(numba.typeof(a) for a in args)
+    typed = [(entry, dispatcher, argument_types)]
+    # the split forms of the functions it calls, as Numba typed them for this call (compiling it did)
+    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
+              for signature in d.overloads]
+    for function, compiled, types_given in typed:
+        unsafe = _integer_products_in(function, compiled, types_given)
+        if unsafe:
+            return unsafe
+    return None
+
+
+def _called_halves(namespace: dict, seen: set | None = None) -> list:
+    """The Numba dispatchers of the split forms a generated module (its globals) calls, and of
+    those they call."""
+    seen = set() if seen is None else seen
+    found = []
+    for name, recipe in namespace.get("BINDINGS", {}).items():
+        dispatcher = namespace.get(name)
+        if recipe[0] in ("compiled_forward", "compiled_reverse") and id(dispatcher) not in seen:
+            seen.add(id(dispatcher))
+            found.append(dispatcher)
+            found += _called_halves(dispatcher.py_func.__globals__, seen)
+    return found
+
+
+def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
+    """``_integer_products`` for one compiled function and its argument types."""
+    import numba
+    from numba.core import ir, types
+
     try:
         annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
         if getattr(annotation, "typemap", None) is None:  # loaded from Numba's cache, which keeps no types:
@@ -257,7 +287,8 @@ def _integer_products(entry, dispatcher, args) -> str | None:
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
                     and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
                     and isinstance(typemap.get(instruction.target.name), types.Integer):
-                return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated code), "
+                return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated "
+                        f"`{entry.__name__}`), "
                         "which Numba computes in 64 bits where Python's integers grow")
     return None
 

@@ -246,7 +246,9 @@ def _splits_for(function):
             raise NotCompiledError(f"{where} is recursive, which compiled code does not follow")
         in_progress.add(_unwrap(function))
         try:
-            generated_split(callee, tuple(parameters[p].name for p in positions))
+            split = generated_split(callee, tuple(parameters[p].name for p in positions))
+            if split.__globals__.get("WRITES_BACK_ARGUMENTS"):  # the NumPy path refuses the call (transformed.py)
+                raise NotCompiledError(f"`{spelling}` changes its arguments in place")
         except NotCompiledError as error:
             raise NotCompiledError(f"{where} cannot compile: {error.message}", error.location) from None
         finally:

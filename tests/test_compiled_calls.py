@@ -138,6 +138,14 @@ def calls_recursive(x):
     return np.sum(recursive(x, 2))
 
 
+def powered(z, n):
+    return z * (n * n * n * n) * 1e-20          # n ** 4 past 2**63: Numba's integers wrap
+
+
+def calls_powered(x, n):
+    return np.sum(powered(x, n))
+
+
 def apply(f, x):
     return np.sum(f(x))
 
@@ -163,7 +171,8 @@ def calls_a_method(x):
     (calls_recursive, (np.array([0.2, -0.3]),), 0, "recursive"),
     (apply, (sigmoid, np.array([0.2, -0.3])), 1, "method_rrule"),
     (calls_a_method, (np.array([0.2, -0.3]),), 0, "function_globals"),  # the object read from the module
-], ids=["keyword", "starred", "recursive", "a_value", "a_method"])
+    (calls_powered, (np.array([0.2, -0.3]), 2 ** 20), 0, "powered_forward"),
+], ids=["keyword", "starred", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
 def test_calls_it_does_not_compile_fall_back_with_the_same_numbers(f, args, argnum, words):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
