@@ -279,3 +279,14 @@ def test_a_function_of_another_module_called_as_its_attribute_compiles(tmp_path,
         dx, dw = s2sad.grad(module.loss, argnums=(0, 1), compile=True)(*args)
     np.testing.assert_allclose(dx, central(module.loss, args, 0), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(dw, central(module.loss, args, 1), rtol=1e-6, atol=1e-7)
+
+
+def of_a_float_and_a_constant_call(x):
+    return x * float_helper(2.0, 1.0) + math.cos(x)
+
+
+def test_a_function_of_floats_calling_a_helper_of_constants_compiles():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(of_a_float_and_a_constant_call, compile=True)(0.4)
+    np.testing.assert_allclose(gradient, 4.0 + math.sin(1.0) * 2.0 - math.sin(0.4), rtol=1e-13)

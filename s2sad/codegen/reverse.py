@@ -442,7 +442,7 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     """The gradient of a function of real scalars as one function for Numba: the float version's
     primal and pullback fused (loops included, their tapes replayed by index), its symbolic zeros
     made 0.0 (``for_numba``). Raises ``NotCompiledError`` naming what keeps it from compiling."""
-    from .for_numba import NotCompiledError, for_numba
+    from .for_numba import COMPILABLE_GLOBALS, NotCompiledError, for_numba
 
     general = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
     plan = float_plan(function, general.activity)
@@ -453,8 +453,9 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = generator.run(name, heading=heading, fused=True)
-    if any(recipe[0] == "transformed" for recipe in generator.core.bindings.values()):
-        # calls of the user's own functions: the general code, which calls their split forms (of floats too)
+    if any(name not in COMPILABLE_GLOBALS for name in generator.core.bindings):
+        # calls of the user's own functions (what else is bound does not compile here): the general code,
+        # which calls their split forms (of floats too)
         return _compiled_for_arrays(function, wrt, user_function, untouched, splits)
     text = for_numba(text, generator.core.bindings, function.location)
     # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element;
@@ -552,8 +553,12 @@ COMPILED_BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "ma
 
 def _names_loaded(text: str) -> set[str]:
     import ast
+    import re
 
-    return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+    try:
+        return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+    except SyntaxError:  # lines that are not a whole program: every word (more names: fewer rewrites)
+        return set(re.findall(r"[A-Za-z_]\w*", text))
 
 
 def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
