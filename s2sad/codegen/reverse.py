@@ -495,7 +495,9 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
 
 def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     """The calls of the user's own functions the compiled code makes through their split forms:
-    the rrule's name -> (forward's name, reverse's name, the callee's number of parameters).
+    the rrule's name -> (forward's name, reverse's name, the callee's number of parameters), and
+    for the calls nothing is differentiated through, the function's name -> (forward's name, None,
+    its number of parameters).
     Their bindings become the two halves' (``compiled_forward``, ``compiled_reverse``: the
     pipeline binds them to Numba dispatchers). ``splits(spelling, positions)`` (transform.py)
     gives the callee's number of parameters once its split form is made, or raises
@@ -508,9 +510,7 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     loaded = _names_loaded(text)
     for spelling, recipe in sorted(bindings.items()):
         # a call nothing is differentiated through (`f(y, 1.5)` where only x is): the forward half's value
-        if recipe != ("global", spelling) or splits is None or spelling not in loaded \
-                or not any(r[0] == "transformed" and r[1] == ("env", spelling) for r in bindings.values()) \
-                and spelling in COMPILED_BUILTINS:
+        if recipe != ("global", spelling) or splits is None or spelling not in loaded or spelling in COMPILED_BUILTINS:
             continue
         try:
             count = splits(spelling, ())
