@@ -171,6 +171,31 @@ def _dispatcher(function, wrt):
     return found if found[1] is not None else None
 
 
+_split_halves: dict = {}  # (function, wrt) -> (its split entry, (forward dispatcher, reverse dispatcher))
+
+
+def split_dispatchers(function, wrt):
+    """``(split entry, (forward, reverse))``: the Numba dispatchers of the split form of a user
+    function compiled code calls (transform.generated_split), bound in the caller's module for
+    Numba to compile with it. One pair per entry: a caller made again after the function
+    changed gets the new entry's. NotCompiledError when there is none."""
+    from .transform import generated_split
+
+    entry = generated_split(function, wrt)
+    with _lock:
+        found = _split_halves.get((function, wrt))
+        if found is None or found[0] is not entry:
+            try:
+                import numba
+            except ImportError:
+                raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
+            forward, reverse = entry.__s2sad_module__.SPLIT
+            forward.__defaults__ = function.__defaults__  # a call leaving parameters to them (Numba's Omitted)
+            found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
+                                                               numba.njit(cache=True)(reverse)))
+    return found
+
+
 def _failed(function, wrt, reason: str) -> None:
     """No compiled gradient for ``function`` any more; ``reason`` is said once."""
     with _lock:
@@ -188,7 +213,8 @@ def _verdict_path(entry, kinds) -> str:
     run Numba's type inference again; the module's name holds the hash of what it was made from)."""
     import numba
 
-    digest = hashlib.sha256(repr((kinds, numba.__version__)).encode()).hexdigest()[:16]
+    # (the check's own version: since it reads the split callees' typed code too, older verdicts do not count)
+    digest = hashlib.sha256(repr((kinds, numba.__version__, "and callees")).encode()).hexdigest()[:16]
     return f"{entry.__code__.co_filename}.{digest}.integers-checked"
 
 
@@ -214,9 +240,38 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     none, so the function is compiled again to see them (once: the verdict is kept on disk).
     A check that cannot run (an error while typing) does not pass."""
     import numba
-    from numba.core import ir, types
 
     argument_types = tuple(numba.typeof(a) for a in args)
+    typed = [(entry, dispatcher, argument_types)]
+    # the split forms of the functions it calls, as Numba typed them for this call (compiling it did)
+    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
+              for signature in d.overloads]
+    for function, compiled, types_given in typed:
+        unsafe = _integer_products_in(function, compiled, types_given)
+        if unsafe:
+            return unsafe
+    return None
+
+
+def _called_halves(namespace: dict, seen: set | None = None) -> list:
+    """The Numba dispatchers of the split forms a generated module (its globals) calls, and of
+    those they call."""
+    seen = set() if seen is None else seen
+    found = []
+    for name, recipe in namespace.get("BINDINGS", {}).items():
+        dispatcher = namespace.get(name)
+        if recipe[0] in ("compiled_forward", "compiled_reverse") and id(dispatcher) not in seen:
+            seen.add(id(dispatcher))
+            found.append(dispatcher)
+            found += _called_halves(dispatcher.py_func.__globals__, seen)
+    return found
+
+
+def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
+    """``_integer_products`` for one compiled function and its argument types."""
+    import numba
+    from numba.core import ir, types
+
     try:
         annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
         if getattr(annotation, "typemap", None) is None:  # loaded from Numba's cache, which keeps no types:
@@ -233,7 +288,8 @@ def _integer_products(entry, dispatcher, args) -> str | None:
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
                     and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
                     and isinstance(typemap.get(instruction.target.name), types.Integer):
-                return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated code), "
+                return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated "
+                        f"`{entry.__name__}`), "
                         "which Numba computes in 64 bits where Python's integers grow")
     return None
 

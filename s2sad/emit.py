@@ -67,6 +67,12 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
     text = HEADER.format(qualname=original.__qualname__, source=os.path.basename(source_file), digest=digest,
                          version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
                          target=target, options=options) + body.rstrip() + "\n"
+    if mode == "compiled" and "'compiled_forward'" in generated:
+        callees = sorted(set(re.findall(r"'compiled_forward', \('env', '([\w.]+)'\)", generated)))
+        raise S2SADError(f"--compile: the compiled gradient of {original.__qualname__} calls the split compiled forms "
+                         f"of {', '.join(f'`{c}`' for c in callees)}, which s2sad binds when it loads the module: "
+                         "an emitted file cannot run them without s2sad",
+                         hint="use s2sad.grad(..., compile=True) in the program, or emit without --compile")
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
         text = re.sub(r"^from s2sad\.compiled_helpers import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)

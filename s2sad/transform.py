@@ -21,7 +21,7 @@ from .version import __version__
 from .errors import NotCompiledError, S2SADError
 from .rules import helpers
 from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
-from .frontend.resolve import Environment, found
+from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key
 from .runtime.local_classes import defined_class
@@ -130,9 +130,34 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     ]
     if mode == "forward":
         parts.append("forward rules=" + _forward_rules_fingerprint())
+    if mode in ("compiled", "compiled_split"):  # Numba's cache keeps a caller's machine code with its callees'
+        parts += _callee_definitions(function, {function})
     if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
         parts.append("positions=" + repr(list(function.__code__.co_positions())))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _callee_definitions(function, seen: set) -> list[str]:
+    """The text and defaults of each user function ``function`` calls by a global name, and of
+    theirs: compiled code links in its callees' split forms, and Numba's disk cache, keyed by
+    the caller's file alone, would give back the old machine code after a callee changed."""
+    found = []
+    names = sorted(set(function.__code__.co_names))
+    modules = [value for value in map(function.__globals__.get, names) if inspect.ismodule(value)]
+    # called by name, or as an attribute of a module (`p.helper`: co_names holds attribute names too)
+    candidates = [(name, function.__globals__.get(name)) for name in names]
+    candidates += [(f"{m.__name__}.{name}", getattr(m, name, None)) for m in modules for name in names]
+    for name, value in candidates:
+        if not (inspect.isfunction(value) and _is_users(value)) or value in seen:
+            continue
+        seen.add(value)
+        try:
+            text = "".join(source_lines_for_key(value)[0])
+        except (OSError, TypeError):
+            text = value.__code__.co_code.hex()  # no source: its split form is not made anyway
+        found.append(f"callee {name}={value.__module__}.{value.__qualname__}:{text}defaults={value.__defaults__!r}")
+        found += _callee_definitions(value, seen)
+    return found
 
 
 def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
@@ -169,7 +194,11 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
             elif mode == "compiled":
                 from .codegen.reverse import generate_compiled
 
-                generated = generate_compiled(ir, wrt, source.function, namer)
+                generated = generate_compiled(ir, wrt, source.function, namer, _splits_for(function))
+            elif mode == "compiled_split":
+                from .codegen.reverse import generate_compiled_split
+
+                generated = generate_compiled_split(ir, wrt, source.function, namer, _splits_for(function))
             else:
                 generated = generate(ir, wrt, source.function, namer, optimize)
             break
@@ -184,6 +213,49 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
             refused.append(error)
     table = table_text(dependencies(function, static_callees(ir)))
     return generated, table + refused_table(refused)
+
+
+_splitting = threading.local()  # the functions whose split forms this thread is making (recursion)
+
+
+def _splits_for(function):
+    """What the compiled generator asks of a call of ``spelling`` in ``function`` (see
+    codegen/reverse.split_calls): the callee's number of parameters, once its split form is
+    made; NotCompiledError naming the construct when the call cannot compile."""
+    env = Environment(function)
+
+    def splits(spelling: str, positions: tuple) -> int:
+        owner, _, name = spelling.rpartition(".")
+        callee = env.resolve_dotted(spelling)
+        where = f"the call of `{spelling}`"
+        home = function.__globals__ if not owner else getattr(env.resolve_dotted(owner), "__dict__", {}) \
+            if inspect.ismodule(env.resolve_dotted(owner)) else {}
+        if not (inspect.isfunction(callee) and _is_users(callee)) or home.get(name) is not callee \
+                or callee.__qualname__ != callee.__name__:
+            raise NotCompiledError(f"{where} is not of a module-level function of the user's (a closure, a method, "
+                                   "a value, a library's function without a rule): only those compile")
+        parameters = list(signature(callee).parameters.values())
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters) \
+                or any(position >= len(parameters) for position in positions):
+            raise NotCompiledError(f"{where}: `{spelling}` takes *args, **kwargs or keyword-only parameters, "
+                                   "which the NumPy path binds")
+        in_progress = getattr(_splitting, "functions", None)
+        if in_progress is None:
+            in_progress = _splitting.functions = set()
+        if callee is _unwrap(function) or callee in in_progress:
+            raise NotCompiledError(f"{where} is recursive, which compiled code does not follow")
+        in_progress.add(_unwrap(function))
+        try:
+            split = generated_split(callee, tuple(parameters[p].name for p in positions))
+            if split.__globals__.get("WRITES_BACK_ARGUMENTS"):  # the NumPy path refuses the call (transformed.py)
+                raise NotCompiledError(f"`{spelling}` changes its arguments in place")
+        except NotCompiledError as error:
+            raise NotCompiledError(f"{where} cannot compile: {error.message}", error.location) from None
+        finally:
+            in_progress.discard(_unwrap(function))
+        return len(parameters)
+
+    return splits
 
 
 def _name_the_decorator(error: S2SADError, function) -> None:
@@ -218,6 +290,13 @@ def generated_compiled(function, wrt: tuple[str, ...]):
     ``f_grad_compiled(*params) -> (y, gradients with respect to wrt)``; NotCompiledError when
     the function is not one s2sad compiles."""
     return _generated(function, wrt, "compiled")
+
+
+def generated_split(function, wrt: tuple[str, ...]):
+    """The split compiled form of a user function a compiled gradient calls: its module's
+    ``SPLIT`` is ``(f_forward, f_reverse)`` (codegen/reverse.generate_compiled_split); the entry
+    returned is the forward half, whose ``__s2sad_current__`` covers what it calls too."""
+    return _generated(function, wrt, "compiled_split")
 
 
 def generated_jvp(function, wrt: tuple[str, ...]):
@@ -263,7 +342,7 @@ def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> s
 
 def _load_or_generate(function, wrt, mode):
     name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + \
-        {"forward": "_jvp", "compiled": "_compiled"}.get(mode, "")
+        {"forward": "_jvp", "compiled": "_compiled", "compiled_split": "_split"}.get(mode, "")
     directory = cache.usable_directory()
     source = None
     path = None
@@ -286,7 +365,8 @@ def _load_or_generate(function, wrt, mode):
         still_current = _bind_current(module, function)
     _sources.setdefault(function, {})[(mode, wrt)] = without_table(source)
     warn_refused_branches(module, function)
-    entry = _entry_of(module, {"forward": "_jvp", "compiled": "_grad_compiled"}.get(mode, "_rrule"))
+    entry = module.SPLIT[0] if mode == "compiled_split" else \
+        _entry_of(module, {"forward": "_jvp", "compiled": "_grad_compiled"}.get(mode, "_rrule"))
     entry.__s2sad_module__ = module
     entry.__s2sad_current__ = still_current  # run before each call: see validity.py
     return entry
@@ -324,17 +404,45 @@ def _bind_current(module, function):
     if resolved is None:
         raise _Stale("DEPENDS")
     bind(module, function)
-    return current_check(function, resolved)
+    check = current_check(function, resolved)
+    splits = module.__dict__.get("__s2sad_splits__")
+    if not splits:
+        return check
+
+    def still_current(function):  # and each split callee's own code, two levels down and more
+        return check(function) and all(entry.__s2sad_current__(callee) for callee, entry in splits)
+
+    return still_current
 
 
 def bind(module, function) -> None:
     """Give the module's ``BINDINGS`` their values from the function's environment."""
     env = Environment(function)
+    splits: list = []  # (callee, its split entry) of the compiled code's calls: see _bind_current
     for name, recipe in getattr(module, "BINDINGS", {}).items():
-        module.__dict__[name] = _resolve_recipe(recipe, env, function)
+        if recipe[0] in ("compiled_forward", "compiled_reverse"):
+            module.__dict__[name] = _split_half(recipe, env, splits)
+        else:
+            module.__dict__[name] = _resolve_recipe(recipe, env, function)
+    module.__dict__["__s2sad_splits__"] = splits
     # Block comments name the user's file short, for reading; an error raised as the code runs
     # names it in full (api._user_location), as the errors raised while transforming do.
     module.__dict__["__s2sad_source_file__"] = function.__code__.co_filename
+
+
+def _split_half(recipe, env: Environment, splits: list):
+    """The Numba dispatcher of one half of a callee's split form (compiled code's calls)."""
+    from .compiled import split_dispatchers
+
+    callee = _unwrap(_resolve_reference(recipe[1], env))
+    parameters = list(signature(callee).parameters) if inspect.isfunction(callee) else []
+    if not all(p < len(parameters) for p in recipe[2]):
+        raise _Stale(str(recipe))
+    # NotCompiledError (the callee changed into one that does not compile) goes to compile=True's fallback
+    entry, halves = split_dispatchers(callee, tuple(parameters[p] for p in recipe[2]))
+    if not any(entry is e for _, e in splits):
+        splits.append((callee, entry))
+    return halves[0 if recipe[0] == "compiled_forward" else 1]
 
 
 def _resolve_reference(reference, env: Environment):

@@ -61,8 +61,8 @@ def helper(v):
     return v * v
 
 
-def calls_a_helper(x):
-    return helper(x) + 1.0
+def calls_a_helper_by_keyword(x):
+    return helper(v=x) + 1.0
 
 
 def of_an_array(x):
@@ -110,7 +110,7 @@ def scaled_by_a_large_power(x):
 
 @pytest.mark.parametrize("f, args, why", [
     (of_an_array, (np.array([1.0, 2.0]),), "sort_vjp_a"),
-    (calls_a_helper, (0.5,), "helper"),
+    (calls_a_helper_by_keyword, (0.5,), "keyword"),   # calls by position compile (test_compiled_calls.py)
     (scaled_by_a_large_power, (0.5,), "64-bit"),
 ])
 def test_what_does_not_compile_runs_the_numpy_path_with_one_warning(f, args, why):

@@ -144,7 +144,12 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_compiled_array_gradient_is_central_differences_and_the_numpy_paths(name):
-    f, args, argnums = CASES[name]
+    compiled_against_references(*CASES[name])
+
+
+def compiled_against_references(f, args, argnums):
+    """``f``'s gradient compiles (no fallback), and is the NumPy path's and central differences'
+    (test_compiled_calls.py checks its programs with it too)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)  # each of these compiles
         value, gradients = s2sad.value_and_grad(f, argnums=argnums, compile=True)(*args)

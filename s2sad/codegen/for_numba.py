@@ -108,17 +108,29 @@ def _method_call(value) -> str | None:
 
 
 class _Pullbacks(cst.CSTVisitor):
-    """``y, y_pullback = method_rrule(x, 'sum')``: ``y_pullback`` -> ``array_sum``."""
+    """``y, y_pullback = method_rrule(x, 'sum')``: ``y_pullback`` -> (``array_sum_pullback``, None);
+    ``y, y_pullback = f_rrule(a)`` of a user function compiled split (``calls``: rrule -> (forward,
+    reverse, the callee's number of parameters)): ``y_pullback`` -> (``f_reverse``, the number of
+    cotangents the call's pullback gives when it passes fewer arguments than ``f`` has parameters)."""
 
-    def __init__(self):
+    def __init__(self, calls: dict):
+        super().__init__()
+        self.calls = calls
         self.found: dict = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        helper = _method_call(node.value)
         target = node.targets[0].target if len(node.targets) == 1 else None
-        if helper is not None and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
-                and isinstance(target.elements[1].value, cst.Name):
-            self.found[target.elements[1].value.value] = helper
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name)):
+            return
+        helper = _method_call(node.value)
+        if helper is not None:
+            self.found[target.elements[1].value.value] = (f"{helper}_pullback", None)
+        elif isinstance(node.value, cst.Call) and _called(node.value) in self.calls \
+                and self.calls[_called(node.value)][1] is not None:
+            _, reverse, count = self.calls[_called(node.value)]
+            given = len(node.value.args)  # the caller unpacks (0.0, one cotangent per argument given)
+            self.found[target.elements[1].value.value] = (reverse, 1 + given if given < count else None)
 
 
 class _AsArrays(cst.CSTTransformer):
@@ -126,11 +138,12 @@ class _AsArrays(cst.CSTTransformer):
     ``buffers``: the cotangents only their own updates change, ``pullbacks``: the pullbacks of
     an array's methods -> the helper computing the method."""
 
-    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict):
+    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict):
         super().__init__()
         self.primal_of = primal_of
         self.buffers = buffers
         self.pullbacks = pullbacks
+        self.calls = calls
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -142,6 +155,9 @@ class _AsArrays(cst.CSTTransformer):
             if not rest:
                 receiver = receiver.with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return updated.with_changes(value=cst.Call(cst.Name(helper), [receiver, *rest]))
+        if isinstance(value, cst.Call) and _called(value) in self.calls and self.calls[_called(value)][1] is not None:
+            # `f(a)` differentiated: its value and what its reverse reads
+            return updated.with_changes(value=value.with_changes(func=cst.Name(self.calls[_called(value)][0])))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
@@ -163,9 +179,17 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
-        helper = self.pullbacks.get(_called(updated))
-        if helper is not None and len(updated.args) == 1:  # `y_pullback(g)`: the helper's pullback of what it kept
-            return cst.Call(cst.Name(f"{helper}_pullback"), [cst.Arg(updated.func), *updated.args])
+        value_only = self.calls.get(_called(updated))
+        if value_only is not None and value_only[1] is None:  # `f(y, 1.5)`, not differentiated: the forward's value
+            call = updated.with_changes(func=cst.Name(value_only[0]))
+            return cst.Subscript(call, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        found = self.pullbacks.get(_called(updated))
+        if found is not None and len(updated.args) == 1:  # `y_pullback(g)`: the helper's pullback of what it kept
+            call = cst.Call(cst.Name(found[0]), [cst.Arg(updated.func), *updated.args])
+            if found[1] is None:
+                return call
+            # a call that left parameters to their defaults: the cotangents of the arguments it gave
+            return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
         return updated
 
 
@@ -319,11 +343,15 @@ def _names(target) -> list[str]:
     return []
 
 
-def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal_of: dict | None = None) -> str:
+def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal_of: dict | None = None,
+              calls: dict | None = None) -> str:
     """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot.
-    ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays."""
+    ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays.
+    ``calls``: the user's functions it calls split (rrule -> (forward, reverse, number of parameters))."""
     arrays = primal_of is not None
+    calls = calls or {}
     allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
+    allowed = allowed | {name for forward, reverse, _ in calls.values() for name in (forward, reverse) if name}
     bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
     if bound:
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
@@ -333,9 +361,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
-        pullbacks = _Pullbacks()
+        pullbacks = _Pullbacks(calls)
         module.visit(pullbacks)
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found))
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls))
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_SelfAssignments())

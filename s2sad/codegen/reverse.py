@@ -60,6 +60,25 @@ COMPILED_TEMPLATE = '''
 {reverse}    return {result}, ({cotangents})
 '''
 
+SPLIT_TEMPLATE = '''
+
+
+{heading}def {forward}({params}):
+{primal}    return {result}, ({saved})
+
+
+def {reverse}({kept}, {seed}):
+{unpack}{reverse_body}    return 0.0, {cotangents}
+
+
+SPLIT = ({forward}, {reverse})  # what a compiled caller calls in place of the rrule
+'''
+
+SPLIT_HEADING = ("`{name}` split for the compiled gradient of a function calling it (compile=True): `{forward}` "
+                 "computes the value and returns it with what `{reverse}` reads; `{reverse}` turns that and the "
+                 "value's cotangent into (0.0, one cotangent per parameter), as the rrule's pullback would. The "
+                 "cotangents with respect to {wrt} are computed; the others are 0.0, which no caller reads.")
+
 ACCEPTS_TEMPLATE = '''
 
 def {accepts}({params}):
@@ -158,6 +177,7 @@ class ReverseGenerator:
                 finals = [f"zero_like({p})" if final == "ZERO" else final for final, p in zip(finals, self.wrt)]
             cotangents = ", ".join(finals) + ("," if len(self.wrt) == 1 else "")
         self.body = primal + reverse + [cotangents]
+        self.halves = (primal, reverse, seed, result)  # for the split compiled form (generate_compiled_split)
         template = COMPILED_TEMPLATE if self.compiled else FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
         depth = 1 if fused else 2  # fused, the reverse lines follow the primal ones in the same function
         return template.format(
@@ -417,20 +437,27 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     return generator.module(general + specialised + fused, generator.body + specialist.body + fuser.body)
 
 
-def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
+def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
+                      splits=None) -> GeneratedModule:
     """The gradient of a function of real scalars as one function for Numba: the float version's
     primal and pullback fused (loops included, their tapes replayed by index), its symbolic zeros
     made 0.0 (``for_numba``). Raises ``NotCompiledError`` naming what keeps it from compiling."""
-    from .for_numba import NotCompiledError, for_numba
+    from .for_numba import COMPILABLE_GLOBALS, NotCompiledError, for_numba
 
     general = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
     plan = float_plan(function, general.activity)
     if plan is None:
-        return _compiled_for_arrays(function, wrt, user_function, namer)
+        return _compiled_for_arrays(function, wrt, user_function, namer, splits)
+    untouched = copy.deepcopy(namer)
     generator = ReverseGenerator(function, wrt, user_function, namer, scalars=plan.scalars, compiled=True)
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
-    text = for_numba(generator.run(name, heading=heading, fused=True), generator.core.bindings, function.location)
+    text = generator.run(name, heading=heading, fused=True)
+    if any(name not in COMPILABLE_GLOBALS for name in generator.core.bindings):
+        # calls of the user's own functions (what else is bound does not compile here): the general code,
+        # which calls their split forms (of floats too)
+        return _compiled_for_arrays(function, wrt, user_function, untouched, splits)
+    text = for_numba(text, generator.core.bindings, function.location)
     # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element;
     # a differentiated parameter the value does not depend on gets 0.0, so it too must be a float
     unread = [f"{p}.__class__ is float" for p in wrt if p not in plan.floats + plan.numbers + plan.vectors]
@@ -441,9 +468,11 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     return generator.module(text, text.splitlines(), always=())
 
 
-def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function, namer: Namer) -> GeneratedModule:
+def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
+                         splits=None) -> GeneratedModule:
     """The same for a function of float arrays and floats: the general version's primal and
-    pullback fused, its helpers the overloads of s2sad.compiled_helpers (``for_numba``)."""
+    pullback fused, its helpers the overloads of s2sad.compiled_helpers (``for_numba``); the
+    calls of the user's own functions call their split forms (``split_calls``)."""
     from .for_numba import ARRAY_HELPERS, for_numba
 
     generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
@@ -451,7 +480,8 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     heading = _comment(COMPILED_ARRAYS_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = generator.run(name, heading=heading, fused=True)
     primal_of = {cotangent: primal for primal, cotangent in generator.core.derivatives.items()}
-    text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of)
+    calls = split_calls(generator, splits, text)
+    text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls)
     # which calls it serves: float64 arrays and Python floats; ints and bools where nothing is differentiated
     tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 and {p}.dtype == np.float64"
              + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool") + ")"
@@ -461,6 +491,128 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     if elementwise_sum(function):
         text += ELEMENTWISE_NOTE
     return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
+
+
+def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
+    """The calls of the user's own functions the compiled code makes through their split forms:
+    the rrule's name -> (forward's name, reverse's name, the callee's number of parameters), and
+    for the calls nothing is differentiated through, the function's name -> (forward's name, None,
+    its number of parameters).
+    Their bindings become the two halves' (``compiled_forward``, ``compiled_reverse``: the
+    pipeline binds them to Numba dispatchers). ``splits(spelling, positions)`` (transform.py)
+    gives the callee's number of parameters once its split form is made, or raises
+    NotCompiledError saying why the call cannot compile (keywords, *args, a value, a method,
+    recursion): the construct named."""
+    from ..errors import NotCompiledError
+
+    bindings = generator.core.bindings
+    calls = {}
+    loaded = _names_loaded(text)
+    for spelling, recipe in sorted(bindings.items()):
+        # a call nothing is differentiated through (`f(y, 1.5)` where only x is): the forward half's value
+        if recipe != ("global", spelling) or splits is None or spelling not in loaded or spelling in COMPILED_BUILTINS:
+            continue
+        try:
+            count = splits(spelling, ())
+        except NotCompiledError:
+            continue  # not a function of the user's: for_numba says what cannot compile
+        forward = generator.namer.fresh(f"{spelling}_value")
+        del bindings[spelling]  # its calls become the forward half's (anything else reading it cannot compile)
+        bindings[forward] = ("compiled_forward", ("env", spelling), (), ())
+        calls[spelling] = (forward, None, count)
+    for rrule, recipe in sorted(bindings.items()):
+        if recipe[0] != "transformed":
+            continue
+        reference, positions, keywords = recipe[1], recipe[2], recipe[3]
+        spelling = reference[1] if reference[0] == "env" else None
+        if splits is None or spelling is None or not all(part.isidentifier() for part in spelling.split(".")):
+            raise NotCompiledError(f"its gradient calls `{spelling or reference}` through a value (a function "
+                                   "passed in, held in a container): only module-level functions called by name "
+                                   "(or as `module.function`) compile", generator.function.location)
+        if keywords:
+            raise NotCompiledError(f"it calls `{spelling}` with keyword arguments, which the NumPy path binds",
+                                   generator.function.location)
+        try:
+            count = splits(spelling, positions)
+        except NotCompiledError as error:
+            raise NotCompiledError(error.message, error.location or generator.function.location) from None
+        forward = generator.namer.fresh(f"{spelling.replace('.', '_')}_forward")
+        reverse = generator.namer.fresh(f"{spelling.replace('.', '_')}_reverse")
+        del bindings[rrule]
+        if bindings.get(spelling) == ("global", spelling) and spelling not in loaded:
+            del bindings[spelling]  # bound for the NumPy path's sake; the compiled code calls the halves
+        bindings[forward] = ("compiled_forward", reference, positions, keywords)
+        bindings[reverse] = ("compiled_reverse", reference, positions, keywords)
+        calls[rrule] = (forward, reverse, count)
+    return calls
+
+
+COMPILED_BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "max", "pow", "round", "slice",
+                               "enumerate", "zip"})
+
+
+def _names_loaded(text: str) -> set[str]:
+    import ast
+    import re
+
+    try:
+        return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+    except SyntaxError:  # lines that are not a whole program: every word (more names: fewer rewrites)
+        return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
+                            splits=None) -> GeneratedModule:
+    """A user function called from compiled code, as two functions for Numba (SPLIT_TEMPLATE):
+    the general version's primal and reverse halves (``ReverseGenerator(compiled=True)``),
+    rewritten by ``for_numba``. What the forward half hands the reverse half is exactly the
+    names the rewritten reverse half reads of the forward's: the halves are written once to
+    find them (reading nothing from the first text but those names), then again with them."""
+    from .for_numba import ARRAY_HELPERS, for_numba
+
+    generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
+    generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
+    generator.run(generator.rrule_name, fused=True)  # the halves are kept (generator.halves)
+    primal, reverse, seed, result = generator.halves
+    primal_of = {cotangent: p for p, cotangent in generator.core.derivatives.items()}
+    forward_name, reverse_name = namer.fresh(f"{function.name}_forward"), namer.fresh(f"{function.name}_reverse")
+    kept = namer.fresh("saved")
+    cotangents = []
+    for p in function.params:
+        final = generator.final_cotangent(p) if p in wrt else "0.0"
+        cotangents.append(f"zero_like({p})" if final == "ZERO" else final)
+    heading = _comment(SPLIT_HEADING.format(name=function.name, forward=forward_name, reverse=reverse_name,
+                                            wrt=", ".join(wrt) or "nothing"))
+    calls = split_calls(generator, splits, "\n".join(primal + reverse + cotangents))
+
+    def written(saved: list[str]) -> str:
+        text = SPLIT_TEMPLATE.format(
+            heading=heading, forward=forward_name, params=", ".join(function.params),
+            primal="\n".join(INDENT + line for line in primal) + ("\n" if primal else ""), result=result,
+            saved="".join(f"{name}, " for name in saved).rstrip(" "), reverse=reverse_name, kept=kept, seed=seed,
+            unpack=f"{INDENT}{''.join(f'{name}, ' for name in saved).rstrip(' ')} = {kept}\n" if saved else "",
+            reverse_body="\n".join(INDENT + line for line in reverse) + ("\n" if reverse else ""),
+            cotangents=", ".join(cotangents) + ("," if len(cotangents) == 1 else ""))
+        return for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls)
+
+    saved = _read_from_forward(written([]), forward_name, reverse_name)
+    text = written(saved)
+    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
+
+
+def _read_from_forward(text: str, forward: str, reverse: str) -> list[str]:
+    """The names the function ``reverse`` of ``text`` reads that ``forward`` binds (its
+    parameters included), in the order the forward binds them."""
+    import ast
+
+    functions = {node.name: node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+    bound = {a.arg: None for a in functions[forward].args.args}
+    for node in ast.walk(functions[forward]):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.setdefault(node.id)
+    read = {node.id for node in ast.walk(functions[reverse]) if isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)}
+    return [name for name in bound if name in read]
 
 
 def _comment(text: str) -> str:
