@@ -23,7 +23,8 @@ from numba.extending import overload, register_jitable
 __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
-           "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into"]
+           "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into",
+           "array_vjp_object", "split_cotangent"]
 
 
 class NotCompiledCase(Exception):
@@ -47,6 +48,7 @@ add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at",
 nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
 power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
                                                                        "written_into"))
+array_vjp_object, split_cotangent = map(_compiled_only, ("array_vjp_object", "split_cotangent"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
 array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
@@ -545,4 +547,38 @@ def _written_into(new, old):
                 raise NotCompiledCase("an in-place operation that would change an array's shape")
             return new if new.dtype == old.dtype else new.astype(old.dtype)
         return into
+    return None
+
+
+# ---------------------------------------------------------------------------- np.array of a list of numbers
+
+def _numbers(t) -> bool:
+    """A list or tuple of real scalars (what ``np.array([a, b, c])`` is made of)."""
+    if isinstance(t, types.List):
+        return _real(t.dtype)
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_real(item) for item in t)
+
+
+@overload(array_vjp_object)
+def _array_vjp_object(g, ans, obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):
+    """The cotangent of the list in ``np.array(list)``: one per element, as the 1-d array ``g``
+    (``split_cotangent`` reads it element by element)."""
+    if _real_array(g) and g.ndim == 1 and _numbers(obj) and _absent(dtype):
+        def elements(g, ans, obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):
+            if ndmin > 1 or g.size != len(obj):
+                raise NotCompiledCase("np.array of a list with ndmin")
+            return g
+        return elements
+    return None
+
+
+@overload(split_cotangent)
+def _split_cotangent(g, count):
+    """The cotangents of a sequence's elements from the cotangent of the whole (a 1-d array here)."""
+    if _real_array(g) and g.ndim == 1:
+        def parts(g, count):
+            if g.size != count:
+                raise NotCompiledCase("a cotangent of another length than its sequence")
+            return g
+        return parts
     return None

@@ -113,6 +113,25 @@ def powers_in_place(x, p):
     return np.sum(y ** p) + np.sum(2.0 ** x) + np.sum(x) ** 2.5 / 10.0
 
 
+def lotka_volterra(y, params):
+    alpha, beta, delta, gamma = params[0], params[1], params[2], params[3]
+    prey, predator = y[0], y[1]
+    return np.array([alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator])
+
+
+def rk4_by_name(params, y0):
+    """RK4 written with its model called by name (a model passed as a value does not compile yet)."""
+    y, dt, total = y0, 0.01, 0.0
+    for step in range(20):
+        k1 = lotka_volterra(y, params)
+        k2 = lotka_volterra(y + 0.5 * dt * k1, params)
+        k3 = lotka_volterra(y + 0.5 * dt * k2, params)
+        k4 = lotka_volterra(y + dt * k3, params)
+        y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        total = total + np.sum(y ** 2)
+    return total
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -138,6 +157,7 @@ CASES = {
     "methods": (methods, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
     "methods_in_a_loop": (methods_in_a_loop, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
     "powers_in_place": (powers_in_place, (np.abs(rng.normal(size=5)), 1.7), (0, 1)),
+    "rk4_by_name": (rk4_by_name, (np.array([1.0, 0.1, 0.075, 1.5]), np.array([10.0, 5.0])), (0, 1)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 

@@ -47,6 +47,9 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced"
                            "zero_like", "accumulate_into", "array_sum", "array_sum_pullback", "array_mean",
                            "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback",
                            "power_vjp_base", "power_vjp_exponent", "written_into"})
+# rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
+BOUND_RULES_COMPILED = frozenset({"array_vjp_object"})
+ARRAY_HELPERS = ARRAY_HELPERS | BOUND_RULES_COMPILED | {"split_cotangent"}
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 
@@ -353,6 +356,8 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
     allowed = allowed | {name for forward, reverse, _ in calls.values() for name in (forward, reverse) if name}
     bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
+    for name in [name for name in bindings if arrays and name in BOUND_RULES_COMPILED]:
+        del bindings[name]  # a rule's function the module would bind: its overload is imported instead
     if bound:
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
                                "when the module loads (a rule's function, another generated function): Numba "
