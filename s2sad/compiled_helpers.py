@@ -24,7 +24,7 @@ __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduc
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
            "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into",
-           "array_vjp_object", "split_cotangent"]
+           "array_vjp_object", "split_cotangent", "max_vjp_a", "min_vjp_a"]
 
 
 class NotCompiledCase(Exception):
@@ -49,6 +49,7 @@ nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_a
 power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
                                                                        "written_into"))
 array_vjp_object, split_cotangent = map(_compiled_only, ("array_vjp_object", "split_cotangent"))
+max_vjp_a, min_vjp_a = map(_compiled_only, ("max_vjp_a", "min_vjp_a"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
 array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
@@ -582,3 +583,25 @@ def _split_cotangent(g, count):
             return g
         return parts
     return None
+
+
+# ---------------------------------------------------------------------------- np.max, np.min of a whole array
+
+def _extreme_vjp(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """The cotangent of ``np.max(a)`` (or ``np.min``), the whole array: shared equally among the
+    elements equal to the extreme (the rule's convention: its sum is ``g``)."""
+    if not (_real(g) and _real(ans) and _real_array(a) and _absent(axis) and _absent(out) and _absent(initial)
+            and isinstance(where, (types.Boolean, types.Omitted))):
+        return None
+
+    def shared(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
+        if not where:
+            raise NotCompiledCase("a reduction over nothing")
+        winners = a == ans
+        count = max(np.sum(winners), 1)
+        return np.where(winners, g / count, 0.0)
+    return shared
+
+
+overload(max_vjp_a)(_extreme_vjp)
+overload(min_vjp_a)(_extreme_vjp)

@@ -132,6 +132,15 @@ def rk4_by_name(params, y0):
     return total
 
 
+def logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))   # smooth even where two elements tie for the max
+
+
+def smallest_times_total(x):
+    return np.min(x) * np.sum(x)
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -158,6 +167,8 @@ CASES = {
     "methods_in_a_loop": (methods_in_a_loop, (rng.normal(size=(3, 3)), rng.normal(size=3)), (0, 1)),
     "powers_in_place": (powers_in_place, (np.abs(rng.normal(size=5)), 1.7), (0, 1)),
     "rk4_by_name": (rk4_by_name, (np.array([1.0, 0.1, 0.075, 1.5]), np.array([10.0, 5.0])), (0, 1)),
+    "logsumexp_with_a_tie": (logsumexp, (np.array([0.3, 2.0, -1.0, 2.0]),), (0,)),
+    "logsumexp_2d": (logsumexp, (rng.normal(size=(3, 4)),), (0,)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 
@@ -329,3 +340,13 @@ def test_parameters_left_to_their_defaults_are_bound_and_compiled():
     np.testing.assert_allclose(dk, central(euler, (0.7, y0), 0), rtol=1e-6)
     np.testing.assert_allclose(dy0, central(euler, (0.7, y0), 1), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(shorter, central(euler, (0.7, y0, 0.02, 10), 0), rtol=1e-6)
+
+
+def test_a_tie_for_the_minimum_shares_the_cotangent_as_the_numpy_path_does():
+    x = np.array([0.3, -2.0, 1.0, -2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(smallest_times_total, compile=True)(x)
+    np.testing.assert_array_equal(gradient, s2sad.grad(smallest_times_total)(x))
+    # d/dx_i = min(x) + share_i * sum(x): min -2, sum -2.7, each of the two minima a half share
+    np.testing.assert_allclose(gradient, [-2.0, -2.0 - 2.7 / 2, -2.0, -2.0 - 2.7 / 2], rtol=1e-12)

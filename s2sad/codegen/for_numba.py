@@ -48,7 +48,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced"
                            "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback",
                            "power_vjp_base", "power_vjp_exponent", "written_into"})
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
-BOUND_RULES_COMPILED = frozenset({"array_vjp_object"})
+BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a"})
 ARRAY_HELPERS = ARRAY_HELPERS | BOUND_RULES_COMPILED | {"split_cotangent"}
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
