@@ -141,6 +141,13 @@ def smallest_times_total(x):
     return np.min(x) * np.sum(x)
 
 
+def validated(w, X, y):
+    if X.shape[0] != y.shape[0]:
+        raise ValueError("X and y disagree")
+    p = np.tanh(X @ w)
+    return np.sum((p - y) ** 2)
+
+
 def unused(x, y):
     return np.sum(x ** 2)
 
@@ -169,6 +176,7 @@ CASES = {
     "rk4_by_name": (rk4_by_name, (np.array([1.0, 0.1, 0.075, 1.5]), np.array([10.0, 5.0])), (0, 1)),
     "logsumexp_with_a_tie": (logsumexp, (np.array([0.3, 2.0, -1.0, 2.0]),), (0,)),
     "logsumexp_2d": (logsumexp, (rng.normal(size=(3, 4)),), (0,)),
+    "validated": (validated, (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)), (0,)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
 }
 
@@ -350,3 +358,22 @@ def test_a_tie_for_the_minimum_shares_the_cotangent_as_the_numpy_path_does():
     np.testing.assert_array_equal(gradient, s2sad.grad(smallest_times_total)(x))
     # d/dx_i = min(x) + share_i * sum(x): min -2, sum -2.7, each of the two minima a half share
     np.testing.assert_allclose(gradient, [-2.0, -2.0 - 2.7 / 2, -2.0, -2.0 - 2.7 / 2], rtol=1e-12)
+
+
+def test_the_users_own_error_comes_from_the_numpy_path_with_its_location():
+    """``raise ValueError(...)`` compiles; a call that raises is run again on the NumPy path, so
+    the user sees their error as the NumPy path raises it (its message and the notes that point
+    at their line)."""
+    grad = s2sad.grad(validated, compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        grad(rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5))  # compiled
+    mismatched = (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        with pytest.raises(ValueError, match="X and y disagree") as compiled:
+            grad(*mismatched)
+    with pytest.raises(ValueError, match="X and y disagree") as plain:
+        s2sad.grad(validated)(*mismatched)
+    assert str(compiled.value) == str(plain.value)
+    assert getattr(compiled.value, "__notes__", None) == getattr(plain.value, "__notes__", None)

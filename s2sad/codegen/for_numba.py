@@ -34,8 +34,12 @@ import libcst as cst
 from ..errors import NotCompiledError, SourceLocation
 
 # the globals compiled code may read: modules and builtins Numba compiles
+# builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
+# compiled call that raises is run again on the NumPy path, whose error, located, is the one the user sees
+BUILTIN_EXCEPTIONS = frozenset({"ValueError", "TypeError", "ArithmeticError", "ZeroDivisionError", "OverflowError",
+                                "FloatingPointError", "AssertionError", "RuntimeError", "IndexError", "KeyError"})
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
-                                "True", "False", "None"})
+                                "True", "False", "None"}) | BUILTIN_EXCEPTIONS
 
 
 # on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
