@@ -141,7 +141,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             lane[6].add(kinds)
         if not _all_finite(value, gradients):  # see above: the NumPy path decides
             return numpy_path(*given)
-        if kinds:  # not all floats: a gradient may be an argument's memory
+        if kinds:  # not all floats: a gradient may be an argument's memory, or another gradient's
             gradients = _unshared(gradients, args)
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
@@ -311,14 +311,20 @@ def _all_finite(value, gradients) -> bool:
     return True
 
 
-def _unshared(gradients: tuple, args: tuple) -> tuple:
-    """The gradients, none of them an argument's memory (a cotangent passed through unchanged
-    is the array it came from): the caller may change a gradient in place."""
-    arrays = [a for a in args if a.__class__ is np.ndarray]
-    if not arrays:
-        return gradients
-    return tuple(g.copy() if g.__class__ is np.ndarray and any(np.may_share_memory(g, a) for a in arrays) else g
-                 for g in gradients)
+def _unshared(gradients, args) -> tuple:
+    """The gradients, none of them an argument's memory or another gradient's (a cotangent passed
+    through unchanged is the array it came from; ``x + y`` gives both operands one cotangent):
+    the caller may change a gradient in place. By memory, not by owner as runtime/isolation's
+    ``unshared``: Numba hands one buffer back as two arrays with different owner objects."""
+    held = [a for a in args if a.__class__ is np.ndarray]
+    handed = []
+    for g in gradients:
+        if g.__class__ is np.ndarray:
+            if any(np.may_share_memory(g, other) for other in held):
+                g = g.copy()
+            held.append(g)
+        handed.append(g)
+    return tuple(handed)
 
 
 def _not_covered(error) -> bool:

@@ -210,12 +210,23 @@ def test_a_gradient_nothing_reaches_is_zeros_of_its_argument():
     assert dy.shape == (2, 3) and dy.dtype == np.float64 and not dy.any()
 
 
-def test_no_gradient_is_an_arguments_memory():
-    """The caller may change a gradient in place: none is an argument (or a view of one)."""
+def summed(x, y):
+    return np.sum(x + y)   # both cotangents are the one array of ones
+
+
+def test_no_gradient_is_an_arguments_memory_or_another_gradients():
+    """The caller may change a gradient in place: none is an argument (or a view of one), and no
+    two gradients are one array (the cotangent of ``x + y`` is both operands')."""
     x = rng.normal(size=6)
     for f, args in [(sin_cos, (x,)), (neighbours, (x, 0.5))]:
         gradient = s2sad.grad(f, compile=True)(*args)
         assert not any(np.may_share_memory(gradient, a) for a in args if isinstance(a, np.ndarray))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dx, dy = s2sad.grad(summed, argnums=(0, 1), compile=True)(x, x + 1.0)
+    assert not np.shares_memory(dx, dy)
+    dx += 1.0
+    np.testing.assert_array_equal(dy, np.ones(6))
 
 
 @pytest.mark.parametrize("args", [
