@@ -388,3 +388,12 @@ def test_the_users_own_error_comes_from_the_numpy_path_with_its_location():
         s2sad.grad(validated)(*mismatched)
     assert str(compiled.value) == str(plain.value)
     assert getattr(compiled.value, "__notes__", None) == getattr(plain.value, "__notes__", None)
+
+
+def test_the_helpers_generated_code_may_call_are_the_overloads_there_are():
+    """for_numba names the helpers (generating code imports no Numba); compiled_helpers defines
+    them: the two lists are one."""
+    from s2sad import compiled_helpers
+    from s2sad.codegen.for_numba import ARRAY_HELPERS
+
+    assert ARRAY_HELPERS == set(compiled_helpers.__all__) - {"NotCompiledCase"}

@@ -33,29 +33,28 @@ import libcst as cst
 
 from ..errors import NotCompiledError, SourceLocation
 
-# the globals compiled code may read: modules and builtins Numba compiles
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
 # compiled call that raises is run again on the NumPy path, whose error, located, is the one the user sees
 BUILTIN_EXCEPTIONS = frozenset({"ValueError", "TypeError", "ArithmeticError", "ZeroDivisionError", "OverflowError",
                                 "FloatingPointError", "AssertionError", "RuntimeError", "IndexError", "KeyError"})
+# the globals compiled code may read: modules and builtins Numba compiles
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
                                 "True", "False", "None"}) | BUILTIN_EXCEPTIONS
-
-
 # on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
 ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip"}
-# the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
-# here, not imported: that module imports Numba, and generating code needs none)
-ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count", "safe_divide",
-                           "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero",
-                           "zero_like", "accumulate_into", "array_sum", "array_sum_pullback", "array_mean",
-                           "array_mean_pullback", "array_dot", "array_dot_pullback", "array_T", "array_T_pullback",
-                           "power_vjp_base", "power_vjp_exponent", "written_into"})
+
+# an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
+# (each with its pullback, `array_sum_pullback`)
+ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a"})
-ARRAY_HELPERS = ARRAY_HELPERS | BOUND_RULES_COMPILED | {"split_cotangent"}
-# an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
-ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
+# the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
+# here, not imported: that module imports Numba, and generating code needs none)
+ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
+                           "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
+                           "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
+                           "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED \
+    | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
