@@ -15,6 +15,8 @@ block by block).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .accumulate import accumulate
@@ -42,9 +44,9 @@ def in_blocks(rrule, args):
                 return None
         elif kind is not float and kind is not int:
             return None
-    if shape is None or _size(shape) < SMALLEST:
+    size = math.prod(shape) if shape is not None else 0
+    if size < SMALLEST:
         return None
-    size = _size(shape)
     flat = [a.reshape(size) if a.__class__ is _ndarray else a for a in args]
     gradients = [np.empty(size, a.dtype) if a.__class__ is _ndarray else ZERO for a in args]
     value = None
@@ -66,13 +68,6 @@ def in_blocks(rrule, args):
                 gradients[position] = accumulate(gradients[position], g)
     result = [g.reshape(shape) if a.__class__ is _ndarray else g for a, g in zip(args, gradients)]
     return value, (NO_TANGENT, *result)
-
-
-def _size(shape) -> int:
-    size = 1
-    for n in shape:
-        size *= n
-    return size
 
 
 def blockwise(rrule):
