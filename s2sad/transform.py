@@ -23,7 +23,8 @@ from .rules import helpers
 from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
-from .frontend.source import read_function, source_lines_for_key
+from .frontend.source import read_function, source_lines_for_key, without_parameters
+from .specialisation import origin_of, specialised, statics_of
 from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import TransformedCall, TransformedForwardCall
@@ -132,6 +133,9 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         parts.append("forward rules=" + _forward_rules_fingerprint())
     if mode in ("compiled", "compiled_split"):  # Numba's cache keeps a caller's machine code with its callees'
         parts += _callee_definitions(function, {function})
+        for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
+            parts.append(f"static {position}:" + _definition(name, value))
+            parts += _callee_definitions(value, {function, value})
     if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
         parts.append("positions=" + repr(list(function.__code__.co_positions())))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -151,13 +155,18 @@ def _callee_definitions(function, seen: set) -> list[str]:
         if not (inspect.isfunction(value) and _is_users(value)) or value in seen:
             continue
         seen.add(value)
-        try:
-            text = "".join(source_lines_for_key(value)[0])
-        except (OSError, TypeError):
-            text = value.__code__.co_code.hex()  # no source: its split form is not made anyway
-        found.append(f"callee {name}={value.__module__}.{value.__qualname__}:{text}defaults={value.__defaults__!r}")
+        found.append("callee " + _definition(name, value))
         found += _callee_definitions(value, seen)
     return found
+
+
+def _definition(name: str, value) -> str:
+    """A user function's name, text and defaults, for a compiled mode's cache key."""
+    try:
+        text = "".join(source_lines_for_key(value)[0])
+    except (OSError, TypeError):
+        text = value.__code__.co_code.hex()  # no source: its split form is not made anyway
+    return f"{name}={value.__module__}.{value.__qualname__}:{text}defaults={value.__defaults__!r}"
 
 
 def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
@@ -179,6 +188,8 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .frontend.untaken import MOST_BRANCHES, without_refused_branch
 
     source = read_function(function)
+    if statics_of(function):  # specialised to functions some parameters receive: those become its globals
+        source = without_parameters(source, {name for _, name, _ in statics_of(function)})
     refused = []
     while True:
         try:
@@ -221,19 +232,14 @@ _splitting = threading.local()  # the functions whose split forms this thread is
 def _splits_for(function):
     """What the compiled generator asks of a call of ``spelling`` in ``function`` (see
     codegen/reverse.split_calls): the callee's number of parameters, once its split form is
-    made; NotCompiledError naming the construct when the call cannot compile."""
+    made; NotCompiledError naming the construct when the call cannot compile. ``statics``:
+    ((position, the global name passed there), ...), the functions the call passes as values,
+    to which the callee is specialised (specialisation.py)."""
     env = Environment(function)
 
-    def splits(spelling: str, positions: tuple) -> int:
-        owner, _, name = spelling.rpartition(".")
-        callee = env.resolve_dotted(spelling)
+    def splits(spelling: str, positions: tuple, statics: tuple = ()) -> int:
         where = f"the call of `{spelling}`"
-        home = function.__globals__ if not owner else getattr(env.resolve_dotted(owner), "__dict__", {}) \
-            if inspect.ismodule(env.resolve_dotted(owner)) else {}
-        if not (inspect.isfunction(callee) and _is_users(callee)) or home.get(name) is not callee \
-                or callee.__qualname__ != callee.__name__:
-            raise NotCompiledError(f"{where} is not of a module-level function of the user's (a closure, a method, "
-                                   "a value, a library's function without a rule): only those compile")
+        callee = _module_level_users(env, function, spelling, where)
         parameters = list(signature(callee).parameters.values())
         if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters) \
                 or any(position >= len(parameters) for position in positions):
@@ -242,9 +248,11 @@ def _splits_for(function):
         in_progress = getattr(_splitting, "functions", None)
         if in_progress is None:
             in_progress = _splitting.functions = set()
-        if callee is _unwrap(function) or callee in in_progress:
+        if callee is origin_of(_unwrap(function)) or callee in in_progress:
             raise NotCompiledError(f"{where} is recursive, which compiled code does not follow")
-        in_progress.add(_unwrap(function))
+        if statics:
+            callee = _specialised_call(env, function, callee, parameters, statics, where)
+        in_progress.add(origin_of(_unwrap(function)))
         try:
             split = generated_split(callee, tuple(parameters[p].name for p in positions))
             if split.__globals__.get("WRITES_BACK_ARGUMENTS"):  # the NumPy path refuses the call (transformed.py)
@@ -252,10 +260,43 @@ def _splits_for(function):
         except NotCompiledError as error:
             raise NotCompiledError(f"{where} cannot compile: {error.message}", error.location) from None
         finally:
-            in_progress.discard(_unwrap(function))
+            in_progress.discard(origin_of(_unwrap(function)))
         return len(parameters)
 
     return splits
+
+
+def _module_level_users(env: Environment, function, spelling: str, where: str):
+    """The module-level function of the user's that ``spelling`` names in ``function``'s
+    environment; NotCompiledError for anything else (only those compile, split)."""
+    owner, _, name = spelling.rpartition(".")
+    value = env.resolve_dotted(spelling)
+    home = function.__globals__ if not owner else getattr(env.resolve_dotted(owner), "__dict__", {}) \
+        if inspect.ismodule(env.resolve_dotted(owner)) else {}
+    if not (inspect.isfunction(value) and _is_users(value)) or home.get(name) is not value \
+            or value.__qualname__ != value.__name__:
+        raise NotCompiledError(f"{where} is not of a module-level function of the user's (a closure, a method, "
+                               "a value, a library's function without a rule): only those compile")
+    return value
+
+
+def _specialised_call(env: Environment, function, callee, parameters: list, statics: tuple, where: str):
+    """``callee`` specialised to the module-level functions a call passes it (``statics``:
+    ((position, global name), ...)); NotCompiledError when a parameter receiving one is not a
+    plain positional one the callee only reads."""
+    import dis
+
+    rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
+               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
+    chosen = []
+    for position, spelling in statics:
+        parameter = parameters[position] if position < len(parameters) else None
+        if parameter is None or parameter.kind != parameter.POSITIONAL_OR_KEYWORD or parameter.name in rebound:
+            raise NotCompiledError(f"{where} passes `{spelling}` to a parameter that is not a plain positional one "
+                                   "it only calls (assigned, captured, or *args)")
+        value = _module_level_users(env, function, spelling, f"{where}'s argument `{spelling}`")
+        chosen.append((position, parameter.name, value))
+    return specialised(callee, tuple(chosen))
 
 
 def _name_the_decorator(error: S2SADError, function) -> None:
@@ -438,6 +479,12 @@ def _split_half(recipe, env: Environment, splits: list):
     parameters = list(signature(callee).parameters) if inspect.isfunction(callee) else []
     if not all(p < len(parameters) for p in recipe[2]):
         raise _Stale(str(recipe))
+    statics = recipe[4] if len(recipe) > 4 else ()
+    if statics:  # the callee specialised to the functions the call passes it (specialisation.py)
+        values = [_resolve_reference(("env", spelling), env) for _, spelling in statics]
+        if not all(p < len(parameters) for p, _ in statics) or not all(map(inspect.isfunction, values)):
+            raise _Stale(str(recipe))
+        callee = specialised(callee, tuple((p, parameters[p], value) for (p, _), value in zip(statics, values)))
     # NotCompiledError (the callee changed into one that does not compile) goes to compile=True's fallback
     entry, halves = split_dispatchers(callee, tuple(parameters[p] for p in recipe[2]))
     if not any(entry is e for _, e in splits):

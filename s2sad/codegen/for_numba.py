@@ -29,6 +29,8 @@ path instead.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from ..errors import NotCompiledError, SourceLocation
@@ -113,6 +115,25 @@ def _method_call(value) -> str | None:
     return ARRAY_METHODS.get(value.args[1].value.evaluated_value)
 
 
+class SplitCall(NamedTuple):
+    """How compiled code calls a user function's split form (codegen/reverse.split_calls)."""
+    forward: str
+    reverse: str | None    # None: nothing is differentiated through the call, its value alone is read
+    count: int             # the callee's number of parameters
+    static: tuple          # the positions of the arguments (functions) its split form is specialised to
+
+
+def _split_call(calls: dict, call: cst.Call) -> SplitCall | None:
+    """The split form a call calls: of its function's variants, the one specialised to the
+    functions this call passes (the most static arguments among those it matches)."""
+    variants = calls.get(_called(call))
+    if not variants:
+        return None
+    passed = {(position, a.value.value) for position, a in enumerate(call.args) if isinstance(a.value, cst.Name)}
+    matching = [given for given in variants if passed.issuperset(given)]
+    return variants[max(matching, key=len)] if matching else None
+
+
 class _Pullbacks(cst.CSTVisitor):
     """``y, y_pullback = method_rrule(x, 'sum')``: ``y_pullback`` -> (``array_sum_pullback``, None);
     ``y, y_pullback = f_rrule(a)`` of a user function compiled split (``calls``: rrule -> (forward,
@@ -132,11 +153,11 @@ class _Pullbacks(cst.CSTVisitor):
         helper = _method_call(node.value)
         if helper is not None:
             self.found[target.elements[1].value.value] = (f"{helper}_pullback", None)
-        elif isinstance(node.value, cst.Call) and _called(node.value) in self.calls \
-                and self.calls[_called(node.value)][1] is not None:
-            _, reverse, count = self.calls[_called(node.value)]
+        elif isinstance(node.value, cst.Call) and _split_call(self.calls, node.value) is not None \
+                and _split_call(self.calls, node.value).reverse is not None:
+            split = _split_call(self.calls, node.value)
             given = len(node.value.args)  # the caller unpacks (0.0, one cotangent per argument given)
-            self.found[target.elements[1].value.value] = (reverse, 1 + given if given < count else None)
+            self.found[target.elements[1].value.value] = (split.reverse, 1 + given if given < split.count else None)
 
 
 class _AsArrays(cst.CSTTransformer):
@@ -161,9 +182,13 @@ class _AsArrays(cst.CSTTransformer):
             if not rest:
                 receiver = receiver.with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return updated.with_changes(value=cst.Call(cst.Name(helper), [receiver, *rest]))
-        if isinstance(value, cst.Call) and _called(value) in self.calls and self.calls[_called(value)][1] is not None:
-            # `f(a)` differentiated: its value and what its reverse reads
-            return updated.with_changes(value=value.with_changes(func=cst.Name(self.calls[_called(value)][0])))
+        split = _split_call(self.calls, value) if isinstance(value, cst.Call) else None
+        if split is not None and split.reverse is not None:
+            # `f(a)` differentiated: its value and what its reverse reads (not given the functions it is specialised to)
+            given = [a for position, a in enumerate(value.args) if position not in split.static]
+            if given and split.static:
+                given[-1] = given[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(value=value.with_changes(func=cst.Name(split.forward), args=given))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
@@ -185,9 +210,9 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
-        value_only = self.calls.get(_called(updated))
-        if value_only is not None and value_only[1] is None:  # `f(y, 1.5)`, not differentiated: the forward's value
-            call = updated.with_changes(func=cst.Name(value_only[0]))
+        value_only = _split_call(self.calls, updated)
+        if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
+            call = updated.with_changes(func=cst.Name(value_only.forward))
             return cst.Subscript(call, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
         found = self.pullbacks.get(_called(updated))
         if found is not None and len(updated.args) == 1:  # `y_pullback(g)`: the helper's pullback of what it kept
@@ -353,11 +378,13 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
               calls: dict | None = None) -> str:
     """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot.
     ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays.
-    ``calls``: the user's functions it calls split (rrule -> (forward, reverse, number of parameters))."""
+    ``calls``: the user's functions it calls split (rrule -> {its calls' static arguments: SplitCall},
+    codegen/reverse.split_calls)."""
     arrays = primal_of is not None
     calls = calls or {}
     allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
-    allowed = allowed | {name for forward, reverse, _ in calls.values() for name in (forward, reverse) if name}
+    allowed = allowed | {name for variants in calls.values() for split in variants.values()
+                         for name in (split.forward, split.reverse) if name}
     bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
     for name in [name for name in bindings if arrays and name in BOUND_RULES_COMPILED]:
         del bindings[name]  # a rule's function the module would bind: its overload is imported instead

@@ -22,6 +22,7 @@ from ..analysis.scalars import float_plan
 from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants, read_for_metadata
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
+from ..specialisation import statics_of
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
@@ -78,6 +79,10 @@ SPLIT_HEADING = ("`{name}` split for the compiled gradient of a function calling
                  "computes the value and returns it with what `{reverse}` reads; `{reverse}` turns that and the "
                  "value's cotangent into (0.0, one cotangent per parameter), as the rrule's pullback would. The "
                  "cotangents with respect to {wrt} are computed; the others are 0.0, which no caller reads.")
+
+SPECIALISED_HEADING = ("Specialised to the functions its caller passes ({given}): those parameters are not "
+                       "the halves' parameters, their calls are calls of the functions by name, and their "
+                       "cotangents are 0.0.")
 
 ACCEPTS_TEMPLATE = '''
 
@@ -495,22 +500,28 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
 
 def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     """The calls of the user's own functions the compiled code makes through their split forms:
-    the rrule's name -> (forward's name, reverse's name, the callee's number of parameters), and
-    for the calls nothing is differentiated through, the function's name -> (forward's name, None,
-    its number of parameters).
+    the rrule's name -> {the call's static arguments: SplitCall}, and for the calls nothing is
+    differentiated through, the function's name -> {(): SplitCall with no reverse}.
     Their bindings become the two halves' (``compiled_forward``, ``compiled_reverse``: the
-    pipeline binds them to Numba dispatchers). ``splits(spelling, positions)`` (transform.py)
-    gives the callee's number of parameters once its split form is made, or raises
-    NotCompiledError saying why the call cannot compile (keywords, *args, a value, a method,
-    recursion): the construct named."""
+    pipeline binds them to Numba dispatchers). ``splits(spelling, positions, statics)``
+    (transform.py) gives the callee's number of parameters once its split form is made, or
+    raises NotCompiledError saying why the call cannot compile (keywords, *args, a value, a
+    method, recursion): the construct named. A module-level function passed as an argument
+    (``rk4_step(lotka_volterra, y)``) is static: the callee's split form is specialised to it
+    and is not given it (specialisation.py); calls passing others call other specialisations."""
     from ..errors import NotCompiledError
+    from .for_numba import SplitCall
 
     bindings = generator.core.bindings
-    calls = {}
+    calls: dict = {}
     loaded = _names_loaded(text)
+    statics, uses = _static_arguments(text, bindings)
+    loads = _loads(text)
+    passed_only = {name for name, count in uses.items() if count == loads.get(name)}
     for spelling, recipe in sorted(bindings.items()):
         # a call nothing is differentiated through (`f(y, 1.5)` where only x is): the forward half's value
-        if recipe != ("global", spelling) or splits is None or spelling not in loaded or spelling in COMPILED_BUILTINS:
+        if recipe != ("global", spelling) or splits is None or spelling not in loaded \
+                or spelling in COMPILED_BUILTINS or spelling in passed_only:
             continue
         try:
             count = splits(spelling, ())
@@ -519,7 +530,7 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
         forward = generator.namer.fresh(f"{spelling}_value")
         del bindings[spelling]  # its calls become the forward half's (anything else reading it cannot compile)
         bindings[forward] = ("compiled_forward", ("env", spelling), (), ())
-        calls[spelling] = (forward, None, count)
+        calls[spelling] = {(): SplitCall(forward, None, count, ())}
     for rrule, recipe in sorted(bindings.items()):
         if recipe[0] != "transformed":
             continue
@@ -532,19 +543,66 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
         if keywords:
             raise NotCompiledError(f"it calls `{spelling}` with keyword arguments, which the NumPy path binds",
                                    generator.function.location)
-        try:
-            count = splits(spelling, positions)
-        except NotCompiledError as error:
-            raise NotCompiledError(error.message, error.location or generator.function.location) from None
-        forward = generator.namer.fresh(f"{spelling.replace('.', '_')}_forward")
-        reverse = generator.namer.fresh(f"{spelling.replace('.', '_')}_reverse")
         del bindings[rrule]
         if bindings.get(spelling) == ("global", spelling) and spelling not in loaded:
             del bindings[spelling]  # bound for the NumPy path's sake; the compiled code calls the halves
-        bindings[forward] = ("compiled_forward", reference, positions, keywords)
-        bindings[reverse] = ("compiled_reverse", reference, positions, keywords)
-        calls[rrule] = (forward, reverse, count)
+        calls[rrule] = {}
+        for given in statics.get(rrule, [()]):
+            try:
+                count = splits(spelling, positions, given)
+            except NotCompiledError as error:
+                raise NotCompiledError(error.message, error.location or generator.function.location) from None
+            stem = spelling.replace('.', '_') + "".join(f"_{name}" for _, name in given)
+            forward, reverse = generator.namer.fresh(f"{stem}_forward"), generator.namer.fresh(f"{stem}_reverse")
+            bindings[forward] = ("compiled_forward", reference, positions, keywords, given)
+            bindings[reverse] = ("compiled_reverse", reference, positions, keywords, given)
+            calls[rrule][given] = SplitCall(forward, reverse, count, tuple(position for position, _ in given))
+    for name in passed_only:
+        if bindings.get(name) == ("global", name):
+            del bindings[name]  # read only as an argument the forward halves are not given
     return calls
+
+
+def _static_arguments(text: str, bindings: dict) -> tuple[dict, dict]:
+    """rrule -> [((position, name), ...) for each distinct set its calls pass]: the arguments of
+    the calls of each user function's rrule that are module-level names bound once (functions,
+    as ``rk4_step(lotka_volterra, y)`` passes); and name -> how many times calls pass it."""
+    import ast
+
+    found: dict = {}
+    uses: dict = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # lines that are not a whole program: no call is specialised
+        return found, uses
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and bindings.get(node.func.id, ("",))[0] == "transformed"):
+            continue
+        given = tuple((position, argument.id) for position, argument in enumerate(node.args)
+                      if isinstance(argument, ast.Name) and bindings.get(argument.id) == ("global", argument.id)
+                      and argument.id not in COMPILED_BUILTINS)
+        variants = found.setdefault(node.func.id, [])
+        if given not in variants:
+            variants.append(given)
+        for _, name in given:
+            uses[name] = uses.get(name, 0) + 1
+    return found, uses
+
+
+def _loads(text: str) -> dict:
+    """name -> how many times ``text`` reads it."""
+    import ast
+
+    counts: dict = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return counts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 COMPILED_BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "max", "pow", "round", "slice",
@@ -581,8 +639,13 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     for p in function.params:
         final = generator.final_cotangent(p) if p in wrt else "0.0"
         cotangents.append(f"zero_like({p})" if final == "ZERO" else final)
+    for position, _, _ in statics_of(user_function):  # a parameter given a function, specialised away
+        cotangents.insert(position, "0.0")
     heading = _comment(SPLIT_HEADING.format(name=function.name, forward=forward_name, reverse=reverse_name,
                                             wrt=", ".join(wrt) or "nothing"))
+    if statics_of(user_function):
+        given = ", ".join(f"{name} = {value.__qualname__}" for _, name, value in statics_of(user_function))
+        heading += _comment(SPECIALISED_HEADING.format(given=given))
     calls = split_calls(generator, splits, "\n".join(primal + reverse + cotangents))
 
     def written(saved: list[str]) -> str:

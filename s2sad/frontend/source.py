@@ -242,3 +242,26 @@ def _last_line(code) -> int:
         if hasattr(constant, "co_lines"):
             last = max(last, _last_line(constant))
     return last
+
+
+def without_parameters(source: FunctionSource, names: set[str]) -> FunctionSource:
+    """``source`` with the parameters ``names`` removed from its ``def``: the text a function
+    specialised to the functions those parameters receive is read from (specialisation.py);
+    in its body they are then module-level names."""
+    import dataclasses
+
+    params = source.funcdef.params
+    kept = [p for p in params.params if p.name.value not in names]
+    if kept:
+        kept[-1] = kept[-1].with_changes(comma=_no_comma())
+    funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept))
+    specialised = dataclasses.replace(source, funcdef=funcdef, positions=dict(source.positions))
+    specialised.alias(funcdef, source.funcdef)
+    specialised.alias(funcdef.name, source.funcdef.name)
+    return specialised
+
+
+def _no_comma():
+    import libcst as cst
+
+    return cst.MaybeSentinel.DEFAULT
