@@ -134,6 +134,9 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     if mode in ("compiled", "compiled_split"):  # Numba's cache keeps a caller's machine code with its callees'
         parts += _callee_definitions(function, {function})
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
+            if not _is_users(value):  # a library function with a rule: which one
+                parts.append(f"static {position}:{name}={identity(value)}")
+                continue
             parts.append(f"static {position}:" + _definition(name, value))
             parts += _callee_definitions(value, {function, value})
     if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
@@ -234,10 +237,11 @@ def _splits_for(function):
     codegen/reverse.split_calls): the callee's number of parameters, once its split form is
     made; NotCompiledError naming the construct when the call cannot compile. ``statics``:
     ((position, the global name passed there), ...), the functions the call passes as values,
-    to which the callee is specialised (specialisation.py)."""
+    to which the callee is specialised (specialisation.py), as it is to the functions its
+    parameters past the ``given`` arguments the call passes default to."""
     env = Environment(function)
 
-    def splits(spelling: str, positions: tuple, statics: tuple = ()) -> int:
+    def splits(spelling: str, positions: tuple, statics: tuple = (), given: int | None = None) -> int:
         where = f"the call of `{spelling}`"
         callee = _module_level_users(env, function, spelling, where)
         parameters = list(signature(callee).parameters.values())
@@ -250,14 +254,15 @@ def _splits_for(function):
             in_progress = _splitting.functions = set()
         if callee is origin_of(_unwrap(function)) or callee in in_progress:
             raise NotCompiledError(f"{where} is recursive, which compiled code does not follow")
-        if statics:
-            callee = _specialised_call(env, function, callee, parameters, statics, where)
+        callee = _specialised_call(env, function, callee, parameters, statics, given, where)
         in_progress.add(origin_of(_unwrap(function)))
         try:
             split = generated_split(callee, tuple(parameters[p].name for p in positions))
             if split.__globals__.get("WRITES_BACK_ARGUMENTS"):  # the NumPy path refuses the call (transformed.py)
                 raise NotCompiledError(f"`{spelling}` changes its arguments in place")
         except NotCompiledError as error:
+            raise NotCompiledError(f"{where} cannot compile: {error.message}", error.location) from None
+        except S2SADError as error:  # the NumPy path, which makes the callee's own rrule, says what is wrong
             raise NotCompiledError(f"{where} cannot compile: {error.message}", error.location) from None
         finally:
             in_progress.discard(origin_of(_unwrap(function)))
@@ -280,23 +285,42 @@ def _module_level_users(env: Environment, function, spelling: str, where: str):
     return value
 
 
-def _specialised_call(env: Environment, function, callee, parameters: list, statics: tuple, where: str):
-    """``callee`` specialised to the module-level functions a call passes it (``statics``:
-    ((position, global name), ...)); NotCompiledError when a parameter receiving one is not a
-    plain positional one the callee only reads."""
+def _specialised_call(env: Environment, function, callee, parameters: list, statics: tuple, given: int | None,
+                      where: str):
+    """``callee`` specialised to the functions a call passes it (``statics``: ((position, global
+    name), ...)) and to those its parameters left out (past the ``given`` arguments) default to:
+    a module-level function of the user's, or a library function with a rule (``np.tanh``).
+    ``callee`` itself when there are none. NotCompiledError when a parameter receiving one is
+    not a plain positional one the callee only reads."""
     import dis
 
-    rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
-               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
     chosen = []
     for position, spelling in statics:
+        value = env.resolve_dotted(spelling)
+        if rule_for(value) is None:
+            value = _module_level_users(env, function, spelling, f"{where}'s argument `{spelling}`")
+        chosen.append((position, spelling, value))
+    for position, parameter in enumerate(parameters):
+        if given is not None and position >= given and _static_default(parameter.default):
+            chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
+    if not chosen:
+        return callee
+    rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
+               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
+    for position, spelling, _ in chosen:
         parameter = parameters[position] if position < len(parameters) else None
         if parameter is None or parameter.kind != parameter.POSITIONAL_OR_KEYWORD or parameter.name in rebound:
             raise NotCompiledError(f"{where} passes `{spelling}` to a parameter that is not a plain positional one "
                                    "it only calls (assigned, captured, or *args)")
-        value = _module_level_users(env, function, spelling, f"{where}'s argument `{spelling}`")
-        chosen.append((position, parameter.name, value))
-    return specialised(callee, tuple(chosen))
+    return specialised(callee, tuple((position, parameters[position].name, value) for position, _, value in chosen))
+
+
+def _static_default(value) -> bool:
+    """A parameter's default the callee may be specialised to: a function of the user's, defined
+    at module level, or a library function with a rule."""
+    if inspect.isfunction(value) and _is_users(value):
+        return value.__qualname__ == value.__name__ and value.__globals__.get(value.__name__) is value
+    return callable(value) and rule_for(value) is not None
 
 
 def _name_the_decorator(error: S2SADError, function) -> None:
@@ -479,12 +503,12 @@ def _split_half(recipe, env: Environment, splits: list):
     parameters = list(signature(callee).parameters) if inspect.isfunction(callee) else []
     if not all(p < len(parameters) for p in recipe[2]):
         raise _Stale(str(recipe))
-    statics = recipe[4] if len(recipe) > 4 else ()
-    if statics:  # the callee specialised to the functions the call passes it (specialisation.py)
-        values = [_resolve_reference(("env", spelling), env) for _, spelling in statics]
-        if not all(p < len(parameters) for p, _ in statics) or not all(map(inspect.isfunction, values)):
-            raise _Stale(str(recipe))
-        callee = specialised(callee, tuple((p, parameters[p], value) for (p, _), value in zip(statics, values)))
+    statics, given = (recipe[4], recipe[5]) if len(recipe) > 5 else ((), None)
+    if not all(p < len(parameters) for p, _ in statics):
+        raise _Stale(str(recipe))
+    # specialised as when it was made (specialisation.py): to the functions the call passes, and the defaults
+    callee = _specialised_call(env, env.function, callee, list(signature(callee).parameters.values()), statics, given,
+                               f"the call of `{recipe[1][1]}`")
     # NotCompiledError (the callee changed into one that does not compile) goes to compile=True's fallback
     entry, halves = split_dispatchers(callee, tuple(parameters[p] for p in recipe[2]))
     if not any(entry is e for _, e in splits):

@@ -85,6 +85,29 @@ def of_floats(r, y0):
     return y
 
 
+def dense(x, W, b, activation=np.tanh):      # a helper with a default function argument
+    return activation(W @ x + b)
+
+
+def damped(y, p):
+    return -p * y + 0.1 * np.sin(y)
+
+
+def euler(y, p, f=damped, dt=0.1):
+    return y + dt * f(y, p)
+
+
+def with_defaults(W1, b1, W2, x):
+    h = dense(x, W1, b1)                      # np.tanh, its default
+    h = dense(h, W2, 0.5, np.sin) + dense(h, W2, 0.0, relu_like)
+    y = euler(h, 0.3) + euler(h, 0.2, decay_of_one, 0.05)
+    return np.sum(y ** 2)
+
+
+def decay_of_one(y, p):
+    return -p * y * y
+
+
 rng = np.random.default_rng(20)
 CASES = {
     "rk4 lotka-volterra": (trajectory_loss, (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0, 1)),
@@ -92,6 +115,8 @@ CASES = {
     "activation passed": (two_layers, (rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(2, 4)),
                                        rng.normal(size=3)), (0, 1, 2)),
     "a float model": (of_floats, (0.6, 0.8), (0, 1)),
+    "defaults and numpy functions": (with_defaults, (rng.normal(size=(4, 3)), rng.normal(size=4),
+                                                     rng.normal(size=(4, 4)), rng.normal(size=3)), (0, 1, 2, 3)),
 }
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 
@@ -124,14 +125,17 @@ class SplitCall(NamedTuple):
 
 
 def _split_call(calls: dict, call: cst.Call) -> SplitCall | None:
-    """The split form a call calls: of its function's variants, the one specialised to the
-    functions this call passes (the most static arguments among those it matches)."""
+    """The split form a call calls: of its function's variants, the one made for as many
+    arguments as it gives and specialised to the functions it passes (the most static arguments
+    among those it matches)."""
     variants = calls.get(_called(call))
     if not variants:
         return None
-    passed = {(position, a.value.value) for position, a in enumerate(call.args) if isinstance(a.value, cst.Name)}
-    matching = [given for given in variants if passed.issuperset(given)]
-    return variants[max(matching, key=len)] if matching else None
+    passed = {(position, get_full_name_for_node(a.value)) for position, a in enumerate(call.args)
+              if isinstance(a.value, (cst.Name, cst.Attribute))}
+    matching = [(given, count) for given, count in variants if passed.issuperset(given)
+                and count in (None, len(call.args))]
+    return variants[max(matching, key=lambda variant: len(variant[0]))] if matching else None
 
 
 class _Pullbacks(cst.CSTVisitor):

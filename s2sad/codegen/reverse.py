@@ -500,22 +500,24 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
 
 def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     """The calls of the user's own functions the compiled code makes through their split forms:
-    the rrule's name -> {the call's static arguments: SplitCall}, and for the calls nothing is
-    differentiated through, the function's name -> {(): SplitCall with no reverse}.
+    the rrule's name -> {(the call's static arguments, its number of arguments): SplitCall}, and
+    for the calls nothing is differentiated through, the function's name -> {((), None): SplitCall
+    with no reverse}.
     Their bindings become the two halves' (``compiled_forward``, ``compiled_reverse``: the
     pipeline binds them to Numba dispatchers). ``splits(spelling, positions, statics)``
     (transform.py) gives the callee's number of parameters once its split form is made, or
     raises NotCompiledError saying why the call cannot compile (keywords, *args, a value, a
     method, recursion): the construct named. A module-level function passed as an argument
     (``rk4_step(lotka_volterra, y)``) is static: the callee's split form is specialised to it
-    and is not given it (specialisation.py); calls passing others call other specialisations."""
+    and is not given it (specialisation.py), as it is to the functions the parameters a call
+    leaves out default to; calls passing others call other specialisations."""
     from ..errors import NotCompiledError
     from .for_numba import SplitCall
 
     bindings = generator.core.bindings
     calls: dict = {}
     loaded = _names_loaded(text)
-    statics, uses = _static_arguments(text, bindings)
+    statics, uses = _static_arguments(text, bindings, generator.function.imports)
     loads = _loads(text)
     passed_only = {name for name, count in uses.items() if count == loads.get(name)}
     for spelling, recipe in sorted(bindings.items()):
@@ -530,7 +532,7 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
         forward = generator.namer.fresh(f"{spelling}_value")
         del bindings[spelling]  # its calls become the forward half's (anything else reading it cannot compile)
         bindings[forward] = ("compiled_forward", ("env", spelling), (), ())
-        calls[spelling] = {(): SplitCall(forward, None, count, ())}
+        calls[spelling] = {((), None): SplitCall(forward, None, count, ())}
     for rrule, recipe in sorted(bindings.items()):
         if recipe[0] != "transformed":
             continue
@@ -547,26 +549,28 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
         if bindings.get(spelling) == ("global", spelling) and spelling not in loaded:
             del bindings[spelling]  # bound for the NumPy path's sake; the compiled code calls the halves
         calls[rrule] = {}
-        for given in statics.get(rrule, [()]):
+        for given, count_given in statics.get(rrule, [((), None)]):
             try:
-                count = splits(spelling, positions, given)
+                count = splits(spelling, positions, given, count_given)
             except NotCompiledError as error:
                 raise NotCompiledError(error.message, error.location or generator.function.location) from None
-            stem = spelling.replace('.', '_') + "".join(f"_{name}" for _, name in given)
+            stem = spelling.replace('.', '_') + "".join(f"_{name.rpartition('.')[2]}" for _, name in given)
             forward, reverse = generator.namer.fresh(f"{stem}_forward"), generator.namer.fresh(f"{stem}_reverse")
-            bindings[forward] = ("compiled_forward", reference, positions, keywords, given)
-            bindings[reverse] = ("compiled_reverse", reference, positions, keywords, given)
-            calls[rrule][given] = SplitCall(forward, reverse, count, tuple(position for position, _ in given))
+            bindings[forward] = ("compiled_forward", reference, positions, keywords, given, count_given)
+            bindings[reverse] = ("compiled_reverse", reference, positions, keywords, given, count_given)
+            calls[rrule][given, count_given] = SplitCall(forward, reverse, count,
+                                                         tuple(position for position, _ in given))
     for name in passed_only:
         if bindings.get(name) == ("global", name):
             del bindings[name]  # read only as an argument the forward halves are not given
     return calls
 
 
-def _static_arguments(text: str, bindings: dict) -> tuple[dict, dict]:
-    """rrule -> [((position, name), ...) for each distinct set its calls pass]: the arguments of
-    the calls of each user function's rrule that are module-level names bound once (functions,
-    as ``rk4_step(lotka_volterra, y)`` passes); and name -> how many times calls pass it."""
+def _static_arguments(text: str, bindings: dict, imports) -> tuple[dict, dict]:
+    """rrule -> [(((position, name), ...), the number of arguments) for each distinct call]: the
+    arguments of the calls of each user function's rrule that are module-level names bound once
+    (functions, as ``rk4_step(lotka_volterra, y)`` passes) or NumPy's (``np.tanh``), and how many
+    arguments they give; and name -> how many times calls pass it."""
     import ast
 
     found: dict = {}
@@ -579,15 +583,25 @@ def _static_arguments(text: str, bindings: dict) -> tuple[dict, dict]:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and bindings.get(node.func.id, ("",))[0] == "transformed"):
             continue
-        given = tuple((position, argument.id) for position, argument in enumerate(node.args)
-                      if isinstance(argument, ast.Name) and bindings.get(argument.id) == ("global", argument.id)
-                      and argument.id not in COMPILED_BUILTINS)
+        given = tuple((position, spelling) for position, spelling in enumerate(map(_dotted, node.args))
+                      if spelling and (bindings.get(spelling) == ("global", spelling) and spelling not in COMPILED_BUILTINS
+                                       or "." in spelling and spelling.split(".")[0] in imports))
         variants = found.setdefault(node.func.id, [])
-        if given not in variants:
-            variants.append(given)
+        if (given, len(node.args)) not in variants:  # the arguments it gives: the parameters left to defaults
+            variants.append((given, len(node.args)))
         for _, name in given:
             uses[name] = uses.get(name, 0) + 1
     return found, uses
+
+
+def _dotted(node) -> str | None:
+    """``np.tanh`` for the expression ``np.tanh``; None for anything but names and attributes of them."""
+    import ast
+
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return owner and f"{owner}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _loads(text: str) -> dict:
@@ -632,6 +646,11 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     generator.run(generator.rrule_name, fused=True)  # the halves are kept (generator.halves)
     primal, reverse, seed, result = generator.halves
+    library = _library_statics(user_function)
+    if library:  # `activation` given `np.tanh`: spelt as NumPy's, which Numba compiles (not bound when loaded)
+        primal, reverse = _respelled(primal, library), _respelled(reverse, library)
+        for name in library:
+            generator.core.bindings.pop(name, None)
     primal_of = {cotangent: p for p, cotangent in generator.core.derivatives.items()}
     forward_name, reverse_name = namer.fresh(f"{function.name}_forward"), namer.fresh(f"{function.name}_reverse")
     kept = namer.fresh("saved")
@@ -661,6 +680,32 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     saved = _read_from_forward(written([]), forward_name, reverse_name)
     text = written(saved)
     return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
+
+
+def _library_statics(user_function) -> dict:
+    """parameter -> ``np.name`` for the NumPy functions a specialised function was given."""
+    import numpy as np
+
+    return {name: f"np.{value.__name__}" for _, name, value in statics_of(user_function)
+            if getattr(np, getattr(value, "__name__", ""), None) is value}
+
+
+def _respelled(lines: list[str], spellings: dict) -> list[str]:
+    """``lines`` (a block of statements) with the names ``spellings`` maps read as those expressions."""
+    import libcst as cst
+
+    class Respelled(cst.CSTTransformer):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return False  # `x.activation` is an attribute, not the name: only the owner is visited
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+            return updated.with_changes(value=updated.value.visit(self))
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return cst.parse_expression(spellings[updated.value]) if updated.value in spellings else updated
+
+    text = "\n".join(lines)
+    return cst.parse_module(text + "\n").visit(Respelled()).code.rstrip("\n").split("\n") if text else lines
 
 
 def _read_from_forward(text: str, forward: str, reverse: str) -> list[str]:
