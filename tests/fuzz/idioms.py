@@ -132,6 +132,15 @@ IDIOMS = [
     _idiom("closure-in-a-list", "V", "{t} = [np.tanh, lambda v: v * {S} + {V}]", "{out} = {V}", "for {i} in {t}:",
            "    {out} = {i}({out})"),
     _idiom("closure-to-a-helper", "V", "{out} = apply_twice(lambda v: np.sin(v) * {S}, {V})", needs=("apply_twice",)),
+    # ---- functions passed by name: a model given to a solver, an activation to a layer
+    _idiom("function-passed", "V", "{out} = apply_twice(soft_clip, {V}) + apply_twice(np.sin, {V})",
+           needs=("apply_twice", "soft_clip")),
+    _idiom("function-passed-positionally", "U", "{out} = layer({U}, soft_clip) * layer({U}, np.cos) + layer({U})",
+           needs=("layer", "soft_clip")),
+    _idiom("model-given-to-a-solver", "V", "{out} = euler_steps(decay_rate, {V}, {S})",
+           needs=("euler_steps", "decay_rate")),
+    _idiom("solver-given-a-library-function", "S", "{out} = np.sum(euler_steps(np.tanh, {U}, 0.1))",
+           needs=("euler_steps",)),
 ]
 
 # Module-level definitions idioms call (written before ``f`` when used).
@@ -166,4 +175,12 @@ LIBRARY = {
     "copy": "import copy\n",
     "apply_twice": ("def apply_twice(function, v):\n"
                     "    return function(function(v))\n"),
+    "soft_clip": ("def soft_clip(v):\n"
+                  "    return 2.0 * np.tanh(v / 2.0)\n"),
+    "euler_steps": ("def euler_steps(rate, y, h):\n"
+                    "    for k in range(3):\n"
+                    "        y = y + h * rate(y)\n"
+                    "    return y\n"),
+    "decay_rate": ("def decay_rate(y):\n"
+                   "    return -0.5 * y + 0.1 * np.sin(y)\n"),
 }
