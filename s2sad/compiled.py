@@ -104,13 +104,19 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
             return numpy_path(*given)
         kinds = []  # the argument types Numba tells apart: a float is always one
+        listed = False
         for a in args:
             if a.__class__ is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*given)
-            if a.__class__ is not float:
+            if a.__class__ is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
+                kinds.append("list " + ",".join(str(item.ndim) for item in a[0]))
+                listed = True
+            elif a.__class__ is not float:
                 kinds.append(f"{a.dtype.char}{a.ndim}" if a.__class__ is np.ndarray else a.__class__.__name__)
         kinds = tuple(kinds)
+        if listed:
+            args = tuple(tuple(a) if a.__class__ is list else a for a in args)
         try:
             value, gradients = lane[2](*args)
         except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
@@ -316,15 +322,26 @@ def _unshared(gradients, args) -> tuple:
     through unchanged is the array it came from; ``x + y`` gives both operands one cotangent):
     the caller may change a gradient in place. By memory, not by owner as runtime/isolation's
     ``unshared``: Numba hands one buffer back as two arrays with different owner objects."""
-    held = [a for a in args if a.__class__ is np.ndarray]
-    handed = []
-    for g in gradients:
+    held = [a for a in _arrays_in(args)]
+
+    def unshared(g):
         if g.__class__ is np.ndarray:
             if any(np.may_share_memory(g, other) for other in held):
                 g = g.copy()
             held.append(g)
-        handed.append(g)
-    return tuple(handed)
+        elif g.__class__ is list or g.__class__ is tuple:  # the cotangent of a list of (W, b) tuples
+            g = g.__class__(map(unshared, g))
+        return g
+
+    return tuple(map(unshared, gradients))
+
+
+def _arrays_in(values):
+    for value in values:
+        if value.__class__ is np.ndarray:
+            yield value
+        elif value.__class__ is list or value.__class__ is tuple:
+            yield from _arrays_in(value)
 
 
 def _not_covered(error) -> bool:

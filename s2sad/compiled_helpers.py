@@ -24,7 +24,7 @@ __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduc
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
            "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into",
-           "array_vjp_object", "split_cotangent", "max_vjp_a", "min_vjp_a"]
+           "array_vjp_object", "split_cotangent", "max_vjp_a", "min_vjp_a", "item_cotangent", "layers_of_arrays"]
 
 
 class NotCompiledCase(Exception):
@@ -50,6 +50,7 @@ power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_v
                                                                        "written_into"))
 array_vjp_object, split_cotangent = map(_compiled_only, ("array_vjp_object", "split_cotangent"))
 max_vjp_a, min_vjp_a = map(_compiled_only, ("max_vjp_a", "min_vjp_a"))
+item_cotangent = _compiled_only("item_cotangent")
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
 array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
@@ -605,3 +606,127 @@ def _extreme_vjp(g, ans, a, axis=None, out=None, keepdims=False, initial=None, w
 
 overload(max_vjp_a)(_extreme_vjp)
 overload(min_vjp_a)(_extreme_vjp)
+
+
+# ---------------------------------------------------------------------------- lists of tuples of arrays
+# A network's layers as a list of (W, b) tuples: the cotangent of a tuple is the tuple of its
+# items' cotangents, of a list the list of its items', as on the NumPy path. These overloads are
+# registered beside the ones above (Numba tries each): they serve tuples of floats and arrays,
+# and lists of such tuples, and nothing else.
+
+def layers_of_arrays(value) -> bool:
+    """Whether ``value`` is a list compiled code serves (called in Python, before the call): a
+    non-empty list of tuples of C-contiguous float64 arrays, alike in their items' ranks (Numba
+    types a list by one item type; a list it cannot type is not its to refuse)."""
+    if value.__class__ is not list or not value:
+        return False
+    ranks = None
+    for item in value:
+        if item.__class__ is not tuple:
+            return False
+        for a in item:
+            if not (a.__class__ is np.ndarray and a.dtype == np.float64 and a.ndim > 0 and a.flags.c_contiguous):
+                return False
+        found = tuple(a.ndim for a in item)
+        if ranks is not None and found != ranks:
+            return False
+        ranks = found
+    return True
+
+
+def _items(t) -> bool:
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_real(i) or _real_array(i) for i in t.types)
+
+
+def _list_of_items(t) -> bool:
+    """A list of tuples of floats and arrays, or a tuple of them all alike (what the caller's list
+    is handed to compiled code as: Numba unboxes a tuple at a fraction of a list's cost)."""
+    return isinstance(t, (types.List, types.UniTuple)) and _items(t.dtype)
+
+
+def _per_item(parameters: str, item: str, count: int, special: dict | None = None):
+    """The function of ``parameters`` returning a tuple of ``count`` items, item i written
+    ``item`` with {i} replaced (or as ``special`` gives it): Numba builds a tuple from a fixed
+    list of expressions, so the function is written for the tuple's length."""
+    special = special or {}
+    items = "".join(f"{special.get(i, item.format(i=i))}, " for i in range(count))
+    namespace: dict = {}
+    exec(f"def per_item({parameters}):\n    return ({items})\n", globals(), namespace)  # noqa: S102
+    return namespace["per_item"]
+
+
+@overload(zero_like)
+def _zero_like_of_items(x):
+    if _items(x):
+        return _per_item("x", "zero_like(x[{i}])", len(x))
+    if _list_of_items(x):
+        return lambda x: [zero_like(item) for item in x]
+    return None
+
+
+@overload(nonzero)
+def _nonzero_of_items(g):
+    if _items(g) or _list_of_items(g):
+        return lambda g: True  # a block that adds zeros gives what skipping it would
+    return None
+
+
+def _sum_of_items(a, b):
+    if _items(a) and _items(b) and len(a) == len(b):
+        return _per_item("a, b", "accumulate(a[{i}], b[{i}])", len(a))
+    if _list_of_items(a) and _list_of_items(b):
+        def add(a, b):
+            if len(a) != len(b):
+                raise NotCompiledCase("two cotangents of one list with different lengths")
+            return [accumulate(p, q) for p, q in zip(a, b)]
+        return add
+    return None
+
+
+overload(accumulate)(_sum_of_items)
+overload(accumulate_into)(_sum_of_items)  # a new tuple or list: the items' arrays are not written into
+
+
+@overload(item_cotangent)
+def _item_cotangent(g, index, count, sequence):
+    """The cotangent of a tuple of which item ``index`` alone was read (``W, b = layer``): that
+    item's cotangent, zeros for the others. The index is a literal in the generated code."""
+    if not _items(sequence) or not isinstance(index, types.IntegerLiteral):
+        return None  # Numba asks again with the literal's type
+    position = index.literal_value
+    return _per_item("g, index, count, sequence", "zero_like(sequence[{i}])", len(sequence), {position: "g"})
+
+
+@overload(add_at)
+def _add_at_item(a, g, index, like):
+    """The cotangent of ``like[index]``, one tuple of a list, added into ``a``, the list's: a new list."""
+    if _list_of_items(a) and _items(g) and isinstance(index, types.Integer) and _list_of_items(like):
+        def add_item(a, g, index, like):
+            total = a.copy()
+            total[index] = accumulate(a[index], g)
+            return total
+        return add_item
+    return None
+
+
+@overload(add_into)
+def _add_into_item(a, index, g):
+    """The same into the list's cotangent where it is a buffer of its own (for_numba's ``add_into``)."""
+    if _list_of_items(a) and isinstance(index, types.Integer) and _items(g):
+        def add_item(a, index, g):
+            a[index] = accumulate(a[index], g)
+        return add_item
+    return None
+
+
+@overload(untake)
+def _untake_item(g, index, like):
+    """The cotangent of the list ``like`` of which the tuple ``like[index]`` alone was read."""
+    if _items(g) and isinstance(index, types.Integer) and _list_of_items(like):
+        def untake_item(g, index, like):
+            found = zero_like(like)
+            found[index] = g
+            return found
+        return untake_item
+    return None
+

@@ -56,7 +56,8 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a"})
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED \
+                           "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays"}) \
+    | BOUND_RULES_COMPILED \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline

@@ -487,9 +487,11 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     primal_of = {cotangent: primal for primal, cotangent in generator.core.derivatives.items()}
     calls = split_calls(generator, splits, text)
     text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls)
-    # which calls it serves: float64 arrays and Python floats; ints and bools where nothing is differentiated
+    # which calls it serves: float64 arrays and Python floats, lists of tuples of them (a network's layers);
+    # ints and bools where nothing is differentiated
     tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 and {p}.dtype == np.float64"
-             + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool") + ")"
+             + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool")
+             + (f" or layers_of_arrays({p})" if "item_cotangent" in text else "") + ")"
              for p in function.params]
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=" and ".join(tests) or "True")
