@@ -268,6 +268,14 @@ def _splits_for(function):
             in_progress.discard(origin_of(_unwrap(function)))
         return len(parameters)
 
+    def parameters_of(spelling: str):
+        """The parameters of the user function a call of ``spelling`` calls split; None for others."""
+        try:
+            return list(signature(_module_level_users(env, function, spelling, "")).parameters.values())
+        except NotCompiledError:
+            return None
+
+    splits.parameters = parameters_of  # keyword calls are written positionally first (codegen/keyword_calls.py)
     return splits
 
 

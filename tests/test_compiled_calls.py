@@ -120,6 +120,14 @@ def keyword_call(x):
     return np.sum(sigmoid(z=x))
 
 
+def keyword_default_not_literal(x):
+    return np.sum(with_an_array_default(x, scale=2.0))
+
+
+def with_an_array_default(z, offset=np.zeros(2), scale=1.0):
+    return (z + offset) * scale
+
+
 def starred(*zs):
     return zs[0] * 2.0
 
@@ -166,13 +174,13 @@ def calls_a_method(x):
 
 
 @pytest.mark.parametrize("f, args, argnum, words", [
-    (keyword_call, (np.array([0.2, -0.3]),), 0, "keyword"),
     (calls_starred, (np.array([0.2, -0.3]),), 0, "*args"),
+    (keyword_default_not_literal, (np.array([0.2, -0.3]),), 0, "keyword"),
     (calls_recursive, (np.array([0.2, -0.3]),), 0, "recursive"),
     (apply, (sigmoid, np.array([0.2, -0.3])), 1, "method_rrule"),
     (calls_a_method, (np.array([0.2, -0.3]),), 0, "function_globals"),  # the object read from the module
     (calls_powered, (np.array([0.2, -0.3]), 2 ** 20), 0, "powered_forward"),
-], ids=["keyword", "starred", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
+], ids=["starred", "keyword_past_an_array_default", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
 def test_calls_it_does_not_compile_fall_back_with_the_same_numbers(f, args, argnum, words):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -181,6 +189,38 @@ def test_calls_it_does_not_compile_fall_back_with_the_same_numbers(f, args, argn
     assert len(messages) == 1 and words in messages[0], messages
     np.testing.assert_allclose(gradient, s2sad.grad(f, argnums=argnum)(*args), rtol=1e-13)
     np.testing.assert_allclose(gradient, central(f, args, argnum), rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------- keyword calls, written positionally
+def dense(x, W, b, activation=np.tanh):
+    return activation(W @ x + b)
+
+
+def leaky(z):
+    return np.maximum(z, 0.1 * z)
+
+
+def step(y, p, dt=0.1, rate=leaky):
+    return y + dt * rate(y * p)
+
+
+def keyword_calls(W1, b1, W2, k):
+    h = dense(np.ones(3), W=W1, b=b1)                           # keywords, the default activation
+    h = dense(h, W2, b=b1, activation=np.sin) + dense(x=h, W=W2, b=b1, activation=leaky)
+    h = scaled(h, s=k) + scaled(z=h)                             # a differentiated keyword
+    return np.sum(step(h, k, rate=np.tanh) ** 2) + np.sum(step(h, 0.5, dt=0.05))
+
+
+def test_keyword_calls_are_written_positionally_and_compile():
+    W1, b1, W2 = rng.normal(size=(4, 3)), rng.normal(size=4), 0.5 * rng.normal(size=(4, 4))
+    compiled_against_references(keyword_calls, (W1, b1, W2, 0.7), (0, 1, 2, 3))
+    compiled_against_references(keyword_call, (np.array([0.2, -0.3]),), (0,))
+    from s2sad.transform import generated_source
+
+    text = generated_source(keyword_calls, ("W1", "b1", "W2", "k"), "compiled")
+    # bound as Python binds them: the keywords in their parameters' places, dt's default written in
+    assert "dense_forward(ones_3, W1, b1)" in text and "dense_leaky_forward(h, W2, b1)" in text
+    assert "step_tanh_forward(" in text and ", k, 0.1)" in text and ".keywords[" not in text
 
 
 # ---------------------------------------------------------------- a callee that changes

@@ -145,9 +145,10 @@ class _Pullbacks(cst.CSTVisitor):
     reverse, the callee's number of parameters)): ``y_pullback`` -> (``f_reverse``, the number of
     cotangents the call's pullback gives when it passes fewer arguments than ``f`` has parameters)."""
 
-    def __init__(self, calls: dict):
+    def __init__(self, calls: dict, keyword_pullbacks: dict):
         super().__init__()
         self.calls = calls
+        self.keyword_pullbacks = keyword_pullbacks
         self.found: dict = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -161,8 +162,11 @@ class _Pullbacks(cst.CSTVisitor):
         elif isinstance(node.value, cst.Call) and _split_call(self.calls, node.value) is not None \
                 and _split_call(self.calls, node.value).reverse is not None:
             split = _split_call(self.calls, node.value)
-            given = len(node.value.args)  # the caller unpacks (0.0, one cotangent per argument given)
-            self.found[target.elements[1].value.value] = (split.reverse, 1 + given if given < split.count else None)
+            pullback = target.elements[1].value.value
+            # the caller unpacks (0.0, one cotangent per argument given): by position, before the keywords
+            # (keyword_calls.py); one given by keyword is read from the whole, by position
+            given = self.keyword_pullbacks.get(pullback, (None, len(node.value.args)))[1]
+            self.found[pullback] = (split.reverse, 1 + given if given < split.count else None)
 
 
 class _AsArrays(cst.CSTTransformer):
@@ -170,8 +174,9 @@ class _AsArrays(cst.CSTTransformer):
     ``buffers``: the cotangents only their own updates change, ``pullbacks``: the pullbacks of
     an array's methods -> the helper computing the method."""
 
-    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict):
+    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict, keyword_pullbacks: dict):
         super().__init__()
+        self.keyword_pullbacks = keyword_pullbacks
         self.primal_of = primal_of
         self.buffers = buffers
         self.pullbacks = pullbacks
@@ -181,6 +186,9 @@ class _AsArrays(cst.CSTTransformer):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
         name = target.value if isinstance(target, cst.Name) else None
         value = updated.value
+        if name is not None and isinstance(value, cst.Subscript) and isinstance(original.value, cst.Call) \
+                and _called(original.value) in self.keyword_pullbacks:
+            return updated.with_changes(value=value.value)  # all its cotangents, its keywords' read by position
         helper = _method_call(value)
         if helper is not None:  # `x.sum(axis=0)`: its value, and what its pullback reads in place of the closure
             receiver, _, *rest = value.args
@@ -380,11 +388,12 @@ def _names(target) -> list[str]:
 
 
 def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal_of: dict | None = None,
-              calls: dict | None = None) -> str:
+              calls: dict | None = None, keyword_pullbacks: dict | None = None) -> str:
     """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot.
     ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays.
     ``calls``: the user's functions it calls split (rrule -> {its calls' static arguments: SplitCall},
-    codegen/reverse.split_calls)."""
+    codegen/reverse.split_calls); ``keyword_pullbacks``: the pullbacks of those called by keyword
+    (keyword_calls.py)."""
     arrays = primal_of is not None
     calls = calls or {}
     allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
@@ -401,9 +410,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
-        pullbacks = _Pullbacks(calls)
+        pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls))
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}))
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_SelfAssignments())

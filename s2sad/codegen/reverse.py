@@ -23,6 +23,7 @@ from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants,
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..specialisation import statics_of
+from .keyword_calls import KeywordCalls
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
@@ -485,8 +486,11 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     heading = _comment(COMPILED_ARRAYS_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = generator.run(name, heading=heading, fused=True)
     primal_of = {cotangent: primal for primal, cotangent in generator.core.derivatives.items()}
+    by_keyword = KeywordCalls(generator.core.bindings, getattr(splits, "parameters", lambda spelling: None))
+    text = by_keyword.keywords_read(by_keyword.positional(text))
     calls = split_calls(generator, splits, text)
-    text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls)
+    text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls,
+                     keyword_pullbacks=by_keyword.pullbacks)
     # which calls it serves: float64 arrays and Python floats, lists of tuples of them (a network's layers);
     # ints and bools where nothing is differentiated
     tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 and {p}.dtype == np.float64"
@@ -648,6 +652,9 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     generator.run(generator.rrule_name, fused=True)  # the halves are kept (generator.halves)
     primal, reverse, seed, result = generator.halves
+    by_keyword = KeywordCalls(generator.core.bindings, getattr(splits, "parameters", lambda spelling: None))
+    primal = by_keyword.positional("\n".join(primal)).split("\n") if primal else primal
+    reverse = by_keyword.keywords_read("\n".join(reverse)).split("\n") if reverse else reverse
     library = _library_statics(user_function)
     if library:  # `activation` given `np.tanh`: spelt as NumPy's, which Numba compiles (not bound when loaded)
         primal, reverse = _respelled(primal, library), _respelled(reverse, library)
@@ -677,7 +684,8 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
             unpack=f"{INDENT}{''.join(f'{name}, ' for name in saved).rstrip(' ')} = {kept}\n" if saved else "",
             reverse_body="\n".join(INDENT + line for line in reverse) + ("\n" if reverse else ""),
             cotangents=", ".join(cotangents) + ("," if len(cotangents) == 1 else ""))
-        return for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls)
+        return for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls,
+                         keyword_pullbacks=by_keyword.pullbacks)
 
     saved = _read_from_forward(written([]), forward_name, reverse_name)
     text = written(saved)
