@@ -730,3 +730,12 @@ def _untake_item(g, index, like):
         return untake_item
     return None
 
+
+@overload(zero_like)
+def _zero_like_of_numbers(x):
+    """The cotangent of the list in ``np.array([k, 0.5])`` before any reaches it: zeros, as the 1-d
+    array ``array_vjp_object`` gives it (one type for the variable, as Numba asks)."""
+    if _numbers(x):
+        return lambda x: np.zeros(len(x))
+    return None
+

@@ -108,6 +108,10 @@ def decay_of_one(y, p):
     return -p * y * y
 
 
+def packed_from_floats(k, y):                  # the model's parameters packed from a differentiated float
+    return np.sum(rk4_step(decay, y, 0.1, np.array([k, 0.5])) ** 2)
+
+
 rng = np.random.default_rng(20)
 CASES = {
     "rk4 lotka-volterra": (trajectory_loss, (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0, 1)),
@@ -115,6 +119,7 @@ CASES = {
     "activation passed": (two_layers, (rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(2, 4)),
                                        rng.normal(size=3)), (0, 1, 2)),
     "a float model": (of_floats, (0.6, 0.8), (0, 1)),
+    "parameters packed from floats": (packed_from_floats, (0.7, rng.normal(size=3)), (0, 1)),
     "defaults and numpy functions": (with_defaults, (rng.normal(size=(4, 3)), rng.normal(size=4),
                                                      rng.normal(size=(4, 4)), rng.normal(size=3)), (0, 1, 2, 3)),
 }
