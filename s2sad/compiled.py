@@ -134,8 +134,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                      "NumPy path did not: that call ran on the NumPy path")
                 return answer
             lanes[len(given)] = (registry_generation(), None)
-            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            _failed(function, lane[4], f"Numba could not compile its generated gradient: {first}")
+            _failed(function, lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
@@ -286,8 +285,7 @@ def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
             annotation = fresh.overloads[argument_types].type_annotation
         blocks, typemap = annotation.blocks, annotation.typemap
     except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        return f"its typed code could not be checked for integer products ({first})"
+        return f"its typed code could not be checked for integer products ({_numba_says(error)})"
     for block in blocks.values():
         for instruction in block.body:
             value = getattr(instruction, "value", None)
@@ -342,6 +340,16 @@ def _arrays_in(values):
             yield value
         elif value.__class__ is list or value.__class__ is tuple:
             yield from _arrays_in(value)
+
+
+def _numba_says(error) -> str:
+    """The first line of a Numba error, and the call it found no implementation for, if it says
+    (``zero_like(list(float64))``): what to look for in the generated code."""
+    lines = [line.strip() for line in str(error).strip().splitlines()]
+    if not lines:
+        return type(error).__name__
+    missing = next((line[3:].strip() for line in lines if line.startswith(">>>")), None)
+    return lines[0] + (f": no implementation of {missing}" if missing else "")
 
 
 def _not_covered(error) -> bool:

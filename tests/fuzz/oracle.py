@@ -579,7 +579,8 @@ def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None
         if said:  # the reason, as a short key: the names it gives, or its first words
             reason = said[0].split("(the same numbers): ", 1)[-1]
             names = re.findall(r"`([^`]*)`", reason)
-            outcome.compiled_fallback = " ".join(names[:4]) if names else reason[:70]
+            missing = re.search(r"no implementation of (\w+\(.{0,60})", reason)  # Numba's: the overload to write
+            outcome.compiled_fallback = missing.group(1) if missing else " ".join(names[:4]) if names else reason[:70]
     except S2SADError as error:
         _refusal(outcome, "compiled", error, path)
         return
