@@ -96,8 +96,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if lane[7]:
             args = args + lane[7]
         if not lane[5](*args):
-            _fall_back(function, "it was called with arguments its compiled gradient does not serve (it serves "
-                                 "Python floats and float64 arrays; a function computing on floats alone, floats "
+            _fall_back(function, f"it was called with arguments its compiled gradient does not serve "
+                                 f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 arrays, "
+                                 "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
             return numpy_path(*given)
         if lane[8] and any(a.__class__ is np.ndarray and a.size >= blocks.SMALLEST for a in args):
@@ -340,6 +341,16 @@ def _arrays_in(values):
             yield value
         elif value.__class__ is list or value.__class__ is tuple:
             yield from _arrays_in(value)
+
+
+def _kind_of(value) -> str:
+    """What an argument is, as the warning about a call not served says it (``float32 1-d array``:
+    by rank, not shape, so that one warning serves a function's calls of one kind)."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} {value.ndim}-d array"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__} of {len(value)}" + (f" ({_kind_of(value[0])}, ...)" if value else "")
+    return type(value).__name__
 
 
 def _numba_says(error) -> str:
