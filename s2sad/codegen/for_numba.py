@@ -56,6 +56,12 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
+# NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
+# `numpy_tanh(x)` (compiled_helpers.NUMPY_LOOPS says why, and from which size)
+NUMPY_LOOPS = frozenset({"tanh", "sinh", "tan", "arctan", "arcsinh", "log1p", "expm1", "cbrt", "log10", "exp", "log",
+                         "cosh", "log2", "exp2", "arctanh"})
+ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
+
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
     "safe_divide": "(0.0 if {0} == 0.0 else {0} / {1} if {1} != 0.0 else math.copysign(math.inf, {0}) * math.copysign(1.0, {1}))",
@@ -185,6 +191,11 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
+        function = updated.func
+        if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name) and function.value.value == "np" \
+                and function.attr.value in NUMPY_LOOPS and len(updated.args) == 1 \
+                and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
+            return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
         value_only = self.calls.get(_called(updated))
         if value_only is not None and value_only[1] is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only[0]))
