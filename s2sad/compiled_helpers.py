@@ -21,7 +21,7 @@ from numba import objmode
 from numba.core import types
 from numba.extending import overload, register_jitable
 
-__all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
+__all__ = ["NotCompiledCase", "shape_like", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
            "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into",
@@ -69,6 +69,13 @@ def _real(t) -> bool:
 
 def _real_array(t) -> bool:
     return isinstance(t, types.Array) and isinstance(t.dtype, types.Float) and t.ndim > 0
+
+
+def _shape_of(t) -> bool:
+    """What ``shape_like`` gives for a real array: ``(its shape, a zero of its dtype)``, read in
+    place of the array by helpers that need only its shape and dtype (``SHAPE_READERS``)."""
+    return isinstance(t, types.Tuple) and len(t) == 2 and isinstance(t[0], types.UniTuple) and t[0].count > 0 \
+        and isinstance(t[0].dtype, types.Integer) and _real(t[1])
 
 
 def _absent(t) -> bool:
@@ -142,6 +149,9 @@ def _conj(x):
 
 @overload(zero_like)
 def _zero_like(x):
+    if _shape_of(x):
+        dtype = x[1]
+        return lambda x: np.zeros(x[0], dtype)
     if _real(x):
         return lambda x: 0.0
     if _real_array(x):
@@ -190,6 +200,14 @@ overload(accumulate_into)(_sum_of_cotangents(in_place=True))
 
 @overload(unbroadcast)
 def _unbroadcast(v, like):
+    if _shape_of(like):
+        if _real_array(v) and v.ndim == like[0].count and v.dtype == like[1]:
+            def same_rank_of_shape(v, like):
+                if v.shape == like[0]:
+                    return v
+                return unbroadcast(v, _template(like))
+            return same_rank_of_shape
+        return lambda v, like: unbroadcast(v, _template(like))
     if _real(like):
         if _real(v):
             return lambda v, like: v
@@ -217,6 +235,8 @@ def _unbroadcast(v, like):
 def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
     if not isinstance(where, (types.Boolean, types.Omitted)):
         return None  # a mask: the NumPy path
+    if _shape_of(a):
+        return lambda g, a, axis=None, keepdims=False, where=True: expand_reduced(g, _template(a), axis, keepdims, where)
     if _real(a) and _real(g):
         return lambda g, a, axis=None, keepdims=False, where=True: g if where else 0.0
     if not _real_array(a):
@@ -245,6 +265,8 @@ def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
 def _reduced_count(a, axis=None, keepdims=False, where=True):
     if not isinstance(where, (types.Boolean, types.Omitted)):
         return None
+    if _shape_of(a):
+        return lambda a, axis=None, keepdims=False, where=True: reduced_count(_template(a), axis, keepdims, where)
     if _real_array(a) and _absent(axis):
         def size(a, axis=None, keepdims=False, where=True):
             if not where:
@@ -342,6 +364,8 @@ def _add_into(buffer, index, g):
 @overload(add_at)
 def _add_at(a, g, index, like):
     """``a`` plus the cotangent of ``like[index]``, as a new array (``a`` may be another value's)."""
+    if _shape_of(like):
+        return lambda a, g, index, like: add_at(a, g, index, _template(like))
     if _real_array(a) and _real_array(like) and a.ndim == like.ndim and _basic_index(index):
         def added(a, g, index, like):
             out = a.copy()
@@ -354,6 +378,8 @@ def _add_at(a, g, index, like):
 @overload(untake)
 def _untake(g, index, like):
     """The cotangent of ``like[index]``: ``g`` where it was read, zero elsewhere."""
+    if _shape_of(like):
+        return lambda g, index, like: untake(g, index, _template(like))
     if _real_array(like) and _basic_index(index):
         def scattered(g, index, like):
             out = np.zeros(like.shape, like.dtype)
@@ -444,6 +470,33 @@ def _numpy_loop(name: str):
 
 numpy_tanh, numpy_sinh, numpy_tan, numpy_arctan, numpy_arcsinh, numpy_log1p, numpy_expm1, numpy_cbrt, numpy_log10, \
     numpy_exp, numpy_log, numpy_cosh, numpy_log2, numpy_exp2, numpy_arctanh = map(_numpy_loop, NUMPY_LOOPS)
+
+
+# ---------------------------------------------------------------------------- shapes in place of arrays
+# A split function's forward hands its reverse what the reverse reads, in a tuple kept on the
+# caller's tape. Many of those arrays are read only for their shape (``unbroadcast(g, y)``,
+# ``zero_like(y)``): Numba keeps each array in the tuple as a 56-byte struct whose reference count
+# is changed, atomically, each time the tuple is built, copied onto the tape, read back and freed:
+# 50-60 ns an array, most of a small-array step's time. ``for_numba`` hands such arrays over as
+# ``shape_like(y)``, a tuple of numbers (no reference count); each helper in SHAPE_READERS reads
+# it as it would the array, through ``_template``: an uninitialised array of that shape and
+# dtype, whose values nothing reads.
+shape_like, _template = map(_compiled_only, ("shape_like", "_template"))
+
+
+@overload(shape_like)
+def _shape_like(x):
+    if _real_array(x):
+        return lambda x: (x.shape, x.dtype.type(0))
+    return lambda x: x  # a float is its own shape; other values are handed over as they are
+
+
+@overload(_template)
+def _template_overload(like):
+    if _shape_of(like):
+        dtype = like[1]
+        return lambda like: np.empty(like[0], dtype)
+    return None
 
 
 # ---------------------------------------------------------------------------- an array's methods
@@ -599,7 +652,9 @@ def _numbers(t) -> bool:
     """A list or tuple of real scalars (what ``np.array([a, b, c])`` is made of)."""
     if isinstance(t, types.List):
         return _real(t.dtype)
-    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_real(item) for item in t)
+    # a tuple (``for_numba`` writes one for a list only read): its ints are floats in a list Numba types
+    return isinstance(t, types.BaseTuple) and any(_real(item) for item in t) \
+        and all(_real(item) or isinstance(item, types.Integer) for item in t)
 
 
 @overload(array_vjp_object)

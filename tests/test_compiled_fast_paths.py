@@ -74,3 +74,103 @@ def test_the_compiled_code_names_numpys_loop():
     text = generated_source(layer, ("W",), "compiled")
     code = [line for line in text.splitlines() if not line.lstrip().startswith("#")]  # not the user's lines quoted
     assert "    tanh_X_matmul_W = numpy_tanh(X_matmul_W)" in code and not any("np.tanh" in line for line in code)
+
+
+# ---------------------------------------------------------------- small arrays through split calls
+# A callee's forward hands its reverse `shape_like(a)` for an array the reverse reads only for its
+# shape; each helper reading one must do what it does with the array: keep a cotangent of the
+# same shape, sum one that broadcasting stretched, spread a reduction's, scatter an element's.
+def mix(a, b):
+    return a * 2.0 + b          # a (3,) broadcast against b (2, 3): da sums over the rows
+
+
+def through_mix(a, b):
+    return np.sum(mix(a, b) ** 2) + np.sum(mix(b[0], b) * a)   # also a (3,) with a (2, 3)
+
+
+def summed_twice(x):
+    return np.sum(x) * 2.0 + np.mean(x)   # expand_reduced and reduced_count of x's shape
+
+
+def through_sums(x, w):
+    return summed_twice(x * w) * summed_twice(np.tanh(x))
+
+
+def shifted(s, x):
+    return x + s                # s a float: its cotangent is a sum
+
+
+def through_shift(s, x):
+    return np.sum(shifted(s, x) ** 2) + np.sum(shifted(s * 0.5, x[0]) * x)
+
+
+def elements(y, p):
+    return np.array([p[0] * y[0] - p[1] * y[1], p[2] * y[1], 2])   # an int among the floats
+
+
+def through_elements(y, p):
+    total = 0.0
+    for step in range(3):
+        y = y + 0.1 * elements(y, p)[:2]
+        total = total + np.sum(y ** 2) + y[0] * y[1] + y[0] ** 2   # an element read twice
+    return total
+
+
+def gated(x, w):
+    h = w * x
+    return np.sum(h) * 0.0 + np.sum(x ** 2)   # h's cotangent is 0: w's block is skipped, dw is zeros
+
+
+def through_gate(x, w):
+    return gated(x, w) + np.sum(gated(w, x) * 0.5)
+
+
+def pairs(x):
+    v = np.array([x[0] * x[1], x[1], 3])
+    return np.sum(v ** 2) + x[0] * x[2]
+
+
+SPLIT_CASES = {
+    "broadcast_and_same_shape": (through_mix, (np.array([0.3, -1.2, 0.7]), np.array([[0.5, 0.1, -0.4], [1.1, 0.2, 0.9]])),
+                                 (0, 1)),
+    "reductions": (through_sums, (np.array([[0.3, -0.2], [0.8, 0.5]]), 1.3), (0, 1)),
+    "float_and_array": (through_shift, (0.7, np.array([0.2, -0.5, 1.5])), (0, 1)),
+    "elements_of_an_array": (through_elements, (np.array([1.0, 0.5]), np.array([0.4, 0.3, 0.2])), (0, 1)),
+    "a_zero_cotangent": (through_gate, (np.array([0.4, -0.3]), np.array([1.5, 2.5])), (0, 1)),
+    "a_list_with_an_int": (pairs, (np.array([0.6, -1.1, 0.8]),), (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT_CASES))
+def test_shapes_handed_over_give_the_numpy_paths_gradient_and_central_differences(name):
+    f, args, argnums = SPLIT_CASES[name]
+    compiled, plain = compiled_and_plain(f, args, argnums)
+    for position, gradient, expected in zip(argnums, compiled, plain):
+        assert type(gradient) is type(expected) and np.shape(gradient) == np.shape(args[position])
+        np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(gradient, central(f, args, position), rtol=1e-6, atol=1e-8)
+
+
+def test_a_zero_cotangents_block_skipped_leaves_exact_zeros():
+    (dx, dw) = s2sad.grad(gated, argnums=(0, 1), compile=True)(np.array([0.4, -0.3]), np.array([1.5, 2.5]))
+    np.testing.assert_array_equal(dw, [0.0, 0.0])
+    np.testing.assert_array_equal(dx, [0.8, -0.6])
+
+
+def test_the_split_code_hands_over_shapes_makes_zeros_only_where_needed_and_builds_no_list():
+    """Before/after in the generated source: `shape_like(a)` in the forward's saved values for an
+    array read only for its shape, `zero_like` in an `else:` of the block that replaces it, a
+    tuple where a list was made only for np.array, and an element's cotangent added in place
+    into the buffer `untake` made."""
+    from s2sad.transform import generated_split
+
+    def source(function):
+        return open(generated_split(function, ("y", "p") if function is elements else ("a", "b")).__code__.co_filename).read()
+
+    assert "    return result, (shape_like(a), shape_like(b), shape_like(a_mul_2_0),)" in source(mix).splitlines()
+    lines = [line.strip() for line in source(elements).splitlines() if not line.lstrip().startswith("#")]
+    assert "elements = (sub, p_2_mul_y_1_2, 2)" in lines and not any("[" in line for line in lines if "np.array" in line)
+    assert "shape_like(y), shape_like(p), p_0, y_0," in lines[lines.index("result = np.array(elements)") + 1]
+    block = lines.index("dy = untake(dy_1_2, 1, y)")
+    assert lines[block - 1:block + 3] == ["if nonzero(dy_1_2):", "dy = untake(dy_1_2, 1, y)", "else:", "dy = zero_like(y)"]
+    assert "add_into(dy, 1, dy_1)" in lines and "add_into(dy, 0, dy_0)" in lines and "add_at(" not in " ".join(lines)
