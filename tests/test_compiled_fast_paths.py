@@ -174,3 +174,68 @@ def test_the_split_code_hands_over_shapes_makes_zeros_only_where_needed_and_buil
     block = lines.index("dy = untake(dy_1_2, 1, y)")
     assert lines[block - 1:block + 3] == ["if nonzero(dy_1_2):", "dy = untake(dy_1_2, 1, y)", "else:", "dy = zero_like(y)"]
     assert "add_into(dy, 1, dy_1)" in lines and "add_into(dy, 0, dy_0)" in lines and "add_at(" not in " ".join(lines)
+
+
+# ---------------------------------------------------------------- W's cotangent added in place
+def two_layers_shared(W, h):
+    return np.sum(np.tanh(W @ h)) + np.sum(np.tanh(W @ (2.0 * h)) ** 2)   # dW += outer(g, h), twice
+
+
+def recurrent(W, h, x):
+    for step in range(4):
+        h = np.tanh(W @ h + x)
+    return np.sum(h * np.arange(1.0, 5.0))
+
+
+def batched(W, H):
+    for step in range(3):
+        H = np.tanh(W @ H)   # W's cotangent is g @ H.T, a matrix product: added as before
+    return np.sum(H ** 2)
+
+
+rng = np.random.default_rng(11)
+OUTER_CASES = {
+    "non_square": (two_layers_shared, (rng.normal(size=(4, 3)), rng.normal(size=3)), (0, 1)),
+    "recurrent": (recurrent, (0.5 * rng.normal(size=(4, 4)), rng.normal(size=4), rng.normal(size=4)), (0, 1, 2)),
+    "a_transposed_weight": (recurrent, (np.asfortranarray(0.5 * rng.normal(size=(4, 4))), rng.normal(size=4),
+                                        rng.normal(size=4)), (0,)),
+    "batched": (batched, (0.5 * rng.normal(size=(3, 3)), rng.normal(size=(3, 5))), (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTER_CASES))
+def test_outer_products_added_in_place_are_the_numpy_paths_and_central_differences(name):
+    f, args, argnums = OUTER_CASES[name]
+    compiled, plain = compiled_and_plain(f, args, argnums)
+    for position, gradient, expected in zip(argnums, compiled, plain):
+        np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(gradient, central(f, args, position), rtol=1e-6, atol=1e-8)
+
+
+def test_the_compiled_code_adds_the_outer_product_in_place():
+    from s2sad.transform import generated_source
+
+    text = generated_source(recurrent, ("W",), "compiled")
+    assert "dW = matmul_vjp_x1_into(dW, dW_matmul_h, W, h_before)" in [line.strip() for line in text.splitlines()]
+
+
+# ---------------------------------------------------------------- the finiteness check, compiled
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_the_compiled_finiteness_check_finds_one_bad_element_anywhere(bad):
+    """compiled._all_finite decides whether the compiled answer is given or the NumPy path's: a
+    float64 array of any shape and order is read element by element (compiled), a float by
+    ``x - x``; one inf or NaN anywhere makes it no."""
+    from s2sad.compiled import _all_finite
+
+    shapes = [(1,), (7,), (3, 5), (2, 3, 4)]
+    for shape in shapes:
+        for order in ("C", "F"):
+            a = np.asarray(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape), order=order)
+            assert _all_finite(0.5, (a,)) and _all_finite(0.5, (a[..., ::2],))
+            for position in {0, a.size // 2, a.size - 1}:
+                b = a.copy(order=order)
+                b.flat[position] = bad
+                assert not _all_finite(0.5, (a, b)) and not _all_finite(0.5, (b[..., ::1],))
+    assert not _all_finite(bad, (np.ones(3),)) and not _all_finite(1.0, (np.ones(3), bad))
+    assert _all_finite(1.0, (np.ones(3), 2.0, np.ones((2, 2)).astype(np.float32)))
+    assert not _all_finite(1.0, (np.array([1.0, bad], dtype=np.float32),))   # other dtypes: NumPy's check

@@ -67,7 +67,7 @@ ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
 # (compiled_helpers says why)
 SHAPE_READERS = {"unbroadcast": 1, "zero_like": 0, "untake": 2, "add_at": 3, "expand_reduced": 1, "reduced_count": 0,
                  "array_vjp_object": 1}
-ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like"}
+ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -183,6 +183,11 @@ class _AsArrays(cst.CSTTransformer):
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "accumulate":
+            added = value.args[1].value
+            if isinstance(added, cst.Call) and _called(added) == "matmul_vjp_x1" and len(added.args) == 3 \
+                    and not any(a.keyword or a.star for a in added.args):  # `dW += outer(g, h)` where dW is
+                return updated.with_changes(value=cst.Call(cst.Name("matmul_vjp_x1_into"),
+                                                           [value.args[0], *added.args]))
             return updated.with_changes(value=value.with_changes(func=cst.Name("accumulate_into")))
         return updated
 
