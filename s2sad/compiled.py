@@ -107,11 +107,13 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                     return numpy_path(*given)
         kinds = []  # the argument types Numba tells apart: a float is always one
         for a in args:
-            if a.__class__ is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
+            kind = a.__class__
+            if kind is float:
+                continue
+            if kind is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*given)
-            if a.__class__ is not float:
-                kinds.append(f"{a.dtype.char}{a.ndim}" if a.__class__ is np.ndarray else a.__class__.__name__)
+            kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
         kinds = tuple(kinds)
         try:
             value, gradients = lane[2](*args)
