@@ -477,7 +477,7 @@ numpy_tanh, numpy_sinh, numpy_tan, numpy_arctan, numpy_arcsinh, numpy_log1p, num
 # caller's tape. Many of those arrays are read only for their shape (``unbroadcast(g, y)``,
 # ``zero_like(y)``): Numba keeps each array in the tuple as a 56-byte struct whose reference count
 # is changed, atomically, each time the tuple is built, copied onto the tape, read back and freed:
-# 50-60 ns an array, most of a small-array step's time. ``for_numba`` hands such arrays over as
+# 50-60 ns an array, most of a small-array step's time. ``fewer_allocations`` hands them over as
 # ``shape_like(y)``, a tuple of numbers (no reference count); each helper in SHAPE_READERS reads
 # it as it would the array, through ``_template``: an uninitialised array of that shape and
 # dtype, whose values nothing reads.
