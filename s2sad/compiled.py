@@ -101,20 +101,25 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
             return numpy_path(*given)
-        if lane[8] and any(a.__class__ is np.ndarray and a.size >= blocks.SMALLEST for a in args):
-            # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
-            return numpy_path(*given)
+        if lane[8]:
+            for a in args:
+                if a.__class__ is np.ndarray and a.size >= blocks.SMALLEST:
+                    # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
+                    return numpy_path(*given)
         kinds = []  # the argument types Numba tells apart: a float is always one
         listed = False
         for a in args:
-            if a.__class__ is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
+            kind = a.__class__
+            if kind is float:
+                continue
+            if kind is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*given)
-            if a.__class__ is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
+            if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
                 kinds.append("list " + ",".join(str(item.ndim) for item in a[0]))
                 listed = True
-            elif a.__class__ is not float:
-                kinds.append(f"{a.dtype.char}{a.ndim}" if a.__class__ is np.ndarray else a.__class__.__name__)
+            else:
+                kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
         kinds = tuple(kinds)
         if listed:
             args = tuple(tuple(a) if a.__class__ is list else a for a in args)
@@ -301,19 +306,40 @@ def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
 
 def _all_finite(value, gradients) -> bool:
     """Whether the value and every gradient are finite: ``x - x`` is 0 for a finite float and NaN
-    for inf or NaN; an array's sum is finite when its elements are (or overflows: then this says
-    no, and the NumPy path computes the call, the same numbers)."""
+    for inf or NaN. A float64 array is read by ``_finite_elements`` compiled (0.1 us for a small
+    array where NumPy's ``sum`` takes 0.7 us)."""
     for v in (value, *gradients):
         kind = v.__class__
-        if kind is np.ndarray:
-            v = v.sum()
-        elif kind is not float:
-            if not all_finite(v):
+        if kind is float:
+            if not v - v == 0.0:
                 return False
-            continue
-        if not v - v == 0.0:
+        elif kind is np.ndarray and v.dtype == _FLOAT64:
+            if not (_finite_compiled or _compile_finite())(v):
+                return False
+        elif not all_finite(v):
             return False
     return True
+
+
+def _finite_elements(a) -> bool:
+    """Whether every element of the float array ``a`` is finite (an ``and`` over the elements, not
+    a loop that stops at the first: LLVM vectorises it)."""
+    finite = True
+    for x in np.ravel(a):
+        finite &= x - x == 0.0
+    return finite
+
+
+_FLOAT64 = np.dtype(np.float64)  # compared with a dtype (not the type np.float64): 30 ns against 50
+_finite_compiled = None
+
+
+def _compile_finite():
+    global _finite_compiled
+    import numba
+
+    _finite_compiled = numba.njit(cache=True)(_finite_elements)
+    return _finite_compiled
 
 
 def _unshared(gradients, args) -> tuple:
@@ -325,8 +351,10 @@ def _unshared(gradients, args) -> tuple:
 
     def unshared(g):
         if g.__class__ is np.ndarray:
-            if any(np.may_share_memory(g, other) for other in held):
-                g = g.copy()
+            for other in held:
+                if np.may_share_memory(g, other):
+                    g = g.copy()
+                    break
             held.append(g)
         elif g.__class__ is list or g.__class__ is tuple:  # the cotangent of a list of (W, b) tuples
             g = g.__class__(map(unshared, g))

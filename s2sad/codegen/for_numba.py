@@ -20,8 +20,10 @@ whose Numba overloads decide for each argument type what the NumPy path's helper
 each value; ``dv = ZERO`` is ``dv = zero_like(v)`` (a cotangent has its value's type: Numba
 types a variable once), ``g is not ZERO`` is ``nonzero(g)``, and ``dx = add_at(dx, g, i, x)``
 is ``add_into(dx, i, g)`` and ``dx = accumulate(dx, g)`` is ``dx = accumulate_into(dx, g)`` (in
-place) where ``dx`` is a buffer of its own (made by ``zero_like``, changed by nothing else, read
-by nothing but the ``return``).
+place) where ``dx`` is a buffer of its own (made new by ``zero_like`` or ``untake``, changed by
+nothing else, read by nothing but the ``return``); ``np.tanh(x)`` (and the other NUMPY_LOOPS) is
+``numpy_tanh(x)``, NumPy's own loop on a large array. ``fewer_allocations`` then spares Numba
+the allocations and reference counts nothing needs.
 
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
@@ -35,6 +37,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
+from .fewer_allocations import fewer_allocations
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
 # compiled call that raises is run again on the NumPy path, whose error, located, is the one the user sees
@@ -59,6 +62,15 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays"}) \
     | BOUND_RULES_COMPILED \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
+
+# NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
+# `numpy_tanh(x)` (compiled_helpers.NUMPY_LOOPS says why, and from which size)
+NUMPY_LOOPS = frozenset({"tanh", "sinh", "tan", "arctan", "arcsinh", "log1p", "expm1", "cbrt", "log10", "exp", "log",
+                         "cosh", "log2", "exp2", "arctanh"})
+ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
+
+# `shape_like` (fewer_allocations.py), and `dW = matmul_vjp_x1_into(dW, g, W, h)` for an RNN's weights
+ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -208,6 +220,11 @@ class _AsArrays(cst.CSTTransformer):
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "accumulate":
+            added = value.args[1].value
+            if isinstance(added, cst.Call) and _called(added) == "matmul_vjp_x1" and len(added.args) == 3 \
+                    and not any(a.keyword or a.star for a in added.args):  # `dW += outer(g, h)` where dW is
+                return updated.with_changes(value=cst.Call(cst.Name("matmul_vjp_x1_into"),
+                                                           [value.args[0], *added.args]))
             return updated.with_changes(value=value.with_changes(func=cst.Name("accumulate_into")))
         return updated
 
@@ -223,6 +240,11 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
+        function = updated.func
+        if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name) and function.value.value == "np" \
+                and function.attr.value in NUMPY_LOOPS and len(updated.args) == 1 \
+                and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
+            return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
         value_only = _split_call(self.calls, updated)
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only.forward))
@@ -249,6 +271,13 @@ class _Assigned(cst.CSTVisitor):
                 self.values.setdefault(name, []).append(node.value if isinstance(target.target, cst.Name) else None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for name in _names(node.target):
+            self.values.setdefault(name, []).append(None)
+
+    def visit_Param(self, node: cst.Param) -> None:  # bound by the caller: a value of unknown origin
+        self.values.setdefault(node.name.value, []).append(None)
+
+    def visit_For(self, node: cst.For) -> None:
         for name in _names(node.target):
             self.values.setdefault(name, []).append(None)
 
@@ -306,16 +335,25 @@ class _SelfAssignments(cst.CSTTransformer):
         return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
+# helpers whose answer is a new array of its own (the cotangent of `x[i]`: zeros, and g at i)
+FRESH = ("untake",)
+
+
+def _made_fresh(value) -> bool:
+    """``ZERO`` (``zero_like``: new zeros) or a call of a helper in FRESH."""
+    return isinstance(value, cst.Name) and value.value == "ZERO" or isinstance(value, cst.Call) and _called(value) in FRESH
+
+
 def _own_buffers(module: cst.Module) -> set:
-    """The cotangents that are buffers of their own: made by ``ZERO`` (``zero_like``), changed only
-    by their own updates, read by nothing else but the ``return``. Updating such a buffer in
-    place changes no other value."""
+    """The cotangents that are buffers of their own: made new (``ZERO``, ``untake``: see
+    ``_made_fresh``), changed only by their own updates, read by nothing else but the ``return``.
+    Updating such a buffer in place changes no other value."""
     assigned, occurrences = _Assigned(), _Occurrences()
     module.visit(assigned)
     module.visit(occurrences)
     return {name for name, values in assigned.values.items()
-            if any(isinstance(v, cst.Name) and v.value == "ZERO" for v in values)
-            and all(isinstance(v, cst.Name) and v.value == "ZERO" or isinstance(v, cst.Call) and _called(v) in UPDATES
+            if any(_made_fresh(v) for v in values)
+            and all(_made_fresh(v) or isinstance(v, cst.Call) and _called(v) in UPDATES
                     and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name for v in values)
             and occurrences.all.get(name, 0) == occurrences.allowed.get(name, 0)}
 
@@ -413,6 +451,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
         module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}))
+        module = fewer_allocations(module)
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_SelfAssignments())
