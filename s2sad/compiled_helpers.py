@@ -778,7 +778,7 @@ def _per_item(parameters: str, item: str, count: int, special: dict | None = Non
 
 @overload(zero_like)
 def _zero_like_of_items(x):
-    if _items(x):
+    if _items(x) and not _numbers(x):  # a tuple of numbers alone is np.array's list (below)
         return _per_item("x", "zero_like(x[{i}])", len(x))
     if _list_of_items(x):
         return lambda x: [zero_like(item) for item in x]
