@@ -824,7 +824,7 @@ def _add_at_item(a, g, index, like):
     if _list_of_items(a) and _items(g) and isinstance(index, types.Integer) and _list_of_items(like):
         def add_item(a, g, index, like):
             total = a.copy()
-            total[index] = accumulate(a[index], g)
+            add_into(total, index, g)
             return total
         return add_item
     return None

@@ -271,27 +271,34 @@ def test_a_redefined_or_rebound_callee_is_followed(tmp_path, monkeypatch):
         np.testing.assert_allclose(gradient(x), s2sad.grad(old_loss)(x), rtol=1e-12)
 
 
+def gradient_in_a_new_process(directory, module: str, inputs: str, gradient: str) -> np.ndarray:
+    """``gradient`` (an expression of ``module``, imported from ``directory``, and of the names
+    ``inputs`` binds), computed by a new Python process with its caches in ``directory``;
+    no compile=True fallback allowed."""
+    program = textwrap.dedent(f'''
+        import sys, warnings
+        sys.path.insert(0, {str(directory)!r})
+        import numpy as np, s2sad, {module}
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        {inputs}
+        print(repr(list({gradient})))
+    ''')
+    environment = {"S2SAD_CACHE_DIR": str(directory / "cache"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return np.array(eval(done.stdout.strip().splitlines()[-1]))
+
+
 def test_a_new_process_loads_the_caller_and_its_callees_from_the_caches(tmp_path):
     """Numba's disk cache keeps a caller's machine code with its callees' linked in: a callee
     whose text changed between processes must not come back as the old one."""
     _write(tmp_path, "callee_file", "import numpy as np\n\n\ndef helper(z):\n    return np.sin(z)\n")
     _write(tmp_path, "caller_file", "import numpy as np\nfrom callee_file import helper\n\n\n"
                                     "def loss(x):\n    return np.sum(helper(x) ** 2)\n")
-    program = textwrap.dedent('''
-        import sys, warnings
-        sys.path.insert(0, {directory!r})
-        import numpy as np, s2sad, caller_file
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        x = np.array([0.3, -0.8, 1.2])
-        print(repr(list(s2sad.grad(caller_file.loss, compile=True)(x))))
-    ''').format(directory=str(tmp_path))
-    environment = {"S2SAD_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-
     def run():
-        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr
-        return np.array(eval(done.stdout.strip().splitlines()[-1]))
+        return gradient_in_a_new_process(tmp_path, "caller_file", "x = np.array([0.3, -0.8, 1.2])",
+                                         "s2sad.grad(caller_file.loss, compile=True)(x)")
 
     x = np.array([0.3, -0.8, 1.2])
     np.testing.assert_allclose(run(), 2 * np.sin(x) * np.cos(x), rtol=1e-12)

@@ -5,8 +5,10 @@ cannot be specialised (a lambda, a closure, a parameter the callee reassigns, di
 at one call) falls back with a warning and the same numbers; a passed function redefined or
 rebound is followed."""
 import importlib
+import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,32 +16,17 @@ import pytest
 import s2sad
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references
+from test_compiled_calls import gradient_in_a_new_process
 
 numba = pytest.importorskip("numba")
 
 
 # ---------------------------------------------------------------- written as scientists write them
-def lotka_volterra(y, params):
-    alpha, beta, delta, gamma = params[0], params[1], params[2], params[3]
-    prey, predator = y[0], y[1]
-    return np.array([alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator])
+# the benchmark's model and integrator: `rk4_step(f, y, dt, params)` calls the model it is given
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from workloads import lotka_volterra, rk4, rk4_grad_by_hand, rk4_step  # noqa: E402
 
-
-def rk4_step(f, y, dt, params):
-    k1 = f(y, params)
-    k2 = f(y + 0.5 * dt * k1, params)
-    k3 = f(y + 0.5 * dt * k2, params)
-    k4 = f(y + dt * k3, params)
-    return y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-
-
-def trajectory_loss(params, y0):
-    y = y0
-    total = 0.0
-    for step in range(40):
-        y = rk4_step(lotka_volterra, y, 0.01, params)
-        total = total + np.sum(y ** 2)
-    return total
+sys.path.pop(0)
 
 
 def euler_step(f, y, dt, params):
@@ -114,7 +101,7 @@ def packed_from_floats(k, y):                  # the model's parameters packed f
 
 rng = np.random.default_rng(20)
 CASES = {
-    "rk4 lotka-volterra": (trajectory_loss, (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0, 1)),
+    "rk4 lotka-volterra": (rk4, (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0, 1)),
     "nested passing": (nested_passing, (np.array([0.7, 0.3]), rng.normal(size=3)), (0, 1)),
     "activation passed": (two_layers, (rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(2, 4)),
                                        rng.normal(size=3)), (0, 1, 2)),
@@ -132,14 +119,6 @@ def test_a_function_passed_as_a_value_compiles_and_is_central_differences(name):
 
 def test_the_rk4_gradient_is_the_hand_derived_one():
     """Against the benchmark's hand-written adjoint of the same integrator (500 steps)."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    try:
-        from workloads import rk4, rk4_grad_by_hand
-    finally:
-        sys.path.pop(0)
     params, y0 = np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
@@ -152,7 +131,8 @@ def test_the_callee_is_specialised_and_not_given_the_function():
     without the function; the callee's halves call the passed function's halves by its parameter's name."""
     from s2sad.transform import generated_source, _memory
 
-    text = generated_source(trajectory_loss, ("params",), "compiled")
+    s2sad.grad(rk4, compile=True)(*CASES["rk4 lotka-volterra"][1])
+    text = generated_source(rk4, ("params",), "compiled")
     assert "rk4_step_lotka_volterra_forward(y, 0.01, params)" in text and "((0, 'lotka_volterra'),)" in text
     specialised = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
                    if mode == "compiled_split" and getattr(f, "__s2sad_statics__", None)]
@@ -284,24 +264,9 @@ def test_a_new_process_follows_a_passed_function_whose_text_changed(tmp_path):
         def loss(y, p):
             return np.sum(step(model, y, p) ** 2)
     '''))
-    program = textwrap.dedent('''
-        import sys, warnings
-        sys.path.insert(0, {directory!r})
-        import numpy as np, s2sad, solver_file
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        y = np.array([0.3, -0.8, 1.2])
-        print(repr(list(s2sad.grad(solver_file.loss, compile=True)(y, 0.7))))
-    ''').format(directory=str(tmp_path))
-    environment = {"S2SAD_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-
     def run():
-        import subprocess
-        import sys
-
-        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr
-        return np.array(eval(done.stdout.strip().splitlines()[-1]))
+        return gradient_in_a_new_process(tmp_path, "solver_file", "y = np.array([0.3, -0.8, 1.2])",
+                                         "s2sad.grad(solver_file.loss, compile=True)(y, 0.7)")
 
     y, p = np.array([0.3, -0.8, 1.2]), 0.7
     sine = 2 * (y + 0.1 * np.sin(y) * p) * (1 + 0.1 * np.cos(y) * p)

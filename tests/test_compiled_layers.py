@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from finite_differences import numerical_gradient as central
 
 numba = pytest.importorskip("numba")
 
@@ -43,26 +44,18 @@ def init_layers(sizes, rng):
             for n_in, n_out in zip(sizes[:-1], sizes[1:])]
 
 
-def central_of_layers(f, args, position, eps=1e-6):
-    """The gradient with respect to a list of tuples of arrays, by central differences."""
+def central_of_layers(f, args, position):
+    """The gradient with respect to a list of tuples of arrays, by central differences, one array at a time."""
     layers = args[position]
-    gradient = []
-    for i, layer in enumerate(layers):
-        items = []
-        for j, array in enumerate(layer):
-            found = np.zeros_like(array)
-            for index in np.ndindex(array.shape):
-                values = []
-                for step in (eps, -eps):
-                    moved = array.copy()
-                    moved[index] += step
-                    changed = [tuple(moved if (k, m) == (i, j) else a for m, a in enumerate(t))
-                               for k, t in enumerate(layers)]
-                    values.append(f(*args[:position], changed, *args[position + 1:]))
-                found[index] = (values[0] - values[1]) / (2 * eps)
-            items.append(found)
-        gradient.append(tuple(items))
-    return gradient
+
+    def of_one_array(i, j):
+        def moved(array):
+            changed = [tuple(array if (k, m) == (i, j) else a for m, a in enumerate(t)) for k, t in enumerate(layers)]
+            return f(*args[:position], changed, *args[position + 1:])
+        return moved
+
+    return [tuple(central(of_one_array(i, j), (array,), 0) for j, array in enumerate(layer))
+            for i, layer in enumerate(layers)]
 
 
 def assert_layers_close(got, expected, **tolerances):
