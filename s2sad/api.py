@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from typing import Any, Callable, Sequence, Union
 
 import numpy as np
@@ -222,7 +223,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     transform = "value_and_grad" if with_value else "grad"
     single = isinstance(argnums, (int, np.integer))
     # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
-    # the rrule is current for it): see _lane
+    # the rrule is current for it, the rrule typed for the first call's argument types or None): see _lane
     lanes = {}
 
     @functools.wraps(_unwrap(f))
@@ -274,7 +275,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             if holomorphic:
                 check_complex_inputs([args[p] for p in positions], transform, name)
             try:
-                y, pullback = lane[1](*args)
+                # the version typed for the first call's argument types, when these have them (else None)
+                made = lane[6](*args) if lane[6] is not None else None
+                y, pullback = lane[1](*args) if made is None else made
             except BaseException as error:
                 point_at_user_source(error)
                 raise
@@ -290,8 +293,10 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
                         fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
+                    typed = None if has_aux or holomorphic or (fused is not None and not rrule.__globals__.get(
+                        "ELEMENTWISE_SUM")) else _typed(f, args, positions)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
-                                        rrule.__s2sad_current__)
+                                        rrule.__s2sad_current__, typed)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
         kind = output.__class__
         # seed_for's answer for the common outputs, without the call
@@ -351,6 +356,22 @@ def _lane(function, count: int, positions):
     if generated is None or generated[1]:
         return None
     return generated[0]
+
+
+def _typed(function, args, positions):
+    """The rrule specialised to the types of ``args`` (codegen/reverse.generate_typed: float64
+    arrays of their shapes, Python floats and ints), or None when they are of other types or
+    the function has no such version. It returns None for calls of other types."""
+    from .analysis.array_types import ARRAY, signature_of  # (the analysis, not the front end: no libcst)
+    from .transform import generated_typed
+
+    if os.environ.get("S2SAD_TYPED_VERSIONS", "1") == "0":  # the general rrule for every call
+        return None
+    signature = signature_of(args)
+    if signature is None or not any(kind[0] == ARRAY for kind in signature):
+        return None
+    names = _plan(function).names
+    return generated_typed(_unwrap(function), tuple(names[p] for p in sorted(positions)), signature)
 
 
 def _plain(args, positions) -> bool:

@@ -6,7 +6,10 @@ may have anything to do (expressions.Pass). The caller lists the passes it wants
 
 * ``constant_exponent``: ``power_vjp_base(g, x, 3)`` as plain arithmetic;
 * ``ReusePrimalValues(calls, namespace)``: a call the primal already made read from its variable;
-* ``on_floats``: the helpers that are the identity on real scalars left out.
+* ``on_floats``: the helpers that are the identity on real scalars left out;
+* ``on_types(types, ...)``: the same for the types one call's arguments give every variable
+  (analysis/array_types.py): ``conj`` of real values, ``unbroadcast`` to an array of the
+  operation's own shape, ``matmul_vjp_x1/x2`` of matrices and vectors as the product itself.
 
 ``add_at_arguments`` asks a question of a tree instead: whether the expression is the
 cotangent of ``x[i]``, which an accumulation can add in place.
@@ -69,6 +72,43 @@ def _identity_on_floats(call: ast.Call) -> ast.expr | None:
 on_floats = CallPass("on floats", frozenset({"unbroadcast", "conj"}), _identity_on_floats)
 """The expression as it reads when every value is a real scalar (a Python float): the rule
 helpers that are then the identity left out."""
+
+
+def on_types(types: dict, target: str, elementwise: bool) -> CallPass:
+    """The rule expression of the operation making ``target`` as it reads when every variable has
+    the type ``types`` gives it (float64 arrays of known shapes, float64 scalars, Python numbers):
+    all real, so ``conj`` is the identity; an elementwise operation's ``unbroadcast(v, x)``
+    is ``v`` when ``x`` is an array of the value's own shape (``v`` is then a float64 array of
+    that shape: nothing to sum, nothing to cast); a matrix product's cotangents are the products
+    ``matmul_vjp_x1``/``x2`` compute for those ranks, without their tests."""
+
+    def array_rank(node) -> int | None:
+        kind = types.get(node.id) if isinstance(node, ast.Name) else None
+        return len(kind[1]) if kind is not None and kind[0] == "array" else None
+
+    def replacement(call: ast.Call) -> ast.expr | None:
+        if (_calls(call, "conj") or _calls_numpy(call, "conjugate")) and len(call.args) == 1:
+            return call.args[0]
+        if _calls(call, "unbroadcast") and len(call.args) == 2:
+            like = call.args[1]
+            if elementwise and isinstance(like, ast.Name) and types.get(like.id) == types.get(target) \
+                    and array_rank(like) is not None:
+                return call.args[0]
+            return None
+        if (_calls(call, "matmul_vjp_x1") or _calls(call, "matmul_vjp_x2")) and len(call.args) == 3:
+            g, x1, x2 = call.args
+            if array_rank(x1) != 2 or array_rank(x2) not in (1, 2) or types.get(target, ("",))[0] != "array":
+                return None
+            if _calls(call, "matmul_vjp_x2"):  # x1^T @ g
+                return ast.BinOp(ast.Attribute(x1, "T", ast.Load()), ast.MatMult(), g)
+            if array_rank(x2) == 2:  # g @ x2^T
+                return ast.BinOp(g, ast.MatMult(), ast.Attribute(x2, "T", ast.Load()))
+            outer = ast.Attribute(ast.Attribute(ast.Name("np", ast.Load()), "multiply", ast.Load()), "outer", ast.Load())
+            return ast.Call(outer, [g, x2], [])  # matrix times vector: the outer product
+        return None
+
+    return CallPass("on types", frozenset({"conj", "np.conjugate", "unbroadcast", "matmul_vjp_x1", "matmul_vjp_x2"}),
+                    replacement)
 
 
 class ReusePrimalValues:
@@ -138,3 +178,10 @@ def _calls_rewritten(tree: ast.expr, rewrite: Callable[[ast.Call], ast.expr | No
     rewriter = _CallRewriter(rewrite)
     result = rewriter.visit(tree)
     return result if rewriter.changed else None
+
+
+def _calls_numpy(call: ast.Call, name: str) -> bool:
+    """``np.name(...)``."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name)
+            and func.value.id == "np" and not call.keywords)
