@@ -239,9 +239,16 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 plain = kind is float or (kind is _ndarray and value.dtype.kind in "fc")
             else:
                 plain = _plain(args, positions)
+            made = None  # the typed version's value and pullback, when these arguments have its types
+            if plain and lane[6] is not None:
+                try:
+                    made = lane[6](*args)
+                except BaseException as error:
+                    point_at_user_source(error)
+                    raise
             if not plain:
                 lane = None  # the long way checks them, and says what is wrong
-            elif lane[3] is not None:  # the gradient for floats (never with has_aux or holomorphic)
+            elif made is None and lane[3] is not None:  # the gradient for floats (never with has_aux or holomorphic)
                 try:
                     done = lane[3](*args)  # value and cotangents when the arguments are numbers, else None
                 except BaseException as error:
@@ -275,8 +282,6 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             if holomorphic:
                 check_complex_inputs([args[p] for p in positions], transform, name)
             try:
-                # the version typed for the first call's argument types, when these have them (else None)
-                made = lane[6](*args) if lane[6] is not None else None
                 y, pullback = lane[1](*args) if made is None else made
             except BaseException as error:
                 point_at_user_source(error)

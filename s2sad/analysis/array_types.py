@@ -252,6 +252,9 @@ def typed_plan(function: Function, activity: Activity, signature: tuple) -> dict
     active = [op for op in operations if op.target in activity.active]
     if not active:
         return None
+    result = function.result
+    if not isinstance(result, Var) or (types.get(result.name) or ("",))[0] not in (F64, FLOAT, SCALAR):
+        return None  # grad's seed is then the float 1.0: every cotangent has its value's type
     for op in active:
         if types.get(op.target) is None:
             return None

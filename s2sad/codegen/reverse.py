@@ -130,6 +130,7 @@ class ReverseGenerator:
         self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt),
                                           prune=optimize)
         self.core = Emitter(function, wrt, source_function, namer, self.activity)
+        self.core.types = types
         self.flow: CotangentFlow | None = None   # what each cotangent holds where (made before the pullback is written)
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
@@ -479,10 +480,15 @@ def generate_typed(function: Function, wrt: tuple[str, ...], user_function, name
     generator = ReverseGenerator(function, wrt, user_function, namer, types=plan)
     generator.rrule_name = name
     tests = entry_tests(function.params, signature) or ["True"]
+    arrays = [p for p, kind in zip(function.params, signature) if kind[0] == "array"]
+    if elementwise_sum(function) and arrays:  # large arrays go block by block (runtime/blocks.py), as in general
+        tests.append(f"{arrays[0]}.size < blocks.SMALLEST")
     entry = [f"if not ({tests[0]}", *(f"{INDENT * 2}and {test}" for test in tests[1:])]
     entry = entry[:-1] + [entry[-1] + "):", f"{INDENT}return None"]
     heading = _comment(TYPED_HEADING.format(name=function.name, described=describe(function.params, signature)))
-    text = "\n" + TYPED_ENTRY + generator.run(name, entry, heading)
+    blocked = "from s2sad.runtime import blocks  # (as the general code, large arrays go block by block)\n"
+    text = "\n" + (blocked if elementwise_sum(function) and arrays else "") + TYPED_ENTRY
+    text += generator.run(name, entry, heading)
     return generator.module(text, generator.body + ["np"])
 
 
