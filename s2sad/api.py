@@ -76,20 +76,21 @@ def _plan(function) -> _Plan:
     return plan
 
 
-def _run(function, args, kwargs, positions):
+def _run(function, args, kwargs, positions, typed=False):
     """Run the primal of ``function``: (output, pullback, parameter names, values).
 
     A function with a registered rule (``np.sin``, a user's rule) is differentiated by that
-    rule; any other function by the code s2sad generates for it. A bound method or a
-    ``functools.partial`` is its function called with the arguments it holds first, which
-    are not differentiated.
+    rule; any other function by the code s2sad generates for it (``typed``: by its version
+    typed for these arguments, where there is one: ``grad`` and ``value_and_grad``, whose
+    pullback is seeded with 1.0). A bound method or a ``functools.partial`` is its function
+    called with the arguments it holds first, which are not differentiated.
     """
     held = held_call(function)
     if held is not None:
         target, held_args, held_keywords = held
         count = len(held_args)
         y, pullback, names, values = _run(target, tuple(held_args) + tuple(args), {**held_keywords, **kwargs},
-                                          tuple(position + count for position in positions))
+                                          tuple(position + count for position in positions), typed)
 
         def held_pullback(cotangent):
             cotangents = pullback(cotangent)
@@ -134,6 +135,16 @@ def _run(function, args, kwargs, positions):
             raise
         if done is not None:
             return done[0], _seeded(done[1]), names, values
+    if typed and not runs_once and rrule.__globals__.get("GRADIENT_FOR_FLOATS") is None:
+        typed_rrule = _typed(original, values, tuple(names[p] for p in sorted(positions)))
+        if typed_rrule is not None:
+            try:
+                made = typed_rrule(*values)
+            except BaseException as error:
+                point_at_user_source(error)
+                raise
+            if made is not None:
+                return made[0], made[1], names, values
     # a function that changes an argument in place leaves the change in it: a rerun starts from the values given
     given = detached(values) if runs_once and rrule.__globals__.get("WRITES_BACK_ARGUMENTS") else values
     try:
@@ -291,7 +302,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             positions = differentiated_positions(argnums, len(args), name)
             if holomorphic:
                 check_complex_inputs([args[p] for p in positions], transform, name)
-            y, pullback, names, values = _run(f, args, kwargs, positions)
+            y, pullback, names, values = _run(f, args, kwargs, positions, typed=not (has_aux or holomorphic))
             if not kwargs:
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
@@ -299,7 +310,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
                         fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     typed = None if has_aux or holomorphic or (fused is not None and not rrule.__globals__.get(
-                        "ELEMENTWISE_SUM")) else _typed(f, args, positions)
+                        "ELEMENTWISE_SUM")) else _typed(f, args, tuple(names[p] for p in sorted(positions)))
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__, typed)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
@@ -363,10 +374,11 @@ def _lane(function, count: int, positions):
     return generated[0]
 
 
-def _typed(function, args, positions):
-    """The rrule specialised to the types of ``args`` (codegen/reverse.generate_typed: float64
-    arrays of their shapes, Python floats and ints), or None when they are of other types or
-    the function has no such version. It returns None for calls of other types."""
+def _typed(function, args, wrt):
+    """The rrule of ``function`` differentiated with respect to the parameters ``wrt``,
+    specialised to the types of ``args`` (codegen/reverse.generate_typed: float64 arrays by
+    their numbers of dimensions and equal lengths, Python floats and ints), or None when they
+    are of other types or the function has no such version. It returns None for calls of other types."""
     from .analysis.array_types import ARRAY, signature_of  # (the analysis, not the front end: no libcst)
     from .transform import generated_typed
 
@@ -375,8 +387,7 @@ def _typed(function, args, positions):
     signature = signature_of(args)
     if signature is None or not any(kind[0] == ARRAY for kind in signature):
         return None
-    names = _plan(function).names
-    return generated_typed(_unwrap(function), tuple(names[p] for p in sorted(positions)), signature)
+    return generated_typed(_unwrap(function), wrt, signature)
 
 
 def _plain(args, positions) -> bool:

@@ -308,6 +308,6 @@ def test_the_switch_turns_typed_versions_off(monkeypatch):
     monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "0")
     from s2sad.api import _typed
 
-    assert _typed(squashed, (np.ones(3),), (0,)) is None
+    assert _typed(squashed, (np.ones(3),), ("w",)) is None
     monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "1")
-    assert _typed(squashed, (np.ones(3),), (0,)) is not None
+    assert _typed(squashed, (np.ones(3),), ("w",)) is not None
