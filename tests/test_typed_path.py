@@ -311,3 +311,99 @@ def test_the_switch_turns_typed_versions_off(monkeypatch):
     assert _typed(squashed, (np.ones(3),), ("w",)) is None
     monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "1")
     assert _typed(squashed, (np.ones(3),), ("w",)) is not None
+
+
+# ---------------------------------------------------------------------- the analysis alone
+def _types(f, args):
+    from s2sad.analysis.array_types import variable_types
+    from s2sad.frontend.normalize import normalize
+    from s2sad.frontend.source import read_function
+
+    return variable_types(normalize(read_function(f)), signature_of(args))
+
+
+def test_types_follow_broadcasting_and_products():
+    types = _types(layer, (np.ones((3, 4)), np.ones(4), np.ones((6, 3)), 1.5))
+    assert types["X_matmul_W"] == ("array", ("n2", "n1"))     # X (6, 3) @ W (3, 4); n0 = 3
+    assert types["z"] == ("array", ("n2", "n1"))              # + b (4,): broadcast over the rows
+    assert types["scale"] == ("float",)
+    assert [t for name, t in types.items() if name.startswith("mean")] == [("f64",)]
+
+
+def test_a_variable_of_two_types_has_none_but_numbers_stay_real():
+    types = _types(scaled_loop, (np.ones(4), 0.9, 5))
+    assert types["total"] == ("scalar",)       # 0.0, then a float64
+    assert types["x"] == ("array", ("n0",))    # the same shape at every iteration
+
+    def grows(x):
+        for i in range(2):
+            x = np.outer(x, x)   # not a typed operation: no type, whatever the shapes
+        return np.sum(x)
+
+    def mismatched(a, b):
+        return np.sum(a + b)     # (3,) + (4,) raises when it runs: no type
+
+    assert _types(grows, (np.ones(3),))["x"] is None
+    assert _types(mismatched, (np.ones(3), np.ones(4)))[
+        [name for name in _types(mismatched, (np.ones(3), np.ones(4))) if name.startswith("a_add")][0]] is None
+
+
+# ---------------------------------------------------------------------- random programs
+UNARY = ["np.sin({})", "np.tanh({})", "np.cos({})", "({}) ** 2", "-({})", "np.exp(0.3 * np.tanh({}))",
+         "np.log(1.5 + ({}) ** 2)", "2.5 * ({})", "({}) / 3.0", "np.sqrt(1.0 + ({}) ** 2)"]
+BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)"]
+
+
+def _random_program(rng, name):
+    """A function of A (3, 4), b (4,), c (1, 4), M (4, 4) and a float s, built from the operations
+    typed versions know (broadcasting among them, matrix products, whole sums and means, a loop)."""
+    values, scalars = ["A", "b", "c", "s"], {"s"}
+    lines = [f"def {name}(A, b, c, M, s):"]
+    for k in range(int(rng.integers(3, 7))):
+        choice = rng.random()
+        if choice < 0.4:
+            operands = [rng.choice(values)]
+            expression = rng.choice(UNARY).format(*operands)
+        elif choice < 0.8:
+            operands = [rng.choice(values), rng.choice(values)]
+            expression = rng.choice(BINARY).format(*operands)
+        else:
+            operands = [rng.choice([v for v in values if v not in scalars])]
+            expression = f"{operands[0]} @ M"
+        lines.append(f"    v{k} = {expression}")
+        values.append(f"v{k}")
+        if all(operand in scalars for operand in operands):
+            scalars.add(f"v{k}")
+    if rng.random() < 0.5:
+        lines += ["    h = b", "    for step in range(3):", "        h = np.tanh(h @ M + 0.5 * b)", "        s = s * 0.9"]
+        values.append("h")
+    terms = [f"np.{rng.choice(['sum', 'mean'])}({v})" for v in rng.choice(values[4:], size=2)]
+    lines.append(f"    return {terms[0]} + 0.5 * {terms[1]} + s * np.sum(b)")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_programs_against_central_differences_and_the_general_rrule(seed, tmp_path, monkeypatch):
+    rng = np.random.default_rng(1000 + seed)
+    names = [f"program_{seed}_{k}" for k in range(6)]
+    path = tmp_path / f"typed_random_{seed}.py"
+    path.write_text("import numpy as np\n\n\n" + "\n\n".join(_random_program(rng, name) for name in names))
+    namespace = {"__name__": path.stem}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    args = (rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((1, 4)),
+            0.3 * rng.standard_normal((4, 4)), float(rng.standard_normal()))
+    typed = 0
+    for name in names:
+        f = namespace[name]
+        typed += generated_typed(f, ("A", "b", "c", "M", "s"), signature_of(args)) is not None
+        value, gradients = s2sad.value_and_grad(f, argnums=(0, 1, 2, 3, 4))(*args)
+        monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "0")
+        general_value, general = s2sad.value_and_grad(f, argnums=(0, 1, 2, 3, 4))(*args)
+        monkeypatch.delenv("S2SAD_TYPED_VERSIONS")
+        assert value == general_value
+        for position, (got, other) in enumerate(zip(gradients, general)):
+            assert type(got) is type(other) and np.shape(got) == np.shape(args[position])
+            np.testing.assert_allclose(got, other, rtol=1e-12, atol=1e-13, err_msg=f"{name}, argument {position}")
+            np.testing.assert_allclose(got, numerical_gradient(f, args, position), rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{name}, argument {position}:\n{path.read_text()}")
+    assert typed == len(names)  # every program here has a typed version

@@ -172,7 +172,8 @@ def _result_type(operation: Operation, operands: list) -> tuple | None:
         if value in _MATMUL:
             return _matmul(operands)
         if value in _WHOLE_REDUCTIONS:
-            return (F64,) if len(operands) == 1 and operands[0][0] == ARRAY else None
+            # of an array or a float: a float64 (of an int, an int64: not typed)
+            return (F64,) if len(operands) == 1 and operands[0][0] in (ARRAY, F64, FLOAT) else None
         if value is range:
             return (RANGE,) if 1 <= len(operands) <= 3 and all(t == (INT,) for t in operands) else None
         if value is len:
