@@ -234,7 +234,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     transform = "value_and_grad" if with_value else "grad"
     single = isinstance(argnums, (int, np.integer))
     # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
-    # the rrule is current for it, the rrule typed for the first call's argument types or None): see _lane
+    # the rrule is current for it): see _lane
     lanes = {}
 
     @functools.wraps(_unwrap(f))
@@ -250,16 +250,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 plain = kind is float or (kind is _ndarray and value.dtype.kind in "fc")
             else:
                 plain = _plain(args, positions)
-            made = None  # the typed version's value and pullback, when these arguments have its types
-            if plain and lane[6] is not None:
-                try:
-                    made = lane[6](*args)
-                except BaseException as error:
-                    point_at_user_source(error)
-                    raise
             if not plain:
                 lane = None  # the long way checks them, and says what is wrong
-            elif made is None and lane[3] is not None:  # the gradient for floats (never with has_aux or holomorphic)
+            elif lane[3] is not None:  # the gradient for floats, or typed (never with has_aux or holomorphic)
                 try:
                     done = lane[3](*args)  # value and cotangents when the arguments are numbers, else None
                 except BaseException as error:
@@ -293,7 +286,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             if holomorphic:
                 check_complex_inputs([args[p] for p in positions], transform, name)
             try:
-                y, pullback = lane[1](*args) if made is None else made
+                y, pullback = lane[1](*args)
             except BaseException as error:
                 point_at_user_source(error)
                 raise
@@ -309,10 +302,12 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
                         fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
-                    typed = None if has_aux or holomorphic or (fused is not None and not rrule.__globals__.get(
-                        "ELEMENTWISE_SUM")) else _typed(f, args, tuple(names[p] for p in sorted(positions)))
+                    if not (has_aux or holomorphic) and (fused is None or rrule.__globals__.get("ELEMENTWISE_SUM")):
+                        typed = _typed(f, args, tuple(names[p] for p in sorted(positions)))
+                        if typed is not None:  # its arguments' types first (then blocks, for the arguments it refuses)
+                            fused = _typed_gradient(typed, fused, name, transform)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
-                                        rrule.__s2sad_current__, typed)
+                                        rrule.__s2sad_current__)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
         kind = output.__class__
         # seed_for's answer for the common outputs, without the call
@@ -388,6 +383,20 @@ def _typed(function, args, wrt):
     if signature is None or not any(kind[0] == ARRAY for kind in signature):
         return None
     return generated_typed(_unwrap(function), wrt, signature)
+
+
+def _typed_gradient(typed, otherwise, name: str, transform: str):
+    """The lane's gradient through the typed rrule ``typed``: ``(value, cotangents)`` of its pullback
+    seeded with 1 for the arguments it serves; for the others, ``otherwise``'s answer (the blocks,
+    or None: the general rrule)."""
+    def typed_gradient(*args):
+        made = typed(*args)
+        if made is None:
+            return otherwise(*args) if otherwise is not None else None
+        output, pullback = made
+        kind = output.__class__
+        return output, pullback(1.0 if kind is _float64 or kind is float else seed_for(output, name, False, transform))
+    return typed_gradient
 
 
 def _plain(args, positions) -> bool:

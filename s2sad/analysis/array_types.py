@@ -23,6 +23,7 @@ runs: a guess costs speed, never a number.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 import warnings
@@ -93,9 +94,11 @@ def entry_tests(params: list[str], signature: tuple) -> list[str]:
     return tests
 
 
-def _ufunc_keeps_float64(ufunc) -> bool:
-    """A ufunc of one output that maps float64 operands to a float64 value (not a comparison's bool)."""
-    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
+@functools.lru_cache(maxsize=None)
+def keeps_float64(ufunc, count: int | None = None) -> bool:
+    """A ufunc of one output that maps float64 operands (``count`` of them, if given) to a float64
+    value (not a comparison's bool)."""
+    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1 or (count is not None and count != ufunc.nin):
         return False
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -106,7 +109,7 @@ def _ufunc_keeps_float64(ufunc) -> bool:
     return value.__class__ is np.float64
 
 
-def _broadcast(shapes) -> tuple | None:
+def broadcast_shapes(shapes) -> tuple | None:
     """The broadcast shape of shapes written as ``signature_of`` writes them; None where two
     lengths of different names meet (a call of the signature may raise there: no plan)."""
     rank = max(len(shape) for shape in shapes)
@@ -122,13 +125,13 @@ def _broadcast(shapes) -> tuple | None:
 def _elementwise(operation: Operation, operands: list) -> tuple | None:
     value = operation.callee.value
     ufunc = isinstance(value, np.ufunc)
-    if ufunc and (len(operands) != value.nin or not _ufunc_keeps_float64(value)):
+    if ufunc and (len(operands) != value.nin or not keeps_float64(value)):
         return None
     if not ufunc and len(operands) != (1 if value in (operator.neg, operator.pos) else 2):
         return None
     arrays = [t[1] for t in operands if t[0] == ARRAY]
     if arrays:
-        shape = _broadcast(arrays)
+        shape = broadcast_shapes(arrays)
         return (ARRAY, shape) if shape else None
     if ufunc:
         return (F64,)
@@ -265,17 +268,6 @@ def typed_plan(function: Function, activity: Activity, signature: tuple) -> dict
             if not isinstance(atom, Var) and _constant_type(atom.code) is None:
                 return None
     return {name: t for name, t in types.items() if t is not None}
-
-
-def elementwise_callee(operation: Operation) -> bool:
-    """Whether the operation is arithmetic or a ufunc: its value has its operands' broadcast shape."""
-    callee = operation.callee
-    if operation.kind != "call" or callee is None or callee.kind != "static":
-        return False
-    try:
-        return callee.value in _ELEMENTWISE_OPERATORS or (isinstance(callee.value, np.ufunc) and callee.value not in _MATMUL)
-    except TypeError:
-        return False
 
 
 def describe(params: list[str], signature: tuple) -> str:

@@ -13,7 +13,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var
 from ..registry import Rule, rule_for, template_namespace
 from .core import Emitter, callee_reference, indented, operator_name
-from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR, elementwise_callee
+from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR
 from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
 from .expressions import substitute
 
@@ -162,7 +162,7 @@ class ReverseOperations:
             renamed = self.core.rename  # a loop's carried value, read in its reverse as it was on entry
             types = {**self.types, **{alias: self.types[name] for name, alias in renamed.items() if name in self.types}} \
                 if renamed else self.types
-            passes.append(on_types(types, op.target, elementwise_callee(op)))
+            passes.append(on_types(types, op.target, g))
         return substitute(template, {"g": g, "ans": op.target, **codes}, passes + [on_floats] if self.floats else passes)
 
     def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
