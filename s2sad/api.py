@@ -387,19 +387,9 @@ def _typed(function, args, wrt):
 
 def _typed_gradient(typed, otherwise, name: str, transform: str):
     """The lane's gradient through the typed rrule ``typed``: ``(value, cotangents)`` of its pullback
-    seeded with 1 for the arguments it serves (its module's ``TYPED_GRADIENT``, primal and pullback
-    in one function, where there is one); for the others, ``otherwise``'s answer (the blocks, or
-    None: the general rrule)."""
-    fused = typed.__globals__.get("TYPED_GRADIENT")
-    if fused is not None:
-        if otherwise is None:
-            return fused
-
-        def fused_or_otherwise(*args):
-            done = fused(*args)
-            return done if done is not None else otherwise(*args)
-        return fused_or_otherwise
-
+    seeded with 1 for the arguments it serves; for the others, ``otherwise``'s answer (the blocks,
+    or None: the general rrule). (Primal and pullback in one function, as for floats, saved 3% of
+    a 10-element gradient and cost a 256x64 MLP 16%: every intermediate array lives to the end.)"""
     def typed_gradient(*args):
         made = typed(*args)
         if made is None:

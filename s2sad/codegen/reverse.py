@@ -117,8 +117,6 @@ class ReverseGenerator:
     blocks, branches and loops backwards, one ``ReverseOperations`` for each operation's lines,
     reading the facts ``cotangent_flow`` found before anything is written."""
 
-    fused_template = FUSED_TEMPLATE  # primal and pullback in one function (run(fused=True))
-
     def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer, optimize: bool = True,
                  scalars: set[str] | None = None, compiled: bool = False, types: dict | None = None):
         self.function = function
@@ -182,7 +180,7 @@ class ReverseGenerator:
             cotangents = ", ".join(finals) + ("," if len(self.wrt) == 1 else "")
         self.body = primal + reverse + [cotangents]
         self.halves = (primal, reverse, seed, result)  # for the split compiled form (generate_compiled_split)
-        template = COMPILED_TEMPLATE if self.compiled else self.fused_template if fused else FUNCTION_TEMPLATE
+        template = COMPILED_TEMPLATE if self.compiled else FUSED_TEMPLATE if fused else FUNCTION_TEMPLATE
         depth = 1 if fused else 2  # fused, the reverse lines follow the primal ones in the same function
         return template.format(
             heading=heading, rrule=rrule_name, params=", ".join(f.params),
@@ -452,20 +450,6 @@ FLOAT64 = np.dtype(np.float64)
 TYPED = True  # (False: no typed version for this signature; the stub below returns None)
 """
 
-TYPED_FUSED_TEMPLATE = '''
-
-
-{heading}def {rrule}({params}):
-{primal}    {seed} = 1.0
-{reverse}    return {result}, ({cotangents})
-
-
-TYPED_GRADIENT = {rrule}  # what s2sad.grad calls for calls of these types
-'''
-
-TYPED_FUSED_HEADING = ("`{rrule}` and its pullback with the cotangent 1.0, in one function: the gradient for "
-                       "these types, with no closure to make. None for calls of other types.")
-
 UNTYPED_TEMPLATE = """
 
 # No typed version for the signature {described}: a value the gradient flows through has a type
@@ -485,7 +469,6 @@ def generate_typed(function: Function, wrt: tuple[str, ...], user_function, name
     entered only by calls of that signature. Without a plan, a stub returning None."""
     from ..analysis.array_types import describe, entry_tests, typed_plan
 
-    untouched = copy.deepcopy(namer)
     generator = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
     numpy_is_np = function.imports.get("np", "numpy") == "numpy"  # the typed code spells NumPy `np`
     plan = typed_plan(function, generator.activity, signature) if numpy_is_np else None
@@ -506,18 +489,7 @@ def generate_typed(function: Function, wrt: tuple[str, ...], user_function, name
     blocked = "from s2sad.runtime import blocks  # (as the general code, large arrays go block by block)\n"
     text = "\n" + (blocked if elementwise_sum(function) and arrays else "") + TYPED_ENTRY
     text += generator.run(name, entry, heading)
-    body = generator.body + ["np"]
-    if not _has_loop(function.statements):  # (as for floats, a loop's tape and replay keep their closure)
-        fused_namer = copy.deepcopy(untouched)  # its locals may repeat the rrule's names
-        fused_name = fused_namer.fresh(f"{function.name}_typed_grad")
-        fused_namer.reserve(name)
-        fuser = ReverseGenerator(function, wrt, user_function, fused_namer, types=plan)
-        fuser.fused_template = TYPED_FUSED_TEMPLATE
-        fused = fuser.run(fused_name, entry, _comment(TYPED_FUSED_HEADING.format(rrule=name)), fused=True)
-        if fuser.core.bindings == generator.core.bindings:
-            text += fused
-            body += fuser.body
-    return generator.module(text, body)
+    return generator.module(text, generator.body + ["np"])
 
 
 def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
