@@ -209,6 +209,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
                 from .codegen.reverse import generate_compiled
 
                 generated = generate_compiled(ir, wrt, source.function, namer, _splits_for(function))
+            elif mode.startswith("typed"):
+                from .codegen.reverse import generate_typed
+
+                generated = generate_typed(ir, wrt, source.function, namer, typed_signature(mode))
             elif mode == "compiled_split":
                 from .codegen.reverse import generate_compiled_split
 
@@ -372,6 +376,25 @@ def generated_split(function, wrt: tuple[str, ...]):
     return _generated(function, wrt, "compiled_split")
 
 
+def generated_typed(function, wrt: tuple[str, ...], signature: tuple):
+    """The rrule specialised to calls whose arguments have ``signature``
+    (analysis/array_types.signature_of), or None when the function has no such version:
+    ``f_typed_rrule(*args)`` returns ``(value, pullback)``, or None for a call of another signature."""
+    entry = _generated(function, wrt, typed_mode(signature))
+    return entry if entry.__s2sad_module__.TYPED else None
+
+
+def typed_mode(signature: tuple) -> str:
+    """The mode (a part of the cache key) of the typed version for ``signature``."""
+    return "typed" + repr(signature)
+
+
+def typed_signature(mode: str) -> tuple:
+    import ast
+
+    return ast.literal_eval(mode[len("typed"):])
+
+
 def generated_jvp(function, wrt: tuple[str, ...]):
     """The generated primal-plus-pushforward function: ``f_jvp(*params, *tangents of wrt) -> (y, dy)``."""
     return _generated(function, wrt, "forward")
@@ -415,7 +438,7 @@ def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> s
 
 def _load_or_generate(function, wrt, mode):
     name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + \
-        {"forward": "_jvp", "compiled": "_compiled", "compiled_split": "_split"}.get(mode, "")
+        {"forward": "_jvp", "compiled": "_compiled", "compiled_split": "_split"}.get(mode, "_typed" if mode.startswith("typed") else "")
     directory = cache.usable_directory()
     source = None
     path = None
@@ -437,7 +460,8 @@ def _load_or_generate(function, wrt, mode):
         module = cache.load_module(name, source, path)
         still_current = _bind_current(module, function)
     _sources.setdefault(function, {})[(mode, wrt)] = without_table(source)
-    warn_refused_branches(module, function)
+    if not mode.startswith("typed"):  # (a typed version's refused branches are the general one's: said once)
+        warn_refused_branches(module, function)
     entry = module.SPLIT[0] if mode == "compiled_split" else \
         _entry_of(module, {"forward": "_jvp", "compiled": "_grad_compiled"}.get(mode, "_rrule"))
     entry.__s2sad_module__ = module

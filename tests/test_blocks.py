@@ -144,7 +144,8 @@ def test_what_it_does_not_serve_is_computed_whole(small_blocks, args):
     grad = s2sad.grad(weighted, argnums=(0, 1, 2))
     grad(*args)
     gradients = grad(*args)
-    assert small_blocks == [False, False]
+    # never in blocks (a typed version, when these arguments have one, serves the second call before blocks are asked)
+    assert small_blocks in ([False], [False, False])
     for position in range(3):
         np.testing.assert_allclose(gradients[position], central(weighted, args, position), rtol=1e-6, atol=1e-6)
 

@@ -19,6 +19,8 @@ def user_module(tmp_path, monkeypatch):
     """A fresh user module in its own file, and a fresh cache directory."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(cache))
+    # these tests are about the general rrule's entry: no typed versions (entries of their own, test_typed_path.py)
+    monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "0")
     source = tmp_path / "usermodel.py"
     source.write_text(textwrap.dedent("""\
         import numpy as np

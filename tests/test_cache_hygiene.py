@@ -22,6 +22,8 @@ from s2sad.errors import S2SADError
 def user_module(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(cache))
+    # these tests are about the general rrule's entry: no typed versions (entries of their own, test_typed_path.py)
+    monkeypatch.setenv("S2SAD_TYPED_VERSIONS", "0")
     (tmp_path / "hygienemodel.py").write_text(textwrap.dedent("""\
         import numpy as np
 

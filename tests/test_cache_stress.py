@@ -111,7 +111,8 @@ def workspace(tmp_path):
 
 
 def environment(cache):
-    return dict(os.environ, S2SAD_CACHE_DIR=str(cache), PYTHONPATH=ROOT)
+    # these tests are about the general rrules' entries: no typed versions (entries of their own, test_typed_path.py)
+    return dict(os.environ, S2SAD_CACHE_DIR=str(cache), PYTHONPATH=ROOT, S2SAD_TYPED_VERSIONS="0")
 
 
 def entries(cache):

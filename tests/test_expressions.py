@@ -4,7 +4,7 @@ import ast
 import numpy as np
 import pytest
 
-from s2sad.codegen.expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats
+from s2sad.codegen.expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
 from s2sad.codegen.expressions import callees, substitute, template
 
 
@@ -142,6 +142,35 @@ def test_on_floats(text, expected):
 def test_on_floats_without_helpers():
     assert rewritten(on_floats, "g * np.cos(x)") is None
     assert not on_floats.applies(frozenset({"np.cos"}))
+
+
+# ---------------------------------------------------------------- on types
+# z = x * b: x and z (3, 4) arrays, b a (4,) array stretched over the rows, s a float64 scalar;
+# W a (4, 4) matrix, h and v (4,) vectors, M a (4, 2) matrix
+TYPES = {"x": ("array", ("n0", "n1")), "z": ("array", ("n0", "n1")), "b": ("array", ("n1",)), "s": ("f64",),
+         "W": ("array", ("n1", "n1")), "h": ("array", ("n1",)), "v": ("array", ("n1",)), "M": ("array", ("n1", "n2")),
+         "P": ("array", ("n1", "n2"))}
+
+
+@pytest.mark.parametrize("text, target, expected", [
+    ("unbroadcast(g * conj(b), x)", "z", "g * b"),                       # g * b has x's shape: nothing to sum
+    ("unbroadcast(-g * conj(z / b), x)", "z", "-g * (z / b)"),
+    ("unbroadcast(g * np.conjugate(x), b)", "z", "unbroadcast(g * x, b)"),  # b was stretched: summed
+    ("unbroadcast(g * conj(x), s)", "z", "unbroadcast(g * x, s)"),        # to a scalar: summed
+    ("unbroadcast(np.sum(g), x)", "z", "unbroadcast(np.sum(g), x)"),      # a shape not read from the tree
+    ("unbroadcast(g * np.tanh(b), b)", "v", "g * np.tanh(b)"),           # a ufunc keeps its operands' shape
+    ("unbroadcast(g * np.isnan(b), b)", "v", "unbroadcast(g * np.isnan(b), b)"),  # (a bool ufunc: not read)
+    ("unbroadcast(g, unknown)", "z", "unbroadcast(g, unknown)"),
+    ("matmul_vjp_x1(g, W, h)", "v", "np.multiply.outer(g, h)"),
+    ("matmul_vjp_x2(g, W, h)", "v", "W.T @ g"),
+    ("matmul_vjp_x1(g, W, M)", "P", "g @ M.T"),
+    ("matmul_vjp_x2(g, W, M)", "P", "W.T @ g"),
+    ("matmul_vjp_x1(g, W, h)", "z", "matmul_vjp_x1(g, W, h)"),           # g not the product's shape: the helper
+    ("matmul_vjp_x1(g, h, W)", "v", "matmul_vjp_x1(g, h, W)"),           # a vector times a matrix: the helper
+    ("matmul_vjp_x1(g, h, v)", "s", "matmul_vjp_x1(g, h, v)"),           # a dot product: the helper
+])
+def test_on_types(text, target, expected):
+    assert (rewritten(on_types(TYPES, target, "g"), text) or text) == expected
 
 
 def test_passes_run_in_order():

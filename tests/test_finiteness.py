@@ -106,6 +106,9 @@ def test_has_nan_looks_at_every_kind_of_gradient():
     cases = [
         (1.0, False), (nan, True), (np.array([1.0, 2.0]), False), (np.array([1.0, nan]), True),
         (np.array([np.inf, -np.inf]), False),  # the sum is NaN, no element is
+        (np.array([1e200, -1e200, 3.0]), False),  # squares overflow to inf: still no NaN
+        (np.array([[np.inf, 1.0], [-np.inf, nan]]), True), (np.array([[np.inf], [-np.inf]]), False),
+        (np.array([1.0, 2.0, nan], np.float32), True), (np.arange(6.0)[::2], False), (np.array([nan, 1.0])[::-1], True),
         (np.array([1, 2]), False), (np.array([complex(1, nan)]), True), (np.float64(nan), True),
         ((1.0, 2.0), False), ((1.0, nan), True), ((nan, 1.0), True), ((1.0, np.array([nan])), True),
         ((1.0, (2.0, np.array([1.0, nan]))), True), ((1.0, [2.0, 3.0]), False), ([1.0, nan], True),

@@ -13,6 +13,8 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..analysis.activity import Activity
 from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
@@ -136,6 +138,8 @@ class Emitter:
         return ("\n# Names s2sad binds when it loads this module, from the function's environment:\n"
                 "BINDINGS = {\n" + inner + "}\n")
 
+    types: dict | None = None   # in a typed version (array_types.py), each variable's type
+
     def code(self, atom: Atom) -> str:
         return self.rename.get(atom.name, atom.name) if isinstance(atom, Var) else atom.code
 
@@ -148,6 +152,8 @@ class Emitter:
             if callee.packed:
                 return f"{function}(*{self.code(op.args[1])}, **{self.code(op.args[2])})"
             return f"{function}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
+        if self.types is not None and _whole_reduction_method(op, self.types):
+            return f"{self.code(op.args[0])}.{callee.value.__name__}()"  # np.sum(x) of an ndarray, without the dispatch
         if callee.operator_code is not None:
             # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
             return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
@@ -371,3 +377,12 @@ def is_literal(text: str) -> bool:
     except (ValueError, SyntaxError):
         return False
     return True
+
+
+def _whole_reduction_method(op: Operation, types: dict) -> bool:
+    """``np.sum(x)``/``np.mean(x)`` of a variable a typed version knows is an ndarray: NumPy's
+    functions call the method ``x.sum()``/``x.mean()`` for one, after a dispatch the method skips."""
+    callee = op.callee
+    return (op.kind == "call" and callee.kind == "static" and not op.kwargs and len(op.args) == 1
+            and callee.value in (np.sum, np.mean) and isinstance(op.args[0], Var)
+            and types.get(op.args[0].name, ("",))[0] == "array")

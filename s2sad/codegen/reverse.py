@@ -124,8 +124,9 @@ class ReverseGenerator:
     reading the facts ``cotangent_flow`` found before anything is written."""
 
     def __init__(self, function: Function, wrt: tuple[str, ...], source_function, namer: Namer, optimize: bool = True,
-                 scalars: set[str] | None = None, compiled: bool = False):
+                 scalars: set[str] | None = None, compiled: bool = False, types: dict | None = None):
         self.function = function
+        self.types = types                     # the version for one call's types (array_types.py): each variable's
         self.compiled = compiled               # for Numba: loops replay their tapes by index (see generate_compiled)
         self.floats = scalars is not None      # the version for Python floats: plain arithmetic (scalars.py)
         self.scalars = scalars or set()        # there, the variables holding real scalars
@@ -135,6 +136,7 @@ class ReverseGenerator:
         self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt),
                                           prune=optimize)
         self.core = Emitter(function, wrt, source_function, namer, self.activity)
+        self.core.types = types
         self.flow: CotangentFlow | None = None   # what each cotangent holds where (made before the pullback is written)
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter
@@ -145,7 +147,7 @@ class ReverseGenerator:
         self.primal_calls = primal_calls(function, self.core.code) if optimize else {}   # see reuse.py
         self.primal_half = PrimalHalf(self.core, self.activity, self.restored, self.loops, self.loop_index)
         # np.sum of an elementwise expression: large arrays may be differentiated block by block
-        self.elementwise = optimize and not compiled and scalars is None and elementwise_sum(function)
+        self.elementwise = optimize and not compiled and scalars is None and types is None and elementwise_sum(function)
         self._groups: Groups | None = None
 
     @property
@@ -168,7 +170,7 @@ class ReverseGenerator:
         self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
         self.operations = ReverseOperations(self.core, self.activity, self.flow, optimize=self.optimize,
                                             scalars=self.scalars if self.floats else None, primal_calls=self.primal_calls,
-                                            loop_index=self.loop_index, restored=self.restored)
+                                            loop_index=self.loop_index, restored=self.restored, types=self.types)
         seed = self.seed_name()
         reverse = self.block(f.statements)
         primal = list(entry) + tapes_written(primal)
@@ -441,6 +443,59 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     if fuser.core.bindings != specialist.core.bindings:
         return generator.module(general + specialised, generator.body + specialist.body)
     return generator.module(general + specialised + fused, generator.body + specialist.body + fuser.body)
+
+
+TYPED_HEADING = ("`{name}`'s rrule for calls whose arguments have the types of the call that made it ({described}): "
+                 "every variable's type follows from theirs (analysis/array_types.py), so no cotangent is "
+                 "conjugated (all are real), none is summed back where it already has its operand's shape, "
+                 "matrix products' cotangents are the products themselves, and cotangents add with `+`. It "
+                 "returns None for any other call, which the general rrule serves.")
+
+TYPED_ENTRY = """\
+FLOAT64 = np.dtype(np.float64)
+TYPED = True  # (False: no typed version for this signature; the stub below returns None)
+"""
+
+UNTYPED_TEMPLATE = """
+
+# No typed version for the signature {described}: a value the gradient flows through has a type
+# that does not follow from the arguments' (analysis/array_types.py). The general rrule serves it.
+TYPED = False
+
+
+def {rrule}(*args):
+    return None
+"""
+
+
+def generate_typed(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
+                   signature: tuple) -> GeneratedModule:
+    """The rrule for calls whose arguments have ``signature`` (array_types.signature_of):
+    the general version's code, written with every variable's type known (``typed_plan``),
+    entered only by calls of that signature. Without a plan, a stub returning None."""
+    from ..analysis.array_types import describe, entry_tests, typed_plan
+
+    generator = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
+    numpy_is_np = function.imports.get("np", "numpy") == "numpy"  # the typed code spells NumPy `np`
+    plan = typed_plan(function, generator.activity, signature) if numpy_is_np else None
+    name = namer.fresh(f"{function.name}_typed_rrule")
+    if plan is None:
+        generator.rrule_name = name
+        text = UNTYPED_TEMPLATE.format(described=describe(function.params, signature), rrule=name)
+        return generator.module(text, [], always=())
+    generator = ReverseGenerator(function, wrt, user_function, namer, types=plan)
+    generator.rrule_name = name
+    tests = entry_tests(function.params, signature) or ["True"]
+    arrays = [p for p, kind in zip(function.params, signature) if kind[0] == "array"]
+    if elementwise_sum(function) and arrays:  # large arrays go block by block (runtime/blocks.py), as in general
+        tests.append(f"{arrays[0]}.size < blocks.SMALLEST")
+    entry = [f"if not ({tests[0]}", *(f"{INDENT * 2}and {test}" for test in tests[1:])]
+    entry = entry[:-1] + [entry[-1] + "):", f"{INDENT}return None"]
+    heading = _comment(TYPED_HEADING.format(name=function.name, described=describe(function.params, signature)))
+    blocked = "from s2sad.runtime import blocks  # (as the general code, large arrays go block by block)\n"
+    text = "\n" + (blocked if elementwise_sum(function) and arrays else "") + TYPED_ENTRY
+    text += generator.run(name, entry, heading)
+    return generator.module(text, generator.body + ["np"])
 
 
 def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,

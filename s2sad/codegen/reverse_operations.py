@@ -13,13 +13,14 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var
 from ..registry import Rule, rule_for, template_namespace
 from .core import Emitter, callee_reference, indented, operator_name
-from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats
+from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR
+from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
 from .expressions import substitute
 
 
 class ReverseOperations:
     def __init__(self, core: Emitter, activity: Activity, flow: CotangentFlow, *, optimize: bool, scalars: set | None,
-                 primal_calls: dict, loop_index: dict, restored: dict):
+                 primal_calls: dict, loop_index: dict, restored: dict, types: dict | None = None):
         self.core = core
         self.namer = core.namer
         self.activity = activity
@@ -30,6 +31,7 @@ class ReverseOperations:
         self.primal_calls = primal_calls       # see reuse.py
         self.loop_index = loop_index           # id(element operation) -> its loop's iteration counter
         self.restored = restored               # id(y[i] = v) -> the variable saving what it overwrote
+        self.types = types                     # the version for one call's types: each variable's (array_types.py)
 
     def cotangent(self, name: str) -> str:
         return self.core.derivative(name)
@@ -41,6 +43,9 @@ class ReverseOperations:
         if not accumulates:
             return [f"{target} = {expression}"]
         if self.floats and atom.name in self.scalars:
+            return [f"{target} = {target} + {expression}"]
+        if self.types is not None and self.types.get(atom.name, ("",))[0] in (ARRAY, F64, FLOAT, SCALAR):
+            # a real number or float64 array, never written in place here: `+` makes a new one
             return [f"{target} = {target} + {expression}"]
         scattered = add_at_arguments(expression) if self.optimize else None
         if scattered is not None:  # x[i] read in a loop: add g at i, no thunk
@@ -153,6 +158,11 @@ class ReverseOperations:
         if template is None:
             return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(codes.values())})"
         passes = [constant_exponent, ReusePrimalValues(self.primal_calls, template_namespace())]
+        if self.types is not None:
+            renamed = self.core.rename  # a loop's carried value, read in its reverse as it was on entry
+            types = {**self.types, **{alias: self.types[name] for name, alias in renamed.items() if name in self.types}} \
+                if renamed else self.types
+            passes.append(on_types(types, op.target, g))
         return substitute(template, {"g": g, "ans": op.target, **codes}, passes + [on_floats] if self.floats else passes)
 
     def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
