@@ -47,13 +47,24 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # (each with its pullback, `array_sum_pullback`)
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
-BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a"})
+BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
+                                  "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
+                                  "hstack_vjp_tup", "vstack_vjp_tup"})
+# NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
+# given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
+NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
+                    "amax": "reduce_max", "min": "reduce_min", "amin": "reduce_min"}
+# NumPy's functions joining a sequence of arrays, which Numba compiles of a tuple only, and the rules'
+# functions their cotangents take the same sequence to (its position among their arguments): a list literal
+# read by nothing else becomes a tuple
+JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "concatenate_vjp_arrays": 2,
+         "stack_vjp_arrays": 2, "hstack_vjp_tup": 2, "vstack_vjp_tup": 2}
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED \
+                           "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
@@ -144,12 +155,13 @@ class _AsArrays(cst.CSTTransformer):
     ``buffers``: the cotangents only their own updates change, ``pullbacks``: the pullbacks of
     an array's methods -> the helper computing the method."""
 
-    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict):
+    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict, joined: set = frozenset()):
         super().__init__()
         self.primal_of = primal_of
         self.buffers = buffers
         self.pullbacks = pullbacks
         self.calls = calls
+        self.joined = joined   # the list literals only joins read (`_joined_lists`): made tuples
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -164,6 +176,8 @@ class _AsArrays(cst.CSTTransformer):
         if isinstance(value, cst.Call) and _called(value) in self.calls and self.calls[_called(value)][1] is not None:
             # `f(a)` differentiated: its value and what its reverse reads
             return updated.with_changes(value=value.with_changes(func=cst.Name(self.calls[_called(value)][0])))
+        if name in self.joined and isinstance(value, cst.List):
+            return updated.with_changes(value=_as_tuple(value))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
@@ -185,6 +199,13 @@ class _AsArrays(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if _called(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
+        function = _numpy_function(updated)
+        if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
+            return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
+        position = JOINS.get(f"np.{function}")
+        if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
+            joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
+            return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
         value_only = self.calls.get(_called(updated))
         if value_only is not None and value_only[1] is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only[0]))
@@ -197,6 +218,65 @@ class _AsArrays(cst.CSTTransformer):
             # a call that left parameters to their defaults: the cotangents of the arguments it gave
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
         return updated
+
+
+def _numpy_function(call: cst.Call) -> str | None:
+    """``max`` of a call ``np.max(...)``."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "np":
+        return func.attr.value
+    return None
+
+
+def _as_tuple(value: cst.List) -> cst.Tuple:
+    elements = list(value.elements)
+    if len(elements) == 1:  # `(x,)`
+        elements = [elements[0].with_changes(comma=cst.Comma())]
+    return cst.Tuple(elements)
+
+
+def _spelled(call: cst.Call) -> str | None:
+    """``np.concatenate`` or ``concatenate_vjp_arrays``: what a call calls, as it is spelled."""
+    function = _numpy_function(call)
+    return f"np.{function}" if function is not None else _called(call)
+
+
+class _Joins(cst.CSTVisitor):
+    """The names read as the sequence of a join (``JOINS``), how often; and where
+    ``np.concatenate`` is given ``axis=None`` (the arrays flattened, which Numba cannot compile)."""
+
+    def __init__(self):
+        self.read: dict = {}
+        self.flattening: list = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        spelled = _spelled(node)
+        position = JOINS.get(spelled)
+        if position is None:
+            return
+        if len(node.args) > position and isinstance(node.args[position].value, cst.Name) \
+                and node.args[position].keyword is None:
+            name = node.args[position].value.value
+            self.read[name] = self.read.get(name, 0) + 1
+        if spelled == "np.concatenate":
+            axis = [a.value for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == "axis"
+                    or a.keyword is None and i == 1]
+            if axis and isinstance(axis[0], cst.Name) and axis[0].value == "None":
+                self.flattening.append(_CODE.code_for_node(node))
+
+
+def _joined_lists(module: cst.Module) -> tuple[set, list]:
+    """The names bound once to a list literal and read only as the sequence of a join (those can
+    be tuples), and the calls that flatten what they join."""
+    assigned, occurrences, joins = _Assigned(), _Occurrences(), _Joins()
+    module.visit(assigned)
+    module.visit(occurrences)
+    module.visit(joins)
+    joined = {name for name, values in assigned.values.items()
+              if len(values) == 1 and isinstance(values[0], cst.List)
+              and not any(isinstance(e, cst.StarredElement) for e in values[0].elements)
+              and occurrences.all.get(name, 0) == 1 + joins.read.get(name, 0)}
+    return joined, joins.flattening
 
 
 class _Assigned(cst.CSTVisitor):
@@ -371,7 +451,10 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if arrays:
         pullbacks = _Pullbacks(calls)
         module.visit(pullbacks)
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls))
+        joined, flattening = _joined_lists(module)
+        if flattening:
+            raise NotCompiledError(f"it joins arrays flattened ({flattening[0]}), which Numba cannot compile", location)
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, joined))
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_SelfAssignments())
