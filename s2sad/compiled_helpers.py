@@ -30,7 +30,8 @@ __all__ = ["NotCompiledCase", "conj", "unbroadcast", "accumulate", "expand_reduc
            "array_dot_pullback", "array_T", "array_T_pullback", "power_vjp_base", "power_vjp_exponent", "written_into",
            "array_vjp_object", "split_cotangent", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
            "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min", "prod_vjp_a", "trace_vjp_a",
-           "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup"]
+           "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
+           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a"]
 
 
 class NotCompiledCase(Exception):
@@ -50,6 +51,7 @@ conj, unbroadcast, accumulate, accumulate_into = map(_compiled_only, ("conj", "u
                                                                      "accumulate_into"))
 expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
 matmul_vjp_x1, matmul_vjp_x2 = map(_compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
+dot_vjp_a, dot_vjp_b = map(_compiled_only, ("dot_vjp_a", "dot_vjp_b"))
 add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at", "untake", "tie_share"))
 nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
 power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
@@ -60,10 +62,12 @@ amax_vjp_a, amin_vjp_a, prod_vjp_a, trace_vjp_a = map(_compiled_only, ("amax_vjp
                                                                        "trace_vjp_a"))
 concatenate_vjp_arrays, stack_vjp_arrays, hstack_vjp_tup, vstack_vjp_tup = map(_compiled_only, (
     "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup"))
-# NumPy's reductions given an axis or keepdims, which Numba's own np.max, np.prod, np.mean (axis) and
-# np.sum (keepdims) do not take (``for_numba`` calls these in their place)
+# NumPy's reductions given an axis or keepdims, which Numba's own np.max, np.prod, np.mean, np.var,
+# np.std (axis) and np.sum (keepdims) do not take (``for_numba`` calls these in their place)
 reduce_sum, reduce_mean, reduce_prod, reduce_max, reduce_min = map(_compiled_only, (
     "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min"))
+reduce_var, reduce_std, var_vjp_a, std_vjp_a = map(_compiled_only, ("reduce_var", "reduce_std", "var_vjp_a",
+                                                                     "std_vjp_a"))
 _three, _reduced_shape, _flat = map(_compiled_only, ("_three", "_reduced_shape", "_flat"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
@@ -688,12 +692,14 @@ def _flat_overload(v):
     return None
 
 
-# ---------------------------------------------------------------------------- np.sum, mean, prod, max, min along an axis
+# ---------------------------------------------------------------------------- np.sum, mean, prod, max, min, var, std along an axis
 # As NumPy reduces: from the first element along the axis, in the axis's order (a sum of -0.0 is
-# -0.0); max and min keep the later of equal elements, as NumPy's do, and a NaN once met.
+# -0.0); max and min keep the later of equal elements, as NumPy's do, and a NaN once met. Each
+# takes the (before, along, after) view and ``ddof`` (var's and std's divisor is n - ddof; the
+# others read no ddof).
 
 @register_jitable
-def _sum_along(three):
+def _sum_along(three, ddof=0):
     before, n, after = three.shape
     out = np.zeros(before * after)
     if n == 0:
@@ -708,12 +714,12 @@ def _sum_along(three):
 
 
 @register_jitable
-def _mean_along(three):
+def _mean_along(three, ddof=0):
     return _sum_along(three) / three.shape[1]  # over nothing: NaN, and the NumPy path answers
 
 
 @register_jitable
-def _prod_along(three):
+def _prod_along(three, ddof=0):
     before, n, after = three.shape
     out = np.ones(before * after)
     if n == 0:
@@ -728,7 +734,7 @@ def _prod_along(three):
 
 
 @register_jitable
-def _max_along(three):
+def _max_along(three, ddof=0):
     before, n, after = three.shape
     if n == 0:
         raise NotCompiledCase("a maximum of nothing")  # NumPy raises: the NumPy path says so
@@ -745,7 +751,7 @@ def _max_along(three):
 
 
 @register_jitable
-def _min_along(three):
+def _min_along(three, ddof=0):
     before, n, after = three.shape
     if n == 0:
         raise NotCompiledCase("a minimum of nothing")
@@ -761,6 +767,25 @@ def _min_along(three):
     return out
 
 
+@register_jitable
+def _var_along(three, ddof=0):
+    """NumPy's var: the mean (sum / n), then the sum of the squared deviations, over n - ddof."""
+    before, n, after = three.shape
+    means = _mean_along(three)
+    out = np.zeros(before * after)
+    for o in range(before):
+        for j in range(n):
+            for i in range(after):
+                deviation = three[o, j, i] - means[o * after + i]
+                out[o * after + i] += deviation * deviation
+    return out / max(n - ddof, 0)  # nothing left to divide by: inf or NaN, and the NumPy path answers
+
+
+@register_jitable
+def _std_along(three, ddof=0):
+    return np.sqrt(_var_along(three, ddof))
+
+
 def _kept(keepdims):
     """``keepdims`` as it compiles: True or False, or None where it is not a constant."""
     if isinstance(keepdims, bool):   # left to its default
@@ -774,18 +799,18 @@ def _kept(keepdims):
 
 @functools.lru_cache(maxsize=None)
 def _reducer(kernel, kept: bool, ndim: int):
-    """``reduce(a, axis)``: ``kernel``'s values in the shape NumPy gives (a float for none)."""
+    """``reduce(a, axis, ddof)``: ``kernel``'s values in the shape NumPy gives (a float for none)."""
     if ndim == 0:
-        def reduce(a, axis):
-            return kernel(_three(a, axis))[0]
+        def reduce(a, axis, ddof):
+            return kernel(_three(a, axis), ddof)[0]
     else:
-        def reduce(a, axis):
-            return kernel(_three(a, axis)).reshape(to_fixed_tuple(_reduced_shape(a.shape, axis, kept), ndim))
+        def reduce(a, axis, ddof):
+            return kernel(_three(a, axis), ddof).reshape(to_fixed_tuple(_reduced_shape(a.shape, axis, kept), ndim))
     return register_jitable(reduce)
 
 
 def _reduction(kernel, a, axis, keepdims, unused, where):
-    """The ``reduce(a, axis)`` of a reduction called with these types, or None: a float64 array,
+    """The ``reduce(a, axis, ddof)`` of a reduction called with these types, or None: a float64 array,
     an int axis or none, ``keepdims`` a constant, nothing else (``dtype``, ``out``, ``initial``,
     ``where``) given."""
     kept = _kept(keepdims)
@@ -802,7 +827,7 @@ def _summing(kernel):
         reduce = _reduction(kernel, a, axis, keepdims, (dtype, out, initial), where)
         if reduce is None:
             return None
-        return lambda a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis)
+        return lambda a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis, 0)
     return overloaded
 
 
@@ -812,7 +837,7 @@ def _extreme(kernel):
         reduce = _reduction(kernel, a, axis, keepdims, (out, initial), where)
         if reduce is None:
             return None
-        return lambda a, axis=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis)
+        return lambda a, axis=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis, 0)
     return overloaded
 
 
@@ -821,9 +846,23 @@ def _reduce_mean(a, axis=None, dtype=None, out=None, keepdims=False, where=True)
     reduce = _reduction(_mean_along, a, axis, keepdims, (dtype, out), where)
     if reduce is None:
         return None
-    return lambda a, axis=None, dtype=None, out=None, keepdims=False, where=True: reduce(a, axis)
+    return lambda a, axis=None, dtype=None, out=None, keepdims=False, where=True: reduce(a, axis, 0)
 
 
+def _spreading(kernel):
+    """The overload of np.var or np.std (their parameters; ``mean`` and ``correction`` not given)."""
+    def overloaded(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+        reduce = _reduction(kernel, a, axis, keepdims, (dtype, out, mean, correction), where)
+        if reduce is None or not isinstance(ddof, (int, types.Integer)):
+            return None
+        return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None, \
+            correction=None: reduce(a, axis, ddof)
+    return overloaded
+
+
+overload(reduce_var, prefer_literal=True)(_spreading(_var_along))
+overload(reduce_std, prefer_literal=True)(_spreading(_std_along))
 overload(reduce_sum, prefer_literal=True)(_summing(_sum_along))
 overload(reduce_prod, prefer_literal=True)(_summing(_prod_along))
 overload(reduce_max, prefer_literal=True)(_extreme(_max_along))
@@ -936,6 +975,47 @@ def _prod_vjp_a(g, ans, a, axis=None, dtype=None, out=None, keepdims=False, init
     return others
 
 
+def _spread_vjp(standard: bool):
+    """The overload of var_vjp_a (``standard``: std_vjp_a): ``g * (a - mean) * 2 / (n - ddof)``
+    (std's: ``g * (a - mean)`` over ``std * (n - ddof)``, 0 where that is 0), as the rules
+    compute it, along an axis or of the whole array."""
+    def overloaded(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+        if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a)
+                and (_absent(axis) or isinstance(axis, types.Integer)) and isinstance(ddof, (int, types.Integer))
+                and all(_absent(t) for t in (dtype, out, mean, correction))
+                and isinstance(where, (types.Boolean, types.Omitted))):
+            return None
+
+        def spread(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+            if not where:
+                raise NotCompiledCase("a spread over nothing")
+            three = _three(a, axis)
+            before, n, after = three.shape
+            gs, answers, means = _flat(g), _flat(ans), _mean_along(three)
+            if gs.size != before * after or answers.size != before * after:
+                raise NotCompiledCase("a reduction's cotangent of another shape")
+            result = np.empty(three.shape, a.dtype)
+            count = n - ddof
+            for o in range(before):
+                for i in range(after):
+                    k = o * after + i
+                    for j in range(n):
+                        centred = three[o, j, i] - means[k]
+                        if standard:
+                            result[o, j, i] = safe_divide(gs[k] * centred, answers[k] * count)
+                        else:
+                            result[o, j, i] = gs[k] * centred * (2 / count)
+            return result.reshape(a.shape)
+        return spread
+    return overloaded
+
+
+overload(var_vjp_a)(_spread_vjp(standard=False))
+overload(std_vjp_a)(_spread_vjp(standard=True))
+
+
 @overload(trace_vjp_a)
 def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """The cotangent of ``np.trace(a, offset)`` of a matrix: ``g`` on the diagonal it summed."""
@@ -1042,4 +1122,22 @@ def _nonzero_list(g):
                     return True
             return False
         return any_nonzero
+    return None
+
+
+# ---------------------------------------------------------------------------- np.dot(a, b)
+
+@overload(dot_vjp_a)
+def _dot_vjp_a(g, a, b):
+    """The cotangent of ``a`` in ``np.dot(a, b)`` of real matrices and vectors: ``a @ b``'s (the
+    rule's tensordot over the same axes); scalars and N-d arrays take the NumPy path."""
+    if _matrix_or_vector(a) and _matrix_or_vector(b):
+        return lambda g, a, b: matmul_vjp_x1(g, a, b)
+    return None
+
+
+@overload(dot_vjp_b)
+def _dot_vjp_b(g, a, b):
+    if _matrix_or_vector(a) and _matrix_or_vector(b):
+        return lambda g, a, b: matmul_vjp_x2(g, a, b)
     return None

@@ -1,5 +1,5 @@
 """compile=True on NumPy's reductions along an axis (``np.max(x, axis=1, keepdims=True)``,
-``np.prod``, ``np.mean``), ``np.trace``, and the joins (``np.concatenate``, ``np.stack``,
+``np.prod``, ``np.mean``, ``np.var``, ``np.std``), ``np.trace``, ``np.dot``, and the joins (``np.concatenate``, ``np.stack``,
 ``np.hstack``, ``np.vstack``): programs as users write them, each compiled (no fallback) and
 its gradient the NumPy path's and central differences'; ties and zeros against hand-derived
 numbers; what is not served falls back with the NumPy path's numbers."""
@@ -83,6 +83,23 @@ def vector_reductions(x):
     return np.sum(x, axis=0) * np.max(x, axis=0) + np.prod(x, axis=-1) + np.mean(x, axis=0) ** 2 + np.min(x, 0)
 
 
+def layer_norm(x, gamma, beta, W, eps=1e-5):
+    mean = np.mean(x, axis=-1, keepdims=True)
+    var = np.var(x, axis=-1, keepdims=True)
+    normed = (x - mean) / np.sqrt(var + eps) * gamma + beta
+    return np.sum((x + np.tanh(normed @ W)) ** 2)
+
+
+def spreads(x):
+    return (np.sum(np.std(x, axis=0) * np.array([1.0, 2.0, 3.0])) + np.sum(np.var(x, axis=1, ddof=1) ** 2)
+            + np.var(x) + np.std(x, ddof=1) + np.sum(np.std(x, keepdims=True)))
+
+
+def dots(W, x):
+    h = np.tanh(np.dot(W, x))
+    return np.dot(h, h) + np.sum(np.dot(W.T, W) ** 2) + np.sum(np.dot(x, W.T) * np.dot(W, np.ones(4)))
+
+
 rng = np.random.default_rng(20)
 ties = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 0.5, 2.0], [0.0, -4.0, -4.0, 1.0]])
 CASES = {
@@ -103,6 +120,10 @@ CASES = {
     "centred_and_scaled": (centred_and_scaled, (rng.normal(size=(4, 3)),), (0,)),
     "extremes_of_a_cube": (extremes_of_a_cube, (rng.normal(size=(2, 3, 4)),), (0,)),
     "vector_reductions": (vector_reductions, (rng.normal(size=4),), (0,)),
+    "layer_norm": (layer_norm, (rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=4), rng.normal(size=(4, 4))),
+                   (0, 1, 2, 3)),
+    "spreads": (spreads, (rng.normal(size=(4, 3)),), (0,)),
+    "dots": (dots, (rng.normal(size=(3, 4)), rng.normal(size=4)), (0, 1)),
 }
 
 
@@ -190,6 +211,19 @@ def test_a_traces_gradient_is_the_diagonal_it_summed():
     np.testing.assert_array_equal(gradient, np.eye(3, 4) + 2.0 * np.eye(3, 4, 1))
 
 
+def column_spreads(x):
+    return np.sum(np.std(x, axis=0)) + np.sum(np.var(x, axis=0))
+
+
+def test_a_spread_of_equal_elements_has_the_rules_zero_slope():
+    """Column 1 is constant: std's slope there is the rule's 0 (not NaN), var's 2 (x - mean) / n is 0."""
+    x = np.array([[1.0, 2.0, -1.0], [3.0, 2.0, 0.5], [2.0, 2.0, 4.0]])
+    gradient = _compiled_gradient(column_spreads, x)
+    np.testing.assert_array_equal(gradient[:, 1], 0.0)
+    np.testing.assert_allclose(gradient, s2sad.grad(column_spreads)(x), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(gradient[:, [0, 2]], central(column_spreads, (x,), 0)[:, [0, 2]], rtol=1e-6)
+
+
 def joined_and_weighted(x, y, z):
     return np.sum(np.concatenate([x, y, z], axis=1) * np.arange(12.0).reshape(2, 6))
 
@@ -261,3 +295,23 @@ def test_reductions_along_an_axis_call_the_overloads_and_joined_lists_are_tuples
     assert "elements = (x, sin_x, y_pow_2)\n    joined = np.concatenate(elements, axis=-1)" in text
     assert "elements_3 = (x,)" in text and " = [" not in text
     assert "concatenate_vjp_arrays(djoined, joined, elements, -1, None, None, 'same_kind')" in text
+
+
+def validated_loss(w, X, y):
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"{X.shape[0]} inputs but {y.shape[0]} targets")
+    return np.sum((np.tanh(X @ w) - y) ** 2) + 0.1 * np.dot(w, w)
+
+
+def test_a_formatted_error_message_compiles_and_the_user_sees_it_formatted():
+    """Numba formats no strings: the compiled code raises with the template, and a call that raises
+    runs again on the NumPy path, whose error (formatted) is the one the user sees."""
+    from s2sad.transform import generated_source
+
+    assert 'message = "{} inputs but {} targets"\n' in generated_source(validated_loss, ("w",), "compiled")
+    args = (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5))
+    np.testing.assert_allclose(_compiled_gradient(validated_loss, *args), central(validated_loss, args, 0), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        with pytest.raises(ValueError, match="^5 inputs but 4 targets"):
+            s2sad.grad(validated_loss, compile=True)(args[0], args[1], rng.normal(size=4))

@@ -49,11 +49,12 @@ ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
-                                  "hstack_vjp_tup", "vstack_vjp_tup"})
+                                  "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
 # given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
 NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
-                    "amax": "reduce_max", "min": "reduce_min", "amin": "reduce_min"}
+                    "amax": "reduce_max", "min": "reduce_min", "amin": "reduce_min", "var": "reduce_var",
+                    "std": "reduce_std"}
 # NumPy's functions joining a sequence of arrays, which Numba compiles of a tuple only, and the rules'
 # functions their cotangents take the same sequence to (its position among their arguments): a list literal
 # read by nothing else becomes a tuple
@@ -64,7 +65,7 @@ JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "co
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "split_cotangent"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "written_into", "split_cotangent", "dot_vjp_a", "dot_vjp_b"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
@@ -265,6 +266,48 @@ class _Joins(cst.CSTVisitor):
                 self.flattening.append(_CODE.code_for_node(node))
 
 
+class _Messages(cst.CSTVisitor):
+    """How often each name is read as the message of a builtin exception (``ValueError(message)``)."""
+
+    def __init__(self):
+        self.read: dict = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _called(node) in BUILTIN_EXCEPTIONS and len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
+            name = node.args[0].value.value
+            self.read[name] = self.read.get(name, 0) + 1
+
+
+class _UnformattedMessages(cst.CSTTransformer):
+    """``message = "{} inputs but {} targets".format(n, m)`` read only by ``ValueError(message)``:
+    the message is the template (Numba formats no strings). A compiled call that raises is run
+    again on the NumPy path, and the error the user sees is that path's, formatted."""
+
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        assigned, occurrences, messages = _Assigned(), _Occurrences(), _Messages()
+        module.visit(assigned)
+        module.visit(occurrences)
+        module.visit(messages)
+        self.names = {name for name, values in assigned.values.items()
+                      if len(values) == 1 and _format_template(values[0]) is not None
+                      and occurrences.all.get(name, 0) == 1 + messages.read.get(name, 0)}
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        target = updated.targets[0].target if len(updated.targets) == 1 else None
+        if isinstance(target, cst.Name) and target.value in self.names:
+            return updated.with_changes(value=_format_template(updated.value))
+        return updated
+
+
+def _format_template(value) -> cst.SimpleString | None:
+    """The string of ``"...".format(...)``."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "format" \
+            and isinstance(value.func.value, cst.SimpleString):
+        return value.func.value
+    return None
+
+
 def _joined_lists(module: cst.Module) -> tuple[set, list]:
     """The names bound once to a list literal and read only as the sequence of a join (those can
     be tuples), and the calls that flatten what they join."""
@@ -457,7 +500,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, joined))
     else:
         module = module.visit(_AsFloats(scattered.found))
-    module = module.visit(_SelfAssignments())
+    module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments())
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:
