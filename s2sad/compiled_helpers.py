@@ -698,73 +698,38 @@ def _flat_overload(v):
 # takes the (before, along, after) view and ``ddof`` (var's and std's divisor is n - ddof; the
 # others read no ddof).
 
-@register_jitable
-def _sum_along(three, ddof=0):
-    before, n, after = three.shape
-    out = np.zeros(before * after)
-    if n == 0:
-        return out
-    for o in range(before):
-        for i in range(after):
-            out[o * after + i] = three[o, 0, i]
-        for j in range(1, n):
+def _folding(combine, empty):
+    """The kernel folding each line along the axis with ``combine(so_far, element)`` from its first
+    element; a line of no elements gives ``empty`` (None: NumPy raises, and so does the NumPy path)."""
+    refuses, fill = empty is None, 0.0 if empty is None else empty
+
+    @register_jitable
+    def fold(three, ddof=0):
+        before, n, after = three.shape
+        if n == 0:
+            if refuses:
+                raise NotCompiledCase("a maximum or minimum of nothing")
+            return np.full(before * after, fill)
+        out = np.empty(before * after)
+        for o in range(before):
             for i in range(after):
-                out[o * after + i] += three[o, j, i]
-    return out
+                out[o * after + i] = three[o, 0, i]
+            for j in range(1, n):
+                for i in range(after):
+                    out[o * after + i] = combine(out[o * after + i], three[o, j, i])
+        return out
+    return fold
+
+
+_sum_along = _folding(register_jitable(lambda total, v: total + v), 0.0)
+_prod_along = _folding(register_jitable(lambda product, v: product * v), 1.0)
+_max_along = _folding(register_jitable(lambda best, v: v if v >= best or v != v else best), None)
+_min_along = _folding(register_jitable(lambda best, v: v if v <= best or v != v else best), None)
 
 
 @register_jitable
 def _mean_along(three, ddof=0):
     return _sum_along(three) / three.shape[1]  # over nothing: NaN, and the NumPy path answers
-
-
-@register_jitable
-def _prod_along(three, ddof=0):
-    before, n, after = three.shape
-    out = np.ones(before * after)
-    if n == 0:
-        return out
-    for o in range(before):
-        for i in range(after):
-            out[o * after + i] = three[o, 0, i]
-        for j in range(1, n):
-            for i in range(after):
-                out[o * after + i] *= three[o, j, i]
-    return out
-
-
-@register_jitable
-def _max_along(three, ddof=0):
-    before, n, after = three.shape
-    if n == 0:
-        raise NotCompiledCase("a maximum of nothing")  # NumPy raises: the NumPy path says so
-    out = np.empty(before * after)
-    for o in range(before):
-        for i in range(after):
-            best = three[o, 0, i]
-            for j in range(1, n):
-                v = three[o, j, i]
-                if v >= best or v != v:
-                    best = v
-            out[o * after + i] = best
-    return out
-
-
-@register_jitable
-def _min_along(three, ddof=0):
-    before, n, after = three.shape
-    if n == 0:
-        raise NotCompiledCase("a minimum of nothing")
-    out = np.empty(before * after)
-    for o in range(before):
-        for i in range(after):
-            best = three[o, 0, i]
-            for j in range(1, n):
-                v = three[o, j, i]
-                if v <= best or v != v:
-                    best = v
-            out[o * after + i] = best
-    return out
 
 
 @register_jitable
