@@ -315,3 +315,19 @@ def test_a_formatted_error_message_compiles_and_the_user_sees_it_formatted():
         warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
         with pytest.raises(ValueError, match="^5 inputs but 4 targets"):
             s2sad.grad(validated_loss, compile=True)(args[0], args[1], rng.normal(size=4))
+
+
+def scaled_by_statistics(x, y):
+    return np.sum(x * y.max(axis=0)) + np.sum(x * y.std(axis=1, keepdims=True)) + np.sum(x * y.mean(0))
+
+
+def test_a_reducing_method_nothing_is_differentiated_through_compiles():
+    """``y.max(axis=0)`` of a ``y`` not differentiated is a plain call in the compiled code: Numba's
+    methods take no axis, so it is np.max's overload's."""
+    from s2sad.transform import generated_source
+
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(3, 4)))
+    assert "reduce_max(y, axis=0)" in generated_source(scaled_by_statistics, ("x",), "compiled")
+    gradient = _compiled_gradient(scaled_by_statistics, *args)
+    np.testing.assert_allclose(gradient, s2sad.grad(scaled_by_statistics)(*args), rtol=1e-13)
+    np.testing.assert_allclose(gradient, central(scaled_by_statistics, args, 0), rtol=1e-6)

@@ -203,6 +203,12 @@ class _AsArrays(cst.CSTTransformer):
         function = _numpy_function(updated)
         if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
             return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
+        method = updated.func.attr.value if isinstance(updated.func, cst.Attribute) else None
+        if method in NUMPY_REDUCTIONS and method not in ("amax", "amin") and updated.args \
+                and not (isinstance(updated.func.value, cst.Name) and updated.func.value.value in COMPILABLE_GLOBALS):
+            # `y.max(axis=0)` nothing is differentiated through (else method_rrule): np.max(y, axis=0)'s
+            # overload (on anything but an array it finds no implementation, and the NumPy path answers)
+            return cst.Call(cst.Name(NUMPY_REDUCTIONS[method]), [cst.Arg(updated.func.value), *updated.args])
         position = JOINS.get(f"np.{function}")
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
