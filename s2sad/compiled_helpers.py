@@ -16,10 +16,13 @@ This module imports only NumPy and Numba: ``s2sad emit --compile`` copies it int
 it writes, which runs without s2sad. Called from plain Python (``NUMBA_DISABLE_JIT=1``), the
 stubs raise: the gradient is only meant to run compiled.
 """
+import functools
+
 import numpy as np
-from numba import objmode
+from numba import literal_unroll, objmode
 from numba.core import types
 from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
@@ -28,7 +31,10 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_vjp_object", "split_cotangent", "max_vjp_a", "min_vjp_a", "item_cotangent", "layers_of_arrays",
            "numpy_tanh", "numpy_sinh", "numpy_tan", "numpy_arctan", "numpy_arcsinh", "numpy_log1p", "numpy_expm1",
            "numpy_cbrt", "numpy_log10", "numpy_exp", "numpy_log", "numpy_cosh", "numpy_log2", "numpy_exp2",
-           "numpy_arctanh"]
+           "numpy_arctanh", "amax_vjp_a", "amin_vjp_a",
+           "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min", "prod_vjp_a", "trace_vjp_a",
+           "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
+           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a"]
 
 
 class NotCompiledCase(Exception):
@@ -48,6 +54,7 @@ conj, unbroadcast, accumulate, accumulate_into = map(_compiled_only, ("conj", "u
                                                                      "accumulate_into"))
 expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
 matmul_vjp_x1, matmul_vjp_x2 = map(_compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
+dot_vjp_a, dot_vjp_b = map(_compiled_only, ("dot_vjp_a", "dot_vjp_b"))
 add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at", "untake", "tie_share"))
 nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
 power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
@@ -55,6 +62,17 @@ power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_v
 array_vjp_object, split_cotangent = map(_compiled_only, ("array_vjp_object", "split_cotangent"))
 max_vjp_a, min_vjp_a = map(_compiled_only, ("max_vjp_a", "min_vjp_a"))
 item_cotangent = _compiled_only("item_cotangent")
+amax_vjp_a, amin_vjp_a, prod_vjp_a, trace_vjp_a = map(_compiled_only, ("amax_vjp_a", "amin_vjp_a", "prod_vjp_a",
+                                                                       "trace_vjp_a"))
+concatenate_vjp_arrays, stack_vjp_arrays, hstack_vjp_tup, vstack_vjp_tup = map(_compiled_only, (
+    "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup"))
+# NumPy's reductions given an axis or keepdims, which Numba's own np.max, np.prod, np.mean, np.var,
+# np.std (axis) and np.sum (keepdims) do not take (``for_numba`` calls these in their place)
+reduce_sum, reduce_mean, reduce_prod, reduce_max, reduce_min = map(_compiled_only, (
+    "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min"))
+reduce_var, reduce_std, var_vjp_a, std_vjp_a = map(_compiled_only, ("reduce_var", "reduce_std", "var_vjp_a",
+                                                                     "std_vjp_a"))
+_three, _reduced_shape, _flat = map(_compiled_only, ("_three", "_reduced_shape", "_flat"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
 array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
@@ -727,6 +745,488 @@ def _extreme_vjp(g, ans, a, axis=None, out=None, keepdims=False, initial=None, w
 
 overload(max_vjp_a)(_extreme_vjp)
 overload(min_vjp_a)(_extreme_vjp)
+
+
+# ---------------------------------------------------------------------------- an array seen along one axis
+# A reduction, or a split of a cotangent, along one axis of a C-ordered array reads it as three
+# axes (before, along, after): element (o, j, i) is the j-th along the axis at position (o, i) of
+# the others. The reductions below, their pullbacks and the splits of concatenate's cotangent all
+# walk that view, so one loop serves any number of dimensions and any axis.
+
+def _float64_array(t) -> bool:
+    return _real_array(t) and t.dtype == types.float64
+
+
+@register_jitable
+def _along(a, axis):
+    """``a`` as (before, along, after), ``axis`` (negative counts from the end) in the middle."""
+    ndim = a.ndim
+    if axis < -ndim or axis >= ndim:
+        raise NotCompiledCase("an axis out of range")  # NumPy's AxisError: the NumPy path raises it
+    axis = axis % ndim
+    before = 1
+    after = 1
+    for i in range(axis):
+        before *= a.shape[i]
+    for i in range(axis + 1, ndim):
+        after *= a.shape[i]
+    return np.ascontiguousarray(a).reshape((before, a.shape[axis], after))
+
+
+@overload(_three)
+def _three_overload(a, axis):
+    """``a`` as (before, along, after) for ``axis``; no axis: every element along one."""
+    if _absent(axis):
+        return lambda a, axis: np.ascontiguousarray(a).reshape((1, a.size, 1))
+    if isinstance(axis, types.Integer):
+        return lambda a, axis: _along(a, axis)
+    return None
+
+
+@overload(_reduced_shape)
+def _reduced_shape_overload(shape, axis, kept):
+    """The shape of a reduction of an array of ``shape`` over ``axis`` (None: all), as an array:
+    the axis kept as 1 (``keepdims``) or left out."""
+    if _absent(axis):
+        return lambda shape, axis, kept: np.ones(len(shape) if kept else 0, np.int64)
+
+    def along(shape, axis, kept):
+        ndim = len(shape)
+        reduced = axis % ndim
+        out = np.empty(ndim if kept else ndim - 1, np.int64)
+        k = 0
+        for i in range(ndim):
+            if i != reduced or kept:
+                out[k] = 1 if i == reduced else shape[i]
+                k += 1
+        return out
+    return along
+
+
+@overload(_flat)
+def _flat_overload(v):
+    """A reduction's value or cotangent (a float where it has no axes left) as a 1-d array."""
+    if _real(v):
+        return lambda v: np.full(1, v)
+    if _real_array(v):
+        return lambda v: np.ascontiguousarray(v).reshape(v.size)
+    return None
+
+
+# ---------------------------------------------------------------------------- np.sum, mean, prod, max, min, var, std along an axis
+# As NumPy reduces: from the first element along the axis, in the axis's order (a sum of -0.0 is
+# -0.0); max and min keep the later of equal elements, as NumPy's do, and a NaN once met. Each
+# takes the (before, along, after) view and ``ddof`` (var's and std's divisor is n - ddof; the
+# others read no ddof).
+
+def _folding(combine, empty):
+    """The kernel folding each line along the axis with ``combine(so_far, element)`` from its first
+    element; a line of no elements gives ``empty`` (None: NumPy raises, and so does the NumPy path)."""
+    refuses, fill = empty is None, 0.0 if empty is None else empty
+
+    @register_jitable
+    def fold(three, ddof=0):
+        before, n, after = three.shape
+        if n == 0:
+            if refuses:
+                raise NotCompiledCase("a maximum or minimum of nothing")
+            return np.full(before * after, fill)
+        out = np.empty(before * after)
+        for o in range(before):
+            for i in range(after):
+                out[o * after + i] = three[o, 0, i]
+            for j in range(1, n):
+                for i in range(after):
+                    out[o * after + i] = combine(out[o * after + i], three[o, j, i])
+        return out
+    return fold
+
+
+_sum_along = _folding(register_jitable(lambda total, v: total + v), 0.0)
+_prod_along = _folding(register_jitable(lambda product, v: product * v), 1.0)
+_max_along = _folding(register_jitable(lambda best, v: v if v >= best or v != v else best), None)
+_min_along = _folding(register_jitable(lambda best, v: v if v <= best or v != v else best), None)
+
+
+@register_jitable
+def _mean_along(three, ddof=0):
+    return _sum_along(three) / three.shape[1]  # over nothing: NaN, and the NumPy path answers
+
+
+@register_jitable
+def _var_along(three, ddof=0):
+    """NumPy's var: the mean (sum / n), then the sum of the squared deviations, over n - ddof."""
+    before, n, after = three.shape
+    means = _mean_along(three)
+    out = np.zeros(before * after)
+    for o in range(before):
+        for j in range(n):
+            for i in range(after):
+                deviation = three[o, j, i] - means[o * after + i]
+                out[o * after + i] += deviation * deviation
+    return out / max(n - ddof, 0)  # nothing left to divide by: inf or NaN, and the NumPy path answers
+
+
+@register_jitable
+def _std_along(three, ddof=0):
+    return np.sqrt(_var_along(three, ddof))
+
+
+def _kept(keepdims):
+    """``keepdims`` as it compiles: True or False, or None where it is not a constant."""
+    if isinstance(keepdims, bool):   # left to its default
+        return keepdims
+    if isinstance(keepdims, types.Omitted):
+        return keepdims.value
+    if isinstance(keepdims, types.BooleanLiteral):
+        return keepdims.literal_value
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _reducer(kernel, kept: bool, ndim: int):
+    """``reduce(a, axis, ddof)``: ``kernel``'s values in the shape NumPy gives (a float for none)."""
+    if ndim == 0:
+        def reduce(a, axis, ddof):
+            return kernel(_three(a, axis), ddof)[0]
+    else:
+        def reduce(a, axis, ddof):
+            return kernel(_three(a, axis), ddof).reshape(to_fixed_tuple(_reduced_shape(a.shape, axis, kept), ndim))
+    return register_jitable(reduce)
+
+
+def _reduction(kernel, a, axis, keepdims, unused, where):
+    """The ``reduce(a, axis, ddof)`` of a reduction called with these types, or None: a float64 array,
+    an int axis or none, ``keepdims`` a constant, nothing else (``dtype``, ``out``, ``initial``,
+    ``where``) given."""
+    kept = _kept(keepdims)
+    if not (_float64_array(a) and (_absent(axis) or isinstance(axis, types.Integer)) and kept is not None
+            and all(_absent(t) for t in unused) and (where is True or isinstance(where, types.Omitted))):
+        return None
+    ndim = a.ndim if kept else 0 if _absent(axis) else a.ndim - 1
+    return _reducer(kernel, kept, ndim)
+
+
+def _summing(kernel):
+    """The overload of np.sum or np.prod (their parameters) reducing with ``kernel``."""
+    def overloaded(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        reduce = _reduction(kernel, a, axis, keepdims, (dtype, out, initial), where)
+        if reduce is None:
+            return None
+        return lambda a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis, 0)
+    return overloaded
+
+
+def _extreme(kernel):
+    """The overload of np.max or np.min (their parameters)."""
+    def overloaded(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+        reduce = _reduction(kernel, a, axis, keepdims, (out, initial), where)
+        if reduce is None:
+            return None
+        return lambda a, axis=None, out=None, keepdims=False, initial=None, where=True: reduce(a, axis, 0)
+    return overloaded
+
+
+@overload(reduce_mean, prefer_literal=True)
+def _reduce_mean(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    reduce = _reduction(_mean_along, a, axis, keepdims, (dtype, out), where)
+    if reduce is None:
+        return None
+    return lambda a, axis=None, dtype=None, out=None, keepdims=False, where=True: reduce(a, axis, 0)
+
+
+def _spreading(kernel):
+    """The overload of np.var or np.std (their parameters; ``mean`` and ``correction`` not given)."""
+    def overloaded(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+        reduce = _reduction(kernel, a, axis, keepdims, (dtype, out, mean, correction), where)
+        if reduce is None or not isinstance(ddof, (int, types.Integer)):
+            return None
+        return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None, \
+            correction=None: reduce(a, axis, ddof)
+    return overloaded
+
+
+overload(reduce_var, prefer_literal=True)(_spreading(_var_along))
+overload(reduce_std, prefer_literal=True)(_spreading(_std_along))
+overload(reduce_sum, prefer_literal=True)(_summing(_sum_along))
+overload(reduce_prod, prefer_literal=True)(_summing(_prod_along))
+overload(reduce_max, prefer_literal=True)(_extreme(_max_along))
+overload(reduce_min, prefer_literal=True)(_extreme(_min_along))
+
+
+# ---------------------------------------------------------------------------- their pullbacks along an axis
+
+@overload(expand_reduced)
+def _expand_reduced_more(g, a, axis=None, keepdims=False, where=True):
+    """expand_reduced's cases the first overload leaves: a 1-d array reduced along its axis to a
+    float (``np.sum(x, axis=0)``), a whole array reduced with keepdims (``np.sum(x, keepdims=True)``)."""
+    if not (isinstance(where, (types.Boolean, types.Omitted)) and _real_array(a)):
+        return None
+    if isinstance(axis, types.Integer) and _real(g) and a.ndim == 1:
+        def along_the_only_axis(g, a, axis=None, keepdims=False, where=True):
+            if axis < -1 or axis > 0:
+                raise NotCompiledCase("an axis out of range")
+            return np.full(a.shape, g if where else 0.0, a.dtype)
+        return along_the_only_axis
+    if _absent(axis) and _real_array(g) and g.ndim == a.ndim:
+        def kept(g, a, axis=None, keepdims=False, where=True):
+            if g.size != 1:
+                raise NotCompiledCase("a reduction's cotangent of another shape")
+            return np.full(a.shape, _flat(g)[0] if where else 0.0, a.dtype)
+        return kept
+    return None
+
+
+def _reduced_value(t) -> bool:
+    return _real(t) or _real_array(t)
+
+
+@register_jitable
+def _shared_along(g, ans, a, axis):
+    """The cotangent of ``np.max(a, axis)`` (or min): ``g`` shared equally among the elements equal
+    to the extreme along the axis (extreme_vjp's rule), 0 elsewhere."""
+    three = _three(a, axis)
+    before, n, after = three.shape
+    gs, answers = _flat(g), _flat(ans)
+    if gs.size != before * after or answers.size != before * after:
+        raise NotCompiledCase("a reduction's cotangent of another shape")
+    out = np.zeros(three.shape, a.dtype)
+    for o in range(before):
+        for i in range(after):
+            k = o * after + i
+            count = 0
+            for j in range(n):
+                if three[o, j, i] == answers[k]:
+                    count += 1
+            if count:
+                share = gs[k] / count
+                for j in range(n):
+                    if three[o, j, i] == answers[k]:
+                        out[o, j, i] = share
+    return out.reshape(a.shape)
+
+
+def _extreme_vjp_along(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """The cotangent of ``np.max(a, axis=k)``, with or without keepdims (the whole array to a
+    float is ``_extreme_vjp``'s)."""
+    if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a) and not (_real(g) and _absent(axis))
+            and (_absent(axis) or isinstance(axis, types.Integer)) and _absent(out) and _absent(initial)
+            and isinstance(where, (types.Boolean, types.Omitted))):
+        return None
+
+    def shared(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
+        if not where:
+            raise NotCompiledCase("a reduction over nothing")
+        return _shared_along(g, ans, a, axis)
+    return shared
+
+
+for _extreme_stub in (max_vjp_a, min_vjp_a, amax_vjp_a, amin_vjp_a):
+    overload(_extreme_stub)(_extreme_vjp_along)
+overload(amax_vjp_a)(_extreme_vjp)
+overload(amin_vjp_a)(_extreme_vjp)
+
+
+@overload(prod_vjp_a)
+def _prod_vjp_a(g, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """The cotangent of ``np.prod(a)`` (or along an axis): ``g`` times the product of the other
+    elements, from products of those before and of those after, multiplied in the order of the
+    rule's exclusive cumulative products (exact at zeros: nothing is divided)."""
+    if not (_reduced_value(g) and _float64_array(a) and (_absent(axis) or isinstance(axis, types.Integer))
+            and _absent(dtype) and _absent(out) and _absent(initial) and isinstance(where, (types.Boolean, types.Omitted))):
+        return None
+
+    def others(g, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        if not where:
+            raise NotCompiledCase("a product over nothing")
+        three = _three(a, axis)
+        before, n, after = three.shape
+        gs = _flat(g)
+        if gs.size != before * after:
+            raise NotCompiledCase("a reduction's cotangent of another shape")
+        result = np.empty(three.shape, a.dtype)
+        earlier = np.empty(n, a.dtype)
+        for o in range(before):
+            for i in range(after):
+                running = 1.0
+                for j in range(n):
+                    earlier[j] = running
+                    running = running * three[o, j, i]
+                running = 1.0
+                for j in range(n - 1, -1, -1):
+                    result[o, j, i] = gs[o * after + i] * (earlier[j] * running)
+                    running = running * three[o, j, i]
+        return result.reshape(a.shape)
+    return others
+
+
+def _spread_vjp(standard: bool):
+    """The overload of var_vjp_a (``standard``: std_vjp_a): ``g * (a - mean) * 2 / (n - ddof)``
+    (std's: ``g * (a - mean)`` over ``std * (n - ddof)``, 0 where that is 0), as the rules
+    compute it, along an axis or of the whole array."""
+    def overloaded(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+        if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a)
+                and (_absent(axis) or isinstance(axis, types.Integer)) and isinstance(ddof, (int, types.Integer))
+                and all(_absent(t) for t in (dtype, out, mean, correction))
+                and isinstance(where, (types.Boolean, types.Omitted))):
+            return None
+
+        def spread(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
+                   correction=None):
+            if not where:
+                raise NotCompiledCase("a spread over nothing")
+            three = _three(a, axis)
+            before, n, after = three.shape
+            gs, answers, means = _flat(g), _flat(ans), _mean_along(three)
+            if gs.size != before * after or answers.size != before * after:
+                raise NotCompiledCase("a reduction's cotangent of another shape")
+            result = np.empty(three.shape, a.dtype)
+            count = n - ddof
+            for o in range(before):
+                for i in range(after):
+                    k = o * after + i
+                    for j in range(n):
+                        centred = three[o, j, i] - means[k]
+                        if standard:
+                            result[o, j, i] = safe_divide(gs[k] * centred, answers[k] * count)
+                        else:
+                            result[o, j, i] = gs[k] * centred * (2 / count)
+            return result.reshape(a.shape)
+        return spread
+    return overloaded
+
+
+overload(var_vjp_a)(_spread_vjp(standard=False))
+overload(std_vjp_a)(_spread_vjp(standard=True))
+
+
+@overload(trace_vjp_a)
+def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The cotangent of ``np.trace(a, offset)`` of a matrix: ``g`` on the diagonal it summed."""
+    if not (_real(g) and _float64_array(a) and a.ndim == 2 and isinstance(offset, types.Integer)
+            and isinstance(axis1, types.Integer) and isinstance(axis2, types.Integer) and _absent(dtype)
+            and _absent(out)):
+        return None
+
+    def on_the_diagonal(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        if axis1 % 2 != 0 or axis2 % 2 != 1:
+            raise NotCompiledCase("a trace over other axes")
+        return g * np.eye(a.shape[0], a.shape[1], offset)  # as the rule: g times the identity's diagonal
+    return on_the_diagonal
+
+
+# ---------------------------------------------------------------------------- np.concatenate, stack, hstack, vstack
+
+def _arrays(t) -> bool:
+    """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one)."""
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t)
+
+
+@register_jitable
+def _pieces(g, arrays, axis):
+    """The cotangent ``g`` of the arrays joined along ``axis`` of ``g``, cut back into a list of
+    one cotangent per array, each of its array's shape (a stacked array is one along the axis)."""
+    three = _along(g, axis)
+    before, total, after = three.shape
+    if before * after == 0:
+        raise NotCompiledCase("a cotangent of an empty array")
+    pieces = []
+    start = 0
+    for like in literal_unroll(arrays):
+        size = like.size // (before * after)
+        if size * before * after != like.size or start + size > total:
+            raise NotCompiledCase("a joined array's cotangent of another shape")
+        pieces.append(three[:, start:start + size, :].copy().reshape(like.shape))
+        start += size
+    if start != total:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
+    return pieces
+
+
+@overload(concatenate_vjp_arrays)
+def _concatenate_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    return None  # axis=None (the arrays flattened): the NumPy path
+
+
+@overload(stack_vjp_arrays)
+def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    return None
+
+
+@overload(hstack_vjp_tup)
+def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
+    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+        axis = 0 if g.ndim == 1 else 1  # 1-d arrays are joined end to end, others side by side
+        return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, axis)
+    return None
+
+
+@overload(vstack_vjp_tup)
+def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
+    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+        return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, 0)
+    return None
+
+
+@overload(zero_like)
+def _zero_like_arrays(x):
+    """The cotangent of a join's tuple that nothing reached: zeros in the list ``_pieces`` gives."""
+    if _arrays(x):
+        def zeros(x):
+            out = []
+            for like in literal_unroll(x):
+                out.append(np.zeros(like.shape, like.dtype))
+            return out
+        return zeros
+    return None
+
+
+@overload(split_cotangent)
+def _split_cotangent_list(g, count):
+    """The cotangents of the arrays a sequence joined (a list here, from ``_pieces``)."""
+    if isinstance(g, types.List) and _real_array(g.dtype):
+        def parts(g, count):
+            if len(g) != count:
+                raise NotCompiledCase("a cotangent of another length than its sequence")
+            return g
+        return parts
+    return None
+
+
+@overload(nonzero)
+def _nonzero_list(g):
+    if isinstance(g, types.List) and _real_array(g.dtype):
+        def any_nonzero(g):
+            for piece in g:
+                if nonzero(piece):
+                    return True
+            return False
+        return any_nonzero
+    return None
+
+
+# ---------------------------------------------------------------------------- np.dot(a, b)
+
+@overload(dot_vjp_a)
+def _dot_vjp_a(g, a, b):
+    """The cotangent of ``a`` in ``np.dot(a, b)`` of real matrices and vectors: ``a @ b``'s (the
+    rule's tensordot over the same axes); scalars and N-d arrays take the NumPy path."""
+    if _matrix_or_vector(a) and _matrix_or_vector(b):
+        return lambda g, a, b: matmul_vjp_x1(g, a, b)
+    return None
+
+
+@overload(dot_vjp_b)
+def _dot_vjp_b(g, a, b):
+    if _matrix_or_vector(a) and _matrix_or_vector(b):
+        return lambda g, a, b: matmul_vjp_x2(g, a, b)
+    return None
 
 
 # ---------------------------------------------------------------------------- lists of tuples of arrays

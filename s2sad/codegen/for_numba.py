@@ -53,14 +53,26 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # (each with its pullback, `array_sum_pullback`)
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
-BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a"})
+BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
+                                  "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
+                                  "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a"})
+# NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
+# given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
+NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
+                    "amax": "reduce_max", "min": "reduce_min", "amin": "reduce_min", "var": "reduce_var",
+                    "std": "reduce_std"}
+# NumPy's functions joining a sequence of arrays, which Numba compiles of a tuple only, and the rules'
+# functions their cotangents take the same sequence to (its position among their arguments): a list literal
+# read by nothing else becomes a tuple
+JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "concatenate_vjp_arrays": 2,
+         "stack_vjp_arrays": 2, "hstack_vjp_tup": 2, "vstack_vjp_tup": 2}
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays"}) \
-    | BOUND_RULES_COMPILED \
+                           "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
+                           "dot_vjp_b"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -186,13 +198,15 @@ class _AsArrays(cst.CSTTransformer):
     ``buffers``: the cotangents only their own updates change, ``pullbacks``: the pullbacks of
     an array's methods -> the helper computing the method."""
 
-    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict, keyword_pullbacks: dict):
+    def __init__(self, primal_of: dict, buffers: set, pullbacks: dict, calls: dict, keyword_pullbacks: dict,
+                 joined: set = frozenset()):
         super().__init__()
         self.keyword_pullbacks = keyword_pullbacks
         self.primal_of = primal_of
         self.buffers = buffers
         self.pullbacks = pullbacks
         self.calls = calls
+        self.joined = joined   # the list literals only joins read (`_joined_lists`): made tuples
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -214,6 +228,8 @@ class _AsArrays(cst.CSTTransformer):
             if given and split.static:
                 given[-1] = given[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return updated.with_changes(value=value.with_changes(func=cst.Name(split.forward), args=given))
+        if name in self.joined and isinstance(value, cst.List):
+            return updated.with_changes(value=_as_tuple(value))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
         if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
@@ -245,6 +261,19 @@ class _AsArrays(cst.CSTTransformer):
                 and function.attr.value in NUMPY_LOOPS and len(updated.args) == 1 \
                 and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
             return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
+        function = _numpy_function(updated)
+        if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
+            return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
+        method = updated.func.attr.value if isinstance(updated.func, cst.Attribute) else None
+        if method in NUMPY_REDUCTIONS and method not in ("amax", "amin") and updated.args \
+                and not (isinstance(updated.func.value, cst.Name) and updated.func.value.value in COMPILABLE_GLOBALS):
+            # `y.max(axis=0)` nothing is differentiated through (else method_rrule): np.max(y, axis=0)'s
+            # overload (on anything but an array it finds no implementation, and the NumPy path answers)
+            return cst.Call(cst.Name(NUMPY_REDUCTIONS[method]), [cst.Arg(updated.func.value), *updated.args])
+        position = JOINS.get(f"np.{function}")
+        if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
+            joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
+            return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
         value_only = _split_call(self.calls, updated)
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only.forward))
@@ -257,6 +286,107 @@ class _AsArrays(cst.CSTTransformer):
             # a call that left parameters to their defaults: the cotangents of the arguments it gave
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
         return updated
+
+
+def _numpy_function(call: cst.Call) -> str | None:
+    """``max`` of a call ``np.max(...)``."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "np":
+        return func.attr.value
+    return None
+
+
+def _as_tuple(value: cst.List) -> cst.Tuple:
+    elements = list(value.elements)
+    if len(elements) == 1:  # `(x,)`
+        elements = [elements[0].with_changes(comma=cst.Comma())]
+    return cst.Tuple(elements)
+
+
+def _spelled(call: cst.Call) -> str | None:
+    """``np.concatenate`` or ``concatenate_vjp_arrays``: what a call calls, as it is spelled."""
+    function = _numpy_function(call)
+    return f"np.{function}" if function is not None else _called(call)
+
+
+class _Joins(cst.CSTVisitor):
+    """The names read as the sequence of a join (``JOINS``), how often; and where
+    ``np.concatenate`` is given ``axis=None`` (the arrays flattened, which Numba cannot compile)."""
+
+    def __init__(self):
+        self.read: dict = {}
+        self.flattening: list = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        spelled = _spelled(node)
+        position = JOINS.get(spelled)
+        if position is None:
+            return
+        if len(node.args) > position and isinstance(node.args[position].value, cst.Name) \
+                and node.args[position].keyword is None:
+            name = node.args[position].value.value
+            self.read[name] = self.read.get(name, 0) + 1
+        if spelled == "np.concatenate":
+            axis = [a.value for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == "axis"
+                    or a.keyword is None and i == 1]
+            if axis and isinstance(axis[0], cst.Name) and axis[0].value == "None":
+                self.flattening.append(_CODE.code_for_node(node))
+
+
+class _Messages(cst.CSTVisitor):
+    """How often each name is read as the message of a builtin exception (``ValueError(message)``)."""
+
+    def __init__(self):
+        self.read: dict = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _called(node) in BUILTIN_EXCEPTIONS and len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
+            name = node.args[0].value.value
+            self.read[name] = self.read.get(name, 0) + 1
+
+
+class _UnformattedMessages(cst.CSTTransformer):
+    """``message = "{} inputs but {} targets".format(n, m)`` read only by ``ValueError(message)``:
+    the message is the template (Numba formats no strings). A compiled call that raises is run
+    again on the NumPy path, and the error the user sees is that path's, formatted."""
+
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        assigned, occurrences, messages = _Assigned(), _Occurrences(), _Messages()
+        module.visit(assigned)
+        module.visit(occurrences)
+        module.visit(messages)
+        self.names = {name for name, values in assigned.values.items()
+                      if len(values) == 1 and _format_template(values[0]) is not None
+                      and occurrences.all.get(name, 0) == 1 + messages.read.get(name, 0)}
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        target = updated.targets[0].target if len(updated.targets) == 1 else None
+        if isinstance(target, cst.Name) and target.value in self.names:
+            return updated.with_changes(value=_format_template(updated.value))
+        return updated
+
+
+def _format_template(value) -> cst.SimpleString | None:
+    """The string of ``"...".format(...)``."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "format" \
+            and isinstance(value.func.value, cst.SimpleString):
+        return value.func.value
+    return None
+
+
+def _joined_lists(module: cst.Module) -> tuple[set, list]:
+    """The names bound once to a list literal and read only as the sequence of a join (those can
+    be tuples), and the calls that flatten what they join."""
+    assigned, occurrences, joins = _Assigned(), _Occurrences(), _Joins()
+    module.visit(assigned)
+    module.visit(occurrences)
+    module.visit(joins)
+    joined = {name for name, values in assigned.values.items()
+              if len(values) == 1 and isinstance(values[0], cst.List)
+              and not any(isinstance(e, cst.StarredElement) for e in values[0].elements)
+              and occurrences.all.get(name, 0) == 1 + joins.read.get(name, 0)}
+    return joined, joins.flattening
 
 
 class _Assigned(cst.CSTVisitor):
@@ -450,11 +580,15 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if arrays:
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}))
+        joined, flattening = _joined_lists(module)
+        if flattening:
+            raise NotCompiledError(f"it joins arrays flattened ({flattening[0]}), which Numba cannot compile", location)
+        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {},
+                                        joined))
         module = fewer_allocations(module)
     else:
         module = module.visit(_AsFloats(scattered.found))
-    module = module.visit(_SelfAssignments())
+    module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments())
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:
