@@ -162,8 +162,9 @@ def _spread(g, shape, g_shape, dtype):
 
 @overload(conj)
 def _conj(x):
-    if _real(x) or _real_array(x) or isinstance(x, types.Integer):
-        return lambda x: x  # real: its own conjugate
+    if _real(x) or _real_array(x) or isinstance(x, (types.Integer, types.Boolean)) \
+            or isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
+        return lambda x: x  # real (a mask `x > 0.5` too): its own conjugate
     return None
 
 
@@ -1358,5 +1359,17 @@ def _zero_like_of_numbers(x):
     array ``array_vjp_object`` gives it (one type for the variable, as Numba asks)."""
     if _numbers(x):
         return lambda x: np.zeros(len(x))
+    return None
+
+
+@overload(split_cotangent)
+def _split_cotangent_of_items(g, count):
+    """The cotangents of a tuple's items from the tuple of them (``a, b = (np.sin(x), np.outer(x, x))``)."""
+    if _items(g):
+        def parts(g, count):
+            if len(g) != count:
+                raise NotCompiledCase("a cotangent of another length than its sequence")
+            return g
+        return parts
     return None
 

@@ -331,3 +331,20 @@ def test_a_reducing_method_nothing_is_differentiated_through_compiles():
     gradient = _compiled_gradient(scaled_by_statistics, *args)
     np.testing.assert_allclose(gradient, s2sad.grad(scaled_by_statistics)(*args), rtol=1e-13)
     np.testing.assert_allclose(gradient, central(scaled_by_statistics, args, 0), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- found by the fuzzer (seed 2017): masks, tuples unpacked
+def masked(x):
+    mask = x > 0.5                      # a bool array: its own conjugate
+    return np.sum(x * mask) + np.sum(np.sin(x) * mask)
+
+
+def unpacked_pair(x):
+    pair = (np.sin(x), np.outer(x, x))  # a tuple of arrays of two ranks, its cotangent split item by item
+    a, b = pair
+    return np.sum(a) + np.sum(b ** 2)
+
+
+@pytest.mark.parametrize("f", [masked, unpacked_pair], ids=["mask", "tuple-unpacked"])
+def test_masks_and_unpacked_tuples_compile(f):
+    compiled_against_references(f, (np.array([0.3, 0.9, -0.2, 1.4]),), (0,))
