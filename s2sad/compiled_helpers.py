@@ -1190,8 +1190,9 @@ def _zero_like_arrays(x):
 
 @overload(split_cotangent)
 def _split_cotangent_list(g, count):
-    """The cotangents of the arrays a sequence joined (a list here, from ``_pieces``)."""
-    if isinstance(g, types.List) and _real_array(g.dtype):
+    """The cotangents of the arrays a sequence joined (a list here, from ``_pieces``), or of a
+    tuple's items from the tuple of them (``a, b = (np.sin(x), np.outer(x, x))``)."""
+    if isinstance(g, types.List) and _real_array(g.dtype) or _items(g):
         def parts(g, count):
             if len(g) != count:
                 raise NotCompiledCase("a cotangent of another length than its sequence")
@@ -1360,16 +1361,3 @@ def _zero_like_of_numbers(x):
     if _numbers(x):
         return lambda x: np.zeros(len(x))
     return None
-
-
-@overload(split_cotangent)
-def _split_cotangent_of_items(g, count):
-    """The cotangents of a tuple's items from the tuple of them (``a, b = (np.sin(x), np.outer(x, x))``)."""
-    if _items(g):
-        def parts(g, count):
-            if len(g) != count:
-                raise NotCompiledCase("a cotangent of another length than its sequence")
-            return g
-        return parts
-    return None
-
