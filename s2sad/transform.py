@@ -532,17 +532,16 @@ def _split_half(recipe, env: Environment, splits: list):
     from .compiled import split_dispatchers
 
     callee = _unwrap(_resolve_reference(recipe[1], env))
-    parameters = list(signature(callee).parameters) if inspect.isfunction(callee) else []
+    parameters = list(signature(callee).parameters.values()) if inspect.isfunction(callee) else []
     if not all(p < len(parameters) for p in recipe[2]):
         raise _Stale(str(recipe))
     statics, given = (recipe[4], recipe[5]) if len(recipe) > 5 else ((), None)
     if not all(p < len(parameters) for p, _ in statics):
         raise _Stale(str(recipe))
     # specialised as when it was made (specialisation.py): to the functions the call passes, and the defaults
-    callee = _specialised_call(env, env.function, callee, list(signature(callee).parameters.values()), statics, given,
-                               f"the call of `{recipe[1][1]}`")
+    callee = _specialised_call(env, env.function, callee, parameters, statics, given, f"the call of `{recipe[1][1]}`")
     # NotCompiledError (the callee changed into one that does not compile) goes to compile=True's fallback
-    entry, halves = split_dispatchers(callee, tuple(parameters[p] for p in recipe[2]))
+    entry, halves = split_dispatchers(callee, tuple(parameters[p].name for p in recipe[2]))
     if not any(entry is e for _, e in splits):
         splits.append((callee, entry))
     return halves[0 if recipe[0] == "compiled_forward" else 1]

@@ -577,9 +577,10 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
 
     bindings = generator.core.bindings
     calls: dict = {}
-    loaded = _names_loaded(text)
-    statics, uses = _static_arguments(text, bindings, generator.function.imports)
-    loads = _loads(text)
+    tree = _parsed(text)
+    loads = _loads(tree, text)
+    loaded = set(loads)
+    statics, uses = _static_arguments(tree, bindings, generator.function.imports)
     passed_only = {name for name, count in uses.items() if count == loads.get(name)}
     for spelling, recipe in sorted(bindings.items()):
         # a call nothing is differentiated through (`f(y, 1.5)` where only x is): the forward half's value
@@ -627,18 +628,17 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     return calls
 
 
-def _static_arguments(text: str, bindings: dict, imports) -> tuple[dict, dict]:
+def _static_arguments(tree, bindings: dict, imports) -> tuple[dict, dict]:
     """rrule -> [(((position, name), ...), the number of arguments) for each distinct call]: the
     arguments of the calls of each user function's rrule that are module-level names bound once
     (functions, as ``rk4_step(lotka_volterra, y)`` passes) or NumPy's (``np.tanh``), and how many
-    arguments they give; and name -> how many times calls pass it."""
+    arguments they give; and name -> how many times calls pass it. ``tree``: the text parsed (None
+    when its lines are not a whole program: no call is specialised)."""
     import ast
 
     found: dict = {}
     uses: dict = {}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:  # lines that are not a whole program: no call is specialised
+    if tree is None:
         return found, uses
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -665,33 +665,32 @@ def _dotted(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _loads(text: str) -> dict:
-    """name -> how many times ``text`` reads it."""
-    import ast
-
-    counts: dict = {}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return counts
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
-
-
 COMPILED_BUILTINS = frozenset({"range", "len", "float", "int", "abs", "min", "max", "pow", "round", "slice",
                                "enumerate", "zip"})
 
 
-def _names_loaded(text: str) -> set[str]:
+def _parsed(text: str):
+    """``text`` parsed by ``ast``; None when its lines are not a whole program."""
+    import ast
+
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def _loads(tree, text: str) -> dict:
+    """name -> how many times the parsed ``text`` reads it; without a tree, every word of the text
+    (more names: fewer rewrites)."""
     import ast
     import re
 
-    try:
-        return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
-    except SyntaxError:  # lines that are not a whole program: every word (more names: fewer rewrites)
-        return set(re.findall(r"[A-Za-z_]\w*", text))
+    counts: dict = {}
+    names = re.findall(r"[A-Za-z_]\w*", text) if tree is None else \
+        [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_function, namer: Namer,
