@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .for_numba import _called
-
 LITERAL_DEFAULTS = (bool, int, float)
 
 
@@ -135,3 +133,7 @@ class _ReadByPosition(cst.CSTTransformer):
             return updated
         index = cst.Index(cst.Integer(str(1 + names.index(keyword))))
         return updated.with_changes(value=owner.value, slice=[cst.SubscriptElement(index)])
+
+
+def _called(call: cst.Call) -> str | None:
+    return call.func.value if isinstance(call.func, cst.Name) else None
