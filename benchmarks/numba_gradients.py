@@ -152,4 +152,3 @@ def spring(x, v, k):
     return dx, dv, dk
 
 
-rk4_named = rk4  # the same computation, its model called by name (workloads.rk4_named)

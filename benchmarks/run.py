@@ -175,7 +175,7 @@ def written_in(np_module, math_module=None):
     lotka_volterra, rk4_step, rk4, spring = (again[name] for name in ("lotka_volterra", "rk4_step", "rk4", "spring"))
 
     return {"scalar": scalar, "small": small, "mlp": mlp, "elementwise": elementwise, "rnn": rnn, "mysum": mysum,
-            "rk4": rk4, "rk4_named": rk4, "spring": spring, "lotka_volterra": lotka_volterra, "rk4_step": rk4_step}
+            "rk4": rk4, "spring": spring, "lotka_volterra": lotka_volterra, "rk4_step": rk4_step}
 
 
 def rk4_for_jit(jax, jnp):
@@ -210,7 +210,7 @@ def inputs(name: str, rng, n=None):
         return (0.2 * rng.standard_normal((32, 32)), rng.standard_normal(32), rng.standard_normal(32)), (0,)
     if name == "mysum":
         return (rng.standard_normal(n),), (0,)
-    if name in ("rk4", "rk4_named"):  # parameters, then the initial populations (prey, predator)
+    if name == "rk4":  # parameters, then the initial populations (prey, predator)
         return (np.array([1.1, 0.4, 0.1, 0.4]), np.array([10.0, 5.0])), (0,)
     if name == "spring":  # position, velocity, stiffness
         return (rng.standard_normal(4), rng.standard_normal(4), 2.0), (0, 1, 2)
@@ -271,7 +271,7 @@ def measure(name, repeats, found, n=None):
         f = written_in(jnp)[name]
         jargs = tuple(jnp.asarray(a) for a in args)
         g_jax = jax.grad(f, argnums=argnum)
-        if name not in ("mysum", "rk4", "rk4_named"):  # eager JAX dispatches op by op: minutes at n = 1e4, 17 s a call on rk4
+        if name not in ("mysum", "rk4"):  # eager JAX dispatches op by op: minutes at n = 1e4, 17 s a call on rk4
             assert_same_gradient(g_jax(*jargs), expected, "jax eager")
             columns["jax eager"] = lambda: jax.block_until_ready(g_jax(*jargs))
             budgets["jax eager"] = 4.0
@@ -400,7 +400,7 @@ def format_ratio(ratio: float) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
-    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,rk4_named,spring,"
+    parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,spring,"
                         "transform,tape")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--no-peers", action="store_true",
@@ -408,7 +408,7 @@ def main(argv=None) -> int:
     arguments = parser.parse_args(argv)
     repeats = 7 if arguments.quick else 31
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
-                                                                "rk4", "rk4_named", "spring", "mysum", "transform", "tape"]
+                                                                "rk4", "spring", "mysum", "transform", "tape"]
     found = {} if arguments.no_peers else peers()
     columns = ["hand-written", "s2sad", "s2sad compile=True", "s2sad generated code", "autograd", "jax eager",
                "jax.jit", "numba (hand-written)", "torch eager"]

@@ -170,25 +170,6 @@ def rk4(params, y0):
     return total
 
 
-# 8b. the same RK4 with its model called by name (what compile=True compiles: a model passed as a
-# value does not); its gradient is rk4's
-def rk4_step_named(y, dt, params):
-    k1 = lotka_volterra(y, params)
-    k2 = lotka_volterra(y + 0.5 * dt * k1, params)
-    k3 = lotka_volterra(y + 0.5 * dt * k2, params)
-    k4 = lotka_volterra(y + dt * k3, params)
-    return y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-
-
-def rk4_named(params, y0):
-    y = y0
-    total = 0.0
-    for step in range(500):
-        y = rk4_step_named(y, 0.01, params)
-        total = total + np.sum(y ** 2)
-    return total
-
-
 def _lotka_volterra_vjp(y, params, g):
     """The cotangents of y and of params from the cotangent g of lotka_volterra(y, params)."""
     alpha, beta, delta, gamma = params
@@ -243,8 +224,6 @@ def rk4_grad_by_hand(params, y0, dt=0.01, steps=500):
         y = y_start
     return dparams
 
-
-rk4_named_grad_by_hand = rk4_grad_by_hand
 
 
 # 9. damped spring: 50 explicit Euler steps on a 4-element state; the gradient with respect
