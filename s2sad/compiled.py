@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import operator
 import os
 import threading
@@ -64,12 +65,17 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         lanes[len(args)] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
         parameters = signature(function).parameters
-        names = list(parameters)
+        names = list(parameters)  # the generated function takes its keyword-only parameters last, by position
+        positional = [n for n in names if parameters[n].kind in (parameters[n].POSITIONAL_ONLY,
+                                                                 parameters[n].POSITIONAL_OR_KEYWORD)]
         missing = [parameters[n] for n in names[len(args):]]
-        if len(args) > len(names) or any(p.kind is not p.POSITIONAL_OR_KEYWORD and p.kind is not p.POSITIONAL_ONLY
-                                         or p.default is p.empty for p in missing) \
+        if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
+            _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
+                                 "code is made from")
+            return None
+        if len(args) > len(positional) or any(p.default is p.empty for p in missing) \
                 or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
-            _fall_back(function, "it takes *args or **kwargs, or keyword-only parameters it was not given, "
+            _fall_back(function, "it takes *args or **kwargs, or parameters it was not given that have no default, "
                                  "which the NumPy path binds")
             return None
         defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
@@ -190,6 +196,7 @@ def split_dispatchers(function, wrt):
     function compiled code calls (transform.generated_split), bound in the caller's module for
     Numba to compile with it. One pair per entry: a caller made again after the function
     changed gets the new entry's. NotCompiledError when there is none."""
+    from .frontend.flat_parameters import split_defaults
     from .transform import generated_split
 
     entry = generated_split(function, wrt)
@@ -201,7 +208,7 @@ def split_dispatchers(function, wrt):
             except ImportError:
                 raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
             forward, reverse = entry.__s2sad_module__.SPLIT
-            forward.__defaults__ = function.__defaults__  # a call leaving parameters to them (Numba's Omitted)
+            forward.__defaults__ = split_defaults(function)  # a call leaving parameters to them (Numba's Omitted)
             found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
                                                                numba.njit(cache=True)(reverse)))
     return found

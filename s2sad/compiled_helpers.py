@@ -1361,3 +1361,42 @@ def _zero_like_of_numbers(x):
     if _numbers(x):
         return lambda x: np.zeros(len(x))
     return None
+
+
+# ---------------------------------------------------------------------------- what users write (users21)
+
+@overload(item_cotangent)
+def _item_cotangent_of_an_array(g, index, count, sequence):
+    """The cotangent of an array unpacked (``alpha, beta = theta``) of which item ``index`` alone
+    was read: ``g`` there, zeros elsewhere, as runtime/structure.item_cotangent gives for an array."""
+    if _real_array(sequence) and isinstance(index, types.Integer):
+        return lambda g, index, count, sequence: untake(g, index, sequence)
+    return None
+
+
+__all__ += ["array_reshape", "array_reshape_pullback"]
+array_reshape, array_reshape_pullback = map(_compiled_only, ("array_reshape", "array_reshape_pullback"))
+
+
+@overload(array_reshape)
+def _array_reshape(receiver, *shape):
+    """``x.reshape(2, -1)`` or ``x.reshape((2, -1))`` (no ``order``): its value, in C order as
+    NumPy's, and the receiver's shape, which its pullback gives the cotangent back. Numba
+    reshapes contiguous arrays alone: a strided receiver is copied first, as NumPy copies it."""
+    if not _real_array(receiver):
+        return None
+    if len(shape) == 1 and isinstance(shape[0], types.BaseTuple) \
+            and all(isinstance(t, types.Integer) for t in shape[0]):
+        return lambda receiver, *shape: (np.ascontiguousarray(receiver).reshape(shape[0]), (receiver.shape, shape))
+    if shape and all(isinstance(t, types.Integer) for t in shape):
+        return lambda receiver, *shape: (np.ascontiguousarray(receiver).reshape(shape), (receiver.shape, shape))
+    return None
+
+
+@overload(array_reshape_pullback)
+def _array_reshape_pullback(saved, g):
+    """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
+    the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""
+    if _real_array(g):
+        return _per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
+    return None

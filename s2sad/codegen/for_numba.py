@@ -51,7 +51,8 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
-ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T"}
+ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T",
+                 "reshape": "array_reshape"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
