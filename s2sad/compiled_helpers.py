@@ -1400,3 +1400,43 @@ def _array_reshape_pullback(saved, g):
     if _real_array(g):
         return _per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
     return None
+
+
+# ---------------------------------------------------------------------------- np.append (users21)
+__all__ += ["append_vjp_arr", "append_vjp_values"]
+append_vjp_arr, append_vjp_values = map(_compiled_only, ("append_vjp_arr", "append_vjp_values"))
+
+
+@register_jitable
+def _flat_part(g, start, size):
+    """Elements ``start`` to ``start + size`` of ``g`` flattened in C order, a new array."""
+    return np.ascontiguousarray(g).ravel()[start:start + size].copy()
+
+
+def _appended_part(first: bool):
+    """The overload of the rule's ``append_vjp_arr`` (``first``) or ``append_vjp_values``: the part of
+    the cotangent ``g`` of ``np.append(arr, values, axis)`` that was the array's or the values'.
+    Without an axis both were flattened, one after the other; along an axis they were joined as
+    np.concatenate joins them (the same ``_pieces`` cut them back)."""
+    def overloaded(g, ans, arr, values, axis=None):
+        own = arr if first else values
+        if not (_float64_array(g) and (_float64_array(arr) or _real(arr)) and (_float64_array(values) or _real(values))):
+            return None
+        if _absent(axis) and first:
+            if _real(arr):  # a float appended to: its one element
+                return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, 1)[0]
+            return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, arr.size).reshape(arr.shape)
+        if _absent(axis):
+            if _real(values):
+                return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), 1)[0]
+            return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), values.size).reshape(values.shape)
+        if isinstance(axis, types.Integer) and _float64_array(arr) and _float64_array(values) \
+                and arr.ndim == values.ndim == g.ndim and _float64_array(own):
+            index = 0 if first else 1
+            return lambda g, ans, arr, values, axis=None: _pieces(g, (arr, values), axis)[index]
+        return None
+    return overloaded
+
+
+overload(append_vjp_arr)(_appended_part(first=True))
+overload(append_vjp_values)(_appended_part(first=False))

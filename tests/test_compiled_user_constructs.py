@@ -1,7 +1,8 @@
 """compile=True through what users write (users21): an odeint-style solver passing ``*args`` on to
 its model, helpers with keyword-only options, a differentiated function's own keyword-only
 parameter left to its default, and an array's methods given an axis (``x.mean(axis=0,
-keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``). Each
+keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``), and
+``np.append``. Each
 program compiles (no CompiledFallbackWarning) and its gradient is central differences' in float64
 and the NumPy path's; what still falls back says so, naming the construct, with the same numbers."""
 import math
@@ -107,6 +108,14 @@ def normalised_network(x, W, gamma, beta):
     return np.sum(np.tanh(layer_norm(x @ W, gamma, beta)) ** 2)
 
 
+# ---------------------------------------------------------------- np.append
+def appended(x, y, k):
+    flat = np.append(x, y)                       # flattened, one after the other
+    rows = np.append(y, x.reshape(1, -1) * k, axis=0)
+    ends = np.append(k * 2.0, np.append(x.T, k))  # a float appended to, and appended
+    return np.sum(np.sin(flat) * np.arange(flat.size)) + np.sum(rows ** 3) + np.sum(np.cos(ends) * np.arange(ends.size))
+
+
 # ---------------------------------------------------------------- a parameter renamed in generated code
 def averaged(mean, x):                           # `mean`: generated code reads np.mean, so it is `mean_2` there
     return np.mean(mean * x) ** 2
@@ -133,6 +142,7 @@ CASES = {
     "methods in a callee": (normalised_network, (rng.normal(size=(5, 3)), rng.normal(size=(3, 4)),
                                                  rng.normal(size=4), rng.normal(size=4)), (0, 1, 2, 3)),
     "a renamed parameter": (calls_averaged, (0.3, np.array([1.0, 2.0])), (0, 1)),
+    "np.append": (appended, (rng.normal(size=3), rng.normal(size=(2, 3)), 0.8), (0, 1, 2)),
 }
 
 
