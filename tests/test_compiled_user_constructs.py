@@ -58,6 +58,11 @@ def with_penalties(x, a, b):
     return penalties(x, a) + penalties(x * b, a, b)
 
 
+def least_squares(w, *data):                     # the differentiated function's own *args
+    X, y = data
+    return np.sum((X @ w - y) ** 2) + np.sum(np.tanh(w))
+
+
 # ---------------------------------------------------------------- keyword-only parameters
 def shifted(x, *, by=0.5, scale=1.0):
     return np.sin(x + by) * scale
@@ -131,6 +136,7 @@ CASES = {
     "rk4 with *args: two floats": (oscillator_energy, (1.3, 0.2, np.array([1.0, -0.3])), (0, 1, 2)),
     "rk4 with *args: none": (decayed, (rng.normal(size=3),), (0,)),
     "*args read by index and len": (with_penalties, (rng.normal(size=4), 0.7, 1.3), (0, 1, 2)),
+    "its own *args": (least_squares, (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)), (0, 1, 2)),
     "keyword-only options": (uses_keyword_options, (rng.normal(size=4), 0.3), (0, 1)),
     "keyword-only function default": (uses_a_keyword_only_function, (rng.normal(size=(3, 4)), rng.normal(size=4)),
                                       (0, 1)),
