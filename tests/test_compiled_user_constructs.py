@@ -58,6 +58,21 @@ def with_penalties(x, a, b):
     return penalties(x, a) + penalties(x * b, a, b)
 
 
+def forced(y, t, k):
+    return -k * y + np.sin(t)
+
+
+def euler_solve(f, y0, *args, steps=10, dt=0.1):  # *args, then keyword-only options
+    y = y0
+    for i in range(steps):
+        y = y + dt * f(y, i * dt, *args)
+    return y
+
+
+def solved_with_defaults(k, y0):
+    return np.sum(euler_solve(forced, y0, k) ** 2)
+
+
 def least_squares(w, *data):                     # the differentiated function's own *args
     X, y = data
     return np.sum((X @ w - y) ** 2) + np.sum(np.tanh(w))
@@ -136,6 +151,7 @@ CASES = {
     "rk4 with *args: two floats": (oscillator_energy, (1.3, 0.2, np.array([1.0, -0.3])), (0, 1, 2)),
     "rk4 with *args: none": (decayed, (rng.normal(size=3),), (0,)),
     "*args read by index and len": (with_penalties, (rng.normal(size=4), 0.7, 1.3), (0, 1, 2)),
+    "*args then keyword-only defaults": (solved_with_defaults, (0.7, np.array([0.3, -0.5])), (0, 1)),
     "its own *args": (least_squares, (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)), (0, 1, 2)),
     "keyword-only options": (uses_keyword_options, (rng.normal(size=4), 0.3), (0, 1)),
     "keyword-only function default": (uses_a_keyword_only_function, (rng.normal(size=(3, 4)), rng.normal(size=4)),
@@ -219,6 +235,12 @@ def calls_reassigning(x):
     return np.sum(reassigns_its_args(x, 2.0) ** 2)
 
 
+def solved_with_options(y0):
+    """keyword_calls.py writes no keywords of a callee with *args as positions (they would be taken
+    for more of its *args): the call keeps the NumPy path."""
+    return np.sum(euler_solve(forced, y0, 0.7, steps=5, dt=0.05) ** 2)
+
+
 def reshaped_in_fortran_order(x):
     return np.sum(np.sin(x.reshape(-1, order="F")) * np.arange(x.size))
 
@@ -231,7 +253,8 @@ def std_of_a_float(x, s):
     (calls_with_options, (np.array([0.2, -0.3]),), "**options"),
     (calls_reassigning, (np.array([0.2, -0.3]),), "assigns its *args"),
     (reshaped_in_fortran_order, (rng.normal(size=(2, 3)),), "array_reshape"),
-], ids=["double_starred", "star_args_assigned", "reshape_order"])
+    (solved_with_options, (np.array([0.3, -0.5]),), "calls `euler_solve` with keyword arguments"),
+], ids=["double_starred", "star_args_assigned", "reshape_order", "star_args_and_keywords"])
 def test_what_does_not_compile_falls_back_with_the_same_numbers(f, args, words):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

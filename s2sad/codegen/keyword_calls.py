@@ -87,7 +87,9 @@ class _Positional(cst.CSTTransformer):
         if any(a.star for a in updated.args):
             return updated
         declared = self.calls.parameters(called)
-        if declared is None:
+        if declared is None or any(p.kind is p.VAR_POSITIONAL for p in declared):
+            # (a callee's *args is written out for the number of arguments its call gives by position:
+            # keyword-only ones written as positions would be taken for more of them)
             return updated
         positional = [a.value for a in updated.args if a.keyword is None]
         try:  # keyword-only parameters and those *args is written out as are positions too
