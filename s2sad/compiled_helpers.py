@@ -34,7 +34,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "numpy_arctanh", "amax_vjp_a", "amin_vjp_a",
            "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min", "prod_vjp_a", "trace_vjp_a",
            "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
-           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a"]
+           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
+           "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values"]
 
 
 class NotCompiledCase(Exception):
@@ -1374,7 +1375,6 @@ def _item_cotangent_of_an_array(g, index, count, sequence):
     return None
 
 
-__all__ += ["array_reshape", "array_reshape_pullback"]
 array_reshape, array_reshape_pullback = map(_compiled_only, ("array_reshape", "array_reshape_pullback"))
 
 
@@ -1403,7 +1403,6 @@ def _array_reshape_pullback(saved, g):
 
 
 # ---------------------------------------------------------------------------- np.append (users21)
-__all__ += ["append_vjp_arr", "append_vjp_values"]
 append_vjp_arr, append_vjp_values = map(_compiled_only, ("append_vjp_arr", "append_vjp_values"))
 
 

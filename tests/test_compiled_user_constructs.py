@@ -58,8 +58,8 @@ def with_penalties(x, a, b):
     return penalties(x, a) + penalties(x * b, a, b)
 
 
-def forced(y, t, k):
-    return -k * y + np.sin(t)
+def forced(y, t, k, scale=1.0):                 # (a defaulted parameter a stray positional argument would fill)
+    return -k * y * scale + np.sin(t)
 
 
 def euler_solve(f, y0, *args, steps=10, dt=0.1):  # *args, then keyword-only options
@@ -236,8 +236,9 @@ def calls_reassigning(x):
 
 
 def solved_with_options(y0):
-    """keyword_calls.py writes no keywords of a callee with *args as positions (they would be taken
-    for more of its *args): the call keeps the NumPy path."""
+    """keyword_calls.py writes no keywords of a callee with *args as positions: they were taken for
+    more of its *args (`steps` given to the model's `scale`: a wrong gradient, no error), so the
+    call keeps the NumPy path."""
     return np.sum(euler_solve(forced, y0, 0.7, steps=5, dt=0.05) ** 2)
 
 
