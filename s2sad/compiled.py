@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import operator
 import os
 import threading
@@ -29,10 +30,12 @@ import numpy as np
 
 from .arguments import differentiated_positions
 from .errors import CompiledFallbackWarning, NotCompiledError
-from .frontend.resolve import signature, unwrap
+from .frontend.flat_parameters import function_flat_parameters, written_star
+from .frontend.resolve import unwrap
 from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
+from .specialisation import specialised
 from .transform import generated_compiled
 
 __all__ = ["compiled_first"]
@@ -59,22 +62,31 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if lane is not None and lane[0] == registry_generation():
             if lane[1] is None:
                 return None
-            if lane[1].__s2sad_current__(function):
+            if lane[1].__s2sad_current__(lane[9]):
                 return lane
         lanes[len(args)] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
-        parameters = signature(function).parameters
-        names = list(parameters)
-        missing = [parameters[n] for n in names[len(args):]]
-        if len(args) > len(names) or any(p.kind is not p.POSITIONAL_OR_KEYWORD and p.kind is not p.POSITIONAL_ONLY
-                                         or p.default is p.empty for p in missing) \
-                or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
-            _fall_back(function, "it takes *args or **kwargs, or keyword-only parameters it was not given, "
-                                 "which the NumPy path binds")
+        if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
+            _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
+                                 "code is made from")
             return None
+        try:  # all by position: keyword-only ones last, *args written out as the arguments given (flat_parameters.py)
+            parameters = function_flat_parameters(function, len(args))
+        except NotCompiledError as error:
+            _fall_back(function, f"it {error.message}")
+            return None
+        names = [p.name for p in parameters]
+        missing = parameters[len(args):]
+        if len(args) > len([p for p in parameters if p.kind is not p.KEYWORD_ONLY]) \
+                or any(p.default is p.empty for p in missing):
+            _fall_back(function, "it was not given parameters that have no default, or given too many: the NumPy "
+                                 "path raises Python's TypeError")
+            return None
+        star = written_star(function, parameters)
+        target = function if star is None else specialised(function, (), star)  # its *args written out
         defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
         wrt = tuple(names[p] for p in positions)
-        found = _dispatcher(function, wrt)
+        found = _dispatcher(target, wrt)
         if found is None:
             return None
         accepts = found[0].__s2sad_module__.ACCEPTS
@@ -82,7 +94,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         # np.sum of an elementwise expression: large arrays take the NumPy path's blocks (see below)
         elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
         lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
-                                   defaults, elementwise)
+                                   defaults, elementwise, target)
         return lane
 
     @functools.wraps(function)
@@ -140,13 +152,13 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                      "NumPy path did not: that call ran on the NumPy path")
                 return answer
             lanes[len(given)] = (registry_generation(), None)
-            _failed(function, lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
+            _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
             if unsafe:
                 lanes[len(given)] = (registry_generation(), None)
-                _failed(function, lane[4], unsafe)
+                _failed(lane[9], lane[4], unsafe)
                 return numpy_path(*given)
             _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
@@ -190,6 +202,7 @@ def split_dispatchers(function, wrt):
     function compiled code calls (transform.generated_split), bound in the caller's module for
     Numba to compile with it. One pair per entry: a caller made again after the function
     changed gets the new entry's. NotCompiledError when there is none."""
+    from .frontend.flat_parameters import split_defaults
     from .transform import generated_split
 
     entry = generated_split(function, wrt)
@@ -201,7 +214,7 @@ def split_dispatchers(function, wrt):
             except ImportError:
                 raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
             forward, reverse = entry.__s2sad_module__.SPLIT
-            forward.__defaults__ = function.__defaults__  # a call leaving parameters to them (Numba's Omitted)
+            forward.__defaults__ = split_defaults(function)  # a call leaving parameters to them (Numba's Omitted)
             found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
                                                                numba.njit(cache=True)(reverse)))
     return found

@@ -34,7 +34,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "numpy_arctanh", "amax_vjp_a", "amin_vjp_a",
            "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min", "prod_vjp_a", "trace_vjp_a",
            "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
-           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a"]
+           "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
+           "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values"]
 
 
 class NotCompiledCase(Exception):
@@ -1361,3 +1362,80 @@ def _zero_like_of_numbers(x):
     if _numbers(x):
         return lambda x: np.zeros(len(x))
     return None
+
+
+# ---------------------------------------------------------------------------- what users write (users21)
+
+@overload(item_cotangent)
+def _item_cotangent_of_an_array(g, index, count, sequence):
+    """The cotangent of an array unpacked (``alpha, beta = theta``) of which item ``index`` alone
+    was read: ``g`` there, zeros elsewhere, as runtime/structure.item_cotangent gives for an array."""
+    if _real_array(sequence) and isinstance(index, types.Integer):
+        return lambda g, index, count, sequence: untake(g, index, sequence)
+    return None
+
+
+array_reshape, array_reshape_pullback = map(_compiled_only, ("array_reshape", "array_reshape_pullback"))
+
+
+@overload(array_reshape)
+def _array_reshape(receiver, *shape):
+    """``x.reshape(2, -1)`` or ``x.reshape((2, -1))`` (no ``order``): its value, in C order as
+    NumPy's, and the receiver's shape, which its pullback gives the cotangent back. Numba
+    reshapes contiguous arrays alone: a strided receiver is copied first, as NumPy copies it."""
+    if not _real_array(receiver):
+        return None
+    if len(shape) == 1 and isinstance(shape[0], types.BaseTuple) \
+            and all(isinstance(t, types.Integer) for t in shape[0]):
+        return lambda receiver, *shape: (np.ascontiguousarray(receiver).reshape(shape[0]), (receiver.shape, shape))
+    if shape and all(isinstance(t, types.Integer) for t in shape):
+        return lambda receiver, *shape: (np.ascontiguousarray(receiver).reshape(shape), (receiver.shape, shape))
+    return None
+
+
+@overload(array_reshape_pullback)
+def _array_reshape_pullback(saved, g):
+    """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
+    the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""
+    if _real_array(g):
+        return _per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
+    return None
+
+
+# ---------------------------------------------------------------------------- np.append (users21)
+append_vjp_arr, append_vjp_values = map(_compiled_only, ("append_vjp_arr", "append_vjp_values"))
+
+
+@register_jitable
+def _flat_part(g, start, size):
+    """Elements ``start`` to ``start + size`` of ``g`` flattened in C order, a new array."""
+    return np.ascontiguousarray(g).ravel()[start:start + size].copy()
+
+
+def _appended_part(first: bool):
+    """The overload of the rule's ``append_vjp_arr`` (``first``) or ``append_vjp_values``: the part of
+    the cotangent ``g`` of ``np.append(arr, values, axis)`` that was the array's or the values'.
+    Without an axis both were flattened, one after the other; along an axis they were joined as
+    np.concatenate joins them (the same ``_pieces`` cut them back)."""
+    def overloaded(g, ans, arr, values, axis=None):
+        own = arr if first else values
+        if not (_float64_array(g) and (_float64_array(arr) or _real(arr)) and (_float64_array(values) or _real(values))):
+            return None
+        if _absent(axis) and first:
+            if _real(arr):  # a float appended to: its one element
+                return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, 1)[0]
+            return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, arr.size).reshape(arr.shape)
+        if _absent(axis):
+            if _real(values):
+                return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), 1)[0]
+            return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), values.size).reshape(values.shape)
+        if isinstance(axis, types.Integer) and _float64_array(arr) and _float64_array(values) \
+                and arr.ndim == values.ndim == g.ndim and _float64_array(own):
+            index = 0 if first else 1
+            return lambda g, ans, arr, values, axis=None: _pieces(g, (arr, values), axis)[index]
+        return None
+    return overloaded
+
+
+overload(append_vjp_arr)(_appended_part(first=True))
+overload(append_vjp_values)(_appended_part(first=False))

@@ -40,11 +40,13 @@ class StaticGlobals(dict):
         return self[name] if name in self else default
 
 
-def specialised(callee, statics: tuple):
-    """``callee`` specialised to ``statics``: ((position, parameter name, function), ...)."""
+def specialised(callee, statics: tuple, star: tuple | None = None):
+    """``callee`` specialised to ``statics``: ((position, parameter name, function), ...); and,
+    ``star`` not None, to calls giving its ``*args`` as many arguments as ``star`` names: the
+    parameters they are written out as (frontend/flat_parameters.py)."""
     per_callee = _made.setdefault(callee, {})
     # the callee's code and defaults are part of what it is: a redefinition in place makes a new one
-    key = (callee.__code__, callee.__defaults__, statics)
+    key = (callee.__code__, callee.__defaults__, statics, star)
     found = per_callee.get(key)
     if found is None:
         found = types.FunctionType(callee.__code__, StaticGlobals({name: value for _, name, value in statics},
@@ -53,6 +55,7 @@ def specialised(callee, statics: tuple):
         found.__qualname__, found.__module__, found.__kwdefaults__ = \
             callee.__qualname__, callee.__module__, callee.__kwdefaults__
         found.__s2sad_statics__ = statics
+        found.__s2sad_star__ = star
         found.__s2sad_origin__ = callee
         per_callee[key] = found
     return found
@@ -66,3 +69,8 @@ def statics_of(function) -> tuple:
 def origin_of(function):
     """The user's own function a specialisation was made from (itself if it is not one)."""
     return getattr(function, "__s2sad_origin__", function)
+
+
+def star_written_out(function) -> tuple | None:
+    """The parameters a function's ``*args`` is written out as; None when it is not."""
+    return getattr(function, "__s2sad_star__", None)

@@ -24,7 +24,8 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import origin_of, specialised, statics_of
+from .specialisation import origin_of, specialised, star_written_out, statics_of
+from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import TransformedCall, TransformedForwardCall
@@ -133,6 +134,8 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         parts.append("forward rules=" + _forward_rules_fingerprint())
     if mode in ("compiled", "compiled_split"):  # Numba's cache keeps a caller's machine code with its callees'
         parts += _callee_definitions(function, {function})
+        if star_written_out(function) is not None:  # its *args written out as these parameters
+            parts.append("star=" + ",".join(star_written_out(function)))
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
             if not _is_users(value):  # a library function with a rule: which one
                 parts.append(f"static {position}:{name}={identity(value)}")
@@ -169,7 +172,8 @@ def _definition(name: str, value) -> str:
         text = "".join(source_lines_for_key(value)[0])
     except (OSError, TypeError):
         text = value.__code__.co_code.hex()  # no source: its split form is not made anyway
-    return f"{name}={value.__module__}.{value.__qualname__}:{text}defaults={value.__defaults__!r}"
+    return f"{name}={value.__module__}.{value.__qualname__}:{text}defaults={value.__defaults__!r}," \
+        f"{value.__kwdefaults__!r}"
 
 
 def transform(function, wrt: tuple[str, ...], mode: str = "reverse", optimize: bool = True) -> GeneratedModule:
@@ -191,6 +195,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     from .frontend.untaken import MOST_BRANCHES, without_refused_branch
 
     source = read_function(function)
+    if star_written_out(function) is not None:  # specialised to calls giving its *args so many arguments
+        from .frontend.star_written_out import with_star_written_out
+
+        source = with_star_written_out(source, star_written_out(function))
     if statics_of(function):  # specialised to functions some parameters receive: those become its globals
         source = without_parameters(source, {name for _, name, _ in statics_of(function)})
     refused = []
@@ -248,17 +256,19 @@ def _splits_for(function):
     def splits(spelling: str, positions: tuple, statics: tuple = (), given: int | None = None) -> int:
         where = f"the call of `{spelling}`"
         callee = _module_level_users(env, function, spelling, where)
-        parameters = list(signature(callee).parameters.values())
-        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters) \
-                or any(position >= len(parameters) for position in positions):
-            raise NotCompiledError(f"{where}: `{spelling}` takes *args, **kwargs or keyword-only parameters, "
-                                   "which the NumPy path binds")
+        try:  # all positional, *args written out as the arguments the call gives it (flat_parameters.py)
+            parameters = function_flat_parameters(callee, given)
+        except NotCompiledError as error:
+            raise NotCompiledError(f"{where}: `{spelling}` {error.message}") from None
+        if any(position >= len(parameters) for position in positions):
+            raise NotCompiledError(f"{where} gives `{spelling}` more arguments than it takes (Python's TypeError)")
         in_progress = getattr(_splitting, "functions", None)
         if in_progress is None:
             in_progress = _splitting.functions = set()
         if callee is origin_of(_unwrap(function)) or callee in in_progress:
             raise NotCompiledError(f"{where} is recursive, which compiled code does not follow")
-        callee = _specialised_call(env, function, callee, parameters, statics, given, where)
+        callee = _specialised_call(env, function, callee, parameters, statics, given, where,
+                                   written_star(callee, parameters))
         in_progress.add(origin_of(_unwrap(function)))
         try:
             split = generated_split(callee, tuple(parameters[p].name for p in positions))
@@ -273,7 +283,8 @@ def _splits_for(function):
         return len(parameters)
 
     def parameters_of(spelling: str):
-        """The parameters of the user function a call of ``spelling`` calls split; None for others."""
+        """The parameters of the user function a call of ``spelling`` calls split (its signature's,
+        ``*args`` and keyword-only ones included); None for others."""
         try:
             return list(signature(_module_level_users(env, function, spelling, "")).parameters.values())
         except NotCompiledError:
@@ -298,12 +309,13 @@ def _module_level_users(env: Environment, function, spelling: str, where: str):
 
 
 def _specialised_call(env: Environment, function, callee, parameters: list, statics: tuple, given: int | None,
-                      where: str):
+                      where: str, star: tuple | None = None):
     """``callee`` specialised to the functions a call passes it (``statics``: ((position, global
     name), ...)) and to those its parameters left out (past the ``given`` arguments) default to:
-    a module-level function of the user's, or a library function with a rule (``np.tanh``).
-    ``callee`` itself when there are none. NotCompiledError when a parameter receiving one is
-    not a plain positional one the callee only reads."""
+    a module-level function of the user's, or a library function with a rule (``np.tanh``); and
+    to its ``*args`` written out as the parameters ``star`` (``parameters``: its flat ones,
+    flat_parameters.py). ``callee`` itself when there is nothing to specialise to.
+    NotCompiledError when a parameter receiving a function is not a plain one the callee only reads."""
     import dis
 
     chosen = []
@@ -315,16 +327,18 @@ def _specialised_call(env: Environment, function, callee, parameters: list, stat
     for position, parameter in enumerate(parameters):
         if given is not None and position >= given and _static_default(parameter.default):
             chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
-    if not chosen:
+    if not chosen and star is None:
         return callee
     rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
                if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
     for position, spelling, _ in chosen:
         parameter = parameters[position] if position < len(parameters) else None
-        if parameter is None or parameter.kind != parameter.POSITIONAL_OR_KEYWORD or parameter.name in rebound:
+        if parameter is None or parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY) \
+                or parameter.name in rebound:
             raise NotCompiledError(f"{where} passes `{spelling}` to a parameter that is not a plain positional one "
                                    "it only calls (assigned, captured, or *args)")
-    return specialised(callee, tuple((position, parameters[position].name, value) for position, _, value in chosen))
+    return specialised(callee, tuple((position, parameters[position].name, value) for position, _, value in chosen),
+                       star)
 
 
 def _static_default(value) -> bool:
@@ -532,14 +546,18 @@ def _split_half(recipe, env: Environment, splits: list):
     from .compiled import split_dispatchers
 
     callee = _unwrap(_resolve_reference(recipe[1], env))
-    parameters = list(signature(callee).parameters.values()) if inspect.isfunction(callee) else []
+    statics, given = (recipe[4], recipe[5]) if len(recipe) > 5 else ((), None)
+    try:
+        parameters = function_flat_parameters(callee, given) if inspect.isfunction(callee) else []
+    except NotCompiledError:  # it takes **kwargs now: made again, which says so
+        raise _Stale(str(recipe)) from None
     if not all(p < len(parameters) for p in recipe[2]):
         raise _Stale(str(recipe))
-    statics, given = (recipe[4], recipe[5]) if len(recipe) > 5 else ((), None)
     if not all(p < len(parameters) for p, _ in statics):
         raise _Stale(str(recipe))
-    # specialised as when it was made (specialisation.py): to the functions the call passes, and the defaults
-    callee = _specialised_call(env, env.function, callee, parameters, statics, given, f"the call of `{recipe[1][1]}`")
+    # specialised as when it was made (specialisation.py): to the functions the call passes, the defaults, *args
+    callee = _specialised_call(env, env.function, callee, parameters, statics, given, f"the call of `{recipe[1][1]}`",
+                               written_star(callee, parameters))
     # NotCompiledError (the callee changed into one that does not compile) goes to compile=True's fallback
     entry, halves = split_dispatchers(callee, tuple(parameters[p].name for p in recipe[2]))
     if not any(entry is e for _, e in splits):

@@ -2,7 +2,7 @@
 differentiated function calls is compiled split, a forward half returning its value and what
 its reverse half reads, and the caller's compiled code calls the two halves. Each gradient
 against central differences of the plain function and against the NumPy path; the calls that
-cannot compile (keywords, *args, recursion, a function passed in) fall back with a warning; a
+cannot compile (**kwargs, recursion, a function passed in) fall back with a warning; a
 callee redefined or rebound is followed."""
 import importlib
 import math
@@ -128,12 +128,12 @@ def with_an_array_default(z, offset=np.zeros(2), scale=1.0):
     return (z + offset) * scale
 
 
-def starred(*zs):
-    return zs[0] * 2.0
+def with_options(z, **options):
+    return z * options.get("scale", 1.0)
 
 
-def calls_starred(x):
-    return np.sum(starred(x))
+def calls_with_options(x):
+    return np.sum(with_options(x, scale=2.0) ** 2)
 
 
 def recursive(z, n):
@@ -174,13 +174,13 @@ def calls_a_method(x):
 
 
 @pytest.mark.parametrize("f, args, argnum, words", [
-    (calls_starred, (np.array([0.2, -0.3]),), 0, "*args"),
+    (calls_with_options, (np.array([0.2, -0.3]),), 0, "**options"),
     (keyword_default_not_literal, (np.array([0.2, -0.3]),), 0, "keyword"),
     (calls_recursive, (np.array([0.2, -0.3]),), 0, "recursive"),
     (apply, (sigmoid, np.array([0.2, -0.3])), 1, "method_rrule"),
     (calls_a_method, (np.array([0.2, -0.3]),), 0, "function_globals"),  # the object read from the module
     (calls_powered, (np.array([0.2, -0.3]), 2 ** 20), 0, "powered_forward"),
-], ids=["starred", "keyword_past_an_array_default", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
+], ids=["double_starred", "keyword_past_an_array_default", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
 def test_calls_it_does_not_compile_fall_back_with_the_same_numbers(f, args, argnum, words):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -3,7 +3,10 @@
 Numba passes arguments by position. A call ``dense(h, W, b, activation=np.sin)`` of a function
 compiled split is bound here, once, as Python would bind it: each keyword goes to its parameter's
 position, a parameter skipped on the way gets its default written as a literal (numbers and
-bools; any other default leaves the call as it is, and it does not compile). Its pullback's
+bools; any other default leaves the call as it is, and it does not compile). The positions are
+those of the callee's flat parameters (frontend/flat_parameters.py): its keyword-only
+parameters come after its positional ones and its ``*args`` (``shifted(x, by=k)`` of ``def
+shifted(x, *, by=0.5)`` is ``shifted(x, k)``). Its pullback's
 keyword cotangents (``cotangents.keywords['activation']``) become reads by position: the split
 reverse gives one cotangent per parameter, after the function's own.
 
@@ -13,6 +16,9 @@ calls only: the functions passed by keyword are specialised to as those passed b
 from __future__ import annotations
 
 import libcst as cst
+
+from ..errors import NotCompiledError
+from ..frontend.flat_parameters import flat_parameters
 
 LITERAL_DEFAULTS = (bool, int, float)
 
@@ -65,9 +71,12 @@ class _Positional(cst.CSTTransformer):
         if isinstance(value, cst.Call) and isinstance(original.value, cst.Call) and original.value.args != value.args \
                 and len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Tuple):
             elements = updated.targets[0].target.elements
-            if len(elements) == 2 and isinstance(elements[1].value, cst.Name):
-                names = [p.name for p in self.calls.parameters(_called(value)) or ()]
+            declared = self.calls.parameters(_called(value))
+            if len(elements) == 2 and isinstance(elements[1].value, cst.Name) and declared is not None \
+                    and not any(p.kind is p.VAR_KEYWORD for p in declared):
                 given = sum(1 for a in original.value.args if a.keyword is None)
+                names = [p.name if p.kind is not p.POSITIONAL_ONLY else None  # (what a keyword can name)
+                         for p in flat_parameters(declared, given)]
                 self.calls.pullbacks[elements[1].value.value] = (names, given)
         return updated
 
@@ -77,20 +86,27 @@ class _Positional(cst.CSTTransformer):
             return updated
         if any(a.star for a in updated.args):
             return updated
-        parameters = self.calls.parameters(called)
-        if parameters is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters):
+        declared = self.calls.parameters(called)
+        if declared is None or any(p.kind is p.VAR_POSITIONAL for p in declared):
+            # (a callee's *args is written out for the number of arguments its call gives by position:
+            # keyword-only ones written as positions would be taken for more of them)
             return updated
-        names = [p.name for p in parameters]
-        slots: list = [None] * len(names)
-        for position, argument in enumerate(updated.args):
+        positional = [a.value for a in updated.args if a.keyword is None]
+        try:  # keyword-only parameters and those *args is written out as are positions too
+            parameters = flat_parameters(declared, len(positional))
+        except NotCompiledError:  # **kwargs: it does not compile
+            return updated
+        by_keyword = [p.name if p.kind is not p.POSITIONAL_ONLY else None for p in parameters]
+        keyword_only = sum(1 for p in parameters if p.kind is p.KEYWORD_ONLY)
+        if len(positional) > len(parameters) - keyword_only:
+            return updated  # Python's TypeError: the NumPy path raises it
+        slots: list = positional + [None] * (len(parameters) - len(positional))
+        for argument in updated.args:
             if argument.keyword is None:
-                if position >= len(slots):
-                    return updated
-                slots[position] = argument.value
-            elif argument.keyword.value not in names or slots[names.index(argument.keyword.value)] is not None:
+                continue
+            if argument.keyword.value not in by_keyword or slots[by_keyword.index(argument.keyword.value)] is not None:
                 return updated  # Python's TypeError: the NumPy path raises it
-            else:
-                slots[names.index(argument.keyword.value)] = argument.value
+            slots[by_keyword.index(argument.keyword.value)] = argument.value
         last = max(position for position, value in enumerate(slots) if value is not None)
         for position in range(last):
             if slots[position] is None:
@@ -100,7 +116,7 @@ class _Positional(cst.CSTTransformer):
                 slots[position] = cst.parse_expression(repr(default))
         recipe = self.calls.bindings[called]
         if recipe[0] == "transformed" and recipe[3]:  # the differentiated keywords are positions now
-            positions = tuple(sorted(set(recipe[2]) | {names.index(k) for k in recipe[3]}))
+            positions = tuple(sorted(set(recipe[2]) | {by_keyword.index(k) for k in recipe[3]}))
             self.calls.bindings[called] = (recipe[0], recipe[1], positions, ())
         arguments = [cst.Arg(value) for value in slots[:last + 1]]
         return updated.with_changes(args=arguments)

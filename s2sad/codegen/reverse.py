@@ -23,6 +23,7 @@ from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants,
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..specialisation import statics_of
+from .compiled_methods import methods_as_functions
 from .keyword_calls import KeywordCalls
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
@@ -180,9 +181,11 @@ class ReverseGenerator:
         if len(f.params) == 0:
             cotangents = "(NO_TANGENT,)"
         if self.compiled:  # the gradients with respect to wrt only, a tuple even of one
-            finals = [self.final_cotangent(p) for p in self.wrt]
+            # (of the parameters' variables: `mean` is `mean_2` where generated code reads np.mean)
+            variables = [f.param_versions.get(p, p) for p in self.wrt]
+            finals = [self.final_cotangent(p) for p in variables]
             if not self.floats:  # of arrays: a gradient nothing reached has its argument's type
-                finals = [f"zero_like({p})" if final == "ZERO" else final for final, p in zip(finals, self.wrt)]
+                finals = [f"zero_like({p})" if final == "ZERO" else final for final, p in zip(finals, variables)]
             cotangents = ", ".join(finals) + ("," if len(self.wrt) == 1 else "")
         self.body = primal + reverse + [cotangents]
         self.halves = (primal, reverse, seed, result)  # for the split compiled form (generate_compiled_split)
@@ -536,6 +539,7 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     calls of the user's own functions call their split forms (``split_calls``)."""
     from .for_numba import ARRAY_HELPERS, for_numba
 
+    function = methods_as_functions(function)
     generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_ARRAYS_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
@@ -581,6 +585,7 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     loads = _loads(tree, text)
     loaded = set(loads)
     statics, uses = _static_arguments(tree, bindings, generator.function.imports)
+    keyworded = _called_with_keywords(tree)
     passed_only = {name for name, count in uses.items() if count == loads.get(name)}
     for spelling, recipe in sorted(bindings.items()):
         # a call nothing is differentiated through (`f(y, 1.5)` where only x is): the forward half's value
@@ -604,7 +609,8 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
             raise NotCompiledError(f"its gradient calls `{spelling or reference}` through a value (a function "
                                    "passed in, held in a container): only module-level functions called by name "
                                    "(or as `module.function`) compile", generator.function.location)
-        if keywords:
+        if keywords or rrule in keyworded and _takes_star_args(splits, spelling):
+            # (keyword_calls.py writes no keywords of a callee with *args as positions: see there)
             raise NotCompiledError(f"it calls `{spelling}` with keyword arguments, which the NumPy path binds",
                                    generator.function.location)
         del bindings[rrule]
@@ -626,6 +632,20 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
         if bindings.get(name) == ("global", name):
             del bindings[name]  # read only as an argument the forward halves are not given
     return calls
+
+
+def _called_with_keywords(tree) -> set:
+    """The names of the functions the parsed text calls with keyword arguments."""
+    import ast
+
+    return set() if tree is None else {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                                       and node.keywords and isinstance(node.func, ast.Name)}
+
+
+def _takes_star_args(splits, spelling: str) -> bool:
+    """Whether the user function ``spelling`` names takes ``*args``."""
+    parameters = getattr(splits, "parameters", lambda spelling: None)(spelling)
+    return any(p.kind is p.VAR_POSITIONAL for p in parameters or ())
 
 
 def _static_arguments(tree, bindings: dict, imports) -> tuple[dict, dict]:
@@ -702,6 +722,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     find them (reading nothing from the first text but those names), then again with them."""
     from .for_numba import ARRAY_HELPERS, for_numba
 
+    function = methods_as_functions(function)
     generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
     generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     generator.run(generator.rrule_name, fused=True)  # the halves are kept (generator.halves)
@@ -718,8 +739,9 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     forward_name, reverse_name = namer.fresh(f"{function.name}_forward"), namer.fresh(f"{function.name}_reverse")
     kept = namer.fresh("saved")
     cotangents = []
+    differentiated = {function.param_versions.get(w, w) for w in wrt}  # the variables of the parameters in wrt
     for p in function.params:
-        final = generator.final_cotangent(p) if p in wrt else "0.0"
+        final = generator.final_cotangent(p) if p in differentiated else "0.0"
         cotangents.append(f"zero_like({p})" if final == "ZERO" else final)
     for position, _, _ in statics_of(user_function):  # a parameter given a function, specialised away
         cotangents.insert(position, "0.0")

@@ -59,7 +59,8 @@ class ReverseOperations:
 
     def bind_vjp(self, op: Operation, rule: Rule, param: str | None) -> str:
         recipe = ("vjp", callee_reference(op), param) if param is not None else ("vjp_all", callee_reference(op))
-        word = operator_name(op.callee.value) if op.callee.operator_code else op.callee.spelling.split(".")[-1]
+        word = operator_name(op.callee.value) if op.callee.operator_code else \
+            op.callee.name or op.callee.spelling.split(".")[-1]  # (a method made its function's call: its name)
         return self.core.bind(recipe, f"{word}_vjp_{param}" if param else f"{word}_vjp")
 
     def reverse(self, op: Operation) -> list[str]:

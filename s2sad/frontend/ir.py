@@ -45,7 +45,7 @@ class Callee:
     spelling: str                  # as the user wrote it: "np.tanh", "+", "x.sum"
     value: Any = None
     operator_code: str | None = None   # infix or prefix template such as "{0} + {1}"
-    name: str = ""                 # method or attribute name
+    name: str = ""                 # method or attribute name (a static callee's: see codegen/compiled_methods.py)
     packed: bool = False
 
 

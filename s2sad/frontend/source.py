@@ -250,11 +250,16 @@ def without_parameters(source: FunctionSource, names: set[str]) -> FunctionSourc
     in its body they are then module-level names."""
     import dataclasses
 
+    import libcst as cst
+
     params = source.funcdef.params
     kept = [p for p in params.params if p.name.value not in names]
     if kept:
         kept[-1] = kept[-1].with_changes(comma=_no_comma())
-    funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept))
+    keyword_only = [p for p in params.kwonly_params if p.name.value not in names]  # `activation=np.tanh` after `*`
+    star = params.star_arg if keyword_only or not isinstance(params.star_arg, cst.ParamStar) else _no_comma()
+    funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept, kwonly_params=keyword_only,
+                                                                     star_arg=star))
     specialised = dataclasses.replace(source, funcdef=funcdef, positions=dict(source.positions))
     specialised.alias(funcdef, source.funcdef)
     specialised.alias(funcdef.name, source.funcdef.name)

@@ -1,0 +1,323 @@
+"""compile=True through what users write (users21): an odeint-style solver passing ``*args`` on to
+its model, helpers with keyword-only options, a differentiated function's own keyword-only
+parameter left to its default, and an array's methods given an axis (``x.mean(axis=0,
+keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``), and
+``np.append``. Each
+program compiles (no CompiledFallbackWarning) and its gradient is central differences' in float64
+and the NumPy path's; what still falls back says so, naming the construct, with the same numbers."""
+import math
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from finite_differences import numerical_gradient as central
+from test_compiled_arrays import compiled_against_references
+from test_compiled_calls import gradient_in_a_new_process
+
+numba = pytest.importorskip("numba")
+
+
+# ---------------------------------------------------------------- *args, the odeint style
+# the realistic corpus's solver, `rk4(f, y0, t0, t1, steps, *args)` calling `f(y, t, *args)`, and its model
+from realistic_programs import lotka_volterra, rk4  # noqa: E402
+
+
+def damped_oscillator(state, t, k, c):          # two extra arguments, floats
+    position, velocity = state[0], state[1]
+    return np.array([velocity, -k * position - c * velocity + 0.1 * math.sin(t)])
+
+
+def free_decay(state, t):                       # none
+    return -0.5 * state
+
+
+def final_prey(theta, y0):
+    return rk4(lotka_volterra, y0, 0.0, 2.0, 40, theta)[0]
+
+
+def oscillator_energy(k, c, y0):
+    y = rk4(damped_oscillator, y0, 0.0, 1.5, 30, k, c)
+    return 0.5 * k * y[0] ** 2 + 0.5 * y[1] ** 2
+
+
+def decayed(y0):
+    return np.sum(rk4(free_decay, y0, 0.0, 1.0, 10) ** 2)
+
+
+def penalties(x, *weights):                      # *args read by index, by len and as a whole
+    total = weights[0] * np.sum(x ** 2)
+    if len(weights) > 1:
+        total = total + weights[-1] * np.sum(np.sin(x))
+    return total + np.sum(np.array(weights) ** 2)
+
+
+def with_penalties(x, a, b):
+    return penalties(x, a) + penalties(x * b, a, b)
+
+
+def forced(y, t, k, scale=1.0):                 # (a defaulted parameter a stray positional argument would fill)
+    return -k * y * scale + np.sin(t)
+
+
+def euler_solve(f, y0, *args, steps=10, dt=0.1):  # *args, then keyword-only options
+    y = y0
+    for i in range(steps):
+        y = y + dt * f(y, i * dt, *args)
+    return y
+
+
+def solved_with_defaults(k, y0):
+    return np.sum(euler_solve(forced, y0, k) ** 2)
+
+
+def least_squares(w, *data):                     # the differentiated function's own *args
+    X, y = data
+    return np.sum((X @ w - y) ** 2) + np.sum(np.tanh(w))
+
+
+# ---------------------------------------------------------------- keyword-only parameters
+def shifted(x, *, by=0.5, scale=1.0):
+    return np.sin(x + by) * scale
+
+
+def uses_keyword_options(x, k):
+    return np.sum(shifted(x)) + np.sum(shifted(x, by=k) ** 2) + np.sum(shifted(x, scale=k, by=0.2))
+
+
+def ridge(w, X, y, *, l2=0.1):                   # differentiated with its keyword-only default
+    return np.sum((X @ w - y) ** 2) + l2 * np.sum(w ** 2)
+
+
+def smooth(z, *, activation=np.tanh):           # a keyword-only function default, specialised to
+    return activation(z) * 2.0
+
+
+def uses_a_keyword_only_function(W, x):
+    return np.sum(smooth(W @ x)) + np.sum(smooth(W @ x, activation=np.sin))
+
+
+# ---------------------------------------------------------------- an array's methods with an axis
+def standardised(x, gamma):
+    mean = x.mean(axis=0, keepdims=True)
+    spread = x.std(axis=0)
+    return np.sum(np.tanh((x - mean) / spread * gamma) ** 2)
+
+
+def method_reductions(x):
+    return (np.sum(x.sum(axis=0) ** 2) + np.sum(x.var(axis=0, ddof=1)) + np.sum(x.prod(axis=0))
+            + np.sum(x.max(axis=0) ** 2) + np.sum(x.min(axis=-1)) + x.max() * x.min()
+            + np.sum(x.mean(axis=1, keepdims=True) * x) + x.std() + x.var())
+
+
+def reshaped(x, W):
+    heads = x.reshape(x.shape[0], 2, -1)
+    flat = np.tanh(heads).reshape((x.shape[0], -1))
+    return np.sum(flat.dot(W) ** 2) + np.sum(x.T.reshape(-1) * np.arange(x.size))
+
+
+def layer_norm(x, gamma, beta):                  # called from another function: its split form
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def normalised_network(x, W, gamma, beta):
+    return np.sum(np.tanh(layer_norm(x @ W, gamma, beta)) ** 2)
+
+
+# ---------------------------------------------------------------- np.append
+def appended(x, y, k):
+    flat = np.append(x, y)                       # flattened, one after the other
+    rows = np.append(y, x.reshape(1, -1) * k, axis=0)
+    ends = np.append(k * 2.0, np.append(x.T, k))  # a float appended to, and appended
+    return np.sum(np.sin(flat) * np.arange(flat.size)) + np.sum(rows ** 3) + np.sum(np.cos(ends) * np.arange(ends.size))
+
+
+# ---------------------------------------------------------------- a parameter renamed in generated code
+def averaged(mean, x):                           # `mean`: generated code reads np.mean, so it is `mean_2` there
+    return np.mean(mean * x) ** 2
+
+
+def calls_averaged(m, x):
+    return averaged(m, x) + m
+
+
+rng = np.random.default_rng(21)
+CASES = {
+    "rk4 with *args: one extra": (final_prey, (np.array([1.0, 0.4, 0.3, 0.8]), np.array([1.0, 0.5])), (0, 1)),
+    "rk4 with *args: two floats": (oscillator_energy, (1.3, 0.2, np.array([1.0, -0.3])), (0, 1, 2)),
+    "rk4 with *args: none": (decayed, (rng.normal(size=3),), (0,)),
+    "*args read by index and len": (with_penalties, (rng.normal(size=4), 0.7, 1.3), (0, 1, 2)),
+    "*args then keyword-only defaults": (solved_with_defaults, (0.7, np.array([0.3, -0.5])), (0, 1)),
+    "its own *args": (least_squares, (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)), (0, 1, 2)),
+    "keyword-only options": (uses_keyword_options, (rng.normal(size=4), 0.3), (0, 1)),
+    "keyword-only function default": (uses_a_keyword_only_function, (rng.normal(size=(3, 4)), rng.normal(size=4)),
+                                      (0, 1)),
+    "its own keyword-only default": (ridge, (rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6)),
+                                     (0, 1, 2)),
+    "standardised with methods": (standardised, (rng.normal(size=(6, 3)), rng.normal(size=3)), (0, 1)),
+    "method reductions": (method_reductions, (rng.normal(size=(4, 3)),), (0,)),
+    "reshape, T and dot": (reshaped, (rng.normal(size=(3, 4)), rng.normal(size=(4, 2))), (0, 1)),
+    "methods in a callee": (normalised_network, (rng.normal(size=(5, 3)), rng.normal(size=(3, 4)),
+                                                 rng.normal(size=4), rng.normal(size=4)), (0, 1, 2, 3)),
+    "a renamed parameter": (calls_averaged, (0.3, np.array([1.0, 2.0])), (0, 1)),
+    "np.append": (appended, (rng.normal(size=3), rng.normal(size=(2, 3)), 0.8), (0, 1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_what_users_write_compiles_and_is_central_differences(name):
+    compiled_against_references(*CASES[name])
+
+
+def test_a_renamed_parameters_gradient_is_the_hand_derived_one():
+    """It was 1.0 (the cotangent through `averaged` lost: 0.0 given back for `mean_2`, which is not
+    `mean`); d/dm (mean(m x) ** 2 + m) = 2 mean(m x) mean(x) + 1."""
+    x = np.array([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dm = s2sad.grad(calls_averaged, compile=True)(0.3, x)
+    assert dm == pytest.approx(2 * np.mean(0.3 * x) * np.mean(x) + 1.0, rel=1e-14)
+
+
+def test_own_keyword_only_default_given_by_keyword_takes_the_numpy_path():
+    w, X, y = rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(ridge, compile=True)(w, X, y, l2=0.5)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and "keyword arguments" in messages[0], messages
+    np.testing.assert_allclose(gradient, central(lambda w: ridge(w, X, y, l2=0.5), (w,), 0), rtol=1e-6, atol=1e-7)
+
+
+def test_the_solver_is_written_out_for_its_extra_arguments():
+    """Not the NumPy path in disguise: rk4's split form takes the extra argument as a parameter of
+    its own and passes it on to the model's halves; the caller reads its cotangent in its place."""
+    from s2sad.transform import _memory, generated_source
+
+    compiled_against_references(*CASES["rk4 with *args: one extra"])
+    text = generated_source(final_prey, ("theta", "y0"), "compiled")
+    assert "rk4_lotka_volterra_forward(y0, 0.0, 2.0, 40, theta)" in text
+    assert "_, _, dy0, _, _, _, dtheta = rk4_lotka_volterra_reverse(" in text
+    written = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
+               if mode == "compiled_split" and getattr(f, "__s2sad_star__", None) == ("args_0",)]
+    assert any("def rk4_forward(y0, t0, t1, steps, args_0):" in s and "f_forward(y, t, args_0)" in s
+               and "realistic_programs.py:172: k1 = f(y, t, *args)\n" in s for s in written), written
+
+
+def test_methods_are_their_functions_overloads():
+    from s2sad.transform import generated_source
+
+    compiled_against_references(*CASES["standardised with methods"])
+    text = generated_source(standardised, ("x", "gamma"), "compiled")
+    assert "reduce_mean(x, axis=0, keepdims=True)" in text and "reduce_std(x, axis=0)" in text
+    assert "std_vjp_a(" in text and "method_rrule" not in text
+
+
+# ---------------------------------------------------------------- what still falls back, with the same numbers
+def with_options(z, **options):
+    return z * options.get("scale", 1.0)
+
+
+def calls_with_options(x):
+    return np.sum(with_options(x, scale=2.0) ** 2)
+
+
+def reassigns_its_args(x, *args):
+    args = args + (1.0,)
+    return x * args[0]
+
+
+def calls_reassigning(x):
+    return np.sum(reassigns_its_args(x, 2.0) ** 2)
+
+
+def solved_with_options(y0):
+    """keyword_calls.py writes no keywords of a callee with *args as positions: they were taken for
+    more of its *args (`steps` given to the model's `scale`: a wrong gradient, no error), so the
+    call keeps the NumPy path."""
+    return np.sum(euler_solve(forced, y0, 0.7, steps=5, dt=0.05) ** 2)
+
+
+def reshaped_in_fortran_order(x):
+    return np.sum(np.sin(x.reshape(-1, order="F")) * np.arange(x.size))
+
+
+def std_of_a_float(x, s):
+    return np.sum(x) * s.std()             # a Python float has no .std(): the NumPy path raises
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (calls_with_options, (np.array([0.2, -0.3]),), "**options"),
+    (calls_reassigning, (np.array([0.2, -0.3]),), "assigns its *args"),
+    (reshaped_in_fortran_order, (rng.normal(size=(2, 3)),), "array_reshape"),
+    (solved_with_options, (np.array([0.3, -0.5]),), "calls `euler_solve` with keyword arguments"),
+], ids=["double_starred", "star_args_assigned", "reshape_order", "star_args_and_keywords"])
+def test_what_does_not_compile_falls_back_with_the_same_numbers(f, args, words):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(f, compile=True)(*args)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and words in messages[0], messages
+    np.testing.assert_allclose(gradient, s2sad.grad(f)(*args), rtol=1e-13)
+    np.testing.assert_allclose(gradient, central(f, args, 0), rtol=1e-6, atol=1e-7)
+
+
+def test_a_method_of_a_float_raises_as_python_does():
+    """``s.std()`` of a Python float: compiled, it would be np.std's 0.0; the overload serves arrays
+    alone, so the NumPy path runs, and raises Python's AttributeError."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(AttributeError):
+            s2sad.grad(std_of_a_float, compile=True)(np.array([0.2, -0.3]), 1.5)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and "reduce_std" in messages[0], messages
+
+
+# ---------------------------------------------------------------- the caches of a new process
+def test_a_new_process_follows_the_number_of_extra_arguments(tmp_path):
+    """The solver's split form written out for one extra argument and for two are two cache
+    entries (s2sad's and Numba's): a new process loads each for its own calls."""
+    (tmp_path / "solver_module.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        def model(y, t, *p):
+            return -p[0] * y + p[-1] * np.sin(y)
+
+
+        def euler(f, y, steps, *args):
+            for i in range(steps):
+                y = y + 0.1 * f(y, 0.1 * i, *args)
+            return y
+
+
+        def one(y, a):
+            return np.sum(euler(model, y, 5, a) ** 2)
+
+
+        def two(y, a, b):
+            return np.sum(euler(model, y, 5, a, b) ** 2)
+    '''))
+
+    def run():
+        return gradient_in_a_new_process(tmp_path, "solver_module", "y = np.array([0.3, -0.8])",
+                                         "s2sad.grad(solver_module.one, compile=True)(y, 0.7)"
+                                         " + s2sad.grad(solver_module.two, compile=True)(y, 0.7, 0.2)")
+
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("solver_module")
+        y = np.array([0.3, -0.8])
+        expected = central(module.one, (y, 0.7), 0) + central(module.two, (y, 0.7, 0.2), 0)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("solver_module", None)
+    np.testing.assert_allclose(run(), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(run(), expected, rtol=1e-6, atol=1e-8)  # from the caches
