@@ -112,8 +112,9 @@ class _WeakScalars(cst.CSTTransformer):
             return updated.with_changes(left=_weakened(left, right))
         if certain[1] and not certain[0] and isinstance(left, cst.Name):
             return updated.with_changes(right=_weakened(right, left))
-        if any(certain):
-            return updated
+        if any(certain) or isinstance(updated.operator, cst.MatrixMultiply) \
+                or isinstance(left, cst.Name) and isinstance(right, cst.Name) and left.value == right.value:
+            return updated  # (`@` of a Python number is an error: its operands are arrays; `w * w` is one type)
         # a parameter (a Python number, or an array: `weak` leaves an array alone) beside a name
         if self._parameter(left) and isinstance(right, cst.Name):
             updated = updated.with_changes(left=_weakened(left, right))
