@@ -40,6 +40,8 @@ within a few float32 ulps of its largest entry (tests/test_compiled_float32.py).
 """
 from __future__ import annotations
 
+VERSION = 2  # of the check below: a verdict kept on disk by an older one does not count (compiled._verdict_path)
+
 
 def has_float32(kinds: tuple) -> bool:
     """Whether argument kinds (``("f2", "d1", "int")``, compiled.py) hold a float32 array."""
@@ -61,10 +63,13 @@ def widening_in(name: str, blocks, typemap) -> str | None:
                 if _float32(typemap.get(value.name)) and _float64(target):
                     return f"Numba widens a float32 value to float64 ({where}), where NumPy keeps float32"
                 continue
-            if not isinstance(value, ir.Expr) or value.op not in ("binop", "inplace_binop", "unary", "call"):
+            if not isinstance(value, ir.Expr) or value.op not in ("binop", "inplace_binop", "unary", "call",
+                                                                   "arrayexpr"):
                 continue
-            operands = [value.lhs, value.rhs] if value.op != "unary" and value.op != "call" else \
-                [value.value] if value.op == "unary" else list(value.args)
+            # (Numba's typed code has an expression of arrays, `x * c` as `(1.0 - x) * y`, as one `arrayexpr`
+            # of its operators and ufuncs: all its variables are its operands)
+            operands = value.list_vars() if value.op == "arrayexpr" else [value.lhs, value.rhs] \
+                if value.op in ("binop", "inplace_binop") else [value.value] if value.op == "unary" else list(value.args)
             types_in = [typemap.get(v.name) for v in operands if isinstance(v, ir.Var)]
             if not any(_float32(t) for t in types_in):
                 continue

@@ -563,7 +563,8 @@ def _axis_served(axis) -> bool:
 def _array_sum(receiver, axis=None):
     if _real_array(receiver) and _absent(axis):
         return lambda receiver, axis=None: (numpy_sum(receiver), (receiver, None))  # (float32: NumPy's order)
-    if _real_array(receiver) and isinstance(axis, types.Integer):
+    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
+        # (not float32: NumPy sums along the last axis pairwise, Numba one by one)
         return lambda receiver, axis=None: (np.sum(receiver, axis), (receiver, axis))
     return None
 
@@ -577,7 +578,7 @@ def _array_sum_pullback(saved, g):
 def _array_mean(receiver, axis=None):
     if _real_array(receiver) and _absent(axis):
         return lambda receiver, axis=None: (numpy_mean(receiver), (receiver, None))
-    if _real_array(receiver) and isinstance(axis, types.Integer):
+    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
         def along(receiver, axis=None):
             return np.sum(receiver, axis) / receiver.shape[axis % receiver.ndim], (receiver, axis)
         return along

@@ -167,11 +167,21 @@ def a_number_made_from_a_parameter(x, lam):
     return c * np.sum(x * x)
 
 
+def times_a_numpy_float64(x):
+    return np.sum(x * np.float64(0.1))   # a NumPy scalar is strong: float64 in NumPy (and in Numba)
+
+
+def row_sums(x):
+    return np.sum(x.sum(axis=1) ** 2)    # NumPy sums each row pairwise, Numba one by one
+
+
 @pytest.mark.parametrize("f, args", [
     (exp_of_a_sum, (f32(6),)),
     (counted_in_a_loop, (f32(6),)),
     (a_number_made_from_a_parameter, (f32(6), 0.7)),
-], ids=["math_exp", "int_counter", "number_from_a_parameter"])
+    (times_a_numpy_float64, (f32(6),)),
+    (row_sums, (f32(4, 40),)),
+], ids=["math_exp", "int_counter", "number_from_a_parameter", "numpy_float64", "row_sums"])
 def test_where_numba_promotes_otherwise_the_numpy_path_answers(f, args):
     """A float32 call whose typed code widens where NumPy keeps float32 (or keeps float32 where
     Python widens) falls back for those argument types: the NumPy path's dtype and numbers, and
@@ -186,6 +196,8 @@ def test_where_numba_promotes_otherwise_the_numpy_path_answers(f, args):
     assert type(value) is type(plain_value) and value == plain_value
     assert gradient.dtype == plain_gradient.dtype == np.float32
     np.testing.assert_array_equal(gradient, plain_gradient)
+    again = compiled(*args)  # the argument types refused are not compiled again: the same answer, no new warning
+    assert again[0] == plain_value and np.array_equal(again[1], plain_gradient)
     wide = widened(args)
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
@@ -209,3 +221,17 @@ def test_weak_casts_a_python_number_as_numpy_does():
             typed = product.overloads[(numba.typeof(number), numba.typeof(other))].signature.return_type
             assert getattr(typed, "dtype", typed) == numba.from_dtype(np.asarray(expected).dtype)
             np.testing.assert_array_equal(got, expected)
+
+
+def square_roots(x):
+    return np.sum(np.sqrt(x))
+
+
+def test_a_float32_call_with_a_non_finite_gradient_is_the_numpy_paths():
+    x = np.array([0.0, 1.0, 4.0], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gradient = s2sad.grad(square_roots, compile=True)(x)
+        plain = s2sad.grad(square_roots)(x)
+    assert gradient.dtype == np.float32
+    np.testing.assert_array_equal(gradient, plain)
