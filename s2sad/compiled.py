@@ -1,4 +1,4 @@
-"""``compile=True``: the gradient of a function of Python floats and float64 arrays, compiled by Numba.
+"""``compile=True``: the gradient of a function of Python floats and float64 (or float32) arrays, compiled by Numba.
 
 s2sad generates, for such a function, one closure-free function computing the value and the
 gradients (``transform.generated_compiled``, written like every generated module to the disk
@@ -15,6 +15,10 @@ NumPy's float64 gives inf), on the NumPy path's NaN checks, and on errors (a val
 path taken is None to Numba). So a call whose compiled value or gradient is not finite, or
 that raises (a case the compiled helpers do not cover raises ``NotCompiledCase``), is run
 again on the NumPy path, whose answer, or error (the user's own ``raise``), is the one given.
+
+A call with float32 arrays is served once the typed code for its argument types is found to
+compute what NumPy does (``compiled_float32``); argument types found otherwise take the NumPy
+path from then on, while the function's other calls stay compiled.
 """
 from __future__ import annotations
 
@@ -100,7 +104,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             args = args + lane[7]
         if not lane[5](*args):
             _fall_back(function, f"it was called with arguments its compiled gradient does not serve "
-                                 f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 arrays, "
+                                 f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 and float32 arrays, "
                                  "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
             return numpy_path(*given)
