@@ -1380,7 +1380,7 @@ def _zero_like_of_numbers(x):
 # array). ``for_numba`` (``weak_scalars``) writes ``weak(0.5, x) * x``: the constant as NumPy
 # casts it, for the types this call has. And NumPy sums a float32 array pairwise, in eight
 # running sums and halves of at most 128 elements (its ``pairwise_sum``), where Numba's ``np.sum``
-# adds the elements one by one in float32 (20 ulps apart at 10**5 elements): ``numpy_sum``
+# adds the elements one by one in float32 (34 ulps apart at 10**5 normal elements): ``numpy_sum``
 # follows NumPy's order, so a float32 sum is NumPy's to the bit. (s2sad.compiled says where the
 # rest of float32's acceptance is decided.)
 weak, numpy_sum, numpy_mean = map(_compiled_only, ("weak", "numpy_sum", "numpy_mean"))
