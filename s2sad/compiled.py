@@ -1,4 +1,4 @@
-"""``compile=True``: the gradient of a function of Python floats and float64 arrays, compiled by Numba.
+"""``compile=True``: the gradient of a function of Python floats and float64 (or float32) arrays, compiled by Numba.
 
 s2sad generates, for such a function, one closure-free function computing the value and the
 gradients (``transform.generated_compiled``, written like every generated module to the disk
@@ -15,6 +15,10 @@ NumPy's float64 gives inf), on the NumPy path's NaN checks, and on errors (a val
 path taken is None to Numba). So a call whose compiled value or gradient is not finite, or
 that raises (a case the compiled helpers do not cover raises ``NotCompiledCase``), is run
 again on the NumPy path, whose answer, or error (the user's own ``raise``), is the one given.
+
+A call with float32 arrays is served once the typed code for its argument types is found to
+compute what NumPy does (``compiled_float32``); argument types found otherwise take the NumPy
+path from then on, while the function's other calls stay compiled.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ import warnings
 import numpy as np
 
 from .arguments import differentiated_positions
+from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .frontend.resolve import unwrap
@@ -55,6 +60,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     # trusted argument types), or (registry generation, None): no compiled gradient for such calls, which
     # is not looked for again (making the generated code would be tried, and refused, on every call)
     lanes: dict = {}
+    refused: set = set()   # float32 argument kinds whose typed code computes otherwise than NumPy (compiled_float32)
+    float32_values: dict = {}   # float32 argument kinds -> whether the value is a float32 (Numba returns a float)
 
     def lane_for(args):
         """The compiled gradient calls with these many arguments take, or None (the NumPy path)."""
@@ -109,7 +116,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             args = args + lane[7]
         if not lane[5](*args):
             _fall_back(function, f"it was called with arguments its compiled gradient does not serve "
-                                 f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 arrays, "
+                                 f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 and float32 arrays, "
                                  "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
             return numpy_path(*given)
@@ -133,6 +140,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             else:
                 kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
         kinds = tuple(kinds)
+        if kinds in refused:
+            return numpy_path(*given)
         if listed:
             args = tuple(tuple(a) if a.__class__ is list else a for a in args)
         try:
@@ -151,21 +160,36 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 _fall_back(function, f"its compiled gradient raised {type(error).__name__} ({error}) where the "
                                      "NumPy path did not: that call ran on the NumPy path")
                 return answer
+            if has_float32(kinds):  # (its float64 calls may still compile: only these argument types are refused)
+                refused.add(kinds)
+                _fall_back(function, f"Numba could not compile its generated gradient for float32 arguments "
+                                     f"({_numba_says(error)})")
+                return numpy_path(*given)
             lanes[len(given)] = (registry_generation(), None)
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
-            unsafe = None if _passed_before(lane[1], kinds) else _integer_products(lane[1], lane[2], args)
+            passed = _passed_before(lane[1], kinds)
+            unsafe = None if passed else _integer_products(lane[1], lane[2], args)
             if unsafe:
                 lanes[len(given)] = (registry_generation(), None)
                 _failed(lane[9], lane[4], unsafe)
                 return numpy_path(*given)
+            if has_float32(kinds):
+                unlike = _float32_unlike_numpy(lane[1], lane[2], args, gradients, lane[3], passed)
+                if unlike:
+                    refused.add(kinds)
+                    _fall_back(function, f"for float32 arguments, {unlike}: such calls run on the NumPy path")
+                    return numpy_path(*given)
+                float32_values[kinds] = _returns_float32(lane[2], args)
             _remember_passed(lane[1], kinds)
             lane[6].add(kinds)
         if not _all_finite(value, gradients):  # see above: the NumPy path decides
             return numpy_path(*given)
         if kinds:  # not all floats: a gradient may be an argument's memory, or another gradient's
             gradients = _unshared(gradients, args)
+        if float32_values.get(kinds):  # a float32 scalar, which Numba hands back as a Python float
+            value = np.float32(value)
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
@@ -238,7 +262,9 @@ def _verdict_path(entry, kinds) -> str:
     import numba
 
     # (the check's own version: since it reads the split callees' typed code too, older verdicts do not count)
-    digest = hashlib.sha256(repr((kinds, numba.__version__, "and callees")).encode()).hexdigest()[:16]
+    # (and float32 kinds: compiled_float32's check of the same typed code)
+    digest = hashlib.sha256(repr((kinds, numba.__version__, "and callees", "float32", FLOAT32_CHECK)).encode()) \
+        .hexdigest()[:16]
     return f"{entry.__code__.co_filename}.{digest}.integers-checked"
 
 
@@ -277,6 +303,44 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     return None
 
 
+def _float32_unlike_numpy(entry, dispatcher, args, gradients, positions, passed: bool) -> str | None:
+    """Why the compiled gradient may compute other dtypes or numbers than the NumPy path at these
+    arguments, some float32 (compiled_float32 says what is looked for), or None. Each array's
+    gradient must have its array's dtype, as the NumPy path's (its cotangents are cast to their
+    values' dtypes); and, unless a verdict on disk says it ``passed`` already, the typed code of the
+    entry and of the split functions it calls is read."""
+    import numba
+
+    for k, position in enumerate(positions):
+        a, g = args[position], gradients[k]
+        if a.__class__ is np.ndarray and not (g.__class__ is np.ndarray and g.dtype == a.dtype):
+            return f"the compiled gradient of argument {position + 1} is not a {a.dtype} array"
+    if passed:
+        return None
+    argument_types = tuple(numba.typeof(a) for a in args)
+    typed = [(entry, dispatcher, argument_types)]
+    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
+              for signature in d.overloads]
+    for function, compiled, types_given in typed:
+        try:
+            blocks, typemap = typed_code(function, compiled, types_given)
+        except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
+            return f"its typed code could not be checked ({_numba_says(error)})"
+        unlike = widening_in(function.__name__, blocks, typemap)
+        if unlike:
+            return unlike
+    return None
+
+
+def _returns_float32(dispatcher, args) -> bool:
+    """Whether the value the compiled gradient returns at these arguments is a float32 scalar."""
+    import numba
+    from numba.core import types
+
+    signature = dispatcher.overloads[tuple(numba.typeof(a) for a in args)].signature
+    return signature.return_type[0] == types.float32
+
+
 def _called_halves(namespace: dict, seen: set | None = None) -> list:
     """The Numba dispatchers of the split forms a generated module (its globals) calls, and of
     those they call."""
@@ -293,16 +357,10 @@ def _called_halves(namespace: dict, seen: set | None = None) -> list:
 
 def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
     """``_integer_products`` for one compiled function and its argument types."""
-    import numba
     from numba.core import ir, types
 
     try:
-        annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
-        if getattr(annotation, "typemap", None) is None:  # loaded from Numba's cache, which keeps no types:
-            fresh = numba.njit(entry)                     # compiled again, once (the verdict is kept on disk)
-            fresh.compile(argument_types)
-            annotation = fresh.overloads[argument_types].type_annotation
-        blocks, typemap = annotation.blocks, annotation.typemap
+        blocks, typemap = typed_code(entry, dispatcher, argument_types)
     except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
         return f"its typed code could not be checked for integer products ({_numba_says(error)})"
     for block in blocks.values():
@@ -317,16 +375,30 @@ def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
     return None
 
 
+def typed_code(entry, dispatcher, argument_types):
+    """``(blocks, typemap)``: Numba's typed IR of ``entry`` compiled for ``argument_types``. One
+    loaded from Numba's disk cache keeps no types: it is compiled again (the callers keep their
+    verdicts on disk, so this happens once)."""
+    import numba
+
+    annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
+    if getattr(annotation, "typemap", None) is None:
+        fresh = numba.njit(entry)
+        fresh.compile(argument_types)
+        annotation = fresh.overloads[argument_types].type_annotation
+    return annotation.blocks, annotation.typemap
+
+
 def _all_finite(value, gradients) -> bool:
     """Whether the value and every gradient are finite: ``x - x`` is 0 for a finite float and NaN
-    for inf or NaN. A float64 array is read by ``_finite_elements`` compiled (0.1 us for a small
+    for inf or NaN. A float64 (or float32) array is read by ``_finite_elements`` compiled (0.1 us for a small
     array where NumPy's ``sum`` takes 0.7 us)."""
     for v in (value, *gradients):
         kind = v.__class__
         if kind is float:
             if not v - v == 0.0:
                 return False
-        elif kind is np.ndarray and v.dtype == _FLOAT64:
+        elif kind is np.ndarray and (v.dtype == _FLOAT64 or v.dtype == _FLOAT32):
             if not (_finite_compiled or _compile_finite())(v):
                 return False
         elif not all_finite(v):
@@ -344,6 +416,7 @@ def _finite_elements(a) -> bool:
 
 
 _FLOAT64 = np.dtype(np.float64)  # compared with a dtype (not the type np.float64): 30 ns against 50
+_FLOAT32 = np.dtype(np.float32)
 _finite_compiled = None
 
 

@@ -35,7 +35,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min", "prod_vjp_a", "trace_vjp_a",
            "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
            "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
-           "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values"]
+           "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
+           "weak", "numpy_sum", "numpy_mean"]
 
 
 class NotCompiledCase(Exception):
@@ -175,7 +176,8 @@ def _zero_like(x):
         dtype = x[1]
         return lambda x: np.zeros(x[0], dtype)
     if _real(x):
-        return lambda x: 0.0
+        kind = x  # a float32 scalar's zero is a float32 (one type for the cotangent variable)
+        return lambda x: kind(0.0)
     if _real_array(x):
         return lambda x: np.zeros(x.shape, x.dtype)
     return None
@@ -231,10 +233,13 @@ def _unbroadcast(v, like):
             return same_rank_of_shape
         return lambda v, like: unbroadcast(v, _template(like))
     if _real(like):
-        if _real(v):
+        if _real(v) and v == like:
             return lambda v, like: v
+        kind = like  # a scalar's cotangent has its dtype (the NumPy path casts: a float32 scalar's is float32)
+        if _real(v):
+            return lambda v, like: kind(v)
         if _real_array(v):
-            return lambda v, like: np.sum(v)
+            return lambda v, like: kind(numpy_sum(v))
         return None
     if not _real_array(like):
         return None
@@ -308,12 +313,14 @@ def _reduced_count(a, axis=None, keepdims=False, where=True):
 def _safe_divide(num, den):
     """``num / den``, but exactly 0 where ``num`` is 0 (even where ``den`` is 0 or NaN)."""
     if _real(num) and _real(den):
+        kind = types.float32 if num == den == types.float32 else types.float64  # the quotient's, in NumPy too
+
         def scalars(num, den):
             if num == 0.0:
-                return 0.0
+                return kind(0.0)
             if den == 0.0:
-                return np.copysign(np.inf, num) * np.copysign(1.0, den)
-            return num / den
+                return kind(np.copysign(np.inf, num) * np.copysign(1.0, den))
+            return kind(num / den)
         return scalars
     if _real_array(num) and (_real(den) or _real_array(den) and den.ndim == num.ndim):
         def arrays(num, den):
@@ -556,8 +563,9 @@ def _axis_served(axis) -> bool:
 @overload(array_sum)
 def _array_sum(receiver, axis=None):
     if _real_array(receiver) and _absent(axis):
-        return lambda receiver, axis=None: (np.sum(receiver), (receiver, None))
-    if _real_array(receiver) and isinstance(axis, types.Integer):
+        return lambda receiver, axis=None: (numpy_sum(receiver), (receiver, None))  # (float32: NumPy's order)
+    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
+        # (not float32: NumPy sums along the last axis pairwise, Numba one by one)
         return lambda receiver, axis=None: (np.sum(receiver, axis), (receiver, axis))
     return None
 
@@ -570,8 +578,8 @@ def _array_sum_pullback(saved, g):
 @overload(array_mean)
 def _array_mean(receiver, axis=None):
     if _real_array(receiver) and _absent(axis):
-        return lambda receiver, axis=None: (np.sum(receiver) / receiver.size, (receiver, None))
-    if _real_array(receiver) and isinstance(axis, types.Integer):
+        return lambda receiver, axis=None: (numpy_mean(receiver), (receiver, None))
+    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
         def along(receiver, axis=None):
             return np.sum(receiver, axis) / receiver.shape[axis % receiver.ndim], (receiver, axis)
         return along
@@ -582,7 +590,7 @@ def _array_mean(receiver, axis=None):
 def _array_mean_pullback(saved, g):
     def pullback(saved, g):
         count = reduced_count(saved[0], saved[1], False, True)
-        return 0.0, expand_reduced(g / count, saved[0], saved[1], False, True)
+        return 0.0, expand_reduced(g / weak(count, g), saved[0], saved[1], False, True)  # (a float32 g stays one)
     return pullback
 
 
@@ -736,12 +744,14 @@ def _extreme_vjp(g, ans, a, axis=None, out=None, keepdims=False, initial=None, w
             and isinstance(where, (types.Boolean, types.Omitted))):
         return None
 
+    kind = a.dtype  # the rule's share: g spread as `a` (its dtype) over the count in that dtype
+
     def shared(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
         if not where:
             raise NotCompiledCase("a reduction over nothing")
         winners = a == ans
         count = max(np.sum(winners), 1)
-        return np.where(winners, g / count, 0.0)
+        return np.where(winners, kind(g) / kind(count), kind(0.0))
     return shared
 
 
@@ -1364,7 +1374,7 @@ def _zero_like_of_numbers(x):
     return None
 
 
-# ---------------------------------------------------------------------------- what users write (users21)
+# ---------------------------------------------------------------------------- what users write
 
 @overload(item_cotangent)
 def _item_cotangent_of_an_array(g, index, count, sequence):
@@ -1402,7 +1412,7 @@ def _array_reshape_pullback(saved, g):
     return None
 
 
-# ---------------------------------------------------------------------------- np.append (users21)
+# ---------------------------------------------------------------------------- np.append
 append_vjp_arr, append_vjp_values = map(_compiled_only, ("append_vjp_arr", "append_vjp_values"))
 
 
@@ -1439,3 +1449,117 @@ def _appended_part(first: bool):
 
 overload(append_vjp_arr)(_appended_part(first=True))
 overload(append_vjp_values)(_appended_part(first=False))
+
+# ---------------------------------------------------------------------------- float32 as NumPy computes it
+# NumPy 2 (NEP 50) keeps a float32 value float32 when a Python float or int meets it
+# (``x * 0.5``, ``s + lam``, ``g / count``): the Python number is "weak", cast to float32 first.
+# Numba types every Python float as float64 and widens (``x * 0.5`` of a float32 array is a float64
+# array). ``for_numba`` (``weak_scalars``) writes ``weak(0.5, x) * x``: the constant as NumPy
+# casts it, for the types this call has. And NumPy sums a float32 array pairwise, in eight
+# running sums and halves of at most 128 elements (its ``pairwise_sum``), where Numba's ``np.sum``
+# adds the elements one by one in float32 (34 ulps apart at 10**5 normal elements): ``numpy_sum``
+# follows NumPy's order, so a float32 sum is NumPy's to the bit. (s2sad.compiled says where the
+# rest of float32's acceptance is decided.)
+weak, numpy_sum, numpy_mean = map(_compiled_only, ("weak", "numpy_sum", "numpy_mean"))
+
+
+def _float32(t) -> bool:
+    """A float32 scalar or array."""
+    return t == types.float32 or isinstance(t, types.Array) and t.dtype == types.float32
+
+
+@overload(weak)
+def _weak(number, other):
+    """``number`` (a Python float or int: float64 or int64 to Numba) as NumPy casts it meeting
+    ``other``: float32 where ``other`` is a float32 array or scalar; itself otherwise (a float64
+    or int array, or another Python number: NumPy computes in float64 there too)."""
+    if isinstance(number, (types.Float, types.Integer)) and not isinstance(number, types.Boolean) \
+            and _float32(other):
+        return lambda number, other: np.float32(number)
+    return lambda number, other: number
+
+
+@register_jitable
+def _block_sum(flat, start, n):
+    """NumPy's ``pairwise_sum`` of at most 128 elements ``flat[start:start + n]``
+    (numpy/_core/src/umath/loops_utils.h.src): one by one below 8; else eight running sums."""
+    if n < 8:
+        total = flat.dtype.type(-0.0)
+        for i in range(start, start + n):
+            total += flat[i]
+        return total
+    r0, r1, r2, r3 = flat[start], flat[start + 1], flat[start + 2], flat[start + 3]
+    r4, r5, r6, r7 = flat[start + 4], flat[start + 5], flat[start + 6], flat[start + 7]
+    i = 8
+    while i < n - n % 8:
+        k = start + i
+        r0 += flat[k]
+        r1 += flat[k + 1]
+        r2 += flat[k + 2]
+        r3 += flat[k + 3]
+        r4 += flat[k + 4]
+        r5 += flat[k + 5]
+        r6 += flat[k + 6]
+        r7 += flat[k + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for k in range(start + i, start + n):
+        total += flat[k]
+    return total
+
+
+@register_jitable
+def _pairwise_sum(flat, start, n):
+    """NumPy's ``pairwise_sum``: above 128 elements, the sum of the two halves' (the first a
+    multiple of 8 long). Its recursion is walked with a stack (Numba types no recursive
+    jitable): a task is a range to sum (``n >= 0``) or the adding of the last two sums (-1)."""
+    starts = np.empty(256, np.int64)
+    counts = np.empty(256, np.int64)
+    sums = np.empty(256, flat.dtype)
+    starts[0], counts[0] = start, n
+    tasks, done = 1, 0
+    while tasks:
+        tasks -= 1
+        first, count = starts[tasks], counts[tasks]
+        if count < 0:
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+        elif count <= 128:
+            sums[done] = _block_sum(flat, first, count)
+            done += 1
+        else:
+            half = count // 2
+            half -= half % 8
+            starts[tasks], counts[tasks] = 0, -1                       # then add the two
+            starts[tasks + 1], counts[tasks + 1] = first + half, count - half   # then the second half
+            starts[tasks + 2], counts[tasks + 2] = first, half          # the first half first
+            tasks += 3
+    return sums[0]
+
+
+@register_jitable
+def _float32_sum(a):
+    """``np.sum(a)`` of a float32 array as NumPy adds it: pairwise, in memory order (a C- or
+    Fortran-ordered array is one run of elements to NumPy's reduction; a 1-d array any stride).
+    Other layouts are summed by NumPy in an order not followed here: NotCompiledCase."""
+    if a.ndim == 1:
+        return _pairwise_sum(a, 0, a.size)
+    if a.flags.c_contiguous:
+        return _pairwise_sum(a.ravel(), 0, a.size)
+    if a.flags.f_contiguous:
+        return _pairwise_sum(a.T.ravel(), 0, a.size)
+    raise NotCompiledCase("a float32 sum of an array neither C- nor Fortran-ordered")
+
+
+@overload(numpy_sum)
+def _numpy_sum(a):
+    if isinstance(a, types.Array) and a.dtype == types.float32:
+        return lambda a: _float32_sum(a)
+    return lambda a: np.sum(a)
+
+
+@overload(numpy_mean)
+def _numpy_mean(a):
+    if isinstance(a, types.Array) and a.dtype == types.float32:
+        return lambda a: _float32_sum(a) / np.float32(a.size)  # NumPy: the float32 sum over the count
+    return lambda a: np.mean(a)

@@ -225,11 +225,11 @@ class CompiledFallbackWarning(UserWarning):
     >>> import warnings
     >>> import numpy as np, s2sad
     >>> def loss(x):
-    ...     return np.sum(x ** 2)
+    ...     return np.sum(np.abs(x) ** 2)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     s2sad.grad(loss, compile=True)(np.array([1, 2], dtype=np.float32))   # float32: not served
-    array([2., 4.], dtype=float32)
+    ...     s2sad.grad(loss, compile=True)(np.array([1.0, 2.0j]))   # complex: not served
+    array([2.+0.j, 0.+4.j])
     >>> [w.category.__name__ for w in caught]
     ['CompiledFallbackWarning']
     """

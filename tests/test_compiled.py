@@ -197,15 +197,19 @@ def weighted_by_element(w, x):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_1d_array_read_by_element_compiles(dtype):
     """``x[i]`` in a loop over a 1-d float array: the cotangent is ``np.zeros_like(x)`` and
-    ``dx[i] += g`` (the NumPy path's add_at), compiled."""
+    ``dx[i] += g`` (the NumPy path's add_at), compiled. Not for float32: ``math.sin`` of a float32
+    item is a float64 in Python and a float32 to Numba, and ``0.0 + x[i]`` a float32 in NumPy and a
+    float64 to Numba (s2sad/compiled_float32.py): those calls take the NumPy path, its numbers."""
     x = np.linspace(-1.0, 2.0, 7).astype(dtype)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         gradient = s2sad.grad(mysum, compile=True)(x)
         dw, dx = s2sad.grad(weighted_by_element, argnums=(0, 1), compile=True)(0.7, x)
+    fallbacks = [w for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(fallbacks) == (2 if dtype is np.float32 else 0), [str(w.message) for w in fallbacks]
     plain = s2sad.grad(mysum)(x)
     assert gradient.dtype == plain.dtype and gradient.shape == x.shape
-    np.testing.assert_allclose(gradient, plain, rtol=1e-6 if dtype is np.float32 else 1e-14)
+    np.testing.assert_allclose(gradient, plain, rtol=0 if dtype is np.float32 else 1e-14)
     wide = x.astype(np.float64)
     np.testing.assert_allclose(gradient, 2 * wide * np.sin(wide) + wide ** 2 * np.cos(wide), rtol=1e-5)
     np.testing.assert_allclose(dw, np.sum(wide / np.cosh(0.7 * wide) ** 2), rtol=1e-5)

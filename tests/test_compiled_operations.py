@@ -284,13 +284,14 @@ def test_what_it_does_not_serve_falls_back_with_the_numpy_paths_numbers(f, args)
 # ---------------------------------------------------------------- the code Numba compiles
 def test_reductions_along_an_axis_call_the_overloads_and_joined_lists_are_tuples():
     """``np.max(x, axis=1, keepdims=True)`` calls compiled_helpers' reduce_max (Numba's np.max takes
-    no axis); a whole-array ``np.sum(x)`` stays Numba's own; the list np.concatenate joins is a
+    no axis); a whole-array ``np.sum(x)`` is numpy_sum (Numba's own np.sum of float64, NumPy's order
+    of float32: weak_scalars.py); the list np.concatenate joins is a
     tuple (Numba joins tuples only), and the rules' pullbacks are the overloads'."""
     from s2sad.transform import generated_source
 
     text = generated_source(logsumexp_rows, ("x",), "compiled")
     assert "m = reduce_max(x, axis=1, keepdims=True)" in text
-    assert "reduce_sum(exp_x_sub_m, axis=1, keepdims=True)" in text and "result = np.sum(" in text
+    assert "reduce_sum(exp_x_sub_m, axis=1, keepdims=True)" in text and "result = numpy_sum(" in text
     text = generated_source(features, ("x", "y"), "compiled")
     assert "elements = (x, sin_x, y_pow_2)\n    joined = np.concatenate(elements, axis=-1)" in text
     assert "elements_3 = (x,)" in text and " = [" not in text

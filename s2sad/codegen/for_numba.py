@@ -38,6 +38,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .fewer_allocations import fewer_allocations
+from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
 # compiled call that raises is run again on the NumPy path, whose error, located, is the one the user sees
@@ -85,6 +86,8 @@ ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
 
 # `shape_like` (fewer_allocations.py), and `dW = matmul_vjp_x1_into(dW, g, W, h)` for an RNN's weights
 ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
+# `weak(0.5, x)`, `numpy_sum(x)`: Python numbers and sums as NumPy computes them on float32 (weak_scalars.py)
+ARRAY_HELPERS = ARRAY_HELPERS | WEAK_HELPERS
 
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
@@ -588,6 +591,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {},
                                         joined))
         module = fewer_allocations(module)
+        module = weak_scalars(module)
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments())

@@ -550,9 +550,10 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     calls = split_calls(generator, splits, text)
     text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls,
                      keyword_pullbacks=by_keyword.pullbacks)
-    # which calls it serves: float64 arrays and Python floats, lists of tuples of them (a network's layers);
-    # ints and bools where nothing is differentiated
-    tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 and {p}.dtype == np.float64"
+    # which calls it serves: float64 and float32 arrays and Python floats, lists of tuples of them (a network's
+    # layers); ints and bools where nothing is differentiated (s2sad.compiled checks a float32 call's typed code)
+    tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 "
+             f"and ({p}.dtype == np.float64 or {p}.dtype == np.float32)"
              + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool")
              + (f" or layers_of_arrays({p})" if "item_cotangent" in text else "") + ")"
              for p in function.params]

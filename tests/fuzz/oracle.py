@@ -58,6 +58,9 @@ MODES = ("reverse", "forward", "second", "compiled")   # what a check runs, all 
 RTOL, ATOL = 1e-5, 1e-6          # gradient against finite differences
 EXACT_RTOL = 1e-9                # the same number computed two ways (<u, Jv> both ways, values)
 FLOAT32_RTOL = 1e-3             # float32 programs: against float64 finite differences, relative to the largest entry
+# float32 programs under compile=True against the NumPy path: a few float32 ulps of the largest entry (Numba's
+# exp, log, tanh and its BLAS round in float32 as NumPy's own loops do, not always to the same last bit)
+FLOAT32_COMPILED_ULPS = 8
 STEPS = (1e-3, 2.5e-4, 6.25e-5, 1.5625e-5)   # finite-difference steps, tried in turn (4-point stencil: error ~ h**4)
 
 
@@ -588,10 +591,28 @@ def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None
         _exception_failure(outcome, "compiled", error)
         return
     outcome.compiled_checked = True
+    if any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args):
+        _check_compiled_float32(outcome, compiled_value, compiled, value, gradients)
+        return
     if not _close(compiled_value, value, EXACT_RTOL, 1e-12) or \
             not all(_close(c, g, 1e-10, 1e-12) for c, g in zip(compiled, gradients)):
         outcome.fail("compiled-mismatch", f"compile=True gives {compiled_value!r}, {list(compiled)!r}; the NumPy "
                                           f"path {value!r}, {list(gradients)!r}")
+
+
+def _check_compiled_float32(outcome, compiled_value, compiled, value, gradients) -> None:
+    """A float32 call: each value and gradient of the NumPy path's dtype, within
+    FLOAT32_COMPILED_ULPS float32 ulps of its largest entry."""
+    for name, c, g in [("value", compiled_value, value), *(("gradient", c, g) for c, g in zip(compiled, gradients))]:
+        c_dtype, g_dtype = np.asarray(c).dtype, np.asarray(g).dtype
+        if c_dtype != g_dtype:
+            outcome.fail("compiled-mismatch", f"compile=True gives a {name} of dtype {c_dtype}; the NumPy path {g_dtype}")
+            return
+        scale = float(np.max(np.abs(np.asarray(g, dtype=np.float64)), initial=0.0))
+        if not _close(c, g, 0.0, FLOAT32_COMPILED_ULPS * float(np.finfo(np.float32).eps) * scale):
+            outcome.fail("compiled-mismatch", f"compile=True gives the {name} {c!r}; the NumPy path {g!r} (float32: "
+                                              f"more than {FLOAT32_COMPILED_ULPS} ulps of its largest entry apart)")
+            return
 
 
 SECOND_RTOL, SECOND_ATOL = 1e-4, 1e-5   # hvp against nested finite differences (each ~1e-7 off)
