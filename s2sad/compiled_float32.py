@@ -1,6 +1,6 @@
 """Which float32 calls ``compile=True`` serves: those whose typed code computes what NumPy does.
 
-How Numba 0.68 types float32 against NumPy 2.4 (NEP 50), measured (the report of branch f32_21
+How Numba 0.68 types float32 against NumPy 2.4 (NEP 50), measured (the report on issue 19, session 11,
 has the script); "same" means the same dtype and, for arithmetic, the same numbers:
 
 =============================  ====================  ======================  =====================

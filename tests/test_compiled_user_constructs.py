@@ -1,4 +1,4 @@
-"""compile=True through what users write (users21): an odeint-style solver passing ``*args`` on to
+"""compile=True through what users write: an odeint-style solver passing ``*args`` on to
 its model, helpers with keyword-only options, a differentiated function's own keyword-only
 parameter left to its default, and an array's methods given an axis (``x.mean(axis=0,
 keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``), and
