@@ -39,7 +39,7 @@ import warnings
 
 SHRINK_BUDGET = 150     # checks hypothesis may spend shrinking one failure
 REDUCE_BUDGET = 150     # checks reduce.py may spend on it afterwards
-CHECK_SECONDS = 120     # a program whose checks take longer is reported as a "timeout" failure
+CHECK_SECONDS = 120     # a program whose checks take longer (CPU time) is reported as a "timeout" failure
 SHRINK_SECONDS = 60     # and at most this long shrinking it (hypothesis' MAX_SHRINKING_SECONDS)
 
 
@@ -109,7 +109,7 @@ class Campaign:
                 outcome = check_program(program, self.directory)
         except TimeLimit:   # s2sad (or the program) never finished: a finding too
             outcome = Outcome()
-            outcome.fail("timeout", f"the checks did not finish in {CHECK_SECONDS} s")
+            outcome.fail("timeout", f"the checks did not finish in {CHECK_SECONDS} s of CPU time")
         self.results[key] = outcome
         if len(self.results) > 2000:
             self.results.clear()
