@@ -8,6 +8,8 @@ Options::
     --jobs J         worker processes (default: min(2, number of CPUs))
     --minutes M      stop starting new batches after M minutes (default: no limit)
     --seed S         first hypothesis seed (default 0); batch k of worker w uses S + 1000 * w + k
+                     (so runs whose seeds are closer than their number of batches share
+                     batches, the same programs: 600 programs in batches of 200 use S..S+2)
     --batch B        programs per hypothesis run (default 200)
     --out DIR        where shrunk failing programs are written (default: a new temporary directory)
     --save           write them to tests/fuzz_regressions/ instead (marked XFAIL "not triaged yet")
