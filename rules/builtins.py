@@ -46,6 +46,22 @@ def sequence_vjp(g, ans, iterable=()):
     return tuple(items) if isinstance(iterable, tuple) else list(items)
 
 
+def sequence_jvp(g, ans, iterable=()):
+    """``list(xs)`` / ``tuple(xs)``: the tangents of ``xs``'s items, in a list or a tuple. The
+    tangent of a namedtuple or dataclass made in forward code is a structural ``Tangent``
+    (``tuple(p)`` of it raised TypeError: ``f(*p)`` of a namedtuple ``p``), read field by
+    field; a dict's items are its keys, which have none."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return ZERO
+    if isinstance(g, Tangent):
+        if isinstance(iterable, dict):
+            return ZERO
+        keys = type(iterable)._fields if hasattr(type(iterable), "_fields") else range(len(ans))
+        g = [_item_tangent(g[key]) for key in keys]
+    return type(ans)(g)
+
+
 def _extremum_rrule(choose):
     def extremum_rrule(*args, key=None, default=None):
         if key is not None:
@@ -143,7 +159,7 @@ defjvp(builtins.abs,   "g * ((x > 0) - (x < 0)) if type(x) is float else np.real
 defjvp(builtins.pow,   "power_jvp_base(g, base, exp)", pow_jvp_exponent, None, elementwise=True)
 defjvp(builtins.float, "float(g)")
 defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
-defjvp(builtins.list,  "list(g)")
-defjvp(builtins.tuple, "tuple(g)")
+defjvp(builtins.list,  sequence_jvp)
+defjvp(builtins.tuple, sequence_jvp)
 defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
 defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")

@@ -74,7 +74,9 @@ class TransformedCall:
             return self.call_in_order(args)
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        y, pullback = self._rrule()(*bound.arguments.values())
+        rrule = self._rrule()
+        y, pullback = rrule(*bound.arguments.values())
+        pullback = _rerunnable(rrule, pullback, tuple(bound.arguments.values()))
         names = list(bound.arguments)
         star_count = len(bound.arguments.get(self.star, ())) if self.star else 0
         double_star_keys = list(bound.arguments.get(self.double_star, {})) if self.double_star else []
@@ -102,11 +104,33 @@ class TransformedCall:
         then, the same values and cotangents, with nothing bound, named or looked up by name.
         ``head``: what the pullback's cotangents start with in place of the call's own (a call
         through a value, ``runtime/calls.py``, gives two: the call's and the callee's)."""
-        y, pullback = self._rrule()(*args)
-        return y, InOrderPullback(pullback, head, 1 + len(args), name or self.function.__name__)
+        rrule = self._rrule()
+        y, pullback = rrule(*args)
+        return y, InOrderPullback(_rerunnable(rrule, pullback, args), head, 1 + len(args), name or self.function.__name__)
 
     def __repr__(self):
         return f"<transformed {self.function.__qualname__} wrt {self.wrt}>"
+
+
+def _rerunnable(rrule, pullback, args: tuple):
+    """``pullback``, which a caller may run more than once: a generated pullback that undoes its
+    function's in-place changes as it runs (``PULLBACK_RUNS_ONCE``) is run once; each further
+    call gets a fresh one from running the rrule again on the same arguments (unchanged:
+    ``refuse_writing_back``). A caller that calls it by name is marked ``PULLBACK_RUNS_ONCE``
+    itself and rerun whole by ``vjp``; one that calls it through a value (``g = helper; g(x)``),
+    a method or a ``*`` call is not, and its second run used to run this pullback again on the
+    restored values: a wrong gradient."""
+    if not rrule.__globals__.get("PULLBACK_RUNS_ONCE"):
+        return pullback
+    used = []
+
+    def rerunnable_pullback(dy):
+        if used:
+            return rrule(*args)[1](dy)
+        used.append(True)
+        return pullback(dy)
+
+    return rerunnable_pullback
 
 
 class InOrderPullback:

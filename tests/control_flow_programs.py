@@ -273,3 +273,40 @@ def weighted_total(scale, *values, offset=0.0, **named):
 
 def calls_varargs(x, y):
     return weighted_total(2.0, x, y * 3.0, offset=1.0, extra=x * y)
+
+
+# A helper whose pullback undoes its in-place change (it runs once per primal call), called
+# in four ways a caller does not mark its own pullback for: through a value, an object's
+# __call__, a method, a `*` call. sum(y * y) with y = x, y[0] = x[0] ** 2.
+def squares_after_overwrite(x):
+    y = x * 1.0
+    y[0] = y[0] ** 2
+    return np.sum(y * y)
+
+
+class SquaresAfterOverwrite:
+    def __call__(self, x):
+        return squares_after_overwrite(x * 1.0)
+
+    def total(self, x):
+        y = x * 1.0
+        y[0] = y[0] ** 2
+        return np.sum(y * y)
+
+
+def overwrite_through_a_list(x):
+    functions = [squares_after_overwrite, np.sum]
+    return functions[0](x)
+
+
+def overwrite_through_an_object(x):
+    return SquaresAfterOverwrite()(x)
+
+
+def overwrite_through_a_method(x):
+    return SquaresAfterOverwrite().total(x)
+
+
+def overwrite_through_a_star_call(x):
+    arguments = (x,)
+    return squares_after_overwrite(*arguments)

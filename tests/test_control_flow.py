@@ -314,3 +314,16 @@ def test_popping_an_item_nobody_reads(function):
     value, (dc,) = s2sad.value_and_grad(function, argnums=(0,))(c)
     assert np.allclose(value, function(c))
     assert_gradients_match(function, [c], (0,), (dc,))
+
+
+@pytest.mark.parametrize("name", ["overwrite_through_a_list", "overwrite_through_an_object",
+                                  "overwrite_through_a_method", "overwrite_through_a_star_call"])
+def test_a_pullback_that_undoes_changes_can_run_again_when_its_caller_calls_it_through_a_value(name):
+    """vjp's pullback run twice: the helper's pullback, reached through a value, an object, a
+    method or a `*` call, runs once per primal call; its second run used to start from the
+    restored array and give 2 x0 (0.6) for 4 x0 ** 3 (0.108) (found by the fuzzer, fuzz21)."""
+    x = np.array([0.3, -0.7, 1.1])
+    expected = np.array([4.0 * x[0] ** 3, 2.0 * x[1], 2.0 * x[2]])   # d/dx (x0 ** 4 + x1 ** 2 + x2 ** 2)
+    _, pullback = s2sad.vjp(getattr(programs, name), x)
+    for seed in (1.0, 1.0, -0.5):
+        np.testing.assert_allclose(pullback(seed)[0], seed * expected, rtol=1e-12)

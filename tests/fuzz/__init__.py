@@ -14,14 +14,19 @@ against central finite differences and against itself (forward mode against reve
   ``y += v`` on arrays (aliased too), writes through views, ``np.add.at``, ``.item()``,
   decorators, function-valued defaults, keyword-only arguments, ``raise`` not taken,
   complex constants. A helper may also be redefined between two gradient calls.
+  ``PARAMETER_IDIOMS``: what users write around structured parameters (layers looped over
+  and summed over in generators, params dicts, namedtuples, dataclasses with methods,
+  keyword-only and ``*args`` helpers), with the program's parameter or a value it makes.
+* ``trees.py``: structured inputs (lists, tuples, dicts, namedtuples, dataclasses): their
+  leaves, their structure, and the program's own classes made once its module exists.
 * ``oracle.py``: writes a program to a real ``.py`` file, imports it and checks it: the
   reverse-mode gradient (``value_and_grad``, or ``vjp`` for array outputs) equals central
   finite differences (float64, rtol 1e-5 / atol 1e-6); ``jvp`` agrees with ``vjp``
   (<u, J v> both ways) and with finite differences; a ``vjp`` pullback called twice is
   linear; for a scalar program, ``hvp`` along ``v`` equals central differences along ``v`` of
   the finite-difference gradient (second order); the value is the function's own; gradients
-  have their input's type and shape; the inputs are unchanged afterwards; the value has
-  NumPy's dtype. A ``MissingRuleError``
+  have their input's type and shape (a structured input's, its own container, compared leaf
+  by leaf); the inputs are unchanged afterwards; the value has NumPy's dtype. A ``MissingRuleError``
   from ``jvp`` is counted as "forward rule missing"; any other ``S2SADError`` is a REFUSAL,
   counted by construct and reported apart (it must name the program's file and line);
   every other exception is a failure.

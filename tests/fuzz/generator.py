@@ -25,7 +25,10 @@ with masks, reversed slices, decorators, keyword-only arguments and complex cons
 A program's inputs are float64, float32 (mixed with float64 constants) or complex128 (then
 its output is made real: ``np.real``, ``np.abs(...) ** 2``; the gradient is
 dL/dRe + 1j dL/dIm). A program with a helper may also define ``helper_redefined``: the
-oracle checks ``f`` again after binding ``helper`` to it (a notebook cell run again).
+oracle checks ``f`` again after binding ``helper`` to it (a notebook cell run again). A
+quarter of the programs also take a structured parameter (``STRUCTURED``: a list of
+``(W, b)`` layers, a dict of named arrays with an int option, a namedtuple, a dataclass with
+a method), read by the idioms of ``idioms.PARAMETER_IDIOMS`` and by plain reads.
 Shrinking moves toward fewer statements,
 shallower expressions and the first alternative of each choice (the simplest).
 """
@@ -39,8 +42,9 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from . import trees
 from .analysis import Probe, RunawayProgram, features_of
-from .idioms import IDIOMS, LIBRARY
+from .idioms import IDIOMS, LIBRARY, PARAMETER_IDIOMS, STRUCTURED_HOLES
 
 SHAPES = {"S": (), "V": (3,), "U": (2,), "M": (2, 3), "C": (2, 1)}
 KINDS = tuple(SHAPES)
@@ -152,6 +156,20 @@ NUMBER_TYPES = ("float64", "float32", "complex128")
 
 PARAM_NAMES = {"S": ["s", "t", "r"], "V": ["x", "y", "z"], "U": ["u", "w", "q"], "M": ["A", "B", "D"], "C": ["c", "d", "e"]}
 
+# Structured parameters, what users differentiate with respect to (one per program at most;
+# the parameter is named as its kind). Their leaves have the program's number type.
+#   layers  [(W1 (2, 3), b1 (2,)), (W2 (2, 2), b2 (2,))]   a list of (W, b) layers: x (3,) -> h (2,)
+#   params  {"W": (2, 3), "b": (2,), "s": (), "steps": 2}   named arrays, a float, an int option
+#   linear  Linear(W=(2, 3), b=(2,))                       a namedtuple (idioms.LIBRARY["Linear"])
+#   net     Net(W=(2, 3), b=(2,), scale=())                a dataclass with a method (LIBRARY["Net"])
+# kind -> (the idiom hole it fills, how the writer reads it, the module-level class it needs)
+STRUCTURED = {
+    "layers": ("LAYERS", ("layers",), None),
+    "params": ("PARAMS", ("dict", {"W": "M", "b": "U", "s": "S"}), None),
+    "linear": ("LINEAR", ("record", {"W": "M", "b": "U"}), "Linear"),
+    "net": ("NET", ("record", {"W": "M", "b": "U", "scale": "S"}), "Net"),
+}
+
 
 @dataclass
 class Param:
@@ -160,7 +178,7 @@ class Param:
     value: object            # the input (floats rounded to tenths: regression files stay readable)
 
     def fresh_value(self):
-        return self.value.copy() if isinstance(self.value, np.ndarray) else self.value
+        return trees.tree_map(lambda leaf: leaf.copy() if isinstance(leaf, np.ndarray) else leaf, self.value)
 
 
 @dataclass
@@ -195,7 +213,9 @@ class Program:
 
 
 def _number_type(value) -> str:
-    """float64, float32 or complex128: the number type of an input."""
+    """float64, float32 or complex128: the number type of an input (of a structured one's leaves)."""
+    if trees.is_container(value):
+        value = trees.leaves(value)[0]
     if np.iscomplexobj(value):
         return "complex128"
     return "float32" if np.asarray(value).dtype == np.float32 else "float64"
@@ -207,7 +227,11 @@ def directions(seed: int, params, output_kind: str):
     u = float(rng.uniform(0.5, 1.5)) if output_kind == "S" else rng.standard_normal(SHAPES[output_kind])
     tangents = []
     for p in params:
-        if p.kind == "int":
+        if trees.is_container(p.value):   # a structured input: a tangent per leaf, None for an int inside
+            tangents.append(trees.tree_map(
+                lambda leaf: float(rng.standard_normal()) if np.ndim(leaf) == 0 else rng.standard_normal(np.shape(leaf)),
+                p.value, static=lambda item: None))
+        elif p.kind == "int":
             tangents.append(p.value)  # no tangent space; jvp ignores it
         elif p.kind == "S":
             tangents.append(float(rng.standard_normal()))
@@ -215,6 +239,9 @@ def directions(seed: int, params, output_kind: str):
             tangents.append(rng.standard_normal(SHAPES[p.kind]))
     for k, p in enumerate(params):   # drawn after the real parts: float64 programs keep their directions
         number_type = _number_type(p.value) if p.kind != "int" else "int"
+        if trees.is_container(p.value):
+            tangents[k] = trees.tree_map(lambda leaf: _typed_tangent(rng, leaf, number_type), tangents[k])
+            continue
         if number_type == "complex128":
             tangents[k] = tangents[k] + 1j * (float(rng.standard_normal()) if p.kind == "S"
                                               else rng.standard_normal(SHAPES[p.kind]))
@@ -223,7 +250,19 @@ def directions(seed: int, params, output_kind: str):
     return u, tangents
 
 
+def _typed_tangent(rng, tangent, number_type: str):
+    """A float64 tangent leaf made complex (an imaginary part drawn) or float32, as its input."""
+    if number_type == "complex128":
+        return tangent + 1j * (float(rng.standard_normal()) if np.ndim(tangent) == 0
+                               else rng.standard_normal(np.shape(tangent)))
+    if number_type == "float32":
+        return np.float32(tangent) if np.ndim(tangent) == 0 else tangent.astype(np.float32)
+    return tangent
+
+
 def _literal(value) -> str:
+    if trees.is_container(value):
+        return trees.literal(value, _literal)
     if isinstance(value, np.ndarray):
         if value.dtype == np.float32:   # its shortest float64 spelling that rounds back to it
             return f"np.array({np.round(value.astype(np.float64), 7).tolist()!r}, dtype=np.float32)"
@@ -273,6 +312,7 @@ class _Writer:
         self.loop_index: list[tuple[str, int]] = []   # (name, largest value + 1) of enclosing range loops
         self.in_loop = 0
         self.output_kind = "S"
+        self.structured: dict[str, str] = {}   # idiom hole (LAYERS, PARAMS...) -> the parameter filling it
 
     # ------------------------------------------------------------- drawing
     def pick(self, options):
@@ -388,6 +428,11 @@ class _Writer:
                 options += [f"{v.name}[{i}]" for i, k in enumerate(v.kind[1]) if k == kind]
             elif isinstance(v.kind, tuple) and v.kind[0] == "dict":
                 options += [f"{v.name}[{key!r}]" for key, k in v.kind[1].items() if k == kind]
+            elif isinstance(v.kind, tuple) and v.kind[0] == "record":   # a namedtuple or dataclass
+                options += [f"{v.name}.{key}" for key, k in v.kind[1].items() if k == kind]
+            elif isinstance(v.kind, tuple) and v.kind[0] == "layers":   # [(W1, b1), (W2, b2)]
+                options += {"M": [f"{v.name}[0][0]"], "U": [f"{v.name}[0][1]", f"{v.name}[-1][1]"],
+                            "S": [f"sum(np.sum(b) for _, b in {v.name})"]}.get(kind, [])
         if not options:
             return None
         self.feature("container-read")
@@ -439,28 +484,49 @@ class _Writer:
         text = self.expr(kind)
         self.emit(f"{self.new_var(kind)} = {text}")
 
-    def s_idiom(self, depth) -> None:
-        """One of ``idioms.IDIOMS``: what users write (see there)."""
-        idiom = self.pick([i for i in IDIOMS if not (self.complex and i.real_only)])
+    def s_idiom(self, depth, reading: str | None = None) -> None:
+        """One of ``idioms.IDIOMS``: what users write (see there); a third of the time one of
+        ``PARAMETER_IDIOMS``; ``reading``: one that reads that structured hole (LAYERS...)."""
+        if reading is not None:
+            pool = [i for i in PARAMETER_IDIOMS if any("{" + reading + "}" in line for line in i.lines)]
+        else:
+            pool = PARAMETER_IDIOMS if self.chance(33) else IDIOMS
+        idiom = self.pick([i for i in pool if not (self.complex and i.real_only)])
         names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
         self.feature(idiom.feature)
-        for need in idiom.needs:
+        needs = list(idiom.needs)
+        for hole, (_, need) in STRUCTURED_HOLES.items():
+            if need and any("{" + hole + "}" in line for line in idiom.lines):
+                needs.append(need)
+        for need in needs:
             if need not in self.library:
                 self.library.append(need)
+        for hole, (made, _) in STRUCTURED_HOLES.items():   # a structured value: the parameter, or made here
+            if any("{" + hole + "}" in line for line in idiom.lines):
+                if hole in self.structured:
+                    names[hole] = self.structured[hole]
+                    self.feature(f"reads-parameter:{hole}")
+                else:
+                    names[hole] = self.fresh("p")
+                    self.emit_template(f"{names[hole]} = {made}", {})
         for line in idiom.lines:
-            text = line
-            for hole, name in names.items():
-                text = text.replace("{" + hole + "}", name)
-            while True:   # each {S}, {V}, ... is an expression drawn on its own
-                holes = [(text.find("{" + k + "}"), k) for k in SHAPES if "{" + k + "}" in text]
-                if not holes:
-                    break
-                position, kind = min(holes)
-                text = text[:position] + _wrap(self.expr(kind, 1)) + text[position + 3:]
-            if self.complex:   # what a user of complex numbers writes
-                text = re.sub(r"np\.zeros\((\d)\)", r"np.zeros(\1, dtype=complex)", text)
-            self.emit(text)
+            self.emit_template(line, names)
         self.vars.append(_Var(names["out"], idiom.result))
+
+    def emit_template(self, line: str, names: dict) -> None:
+        """An idiom's line, its names filled in and each shape hole drawn as an expression of its own."""
+        text = line
+        for hole, name in names.items():
+            text = text.replace("{" + hole + "}", name)
+        while True:   # each {S}, {V}, ... is an expression drawn on its own
+            holes = [(text.find("{" + k + "}"), k) for k in SHAPES if "{" + k + "}" in text]
+            if not holes:
+                break
+            position, kind = min(holes)
+            text = text[:position] + _wrap(self.expr(kind, 1)) + text[position + 3:]
+        if self.complex:   # what a user of complex numbers writes
+            text = re.sub(r"np\.zeros\((\d)\)", r"np.zeros(\1, dtype=complex)", text)
+        self.emit(text)
 
     def s_augment(self, depth) -> None:
         scalars = self.of_kind("S")
@@ -912,7 +978,26 @@ def _input_value(draw, kind: str, number_type: str = "float64"):
     """Tenths in [-1.5, 1.5]: readable in a regression file, and shrinking toward 0."""
     if kind == "int":
         return draw(st.integers(1, 3))
-    shape = SHAPES[kind]
+    if kind in STRUCTURED:
+        return _structured_value(draw, kind, number_type)
+    return _array_value(draw, SHAPES[kind], number_type)
+
+
+def _structured_value(draw, kind: str, number_type: str):
+    """A structured input (see ``STRUCTURED``); a namedtuple or dataclass as a ``trees.Record``."""
+    def leaf(shape):
+        return _array_value(draw, shape, number_type)
+
+    if kind == "layers":
+        return [(leaf((2, 3)), leaf((2,))), (leaf((2, 2)), leaf((2,)))]
+    if kind == "params":
+        return {"W": leaf((2, 3)), "b": leaf((2,)), "s": leaf(()), "steps": draw(st.integers(1, 2))}
+    if kind == "linear":
+        return trees.Record("Linear", (("W", leaf((2, 3))), ("b", leaf((2,)))))
+    return trees.Record("Net", (("W", leaf((2, 3))), ("b", leaf((2,))), ("scale", leaf(()))))
+
+
+def _array_value(draw, shape: tuple, number_type: str):
     count = int(np.prod(shape)) if shape else 1
     tenths = np.array(draw(st.lists(st.integers(-15, 15), min_size=count, max_size=count)), dtype=np.float64)
     if number_type == "complex128":
@@ -920,13 +1005,15 @@ def _input_value(draw, kind: str, number_type: str = "float64"):
     value = tenths.reshape(shape) / 10.0
     if number_type == "float32":
         value = value.astype(np.float32)
-    if kind == "S":
+    if shape == ():
         return value[()] if number_type == "float32" else value.item()
     return value
 
 
 def _shifted(value, shift: float):
     """The input moved by ``shift`` (its real part), kept to 10 decimals and its own type."""
+    if trees.is_container(value):
+        return trees.tree_map(lambda leaf: _shifted(leaf, shift), value)
     if isinstance(value, np.ndarray):
         return np.round(value + shift, 10).astype(value.dtype)
     if isinstance(value, np.float32):
@@ -959,15 +1046,24 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
         name = next(n for n in PARAM_NAMES[kind] if n not in used)
         used.add(name)
         params.append(Param(name, kind, None))
+    if not scalars_only and writer.chance(25):   # a list of layers, a dict, a namedtuple or a dataclass
+        kind = draw(st.sampled_from(tuple(STRUCTURED)))
+        hole, _, needed = STRUCTURED[kind]
+        params.append(Param(kind, kind, None))
+        writer.structured[hole] = kind
+        if needed:
+            writer.library.append(needed)
     if writer.chance(25):
         params.append(Param("n", "int", None))
         writer.features.add("int-argument")
-    writer.vars = [_Var(p.name, p.kind) for p in params]
+    writer.vars = [_Var(p.name, STRUCTURED[p.kind][1] if p.kind in STRUCTURED else p.kind) for p in params]
     writer.output_kind = "S" if not array_outputs or writer.chance(75) else draw(st.sampled_from(KINDS[1:]))
     if writer.output_kind != "S":
         writer.features.add("array-output")
     statements = draw(st.integers(1, max_statements))
     writer.block(statements, 0)
+    if writer.structured:   # the structured parameter is read at least once, late: its value likely reaches the output
+        writer.s_idiom(0, reading=next(iter(writer.structured)))
     if not allow_helper and writer.helper is not None:
         assume(False)
     writer.emit(f"return {writer.output()}")
@@ -981,7 +1077,7 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     for shift in SHIFTS:
         values = [v if p.kind == "int" else _shifted(v, shift) for p, v in zip(params, base)]
         try:
-            value, records = probe.run([v.copy() if isinstance(v, np.ndarray) else v for v in values])
+            value, records = probe.run(trees.materialise(values, probe.namespace))
         except (ArithmeticError, RunawayProgram):
             continue
         except (TypeError, ValueError):   # NumPy itself refuses it (a complex value into a float array...)

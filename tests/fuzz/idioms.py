@@ -143,6 +143,51 @@ IDIOMS = [
            needs=("euler_steps",)),
 ]
 
+# What users write around structured parameters (generator.STRUCTURED): a list of (W, b)
+# layers looped over, summed over in a generator, indexed; a dict of named arrays with an int
+# option; a namedtuple; a dataclass with a method; a class of their own whose method takes the
+# layers; helpers with keyword-only options and ``*args``. ``{LAYERS}``, ``{PARAMS}``,
+# ``{LINEAR}``, ``{NET}`` are the program's structured parameter, or, if it has none of that
+# kind, a value the function makes itself first (``STRUCTURED_HOLES``): each idiom runs both ways.
+PARAMETER_IDIOMS = [
+    _idiom("layers-loop", "U", "{out} = {V}", "for W, b in {LAYERS}:", "    {out} = np.tanh(W @ {out} + b)"),
+    _idiom("layers-generator-sum", "S", "{out} = sum(np.sum(W ** 2) + b @ b for W, b in {LAYERS})"),
+    _idiom("layers-enumerate", "S", "{out} = 0.0", "for {i}, (W, b) in enumerate({LAYERS}):",
+           "    {out} = {out} + (1.0 + {i}) * np.sum(np.tanh(W)) * b[0]"),
+    _idiom("layers-indexed", "U", "{out} = {LAYERS}[-1][0] @ np.tanh({LAYERS}[0][0] @ {V} + {LAYERS}[0][1])"),
+    _idiom("layers-comprehension", "S", "{t} = [np.tanh(b) * {S} for _, b in {LAYERS}]", "{out} = np.sum({t}[0] * {t}[-1])"),
+    _idiom("layers-method-of-a-class", "U", "{out} = Stack({S}).apply({LAYERS}, {V})", needs=("Stack",)),
+    _idiom("layers-star-args-helper", "U", "{out} = chain({V}, *{LAYERS})", needs=("chain",)),
+    _idiom("layers-star-unpacked-layer", "S", "{out} = squared_norm(*{LAYERS}[0])", needs=("squared_norm",)),
+    _idiom("params-dict", "U", "{out} = np.tanh({PARAMS}['W'] @ {V} + {PARAMS}['b']) * {PARAMS}['s']"),
+    _idiom("params-dict-int-option", "U", "{out} = {U}", "for {i} in range({PARAMS}['steps']):",
+           "    {out} = 0.5 * {out} + np.tanh({PARAMS}['W'] @ {V}) * {PARAMS}['b']"),
+    _idiom("params-dict-items", "S", "{out} = 0.0", "for {t}, {t2} in {PARAMS}.items():", "    if {t} != 'steps':",
+           "        {out} = {out} + np.sum({t2} ** 2)"),
+    _idiom("params-dict-comprehension", "S", "{t} = {k: v * {S} for k, v in {PARAMS}.items() if k != 'steps'}",
+           "{out} = np.sum({t}['W']) + {t}['s']"),
+    _idiom("params-dict-keyword-only-helper", "U", "{out} = dense({V}, {PARAMS}['W'], {PARAMS}['b'], scale={PARAMS}['s'])",
+           needs=("dense",)),
+    _idiom("namedtuple-fields", "U", "{out} = np.tanh({LINEAR}.W @ {V} + {LINEAR}.b)"),
+    _idiom("namedtuple-unpack", "U", "{t}, {t2} = {LINEAR}", "{out} = {t} @ {V} * {t2}"),
+    _idiom("namedtuple-index", "V", "{out} = {LINEAR}[0].T @ {LINEAR}[1]"),
+    _idiom("namedtuple-replace", "V", "{t} = {LINEAR}._replace(b=np.sin({LINEAR}.b))", "{out} = {t}.W.T @ {t}.b"),
+    _idiom("namedtuple-keyword-only-helper", "U", "{out} = dense({V}, *{LINEAR}, act=np.sin)", needs=("dense",)),
+    _idiom("dataclass-method", "U", "{out} = {NET}.forward({V})"),
+    _idiom("dataclass-fields", "S", "{out} = {NET}.scale * np.sum({NET}.W ** 2) + {NET}.b @ {NET}.b"),
+    _idiom("dataclass-to-a-helper", "U", "{out} = predict({NET}, {V})", needs=("predict",)),
+    _idiom("star-args-helper", "S", "{out} = squared_norm({V}, {M}, {S})", needs=("squared_norm",)),
+]
+
+# A structured hole without a parameter to fill it: the value the function makes itself
+# (shape holes drawn as in idioms), and the module-level class it needs.
+STRUCTURED_HOLES = {
+    "LAYERS": ("[({M}, {U}), (np.eye(2) + 0.5 * np.outer({U}, {U}), {U})]", None),
+    "PARAMS": ("{'W': {M}, 'b': {U}, 's': {S}, 'steps': 2}", None),
+    "LINEAR": ("Linear({M}, {U})", "Linear"),
+    "NET": ("Net({M}, {U}, {S})", "Net"),
+}
+
 # Module-level definitions idioms call (written before ``f`` when used).
 LIBRARY = {
     "layer": ("def layer(x, act=np.tanh):\n"
@@ -183,4 +228,32 @@ LIBRARY = {
                     "    return y\n"),
     "decay_rate": ("def decay_rate(y):\n"
                    "    return -0.5 * y + 0.1 * np.sin(y)\n"),
+    # ---- structured parameters' classes, and what users call on them
+    "Linear": ("import collections\n\n"
+               "Linear = collections.namedtuple('Linear', ['W', 'b'])\n"),
+    "Net": ("import dataclasses\n\n\n"
+            "@dataclasses.dataclass\n"
+            "class Net:\n"
+            "    W: object\n"
+            "    b: object\n"
+            "    scale: object\n\n"
+            "    def forward(self, x):\n"
+            "        return np.tanh(self.W @ x + self.b) * self.scale\n"),
+    "Stack": ("class Stack:\n"
+              "    def __init__(self, leak):\n"
+              "        self.leak = leak\n\n"
+              "    def apply(self, layers, x):\n"
+              "        for W, b in layers:\n"
+              "            x = np.tanh(W @ x + b) + self.leak * (W @ x)\n"
+              "        return x\n"),
+    "chain": ("def chain(x, *layers):\n"
+              "    for W, b in layers:\n"
+              "        x = np.tanh(W @ x + b)\n"
+              "    return x\n"),
+    "squared_norm": ("def squared_norm(*arrays):\n"
+                     "    return sum(np.sum(a ** 2) for a in arrays)\n"),
+    "dense": ("def dense(x, W, b, *, act=np.tanh, scale=1.0):\n"
+              "    return act(W @ x + b) * scale\n"),
+    "predict": ("def predict(net, x):\n"
+                "    return net.forward(x) * net.scale\n"),
 }

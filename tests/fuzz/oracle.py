@@ -25,7 +25,13 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
 Inputs may be float32 (the reference is still float64 finite differences of the plain
 function, at the inputs widened to float64; the tolerance is float32's) or complex (steps
 along the real and the imaginary part: the gradient is dL/dRe + 1j dL/dIm, and cotangents
-pair with tangents through Re(sum(conj(a) * b))).
+pair with tangents through Re(sum(conj(a) * b))). An input may be structured, as users'
+parameters are: a list of ``(W, b)`` tuples, a dict of named arrays, a namedtuple or a
+dataclass (``trees.py``). Every float and array inside is differenced on its own, and each
+gradient s2sad gives (value_and_grad, vjp's pullback, hvp, compile=True) must come in the
+input's own container, as the README promises (same type, keys, order and length; None for
+an int inside): a mismatch is a failure (``gradient-structure``, ``cotangent-structure``,
+``hvp-structure``, ``compiled-structure``); then it is compared leaf by leaf.
 
 An ``S2SADError`` is a REFUSAL, not a failure: recorded in ``Outcome.refusals`` by
 construct (its message, normalised), and checked to name the program's file and a line
@@ -53,6 +59,8 @@ import numpy as np
 
 import s2sad
 from s2sad.errors import MissingRuleError, S2SADError
+
+from . import trees
 
 MODES = ("reverse", "forward", "second", "compiled")   # what a check runs, all by default
 RTOL, ATOL = 1e-5, 1e-6          # gradient against finite differences
@@ -99,8 +107,11 @@ class TimeLimit(BaseException):
 
 
 class time_limit:
-    """``with time_limit(seconds):`` raises TimeLimit when the time is up (SIGALRM; only in
-    the main thread of a process with setitimer, elsewhere it does nothing)."""
+    """``with time_limit(seconds):`` raises TimeLimit when the process has used ``seconds`` of
+    CPU time (SIGPROF; only in the main thread of a process with setitimer, elsewhere it does
+    nothing). CPU time, not wall time: on a shared machine (five engineers on two cores) a
+    check of 25 s of CPU took 104 s of wall time, and a wall-clock limit reported it as a
+    "timeout" failure. A program that never ends uses CPU all the while."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
@@ -114,16 +125,16 @@ class time_limit:
             def alarm(signum, frame):
                 raise TimeLimit()
 
-            self.previous = signal.signal(signal.SIGALRM, alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.previous = signal.signal(signal.SIGPROF, alarm)
+            signal.setitimer(signal.ITIMER_PROF, self.seconds)
         return self
 
     def __exit__(self, *exc):
         if self.active:
             import signal
 
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self.previous)
         return False
 
 
@@ -191,6 +202,8 @@ def check_source(source: str, args, output_kind: str, u, tangents, directory: st
     module = load(source, directory, stem)
     try:
         probe = Probe(source)
+        # a program's own namedtuples and dataclasses, made now that its module exists (trees.Record)
+        args, tangents = trees.materialise(tuple(args), vars(module)), trees.materialise(list(tangents), vars(module))
         with _forget_generated_modules():
             return check_module(module, probe, args, output_kind, u, tangents, modes)
     finally:
@@ -308,12 +321,14 @@ def _pairing(a, b) -> float:
 
 
 def numerical_directional(function, args, tangents, positions, base_path=None, probe=None):
-    """``J v`` by the same stencil along the direction ``v``."""
+    """``J v`` by the same stencil along the direction ``v`` (each leaf of a structured argument
+    moved along its own tangent)."""
 
     def at(step):
         moved = list(args)
         for p in positions:
-            moved[p] = args[p] + step * widened(tangents[p])
+            moved[p] = trees.with_leaves(args[p], [a + step * widened(t) for a, t in
+                                                   zip(trees.leaves(args[p]), trees.leaves(tangents[p]))])
         return moved
 
     def value(moved):
@@ -365,28 +380,59 @@ def _missing_rule_name(error) -> str:
 
 def _same_inputs(before, after) -> str | None:
     for i, (a, b) in enumerate(zip(before, after)):
-        if type(a) is not type(b):
-            return f"argument {i} changed type from {type(a).__name__} to {type(b).__name__}"
-        if isinstance(a, np.ndarray):
-            if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b):
-                return f"argument {i} was changed in place: {a.tolist()} became {b.tolist()}"
-        elif a != b:
-            return f"argument {i} changed from {a!r} to {b!r}"
+        changed = trees.difference(a, b, f"argument {i}")
+        if changed:
+            return changed
     return None
 
 
-def _check_type(outcome, gradient, primal, position) -> None:
+def _check_type(outcome, gradient, primal, label) -> None:
+    """A gradient leaf has its primal's type, shape and dtype (``label``: "argument 0", "argument 1['W']")."""
     if isinstance(primal, np.ndarray):
         if not isinstance(gradient, np.ndarray) or gradient.shape != primal.shape or gradient.dtype != primal.dtype:
-            outcome.fail("gradient-type", f"the gradient of argument {position} (an array {primal.shape} {primal.dtype}) "
+            outcome.fail("gradient-type", f"the gradient of {label} (an array {primal.shape} {primal.dtype}) "
                                           f"is {type(gradient).__name__} {getattr(gradient, 'shape', '')} "
                                           f"{getattr(gradient, 'dtype', '')}")
     elif isinstance(primal, (float, complex)) and type(gradient) is not type(primal):
-        outcome.fail("gradient-type", f"the gradient of argument {position} (a {type(primal).__name__}) "
+        outcome.fail("gradient-type", f"the gradient of {label} (a {type(primal).__name__}) "
                                       f"is a {type(gradient).__name__}")
     elif isinstance(primal, np.generic) and np.asarray(gradient).dtype != primal.dtype:
-        outcome.fail("gradient-type", f"the gradient of argument {position} (a {type(primal).__name__}) "
+        outcome.fail("gradient-type", f"the gradient of {label} (a {type(primal).__name__}) "
                                       f"is a {type(gradient).__name__} of dtype {np.asarray(gradient).dtype}")
+
+
+class Layout:
+    """The leaves (floats and arrays) of the differentiated arguments as one flat list, and
+    each gradient s2sad gives for them read the same way, once its structure is checked."""
+
+    def __init__(self, args, positions):
+        self.args, self.positions = args, positions
+        self.labels = [f"argument {p}{path}" for p in positions for path, _ in trees.flatten(args[p])]
+
+    def flat(self, values) -> list:
+        """The leaves of ``values`` (one value per argument) at the differentiated positions."""
+        return [leaf for p in self.positions for leaf in trees.leaves(values[p])]
+
+    def unflat(self, flat, like) -> list:
+        """``like`` (one value per argument) with the leaves at the differentiated positions replaced by ``flat``."""
+        values, start = list(like), 0
+        for p in self.positions:
+            count = len(trees.leaves(like[p]))
+            values[p] = trees.with_leaves(like[p], list(flat[start:start + count]))
+            start += count
+        return values
+
+    def read(self, outcome, category, given) -> list | None:
+        """The leaves of ``given`` (one gradient per differentiated argument, s2sad's); None
+        (and a ``category`` failure) where a gradient does not have its argument's structure."""
+        flat = []
+        for gradient, p in zip(given, self.positions):
+            problem = trees.structure_mismatch(gradient, self.args[p], f"argument {p}")
+            if problem:
+                outcome.fail(category, f"{problem} (README: containers come back as themselves)")
+                return None
+            flat += trees.leaves_like(gradient, self.args[p])
+        return flat
 
 
 def _close(a, b, rtol, atol, equal_nan=False) -> bool:
@@ -414,9 +460,9 @@ def _refusal(outcome, stage, error, path) -> None:
 
 def modes_for(signature: str) -> tuple:
     """The modes a check must run to see a failure with this signature again (reduce.py)."""
-    if signature.startswith(("second-exception", "hvp-mismatch")):
+    if signature.startswith(("second-exception", "hvp-mismatch", "hvp-structure")):
         return ("second",)
-    if signature.startswith(("compiled-exception", "compiled-mismatch")):
+    if signature.startswith(("compiled-exception", "compiled-mismatch", "compiled-structure")):
         return ("reverse", "compiled")
     if signature.startswith(("forward-exception", "jvp-mismatch", "jvp-value-mismatch")):
         return ("forward",)
@@ -427,21 +473,27 @@ def modes_for(signature: str) -> tuple:
 
 def _tolerances(args, expected):
     """(rtol, atol) of the gradient check: float64's, or float32's relative to the largest entry."""
-    if any(np.asarray(a).dtype == np.float32 for a in args if isinstance(a, (np.ndarray, np.generic))):
+    if any(np.asarray(a).dtype == np.float32 for a in trees.leaves(list(args)) if isinstance(a, (np.ndarray, np.generic))):
         scale = max([float(np.max(np.abs(g), initial=0.0)) for g in expected] + [1.0])
         return FLOAT32_RTOL, FLOAT32_RTOL * scale
     return RTOL, ATOL
 
 
 def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -> Outcome:
-    """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out."""
+    """Run every check on ``f`` at ``args`` (see the module docstring); ``modes`` may leave one out.
+
+    An argument is differentiated if it holds a float or an array, itself or inside a list,
+    tuple, dict, namedtuple or dataclass (``trees``); finite differences move each leaf on its
+    own, and s2sad's gradients are read leaf by leaf (``Layout``) once their structure is checked.
+    """
     outcome = Outcome()
     args = tuple(args)
     before = copy.deepcopy(args)
     path = os.path.abspath(f.__code__.co_filename)
-    positions = tuple(i for i, a in enumerate(args)
-                      if isinstance(a, (float, complex, np.ndarray, np.floating, np.complexfloating)))
-    wide = tuple(widened(a) for a in args)
+    positions = tuple(i for i, a in enumerate(args) if trees.flatten(a))
+    layout = Layout(args, positions)
+    wide = tuple(trees.tree_map(widened, a) for a in args)
+    flat_tangents = layout.flat(tangents)
     with np.errstate(all="ignore"):
         reference = f(*copy.deepcopy(args))
     if np.shape(reference) != np.shape(u):
@@ -456,8 +508,13 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
         base_path = probe.path(records)
     scalar = output_kind == "S"
     phi = _objective(f, u, base_path, probe)
+
+    def flat_phi(flat):   # phi of the leaves
+        return phi(layout.unflat(flat, wide))
+
     try:
-        expected = numerical_gradients(phi, copy.deepcopy(wide), positions) if "reverse" in modes else []   # of <u, f>
+        expected = numerical_gradients(flat_phi, copy.deepcopy(layout.flat(wide)), range(len(layout.labels))) \
+            if "reverse" in modes else []   # of <u, f>, leaf by leaf
     except PathChanged:
         outcome.invalid = "a finite-difference step changes a branch"
         return outcome
@@ -470,25 +527,27 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
     rtol, atol = _tolerances(args, expected)
     loose = rtol > RTOL   # float32: values and pairings agree to float32's precision only
     exact = 1e-5 if loose else EXACT_RTOL
+    primals = layout.flat(args)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # ---------------- reverse mode
-        gradients = None   # of <u, f>
+        gradients = None   # of <u, f>, leaf by leaf
+        raw = raw_leaves = None   # value_and_grad's, as s2sad gives them (a scalar program), and their leaves
         try:
             if "reverse" not in modes:
                 raise _Skipped()
             if scalar:
                 value, raw = s2sad.value_and_grad(f, argnums=positions)(*args)
-                for k, p in enumerate(positions):
-                    _check_type(outcome, raw[k], args[p], p)
-                gradients = [u * np.asarray(g) for g in raw]
+                read = layout.read(outcome, "gradient-structure", raw)
+                gradients = None if read is None else [u * np.asarray(g) for g in read]
+                raw_leaves = read
             else:
                 value, pullback = s2sad.vjp(f, *args)
                 cotangents = pullback(u)
-                gradients = [cotangents[p] for p in positions]
-                for k, p in enumerate(positions):
-                    _check_type(outcome, gradients[k], args[p], p)
+                gradients = raw_leaves = layout.read(outcome, "cotangent-structure", [cotangents[p] for p in positions])
+            for label, g, primal in zip(layout.labels, raw_leaves or [], primals):
+                _check_type(outcome, g, primal, label)
         except _Skipped:
             pass
         except S2SADError as error:
@@ -501,24 +560,25 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
             elif np.asarray(value).dtype != np.asarray(reference).dtype:
                 outcome.fail("value-dtype", f"s2sad's value {value!r} has dtype {np.asarray(value).dtype}, "
                                             f"NumPy's {reference!r} has {np.asarray(reference).dtype}")
-            for k, p in enumerate(positions):
-                if not np.all(np.isfinite(gradients[k])):   # the reference is finite (checked above)
-                    outcome.fail("grad-not-finite", f"gradient of <u, f> in argument {p}: s2sad "
-                                                    f"{np.asarray(gradients[k]).tolist()}, finite differences "
-                                                    f"{np.asarray(expected[k]).tolist()}")
-                elif not _close(gradients[k], expected[k], rtol, atol):
-                    outcome.fail("grad-mismatch", f"gradient of <u, f> (u={np.asarray(u).tolist()}) in argument {p}: "
-                                                  f"s2sad {np.asarray(gradients[k]).tolist()} != finite differences "
-                                                  f"{np.asarray(expected[k]).tolist()}")
+            for label, got, want in zip(layout.labels, gradients, expected):
+                if not np.all(np.isfinite(got)):   # the reference is finite (checked above)
+                    outcome.fail("grad-not-finite", f"gradient of <u, f> in {label}: s2sad "
+                                                    f"{np.asarray(got).tolist()}, finite differences "
+                                                    f"{np.asarray(want).tolist()}")
+                elif not _close(got, want, rtol, atol):
+                    outcome.fail("grad-mismatch", f"gradient of <u, f> (u={np.asarray(u).tolist()}) in {label}: "
+                                                  f"s2sad {np.asarray(got).tolist()} != finite differences "
+                                                  f"{np.asarray(want).tolist()}")
             # a second pullback of the same vjp: linear in the cotangent
             try:
                 _, pullback = s2sad.vjp(f, *args)
-                first = pullback(u)
-                second = pullback(-0.5 * u)
-                for p in positions:
-                    if not _close(second[p], -0.5 * np.asarray(first[p]), exact, 1e-12, equal_nan=True):
-                        outcome.fail("pullback-rerun", f"argument {p}: the pullback called again with -u/2 gives "
-                                                       f"{np.asarray(second[p]).tolist()}, not -1/2 of {np.asarray(first[p]).tolist()}")
+                first, second = pullback(u), pullback(-0.5 * u)
+                first = layout.read(outcome, "cotangent-structure", [first[p] for p in positions])
+                second = layout.read(outcome, "cotangent-structure", [second[p] for p in positions])
+                for label, one, two in zip(layout.labels, first or [], second or []):
+                    if not _close(two, -0.5 * np.asarray(one), exact, 1e-12, equal_nan=True):
+                        outcome.fail("pullback-rerun", f"{label}: the pullback called again with -u/2 gives "
+                                                       f"{np.asarray(two).tolist()}, not -1/2 of {np.asarray(one).tolist()}")
             except S2SADError as error:
                 _refusal(outcome, "reverse", error, path)
             except Exception as error:  # noqa: BLE001
@@ -552,15 +612,15 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
                                                  f"{np.asarray(directional).tolist()}")
             if gradients is not None:
                 forward = _pairing(u, ydot)
-                backward = sum(_pairing(gradients[k], tangents[p]) for k, p in enumerate(positions))
+                backward = sum(_pairing(g, t) for g, t in zip(gradients, flat_tangents))
                 scale = 1.0 + abs(forward) + abs(backward)
                 if abs(forward - backward) > (1e-4 if loose else 1e-7) * scale:
                     outcome.fail("jvp-vjp-mismatch", f"<u, J v> is {forward!r} by jvp but {backward!r} by vjp")
 
         if "second" in modes:
-            _check_second_order(outcome, f, args, wide, tangents, positions, scalar and not loose, u, phi, path)
-        if "compiled" in modes and scalar and gradients is not None:
-            _check_compiled(outcome, f, args, positions, value, raw, path)
+            _check_second_order(outcome, f, args, wide, tangents, layout, scalar and not loose, u, flat_phi, path)
+        if "compiled" in modes and scalar and raw is not None and raw_leaves is not None:
+            _check_compiled(outcome, f, args, layout, value, raw_leaves, path)
 
     changed = _same_inputs(before, args)
     if changed:
@@ -568,15 +628,23 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
     return outcome
 
 
-def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None:
+def _compilable(value) -> bool:
+    """A call compile=True is tried on: Python floats, ints and arrays, alone or in containers."""
+    if trees.is_container(value):
+        return all(type(leaf) in (float, np.ndarray) for leaf in trees.leaves(value))
+    return type(value) in (float, int, np.ndarray)
+
+
+def _check_compiled(outcome, f, args, layout, value, gradients, path) -> None:
     """``compile=True`` gives the NumPy path's value and gradient (to rounding), or takes the
-    NumPy path; calls of Python floats, ints and arrays are tried (float64 arrays compile)."""
-    if not all(type(a) in (float, int, np.ndarray) for a in args) or importlib.util.find_spec("numba") is None:
+    NumPy path; calls of Python floats, ints and arrays (in containers too) are tried
+    (float64 arrays compile). ``gradients``: the NumPy path's, leaf by leaf."""
+    if not all(_compilable(a) for a in args) or importlib.util.find_spec("numba") is None:
         return
     try:
         with warnings.catch_warnings(record=True) as fallbacks:
             warnings.simplefilter("always", s2sad.CompiledFallbackWarning)
-            compiled_value, compiled = s2sad.value_and_grad(f, argnums=positions, compile=True)(*args)
+            compiled_value, compiled = s2sad.value_and_grad(f, argnums=layout.positions, compile=True)(*args)
         said = [str(w.message) for w in fallbacks if issubclass(w.category, s2sad.CompiledFallbackWarning)]
         outcome.compiled_ran = not said
         if said:  # the reason, as a short key: the names it gives, or its first words
@@ -591,7 +659,11 @@ def _check_compiled(outcome, f, args, positions, value, gradients, path) -> None
         _exception_failure(outcome, "compiled", error)
         return
     outcome.compiled_checked = True
-    if any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args):
+    compiled = layout.read(outcome, "compiled-structure", compiled)
+    if compiled is None:
+        return
+    if any(isinstance(leaf, np.ndarray) and leaf.dtype == np.float32
+           for a in args for leaf in (trees.leaves(a) if trees.is_container(a) else (a,))):
         _check_compiled_float32(outcome, compiled_value, compiled, value, gradients)
         return
     if not _close(compiled_value, value, EXACT_RTOL, 1e-12) or \
@@ -618,10 +690,11 @@ def _check_compiled_float32(outcome, compiled_value, compiled, value, gradients)
 SECOND_RTOL, SECOND_ATOL = 1e-4, 1e-5   # hvp against nested finite differences (each ~1e-7 off)
 
 
-def _check_second_order(outcome, f, args, wide, tangents, positions, judged: bool, u, phi, path) -> None:
+def _check_second_order(outcome, f, args, wide, tangents, layout, judged: bool, u, flat_phi, path) -> None:
     """``hvp`` of a scalar ``f`` along the tangents (times ``u``), against central differences
     along them of the finite-difference gradient of ``phi = u * f`` (both nested stencils run on
     the probed twin: a step that changes the path makes the program unjudged here, not failed)."""
+    positions = layout.positions
     if not judged or not positions:
         outcome.second_order = "not a scalar float64 or complex program"
         return
@@ -638,16 +711,17 @@ def _check_second_order(outcome, f, args, wide, tangents, positions, judged: boo
     except Exception as error:  # noqa: BLE001 - every exception is a finding
         _exception_failure(outcome, "second", error)
         return
-    products = products if len(positions) > 1 else (products,)
+    products = layout.read(outcome, "hvp-structure", products if len(positions) > 1 else (products,))
+    if products is None:
+        return
+    flat_wide, flat_tangents = layout.flat(wide), [widened(t) for t in layout.flat(tangents)]
+    leaves = range(len(flat_wide))
 
     def gradient_along(moved):
-        return np.concatenate([np.ravel(g) for g in numerical_gradients(phi, moved, positions)])
+        return np.concatenate([np.ravel(g) for g in numerical_gradients(flat_phi, moved, leaves)])
 
     def at(step):
-        moved = list(wide)
-        for p in positions:
-            moved[p] = wide[p] + step * widened(tangents[p])
-        return moved
+        return [a + step * t for a, t in zip(flat_wide, flat_tangents)]
 
     try:
         expected = _stencil(gradient_along, at)

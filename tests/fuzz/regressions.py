@@ -29,6 +29,7 @@ import re
 
 import numpy as np
 
+from . import trees
 from .generator import HEADER, SHAPES, _literal, directions
 from .generator import Param
 
@@ -38,6 +39,8 @@ DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 def kind_of(value) -> str:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return "int"
+    if trees.is_container(value):
+        return "tree"   # a structured input: its directions follow its leaves (generator.directions)
     shape = np.shape(value)
     for kind, known in SHAPES.items():
         if known == shape:

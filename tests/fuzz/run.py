@@ -8,6 +8,8 @@ Options::
     --jobs J         worker processes (default: min(2, number of CPUs))
     --minutes M      stop starting new batches after M minutes (default: no limit)
     --seed S         first hypothesis seed (default 0); batch k of worker w uses S + 1000 * w + k
+                     (so runs whose seeds are closer than their number of batches share
+                     batches, the same programs: 600 programs in batches of 200 use S..S+2)
     --batch B        programs per hypothesis run (default 200)
     --out DIR        where shrunk failing programs are written (default: a new temporary directory)
     --save           write them to tests/fuzz_regressions/ instead (marked XFAIL "not triaged yet")
@@ -39,7 +41,7 @@ import warnings
 
 SHRINK_BUDGET = 150     # checks hypothesis may spend shrinking one failure
 REDUCE_BUDGET = 150     # checks reduce.py may spend on it afterwards
-CHECK_SECONDS = 120     # a program whose checks take longer is reported as a "timeout" failure
+CHECK_SECONDS = 120     # a program whose checks take longer (CPU time) is reported as a "timeout" failure
 SHRINK_SECONDS = 60     # and at most this long shrinking it (hypothesis' MAX_SHRINKING_SECONDS)
 
 
@@ -109,7 +111,7 @@ class Campaign:
                 outcome = check_program(program, self.directory)
         except TimeLimit:   # s2sad (or the program) never finished: a finding too
             outcome = Outcome()
-            outcome.fail("timeout", f"the checks did not finish in {CHECK_SECONDS} s")
+            outcome.fail("timeout", f"the checks did not finish in {CHECK_SECONDS} s of CPU time")
         self.results[key] = outcome
         if len(self.results) > 2000:
             self.results.clear()

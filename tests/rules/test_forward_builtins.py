@@ -1,6 +1,7 @@
 """Forward rules of rules/builtins.py: abs, pow, float, sum, list, tuple, max, min; and
 coverage of every differentiable rule the module registers."""
 import builtins
+import collections
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import s2sad  # noqa: F401
 from s2sad import registry
 from s2sad.forward_check import check_frule
 from s2sad.registry.forward import forward_rule
-from s2sad.runtime.tangents import ZERO
+from s2sad.runtime.tangents import ZERO, Tangent
 from test_forward_numpy_elementwise import registered_by
 
 rng = np.random.default_rng(5)
@@ -189,3 +190,26 @@ def test_sorted_and_dicts_jvp(f, count, dtype):
 
 def test_sorted_rule_pushes_each_tangent_to_its_new_place():
     assert push(builtins.sorted, ([3.0, 1.0, 2.0],), {"iterable": [10.0, 20.0, 30.0]}) == [20.0, 30.0, 10.0]
+
+
+Affine = collections.namedtuple("Affine", ["W", "b"])
+
+
+def _affine_tanh(x, W, b):
+    return np.tanh(W @ x + b)
+
+
+def _star_call_of_a_namedtuple_made_inside(x):
+    layer = Affine(np.outer(np.cos(x[:2]), x), np.sin(x[:2]))
+    return np.sum(_affine_tanh(x, *layer)) + np.sum(list(layer)[1])
+
+
+def test_list_and_tuple_of_a_namedtuple_made_in_forward_code():
+    """Its tangent is a structural Tangent read field by field (``tuple(g)`` of it raised
+    TypeError; found by the fuzzer, fuzz21): jvp against central differences."""
+    x, v = np.array([0.3, -0.7, 1.1]), np.array([0.5, 1.0, -0.25])
+    _, tangent = s2sad.jvp(_star_call_of_a_namedtuple_made_inside, (x,), (v,))
+    h = 1e-6
+    expected = (_star_call_of_a_namedtuple_made_inside(x + h * v) - _star_call_of_a_namedtuple_made_inside(x - h * v)) / (2 * h)
+    assert tangent == pytest.approx(expected, rel=1e-7)
+    assert push(builtins.tuple, ({"a": 1.0},), {"iterable": Tangent(dict, {"a": 2.0})}) is ZERO   # a dict's keys
