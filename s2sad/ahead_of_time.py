@@ -7,12 +7,14 @@ same generated function is compiled once more ahead of time by Numba's ``numba.p
 Python extension module of its own, for the exact argument types of a call (Numba's types:
 dtype, rank, layout, writability), and kept beside the generated module in s2sad's disk cache::
 
-    <cache>/s2sad_<name>_compiled_<hash>.py.aot/<digest>-<signature>.<extension suffix>
+    <cache>/s2sad_<name>_compiled_<hash>.py.aot/<digest>-<signature>[.blas].<extension suffix>
 
 ``<hash>`` names everything the generated text was made from; ``<digest>`` the argument types,
-Numba's and NumPy's versions, the CPU (compiled for the host's, as Numba's JIT compiles) and
-the values of the data the module binds from the function's globals (which Numba freezes
-into the machine code); ``<signature>`` is an HMAC of the file's bytes with the key that signs
+Numba's and NumPy's versions, the CPU (compiled for the host's, as Numba's JIT compiles, where
+``/proc/cpuinfo`` names it; else for any CPU of the architecture) and the values of the data the
+module binds from the function's globals (which Numba freezes into the machine code);
+``.blas`` says its first call looked up BLAS functions (``blas_nearby``); ``<signature>`` is an
+HMAC of the file's bytes with the key that signs
 the cache's bytecode (``cache.bytecode_key``), so a file cut short, changed, or copied in from
 elsewhere is not there. A later process loads it with the import system alone: no Numba.
 
@@ -25,7 +27,8 @@ at the call that asked for it. Without a C compiler, or with ``S2SAD_AHEAD_OF_TI
 nothing is built and nothing changes.
 
 Functions whose compiled code calls the split forms of the user's other functions are left
-out (their machine code would hold their callees', whose changes the file name does not see).
+out: loading their generated module makes the callees' Numba dispatchers (transform.bind),
+which imports Numba, so there would be nothing to gain.
 
 How errors surface: an exception raised inside the machine code is the same exception, made
 by unpickling its class (``pickle`` imports the module defining it: ``NotCompiledCase`` brings
@@ -36,12 +39,15 @@ Loading a generated module imports ``s2sad.compiled_helpers``, which imports Num
 its overloads. Where this module's machine code exists for a function, the generated module is
 loaded with a stand-in for ``compiled_helpers`` (``helpers_deferred``) whose names are
 placeholders; before anything hands the module's functions to Numba, ``realise`` swaps the
-placeholders for the real helpers.
+placeholders for the real helpers. (The stand-in is in ``sys.modules`` only while that module
+loads, under this module's lock: another thread importing ``compiled_helpers`` at that very
+moment would get it too.)
 """
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import hmac
 import importlib.machinery
@@ -119,9 +125,12 @@ def _numba_version() -> str | None:
     return found.group(1) if found else None
 
 
+@functools.lru_cache(maxsize=None)
 def _cpu() -> str:
-    """The CPU the machine code was compiled for (the host's): its model and its features."""
-    described = [platform.machine(), platform.processor()]
+    """The CPU the machine code is compiled for: the host's model and features where the system
+    says them (``/proc/cpuinfo``), else the architecture alone (then compiled for any CPU of it:
+    ``_target_cpu``). (Not ``platform.processor()``: it runs ``uname -p``, 8 ms.)"""
+    described = [platform.machine()]
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as stream:
             for line in stream:
@@ -132,6 +141,11 @@ def _cpu() -> str:
     except OSError:
         pass
     return "\n".join(described)
+
+
+def _target_cpu() -> str:
+    """numba.pycc's CPU: the host's (as Numba's JIT compiles) when the key names it, else generic."""
+    return "host" if "flags" in _cpu() or "Features" in _cpu() else ""
 
 
 def _versions_and_cpu() -> str | None:
@@ -196,8 +210,14 @@ class Loaded:
         self.directory = directory_of(entry.__code__.co_filename)
         self._found: dict = {}  # call kind -> (the exported function, uses BLAS) or None
 
-    def function_for(self, args):
-        """``(function, uses BLAS)`` computing what the dispatcher computes at ``args``, or None."""
+    def function_for(self, args, all_floats: bool = False):
+        """``(function, uses BLAS)`` computing what the dispatcher computes at ``args``, or None.
+        ``all_floats``: the caller knows every argument is a float (the kind is their number)."""
+        if all_floats:
+            found = self._found.get(len(args), False)
+            if found is False:
+                found = self._found[len(args)] = self.function_for(args)
+            return found
         kind = call_kind(args)
         if kind is None:
             return None
@@ -207,13 +227,10 @@ class Loaded:
                 found = self._found[kind] = _load(self.entry, self.directory, kind)
         return found
 
-    def forget(self, kind_args) -> None:
-        self._found[call_kind(kind_args)] = None
-
 
 def _load(entry, directory: str, kind: str):
     digest = _digest(entry, kind)
-    if digest is None:
+    if digest is None or cache.bytecode_key() is None:  # (without the key nothing can be vouched for)
         return None
     try:
         names = [n for n in os.listdir(directory) if n.startswith(digest + "-") and n.endswith(_SUFFIX)]
@@ -221,7 +238,7 @@ def _load(entry, directory: str, kind: str):
         return None
     for name in names:
         path = os.path.join(directory, name)
-        data = cache._read_regular(path)
+        data = cache.read_file(path)
         expected = name[len(digest) + 1:-len(_SUFFIX)].split(".")[0]
         if data is None or not hmac.compare_digest(_signed(data) or "", expected):
             _remove(path)  # cut short, changed, or not ours: not there (and built again when asked)
@@ -434,7 +451,7 @@ def build(entry, dispatcher, args) -> str | None:
 
             compiler = CC(_module_name(digest))
             compiler.output_dir = scratch
-            compiler.target_cpu = "host"  # as Numba's JIT compiles; the CPU is in the key
+            compiler.target_cpu = _target_cpu()  # the CPU is in the key
             compiler.verbose = False
             compiler.export("gradient", overload.signature)(entry)
             with global_compiler_lock, contextlib.redirect_stdout(None):

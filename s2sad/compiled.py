@@ -18,7 +18,6 @@ again on the NumPy path, whose answer, or error (the user's own ``raise``), is t
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import operator
@@ -128,13 +127,15 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         kinds = tuple(kinds)
         if listed:
             args = tuple(tuple(a) if a.__class__ is list else a for a in args)
-        machine = None if lane[9] is None else lane[9].function_for(args)  # (function, uses BLAS) or None
+        machine = None if lane[9] is None else lane[9].function_for(args, not kinds)  # (function, uses BLAS) or None
         try:
             if machine is None:
                 value, gradients = lane[2](*args)
-            else:  # its first call finds its BLAS functions without importing scipy.linalg
-                with ahead_of_time.blas_nearby() if machine[1] and kinds not in lane[6] else contextlib.nullcontext():
+            elif machine[1] and kinds not in lane[6]:  # its first call: BLAS found without importing scipy.linalg
+                with ahead_of_time.blas_nearby():
                     value, gradients = machine[0](*args)
+            else:
+                value, gradients = machine[0](*args)
         except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
             return numpy_path(*given)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
