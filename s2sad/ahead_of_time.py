@@ -195,10 +195,18 @@ def _signed(data: bytes) -> str | None:
 
 
 def _eligible(entry) -> bool:
-    """Whether this function's machine code may be kept: it calls no split user function."""
+    """Whether this function's machine code may be kept: its generated module is a file of the
+    disk cache (not one kept in memory), and it calls no split user function."""
     namespace = entry.__globals__
-    return not any(recipe[0] in ("compiled_forward", "compiled_reverse")
-                   for recipe in namespace.get("BINDINGS", {}).values())
+    made_from = entry.__code__.co_filename
+    return os.path.isabs(made_from) and os.path.isfile(made_from) and \
+        not any(recipe[0] in ("compiled_forward", "compiled_reverse") for recipe in namespace.get("BINDINGS", {}).values())
+
+
+def _failed_path(entry, digest: str) -> str:
+    """Beside the generated module: that building its machine code for ``digest`` failed (no
+    compiler's headers, a result other than Numba's): not tried again at each exit."""
+    return f"{entry.__code__.co_filename}.{digest}.ahead-of-time-failed"
 
 
 # ------------------------------------------------------------------ loading
@@ -373,6 +381,7 @@ def deferred(namespace: dict) -> bool:
 
 # ------------------------------------------------------------------ building
 _pending: dict = {}  # (entry file, call kind) -> (entry, dispatcher, arguments)
+MOST_AT_EXIT = 4  # builds a process's exit waits for (a few seconds each); later processes build the rest
 _registered = False
 
 
@@ -382,11 +391,12 @@ def build_at_exit(entry, dispatcher, args) -> None:
     if not enabled() or not _eligible(entry) or c_compiler() is None:
         return
     kind = call_kind(args)
-    if kind is None:
+    digest = None if kind is None else _digest(entry, kind)
+    if digest is None or os.path.exists(_failed_path(entry, digest)):
         return
     with _lock:
         key = (entry.__code__.co_filename, kind)
-        if key in _pending:
+        if key in _pending or len(_pending) >= MOST_AT_EXIT:
             return
         _pending[key] = (entry, dispatcher, _copied(args))
         if not _registered:
@@ -418,9 +428,17 @@ def _build_pending() -> None:
         _pending.clear()
     for entry, dispatcher, args in pending:
         try:
-            build(entry, dispatcher, args)
+            kept_at = build(entry, dispatcher, args)
         except Exception:  # noqa: BLE001 - no machine code kept; Numba's cache serves as before
-            pass
+            kept_at = None
+        if kept_at is None:
+            digest = _digest(entry, call_kind(args))
+            if digest is not None:
+                try:
+                    with open(_failed_path(entry, digest), "x"):
+                        pass
+                except OSError:
+                    pass
 
 
 def build(entry, dispatcher, args) -> str | None:

@@ -155,14 +155,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             if machine is None:  # (machine code kept ahead of time was made after they passed)
-                earlier = _passed_before(lane[1], kinds)
-                unsafe = None if earlier else _integer_products(lane[1], lane[2], args)
+                passed = _passed_before(lane[1], kinds)
+                unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
                     lanes[len(given)] = (registry_generation(), None)
                     _failed(function, lane[4], unsafe)
                     return numpy_path(*given)
                 _remember_passed(lane[1], kinds)
-                if earlier:  # a second process calls it: worth machine code that loads without Numba
+                if passed and _verdict_path(lane[1], kinds) not in _verdicts_written:
+                    # a second process calls it (another wrote the verdict): worth machine code that loads
+                    # without Numba
                     ahead_of_time.build_at_exit(lane[1], lane[2], args)
             lane[6].add(kinds)
         if not _all_finite(value, gradients):  # see above: the NumPy path decides
@@ -277,11 +279,15 @@ def _passed_before(entry, kinds) -> bool:
     return os.path.exists(_verdict_path(entry, kinds))
 
 
+_verdicts_written: set = set()  # the verdicts this process wrote (ahead_of_time's builds wait for a second process)
+
+
 def _remember_passed(entry, kinds) -> None:
     path = _verdict_path(entry, kinds)
     try:
         with open(path, "x"):
             pass
+        _verdicts_written.add(path)
     except OSError:  # there already, or a cache that cannot be written: checked again next time
         pass
 

@@ -136,7 +136,11 @@ def kept(tmp_path_factory):
     by_numba = in_a_new_process(directory, FIRST_CALLS)         # compiles: nothing kept
     assert by_numba["numba"] and not by_numba["warnings"], by_numba["warnings"]
     assert not glob.glob(str(directory / "cache" / "*.aot"))
-    in_a_new_process(directory, FIRST_CALLS)                    # Numba's cache: the machine code built at exit
+    in_a_new_process(directory, FIRST_CALLS)                    # Numba's cache: the machine code built at exit,
+    built = [name for name in FIRST_CALLS if kept_files(directory, name)]
+    assert len(built) == ahead_of_time.MOST_AT_EXIT < len(FIRST_CALLS)  # of at most 4 functions,
+    in_a_new_process(directory, FIRST_CALLS)                    # the others' by the next process
+    assert all(len(kept_files(directory, name)) == 1 for name in FIRST_CALLS)
     return directory, by_numba["results"]
 
 
@@ -289,11 +293,30 @@ def test_the_call_kind_tells_apart_what_numba_types_apart():
 def test_without_a_c_compiler_nothing_is_built(monkeypatch):
     from s2sad.transform import generated_compiled
 
-    monkeypatch.setattr(ahead_of_time, "c_compiler", lambda: None)
     module = _module_of_text(FUNCTIONS, "kept_functions_here")
     entry = generated_compiled(module.checked, ("x",))
+    monkeypatch.setattr(ahead_of_time, "_pending", {})
+    ahead_of_time.build_at_exit(entry, None, (V,))
+    assert ahead_of_time.pending() == [(entry.__code__.co_filename, "<f81C")]  # where there is one
+    monkeypatch.setattr(ahead_of_time, "_pending", {})
+    monkeypatch.setattr(ahead_of_time, "c_compiler", lambda: None)
     ahead_of_time.build_at_exit(entry, None, (V,))
     assert not ahead_of_time.pending()
+
+
+@needs_a_c_compiler
+def test_one_process_does_not_build_what_it_compiled_itself(monkeypatch):
+    """The integer check's verdict written by this process is no sign of a second process."""
+    from s2sad import compiled
+
+    module = _module_of_text(FUNCTIONS, "kept_functions_once")
+    monkeypatch.setattr(ahead_of_time, "_pending", {})
+    s2sad.grad(module.checked, compile=True)(V)
+    s2sad.grad(module.checked, compile=True)(V)  # a new lane: the verdict on disk, written here
+    assert not ahead_of_time.pending()
+    monkeypatch.setattr(compiled, "_verdicts_written", set())  # as if another process had written it
+    s2sad.grad(module.checked, compile=True)(V)
+    assert len(ahead_of_time.pending()) == 1
 
 
 def _where(notes) -> list:
