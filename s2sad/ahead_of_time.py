@@ -398,14 +398,27 @@ def build_at_exit(entry, dispatcher, args) -> None:
         key = (entry.__code__.co_filename, kind)
         if key in _pending or len(_pending) >= MOST_AT_EXIT:
             return
-        _pending[key] = (entry, dispatcher, _copied(args))
+        copies = _copied(args)
+        if call_kind(copies) != kind:  # a strided or unaligned array: its copy would be another type
+            return
+        _pending[key] = (entry, dispatcher, copies)
         if not _registered:
             atexit.register(_build_pending)
             _registered = True
 
 
 def _copied(args):
-    return tuple(_copied(a) if a.__class__ is tuple else a.copy() if a.__class__ is np.ndarray else a for a in args)
+    """Copies of the arguments, for the check at exit (the caller may change its own meanwhile),
+    in their order (C or Fortran) and read-only when they were: of Numba's same types."""
+    copies = []
+    for a in args:
+        if a.__class__ is tuple:
+            a = _copied(a)
+        elif a.__class__ is np.ndarray:
+            writeable, a = a.flags.writeable, a.copy(order="K")
+            a.flags.writeable = writeable
+        copies.append(a)
+    return tuple(copies)
 
 
 def c_compiler() -> str | None:

@@ -305,6 +305,26 @@ def test_without_a_c_compiler_nothing_is_built(monkeypatch):
 
 
 @needs_a_c_compiler
+def test_the_arguments_kept_for_the_build_are_of_their_types(monkeypatch):
+    """Copied for the check at exit in their order and writability; a strided array is not built for."""
+    from s2sad.transform import generated_compiled
+
+    module = _module_of_text(FUNCTIONS, "kept_functions_here")
+    entry = generated_compiled(module.recurrent, ("W",))
+    readonly = H.copy()
+    readonly.flags.writeable = False
+    for args, built in (((np.asfortranarray(W), readonly, X), True), ((np.repeat(W, 2, axis=1)[:, ::2], H, X), False)):
+        monkeypatch.setattr(ahead_of_time, "_pending", {})
+        ahead_of_time.build_at_exit(entry, None, args)
+        kind = ahead_of_time.call_kind(args)
+        assert ahead_of_time.pending() == ([(entry.__code__.co_filename, kind)] if built else [])
+        if built:
+            (_, _, copies), = ahead_of_time._pending.values()
+            assert ahead_of_time.call_kind(copies) == kind and "F" in kind and "r" in kind
+            assert all(a is not b and np.array_equal(a, b) for a, b in zip(copies, args))
+
+
+@needs_a_c_compiler
 def test_one_process_does_not_build_what_it_compiled_itself(monkeypatch):
     """The integer check's verdict written by this process is no sign of a second process."""
     from s2sad import compiled
