@@ -24,6 +24,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -369,6 +370,35 @@ def transform_cost() -> dict:
             "import s2sad": statistics.median(v[1] for v in warm)}
 
 
+def compiled_first_call(name: str) -> dict:
+    """compile=True's first call of a workload in a new process: on an empty cache, from Numba's
+    disk cache (the second process, which builds the machine code kept ahead of time as it
+    exits), and from the caches after that (median of 5; whether Numba was imported)."""
+    script = (
+        "import time, sys; sys.path.insert(0, {here!r}); import numpy as np, s2sad, json; import workloads as w; "
+        "from run import inputs; args, argnums = inputs({name!r}, np.random.default_rng(0)); "
+        "g = s2sad.grad(w.{name}, argnums=argnums if len(argnums) > 1 else argnums[0], compile=True); "
+        "t0 = time.perf_counter(); g(*args); t1 = time.perf_counter(); "
+        "print(json.dumps([t1 - t0, 'numba' in sys.modules]))"
+    ).format(here=HERE, name=name)
+
+    def first_call(env):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        seconds, numba_imported = json.loads(done.stdout.strip().splitlines()[-1])
+        return seconds, numba_imported, time.perf_counter() - started
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, S2SAD_CACHE_DIR=cache)
+        cold = first_call(env)
+        second = first_call(env)
+        warm = [first_call(env) for _ in range(5)]
+    return {"empty cache": cold[0], "Numba's cache (a second process)": second[0],
+            "the second process, building as it exits": second[2],
+            "from the caches (median of 5)": statistics.median(v[0] for v in warm),
+            "numba imported from the caches": any(v[1] for v in warm)}
+
+
 def format_time(seconds: float) -> str:
     if seconds < 1e-5:
         return f"{seconds * 1e6:.2f} µs"
@@ -401,14 +431,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a rough picture in a minute)")
     parser.add_argument("--only", help="comma-separated workloads: scalar,small,mlp,elementwise,rnn,mysum,rk4,spring,"
-                        "transform,tape")
+                        "transform,first_call,tape")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--no-peers", action="store_true",
                         help="hand-written and s2sad only (before/after comparisons)")
     arguments = parser.parse_args(argv)
     repeats = 7 if arguments.quick else 31
     chosen = arguments.only.split(",") if arguments.only else ["scalar", "small", "mlp", "elementwise", "rnn",
-                                                                "rk4", "spring", "mysum", "transform", "tape"]
+                                                                "rk4", "spring", "mysum", "transform", "first_call",
+                                                                "tape"]
     found = {} if arguments.no_peers else peers()
     columns = ["hand-written", "s2sad", "s2sad compile=True", "s2sad generated code", "autograd", "jax eager",
                "jax.jit", "numba (hand-written)", "torch eager"]
@@ -424,7 +455,7 @@ def main(argv=None) -> int:
     ]
     rows = []
     for name in chosen:
-        if name in ("transform", "tape"):
+        if name in ("transform", "first_call", "tape"):
             continue
         sizes = [1000, 10000, 100000] if name == "mysum" else [None]
         for n in sizes:
@@ -476,6 +507,16 @@ def main(argv=None) -> int:
                   "", "| | time |", "| --- | --- |"]
         for key, value in cost.items():
             lines.append(f"| {key} | {format_time(value)} |")
+    if "first_call" in chosen and importlib.util.find_spec("numba") is not None:
+        lines += ["", "compile=True's first call in a new process (`compiled_first_call`; from the caches: the "
+                  "machine code kept ahead of time, `s2sad/ahead_of_time.py`):", "",
+                  "| workload | empty cache | Numba's cache (second process) | second process in all (builds at exit) "
+                  "| from the caches (median of 5) | Numba imported then |", "| --- | --- | --- | --- | --- | --- |"]
+        for name in ("scalar", "rnn"):
+            print(f"measuring the first compiled call of {name} ...", file=sys.stderr)
+            first = compiled_first_call(name)
+            cells = [format_time(value) for value in list(first.values())[:4]]
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if first['numba imported from the caches'] else 'no'} |")
     if "tape" in chosen:
         print("measuring tape bytes ...", file=sys.stderr)
         import tape_size

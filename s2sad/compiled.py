@@ -27,11 +27,13 @@ import hashlib
 import inspect
 import operator
 import os
+import sys
 import threading
 import warnings
 
 import numpy as np
 
+from . import ahead_of_time
 from .arguments import differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import CompiledFallbackWarning, NotCompiledError
@@ -100,8 +102,10 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         trusted = set()  # the arrays' dtypes (the argument types Numba tells apart) _integer_products passed
         # np.sum of an elementwise expression: large arrays take the NumPy path's blocks (see below)
         elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
+        # the machine code kept ahead of time for this entry (ahead_of_time.py), when there is some
+        kept = ahead_of_time.Loaded(found[0]) if ahead_of_time.kept(found[0]) else None
         lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
-                                   defaults, elementwise, target)
+                                   defaults, elementwise, target, kept)
         return lane
 
     @functools.wraps(function)
@@ -144,8 +148,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return numpy_path(*given)
         if listed:
             args = tuple(tuple(a) if a.__class__ is list else a for a in args)
+        # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
+        machine = None if lane[10] is None or has_float32(kinds) else lane[10].function_for(args, not kinds)
         try:
-            value, gradients = lane[2](*args)
+            if machine is None:
+                value, gradients = lane[2](*args)
+            elif machine[1] and kinds not in lane[6]:  # its first call: BLAS found without importing scipy.linalg
+                with ahead_of_time.blas_nearby():
+                    value, gradients = machine[0](*args)
+            else:
+                value, gradients = machine[0](*args)
         except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
             return numpy_path(*given)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
@@ -169,20 +181,25 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
-            passed = _passed_before(lane[1], kinds)
-            unsafe = None if passed else _integer_products(lane[1], lane[2], args)
-            if unsafe:
-                lanes[len(given)] = (registry_generation(), None)
-                _failed(lane[9], lane[4], unsafe)
-                return numpy_path(*given)
-            if has_float32(kinds):
-                unlike = _float32_unlike_numpy(lane[1], lane[2], args, gradients, lane[3], passed)
-                if unlike:
-                    refused.add(kinds)
-                    _fall_back(function, f"for float32 arguments, {unlike}: such calls run on the NumPy path")
+            if machine is None:  # (machine code kept ahead of time was made after they passed)
+                passed = _passed_before(lane[1], kinds)
+                unsafe = None if passed else _integer_products(lane[1], lane[2], args)
+                if unsafe:
+                    lanes[len(given)] = (registry_generation(), None)
+                    _failed(lane[9], lane[4], unsafe)
                     return numpy_path(*given)
-                float32_values[kinds] = _returns_float32(lane[2], args)
-            _remember_passed(lane[1], kinds)
+                if has_float32(kinds):
+                    unlike = _float32_unlike_numpy(lane[1], lane[2], args, gradients, lane[3], passed)
+                    if unlike:
+                        refused.add(kinds)
+                        _fall_back(function, f"for float32 arguments, {unlike}: such calls run on the NumPy path")
+                        return numpy_path(*given)
+                    float32_values[kinds] = _returns_float32(lane[2], args)
+                _remember_passed(lane[1], kinds)
+                if passed and not has_float32(kinds) and _verdict_path(lane[1], kinds) not in _verdicts_written:
+                    # a second process calls it (another wrote the verdict): worth machine code that loads
+                    # without Numba (float32 calls keep Numba: their own check reads its typed code)
+                    ahead_of_time.build_at_exit(lane[1], lane[2], args)
             lane[6].add(kinds)
         if not _all_finite(value, gradients):  # see above: the NumPy path decides
             return numpy_path(*given)
@@ -200,22 +217,50 @@ def _dispatcher(function, wrt):
     """``(generated entry, its Numba dispatcher)``, or None when there is none (a warning says why)."""
     key = (function, wrt)
     try:
-        entry = generated_compiled(function, wrt)
+        with ahead_of_time.helpers_deferred(function, wrt):  # no Numba where machine code was kept
+            entry = generated_compiled(function, wrt)
     except NotCompiledError as error:
         _fall_back(function, error.message, error.location)
         return None
     with _lock:
         found = _dispatchers.get(key)
         if found is None or found[0] is not entry:
-            try:
-                import numba
-            except ImportError:
-                _fall_back(function, "Numba is not installed (pip install 's2sad[jit]')")
-                dispatcher = None
+            if ahead_of_time.deferred(entry.__globals__) or ahead_of_time.kept(entry):  # Numba when a call needs it
+                dispatcher = _NumbaWhenNeeded(entry)
             else:
-                dispatcher = numba.njit(cache=True)(entry)  # compiled at the first call, per argument types
+                try:
+                    import numba
+                except ImportError:
+                    _fall_back(function, "Numba is not installed (pip install 's2sad[jit]')")
+                    dispatcher = None
+                else:
+                    ahead_of_time.realise(entry.__globals__)
+                    dispatcher = numba.njit(cache=True)(entry)  # compiled at the first call, per argument types
             _dispatchers[key] = found = (entry, dispatcher)
     return found if found[1] is not None else None
+
+
+class _NumbaWhenNeeded:
+    """The Numba dispatcher of an entry loaded without Numba (ahead_of_time.helpers_deferred),
+    made at its first use: a call the machine code kept ahead of time does not serve."""
+
+    def __init__(self, entry):
+        self.py_func = entry
+        self._dispatcher = None
+
+    def _made(self):
+        if self._dispatcher is None:
+            import numba
+
+            ahead_of_time.realise(self.py_func.__globals__)
+            self._dispatcher = numba.njit(cache=True)(self.py_func)
+        return self._dispatcher
+
+    def __call__(self, *args):
+        return self._made()(*args)
+
+    def __getattr__(self, name):  # overloads, ...
+        return getattr(self._made(), name)
 
 
 _split_halves: dict = {}  # (function, wrt) -> (its split entry, (forward dispatcher, reverse dispatcher))
@@ -238,6 +283,7 @@ def split_dispatchers(function, wrt):
             except ImportError:
                 raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
             forward, reverse = entry.__s2sad_module__.SPLIT
+            ahead_of_time.realise(forward.__globals__)
             forward.__defaults__ = split_defaults(function)  # a call leaving parameters to them (Numba's Omitted)
             found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
                                                                numba.njit(cache=True)(reverse)))
@@ -272,11 +318,15 @@ def _passed_before(entry, kinds) -> bool:
     return os.path.exists(_verdict_path(entry, kinds))
 
 
+_verdicts_written: set = set()  # the verdicts this process wrote (ahead_of_time's builds wait for a second process)
+
+
 def _remember_passed(entry, kinds) -> None:
     path = _verdict_path(entry, kinds)
     try:
         with open(path, "x"):
             pass
+        _verdicts_written.add(path)
     except OSError:  # there already, or a cache that cannot be written: checked again next time
         pass
 
@@ -399,7 +449,7 @@ def _all_finite(value, gradients) -> bool:
             if not v - v == 0.0:
                 return False
         elif kind is np.ndarray and (v.dtype == _FLOAT64 or v.dtype == _FLOAT32):
-            if not (_finite_compiled or _compile_finite())(v):
+            if not (_finite_compiled or _finite_checker())(v):
                 return False
         elif not all_finite(v):
             return False
@@ -420,12 +470,20 @@ _FLOAT32 = np.dtype(np.float32)
 _finite_compiled = None
 
 
-def _compile_finite():
+def _finite_checker():
+    """``_finite_elements`` compiled, once Numba is imported; before that (machine code kept
+    ahead of time runs without it), NumPy's ``isfinite``: not worth Numba's import."""
     global _finite_compiled
+    if "numba" not in sys.modules:
+        return _finite_by_numpy
     import numba
 
     _finite_compiled = numba.njit(cache=True)(_finite_elements)
     return _finite_compiled
+
+
+def _finite_by_numpy(a) -> bool:
+    return bool(np.isfinite(a).all())
 
 
 def _unshared(gradients, args) -> tuple:

@@ -31,6 +31,7 @@ import linecache
 import marshal
 import os
 import secrets
+import shutil
 import stat
 import sys
 import tempfile
@@ -112,6 +113,12 @@ def _read_regular(path: Path, private: bool = False) -> bytes | None:
             return stream.read()
         except OSError:
             return None
+
+
+def read_file(path) -> bytes | None:
+    """The bytes of a file in the cache when it is a regular file of the user's that others
+    cannot write (``_read_regular``); None otherwise."""
+    return _read_regular(Path(path))
 
 
 def _owned_by_user(info: os.stat_result, forbidden_mode: int) -> bool:
@@ -292,4 +299,6 @@ def clear(directory: Path | None = None) -> int:
                 leftover.unlink()
             except OSError:
                 pass
+        for kept in directory.glob("s2sad_*.py.aot"):  # compile=True's machine code (ahead_of_time.py)
+            shutil.rmtree(kept, ignore_errors=True)
     return removed
