@@ -21,8 +21,9 @@ elsewhere is not there. A later process loads it with the import system alone: n
 When it is made: only after Numba compiled the function for these types in an earlier process
 and the integer-products check passed (its verdict kept on disk, ``compiled._passed_before``):
 a function called again in a second process is one worth it. The build (a few seconds: Numba
-compiles the function again, then the C compiler links it) runs when that process exits, so no
-call waits for it. It is kept only if it loads and gives the same bits as Numba's dispatcher
+compiles the function again, then the C compiler links it) starts when that process exits, in a
+child process of its own on Linux (``_build_pending``), so that neither a call nor the process's
+exit waits for it. It is kept only if it loads and gives the same bits as Numba's dispatcher
 at the call that asked for it. Without a C compiler, or with ``S2SAD_AHEAD_OF_TIME=0``,
 nothing is built and nothing changes.
 
@@ -259,6 +260,15 @@ def _load(entry, directory: str, kind: str):
     return None
 
 
+def _built_already(entry, kind: str) -> bool:
+    digest = _digest(entry, kind)
+    try:
+        return digest is not None and any(n.startswith(digest + "-") for n in os.listdir(directory_of(
+            entry.__code__.co_filename)))
+    except OSError:
+        return False
+
+
 def _import_extension(name: str, path: str):
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)
@@ -381,7 +391,7 @@ def deferred(namespace: dict) -> bool:
 
 # ------------------------------------------------------------------ building
 _pending: dict = {}  # (entry file, call kind) -> (entry, dispatcher, arguments)
-MOST_AT_EXIT = 4  # builds a process's exit waits for (a few seconds each); later processes build the rest
+MOST_AT_EXIT = 4  # builds a process's exit starts (a few seconds each); later processes build the rest
 _registered = False
 
 
@@ -436,10 +446,44 @@ def pending() -> list:
 
 
 def _build_pending() -> None:
+    """At exit: the builds waiting, in a child process of their own where the system forks, so that
+    the user's process ends at once (its shell, or the ``subprocess.run`` waiting for it, is not
+    kept seconds per build); here otherwise, and with ``S2SAD_AHEAD_OF_TIME=wait``."""
     with _lock:
         pending = list(_pending.values())
         _pending.clear()
+    if not pending:
+        return
+    # a fork of a process with other threads may copy a lock one of them held: then build here
+    detached = os.environ.get("S2SAD_AHEAD_OF_TIME") != "wait" and sys.platform == "linux" \
+        and threading.active_count() == 1
+    if detached:
+        try:
+            child = os.fork()
+        except OSError:
+            detached = False
+        else:
+            if child:
+                return
+            # the child: no terminal, no pipe a parent waits on to close, not its process group's signals
+            try:
+                os.setsid()
+                quiet = os.open(os.devnull, os.O_RDWR)
+                for descriptor in (0, 1, 2):
+                    os.dup2(quiet, descriptor)
+            except OSError:
+                os._exit(0)
+    try:
+        _build(pending)
+    finally:
+        if detached:
+            os._exit(0)  # the child: none of the parent's other exit handlers run twice
+
+
+def _build(pending) -> None:
     for entry, dispatcher, args in pending:
+        if _built_already(entry, call_kind(args)):  # by another process meanwhile
+            continue
         try:
             kept_at = build(entry, dispatcher, args)
         except Exception:  # noqa: BLE001 - no machine code kept; Numba's cache serves as before

@@ -85,9 +85,10 @@ FIRST_CALLS = {
 }
 
 
-def in_a_new_process(directory, calls: dict) -> dict:
+def in_a_new_process(directory, calls: dict, wait: bool = True) -> dict:
     """Each expression's value (as a list), or the exception it raised, computed in a new process
-    with its caches in ``directory``; with whether Numba was imported, and the warnings said."""
+    with its caches in ``directory``; with whether Numba was imported, and the warnings said.
+    ``wait``: builds at its exit are done when it returns (else they go on in a child of their own)."""
     lines = [f"    results[{name!r}] = attempt(lambda: {expression})" for name, expression in calls.items()]
     program = textwrap.dedent('''
         import json, sys, warnings
@@ -115,6 +116,7 @@ def in_a_new_process(directory, calls: dict) -> dict:
                           "warnings": [str(w.message) for w in said]}))
     ''')
     environment = {"S2SAD_CACHE_DIR": str(directory / "cache"), "PATH": "/usr/bin:/bin",
+                   "S2SAD_AHEAD_OF_TIME": "wait" if wait else "1",
                    "XDG_CONFIG_HOME": str(directory / "config"), "HOME": str(directory)}
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment,
                           timeout=600)
@@ -366,3 +368,24 @@ def _module_of_text(text: str, name: str):
         spec.loader.exec_module(module)
         _made[name] = module
     return _made[name]
+
+
+@needs_a_c_compiler
+@pytest.mark.skipif(sys.platform != "linux", reason="builds go on in a child process of their own on Linux alone")
+def test_the_build_at_exit_goes_on_after_the_process_ended(tmp_path):
+    """By default the process that builds exits at once; its child process keeps the machine code,
+    which the next process loads without Numba."""
+    import time
+
+    (tmp_path / "kept_functions.py").write_text(FUNCTIONS)
+    (tmp_path / "edited_function.py").write_text(EDITED)
+    calls = {"checked": FIRST_CALLS["checked"]}
+    by_numba = in_a_new_process(tmp_path, calls)
+    in_a_new_process(tmp_path, calls, wait=False)  # returned: its output pipe closed though the build goes on
+    waited = time.monotonic()
+    while not kept_files(tmp_path, "checked") and time.monotonic() - waited < 300:
+        time.sleep(0.5)
+    assert len(kept_files(tmp_path, "checked")) == 1
+    found = in_a_new_process(tmp_path, calls)
+    assert not found["numba"] and found["results"] == by_numba["results"]
+    np.testing.assert_allclose(gradient(found["results"]["checked"]), 2 * np.sin(V) * np.cos(V), rtol=1e-13)
