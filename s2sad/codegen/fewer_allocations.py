@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .nodes import called_name
+
 
 # helpers that read an argument only for its shape and dtype -> its position (compiled_helpers'
 # overloads read `shape_like(a)` there as they read `a`)
 SHAPE_READERS = {"unbroadcast": 1, "zero_like": 0, "untake": 2, "add_at": 3, "expand_reduced": 1, "reduced_count": 0,
                  "array_vjp_object": 1}
 
-
-def _called(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def fewer_allocations(module: cst.Module) -> cst.Module:
@@ -58,7 +57,7 @@ class _ListsForArrays(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         function = node.func
-        if _called(node) == "array_vjp_object" or isinstance(function, cst.Attribute) \
+        if called_name(node) == "array_vjp_object" or isinstance(function, cst.Attribute) \
                 and isinstance(function.value, cst.Name) and function.value.value == "np" and function.attr.value == "array":
             self.allowed.update(id(a.value) for a in node.args if isinstance(a.value, cst.Name) and not a.keyword)
 
@@ -178,7 +177,7 @@ class _ShapeReads(cst.CSTVisitor):
         self.at_shape: set = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        position = SHAPE_READERS.get(_called(node))
+        position = SHAPE_READERS.get(called_name(node))
         if position is not None and len(node.args) > position and not any(a.keyword or a.star for a in node.args[:position + 1]) \
                 and isinstance(node.args[position].value, cst.Name):
             self.at_shape.add(id(node.args[position].value))
@@ -194,7 +193,7 @@ def _zero_like_of(statement) -> str | None:
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         assign = statement.body[0]
         if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
-                and isinstance(assign.value, cst.Call) and _called(assign.value) == "zero_like":
+                and isinstance(assign.value, cst.Call) and called_name(assign.value) == "zero_like":
             return assign.targets[0].target.value
     return None
 

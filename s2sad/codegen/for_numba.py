@@ -38,6 +38,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .fewer_allocations import fewer_allocations
+from .nodes import called_name
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -109,7 +110,7 @@ class _AsFloats(cst.CSTTransformer):
         if name in self.scattered and isinstance(updated.value, cst.Float):  # `dx = ZERO` of an array x: zeros
             return updated.with_changes(value=cst.parse_expression(f"np.zeros_like({self.scattered[name]})"))
         value = updated.value
-        if name in self.scattered and isinstance(value, cst.Call) and _called(value) == "add_at":
+        if name in self.scattered and isinstance(value, cst.Call) and called_name(value) == "add_at":
             # `dx = add_at(dx, g, i, x)`: the element's cotangent added where it was read
             _, g, index, _ = (a.value for a in value.args)
             return cst.AugAssign(cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(index))]),
@@ -128,7 +129,7 @@ class _AsFloats(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        name = updated.func.value if isinstance(updated.func, cst.Name) else None
+        name = called_name(updated)
         if name == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
         if name in FLOAT_HELPERS and len(updated.args) == 2 and not any(a.keyword or a.star for a in updated.args):
@@ -140,7 +141,7 @@ class _AsFloats(cst.CSTTransformer):
 def _method_call(value) -> str | None:
     """``method_rrule(x, 'sum', ...)`` or ``attribute_rrule(x, 'T')`` of a method compiled code has:
     its helper's name."""
-    if not (isinstance(value, cst.Call) and _called(value) in ("method_rrule", "attribute_rrule")
+    if not (isinstance(value, cst.Call) and called_name(value) in ("method_rrule", "attribute_rrule")
             and len(value.args) >= 2 and isinstance(value.args[1].value, cst.SimpleString)):
         return None
     return ARRAY_METHODS.get(value.args[1].value.evaluated_value)
@@ -158,7 +159,7 @@ def _split_call(calls: dict, call: cst.Call) -> SplitCall | None:
     """The split form a call calls: of its function's variants, the one made for as many
     arguments as it gives and specialised to the functions it passes (the most static arguments
     among those it matches)."""
-    variants = calls.get(_called(call))
+    variants = calls.get(called_name(call))
     if not variants:
         return None
     passed = {(position, get_full_name_for_node(a.value)) for position, a in enumerate(call.args)
@@ -218,7 +219,7 @@ class _AsArrays(cst.CSTTransformer):
         name = target.value if isinstance(target, cst.Name) else None
         value = updated.value
         if name is not None and isinstance(value, cst.Subscript) and isinstance(original.value, cst.Call) \
-                and _called(original.value) in self.keyword_pullbacks:
+                and called_name(original.value) in self.keyword_pullbacks:
             return updated.with_changes(value=value.value)  # all its cotangents, its keywords' read by position
         helper = _method_call(value)
         if helper is not None:  # `x.sum(axis=0)`: its value, and what its pullback reads in place of the closure
@@ -237,12 +238,12 @@ class _AsArrays(cst.CSTTransformer):
             return updated.with_changes(value=_as_tuple(value))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
             return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
-        if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "add_at":
+        if name in self.buffers and isinstance(value, cst.Call) and called_name(value) == "add_at":
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
-        if name in self.buffers and isinstance(value, cst.Call) and _called(value) == "accumulate":
+        if name in self.buffers and isinstance(value, cst.Call) and called_name(value) == "accumulate":
             added = value.args[1].value
-            if isinstance(added, cst.Call) and _called(added) == "matmul_vjp_x1" and len(added.args) == 3 \
+            if isinstance(added, cst.Call) and called_name(added) == "matmul_vjp_x1" and len(added.args) == 3 \
                     and not any(a.keyword or a.star for a in added.args):  # `dW += outer(g, h)` where dW is
                 return updated.with_changes(value=cst.Call(cst.Name("matmul_vjp_x1_into"),
                                                            [value.args[0], *added.args]))
@@ -259,7 +260,7 @@ class _AsArrays(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if _called(updated) == "unthunk" and len(updated.args) == 1:
+        if called_name(updated) == "unthunk" and len(updated.args) == 1:
             return updated.args[0].value
         function = updated.func
         if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name) and function.value.value == "np" \
@@ -283,7 +284,7 @@ class _AsArrays(cst.CSTTransformer):
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only.forward))
             return cst.Subscript(call, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        found = self.pullbacks.get(_called(updated))
+        found = self.pullbacks.get(called_name(updated))
         if found is not None and len(updated.args) == 1:  # `y_pullback(g)`: the helper's pullback of what it kept
             call = cst.Call(cst.Name(found[0]), [cst.Arg(updated.func), *updated.args])
             if found[1] is None:
@@ -311,7 +312,7 @@ def _as_tuple(value: cst.List) -> cst.Tuple:
 def _spelled(call: cst.Call) -> str | None:
     """``np.concatenate`` or ``concatenate_vjp_arrays``: what a call calls, as it is spelled."""
     function = _numpy_function(call)
-    return f"np.{function}" if function is not None else _called(call)
+    return f"np.{function}" if function is not None else called_name(call)
 
 
 class _Joins(cst.CSTVisitor):
@@ -345,7 +346,7 @@ class _Messages(cst.CSTVisitor):
         self.read: dict = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _called(node) in BUILTIN_EXCEPTIONS and len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
+        if called_name(node) in BUILTIN_EXCEPTIONS and len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
             name = node.args[0].value.value
             self.read[name] = self.read.get(name, 0) + 1
 
@@ -446,7 +447,7 @@ class _Occurrences(cst.CSTVisitor):
             if isinstance(target.target, cst.Name):
                 self._allow(target.target.value)
         value = node.value
-        if len(node.targets) == 1 and isinstance(value, cst.Call) and _called(value) in UPDATES and value.args \
+        if len(node.targets) == 1 and isinstance(value, cst.Call) and called_name(value) in UPDATES and value.args \
                 and isinstance(value.args[0].value, cst.Name) and _names(node.targets[0].target) == [value.args[0].value.value]:
             self._allow(value.args[0].value.value)
 
@@ -476,7 +477,7 @@ FRESH = ("untake",)
 
 def _made_fresh(value) -> bool:
     """``ZERO`` (``zero_like``: new zeros) or a call of a helper in FRESH."""
-    return isinstance(value, cst.Name) and value.value == "ZERO" or isinstance(value, cst.Call) and _called(value) in FRESH
+    return isinstance(value, cst.Name) and value.value == "ZERO" or isinstance(value, cst.Call) and called_name(value) in FRESH
 
 
 def _own_buffers(module: cst.Module) -> set:
@@ -488,7 +489,7 @@ def _own_buffers(module: cst.Module) -> set:
     module.visit(occurrences)
     return {name for name, values in assigned.values.items()
             if any(_made_fresh(v) for v in values)
-            and all(_made_fresh(v) or isinstance(v, cst.Call) and _called(v) in UPDATES
+            and all(_made_fresh(v) or isinstance(v, cst.Call) and called_name(v) in UPDATES
                     and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == name for v in values)
             and occurrences.all.get(name, 0) == occurrences.allowed.get(name, 0)}
 
@@ -534,9 +535,6 @@ class _Reads(cst.CSTVisitor):
         self.bound.add(node.name.value)
 
 
-def _called(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
-
 
 class _Scattered(cst.CSTVisitor):
     """``dx = add_at(dx, g, index, x)``: ``dx`` -> ``x``, the cotangents of arrays read by element."""
@@ -547,7 +545,7 @@ class _Scattered(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Call) \
-                and _called(value) == "add_at" and len(value.args) == 4 and isinstance(value.args[3].value, cst.Name) \
+                and called_name(value) == "add_at" and len(value.args) == 4 and isinstance(value.args[3].value, cst.Name) \
                 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == node.targets[0].target.value:
             self.found[node.targets[0].target.value] = value.args[3].value.value
 

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..errors import NotCompiledError
 from ..frontend.flat_parameters import flat_parameters
+from .nodes import called_name
 
 LITERAL_DEFAULTS = (bool, int, float)
 
@@ -71,7 +72,7 @@ class _Positional(cst.CSTTransformer):
         if isinstance(value, cst.Call) and isinstance(original.value, cst.Call) and original.value.args != value.args \
                 and len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Tuple):
             elements = updated.targets[0].target.elements
-            declared = self.calls.parameters(_called(value))
+            declared = self.calls.parameters(called_name(value))
             if len(elements) == 2 and isinstance(elements[1].value, cst.Name) and declared is not None \
                     and not any(p.kind is p.VAR_KEYWORD for p in declared):
                 given = sum(1 for a in original.value.args if a.keyword is None)
@@ -81,7 +82,7 @@ class _Positional(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        called = _called(updated)
+        called = called_name(updated)
         if called is None or not any(a.keyword is not None for a in updated.args):
             return updated
         if any(a.star for a in updated.args):
@@ -133,8 +134,8 @@ class _ReadByPosition(cst.CSTTransformer):
     def visit_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Call) \
-                and _called(node.value) in self.calls.pullbacks:
-            self.results[target.value] = self.calls.pullbacks[_called(node.value)][0]
+                and called_name(node.value) in self.calls.pullbacks:
+            self.results[target.value] = self.calls.pullbacks[called_name(node.value)][0]
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         owner = updated.value
@@ -150,6 +151,3 @@ class _ReadByPosition(cst.CSTTransformer):
         index = cst.Index(cst.Integer(str(1 + names.index(keyword))))
         return updated.with_changes(value=owner.value, slice=[cst.SubscriptElement(index)])
 
-
-def _called(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
