@@ -542,7 +542,17 @@ def _not_covered(error) -> bool:
 
 
 def _is_numba_error(error) -> bool:
-    return any(kind.__module__.startswith("numba") for kind in type(error).__mro__)
+    """Whether Numba failed to compile: one of its errors, or any other raised in its own Python code
+    (its lowering has raised AttributeError on generated code it had typed). An exception of the
+    compiled code itself reaches the caller from machine code: no Numba frame is innermost."""
+    if any(kind.__module__.startswith("numba") for kind in type(error).__mro__):
+        return True
+    numba = sys.modules.get("numba")
+    trace, innermost = error.__traceback__, None
+    while trace is not None:
+        innermost, trace = trace, trace.tb_next
+    return numba is not None and innermost is not None \
+        and innermost.tb_frame.f_code.co_filename.startswith(os.path.dirname(numba.__file__) + os.sep)
 
 
 def _fall_back(function, reason: str, location=None) -> None:

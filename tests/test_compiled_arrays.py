@@ -2,6 +2,7 @@
 Numba overloads (s2sad/compiled_helpers.py). Each gradient against central differences of the
 plain NumPy function and against the NumPy path; what is not served falls back with the same
 numbers."""
+import math
 import warnings
 
 import numpy as np
@@ -396,3 +397,38 @@ def test_the_helpers_generated_code_may_call_are_the_overloads_there_are():
     from s2sad.codegen.for_numba import ARRAY_HELPERS
 
     assert ARRAY_HELPERS == set(compiled_helpers.__all__) - {"NotCompiledCase"}
+
+
+def early_return_in_a_loop(u, s, n):
+    """The fuzzer's program (seed 2111, reduced) on which Numba's lowering raises AttributeError
+    after typing it: a failure to compile, not an exception of the function's own."""
+    v1 = np.array([[1.0, 0.5, -0.5], [0.25, -1.0, 2.0]])[-1, -2]
+    acc5 = np.subtract(np.sum(u), np.linspace(0.1, 0.9, 3))
+    for e6 in u:
+        s = s + acc5[-1] / (1.0 + s ** 2)
+        acc5 = 0.5 * acc5 + (u @ np.array([[1.0, 0.5, -0.5], [0.25, -1.0, 2.0]]))
+        if np.negative(s) > -0.5:
+            return 0.5 * v1 + 0.5 * acc5.sum() + 2.0 * e6 + 2.0 * (e6 * e6)
+
+    def g7(z, k=2.0):
+        return np.tanh(z * k) + s * z
+    v8 = g7(np.power(1.5 + np.sin(s), acc5))
+    if np.sqrt(1.0 + v1 ** 2) > 0.5:
+        return np.mean(v8) + np.sum(u)
+    return np.sum(v8) + (s + s)
+
+
+def test_numba_failing_inside_its_own_compiler_is_a_failure_to_compile():
+    """Said as Numba's failure to compile (then not tried again), not as the function raising where
+    the NumPy path does not (which tried to compile again at every call); the NumPy path's numbers."""
+    u, s = np.array([1.1, 0.0]), 0.3
+    compiled = s2sad.grad(early_return_in_a_loop, argnums=(0, 1), compile=True)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", s2sad.CompiledFallbackWarning)
+        first, second = compiled(u, s, 2), compiled(u, s, 2)
+    messages = [str(w.message) for w in said if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    if messages:  # (a Numba that compiles it gives no warning: the numbers are checked either way)
+        assert len(messages) == 1 and "Numba could not compile" in messages[0], messages
+    for du, ds in (first, second):
+        np.testing.assert_allclose(du, central(early_return_in_a_loop, (u, s, 2), 0), rtol=1e-6, atol=1e-8)
+        assert math.isclose(ds, central(early_return_in_a_loop, (u, s, 2), 1), rel_tol=1e-6, abs_tol=1e-8)
