@@ -339,14 +339,7 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     the version compiled for these argument types; one loaded from Numba's disk cache keeps
     none, so the function is compiled again to see them (once: the verdict is kept on disk).
     A check that cannot run (an error while typing) does not pass."""
-    import numba
-
-    argument_types = tuple(numba.typeof(a) for a in args)
-    typed = [(entry, dispatcher, argument_types)]
-    # the split forms of the functions it calls, as Numba typed them for this call (compiling it did)
-    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
-              for signature in d.overloads]
-    for function, compiled, types_given in typed:
+    for function, compiled, types_given in _typed_functions(entry, dispatcher, args):
         unsafe = _integer_products_in(function, compiled, types_given)
         if unsafe:
             return unsafe
@@ -359,19 +352,13 @@ def _float32_unlike_numpy(entry, dispatcher, args, gradients, positions, passed:
     gradient must have its array's dtype, as the NumPy path's (its cotangents are cast to their
     values' dtypes); and, unless a verdict on disk says it ``passed`` already, the typed code of the
     entry and of the split functions it calls is read."""
-    import numba
-
     for k, position in enumerate(positions):
         a, g = args[position], gradients[k]
         if a.__class__ is np.ndarray and not (g.__class__ is np.ndarray and g.dtype == a.dtype):
             return f"the compiled gradient of argument {position + 1} is not a {a.dtype} array"
     if passed:
         return None
-    argument_types = tuple(numba.typeof(a) for a in args)
-    typed = [(entry, dispatcher, argument_types)]
-    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
-              for signature in d.overloads]
-    for function, compiled, types_given in typed:
+    for function, compiled, types_given in _typed_functions(entry, dispatcher, args):
         try:
             blocks, typemap = typed_code(function, compiled, types_given)
         except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
@@ -389,6 +376,18 @@ def _returns_float32(dispatcher, args) -> bool:
 
     signature = dispatcher.overloads[tuple(numba.typeof(a) for a in args)].signature
     return signature.return_type[0] == types.float32
+
+
+def _typed_functions(entry, dispatcher, args) -> list:
+    """``(function, its dispatcher, argument types)`` of the entry compiled for these arguments, and
+    of the split forms of the functions it calls, as Numba typed them for this call (compiling it
+    did): the code the checks on typed code read."""
+    import numba
+
+    typed = [(entry, dispatcher, tuple(numba.typeof(a) for a in args))]
+    typed += [(d.py_func, d, signature) for d in _called_halves(entry.__s2sad_module__.__dict__)
+              for signature in d.overloads]
+    return typed
 
 
 def _called_halves(namespace: dict, seen: set | None = None) -> list:
