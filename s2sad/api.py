@@ -27,6 +27,7 @@ from .frontend.resolve import is_library, transform_kind
 from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
+from .transformed import repeatable
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
@@ -153,7 +154,7 @@ def _run(function, args, kwargs, positions, typed=False):
         point_at_user_source(error)
         raise
     if runs_once:
-        pullback = _repeatable(pullback, lambda: rrule(*(detached(given) if given is not values else values))[1])
+        pullback = repeatable(pullback, lambda: rrule(*(detached(given) if given is not values else values))[1])
     return y, pullback, names, values
 
 
@@ -179,26 +180,8 @@ def _run_collecting(original, args, kwargs, positions):
         point_at_user_source(error)
         raise
     if generated_rrule(original, call.wrt).__globals__.get("PULLBACK_RUNS_ONCE"):
-        pullback = _repeatable(pullback, lambda: call(*args, **kwargs)[1])
+        pullback = repeatable(pullback, lambda: call(*args, **kwargs)[1])
     return y, pullback, names, list(args)
-
-
-def _repeatable(pullback, fresh):
-    """A pullback callers may run more than once (``vjp``'s, for several cotangents).
-
-    Code generated for a function that changes arrays or lists in place undoes the changes
-    as its pullback runs, so that pullback runs once; each further call gets a fresh one,
-    from running the primal again.
-    """
-    used = []
-
-    def repeatable_pullback(cotangent):
-        if used:
-            return fresh()(cotangent)
-        used.append(True)
-        return pullback(cotangent)
-
-    return repeatable_pullback
 
 
 def _pull(pullback, cotangent):

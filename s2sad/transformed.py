@@ -122,15 +122,21 @@ def _rerunnable(rrule, pullback, args: tuple):
     restored values: a wrong gradient."""
     if not rrule.__globals__.get("PULLBACK_RUNS_ONCE"):
         return pullback
+    return repeatable(pullback, lambda: rrule(*args)[1])
+
+
+def repeatable(pullback, fresh):
+    """A pullback callers may run more than once, of one that runs once: its first call runs it,
+    each further call runs a fresh one, ``fresh()`` (from running the primal again)."""
     used = []
 
-    def rerunnable_pullback(dy):
+    def repeatable_pullback(cotangent):
         if used:
-            return rrule(*args)[1](dy)
+            return fresh()(cotangent)
         used.append(True)
-        return pullback(dy)
+        return pullback(cotangent)
 
-    return rerunnable_pullback
+    return repeatable_pullback
 
 
 class InOrderPullback:
