@@ -241,11 +241,7 @@ def _load(entry, directory: str, kind: str):
     digest = _digest(entry, kind)
     if digest is None or cache.bytecode_key() is None:  # (without the key nothing can be vouched for)
         return None
-    try:
-        names = [n for n in os.listdir(directory) if n.startswith(digest + "-") and n.endswith(_SUFFIX)]
-    except OSError:
-        return None
-    for name in names:
+    for name in _kept_names(directory, digest):
         path = os.path.join(directory, name)
         data = cache.read_file(path)
         expected = name[len(digest) + 1:-len(_SUFFIX)].split(".")[0]
@@ -260,13 +256,17 @@ def _load(entry, directory: str, kind: str):
     return None
 
 
+def _kept_names(directory: str, digest: str) -> list:
+    """The files of machine code kept for ``digest`` in ``directory`` (not checked yet)."""
+    try:
+        return [n for n in os.listdir(directory) if n.startswith(digest + "-") and n.endswith(_SUFFIX)]
+    except OSError:
+        return []
+
+
 def _built_already(entry, kind: str) -> bool:
     digest = _digest(entry, kind)
-    try:
-        return digest is not None and any(n.startswith(digest + "-") for n in os.listdir(directory_of(
-            entry.__code__.co_filename)))
-    except OSError:
-        return False
+    return digest is not None and bool(_kept_names(directory_of(entry.__code__.co_filename), digest))
 
 
 def _import_extension(name: str, path: str):
@@ -359,14 +359,13 @@ def helpers_deferred(function, wrt):
 def _kept_for(function, wrt) -> bool:
     """Whether machine code was kept for ``function``'s generated compiled module (its path is
     found as transform finds it; a path found otherwise only means no stand-in: Numba loads)."""
-    from .transform import cache_key
+    from .transform import cache_key, entry_name
 
     directory = cache.usable_directory()
     if directory is None:
         return False
     try:
-        name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + "_compiled"
-        path = cache.entry_path(directory, name, cache_key(function, wrt, "compiled"))
+        path = cache.entry_path(directory, entry_name(function, "compiled"), cache_key(function, wrt, "compiled"))
     except Exception:  # noqa: BLE001 - transform says why, when it loads
         return False
     return os.path.isdir(directory_of(str(path)))

@@ -450,9 +450,15 @@ def generated_source(function, wrt: tuple[str, ...], mode: str = "reverse") -> s
     return _sources[_unwrap(function)][(mode, wrt)]
 
 
-def _load_or_generate(function, wrt, mode):
-    name = function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + \
+def entry_name(function, mode: str) -> str:
+    """The name of the generated module of ``function`` in ``mode`` (its disk cache file's stem
+    before the key)."""
+    return function.__qualname__.replace("<locals>.", "").replace("<lambda>", "lambda") + \
         {"forward": "_jvp", "compiled": "_compiled", "compiled_split": "_split"}.get(mode, "_typed" if mode.startswith("typed") else "")
+
+
+def _load_or_generate(function, wrt, mode):
+    name = entry_name(function, mode)
     directory = cache.usable_directory()
     source = None
     path = None
