@@ -38,7 +38,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .fewer_allocations import fewer_allocations
-from .nodes import called_name
+from .nodes import called_name, numpy_function_name
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -267,7 +267,7 @@ class _AsArrays(cst.CSTTransformer):
                 and function.attr.value in NUMPY_LOOPS and len(updated.args) == 1 \
                 and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
             return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
-        function = _numpy_function(updated)
+        function = numpy_function_name(updated)
         if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
             return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
         method = updated.func.attr.value if isinstance(updated.func, cst.Attribute) else None
@@ -294,13 +294,6 @@ class _AsArrays(cst.CSTTransformer):
         return updated
 
 
-def _numpy_function(call: cst.Call) -> str | None:
-    """``max`` of a call ``np.max(...)``."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "np":
-        return func.attr.value
-    return None
-
 
 def _as_tuple(value: cst.List) -> cst.Tuple:
     elements = list(value.elements)
@@ -311,7 +304,7 @@ def _as_tuple(value: cst.List) -> cst.Tuple:
 
 def _spelled(call: cst.Call) -> str | None:
     """``np.concatenate`` or ``concatenate_vjp_arrays``: what a call calls, as it is spelled."""
-    function = _numpy_function(call)
+    function = numpy_function_name(call)
     return f"np.{function}" if function is not None else called_name(call)
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .nodes import called_name, numpy_function_name
+
 # NumPy functions whose Python-number arguments are cast like an operator's (to the array beside them)
 ELEMENTWISE = frozenset({"maximum", "minimum", "fmax", "fmin", "where", "clip"})
 # NumPy's whole-array reductions with an overload following NumPy's order of summation
@@ -54,7 +56,7 @@ def _exact_in_float32(node) -> bool:
 
 
 def _counted(node) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "reduced_count"
+    return isinstance(node, cst.Call) and called_name(node) == "reduced_count"
 
 
 def _weakened(number: cst.BaseExpression, other: cst.Name) -> cst.Call:
@@ -85,7 +87,7 @@ class _WeakScalars(cst.CSTTransformer):
 
     def _parameter(self, node) -> bool:
         """A parameter never bound again, or its ``conj`` (itself, for a real number)."""
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "conj" \
+        if isinstance(node, cst.Call) and called_name(node) == "conj" \
                 and len(node.args) == 1:
             node = node.args[0].value
         return isinstance(node, cst.Name) and bool(self.weak_names) and node.value in self.weak_names[-1]
@@ -134,7 +136,7 @@ class _WeakScalars(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original, updated: cst.Call):
-        function = _numpy_function(updated)
+        function = numpy_function_name(updated)
         if function in ORDERED_SUMS and len(updated.args) == 1 and updated.args[0].keyword is None \
                 and updated.args[0].star == "":
             return updated.with_changes(func=cst.Name(ORDERED_SUMS[function]))
@@ -148,12 +150,6 @@ class _WeakScalars(cst.CSTTransformer):
         args = [a.with_changes(value=_weakened(a.value, names[0])) if _number(a.value) else a for a in updated.args]
         return updated.with_changes(args=args)
 
-
-def _numpy_function(call: cst.Call) -> str | None:
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "np":
-        return func.attr.value
-    return None
 
 
 class _Rebound(cst.CSTVisitor):
