@@ -27,7 +27,7 @@ from s2sad.arguments import is_float_like
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
-from s2sad.runtime.methods import attribute_jvp, attribute_rrule, method_jvp, packed_jvp
+from s2sad.runtime.methods import CONSTANT, FIELD, attribute_jvp, attribute_rrule, how_read, method_jvp, packed_jvp
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
@@ -269,6 +269,11 @@ def _tangent_cotangents(forward, params, d_tangents, count):
 def attribute_jvp_rrule(receiver, receiver_tangent, name):
     """``attribute_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT)``."""
     forward = forward_method_rule(type(receiver), name)
+    read = how_read(receiver, name) if forward is None else None
+    if read is CONSTANT:
+        return ZERO, _constant_jvp_pullback
+    if forward is None and read is not FIELD:  # a property of the user's class
+        raise _no_second_order(f"the property `{type(receiver).__name__}.{name}`")
     if forward is None:  # a field of a structure: the tangent's field
         y = attribute_jvp(receiver, receiver_tangent, name)
 
@@ -289,6 +294,10 @@ def attribute_jvp_rrule(receiver, receiver_tangent, name):
         return NO_TANGENT, d_receiver, d_tangents.get(param, ZERO), NO_TANGENT
 
     return y, attribute_jvp_pullback
+
+
+def _constant_jvp_pullback(g):
+    return NO_TANGENT, ZERO, ZERO, NO_TANGENT
 
 
 def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent):

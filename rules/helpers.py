@@ -25,6 +25,7 @@ import numpy as np
 from s2sad.errors import UnsupportedSyntaxError
 from s2sad.runtime.closures import closure
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
+from s2sad.runtime.methods import check_stored_write
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
@@ -586,6 +587,7 @@ def with_attribute(obj, name: str, value):
     """``obj.name = value`` as a value: a shallow copy of ``obj`` with the attribute set (what the
     normaliser writes for an attribute assignment; the aliasing analysis refuses it where another
     name for ``obj`` is read after it, the one place the copy would differ from the change)."""
+    check_stored_write(obj, name)
     changed = copy.copy(obj)
     setattr(changed, name, value)
     return changed

@@ -6,10 +6,13 @@ registered types, or, for a method of a user class, that method's own generated 
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import types
 from types import FunctionType
+
+import numpy as np
 
 from ..errors import MissingRuleError
 from ..registry import method_rule
@@ -17,7 +20,7 @@ from ..registry.forward import forward_method_rule
 from ..transform import transformed_call, transformed_forward_call
 from .calls import closure_call_jvp, closure_call_rrule, value_call_jvp, value_call_rrule
 from .closures import Closure
-from .structure import field_cotangent, split_cotangent, tangent_field
+from .structure import field_cotangent, split_cotangent, tangent_field, zeros_like_primal
 from .tangents import NO_TANGENT, ZERO, Tangent
 
 
@@ -104,10 +107,16 @@ def _is_user_code(function) -> bool:
 
 
 def attribute_rrule(receiver, name: str):
-    """``receiver.name`` and its pullback: a property rule (``x.T``) or a structural field read."""
+    """``receiver.name`` and its pullback: a property rule (``x.T``), a property of the user's
+    class (its getter differentiated as a method), a class constant, or a structural field read."""
     rule = method_rule(type(receiver), name)
     if rule is not None:
         return rule.rrule(receiver)
+    read = how_read(receiver, name)
+    if read is CONSTANT:
+        return getattr(receiver, name), _constant_pullback
+    if read is not FIELD:
+        return _transformed_method(read, 1, ())(receiver)
     value = getattr(receiver, name)
     primal_type = type(receiver)
 
@@ -143,12 +152,106 @@ def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents
 
 
 def attribute_jvp(receiver, receiver_tangent, name: str):
-    """The tangent of ``receiver.name``: a property's rule (``x.T``) or a structural field."""
+    """The tangent of ``receiver.name``: a property's rule (``x.T``), a user property's getter
+    differentiated, zero for a class constant, or a structural field."""
     forward = forward_method_rule(type(receiver), name)
     if forward is not None:
         ans = getattr(receiver, name)
         return forward.pushforward((receiver,), {}, {next(iter(forward.signature.parameters)): receiver_tangent}, ans)
-    return tangent_field(receiver_tangent, name)
+    read = how_read(receiver, name)
+    if read is CONSTANT or (read is not FIELD and receiver_tangent is ZERO):
+        return ZERO
+    if read is not FIELD:
+        return transformed_forward_call(read, (0,), ())((receiver_tangent,), receiver)[1]
+    tangent = tangent_field(receiver_tangent, name)
+    if tangent is ZERO:
+        # a field without a tangent (a constant the caller stored) read in a callee's forward
+        # code, which computes with its tangent as with any number
+        value = getattr(receiver, name)
+        if isinstance(value, (float, complex, np.floating, np.complexfloating)) or (
+                isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
+            return zeros_like_primal(value)
+    return tangent
+
+
+FIELD, CONSTANT = "a value the object holds", "a constant of the class"
+# Descriptors through which a class gives an object's own stored values: `__slots__` members and
+# namedtuple fields.
+_STORED = (types.MemberDescriptorType, type(collections.namedtuple("_Pair", "a").a))
+
+
+def how_read(receiver, name: str):
+    """What ``receiver.name`` runs, in Python's own lookup order (data descriptors of the class,
+    then the object's ``__dict__``, then the class): ``FIELD`` for a value the object holds,
+    ``CONSTANT`` for a plain value of its class, or the user's property getter to differentiate.
+    Anything else computes the value in code s2sad does not see (a cached_property, a descriptor,
+    ``__getattr__``), so it is refused: its cotangent would go to a field that does not exist."""
+    cls = type(receiver)
+    if _overrides(cls, "__getattribute__"):
+        raise _unseen_attribute(cls, name, "its class defines `__getattribute__`")
+    found = inspect.getattr_static(cls, name, _ABSENT)
+    is_data_descriptor = hasattr(type(found), "__set__") or hasattr(type(found), "__delete__")
+    if isinstance(found, property):
+        if found.fget is not None and inspect.isfunction(found.fget) and _is_user_code(found.fget):
+            return found.fget
+        raise _unseen_attribute(cls, name, "it is a property whose getter s2sad cannot read")
+    if isinstance(found, _STORED) or (is_data_descriptor and isinstance(found, types.GetSetDescriptorType)):
+        return FIELD
+    if is_data_descriptor:
+        raise _unseen_attribute(cls, name, f"it is computed by a `{type(found).__name__}` descriptor")
+    if name in getattr(receiver, "__dict__", ()):
+        return FIELD
+    if found is _ABSENT:
+        if _overrides(cls, "__getattr__"):
+            raise _unseen_attribute(cls, name, "its class computes it in `__getattr__`")
+        return FIELD  # no such attribute: reading it raises Python's own AttributeError
+    if hasattr(type(found), "__get__") and not isinstance(found, (FunctionType, staticmethod, classmethod)):
+        raise _unseen_attribute(cls, name, f"it is computed by a `{type(found).__name__}`")
+    return FIELD if isinstance(found, (FunctionType, staticmethod, classmethod)) else CONSTANT
+
+
+_ABSENT = object()
+
+
+def check_stored_write(obj, name: str) -> None:
+    """Refuse ``obj.name = v`` unless Python stores ``v`` as the object's own field: a property
+    setter, a descriptor or ``__setattr__`` would run code s2sad does not see, and the
+    cotangent of ``v`` would go to a field that does not hold it."""
+    cls = type(obj)
+    found = inspect.getattr_static(cls, name, _ABSENT)
+    if isinstance(found, property):
+        raise _unseen_write(cls, name, "it is a property, and its setter runs code s2sad does not see")
+    if (hasattr(type(found), "__set__") or hasattr(type(found), "__delete__")) and not isinstance(found, _STORED):
+        raise _unseen_write(cls, name, f"the class's `{type(found).__name__}` computes what is stored")
+    if _overrides(cls, "__setattr__") and not _frozen_dataclass(cls):
+        raise _unseen_write(cls, name, "its class defines `__setattr__`")
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)  # its __setattr__ raises, as Python's would
+
+
+def _unseen_write(cls: type, name: str, why: str) -> MissingRuleError:
+    return MissingRuleError(
+        f"s2sad cannot differentiate assigning `{cls.__name__}.{name}`: {why}",
+        hint=f"assign the stored field itself, or build a new `{cls.__name__}` from the values")
+
+
+def _overrides(cls: type, method: str) -> bool:
+    function = inspect.getattr_static(cls, method, None)
+    return inspect.isfunction(function) and _is_user_code(function)
+
+
+def _unseen_attribute(cls: type, name: str, why: str) -> MissingRuleError:
+    return MissingRuleError(
+        f"s2sad cannot differentiate reading `{cls.__name__}.{name}`: {why}",
+        hint=f"make `{name}` a plain @property, or a method called as `obj.{name}()`, or register a rule "
+             f"with s2sad.defmethod({cls.__name__}, {name!r}, ...)")
+
+
+def _constant_pullback(g):
+    return NO_TANGENT, ZERO
 
 
 def packed_rrule(receiver, name: str, positional, keywords):
