@@ -176,6 +176,9 @@ PARAMETER_IDIOMS = [
     _idiom("dataclass-method", "U", "{out} = {NET}.forward({V})"),
     _idiom("dataclass-fields", "S", "{out} = {NET}.scale * np.sum({NET}.W ** 2) + {NET}.b @ {NET}.b"),
     _idiom("dataclass-to-a-helper", "U", "{out} = predict({NET}, {V})", needs=("predict",)),
+    _idiom("dataclass-property", "S", "{out} = {NET}.energy * {S}"),
+    _idiom("class-property-and-constant", "S", "{t} = Affine({M})", "{out} = np.sum({t}.doubled_T) * {t}.shift + {S}",
+           needs=("Affine",)),
     _idiom("star-args-helper", "S", "{out} = squared_norm({V}, {M}, {S})", needs=("squared_norm",)),
 ]
 
@@ -238,7 +241,17 @@ LIBRARY = {
             "    b: object\n"
             "    scale: object\n\n"
             "    def forward(self, x):\n"
-            "        return np.tanh(self.W @ x + self.b) * self.scale\n"),
+            "        return np.tanh(self.W @ x + self.b) * self.scale\n\n"
+            "    @property\n"
+            "    def energy(self):\n"
+            "        return self.scale * np.sum(self.W ** 2) + np.sum(np.sin(self.b))\n"),
+    "Affine": ("class Affine:\n"
+               "    shift = 0.5\n\n"
+               "    def __init__(self, W):\n"
+               "        self.W = W\n\n"
+               "    @property\n"
+               "    def doubled_T(self):\n"
+               "        return self.W.T * 2.0\n"),
     "Stack": ("class Stack:\n"
               "    def __init__(self, leak):\n"
               "        self.leak = leak\n\n"
