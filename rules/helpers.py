@@ -30,6 +30,8 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
     "conj",
+    "plain_operands",
+    "plain_arguments",
     "power_jvp_base",
     "fit",
     "unbroadcast",
@@ -80,6 +82,70 @@ def conj(x):
     elif kind is float or kind is int or kind is _float64:
         return x
     return np.conjugate(x)
+
+
+# Classes whose operators are the ones rules differentiate (a NumPy scalar's too, by np.generic).
+_PLAIN_CLASSES = frozenset({float, int, complex, bool, _ndarray, _float64, np.float32, np.int64, np.bool_, np.complex128,
+                            list, tuple, dict, str, range, slice, type(None), type(Ellipsis)})
+# What a class defines that would run its own code in place of the rule of an operator, of
+# indexing, or of walking it in a loop.
+_OPERATOR_METHODS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+                     "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
+                     "__mod__", "__rmod__", "__pow__", "__rpow__", "__ipow__", "__matmul__", "__rmatmul__",
+                     "__imatmul__", "__neg__", "__pos__", "__abs__", "__getitem__", "__iter__", "__array_ufunc__",
+                     "__array_function__")
+_METHODS_OF = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
+               "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
+               "**": ("__pow__", "__rpow__"), "@": ("__matmul__", "__rmatmul__"), "neg": ("__neg__",), "pos": ("__pos__",),
+               "abs": ("__abs__",), "[]": ("__getitem__",), "for": ("__iter__", "__getitem__")}
+_SPELLING = {"neg": "-x", "pos": "+x", "[]": "x[i]", "for": "for v in xs"}
+# libraries whose classes keep NumPy's meaning of these (dask arrays flow through generated code; s2sad's
+# tangents, in the forward code a second derivative differentiates, have the rules' own meaning)
+_NUMPY_LIKE = frozenset({"builtins", "numpy", "dask", "collections", "s2sad"})
+
+
+def plain_operands(symbol: str, *values) -> None:
+    """Raise unless each value is a number, an array or a plain container: generated code
+    differentiates ``a * b``, ``x[i]`` and ``for v in xs`` by NumPy's and Python's meaning of
+    them, and an object whose class has its own ``__mul__`` or ``__getitem__`` means something else
+    (see analysis/operands.py)."""
+    for value in values:
+        if value.__class__ not in _PLAIN_CLASSES:
+            own = _own_operator(value.__class__, _METHODS_OF.get(symbol, ()))
+            if own is not None:
+                raise _operator_refused(f"`{_SPELLING.get(symbol, symbol)}` is given", value, own)
+
+
+def plain_arguments(names: str, *values) -> None:
+    """``plain_operands`` for the arguments (``names``, comma-separated) a function's operators
+    read, checked once when it starts."""
+    for name, value in zip(names.split(", "), values):
+        if value.__class__ not in _PLAIN_CLASSES:
+            own = _own_operator(value.__class__, ())
+            if own is not None:
+                raise _operator_refused(f"the argument `{name}`, used with an operator, is", value, own)
+
+
+def _own_operator(cls: type, wanted: tuple) -> str | None:
+    """The first method of ``cls`` (``wanted`` first) that gives an operator a meaning of its own."""
+    for owner in cls.__mro__:
+        if (owner.__module__ or "").split(".")[0] not in _NUMPY_LIKE:
+            own = next((name for name in wanted + _OPERATOR_METHODS if name in owner.__dict__), None)
+            if own is not None:
+                return own
+    return None
+
+
+def _operator_refused(what: str, value, own: str) -> UnsupportedSyntaxError:
+    return UnsupportedSyntaxError(
+        f"{what} an object of `{type(value).__name__}`, whose class defines `{own}`: s2sad differentiates "
+        "Python's operators, indexing and loops over numbers, arrays, lists, tuples and dicts",
+        hint=f"call the method by name (`value.{own}(...)`), which s2sad differentiates from its source, or "
+             "compute on the object's arrays")
+
+
+# generated forward code calls them, and hvp differentiates that code
+plain_operands.reads_its_arguments_only = plain_arguments.reads_its_arguments_only = True
 
 
 def unbroadcast(v, like):

@@ -70,7 +70,7 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
     rule = rule_for(value)
     if rule is not None:  # random draws and weighted counts refuse in their rules (rules/refusals.py)
         return
-    if differentiated or value in _LEAVES_ARGUMENTS_ALONE:
+    if differentiated or value in _LEAVES_ARGUMENTS_ALONE or getattr(value, "reads_its_arguments_only", False):
         return  # differentiated: treatment_of has a source to transform, or refuses
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):

@@ -58,6 +58,7 @@ class Emitter:
         self.last_comment = None               # the source comment heading the lines just written
         self.helpers = set(template_namespace())
         self.readers = None  # variable -> how many operations and conditions read it (see arguments_shared)
+        self.operand_checks = None  # analysis/operands.py's, where the code runs on values of any type
         self.memory = None   # which variables may share memory (aliasing.Groups), made with readers
 
     def derivative(self, name: str) -> str:
@@ -83,7 +84,25 @@ class Emitter:
         self.last_comment = comment
         return [comment]
 
+    def operand_check(self, op: Operation) -> list[str]:
+        """The line showing an operation's operands are numbers, arrays or plain containers, if
+        anything is left to show (analysis/operands.py)."""
+        names = self.operand_checks.of(op) if self.operand_checks is not None else ()
+        if not names:
+            return []
+        symbol = "for" if op.kind == "element" else op.callee.spelling
+        return [f"plain_operands({symbol!r}, {', '.join(self.rename.get(n, n) for n in names)})"]
+
     def prologue(self) -> list[str]:
+        lines = self.free_variables()
+        entry = self.operand_checks.on_entry if self.operand_checks is not None else ()
+        if entry:  # an object whose class has operators of its own is refused (analysis/operands.py)
+            names = ", ".join(entry)
+            heading = [self.comment(self.function.location)] if self.function.location is not None else []
+            lines += heading + [f"plain_arguments({names!r}, {names})"]
+        return lines
+
+    def free_variables(self) -> list[str]:
         lines = []
         for name, local in self.function.free_reads.items():
             env_closure = self.user_function.__code__.co_freevars

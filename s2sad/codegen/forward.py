@@ -20,6 +20,7 @@ item of a tuple built in the function), it writes no code for it at all.
 from __future__ import annotations
 
 from ..analysis.activity import analyse
+from ..analysis.operands import operand_checks
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
@@ -53,6 +54,7 @@ class ForwardGenerator:
         self.namer = namer
         self.activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt))
         self.core = Emitter(function, wrt, user_function, namer, self.activity)
+        self.core.operand_checks = operand_checks(function)
         self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers, *FORWARD_RUNTIME)
         self.facts = TangentFacts(self.core.derivative)
         self.operations = ForwardOperations(self.core, self.facts, self.activity, function)
@@ -113,6 +115,7 @@ class ForwardGenerator:
         """The loop, written once: what its body may start from (beyond what it is entered
         with) is the fact ``tangent_flow`` found for it before anything was written."""
         setup = [line for op in loop.setup for line in self.operations.operation(op)]
+        setup += [line for op in loop.elements for line in self.core.operand_check(op)]
         lines = self.core.heading(loop.location) + setup
         for name in starting_zero(loop, self.facts, self.activity):
             # a carried value's tangent, or that of a container the body changes, is read by the body

@@ -56,7 +56,7 @@ class ForwardOperations:
         self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and through_generated_jvp(op, self.activity):
             return self.transformed_call(op)
-        lines = self.value(op)
+        lines = self.core.operand_check(op) + self.value(op)
         if not active:
             return lines
         tangent = self.tangent(op)

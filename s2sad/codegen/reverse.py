@@ -15,6 +15,7 @@ from ..version import __version__
 from ..analysis.activity import Activity, analyse
 from ..analysis.aliasing import Groups, program_order
 from ..analysis.cotangent_flow import CotangentFlow
+from ..analysis.operands import operand_checks
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
 from ..analysis.elementwise import elementwise_sum
 from ..analysis.reuse import primal_calls
@@ -138,6 +139,8 @@ class ReverseGenerator:
                                           prune=optimize)
         self.core = Emitter(function, wrt, source_function, namer, self.activity)
         self.core.types = types
+        if not compiled and types is None and scalars is None:  # (typed and float versions: numbers and arrays only)
+            self.core.operand_checks = operand_checks(function)
         self.flow: CotangentFlow | None = None   # what each cotangent holds where (made before the pullback is written)
         self.loops: dict[int, LoopCode] = {}   # id(loop) -> what its primal code is called
         self.loop_index: dict[int, str] = {}   # id(element operation) -> its loop's iteration counter

@@ -120,6 +120,7 @@ class PrimalHalf:
         """The loop as written, plus (if anything in it is differentiated) a tape: per
         iteration, the values its reverse iteration will read."""
         setup = [line for op in loop.setup for line in self.operation(op)]
+        setup += [line for op in loop.elements for line in self.core.operand_check(op)]
         lines = self.core.heading(loop.location) + setup
         code = None
         if reversed_loop(loop, self.activity, self.restored):
@@ -178,6 +179,10 @@ class PrimalHalf:
             return [f"{op.target} = {self.core.code(op.args[0])}"]
         callee = op.callee
         self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
+        return self.core.operand_check(op) + self.computed(op, active)
+
+    def computed(self, op: Operation, active: bool) -> list[str]:
+        callee = op.callee
         call = self.core.call_text(op)
         if op.kind == "effect":
             return [call]
