@@ -321,3 +321,34 @@ def fresh_each_iteration_but_named_twice(x):
         total = total + np.sum(keep)
         cur = nxt
     return total
+
+
+def augmented_item_of_a_list_shared(x):
+    a = x * 1.0
+    items = [a, a * 2.0]
+    items[0] += 1.0  # Python's += changes the array `a` holds too: a wrong gradient before
+    return np.sum(items[0] * a)
+
+
+def augmented_item_of_a_dict_shared(x):
+    weights = {"w": x * 1.0}
+    w = weights["w"]
+    for _ in range(2):
+        weights["w"] -= 0.1 * np.tanh(weights["w"])
+    return np.sum(weights["w"]) + np.sum(w ** 2)
+
+
+def augmented_item_of_a_dict_fresh(x):
+    weights = {"w": x * 1.0, "b": x[:2] ** 2}
+    for _ in range(2):
+        weights["w"] -= 0.1 * np.tanh(weights["w"])
+        weights["b"] *= 1.5
+    return np.sum(weights["w"] ** 2) + np.sum(weights["b"])
+
+
+def augmented_item_of_a_list_of_numbers(x):
+    totals = [0.0, 1.0]
+    totals[0] += np.sum(x)  # a float: rebinding, nothing else changes
+    first = totals[0]
+    totals[0] *= 2.0
+    return first * totals[0]

@@ -45,6 +45,8 @@ EXACT = {
     "broadcast_into_out": r(3),
     "variables_named_like_the_code_they_become": r(3),
     "tuple_swap_then_write": r(3),
+    "augmented_item_of_a_dict_fresh": r(3),
+    "augmented_item_of_a_list_of_numbers": r(3),
 }
 
 
@@ -100,6 +102,8 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "write_into_what_a_dict_holds": ("w[0] = 1.0", "`d`"),
     "write_into_what_a_list_slot_was_given": ("first += x", "`c`"),  # gave a wrong gradient before
     "fresh_each_iteration_but_named_twice": ("nxt[0] = 2.0 * cur[0]", "`keep`"),
+    "augmented_item_of_a_list_shared": ("items[0] += 1.0", "`a`"),  # gave a wrong gradient before
+    "augmented_item_of_a_dict_shared": ('weights["w"] -= 0.1', "`w`"),  # gave a wrong gradient before
 }
 
 
@@ -133,6 +137,7 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.write_through_reshape(x) == pytest.approx(3 * x[1] * x[0])
     assert programs.scale_a_slice_view(x) == pytest.approx(4 * 1.0 + 4 * x[0] ** 2)
     assert programs.same_array_under_two_names(x[:2]) == pytest.approx(np.sum((3 * x[:2]) ** 2))
+    assert programs.augmented_item_of_a_list_shared(x) == pytest.approx(np.sum((x + 1.0) ** 2))
 
 
 def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():

@@ -54,7 +54,7 @@ class NormalizerState:
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
-        self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` -> the variable `p`
+        self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` (`xs[k] += v`) -> `p` (`xs`)
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)

@@ -15,6 +15,7 @@ import operator
 
 import libcst as cst
 
+from ..analysis.aliasing import user_name
 from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import written_into, written_into_argument
 from .ir import Atom, Callee, Const, Operation, Var
@@ -203,10 +204,17 @@ class StatementNormalizer(NormalizerState):
                                  Operation("", "call", Callee("static", symbol, function, "{0} " + symbol + " {1}"),
                                            [current, value]))
         # `y[i] += v` runs `y[i].__iadd__(v)`: on a slice or a fancy index's copy it keeps the
-        # dtype (and refuses int += float) before the result is written back
-        updated = self.operation(self.namer.fresh(f"{updated.name}_kept"), "", [],
-                                 Operation("", "call", Callee("static", "written_into", written_into), [updated, current]))
-        self.mutate(node.target, "setitem", container, [index, updated])
+        # dtype (and refuses int += float) before the result is written back. On an array held
+        # in a list or dict it changes that array, which other names may hold: checked like
+        # `y += v` (aliasing.py), the container's own versions exempt, as the write puts the
+        # changed value back in it
+        kept = Operation(self.namer.fresh(f"{updated.name}_kept"), "call",
+                         Callee("static", "written_into", written_into), [updated, current])
+        self.emit(kept)
+        self.in_place[id(kept)] = current.name
+        if isinstance(container, Var):
+            self.updated_attributes[id(kept)] = user_name(container.name)
+        self.mutate(node.target, "setitem", container, [index, Var(kept.target)])
 
     def expression_statement(self, node: cst.Expr) -> None:
         if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
