@@ -28,7 +28,7 @@ from .activity import Activity, propagates
 # What the generator knows of a tangent variable's value when the code runs (sets of variables):
 ZERO_FLAG = "zero"       # it may be ZERO
 SHAPED_FLAG = "shaped"   # ... standing for an array, not for a number written in the source (`total = 0.0`)
-ITEMS_FLAG = "items"     # it is a container some items of which may be ZERO
+ITEMS_FLAG = "items"     # it is a container some items of which (or of its items) may be ZERO
 FLAGS = (ZERO_FLAG, SHAPED_FLAG, ITEMS_FLAG)
 
 
@@ -188,7 +188,9 @@ def _tangent(op: Operation, facts: TangentFacts, known: FunctionFacts) -> Change
         items = None
         if op.kind == "tuple" and op.target in known.assigned_once:
             items = {i: (has(a), facts.may_be_zero(a), facts.items_may_be_zero(a)) for i, a in enumerate(op.args)}
-        return Change(op.target, zero_items=not all(has(a) and not facts.may_be_zero(a) for a in values), items=items)
+        # (items at any depth: `[(2, s), (2, u)]`'s items have tangents, but their first items are ZERO)
+        return Change(op.target, zero_items=not all(has(a) and not facts.items_may_be_zero(a) for a in values),
+                      items=items)
     callee = op.callee
     if callee.kind == "attribute":
         receiver = op.args[0]
@@ -243,7 +245,7 @@ def _mutation(op: Operation, facts: TangentFacts, activity: Activity) -> Change 
                       or facts.items_may_be_zero(value))
     if method in ("append", "extend"):
         value = op.args[1]
-        added_zero = not has(value) or facts.may_be_zero(value) or (method == "extend" and facts.items_may_be_zero(value))
+        added_zero = not has(value) or facts.items_may_be_zero(value)  # (or its items, at any depth)
         return Change(container.name, maybe_zero=empty and (not has(value) or facts.may_be_zero(value)),
                       zero_items=items_zero or added_zero)
     if has(container):  # pop
