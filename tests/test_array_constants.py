@@ -29,6 +29,27 @@ def test_numbers_beside_arrays_become_constants():
     assert rewritten("a = 0.5 * w - 0.5 / t") == ("a = f64_0_5 * w - f64_0_5 / t", ["f64_0_5 = np.array(0.5)"])
 
 
+def test_names_assigned_once_have_the_shape_of_their_value():
+    text = ("def f_pullback(dresult):\n"
+            "    dp = dresult\n"
+            "    dt = dp * (2.0 * t)\n"
+            "    dw = dt * 2.0\n"
+            "    ds = dp * 2.0\n"
+            "    du = dt\n"
+            "    du = du * 3.0\n")
+    after, _ = constants_as_arrays(text, TYPES, fresh, seed="dresult")
+    assert after.splitlines()[2:] == [
+        "    dt = dp * (f64_2_0 * t)",
+        "    dw = dt * f64_2_0",   # an array: of the seed times an array
+        "    ds = dp * 2.0",       # a number: the seed's
+        "    du = dt",
+        "    du = du * 3.0",       # bound twice: not known
+    ]
+    after, _ = constants_as_arrays(text.replace("dp = dresult", "dp = dresult\n    dresult = x"), TYPES, fresh,
+                                   seed="dresult")
+    assert "    ds = dp * 2.0" in after.splitlines()  # a seed assigned again is no longer known
+
+
 @pytest.mark.parametrize("line", [
     "a = t ** 2",            # a power keeps its number: NumPy squares
     "a = x * 2.0",           # a Python float: a Python float it stays

@@ -7,10 +7,12 @@ a small array: on ten elements ``2.0 * w`` takes 0.85 us, ``c * w`` with ``c = n
 0.5 us. The result is the same array: the number converted to float64 (exactly: a Python
 float is one, and only ints float64 holds exactly are taken), the same float64 operation on
 each element, float64 out, ``w``'s shape. So where the typed plan says the other operand is
-a float64 array of at least one dimension (expression_shape: nothing is known of cotangents
-here, so only primal values count), ``+ - * /`` take the constant. A power keeps its number
-(``t ** 2`` is NumPy's square, not its power), and arithmetic of numbers alone keeps its
-Python types.
+a float64 array of at least one dimension (expression_shape), ``+ - * /`` take the constant.
+Besides the plan's variables, a name the code assigns once has the shape of what it is
+assigned where that is known: so the pullback's cotangents made from the seed (a real scalar:
+typed_plan refuses any other result) and from the primal's arrays have theirs. A power keeps
+its number (``t ** 2`` is NumPy's square, not its power), and arithmetic of numbers alone
+keeps its Python types.
 """
 from __future__ import annotations
 
@@ -28,10 +30,14 @@ _OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _EXACT_INTS = 2 ** 53  # every int of smaller magnitude is a float64
 
 
-def constants_as_arrays(text: str, types: dict, fresh) -> tuple[str, str]:
-    """``text`` with those numbers replaced, and the lines defining the constants (or "")."""
+def constants_as_arrays(text: str, types: dict, fresh, seed: str | None = None) -> tuple[str, str]:
+    """``text`` with those numbers replaced, and the lines defining the constants (or "");
+    ``seed``: the pullback's parameter, a real scalar."""
     module = cst.parse_module(text)
-    rewriter = _Numbers(types, fresh)
+    bindings = _Bindings()
+    module.visit(bindings)
+    known = {**types, **({seed: ("f64",)} if seed and bindings.count.get(seed) == 1 else {})}
+    rewriter = _Numbers(known, fresh, {name for name, count in bindings.count.items() if count == 1} - set(types))
     module = module.visit(rewriter)
     if not rewriter.names:
         return text, ""
@@ -49,18 +55,70 @@ def _number(node: cst.BaseExpression) -> float | None:
     return None
 
 
+class _Bindings(cst.CSTVisitor):
+    """How many times each name is bound: assigned, a parameter, a loop's or a ``with``'s target."""
+
+    def __init__(self):
+        self.count: dict[str, int] = {}
+
+    def _bound(self, target) -> None:
+        if isinstance(target, cst.Name):
+            self.count[target.value] = self.count.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bound(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bound(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bound(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bound(node.target)
+        self._bound(node.target)  # read and bound: never a name bound once
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bound(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bound(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bound(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bound(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bound(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._bound(node.name)
+
+
 class _Numbers(cst.CSTTransformer):
-    def __init__(self, types: dict, fresh):
-        self.types, self.fresh = types, fresh
+    def __init__(self, types: dict, fresh, bound_once: set[str] = frozenset()):
+        self.types, self.fresh = dict(types), fresh
+        self.bound_once = bound_once       # names whose one assignment gives them a type (leave_Assign)
         self.names: dict[float, str] = {}  # value -> constant name
 
-    def _array_shaped(self, node: cst.BaseExpression) -> bool:
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        target = original.targets[0].target if len(original.targets) == 1 else None
+        if isinstance(target, cst.Name) and target.value in self.bound_once:
+            shape = self._shape(original.value)
+            if shape is not None:
+                self.types[target.value] = ("array", shape) if shape else ("f64",)
+        return updated
+
+    def _shape(self, node: cst.BaseExpression) -> tuple | None:
         try:
             tree = ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval").body
         except SyntaxError:
-            return False
-        shape = expression_shape(tree, self.types)
-        return bool(shape)  # None: not known; (): a scalar
+            return None
+        return expression_shape(tree, self.types)
+
+    def _array_shaped(self, node: cst.BaseExpression) -> bool:
+        return bool(self._shape(node))  # None: not known; (): a scalar
 
     def _constant(self, value: float) -> cst.Name:
         name = self.names.get(value)

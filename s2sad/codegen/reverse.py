@@ -500,7 +500,8 @@ def generate_typed(function: Function, wrt: tuple[str, ...], user_function, name
     entry = entry[:-1] + [entry[-1] + "):", f"{INDENT}return None"]
     heading = _comment(TYPED_HEADING.format(name=function.name, described=describe(function.params, signature)))
     blocked = "from s2sad.runtime import blocks  # (as the general code, large arrays go block by block)\n"
-    code, constants = constants_as_arrays(generator.run(name, entry, heading), plan, namer.fresh)
+    code = generator.run(name, entry, heading)
+    code, constants = constants_as_arrays(code, plan, namer.fresh, seed=generator.halves[2])
     text = "\n" + (blocked if elementwise_sum(function) and arrays else "") + TYPED_ENTRY + constants + code
     return generator.module(text, generator.body + ["np"])
 
