@@ -1,4 +1,4 @@
-"""The lane for floats (s2sad/float_lane.py): a warm derivative's calls of Python floats.
+"""The written-out lanes (s2sad/lanes.py): a warm derivative's calls of Python floats, or of one array.
 
 Each test warms a derivative up with floats, so that later calls take the lane written for
 their number of arguments and differentiated positions, then checks what such a call must
@@ -102,7 +102,7 @@ def test_an_argument_that_is_not_a_float_takes_the_long_way(modules, argnums):
 
 
 def test_the_lane_is_written_for_its_positions():
-    from s2sad.float_lane import float_lane
+    from s2sad.lanes import float_lane
 
     def gradient_for_floats(a, b, c):
         return a + b + c, (None, 1.0, 2.0, 3.0)
@@ -122,3 +122,59 @@ def test_the_lane_is_written_for_its_positions():
     lane = float_lane(lambda a: (a, (None, math.nan)), 1, (0,), False, True,
                       lambda gradient, value: refused.append((gradient, value)), handed_back)
     assert math.isnan(lane(5.0)) and len(refused) == 1 and refused[0][1] == 5.0
+
+
+# ---------------------------------------------------------------------- the lane for one float array
+ARRAYS = """
+    import numpy as np
+
+    def quotient(w, s):
+        u = w * s * s
+        return np.sum(2.0 / (u * u))
+"""
+
+
+def test_the_array_lane_gives_the_hand_derived_gradient_and_refuses_a_nan(modules, long_way_calls):
+    m = modules(ARRAYS)
+    w = np.array([0.5, -1.5, 2.0])
+    for transform in (s2sad.grad, s2sad.value_and_grad):
+        gradient = transform(m.quotient)
+        for _ in range(3):  # sum(2 / w**2) at s = 1: -4 / w**3
+            got = gradient(w, 1.0)
+            got = got[1] if transform is s2sad.value_and_grad else got
+            assert got.__class__ is np.ndarray and got.dtype == np.float64
+            np.testing.assert_allclose(got, -4.0 / w ** 3, rtol=1e-13)
+        assert_lane_taken(gradient, (w, 1.0), long_way_calls)
+        with np.errstate(over="ignore", invalid="ignore"):
+            assert m.quotient(w, 1e200) == 0.0  # u overflows: 0 * inf in its cotangent
+            with pytest.raises(NonFiniteDerivativeError, match="quotient"):
+                gradient(w, 1e200)
+
+
+def test_the_array_lane_hands_over_as_the_general_lane_does():
+    from s2sad.lanes import array_lane
+
+    x = np.array([1.0, 2.0, 3.0])
+    refused, general = [], []
+
+    def handed_back(*args):
+        general.append(args)
+        return "general"
+
+    def lane_returning(gradient):
+        return array_lane(lambda a, b: (7.0, (None, gradient, None)), 2, 0, False,
+                          lambda g, value: refused.append(g), handed_back)
+
+    own = lane_returning(x)(x, 1.0)  # the argument itself: a copy is handed over
+    assert own is not x and not np.shares_memory(own, x) and np.array_equal(own, x)
+    view = lane_returning(x[::-1][::-1])(x, 1.0)
+    assert not np.shares_memory(view, x)
+    fresh = np.array([4.0, 5.0, 6.0])
+    assert lane_returning(fresh)(x, 1.0) is fresh
+    nan = np.array([1.0, np.nan, 3.0])
+    assert lane_returning(nan)(x, 1.0) is nan and refused == [nan]
+    assert lane_returning(np.ones(2))(x, 1.0) == "general" and len(general) == 1  # another shape
+    assert lane_returning(np.ones(3, np.float32))(x, 1.0) == "general"  # another dtype
+    assert lane_returning(x)(1.0, 1.0) is None  # not an array: the general lane's
+    with_value = array_lane(lambda a: (7.0, (None, fresh)), 1, 0, True, None, None)
+    assert with_value(x) == (7.0, fresh)
