@@ -21,6 +21,7 @@ import ast
 import libcst as cst
 
 from .expression_passes import expression_shape
+from .nodes import bound_once
 
 CONSTANTS_COMMENT = ("# The numbers the code below adds to, subtracts from, multiplies or divides float64 arrays by, as\n"
                      "# 0-d float64 arrays: the same arithmetic, without NumPy deciding each time how a Python number\n"
@@ -34,10 +35,9 @@ def constants_as_arrays(text: str, types: dict, fresh, seed: str | None = None) 
     """``text`` with those numbers replaced, and the lines defining the constants (or "");
     ``seed``: the pullback's parameter, a real scalar."""
     module = cst.parse_module(text)
-    bindings = _Bindings()
-    module.visit(bindings)
-    known = {**types, **({seed: ("f64",)} if seed and bindings.count.get(seed) == 1 else {})}
-    rewriter = _Numbers(known, fresh, {name for name, count in bindings.count.items() if count == 1} - set(types))
+    once = bound_once(module)
+    known = {**types, **({seed: ("f64",)} if seed in once else {})}
+    rewriter = _Numbers(known, fresh, once - set(types))
     module = module.visit(rewriter)
     if not rewriter.names:
         return text, ""
@@ -53,47 +53,6 @@ def _number(node: cst.BaseExpression) -> float | None:
             return None
         return float(value)
     return None
-
-
-class _Bindings(cst.CSTVisitor):
-    """How many times each name is bound: assigned, a parameter, a loop's or a ``with``'s target."""
-
-    def __init__(self):
-        self.count: dict[str, int] = {}
-
-    def _bound(self, target) -> None:
-        if isinstance(target, cst.Name):
-            self.count[target.value] = self.count.get(target.value, 0) + 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bound(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bound(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bound(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bound(node.target)
-        self._bound(node.target)  # read and bound: never a name bound once
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bound(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bound(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bound(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bound(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bound(node.target)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._bound(node.name)
 
 
 class _Numbers(cst.CSTTransformer):
