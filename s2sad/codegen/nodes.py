@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-__all__ = ["bound_once", "called_name", "numpy_function_name"]
+__all__ = ["binding_counts", "bound_once", "called_name", "numpy_function_name"]
 
 
 def called_name(call: cst.Call) -> str | None:
@@ -20,70 +20,47 @@ def numpy_function_name(call: cst.Call) -> str | None:
     return None
 
 
-def bound_once(module: cst.CSTNode) -> set[str]:
-    """The names ``module`` binds exactly once (assigned, a parameter, a loop's or a ``with``'s
-    target, ...): one assignment, so where it is known what that gives, the name holds it."""
+def binding_counts(node: cst.CSTNode) -> dict[str, int]:
+    """How many times ``node`` binds each name: assigned, a parameter, a loop's, a ``with``'s or a
+    comprehension's target, a ``def``; a name also bound another way (augmented, deleted,
+    declared global or nonlocal) counts twice, so that it is never a name bound once."""
     bindings = _Bindings()
-    module.visit(bindings)
-    return {name for name, count in bindings.count.items() if count == 1}
+    node.visit(bindings)
+    return bindings.count
+
+
+def bound_once(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` binds exactly once: where it is known what that one assignment gives,
+    the name holds it wherever it is read after."""
+    return {name for name, count in binding_counts(node).items() if count == 1}
+
+
+# each node that binds names -> the field holding them, and how many times a binding there counts
+_BINDING_FIELDS = {
+    cst.AssignTarget: ("target", 1), cst.AnnAssign: ("target", 1), cst.For: ("target", 1),
+    cst.CompFor: ("target", 1), cst.NamedExpr: ("target", 1), cst.AsName: ("name", 1), cst.Param: ("name", 1),
+    cst.FunctionDef: ("name", 1), cst.ClassDef: ("name", 1), cst.AugAssign: ("target", 2), cst.Del: ("target", 2),
+}
 
 
 class _Bindings(cst.CSTVisitor):
-    """How many times each name is bound: assigned, a parameter, a loop's or a ``with``'s target."""
-
     def __init__(self):
         self.count: dict[str, int] = {}
 
-    def _bound(self, target) -> None:
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        field = _BINDING_FIELDS.get(type(node))
+        if field is not None:
+            self._bound(getattr(node, field[0]), field[1])
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            for item in node.names:
+                self._bound(item.name, 2)
+        return True
+
+    def _bound(self, target, times: int) -> None:
         if isinstance(target, cst.Name):
-            self.count[target.value] = self.count.get(target.value, 0) + 1
+            self.count[target.value] = self.count.get(target.value, 0) + times
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._bound(element.value)
+                self._bound(element.value, times)
         elif isinstance(target, cst.StarredElement):
-            self._bound(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bound(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bound(node.target)
-        self._bound(node.target)  # read and bound: never a name bound once
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bound(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bound(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bound(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bound(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bound(node.target)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._bound(node.name)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._bound(node.name)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bound(node.name)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._bound(node.target)
-        self._bound(node.target)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:  # bound elsewhere too
-            self._bound(item.name)
-            self._bound(item.name)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._bound(item.name)
-            self._bound(item.name)
+            self._bound(target.value, times)
