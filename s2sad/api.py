@@ -28,6 +28,7 @@ from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
 from .transformed import repeatable
+from .lanes import array_lane, float_lane
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
 from .cache.validity import definition, same_definition
@@ -217,7 +218,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     transform = "value_and_grad" if with_value else "grad"
     single = isinstance(argnums, (int, np.integer))
     # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
-    # the rrule is current for it): see _lane
+    # the rrule is current for it, the lane written out or None): see _lane and lanes.py
     lanes = {}
 
     @functools.wraps(_unwrap(f))
@@ -225,6 +226,14 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
         lane = None if kwargs else lanes.get(len(args))
         if lane is not None and not (lane[0] == registry_generation() and lane[5](lane[4])):
             lane = None  # made under another registry, or for a definition no longer current: the long way
+        if lane is not None and lane[6] is not None:  # the lane written out (lanes.py)
+            try:
+                done = lane[6](*args)
+            except BaseException as error:
+                point_at_user_source(error)
+                raise
+            if done is not None:
+                return done
         if lane is not None:
             positions = lane[2]
             if single:  # _plain, written out: a call's microsecond is mostly this function's own work
@@ -283,14 +292,19 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 rrule = _lane(f, len(args), positions)
                 if rrule is not None:
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
+                    written = None  # the lane written out for these calls (lanes.py), if any
+                    if positions and fused is not None:
+                        written = float_lane(fused, len(args), positions, with_value, single, _refuse, _handed_back)
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
                         fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     if not (has_aux or holomorphic) and (fused is None or rrule.__globals__.get("ELEMENTWISE_SUM")):
                         typed = _typed(f, args, tuple(names[p] for p in sorted(positions)))
                         if typed is not None:  # its arguments' types first (then blocks, for the arguments it refuses)
                             fused = _typed_gradient(typed, fused, name, transform)
+                            if single:
+                                written = array_lane(fused, len(args), positions[0], with_value, _refuse, _handed_back)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
-                                        rrule.__s2sad_current__)
+                                        rrule.__s2sad_current__, written)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
         kind = output.__class__
         # seed_for's answer for the common outputs, without the call
@@ -302,6 +316,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             point_at_user_source(error)
             raise
         return _handed_back(output, aux, cotangents, values, positions)
+
+    def _refuse(gradient, output):
+        refuse_nan(gradient, output, (), _unwrap(f))
 
     def _handed_back(output, aux, cotangents, values, positions):
         """What the call returns, from the pullback's ``cotangents`` of ``values``."""

@@ -109,8 +109,8 @@ def used_twice_grad_floats(x):
     dy = dresult
     dx = dresult
     # sources.py:11: y = x * x
-    dx = dx + dy * x
-    dx = dx + dy * x
+    dx = dx + x
+    dx = dx + x
     return result, (NO_TANGENT, dx)
 
 
@@ -315,11 +315,11 @@ def clipped_square_grad_floats(x):
     if x_gt_1_0:
         # sources.py:28: y = 2.0 * x - 1.0
         dx_mul_2_0 = dy
-        dx = dx_mul_2_0 * 2.0
+        dx = 2.0
     else:
         # sources.py:30: y = x * x
-        dx = dy * x
-        dx = dx + dy * x
+        dx = x
+        dx = dx + x
     return y, (NO_TANGENT, dx)
 
 

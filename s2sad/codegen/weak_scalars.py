@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .nodes import called_name, numpy_function_name
+from .nodes import binding_counts, called_name, numpy_function_name
 
 # NumPy functions whose Python-number arguments are cast like an operator's (to the array beside them)
 ELEMENTWISE = frozenset({"maximum", "minimum", "fmax", "fmin", "where", "clip"})
@@ -74,9 +74,7 @@ class _WeakScalars(cst.CSTTransformer):
         names = set()
         if node.name.value.endswith("_grad_compiled"):  # the entry: given Python floats and ints only
             names = {p.name.value for p in node.params.params}
-            rebound = _Rebound()
-            node.body.visit(rebound)
-            names -= rebound.names
+            names -= set(binding_counts(node.body))  # a parameter the body binds again is not the one given
         self.weak_names.append(names)
         self.assigned.append(set())
 
@@ -149,31 +147,3 @@ class _WeakScalars(cst.CSTTransformer):
             return updated
         args = [a.with_changes(value=_weakened(a.value, names[0])) if _number(a.value) else a for a in updated.args]
         return updated.with_changes(args=args)
-
-
-
-class _Rebound(cst.CSTVisitor):
-    """The names a function body binds (assignments, augmented assignments, loop targets)."""
-
-    def __init__(self):
-        super().__init__()
-        self.names: set = set()
-
-    def _bind(self, target) -> None:
-        if isinstance(target, cst.Name):
-            self.names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)

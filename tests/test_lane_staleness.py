@@ -1,0 +1,278 @@
+"""The fast path of a warm derivative (its lane, api._differentiated) never runs stale code.
+
+After a derivative's first call, later calls with arguments of the same kinds go straight to
+the code generated for them: the gradient for floats, the version typed for float64 arrays,
+or the general rrule. Each test here warms one such lane up (and checks that the later calls
+do take it: ``api._run``, the long way, is not called), changes what the function depends
+on, and calls the same derivative again: the gradient must be the one derived by hand for
+the new definition. test_staleness.py makes the same changes through every transform; here
+each kind of lane gets them, with several differentiated arguments as well as one.
+
+A function calling another user function has no lane (its pullback runs once: api._lane), nor
+has a call leaving a default to its default, so the tests of redefined helpers and changed
+defaults check only the numbers after a warm-up: whichever way the call takes, it must not
+be stale.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import api
+from test_staleness import modules  # noqa: F401  (the fixture: user modules in files of their own)
+
+X, Y = 0.7, 1.3
+W = np.array([0.3, -0.8, 1.4, 0.05])
+V = np.array([1.1, -0.4, 0.6, 2.0])
+
+
+@pytest.fixture()
+def long_way_calls(monkeypatch):
+    """How many calls took the long way (api._run) since the fixture was made."""
+    calls = []
+    run = api._run
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(api, "_run", counted)
+    return calls
+
+
+def warm(gradient, *args):
+    """Call ``gradient`` twice: the first call takes the long way and makes the lane, the second takes the lane."""
+    first = gradient(*args)
+    second = gradient(*args)
+    return first, second
+
+
+def assert_lane_taken(gradient, args, long_way_calls):
+    before = len(long_way_calls)
+    gradient(*args)
+    assert len(long_way_calls) == before, "a warm derivative took the long way: the lane is not what these tests test"
+
+
+def assert_gradients(got, expected):
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert type(a) is type(b)
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
+# ---------------------------------------------------------------------- floats: the fused gradient
+FLOATS = """
+    import math
+
+    scale = 3.0
+    op = math.sin
+
+    def cube(x):
+        return x ** 3
+
+    def f(x, y):
+        return scale * x ** 2 * y + op(y)
+
+    def g(x, y, a=2.0):
+        return a * x * y
+
+    def s(x, y):
+        return math.sin(x) * y
+
+    def helper(x):
+        return x ** 2
+
+    def k(x, y):
+        return helper(x) * y
+"""
+
+
+def test_floats_lane_is_taken_when_warm(modules, long_way_calls):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    first, second = warm(gradient, X, Y)
+    assert_gradients(second, (6 * X * Y, 3 * X ** 2 + math.cos(Y)))
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+
+
+def test_floats_lane_reads_an_edited_global(modules, long_way_calls):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.scale = 5.0  # data the function reads: read when the derivative runs, so the lane stays
+    assert_gradients(gradient(X, Y), (10 * X * Y, 5 * X ** 2 + math.cos(Y)))
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+
+
+def test_floats_lane_uses_a_rebound_callee(modules, long_way_calls):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.op = math.cos  # a function with a rule for another
+    assert_gradients(gradient(X, Y), (6 * X * Y, 3 * X ** 2 - math.sin(Y)))
+    assert_lane_taken(gradient, (X, Y), long_way_calls)  # a lane for the new binding
+    m.op = m.cube  # a user function for it
+    assert_gradients(gradient(X, Y), (6 * X * Y, 3 * X ** 2 + 3 * Y ** 2))
+    gradient(X, Y)
+    m.op = math.sin  # and the first again
+    assert_gradients(gradient(X, Y), (6 * X * Y, 3 * X ** 2 + math.cos(Y)))
+
+
+def test_floats_lane_uses_a_changed_default(modules, long_way_calls):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.g, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.g.__defaults__ = (7.0,)
+    assert_gradients(gradient(X, Y), (7.0 * Y, 7.0 * X))
+
+
+def test_floats_lane_uses_a_replaced_code_object(modules, long_way_calls):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.g, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.g.__code__ = m.s.__code__  # g(x, y, a=2.0) now computes sin(x) * y
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y, math.sin(X)))
+
+
+def test_floats_lane_uses_a_monkeypatched_library_function(modules, long_way_calls, monkeypatch):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    monkeypatch.setattr(math, "sin", math.exp)
+    assert m.s(X, Y) == math.exp(X) * Y
+    assert_gradients(gradient(X, Y), (math.exp(X) * Y, math.exp(X)))
+    monkeypatch.setattr(math, "sin", m.cube)  # a user function for it
+    assert_gradients(gradient(X, Y), (3 * X ** 2 * Y, X ** 3))
+    monkeypatch.undo()
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y, math.sin(X)))
+
+
+def test_floats_after_warm_up_use_a_redefined_helper(modules):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.k, argnums=(0, 1))
+    warm(gradient, X, Y)
+    modules.more(m, """
+        def helper(x):
+            return x ** 3
+    """)
+    assert_gradients(gradient(X, Y), (3 * X ** 2 * Y, X ** 3))
+    m.helper.__defaults__ = None  # (no defaults: unchanged) then rebound
+    m.helper = math.exp
+    assert_gradients(gradient(X, Y), (math.exp(X) * Y, math.exp(X)))
+
+
+# ---------------------------------------------------------------------- arrays: the typed version
+ARRAYS = """
+    import numpy as np
+
+    scale = 2.0
+
+    def f(w):
+        return np.sum(np.tanh(scale * w + 1.0) ** 2)
+
+    def h(w, v, a=2.0):
+        return np.sum(a * w * v)
+
+    def fake_tanh(u):
+        return u ** 3
+
+    def inner(w):
+        return np.tanh(scale * w + 1.0)
+
+    def k(w):
+        return np.sum(inner(w) ** 2)
+"""
+
+
+def tanh_square_gradient(w, scale):
+    t = np.tanh(scale * w + 1.0)
+    return 2 * scale * t * (1 - t ** 2)
+
+
+def test_array_lane_is_taken_when_warm(modules, long_way_calls):
+    m = modules(ARRAYS)
+    gradient = s2sad.grad(m.f)
+    first, second = warm(gradient, W)
+    assert_gradients(second, tanh_square_gradient(W, 2.0))
+    assert_lane_taken(gradient, (W,), long_way_calls)
+
+
+def test_array_lane_reads_an_edited_global(modules, long_way_calls):
+    m = modules(ARRAYS)
+    gradient = s2sad.grad(m.f)
+    warm(gradient, W)
+    m.scale = 0.5
+    assert_gradients(gradient(W), tanh_square_gradient(W, 0.5))
+    assert_lane_taken(gradient, (W,), long_way_calls)
+
+
+def test_array_lane_uses_a_changed_default(modules, long_way_calls):
+    m = modules(ARRAYS)
+    gradient = s2sad.grad(m.h, argnums=(0, 1))
+    warm(gradient, W, V)
+    m.h.__defaults__ = (-3.0,)
+    assert_gradients(gradient(W, V), (-3.0 * V, -3.0 * W))
+
+
+def test_array_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls, monkeypatch):
+    m = modules(ARRAYS)
+    gradient = s2sad.grad(m.f)
+    warm(gradient, W)
+    u = 2.0 * W + 1.0
+    monkeypatch.setattr(np, "tanh", np.sin)  # one ufunc for another
+    assert_gradients(gradient(W), 4 * np.sin(u) * np.cos(u))
+    assert_lane_taken(gradient, (W,), long_way_calls)
+    monkeypatch.setattr(np, "tanh", m.fake_tanh)  # a user function for a ufunc: sum(u ** 6)
+    assert_gradients(gradient(W), 12 * u ** 5)
+    monkeypatch.undo()
+    assert_gradients(gradient(W), tanh_square_gradient(W, 2.0))
+
+
+def test_value_and_grad_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls, monkeypatch):
+    m = modules(ARRAYS)
+    both = s2sad.value_and_grad(m.f)
+    warm(both, W)
+    assert_lane_taken(both, (W,), long_way_calls)
+    monkeypatch.setattr(np, "tanh", m.fake_tanh)
+    value, gradient = both(W)
+    u = 2.0 * W + 1.0
+    np.testing.assert_allclose(value, np.sum(u ** 6), rtol=1e-13)
+    assert_gradients(gradient, 12 * u ** 5)
+
+
+def test_arrays_after_warm_up_use_a_redefined_helper(modules):
+    m = modules(ARRAYS)
+    gradient = s2sad.grad(m.k)
+    warm(gradient, W)
+    modules.more(m, """
+        def inner(w):
+            return np.sin(w)
+    """)
+    assert_gradients(gradient(W), 2 * np.sin(W) * np.cos(W))
+    m.scale = 0.5  # a global the helper reads, edited
+    modules.more(m, """
+        def inner(w):
+            return np.tanh(scale * w + 1.0)
+    """)
+    warm(gradient, W)
+    m.scale = 3.0
+    assert_gradients(gradient(W), tanh_square_gradient(W, 3.0))
+
+
+# ---------------------------------------------------------------------- mixed: an array and a float
+def test_mixed_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls, monkeypatch):
+    m = modules("""
+        import numpy as np
+
+        def f(w, c):
+            return np.sum(np.sin(w * c))
+    """)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    warm(gradient, W, X)
+    assert_lane_taken(gradient, (W, X), long_way_calls)
+    monkeypatch.setattr(np, "sin", np.exp)
+    assert_gradients(gradient(W, X), (X * np.exp(W * X), float(np.sum(W * np.exp(W * X)))))
