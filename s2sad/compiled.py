@@ -151,11 +151,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
         machine = None if lane[10] is None or has_float32(kinds) else lane[10].function_for(args, not kinds)
         try:
-            if machine is None and kinds in lane[6]:
+            if machine is None:
                 value, gradients = lane[2](*args)
-            elif machine is None:  # compiled (or loaded) for these types now: Numba's BLAS check and calls
-                with ahead_of_time.blas_nearby():  # find BLAS without importing all of scipy.linalg
-                    value, gradients = lane[2](*args)
             elif machine[1] and kinds not in lane[6]:  # its first call: BLAS found without importing scipy.linalg
                 with ahead_of_time.blas_nearby():
                     value, gradients = machine[0](*args)

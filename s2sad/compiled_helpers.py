@@ -19,8 +19,7 @@ stubs raise: the gradient is only meant to run compiled.
 import functools
 
 import numpy as np
-from numba import literal_unroll, objmode
-from numba import extending
+from numba import extending, literal_unroll, objmode
 from numba.core import types
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
@@ -62,9 +61,10 @@ def _cache_writable() -> bool:
 _KEPT = {"cache": True} if _cache_writable() else {}
 
 
-def overload(function, **options):
-    """Numba's ``overload``, its implementations kept on disk."""
-    return extending.overload(function, jit_options=_KEPT, **options)
+def overload(function, kept: bool = True, **options):
+    """Numba's ``overload``, its implementations kept on disk (not with ``kept=False``: those
+    ``_per_item`` writes with ``exec``, which have no file for Numba to keep them beside)."""
+    return extending.overload(function, jit_options=_KEPT if kept else {}, **options)
 
 
 def register_jitable(function):
@@ -1333,7 +1333,7 @@ def _per_item(parameters: str, item: str, count: int, special: dict | None = Non
     return namespace["per_item"]
 
 
-@overload(zero_like)
+@overload(zero_like, kept=False)
 def _zero_like_of_items(x):
     if _items(x) and not _numbers(x):  # a tuple of numbers alone is np.array's list (below)
         return _per_item("x", "zero_like(x[{i}])", len(x))
@@ -1361,11 +1361,11 @@ def _sum_of_items(a, b):
     return None
 
 
-overload(accumulate)(_sum_of_items)
-overload(accumulate_into)(_sum_of_items)  # a new tuple or list: the items' arrays are not written into
+overload(accumulate, kept=False)(_sum_of_items)
+overload(accumulate_into, kept=False)(_sum_of_items)  # a new tuple or list: the items' arrays are not written into
 
 
-@overload(item_cotangent)
+@overload(item_cotangent, kept=False)
 def _item_cotangent(g, index, count, sequence):
     """The cotangent of a tuple of which item ``index`` alone was read (``W, b = layer``): that
     item's cotangent, zeros for the others. The index is a literal in the generated code."""
@@ -1447,7 +1447,7 @@ def _array_reshape(receiver, *shape):
     return None
 
 
-@overload(array_reshape_pullback)
+@overload(array_reshape_pullback, kept=False)
 def _array_reshape_pullback(saved, g):
     """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
     the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""
