@@ -19,9 +19,8 @@ stubs raise: the gradient is only meant to run compiled.
 import functools
 
 import numpy as np
-from numba import literal_unroll, objmode
+from numba import extending, literal_unroll, objmode
 from numba.core import types
-from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
@@ -37,6 +36,40 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "weak", "numpy_sum", "numpy_mean"]
+
+
+# ---------------------------------------------------------------------------- kept on disk
+# Every helper, once compiled for some argument types, is kept in Numba's disk cache (the
+# __pycache__ beside this file, or Numba's user-wide cache where that cannot be written): a new
+# generated function, in a new process, loads the helpers it calls instead of typing, lowering
+# and optimising them again, which was most of its first call (the RNN's: 2.7 s of CPU with
+# nothing cached, 1.2 s with its helpers cached; benchmarks/results.md, issue 19, session 12).
+# Numba keys an entry on the helper's bytecode and closure values, the argument types, this
+# file's modification time and size, its own version and the CPU; where it can keep nothing
+# (no writable place), the helpers are compiled in each process as before.
+
+def _cache_writable() -> bool:
+    from numba.core.caching import FunctionCache
+
+    try:
+        FunctionCache(_cache_writable)  # finds a writable place for this file's entries, or raises
+    except RuntimeError:
+        return False
+    return True
+
+
+_KEPT = {"cache": True} if _cache_writable() else {}
+
+
+def overload(function, kept: bool = True, **options):
+    """Numba's ``overload``, its implementations kept on disk (not with ``kept=False``: those
+    ``_per_item`` writes with ``exec``, which have no file for Numba to keep them beside)."""
+    return extending.overload(function, jit_options=_KEPT if kept else {}, **options)
+
+
+def register_jitable(function):
+    """Numba's ``register_jitable``, kept on disk."""
+    return extending.register_jitable(**_KEPT)(function) if _KEPT else extending.register_jitable(function)
 
 
 class NotCompiledCase(Exception):
@@ -247,6 +280,17 @@ def _unbroadcast(v, like):
         return lambda v, like: np.full(like.shape, v, like.dtype)
     if not _real_array(v):
         return None
+    if v.ndim == 1 and like.ndim == 1 and v.dtype == like.dtype:
+        def same_length(v, like):  # _sum_to's sums for vectors, without compiling its general index arithmetic
+            if v.shape == like.shape:
+                return v
+            if like.shape[0] != 1:
+                raise NotCompiledCase("a cotangent whose shape does not broadcast to its value's")
+            out = np.zeros(like.shape, like.dtype)
+            for k in range(v.size):
+                out[0] += v[k]
+            return out
+        return same_length
     if v.ndim == like.ndim and v.dtype == like.dtype:
         def same_rank(v, like):
             if v.shape == like.shape:
@@ -1289,7 +1333,7 @@ def _per_item(parameters: str, item: str, count: int, special: dict | None = Non
     return namespace["per_item"]
 
 
-@overload(zero_like)
+@overload(zero_like, kept=False)
 def _zero_like_of_items(x):
     if _items(x) and not _numbers(x):  # a tuple of numbers alone is np.array's list (below)
         return _per_item("x", "zero_like(x[{i}])", len(x))
@@ -1317,11 +1361,11 @@ def _sum_of_items(a, b):
     return None
 
 
-overload(accumulate)(_sum_of_items)
-overload(accumulate_into)(_sum_of_items)  # a new tuple or list: the items' arrays are not written into
+overload(accumulate, kept=False)(_sum_of_items)
+overload(accumulate_into, kept=False)(_sum_of_items)  # a new tuple or list: the items' arrays are not written into
 
 
-@overload(item_cotangent)
+@overload(item_cotangent, kept=False)
 def _item_cotangent(g, index, count, sequence):
     """The cotangent of a tuple of which item ``index`` alone was read (``W, b = layer``): that
     item's cotangent, zeros for the others. The index is a literal in the generated code."""
@@ -1403,7 +1447,7 @@ def _array_reshape(receiver, *shape):
     return None
 
 
-@overload(array_reshape_pullback)
+@overload(array_reshape_pullback, kept=False)
 def _array_reshape_pullback(saved, g):
     """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
     the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""

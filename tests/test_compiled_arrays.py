@@ -43,6 +43,10 @@ def broadcast_grid(a, b, c):
     return np.sum(np.tanh(a + b) * c)   # (3, 1) + (1, 4), times (4,)
 
 
+def stretched_vector(a, b):
+    return np.sum(np.tanh(a + b) * a)   # (5,) + (1,): b's cotangent is summed to one element
+
+
 def row_norms(x):
     return np.sum(np.sum(x ** 2, axis=1) ** 1.5) + np.sum(np.sum(np.cos(x), axis=-2) ** 2)
 
@@ -179,6 +183,7 @@ CASES = {
     "logsumexp_2d": (logsumexp, (rng.normal(size=(3, 4)),), (0,)),
     "validated": (validated, (rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)), (0,)),
     "ties": (smaller_squared, (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 1.0])), (0, 1)),
+    "stretched_vector": (stretched_vector, (rng.normal(size=5), rng.normal(size=1)), (0, 1)),
 }
 
 

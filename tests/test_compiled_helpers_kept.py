@@ -1,0 +1,79 @@
+"""The compiled helpers kept in Numba's disk cache (s2sad/compiled_helpers.py, "kept on disk"):
+a new function's gradient, compiled in a new process, loads the helpers an earlier process
+compiled instead of compiling them again, and gives the same numbers bit for bit, which are
+central differences.
+
+Each run is a new Python process on one Numba cache (``NUMBA_CACHE_DIR``, so nothing from
+elsewhere is found) and its own empty s2sad cache (so the generated function is compiled anew)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from finite_differences import numerical_gradient as central
+
+numba = pytest.importorskip("numba")
+
+PROGRAM = '''\
+import json
+
+import numpy as np
+from numba.core import typed_passes
+
+import s2sad
+
+lowered = []  # the module of each function Numba compiles to machine code in this process
+lower = typed_passes.NativeLowering.run_pass
+
+
+def counted(self, state):
+    lowered.append(state.func_id.modname)
+    return lower(self, state)
+
+
+typed_passes.NativeLowering.run_pass = counted
+
+
+def recurrent(W, h, b):
+    for step in range(4):
+        h = np.tanh(W @ h + b)   # b of shape (1,): its cotangent is summed to one element
+    return np.sum(h * h)
+
+
+rng = np.random.default_rng(11)
+W, h, b = 0.5 * rng.standard_normal((4, 4)), rng.standard_normal(4), rng.standard_normal(1)
+dW, dh, db = s2sad.grad(recurrent, argnums=(0, 1, 2), compile=True)(W, h, b)
+print(json.dumps({"W": W.tolist(), "h": h.tolist(), "b": b.tolist(),
+                  "gradients": [dW.tolist(), dh.tolist(), db.tolist()],
+                  "helpers": lowered.count("s2sad.compiled_helpers"),
+                  "generated": sum(m.startswith("s2sad_generated") for m in lowered)}))
+'''
+
+
+def recurrent(W, h, b):
+    for step in range(4):
+        h = np.tanh(W @ h + b)
+    return np.sum(h * h)
+
+
+def test_a_new_function_loads_the_helpers_an_earlier_process_compiled(tmp_path):
+    (tmp_path / "program.py").write_text(PROGRAM)
+
+    def run(s2sad_cache: str) -> dict:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), S2SAD_CACHE_DIR=str(tmp_path / s2sad_cache))
+        done = subprocess.run([sys.executable, str(tmp_path / "program.py")], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first, second = run("first"), run("second")
+    assert first["helpers"] > 0 and first["generated"] > 0
+    assert second["helpers"] == 0, "the helpers were compiled again"
+    assert second["generated"] > 0, "the generated function itself was not compiled anew"
+    assert second["gradients"] == first["gradients"]   # bit for bit (JSON keeps a float's every digit)
+    args = tuple(np.array(first[name]) for name in ("W", "h", "b"))
+    for position, gradient in enumerate(first["gradients"]):
+        np.testing.assert_allclose(gradient, central(recurrent, args, position), rtol=1e-6, atol=1e-8)
