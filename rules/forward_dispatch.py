@@ -27,7 +27,9 @@ from s2sad.arguments import is_float_like
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
-from s2sad.runtime.methods import attribute_jvp, attribute_rrule, method_jvp, packed_jvp
+from s2sad.runtime.methods import (attribute_jvp, attribute_rrule, method_jvp, nonzero_keyword_tangents,
+                                   not_given_the_receiver, packed_jvp, property_getter)
+from s2sad.runtime.namedtuple_replace import is_namedtuple_replace, replaced_cotangents
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
@@ -180,6 +182,10 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
     """``method_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT,
     d ans, d args, d tangents)``."""
     args, tangents = tuple(args), tuple(tangents)
+    if is_namedtuple_replace(receiver, name):
+        pullback = _replace_jvp_pullback(receiver, receiver_tangent, kwargs)
+        return method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs), \
+            lambda g: pullback(g)[:7]
     if name == "__call__":
         if not _is_zero(receiver_tangent):
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
@@ -193,6 +199,8 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
         held, receiver_part = len(held_args), False
     else:
         forward = forward_method_rule(type(receiver), name)
+        if forward is None and not_given_the_receiver(receiver, name):  # self.activation(z), a staticmethod
+            return _source_call_rrule(getattr(receiver, name), ZERO, args, tangents, kwargs)
         if forward is None:
             raise _no_second_order(f"`{type(receiver).__name__}.{name}`")
         every = (receiver_tangent,) + tangents
@@ -210,6 +218,22 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
         return (NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, d_ans, tuple(d_args[held:]), tuple(d_every[held:]))
 
     return y, method_jvp_pullback
+
+
+def _replace_jvp_pullback(receiver, receiver_tangent, keywords: dict):
+    """The pullback of ``packed_jvp`` for ``receiver._replace(**keywords)``: its tangent is the
+    receiver's tangent with the keywords' tangents in their fields, linear in both and not
+    reading a value, so the fields' cotangents go back to where the tangents came from (the
+    receiver's tangent's keyed by its own type, as ``attribute_jvp_rrule`` keys it)."""
+    tangent_kind = type(receiver) if _is_zero(receiver_tangent) else type(receiver_tangent)
+
+    def replace_jvp_pullback(g):
+        d_receiver_tangent, by_keyword = replaced_cotangents(receiver, keywords, g, tangent_kind)
+        given = {key: d for key, d in by_keyword.items() if not _is_zero(d)}
+        return (NO_TANGENT, ZERO, d_receiver_tangent, NO_TANGENT, ZERO, (), (), ZERO,
+                Tangent(dict, given) if given else ZERO)
+
+    return replace_jvp_pullback
 
 
 def _source_call_rrule(function, function_tangent, args, tangents, kwargs):
@@ -269,6 +293,15 @@ def _tangent_cotangents(forward, params, d_tangents, count):
 def attribute_jvp_rrule(receiver, receiver_tangent, name):
     """``attribute_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT)``."""
     forward = forward_method_rule(type(receiver), name)
+    getter = property_getter(receiver, name) if forward is None else None
+    if getter is not None:  # a property of the user's class: the reverse of its getter's forward code
+        y, pullback = _source_call_rrule(getter, ZERO, (receiver,), (receiver_tangent,), {})
+
+        def property_jvp_pullback(g):
+            _, _, _, _, _, d_args, d_tangents = pullback(g)
+            return NO_TANGENT, d_args[0], d_tangents[0], NO_TANGENT
+
+        return y, property_jvp_pullback
     if forward is None:  # a field of a structure: the tangent's field
         y = attribute_jvp(receiver, receiver_tangent, name)
 
@@ -292,9 +325,18 @@ def attribute_jvp_rrule(receiver, receiver_tangent, name):
 
 
 def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent):
-    """``packed_jvp`` (``f(*args)`` in forward code) and its pullback."""
+    """``packed_jvp`` (``f(*args)``, or ``obj.method(x, scale=s)`` with ``s`` varied, in forward code)
+    and its pullback."""
     positional, keywords = tuple(positional), dict(keywords)
     y = packed_jvp(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent)
+    keyword_tangents = nonzero_keyword_tangents(keywords, keywords_tangent)
+    if is_namedtuple_replace(receiver, name):
+        return y, _replace_jvp_pullback(receiver, receiver_tangent, keywords)
+    if keyword_tangents:  # the reverse below gives no cotangent for a keyword's tangent: refused, not dropped
+        keyword = next(iter(keyword_tangents))
+        raise MissingRuleError(
+            f"no second derivative through `{name}` given the differentiated value `{keyword}` by keyword "
+            "in forward code", hint=f"pass `{keyword}` positionally where you take a Hessian")
     tangents = split_cotangent(positional_tangent, len(positional))
     _, pullback = method_jvp_rrule(receiver, receiver_tangent, name, ans, positional, tangents, **keywords)
 

@@ -24,7 +24,7 @@ from ..frontend.ir import Atom, Branch, Const, Context, Function, Guarded, Jump,
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
-from ..transformed import TransformedForwardCall
+from ..transformed import is_bound_users_method, is_forward_call
 
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
@@ -248,7 +248,9 @@ class Emitter:
         if inspect.isfunction(original) and not is_library(original):
             refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
-        if isinstance(value, TransformedForwardCall):  # generated forward code, differentiated again
+        if is_bound_users_method(original) and not is_library(original.__func__):
+            return "transformed"  # a classmethod called by name: its function, the class first (transform.py)
+        if is_forward_call(value):  # generated forward code, differentiated again
             return "forward_call"
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
@@ -295,7 +297,7 @@ class Emitter:
             active = tuple(i for i, a in enumerate(op.args) if self.activity.is_active(a))
             active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
             recipe = ("transformed", reference, active, active_keywords)
-        elif isinstance(value, TransformedForwardCall):
+        elif is_forward_call(value):
             recipe = ("forward_call_rrule", reference)
         else:
             recipe = ("rrule", reference)
