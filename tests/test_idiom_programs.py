@@ -70,14 +70,12 @@ _DATACLASSES_REPLACE = (MissingRuleError, "reached from",
                         "dataclasses.replace is differentiated from its source, which reads fields with getattr: "
                         "refused there, naming the user's line it was reached from")
 _SECOND_ORDER = (MissingRuleError, "no second derivative through",
-                 "hvp through a user class's constructor, method or a partial holding a float, called in forward "
-                 "code by the receiver's type: refused")
+                 "hvp through a constructor that computes (a classmethod's `cls(flat[:6].reshape(3, 2), ...)` "
+                 "called through a value), or a partial holding a float: refused")
 REFUSED = {
     **{(mode, "star_shape_reshape"): _STAR for mode in ("grad", "vjp", "jvp", "hvp")},
-    **{(mode, "dataclasses_replace"): _DATACLASSES_REPLACE for mode in ("grad", "vjp", "jvp")},
-    **{("hvp", name): _SECOND_ORDER for name in ("classmethod_and_staticmethod", "dataclasses_replace",
-                                                  "keyword_only_method", "optimizer_method_keyword_lr",
-                                                  "partial_made_inside", "property_on_a_prior")},
+    **{(mode, "dataclasses_replace"): _DATACLASSES_REPLACE for mode in ("grad", "vjp", "jvp", "hvp")},
+    **{("hvp", name): _SECOND_ORDER for name in ("classmethod_and_staticmethod", "partial_made_inside")},
 }
 
 MODES = ("grad", "vjp", "jvp", "hvp")
