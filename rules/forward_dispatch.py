@@ -206,7 +206,9 @@ def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwa
         pullback = _replace_jvp_pullback(receiver, receiver_tangent, kwargs)
         return method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs), \
             lambda g: pullback(g)[:7]
-    if name == "__call__":
+    own_call = getattr(type(receiver), "__call__", None)
+    if name == "__call__" and not (inspect.isfunction(own_call) and differentiable_source(own_call)):
+        # (an object of the user's class with a __call__ is called through that method, below)
         if not _is_zero(receiver_tangent):
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
