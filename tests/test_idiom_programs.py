@@ -20,6 +20,7 @@ import pytest
 
 import idiom_programs as p
 import s2sad
+from corpus_cases import corpus_cases
 from s2sad.arguments import is_float_like
 from s2sad.errors import MissingRuleError, UnsupportedSyntaxError
 from trees import combine, direction, inner, same_type, scaled
@@ -82,12 +83,7 @@ MODES = ("grad", "vjp", "jvp", "hvp")
 
 
 def _cases(mode):
-    params = []
-    for name in sorted(CORPUS):
-        refusal = REFUSED.get((mode, name))
-        marks = () if refusal is None else pytest.mark.xfail(strict=True, raises=refusal[0], reason=refusal[2])
-        params.append(pytest.param(name, marks=marks, id=name))
-    return params
+    return corpus_cases(CORPUS, REFUSED, mode)
 
 
 class UnlistedFailure(Exception):

@@ -17,6 +17,7 @@ import pytest
 
 import realistic_programs as p
 import s2sad
+from corpus_cases import corpus_cases
 from trees import combine as _combine, direction, inner as _inner, same_type as _same_type, scaled as _scaled
 
 rs = np.random.RandomState(2026)
@@ -174,12 +175,7 @@ REFUSED = {
 
 
 def _cases(mode):
-    params = []
-    for name in sorted(CORPUS):
-        refusal = REFUSED.get((mode, name))
-        marks = () if refusal is None else pytest.mark.xfail(strict=True, raises=refusal[0], reason=refusal[2])
-        params.append(pytest.param(name, marks=marks, id=name))
-    return params
+    return corpus_cases(CORPUS, REFUSED, mode)
 
 
 class UnlistedFailure(Exception):
