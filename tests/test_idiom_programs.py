@@ -65,8 +65,6 @@ CORPUS = {
 }
 
 # (mode, name) -> (error class, a fragment of its message, why it is refused)
-_STAR = (UnsupportedSyntaxError, "starred expressions are not supported yet",
-         "`(n, *shape)`: a starred item in a tuple display is refused by the fence")
 _DATACLASSES_REPLACE = (MissingRuleError, "reached from",
                         "dataclasses.replace is differentiated from its source, which reads fields with getattr: "
                         "refused there, naming the user's line it was reached from")
@@ -74,7 +72,6 @@ _SECOND_ORDER = (MissingRuleError, "no second derivative through",
                  "hvp through a functools.partial holding a float keyword (slope=0.2): forward code cannot tell "
                  "it from a differentiated one, whose cotangent would be lost, so it is refused")
 REFUSED = {
-    **{(mode, "star_shape_reshape"): _STAR for mode in ("grad", "vjp", "jvp", "hvp")},
     **{(mode, "dataclasses_replace"): _DATACLASSES_REPLACE for mode in ("grad", "vjp", "jvp", "hvp")},
     ("hvp", "partial_made_inside"): _SECOND_ORDER,
 }

@@ -9,8 +9,6 @@ a closure does. Calls that change a value in place are normalize_mutation.py's.
 """
 from __future__ import annotations
 
-import operator
-
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
@@ -130,26 +128,8 @@ class CallNormalizer(NormalizerState):
 
     def packed_positional(self, node: cst.Call) -> Atom:
         """One tuple of the call's positional arguments: ``(a,) + tuple(rest)`` for ``f(a, *rest)``."""
-        pieces, items = [], []
-        for arg in node.args:
-            if arg.keyword is not None or arg.star == "**":
-                continue
-            if arg.star == "":
-                items.append(self.expression(arg.value))
-                continue
-            if items:
-                pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
-                items = []
-            sequence = self.expression(arg.value)
-            as_tuple = Callee("static", "tuple", tuple)
-            pieces.append(self.operation(None, "args", [atom_name(sequence)], Operation("", "call", as_tuple, [sequence])))
-        if items or not pieces:
-            pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
-        joined = pieces[0]
-        for piece in pieces[1:]:
-            plus = Callee("static", "+", operator.concat, "{0} + {1}")
-            joined = self.operation(None, "args", [], Operation("", "call", plus, [joined, piece]))
-        return joined
+        return self.joined([(arg.star == "*", arg.value) for arg in node.args if arg.keyword is None and arg.star != "**"],
+                           "tuple", word="args")
 
     def packed_keywords(self, node: cst.Call) -> Atom:
         """The dict of the call's keyword arguments: the keywords written and each ``**`` dict,
