@@ -35,7 +35,7 @@ from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
 from s2sad.runtime.methods import (attribute_jvp, attribute_rrule, method_jvp, nonzero_keyword_tangents,
                                    not_given_the_receiver, packed_jvp, property_getter)
-from s2sad.runtime.namedtuple_replace import is_namedtuple_replace, replaced_cotangents
+from s2sad.runtime.structural_replace import is_structural_replace, replaced_cotangents
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
@@ -202,7 +202,7 @@ def keyword_method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangen
 
 
 def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, keyword_tangents):
-    if is_namedtuple_replace(receiver, name):
+    if is_structural_replace(receiver, name):
         pullback = _replace_jvp_pullback(receiver, receiver_tangent, kwargs)
         return method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs), \
             lambda g: pullback(g)[:7]
@@ -424,7 +424,7 @@ def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, position
     positional, keywords = tuple(positional), dict(keywords)
     y = packed_jvp(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent)
     keyword_tangents = nonzero_keyword_tangents(keywords, keywords_tangent)
-    if is_namedtuple_replace(receiver, name):
+    if is_structural_replace(receiver, name):
         return y, _replace_jvp_pullback(receiver, receiver_tangent, keywords)
     tangents = split_cotangent(positional_tangent, len(positional))
     _, pullback = keyword_method_jvp_rrule(receiver, receiver_tangent, name, ans, positional, tangents, keywords,

@@ -65,14 +65,10 @@ CORPUS = {
 }
 
 # (mode, name) -> (error class, a fragment of its message, why it is refused)
-_DATACLASSES_REPLACE = (MissingRuleError, "reached from",
-                        "dataclasses.replace is differentiated from its source, which reads fields with getattr: "
-                        "refused there, naming the user's line it was reached from")
 _SECOND_ORDER = (MissingRuleError, "no second derivative through",
                  "hvp through a functools.partial holding a float keyword (slope=0.2): forward code cannot tell "
                  "it from a differentiated one, whose cotangent would be lost, so it is refused")
 REFUSED = {
-    **{(mode, "dataclasses_replace"): _DATACLASSES_REPLACE for mode in ("grad", "vjp", "jvp", "hvp")},
     ("hvp", "partial_made_inside"): _SECOND_ORDER,
 }
 

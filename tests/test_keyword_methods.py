@@ -239,17 +239,65 @@ def test_a_property_without_source_is_refused():
         s2sad.grad(reads_a_builtin_property)(x0)
 
 
-# ---------------------------------------------------------------- a refusal met inside a library function
+# ---------------------------------------------------------------- dataclasses.replace
 @dataclasses.dataclass
 class State:
     q: np.ndarray
+    p: np.ndarray
 
 
-def library_replace(q):
-    return np.sum(dataclasses.replace(State(q), q=q * 2).q)
+def leapfrog_with_replace(q, p, dt):
+    state = State(q, p)
+    for _ in range(3):
+        state = dataclasses.replace(state, p=state.p - dt * np.sin(state.q))
+        state = dataclasses.replace(state, q=state.q + dt * state.p)
+    return np.sum(state.q ** 2 * state.p)
+
+
+def test_dataclasses_replace_in_all_four_modes():
+    args = [x0, x0 + 0.5, 0.1]
+    v = [np.array([0.5, -1.0, 0.25]), np.array([1.0, 0.3, -0.7]), 0.4]
+    u = [np.array([-0.3, 0.8, 1.0]), np.array([0.2, -0.6, 0.4]), -0.5]
+    gradients = s2sad.grad(leapfrog_with_replace, argnums=(0, 1, 2))(*args)
+    for argnum, gradient in enumerate(gradients):
+        np.testing.assert_allclose(gradient, numerical_gradient(leapfrog_with_replace, args, argnum), rtol=1e-6, atol=1e-9)
+    _, tangent = s2sad.jvp(leapfrog_with_replace, tuple(args), tuple(v))
+    np.testing.assert_allclose(tangent, _slope(leapfrog_with_replace, args, v), rtol=1e-6)
+    products = s2sad.hvp(leapfrog_with_replace, tuple(args), tuple(v))
+    h = 1e-4
+
+    def at(s, t):
+        return leapfrog_with_replace(*[a + s * h * dv + t * h * du for a, dv, du in zip(args, v, u)])
+
+    second = (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
+    np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)), second, rtol=1e-5)
+
+
+@dataclasses.dataclass
+class Normalised:
+    w: np.ndarray
+
+    def __post_init__(self):
+        self.w = self.w / np.sum(self.w)
+
+
+def replace_that_computes(model, w):
+    return np.sum(dataclasses.replace(model, w=w * 2).w ** 2)
+
+
+def test_dataclasses_replace_of_a_dataclass_that_computes_is_refused():
+    with pytest.raises(s2sad.S2SADError, match="computes more than it stores") as error:
+        s2sad.grad(replace_that_computes, argnums=1)(Normalised(x0 + 1.0), x0 + 1.0)
+    assert "test_keyword_methods.py:" in str(error.value)
+
+
+# ---------------------------------------------------------------- a refusal met inside a library function
+def library_replace_with_star_star(q):
+    return np.sum(dataclasses.replace(State(q, q), **{"q": q * 2}).q)
 
 
 def test_a_refusal_inside_a_library_function_names_the_users_line_too():
+    """``dataclasses.replace(obj, **changes)`` is differentiated from its source, which s2sad refuses inside."""
     with pytest.raises(s2sad.S2SADError) as error:
-        s2sad.grad(library_replace)(x0)
+        s2sad.grad(library_replace_with_star_star)(x0)
     assert "reached from" in str(error.value) and "test_keyword_methods.py:" in str(error.value)

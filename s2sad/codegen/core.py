@@ -20,7 +20,7 @@ from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -147,6 +147,8 @@ class Emitter:
         callee = op.callee
         if callee.kind == "attribute":
             return f"{self.code(op.args[0])}.{callee.name}"
+        if callee.kind == "method" and callee.name == DATACLASS_REPLACE:  # dataclasses.replace(obj, ...), as written
+            return f"{callee.spelling}({', '.join(self.argument_list(op.args, op.kwargs))})"
         if callee.kind == "method":
             function = self.code(op.args[0]) + ("" if callee.name == "__call__" else f".{callee.name}")
             if callee.packed:

@@ -19,7 +19,7 @@ from .calls import (closure_call_jvp, closure_call_rrule, keyword_tangents_by_pa
                     value_call_rrule)
 from ..transformed import CotangentTuple
 from .closures import Closure
-from .namedtuple_replace import is_namedtuple_replace, replace_rrule, replaced_tangent
+from .structural_replace import is_structural_replace, replace_rrule, replaced_tangent
 from .structure import field_cotangent, split_cotangent, tangent_field
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
@@ -29,7 +29,7 @@ def method_rrule(receiver, name: str, *args, **kwargs):
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
     if name == "__call__" and (receiver.__class__ is FunctionType or not _has_own_call(receiver)):  # (a function has none)
         return value_call_rrule(receiver, *args, **kwargs)
-    if is_namedtuple_replace(receiver, name):
+    if is_structural_replace(receiver, name):
         return replace_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
@@ -178,7 +178,7 @@ def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, 
         if receiver_tangent is not ZERO and _holds_values(receiver):
             raise _computed_callee(receiver)
         return value_call_jvp(receiver, ans, args, tangents, keyword_tangents, **kwargs)
-    if is_namedtuple_replace(receiver, name):
+    if is_structural_replace(receiver, name):
         return replaced_tangent(receiver, receiver_tangent, kwargs, keyword_tangents)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
