@@ -25,6 +25,17 @@ def _slope(f, args, directions, h=1e-6):
     return (at(h) - at(-h)) / (2 * h)
 
 
+def _check_hvp(f, args, v, u, h=1e-4):
+    """``<hvp(f)(args; v), u>`` against the mixed second difference of f along v and u."""
+    products = s2sad.hvp(f, tuple(args), tuple(v))
+
+    def at(s, t):
+        return f(*[a + s * h * dv + t * h * du for a, dv, du in zip(args, v, u)])
+
+    second = (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
+    np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)), second, rtol=1e-5)
+
+
 # ---------------------------------------------------------------- namedtuple._replace
 def doubled_b(p, x):
     q = p._replace(b=p.b * 2)
@@ -147,14 +158,7 @@ def test_hvp_through_a_keyword_of_a_method_of_the_users_class():
     args = [x0, x0 + 1.0, 0.7, 0.1]
     v = [np.array([0.5, -1.0, 0.25]), np.array([1.0, 0.3, -0.7]), 0.9, -1.1]
     u = [np.array([-0.3, 0.8, 1.0]), np.array([0.2, -0.6, 0.4]), -0.5, 0.7]
-    products = s2sad.hvp(keyword_only, tuple(args), tuple(v))
-    h = 1e-4
-
-    def at(s, t):
-        return keyword_only(*[a + s * h * dv + t * h * du for a, dv, du in zip(args, v, u)])
-
-    second = (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
-    np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)), second, rtol=1e-5)
+    _check_hvp(keyword_only, args, v, u)
 
 
 def scaled_sine(v, *, by):
@@ -263,14 +267,7 @@ def test_dataclasses_replace_in_all_four_modes():
         np.testing.assert_allclose(gradient, numerical_gradient(leapfrog_with_replace, args, argnum), rtol=1e-6, atol=1e-9)
     _, tangent = s2sad.jvp(leapfrog_with_replace, tuple(args), tuple(v))
     np.testing.assert_allclose(tangent, _slope(leapfrog_with_replace, args, v), rtol=1e-6)
-    products = s2sad.hvp(leapfrog_with_replace, tuple(args), tuple(v))
-    h = 1e-4
-
-    def at(s, t):
-        return leapfrog_with_replace(*[a + s * h * dv + t * h * du for a, dv, du in zip(args, v, u)])
-
-    second = (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
-    np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)), second, rtol=1e-5)
+    _check_hvp(leapfrog_with_replace, args, v, u)
 
 
 @dataclasses.dataclass
