@@ -212,7 +212,8 @@ def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwa
         if not _is_zero(receiver_tangent):
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
-        if found is None and isinstance(receiver, type) and not is_library(receiver):
+        if found is None and isinstance(receiver, type) and not is_library(receiver) and not issubclass(receiver, tuple):
+            # (a namedtuple's constructor stays refused: its tangent as a tuple of items is not reversed here)
             return _constructor_jvp_rrule(receiver, args, tangents, kwargs, keyword_tangents)
         if found is None:
             return _source_call_rrule(receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents)
