@@ -17,6 +17,8 @@ A user function called through a value in forward code (``f(*args)``, a default 
 no forward rule: its reverse is that of its own generated forward code. A method of the user's
 class has none either: its second derivative is refused here, with an error naming it.
 """
+import inspect
+
 import numpy as np
 
 from s2sad.errors import MissingRuleError
@@ -24,10 +26,16 @@ from s2sad.registry import defrrule, restore_template_source
 from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
 from s2sad.runtime.accumulate import add
 from s2sad.arguments import is_float_like
+from s2sad.frontend.resolve import is_library
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
+from s2sad.runtime.constructors import constructor_jvp, stored_fields
+from s2sad.runtime.structure import tangent_field
+from s2sad.transformed import CotangentTuple
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
-from s2sad.runtime.methods import CONSTANT, FIELD, attribute_jvp, attribute_rrule, how_read, method_jvp, packed_jvp
+from s2sad.runtime.methods import (CONSTANT, FIELD, attribute_jvp, attribute_rrule, how_read, method_jvp,
+                                   nonzero_keyword_tangents, not_given_the_receiver, packed_jvp)
+from s2sad.runtime.structural_replace import is_structural_replace, replaced_cotangents
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
@@ -179,13 +187,37 @@ def _no_second_order(what: str) -> MissingRuleError:
 def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kwargs):
     """``method_jvp`` and its pullback: ``(NO_TANGENT, d receiver, d receiver_tangent, NO_TANGENT,
     d ans, d args, d tangents)``."""
+    return keyword_method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, None)
+
+
+def keyword_method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, keyword_tangents):
+    """``method_jvp_rrule`` for a call whose keywords may have tangents (``keyword_tangents``,
+    the nonzero ones; None when the caller has no place for the keywords' cotangents, whose
+    float values are then refused where they could be differentiated). Where it has, the
+    pullback's output carries them: ``.keywords`` (the values') and ``.keyword_tangents``."""
     args, tangents = tuple(args), tuple(tangents)
-    if name == "__call__":
+    if keyword_tangents is None:
+        return _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, None)
+    return _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, keyword_tangents)
+
+
+def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwargs, keyword_tangents):
+    if is_structural_replace(receiver, name):
+        pullback = _replace_jvp_pullback(receiver, receiver_tangent, kwargs)
+        return method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs), \
+            lambda g: pullback(g)[:7]
+    own_call = getattr(type(receiver), "__call__", None)
+    if name == "__call__" and not (inspect.isfunction(own_call) and differentiable_source(own_call)):
+        # (an object of the user's class with a __call__ is called through that method, below)
         if not _is_zero(receiver_tangent):
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
+        if found is None and isinstance(receiver, type) and not is_library(receiver) and not issubclass(receiver, tuple):
+            # (a namedtuple's constructor stays refused: its tangent as a tuple of items is not reversed here)
+            return _constructor_jvp_rrule(receiver, args, tangents, kwargs, keyword_tangents)
         if found is None:
-            return _source_call_rrule(receiver, receiver_tangent, args, tangents, kwargs)
+            return _source_call_rrule(receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents)
+        _refuse_keyword_tangents(keyword_tangents, getattr(receiver, "__name__", name))
         forward, held_args, held_keywords = found
         every = (ZERO,) * len(held_args) + tangents
         given = dict(forward.signature.bind_partial(*every).arguments)
@@ -193,8 +225,14 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
         held, receiver_part = len(held_args), False
     else:
         forward = forward_method_rule(type(receiver), name)
+        if forward is None and not_given_the_receiver(receiver, name):  # self.activation(z), a staticmethod
+            return _source_call_rrule(getattr(receiver, name), ZERO, args, tangents, kwargs, keyword_tangents)
+        function = getattr(type(receiver), name, None) if forward is None else None
+        if inspect.isfunction(function) and differentiable_source(function):  # a method of the user's class
+            return _users_method_jvp_rrule(function, receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents)
         if forward is None:
             raise _no_second_order(f"`{type(receiver).__name__}.{name}`")
+        _refuse_keyword_tangents(keyword_tangents, f"{type(receiver).__name__}.{name}")
         every = (receiver_tangent,) + tangents
         given = dict(zip(list(forward.signature.parameters), every))
         y, pullback = pushforward_rrule(forward, (receiver,) + args, kwargs, given, ans)
@@ -212,16 +250,36 @@ def method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, **kw
     return y, method_jvp_pullback
 
 
-def _source_call_rrule(function, function_tangent, args, tangents, kwargs):
+def _replace_jvp_pullback(receiver, receiver_tangent, keywords: dict):
+    """The pullback of ``packed_jvp`` for ``receiver._replace(**keywords)``: its tangent is the
+    receiver's tangent with the keywords' tangents in their fields, linear in both and not
+    reading a value, so the fields' cotangents go back to where the tangents came from (the
+    receiver's tangent's keyed by its own type, as ``attribute_jvp_rrule`` keys it)."""
+    tangent_kind = type(receiver) if _is_zero(receiver_tangent) else type(receiver_tangent)
+
+    def replace_jvp_pullback(g):
+        d_receiver_tangent, by_keyword = replaced_cotangents(receiver, keywords, g, tangent_kind)
+        given = {key: d for key, d in by_keyword.items() if not _is_zero(d)}
+        return (NO_TANGENT, ZERO, d_receiver_tangent, NO_TANGENT, ZERO, (), (), ZERO,
+                Tangent(dict, given) if given else ZERO)
+
+    return replace_jvp_pullback
+
+
+def _source_call_rrule(function, function_tangent, args, tangents, kwargs, keyword_tangents=None):
     """A Python function with source called through a value in forward code (``f(*args)``, a
     default argument, a lambda holding the function's variables): the reverse of its own
-    generated forward code, in ``method_jvp``'s form."""
+    generated forward code, in ``method_jvp``'s form (see ``keyword_method_jvp_rrule`` for
+    ``keyword_tangents``)."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     label = getattr(target, "__qualname__", type(target).__name__)
-    if not differentiable_source(target) or any(is_float_like(value) for value in keywords.values()):
-        # keywords are constants in forward code; a float among them may be differentiated here
+    # a float a partial holds, or (without a place for their cotangents) a keyword's, may be
+    # differentiated here: its cotangent would be lost
+    floats = held_keywords.values() if keyword_tangents is not None else keywords.values()
+    if not differentiable_source(target) or any(is_float_like(value) for value in floats):
         raise _no_second_order(label)
+    keyword_tangents = keyword_tangents or {}
     if _is_zero(function_tangent):
         held_tangents = (ZERO,) * len(held_args)
     elif isinstance(function, Closure):  # a lambda's held values have tangents: theirs come first
@@ -230,22 +288,83 @@ def _source_call_rrule(function, function_tangent, args, tangents, kwargs):
         raise _no_second_order(label)
     every = held_tangents + tuple(tangents)
     active = tuple(i for i, t in enumerate(every) if not _is_zero(t))
-    call = transformed_forward_call(target, active, ())
+    keys = tuple(keyword_tangents)
+    call = transformed_forward_call(target, active, keys)
     if call.star is not None and any(i >= len(call.positional) for i in active):
         raise _no_second_order(label)  # a tangent collected by *args: not spread back here
-    pair, pullback = call.rrule(tuple(every[i] for i in active), *held_args, *args, **keywords)
+    given = tuple(every[i] for i in active) + tuple(keyword_tangents.values())
+    pair, pullback = call.rrule(given, *held_args, *args, **keywords)
     held = len(held_args)
 
     def source_call_pullback(g):
-        parts = pullback((ZERO, g))  # (NO_TANGENT, cotangents of the active tangents, *of the arguments)
-        by_position = dict(zip(active, parts[1]))
+        parts = pullback((ZERO, g))  # (NO_TANGENT, cotangents of the tangents given, *of the arguments)
+        by_position = dict(zip(active, parts[1][:len(active)]))
         d_tangents = tuple(by_position.get(i, ZERO) for i in range(held, len(every)))
         d_function_tangent = held_tangent([by_position.get(i, ZERO) for i in range(held)]) \
             if isinstance(function, Closure) else ZERO
         d_function = held_tangent(parts[2:2 + held]) if isinstance(function, Closure) else NO_TANGENT
-        return (NO_TANGENT, d_function, d_function_tangent, NO_TANGENT, ZERO, tuple(parts[2 + held:]), d_tangents)
+        result = CotangentTuple((NO_TANGENT, d_function, d_function_tangent, NO_TANGENT, ZERO,
+                                 tuple(parts[2 + held:]), d_tangents))
+        result.keywords = {key: parts.keywords.get(key, ZERO) for key in kwargs}
+        result.keyword_tangents = dict(zip(keys, parts[1][len(active):]))
+        return result
 
     return pair[1], source_call_pullback
+
+
+def _users_method_jvp_rrule(function, receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents):
+    """A method of the user's class in forward code: the reverse of its generated forward code,
+    the receiver its first argument (its tangent, a structural one, the first tangent)."""
+    _, pullback = _source_call_rrule(function, ZERO, (receiver,) + args, (receiver_tangent,) + tangents, kwargs,
+                                     keyword_tangents)
+    y = method_jvp(receiver, receiver_tangent, function.__name__, None, args, tangents, **kwargs) \
+        if not keyword_tangents else None
+
+    def users_method_jvp_pullback(g):
+        parts = pullback(g)
+        d_args, d_tangents = parts[5], parts[6]
+        result = CotangentTuple((NO_TANGENT, d_args[0], d_tangents[0], NO_TANGENT, ZERO,
+                                 tuple(d_args[1:]), tuple(d_tangents[1:])))
+        result.keywords, result.keyword_tangents = parts.keywords, parts.keyword_tangents
+        return result
+
+    return y, users_method_jvp_pullback
+
+
+def _constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents):
+    """``cls(*args)`` in forward code, a class of the user's that stores its arguments: its
+    tangent holds the arguments' tangents in their fields, linear in them and reading no
+    value, so each field's cotangent goes back to the tangent stored there."""
+    _refuse_keyword_tangents(keyword_tangents, cls.__name__)
+    fields = stored_fields(cls)
+    if fields is None:
+        raise _no_second_order(cls.__name__)
+    y = constructor_jvp(cls, args, tangents, **kwargs)
+    names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
+
+    def constructor_jvp_pullback(g):
+        g = unthunk(g)
+        d_tangents = tuple(ZERO if _is_zero(g) or name not in fields else unthunk(tangent_field(g, fields[name]))
+                           for name in names)
+        result = CotangentTuple((NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, ZERO, (ZERO,) * len(args), d_tangents))
+        result.keywords, result.keyword_tangents = {key: ZERO for key in kwargs}, {}
+        return result
+
+    return y, constructor_jvp_pullback
+
+
+def _refuse_keyword_tangents(keyword_tangents, label: str) -> None:
+    """The reverse of a forward rule gives no cotangent for a keyword's tangent: refused, not dropped."""
+    if keyword_tangents:
+        keyword = next(iter(keyword_tangents))
+        raise MissingRuleError(
+            f"no second derivative through `{label}` given the differentiated value `{keyword}` by keyword "
+            "in forward code", hint=f"pass `{keyword}` positionally where you take a Hessian")
+
+
+def _dict_cotangent(by_key: dict):
+    given = {key: d for key, d in by_key.items() if not _is_zero(unthunk(d))}
+    return Tangent(dict, given) if given else ZERO
 
 
 def _forward_of_value(function):
@@ -272,8 +391,14 @@ def attribute_jvp_rrule(receiver, receiver_tangent, name):
     read = how_read(receiver, name) if forward is None else None
     if read is CONSTANT:
         return ZERO, _constant_jvp_pullback
-    if forward is None and read is not FIELD:  # a property of the user's class
-        raise _no_second_order(f"the property `{type(receiver).__name__}.{name}`")
+    if forward is None and read is not FIELD:  # a property of the user's class: the reverse of its getter's forward code
+        y, pullback = _source_call_rrule(read, ZERO, (receiver,), (receiver_tangent,), {})
+
+        def property_jvp_pullback(g):
+            _, _, _, _, _, d_args, d_tangents = pullback(g)
+            return NO_TANGENT, d_args[0], d_tangents[0], NO_TANGENT
+
+        return y, property_jvp_pullback
     if forward is None:  # a field of a structure: the tangent's field
         y = attribute_jvp(receiver, receiver_tangent, name)
 
@@ -301,16 +426,24 @@ def _constant_jvp_pullback(g):
 
 
 def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent):
-    """``packed_jvp`` (``f(*args)`` in forward code) and its pullback."""
+    """``packed_jvp`` (``f(*args)``, or ``obj.method(x, scale=s)`` with ``s`` varied, in forward code)
+    and its pullback."""
     positional, keywords = tuple(positional), dict(keywords)
     y = packed_jvp(receiver, receiver_tangent, name, ans, positional, positional_tangent, keywords, keywords_tangent)
+    keyword_tangents = nonzero_keyword_tangents(keywords, keywords_tangent)
+    if is_structural_replace(receiver, name):
+        return y, _replace_jvp_pullback(receiver, receiver_tangent, keywords)
     tangents = split_cotangent(positional_tangent, len(positional))
-    _, pullback = method_jvp_rrule(receiver, receiver_tangent, name, ans, positional, tangents, **keywords)
+    _, pullback = keyword_method_jvp_rrule(receiver, receiver_tangent, name, ans, positional, tangents, keywords,
+                                           keyword_tangents)
 
     def packed_jvp_pullback(g):
-        _, d_receiver, d_receiver_tangent, _, d_ans, d_args, d_tangents = pullback(g)
-        return (NO_TANGENT, d_receiver, d_receiver_tangent, NO_TANGENT, d_ans, d_args, d_tangents, NO_TANGENT,
-                ZERO)
+        parts = pullback(g)
+        _, d_receiver, d_receiver_tangent, _, d_ans, d_args, d_tangents = parts
+        by_keyword = getattr(parts, "keywords", None)  # (a forward rule's reverse gives none)
+        return (NO_TANGENT, d_receiver, d_receiver_tangent, NO_TANGENT, d_ans, d_args, d_tangents,
+                NO_TANGENT if by_keyword is None else _dict_cotangent(by_keyword),
+                _dict_cotangent(getattr(parts, "keyword_tangents", {})))
 
     return y, packed_jvp_pullback
 

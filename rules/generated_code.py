@@ -18,8 +18,9 @@ code), so the helpers they call have rules of their own: ``add_tangents`` (the s
 call's tangent terms), ``expand_reduced`` (a reduction's value or tangent broadcast back: its
 adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a tangent cast to
 its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
-0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items); ``dtype_of`` and ``np.isfortran`` only read a dtype or
-a layout, ``winner_index`` which item ``max``/``min`` return.
+0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items),
+``field_cotangent`` (an entry of a dict's tangent); ``dtype_of`` and ``np.isfortran`` only read a dtype or
+a layout, ``winner_index`` which item ``max``/``min`` return, ``is_zero`` whether a tangent is a symbolic zero.
 """
 import copy
 
@@ -68,6 +69,14 @@ def merged_keywords_jvp_first(g, ans, first, second):
 def merged_keywords_jvp_second(g, ans, first, second):
     entries = _entries(g, second)
     return ZERO if entries is ZERO else {**{key: ZERO for key in first}, **entries}
+
+
+def field_cotangent_vjp(g, ans, t, key):
+    """The entry's cotangent goes back to that entry of the whole: a dict's, an object's, a tuple's."""
+    g, t = unthunk(g), unthunk(t)
+    if is_zero(g) or is_zero(t) or t is None:
+        return ZERO
+    return Tangent(t.primal_type if isinstance(t, Tangent) else type(t), {key: g})
 
 
 def tangent_field_vjp(g, ans, t, name):
@@ -208,7 +217,8 @@ defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)
 defvjp(times,         "t, slope", times_vjp_t, times_vjp_slope)
 defvjp(unthunk,       "t", "g")
 defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
-nondifferentiable(dtype_of, winner_index)  # a dtype; which item max/min returns (an index)
+defvjp(field_cotangent, "t, key", field_cotangent_vjp, None)
+nondifferentiable(dtype_of, winner_index, is_zero)  # a dtype; which item max/min returns (an index); a symbolic zero?
 
 # ---- forward rules
 deflinear(fit, "t")
@@ -230,3 +240,4 @@ deflinear(like_output, "term")
 defjvp(times,         "times(g, slope)", "times(t, g)", elementwise=True)
 deflinear(unthunk, "t")
 deflinear(split_cotangent, "t")
+deflinear(field_cotangent, "t")

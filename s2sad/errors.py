@@ -47,7 +47,15 @@ class S2SADError(Exception):
         self.message = message
         self.location = location
         self.hint = hint
+        self.reached_from: list[SourceLocation] = []  # the user's lines whose calls led there, innermost first
         super().__init__(self.render())
+
+    def reached(self, location: SourceLocation) -> None:
+        """Name ``location``, the user's line whose call led to this error's place (in a function
+        the user did not write, such as the standard library's, differentiated from its source)."""
+        if location != self.location and location not in self.reached_from:
+            self.reached_from.append(location)
+            self.args = (self.render(),)
 
     def render(self) -> str:
         head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
@@ -55,6 +63,8 @@ class S2SADError(Exception):
         if self.location and self.location.text:
             lines.append("    " + self.location.text)
             lines.append("    " + " " * max(self.location.column - 1, 0) + "^")
+        for place in getattr(self, "reached_from", ()):
+            lines.append(f"  reached from {place}: {place.text.strip()}")
         if self.hint:
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)

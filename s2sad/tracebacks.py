@@ -28,6 +28,8 @@ def point_at_user_source(error) -> None:
         if error.location is None:
             error.location = location
             error.args = (error.render(),)
+        elif error.location.filename != location.filename:  # met in code the user's line called
+            error.reached(location)
     elif hasattr(error, "add_note"):
         error.add_note(f"s2sad: raised by the code generated for {location}: {location.text.strip()}")
 

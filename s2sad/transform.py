@@ -28,7 +28,7 @@ from .specialisation import origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
-from .transformed import TransformedCall, TransformedForwardCall
+from .transformed import BoundCall, TransformedCall, TransformedForwardCall, is_bound_users_method, is_forward_call
 from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
 from .cache.validity import warn_refused_branches
 
@@ -595,12 +595,17 @@ def _resolve_recipe(recipe, env: Environment, function):
     if kind == "class":
         return defined_class(*recipe[1:], function.__globals__)
     callee = _resolve_reference(recipe[1], env)
+    if kind in ("transformed", "transformed_forward") and is_bound_users_method(callee):
+        # `Linear.from_flat(flat)`: the function's call with the class first, one position on
+        shifted = tuple(position + 1 for position in recipe[2])
+        make = transformed_call if kind == "transformed" else transformed_forward_call
+        return BoundCall(make(callee.__func__, shifted, recipe[3]), callee.__self__, kind == "transformed_forward")
     if kind == "transformed":
         return transformed_call(callee, recipe[2], recipe[3])
     if kind == "transformed_forward":
         return transformed_forward_call(callee, recipe[2], recipe[3])
     if kind == "forward_call_rrule":
-        if not isinstance(callee, TransformedForwardCall):
+        if not is_forward_call(callee):
             raise _Stale(str(recipe))
         return callee.rrule
     if kind == "jvp":

@@ -260,3 +260,48 @@ class TransformedForwardCall:
 
     def __repr__(self):
         return f"<forward-transformed {self.function.__qualname__}>"
+
+
+def is_forward_call(value) -> bool:
+    """Generated forward code's call of a user function (differentiated again for an hvp)."""
+    return isinstance(value, TransformedForwardCall) or isinstance(value, BoundCall) and value.forward
+
+
+def is_bound_users_method(value) -> bool:
+    """A method bound to its class (a classmethod, ``Linear.from_flat``) or to an object, whose
+    function is Python source to differentiate: called by name, it is that function's call
+    with ``__self__`` first (``BoundCall``)."""
+    return inspect.ismethod(value) and inspect.isfunction(value.__func__)
+
+
+class BoundCall:
+    """A ``TransformedCall`` or ``TransformedForwardCall`` of a bound method's function, called
+    as the bound method is: ``__self__`` goes first (not differentiated: a class, or an object
+    read as a constant), and its cotangent is left out of what the pullback gives."""
+
+    def __init__(self, call, owner, forward: bool):
+        self.call, self.owner, self.forward = call, owner, forward
+
+    def __call__(self, *args, **kwargs):
+        if self.forward:  # call(tangents, *args): the tangents are those of the arguments after __self__
+            return self.call(args[0], self.owner, *args[1:], **kwargs)
+        y, pullback = self.call(self.owner, *args, **kwargs)
+        return y, _without_owner(pullback, 1)
+
+    def rrule(self, tangents, *args, **kwargs):
+        """The forward call's reverse (an hvp): ``(NO_TANGENT, the tangents', *the arguments')``."""
+        y, pullback = self.call.rrule(tangents, self.owner, *args, **kwargs)
+        return y, _without_owner(pullback, 2)
+
+    def __repr__(self):
+        return f"<{self.call!r} bound to {self.owner!r}>"
+
+
+def _without_owner(pullback, position: int):
+    def bound_pullback(dy):
+        cotangents = pullback(dy)
+        result = CotangentTuple(tuple(cotangents[:position]) + tuple(cotangents[position + 1:]))
+        result.keywords = getattr(cotangents, "keywords", {})
+        return result
+
+    return bound_pullback

@@ -145,8 +145,10 @@ def uses_dict_unpacking(x):
 
 
 def uses_starred_element(x):
-    values = [*x]  # bad: starred element
-    return values[0]
+    total = 0.0  # a starred loop target is refused (a display, `[*x]`, is joined from its pieces)
+    for first, *rest in [(x, x)]:  # bad: starred element
+        total = total + np.sum(first)
+    return total
 
 
 class Holder:

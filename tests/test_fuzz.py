@@ -218,7 +218,8 @@ def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
     must point at the program's own file and line."""
     from fuzz.oracle import check_source
 
-    source = ("import numpy as np\n\ndef f(x):\n    shape = (3,)\n    return np.sum(np.reshape(x, (*shape,)) ** 2)\n")
+    source = ("import numpy as np\n\ndef f(x):\n    total = 0.0\n    for first, *rest in [(x, x)]:\n"
+              "        total = total + np.sum(first ** 2)\n    return total\n")
     outcome = check_source(source, (np.array([0.3, -0.7, 1.1]),), "S", 1.0, [np.ones(3)], str(tmp_path))
     assert not outcome.failures, outcome.failures
     assert outcome.refusals and all("starred" in construct for construct, _ in outcome.refusals)
@@ -226,12 +227,13 @@ def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
 
 
 def test_the_generator_writes_each_idiom_and_number_type():
-    """Over a fixed sample, programs use user idioms, float32 and complex inputs, and helper redefinitions."""
+    """Over a fixed sample (600 programs: with 300, half the idioms was a matter of the draw), programs use user
+    idioms, float32 and complex inputs, and helper redefinitions."""
     from hypothesis import HealthCheck, given, settings
 
     seen = set()
 
-    @settings(max_examples=300, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=600, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(programs())
     def collect(program):
@@ -287,7 +289,7 @@ def _structured_input(kind):
 
 
 # Idioms s2sad refuses, with a located error (what it says): not differentiated yet.
-REFUSED_IDIOMS = {"namedtuple-replace": "is given a differentiated value by keyword"}   # p._replace(b=...)
+REFUSED_IDIOMS: dict = {}   # idiom -> a fragment of its refusal (p._replace(b=...) was one: differentiated now)
 
 
 def test_each_parameter_idiom_is_differentiated_with_its_parameter_and_without(tmp_path):

@@ -423,8 +423,11 @@ def test_a_differentiated_value_passed_through_double_star_gets_its_gradient():
     gx, gs = s2sad.grad(forwards_a_differentiated_keyword, argnums=(0, 1))(x, s)
     np.testing.assert_allclose(gx, numerical_gradient(forwards_a_differentiated_keyword, [x, s], 0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(gs, numerical_gradient(forwards_a_differentiated_keyword, [x, s], 1), rtol=1e-5, atol=1e-7)
-    with pytest.raises(s2sad.MissingRuleError, match="differentiated value is passed by .* in forward mode"):
-        s2sad.jvp(forwards_a_differentiated_keyword, (x, s), (r(3), 1.0))
+    # forward mode: the keyword's tangent reaches the callee too (it was refused; tests/test_keyword_methods.py)
+    v, h = r(3), 1e-6
+    _, tangent = s2sad.jvp(forwards_a_differentiated_keyword, (x, s), (v, 1.0))
+    expected = (forwards_a_differentiated_keyword(x + h * v, s + h) - forwards_a_differentiated_keyword(x - h * v, s - h)) / (2 * h)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-5, atol=1e-7)
 
 
 def keyword_to_a_rule_through_a_value(x, s, f=np.clip):
@@ -457,3 +460,33 @@ def test_plus_equals_on_an_array_argument_is_refused_and_on_a_number_differentia
         assert raised.value.location.text.strip().startswith("x += v * 2.0")
     np.testing.assert_array_equal(x, before)
     assert s2sad.grad(adds_into_a_number, argnums=(0, 1))(0.5, 0.25) == (pytest.approx(1.5), pytest.approx(1.5))
+
+
+def starred_displays(x, a, shape=(2, 3)):
+    grid = np.zeros((x.shape[0], *shape[1:]))         # a shape: the display joined, not differentiated
+    stacked = np.stack([a, *x[:2], a * 2])            # differentiated items on both sides of the star
+    head_and_tail = (*x[1:], a)
+    return np.sum((x[:, None] + grid) ** 2) + np.sum(stacked ** 3) + sum(head_and_tail) * a
+
+
+def test_starred_items_in_tuple_and_list_displays():
+    x, a = r(3), 0.7
+    gradients = s2sad.grad(starred_displays, argnums=(0, 1))(x, a)
+    assert_gradients_match(starred_displays, [x, a], (0, 1), gradients)
+    v, h = r(3), 1e-6
+    _, tangent = s2sad.jvp(starred_displays, (x, a), (v, 0.3))
+    expected = (starred_displays(x + h * v, a + 0.3 * h) - starred_displays(x - h * v, a - 0.3 * h)) / (2 * h)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
+
+
+def star_in_a_loop_target(x):
+    total = 0.0
+    for first, *rest in [(x, x, x)]:
+        total = total + np.sum(first)
+    return total
+
+
+def test_a_starred_loop_target_is_still_refused_at_its_line():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="starred expressions are not supported yet") as error:
+        s2sad.grad(star_in_a_loop_target)(r(3))
+    assert error.value.location.text.strip().startswith("for first, *rest in")

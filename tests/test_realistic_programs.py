@@ -17,6 +17,8 @@ import pytest
 
 import realistic_programs as p
 import s2sad
+from corpus_cases import corpus_cases
+from trees import combine as _combine, direction, inner as _inner, same_type as _same_type, scaled as _scaled
 
 rs = np.random.RandomState(2026)
 
@@ -25,59 +27,9 @@ def randn(*shape):
     return rs.randn(*shape)
 
 
-# ---------------------------------------------------------------- trees of arrays
-def _combine(x, v, h):
-    """``x + h * v`` over a tree: dicts, lists, tuples, namedtuples, dataclasses of floats and arrays."""
-    if isinstance(x, dict):
-        return {k: _combine(x[k], v[k], h) for k in x}
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(_combine(a, b, h) for a, b in zip(x, v)))
-    if isinstance(x, (list, tuple)):
-        return type(x)(_combine(a, b, h) for a, b in zip(x, v))
-    if dataclasses.is_dataclass(x):
-        return dataclasses.replace(x, **{f.name: _combine(getattr(x, f.name), getattr(v, f.name), h)
-                                         for f in dataclasses.fields(x) if f.init})
-    if isinstance(x, (np.ndarray, float)):
-        return x + h * v
-    return x
-
-
+# ---------------------------------------------------------------- trees of arrays (tests/trees.py)
 def _direction(x):
-    if isinstance(x, dict):
-        return {k: _direction(x[k]) for k in x}
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(_direction(a) for a in x))
-    if isinstance(x, (list, tuple)):
-        return type(x)(_direction(a) for a in x)
-    if dataclasses.is_dataclass(x):
-        return dataclasses.replace(x, **{f.name: _direction(getattr(x, f.name)) for f in dataclasses.fields(x) if f.init})
-    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
-        return randn(*x.shape)
-    if isinstance(x, float):
-        return float(randn())
-    return x
-
-
-def _inner(g, v, x):
-    if isinstance(x, dict):
-        return sum(_inner(g[k], v[k], x[k]) for k in x)
-    if isinstance(x, (list, tuple)):
-        return sum(_inner(a, b, c) for a, b, c in zip(g, v, x))
-    if dataclasses.is_dataclass(x):
-        return sum(_inner(getattr(g, f.name), getattr(v, f.name), getattr(x, f.name))
-                   for f in dataclasses.fields(x) if f.init)
-    if isinstance(x, (np.ndarray, float)) and np.asarray(x).dtype.kind == "f":
-        return float(np.sum(np.asarray(g) * v))
-    return 0.0
-
-
-def _scaled(v, s):
-    return _combine(v, v, s - 1.0)
-
-
-def _same_type(g, x):
-    if isinstance(x, (dict, list, tuple)) or dataclasses.is_dataclass(x):
-        assert type(g) is type(x), f"the gradient of a {type(x).__name__} came back as a {type(g).__name__}"
+    return direction(x, randn)
 
 
 # ---------------------------------------------------------------- the corpus: program, arguments, argnums
@@ -223,12 +175,7 @@ REFUSED = {
 
 
 def _cases(mode):
-    params = []
-    for name in sorted(CORPUS):
-        refusal = REFUSED.get((mode, name))
-        marks = () if refusal is None else pytest.mark.xfail(strict=True, raises=refusal[0], reason=refusal[2])
-        params.append(pytest.param(name, marks=marks, id=name))
-    return params
+    return corpus_cases(CORPUS, REFUSED, mode)
 
 
 class UnlistedFailure(Exception):

@@ -24,6 +24,7 @@ from ..frontend.ir import Branch, Const, Context, Function, Jump, Loop, Operatio
 from ..frontend.resolve import is_library
 from ..registry.forward import forward_rule
 from .activity import Activity, propagates
+from ..transformed import is_bound_users_method
 
 # What the generator knows of a tangent variable's value when the code runs (sets of variables):
 ZERO_FLAG = "zero"       # it may be ZERO
@@ -126,6 +127,8 @@ def is_number(atom) -> bool:
 def transformable(value) -> bool:
     """A user function without a forward rule: called through its own generated jvp."""
     original = getattr(value, "__s2sad_original__", value)
+    if is_bound_users_method(original):  # a classmethod called by name (transform.py: BoundCall)
+        original = original.__func__
     return inspect.isfunction(original) and not is_library(original)
 
 

@@ -20,11 +20,11 @@ from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
-from ..transformed import TransformedForwardCall
+from ..transformed import is_bound_users_method, is_forward_call
 
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
@@ -166,6 +166,8 @@ class Emitter:
         callee = op.callee
         if callee.kind == "attribute":
             return f"{self.code(op.args[0])}.{callee.name}"
+        if callee.kind == "method" and callee.name == DATACLASS_REPLACE:  # dataclasses.replace(obj, ...), as written
+            return f"{callee.spelling}({', '.join(self.argument_list(op.args, op.kwargs))})"
         if callee.kind == "method":
             function = self.code(op.args[0]) + ("" if callee.name == "__call__" else f".{callee.name}")
             if callee.packed:
@@ -267,7 +269,9 @@ class Emitter:
         if inspect.isfunction(original) and not is_library(original):
             refuse_transform(original, self.location_of(op))  # grad(f) called here: not f
             return "transformed"
-        if isinstance(value, TransformedForwardCall):  # generated forward code, differentiated again
+        if is_bound_users_method(original) and not is_library(original.__func__):
+            return "transformed"  # a classmethod called by name: its function, the class first (transform.py)
+        if is_forward_call(value):  # generated forward code, differentiated again
             return "forward_call"
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
@@ -314,7 +318,7 @@ class Emitter:
             active = tuple(i for i, a in enumerate(op.args) if self.activity.is_active(a))
             active_keywords = tuple(k for k, a in op.kwargs if self.activity.is_active(a))
             recipe = ("transformed", reference, active, active_keywords)
-        elif isinstance(value, TransformedForwardCall):
+        elif is_forward_call(value):
             recipe = ("forward_call_rrule", reference)
         else:
             recipe = ("rrule", reference)

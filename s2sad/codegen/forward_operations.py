@@ -117,10 +117,16 @@ class ForwardOperations:
                 arguments = ", ".join([self.core.code(receiver), self.facts.tangent_of(receiver), repr(callee.name), op.target]
                                       + [f"{self.core.code(a)}, {self.facts.tangent_of(a)}" for a in rest])
                 return self.set_tangent(op.target, f"packed_jvp({arguments})")
-            arguments = ", ".join([self.core.code(receiver), self.facts.tangent_of(receiver), repr(callee.name), op.target,
-                                   "(" + "".join(self.core.code(a) + ", " for a in rest) + ")",
-                                   "(" + "".join(self.facts.tangent_of(a) + ", " for a in rest) + ")"]
-                                  + [f"{k}={self.core.code(v)}" for k, v in op.kwargs])
+            positional = ["(" + "".join(self.core.code(a) + ", " for a in rest) + ")",
+                          "(" + "".join(self.facts.tangent_of(a) + ", " for a in rest) + ")"]
+            head = [self.core.code(receiver), self.facts.tangent_of(receiver), repr(callee.name), op.target]
+            if any(self.facts.has_tangent(v) for _, v in op.kwargs):
+                # keywords with tangents: both go as dicts, in packed_jvp's form (`f(*args, **kwargs)`'s)
+                keywords = ["{" + ", ".join(f"{k!r}: {self.core.code(v)}" for k, v in op.kwargs) + "}",
+                            "{" + ", ".join(f"{k!r}: {self.facts.tangent_of(v)}" for k, v in op.kwargs
+                                            if self.facts.has_tangent(v)) + "}"]
+                return self.set_tangent(op.target, f"packed_jvp({', '.join(head + positional + keywords)})")
+            arguments = ", ".join(head + positional + [f"{k}={self.core.code(v)}" for k, v in op.kwargs])
             return self.set_tangent(op.target, f"method_jvp({arguments})")
         return self.rule_tangent(op)
 

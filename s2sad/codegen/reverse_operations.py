@@ -171,7 +171,8 @@ class ReverseOperations:
         treatment = "method" if op.callee.kind in ("method", "attribute") else self.core.treatment(op)
         if active_keywords and treatment not in KEYWORD_TREATMENTS:
             raise UnsupportedSyntaxError(
-                f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)})",
+                f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)}), "
+                "and its rule's pullback gives cotangents of positional arguments only",
                 self.core.location_of(op), "pass it positionally")
         names = ["_"] * (len(op.args) + 1)
         seen = [a.name for a in op.args if isinstance(a, Var)]

@@ -87,6 +87,7 @@ class _Fence(ReadingVisitor):
     def __init__(self, source: FunctionSource):
         self.source = source
         self.allowed: set = set()  # nodes refused elsewhere but fine where they stand
+        self.targets: set = set()  # tuple and list displays that are assigned to, not read
         self.top = source.funcdef
 
     def refuse(self, node: cst.CSTNode, message: str, hint: str) -> None:
@@ -115,6 +116,12 @@ class _Fence(ReadingVisitor):
             self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
         if kind.assignment:
             self.check_targets(node)
+        if isinstance(node, (cst.For, cst.CompFor, cst.AssignTarget, cst.AnnAssign, cst.WithItem)):
+            self.targets.update(_target_displays(node.asname.name if isinstance(node, cst.WithItem) and node.asname
+                                                 else getattr(node, "target", None)))
+        if isinstance(node, (cst.Tuple, cst.List)) and node not in self.targets:
+            # `(n, *shape)`, `[x, *rest]`: a display joined from its pieces (normalize_expressions.py)
+            self.allowed.update(e for e in node.elements if isinstance(e, cst.StarredElement))
         if isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
             self.allowed.add(node.value)  # `yield v` on a line of its own: the generator's list gets v
         if kind.loop:
@@ -166,6 +173,16 @@ class _Fence(ReadingVisitor):
                     self.refuse(leaf, f"{what} is not supported yet",
                                 "assign the attribute of a variable (`inner = p.inner; inner.w = v; p.inner = inner`), "
                                 "or build a new object (dataclasses.replace(obj, field=value))")
+
+
+def _target_displays(target):
+    """The tuple and list displays of an assignment or loop target, nested ones included."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        yield target
+        for element in target.elements:
+            yield from _target_displays(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_displays(target.value)
 
 
 def _target_leaves(target):

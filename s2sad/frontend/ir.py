@@ -29,6 +29,12 @@ class Const:
 Atom = Union[Var, Const]
 
 
+# The method name ``dataclasses.replace(obj, **changes)`` becomes, ``obj.__replace__(**changes)``
+# (its name in Python 3.13's ``copy.replace``): differentiated where methods are, by the
+# receiver, field by field (runtime/structural_replace.py); written as the user wrote it.
+DATACLASS_REPLACE = "__replace__"
+
+
 @dataclass
 class Callee:
     """What an operation calls.

@@ -9,12 +9,12 @@ a closure does. Calls that change a value in place are normalize_mutation.py's.
 """
 from __future__ import annotations
 
-import operator
+import dataclasses
 
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from .ir import Atom, Callee, Const, Operation, Var
+from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name, yields_in
@@ -68,6 +68,9 @@ class CallNormalizer(NormalizerState):
         value, dotted = as_called(value, dotted)
         callee = Callee("static", dotted, value)
         args, kwargs = self.arguments(node)
+        if value is dataclasses.replace and len(args) == 1:  # a method of the object it copies (ir.DATACLASS_REPLACE)
+            callee = Callee("method", dotted, name=DATACLASS_REPLACE)
+            return self.operation(want, "replace", [atom_name(args[0])], Operation("", "call", callee, args, kwargs))
         if value is dict and not args:  # dict(w=a, b=2.0) is the display {"w": a, "b": 2.0}
             return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=[(repr(k), a) for k, a in kwargs]))
         if any(key == "out" for key, _ in kwargs):
@@ -130,26 +133,8 @@ class CallNormalizer(NormalizerState):
 
     def packed_positional(self, node: cst.Call) -> Atom:
         """One tuple of the call's positional arguments: ``(a,) + tuple(rest)`` for ``f(a, *rest)``."""
-        pieces, items = [], []
-        for arg in node.args:
-            if arg.keyword is not None or arg.star == "**":
-                continue
-            if arg.star == "":
-                items.append(self.expression(arg.value))
-                continue
-            if items:
-                pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
-                items = []
-            sequence = self.expression(arg.value)
-            as_tuple = Callee("static", "tuple", tuple)
-            pieces.append(self.operation(None, "args", [atom_name(sequence)], Operation("", "call", as_tuple, [sequence])))
-        if items or not pieces:
-            pieces.append(self.operation(None, "args", [], Operation("", "tuple", args=items)))
-        joined = pieces[0]
-        for piece in pieces[1:]:
-            plus = Callee("static", "+", operator.concat, "{0} + {1}")
-            joined = self.operation(None, "args", [], Operation("", "call", plus, [joined, piece]))
-        return joined
+        return self.joined([(arg.star == "*", arg.value) for arg in node.args if arg.keyword is None and arg.star != "**"],
+                           "tuple", word="args")
 
     def packed_keywords(self, node: cst.Call) -> Atom:
         """The dict of the call's keyword arguments: the keywords written and each ``**`` dict,

@@ -206,12 +206,38 @@ class ExpressionNormalizer(NormalizerState):
 
     def elements(self, node, want) -> Atom:
         """A tuple or list display; a tuple of constants is a constant."""
-        elements = [self.expression(element.value) for element in node.elements]
         kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return self.joined([(isinstance(e, cst.StarredElement), e.value) for e in node.elements], kind, want)
+        elements = [self.expression(element.value) for element in node.elements]
         if kind == "tuple" and all(isinstance(e, Const) for e in elements):
             inner = ", ".join(e.code for e in elements)
             return Const(f"({inner},)" if len(elements) == 1 else f"({inner})")
         return self.operation(want, "elements", [], Operation("", kind, None, elements))
+
+    def joined(self, items, kind: str, want=None, word: str = "elements") -> Atom:
+        """A tuple or list of ``items``, each ``(starred, node)``: ``(a,) + tuple(rest) + (b,)`` for
+        ``(a, *rest, b)``, each run of plain items one display, each starred one made a tuple or
+        list, joined with ``operator.concat`` (each piece's items their own cotangents)."""
+        pieces, run = [], []
+        convert = Callee("static", kind, tuple if kind == "tuple" else list)
+        plus = Callee("static", "+", operator.concat, "{0} + {1}")
+        for starred, value in items:
+            if not starred:
+                run.append(self.expression(value))
+                continue
+            if run:
+                pieces.append(self.operation(None, word, [], Operation("", kind, args=run)))
+                run = []
+            sequence = self.expression(value)
+            pieces.append(self.operation(None, word, [atom_name(sequence)], Operation("", "call", convert, [sequence])))
+        if run or not pieces:
+            pieces.append(self.operation(None, word, [], Operation("", kind, args=run)))
+        joined = pieces[0]
+        for position, piece in enumerate(pieces[1:], 2):
+            joined = self.operation(want if position == len(pieces) else None, word, [],
+                                    Operation("", "call", plus, [joined, piece]))
+        return joined
 
     def dictionary(self, node: cst.Dict, want) -> Atom:
         entries = []

@@ -116,13 +116,17 @@ def closure_call_rrule(receiver: Closure, *args, **kwargs):
     return y, closure_pullback
 
 
-def closure_call_jvp(receiver: Closure, receiver_tangent, args: tuple, tangents: tuple, **kwargs):
-    """The tangent of ``receiver(*args, **kwargs)`` for a differentiated closure."""
+def closure_call_jvp(receiver: Closure, receiver_tangent, args: tuple, tangents: tuple, keyword_tangents=None, /,
+                     **kwargs):
+    """The tangent of ``receiver(*args, **kwargs)`` for a differentiated closure
+    (``keyword_tangents``: the keywords' tangents that are not ZERO)."""
     held = receiver.args
+    keyword_tangents = keyword_tangents or {}
     every = held_parts(receiver_tangent, len(held)) + tuple(tangents)
     active = tuple(i for i, t in enumerate(every) if t is not ZERO)
-    call = transformed_forward_call(receiver.func, active, ())
-    return call(tuple(every[i] for i in active), *held, *args, **{**receiver.keywords, **kwargs})[1]
+    call = transformed_forward_call(receiver.func, active, tuple(keyword_tangents))
+    given = tuple(every[i] for i in active) + tuple(keyword_tangents.values())
+    return call(given, *held, *args, **{**receiver.keywords, **kwargs})[1]
 
 
 # id(function) -> (function, registry generation, its __module__): a Python function called through a
@@ -181,23 +185,45 @@ def value_call_rrule(function, *args, **kwargs):
     return y, call_pullback
 
 
-def value_call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
+def value_call_jvp(function, ans, args: tuple, tangents: tuple, keyword_tangents=None, /, **kwargs):
     """The tangent of ``function(*args, **kwargs)`` (whose value is ``ans``), given the
-    tangents of the positional arguments, ``function`` not differentiated."""
+    tangents of the positional arguments and, in ``keyword_tangents``, those of the keywords
+    that are not ZERO; ``function`` not differentiated."""
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
+    keyword_tangents = keyword_tangents or {}
     every = (ZERO,) * len(held_args) + tuple(tangents)
     forward = forward_rule(target)
     if forward is not None:
-        given = forward.signature.bind_partial(*every).arguments  # *args collect their tangents in a tuple
-        return forward.pushforward(held_args + tuple(args), keywords, dict(given), ans)
+        given = dict(forward.signature.bind_partial(*every).arguments)  # *args collect their tangents in a tuple
+        given.update(keyword_tangents_by_parameter(forward, keyword_tangents, describe_callee(target)))
+        return forward.pushforward(held_args + tuple(args), keywords, given, ans)
     if _user_class(target):
+        if keyword_tangents:
+            raise MissingRuleError(
+                f"`{next(iter(keyword_tangents))}` is a differentiated value passed by keyword to "
+                f"{describe_callee(target)} through a value, where s2sad does not differentiate keywords in forward mode",
+                hint=f"pass `{next(iter(keyword_tangents))}` positionally")
         return constructor_jvp(target, held_args + tuple(args), every, **keywords)
     if differentiable_source(target):
         active = tuple(i for i, t in enumerate(every) if t is not ZERO)
-        call = transformed_forward_call(target, active, ())
-        return call(tuple(every[i] for i in active), *held_args, *args, **keywords)[1]
+        call = transformed_forward_call(target, active, tuple(keyword_tangents))
+        given = tuple(every[i] for i in active) + tuple(keyword_tangents.values())
+        return call(given, *held_args, *args, **keywords)[1]
     raise _no_way(target, "forward")
+
+
+def keyword_tangents_by_parameter(forward, keyword_tangents: dict, label: str) -> dict:
+    """A forward rule's tangents of keyword arguments, by its parameter: a keyword its signature
+    does not name (one collected by ``**``) is refused, the rule giving it no tangent."""
+    parameters = forward.signature.parameters
+    for keyword in keyword_tangents:
+        if keyword not in parameters or parameters[keyword].kind in (parameters[keyword].VAR_POSITIONAL,
+                                                                     parameters[keyword].VAR_KEYWORD):
+            raise MissingRuleError(
+                f"`{keyword}` is a differentiated value passed by keyword to {label}, whose forward rule "
+                "has no parameter of that name", hint=f"pass `{keyword}` positionally")
+    return dict(keyword_tangents)
 
 
 def held_call(function):

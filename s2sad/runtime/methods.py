@@ -18,10 +18,13 @@ from ..errors import MissingRuleError
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
 from ..transform import transformed_call, transformed_forward_call
-from .calls import closure_call_jvp, closure_call_rrule, value_call_jvp, value_call_rrule
+from .calls import (closure_call_jvp, closure_call_rrule, keyword_tangents_by_parameter, value_call_jvp,
+                    value_call_rrule)
+from ..transformed import CotangentTuple
 from .closures import Closure
+from .structural_replace import is_structural_replace, replace_rrule, replaced_tangent
 from .structure import field_cotangent, split_cotangent, tangent_field, zeros_like_primal
-from .tangents import NO_TANGENT, ZERO, Tangent
+from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 
 def method_rrule(receiver, name: str, *args, **kwargs):
@@ -29,8 +32,12 @@ def method_rrule(receiver, name: str, *args, **kwargs):
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
     if name == "__call__" and (receiver.__class__ is FunctionType or not _has_own_call(receiver)):  # (a function has none)
         return value_call_rrule(receiver, *args, **kwargs)
+    if is_structural_replace(receiver, name):
+        return replace_rrule(receiver, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
+        if not_given_the_receiver(receiver, name):
+            return value_call_rrule(getattr(receiver, name), *args, **kwargs)
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
             # a method of the user's class: differentiate its source, `self` a structural argument
@@ -41,7 +48,32 @@ def method_rrule(receiver, name: str, *args, **kwargs):
             f"no rule for the method `{type(receiver).__name__}.{name}`",
             hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
         )
-    return rule.rrule(receiver, *args, **kwargs)
+    y, pullback = rule.rrule(receiver, *args, **kwargs)
+    if not kwargs:
+        return y, pullback
+    label = f"{type(receiver).__name__}.{name}"
+
+    def method_pullback(g):  # a rule's pullback gives positional cotangents: a keyword's is refused when read
+        result = CotangentTuple(pullback(g))
+        result.keywords = _KeywordsWithoutCotangents(label)
+        return result
+
+    return y, method_pullback
+
+
+class _KeywordsWithoutCotangents(dict):
+    """The ``.keywords`` of a method rule's pullback, which has none: reading one (the generated
+    code reads only a differentiated keyword's) is refused, naming the method and the keyword."""
+
+    def __init__(self, label: str):
+        super().__init__()
+        self.label = label
+
+    def __missing__(self, keyword):
+        raise MissingRuleError(
+            f"`{keyword}` is a differentiated value passed by keyword to `{self.label}`, whose rule gives "
+            "cotangents of positional arguments only",
+            hint=f"pass `{keyword}` positionally")
 
 
 def differentiated_call_rrule(receiver, *args, **kwargs):
@@ -56,6 +88,12 @@ def differentiated_call_rrule(receiver, *args, **kwargs):
     if _holds_values(receiver):
         raise _computed_callee(receiver)
     return value_call_rrule(receiver, *args, **kwargs)  # np.sin taken from a differentiated list: holds nothing
+
+
+def not_given_the_receiver(receiver, name: str) -> bool:
+    """Whether ``receiver.name`` is a static method (given no receiver) or a class method (given
+    the class): called as the function it is, not with the object first."""
+    return isinstance(inspect.getattr_static(type(receiver), name, None), (staticmethod, classmethod))
 
 
 def _holds_values(function) -> bool:
@@ -115,8 +153,13 @@ def attribute_rrule(receiver, name: str):
     read = how_read(receiver, name)
     if read is CONSTANT:
         return getattr(receiver, name), _constant_pullback
-    if read is not FIELD:
-        return _transformed_method(read, 1, ())(receiver)
+    if read is not FIELD:  # a property of the user's class: computed from the object's fields by its getter
+        value, pullback = _transformed_method(read, 1, ())(receiver)
+
+        def property_pullback(g):
+            return NO_TANGENT, pullback(g)[1]
+
+        return value, property_pullback
     value = getattr(receiver, name)
     primal_type = type(receiver)
 
@@ -128,26 +171,39 @@ def attribute_rrule(receiver, name: str):
 
 def method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple, **kwargs):
     """The tangent of ``receiver.name(*args, **kwargs)`` (whose value is ``ans``), by the receiver's type."""
+    return keyword_method_jvp(receiver, receiver_tangent, name, ans, args, tangents, kwargs, {})
+
+
+def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, tangents: tuple,
+                       kwargs: dict, keyword_tangents: dict):
+    """``method_jvp`` given the tangents of keyword arguments too: ``keyword_tangents`` holds
+    those that are not ZERO, by keyword."""
     if name == "__call__" and (receiver.__class__ is FunctionType or not _has_own_call(receiver)):  # (a function has none)
         if receiver_tangent is not ZERO and isinstance(receiver, Closure):
-            return closure_call_jvp(receiver, receiver_tangent, args, tangents, **kwargs)
+            return closure_call_jvp(receiver, receiver_tangent, args, tangents, keyword_tangents, **kwargs)
         if receiver_tangent is not ZERO and _holds_values(receiver):
             raise _computed_callee(receiver)
-        return value_call_jvp(receiver, ans, args, tangents, **kwargs)
+        return value_call_jvp(receiver, ans, args, tangents, keyword_tangents, **kwargs)
+    if is_structural_replace(receiver, name):
+        return replaced_tangent(receiver, receiver_tangent, kwargs, keyword_tangents)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
+        if not_given_the_receiver(receiver, name):
+            return value_call_jvp(getattr(receiver, name), ans, args, tangents, keyword_tangents, **kwargs)
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
             every = (receiver_tangent,) + tuple(tangents)
             active = tuple(i for i, t in enumerate(every) if t is not ZERO)
-            call = transformed_forward_call(function, active, ())
-            return call(tuple(every[i] for i in active), receiver, *args, **kwargs)[1]
+            call = transformed_forward_call(function, active, tuple(keyword_tangents))
+            given = tuple(every[i] for i in active) + tuple(keyword_tangents.values())
+            return call(given, receiver, *args, **kwargs)[1]
         if function is None and callable(getattr(receiver, name, None)):
-            return value_call_jvp(getattr(receiver, name), ans, args, tangents, **kwargs)
+            return value_call_jvp(getattr(receiver, name), ans, args, tangents, keyword_tangents, **kwargs)
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
                                hint="register one with s2sad.registry.forward.defjvp_method(...)")
     params = list(forward.signature.parameters)
     given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
+    given.update(keyword_tangents_by_parameter(forward, keyword_tangents, f"{type(receiver).__name__}.{name}"))
     return forward.pushforward((receiver,) + tuple(args), kwargs, given, ans)
 
 
@@ -274,9 +330,12 @@ def packed_rrule(receiver, name: str, positional, keywords):
 def packed_jvp(receiver, receiver_tangent, name: str, ans, positional, positional_tangent, keywords, keywords_tangent):
     """The tangent of ``receiver.name(*positional, **keywords)`` (or of ``receiver(...)``)."""
     positional, keywords = tuple(positional), dict(keywords)
-    if any(field_cotangent(keywords_tangent, key) is not ZERO for key in keywords):
-        raise MissingRuleError(
-            f"a differentiated value is passed by `**` to `{name}` in forward mode, which s2sad does not differentiate yet",
-            hint="pass it positionally")
     tangents = split_cotangent(positional_tangent, len(positional))
-    return method_jvp(receiver, receiver_tangent, name, ans, positional, tangents, **keywords)
+    return keyword_method_jvp(receiver, receiver_tangent, name, ans, positional, tangents, keywords,
+                              nonzero_keyword_tangents(keywords, keywords_tangent))
+
+
+def nonzero_keyword_tangents(keywords: dict, keywords_tangent) -> dict:
+    """The keywords' tangents that are not ZERO, by keyword, from the tangent of the whole dict."""
+    found = {key: unthunk(field_cotangent(keywords_tangent, key)) for key in keywords}
+    return {key: tangent for key, tangent in found.items() if tangent is not ZERO and tangent is not NO_TANGENT}
