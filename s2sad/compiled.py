@@ -37,7 +37,8 @@ from . import ahead_of_time
 from .arguments import differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import CompiledFallbackWarning, NotCompiledError
-from .frontend.flat_parameters import function_flat_parameters, written_star
+from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
+from .frontend.object_layouts import layout_for, objects_in, written_out
 from .frontend.resolve import unwrap
 from .registry import registry_generation
 from .runtime import blocks
@@ -65,15 +66,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     refused: set = set()   # float32 argument kinds whose typed code computes otherwise than NumPy (compiled_float32)
     float32_values: dict = {}   # float32 argument kinds -> whether the value is a float32 (Numba returns a float)
 
-    def lane_for(args):
-        """The compiled gradient calls with these many arguments take, or None (the NumPy path)."""
-        lane = lanes.get(len(args))
+    def lane_for(args, objects):
+        """The compiled gradient calls with these many arguments, and objects of these classes and
+        fields at these positions (``objects``: object_layouts.objects_in), take, or None (the NumPy path)."""
+        lane = lanes.get((len(args), objects))
         if lane is not None and lane[0] == registry_generation():
             if lane[1] is None:
                 return None
             if lane[1].__s2sad_current__(lane[9]):
                 return lane
-        lanes[len(args)] = (registry_generation(), None)
+        lanes[(len(args), objects)] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
         if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
             _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
@@ -92,9 +94,18 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "path raises Python's TypeError")
             return None
         star = written_star(function, parameters)
-        target = function if star is None else specialised(function, (), star)  # its *args written out
         defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
-        wrt = tuple(names[p] for p in positions)
+        try:  # each object given written out as its fields (frontend/object_layouts.py)
+            layouts, groups = _objects_written_out(function, parameters, objects, positions)
+        except NotCompiledError as error:
+            _fall_back(function, f"it {error.message}", error.location)
+            return None
+        if layouts:
+            names = [name for group in _flat_groups(names, layouts, objects) for name in group]
+        flat_positions = tuple(p for _, group, _ in groups for p in group)
+        # its *args and objects written out
+        target = function if star is None and not layouts else specialised(function, (), star, layouts)
+        wrt = tuple(names[p] for p in flat_positions)
         found = _dispatcher(target, wrt)
         if found is None:
             return None
@@ -104,18 +115,27 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
         # the machine code kept ahead of time for this entry (ahead_of_time.py), when there is some
         kept = ahead_of_time.Loaded(found[0]) if ahead_of_time.kept(found[0]) else None
-        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
-                                   defaults, elementwise, target, kept)
+        lanes[(len(args), objects)] = lane = (registry_generation(), found[0], found[1], flat_positions, wrt, accepts,
+                                              trusted, defaults, elementwise, target, kept, groups if layouts else None)
         return lane
 
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
         if kwargs:
             _fall_back(function, "it was called with keyword arguments, which the NumPy path binds")
-        lane = None if kwargs else lane_for(args)
+        objects = ()
+        if not kwargs:
+            try:
+                objects = objects_in(args)
+            except NotCompiledError as error:
+                _fall_back(function, f"it {error.message}")
+                return numpy_path(*args)
+        lane = None if kwargs else lane_for(args, objects)
         if lane is None:
             return numpy_path(*args, **kwargs)
         given = args
+        if objects:
+            args = written_out(args, objects)
         if lane[7]:
             args = args + lane[7]
         if not lane[5](*args):
@@ -177,7 +197,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 _fall_back(function, f"Numba could not compile its generated gradient for float32 arguments "
                                      f"({_numba_says(error)})")
                 return numpy_path(*given)
-            lanes[len(given)] = (registry_generation(), None)
+            lanes[(len(given), objects)] = (registry_generation(), None)
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
@@ -185,7 +205,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 passed = _passed_before(lane[1], kinds)
                 unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
-                    lanes[len(given)] = (registry_generation(), None)
+                    lanes[(len(given), objects)] = (registry_generation(), None)
                     _failed(lane[9], lane[4], unsafe)
                     return numpy_path(*given)
                 if has_float32(kinds):
@@ -207,10 +227,52 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             gradients = _unshared(gradients, args)
         if float32_values.get(kinds):  # a float32 scalar, which Numba hands back as a Python float
             value = np.float32(value)
+        if lane[11] is not None:  # an object's fields' gradients as the NumPy path gives the object's
+            gradients = _regrouped(gradients, lane[11], given, lane[3])
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
     return compiled_f
+
+
+def _objects_written_out(function, parameters: list, objects: tuple, positions) -> tuple:
+    """``(layouts, groups)``: the layouts of the parameters given ``objects``
+    (object_layouts.objects_in), and for each differentiated position (``positions``): (it, the
+    positions of the flat arguments it became (an object's fields, or its own), whether an object)."""
+    taken = names_used(function) | {p.name for p in parameters}
+    layouts = tuple(layout_for(function, parameters[position].name, cls, fields, taken)
+                    for position, cls, fields in objects)
+    widths = {position: len(fields) for position, _, fields in objects}
+    starts, start = [], 0
+    for position in range(len(parameters)):
+        starts.append(start)
+        start += widths.get(position, 1)
+    groups = tuple((p, tuple(range(starts[p], starts[p] + widths.get(p, 1))), p in widths) for p in positions)
+    return layouts, groups
+
+
+def _flat_groups(names: list, layouts: tuple, objects: tuple) -> list:
+    """The names of the flat parameters, grouped by the parameter they come from."""
+    by_position = {position: layout.written for (position, _, _), layout in zip(objects, layouts)}
+    return [by_position.get(position, (name,)) for position, name in enumerate(names)]
+
+
+def _regrouped(gradients: tuple, groups: tuple, given: tuple, flat_positions: tuple) -> tuple:
+    """The gradients of the flat arguments as those of the arguments ``given``: an object's as
+    the NumPy path gives it (``containers.as_container`` of its fields' ``Tangent``)."""
+    from .containers import as_container
+    from .runtime.tangents import Tangent
+
+    by_flat = dict(zip(flat_positions, gradients))
+    regrouped = []
+    for position, group, is_object in groups:
+        if not is_object:
+            regrouped.append(by_flat[group[0]])
+            continue
+        primal = given[position]
+        fields = dict(zip(vars(primal), (by_flat[p] for p in group)))
+        regrouped.append(as_container(primal, Tangent._of(type(primal), fields)))
+    return tuple(regrouped)
 
 
 def _dispatcher(function, wrt):
