@@ -38,7 +38,7 @@ from .arguments import differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import CompiledFallbackWarning, NotCompiledError
 from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
-from .frontend.object_layouts import layout_for, objects_in, written_out
+from .frontend.object_layouts import is_user_object, layout_for, objects_in, written_out
 from .frontend.resolve import unwrap
 from .registry import registry_generation
 from .runtime import blocks
@@ -56,6 +56,8 @@ _warned: set = set()       # (function, reason) already said
 def compiled_first(numpy_path, f, argnums, with_value: bool):
     """``numpy_path`` (what grad or value_and_grad returned) behind the compiled gradient, which
     calls of Python floats take."""
+    if inspect.ismethod(f) and inspect.isfunction(f.__func__) and is_user_object(f.__self__):
+        return _bound_method(numpy_path, f, argnums, with_value)
     function = unwrap(f)
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, int)
@@ -235,43 +237,65 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     return compiled_f
 
 
+def _bound_method(numpy_path, method, argnums, with_value: bool):
+    """``model.loss`` (a method bound to an object of the user's class): its function's compiled
+    gradient, given the object first (written out as its fields like any object argument)."""
+    receiver = method.__self__
+    shifted = argnums + 1 if isinstance(argnums, int) and argnums >= 0 else argnums if isinstance(argnums, int) \
+        else tuple(a + 1 if a >= 0 else a for a in argnums)  # (negative ones count from the end: the same)
+
+    def numpy_path_of_the_function(given_receiver, *args, **kwargs):
+        return numpy_path(*args, **kwargs)
+
+    compiled = compiled_first(numpy_path_of_the_function, method.__func__, shifted, with_value)
+
+    @functools.wraps(method)
+    def compiled_method(*args, **kwargs):
+        return compiled(receiver, *args, **kwargs)
+
+    return compiled_method
+
+
 def _objects_written_out(function, parameters: list, objects: tuple, positions) -> tuple:
     """``(layouts, groups)``: the layouts of the parameters given ``objects``
     (object_layouts.objects_in), and for each differentiated position (``positions``): (it, the
-    positions of the flat arguments it became (an object's fields, or its own), whether an object)."""
+    positions of the flat arguments it became (an object's fields, or its own), an object's
+    (fields, fields holding functions) or None)."""
     taken = names_used(function) | {p.name for p in parameters}
-    layouts = tuple(layout_for(function, parameters[position].name, cls, fields, taken)
-                    for position, cls, fields in objects)
-    widths = {position: len(fields) for position, _, fields in objects}
+    layouts = tuple(layout_for(function, parameters[position].name, cls, fields, taken, statics)
+                    for position, cls, fields, statics in objects)
+    widths = {position: len(fields) for position, _, fields, _ in objects}
+    held = {position: (fields, tuple(name for name, _ in statics)) for position, _, fields, statics in objects}
     starts, start = [], 0
     for position in range(len(parameters)):
         starts.append(start)
         start += widths.get(position, 1)
-    groups = tuple((p, tuple(range(starts[p], starts[p] + widths.get(p, 1))), p in widths) for p in positions)
+    groups = tuple((p, tuple(range(starts[p], starts[p] + widths.get(p, 1))), held.get(p)) for p in positions)
     return layouts, groups
 
 
 def _flat_groups(names: list, layouts: tuple, objects: tuple) -> list:
     """The names of the flat parameters, grouped by the parameter they come from."""
-    by_position = {position: layout.written for (position, _, _), layout in zip(objects, layouts)}
+    by_position = {position: layout.written for (position, *_), layout in zip(objects, layouts)}
     return [by_position.get(position, (name,)) for position, name in enumerate(names)]
 
 
 def _regrouped(gradients: tuple, groups: tuple, given: tuple, flat_positions: tuple) -> tuple:
     """The gradients of the flat arguments as those of the arguments ``given``: an object's as
-    the NumPy path gives it (``containers.as_container`` of its fields' ``Tangent``)."""
-    from .containers import as_container
+    the NumPy path hands it over (arguments.hand_over of its fields' ``Tangent``, which gives the
+    fields holding functions what the NumPy path gives them)."""
+    from .arguments import hand_over
     from .runtime.tangents import Tangent
 
     by_flat = dict(zip(flat_positions, gradients))
     regrouped = []
-    for position, group, is_object in groups:
-        if not is_object:
+    for position, group, held in groups:
+        if held is None:
             regrouped.append(by_flat[group[0]])
             continue
         primal = given[position]
-        fields = dict(zip(vars(primal), (by_flat[p] for p in group)))
-        regrouped.append(as_container(primal, Tangent._of(type(primal), fields)))
+        fields = dict(zip(held[0], (by_flat[p] for p in group)))
+        regrouped.append(hand_over(primal, Tangent._of(type(primal), fields)))
     return tuple(regrouped)
 
 

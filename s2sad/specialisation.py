@@ -33,7 +33,7 @@ class StaticGlobals(dict):
     def __init__(self, statics: dict, module_globals: dict, methods: dict | None = None):
         super().__init__(statics)
         self.module_globals = module_globals
-        self.methods = methods or {}  # global name -> (class, method name, its object's fields)
+        self.methods = methods or {}  # global name -> (class, method name, its object's fields and statics)
 
     def __getitem__(self, name):
         if dict.__contains__(self, name):
@@ -60,7 +60,8 @@ def specialised(callee, statics: tuple, star: tuple | None = None, objects: tupl
     key = (callee.__code__, callee.__defaults__, statics, star, objects)
     found = per_callee.get(key)
     if found is None:
-        methods = {name: (layout.cls, method, layout.fields) for layout in objects for method, name in layout.methods}
+        methods = {name: (layout.cls, method, layout.fields, layout.statics)
+                   for layout in objects for method, name in layout.methods}
         found = types.FunctionType(callee.__code__, StaticGlobals({name: value for _, name, value in statics},
                                                                   callee.__globals__, methods),
                                    callee.__name__, callee.__defaults__, callee.__closure__)
@@ -88,8 +89,8 @@ def _written_out_signature(callee, objects: tuple) -> inspect.Signature:
     return inspect.Signature(parameters)
 
 
-def _method_written_out(cls, method: str, fields: tuple):
-    """``cls.method`` specialised to its ``self`` written out as ``fields``."""
+def _method_written_out(cls, method: str, fields: tuple, statics: tuple):
+    """``cls.method`` specialised to its ``self`` written out as ``fields`` (and ``statics``)."""
     from .errors import NotCompiledError
     from .frontend.flat_parameters import names_used
     from .frontend.object_layouts import layout_for
@@ -98,7 +99,7 @@ def _method_written_out(cls, method: str, fields: tuple):
     first = next(iter(inspect.signature(function).parameters.values()), None)
     if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
         raise NotCompiledError(f"`{cls.__name__}.{method}` takes no `self` by position")
-    return specialised(function, (), None, (layout_for(function, first.name, cls, fields, names_used(function)),))
+    return specialised(function, (), None, (layout_for(function, first.name, cls, fields, names_used(function), statics),))
 
 
 def statics_of(function) -> tuple:

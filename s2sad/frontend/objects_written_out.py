@@ -130,10 +130,16 @@ class _WrittenOut(cst.CSTTransformer):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         found = _object_attribute(original, self.by_name)
-        if found is None or found[1] not in found[0].field_names():
+        if found is None:
+            return updated
+        layout, field = found
+        if field in dict(layout.spelled):  # a field holding a function: the function, by the name its module has
+            made = cst.parse_expression(dict(layout.spelled)[field])
+        elif field in layout.field_names():
+            made = cst.Name(layout.field_names()[field])
+        else:
             return updated
         self.consumed.add(original.value)
-        made = cst.Name(found[0].field_names()[found[1]])
         self.source.alias(made, original)
         return made
 
