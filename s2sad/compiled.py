@@ -68,16 +68,18 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     refused: set = set()   # float32 argument kinds whose typed code computes otherwise than NumPy (compiled_float32)
     float32_values: dict = {}   # float32 argument kinds -> whether the value is a float32 (Numba returns a float)
 
-    def lane_for(args, objects):
-        """The compiled gradient calls with these many arguments, and objects of these classes and
-        fields at these positions (``objects``: object_layouts.objects_in), take, or None (the NumPy path)."""
-        lane = lanes.get((len(args), objects))
+    def lane_for(args, objects, nones):
+        """The compiled gradient calls with these many arguments, objects of these classes and
+        fields at these positions (``objects``: object_layouts.objects_in) and None at the
+        positions ``nones`` take, or None (the NumPy path)."""
+        key = (len(args), objects, nones)
+        lane = lanes.get(key)
         if lane is not None and lane[0] == registry_generation():
             if lane[1] is None:
                 return None
             if lane[1].__s2sad_current__(lane[9]):
                 return lane
-        lanes[(len(args), objects)] = (registry_generation(), None)
+        lanes[key] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
         if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
             _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
@@ -96,17 +98,26 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "path raises Python's TypeError")
             return None
         star = written_star(function, parameters)
-        defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
+        # what Python binds to the parameters not given; None is written into the text (nones_written_in.py)
+        defaults = tuple(p.default for p in missing if p.default is not None)
+        nones = nones + tuple(len(args) + i for i, p in enumerate(missing) if p.default is None)
+        if any(p in nones for p in positions):
+            _fall_back(function, f"it was given None for a parameter it differentiates "
+                                 f"(`{names[next(p for p in positions if p in nones)]}`)")
+            return None
         try:  # each object given written out as its fields (frontend/object_layouts.py)
-            layouts, groups = _objects_written_out(function, parameters, objects, positions)
+            layouts, groups = _objects_written_out(function, parameters, objects, positions, nones)
         except NotCompiledError as error:
             _fall_back(function, f"it {error.message}", error.location)
             return None
+        none_names = tuple(names[p] for p in nones)
         if layouts:
             names = [name for group in _flat_groups(names, layouts, objects) for name in group]
+        names = [name for name in names if name not in none_names]
         flat_positions = tuple(p for _, group, _ in groups for p in group)
-        # its *args and objects written out
-        target = function if star is None and not layouts else specialised(function, (), star, layouts)
+        # its *args, objects and Nones written out
+        target = function if star is None and not layouts and not none_names \
+            else specialised(function, (), star, layouts, none_names)
         wrt = tuple(names[p] for p in flat_positions)
         found = _dispatcher(target, wrt)
         if found is None:
@@ -117,7 +128,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
         # the machine code kept ahead of time for this entry (ahead_of_time.py), when there is some
         kept = ahead_of_time.Loaded(found[0]) if ahead_of_time.kept(found[0]) else None
-        lanes[(len(args), objects)] = lane = (registry_generation(), found[0], found[1], flat_positions, wrt, accepts,
+        lanes[key] = lane = (registry_generation(), found[0], found[1], flat_positions, wrt, accepts,
                                               trusted, defaults, elementwise, target, kept, groups if layouts else None)
         return lane
 
@@ -125,19 +136,22 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     def compiled_f(*args, **kwargs):
         if kwargs:
             _fall_back(function, "it was called with keyword arguments, which the NumPy path binds")
-        objects = ()
+        objects, nones = (), ()
         if not kwargs:
             try:
                 objects = objects_in(args)
             except NotCompiledError as error:
                 _fall_back(function, f"it {error.message}")
                 return numpy_path(*args)
-        lane = None if kwargs else lane_for(args, objects)
+            nones = tuple(i for i, a in enumerate(args) if a is None)
+        lane = None if kwargs else lane_for(args, objects, nones)
         if lane is None:
             return numpy_path(*args, **kwargs)
         given = args
         if objects:
             args = written_out(args, objects)
+        if nones:  # written into the text (frontend/nones_written_in.py)
+            args = tuple(a for a in args if a is not None)
         if lane[7]:
             args = args + lane[7]
         if not lane[5](*args):
@@ -199,7 +213,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 _fall_back(function, f"Numba could not compile its generated gradient for float32 arguments "
                                      f"({_numba_says(error)})")
                 return numpy_path(*given)
-            lanes[(len(given), objects)] = (registry_generation(), None)
+            lanes[(len(given), objects, nones)] = (registry_generation(), None)
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
@@ -207,7 +221,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 passed = _passed_before(lane[1], kinds)
                 unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
-                    lanes[(len(given), objects)] = (registry_generation(), None)
+                    lanes[(len(given), objects, nones)] = (registry_generation(), None)
                     _failed(lane[9], lane[4], unsafe)
                     return numpy_path(*given)
                 if has_float32(kinds):
@@ -256,7 +270,7 @@ def _bound_method(numpy_path, method, argnums, with_value: bool):
     return compiled_method
 
 
-def _objects_written_out(function, parameters: list, objects: tuple, positions) -> tuple:
+def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:
     """``(layouts, groups)``: the layouts of the parameters given ``objects``
     (object_layouts.objects_in), and for each differentiated position (``positions``): (it, the
     positions of the flat arguments it became (an object's fields, or its own), an object's
@@ -265,6 +279,7 @@ def _objects_written_out(function, parameters: list, objects: tuple, positions) 
     layouts = tuple(layout_for(function, parameters[position].name, cls, fields, taken, statics)
                     for position, cls, fields, statics in objects)
     widths = {position: len(fields) for position, _, fields, _ in objects}
+    widths.update((position, 0) for position in nones)  # (None is no argument of the compiled code)
     held = {position: (fields, tuple(name for name, _ in statics)) for position, _, fields, statics in objects}
     starts, start = [], 0
     for position in range(len(parameters)):

@@ -50,14 +50,15 @@ class StaticGlobals(dict):
         return self[name] if name in self else default
 
 
-def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = ()):
+def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = (), nones: tuple = ()):
     """``callee`` specialised to ``statics``: ((position, parameter name, function), ...); and,
     ``star`` not None, to calls giving its ``*args`` as many arguments as ``star`` names: the
     parameters they are written out as (frontend/flat_parameters.py); and to the objects
-    ``objects`` lays out (frontend/object_layouts.ObjectLayout, one per parameter written out)."""
+    ``objects`` lays out (frontend/object_layouts.ObjectLayout, one per parameter written out);
+    and to None given to the parameters ``nones`` (frontend/nones_written_in.py)."""
     per_callee = _made.setdefault(callee, {})
     # the callee's code and defaults are part of what it is: a redefinition in place makes a new one
-    key = (callee.__code__, callee.__defaults__, statics, star, objects)
+    key = (callee.__code__, callee.__defaults__, statics, star, objects, nones)
     found = per_callee.get(key)
     if found is None:
         methods = {name: (layout.cls, method, layout.fields, layout.statics)
@@ -70,6 +71,7 @@ def specialised(callee, statics: tuple, star: tuple | None = None, objects: tupl
         found.__s2sad_statics__ = statics
         found.__s2sad_star__ = star
         found.__s2sad_objects__ = objects
+        found.__s2sad_nones__ = nones
         found.__s2sad_origin__ = callee
         if objects:  # its parameters as calls pass them: each object's fields in its place
             found.__signature__ = _written_out_signature(callee, objects)
@@ -115,6 +117,11 @@ def origin_of(function):
 def objects_written_out(function) -> tuple:
     """The layouts of the objects a function's parameters are written out as; () if none."""
     return getattr(function, "__s2sad_objects__", ())
+
+
+def nones_written_in(function) -> tuple:
+    """The parameters a function was specialised to being given None; () if none."""
+    return getattr(function, "__s2sad_nones__", ())
 
 
 def star_written_out(function) -> tuple | None:

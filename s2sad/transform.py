@@ -24,7 +24,7 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import objects_written_out, origin_of, specialised, star_written_out, statics_of
+from .specialisation import nones_written_in, objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
@@ -136,6 +136,8 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         parts += _callee_definitions(function, {function})
         if star_written_out(function) is not None:  # its *args written out as these parameters
             parts.append("star=" + ",".join(star_written_out(function)))
+        if nones_written_in(function):  # given None there
+            parts.append("nones=" + ",".join(nones_written_in(function)))
         for layout in objects_written_out(function):  # the objects written out, and their classes' methods
             parts.append(f"object {layout!r}")
             for method, name in layout.methods:
@@ -209,6 +211,15 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.objects_written_out import with_objects_written_out
 
         source = with_objects_written_out(source, objects_written_out(function))
+    if nones_written_in(function):  # specialised to None given to some parameters: their `is None` tests folded
+        from .frontend.nones_written_in import with_nones_written_in
+
+        source = with_nones_written_in(source, nones_written_in(function))
+    if mode in ("compiled", "compiled_split"):  # `sum(... for ...)` as the loop it runs (on the NumPy path a rule)
+        from .frontend.flat_parameters import names_used
+        from .frontend.sums_written_out import with_sums_written_out
+
+        source = with_sums_written_out(source, names_used(function))
     if statics_of(function):  # specialised to functions some parameters receive: those become its globals
         source = without_parameters(source, {name for _, name, _ in statics_of(function)})
     refused = []

@@ -21,12 +21,12 @@ rewrite of the text is objects_written_out.py.
 from __future__ import annotations
 
 import dataclasses
-import dis
 import inspect
 
 import numpy as np
 
 from ..errors import NotCompiledError
+from .flat_parameters import only_read
 
 _USER_MODULE_EXCLUDED = {"numpy", "scipy", "builtins", "s2sad", "functools", "dataclasses", "typing"}
 
@@ -154,19 +154,10 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
 
 def _check_only_read(function, parameter: str) -> None:
     """NotCompiledError unless the function (and any function inside it) only reads ``parameter``."""
-    code = function.__code__
-    stored = any(i.opname in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF") and i.argval == parameter
-                 for i in dis.get_instructions(code))
-    nested = [c for c in code.co_consts if inspect.iscode(c)]
-    while nested and not stored:
-        inner = nested.pop()
-        stored = parameter in inner.co_varnames or parameter in inner.co_cellvars
-        nested += [c for c in inner.co_consts if inspect.iscode(c)]
-    if stored:
+    if not only_read(function, parameter):
         raise NotCompiledError(f"assigns its parameter `{parameter}` (or a function inside it binds its own "
                                f"`{parameter}`): compiled code writes the object it is given out as its fields, "
                                "which needs it only read")
-
 
 
 def objects_in(args: tuple) -> tuple:

@@ -60,23 +60,13 @@ class _Targets(cst.CSTVisitor):
         target.visit(finder)
         self.found += finder.found
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._look_in(node.target)
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _TARGETED):
+            self._look_in(node.target)
+        return True
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._look_in(node.target)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._look_in(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._look_in(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._look_in(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._look_in(node.target)
+_TARGETED = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.NamedExpr)
 
 
 class _Attributes(cst.CSTVisitor):
