@@ -200,6 +200,11 @@ def test_the_object_is_written_out_as_its_fields():
     text = generated_source(entry[0], ("model_l2", "model_users", "model_items", "ratings"), "compiled")
     assert "model_l2, model_users, model_items, ratings, mask" in text and "method_rrule" not in text
     assert "model_loss_forward(model_l2, model_users, model_items, ratings, mask)" in text, text
+    splits = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
+              if mode == "compiled_split" and getattr(f, "__s2sad_origin__", None) is Factors.loss]
+    # each line of the method keeps its own comment (the rewritten lines point at the user's)
+    assert any("test_compiled_classes.py:30: misfit = mask * (self.users @ self.items.T - ratings)\n" in s
+               and "def loss_forward(self_l2, self_users, self_items, ratings, mask):" in s for s in splits), splits
 
 
 def test_float32_fields_compile_and_are_numpys_float32_numbers():

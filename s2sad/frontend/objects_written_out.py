@@ -104,6 +104,12 @@ class _WrittenOut(cst.CSTTransformer):
         super().__init__()
         self.by_name, self.source, self.consumed = by_name, source, set()
 
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if isinstance(result, cst.CSTNode) and result is not original and result not in self.source.positions:
+            self.source.alias(result, original)  # (each line remade keeps its own, for the generated comments)
+        return result
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         found = _object_attribute(original.func, self.by_name)
         receiver = original.func.value if found is not None else original.func

@@ -36,8 +36,9 @@ def with_sums_written_out(source: FunctionSource, taken: set) -> FunctionSource:
             or "sum" in function.__code__.co_freevars:  # (not the builtin)
         return source
     written = dataclasses.replace(source, positions=dict(source.positions))
-    body = source.funcdef.body.visit(_Lines(written, set(taken)))
-    if body is source.funcdef.body:
+    lines = _Lines(written, set(taken))
+    body = source.funcdef.body.visit(lines)
+    if not lines.changed:
         return source
     funcdef = source.funcdef.with_changes(body=body)
     written.funcdef = funcdef
@@ -83,7 +84,13 @@ class _Lines(cst.CSTTransformer):
 
     def __init__(self, source: FunctionSource, taken: set):
         super().__init__()
-        self.source, self.taken = source, taken
+        self.source, self.taken, self.changed = source, taken, False
+
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if isinstance(result, cst.CSTNode) and result is not original:
+            self.source.alias(result, original)  # (a block holding a sum keeps its line, as its other lines do)
+        return result
 
     def visit_FunctionDef(self, node) -> bool:
         return node is self.source.funcdef  # (a function inside has its own scope: left as it is)
@@ -104,6 +111,7 @@ class _Lines(cst.CSTTransformer):
             total = self._fresh("total")
             loops += self._loop(call, total, original)
             replacements[call] = cst.Name(total)
+        self.changed = True
         made = updated.visit(_Replaced(replacements))
         self.source.alias(made, original)
         return cst.FlattenSentinel([*loops, made])
