@@ -87,7 +87,8 @@ def _written_out_signature(callee, objects: tuple) -> inspect.Signature:
         if layout is None:
             parameters.append(parameter)
         else:
-            parameters += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY) for name in layout.written]
+            # (of the object's own kind: a positional-only one before the others would be out of order)
+            parameters += [inspect.Parameter(name, parameter.kind) for name in layout.written]
     return inspect.Signature(parameters)
 
 
