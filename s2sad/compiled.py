@@ -37,7 +37,8 @@ from . import ahead_of_time
 from .arguments import differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import CompiledFallbackWarning, NotCompiledError
-from .frontend.flat_parameters import function_flat_parameters, written_star
+from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
+from .frontend.object_layouts import is_user_object, layout_for, objects_in, written_out
 from .frontend.resolve import unwrap
 from .registry import registry_generation
 from .runtime import blocks
@@ -55,6 +56,8 @@ _warned: set = set()       # (function, reason) already said
 def compiled_first(numpy_path, f, argnums, with_value: bool):
     """``numpy_path`` (what grad or value_and_grad returned) behind the compiled gradient, which
     calls of Python floats take."""
+    if inspect.ismethod(f) and inspect.isfunction(f.__func__) and is_user_object(f.__self__):
+        return _bound_method(numpy_path, f, argnums, with_value)
     function = unwrap(f)
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, int)
@@ -65,15 +68,18 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     refused: set = set()   # float32 argument kinds whose typed code computes otherwise than NumPy (compiled_float32)
     float32_values: dict = {}   # float32 argument kinds -> whether the value is a float32 (Numba returns a float)
 
-    def lane_for(args):
-        """The compiled gradient calls with these many arguments take, or None (the NumPy path)."""
-        lane = lanes.get(len(args))
+    def lane_for(args, objects, nones):
+        """The compiled gradient calls with these many arguments, objects of these classes and
+        fields at these positions (``objects``: object_layouts.objects_in) and None at the
+        positions ``nones`` take, or None (the NumPy path)."""
+        key = (len(args), objects, nones)
+        lane = lanes.get(key)
         if lane is not None and lane[0] == registry_generation():
             if lane[1] is None:
                 return None
             if lane[1].__s2sad_current__(lane[9]):
                 return lane
-        lanes[len(args)] = (registry_generation(), None)
+        lanes[key] = (registry_generation(), None)
         positions = differentiated_positions(argnums, len(args), name)
         if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
             _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
@@ -92,9 +98,27 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "path raises Python's TypeError")
             return None
         star = written_star(function, parameters)
-        target = function if star is None else specialised(function, (), star)  # its *args written out
-        defaults = tuple(p.default for p in missing)  # what Python binds to the parameters not given
-        wrt = tuple(names[p] for p in positions)
+        # what Python binds to the parameters not given; None is written into the text (nones_written_in.py)
+        defaults = tuple(p.default for p in missing if p.default is not None)
+        nones = nones + tuple(len(args) + i for i, p in enumerate(missing) if p.default is None)
+        if any(p in nones for p in positions):
+            _fall_back(function, f"it was given None for a parameter it differentiates "
+                                 f"(`{names[next(p for p in positions if p in nones)]}`)")
+            return None
+        try:  # each object given written out as its fields (frontend/object_layouts.py)
+            layouts, groups = _objects_written_out(function, parameters, objects, positions, nones)
+        except NotCompiledError as error:
+            _fall_back(function, f"it {error.message}", error.location)
+            return None
+        none_names = tuple(names[p] for p in nones)
+        if layouts:
+            names = [name for group in _flat_groups(names, layouts, objects) for name in group]
+        names = [name for name in names if name not in none_names]
+        flat_positions = tuple(p for _, group, _ in groups for p in group)
+        # its *args, objects and Nones written out
+        target = function if star is None and not layouts and not none_names \
+            else specialised(function, (), star, layouts, none_names)
+        wrt = tuple(names[p] for p in flat_positions)
         found = _dispatcher(target, wrt)
         if found is None:
             return None
@@ -104,18 +128,30 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         elementwise = getattr(found[0].__s2sad_module__, "ELEMENTWISE_SUM", False)
         # the machine code kept ahead of time for this entry (ahead_of_time.py), when there is some
         kept = ahead_of_time.Loaded(found[0]) if ahead_of_time.kept(found[0]) else None
-        lanes[len(args)] = lane = (registry_generation(), found[0], found[1], positions, wrt, accepts, trusted,
-                                   defaults, elementwise, target, kept)
+        lanes[key] = lane = (registry_generation(), found[0], found[1], flat_positions, wrt, accepts,
+                                              trusted, defaults, elementwise, target, kept, groups if layouts else None)
         return lane
 
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
         if kwargs:
             _fall_back(function, "it was called with keyword arguments, which the NumPy path binds")
-        lane = None if kwargs else lane_for(args)
+        objects, nones = (), ()
+        if not kwargs:
+            try:
+                objects = objects_in(args)
+            except NotCompiledError as error:
+                _fall_back(function, f"it {error.message}")
+                return numpy_path(*args)
+            nones = tuple(i for i, a in enumerate(args) if a is None)
+        lane = None if kwargs else lane_for(args, objects, nones)
         if lane is None:
             return numpy_path(*args, **kwargs)
         given = args
+        if objects:
+            args = written_out(args, objects)
+        if nones:  # written into the text (frontend/nones_written_in.py)
+            args = tuple(a for a in args if a is not None)
         if lane[7]:
             args = args + lane[7]
         if not lane[5](*args):
@@ -177,7 +213,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 _fall_back(function, f"Numba could not compile its generated gradient for float32 arguments "
                                      f"({_numba_says(error)})")
                 return numpy_path(*given)
-            lanes[len(given)] = (registry_generation(), None)
+            lanes[(len(given), objects, nones)] = (registry_generation(), None)
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
             return numpy_path(*given)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
@@ -185,7 +221,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 passed = _passed_before(lane[1], kinds)
                 unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
-                    lanes[len(given)] = (registry_generation(), None)
+                    lanes[(len(given), objects, nones)] = (registry_generation(), None)
                     _failed(lane[9], lane[4], unsafe)
                     return numpy_path(*given)
                 if has_float32(kinds):
@@ -207,10 +243,75 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             gradients = _unshared(gradients, args)
         if float32_values.get(kinds):  # a float32 scalar, which Numba hands back as a Python float
             value = np.float32(value)
+        if lane[11] is not None:  # an object's fields' gradients as the NumPy path gives the object's
+            gradients = _regrouped(gradients, lane[11], given, lane[3])
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
     return compiled_f
+
+
+def _bound_method(numpy_path, method, argnums, with_value: bool):
+    """``model.loss`` (a method bound to an object of the user's class): its function's compiled
+    gradient, given the object first (written out as its fields like any object argument)."""
+    receiver = method.__self__
+    shifted = argnums + 1 if isinstance(argnums, int) and argnums >= 0 else argnums if isinstance(argnums, int) \
+        else tuple(a + 1 if a >= 0 else a for a in argnums)  # (negative ones count from the end: the same)
+
+    def numpy_path_of_the_function(given_receiver, *args, **kwargs):
+        return numpy_path(*args, **kwargs)
+
+    compiled = compiled_first(numpy_path_of_the_function, method.__func__, shifted, with_value)
+
+    @functools.wraps(method)
+    def compiled_method(*args, **kwargs):
+        return compiled(receiver, *args, **kwargs)
+
+    return compiled_method
+
+
+def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:
+    """``(layouts, groups)``: the layouts of the parameters given ``objects``
+    (object_layouts.objects_in), and for each differentiated position (``positions``): (it, the
+    positions of the flat arguments it became (an object's fields, or its own), an object's
+    (fields, fields holding functions) or None)."""
+    taken = names_used(function) | {p.name for p in parameters}
+    layouts = tuple(layout_for(function, parameters[position].name, cls, fields, taken, statics)
+                    for position, cls, fields, statics in objects)
+    widths = {position: len(fields) for position, _, fields, _ in objects}
+    widths.update((position, 0) for position in nones)  # (None is no argument of the compiled code)
+    held = {position: (fields, tuple(name for name, _ in statics)) for position, _, fields, statics in objects}
+    starts, start = [], 0
+    for position in range(len(parameters)):
+        starts.append(start)
+        start += widths.get(position, 1)
+    groups = tuple((p, tuple(range(starts[p], starts[p] + widths.get(p, 1))), held.get(p)) for p in positions)
+    return layouts, groups
+
+
+def _flat_groups(names: list, layouts: tuple, objects: tuple) -> list:
+    """The names of the flat parameters, grouped by the parameter they come from."""
+    by_position = {position: layout.written for (position, *_), layout in zip(objects, layouts)}
+    return [by_position.get(position, (name,)) for position, name in enumerate(names)]
+
+
+def _regrouped(gradients: tuple, groups: tuple, given: tuple, flat_positions: tuple) -> tuple:
+    """The gradients of the flat arguments as those of the arguments ``given``: an object's as
+    the NumPy path hands it over (arguments.hand_over of its fields' ``Tangent``, which gives the
+    fields holding functions what the NumPy path gives them)."""
+    from .arguments import hand_over
+    from .runtime.tangents import Tangent
+
+    by_flat = dict(zip(flat_positions, gradients))
+    regrouped = []
+    for position, group, held in groups:
+        if held is None:
+            regrouped.append(by_flat[group[0]])
+            continue
+        primal = given[position]
+        fields = dict(zip(held[0], (by_flat[p] for p in group)))
+        regrouped.append(hand_over(primal, Tangent._of(type(primal), fields)))
+    return tuple(regrouped)
 
 
 def _dispatcher(function, wrt):

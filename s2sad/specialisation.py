@@ -11,7 +11,13 @@ The specialised function is a real function object (``types.FunctionType``) shar
 code, defaults and closure, so every part of the pipeline that reads a function reads it as it
 reads any other; only its globals differ: a live view of the callee's module globals with the
 static parameters laid over them. Nothing runs it: it is read, never called.
+
+A function may also be specialised to the objects of the user's classes some parameters
+receive, written out as their fields (frontend/object_layouts.py): its signature is then the
+written-out one, and its globals hold, made when first read, the methods the objects may call,
+each specialised to its own ``self`` written out the same way.
 """
+import inspect
 import types
 import weakref
 
@@ -24,41 +30,79 @@ class StaticGlobals(dict):
     """The callee's module globals, read live, with its static parameters' functions laid over
     them (a dict, as ``types.FunctionType`` requires, holding only the statics itself)."""
 
-    def __init__(self, statics: dict, module_globals: dict):
+    def __init__(self, statics: dict, module_globals: dict, methods: dict | None = None):
         super().__init__(statics)
         self.module_globals = module_globals
+        self.methods = methods or {}  # global name -> (class, method name, its object's fields and statics)
 
     def __getitem__(self, name):
         if dict.__contains__(self, name):
             return dict.__getitem__(self, name)
+        if name in self.methods:  # made when first read: methods calling each other would recurse
+            self[name] = method = _method_written_out(*self.methods[name])
+            return method
         return self.module_globals[name]
 
     def __contains__(self, name) -> bool:
-        return dict.__contains__(self, name) or name in self.module_globals
+        return dict.__contains__(self, name) or name in self.methods or name in self.module_globals
 
     def get(self, name, default=None):
         return self[name] if name in self else default
 
 
-def specialised(callee, statics: tuple, star: tuple | None = None):
+def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = (), nones: tuple = ()):
     """``callee`` specialised to ``statics``: ((position, parameter name, function), ...); and,
     ``star`` not None, to calls giving its ``*args`` as many arguments as ``star`` names: the
-    parameters they are written out as (frontend/flat_parameters.py)."""
+    parameters they are written out as (frontend/flat_parameters.py); and to the objects
+    ``objects`` lays out (frontend/object_layouts.ObjectLayout, one per parameter written out);
+    and to None given to the parameters ``nones`` (frontend/nones_written_in.py)."""
     per_callee = _made.setdefault(callee, {})
     # the callee's code and defaults are part of what it is: a redefinition in place makes a new one
-    key = (callee.__code__, callee.__defaults__, statics, star)
+    key = (callee.__code__, callee.__defaults__, statics, star, objects, nones)
     found = per_callee.get(key)
     if found is None:
+        methods = {name: (layout.cls, method, layout.fields, layout.statics)
+                   for layout in objects for method, name in layout.methods}
         found = types.FunctionType(callee.__code__, StaticGlobals({name: value for _, name, value in statics},
-                                                                  callee.__globals__),
+                                                                  callee.__globals__, methods),
                                    callee.__name__, callee.__defaults__, callee.__closure__)
         found.__qualname__, found.__module__, found.__kwdefaults__ = \
             callee.__qualname__, callee.__module__, callee.__kwdefaults__
         found.__s2sad_statics__ = statics
         found.__s2sad_star__ = star
+        found.__s2sad_objects__ = objects
+        found.__s2sad_nones__ = nones
         found.__s2sad_origin__ = callee
+        if objects:  # its parameters as calls pass them: each object's fields in its place
+            found.__signature__ = _written_out_signature(callee, objects)
         per_callee[key] = found
     return found
+
+
+def _written_out_signature(callee, objects: tuple) -> inspect.Signature:
+    by_name = {layout.parameter: layout for layout in objects}
+    parameters = []
+    for parameter in inspect.signature(callee, follow_wrapped=False).parameters.values():
+        layout = by_name.get(parameter.name)
+        if layout is None:
+            parameters.append(parameter)
+        else:
+            # (of the object's own kind: a positional-only one before the others would be out of order)
+            parameters += [inspect.Parameter(name, parameter.kind) for name in layout.written]
+    return inspect.Signature(parameters)
+
+
+def _method_written_out(cls, method: str, fields: tuple, statics: tuple):
+    """``cls.method`` specialised to its ``self`` written out as ``fields`` (and ``statics``)."""
+    from .errors import NotCompiledError
+    from .frontend.flat_parameters import names_used
+    from .frontend.object_layouts import layout_for
+
+    function = inspect.getattr_static(cls, method)
+    first = next(iter(inspect.signature(function).parameters.values()), None)
+    if first is None or first.kind not in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD):
+        raise NotCompiledError(f"`{cls.__name__}.{method}` takes no `self` by position")
+    return specialised(function, (), None, (layout_for(function, first.name, cls, fields, names_used(function), statics),))
 
 
 def statics_of(function) -> tuple:
@@ -69,6 +113,16 @@ def statics_of(function) -> tuple:
 def origin_of(function):
     """The user's own function a specialisation was made from (itself if it is not one)."""
     return getattr(function, "__s2sad_origin__", function)
+
+
+def objects_written_out(function) -> tuple:
+    """The layouts of the objects a function's parameters are written out as; () if none."""
+    return getattr(function, "__s2sad_objects__", ())
+
+
+def nones_written_in(function) -> tuple:
+    """The parameters a function was specialised to being given None; () if none."""
+    return getattr(function, "__s2sad_nones__", ())
 
 
 def star_written_out(function) -> tuple | None:

@@ -24,7 +24,7 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import origin_of, specialised, star_written_out, statics_of
+from .specialisation import nones_written_in, objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .registry.forward import forward_fingerprint, forward_rule
@@ -136,6 +136,14 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
         parts += _callee_definitions(function, {function})
         if star_written_out(function) is not None:  # its *args written out as these parameters
             parts.append("star=" + ",".join(star_written_out(function)))
+        if nones_written_in(function):  # given None there
+            parts.append("nones=" + ",".join(nones_written_in(function)))
+        for layout in objects_written_out(function):  # the objects written out, and their classes' methods
+            parts.append(f"object {layout!r}")
+            for method, name in layout.methods:
+                value = inspect.getattr_static(layout.cls, method)
+                parts.append("method " + _definition(name, value))
+                parts += _callee_definitions(value, {function, value})
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
             if not _is_users(value):  # a library function with a rule: which one
                 parts.append(f"static {position}:{name}={identity(value)}")
@@ -199,6 +207,19 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.star_written_out import with_star_written_out
 
         source = with_star_written_out(source, star_written_out(function))
+    if objects_written_out(function):  # specialised to objects some parameters receive: written out as their fields
+        from .frontend.objects_written_out import with_objects_written_out
+
+        source = with_objects_written_out(source, objects_written_out(function))
+    if nones_written_in(function):  # specialised to None given to some parameters: their `is None` tests folded
+        from .frontend.nones_written_in import with_nones_written_in
+
+        source = with_nones_written_in(source, nones_written_in(function))
+    if mode in ("compiled", "compiled_split"):  # `sum(... for ...)` as the loop it runs (on the NumPy path a rule)
+        from .frontend.flat_parameters import names_used
+        from .frontend.sums_written_out import with_sums_written_out
+
+        source = with_sums_written_out(source, names_used(function))
     if statics_of(function):  # specialised to functions some parameters receive: those become its globals
         source = without_parameters(source, {name for _, name, _ in statics_of(function)})
     refused = []
@@ -301,8 +322,9 @@ def _module_level_users(env: Environment, function, spelling: str, where: str):
     value = env.resolve_dotted(spelling)
     home = function.__globals__ if not owner else getattr(env.resolve_dotted(owner), "__dict__", {}) \
         if inspect.ismodule(env.resolve_dotted(owner)) else {}
+    # (a method of an object written out as its fields is bound by such a name: specialisation.py)
     if not (inspect.isfunction(value) and _is_users(value)) or home.get(name) is not value \
-            or value.__qualname__ != value.__name__:
+            or (value.__qualname__ != value.__name__ and not objects_written_out(value)):
         raise NotCompiledError(f"{where} is not of a module-level function of the user's (a closure, a method, "
                                "a value, a library's function without a rule): only those compile")
     return value
@@ -329,6 +351,8 @@ def _specialised_call(env: Environment, function, callee, parameters: list, stat
             chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
     if not chosen and star is None:
         return callee
+    if objects_written_out(callee):  # (a method of an object written out given a function: not followed)
+        raise NotCompiledError(f"{where} passes a function to a method of an object written out as its fields")
     rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
                if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
     for position, spelling, _ in chosen:

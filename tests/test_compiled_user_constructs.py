@@ -1,8 +1,9 @@
 """compile=True through what users write: an odeint-style solver passing ``*args`` on to
 its model, helpers with keyword-only options, a differentiated function's own keyword-only
 parameter left to its default, and an array's methods given an axis (``x.mean(axis=0,
-keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``), and
-``np.append``. Each
+keepdims=True)``, ``x.std(axis=0)``, ``x.var(axis=0, ddof=1)``, ``x.reshape(n, -1)``),
+``np.append``, Python's ``sum`` of a generator (``sum(np.sum(W ** 2) for W, b in layers)``) and
+parameters given None (``if mask is not None:``). Each
 program compiles (no CompiledFallbackWarning) and its gradient is central differences' in float64
 and the NumPy path's; what still falls back says so, naming the construct, with the same numbers."""
 import math
@@ -136,6 +137,37 @@ def appended(x, y, k):
     return np.sum(np.sin(flat) * np.arange(flat.size)) + np.sum(rows ** 3) + np.sum(np.cos(ends) * np.arange(ends.size))
 
 
+# ---------------------------------------------------------------- Python's sum of a generator (frontend/sums_written_out.py)
+def weight_decay_mlp(layers, x, l2):
+    W = 2.0 * l2                                 # the generator's W, b are its own: this W stays
+    penalty = l2 * sum(np.sum(W ** 2) + np.sum(b ** 2) for W, b in layers)
+    for V, c in layers:
+        x = np.tanh(x @ V + c)
+    return np.sum(x ** 2) + penalty + W ** 2
+
+
+def pair_products(w, scale):
+    total = sum(w[i] * w[j] * scale for i in range(w.shape[0]) for j in range(i) if i % 2 == 0)
+    return total + sum([np.sin(w[k]) for k in range(w.shape[0])])
+
+
+# ---------------------------------------------------------------- parameters given None (frontend/nones_written_in.py)
+def masked(x, w, mask=None, scale=None):
+    h = np.tanh(x @ w)
+    if mask is not None:
+        h = h * mask
+    elif scale is None:
+        h = h * 2.0
+    else:
+        h = h * scale
+    return np.sum(h ** 2) if mask is None else np.sum(h)
+
+
+def batchnorm_like(W, x, running=None):        # a None default never read
+    h = x @ W
+    return np.sum(((h - h.mean(axis=0)) / (h.std(axis=0) + 1e-3)) ** 2)
+
+
 # ---------------------------------------------------------------- a parameter renamed in generated code
 def averaged(mean, x):                           # `mean`: generated code reads np.mean, so it is `mean_2` there
     return np.mean(mean * x) ** 2
@@ -165,6 +197,11 @@ CASES = {
                                                  rng.normal(size=4), rng.normal(size=4)), (0, 1, 2, 3)),
     "a renamed parameter": (calls_averaged, (0.3, np.array([1.0, 2.0])), (0, 1)),
     "np.append": (appended, (rng.normal(size=3), rng.normal(size=(2, 3)), 0.8), (0, 1, 2)),
+    "None defaults: if, elif, conditional expression": (masked, (rng.normal(size=(5, 3)), rng.normal(size=3)), (0, 1)),
+    "None given, then a float": (masked, (rng.normal(size=(5, 3)), rng.normal(size=3), None, 0.7), (0, 1, 3)),
+    "an array where None was": (masked, (rng.normal(size=(5, 3)), rng.normal(size=3), rng.normal(size=5)), (0, 1, 2)),
+    "a None default not read": (batchnorm_like, (rng.normal(size=(3, 4)), rng.normal(size=(8, 3))), (0, 1)),
+    "sum of a generator: nested, filtered, a list": (pair_products, (rng.normal(size=5), 0.7), (0, 1)),
 }
 
 
@@ -321,3 +358,98 @@ def test_a_new_process_follows_the_number_of_extra_arguments(tmp_path):
         sys.modules.pop("solver_module", None)
     np.testing.assert_allclose(run(), expected, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(run(), expected, rtol=1e-6, atol=1e-8)  # from the caches
+
+
+def test_a_sum_over_layers_compiles_and_is_central_differences():
+    """``sum(np.sum(W ** 2) + np.sum(b ** 2) for W, b in layers)``: each layer's gradient is the
+    NumPy path's and central differences' (a list of (W, b) tuples, as given)."""
+    layers = [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 2)), rng.normal(size=2))]
+    x = rng.normal(size=(5, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        value, (dlayers, dx, dl2) = s2sad.value_and_grad(weight_decay_mlp, argnums=(0, 1, 2), compile=True)(
+            layers, x, 0.3)
+    plain_value, (plain_layers, plain_x, plain_l2) = s2sad.value_and_grad(weight_decay_mlp, argnums=(0, 1, 2))(
+        layers, x, 0.3)
+    assert value == plain_value and type(dlayers) is list and all(type(layer) is tuple for layer in dlayers)
+    np.testing.assert_allclose(dx, plain_x, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(dl2, plain_l2, rtol=1e-13)
+    np.testing.assert_allclose(dl2, central(weight_decay_mlp, (layers, x, 0.3), 2), rtol=1e-6)
+    np.testing.assert_allclose(dx, central(weight_decay_mlp, (layers, x, 0.3), 1), rtol=1e-6, atol=1e-7)
+    for i, layer in enumerate(layers):
+        for j in range(2):
+            def of_leaf(value, i=i, j=j):
+                moved = [list(pair) for pair in layers]
+                moved[i][j] = value
+                return weight_decay_mlp([tuple(pair) for pair in moved], x, 0.3)
+
+            np.testing.assert_allclose(dlayers[i][j], plain_layers[i][j], rtol=1e-12, atol=1e-13)
+            np.testing.assert_allclose(dlayers[i][j], central(of_leaf, (layer[j],), 0), rtol=1e-6, atol=1e-7)
+
+
+def test_the_sum_is_the_loop_python_runs():
+    """Written out as `total = 0` and `total = total + item`, left to right, as ``sum`` adds on
+    this interpreter (3.11: no compensation; 3.12 and later keep the NumPy path)."""
+    import sys
+
+    from s2sad.transform import generated_source
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("later interpreters sum Python floats with compensation: not written out there")
+    text = generated_source(weight_decay_mlp, ("layers", "x", "l2"), "compiled")
+    assert "    total = 0\n" in text and "total_2 = total + add" in text and "sum_vjp_iterable" not in text
+    assert "test_compiled_user_constructs.py:" in text and "penalty = l2 * sum(np.sum(W ** 2)" in text
+
+
+def after_a_call(x, W):
+    return np.sum(x) + sum(np.sum(W[i] ** 2) for i in range(3))   # np.sum(x) first: not moved after
+
+
+def sum_of_arrays(x, W):
+    return np.sum(np.sin(sum(x[i] * W[i] for i in range(3))))     # 0 + array: Numba cannot type `total`
+
+
+@pytest.mark.parametrize("f, words", [
+    (after_a_call, "its gradient calls `sum`"),
+    (sum_of_arrays, "Numba could not compile its generated gradient"),
+], ids=["after_a_call", "arrays"])
+def test_sums_not_written_out_fall_back_with_the_same_numbers(f, words):
+    args = (rng.normal(size=3), rng.normal(size=(3, 4)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(f, argnums=(0, 1), compile=True)(*args)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and words in messages[0], messages
+    plain = s2sad.grad(f, argnums=(0, 1))(*args)
+    for position in (0, 1):
+        np.testing.assert_allclose(gradient[position], plain[position], rtol=1e-13)
+        np.testing.assert_allclose(gradient[position], central(f, args, position), rtol=1e-6, atol=1e-7)
+
+
+def reads_none(x, mask=None):
+    return np.sum(x * (1.0 if mask is None else 2.0)) + np.sum(mask)   # np.sum(None): Python's TypeError
+
+
+def test_none_read_otherwise_falls_back_naming_the_line_and_raises_as_python_does():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError):
+            s2sad.grad(reads_none, compile=True)(rng.normal(size=3))
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and "it was given None for `mask`, which it uses other than in `mask is None` tests" \
+        in messages[0], messages
+    line = reads_none.__code__.co_firstlineno + 1
+    assert f"test_compiled_user_constructs.py:{line}:" in messages[0], messages
+
+
+def test_a_differentiated_parameter_given_none_takes_the_numpy_path():
+    x, w = rng.normal(size=(5, 3)), rng.normal(size=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(Exception) as compiled_error:
+            s2sad.grad(masked, argnums=(0, 2), compile=True)(x, w, None)
+    with pytest.raises(Exception) as numpy_error:
+        s2sad.grad(masked, argnums=(0, 2))(x, w, None)
+    assert type(compiled_error.value) is type(numpy_error.value)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and "given None for a parameter it differentiates (`mask`)" in messages[0], messages

@@ -14,6 +14,7 @@ parameters when it binds a module loaded from the disk cache too.
 """
 from __future__ import annotations
 
+import dis
 import inspect
 
 from ..errors import NotCompiledError
@@ -57,6 +58,22 @@ def names_used(function) -> set:
         found.update(code.co_varnames, code.co_names, code.co_freevars, code.co_cellvars)
         codes += [c for c in code.co_consts if inspect.iscode(c)]
     return found
+
+
+def only_read(function, name: str) -> bool:
+    """Whether ``function`` (and every function and lambda inside it) only reads its parameter
+    ``name``: never assigns or deletes it, and binds no name of its own so called."""
+    code = function.__code__
+    if any(i.opname in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF") and i.argval == name
+           for i in dis.get_instructions(code)):
+        return False
+    nested = [c for c in code.co_consts if inspect.iscode(c)]
+    while nested:
+        inner = nested.pop()
+        if name in inner.co_varnames or name in inner.co_cellvars:
+            return False
+        nested += [c for c in inner.co_consts if inspect.iscode(c)]
+    return True
 
 
 def function_flat_parameters(function, given: int | None) -> list:

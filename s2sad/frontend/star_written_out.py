@@ -11,12 +11,11 @@ not written out: NotCompiledError.
 from __future__ import annotations
 
 import dataclasses
-import dis
-import inspect
 
 import libcst as cst
 
 from ..errors import NotCompiledError
+from .flat_parameters import only_read
 from .source import FunctionSource
 
 
@@ -42,15 +41,7 @@ def _param(name: str) -> cst.Param:
 
 def _check_only_read(function, star: str) -> None:
     """NotCompiledError unless the function only reads ``star``."""
-    code = function.__code__
-    stored = any(i.opname in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF") and i.argval == star
-                 for i in dis.get_instructions(code))
-    nested = [c for c in code.co_consts if inspect.iscode(c)]
-    while nested and not stored:
-        inner = nested.pop()
-        stored = star in inner.co_varnames or star in inner.co_cellvars
-        nested += [c for c in inner.co_consts if inspect.iscode(c)]
-    if stored:
+    if not only_read(function, star):
         raise NotCompiledError(f"it assigns its *{star} (or a function inside it binds its own `{star}`): compiled "
                                f"code writes *{star} out as separate parameters, which needs it only read")
 

@@ -1,0 +1,184 @@
+"""An object of the user's class written out as its fields (compile=True): which objects, and their names.
+
+Numba cannot take an object of a Python class. But ``model.loss(ratings, mask)`` of a
+``FactorModel`` holding ``users``, ``items`` and ``l2`` reads nothing of ``model`` but those
+three values and the code of ``FactorModel.loss``. So a call giving such an object is served
+by a form of the function whose parameter ``model`` is written out as one parameter per field
+(``model_users, model_items, model_l2``): in its body ``model.users`` is ``model_users``, and
+``model.loss(ratings, mask)`` is ``model_loss(model_users, model_items, model_l2, ratings,
+mask)``, where the module-level name ``model_loss`` means ``FactorModel.loss`` with its own
+``self`` written out the same way (specialisation.py binds it). The cotangents of the fields
+are put back together as the NumPy path gives the object's gradient (compiled.py).
+
+Only what is the same program is written out: an object whose instance fields are all Python
+floats or float arrays, read by field and by calling its class's plain methods. Anything else
+(a field of another kind, ``model`` passed on, stored, or a method taken without calling it,
+a write to a field) raises NotCompiledError naming it, and the NumPy path runs.
+
+This module imports no front end: compiled calls read an argument's layout on every call; the
+rewrite of the text is objects_written_out.py.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import numpy as np
+
+from ..errors import NotCompiledError
+from .flat_parameters import only_read
+
+_USER_MODULE_EXCLUDED = {"numpy", "scipy", "builtins", "s2sad", "functools", "dataclasses", "typing"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectLayout:
+    """How a parameter receiving an object of ``cls`` is written out: its ``fields`` as the
+    parameters ``written``, the class's methods it may call as the module-level names
+    ``methods`` ((method name, global name), ...), and its fields holding functions (``statics``:
+    ((field, function), ...)) read as the expressions ``spelled`` ((field, text), ...): ``np.tanh``,
+    or a module-level function of the user's by its name."""
+    parameter: str
+    cls: type
+    fields: tuple
+    written: tuple
+    methods: tuple
+    statics: tuple = ()
+    spelled: tuple = ()
+
+    def field_names(self) -> dict:
+        return dict(zip(self.fields, self.written))
+
+    def method_names(self) -> dict:
+        return dict(self.methods)
+
+
+def is_user_object(value) -> bool:
+    """Whether a value is an object of a user's class (what may be written out as its fields)."""
+    cls = value.__class__
+    module = (getattr(cls, "__module__", "") or "").split(".")[0]
+    return module not in _USER_MODULE_EXCLUDED and hasattr(value, "__dict__") and not isinstance(value, type) \
+        and not callable(getattr(value, "__array__", None)) and not inspect.isroutine(value) \
+        and not isinstance(value, (tuple, list, dict))
+
+
+def fields_of(value) -> tuple:
+    """``(fields, statics)``: the names of an object's instance fields holding numbers, in the
+    order they were set, and ((field, function), ...) of those holding functions (a NumPy
+    function, a module-level function of the user's); NotCompiledError when one holds anything
+    else than those, Python floats and float64 or float32 arrays."""
+    cls = value.__class__
+    if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
+        raise NotCompiledError(f"was given a {cls.__name__}, whose class reads its attributes its own way "
+                               "(__getattribute__, __getattr__): compiled code writes an object out as its fields")
+    fields, statics = [], []
+    for name in vars(value):
+        if hasattr(type(inspect.getattr_static(cls, name, None)), "__set__"):  # a property: it, not the field, is read
+            raise NotCompiledError(f"was given a {cls.__name__} whose field `{name}` its class reads through a "
+                                   "descriptor (a property): compiled code writes an object out as its fields")
+        item = vars(value)[name]
+        if item.__class__ is float or (item.__class__ is np.ndarray and item.dtype in (np.float64, np.float32)):
+            fields.append(name)
+        elif _numpy_name(item) is not None or _module_level_users(item):
+            statics.append((name, item))
+        else:
+            raise NotCompiledError(f"was given a {type(value).__name__} whose field `{name}` holds a "
+                                   f"{type(item).__name__}: compiled code writes an object out as its fields, which "
+                                   "needs them Python floats, float arrays, NumPy functions or module-level functions")
+    if not fields:
+        raise NotCompiledError(f"was given a {type(value).__name__} without fields holding numbers")
+    return tuple(fields), tuple(statics)
+
+
+def _numpy_name(function) -> str | None:
+    """``tanh`` of ``np.tanh``; None for anything that is not NumPy's own by that name."""
+    name = getattr(function, "__name__", None)
+    return name if isinstance(name, str) and callable(function) and getattr(np, name, None) is function else None
+
+
+def _module_level_users(function) -> bool:
+    module = (getattr(function, "__module__", "") or "").split(".")[0]
+    return inspect.isfunction(function) and function.__qualname__ == function.__name__ \
+        and module not in _USER_MODULE_EXCLUDED
+
+
+def spelling_in(function, field: str, value) -> str:
+    """How ``function``'s text names ``value`` (a field's function): ``np.tanh`` through its own
+    name for NumPy, a user function by its own name; NotCompiledError when it cannot."""
+    names = function.__globals__
+    local = set(function.__code__.co_varnames) | set(function.__code__.co_cellvars)
+    if _numpy_name(value) is not None:
+        alias = next((name for name in ("np", "numpy") if names.get(name) is np and name not in local), None)
+        if alias is not None:
+            return f"{alias}.{_numpy_name(value)}"
+    elif names.get(value.__name__) is value and value.__name__ not in local:
+        return value.__name__
+    raise NotCompiledError(f"reads the field `{field}` holding `{getattr(value, '__qualname__', value)}`, which its "
+                           "module does not name (as np.<name>, or the function's own name)")
+
+
+def plain_methods(cls) -> tuple:
+    """The names of ``cls``'s methods that are plain functions of the user's (``__call__`` the
+    only dunder among them): those a written-out object may call."""
+    found = []
+    for name in dir(cls):
+        if name.startswith("__") and name != "__call__":
+            continue
+        function = inspect.getattr_static(cls, name, None)
+        if inspect.isfunction(function) and \
+                (getattr(function, "__module__", "") or "").split(".")[0] not in _USER_MODULE_EXCLUDED:
+            found.append(name)
+    return tuple(found)
+
+
+def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, statics: tuple = ()) -> ObjectLayout:
+    """The layout of ``parameter`` of ``function`` given an object of ``cls`` with ``fields``
+    (and ``statics``, fields_of's); its new names are apart from ``taken`` (every name the
+    function uses) and from each other."""
+    _check_only_read(function, parameter)
+    used = set(taken)
+
+    def fresh(stem: str) -> str:
+        name = stem
+        while name in used:
+            name += "_"
+        used.add(name)
+        return name
+
+    written = tuple(fresh(f"{parameter}_{field}") for field in fields)
+    held = set(fields) | {name for name, _ in statics}
+    methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
+    spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
+    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
+
+
+def _check_only_read(function, parameter: str) -> None:
+    """NotCompiledError unless the function (and any function inside it) only reads ``parameter``."""
+    if not only_read(function, parameter):
+        raise NotCompiledError(f"assigns its parameter `{parameter}` (or a function inside it binds its own "
+                               f"`{parameter}`): compiled code writes the object it is given out as its fields, "
+                               "which needs it only read")
+
+
+def objects_in(args: tuple) -> tuple:
+    """((position, class, fields, statics), ...) of the arguments that are objects of the user's
+    classes (fields_of's fields and statics); NotCompiledError when one cannot be written out."""
+    found = ()
+    for position, a in enumerate(args):
+        if a.__class__ not in _NOT_OBJECTS and is_user_object(a):  # (the first test keeps the calls of floats fast)
+            found += ((position, a.__class__, *fields_of(a)),)
+    return found
+
+
+_NOT_OBJECTS = frozenset({float, int, bool, complex, str, type(None), np.ndarray, list, tuple, dict})
+
+
+def written_out(args: tuple, objects: tuple) -> tuple:
+    """``args`` with each object of ``objects`` (``objects_in``) replaced by its fields' values."""
+    flat, start = [], 0
+    for position, _, fields, _ in objects:
+        flat += args[start:position]
+        held = vars(args[position])
+        flat += [held[name] for name in fields]
+        start = position + 1
+    return (*flat, *args[start:])

@@ -1,0 +1,176 @@
+"""A function's text with the objects some parameters receive written out as their fields
+(compile=True; object_layouts.py says which objects, and why).
+
+``def loss(self, ratings, mask)`` given a ``FactorModel`` as ``self`` reads as
+``def loss(self_users, self_items, self_l2, ratings, mask)``; in its body ``self.users`` is
+``self_users`` and ``self.penalty(x)`` is ``self_penalty(self_users, self_items, self_l2, x)``.
+Any other use of the object is refused with its line: a write to one of its fields (the
+caller's object would not change), the object passed on or returned, an attribute that is
+neither a field nor a method.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from ..errors import NotCompiledError
+from .source import FunctionSource
+
+
+def with_objects_written_out(source: FunctionSource, layouts: tuple) -> FunctionSource:
+    """``source`` with the parameters of ``layouts`` (object_layouts.ObjectLayout) written out."""
+    by_name = {layout.parameter: layout for layout in layouts}
+    _refuse_field_writes(source, by_name)
+    params = source.funcdef.params
+    kept = []
+    for param in params.params:
+        layout = by_name.get(param.name.value)
+        if layout is None:
+            kept.append(param.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        else:
+            kept += [cst.Param(cst.Name(name)) for name in layout.written]
+    written = dataclasses.replace(source, positions=dict(source.positions))
+    rewriter = _WrittenOut(by_name, written)
+    body = source.funcdef.body.visit(rewriter)
+    _refuse_other_uses(source, by_name, rewriter.consumed)
+    funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept), body=body)
+    written.funcdef = funcdef
+    written.alias(funcdef, source.funcdef)
+    written.alias(funcdef.name, source.funcdef.name)
+    return written
+
+
+def _object_attribute(node, by_name: dict):
+    """The layout and attribute name of ``model.name`` (``model`` written out); None otherwise."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in by_name:
+        return by_name[node.value.value], node.attr.value
+    return None
+
+
+class _Targets(cst.CSTVisitor):
+    """The attributes of written-out objects that are assigned or deleted."""
+
+    def __init__(self, by_name: dict):
+        super().__init__()
+        self.by_name, self.found = by_name, []
+
+    def _look_in(self, target) -> None:
+        finder = _Attributes(self.by_name)
+        target.visit(finder)
+        self.found += finder.found
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _TARGETED):
+            self._look_in(node.target)
+        return True
+
+
+_TARGETED = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.NamedExpr)
+
+
+class _Attributes(cst.CSTVisitor):
+    """``model.name`` written directly in a target (``model.W[0]`` writes into the array, which is
+    the argument's own memory as it is for any array argument: not an attribute write)."""
+
+    def __init__(self, by_name: dict):
+        super().__init__()
+        self.by_name, self.found = by_name, []
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if _object_attribute(node, self.by_name) is not None:
+            self.found.append(node)
+        return True
+
+
+def _refuse_field_writes(source: FunctionSource, by_name: dict) -> None:
+    finder = _Targets(by_name)
+    source.funcdef.body.visit(finder)
+    if finder.found:
+        node = finder.found[0]
+        raise NotCompiledError(f"writes `{node.value.value}.{node.attr.value}` of the object it is given: compiled "
+                               "code writes the object out as its fields, where the write would not reach the object",
+                               source.location(node))
+
+
+class _WrittenOut(cst.CSTTransformer):
+    """The rewrites; each node remade keeps the position of the one it stands for. ``consumed``:
+    the ``Name`` nodes of the objects that became a field or a method's call."""
+
+    def __init__(self, by_name: dict, source: FunctionSource):
+        super().__init__()
+        self.by_name, self.source, self.consumed = by_name, source, set()
+
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if isinstance(result, cst.CSTNode) and result is not original and result not in self.source.positions:
+            self.source.alias(result, original)  # (each line remade keeps its own, for the generated comments)
+        return result
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        found = _object_attribute(original.func, self.by_name)
+        receiver = original.func.value if found is not None else original.func
+        if found is None and isinstance(original.func, cst.Name) and original.func.value in self.by_name:
+            found = self.by_name[original.func.value], "__call__"  # `layer(x)`: its class's __call__
+        if found is None or found[1] not in found[0].method_names():
+            return updated
+        layout, method = found
+        self.consumed.add(receiver)
+        fields = [cst.Arg(cst.Name(name)) for name in layout.written]
+        made = updated.with_changes(func=cst.Name(layout.method_names()[method]), args=[*fields, *updated.args])
+        self.source.alias(made, original)
+        return made
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        found = _object_attribute(original, self.by_name)
+        if found is None:
+            return updated
+        layout, field = found
+        if field in dict(layout.spelled):  # a field holding a function: the function, by the name its module has
+            made = cst.parse_expression(dict(layout.spelled)[field])
+        elif field in layout.field_names():
+            made = cst.Name(layout.field_names()[field])
+        else:
+            return updated
+        self.consumed.add(original.value)
+        self.source.alias(made, original)
+        return made
+
+
+class _Uses(cst.CSTVisitor):
+    """Every ``Name`` of a written-out object read as a variable."""
+
+    def __init__(self, names: set):
+        super().__init__()
+        self.names, self.found = names, []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.model` names an attribute, not the object
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # `f(model=1)` names a keyword
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.found.append(node)
+
+
+def _refuse_other_uses(source: FunctionSource, by_name: dict, consumed: set) -> None:
+    uses = _Uses(set(by_name))
+    source.funcdef.body.visit(uses)
+    left = [node for node in uses.found if node not in consumed]
+    if not left:
+        return
+    node = left[0]
+    layout = by_name[node.value]
+    raise NotCompiledError(f"uses the {layout.cls.__name__} `{node.value}` other than by reading its fields "
+                           f"({', '.join(layout.fields)}) and calling its methods: compiled code writes the object out "
+                           "as its fields", source.location(node))
