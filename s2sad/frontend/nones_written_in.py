@@ -16,6 +16,7 @@ import dataclasses
 import libcst as cst
 
 from ..errors import NotCompiledError
+from .normalize_syntax import variable_reads
 from .source import FunctionSource
 
 
@@ -119,32 +120,10 @@ def _resolved(orelse):
     return orelse
 
 
-class _Reads(cst.CSTVisitor):
-    def __init__(self, chosen: set):
-        super().__init__()
-        self.chosen, self.found = chosen, []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Param(self, node) -> bool:
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.chosen:
-            self.found.append(node)
-
-
 def _refuse_other_uses(source: FunctionSource, body, chosen: set) -> None:
-    reads = _Reads(chosen)
-    body.visit(reads)
-    if reads.found:
-        node = reads.found[0]
+    found = variable_reads(body, chosen)
+    if found:
+        node = found[0]
         raise NotCompiledError(f"it was given None for `{node.value}`, which it uses other than in `{node.value} is "
                                f"None` tests (compiled code is made for the branches those tests take)",
                                _located(source, node))

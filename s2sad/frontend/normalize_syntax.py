@@ -302,3 +302,32 @@ def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions:
 def _within(inner, outer) -> bool:
     return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) \
         and (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)
+
+
+def variable_reads(node, names: set) -> list:
+    """The ``Name`` nodes in ``node`` that read one of ``names`` as a variable, in order: not an
+    attribute's name (``x.model``), a keyword (``f(model=1)``) or a parameter of a nested function."""
+    reads = _VariableReads(names)
+    node.visit(reads)
+    return reads.found
+
+
+class _VariableReads(cst.CSTVisitor):
+    def __init__(self, names: set):
+        super().__init__()
+        self.names, self.found = names, []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.model` names an attribute, not the variable
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # `f(model=1)` names a keyword
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.found.append(node)

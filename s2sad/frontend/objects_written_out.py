@@ -15,6 +15,7 @@ import dataclasses
 import libcst as cst
 
 from ..errors import NotCompiledError
+from .normalize_syntax import variable_reads
 from .source import FunctionSource
 
 
@@ -140,33 +141,8 @@ class _WrittenOut(cst.CSTTransformer):
         return made
 
 
-class _Uses(cst.CSTVisitor):
-    """Every ``Name`` of a written-out object read as a variable."""
-
-    def __init__(self, names: set):
-        super().__init__()
-        self.names, self.found = names, []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # `x.model` names an attribute, not the object
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # `f(model=1)` names a keyword
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.names:
-            self.found.append(node)
-
-
 def _refuse_other_uses(source: FunctionSource, by_name: dict, consumed: set) -> None:
-    uses = _Uses(set(by_name))
-    source.funcdef.body.visit(uses)
-    left = [node for node in uses.found if node not in consumed]
+    left = [node for node in variable_reads(source.funcdef.body, set(by_name)) if node not in consumed]
     if not left:
         return
     node = left[0]
