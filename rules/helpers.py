@@ -94,6 +94,7 @@ _OPERATOR_METHODS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "
                      "__mod__", "__rmod__", "__pow__", "__rpow__", "__ipow__", "__matmul__", "__rmatmul__",
                      "__imatmul__", "__neg__", "__pos__", "__abs__", "__getitem__", "__iter__", "__array_ufunc__",
                      "__array_function__")
+_OPERATOR_METHOD_SET = frozenset(_OPERATOR_METHODS)
 _METHODS_OF = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
                "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
                "**": ("__pow__", "__rpow__"), "@": ("__matmul__", "__rmatmul__"), "neg": ("__neg__",), "pos": ("__pos__",),
@@ -119,20 +120,20 @@ def plain_operands(symbol: str, *values) -> None:
 def plain_arguments(names: str, *values) -> None:
     """``plain_operands`` for the arguments (``names``, comma-separated) a function's operators
     read, checked once when it starts."""
-    for name, value in zip(names.split(", "), values):
+    for position, value in enumerate(values):
         if value.__class__ not in _PLAIN_CLASSES:
             own = _own_operator(value.__class__, ())
             if own is not None:
+                name = names.split(", ")[position]
                 raise _operator_refused(f"the argument `{name}`, used with an operator, is", value, own)
 
 
 def _own_operator(cls: type, wanted: tuple) -> str | None:
     """The first method of ``cls`` (``wanted`` first) that gives an operator a meaning of its own."""
     for owner in cls.__mro__:
-        if (owner.__module__ or "").split(".")[0] not in _NUMPY_LIKE:
-            own = next((name for name in wanted + _OPERATOR_METHODS if name in owner.__dict__), None)
-            if own is not None:
-                return own
+        if not _OPERATOR_METHOD_SET.isdisjoint(owner.__dict__) and \
+                (owner.__module__ or "").split(".")[0] not in _NUMPY_LIKE:
+            return next(name for name in wanted + _OPERATOR_METHODS if name in owner.__dict__)
     return None
 
 
