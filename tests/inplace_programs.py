@@ -352,3 +352,24 @@ def augmented_item_of_a_list_of_numbers(x):
     first = totals[0]
     totals[0] *= 2.0
     return first * totals[0]
+
+
+# ---------------------------------------------------------------- chained assignment: one value, two names
+def one_array_bound_to_two_names(x):
+    a = b = np.zeros(4)  # one array: the write through `a` is seen through `b`
+    a[0] = x[1]
+    return np.sum(b * x)
+
+
+def one_number_bound_to_two_names(x):
+    total = count = 0.0  # numbers cannot change in place: two names, no sharing to fear
+    for v in x:
+        total = total + v * v
+        count = count + 1.0
+    return total / count
+
+
+def chained_assignment_evaluates_its_call_once(x):
+    a = b = np.sin(x)
+    a = a * 2.0
+    return np.sum(a * b)

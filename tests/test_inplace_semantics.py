@@ -47,6 +47,8 @@ EXACT = {
     "tuple_swap_then_write": r(3),
     "augmented_item_of_a_dict_fresh": r(3),
     "augmented_item_of_a_list_of_numbers": r(3),
+    "one_number_bound_to_two_names": r(3),
+    "chained_assignment_evaluates_its_call_once": r(3),
 }
 
 
@@ -104,6 +106,7 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "fresh_each_iteration_but_named_twice": ("nxt[0] = 2.0 * cur[0]", "`keep`"),
     "augmented_item_of_a_list_shared": ("items[0] += 1.0", "`a`"),  # gave a wrong gradient before
     "augmented_item_of_a_dict_shared": ('weights["w"] -= 0.1', "`w`"),  # gave a wrong gradient before
+    "one_array_bound_to_two_names": ("a[0] = x[1]", "`b`"),  # gave a wrong gradient before
 }
 
 
@@ -138,6 +141,7 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.scale_a_slice_view(x) == pytest.approx(4 * 1.0 + 4 * x[0] ** 2)
     assert programs.same_array_under_two_names(x[:2]) == pytest.approx(np.sum((3 * x[:2]) ** 2))
     assert programs.augmented_item_of_a_list_shared(x) == pytest.approx(np.sum((x + 1.0) ** 2))
+    assert programs.one_array_bound_to_two_names(x) == pytest.approx(x[1] * x[0])
 
 
 def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():

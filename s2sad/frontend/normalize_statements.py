@@ -148,10 +148,14 @@ class StatementNormalizer(NormalizerState):
             self.local_functions[node.targets[0].target.value] = node.value  # inlined where it is called
             self.current.pop(node.targets[0].target.value, None)
             return
-        value = node.value
-        for target in node.targets[1:]:
-            self.assign(target.target, self.expression(value))
-        self.assign(node.targets[0].target, None, value)
+        if len(node.targets) > 1:
+            # `a = b = np.zeros(n)`: one value, evaluated once, bound left to right: both names
+            # are the same object, so a write through one is seen through the other (aliasing.py)
+            atom = self.expression(node.value)
+            for target in node.targets:
+                self.assign(target.target, atom)
+            return
+        self.assign(node.targets[0].target, None, node.value)
 
     def annotated_assignment(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
