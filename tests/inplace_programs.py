@@ -373,3 +373,108 @@ def chained_assignment_evaluates_its_call_once(x):
     a = b = np.sin(x)
     a = a * 2.0
     return np.sum(a * b)
+
+
+# ---------------------------------------------------------------- a list changed while another name sees it
+def list_appended_through_another_name(x):
+    a = [x, x * 2.0]
+    b = a
+    b.append(x * 3.0)  # `a` is the same list: a[-1] is x * 3
+    return np.sum(a[-1] ** 2)
+
+
+def list_appended_after_a_tuple_holds_it(x):
+    xs = [x]
+    t = (xs, 2)
+    xs.append(x * 5.0)
+    return np.sum(t[0][-1])
+
+
+def list_appended_after_a_dict_holds_it(x):
+    xs = [x]
+    d = {"h": xs}
+    xs.append(x * 5.0)
+    return np.sum(d["h"][-1])
+
+
+def list_slot_written_after_a_tuple_holds_it(x):
+    xs = [x, x]
+    t = (xs, 2)
+    xs[0] = x * 5.0
+    return np.sum(t[0][0])
+
+
+def list_popped_through_another_name(x):
+    a = [x, x * 2.0, x * 3.0]
+    b = a
+    b.pop()
+    return np.sum(a[-1])
+
+
+def list_extended_through_another_name(x):
+    a = [x]
+    b = a
+    b.extend([x * 4.0])
+    return np.sum(a[-1])
+
+
+def history_appended_through_an_alias_in_a_loop(x):
+    history = []
+    current = history
+    for k in range(3):
+        current.append(x * k)
+    return np.sum(sum(history))
+
+
+def inner_list_taken_out_and_appended(x):
+    rows = [[x], [x * 2.0]]
+    first = rows[0]
+    first.append(x * 7.0)
+    return np.sum(rows[0][-1])
+
+
+# lists built under one name and held elsewhere once complete: differentiated
+def outputs_returned_with_the_state(x):
+    outs = []
+    h = x
+    for k in range(3):
+        h = np.tanh(h * 0.5 + k)
+        outs.append(h)
+    both = (outs, h)
+    return np.sum(np.stack(both[0])) + np.sum(both[1])
+
+
+def rows_of_a_grid(x):
+    grid = []
+    for i in range(3):
+        row = []
+        for j in range(2):
+            row.append(x[i] * x[j])
+        grid.append(row)
+    return np.sum(np.array(grid) ** 2)
+
+
+def previous_state_read_after_the_append(x):
+    states = [x]
+    total = 0.0
+    for _ in range(3):
+        previous = states[-1]
+        states.append(np.tanh(previous * 0.9))
+        total = total + np.sum(previous ** 2)
+    return total + np.sum(states[-1])
+
+
+def inner_list_reached_through_zip(x):
+    rows = [[x], [x * 2.0]]
+    for row, k in zip(rows, [1.0, 2.0]):
+        row.append(x * k)  # each row is a list of `rows`: rows[0][-1] is x
+    return np.sum(rows[0][-1])
+
+
+def item_unpacked_before_its_list_is_appended(x):
+    xs = [x]
+    outer = [xs, [x * 3.0]]
+    for first, second in zip(outer[:1], outer[1:]):
+        pass
+    xs.append(x * 5.0)
+    return np.sum(first[-1])

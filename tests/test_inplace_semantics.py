@@ -49,6 +49,9 @@ EXACT = {
     "augmented_item_of_a_list_of_numbers": r(3),
     "one_number_bound_to_two_names": r(3),
     "chained_assignment_evaluates_its_call_once": r(3),
+    "outputs_returned_with_the_state": r(3),
+    "rows_of_a_grid": r(3),
+    "previous_state_read_after_the_append": r(3),
 }
 
 
@@ -107,6 +110,17 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "augmented_item_of_a_list_shared": ("items[0] += 1.0", "`a`"),  # gave a wrong gradient before
     "augmented_item_of_a_dict_shared": ('weights["w"] -= 0.1', "`w`"),  # gave a wrong gradient before
     "one_array_bound_to_two_names": ("a[0] = x[1]", "`b`"),  # gave a wrong gradient before
+    # a list changed while another name sees it: each crashed or gave a wrong gradient before
+    "list_appended_through_another_name": ("b.append(x * 3.0)", "`a`"),
+    "list_appended_after_a_tuple_holds_it": ("xs.append(x * 5.0)", "`t`"),
+    "list_appended_after_a_dict_holds_it": ("xs.append(x * 5.0)", "`d`"),
+    "list_slot_written_after_a_tuple_holds_it": ("xs[0] = x * 5.0", "`t`"),
+    "list_popped_through_another_name": ("b.pop()", "`a`"),
+    "list_extended_through_another_name": ("b.extend([x * 4.0])", "`a`"),
+    "history_appended_through_an_alias_in_a_loop": ("current.append(x * k)", "`history`"),
+    "inner_list_taken_out_and_appended": ("first.append(x * 7.0)", "`first`"),
+    "inner_list_reached_through_zip": ("row.append(x * k)", "`row`"),
+    "item_unpacked_before_its_list_is_appended": ("xs.append(x * 5.0)", "`first`"),
 }
 
 
@@ -142,6 +156,13 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.same_array_under_two_names(x[:2]) == pytest.approx(np.sum((3 * x[:2]) ** 2))
     assert programs.augmented_item_of_a_list_shared(x) == pytest.approx(np.sum((x + 1.0) ** 2))
     assert programs.one_array_bound_to_two_names(x) == pytest.approx(x[1] * x[0])
+    assert programs.list_appended_through_another_name(x) == pytest.approx(np.sum((3.0 * x) ** 2))
+    assert programs.list_appended_after_a_tuple_holds_it(x) == pytest.approx(5.0 * np.sum(x))
+    assert programs.list_slot_written_after_a_tuple_holds_it(x) == pytest.approx(5.0 * np.sum(x))
+    assert programs.list_popped_through_another_name(x) == pytest.approx(2.0 * np.sum(x))
+    assert programs.history_appended_through_an_alias_in_a_loop(x) == pytest.approx(3.0 * np.sum(x))
+    assert programs.inner_list_taken_out_and_appended(x) == pytest.approx(7.0 * np.sum(x))
+    assert programs.item_unpacked_before_its_list_is_appended(x) == pytest.approx(5.0 * np.sum(x))
 
 
 def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import with_attribute
+from ..rules.helpers import owned_copy, with_attribute
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -236,6 +236,10 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
         made_by.setdefault(op.target, op)
     reads = Reads(function)
     for write in operations:
+        if write.kind == "mutate" and write.callee.name in LIST_WRITES and isinstance(write.args[0], Var) \
+                and (write.callee.name != "setitem" or _origin(write.args[0].name, made_by).kind in ("list", "dict")):
+            _check_list_write(write, function, operations, made_by, reads, source)
+            continue
         if write.kind == "mutate" and write.callee.name == "setitem":
             container = write.args[0].name
         elif id(write) in in_place:
@@ -262,6 +266,133 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     break
                 _refuse(write, container, other, reads.statement[id(write)], source)
     return guarded
+
+
+# changes of a list or dict object itself (the arrays it holds are not written)
+LIST_WRITES = ("setitem", "append", "extend", "pop")
+
+
+def _check_list_write(write, function, operations, made_by, reads, source) -> None:
+    """Refuse ``xs.append(v)`` (``extend``, ``pop``, ``xs[i] = v`` on a list or dict) when a name
+    that sees the same list object is read after it: another name for it (``b = xs``), a
+    container holding it (``t = (xs, 1)``, ``outer.append(xs)``), or an item taken out of such
+    a container (``first = outer[0]``). The derivative code holds each of those as the value it
+    had when the link was made, while Python's list has changed under it.
+
+    Only links that can come before the write count: a holder made after it holds the list as
+    written (``return outs, h`` after a loop of ``outs.append``), unless a loop around both
+    runs the write again on the same list."""
+    container = write.args[0].name
+    origin = _origin(container, made_by)
+    if not _made_here(origin):
+        # taken out of another container, or handed back by a call: which other containers
+        # hold this list, and which names read it, is not known here
+        where = reads.statement[id(write)]
+        raise UnsupportedSyntaxError(
+            f"`{user_name(container)}` is a list or dict the function did not make itself (it was taken out of "
+            f"another container, or a call gave it), and "
+            f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
+            f"whatever else holds it would change too, which s2sad does not follow",
+            where.location if where is not None else function_location(source),
+            f"make a new value instead: `{user_name(container)} = {user_name(container)} + [...]`, or build the "
+            f"list in a local variable (`items = []`) and put it in its container once it is complete")
+    born = reads.defined.get(container, -1)
+    here, around = reads.order[id(write)], set(reads.loops[id(write)])
+
+    def before(op) -> bool:
+        return reads.order[id(op)] < here or any(born < reads.starts[loop] for loop in around & set(reads.loops[id(op)]))
+
+    linked = _ListLinks([op for op in operations if op is not write and before(op)], made_by)
+    for other in sorted(linked.seen_by(container) - {container, write.target}):
+        if reads.after(other, write):
+            written, seen = user_name(container), user_name(other)
+            where = reads.statement[id(write)]
+            raise UnsupportedSyntaxError(
+                f"`{written}.{write.callee.name}(...)` changes the {_kind_of(container, made_by)} "
+                f"`{written}` in place, and `{seen}` sees the same object and is read after the change: s2sad "
+                f"would differentiate it as if `{seen}` were unchanged"
+                if write.callee.name != "setitem" else
+                f"`{written}[...] = ...` changes `{written}` in place, and `{seen}` sees the same object and is read "
+                f"after the change: s2sad would differentiate it as if `{seen}` were unchanged",
+                where.location if where is not None else function_location(source),
+                f"build the list under one name and put it in other containers once it is complete, "
+                f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+
+
+def _made_here(origin: Operation) -> bool:
+    """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
+    comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
+    an argument it changes (written back to the caller's at the end, see normalize.py)."""
+    if origin.kind in ("list", "dict"):
+        return True
+    value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
+    return any(value is maker for maker in (list, dict, sorted, owned_copy))
+
+
+def _kind_of(container: str, made_by) -> str:
+    kind = _origin(container, made_by).kind
+    return kind if kind in ("list", "dict") else "list"
+
+
+_ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max)
+
+
+def _hands_back_items(op: Operation) -> bool:
+    """``zip(rows, ...)``, ``enumerate(rows)``, ``list(rows)``, ``itertools.chain(...)``: Python's
+    own functions whose result holds (or yields) the very objects its arguments hold."""
+    if op.kind != "call" or op.callee is None or op.callee.kind != "static":
+        return False
+    value = op.callee.value
+    return any(value is handler for handler in _ITEM_HANDLERS) or getattr(value, "__module__", None) == "itertools"
+
+
+class _ListLinks(Groups):
+    """``Groups`` for a change of a list or dict object: names are linked when they may be the
+    same object (copies, unpacked items, what a user's function hands back), containers hold
+    their items, and an item taken out of a list, tuple or dict written in the function
+    (``h = outer[0]``, ``for row in rows``, ``xs.pop()``) is linked to each item it may be,
+    not to the container (taking ``hs[-1]`` out does not make it the list ``hs``)."""
+
+    def __init__(self, operations, made_by):
+        super().__init__([], operations=[op for op in operations if not self._takes_an_item(op, made_by)],
+                         extra_links=[(op.target, name) for op in operations if _hands_back_items(op)
+                                      for name in op.uses()])
+        taken = [op for op in operations if self._takes_an_item(op, made_by)]
+        changed = True
+        while changed:  # an item taken out may itself hold lists: follow until nothing new is linked
+            changed = False
+            for op in taken:
+                for item in self._items_of(op.args[0].name):
+                    if self.root(op.target) != self.root(item):
+                        self.link(op.target, item)
+                        changed = True
+        self.members = {}
+        for name in list(self.parent):
+            self.members.setdefault(self.root(name), set()).add(name)
+
+    @staticmethod
+    def _takes_an_item(op, made_by) -> bool:
+        takes = op.kind in ("unpack", "element") or (op.kind == "mutate" and op.callee.name == "pop") or (
+            op.kind == "call" and op.callee is not None and op.callee.value is operator.getitem)
+        return takes and bool(op.args) and isinstance(op.args[0], Var) \
+            and _origin(op.args[0].name, made_by).kind in _CONTAINERS
+
+    def _items_of(self, container: str) -> set[str]:
+        self.parent.setdefault(container, container)
+        root = self.root(container)
+        return {item for name, items in self.holds.items() if self.root(name) == root for item in items}
+
+    def seen_by(self, name: str) -> set[str]:
+        """The names that see a change of the object ``name``: itself under any name, and what holds it."""
+        seen, frontier = set(), [name]
+        while frontier:
+            current = frontier.pop()
+            if current in seen:
+                continue
+            for member in self._same(current) | {current}:
+                seen.add(member)
+                frontier += [container for container in self.held_by.get(member, ()) if container not in seen]
+        return seen
 
 
 class Reads:
