@@ -59,6 +59,12 @@ def ndarray_item(a, *args):
     return a.item(*args)
 
 
+def ndarray_flat(a):
+    """``x.flat``: NumPy's iterator over the elements in C order; read (``x.flat[i]``, ``for v in
+    x.flat``) it gives what ``np.ravel(x)`` holds, so that is the value differentiated."""
+    return np.ravel(a)
+
+
 def ndarray_tolist(a):
     return a.tolist()
 
@@ -102,6 +108,7 @@ defvjp(ndarray_flatten,   "a, order='C'", "np.reshape(g, np.shape(a), order='F' 
 defvjp(ndarray_copy,      "a, order='C'", "unbroadcast(g, a)")
 defvjp(ndarray_astype,    "a, dtype, order='K', casting='unsafe', subok=True, copy=True", "unbroadcast(g, a)")
 defvjp(ndarray_item,      "a, *args", ndarray_item_vjp)
+defvjp(ndarray_flat,      "a", "np.reshape(g, np.shape(a))")
 defvjp(ndarray_tolist,    "a", ndarray_tolist_vjp)
 
 METHODS = {
@@ -113,7 +120,7 @@ METHODS = {
     "conj": np.conjugate, "conjugate": np.conjugate, "real": np.real, "imag": np.imag,  # real, imag: properties
     "reshape": ndarray_reshape, "transpose": ndarray_transpose, "T": ndarray_T, "mT": ndarray_mT,
     "flatten": ndarray_flatten, "copy": ndarray_copy, "astype": ndarray_astype, "item": ndarray_item,
-    "tolist": ndarray_tolist,
+    "tolist": ndarray_tolist, "flat": ndarray_flat,  # flat: a property
 }
 
 for _name, _function in METHODS.items():
@@ -178,3 +185,4 @@ defjvp_method(np.ndarray, "copy",      "np.copy(g, order=order) if type(g) is np
 defjvp_method(np.ndarray, "astype",    ndarray_astype_jvp)
 defjvp_method(np.ndarray, "item",      ndarray_item_jvp)
 defjvp_method(np.ndarray, "tolist",    ndarray_tolist_jvp)
+defjvp_method(np.ndarray, "flat",      "np.ravel(g)")

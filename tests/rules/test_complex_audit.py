@@ -122,7 +122,7 @@ CHECKED = {
                numpy.fft.ifftn numpy.fft.irfftn numpy.fft.fftshift numpy.fft.ifftshift builtins.abs operator.neg
                operator.pos s2sad.rules.ndarray_methods.ndarray_transpose s2sad.rules.ndarray_methods.ndarray_T
                s2sad.rules.ndarray_methods.ndarray_mT s2sad.rules.ndarray_methods.ndarray_flatten
-               s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist scipy.special.erf scipy.special.erfc scipy.special.erfcx
+               s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist s2sad.rules.ndarray_methods.ndarray_flat scipy.special.erf scipy.special.erfc scipy.special.erfcx
                scipy.special.dawsn scipy.special.erfi scipy.special.exp1 scipy.special.expi scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
                scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
@@ -352,7 +352,7 @@ METHOD_CHECKED = {  # method name: rng, receiver -> (args, kwargs); None: the me
     "sum": None, "mean": None, "prod": None, "max": None, "min": None, "std": None, "var": None,
     "cumsum": None, "cumprod": None, "squeeze": None, "trace": None, "diagonal": None, "ravel": None,
     "conj": None, "conjugate": None, "real": None, "imag": None, "T": None, "mT": None, "flatten": None,
-    "copy": None, "clip": lambda rng, a: calls(-0.5, 0.5),
+    "copy": None, "flat": None, "clip": lambda rng, a: calls(-0.5, 0.5),
     "dot": lambda rng, a: calls(z(rng, *np.shape(a)[-1:])),
     "swapaxes": lambda rng, a: calls(0, -1), "repeat": lambda rng, a: calls(2),
     "reshape": lambda rng, a: calls(-1), "transpose": lambda rng, a: calls(),

@@ -82,6 +82,9 @@ def test_properties():
         (t, ans) = push(x, "mT", g)
         np.testing.assert_array_equal(t, np.swapaxes(g, -1, -2))
         assert t.dtype == ans.dtype and t.shape == ans.shape
+        (t, ans) = push(x.T, "flat", g.T)  # C order of the receiver, whatever its memory order
+        np.testing.assert_array_equal(t, np.ravel(g.T))
+        assert t.dtype == x.dtype and t.shape == (x.size,)
     z, gz = normal(3) + 1j * normal(3), normal(3) + 1j * normal(3)
     np.testing.assert_array_equal(push(z, "real", gz)[0], gz.real)
     np.testing.assert_array_equal(push(z, "imag", gz)[0], gz.imag)

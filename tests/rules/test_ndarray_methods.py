@@ -27,6 +27,7 @@ CALLS = [
     ("squeeze", X[:1], (), {}), ("swapaxes", X, (0, 2), {}), ("trace", M, (), {}), ("diagonal", X, (1, 0, 2), {}),
     ("repeat", X, (2, 1), {}), ("conj", X, (), {}), ("real", X, (), {}), ("item", X[:1, :1, :1], (), {}),
     ("item", X, (5,), {}), ("imag", X, (), {}), ("conjugate", X, (), {}), ("cumprod", X, (1,), {}),
+    ("flat", X, (), {}), ("flat", X.transpose(2, 0, 1), (), {}),
 ]
 
 
@@ -59,7 +60,7 @@ def test_astype_casts_the_cotangent_back():
 
 GENERIC_METHODS = ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "T", "copy", "flatten",
                    "ravel", "astype", "squeeze", "item", "conj", "conjugate", "real", "imag", "std", "var",
-                   "cumsum", "cumprod", "clip"]
+                   "cumsum", "cumprod", "clip", "flat"]
 
 
 @pytest.mark.parametrize("name", GENERIC_METHODS)
@@ -73,6 +74,23 @@ def test_methods_reuse_the_function_rules():
     assert method_rule(np.ndarray, "sum") is rule_for(np.sum)
     assert method_rule(np.ndarray, "dot") is rule_for(np.dot)
     assert method_rule(np.ndarray, "clip") is rule_for(np.clip)
+
+
+def _reads_the_flat_iterator(a):
+    flat = a.T.flat  # C order of the transpose: not a's memory order
+    total = flat[3] * 2.0 + np.sum(a.flat[1:4] ** 2)
+    for v in a.flat:
+        total = total + np.sin(v)
+    return total
+
+
+def test_the_flat_iterator_read_in_a_program():
+    # `x.flat` was read as a field of a structure: the pullback crashed inside untake
+    a = rng.standard_normal((2, 3))
+    expected = numerical_gradient(_reads_the_flat_iterator, a)
+    np.testing.assert_allclose(s2sad.grad(_reads_the_flat_iterator)(a), expected, rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(_reads_the_flat_iterator, (a,), (np.ones_like(a),))
+    assert tangent == pytest.approx(np.sum(expected), rel=1e-6)
 
 
 def test_reshape_with_more_varargs_than_parameters():
