@@ -161,6 +161,12 @@ CHECKED = {
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
     "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
+    # median and ptp order complex numbers lexicographically, as np.sort and np.max do
+    "numpy.median": lambda rng: calls(z(rng, 3, 4), axis=1),
+    "numpy.ptp": lambda rng: calls(z(rng, 3, 4), axis=0),
+    # complex fp (and left, right) at real x and knots: NumPy's interp refuses a complex x or xp
+    "numpy.interp": lambda rng: calls(1.5 * x(rng, 2, 3), np.array([-1.0, -0.2, 0.5, 1.3]), z(rng, 4),
+                                      left=z(rng), right=z(rng)),
     "scipy._lib._array_api.xp_promote": lambda rng: calls(z(rng, 2, 3), force_floating=True, xp=np),
     "numpy.swapaxes": lambda rng: calls(z(rng, 2, 3), 0, 1),
     "numpy.moveaxis": lambda rng: calls(z(rng, 2, 3, 2), 0, -1),
