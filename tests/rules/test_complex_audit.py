@@ -302,6 +302,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.reversed_items": "reversed as a list of the items: items move, no arithmetic "
+                                          "(tests/test_one_pass_iterators.py)",
+    "s2sad.rules.helpers.chained": "itertools.chain as a list of the items: items move, no arithmetic "
+                                   "(tests/test_one_pass_iterators.py)",
     "s2sad.runtime.closures.closure": "a lambda with the values it reads held (lambda v: v * s): values move, no "
                                       "arithmetic (tests/test_closures.py)",
     "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "
