@@ -104,6 +104,8 @@ def reversed_items_rrule(sequence):
     items = reversed_items(sequence)
 
     def reversed_items_pullback(g):
+        if isinstance(sequence, dict):
+            return NO_TANGENT, ZERO  # its keys, which carry no gradient
         return NO_TANGENT, items_like(list(split_cotangent(g, len(items)))[::-1], sequence)
 
     return items, reversed_items_pullback
@@ -136,8 +138,9 @@ def chained_rrule(iterables):
     def chained_pullback(g):
         pieces = _pieces_of(g, [len(sequence) for sequence in sequences])
         given = iterables if isinstance(iterables, (list, tuple, np.ndarray)) else sequences
-        return NO_TANGENT, items_like([items_like(piece, iterable) for piece, iterable in builtins.zip(pieces, given)],
-                                      iterables)
+        parts = [ZERO if isinstance(iterable, dict) else items_like(piece, iterable)  # a dict's keys: no gradient
+                 for piece, iterable in builtins.zip(pieces, given)]
+        return NO_TANGENT, items_like(parts, iterables)
 
     return items, chained_pullback
 

@@ -315,3 +315,19 @@ def enumerate_reversed(xs):
                          ids=["reduce_over_map", "enumerate_reversed"])
 def test_more_consumers_against_central_differences(function, args):
     assert_gradients_match(function, args, (0,), (s2sad.grad(function)(*args),))
+
+
+def over_dict_keys(x):
+    weights = {"a": 1.0, "b": 2.0}
+    total = 0.0
+    for key in reversed(weights):
+        total = total * x + weights[key]
+    for key in chain(weights, ["c"]):
+        total = total + len(key) * x
+    return total
+
+
+def test_a_dicts_keys_carry_no_gradient():
+    # (2 x + 1) + 3 x: reversed walks the keys b, a; chain the keys and "c"
+    assert abs(s2sad.grad(over_dict_keys)(0.5) - 5.0) < 1e-12
+    assert abs(numerical_gradient(over_dict_keys, [0.5], 0) - 5.0) < 1e-6
