@@ -154,7 +154,8 @@ class CallNormalizer(NormalizerState):
         """Refuse a one-pass iterator (``map``, ``reversed``, ``itertools.chain``) except where it is
         used up at once, in one pass (one_pass.py): there the list of its items is the same."""
         if self.consumed is None:
-            local = set(self.source.function.__code__.co_varnames) | set(self.source.function.__code__.co_cellvars)
+            code = getattr(self.source.function, "__code__", None)
+            local = set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
 
             def resolve(name):
                 value = self.env.resolve_dotted(name) if name.split(".")[0] not in local else None
