@@ -18,6 +18,7 @@ Conventions shared by all rules:
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import numpy as np
@@ -57,6 +58,8 @@ __all__ = [
     "owned_copy",
     "owned_tangent",
     "zipped",
+    "reversed_items",
+    "chained",
     "merged_keywords",
     "with_attribute",
     "closure",
@@ -648,6 +651,19 @@ def zipped(*iterables, strict=False):
     used as a value (``a, b = zip(*pairs)``), so that the value can be read more than once
     (a rule, a tangent and the code after it all read it; a ``zip`` object is used up by one)."""
     return list(zip(*iterables, strict=strict))
+
+
+def reversed_items(sequence):
+    """``reversed(sequence)`` as the list of its items: what generated code calls for a ``reversed``
+    the normaliser has seen consumed in one pass (a loop, ``list(...)``, ``sum(...)``, unpacking),
+    where a list and the one-pass iterator give the same items in the same order."""
+    return list(reversed(sequence))
+
+
+def chained(iterables):
+    """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
+    (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
+    return list(itertools.chain.from_iterable(iterables))
 
 
 def with_attribute(obj, name: str, value):

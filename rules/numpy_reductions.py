@@ -10,6 +10,14 @@ Conventions:
 * ``max``/``min``/``amax``/``amin``: when several elements tie for the extreme value, the
   cotangent is split equally among them (each of ``k`` tied elements gets ``g / k``), so
   the gradient of ``np.max(x)`` always sums to ``g``.
+* ``median``: the middle element of each sorted slice gets ``g`` (the two middle elements
+  ``g / 2`` each when the slice has an even length, as NumPy averages them). Ties as for
+  ``max``: the weight of a middle position is shared equally among all the elements equal to
+  its value, which is the mean of the one-sided derivatives (``[1, 2, 2]``: each 2 gets
+  ``g / 2``), and the exact derivative where it exists (``[1, 2, 2, 3]``: ``g / 2`` each).
+  ``overwrite_input=True`` is refused: NumPy reorders the input, whose positions the
+  cotangent is for.
+* ``ptp``: ``max - min``, each with ``max``'s rule for ties; all elements equal gives 0.
 * ``prod``: exact at zeros. The cotangent of ``x[i]`` is ``g`` times the product of the
   *other* elements, computed from exclusive left and right cumulative products along the
   reduced elements; nothing is divided by ``x``.
@@ -30,11 +38,13 @@ complex ``c``; ``std``'s is that divided by ``2 std``.
 Forward rules follow the same conventions: ``sum``, ``mean`` and ``cumsum`` reduce the
 tangent as they reduce the input (``where`` too; ``initial`` is a constant); ``prod``
 pushes ``sum(dx * product of the others)`` (exact at zeros); ``max``/``min`` push the mean
-of the tangents of the tied winners (0 where ``initial`` won); ``var`` pushes
+of the tangents of the tied winners (0 where ``initial`` won), ``median`` the weighted sum of
+the middle elements' tangents, ``ptp`` max's tangent minus min's; ``var`` pushes
 ``2 Re(sum(conj(c) dz)) / (n - ddof)`` and ``std`` that over ``2 std`` (0 at zero spread).
 """
 import numpy as np
 
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT
@@ -45,6 +55,8 @@ from .numpy_shapes import as_tangent_of
 _SUM = "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
 _MEAN = "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True"
 _EXTREME = "a, axis=None, out=None, keepdims=False, initial=None, where=True"
+_MEDIAN = "a, axis=None, out=None, overwrite_input=False, keepdims=False"
+_PTP = "a, axis=None, out=None, keepdims=False"
 _SPREAD = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None"
 
 
@@ -105,6 +117,44 @@ def extreme_vjp(g, ans, a, axis, out, keepdims, initial, where):
     return unbroadcast(np.where(winners, share, 0), a)
 
 
+def _median_weights(a, axis, overwrite_input):
+    """How much each element of ``a`` counts in the median of its slice: 1/2 for each of the
+    two middle sorted positions (the same one twice for an odd length), each position's half
+    shared equally among the elements equal to its value (ties)."""
+    if overwrite_input:
+        raise UnsupportedArgumentsError("no rule for np.median with overwrite_input=True: NumPy reorders the input "
+                                        "in place, so its elements are no longer where the cotangent puts them")
+    x = np.asarray(a)
+    axes = _axes(axis, x.ndim)
+    kept = [ax for ax in range(x.ndim) if ax not in axes]
+    kept_shape = [1 if ax in axes else x.shape[ax] for ax in range(x.ndim)]  # the reduction's shape, keepdims
+    ordered = np.sort(np.reshape(np.transpose(x, kept + list(axes)), [x.shape[ax] for ax in kept] + [-1]), axis=-1)
+    n = ordered.shape[-1]
+    weights = 0
+    for position in ((n - 1) // 2, n // 2):
+        middle = np.reshape(ordered[..., position], kept_shape)
+        tied = np.equal(x, middle)
+        weights = weights + tied / (2 * np.sum(tied, axis=axes, keepdims=True))
+    return weights.astype(np.real(np.zeros((), x.dtype)).dtype)
+
+
+def median_vjp(g, ans, a, axis, out, overwrite_input, keepdims):
+    if np.asarray(a).dtype.kind in "biu":
+        return NO_TANGENT
+    weights = _median_weights(a, axis, overwrite_input)
+    return unbroadcast(expand_reduced(g, a, axis, keepdims) * weights, a)
+
+
+def ptp_vjp(g, ans, a, axis, out, keepdims):
+    """``max - min``: the cotangent of ``max`` minus that of ``min``, ties shared as theirs are."""
+    if np.asarray(a).dtype.kind in "biu":
+        return NO_TANGENT
+    highest = np.max(a, axis=axis, keepdims=keepdims)
+    lowest = np.min(a, axis=axis, keepdims=keepdims)
+    return (extreme_vjp(g, highest, a, axis, None, keepdims, None, True)
+            - extreme_vjp(g, lowest, a, axis, None, keepdims, None, True))
+
+
 def var_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike."""
     centred = _centred(a, axis, where, mean)
@@ -134,6 +184,8 @@ defvjp(np.max,    _EXTREME,  extreme_vjp)
 defvjp(np.min,    _EXTREME,  extreme_vjp)
 defvjp(np.amax,   _EXTREME,  extreme_vjp)
 defvjp(np.amin,   _EXTREME,  extreme_vjp)
+defvjp(np.median, _MEDIAN,  median_vjp, None, None, None, None)
+defvjp(np.ptp,    _PTP,      ptp_vjp, None, None, None)
 defvjp(np.var,    _SPREAD,   var_vjp)
 defvjp(np.std,    _SPREAD,   std_vjp)
 defvjp(np.cumsum, "a, axis=None, dtype=None, out=None", cumsum_vjp)
@@ -154,6 +206,19 @@ def extreme_jvp(g, ans, a, axis, out, keepdims, initial, where):
         winners = winners & where
     count = np.maximum(np.sum(winners, axis=axis, keepdims=keepdims), 1)  # no winner: ``initial`` won
     return as_tangent_of(np.sum(np.where(winners, g, 0), axis=axis, keepdims=keepdims) / count, ans)
+
+
+def median_jvp(g, ans, a, axis, out, overwrite_input, keepdims):
+    """The tangents of the middle elements, weighted as in the reverse rule."""
+    weights = _median_weights(a, axis, overwrite_input)
+    return as_tangent_of(np.sum(weights * g, axis=axis, keepdims=keepdims), ans)
+
+
+def ptp_jvp(g, ans, a, axis, out, keepdims):
+    highest = np.max(a, axis=axis, keepdims=keepdims)
+    lowest = np.min(a, axis=axis, keepdims=keepdims)
+    return as_tangent_of(extreme_jvp(g, highest, a, axis, None, keepdims, None, True)
+                         - extreme_jvp(g, lowest, a, axis, None, keepdims, None, True), ans)
 
 
 def _spread_tangent(g, a, axis, ddof, keepdims, where, mean, correction):
@@ -182,6 +247,8 @@ defjvp(np.max,    extreme_jvp)
 defjvp(np.min,    extreme_jvp)
 defjvp(np.amax,   extreme_jvp)
 defjvp(np.amin,   extreme_jvp)
+defjvp(np.median, median_jvp, None, None, None, None)
+defjvp(np.ptp,    ptp_jvp, None, None, None)
 defjvp(np.var,    var_jvp)
 defjvp(np.std,    std_jvp)
 deflinear(np.cumsum, "a")

@@ -1,4 +1,5 @@
-"""Rules for Python's functions over containers: ``sorted``, ``zip``, ``dict(...)`` and ``dict.get``.
+"""Rules for Python's functions over containers: ``sorted``, ``zip``, ``reversed``,
+``itertools.chain``, ``dict(...)`` and ``dict.get``.
 
 Each moves values without arithmetic, so each cotangent goes back to the place its value
 came from, and each tangent goes along with its value:
@@ -10,6 +11,12 @@ came from, and each tangent goes along with its value:
   and loops read it the same; a loop ``for a, b in zip(xs, ys)`` is the loop's own);
   the j-th entry of each tuple goes back to the j-th iterable, the items ``zip`` cut off
   (a longer iterable's tail) get ZERO.
+* ``reversed(xs)``, ``itertools.chain(*iterables)`` and ``chain.from_iterable(iterables)``,
+  where the normaliser has seen them consumed in one pass (a loop, a comprehension,
+  ``list``/``tuple``/``sum``/``sorted``/``min``/``max``, unpacking; it refuses them elsewhere),
+  are ``reversed_items(xs)``, ``chained((a, b))`` and ``chained(iterables)``, the lists of their items: the
+  item at position ``k`` of ``reversed`` goes back to position ``n - 1 - k``; a chain's
+  items go back, in order, to the iterables they came from.
 * ``dict(mapping, **kwargs)`` copies a dict (or a list of ``(key, value)`` pairs): the
   cotangent of each value is the copy's at the same key, for the value Python kept (the
   last pair of a repeated key; none where a keyword replaced it). ``dict(w=a, b=2.0)`` never
@@ -27,7 +34,7 @@ from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import field_cotangent, split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
-from .helpers import zipped
+from .helpers import chained, reversed_items, zipped
 
 
 # ------------------------------------------------------------------ sorted
@@ -90,6 +97,67 @@ def zipped_jvp_iterables(g, ans, iterables, strict):
 
 defrrule(zipped, zipped_rrule)
 defjvp(zipped, zipped_jvp_iterables, None, signature="*iterables, strict=False")
+
+
+# ------------------------------------------------------------------ reversed, itertools.chain
+def reversed_items_rrule(sequence):
+    items = reversed_items(sequence)
+
+    def reversed_items_pullback(g):
+        if isinstance(sequence, dict):
+            return NO_TANGENT, ZERO  # its keys, which carry no gradient
+        return NO_TANGENT, items_like(list(split_cotangent(g, len(items)))[::-1], sequence)
+
+    return items, reversed_items_pullback
+
+
+def _tangent_items(t, count: int) -> list:
+    """The items of a sequence's tangent, by indexing (an array's rows): what forward code may
+    differentiate again, for a Hessian, with the index's own rule."""
+    t = unthunk(t)
+    if is_zero(t):
+        return [ZERO] * count
+    return [t[k] for k in range(count)]
+
+
+def reversed_items_jvp_sequence(g, ans, sequence):
+    return _tangent_items(g, len(ans))[::-1]
+
+
+def _pieces_of(g, lengths) -> list[list]:
+    """The items of a chain's cotangent (or tangent), cut into runs of ``lengths``."""
+    items = list(split_cotangent(g, sum(lengths)))
+    starts = [sum(lengths[:k]) for k in range(len(lengths))]
+    return [items[start:start + length] for start, length in builtins.zip(starts, lengths)]
+
+
+def chained_rrule(iterables):
+    sequences = [list(iterable) for iterable in iterables]  # each read once: an iterator given is used up
+    items = chained(sequences)
+
+    def chained_pullback(g):
+        pieces = _pieces_of(g, [len(sequence) for sequence in sequences])
+        given = iterables if isinstance(iterables, (list, tuple, np.ndarray)) else sequences
+        parts = [ZERO if isinstance(iterable, dict) else items_like(piece, iterable)  # a dict's keys: no gradient
+                 for piece, iterable in builtins.zip(pieces, given)]
+        return NO_TANGENT, items_like(parts, iterables)
+
+    return items, chained_pullback
+
+
+def chained_jvp_iterables(g, ans, iterables):
+    """The items of the iterables' tangents, in order (ZERO for an iterable without one)."""
+    items = []
+    for j, iterable in enumerate(iterables):
+        for item in _tangent_items(ZERO if is_zero(g) else g[j], len(list(iterable))):
+            items.append(item)
+    return items
+
+
+defrrule(reversed_items, reversed_items_rrule)
+defjvp(reversed_items, reversed_items_jvp_sequence, signature="sequence")
+defrrule(chained, chained_rrule)
+defjvp(chained, chained_jvp_iterables, signature="iterables")
 
 
 # ------------------------------------------------------------------ dict(mapping), d.get(key, default)

@@ -274,9 +274,9 @@ def test_calling_a_compiled_wrapper_of_a_lambda_is_refused_where_it_is_called():
 
 
 def nested_def_as_a_value(x):
-    def square(v):
-        return v * v
-    return functools.reduce(operator.add, map(square, x))  # bad: nested def
+    def square(a, v):
+        return a + v * v
+    return functools.reduce(square, x)  # bad: nested def
 
 
 def test_the_hint_for_a_nested_function_used_as_a_value_names_it():

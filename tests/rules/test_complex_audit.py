@@ -161,6 +161,12 @@ CHECKED = {
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
     "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
+    # median and ptp order complex numbers lexicographically, as np.sort and np.max do
+    "numpy.median": lambda rng: calls(z(rng, 3, 4), axis=1),
+    "numpy.ptp": lambda rng: calls(z(rng, 3, 4), axis=0),
+    # complex fp (and left, right) at real x and knots: NumPy's interp refuses a complex x or xp
+    "numpy.interp": lambda rng: calls(1.5 * x(rng, 2, 3), np.array([-1.0, -0.2, 0.5, 1.3]), z(rng, 4),
+                                      left=z(rng), right=z(rng)),
     "scipy._lib._array_api.xp_promote": lambda rng: calls(z(rng, 2, 3), force_floating=True, xp=np),
     "numpy.swapaxes": lambda rng: calls(z(rng, 2, 3), 0, 1),
     "numpy.moveaxis": lambda rng: calls(z(rng, 2, 3, 2), 0, -1),
@@ -296,6 +302,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.helpers.merged_keywords": "the keywords of a call with ** merged into one dict: values move, "
                                            "no arithmetic (tests/test_python_constructs.py)",
     "s2sad.rules.helpers.zipped": "zip as a list of tuples: items move, no arithmetic (tests/test_python_constructs.py)",
+    "s2sad.rules.helpers.reversed_items": "reversed as a list of the items: items move, no arithmetic "
+                                          "(tests/test_one_pass_iterators.py)",
+    "s2sad.rules.helpers.chained": "itertools.chain as a list of the items: items move, no arithmetic "
+                                   "(tests/test_one_pass_iterators.py)",
     "s2sad.runtime.closures.closure": "a lambda with the values it reads held (lambda v: v * s): values move, no "
                                       "arithmetic (tests/test_closures.py)",
     "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "

@@ -119,3 +119,18 @@ def test_every_differentiable_rule_has_a_forward_rule():
     assert len(rules) == len(functions)
     missing = [rule.name for rule in rules if forward_rule(rule.function) is None]
     assert not missing, f"no forward rule for {missing}"
+
+
+# ------------------------------------------------------------------ median and ptp
+@pytest.mark.parametrize("kwargs", AXES, ids=str)
+@pytest.mark.parametrize("f", [np.median, np.ptp], ids=lambda f: f.__name__)
+def test_median_and_ptp(f, kwargs):
+    check_frule(f, r(2, 3, 4), **kwargs)
+    check_frule(f, r(3, 5, 3), **kwargs)
+    check_frule(f, c(2, 3, 4), **kwargs)
+
+
+def test_median_and_ptp_ties():
+    assert push(np.median, (np.array([2.0, 1.0, 2.0]),), {}, np.array([4.0, 100.0, 2.0])) == 3.0
+    assert push(np.median, (np.array([2.0, 1.0, 3.0, 2.0]),), {}, np.array([4.0, 100.0, 50.0, 2.0])) == 3.0
+    assert push(np.ptp, (np.array([3.0, 1.0, 3.0]),), {}, np.array([4.0, 1.0, 2.0])) == 2.0

@@ -258,3 +258,71 @@ def test_extremes_with_where_and_initial(f):
     with np.errstate(all="raise"):  # ``initial`` beats every element: nobody gets g, and nothing is 0 / 0
         (dx,) = cotangents(f, x, axis=1, initial=100.0 if low_bound else -100.0, g=np.ones(3))
     np.testing.assert_array_equal(dx, np.zeros_like(x))
+
+
+# ------------------------------------------------------------------ median and ptp
+MEDIAN_AXES = AXES + [("odd-length", {"axis": 1})]
+
+
+@pytest.mark.parametrize("name, kwargs", MEDIAN_AXES, ids=[a[0] for a in MEDIAN_AXES])
+@pytest.mark.parametrize("f", [np.median, np.ptp], ids=lambda f: f.__name__)
+def test_median_and_ptp_finite_differences(f, name, kwargs):
+    check_rrule(f, rng.standard_normal((2, 3, 4)), **kwargs)   # even and odd slice lengths both
+    check_rrule(f, rng.standard_normal((3, 5, 2)), **kwargs)
+
+
+@pytest.mark.parametrize("f", [np.median, np.ptp], ids=lambda f: f.__name__)
+def test_median_and_ptp_float32_and_scalars(f):
+    (dx,) = check_rrule(f, rng.standard_normal((3, 4)).astype(np.float32), axis=0)
+    assert dx.dtype == np.float32
+    check_rrule(f, np.array(1.5))
+
+
+def test_median_formulas():
+    # odd length: the middle element gets g; even: the two middle ones g / 2 each
+    (dx,) = cotangents(np.median, np.array([5.0, -1.0, 2.0]), g=3.0)
+    np.testing.assert_array_equal(dx, [0, 0, 3])
+    (dx,) = cotangents(np.median, np.array([5.0, -1.0, 2.0, 0.5]), g=4.0)
+    np.testing.assert_array_equal(dx, [0, 0, 2, 2])
+    (dx,) = cotangents(np.median, np.array([[4.0, 1.0, 3.0], [0.0, 9.0, 8.0]]), axis=1, keepdims=True,
+                       g=np.array([[1.0], [10.0]]))
+    np.testing.assert_array_equal(dx, [[0, 0, 1], [0, 0, 10]])
+
+
+def test_median_ties_share_the_middle_positions():
+    # [1, 2, 2, 3]: both middle positions hold a 2, each moves the median by 1/2: exact
+    (dx,) = cotangents(np.median, np.array([2.0, 1.0, 3.0, 2.0]), g=1.0)
+    np.testing.assert_array_equal(dx, [0.5, 0, 0, 0.5])
+    # [1, 2, 2]: one-sided derivatives 0 and 1 for each 2: the rule gives their mean
+    x = np.array([2.0, 1.0, 2.0])
+    (dx,) = cotangents(np.median, x, g=1.0)
+    np.testing.assert_array_equal(dx, [0.5, 0, 0.5])
+    h = 1e-6
+    up = (np.median(x + [h, 0, 0]) - np.median(x)) / h
+    down = (np.median(x) - np.median(x - [h, 0, 0])) / h
+    assert abs(dx[0] - (up + down) / 2) < 1e-9
+    # all equal: 1 / n each, so the gradient still sums to g
+    (dx,) = cotangents(np.median, np.full(5, 7.0), g=1.0)
+    np.testing.assert_allclose(dx, np.full(5, 0.2))
+
+
+def test_median_refuses_overwrite_input():
+    with pytest.raises(s2sad.S2SADError, match="overwrite_input"):
+        cotangents(np.median, rng.standard_normal(4), overwrite_input=True)
+
+
+def test_ptp_formulas_and_ties():
+    (dx,) = cotangents(np.ptp, np.array([[3.0, -1.0, 2.0], [0.0, 5.0, 1.0]]), axis=1, g=np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(dx, [[1, -1, 0], [-2, 2, 0]])
+    (dx,) = cotangents(np.ptp, np.array([3.0, 1.0, 3.0, 1.0, 2.0]), g=1.0)   # ties shared as max's and min's
+    np.testing.assert_array_equal(dx, [0.5, -0.5, 0.5, -0.5, 0])
+    (dx,) = cotangents(np.ptp, np.full(3, 2.0), g=1.0)                       # max and min tie everywhere: 0
+    np.testing.assert_array_equal(dx, [0, 0, 0])
+
+
+def test_median_and_ptp_in_user_code_against_central_differences():
+    def loss(x):
+        return np.sum(np.median(x, axis=0) ** 2) + np.ptp(np.sin(x)) * np.median(x)
+
+    x = rng.standard_normal((5, 4))
+    np.testing.assert_allclose(s2sad.grad(loss)(x), numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
