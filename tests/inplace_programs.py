@@ -478,3 +478,18 @@ def item_unpacked_before_its_list_is_appended(x):
         pass
     xs.append(x * 5.0)
     return np.sum(first[-1])
+
+
+def inner_list_reached_through_reversed(x):
+    rows = [[x], [x * 2.0]]
+    for row in reversed(rows):
+        row.append(x * 3.0)
+    return np.sum(rows[0][-1])
+
+
+def list_appended_after_reversed_read_it(x):
+    xs = [x]
+    outer = [xs]
+    backwards = list(reversed(outer))
+    xs.append(x * 5.0)
+    return np.sum(backwards[0][-1])

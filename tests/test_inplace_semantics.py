@@ -121,6 +121,8 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "inner_list_taken_out_and_appended": ("first.append(x * 7.0)", "`first`"),
     "inner_list_reached_through_zip": ("row.append(x * k)", "`row`"),
     "item_unpacked_before_its_list_is_appended": ("xs.append(x * 5.0)", "`first`"),
+    "inner_list_reached_through_reversed": ("row.append(x * 3.0)", "`row`"),
+    "list_appended_after_reversed_read_it": ("xs.append(x * 5.0)", "`backwards`"),
 }
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import owned_copy, with_attribute
+from ..rules.helpers import chained, owned_copy, reversed_items, with_attribute
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -334,7 +334,8 @@ def _kind_of(container: str, made_by) -> str:
     return kind if kind in ("list", "dict") else "list"
 
 
-_ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max)
+_ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
+                  reversed_items, chained)  # the last two: what `reversed(xs)` and `itertools.chain` are written as
 
 
 def _hands_back_items(op: Operation) -> bool:
