@@ -85,20 +85,26 @@ class MutationNormalizer(NormalizerState):
         the object itself, so this is exact only for an object the function made, with no other name
         for it read afterwards: analysis/attribute_writes.py refuses the rest."""
         owner, name = target.value.value, target.attr.value
-        if owner not in self.current:
-            raise UnsupportedSyntaxError(f"`{owner}.{name} = ...` changes `{owner}`, an object the function did not make",
-                                         self.source.location(target),
-                                         f"assign attributes of objects the function makes or copies: "
-                                         f"`{owner} = copy.copy({owner})` first")
+        self.refuse_foreign_owner(target)
         current = self.current[owner]
         version = self.namer.version(owner)
         self.emit(Operation(version, "call", Callee("static", "with_attribute", with_attribute),
                             [Var(current), Const(repr(name)), value]))
         self.current[owner] = version
 
+    def refuse_foreign_owner(self, target: cst.Attribute) -> None:
+        """``owner.name = ...`` where ``owner`` is no variable of the function's (a global, a class)."""
+        owner, name = target.value.value, target.attr.value
+        if owner not in self.current:
+            raise UnsupportedSyntaxError(f"`{owner}.{name} = ...` changes `{owner}`, an object the function did not make",
+                                         self.source.location(target),
+                                         f"assign attributes of objects the function makes or copies: "
+                                         f"`{owner} = copy.copy({owner})` first")
+
     def augmented_attribute(self, node: cst.AugAssign, binary) -> None:
         """``p.w += v``: ``w = p.w; w += v; p.w = w``, the middle step changing an array's memory
         as Python's does (checked by the aliasing analysis like any ``y += v``)."""
+        self.refuse_foreign_owner(node.target)  # (`Counter.made += 1`, a class's count)
         held = self.expression(node.target)
         value = self.expression(node.value)
         function, symbol = BINARY[binary]
