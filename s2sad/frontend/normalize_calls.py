@@ -15,7 +15,10 @@ import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
-from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
+import numpy as np
+
+from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
+                                 writes_into_an_argument)
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name, yields_in
 from ..rules.helpers import merged_keywords, zipped
@@ -42,6 +45,9 @@ class CallNormalizer(NormalizerState):
         if isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
                 and func.value.value in self.current:
             return self.list_mutation(node, want)
+        if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_MUTATORS and isinstance(func.value, cst.Name) \
+                and func.value.value in self.current:
+            return self.array_mutation(node)
         if isinstance(func, cst.Attribute) and func.attr.value in UNSUPPORTED_MUTATORS:
             raise UnsupportedSyntaxError(
                 f"`.{func.attr.value}(...)` changes a value in place, which s2sad does not differentiate",
@@ -61,6 +67,8 @@ class CallNormalizer(NormalizerState):
             return self.value_call(node, want, Const(dotted), value)  # a user's class: its constructor, when the code runs
         if is_ufunc_at(value):
             return self.ufunc_at(node, dotted, value)
+        if value is np.copyto:
+            return self.copy_into(node, dotted)
         if writes_into_an_argument(value):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
