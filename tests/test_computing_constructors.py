@@ -104,6 +104,25 @@ class Lin:
         return self.w2 * x
 
 
+class Inner:
+    def __init__(self, a):
+        self.a = np.sin(a)
+
+
+class Outer:  # builds another object in its constructor
+    def __init__(self, w):
+        self.inner = Inner(w * 2.0)
+        self.s = np.sum(self.inner.a)
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, w):
+        self.a = w * 2.0
+        self.b = np.cos(self.a)
+
+
 def scaled_keywords(w, x, k):
     return Scaled(w, k, shift=0.1 * k).apply(x) + Scaled(w).apply(x)
 
@@ -141,7 +160,28 @@ def called_object(w):
     return np.sum(Lin(w, 3.0)(np.array([2.0, 1.0, -1.0])) ** 2)
 
 
+def nested_in_a_loop(w):
+    total = 0.0
+    for i in range(3):
+        o = Outer(w * (i + 1))
+        total = total + o.s * np.sum(o.inner.a ** 2)
+    return total
+
+
+def slotted(w):
+    s = Slotted(w)
+    return np.sum(s.a * s.b)
+
+
+def class_through_a_variable(w, k):
+    make = Scaled  # called through a value, a keyword differentiated
+    return make(w, k=k).apply(w)
+
+
 CASES = [
+    (nested_in_a_loop, (w0,)),
+    (slotted, (w0,)),
+    (class_through_a_variable, (w0, 1.7)),
     (scaled_keywords, (w0, x0, 1.5)),
     (early_out, (w0,)),
     (inherited, (w0, x0)),
