@@ -320,3 +320,45 @@ def test_the_generated_code_names_the_constructors_lines():
     source = s2sad.transform.generated_source(__import__("s2sad.runtime.initializers").runtime.initializers
                                               .initializer(Deep), ("w", "c"))
     assert "super().__init__(w * c)" in source and "self.total = np.sum(self.w) * c" in source
+
+
+# ---------------------------------------------------------------- a base's constructor replaced
+def test_a_bases_constructor_replaced_is_followed_in_value_and_gradient():
+    class Root:
+        def __init__(self, w):
+            self.w = w * 2.0
+
+    class Leaf(Root):
+        def __init__(self, w):
+            super().__init__(w)
+            self.t = np.sum(self.w ** 2)
+
+    def total(w):
+        return Leaf(w).t
+
+    assert s2sad.value_and_grad(total)(w0)[0] == pytest.approx(total(w0))
+
+    def stores_five_times(self, w):
+        self.w = w * 5.0
+
+    Root.__init__ = stores_five_times  # the generated code made for the old one is not used again
+    value, gradient = s2sad.value_and_grad(total)(w0)
+    assert value == pytest.approx(total(w0)) == pytest.approx(25.0 * np.sum(w0 ** 2))
+    np.testing.assert_allclose(gradient, numerical_gradient(total, [w0], 0), rtol=1e-6)
+
+
+def test_a_storing_constructor_replaced_by_one_that_computes_is_followed():
+    class Holder:
+        def __init__(self, w):
+            self.w = w
+
+    def total(w):
+        return np.sum(Holder(w).w)
+
+    np.testing.assert_allclose(s2sad.grad(total)(w0), np.ones(3))
+
+    def computes(self, w):
+        self.w = w ** 3
+
+    Holder.__init__ = computes
+    np.testing.assert_allclose(s2sad.grad(total)(w0), 3.0 * w0 ** 2, rtol=1e-12)

@@ -24,9 +24,11 @@ _stored: dict = {}
 def stored_fields(cls: type) -> dict[str, str] | None:
     """Parameter name -> the attribute ``cls(...)`` stores it in, or None when the constructor
     does more than store its arguments."""
-    if cls not in _stored:
-        _stored[cls] = _find_stored_fields(cls)
-    return _stored[cls]
+    key = (cls, cls.__init__, cls.__new__)  # (an __init__ replaced, or a base's, is another constructor)
+    found = _stored.get(key, _stored)
+    if found is _stored:
+        found = _stored[key] = _find_stored_fields(cls)
+    return found
 
 
 def _find_stored_fields(cls: type) -> dict[str, str] | None:

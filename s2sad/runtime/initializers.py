@@ -59,12 +59,15 @@ def blank(cls: type):
 
 def _initializer_of(cls: type, owner: type, init):
     per_class = _made.setdefault(cls, {})
-    key = (init, init.__code__, init.__defaults__)
+    # what it calls for `super().__init__` is part of what it is: a base's __init__ replaced (or
+    # redefined in place) makes a new one, as a change of its own does
+    following = cls.__mro__[cls.__mro__.index(owner):]
+    key = tuple((k.__dict__["__init__"], getattr(k.__dict__["__init__"], "__code__", None),
+                 getattr(k.__dict__["__init__"], "__defaults__", None)) for k in following if "__init__" in k.__dict__)
     found = per_class.get(key)
     if found is not None:
         return found
-    following = cls.__mro__[cls.__mro__.index(owner) + 1:]
-    base_owner, base_init = _defining(cls, following)
+    base_owner, base_init = _defining(cls, following[1:])
     statics = {OWN_COPY: copy.copy}
     if base_owner is object:
         chain = "object"
