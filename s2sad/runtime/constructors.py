@@ -19,6 +19,7 @@ from .initializers import blank, initializer
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 _stored: dict = {}
+_calls: dict = {}  # (initializer, number of positional arguments, keywords) -> its TransformedCall
 
 
 def stored_fields(cls: type) -> dict[str, str] | None:
@@ -115,7 +116,12 @@ def _computed_rrule(cls: type, args: tuple, kwargs: dict):
     from ..transform import transformed_call
     from ..transformed import CotangentTuple
 
-    call = transformed_call(initializer(cls), range(1, 1 + len(args)), tuple(kwargs))
+    form, keywords = initializer(cls), tuple(kwargs)
+    call = _calls.get((form, len(args), keywords))
+    if call is None:  # (made once per initializer and call shape: making one reads its signature)
+        if len(_calls) > 4096:
+            _calls.clear()
+        call = _calls[(form, len(args), keywords)] = transformed_call(form, range(1, 1 + len(args)), keywords)
     made, pullback = call(blank(cls), *args, **kwargs)
 
     def constructor_pullback(g):
