@@ -126,6 +126,8 @@ class CallNormalizer(NormalizerState):
                                              self.source.location(node), "build a new array instead")
             self.bind(dotted.split(".")[0])
             value, dotted = as_called(value, dotted)
+            if value is dataclasses.replace and node.args and node.args[0].star == "" and node.args[0].keyword is None:
+                return self.packed_replace(node, dotted, want)
             receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
         elif isinstance(func, cst.Attribute):
             receiver, name = self.expression(func.value), func.attr.value
@@ -138,6 +140,16 @@ class CallNormalizer(NormalizerState):
         callee = Callee("method", word if name == "__call__" else f"{atom_name(receiver) or 'value'}.{name}",
                         name=name, packed=True)
         return self.operation(want, word, [], Operation("", "call", callee, [receiver, positional, keywords]))
+
+    def packed_replace(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``dataclasses.replace(obj, **changes)``: a method of the object it copies, as when its
+        keywords are written (ir.DATACLASS_REPLACE), given the keywords' dict as it runs."""
+        receiver = self.expression(node.args[0].value)
+        positional = self.packed_positional(node.with_changes(args=node.args[1:]))
+        keywords = self.packed_keywords(node)
+        callee = Callee("method", dotted, name=DATACLASS_REPLACE, packed=True)
+        return self.operation(want, "replace", [atom_name(receiver)],
+                              Operation("", "call", callee, [receiver, positional, keywords]))
 
     def packed_positional(self, node: cst.Call) -> Atom:
         """One tuple of the call's positional arguments: ``(a,) + tuple(rest)`` for ``f(a, *rest)``."""
