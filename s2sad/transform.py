@@ -7,6 +7,7 @@ no file I/O.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import operator
@@ -152,8 +153,11 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
             parts.append(f"static {position}:" + _definition(name, value))
             parts += _callee_definitions(value, {function, value})
     if initializes(function) is not None:  # a constructor's __init__ read as the function returning the object
-        cls, chain = initializes(function)
+        cls, chain, base = initializes(function)
         parts.append(f"initializes {cls.__module__}.{cls.__qualname__}: {chain}")
+        if base is not None:  # a dataclass base's fields, written out in place: their names and defaults
+            parts.append("fields " + repr([(f.name, f.init, repr(f.default), f.default_factory is dataclasses.MISSING)
+                                           for f in dataclasses.fields(base)]))
     if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
         parts.append("positions=" + repr(list(function.__code__.co_positions())))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -222,7 +226,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     if initializes(function) is not None:  # a constructor's __init__, returning the object it fills
         from .frontend.initializer_written import with_initializer_written
 
-        source = with_initializer_written(source, initializes(function)[1])
+        source = with_initializer_written(source, *initializes(function)[1:])
     if mode in ("compiled", "compiled_split"):  # `sum(... for ...)` as the loop it runs (on the NumPy path a rule)
         from .frontend.flat_parameters import names_used
         from .frontend.sums_written_out import with_sums_written_out

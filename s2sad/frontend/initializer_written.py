@@ -11,7 +11,8 @@
 An early ``return`` returns a copy of ``self`` (later lines assign the object the return does
 not hand back); ``super().__init__(args)`` (or ``super(Cls, self).__init__(args)``) is
 ``self = s2sad_own_copy(s2sad_super_init(self, args))``, the base's initializer (its result
-copied, so that the attribute analysis sees an object the function made, in every mode), or
+copied, so that the attribute analysis sees an object the function made, in every mode), the
+stores of a dataclass base's generated ``__init__`` written out (``self.a = args[0]`` ...), or
 nothing when it reaches ``object.__init__`` with no arguments. Any other use of ``super()`` is refused with its line.
 Each node made stands at the position of the one it replaces, so the generated code's comments
 and every error name the user's lines.
@@ -19,6 +20,7 @@ and every error name the user's lines.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import libcst as cst
 
@@ -27,9 +29,10 @@ from ..runtime.initializers import OWN_COPY, SUPER_INIT
 from .source import FunctionSource
 
 
-def with_initializer_written(source: FunctionSource, chain: str) -> FunctionSource:
+def with_initializer_written(source: FunctionSource, chain: str, base=None) -> FunctionSource:
     """``source``, an ``__init__``, as its initializer; ``chain`` says what ``super().__init__``
-    reaches: ``"call"`` (a base's initializer), ``"object"``, or the refusal for it."""
+    reaches: ``"call"`` (a base's initializer), ``"object"``, ``"fields"`` (the storing dataclass
+    ``base``), or the refusal for it."""
     funcdef = source.funcdef
     params = funcdef.params
     if not params.posonly_params + params.params:
@@ -37,7 +40,7 @@ def with_initializer_written(source: FunctionSource, chain: str) -> FunctionSour
                                      source.location(funcdef), "write it as `def __init__(self, ...)`")
     this = (params.posonly_params + params.params)[0].name.value
     written = dataclasses.replace(source, positions=dict(source.positions))
-    body = funcdef.body.visit(_Initializer(this, chain, written, _super_init_receivers(funcdef, this)))
+    body = funcdef.body.visit(_Initializer(this, chain, written, _super_init_receivers(funcdef, this), base))
     statements = list(body.body)
     first = cst.parse_statement(f"{this} = {OWN_COPY}({this})\n")
     last = cst.parse_statement(f"return {this}\n")
@@ -72,9 +75,9 @@ def _alias_all(source: FunctionSource, made: cst.CSTNode, original: cst.CSTNode)
 
 
 class _Initializer(cst.CSTTransformer):
-    def __init__(self, this: str, chain: str, source: FunctionSource, receivers: set):
+    def __init__(self, this: str, chain: str, source: FunctionSource, receivers: set, base=None):
         super().__init__()
-        self.this, self.chain, self.source, self.receivers = this, chain, source, receivers
+        self.this, self.chain, self.source, self.receivers, self.base = this, chain, source, receivers, base
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
@@ -111,6 +114,11 @@ class _Initializer(cst.CSTTransformer):
             if call.args:
                 return updated  # object.__init__ given arguments: Python's TypeError, as it raises it
             made = cst.SimpleStatementLine(body=[cst.Pass()])
+        elif self.chain == "fields":
+            made = cst.FlattenSentinel(stored_fields_written(call, self.base, self.this, self.source.location(original)))
+            for line in made.nodes:
+                _alias_all(self.source, line, original)
+            return made
         elif self.chain == "call":
             args = [cst.Arg(cst.Name(self.this))] + [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
                                                     for arg in call.args]
@@ -166,3 +174,44 @@ def _super_init_receivers(funcdef: cst.FunctionDef, this: str) -> set:
 
     funcdef.visit(_Receivers())
     return found
+
+
+def stored_fields_written(call: cst.Call, base: type, this: str, location) -> list:
+    """``super().__init__(args)`` reaching the generated ``__init__`` of the dataclass ``base``,
+    which stores its fields: each argument into a name of its own, in the call's order (as Python
+    evaluates them all before the first store), then ``self.field = ...`` in the fields' order,
+    a field not given its literal default. A default made by ``default_factory`` or one that is
+    not a literal is refused, as is a call that does not match the fields (Python's TypeError)."""
+    signature = inspect.signature(base.__init__)
+    temporaries = {id(arg.value): f"s2sad_{this}_{index}" for index, arg in enumerate(call.args)}
+    try:
+        bound = signature.bind(None, *[arg.value for arg in call.args if arg.keyword is None],
+                               **{arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None})
+    except TypeError as error:
+        raise UnsupportedSyntaxError(f"`super().__init__(...)` does not match the fields of `{base.__qualname__}`: "
+                                     f"{error}", location) from None
+    given = dict(list(bound.arguments.items())[1:])
+    lines = [cst.parse_statement(f"{temporaries[id(arg.value)]} = 0\n").with_changes(
+        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(temporaries[id(arg.value)]))], value=arg.value)])
+        for arg in call.args]
+    for field in dataclasses.fields(base):
+        if field.init and field.name in given:
+            value = temporaries[id(given[field.name])]
+        elif field.default is not dataclasses.MISSING and _literal(field.default):
+            value = repr(field.default)
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING and not field.init:
+            continue  # a field the generated __init__ leaves unset
+        else:
+            raise UnsupportedSyntaxError(
+                f"`super().__init__(...)` leaves the field `{field.name}` of `{base.__qualname__}` to its default, "
+                "which is made by a factory or is not a literal: s2sad writes out the dataclass's stores only "
+                "with literal defaults", location, f"pass `{field.name}` to `super().__init__(...)`")
+        lines.append(cst.parse_statement(f"{this}.{field.name} = {value}\n"))
+    return lines
+
+
+def _literal(value) -> bool:
+    """A default whose ``repr`` reads back as the same value."""
+    if isinstance(value, float):
+        return value == value and abs(value) != float("inf")
+    return isinstance(value, (bool, int, str, type(None)))

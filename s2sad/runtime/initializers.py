@@ -12,7 +12,8 @@ The initializer is a function object sharing ``__init__``'s code, defaults and c
 pipeline reads the user's own lines, and every error names them), with two names laid over
 its module's globals (specialisation.StaticGlobals): ``s2sad_own_copy`` (``copy.copy``) and
 ``s2sad_super_init``, the initializer of what ``super().__init__`` reaches from the class that
-defines it, in the MRO of the class being built.
+defines it, in the MRO of the class being built. A base that is a dataclass storing its fields
+(its ``__init__`` generated, so without source) has its stores written out in place instead.
 
 Refused, naming the line where the class says so: a ``__new__`` of the user's (what it makes is
 not the blank object the constructor fills), a dataclass's ``__post_init__`` (its generated
@@ -38,7 +39,8 @@ _made: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def initializes(function):
     """The class an initializer builds objects of, and the ``super().__init__`` it calls:
-    ``(cls, "call" | "object" | a refusal message)``; None for any other function."""
+    ``(cls, "call" | "object" | "fields" | a refusal message, the dataclass whose fields "fields"
+    stores)``; None for any other function."""
     return getattr(function, "__s2sad_initializes__", None)
 
 
@@ -69,8 +71,11 @@ def _initializer_of(cls: type, owner: type, init):
         return found
     base_owner, base_init = _defining(cls, following[1:])
     statics = {OWN_COPY: copy.copy}
+    base = None
     if base_owner is object:
         chain = "object"
+    elif base_init is None and _storing_dataclass(base_owner):
+        chain, base = "fields", base_owner  # its generated __init__ stores its fields: written out in place
     elif base_init is None:
         chain = (f"`super().__init__` reaches the constructor of `{base_owner.__qualname__}`, which has no Python "
                  "source (a dataclass's generated one, a library's)")
@@ -80,10 +85,17 @@ def _initializer_of(cls: type, owner: type, init):
     found = types.FunctionType(init.__code__, StaticGlobals(statics, init.__globals__), init.__name__,
                                init.__defaults__, init.__closure__)
     found.__qualname__, found.__module__, found.__kwdefaults__ = init.__qualname__, init.__module__, init.__kwdefaults__
-    found.__s2sad_initializes__ = (cls, chain)
+    found.__s2sad_initializes__ = (cls, chain, base)
     found.__s2sad_origin__ = init
     per_class[key] = found
     return found
+
+
+def _storing_dataclass(klass: type) -> bool:
+    """A dataclass whose generated ``__init__`` only stores its fields (no ``__post_init__``, not frozen)."""
+    params = getattr(klass, "__dataclass_params__", None)
+    return dataclasses.is_dataclass(klass) and _generated(klass.__dict__["__init__"]) \
+        and not hasattr(klass, "__post_init__") and params is not None and not params.frozen
 
 
 def _defining(cls: type, classes) -> tuple:
