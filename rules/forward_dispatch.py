@@ -29,6 +29,7 @@ from s2sad.arguments import is_float_like
 from s2sad.frontend.resolve import is_library
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
 from s2sad.runtime.constructors import constructor_jvp, stored_fields
+from s2sad.runtime.initializers import blank, initializer
 from s2sad.runtime.structure import tangent_field
 from s2sad.transformed import CotangentTuple
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
@@ -332,13 +333,14 @@ def _users_method_jvp_rrule(function, receiver, receiver_tangent, args, tangents
 
 
 def _constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents):
-    """``cls(*args)`` in forward code, a class of the user's that stores its arguments: its
+    """``cls(*args)`` in forward code, a class of the user's that stores its arguments (one that
+    computes: ``_computed_constructor_jvp_rrule``): its
     tangent holds the arguments' tangents in their fields, linear in them and reading no
     value, so each field's cotangent goes back to the tangent stored there."""
-    _refuse_keyword_tangents(keyword_tangents, cls.__name__)
     fields = stored_fields(cls)
     if fields is None:
-        raise _no_second_order(cls.__name__)
+        return _computed_constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents)
+    _refuse_keyword_tangents(keyword_tangents, cls.__name__)
     y = constructor_jvp(cls, args, tangents, **kwargs)
     names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
 
@@ -351,6 +353,24 @@ def _constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents):
         return result
 
     return y, constructor_jvp_pullback
+
+
+def _computed_constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents):
+    """``cls(*args, **kwargs)`` in forward code, a constructor that computes: the reverse of its
+    initializer's generated forward code (initializers.py), given the blank object, which has no
+    tangent, first."""
+    _, pullback = _source_call_rrule(initializer(cls), ZERO, (blank(cls),) + args, (ZERO,) + tangents, kwargs,
+                                     keyword_tangents)
+    y = constructor_jvp(cls, args, tangents, keyword_tangents, **kwargs)
+
+    def computed_constructor_jvp_pullback(g):
+        parts = pullback(g)
+        result = CotangentTuple((NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, ZERO, tuple(parts[5][1:]),
+                                 tuple(parts[6][1:])))
+        result.keywords, result.keyword_tangents = parts.keywords, parts.keyword_tangents
+        return result
+
+    return y, computed_constructor_jvp_pullback
 
 
 def _refuse_keyword_tangents(keyword_tangents, label: str) -> None:

@@ -39,9 +39,9 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      subtracted_at, unbroadcast, write_back, written_into, written_into_argument,
-                      written_into_shared)
-from .numpy_shapes import as_tangent_of
+                      filled_in_place, sorted_in_place, subtracted_at, unbroadcast, write_back, written_into,
+                      written_into_argument, written_into_shared)
+from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
 
 def _entries(g, keys):
@@ -147,6 +147,8 @@ def tangent_setitem_vjp_t(g, ans, t, container, index, value_tangent):
 def tangent_setitem_vjp_value(g, ans, t, container, index, value_tangent):
     part = written_item_of(g, index)  # a repeated fancy index: the last write is the one kept
     value_tangent = unthunk(value_tangent)
+    if isinstance(container, np.ndarray) and container.dtype.kind not in "fc":
+        return ZERO  # an int array's elements carry no tangent (tangent_setitem writes 0)
     if is_zero(part) or value_tangent is ZERO or value_tangent is NO_TANGENT:
         return part
     return unbroadcast(part, value_tangent)
@@ -198,6 +200,8 @@ defvjp(tangent_item, "t, index", "untake(g, index, t)", None)
 defvjp(tangent_filled, "t, like", "g", None)
 defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 defvjp(written_into,  "new, old", "unbroadcast(g, new)", None)
+defvjp(sorted_in_place, "a, axis=-1, kind=None, order=None, *, stable=None", sort_vjp)  # `y.sort()`: np.sort's rules, its receiver checked
+defvjp(filled_in_place, "value, a", "unbroadcast(g, value)", None)
 defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
@@ -227,6 +231,8 @@ deflinear(tangent_item, "t")
 deflinear(tangent_filled, "t")
 deflinear(tangent_field, "t")
 defjvp(written_into,  "written_into(g, old)", None)
+defjvp(sorted_in_place, sort_jvp)
+defjvp(filled_in_place, "g", None)
 defjvp(owned_copy,    "owned_tangent(g)", None, None)
 defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)

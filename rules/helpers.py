@@ -55,6 +55,8 @@ __all__ = [
     "written_into",
     "written_into_shared",
     "written_into_argument",
+    "sorted_in_place",
+    "filled_in_place",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -362,6 +364,31 @@ def written_into(new, old):
     out = np.empty(old.shape, old.dtype)
     np.copyto(out, new, casting="same_kind")
     return out
+
+
+def sorted_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
+    """What ``a.sort(axis, kind, order, stable=stable)`` leaves in the array ``a``: generated code writes it back
+    (``a[...] = sorted_in_place(a)``), an element assignment s2sad differentiates and undoes.
+    A list's ``.sort()`` (which takes ``key=`` and ``reverse=``) is refused: it is not np.sort."""
+    if not isinstance(a, np.ndarray):
+        raise UnsupportedSyntaxError(
+            f"`.sort()` of a {type(a).__name__} changes it in place, which s2sad differentiates only for a NumPy array",
+            hint="use `xs = sorted(xs)`, which makes a new list")
+    if stable is None:  # (NumPy 1 has no `stable`)
+        return np.sort(a, axis, kind, order)
+    return np.sort(a, axis, kind, order, stable=stable)
+
+
+def filled_in_place(value, a):
+    """The value ``a.fill(value)`` writes into every element of the array ``a``, checked as
+    ``fill`` checks it (a sequence or, into a real array, a complex number is refused by NumPy
+    itself); generated code writes it back: ``a[...] = filled_in_place(value, a)``, cast to
+    ``a``'s dtype as ``fill`` casts it (an int array filled with 2.5 holds 2)."""
+    if not isinstance(a, np.ndarray):
+        raise UnsupportedSyntaxError(f"`.fill()` of a {type(a).__name__} is not differentiated",
+                                     hint="fill a NumPy array, or make a new value (np.full_like)")
+    np.empty((), a.dtype).fill(value)  # raises what a.fill(value) raises
+    return value
 
 
 def written_into_shared(new, old, name, other):

@@ -7,6 +7,7 @@ no file I/O.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import operator
@@ -27,6 +28,7 @@ from .frontend.source import read_function, source_lines_for_key, without_parame
 from .specialisation import nones_written_in, objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
+from .runtime.initializers import initializes
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import BoundCall, TransformedCall, TransformedForwardCall, is_bound_users_method, is_forward_call
 from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
@@ -150,6 +152,12 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
                 continue
             parts.append(f"static {position}:" + _definition(name, value))
             parts += _callee_definitions(value, {function, value})
+    if initializes(function) is not None:  # a constructor's __init__ read as the function returning the object
+        cls, chain, base = initializes(function)
+        parts.append(f"initializes {cls.__module__}.{cls.__qualname__}: {chain}")
+        if base is not None:  # a dataclass base's fields, written out in place: their names and defaults
+            parts.append("fields " + repr([(f.name, f.init, repr(f.default), f.default_factory is dataclasses.MISSING)
+                                           for f in dataclasses.fields(base)]))
     if function.__name__ == "<lambda>":  # lambdas on one line share their text and name: tell them apart by column
         parts.append("positions=" + repr(list(function.__code__.co_positions())))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -215,6 +223,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.nones_written_in import with_nones_written_in
 
         source = with_nones_written_in(source, nones_written_in(function))
+    if initializes(function) is not None:  # a constructor's __init__, returning the object it fills
+        from .frontend.initializer_written import with_initializer_written
+
+        source = with_initializer_written(source, *initializes(function)[1:])
     if mode in ("compiled", "compiled_split"):  # `sum(... for ...)` as the loop it runs (on the NumPy path a rule)
         from .frontend.flat_parameters import names_used
         from .frontend.sums_written_out import with_sums_written_out

@@ -33,3 +33,20 @@ def assert_gradients_match(f, args, argnums, gradients, rtol=1e-5, atol=1e-7):
         expected = numerical_gradient(f, args, argnum)
         np.testing.assert_allclose(as_array(gradient, args[argnum]), expected, rtol=rtol, atol=atol,
                                    err_msg=f"gradient with respect to argument {argnum} of {f.__name__}")
+
+
+def mixed_second_difference(f, args, v, u, h=1e-4):
+    """``u . H v`` of a scalar ``f`` at ``args`` (one direction per argument in ``v`` and ``u``):
+    the central mixed second difference along ``v`` and ``u``, in float64."""
+    def at(s, t):
+        return f(*[a + s * h * dv + t * h * du for a, dv, du in zip(args, v, u)])
+
+    return (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
+
+
+def assert_hvp_matches(products, f, args, v, u, rtol=1e-5, atol=1e-7):
+    """``hvp(f, args, v)`` (one product, or a tuple of one per argument) read along ``u``, against
+    :func:`mixed_second_difference`."""
+    products = products if isinstance(products, tuple) else (products,)
+    np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)),
+                               mixed_second_difference(f, args, v, u), rtol=rtol, atol=atol)

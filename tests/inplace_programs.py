@@ -248,12 +248,6 @@ def broadcast_into_out(x):
     return np.sum(y ** 2)
 
 
-def copy_into(x):
-    y = np.zeros(3)
-    np.copyto(y, x)
-    return np.sum(y * x)
-
-
 def put_into(x):
     y = x * 2.0
     np.put(y, [0], 5.0)

@@ -241,7 +241,7 @@ SYNTAX = [
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
     (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),
-    (sorts_in_place, "sort", "`.sort(...)`"),
+    (sorts_in_place, "sort", "`.sort()` of a list"),
     (inserts, "insert", "`.insert(...)`"),
     (removes, "remove", "`.remove(...)`"),
     (updates_a_dict, "update", "`.update(...)`"),

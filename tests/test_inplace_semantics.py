@@ -100,7 +100,6 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "row_of_a_loop_written": ("row[0] = 1.0", "`m`"),
     "multiply_at": ("np.multiply.at(y, [0, 0], x)", "np.multiply.at"),
     "list_under_two_names": ("xs += [x * 2.0]", "`ys`"),
-    "copy_into": ("np.copyto(y, x)", "np.copyto"),
     "put_into": ("np.put(y, [0], 5.0)", "np.put"),
     "fill_the_diagonal": ("np.fill_diagonal(y, 0.0)", "np.fill_diagonal"),
     "method_with_out": ("np.outer(x, x).sum(axis=0, out=y)", "out="),

@@ -25,9 +25,9 @@ def line_of(marker: str) -> int:
 
 
 # ---------------------------------------------------------------------- refused: they would give zeros
-def copies_into_a_buffer(x):
+def copies_into_a_buffer_where(x):
     buf = np.empty(3)
-    np.copyto(buf, x)  # copyto
+    np.copyto(buf, x, where=x > 0)  # copyto
     return np.sum(buf * buf)
 
 
@@ -101,7 +101,7 @@ def fill_and_test(x):
 
 
 REFUSED = [
-    (copies_into_a_buffer, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x)"),
+    (copies_into_a_buffer_where, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x, where=x > 0)"),
     (compiled_sum, "fsum", MissingRuleError, "math.fsum"),
     (compiled_sum_unused, "fsum unused", MissingRuleError, "math.fsum"),
     (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
@@ -199,7 +199,13 @@ def result_of_a_reading_helper_unused(x):
     return np.sum(x ** 2)
 
 
-KEPT = [result_of_a_reading_helper_unused, prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
+def copies_into_a_buffer(x):
+    buf = np.empty(3)
+    np.copyto(buf, x)  # refused before session 13: now `buf[...] = written_into(x, buf)`
+    return np.sum(buf * buf)
+
+
+KEPT = [copies_into_a_buffer, result_of_a_reading_helper_unused, prints_x, floats_x, truncates_x, rounds_x, draws_noise_of_constant_parameters, constant_into_a_buffer,
         adds_x_into_out,
         asks_a_helper, reads_x_max]
 

@@ -167,6 +167,8 @@ class Emitter:
         if callee.kind == "attribute":
             return f"{self.code(op.args[0])}.{callee.name}"
         if callee.kind == "method" and callee.name == DATACLASS_REPLACE:  # dataclasses.replace(obj, ...), as written
+            if callee.packed:  # dataclasses.replace(obj, **changes)
+                return f"{callee.spelling}({self.code(op.args[0])}, *{self.code(op.args[1])}, **{self.code(op.args[2])})"
             return f"{callee.spelling}({', '.join(self.argument_list(op.args, op.kwargs))})"
         if callee.kind == "method":
             function = self.code(op.args[0]) + ("" if callee.name == "__call__" else f".{callee.name}")

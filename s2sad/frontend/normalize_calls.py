@@ -14,10 +14,12 @@ import dataclasses
 import itertools
 
 import libcst as cst
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
-from .normalize_mutation import LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at, writes_into_an_argument
+from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
+                                 writes_into_an_argument)
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, dotted_name, yields_in
 from .one_pass import as_generator, consumed_once, is_one_pass, is_plain_function, written_as
@@ -45,6 +47,9 @@ class CallNormalizer(NormalizerState):
         if isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
                 and func.value.value in self.current:
             return self.list_mutation(node, want)
+        if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_MUTATORS and isinstance(func.value, cst.Name) \
+                and func.value.value in self.current:
+            return self.array_mutation(node)
         if isinstance(func, cst.Attribute) and func.attr.value in UNSUPPORTED_MUTATORS:
             raise UnsupportedSyntaxError(
                 f"`.{func.attr.value}(...)` changes a value in place, which s2sad does not differentiate",
@@ -72,6 +77,8 @@ class CallNormalizer(NormalizerState):
             return self.value_call(node, want, Const(dotted), value)  # a user's class: its constructor, when the code runs
         if is_ufunc_at(value):
             return self.ufunc_at(node, dotted, value)
+        if value is np.copyto:
+            return self.copy_into(node, dotted)
         if writes_into_an_argument(value):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
@@ -137,6 +144,8 @@ class CallNormalizer(NormalizerState):
                 if value is itertools.chain:
                     return self.chained(node, want)
             value, dotted = as_called(value, dotted)
+            if value is dataclasses.replace and node.args and node.args[0].star == "" and node.args[0].keyword is None:
+                return self.packed_replace(node, dotted, want)
             receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
         elif isinstance(func, cst.Attribute):
             receiver, name = self.expression(func.value), func.attr.value
@@ -200,6 +209,16 @@ class CallNormalizer(NormalizerState):
                 self.source.alias(made_node, node)
         self.consumed.add(id(generator.for_in.iter))  # (zip(xs, ys) made here: its iterables were marked with the map)
         return self.comprehension(generator, want)
+
+    def packed_replace(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``dataclasses.replace(obj, **changes)``: a method of the object it copies, as when its
+        keywords are written (ir.DATACLASS_REPLACE), given the keywords' dict as it runs."""
+        receiver = self.expression(node.args[0].value)
+        positional = self.packed_positional(node.with_changes(args=node.args[1:]))
+        keywords = self.packed_keywords(node)
+        callee = Callee("method", dotted, name=DATACLASS_REPLACE, packed=True)
+        return self.operation(want, "replace", [atom_name(receiver)],
+                              Operation("", "call", callee, [receiver, positional, keywords]))
 
     def packed_positional(self, node: cst.Call) -> Atom:
         """One tuple of the call's positional arguments: ``(a,) + tuple(rest)`` for ``f(a, *rest)``."""

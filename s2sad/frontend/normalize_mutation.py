@@ -1,9 +1,12 @@
-"""In-place changes: ``y[i] = v``, a list's ``append``/``extend``/``pop``, ``np.add.at``, ``out=``.
+"""In-place changes: ``y[i] = v``, a list's ``append``/``extend``/``pop``, ``np.add.at``, ``out=``,
+an array's ``.sort()`` and ``.fill(v)``, ``np.copyto(dst, src)``.
 
 A change of a container the function owns keeps the container's name (it is the same
 object) and is one "mutate" operation; writes NumPy makes into an array are rewritten as
 element assignments s2sad differentiates and undoes like any other (``added_at``,
-``written_into``). Changing an argument or a global, or anything that may share its
+``written_into``; ``y.sort()`` is ``y[...] = sorted_in_place(y)``, ``y.fill(v)`` is
+``y[...] = filled_in_place(v, y)``, ``np.copyto(y, v)`` is ``y[...] = written_into(v, y)``, each
+cast to ``y``'s dtype as NumPy casts it). Changing an argument or a global, or anything that may share its
 memory, would change the caller's data: refused, with the copy to make instead. So are
 the methods and NumPy functions that change a value in place and are not differentiated.
 """
@@ -13,12 +16,13 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import added_at, subtracted_at, with_attribute, written_into
+from ..rules.helpers import added_at, filled_in_place, sorted_in_place, subtracted_at, with_attribute, written_into
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
 
 LIST_MUTATORS = ("append", "extend", "pop")
+ARRAY_MUTATORS = ("sort", "fill")  # on a local variable: written as an element assignment (array_mutation)
 UNSUPPORTED_MUTATORS = {
     "insert": "build a new list: `xs = xs[:i] + [v] + xs[i:]`",
     "remove": "build a new list without the element",
@@ -85,20 +89,26 @@ class MutationNormalizer(NormalizerState):
         the object itself, so this is exact only for an object the function made, with no other name
         for it read afterwards: analysis/attribute_writes.py refuses the rest."""
         owner, name = target.value.value, target.attr.value
-        if owner not in self.current:
-            raise UnsupportedSyntaxError(f"`{owner}.{name} = ...` changes `{owner}`, an object the function did not make",
-                                         self.source.location(target),
-                                         f"assign attributes of objects the function makes or copies: "
-                                         f"`{owner} = copy.copy({owner})` first")
+        self.refuse_foreign_owner(target)
         current = self.current[owner]
         version = self.namer.version(owner)
         self.emit(Operation(version, "call", Callee("static", "with_attribute", with_attribute),
                             [Var(current), Const(repr(name)), value]))
         self.current[owner] = version
 
+    def refuse_foreign_owner(self, target: cst.Attribute) -> None:
+        """``owner.name = ...`` where ``owner`` is no variable of the function's (a global, a class)."""
+        owner, name = target.value.value, target.attr.value
+        if owner not in self.current:
+            raise UnsupportedSyntaxError(f"`{owner}.{name} = ...` changes `{owner}`, an object the function did not make",
+                                         self.source.location(target),
+                                         f"assign attributes of objects the function makes or copies: "
+                                         f"`{owner} = copy.copy({owner})` first")
+
     def augmented_attribute(self, node: cst.AugAssign, binary) -> None:
         """``p.w += v``: ``w = p.w; w += v; p.w = w``, the middle step changing an array's memory
         as Python's does (checked by the aliasing analysis like any ``y += v``)."""
+        self.refuse_foreign_owner(node.target)  # (`Counter.made += 1`, a class's count)
         held = self.expression(node.target)
         value = self.expression(node.value)
         function, symbol = BINARY[binary]
@@ -139,6 +149,40 @@ class MutationNormalizer(NormalizerState):
         updated = self.operation(None, function.__name__, [atom_name(container)],
                                  Operation("", "call", callee, [container, indices, values]))
         self.mutate(node, "setitem", container, [Const("..."), updated])
+        return Const("None")
+
+    def array_mutation(self, node: cst.Call) -> Atom:
+        """``y.sort(...)`` and ``y.fill(v)`` on a local variable: ``y[...] = sorted_in_place(y, ...)``
+        and ``y[...] = filled_in_place(v, y)``, element assignments differentiated and undone like
+        any other (and refused, as they are, on an argument's memory). What ``y`` holds is known
+        when the code runs: the helpers refuse anything but a NumPy array."""
+        method, name = node.func.attr.value, node.func.value.value
+        container = Var(self.current[name])
+        args, kwargs = self.arguments(node)
+        if method == "sort":
+            callee, given = Callee("static", "sorted_in_place", sorted_in_place), [container, *args]
+        elif len(args) == 1 and not kwargs:
+            callee, given, kwargs = Callee("static", "filled_in_place", filled_in_place), [args[0], container], []
+        else:
+            raise UnsupportedSyntaxError("`.fill(...)` takes one value", self.source.location(node))
+        value = self.operation(None, f"{method}ed", [name], Operation("", "call", callee, given, kwargs))
+        self.mutate(node, "setitem", container, [Const("..."), value])
+        return Const("None")
+
+    def copy_into(self, node: cst.Call, dotted: str) -> Atom:
+        """``np.copyto(dst, src)``, ``dst`` a local variable: ``dst[...] = written_into(src, dst)``,
+        ``src`` broadcast to ``dst``'s shape and cast to its dtype under copyto's own rule
+        (``same_kind``: float into int raises, as NumPy raises)."""
+        args, kwargs = self.arguments(node)
+        target = node.args[0].value if node.args else None
+        if kwargs or len(args) != 2 or not isinstance(target, cst.Name) or target.value not in self.current:
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` is differentiated only as `{dotted}(dst, src)` on a local "
+                                         "array `dst` (no `casting=` or `where=`)", self.source.location(node),
+                                         "assign a new array instead: `dst = np.where(mask, src, dst)`")
+        container, source = args
+        value = self.operation(None, "copied", [atom_name(source)], Operation(
+            "", "call", Callee("static", "written_into", written_into), [source, container]))
+        self.mutate(node, "setitem", container, [Const("..."), value])
         return Const("None")
 
     def into_out(self, node: cst.Call, dotted: str, callee: Callee, args: list, kwargs: list) -> Atom:

@@ -200,13 +200,18 @@ def _materialised(t, like):
     return t
 
 
+def _holds_no_tangent(container) -> bool:
+    """An int or bool array: what is written into it is cast, and carries no derivative."""
+    return isinstance(container, np.ndarray) and container.dtype.kind not in "fc"
+
+
 def tangent_setitem(t, container, index, value_tangent):
     """The tangent of ``container`` after ``container[index] = value``, written in place."""
     t = _materialised(unthunk(t), container)
     value_tangent = unthunk(value_tangent)
     if isinstance(t, np.ndarray):
-        if value_tangent is ZERO or value_tangent is NO_TANGENT:
-            value_tangent = 0
+        if value_tangent is ZERO or value_tangent is NO_TANGENT or _holds_no_tangent(container):
+            value_tangent = 0  # (an int array keeps int(value): no tangent flows into it)
         elif t.dtype.kind != "c" and np.iscomplexobj(value_tangent):
             # NumPy keeps the real part of a complex value written into a real array (with a
             # ComplexWarning): the tangent of what it keeps is the real part of the tangent
