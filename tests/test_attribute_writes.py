@@ -168,6 +168,13 @@ def second_name_read_after(x):
     return np.sum(q.x)
 
 
+def written_through_the_second_name(x):
+    p = State(x, x)
+    q = p
+    q.x = 3.0 * x  # p is the same object: p.x is 3x (s2sad read the old p before: gradient 2x for 18x)
+    return np.sum(p.x ** 2)
+
+
 def held_in_a_list_read_after(x):
     p = State(x, x)
     states = [p]
@@ -203,6 +210,7 @@ def nested_attribute(x):
     (changes_an_argument, (Layer(3), np.ones(3)), "did not make"),
     (changes_a_global, (np.ones(3),), "did not make"),
     (second_name_read_after, (np.ones(3),), "`q` is read after the change"),
+    (written_through_the_second_name, (np.ones(3),), "`p` is read after the change"),
     (held_in_a_list_read_after, (np.ones(3),), "`states` is read after the change"),
     (made_by_a_helper, (np.ones(3),), "comes from make_state"),
     (objects_in_a_list, (np.ones(3),), "did not make"),

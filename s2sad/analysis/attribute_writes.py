@@ -50,7 +50,7 @@ def check_attribute_writes(function, source) -> None:
                 f"`{owner}.{attribute} = ...` changes an object the function did not make ({foreign}): "
                 "the caller would see the change, which s2sad does not differentiate",
                 location, f"work on a copy: `{owner} = copy.copy({owner})` first (import copy), then assign its attributes")
-        for other in sorted(_other_names(written, operations)):
+        for other in sorted(_other_names(written, operations, made_by)):
             if reads.after(other, write):
                 raise UnsupportedSyntaxError(
                     f"`{owner}.{attribute} = ...` changes the object `{user_name(other)}` also names, and "
@@ -97,10 +97,18 @@ def _makes_a_new_object(op: Operation, environment: Environment, bindings: dict)
     return False
 
 
-def _other_names(written: str, operations) -> set[str]:
-    """The names that hold the object ``written`` holds under another user variable: copies,
-    containers holding it, and what a user function or method may hand back given it."""
-    holders, owner = {written}, user_name(written)
+def _other_names(written: str, operations, made_by: dict) -> set[str]:
+    """The names that hold the object ``written`` holds under another user variable: the names
+    it was copied from (``m2 = m`` makes ``m`` one), copies, containers holding it, and what a
+    user function or method may hand back given it."""
+    owner = user_name(written)
+    holders, frontier = {written}, [written]
+    while frontier:  # upstream: `m2 = m` then `m2.w = v` changes the object `m` names too
+        for op in made_by.get(frontier.pop(), ()):
+            source = op.args[0] if op.kind == "copy" and op.args else None
+            if isinstance(source, Var) and source.name not in holders:
+                holders.add(source.name)
+                frontier.append(source.name)
     changed = True
     while changed:
         changed = False
