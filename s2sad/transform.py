@@ -203,6 +203,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     # transformed: a warm process that loads generated modules from the cache never pays
     # for them (nor for compiling them, where Python writes no bytecode).
     from .frontend.fence import check
+    from .frontend.loop_else_and_walrus import with_loop_else_and_walrus_written_out
     from .codegen.reverse import generate
     from .frontend.naming import Namer
     from .frontend.ir import names_of, static_callees
@@ -210,7 +211,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
 
     from .frontend.untaken import MOST_BRANCHES, without_refused_branch
 
-    source = read_function(function)
+    source = with_loop_else_and_walrus_written_out(read_function(function))
     if star_written_out(function) is not None:  # specialised to calls giving its *args so many arguments
         from .frontend.star_written_out import with_star_written_out
 

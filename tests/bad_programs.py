@@ -12,21 +12,48 @@ class Holder:
     value = 0.0
 
 
-def uses_for_else(x):
+def uses_walrus_after_and(x):
+    if x > 0.0 and (y := x * 2.0) > 1.0:  # refused: walrus after and
+        return y
+    return x
+
+
+def uses_walrus_in_a_conditional_expression(x):
+    return (y := x * 2.0) if x > 0.0 else -x  # refused: walrus in a conditional expression
+
+
+def uses_walrus_in_a_comprehension(x):
+    return sum([(y := x * k) for k in range(3)])  # refused: walrus in a comprehension
+
+
+def uses_walrus_not_first_in_the_test(x):
+    if x < (y := x * 2.0):  # refused: walrus not first
+        return y
+    return x
+
+
+def uses_nonlocal_in_a_branch(x):
     total = 0.0
-    for i in range(3):
-        total = total + x
-    else:  # refused: for-else
-        total = total * 2.0
+
+    def add(v):
+        if v > 0.0:
+            nonlocal total  # refused: nonlocal in a branch
+            total = total + v
+    add(x)
     return total
 
 
-def uses_while_else(x):
-    while x < 1.0:
-        x = x * 2.0
-    else:  # refused: while-else
-        x = x + 1.0
-    return x
+def _closure_over_total():
+    total = 1.0
+
+    def uses_nonlocal_in_the_function_itself(x):
+        nonlocal total  # refused: nonlocal in the differentiated function
+        total = total * x
+        return total
+    return uses_nonlocal_in_the_function_itself
+
+
+uses_nonlocal_in_the_function_itself = _closure_over_total()
 
 
 def uses_yield(x):

@@ -99,17 +99,18 @@ def assert_good_error(error, kind=S2SADError, *, names=(), line=None, hint=True)
 
 
 # ====================================================================== unsupported syntax
-# (test_fence.py covers: attribute assignment, for-else, while-else, a nested function used as
-#  a value, yield, try, with, global, del, y[i][j] = v, f(*xs), set comprehensions, chained
-#  comparisons, :=, recursive nested defs, async, undefined names, unknown attributes,
-#  calling a computed value.)
+# (test_fence.py covers: attribute assignment, a nested function used as a value, yield, try,
+#  with, global, del, y[i][j] = v, f(*xs), set comprehensions, chained comparisons, := where
+#  it is not first in a test, nonlocal outside a nested function's first lines, recursive
+#  nested defs, async, undefined names, unknown attributes, calling a computed value.)
 
 def uses_nonlocal(x):
     total = x
 
     def double():
-        nonlocal total  # bad: nonlocal
-        total = total * 2.0
+        for _ in range(2):
+            nonlocal total  # bad: nonlocal
+            total = total * 2.0
 
     double()
     return total

@@ -287,9 +287,31 @@ def carried_by(loop: Loop) -> list[str]:
     return list(dict.fromkeys([*loop.carried, *inner, *(n for n in changed if n not in defined)]))
 
 
+def left_by_breaks(loop: Loop) -> list[str]:
+    """The variables this loop's own ``break``s write on their way out and no iteration hands on
+    (a ``return`` inside the loop: its result). After the loop each holds what a ``break`` gave it,
+    or, when the loop ended without one, what it held before the loop: its primal is bound there
+    (the result starts as None), so its tangent must be too."""
+    carried = set(loop.carried)
+    names = []
+
+    def visit(block):
+        for item in block:
+            if isinstance(item, Branch):
+                visit(item.then)
+                visit(item.orelse)
+            elif isinstance(item, Jump) and item.kind == "break":
+                names.extend(op.target for op in item.edges if op.target not in carried)
+            # an inner loop's breaks leave the inner loop, not this one
+    visit(loop.body)
+    return list(dict.fromkeys(names))
+
+
 def starting_zero(loop: Loop, facts: TangentFacts, activity: Activity) -> list[str]:
-    """The carried variables whose tangents the loop must set to ZERO before it: the body reads them."""
-    return [name for name in carried_by(loop) if name in activity.active and name not in facts.tangents]
+    """The variables whose tangents the loop must set to ZERO before it: the carried ones the body
+    reads, and those its ``break``s write, read after it on whichever way it ended."""
+    return [name for name in dict.fromkeys([*carried_by(loop), *left_by_breaks(loop)])
+            if name in activity.active and name not in facts.tangents]
 
 
 def inline_test(loop: Loop) -> Operation | None:
@@ -341,7 +363,7 @@ def join_paths(facts: TangentFacts, branch: Branch, then_state, read_names) -> t
 
 def leave_loop(facts: TangentFacts, loop: Loop, head: dict, outer_log: set) -> None:
     """After the loop: what the last iteration left, or what the first started with."""
-    carried = set(carried_by(loop))
+    carried = set(carried_by(loop)) | set(left_by_breaks(loop))
     facts.flag_log |= outer_log
     for flag, names in head.items():
         for name in names & carried:

@@ -32,9 +32,13 @@ REFUSED = {
     cst.Await: ("`await` cannot be differentiated", "differentiate a synchronous function"),
     cst.TryStar: ("`try ... except*` is not supported", "catch the exception groups outside the differentiated function"),
     cst.Global: ("`global` declarations are not supported", "pass the value in as an argument and return the new value"),
-    cst.Nonlocal: ("`nonlocal` declarations are not supported", "pass the value in as an argument and return the new value"),
+    cst.Nonlocal: ("`nonlocal` is supported only on the first lines of a nested function's body",
+                   "declare it at the top of the nested function, or pass the value in as an argument and return the "
+                   "new value (`total = add(total, v)`)"),
     cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
-    cst.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
+    cst.NamedExpr: ("the walrus operator `:=` is supported only where it runs first in the test of an `if`, `elif` "
+                    "or `while` (not in the right operand of `and`/`or`, a conditional expression or a comprehension)",
+                    "assign on a line of its own before the statement (`n = np.sum(x)`, then `if n > 0:`)"),
     cst.StarredElement: ("starred expressions are not supported yet", "pass the elements explicitly"),
     cst.Match: ("`match` statements are not supported", "use if/elif"),
 }
@@ -129,6 +133,7 @@ class _Fence(ReadingVisitor):
         return True
 
     def check_nested(self, funcdef: cst.FunctionDef) -> None:
+        self.allowed.update(nonlocal_statements(funcdef))  # its call hands the names back (normalize_calls.py)
         if funcdef.asynchronous is not None:
             self.refuse(funcdef, "async functions cannot be differentiated", "differentiate a synchronous function")
         if funcdef.decorators:
@@ -140,10 +145,8 @@ class _Fence(ReadingVisitor):
             self.refuse(funcdef, "async functions cannot be differentiated", "differentiate a synchronous function")
 
     def check_loop(self, node) -> None:
-        keyword = "for" if isinstance(node, cst.For) else "while"
-        if node.orelse is not None:
-            self.refuse(node.orelse, f"`{keyword} ... else` is not supported", "set a flag in the loop and test it after")
-        if keyword == "while":
+        # (a loop's `else` is written out as a flag before the fence: loop_else_and_walrus.py)
+        if isinstance(node, cst.While):
             return
         if node.asynchronous is not None:
             self.refuse(node, "`async for` cannot be differentiated", "differentiate a synchronous function")
@@ -173,6 +176,13 @@ class _Fence(ReadingVisitor):
                     self.refuse(leaf, f"{what} is not supported yet",
                                 "assign the attribute of a variable (`inner = p.inner; inner.w = v; p.inner = inner`), "
                                 "or build a new object (dataclasses.replace(obj, field=value))")
+
+
+def nonlocal_statements(funcdef) -> list:
+    """The ``nonlocal`` statements on the lines of a function's body itself (not in its branches
+    or loops): the ones s2sad follows; the fence refuses the rest."""
+    return [small for line in funcdef.body.body if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body if isinstance(small, cst.Nonlocal)]
 
 
 def _target_displays(target):

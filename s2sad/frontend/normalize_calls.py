@@ -21,7 +21,7 @@ from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
                                  writes_into_an_argument)
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import count_returns, dotted_name, yields_in
+from .normalize_syntax import count_returns, dotted_name, nonlocal_names, yields_in
 from .one_pass import as_generator, consumed_once, is_one_pass, is_plain_function, written_as
 from ..rules.helpers import chained, merged_keywords, zipped
 from .resolve import found, is_library
@@ -289,6 +289,13 @@ class CallNormalizer(NormalizerState):
                 self.items += self.block(list(function.body.body))
                 version = self.current.get(RETURN)
                 result = Const("None") if version is None else self.returned_atoms.get(version, Var(version))
+                for name in nonlocal_names(function):  # rebound in the enclosing function, as the call does
+                    if name not in outer:
+                        raise UnsupportedSyntaxError(
+                            f"`{name}` is declared nonlocal in `{function.name.value}` but has no value in the function "
+                            "it is called from", self.source.location(call),
+                            f"assign `{name}` before the call, or return the new value from the nested function")
+                    outer[name] = self.current[name]
         finally:
             self.inlining.pop()
             self.current = outer

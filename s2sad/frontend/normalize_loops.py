@@ -16,10 +16,23 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from .ir import Atom, Const, Loop, Operation, Statement, Var
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import assigned_names, is_pair, names_read_outside, target_parts
+from .normalize_syntax import assigned_names, called_names, is_pair, names_read_outside, nonlocal_names, target_parts
 
 
 class LoopNormalizer(NormalizerState):
+    def rebound_by_calls(self, node) -> list[str]:
+        """The variables the nested functions called in ``node`` rebind (``nonlocal``), and those
+        the nested functions they call do: a call in a loop changes them as an assignment would."""
+        names, seen, pending = [], set(), [node]
+        while pending:
+            for called in called_names(pending.pop()):
+                function = self.local_functions.get(called)
+                if isinstance(function, cst.FunctionDef) and called not in seen:
+                    seen.add(called)
+                    names += nonlocal_names(function)
+                    pending.append(function.body)
+        return names
+
     def loop(self, node, loop_depth: int, returns: bool = False, private=()) -> Loop:
         """A ``for`` or ``while`` loop, with the variables it carries between iterations.
 
@@ -31,7 +44,8 @@ class LoopNormalizer(NormalizerState):
         """
         location = self.source.location(node)
         iteration = self.iteration(node) if isinstance(node, cst.For) else None
-        assigned = assigned_names(node) + ([RETURNED, RETURN] if returns else [])
+        assigned = list(dict.fromkeys(assigned_names(node) + self.rebound_by_calls(node)))
+        assigned += [RETURNED, RETURN] if returns else []
         outside = names_read_outside(self.source.funcdef, node)
         loop_names = {}
         walked = {atom.name for atom in (iteration[0] if iteration else []) if isinstance(atom, Var)}

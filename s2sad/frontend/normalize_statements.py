@@ -29,7 +29,7 @@ from .normalize_syntax import dotted_name, may_leave, returns_inside
 SMALL_STATEMENTS = {
     cst.Assign: "assignment", cst.AnnAssign: "annotated_assignment", cst.AugAssign: "augmented_assignment",
     cst.Expr: "expression_statement", cst.Assert: "assertion", cst.Pass: "pass_statement",
-    cst.Import: "import_statement", cst.ImportFrom: "import_statement",
+    cst.Import: "import_statement", cst.ImportFrom: "import_statement", cst.Nonlocal: "pass_statement",
 }
 
 
@@ -237,8 +237,9 @@ class StatementNormalizer(NormalizerState):
         message = self.expression(node.msg) if node.msg is not None else Const("None")
         self.emit(Operation(self.namer.fresh("_"), "assert", args=[test, message]))
 
-    def pass_statement(self, node: cst.Pass) -> None:
-        """``pass`` does nothing."""
+    def pass_statement(self, node) -> None:
+        """``pass`` does nothing; nor does a nested function's ``nonlocal`` here: its call,
+        written out in place, hands the names back (normalize_calls.py, ``inline``)."""
 
     def import_statement(self, node) -> None:
         """``import numpy as np`` or ``from scipy.special import expit`` in the function's body: each

@@ -12,7 +12,7 @@ import ast
 
 import libcst as cst
 
-from .fence import ReadingVisitor
+from .fence import ReadingVisitor, nonlocal_statements
 
 code_of = cst.Module([]).code_for_node  # a node's source text, as the user wrote it
 
@@ -222,6 +222,27 @@ def yields_in(funcdef) -> list:
             return node is funcdef or not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
 
     funcdef.visit(Yields())
+    return found
+
+
+def nonlocal_names(funcdef) -> list[str]:
+    """The names a nested function declares ``nonlocal``: its call rebinds them where it is called."""
+    if isinstance(funcdef, cst.Lambda):
+        return []
+    return [item.name.value for statement in nonlocal_statements(funcdef) for item in statement.names]
+
+
+def called_names(node) -> set[str]:
+    """The names called in a subtree (``f`` of ``f(x)``)."""
+    found = set()
+
+    class Calls(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                found.add(node.func.value)
+            return True
+
+    node.visit(Calls())
     return found
 
 

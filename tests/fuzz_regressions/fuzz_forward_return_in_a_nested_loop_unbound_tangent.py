@@ -1,15 +1,21 @@
-"""Fuzz regression (open): forward mode leaves the result's tangent unbound on a path through nested loops with returns.
+"""Fuzz regression: forward mode left the result's tangent unbound on a path through loops with returns.
 
 Found by tests/fuzz and shrunk by hypothesis. What the oracle reported:
 
     UnboundLocalError (raised in jacobians.py:jvp): cannot access local variable 'dresult' where it is not associated with a value
-    (innermost frames: s2sad_f_jvp_d4e80de7680fde1d2d228315.py:297:f_jvp <- jacobians.py:85:jvp <- oracle.py:591:check_function)
+
+The ``while`` loop may return (the primal result starts as None before it, and its ``break``
+copies the result out) but here it ends without returning. Only the ``break`` wrote the
+result's tangent, so nothing bound it on the way out through the loop's test; the double loop
+after it copies the result and its tangent into its own names before it starts, and read the
+unbound ``dresult``. Forward mode now sets to ZERO, before a loop, the tangent of every
+variable the loop's ``break``s write (``tangent_flow.left_by_breaks``). Reduced by hand to
+``reduced_from_the_fuzz_regression`` in tests/test_returns_in_loops.py.
 """
 import math
 
 import numpy as np
 
-XFAIL = "open (seed 2321, not shrunk further yet): forward-exception:UnboundLocalError:cannot access local variable '<name>' where it is not associated with a value"
 CATEGORY = "forward-exception:UnboundLocalError:cannot access local variable '<name>' where it is not associated with a value"
 FEATURES = ('add', 'and', 'break-in-loop', 'conditional-expression', 'div', 'fill-array', 'for-enumerate', 'for-range', 'helper', 'helper-call', 'helper-unused-parameter', 'if', 'if-without-else', 'index', 'lambda', 'list-literal', 'matmul', 'mul', 'ndarray.expit', 'neg', 'nested-def', 'not', 'np.add', 'np.arctan2', 'np.array', 'np.cos', 'np.dot', 'np.mean', 'np.multiply', 'np.ones', 'np.power', 'np.reshape', 'np.sin', 'np.sinh', 'np.sqrt', 'np.subtract', 'np.sum', 'np.tanh', 'np.trace', 'np.true_divide', 'np.where', 'np.zeros_like', 'pos', 'pow', 'pow-var', 'return-in-loop', 'setitem', 'slice', 'sub', 'transpose', 'tuple', 'tuple-unpack', 'while', 'while-float-condition')
 OUTPUT = 'C'
