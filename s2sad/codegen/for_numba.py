@@ -54,7 +54,7 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T",
-                 "reshape": "array_reshape"}
+                 "reshape": "array_reshape", "transpose": "array_transpose"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
@@ -76,7 +76,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
                            "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
-                           "dot_vjp_b"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "dot_vjp_b", "inverse_axes", "numpy_ndim"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -268,6 +268,8 @@ class _AsArrays(cst.CSTTransformer):
                 and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
             return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
         function = numpy_function_name(updated)
+        if function == "ndim" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
+            return updated.with_changes(func=cst.Name("numpy_ndim"))  # (Numba has no np.ndim)
         if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
             return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
         method = updated.func.attr.value if isinstance(updated.func, cst.Attribute) else None
