@@ -641,3 +641,32 @@ def test_double_starred_keywords_fall_back_with_the_same_numbers():
     messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
     assert len(messages) == 1 and "keyword arguments" in messages[0], messages
     np.testing.assert_allclose(gradient, 6.0 * x, rtol=1e-13)
+
+
+# ---------------------------------------------------------------- `@` through the helper kept on disk
+def recurrent(W, h, x):
+    for _ in range(5):
+        h = np.tanh(W @ h + x)
+    return np.sum(h) + h @ h + np.sum((x @ W.T) ** 2)   # matrix-vector, vector-vector, vector-matrix
+
+
+def test_matmul_is_the_helper_and_its_gradients_are_central_differences():
+    """Compiled code calls ``matmul`` (compiled once, kept on disk with the other helpers) for each
+    ``@``, none of Numba's own; float64 gradients are central differences' and the NumPy path's,
+    float32 ones are float32."""
+    import inspect
+
+    from s2sad.transform import generated_compiled
+
+    args = (0.3 * rng.normal(size=(4, 4)), rng.normal(size=4), rng.normal(size=4))
+    compiled_against_references(recurrent, args, (0, 1, 2))
+    source = inspect.getsource(generated_compiled(recurrent, ("W", "h", "x")))
+    code = [line.split("#")[0] for line in source.splitlines()]   # (comments quote the user's `W @ h`)
+    assert any("matmul(W, h)" in line for line in code) and not any("@" in line for line in code), source
+    narrow = tuple(a.astype(np.float32) for a in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradients = s2sad.grad(recurrent, argnums=(0, 1, 2), compile=True)(*narrow)
+    for gradient, expected in zip(gradients, s2sad.grad(recurrent, argnums=(0, 1, 2))(*narrow)):
+        assert gradient.dtype == np.float32
+        np.testing.assert_allclose(gradient, expected, rtol=0, atol=8 * np.finfo(np.float32).eps * np.max(np.abs(expected)))

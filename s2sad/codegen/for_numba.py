@@ -76,7 +76,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
                            "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
-                           "dot_vjp_b", "inverse_axes", "numpy_ndim"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "dot_vjp_b", "inverse_axes", "numpy_ndim", "matmul"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -248,6 +248,11 @@ class _AsArrays(cst.CSTTransformer):
                 return updated.with_changes(value=cst.Call(cst.Name("matmul_vjp_x1_into"),
                                                            [value.args[0], *added.args]))
             return updated.with_changes(value=value.with_changes(func=cst.Name("accumulate_into")))
+        return updated
+
+    def leave_BinaryOperation(self, original, updated: cst.BinaryOperation) -> cst.BaseExpression:
+        if isinstance(updated.operator, cst.MatrixMultiply):  # `x @ W`: the helper kept on disk (compiled_helpers)
+            return cst.Call(cst.Name("matmul"), [cst.Arg(updated.left), cst.Arg(updated.right)])
         return updated
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
