@@ -35,7 +35,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
            "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
-           "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "matmul",
+           "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean"]
 
 
@@ -386,18 +386,18 @@ def _matrix_or_vector(t) -> bool:
     return _real_array(t) and t.ndim in (1, 2)
 
 
-# ``x @ W`` in compiled code is ``matmul(x, W)``: Numba's own ``@`` is an intrinsic lowered (np.dot
+# ``x @ W`` in compiled code is ``numpy_matmul(x, W)``: Numba's own ``@`` is an intrinsic lowered (np.dot
 # by BLAS, its checks, the result's allocation) inside the function that uses it, so every new
 # generated function compiled it again; as a helper it is compiled once per argument types and
 # kept on disk with the others (the cold first call of a new function, benchmarks/results.md).
-matmul = _compiled_only("matmul")
+numpy_matmul = _compiled_only("numpy_matmul")
 
 
-@overload(matmul)
-def _matmul(x1, x2):
-    """``x1 @ x2`` of real matrices and vectors of one dtype, Numba's ``@`` (others find no
-    implementation, as they found none for ``@``: the NumPy path answers)."""
-    if _matrix_or_vector(x1) and _matrix_or_vector(x2) and x1.dtype == x2.dtype:
+@overload(numpy_matmul)
+def _numpy_matmul(x1, x2):
+    """``x1 @ x2`` of real matrices and vectors: Numba's ``@``, which decides the dtypes it takes
+    (others find no implementation, as they found none for ``@``: the NumPy path answers)."""
+    if _matrix_or_vector(x1) and _matrix_or_vector(x2):
         return lambda x1, x2: x1 @ x2
     return None
 
