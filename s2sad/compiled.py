@@ -3,8 +3,9 @@
 s2sad generates, for such a function, one closure-free function computing the value and the
 gradients (``transform.generated_compiled``, written like every generated module to the disk
 cache, so that Numba's own cache keeps the machine code beside it); Numba compiles it on the
-first call of each argument type and loads it from its cache in later processes. Calls it
-does not cover (other dtypes, keyword arguments), functions it cannot compile, and a machine
+first call of each argument type and loads it from its cache in later processes (keyword
+arguments bound by name, then passed by position). Calls it
+does not cover (other dtypes, ``**kwargs``), functions it cannot compile, and a machine
 without Numba take the NumPy path: the same numbers, with one ``CompiledFallbackWarning``
 per function saying why.
 
@@ -34,12 +35,12 @@ import warnings
 import numpy as np
 
 from . import ahead_of_time
-from .arguments import differentiated_positions
+from .arguments import bind_arguments, differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
-from .errors import CompiledFallbackWarning, NotCompiledError
+from .errors import ArgumentError, CompiledFallbackWarning, NotCompiledError
 from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
 from .frontend.object_layouts import is_user_object, layout_for, objects_in, written_out
-from .frontend.resolve import unwrap
+from .frontend.resolve import signature, unwrap
 from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
@@ -58,6 +59,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     calls of Python floats take."""
     if inspect.ismethod(f) and inspect.isfunction(f.__func__) and is_user_object(f.__self__):
         return _bound_method(numpy_path, f, argnums, with_value)
+    if isinstance(f, functools.partial) and inspect.isfunction(f.func):
+        return _partial(numpy_path, f, argnums, with_value)
     function = unwrap(f)
     name = getattr(f, "__qualname__", repr(f))
     single = isinstance(argnums, int)
@@ -68,11 +71,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
     refused: set = set()   # float32 argument kinds whose typed code computes otherwise than NumPy (compiled_float32)
     float32_values: dict = {}   # float32 argument kinds -> whether the value is a float32 (Numba returns a float)
 
-    def lane_for(args, objects, nones):
+    def lane_for(args, objects, nones, count):
         """The compiled gradient calls with these many arguments, objects of these classes and
         fields at these positions (``objects``: object_layouts.objects_in) and None at the
-        positions ``nones`` take, or None (the NumPy path)."""
-        key = (len(args), objects, nones)
+        positions ``nones`` take, or None (the NumPy path). ``count``: how many of the arguments
+        were given by position, from which negative argnums count (the rest were given by keyword)."""
+        key = (len(args), objects, nones, count)
         lane = lanes.get(key)
         if lane is not None and lane[0] == registry_generation():
             if lane[1] is None:
@@ -80,7 +84,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             if lane[1].__s2sad_current__(lane[9]):
                 return lane
         lanes[key] = (registry_generation(), None)
-        positions = differentiated_positions(argnums, len(args), name)
+        positions = differentiated_positions(argnums, count, name)
         if not inspect.isfunction(function):  # a functools.partial (whose keywords are keyword-only parameters)
             _fall_back(function, "it is not a plain function (a bound method, a functools.partial), which compiled "
                                  "code is made from")
@@ -92,7 +96,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return None
         names = [p.name for p in parameters]
         missing = parameters[len(args):]
-        if len(args) > len([p for p in parameters if p.kind is not p.KEYWORD_ONLY]) \
+        if count > len([p for p in parameters if p.kind is not p.KEYWORD_ONLY]) \
                 or any(p.default is p.empty for p in missing):
             _fall_back(function, "it was not given parameters that have no default, or given too many: the NumPy "
                                  "path raises Python's TypeError")
@@ -134,20 +138,24 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
 
     @functools.wraps(function)
     def compiled_f(*args, **kwargs):
-        if kwargs:
-            _fall_back(function, "it was called with keyword arguments, which the NumPy path binds")
-        objects, nones = (), ()
-        if not kwargs:
-            try:
-                objects = objects_in(args)
-            except NotCompiledError as error:
-                _fall_back(function, f"it {error.message}")
-                return numpy_path(*args)
-            nones = tuple(i for i, a in enumerate(args) if a is None)
-        lane = None if kwargs else lane_for(args, objects, nones)
-        if lane is None:
-            return numpy_path(*args, **kwargs)
         given = args
+        if kwargs:  # all by position, in the order of the compiled code's parameters (keyword-only ones last)
+            args = _by_position(function, args, kwargs)
+            if args is None:
+                _fall_back(function, "it was called with keyword arguments that do not bind to its own parameters "
+                                     "one by one (it takes *args or **kwargs, or Python raises): the NumPy path binds them")
+                return numpy_path(*given, **kwargs)
+        try:
+            objects = objects_in(args)
+        except NotCompiledError as error:
+            _fall_back(function, f"it {error.message}")
+            return numpy_path(*given, **kwargs)
+        nones = tuple(i for i, a in enumerate(args) if a is None)
+        key = (len(args), objects, nones, len(given))
+        lane = lane_for(args, objects, nones, len(given))
+        if lane is None:
+            return numpy_path(*given, **kwargs)
+        bound = args
         if objects:
             args = written_out(args, objects)
         if nones:  # written into the text (frontend/nones_written_in.py)
@@ -159,12 +167,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  f"({', '.join(map(_kind_of, args))}; it serves Python floats and float64 and float32 arrays, "
                                  "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
-            return numpy_path(*given)
+            return numpy_path(*given, **kwargs)
         if lane[8]:
             for a in args:
                 if a.__class__ is np.ndarray and a.size >= blocks.SMALLEST:
                     # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
-                    return numpy_path(*given)
+                    return numpy_path(*given, **kwargs)
         kinds = []  # the argument types Numba tells apart: a float is always one
         listed = False
         for a in args:
@@ -173,7 +181,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 continue
             if kind is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
-                return numpy_path(*given)
+                return numpy_path(*given, **kwargs)
             if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
                 kinds.append("list " + ",".join(str(item.ndim) for item in a[0]))
                 listed = True
@@ -181,7 +189,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
         kinds = tuple(kinds)
         if kinds in refused:
-            return numpy_path(*given)
+            return numpy_path(*given, **kwargs)
         if listed:
             args = tuple(tuple(a) if a.__class__ is list else a for a in args)
         # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
@@ -195,16 +203,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             else:
                 value, gradients = machine[0](*args)
         except ZeroDivisionError:  # Numba's float division; NumPy's float64 may give inf: the NumPy path says
-            return numpy_path(*given)
+            return numpy_path(*given, **kwargs)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
             if _not_covered(error):
                 _fall_back(function, f"a call met a case its compiled gradient does not cover ({error}): that call "
                                      "ran on the NumPy path")
-                return numpy_path(*given)
+                return numpy_path(*given, **kwargs)
             if not _is_numba_error(error):
                 # the function's own exception, or Numba's at run time (a value unset on the path taken
                 # read as None): the NumPy path says which, raising the first or answering
-                answer = numpy_path(*given)
+                answer = numpy_path(*given, **kwargs)
                 _fall_back(function, f"its compiled gradient raised {type(error).__name__} ({error}) where the "
                                      "NumPy path did not: that call ran on the NumPy path")
                 return answer
@@ -212,24 +220,24 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 refused.add(kinds)
                 _fall_back(function, f"Numba could not compile its generated gradient for float32 arguments "
                                      f"({_numba_says(error)})")
-                return numpy_path(*given)
-            lanes[(len(given), objects, nones)] = (registry_generation(), None)
+                return numpy_path(*given, **kwargs)
+            lanes[key] = (registry_generation(), None)
             _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
-            return numpy_path(*given)
+            return numpy_path(*given, **kwargs)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first
             if machine is None:  # (machine code kept ahead of time was made after they passed)
                 passed = _passed_before(lane[1], kinds)
                 unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
-                    lanes[(len(given), objects, nones)] = (registry_generation(), None)
+                    lanes[key] = (registry_generation(), None)
                     _failed(lane[9], lane[4], unsafe)
-                    return numpy_path(*given)
+                    return numpy_path(*given, **kwargs)
                 if has_float32(kinds):
                     unlike = _float32_unlike_numpy(lane[1], lane[2], args, gradients, lane[3], passed)
                     if unlike:
                         refused.add(kinds)
                         _fall_back(function, f"for float32 arguments, {unlike}: such calls run on the NumPy path")
-                        return numpy_path(*given)
+                        return numpy_path(*given, **kwargs)
                     float32_values[kinds] = _returns_float32(lane[2], args)
                 _remember_passed(lane[1], kinds)
                 if passed and not has_float32(kinds) and _verdict_path(lane[1], kinds) not in _verdicts_written:
@@ -238,13 +246,13 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                     ahead_of_time.build_at_exit(lane[1], lane[2], args)
             lane[6].add(kinds)
         if not _all_finite(value, gradients):  # see above: the NumPy path decides
-            return numpy_path(*given)
+            return numpy_path(*given, **kwargs)
         if kinds:  # not all floats: a gradient may be an argument's memory, or another gradient's
             gradients = _unshared(gradients, args)
         if float32_values.get(kinds):  # a float32 scalar, which Numba hands back as a Python float
             value = np.float32(value)
         if lane[11] is not None:  # an object's fields' gradients as the NumPy path gives the object's
-            gradients = _regrouped(gradients, lane[11], given, lane[3])
+            gradients = _regrouped(gradients, lane[11], bound, lane[3])
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
@@ -268,6 +276,44 @@ def _bound_method(numpy_path, method, argnums, with_value: bool):
         return compiled(receiver, *args, **kwargs)
 
     return compiled_method
+
+
+def _partial(numpy_path, partial, argnums, with_value: bool):
+    """``functools.partial(f, *held, **keywords)`` of a plain function: ``f``'s compiled gradient,
+    given the held arguments first and the keywords (the call's own over the partial's), with
+    argnums counting from the call's first argument, as the NumPy path counts them."""
+    held, keywords = partial.args, partial.keywords
+    shifted = argnums + len(held) if isinstance(argnums, int) and argnums >= 0 else argnums \
+        if isinstance(argnums, int) else tuple(a + len(held) if a >= 0 else a for a in argnums)
+    name = getattr(partial.func, "__qualname__", repr(partial.func))
+
+    def numpy_path_of_the_function(*args, **kwargs):
+        return numpy_path(*args[len(held):], **kwargs)
+
+    compiled = compiled_first(numpy_path_of_the_function, partial.func, shifted, with_value)
+
+    @functools.wraps(partial)
+    def compiled_partial(*args, **kwargs):
+        differentiated_positions(argnums, len(args), name)  # out of range for the call: the NumPy path's error
+        return compiled(*held, *args, **{**keywords, **kwargs})
+
+    return compiled_partial
+
+
+def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
+    """The arguments of ``function(*args, **kwargs)`` all by position, in its parameters' order
+    (keyword-only ones last, as function_flat_parameters orders them), the parameters not given
+    their defaults; None when it is not a plain function, takes ``*args`` or ``**kwargs``, or
+    the call does not bind (the NumPy path raises Python's TypeError)."""
+    if not inspect.isfunction(function):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature(function).parameters.values()):
+        return None
+    try:
+        _, values = bind_arguments(function, args, kwargs)
+    except ArgumentError:
+        return None
+    return tuple(values)
 
 
 def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:

@@ -35,6 +35,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup", "dot_vjp_a", "dot_vjp_b",
            "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
+           "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean"]
 
 
@@ -383,6 +384,22 @@ def _safe_divide(num, den):
 
 def _matrix_or_vector(t) -> bool:
     return _real_array(t) and t.ndim in (1, 2)
+
+
+# ``x @ W`` in compiled code is ``numpy_matmul(x, W)``: Numba's own ``@`` is an intrinsic lowered (np.dot
+# by BLAS, its checks, the result's allocation) inside the function that uses it, so every new
+# generated function compiled it again; as a helper it is compiled once per argument types and
+# kept on disk with the others (the cold first call of a new function, benchmarks/results.md).
+numpy_matmul = _compiled_only("numpy_matmul")
+
+
+@overload(numpy_matmul)
+def _numpy_matmul(x1, x2):
+    """``x1 @ x2`` of real matrices and vectors: Numba's ``@``, which decides the dtypes it takes
+    (others find no implementation, as they found none for ``@``: the NumPy path answers)."""
+    if _matrix_or_vector(x1) and _matrix_or_vector(x2):
+        return lambda x1, x2: x1 @ x2
+    return None
 
 
 @overload(matmul_vjp_x1)
@@ -1454,6 +1471,77 @@ def _array_reshape_pullback(saved, g):
     if _real_array(g):
         return _per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
     return None
+
+
+# ---------------------------------------------------------------------------- x.transpose(...), np.transpose(x, axes)
+array_transpose, array_transpose_pullback, inverse_axes, numpy_ndim = map(_compiled_only, (
+    "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim"))
+
+
+@overload(numpy_ndim)
+def _numpy_ndim(a):
+    """``np.ndim(a)``, which Numba does not compile: an array's number of axes, a number's 0."""
+    if isinstance(a, types.Array):
+        return lambda a: a.ndim
+    if isinstance(a, (types.Float, types.Integer)):
+        return lambda a: 0
+    return None
+
+
+def _axes(t) -> bool:
+    """A tuple of ints: the permutation ``transpose`` is given."""
+    return isinstance(t, types.BaseTuple) and all(isinstance(item, types.Integer) for item in t)
+
+
+@register_jitable
+def _position_of(axes, axis, ndim):
+    """Where ``axis`` is in the permutation ``axes`` (a negative one counts from the end, as
+    NumPy's does): the axis of the transposed array that was the receiver's ``axis``."""
+    for position in range(len(axes)):
+        given = axes[position]
+        if -ndim <= given < ndim and given % ndim == axis:
+            return position
+    raise ValueError("axes don't match array")
+
+
+@overload(inverse_axes, kept=False)
+def _inverse_axes(axes, ndim):
+    """The rule's ``inverse_axes``: the permutation undoing ``np.transpose(a, axes)`` (None reverses
+    the axes, and undoes itself). Written for the tuple's length (``_per_item``)."""
+    if isinstance(axes, types.NoneType):
+        return lambda axes, ndim: None
+    if _axes(axes):
+        return _per_item("axes, ndim", "_position_of(axes, {i}, ndim)", len(axes))
+    return None
+
+
+@overload(array_transpose)
+def _array_transpose(receiver, *axes):
+    """``x.transpose()``, ``x.transpose(1, 0, 2)`` or ``x.transpose((1, 0, 2))``: its value (a view, as
+    NumPy's), and what its pullback reads: the permutation given (None: the axes reversed) and the
+    arguments given, for the number of cotangents. Numba's transpose raises NumPy's ValueError for
+    axes that are not a permutation of the receiver's."""
+    if not _real_array(receiver):
+        return None
+    if not axes:
+        return lambda receiver, *axes: (receiver.T, (None, axes))
+    if len(axes) == 1 and _axes(axes[0]):
+        return lambda receiver, *axes: (np.transpose(receiver, axes[0]), (axes[0], axes))
+    if all(isinstance(t, types.Integer) for t in axes):
+        return lambda receiver, *axes: (np.transpose(receiver, axes), (axes, axes))
+    return None
+
+
+@overload(array_transpose_pullback, kept=False)
+def _array_transpose_pullback(saved, g):
+    """(0.0, the receiver's cotangent, 0.0 for each argument giving the axes): the receiver's is the
+    value's transposed back (the rule's ``np.transpose(g, inverse_axes(axes, np.ndim(a)))``)."""
+    if not _real_array(g):
+        return None
+    count = 2 + len(saved[1])
+    if isinstance(saved[0], types.NoneType):
+        return _per_item("saved, g", "0.0", count, {1: "g.T"})
+    return _per_item("saved, g", "0.0", count, {1: "np.transpose(g, inverse_axes(saved[0], g.ndim))"})
 
 
 # ---------------------------------------------------------------------------- np.append

@@ -220,13 +220,13 @@ def test_a_renamed_parameters_gradient_is_the_hand_derived_one():
     assert dm == pytest.approx(2 * np.mean(0.3 * x) * np.mean(x) + 1.0, rel=1e-14)
 
 
-def test_own_keyword_only_default_given_by_keyword_takes_the_numpy_path():
+def test_own_keyword_only_default_given_by_keyword_compiles():
+    """``l2=0.5`` given by keyword: bound by name, passed by position; d/dw = 2 X^T (X w - y) + 2 l2 w."""
     w, X, y = rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         gradient = s2sad.grad(ridge, compile=True)(w, X, y, l2=0.5)
-    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
-    assert len(messages) == 1 and "keyword arguments" in messages[0], messages
+    np.testing.assert_allclose(gradient, 2 * X.T @ (X @ w - y) + 2 * 0.5 * w, rtol=1e-12)
     np.testing.assert_allclose(gradient, central(lambda w: ridge(w, X, y, l2=0.5), (w,), 0), rtol=1e-6, atol=1e-7)
 
 
@@ -453,3 +453,234 @@ def test_a_differentiated_parameter_given_none_takes_the_numpy_path():
     assert type(compiled_error.value) is type(numpy_error.value)
     messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
     assert len(messages) == 1 and "given None for a parameter it differentiates (`mask`)" in messages[0], messages
+
+
+# ---------------------------------------------------------------- x.transpose(...), np.transpose(x, axes), x.T of 3-d
+# c: weights of shape (2, 4, 3), so that the gradient is not the same in every entry
+def heads_by_arguments(x, W, c):                 # the multi-head attention's split, then a product of heads
+    h = (x @ W).reshape(4, 2, -1).transpose(1, 0, 2)
+    return np.sum(np.tanh(h) * c) + np.sum((h * h.transpose(0, 2, 1).transpose(0, 2, 1)) ** 2) * 0.01
+
+
+def heads_by_a_tuple(x, W, c):
+    h = (x @ W).reshape(4, 2, 3).transpose((1, 0, 2))
+    return np.sum(np.sin(h) * c)
+
+
+def heads_by_negative_axes(x, c):                # -1 is the last axis, as NumPy counts it
+    return np.sum(np.cos(x.transpose(-2, 0, -1)) * c)
+
+
+def reversed_axes(x, c):                         # no axes, and .T of a 3-d array: the axes reversed
+    return np.sum(np.sin(x.transpose()) * c.T) + np.sum(x.T ** 2 * c.T)
+
+
+def transposed_by_numpy(x, y):
+    return np.sum(np.tanh(np.transpose(x, (1, 2, 0))) * y) + np.sum(np.transpose(y) * np.sin(np.transpose(x, (0, 2, 1))))
+
+
+def split_heads(x, n_heads):
+    return x.reshape(x.shape[0], n_heads, -1).transpose(1, 0, 2)
+
+
+def attention_scores(x, Wq, Wk):                 # the split in a callee: its split form compiled with it
+    q, k = split_heads(x @ Wq, 2), split_heads(x @ Wk, 2)   # (Numba's @ takes no 3-d arrays: not q @ k)
+    return np.sum(np.tanh(q) * k.transpose(0, 2, 1).transpose(0, 2, 1))
+
+
+def bad_permutation(x):
+    return np.sum(x.transpose(0, 0, 1) ** 2)     # an axis twice: NumPy's ValueError
+
+
+C = np.linspace(-1.0, 1.0, 24).reshape(2, 4, 3)
+TRANSPOSES = {
+    "x.transpose(1, 0, 2)": (heads_by_arguments, (rng.normal(size=(4, 5)), rng.normal(size=(5, 6)), C), (0, 1, 2)),
+    "x.transpose((1, 0, 2))": (heads_by_a_tuple, (rng.normal(size=(4, 5)), rng.normal(size=(5, 6)), C), (0, 1)),
+    "x.transpose(-2, 0, -1)": (heads_by_negative_axes, (rng.normal(size=(4, 2, 3)), C), (0,)),
+    "x.transpose() and x.T of 3-d": (reversed_axes, (rng.normal(size=(2, 4, 3)), C), (0, 1)),
+    "np.transpose(x, axes)": (transposed_by_numpy, (rng.normal(size=(3, 2, 4)), rng.normal(size=(2, 4, 3))), (0, 1)),
+    "split heads in a callee": (attention_scores, (rng.normal(size=(3, 4)), rng.normal(size=(4, 6)),
+                                                   rng.normal(size=(4, 6))), (0, 1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSPOSES))
+def test_transposes_compile_and_are_central_differences(name):
+    compiled_against_references(*TRANSPOSES[name])
+
+
+@pytest.mark.parametrize("name", ["x.transpose(1, 0, 2)", "np.transpose(x, axes)", "x.transpose() and x.T of 3-d"])
+def test_float32_transposes_compile_and_give_float32(name):
+    f, args, argnums = TRANSPOSES[name]
+    narrow = tuple(a.astype(np.float32) for a in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradients = s2sad.grad(f, argnums=argnums, compile=True)(*narrow)
+    plain = s2sad.grad(f, argnums=argnums)(*narrow)
+    for position, gradient, expected in zip(argnums, gradients, plain):
+        assert gradient.dtype == np.float32 and gradient.shape == args[position].shape
+        scale = float(np.max(np.abs(expected)))
+        np.testing.assert_allclose(gradient, expected, rtol=0, atol=8 * np.finfo(np.float32).eps * scale)
+        widened = tuple(a.astype(np.float64) for a in narrow)
+        np.testing.assert_allclose(gradient, central(f, widened, position), rtol=0, atol=1e-3 * scale)
+
+
+def test_a_permutation_naming_an_axis_twice_raises_as_numpy_does():
+    with pytest.raises(ValueError):
+        np.transpose(np.zeros((2, 3, 4)), (0, 0, 1))
+    with pytest.raises(ValueError):
+        s2sad.grad(bad_permutation, compile=True)(rng.normal(size=(2, 3, 4)))
+
+
+# ---------------------------------------------------------------- keyword arguments of the differentiated function
+def scaled_loss(x, scale=1.0, *, power=2.0, shift=None):
+    y = np.sum(np.sin(x) * scale) ** power
+    if shift is not None:
+        y = y + np.sum(shift * x ** 2)
+    return y
+
+
+def weighted(w, *, weights):                     # keyword-only, no default
+    return np.sum(np.tanh(w * weights))
+
+
+def residuals(w, X, y, l2=0.0, power=2):
+    return np.sum(np.abs(X @ w - y) ** power) + l2 * np.sum(w ** 2)
+
+
+def forwarding(x, **options):
+    return np.sum(x ** 2) * options.get("scale", 1.0)
+
+
+def compiled_with_keywords(f, args, kwargs, argnums):
+    """``f(*args, **kwargs)``'s gradient compiles (no fallback), and is the NumPy path's and central
+    differences' (the keywords held)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        value, gradients = s2sad.value_and_grad(f, argnums=argnums, compile=True)(*args, **kwargs)
+    plain_value, plain_gradients = s2sad.value_and_grad(f, argnums=argnums)(*args, **kwargs)
+    assert value == pytest.approx(f(*args, **kwargs), rel=1e-13)
+    for position, gradient, plain in zip(argnums, gradients, plain_gradients):
+        np.testing.assert_allclose(gradient, plain, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(gradient, central(lambda *a: f(*a, **kwargs), args, position), rtol=1e-6, atol=1e-7)
+
+
+KEYWORDS = {
+    "a default given by keyword": (scaled_loss, (rng.normal(size=4),), {"scale": 1.5}, (0,)),
+    "keyword-only, the one before left to its default": (scaled_loss, (rng.normal(size=4),), {"power": 3.0}, (0,)),
+    "keyword-only given an array where None was": (scaled_loss, (rng.normal(size=4), 0.5),
+                                                   {"power": 3.0, "shift": rng.normal(size=4)}, (0, 1)),
+    "keyword-only without a default": (weighted, (rng.normal(size=5),), {"weights": rng.normal(size=5)}, (0,)),
+    "all but the first by keyword": (residuals, (rng.normal(size=3),), {"y": rng.normal(size=6), "l2": 0.3,
+                                                                         "X": rng.normal(size=(6, 3))}, (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORDS))
+def test_keyword_arguments_compile_and_are_central_differences(name):
+    compiled_with_keywords(*KEYWORDS[name])
+
+
+def test_negative_argnums_count_the_arguments_given_by_position():
+    """argnums=-1 is the last argument given by position (as the NumPy path counts), not the last
+    parameter: d/dscale of sum(sin(x) * scale) ** 2 is 2 s sum(sin x), s = sum(sin(x) * scale)."""
+    x = rng.normal(size=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dscale = s2sad.grad(scaled_loss, argnums=-1, compile=True)(x, 0.7, power=2.0)
+    assert dscale == pytest.approx(2 * np.sum(np.sin(x) * 0.7) * np.sum(np.sin(x)), rel=1e-12)
+    with pytest.raises(s2sad.S2SADError, match="argnums"):   # none given by position: out of range, as before
+        s2sad.grad(scaled_loss, compile=True)(x=x)
+
+
+def test_float32_with_keywords_gives_float32():
+    x, weights = rng.normal(size=5).astype(np.float32), rng.normal(size=5).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(weighted, compile=True)(x, weights=weights)
+    expected = s2sad.grad(weighted)(x, weights=weights)
+    assert gradient.dtype == np.float32
+    np.testing.assert_allclose(gradient, expected, rtol=0, atol=8 * np.finfo(np.float32).eps * np.max(np.abs(expected)))
+    np.testing.assert_allclose(gradient, weights * (1 - np.tanh(x.astype(np.float64) * weights) ** 2), rtol=1e-5)
+
+
+def test_a_partial_with_keywords_compiles():
+    """``functools.partial(residuals, X=..., y=...)``: the function's compiled gradient, the held
+    keywords passed by position; argnums count from the call's own first argument."""
+    import functools
+
+    w, X, y = rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6)
+    objective = functools.partial(residuals, X=X, y=y, l2=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(objective, compile=True)(w)
+    np.testing.assert_allclose(gradient, 2 * X.T @ (X @ w - y) + 2 * 0.2 * w, rtol=1e-12)
+    np.testing.assert_allclose(gradient, s2sad.grad(objective)(w), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda g, x: g(x, bogus=1.0), TypeError),            # not a parameter
+    (lambda g, x: g(x, 2.0, scale=2.0), TypeError),       # given twice
+], ids=["unknown", "twice"])
+def test_keywords_python_refuses_raise_as_the_numpy_path_does(call, error):
+    x = rng.normal(size=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        with pytest.raises(Exception) as compiled:
+            call(s2sad.grad(scaled_loss, compile=True), x)
+    with pytest.raises(Exception) as plain:
+        call(s2sad.grad(scaled_loss), x)
+    assert type(compiled.value) is type(plain.value) and str(compiled.value) == str(plain.value)
+
+
+def test_double_starred_keywords_fall_back_with_the_same_numbers():
+    x = rng.normal(size=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(forwarding, compile=True)(x, scale=3.0)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and "keyword arguments" in messages[0], messages
+    np.testing.assert_allclose(gradient, 6.0 * x, rtol=1e-13)
+
+
+# ---------------------------------------------------------------- `@` through the helper kept on disk
+def recurrent(W, h, x):
+    for _ in range(5):
+        h = np.tanh(W @ h + x)
+    return np.sum(h) + h @ h + np.sum((x @ W.T) ** 2)   # matrix-vector, vector-vector, vector-matrix
+
+
+def of_a_call(x, targets):                        # generated code names `x @ np.ones(...)` `matmul`
+    return np.mean(np.sum((x @ np.ones((x.shape[1], targets.shape[0])) - targets) ** 2, axis=1))
+
+
+def test_a_product_named_matmul_compiles():
+    compiled_against_references(of_a_call, (rng.normal(size=(4, 3)), rng.normal(size=5)), (0, 1))
+
+
+def test_matmul_is_the_helper_and_its_gradients_are_central_differences():
+    """Compiled code calls ``numpy_matmul`` (compiled once, kept on disk with the other helpers) for each
+    ``@``, none of Numba's own; float64 gradients are central differences' and the NumPy path's,
+    float32 ones are float32."""
+    import inspect
+
+    from s2sad.transform import generated_compiled
+
+    args = (0.3 * rng.normal(size=(4, 4)), rng.normal(size=4), rng.normal(size=4))
+    compiled_against_references(recurrent, args, (0, 1, 2))
+    source = inspect.getsource(generated_compiled(recurrent, ("W", "h", "x")))
+    code = [line.split("#")[0] for line in source.splitlines()]   # (comments quote the user's `W @ h`)
+    assert any("numpy_matmul(W, h)" in line for line in code) and not any("@" in line for line in code), source
+    narrow = tuple(a.astype(np.float32) for a in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradients = s2sad.grad(recurrent, argnums=(0, 1, 2), compile=True)(*narrow)
+    # (five steps of tanh after BLAS products that add in another order than NumPy's: 64 float32 ulps of the
+    # largest entry against the NumPy path; 1e-3 of it against float64 central differences)
+    plain = s2sad.grad(recurrent, argnums=(0, 1, 2))(*narrow)
+    for position, gradient, expected in zip((0, 1, 2), gradients, plain):
+        scale = float(np.max(np.abs(expected)))
+        assert gradient.dtype == np.float32
+        np.testing.assert_allclose(gradient, expected, rtol=0, atol=64 * np.finfo(np.float32).eps * scale)
+        widened = tuple(a.astype(np.float64) for a in narrow)
+        np.testing.assert_allclose(gradient, central(recurrent, widened, position), rtol=0, atol=1e-3 * scale)

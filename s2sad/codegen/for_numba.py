@@ -38,7 +38,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .fewer_allocations import fewer_allocations
-from .nodes import called_name, numpy_function_name
+from .nodes import binding_counts, called_name, numpy_function_name
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -54,7 +54,7 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T",
-                 "reshape": "array_reshape"}
+                 "reshape": "array_reshape", "transpose": "array_transpose"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
@@ -76,7 +76,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
                            "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
-                           "dot_vjp_b"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -213,6 +213,7 @@ class _AsArrays(cst.CSTTransformer):
         self.pullbacks = pullbacks
         self.calls = calls
         self.joined = joined   # the list literals only joins read (`_joined_lists`): made tuples
+        self.matmul_helper = True  # `x @ W` as numpy_matmul(x, W) (for_numba says when not)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -250,6 +251,12 @@ class _AsArrays(cst.CSTTransformer):
             return updated.with_changes(value=value.with_changes(func=cst.Name("accumulate_into")))
         return updated
 
+    def leave_BinaryOperation(self, original, updated: cst.BinaryOperation) -> cst.BaseExpression:
+        if isinstance(updated.operator, cst.MatrixMultiply) and self.matmul_helper:
+            # `x @ W`: the helper kept on disk (compiled_helpers); not where a variable has its name
+            return cst.Call(cst.Name("numpy_matmul"), [cst.Arg(updated.left), cst.Arg(updated.right)])
+        return updated
+
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
         if len(updated.comparisons) == 1:
             test = updated.comparisons[0]
@@ -268,6 +275,8 @@ class _AsArrays(cst.CSTTransformer):
                 and not (updated.args[0].keyword or updated.args[0].star):  # `np.tanh(x)`: NumPy's loop if x is large
             return updated.with_changes(func=cst.Name(f"numpy_{function.attr.value}"))
         function = numpy_function_name(updated)
+        if function == "ndim" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
+            return updated.with_changes(func=cst.Name("numpy_ndim"))  # (Numba has no np.ndim)
         if function in NUMPY_REDUCTIONS and len(updated.args) > 1:  # `np.max(x, axis=1)`: the overload's
             return updated.with_changes(func=cst.Name(NUMPY_REDUCTIONS[function]))
         method = updated.func.attr.value if isinstance(updated.func, cst.Attribute) else None
@@ -579,8 +588,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         joined, flattening = _joined_lists(module)
         if flattening:
             raise NotCompiledError(f"it joins arrays flattened ({flattening[0]}), which Numba cannot compile", location)
-        module = module.visit(_AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {},
-                                        joined))
+        rewrites = _AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}, joined)
+        rewrites.matmul_helper = "numpy_matmul" not in binding_counts(module)
+        module = module.visit(rewrites)
         module = fewer_allocations(module)
         module = weak_scalars(module)
     else:
