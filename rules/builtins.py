@@ -1,5 +1,5 @@
 """Rules for Python builtins: ``abs``, ``pow``, ``float``, ``sum``, ``max``, ``min``,
-``list``, ``tuple``.
+``list``, ``tuple``, ``divmod`` (``np.divmod``'s rule: the quotient has no slope).
 
 ``max``/``min`` (of several arguments or of one sequence) send the cotangent to the element
 Python returns: the first of tied extremes. ``len``, ``int``, ``round`` and friends return
@@ -15,7 +15,7 @@ from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .helpers import unbroadcast
-from .numpy_elementwise import power_jvp_exponent
+from .numpy_elementwise import divmod_jvp_x1, divmod_jvp_x2, divmod_vjp_x1, divmod_vjp_x2, power_jvp_exponent
 
 
 def sum_vjp_iterable(g, ans, iterable, start):
@@ -95,6 +95,7 @@ defvjp(builtins.float, "x=0.0", "unbroadcast(g, x)")
 defvjp(builtins.sum,   "iterable, start=0", sum_vjp_iterable, "unbroadcast(g, start)")
 defvjp(builtins.list,  "iterable=()", sequence_vjp)
 defvjp(builtins.tuple, "iterable=()", sequence_vjp)
+defvjp(builtins.divmod, "x1, x2", divmod_vjp_x1, divmod_vjp_x2)  # np.divmod's, for floats and arrays
 defrrule(builtins.max, _extremum_rrule(builtins.max))
 defrrule(builtins.min, _extremum_rrule(builtins.min))
 
@@ -161,5 +162,6 @@ defjvp(builtins.float, "float(g)")
 defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  sequence_jvp)
 defjvp(builtins.tuple, sequence_jvp)
+defjvp(builtins.divmod, divmod_jvp_x1, divmod_jvp_x2)
 defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
 defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")

@@ -11,9 +11,17 @@ import math
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable
 
+from .builtins import sum_vjp_iterable
 from .numpy_elementwise import power_jvp_exponent
 
 _E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
+
+
+def fsum_vjp(g, ans, seq):
+    """``sum``'s: the exactly rounded sum has the slope 1 in each item."""
+    return sum_vjp_iterable(g, ans, seq, 0.0)
+
+
 
 defvjp(math.sin,   "x", "g * math.cos(x)")
 defvjp(math.cos,   "x", "-g * math.sin(x)")
@@ -48,6 +56,7 @@ defvjp(math.erfc,  "x", "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
 defvjp(math.copysign, "x, y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)
 defvjp(math.fmod,  "x, y", "g", "-g * math.trunc(x / y)")
 defvjp(math.ldexp, "x, i", "g * math.ldexp(1.0, i)", None)
+defvjp(math.fsum,  "seq", fsum_vjp)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defvjp(math.cbrt, "x", "safe_divide(g, 3 * ans * ans)")
     defvjp(math.exp2, "x", "g * ans * math.log(2)")
@@ -98,6 +107,7 @@ defjvp(math.erfc,  "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
 defjvp(math.copysign, "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)  # flat in y (but at 0)
 defjvp(math.fmod,  "g", "-g * ((x - ans) / y)")  # fmod(x, y) = x - trunc(x / y) * y
 defjvp(math.ldexp, "g * math.ldexp(1.0, i)", None)
+defjvp(math.fsum,  "sum(g)")  # the sum of the tangents (sum's forward rule)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defjvp(math.cbrt, "safe_divide(g, 3 * ans * ans)")
     defjvp(math.exp2, "g * ans * math.log(2)")

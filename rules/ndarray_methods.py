@@ -116,7 +116,7 @@ METHODS = {
     "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
     "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
     "dot": np.dot, "clip": np.clip, "squeeze": np.squeeze, "swapaxes": np.swapaxes,
-    "trace": np.trace, "diagonal": np.diagonal, "repeat": np.repeat, "ravel": np.ravel,
+    "trace": np.trace, "diagonal": np.diagonal, "repeat": np.repeat, "ravel": np.ravel, "take": np.take,
     "conj": np.conjugate, "conjugate": np.conjugate, "real": np.real, "imag": np.imag,  # real, imag: properties
     "reshape": ndarray_reshape, "transpose": ndarray_transpose, "T": ndarray_T, "mT": ndarray_mT,
     "flatten": ndarray_flatten, "copy": ndarray_copy, "astype": ndarray_astype, "item": ndarray_item,

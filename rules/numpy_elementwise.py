@@ -34,7 +34,35 @@ from s2sad.registry import defvjp
 from s2sad.registry.slopes import like_output
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
-from .helpers import safe_divide, unbroadcast
+from .helpers import output_parts, safe_divide, unbroadcast
+from .numpy_shapes import as_tangent_of
+
+
+# ``divmod(a, b)`` is ``(a // b, a % b)``: the quotient is a step function (no slope), the
+# remainder ``a - b * (a // b)`` moves with ``a`` and by ``-(a // b)`` with ``b``, as ``%``'s rule.
+def divmod_vjp_x1(g, ans, x1, x2):
+    g_remainder = output_parts(g, 2)[1]
+    return ZERO if g_remainder is ZERO else unbroadcast(g_remainder, x1)
+
+
+def divmod_vjp_x2(g, ans, x1, x2):
+    g_remainder = output_parts(g, 2)[1]
+    return ZERO if g_remainder is ZERO else unbroadcast(-g_remainder * ans[0], x2)
+
+
+def _divmod_tangent(remainder_tangent, ans):
+    quotient, remainder = ans
+    step = np.zeros(np.shape(quotient))
+    return as_tangent_of(step, quotient), as_tangent_of(np.broadcast_to(remainder_tangent, np.shape(remainder)), remainder)
+
+
+def divmod_jvp_x1(g, ans, x1, x2):
+    return _divmod_tangent(g, ans)
+
+
+def divmod_jvp_x2(g, ans, x1, x2):
+    return _divmod_tangent(-g * ans[0], ans)
+
 
 # ------------------------------------------------------------------ unary
 defvjp(np.negative,   "x", "-g")
@@ -121,6 +149,7 @@ defvjp(np.power,      "x1, x2", "power_vjp_base(g, x1, x2)", "power_vjp_exponent
 defvjp(np.float_power, "x1, x2", "power_vjp_base(g, x1, x2)", "power_vjp_exponent(g, ans, x1, x2)")
 defvjp(np.remainder,  "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(-g * np.floor_divide(x1, x2), x2)")  # also mod
 defvjp(np.fmod,       "x1, x2", "unbroadcast(g, x1)",     "unbroadcast(-g * np.trunc(x1 / x2), x2)")
+defvjp(np.divmod,     "x1, x2", divmod_vjp_x1, divmod_vjp_x2)  # (floor_divide, remainder): the quotient is a step
 defvjp(np.arctan2,    "x1, x2", "unbroadcast(g * x2 / (x1 ** 2 + x2 ** 2), x1)",
                                 "unbroadcast(-g * x1 / (x1 ** 2 + x2 ** 2), x2)")
 defvjp(np.hypot,      "x1, x2", "unbroadcast(safe_divide(g * x1, ans), x1)",
@@ -343,6 +372,7 @@ defjvp(np.power,       "power_jvp_base(g, x1, x2)", power_jvp_exponent, elementw
 defjvp(np.float_power, "power_jvp_base(g, x1, x2)", power_jvp_exponent, elementwise=True)
 defjvp(np.remainder,   "g", "-g * np.floor_divide(x1, x2)", elementwise=True)
 defjvp(np.fmod,        "g", "-g * np.trunc(x1 / x2)", elementwise=True)
+defjvp(np.divmod,      divmod_jvp_x1, divmod_jvp_x2)
 defjvp(np.arctan2,     "g * x2 / (x1 ** 2 + x2 ** 2)", "-g * x1 / (x1 ** 2 + x2 ** 2)", elementwise=True)
 defjvp(np.hypot,       "safe_divide(g * x1, ans)", "safe_divide(g * x2, ans)", elementwise=True)
 defjvp(np.logaddexp,   "g * np.exp(x1 - ans)", "g * np.exp(x2 - ans)", elementwise=True)

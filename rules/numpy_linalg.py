@@ -22,7 +22,8 @@ Conventions:
   ``slogdet`` passes on the cotangent of ``logabsdet``, and that of ``sign`` for a complex
   matrix (``sign = det / |det|`` moves with it; a real sign is piecewise constant).
 * ``einsum`` (subscripts-string form, ``...`` included) is an rrule, since its operands
-  arrive as ``*operands``; an index repeated within one operand (``"ii->i"``) is not covered.
+  arrive as ``*operands``. An index repeated within one operand (``"ii->i"``, ``"ij,jj->i"``)
+  reads a diagonal: that operand's cotangent is 0 off it.
 * ``cholesky``, ``eigh``, ``eigvalsh`` and ``hermitian=True`` forms read one triangle of
   their input (the lower one by default; ``UPLO='U'``, ``upper=True`` the upper one) and
   ignore the imaginary part of its diagonal: their cotangents are those of the function
@@ -50,7 +51,7 @@ from s2sad.registry.forward import LINEAR, defjvp
 from s2sad.registry import defrrule, defvjp, defvjp_all
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
-from .helpers import conj, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
+from .helpers import conj, dtype_of, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents
 
 # ------------------------------------------------------------------ products
@@ -657,6 +658,20 @@ def _einsum_subscripts(subscripts, operands):
     return expanded, output
 
 
+def _onto_diagonal(partial, subs, distinct, sizes, x):
+    """The cotangent of an operand whose subscripts repeat a letter (``"ii"``, ``"iij"``): einsum
+    reads only the elements whose repeated indices are equal, so ``partial`` (over the distinct
+    letters) goes onto that diagonal of zeros, and every other element gets 0."""
+    sized = [sizes[ch] for ch in distinct]
+    if any(n == 1 and m != 1 for n, m in zip(sized, np.shape(partial))):  # a size-1 axis NumPy broadcast
+        partial = np.sum(partial, axis=tuple(k for k, (n, m) in enumerate(zip(sized, np.shape(partial)))
+                                             if n == 1 and m != 1), keepdims=True)
+    out = np.zeros(np.shape(x), dtype=np.result_type(partial, dtype_of(x)))
+    diagonal = np.einsum(f"{subs}->{distinct}", out)  # a writable view of the diagonal einsum reads
+    diagonal[...] = partial
+    return out
+
+
 def einsum_rrule(subscripts, *operands, **kwargs):
     if not isinstance(subscripts, str):
         raise UnsupportedArgumentsError("the rule for np.einsum takes the subscripts-string form only")
@@ -666,16 +681,20 @@ def einsum_rrule(subscripts, *operands, **kwargs):
     def einsum_pullback(dy):
         cotangents = []
         for i, (subs, x) in enumerate(zip(inputs, operands)):
-            if len(set(subs)) != len(subs):
-                raise UnsupportedArgumentsError(f"no rule for np.einsum with a repeated index in one operand ({subs!r})")
+            distinct = "".join(dict.fromkeys(subs))  # "ii" reads the diagonal: its letters once each
+            sizes = dict(zip(subs, np.shape(x)))
             others = [(s, operand) for j, (s, operand) in enumerate(zip(inputs, operands)) if j != i]
             available = set(output).union(*[set(s) for s, _ in others])
-            target = "".join(ch for ch in subs if ch in available)
+            target = "".join(ch for ch in distinct if ch in available)
             spec = ",".join([output] + [s for s, _ in others]) + "->" + target
             partial = np.einsum(spec, dy, *[conj(operand) for _, operand in others])  # the adjoint: conjugates
-            if target != subs:  # indices summed in this operand alone: the cotangent is constant along them
-                kept_shape = tuple(np.shape(partial)[target.index(ch)] if ch in available else 1 for ch in subs)
-                partial = np.broadcast_to(np.reshape(partial, kept_shape), np.shape(x))
+            if target != distinct:  # indices summed in this operand alone: the cotangent is constant along them
+                kept_shape = tuple(np.shape(partial)[target.index(ch)] if ch in available else 1 for ch in distinct)
+                partial = np.reshape(partial, kept_shape)
+            if distinct != subs:
+                partial = _onto_diagonal(partial, subs, distinct, sizes, x)
+            else:
+                partial = np.broadcast_to(partial, np.broadcast_shapes(np.shape(partial), np.shape(x)))
             cotangents.append(unbroadcast(partial, x))  # sums size-1 axes that broadcast against others
         return (NO_TANGENT, NO_TANGENT) + tuple(cotangents)
 

@@ -26,6 +26,16 @@ Conventions:
 * ``where=``: the elements a mask leaves out get a zero cotangent, and do not count in
   ``mean``'s, ``var``'s and ``std``'s count or mean, nor in ``prod``'s product of the others.
 
+* ``nansum``, ``nanmean``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanvar``, ``nanstd``: the
+  rule of the plain reduction with the NaN elements left out as a ``where`` mask leaves them
+  out: a NaN element (a complex number with a NaN part too) gets a zero cotangent and does
+  not count in the mean, the count or the product of the others. An all-NaN slice (whose
+  value NumPy makes NaN, or 0 for ``nansum``) passes nothing back.
+* ``trapezoid`` (and ``trapz`` where NumPy still has it): ``sum_i d_i (y_i + y_(i+1)) / 2``
+  with ``d = diff(x)`` (or ``dx``), bilinear in ``y`` and the widths: ``y_j`` gets half the
+  width of each interval it ends, ``x_j`` the height of the interval on its left minus that
+  of the one on its right, ``dx`` the sum of the heights (nothing when ``x`` is given).
+
 Complex input (the convention of ``numpy_fft``): ``sum``, ``mean``, ``cumsum`` are linear
 and ``prod`` is holomorphic, so ``prod`` pulls ``g`` back to ``g * conj(product of the
 others)``. ``max``/``min`` order complex numbers lexicographically (real part, then
@@ -45,9 +55,9 @@ the middle elements' tangents, ``ptp`` max's tangent minus min's; ``var`` pushes
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.registry.forward import defjvp, deflinear
+from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
-from s2sad.runtime.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, dtype_of, expand_reduced, reduced_count, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of
@@ -57,6 +67,7 @@ _MEAN = "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True"
 _EXTREME = "a, axis=None, out=None, keepdims=False, initial=None, where=True"
 _MEDIAN = "a, axis=None, out=None, overwrite_input=False, keepdims=False"
 _PTP = "a, axis=None, out=None, keepdims=False"
+_TRAPEZOID = "y, x=None, dx=1.0, axis=-1"
 _SPREAD = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None"
 
 
@@ -176,6 +187,104 @@ def cumsum_vjp(g, ans, a, axis, dtype, out):
     return unbroadcast(np.flip(np.cumsum(reversed_g, axis), axis), a)
 
 
+
+# ------------------------------------------------------------------ NaN-ignoring reductions and the trapezoid rule
+
+
+def _present(a, where):
+    """The elements a ``nan...`` reduction reads: not NaN (a complex number with a NaN part is
+    NaN), and selected by ``where``. Its rule is the plain reduction's with this mask."""
+    present = ~np.isnan(a)
+    return present if where is True else present & where
+
+
+def nansum_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    return expand_reduced(g, a, axis, keepdims, _present(a, where))
+
+
+def nanmean_vjp(g, ans, a, axis, dtype, out, keepdims, where):
+    present = _present(a, where)
+    count = np.maximum(reduced_count(a, axis, keepdims, present), 1)  # an all-NaN slice: nothing to share
+    return expand_reduced(g / count, a, axis, keepdims, present)
+
+
+def nanprod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    return prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, _present(a, where))
+
+
+def nanvar_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    present = _present(a, where)  # (a NaN's distance from the mean is NaN: its zero share is put in)
+    return unbroadcast(np.where(present, var_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, present, mean, correction), 0), a)
+
+
+def nanstd_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    present = _present(a, where)
+    return unbroadcast(np.where(present, std_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, present, mean, correction), 0), a)
+
+
+def _intervals(y, x, dx, axis):
+    """The widths of ``trapezoid``'s intervals, shaped to broadcast against them (as NumPy
+    shapes them: a 1-D ``x`` lies along ``axis``)."""
+    if x is None:
+        return dx
+    x = np.asarray(x)
+    if x.ndim == 1:
+        shape = [1] * np.ndim(y)
+        shape[axis] = x.shape[0] - 1
+        return np.reshape(np.diff(x), shape)
+    return np.diff(x, axis=axis)
+
+
+def _midpoints(y, axis):
+    """``(y[i] + y[i + 1]) / 2`` along ``axis``: the heights of the trapezoids."""
+    y = np.asarray(y)
+    n = y.shape[axis]
+    return (np.take(y, np.arange(1, n), axis=axis) + np.take(y, np.arange(n - 1), axis=axis)) / 2
+
+
+def _both_ends(per_interval, axis):
+    """Each interval's share given to its left and its right end: ``(before, after)``, each
+    with one more element along ``axis`` (zero where an end has no interval on that side)."""
+    edge = list(np.shape(per_interval))
+    edge[axis] = 1
+    zero = np.zeros(edge, dtype=np.result_type(per_interval))
+    return np.concatenate([per_interval, zero], axis=axis), np.concatenate([zero, per_interval], axis=axis)
+
+
+def trapezoid_vjp_y(g, ans, y, x, dx, axis):
+    """``ans = sum_i d_i (y_i + y_(i+1)) / 2``: ``y_j`` gets ``g`` times half of each interval it ends."""
+    if np.shape(y)[axis] == 0:
+        return unbroadcast(np.zeros(np.shape(y)), y)
+    half = np.expand_dims(g, axis) * conj(_intervals(y, x, dx, axis)) / 2
+    half = np.broadcast_to(half, np.broadcast_shapes(np.shape(half), np.shape(_midpoints(y, axis))))
+    left, right = _both_ends(half, axis)
+    return unbroadcast(left + right, y)
+
+
+def trapezoid_vjp_x(g, ans, y, x, dx, axis):
+    """``d_i = x_(i+1) - x_i`` multiplies the height ``m_i``: ``x_j`` gets ``g (m_(j-1) - m_j)``."""
+    if x is None:
+        return NO_TANGENT
+    if np.shape(y)[axis] == 0:
+        return unbroadcast(np.zeros(np.shape(x)), x)
+    weighted = np.expand_dims(g, axis) * conj(_midpoints(y, axis))
+    weighted = np.broadcast_to(weighted, np.broadcast_shapes(np.shape(weighted), np.shape(_intervals(y, x, dx, axis))))
+    left, right = _both_ends(weighted, axis)
+    slopes = right - left
+    if np.ndim(x) == 1:  # one coordinate per position along `axis`, shared by every other index
+        kept = axis % slopes.ndim
+        return unbroadcast(np.sum(slopes, axis=tuple(ax for ax in range(slopes.ndim) if ax != kept)), x)
+    return unbroadcast(slopes, x)
+
+
+def trapezoid_vjp_dx(g, ans, y, x, dx, axis):
+    """``ans = sum_i dx m_i`` when no ``x`` is given (else ``dx`` is not read); an array ``dx``
+    is one width per interval, broadcast as NumPy broadcasts it."""
+    if x is not None:
+        return unbroadcast(np.zeros(np.shape(dx)), dx)
+    return unbroadcast(np.expand_dims(g, axis) * conj(_midpoints(y, axis)), dx)
+
+
 # ------------------------------------------------------------------ the table
 defvjp(np.sum,    _SUM,      "expand_reduced(g, a, axis, keepdims, where)")
 defvjp(np.mean,   _MEAN,     "expand_reduced(g / reduced_count(a, axis, keepdims, where), a, axis, keepdims, where)")
@@ -189,6 +298,17 @@ defvjp(np.ptp,    _PTP,      ptp_vjp, None, None, None)
 defvjp(np.var,    _SPREAD,   var_vjp)
 defvjp(np.std,    _SPREAD,   std_vjp)
 defvjp(np.cumsum, "a, axis=None, dtype=None, out=None", cumsum_vjp)
+defvjp(np.nansum,  _SUM,      nansum_vjp)
+defvjp(np.nanmean, _MEAN,     nanmean_vjp)
+defvjp(np.nanmax,  _EXTREME,  extreme_vjp)  # a NaN never equals the result: it is no winner
+defvjp(np.nanmin,  _EXTREME,  extreme_vjp)
+defvjp(np.nanprod, _SUM,      nanprod_vjp)
+defvjp(np.nanvar,  _SPREAD,   nanvar_vjp)
+defvjp(np.nanstd,  _SPREAD,   nanstd_vjp)
+if hasattr(np, "trapezoid"):  # NumPy >= 2.0
+    defvjp(np.trapezoid, _TRAPEZOID, trapezoid_vjp_y, trapezoid_vjp_x, trapezoid_vjp_dx, None)
+if hasattr(np, "trapz"):  # NumPy < 2.4: the old name
+    defvjp(np.trapz, _TRAPEZOID, trapezoid_vjp_y, trapezoid_vjp_x, trapezoid_vjp_dx, None)
 
 
 # ------------------------------------------------------------------ forward rules: what a template cannot say
@@ -238,6 +358,34 @@ def std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction
     return as_tangent_of(safe_divide(np.reshape(d_var, np.shape(ans)), 2 * ans), ans)
 
 
+
+def nansum_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    return as_tangent_of(np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=_present(a, where)), ans)
+
+
+def nanmean_jvp(g, ans, a, axis, dtype, out, keepdims, where):
+    present = _present(a, where)
+    total = np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=present)
+    return as_tangent_of(total / np.maximum(reduced_count(a, axis, keepdims, present), 1), ans)
+
+
+def nanprod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    return prod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, _present(a, where))
+
+
+def nanvar_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    return var_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, _present(a, where), mean, correction)
+
+
+def nanstd_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    return std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, _present(a, where), mean, correction)
+
+
+def trapezoid_jvp_dx(g, ans, y, x, dx, axis):
+    """Linear in ``dx``, which is read only when no ``x`` is given."""
+    return ZERO if x is not None else as_tangent_of(np.sum(g * _midpoints(y, axis), axis=axis), ans)
+
+
 # ---- forward rules
 # linear in `a`, but not as the call is written: an `initial` value is a constant, not summed twice
 defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
@@ -252,3 +400,14 @@ defjvp(np.ptp,    ptp_jvp, None, None, None)
 defjvp(np.var,    var_jvp)
 defjvp(np.std,    std_jvp)
 deflinear(np.cumsum, "a")
+defjvp(np.nansum,  nansum_jvp)
+defjvp(np.nanmean, nanmean_jvp)
+defjvp(np.nanmax,  extreme_jvp)  # a NaN never equals the result: it is no winner
+defjvp(np.nanmin,  extreme_jvp)
+defjvp(np.nanprod, nanprod_jvp)
+defjvp(np.nanvar,  nanvar_jvp)
+defjvp(np.nanstd,  nanstd_jvp)
+if hasattr(np, "trapezoid"):  # linear in y, and in x (through its differences)
+    defjvp(np.trapezoid, LINEAR, LINEAR, trapezoid_jvp_dx, None)
+if hasattr(np, "trapz"):
+    defjvp(np.trapz, LINEAR, LINEAR, trapezoid_jvp_dx, None)

@@ -2,7 +2,7 @@
 
 Each cotangent undoes the move: ``reshape`` reshapes back, ``transpose`` applies the
 inverse permutation, ``flip`` flips again, selections (``diagonal``, ``triu``, ``sort``,
-``partition``, ``take_along_axis``) scatter into zeros, replications (``tile``, ``repeat``,
+``partition``, ``take_along_axis``, ``take``) scatter into zeros, replications (``tile``, ``repeat``,
 ``broadcast_to``, ``pad``) sum. Functions taking a sequence of arrays (``concatenate``,
 ``stack``, ``vstack``, ``hstack``, ``np.array`` of a list) return a list (or tuple) of
 cotangents, one per element, each with its element's shape and dtype; functions returning
@@ -32,7 +32,7 @@ Conventions:
 import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
-from s2sad.registry.forward import LINEAR, defjvp
+from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
@@ -435,6 +435,32 @@ def take_along_axis_vjp(g, ans, arr, indices, axis):
     return unbroadcast(np.reshape(out, np.shape(arr)), arr)
 
 
+def _taken_positions(indices, n, mode):
+    """The positions ``np.take`` reads along an axis of length ``n``: negative indices count
+    from the end; ``mode='wrap'`` wraps, ``'clip'`` clamps to the ends (what NumPy reads)."""
+    index = np.asarray(indices)
+    if mode == "wrap":
+        return np.mod(index, n)
+    if mode == "clip":
+        return np.clip(index, 0, n - 1)
+    return np.where(index < 0, index + n, index)
+
+
+def take_vjp(g, ans, a, indices, axis, out, mode):
+    """``g`` scattered back into zeros shaped like ``a``; an index taken twice gets both cotangents."""
+    shape = np.shape(a)
+    length = int(np.prod(shape)) if axis is None else shape[axis]
+    positions = _taken_positions(indices, length, mode)
+    out = np.zeros((length,) if axis is None else shape, dtype=np.result_type(dtype_of(a), g))
+    if axis is None:
+        np.add.at(out, positions, g)
+    else:
+        axis %= len(shape)  # the index's axes sit where `axis` was in the output: move both to the front
+        front = np.moveaxis(np.asarray(g), list(range(axis, axis + positions.ndim)), list(range(positions.ndim)))
+        np.add.at(np.moveaxis(out, axis, 0), positions, front)
+    return unbroadcast(np.reshape(out, shape), a)
+
+
 def _rollaxis_order(ndim, axis, start):
     """The axes permutation ``np.rollaxis(a, axis, start)`` applies (NumPy's own reading of start)."""
     axis %= ndim
@@ -726,6 +752,7 @@ defvjp(np.tril,         "m, k=0", "unbroadcast(np.tril(g, k), m)")
 defvjp(np.sort,         "a, axis=-1, kind=None, order=None, *, stable=None", sort_vjp)
 defvjp(np.partition,    "a, kth, axis=-1, kind='introselect', order=None", partition_vjp)
 defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
+defvjp(np.take,         "a, indices, axis=None, out=None, mode='raise'", take_vjp, None, None, None, None)
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
@@ -1086,6 +1113,7 @@ defjvp(np.tril,         LINEAR)
 defjvp(np.sort,         sort_jvp)
 defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
+deflinear(np.take, "a")
 defjvp(np.diff,         diff_jvp)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means

@@ -220,15 +220,25 @@ def _rule(op: Operation, facts: TangentFacts) -> Change | None:
     if item is not None and not item[0]:
         return None  # a constant item of a tuple built here
     contributing = [arguments[p] for p in forward.rule.signature.parameters
-                    if facts.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
+                    if has_packed_tangent(facts, arguments.get(p)) and forward.jvps.get(p) is not None]
     if not contributing:
         return None
-    every_zero = all(facts.may_be_zero(atom) for atom in contributing)
-    zero_items = any(atom.name in facts.zero_items for atom in contributing)   # list(xs), zip(xs, ys)
+    # a *args parameter's tangent is the tuple of its arguments' (ZERO for those without): what
+    # its jvp makes of them may be ZERO (max(a, b) where b, without one, wins), or hold ZERO items
+    every_zero = all(isinstance(atom, tuple) or facts.may_be_zero(atom) for atom in contributing)
+    zero_items = any(isinstance(atom, tuple) or atom.name in facts.zero_items for atom in contributing)   # list(xs), zip(xs, ys)
     if op.callee.value is operator.getitem:
         # an item taken out of a container is ZERO where the container's is
         every_zero, zero_items = item[1:] if item is not None else (every_zero or zero_items,) * 2
     return Change(op.target, every_zero, zero_items)
+
+
+def has_packed_tangent(facts: TangentFacts, bound) -> bool:
+    """Whether an argument bound to a parameter has a tangent: for a ``*args`` parameter (a
+    tuple of atoms), whether any of the arguments it collected has one."""
+    if isinstance(bound, tuple):
+        return any(facts.has_tangent(atom) for atom in bound)
+    return facts.has_tangent(bound)
 
 
 def _mutation(op: Operation, facts: TangentFacts, activity: Activity) -> Change | None:

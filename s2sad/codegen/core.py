@@ -281,8 +281,10 @@ class Emitter:
             "register one with s2sad.defvjp(...) or s2sad.defrrule(...), or s2sad.nondifferentiable(...) if it has no gradient",
         )
 
-    def bound_parameters(self, op: Operation, rule: Rule):
-        """Parameter name -> code, in signature order; None when the call cannot be bound statically."""
+    def bound_parameters(self, op: Operation, rule: Rule, packed_tangents: bool = False):
+        """Parameter name -> code, in signature order; None when the call cannot be bound statically.
+        A differentiated argument among a ``*args`` parameter's binds only with ``packed_tangents``
+        (forward mode passes their tangents as a tuple; a reverse template cannot say its cotangents)."""
         if rule.signature is None:
             return None
         try:
@@ -296,7 +298,8 @@ class Emitter:
         for name, value in bound.arguments.items():
             kind = rule.signature.parameters[name].kind
             if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-                if any(self.activity.is_active(a) for a in (value if kind == inspect.Parameter.VAR_POSITIONAL else value.values())):
+                active = any(self.activity.is_active(a) for a in (value if kind == inspect.Parameter.VAR_POSITIONAL else value.values()))
+                if active and not (packed_tangents and kind == inspect.Parameter.VAR_POSITIONAL):
                     return None
                 if kind == inspect.Parameter.VAR_POSITIONAL:
                     codes[name] = "(" + "".join(self.code(a) + ", " for a in value) + ")"

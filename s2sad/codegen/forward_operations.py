@@ -19,8 +19,8 @@ from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
 from .core import STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name
 from .expressions import substitute
-from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, indexed_item,
-                                     through_generated_jvp)
+from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
+                                     indexed_item, through_generated_jvp)
 
 
 class ForwardOperations:
@@ -138,7 +138,7 @@ class ForwardOperations:
             raise MissingRuleError(
                 f"no forward rule for `{op.callee.spelling}` ({describe_callee(op.callee.value)})",
                 self.core.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")
-        codes = self.core.bound_parameters(op, forward.rule)
+        codes = self.core.bound_parameters(op, forward.rule, packed_tangents=True)
         if codes is None:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.core.location_of(op), "pass the arguments the rule's signature names")
@@ -147,14 +147,28 @@ class ForwardOperations:
         if known is not None and not known[0]:
             return []  # a constant item of a tuple built here
         terms, bare = [], []
+
+        def has(param):
+            return has_packed_tangent(self.facts, arguments.get(param))
+
         for param in codes:
             atom = arguments.get(param)
-            if not self.facts.has_tangent(atom):
+            if not has(param):
                 continue
             jvp = forward.jvps.get(param)
-            tangent = self.facts.tangent_of(atom)
             if jvp is None:
                 continue
+            if isinstance(atom, tuple):
+                # a *args parameter (max(a, b), np.einsum(s, A, B)): the tuple of its arguments'
+                # tangents, ZERO for those without, goes to its jvp, as rules' pushforwards take it
+                if not callable(jvp):
+                    raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
+                                           self.core.location_of(op), "its jvp of the *args parameter is not a function")
+                tangents = "(" + "".join(self.facts.tangent_of(a) + ", " for a in atom) + ")"
+                terms.append(f"{self.bind_jvp(op, param)}({tangents}, {op.target}, {', '.join(codes.values())})")
+                bare.append(False)
+                continue
+            tangent = self.facts.tangent_of(atom)
             if atom.name in self.facts.zero_items and _reads_sequences_as_arrays(op.callee.value) \
                     and self.may_hold_a_sequence(atom.name):
                 tangent = f"tangent_filled({tangent}, {self.core.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
@@ -178,19 +192,17 @@ class ForwardOperations:
         if guarded:
             # a tangent that may be ZERO when the code runs: rules are not handed symbolic zeros
             # (a term that is the tangent itself, or its negation, needs no guard)
-            contributing = [p for p in codes if self.facts.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
+            contributing = [p for p in codes if has(p) and forward.jvps.get(p) is not None]
             terms = [f"({term} if {self.facts.tangent_of(arguments[p])} is not ZERO else ZERO)"
                      if p in guarded and term.lstrip("-+") != self.facts.tangent_of(arguments[p]) else term
                      for term, p in zip(terms, contributing)]
-        if len(terms) > 1 and not all(bare) and any(not isinstance(forward.jvps.get(p), str) for p in codes
-                                                      if self.facts.has_tangent(arguments.get(p))):
+        if len(terms) > 1 and not all(bare) and any(not isinstance(forward.jvps.get(p), str) for p in codes if has(p)):
             expression = terms[0]  # a rule written as functions may push a tuple: add item by item
             for term in terms[1:]:
                 expression = f"add_tangents({expression}, {term})"
         else:
             expression = terms[0] if len(terms) == 1 else " + ".join(f"({t})" if " " in t else t for t in terms)
-        others_without_tangent = any(forward.jvps.get(p) is not None and not self.facts.has_tangent(arguments.get(p))
-                                     for p in codes)
+        others_without_tangent = any(forward.jvps.get(p) is not None and not has(p) for p in codes)
         if forward.elementwise and all(bare) and (others_without_tangent or any(
                 arguments[name].name in self.facts.flags[SHAPED_FLAG] for name in guarded)):
             # a broadcast operand's tangent, up to the output's shape: the sum of the terms has

@@ -188,3 +188,29 @@ def test_dict_rules_pass_complex_values_as_they_are():
     assert dpairs[0][1] is g and is_zero(dpairs[1][1])
     (ds,) = rule_for(builtins.sorted).rrule([2j, 1 + 0j], key=abs)[1]([g, 1j])[1:]
     assert ds[0] == 1j and ds[1] is g
+
+
+# ------------------------------------------------------------------ divmod (np.divmod's rule)
+@pytest.mark.parametrize("a, b", [(7.3, 2.0), (-7.3, 2.0), (7.3, -1.9), (np.array([7.3, -1.2, 0.4]), 0.7),
+                                  (np.array([[7.3], [-1.2]]), np.array([0.7, 2.5, -3.0])),
+                                  (np.array([2.5, 4.1], np.float32), np.float32(1.5))], ids=repr)
+@pytest.mark.parametrize("f", [builtins.divmod, np.divmod], ids=["divmod", "np.divmod"])
+def test_divmod(f, a, b):
+    """Away from the jumps of the quotient: central differences see the remainder's slopes."""
+    da, db = check_rrule(f, a, b)
+    assert np.result_type(da) == np.result_type(a) and np.result_type(db) == np.result_type(b)
+
+
+def test_divmod_formula_and_ints():
+    # (q, r) = divmod(7.5, 2.0) = (3, 1.5): r = a - 3 b, so dr/da = 1, dr/db = -3; q has no slope
+    assert cotangents(builtins.divmod, 7.5, 2.0, g=(10.0, 1.0)) == (1.0, -3.0)
+    assert all(is_zero(c) for c in cotangents(builtins.divmod, 7.5, 2.0, g=(1.0, None)))
+    assert cotangents(builtins.divmod, 7, 2, g=(1.0, 1.0)) == (NO_TANGENT, NO_TANGENT)
+
+
+def test_divmod_in_user_code():
+    def f(x, p):
+        turns, phase = divmod(x * 3.0, p)
+        return np.sum(np.sin(phase) * turns)
+
+    check_grad(f, np.array([0.4, 2.3, -1.7]), 1.1, argnums=(0, 1))

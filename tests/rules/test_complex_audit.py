@@ -194,6 +194,11 @@ CHECKED = {
     "numpy.dsplit": lambda rng: calls(z(rng, 2, 3, 4), 2),
     "numpy.partition": lambda rng: calls(x(rng, 2, 4) + 1j * x(rng, 2, 4), 1),
     "numpy.take_along_axis": lambda rng: calls(z(rng, 2, 3), np.array([[2, 0], [1, 1]]), 1),
+    "numpy.take": lambda rng: calls(z(rng, 2, 3), np.array([2, 0, 2, -1]), 1),
+    # the NaN-ignoring reductions at numbers without NaNs (tests/rules/test_numpy_reductions.py puts NaNs in)
+    **group("numpy.nansum numpy.nanmean numpy.nanprod numpy.nanvar numpy.nanstd", lambda rng: calls(z(rng, 2, 3), axis=1)),
+    **group("numpy.nanmax numpy.nanmin", lambda rng: calls(z(rng, 2, 3), axis=0)),  # lexicographic, as np.max
+    "numpy.trapezoid": lambda rng: calls(z(rng, 2, 5), z(rng, 5)),
     "numpy.linspace": lambda rng: calls(z(rng), z(rng), 5),
     "numpy.full": lambda rng: calls((2, 3), z(rng)),
     "numpy.full_like": lambda rng: calls(z(rng, 2, 3), z(rng)),
@@ -239,6 +244,9 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("math works on real numbers", lambda rng: calls(0.3 + 0.4j, 0.7 - 0.2j)) for name in
        "math.atan2 math.pow math.hypot math.copysign math.fmod".split()},
     "math.ldexp": ("math works on real numbers", lambda rng: calls(0.3 + 0.4j, 2)),
+    "math.fsum": ("math works on real numbers", lambda rng: calls([0.3 + 0.4j, 0.7 - 0.2j])),
+    "builtins.divmod": ("complex numbers have no floor division", lambda rng: calls(0.3 + 0.4j, 0.7 - 0.2j)),
+    "numpy.divmod": ("the ufunc has no complex loop", binary),
     **{name: ("the ufunc has no complex loop", unary) for name in """numpy.cbrt numpy.fabs numpy.deg2rad
         numpy.rad2deg numpy.radians numpy.degrees scipy.special.erfinv scipy.special.erfcinv scipy.special.ndtri
         scipy.special.expit scipy.special.logit scipy.special.log_expit scipy.special.entr scipy.special.gammaln
@@ -369,6 +377,7 @@ METHOD_CHECKED = {  # method name: rng, receiver -> (args, kwargs); None: the me
     "swapaxes": lambda rng, a: calls(0, -1), "repeat": lambda rng, a: calls(2),
     "reshape": lambda rng, a: calls(-1), "transpose": lambda rng, a: calls(),
     "astype": lambda rng, a: calls(np.complex128), "item": lambda rng, a: calls(0), "tolist": None,
+    "take": lambda rng, a: calls(np.array([2, 0, 2]), 1) if np.ndim(a) == 2 else calls(np.array([0, 0])),
 }
 METHOD_RECEIVERS = {np.ndarray: lambda rng: z(rng, 2, 3), np.generic: lambda rng: np.complex128(z(rng)),
                     complex: lambda rng: z(rng), float: lambda rng: float(rng.standard_normal())}

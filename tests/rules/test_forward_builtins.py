@@ -213,3 +213,12 @@ def test_list_and_tuple_of_a_namedtuple_made_in_forward_code():
     expected = (_star_call_of_a_namedtuple_made_inside(x + h * v) - _star_call_of_a_namedtuple_made_inside(x - h * v)) / (2 * h)
     assert tangent == pytest.approx(expected, rel=1e-7)
     assert push(builtins.tuple, ({"a": 1.0},), {"iterable": Tangent(dict, {"a": 2.0})}) is ZERO   # a dict's keys
+
+
+@pytest.mark.parametrize("f", [builtins.divmod, np.divmod], ids=["divmod", "np.divmod"])
+def test_divmod(f):
+    for a, b in [(7.3, 2.0), (-7.3, -1.9), (np.array([7.3, -1.2, 0.4]), 0.7),
+                 (np.array([[7.3], [-1.2]]), np.array([0.7, 2.5, -3.0]))]:
+        check_frule(f, a, b)
+    q_tangent, r_tangent = push(f, (7.5, 2.0), {"x1": 1.0, "x2": 1.0})
+    assert (q_tangent, r_tangent) == (0.0, 1.0 - 3.0)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-import s2sad  # noqa: F401
+import s2sad
 from s2sad import registry
 from s2sad.forward_check import check_frule
 from s2sad.registry.forward import forward_rule
@@ -85,3 +85,9 @@ def test_every_differentiable_rule_has_a_forward_rule():
     assert missing == []
     assert all(set(forward_rule(rule.function).jvps) <= set(rule.params) for rule in rules if not rule.nondifferentiable)
     assert forward_rule(math.floor) is not None and forward_rule(math.floor).jvps == {}  # nondifferentiable: ZERO
+
+
+def test_fsum():
+    check_frule(math.fsum, [0.1, -2.5, 3.0])
+    value, tangent = s2sad.jvp(lambda x, y: math.fsum([x, 2.0 * y, 1e16, -1e16]), (0.5, 0.25), (1.0, 3.0))
+    assert value == 1.0 and tangent == 7.0

@@ -420,3 +420,13 @@ def test_every_differentiable_rule_has_a_forward_rule():
     assert len(rules) >= len(functions) - 1          # np.permute_dims may be np.transpose itself
     missing = [rule.name for rule in rules if forward_rule(rule.function) is None]
     assert not missing, f"no forward rule for {missing}"
+
+
+@pytest.mark.parametrize("args, kwargs", [((r(3, 4), np.array([0, 2, 2, -1])), {"axis": 1}),
+                                          ((r(3, 4), np.array([[0, 1], [2, 2]])), {"axis": 0}),
+                                          ((r(3, 4), np.array([11, 0, 0, 5])), {}),
+                                          ((r(3, 4), np.array([5, -7, 3])), {"axis": 1, "mode": "wrap"}),
+                                          ((r(3, 4) + 1j * r(3, 4), np.array([1, 1])), {"axis": 0})], ids=str)
+def test_take(args, kwargs):
+    check_frule(np.take, *args, **kwargs)
+    check_frule(None, *args, method="take", **kwargs)

@@ -82,3 +82,22 @@ def test_python_float_fast_path():
 @pytest.mark.parametrize("f", [math.floor, math.ceil, math.trunc, math.isnan, math.isclose])
 def test_nondifferentiable(f):
     assert rule_for(f).nondifferentiable
+
+
+def test_fsum():
+    """The exactly rounded sum: slope 1 in each item, as sum's."""
+    check_rrule(math.fsum, [0.1, -2.5, 3.0])
+    check_rrule(math.fsum, (100.0, 1.0, -99.5))
+    _, pullback = rule_for(math.fsum).rrule([0.5, 2, 1.5])
+    assert pullback(3.0)[1] == [3.0, NO_TANGENT, 3.0]   # an int item has no tangent
+
+
+def test_fsum_in_user_code():
+    import numpy as np
+
+    from s2sad.testing import check_grad
+
+    def f(x):
+        return math.fsum([x[0] ** 2, math.sin(x[1]), 0.1]) * x[2]
+
+    check_grad(f, np.array([0.4, 2.3, -1.7]))

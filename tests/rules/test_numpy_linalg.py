@@ -114,6 +114,9 @@ EINSUM = [
     ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]), ("...ij,...jk->...ik", [(1, 2, 3), (5, 3, 4)]),
     ("ij,kl->ijkl", [(2, 3), (4, 5)]), ("ijk,k->ij", [(2, 3, 4), (4,)]), ("i,j,k->ijk", [(2,), (3,), (4,)]),
     ("ij,j", [(2, 3), (3,)]),
+    # an index repeated in one operand reads a diagonal
+    ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("ij,jj->i", [(2, 3), (3, 3)]), ("iij->j", [(3, 3, 2)]),
+    ("iij->ij", [(3, 3, 2)]), ("ijij->ij", [(2, 3, 2, 3)]), ("...ii->...i", [(2, 3, 3)]), ("ii,i->", [(3, 3), (1,)]),
 ]
 
 
@@ -123,6 +126,25 @@ def test_einsum(spec, shapes):
     check_rrule(np.einsum, spec, *operands)
     cotangents32 = check_rrule(np.einsum, spec, *[x.astype(np.float32) for x in operands])
     assert all(ct.dtype == np.float32 for ct in cotangents32[1:])
+
+
+def test_einsum_repeated_index_formulas():
+    a = r(3, 3)
+    (_, da) = cotangents(np.einsum, "ii", a, g=2.0)                # the trace: 2 I
+    np.testing.assert_array_equal(da, 2 * np.eye(3))
+    g = r(3)
+    (_, da) = cotangents(np.einsum, "ii->i", a, g=g)               # the diagonal: g on it, 0 off it
+    np.testing.assert_array_equal(da, np.diag(g))
+    b, g = r(2, 3), r(2)
+    _, db, da = cotangents(np.einsum, "ij,jj->i", b, a, g=g)       # sum_j b_ij a_jj
+    np.testing.assert_allclose(db, np.outer(g, np.diag(a)))
+    np.testing.assert_allclose(da, np.diag(g @ b))
+
+
+def test_einsum_repeated_index_complex():
+    z = r(3, 3) + 1j * r(3, 3)
+    check_rrule(np.einsum, "ii->i", z)
+    check_rrule(np.einsum, "ij,jj->i", r(2, 3) + 1j * r(2, 3), z)
 
 
 def test_einsum_formula():

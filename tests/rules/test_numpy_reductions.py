@@ -326,3 +326,128 @@ def test_median_and_ptp_in_user_code_against_central_differences():
 
     x = rng.standard_normal((5, 4))
     np.testing.assert_allclose(s2sad.grad(loss)(x), numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ NaN-ignoring reductions
+NAN_REDUCTIONS = [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanvar, np.nanstd]
+
+
+def with_nans(shape, dtype=np.float64):
+    """Random values with NaNs at fixed positions (one whole slice along the last axis stays finite)."""
+    x = rng.standard_normal(shape).astype(dtype)
+    x.flat[[1, 4, 5]] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("name, kwargs", AXES, ids=[a[0] for a in AXES])
+@pytest.mark.parametrize("f", NAN_REDUCTIONS, ids=lambda f: f.__name__)
+def test_nan_reductions_finite_differences(f, name, kwargs):
+    """Central differences step every element; a NaN stays NaN, so the value does not move with it."""
+    x = with_nans((2, 3, 4))
+    (dx,) = check_rrule(f, x, **kwargs)
+    np.testing.assert_array_equal(dx.flat[[1, 4, 5]], 0)  # the NaN elements get zero cotangent
+    assert np.all(np.isfinite(dx))
+
+
+@pytest.mark.parametrize("f", NAN_REDUCTIONS, ids=lambda f: f.__name__)
+def test_nan_reductions_match_the_plain_ones_without_nans(f):
+    plain = {np.nansum: np.sum, np.nanmean: np.mean, np.nanprod: np.prod, np.nanmax: np.max, np.nanmin: np.min,
+             np.nanvar: np.var, np.nanstd: np.std}[f]
+    x, g = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    np.testing.assert_allclose(cotangents(f, x, axis=0, g=g)[0], cotangents(plain, x, axis=0, g=g)[0], rtol=1e-13)
+
+
+@pytest.mark.parametrize("f", NAN_REDUCTIONS, ids=lambda f: f.__name__)
+def test_nan_reductions_float32_and_complex(f):
+    (dx,) = check_rrule(f, with_nans((3, 4), np.float32), axis=0)
+    assert dx.dtype == np.float32
+    z = with_nans((3, 4)) + 1j * rng.standard_normal((3, 4))  # a NaN real part makes the number NaN
+    (dz,) = check_rrule(f, z, axis=1)
+    np.testing.assert_array_equal(dz.flat[[1, 4, 5]], 0)
+    (dx,) = cotangents(f, 1.5, g=2.0)
+    assert type(dx) is float and dx == (0.0 if f in (np.nanvar, np.nanstd) else 2.0)
+
+
+def test_nan_reduction_formulas():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [2.0, 2.0, -1.0]])
+    (dx,) = cotangents(np.nansum, x, axis=1, g=np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(dx, [[1, 0, 1], [0, 0, 0], [3, 3, 3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN row: NumPy warns, its value is NaN
+        (dx,) = cotangents(np.nanmean, x, axis=1, g=np.array([1.0, 2.0, 3.0]))
+        np.testing.assert_allclose(dx, [[0.5, 0, 0.5], [0, 0, 0], [1, 1, 1]])
+        (dx,) = cotangents(np.nanmax, x, axis=1, g=np.array([1.0, 2.0, 3.0]))   # ties in row 2: shared
+        np.testing.assert_allclose(dx, [[0, 0, 1], [0, 0, 0], [1.5, 1.5, 0]])
+        (dx,) = cotangents(np.nanmin, x, axis=1, g=np.array([1.0, 2.0, 3.0]))
+        np.testing.assert_allclose(dx, [[1, 0, 0], [0, 0, 0], [0, 0, 3]])
+    (dx,) = cotangents(np.nanprod, np.array([2.0, np.nan, 0.0, 5.0]), g=1.0)      # exact at the zero
+    np.testing.assert_array_equal(dx, [0, 0, 10, 0])
+    y = np.array([1.0, np.nan, 3.0, 5.0])                                           # var of [1, 3, 5] = 8/3
+    (dx,) = cotangents(np.nanvar, y, g=1.0)
+    np.testing.assert_allclose(dx, np.array([-2.0, 0.0, 0.0, 2.0]) * 2 / 3)
+    (dx,) = cotangents(np.nanstd, y, ddof=1, g=1.0)                                 # std = 2: (y - 3) / (2 * 2)
+    np.testing.assert_allclose(dx, [-0.5, 0, 0, 0.5])
+
+
+def test_nan_reductions_in_user_code_against_central_differences():
+    mask = np.array([[False, True, False], [False, False, False]])
+
+    def loss(x):
+        y = np.where(mask, np.nan, x)   # NaNs from a constant: the gradient in x is finite everywhere
+        return np.nansum(y ** 2) + np.nanmean(y, axis=0) @ np.nanmax(y, axis=1, keepdims=True).repeat(3, 0)[:3, 0] \
+            + np.nanstd(y) * np.nanprod(np.cos(y))
+
+    x = rng.standard_normal((2, 3))
+    np.testing.assert_allclose(s2sad.grad(loss)(x), numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(loss, (x,), (np.ones_like(x),))
+    np.testing.assert_allclose(tangent, np.sum(numerical_gradient(loss, x)), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ trapezoid
+TRAPEZOIDS = [
+    ("y", (rng.standard_normal(5),), {}),
+    ("y-dx", (rng.standard_normal(5),), {"dx": 0.3}),
+    ("y-2d-axis0", (rng.standard_normal((4, 3)),), {"axis": 0}),
+    ("y-x", (rng.standard_normal(5), np.sort(rng.standard_normal(5))), {}),
+    ("y-2d-x-1d", (rng.standard_normal((3, 5)), np.sort(rng.standard_normal(5))), {}),
+    ("y-2d-x-1d-axis0", (rng.standard_normal((4, 3)), np.sort(rng.standard_normal(4))), {"axis": 0}),
+    ("y-2d-x-2d", (rng.standard_normal((3, 5)), np.sort(rng.standard_normal((3, 5)), axis=1)), {}),
+    ("y-x-broadcast", (rng.standard_normal((3, 5)), np.sort(rng.standard_normal((1, 5)), axis=1)), {}),
+    ("one-point", (rng.standard_normal(1), np.array([0.5])), {}),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", TRAPEZOIDS, ids=[t[0] for t in TRAPEZOIDS])
+def test_trapezoid_finite_differences(name, args, kwargs):
+    check_rrule(np.trapezoid, *args, **kwargs)
+    cotangents32 = check_rrule(np.trapezoid, *[a.astype(np.float32) for a in args], **kwargs)
+    assert all(ct.dtype == np.float32 for ct in cotangents32[:len(args)])
+    check_rrule(np.trapezoid, args[0] + 1j * rng.standard_normal(args[0].shape), *args[1:], **kwargs)
+
+
+def test_trapezoid_in_dx_and_formulas():
+    y = np.array([1.0, 4.0, 2.0, 3.0])
+    check_rrule(np.trapezoid, y, None, 0.25)
+    _, _, ddx = cotangents(np.trapezoid, y, None, 0.25, g=2.0)
+    assert ddx == 2.0 * (2.5 + 3.0 + 2.5)            # the sum of the midpoints
+    (dy,) = cotangents(np.trapezoid, y, dx=0.5, g=1.0)  # weights dx/2 at the ends, dx inside
+    np.testing.assert_allclose(dy, [0.25, 0.5, 0.5, 0.25])
+    x = np.array([0.0, 1.0, 3.0, 3.5])
+    dy, dxs = cotangents(np.trapezoid, y, x, g=1.0)
+    np.testing.assert_allclose(dy, [0.5, 1.5, 1.25, 0.25])  # half of each interval a point ends
+    np.testing.assert_allclose(dxs, [-2.5, 2.5 - 3.0, 3.0 - 2.5, 2.5])  # m_(j-1) - m_j
+
+
+def test_trapezoid_in_user_code_against_central_differences():
+    def loss(y, x):
+        return np.sum(np.trapezoid(np.sin(y) * x, x, axis=-1) ** 2)
+
+    y, x = rng.standard_normal((2, 5)), np.cumsum(rng.uniform(0.2, 1.0, 5))
+    dy, dx = s2sad.grad(loss, argnums=(0, 1))(y, x)
+    np.testing.assert_allclose(dy, numerical_gradient(lambda v: loss(v, x), y), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dx, numerical_gradient(lambda v: loss(y, v), x), rtol=1e-6, atol=1e-8)
+
+
+def test_trapezoid_with_one_width_per_interval():
+    y, widths = rng.standard_normal((2, 4)), rng.uniform(0.1, 1.0, 3)
+    check_rrule(np.trapezoid, y, None, widths)

@@ -510,3 +510,33 @@ def test_append_column_stack_row_stack_and_select_both_ways():
     _, pullback = rule_for(np.select).rrule(conditions, [x ** 2, np.sin(x)], 0.5 * x)
     _, _, (d_first, d_second), d_default = pullback(np.ones(7))
     np.testing.assert_array_equal(d_first + d_second + d_default, np.ones(7))  # each element once
+
+
+# ------------------------------------------------------------------ take (and x.take)
+TAKES = [
+    ((r(3, 4), np.array([0, 2, 2, -1])), {"axis": 1}),          # a repeated index gets both cotangents
+    ((r(3, 4), np.array([[0, 1], [2, 2]])), {"axis": 0}),       # an index array of two dimensions
+    ((r(2, 3, 4), np.array([1, 1, 3])), {"axis": -1}),
+    ((r(2, 3, 4), 2), {"axis": 1}),                              # a scalar index removes the axis
+    ((r(3, 4), np.array([11, 0, 0, 5])), {}),                    # axis None: the flattened array
+    ((r(3, 4), np.array([5, -7, 3])), {"axis": 1, "mode": "wrap"}),
+    ((r(3, 4), np.array([5, -7, 3])), {"axis": 1, "mode": "clip"}),
+]
+
+
+@pytest.mark.parametrize("args, kwargs", TAKES, ids=[str(i) for i in range(len(TAKES))])
+def test_take_finite_differences(args, kwargs):
+    check_rrule(np.take, *args, **kwargs)
+    (da, _) = check_rrule(np.take, args[0].astype(np.float32), *args[1:], **kwargs)
+    assert da.dtype == np.float32
+    check_rrule(np.take, args[0] + 1j * r(*args[0].shape), *args[1:], **kwargs)
+    check_rrule("take", *args, **kwargs)  # the method x.take(...)
+
+
+def test_take_formula_with_repeated_indices():
+    a = r(2, 3)
+    (da, _) = cotangents(np.take, a, np.array([2, 0, 2, 2]), axis=1, g=np.array([[1.0, 2.0, 3.0, 4.0],
+                                                                                   [5.0, 6.0, 7.0, 8.0]]))
+    np.testing.assert_array_equal(da, [[2, 0, 8], [6, 0, 20]])
+    (da, _) = cotangents(np.take, a, np.array([7, -1]), axis=1, mode="clip", g=np.ones((2, 2)))
+    np.testing.assert_array_equal(da, [[1, 0, 1], [1, 0, 1]])  # clip: both read the last column, -1 the first
