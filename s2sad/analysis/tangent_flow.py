@@ -219,8 +219,9 @@ def _rule(op: Operation, facts: TangentFacts) -> Change | None:
     item = indexed_item(op, facts)
     if item is not None and not item[0]:
         return None  # a constant item of a tuple built here
-    contributing = [arguments[p] for p in forward.rule.signature.parameters
-                    if facts.has_tangent(arguments.get(p)) and forward.jvps.get(p) is not None]
+    contributing = [atom for p, parameter in forward.rule.signature.parameters.items() if forward.jvps.get(p) is not None
+                    for atom in (arguments.get(p, ()) if parameter.kind == parameter.VAR_POSITIONAL else (arguments.get(p),))
+                    if facts.has_tangent(atom)]  # `*operands` (np.einsum's): each operand with a tangent
     if not contributing:
         return None
     every_zero = all(facts.may_be_zero(atom) for atom in contributing)

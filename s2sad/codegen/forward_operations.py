@@ -139,6 +139,8 @@ class ForwardOperations:
                 f"no forward rule for `{op.callee.spelling}` ({describe_callee(op.callee.value)})",
                 self.core.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")
         codes = self.core.bound_parameters(op, forward.rule)
+        if codes is None and self.collected_operands(op, forward.rule):
+            return self.called_through_value(op)
         if codes is None:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.core.location_of(op), "pass the arguments the rule's signature names")
@@ -215,6 +217,23 @@ class ForwardOperations:
                       and _reads_sequences_as_arrays(operation.callee.value)):
                 return True
         return False
+
+    def collected_operands(self, op: Operation, rule) -> bool:
+        """Differentiated values among a rule's ``*args`` (``np.einsum(spec, a, b, c)``), and none
+        given by keyword: no code per parameter can be written, but the call binds when it runs."""
+        if rule.signature is None or any(self.facts.has_tangent(v) for _, v in op.kwargs):
+            return False
+        star = next((p for p in rule.signature.parameters.values() if p.kind == p.VAR_POSITIONAL), None)
+        return star is not None and any(self.facts.has_tangent(a) for a in op.args)
+
+    def called_through_value(self, op: Operation) -> list[str]:
+        """The rule's tangent bound as the call runs, as for a function held in a value:
+        ``method_jvp(np.einsum, ZERO, '__call__', ans, (operands), (their tangents))``."""
+        values = "(" + "".join(self.core.code(a) + ", " for a in op.args) + ")"
+        tangents = "(" + "".join(self.facts.tangent_of(a) + ", " for a in op.args) + ")"
+        keywords = "".join(f", {k}={self.core.code(v)}" for k, v in op.kwargs)
+        return self.set_tangent(op.target, f"method_jvp({op.callee.spelling}, ZERO, '__call__', {op.target}, "
+                                           f"{values}, {tangents}{keywords})")
 
     def bind_jvp(self, op: Operation, param: str) -> str:
         recipe = ("jvp", callee_reference(op), param)
