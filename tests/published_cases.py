@@ -11,6 +11,7 @@ import numpy as np
 import published_programs as p
 import s2sad
 from s2sad.arguments import is_float_like
+from test_idiom_programs import _along, _second_along
 from trees import combine, direction, inner
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "hvp", "grad_compiled")
@@ -195,20 +196,8 @@ CORPUS = {
 
 
 # ---------------------------------------------------------------- the reference: central differences along directions
-def _moved(args, argnums, directions, h):
-    return [combine(a, directions[i], h) if i in argnums else copy.deepcopy(a) for i, a in enumerate(args)]
-
-
-def slope(f, args, argnums, directions, h=1e-6):
-    return (f(*_moved(args, argnums, directions, h)) - f(*_moved(args, argnums, directions, -h))) / (2 * h)
-
-
-def curvature(f, args, argnums, v, u, h=1e-4):
-    """``u . H v``: the central mixed second difference along ``v`` and ``u``."""
-    def at(s, t):
-        moved = _moved(args, argnums, v, s * h)
-        return f(*_moved(moved, argnums, u, t * h))
-    return (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
+# (tests/test_idiom_programs.py's: the first and the mixed second difference along directions)
+slope, curvature = _along, _second_along
 
 
 def _directions(args, argnums, seed):
