@@ -192,6 +192,7 @@ CORPUS = {
     "svm_callable_class": (p.svm_objective, _svm(), (0, 1)),
     "lennard_jones_pair_loop_continue": (p.lj_cluster_energy, _lj(), (0,)),
     "sir_namedtuple_history_dict": (p.sir_peak_infected, (p.SIRParams(0.9, 0.2),), (0,)),
+    "projectile_range_python_floats": (p.projectile_range, (12.0, 0.7, 0.05), (0, 1, 2)),
 }
 
 

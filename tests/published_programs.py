@@ -7,6 +7,7 @@ tests/test_published_programs.py differentiates each untouched in every mode and
 central finite differences of these very functions."""
 import dataclasses
 import functools
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -518,3 +519,18 @@ def sir_peak_infected(params, s0=0.99, i0=0.01, dt=0.5, steps=20):
         history["i"].append(i)
     infected = np.array(history["i"])
     return np.sum(infected ** 2) + history["s"][-1]
+
+
+# ---------------------------------------------------------------- 39: projectile with drag, Python floats and math
+def projectile_range(speed, angle, drag=0.05, dt=0.01, gravity=9.81):
+    """Horizontal distance when the projectile comes back to the ground (forward Euler on floats)."""
+    if speed <= 0.0:
+        raise ValueError("speed must be positive")
+    x, y = 0.0, 0.0
+    vx, vy = speed * math.cos(angle), speed * math.sin(angle)
+    while True:
+        v = math.sqrt(vx * vx + vy * vy)
+        vx, vy = vx - dt * drag * v * vx, vy - dt * (gravity + drag * v * vy)
+        x, y = x + dt * vx, y + dt * vy
+        if y < 0.0:
+            return x - y * vx / vy  # back to y = 0 along the last step
