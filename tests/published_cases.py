@@ -193,6 +193,21 @@ CORPUS = {
     "lennard_jones_pair_loop_continue": (p.lj_cluster_energy, _lj(), (0,)),
     "sir_namedtuple_history_dict": (p.sir_peak_infected, (p.SIRParams(0.9, 0.2),), (0,)),
     "projectile_range_python_floats": (p.projectile_range, (12.0, 0.7, 0.05), (0, 1, 2)),
+    "kepler_newton_early_return": (p.orbit_radius, (1.1, 0.3), (0, 1)),
+    "spectral_diffusion_fft_ifft": (p.spectral_diffusion, (_data(42).randn(8), 0.3), (0, 1)),
+    "padded_stencil_pad_edge_roll": (p.padded_stencil_energy, (_data(43).randn(7), 0.4), (0, 1)),
+    "relu_by_boolean_mask_in_place": (p.masked_relu_network, (_data(44).randn(3, 4), _data(45).randn(5, 3)), (0, 1)),
+    "student_t_gammaln_of_a_parameter": (p.student_t_nll, (1.2, -0.3, _data(46).randn(8)), (0, 1, 2)),
+    "polynomial_fit_vander_lstsq": (p.polynomial_fit_residual, (np.linspace(-1, 1, 7) + _data(47).randn(7) * 0.05,
+                                                                _data(48).randn(7)), (0, 1)),
+    "dataclass_policy_property_staticmethod": (p.policy_objective, (p.SoftmaxPolicy(_data(49).randn(4), 0.8),
+                                                                    _data(50).randn(4)), (0, 1)),
+    "activations_by_name_star_unpacked_layers": (p.configurable_net, ([_data(51 + i).randn(3, 3) * 0.6 for i in range(3)],
+                                                                      _data(54).randn(4, 3)), (0, 1)),
+    "trapezoid_normaliser_array_default": (p.normalised_density_nll, (np.array([0.5, 0.2, 0.05]), _data(55).randn(9)), (0, 1)),
+    "dropout_default_rng_inside": (p.dropout_regression, (_data(56).randn(3), _data(57).randn(6, 3), _data(58).randn(6)), (0, 1, 2)),
+    "recursive_tree_of_parameters": (p.tree_energy, ({"a": _data(59).randn(3), "b": {"c": _data(60).randn(3)}}, _data(61).randn(3)),
+                                     (0, 1)),
 }
 
 

@@ -534,3 +534,123 @@ def projectile_range(speed, angle, drag=0.05, dt=0.01, gravity=9.81):
         x, y = x + dt * vx, y + dt * vy
         if y < 0.0:
             return x - y * vx / vy  # back to y = 0 along the last step
+
+
+# ---------------------------------------------------------------- 40: Kepler's equation by Newton, early return on convergence
+def kepler_position(mean_anomaly, eccentricity, tol=1e-13, max_iter=50):
+    E = mean_anomaly if eccentricity < 0.8 else np.pi
+    for _ in range(max_iter):
+        step = (E - eccentricity * np.sin(E) - mean_anomaly) / (1 - eccentricity * np.cos(E))
+        E = E - step
+        if abs(step) < tol:
+            return np.cos(E) - eccentricity, np.sqrt(1 - eccentricity ** 2) * np.sin(E)
+    raise RuntimeError("Kepler's equation did not converge")
+
+
+def orbit_radius(mean_anomaly, eccentricity):
+    x, y = kepler_position(mean_anomaly, eccentricity)
+    return np.hypot(x, y)
+
+
+# ---------------------------------------------------------------- 41: periodic heat equation, spectral derivative with the FFT
+def spectral_diffusion(u0, nu, dt=0.01, steps=5):
+    n = u0.shape[0]
+    k = 2 * np.pi * np.fft.fftfreq(n, d=1.0 / n)
+    u = u0
+    for _ in range(steps):
+        u_hat = np.fft.fft(u)
+        u = np.real(np.fft.ifft(u_hat * np.exp(-nu * k ** 2 * dt)))
+    return np.sum(u ** 4)
+
+
+# ---------------------------------------------------------------- 42: padded stencil, np.pad with edge values and np.roll
+def padded_stencil_energy(u, alpha):
+    padded = np.pad(u, 1, mode="edge")
+    lap = padded[2:] - 2 * padded[1:-1] + padded[:-2]
+    periodic = np.roll(u, 1) - u
+    return np.sum(lap ** 2) + alpha * np.sum(periodic ** 2)
+
+
+# ---------------------------------------------------------------- 43: ReLU through a boolean mask written in place
+def masked_relu_network(W, x):
+    h = x @ W
+    h[h < 0] = 0.0
+    out = h.copy()
+    out *= 2.0
+    return np.sum(out ** 2) + np.sum(np.clip(h, 0.1, 1.0))
+
+
+# ---------------------------------------------------------------- 44: Student-t likelihood, degrees of freedom learned
+def student_t_nll(log_nu, log_scale, residuals):
+    nu, scale = np.exp(log_nu), np.exp(log_scale)
+    z = residuals / scale
+    log_pdf = (special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * np.log(nu * np.pi) - log_scale
+               - (nu + 1) / 2 * np.log1p(z ** 2 / nu))
+    return -np.sum(log_pdf)
+
+
+# ---------------------------------------------------------------- 45: polynomial fit through np.vander and lstsq
+def polynomial_fit_residual(x, y, degree=2):
+    V = np.vander(x, degree + 1)
+    coeffs, *_ = np.linalg.lstsq(V, y, rcond=None)
+    return np.sum((np.polyval(coeffs, x) - y) ** 2) + np.sum(coeffs ** 2)
+
+
+# ---------------------------------------------------------------- 46: a model as a dataclass with a property and a staticmethod
+@dataclasses.dataclass
+class SoftmaxPolicy:
+    logits: np.ndarray
+    temperature: float = 1.0
+
+    @property
+    def probabilities(self):
+        return self.softmax(self.logits / self.temperature)
+
+    @staticmethod
+    def softmax(z):
+        e = np.exp(z - np.max(z))
+        return e / e.sum()
+
+
+def policy_objective(policy, rewards):
+    probs = policy.probabilities
+    entropy = -np.sum(probs * np.log(probs))
+    return probs @ rewards + 0.1 * entropy
+
+
+# ---------------------------------------------------------------- 47: activations looked up by name, star-unpacked layers
+ACTIVATIONS = {"tanh": np.tanh, "softplus": softplus, "identity": lambda z: z}
+
+
+def configurable_net(layers, x, names=("softplus", "tanh", "identity")):
+    first, *rest = layers
+    h = ACTIVATIONS[names[0]](x @ first)
+    for name, W in zip(names[1:], rest):
+        h = ACTIVATIONS[name](h @ W)
+    return np.mean(h ** 2)
+
+
+# ---------------------------------------------------------------- 48: trapezoid rule over a grid, integrated density normalised
+def normalised_density_nll(params, samples, grid=np.linspace(-4, 4, 81)):
+    a, b, c = params
+    log_unnorm = lambda t: -a * t ** 2 + b * t - c * t ** 4
+    dx = grid[1] - grid[0]
+    vals = np.exp(log_unnorm(grid))
+    Z = dx * (np.sum(vals) - 0.5 * (vals[0] + vals[-1]))
+    return -np.mean(log_unnorm(samples)) + np.log(Z)
+
+
+# ---------------------------------------------------------------- 49: Generator draws inside, default_rng
+def dropout_regression(w, X, y, rate=0.3):
+    rng = np.random.default_rng(7)
+    keep = rng.random(X.shape) > rate
+    Xd = np.where(keep, X / (1 - rate), 0.0)
+    noise = rng.normal(0.0, 0.1, size=y.shape)
+    return np.mean((Xd @ w - y + noise) ** 2)
+
+
+# ---------------------------------------------------------------- 50: a recursive tree of parameters
+def tree_energy(node, x):
+    if isinstance(node, dict):
+        return sum(tree_energy(child, x) for child in node.values())
+    return np.sum(np.sin(node * x))

@@ -106,3 +106,21 @@ def test_hvp_through_a_helper_drawing_from_a_generator_with_star_shape():
     products = s2sad.hvp(_drawn_layer, args, v)
     np.testing.assert_allclose(sum(np.sum(p * d) for p, d in zip(products, u)),
                                mixed_second_difference(_drawn_layer, args, v, u), rtol=1e-5)
+
+
+@pytest.mark.parametrize("N, increasing", [(None, False), (3, False), (4, True), (1, True)])
+def test_vander_rule_against_central_differences(N, increasing):
+    # the polynomial-fit program needed np.vander (no rule before); x holds a 0, where the
+    # constant column's slope must stay 0 (not 0 * 0 ** -1)
+    from finite_differences import mixed_second_difference, numerical_gradient
+    rs = np.random.RandomState(8)
+    x, weights = np.array([0.0, 0.7, -1.3, 2.1]), rs.randn(4, 4 if N is None else N)
+
+    def loss(x):
+        return np.sum(weights * np.vander(x, N, increasing=increasing) ** 2)
+
+    np.testing.assert_allclose(s2sad.grad(loss)(x), numerical_gradient(loss, (x,), 0), rtol=1e-6, atol=1e-6)
+    v, u = rs.randn(4), rs.randn(4)
+    np.testing.assert_allclose(s2sad.jvp(loss, (x,), (v,))[1], numerical_gradient(loss, (x,), 0) @ v, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(s2sad.hvp(loss, (x,), (v,)) @ u, mixed_second_difference(loss, (x,), (v,), (u,)),
+                               rtol=1e-5, atol=1e-5)
