@@ -654,3 +654,99 @@ def tree_energy(node, x):
     if isinstance(node, dict):
         return sum(tree_energy(child, x) for child in node.values())
     return np.sum(np.sin(node * x))
+
+
+# ---------------------------------------------------------------- 51: power iteration with a tolerance and a break
+def top_eigenvalue(A_factor, iters=200, tol=1e-12, verbose=False):
+    A = A_factor @ A_factor.T
+    v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
+    eigenvalue = 0.0
+    for it in range(iters):
+        w = A @ v
+        new_eigenvalue = v @ w
+        v = w / np.linalg.norm(w)
+        if abs(new_eigenvalue - eigenvalue) < tol:
+            if verbose:
+                print(f"converged after {it} iterations")
+            break
+        eigenvalue = new_eigenvalue
+    return v @ A @ v
+
+
+# ---------------------------------------------------------------- 52: Gauss-Seidel sweeps on a 2-D grid, in place on a copy
+def poisson_gauss_seidel(source, boundary_scale, sweeps=3):
+    n = source.shape[0]
+    u = np.zeros((n, n))
+    u[0, :] = boundary_scale
+    for _ in range(sweeps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                u[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - source[i, j])
+    return np.sum(u ** 2)
+
+
+# ---------------------------------------------------------------- 53: Cholesky with a jitter fallback in try/except
+def robust_gaussian_logdet(X, noise):
+    K = X @ X.T + noise * np.eye(X.shape[0])
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        L = np.linalg.cholesky(K + 1e-6 * np.eye(X.shape[0]))
+    return 2 * np.sum(np.log(np.diag(L))) + np.trace(K)
+
+
+# ---------------------------------------------------------------- 54: keyword-only arguments and **kwargs forwarded
+def penalised(w, *, l1=0.0, l2=0.0):
+    return l1 * np.sum(np.sqrt(w ** 2 + 1e-8)) + l2 * np.sum(w ** 2)
+
+
+def elastic_net(w, X, y, **penalty):
+    residual = y - X @ w
+    return 0.5 * np.mean(residual ** 2) + penalised(w, **penalty)
+
+
+def elastic_net_objective(w, X, y):
+    return elastic_net(w, X, y, l1=0.1, l2=0.05)
+
+
+# ---------------------------------------------------------------- 55: mini-batches from a generator, sum with start
+def batches(X, y, size):
+    for start in range(0, len(y), size):
+        yield X[start:start + size], y[start:start + size]
+
+
+def batched_squared_loss(w, X, y, size=3):
+    return sum((np.sum((xb @ w - yb) ** 2) for xb, yb in batches(X, y, size)), 0.0) / len(y)
+
+
+# ---------------------------------------------------------------- 56: quantile (pinball) loss with np.sort and drawdown with maximum.accumulate
+def sorted_quantile_risk(returns, alpha=0.2):
+    ordered = np.sort(returns)
+    k = int(alpha * len(returns))
+    tail = ordered[:k + 1]
+    wealth = np.cumsum(returns)
+    drawdown = np.maximum.accumulate(wealth) - wealth
+    return -np.mean(tail) + np.max(drawdown)
+
+
+# ---------------------------------------------------------------- 57: dict of parameters updated in place on a copy
+def momentum_sgd_final_loss(params, X, y, lr=0.05, beta=0.9, steps=3):
+    params = {k: np.array(v, copy=True) for k, v in params.items()}
+    velocity = {k: np.zeros_like(v) for k, v in params.items()}
+    for _ in range(steps):
+        err = X @ params["w"] + params["b"] - y
+        grads = {"w": X.T @ err / len(y), "b": np.mean(err)}
+        for k in params:
+            velocity[k] = beta * velocity[k] + grads[k]
+            params[k] -= lr * velocity[k]
+    return np.mean((X @ params["w"] + params["b"] - y) ** 2)
+
+
+# ---------------------------------------------------------------- 58: histogram-style scatter with np.add.at
+def soft_histogram_entropy(samples, centres, width=0.5):
+    counts = np.zeros(len(centres))
+    nearest = np.argmin(np.abs(samples[:, None] - centres[None, :]), axis=1)
+    weights = np.exp(-0.5 * ((samples - centres[nearest]) / width) ** 2)
+    np.add.at(counts, nearest, weights)
+    p = (counts + 1e-3) / np.sum(counts + 1e-3)
+    return -np.sum(p * np.log(p))
