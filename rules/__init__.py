@@ -2,7 +2,7 @@
 
 One module per namespace, each a flat table: ``operators`` (``a + b``, ``a[i]``),
 ``numpy_elementwise``, ``numpy_reductions``, ``numpy_shapes``, ``numpy_linalg`` (products
-and ``numpy.linalg``), ``numpy_polynomials`` (``np.polyval``),
+and ``numpy.linalg``), ``numpy_polynomials`` (``np.polyval``, ``np.vander``),
 ``numpy_interpolation`` (``np.interp``), ``ndarray_methods`` (``x.sum()``,
 ``x.T``), ``math_module``, ``builtins``, ``python_containers`` (``sorted``, ``zip``, ``dict`` and
 its methods), ``python_objects`` (``p.w = v``), ``functools_module`` (``functools.reduce``),

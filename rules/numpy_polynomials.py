@@ -1,11 +1,16 @@
-"""Rules for ``np.polyval(p, x)``, the polynomial ``p[0] x**(n-1) + ... + p[-1]`` (NumPy's own
-Python code, which s2sad does not read: library code is differentiated by rules).
+"""Rules for ``np.polyval(p, x)``, the polynomial ``p[0] x**(n-1) + ... + p[-1]``, and for
+``np.vander(x, N, increasing)``, the matrix of the powers of ``x`` (NumPy's own Python code,
+which s2sad does not read: library code is differentiated by rules).
 
 The polynomial is holomorphic in ``x`` and linear in ``p``: the cotangent of ``x`` is ``g``
 times the conjugate of the derivative ``polyval(polyder(p), x)``; that of ``p[i]`` is the sum of
 ``g`` times the conjugate of ``x ** (n - 1 - i)``. The tangent in ``p`` is ``polyval`` of the
 tangent. The rule covers a 1-D ``p`` (a sequence of coefficients); a 2-D ``p`` (one polynomial
 per column) and ``np.poly1d`` are refused.
+
+``np.vander`` is holomorphic too: column ``j`` holds ``x ** e_j``, whose slope is
+``e_j * x ** (e_j - 1)`` (zero for the constant column, at ``x = 0`` too); the cotangent of
+``x`` sums ``g`` times the conjugate slope along each row, the tangent is the slope times it.
 """
 import numpy as np
 
@@ -59,5 +64,23 @@ def polyval_jvp_x(g, ans, p, x):
     return g * np.polyval(_derivative(_coefficients(p)), x)
 
 
+def _vander_slope(x, N, increasing):
+    """``d vander(x, N, increasing) / dx`` row by row: ``e * x ** max(e - 1, 0)`` for the exponents
+    ``e`` of the columns, written with operations that have rules (second order)."""
+    count = len(x) if N is None else N
+    exponents = np.arange(count) if increasing else np.arange(count - 1, -1, -1)
+    return exponents * np.asarray(x)[:, None] ** np.maximum(exponents - 1, 0)
+
+
+def vander_vjp_x(g, ans, x, N, increasing):
+    return unbroadcast(np.sum(g * conj(_vander_slope(x, N, increasing)), axis=1), x)
+
+
+def vander_jvp_x(g, ans, x, N, increasing):
+    return np.asarray(g)[:, None] * _vander_slope(x, N, increasing)
+
+
 defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)
 defjvp(np.polyval, polyval_jvp_p, polyval_jvp_x)
+defvjp(np.vander, "x, N=None, increasing=False", vander_vjp_x)
+defjvp(np.vander, vander_jvp_x)

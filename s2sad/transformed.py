@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from .errors import UnsupportedSyntaxError
 from .frontend.resolve import signature as _signature_of, unwrap as _unwrap
 from .runtime.structure import field_cotangent, split_cotangent, tangent_filled, zeros_like_primal
@@ -224,7 +226,9 @@ class TransformedForwardCall:
         bound, by_param, wrt = self._resolved(tangents, args, kwargs)
         jvp = self.generated_jvp(self.function, wrt)
         values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
-        names = list(_signature_of(jvp).parameters)
+        # differentiated with respect to what can carry a derivative: not the generator a helper
+        # draws from, nor the ints of a `*shape` (whose method calls have no rules to go through)
+        names = [name for name, value in zip(_signature_of(jvp).parameters, values) if not holds_no_floats(value)]
         rrule = self.generated_rrule(jvp, tuple(names))
         y, pullback = rrule(*values)
         count = len(bound.arguments)
@@ -305,3 +309,18 @@ def _without_owner(pullback, position: int):
         return result
 
     return bound_pullback
+
+
+_NO_FLOATS = (bool, int, str, bytes, type(None), np.integer, np.bool_, np.random.RandomState, np.random.Generator)
+
+
+def holds_no_floats(value) -> bool:
+    """Certainly nothing to differentiate: an int, a string, None, a random generator, an integer
+    array, or a tuple or list of only those. Anything else (an object, a dict) may hold floats."""
+    if isinstance(value, _NO_FLOATS):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuSU"
+    if type(value) in (tuple, list):
+        return all(holds_no_floats(item) for item in value)
+    return False

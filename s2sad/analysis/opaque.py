@@ -64,8 +64,7 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
             f"`{text}` calls the method `.{callee.name}` with a differentiated value, and its result is not "
             "differentiated: a method without a rule may write the value into its receiver or an argument "
             "(a buffer read later), which s2sad cannot see",
-            location, hint=f"register a rule for it (s2sad.defmethod(type, {callee.name!r}, ...)), or call it on "
-                           "values that are not differentiated")
+            location, hint=_method_hint(callee.name))
     value = callee.value
     rule = rule_for(value)
     if rule is not None:  # random draws and weighted counts refuse in their rules (rules/refusals.py)
@@ -86,6 +85,17 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
             location, hint=f"return the value {callee.spelling} computes and use the result")
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
 
+
+def _method_hint(name: str) -> str:
+    if name in _LIST_CHANGES:
+        # `history["s"].append(s)`: the list is an item of a dict or list, where s2sad does not follow changes
+        return (f"s2sad differentiates `.{name}` on a list held in a variable of the function's own: keep it in "
+                f"one (`s_history = []` ... `s_history.{name}(...)`) and build the dict or list from it at the end")
+    return (f"register a rule for it (s2sad.defmethod(type, {name!r}, ...)), or call it on values that are not "
+            "differentiated")
+
+
+_LIST_CHANGES = {"append", "extend", "pop", "insert", "remove"}
 
 _parameter_verdicts: dict = {}  # code object -> whether the function may write into a parameter
 

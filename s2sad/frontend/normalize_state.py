@@ -11,6 +11,7 @@ mutation: normalize_*.py) are mixins over this class; normalize.py composes them
 from __future__ import annotations
 
 import builtins
+import types
 
 from ..analysis.aliasing import may_share
 from ..rules.helpers import __all__ as HELPER_NAMES
@@ -32,15 +33,27 @@ YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated 
 RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES) | set(S2SAD_NAMES)
 
 
+def names_read(code) -> set[str]:
+    """The global, attribute and free names ``code`` and the code of its nested lambdas, defs and
+    comprehensions read: a temporary named like one (``quadratic_loss`` for the result of a
+    lambda calling ``quadratic_loss``) would shadow it in the generated function."""
+    names = set(code.co_names) | set(code.co_freevars)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= names_read(constant)
+    return names
+
+
 class NormalizerState:
     """One function's normalisation so far; the parts read and change these fields directly."""
 
     def __init__(self, source: FunctionSource, reserved=()):
         self.source = source
         self.env = Environment(source.function)
-        # names the generated code may read as they are: builtins, and the globals the function uses
+        # names the generated code may read as they are: builtins, and the globals the function uses,
+        # its nested lambdas and defs included (they are written out in its body, reading theirs)
         code = getattr(source.function, "__code__", None)
-        used_globals = set(code.co_names) | set(code.co_freevars) if code is not None else set()
+        used_globals = names_read(code) if code is not None else set()
         self.namer = Namer(RESERVED | set(reserved) | BUILTIN_NAMES | used_globals)
         self.current: dict[str, str] = {}       # user variable -> its current version
         self.operations: list[Operation] = []

@@ -161,6 +161,7 @@ CHECKED = {
                                       [z(rng, 3), z(rng, 3)], z(rng)),
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
     "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
+    "numpy.vander": lambda rng: calls(z(rng, 4), 3),
     # median and ptp order complex numbers lexicographically, as np.sort and np.max do
     "numpy.median": lambda rng: calls(z(rng, 3, 4), axis=1),
     "numpy.ptp": lambda rng: calls(z(rng, 3, 4), axis=0),
