@@ -487,3 +487,21 @@ def list_appended_after_reversed_read_it(x):
     backwards = list(reversed(outer))
     xs.append(x * 5.0)
     return np.sum(backwards[0][-1])
+
+
+# ---------------------------------------------------------------- a dict of parameters updated over its own keys
+def parameters_updated_over_their_keys(x):
+    params = {"w": x * 1.0, "b": np.sum(x)}
+    for _ in range(2):
+        grads = {"w": 2.0 * params["w"], "b": 0.5 * params["b"]}
+        for k in params:
+            params[k] -= 0.1 * grads[k]  # a key is a string: it shares no memory with the arrays
+    return np.sum(params["w"] ** 2) + params["b"]
+
+
+def parameters_updated_while_a_name_holds_one(x):
+    first = x * 1.0
+    params = {"w": first, "b": np.sum(x)}
+    for k in params:
+        params[k] -= 0.1 * params[k]  # changes `first` too
+    return np.sum(first * x) + params["b"]

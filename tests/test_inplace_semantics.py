@@ -52,6 +52,7 @@ EXACT = {
     "outputs_returned_with_the_state": r(3),
     "rows_of_a_grid": r(3),
     "previous_state_read_after_the_append": r(3),
+    "parameters_updated_over_their_keys": r(3),  # refused before: the key seemed to share the arrays
 }
 
 
@@ -122,6 +123,7 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "item_unpacked_before_its_list_is_appended": ("xs.append(x * 5.0)", "`first`"),
     "inner_list_reached_through_reversed": ("row.append(x * 3.0)", "`row`"),
     "list_appended_after_reversed_read_it": ("xs.append(x * 5.0)", "`backwards`"),
+    "parameters_updated_while_a_name_holds_one": ("params[k] -= 0.1 * params[k]", "`first`"),
 }
 
 

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..frontend.ir import Branch, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
 from ..rules.helpers import chained, owned_copy, reversed_items, with_attribute
 
 # functions and methods whose result may be (a view of) their first argument
@@ -92,11 +92,15 @@ class Groups:
         made_by: dict[str, Operation] = {}
         for op in operations:
             made_by.setdefault(op.target, op)
+        keyed_by_literals = _keyed_by_literals(operations, made_by)
         for op in operations:
             item = _unpacked_item(op, displays)
             if item is not None:
                 self.link(op.target, item)  # `a, b = b, a`: each name is the item it took, not the others
                 continue
+            if op.kind == "element" and isinstance(op.args[0], Var) \
+                    and id(_origin(op.args[0].name, made_by)) in keyed_by_literals:
+                continue  # `for k in params`: a key written as a literal shares no memory with anything
             if copies_only:
                 for name in op.uses() if op.kind == "copy" else []:
                     self.link(op.target, name)
@@ -105,7 +109,10 @@ class Groups:
                     self.hold(op.target, name)
             elif op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var):
                 if _origin(op.args[0].name, made_by).kind in ("list", "dict"):
-                    for name in op.uses()[1:]:  # `xs[i] = v` puts v itself in the list (the index too: harmless)
+                    # `xs[i] = v` puts v itself in the list; a dict holds its key too, unless
+                    # the key is a literal (`for k in params: params[k] = ...`)
+                    key = [] if _is_literal_key(op.args[1], made_by, keyed_by_literals) else op.args[1:2]
+                    for name in [atom.name for atom in [*key, *op.args[2:]] if isinstance(atom, Var)]:
                         self.hold(op.args[0].name, name)
             elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
                 self.link(op.target, op.args[0].name)  # the list itself, changed
@@ -159,6 +166,32 @@ class Groups:
                 if down:
                     frontier += [(item, True) for item in self.holds.get(member, ())]
         return seen
+
+
+def _keyed_by_literals(operations, made_by) -> set[int]:
+    """``id``s of the dict displays made here whose keys are all literals (``{"w": W, "b": b}``,
+    ``d["s"] = v``, or ``d[k] = v`` with ``k`` a key of such a dict): iterating over one gives
+    strings and numbers, never an object holding memory."""
+    literal = {id(op) for op in operations if op.kind == "dict"}
+    changed = True
+    while changed:  # a dict given a key of another dict is literal while that one is
+        changed = False
+        for op in operations:
+            if op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var):
+                origin = id(_origin(op.args[0].name, made_by))
+                if origin in literal and not _is_literal_key(op.args[1], made_by, literal):
+                    literal.discard(origin)
+                    changed = True
+    return literal
+
+
+def _is_literal_key(key, made_by, keyed_by_literals: set[int]) -> bool:
+    """A literal, or a key taken by iterating over a dict keyed by literals."""
+    if isinstance(key, Const):
+        return True
+    origin = _origin(key.name, made_by)
+    return origin.kind == "element" and isinstance(origin.args[0], Var) \
+        and id(_origin(origin.args[0].name, made_by)) in keyed_by_literals
 
 
 def _unpacked_item(op: Operation, displays: dict) -> str | None:
