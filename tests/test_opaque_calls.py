@@ -32,11 +32,11 @@ def copies_into_a_buffer_where(x):
 
 
 def compiled_sum(x):
-    return math.fsum(x) * 2.0  # fsum
+    return math.prod(x) * 2.0  # prod
 
 
 def compiled_sum_unused(x):
-    total = math.fsum(x)  # fsum unused
+    total = math.prod(x)  # prod unused
     return np.sum(x ** 2)
 
 
@@ -102,8 +102,8 @@ def fill_and_test(x):
 
 REFUSED = [
     (copies_into_a_buffer_where, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x, where=x > 0)"),
-    (compiled_sum, "fsum", MissingRuleError, "math.fsum"),
-    (compiled_sum_unused, "fsum unused", MissingRuleError, "math.fsum"),
+    (compiled_sum, "prod", MissingRuleError, "math.prod"),
+    (compiled_sum_unused, "prod unused", MissingRuleError, "math.prod"),
     (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
     (draws_around_x, "normal", MissingRuleError, "np.random.normal"),
     (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
@@ -132,7 +132,7 @@ def test_a_call_given_a_differentiated_value_without_a_rule_is_refused(function,
 
 
 def test_the_no_rule_message_says_how_to_register_one():
-    with pytest.raises(MissingRuleError, match=r"no rule for `math.fsum`.*\n.*\n.*\nhint: register one with s2sad.defvjp"):
+    with pytest.raises(MissingRuleError, match=r"no rule for `math.prod`.*\n.*\n.*\nhint: register one with s2sad.defvjp"):
         s2sad.grad(compiled_sum)(np.array([1.0, 2.0]))
 
 
@@ -178,7 +178,7 @@ def asks_a_helper(x):
 
 
 def is_small(x):
-    return math.fsum(np.abs(x).tolist()) < 100.0
+    return math.prod(np.abs(x).tolist()) < 100.0
 
 
 def reads_x_max(x):
@@ -230,7 +230,7 @@ class CompiledSum:
     """Stands for a Cython object whose method computes a value from its argument."""
 
     def __init__(self):
-        self.total = math.fsum
+        self.total = math.prod
 
 
 CSUM = CompiledSum()
@@ -251,7 +251,7 @@ def test_a_compiled_methods_result_is_refused_at_its_call(mode):
     message = str(raised.value)
     # raised as the generated code runs: located by the generated code's comments, which name the file's base name
     assert f"{os.path.basename(FILE)}:{line_of('compiled method result')}:" in message.splitlines()[0], message
-    assert "rule for math.fsum" in message and "hint: register one" in message
+    assert "rule for math.prod" in message and "hint: register one" in message
 
 
 def reads_with_keywords(a, b):

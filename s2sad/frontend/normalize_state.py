@@ -33,14 +33,15 @@ YIELDED = "<yielded>"  # a generator's values, in the list it is differentiated 
 RESERVED = {"np", "math", "operator", "g", "ans"} | set(HELPER_NAMES) | set(RUNTIME_NAMES) | set(S2SAD_NAMES)
 
 
-def names_read(code) -> set[str]:
+def names_read(code, nested=False) -> set[str]:
     """The global, attribute and free names ``code`` and the code of its nested lambdas, defs and
     comprehensions read: a temporary named like one (``quadratic_loss`` for the result of a
-    lambda calling ``quadratic_loss``) would shadow it in the generated function."""
-    names = set(code.co_names) | set(code.co_freevars)
+    lambda calling ``quadratic_loss``) would shadow it in the generated function. (A nested
+    code's free names are the function's own variables, or among the function's free names.)"""
+    names = set(code.co_names) | (set() if nested else set(code.co_freevars))
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
-            names |= names_read(constant)
+            names |= names_read(constant, nested=True)
     return names
 
 
