@@ -241,9 +241,12 @@ def test_the_generator_writes_each_idiom_and_number_type():
 
     collect()
     assert {"number-type:float32", "number-type:complex128", "number-type:float64"} <= seen
-    from fuzz.idioms import IDIOMS, PARAMETER_IDIOMS
+    from fuzz.idioms import IDIOM_FAMILIES, IDIOMS, PARAMETER_IDIOMS
 
     assert len({idiom.feature for idiom in IDIOMS} & seen) >= len(IDIOMS) // 2
+    # every family of idioms (two names for one value, for/while-else and :=, constructors, ...)
+    unseen = [family for family, idioms in IDIOM_FAMILIES.items() if not {idiom.feature for idiom in idioms} & seen]
+    assert not unseen, unseen
     # structured parameters: each kind, read by the idioms (and the idioms used without them too)
     assert len({"input:layers", "input:params", "input:linear", "input:net"} & seen) >= 3   # ~6% of programs each
     assert len({idiom.feature for idiom in PARAMETER_IDIOMS} & seen) >= len(PARAMETER_IDIOMS) // 2
