@@ -252,6 +252,28 @@ def test_the_generator_writes_each_idiom_and_number_type():
     assert len({idiom.feature for idiom in PARAMETER_IDIOMS} & seen) >= len(PARAMETER_IDIOMS) // 2
 
 
+def test_an_idiom_drawn_in_the_helper_makes_its_own_structured_value():
+    """The helper cannot see ``f``'s parameters: an idiom drawn in its body that reads LAYERS
+    makes the layers there (a session-13 campaign stopped on ``NameError: name 'layers'``)."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fuzz.generator import _Var, _Writer
+
+    @settings(max_examples=20, derandomize=True, database=None, deadline=None)
+    @given(st.data())
+    def draw_in_the_helper(data):
+        writer = _Writer(data.draw)
+        writer.structured = {"LAYERS": "layers"}
+        writer.in_helper, writer.vars = True, [_Var("h0", "V"), _Var("h1", "S")]
+        writer.s_idiom(1, reading="LAYERS")
+        assert not any(re.search(r"\blayers\b", line) for line in writer.lines), writer.lines
+
+    draw_in_the_helper()
+
+
 # ---------------------------------------------------------------- structured parameters
 
 def _parameter_idiom_source(idiom, parameter: str | None) -> str:

@@ -504,7 +504,7 @@ class _Writer:
                 self.library.append(need)
         for hole, (made, _) in STRUCTURED_HOLES.items():   # a structured value: the parameter, or made here
             if any("{" + hole + "}" in line for line in idiom.lines):
-                if hole in self.structured:
+                if hole in self.structured and not self.in_helper:   # the helper cannot see f's parameters
                     names[hole] = self.structured[hole]
                     self.feature(f"reads-parameter:{hole}")
                 else:
