@@ -196,6 +196,20 @@ IDIOM_FAMILIES = {
                "{t2}.a = np.sin({V}) * {t}.b", "{out} = {t}.a + {V}", needs=("Box",)),
         _idiom("attribute-set-through-second-name-plain-class", "S", "{t} = Scaled({S})", "{t2} = {t}",
                "{t2}.w2 = {t2}.w2 * {S}", "{out} = {t}.w2 + {t}.k", needs=("Scaled",)),
+        _idiom("chained-assign-list", "V", "{t} = {t2} = []", "{t}.append(np.sin({V}))", "{out} = {t2}[0] * {V}"),
+        _idiom("list-appended-by-a-helper", "V", "{t} = [np.sin({V})]", "append_doubled({t}, {V})",
+               "{out} = {t}[-1] + {t}[0]", needs=("append_doubled",)),
+        _idiom("attribute-set-by-a-helper", "V", "{t} = Box({V}, {S})", "set_a({t}, np.sin({V}))",
+               "{out} = {t}.a * {t}.b", needs=("Box", "set_a")),
+        _idiom("dict-entry-set-through-second-name", "V", "{t} = {'w': np.sin({V})}", "{t2} = {t}",
+               "{t2}['w'] = {t2}['w'] * {V}", "{out} = {t}['w'] + {V}"),
+        _idiom("attribute-list-appended-through-second-name", "V", "{t} = Box([np.cos({V})], {S})", "{t2} = {t}.a",
+               "{t2}.append({V} * {t}.b)", "{out} = {t}.a[0] + {t}.a[-1]", needs=("Box",)),
+        _idiom("second-name-from-a-conditional-expression", "V", "{t} = Box({V}, {S})",
+               "{t2} = {t} if {t}.a.shape == (3,) else Box({V}, 0.0)", "{t2}.a = {t2}.a * {S}", "{out} = {t}.a + {t2}.a",
+               needs=("Box",)),
+        _idiom("attribute-set-through-second-name-in-a-loop", "V", "{t} = Box(np.sin({V}), {S})", "for {i} in range(2):",
+               "    {t2} = {t}", "    {t2}.a = np.cos({t}.a) * {t2}.b", "{out} = {t}.a", needs=("Box",)),
     ],
     # ---- loops with else, the walrus in a test, nonlocal, lazy iterators consumed at once
     "new-control-flow": [
@@ -228,6 +242,12 @@ IDIOM_FAMILIES = {
         _idiom("reversed-loop", "V", "{t} = [np.sin({V}), {V}, {S} * {V}]", "{out} = np.zeros(3)", "for {t2} in reversed({t}):",
                "    {out} = {out} * 0.5 + {t2}"),
         _idiom("reversed-list", "S", "{t} = list(reversed([{S}, np.cos({S})]))", "{out} = {t}[0] * 2.0 + {t}[1]"),
+        _idiom("reversed-rows", "V", "{out} = np.zeros(3)", "for {t} in reversed({M}):", "    {out} = np.sin({out}) + {t}"),
+        _idiom("map-over-rows", "S", "{out} = sum(map(np.sum, {M} ** 2))"),
+        _idiom("nonlocal-in-a-loop", "U", "{t} = {U}", "def {t2}(v):", "    nonlocal {t}", "    {t} = np.tanh({t} + v)",
+               "for {i} in range(3):", "    {t2}({U} * {i})", "{out} = {t} * 2.0"),
+        _idiom("walrus-in-while-else", "S", "{out} = {S}", "{i} = 0", "while ({t} := {i} + 1) < 3:",
+               "    {out} = {out} * np.cos({S}) + {t}", "    {i} = {t}", "else:", "    {out} = {out} - {t}"),
         _idiom("itertools.chain-sum", "S", "{out} = sum(itertools.chain([{S}, {S}], [{S}]))", needs=("itertools",)),
         _idiom("itertools.chain-loop", "V", "{out} = {V}", "for {t} in itertools.chain([{V}], [np.tanh({V}), {V}]):",
                "    {out} = np.sin({out}) * {t}", needs=("itertools",)),
@@ -251,6 +271,8 @@ IDIOM_FAMILIES = {
                "{out} = {out} + {t}"),
         _idiom("np.copyto", "V", "{out} = np.zeros(3)", "np.copyto({out}, np.sin({V}))", "{out} = {out} * {V}"),
         _idiom("np.copyto-broadcast", "M", "{out} = np.cos({M})", "np.copyto({out}, {V})"),
+        _idiom("np.copyto-where", "V", "{out} = np.cos({V})", "np.copyto({out}, np.sin({V}), where=np.array([True, False, True]))",
+               "{out} = {out} * {S}"),
         _idiom("np.copyto-scalar", "U", "{out} = np.tanh({U})", "np.copyto({out}, {S})"),
     ],
     # ---- order statistics and interpolation (inputs spread so no tie or breakpoint is near)
@@ -371,6 +393,10 @@ LIBRARY = {
     "decay_rate": ("def decay_rate(y):\n"
                    "    return -0.5 * y + 0.1 * np.sin(y)\n"),
     "itertools": "import itertools\n",
+    "append_doubled": ("def append_doubled(xs, v):\n"
+                       "    xs.append(2.0 * v)\n"),
+    "set_a": ("def set_a(box, v):\n"
+              "    box.a = v * box.b\n"),
     "Scaled": ("class Scaled:\n"
                "    def __init__(self, w, k=2.0):\n"
                "        if k <= 0.0:\n"
