@@ -70,6 +70,7 @@ def test_the_generator_writes_valid_smooth_programs():
     """Every generated program runs, and its branch conditions keep their margin."""
     from hypothesis import HealthCheck, given, settings
 
+    from fuzz import trees
     from fuzz.analysis import Probe
     from fuzz.generator import MARGIN
 
@@ -78,7 +79,8 @@ def test_the_generator_writes_valid_smooth_programs():
     @given(programs())
     def check(program):
         compile(program.source, "<program>", "exec")
-        value, records = Probe(program.source).run(program.args())
+        probe = Probe(program.source)   # structured inputs are made of the program's own classes
+        value, records = probe.run(trees.materialise(tuple(program.args()), probe.namespace))
         assert all(abs(difference) >= MARGIN - 1e-9 for _, difference in records)
         assert program.features
 
@@ -241,12 +243,37 @@ def test_the_generator_writes_each_idiom_and_number_type():
 
     collect()
     assert {"number-type:float32", "number-type:complex128", "number-type:float64"} <= seen
-    from fuzz.idioms import IDIOMS, PARAMETER_IDIOMS
+    from fuzz.idioms import IDIOM_FAMILIES, IDIOMS, PARAMETER_IDIOMS
 
     assert len({idiom.feature for idiom in IDIOMS} & seen) >= len(IDIOMS) // 2
+    # every family of idioms (two names for one value, for/while-else and :=, constructors, ...)
+    unseen = [family for family, idioms in IDIOM_FAMILIES.items() if not {idiom.feature for idiom in idioms} & seen]
+    assert not unseen, unseen
     # structured parameters: each kind, read by the idioms (and the idioms used without them too)
     assert len({"input:layers", "input:params", "input:linear", "input:net"} & seen) >= 3   # ~6% of programs each
     assert len({idiom.feature for idiom in PARAMETER_IDIOMS} & seen) >= len(PARAMETER_IDIOMS) // 2
+
+
+def test_an_idiom_drawn_in_the_helper_makes_its_own_structured_value():
+    """The helper cannot see ``f``'s parameters: an idiom drawn in its body that reads LAYERS
+    makes the layers there (a session-13 campaign stopped on ``NameError: name 'layers'``)."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fuzz.generator import _Var, _Writer
+
+    @settings(max_examples=20, derandomize=True, database=None, deadline=None)
+    @given(st.data())
+    def draw_in_the_helper(data):
+        writer = _Writer(data.draw)
+        writer.structured = {"LAYERS": "layers"}
+        writer.in_helper, writer.vars = True, [_Var("h0", "V"), _Var("h1", "S")]
+        writer.s_idiom(1, reading="LAYERS")
+        assert not any(re.search(r"\blayers\b", line) for line in writer.lines), writer.lines
+
+    draw_in_the_helper()
 
 
 # ---------------------------------------------------------------- structured parameters

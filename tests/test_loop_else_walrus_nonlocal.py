@@ -332,3 +332,45 @@ def test_a_walrus_rebinding_a_name_its_call_looked_up_first_is_refused():
     assert caught.value.location.line == first + index
     assert caught.value.location.column == lines[index].index("s := ") + 1
     assert "where it runs first in the test" in str(caught.value)
+
+
+# A nested function whose `nonlocal` names a variable further out than the nested function
+# calling it: written out inside that caller, the call rebound the caller's copy, not the
+# outer variable (the fuzzer's session-13 finding: `outer(x) + a` gave s + ..., not the new a).
+def nonlocal_of_the_function_two_levels_out(x):
+    a = 0.5 * x
+
+    def outer(v):
+        def inner(w):
+            nonlocal a
+            a = a * w + 0.5
+        inner(v)
+        return v * 2.0
+    return np.sum(outer(x) + a)
+
+
+def nonlocal_of_a_sibling_called_from_a_function_with_its_own_name(x):
+    a = 0.5 * x
+
+    def bump(v):
+        nonlocal a
+        a = a * v + 0.5
+
+    def outer(v):
+        a = v * 3.0   # outer's own `a`: bump rebinds the function's `a`, not this one
+        bump(v)
+        return a
+    return np.sum(outer(x) + a)
+
+
+@pytest.mark.parametrize("f, called", [(nonlocal_of_the_function_two_levels_out, "inner(v)"),
+                                       (nonlocal_of_a_sibling_called_from_a_function_with_its_own_name, "bump(v)")])
+def test_a_nonlocal_reaching_past_the_calling_nested_function_is_refused(f, called):
+    from s2sad.errors import UnsupportedSyntaxError
+
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        s2sad.grad(f)(X)
+    lines, first = inspect.getsourcelines(f)
+    index = next(i for i, line in enumerate(lines) if line.strip() == called)
+    assert caught.value.location.line == first + index
+    assert "(nonlocal) of a function further out than `outer`" in str(caught.value)

@@ -21,7 +21,7 @@ from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
                                  writes_into_an_argument)
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import count_returns, dotted_name, nonlocal_names, yields_in
+from .normalize_syntax import count_returns, defines, dotted_name, nonlocal_names, own_bindings, yields_in
 from .one_pass import as_generator, consumed_once, is_one_pass, is_plain_function, written_as
 from ..rules.helpers import chained, merged_keywords, zipped
 from .resolve import found, is_library
@@ -248,6 +248,7 @@ class CallNormalizer(NormalizerState):
         if not isinstance(function, cst.Lambda) and yields_in(function):
             raise UnsupportedSyntaxError("a nested generator is not supported", self.source.location(function),
                                          "define the generator at module level: s2sad differentiates it there")
+        self.refuse_nonlocal_past_the_caller(function, call)
         args, kwargs = self.arguments(call)
         params = function.params
         if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
@@ -301,6 +302,25 @@ class CallNormalizer(NormalizerState):
             self.current = outer
             self.result_name, self.return_count, self.returned_atoms = saved
         return result
+
+    def refuse_nonlocal_past_the_caller(self, function, call: cst.Call) -> None:
+        """A nested function called from another nested function may rebind (``nonlocal``) only
+        that caller's own variables, and be defined in it. Otherwise its ``nonlocal`` names a
+        variable of a function further out (or a sibling's call reaches past the caller's own
+        variable of that name), which the call, written out inside the caller, would not rebind
+        there, nor would a loop calling the caller carry it: the value would be wrong."""
+        names = nonlocal_names(function)
+        if not names or not self.inlining:
+            return
+        caller = self.inlining[-1]
+        if isinstance(caller, cst.FunctionDef) and defines(caller, function):
+            names = [name for name in names if name not in own_bindings(caller)]
+        if names:
+            raise UnsupportedSyntaxError(
+                f"`{function.name.value}` rebinds `{names[0]}` (nonlocal) of a function further out than "
+                f"`{getattr(getattr(caller, 'name', None), 'value', 'the lambda')}`, which calls it: not supported yet",
+                self.source.location(call),
+                f"call `{function.name.value}` from the function that owns `{names[0]}`, or return the new value")
 
     def arguments(self, node: cst.Call):
         args, kwargs = [], []

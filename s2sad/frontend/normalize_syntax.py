@@ -232,6 +232,38 @@ def nonlocal_names(funcdef) -> list[str]:
     return [item.name.value for statement in nonlocal_statements(funcdef) for item in statement.names]
 
 
+def own_bindings(funcdef) -> set[str]:
+    """The names a nested function binds in its own scope: its parameters, what its body
+    assigns, the functions and classes it defines; not what the functions nested in it assign,
+    nor its ``nonlocal`` names (they belong to an enclosing function)."""
+    class OwnScope(NameUses):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                self.stores[node.name.value] = None
+                return False
+            return not isinstance(node, cst.Lambda) and super().on_visit(node)
+
+    names = OwnScope()
+    funcdef.body.visit(names)
+    params = funcdef.params
+    declared = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return (set(names.stores) | declared) - set(nonlocal_names(funcdef))
+
+
+def defines(funcdef, function) -> bool:
+    """Whether ``function`` (a node) is defined in ``funcdef``'s body, at any depth."""
+    found = []
+
+    class Finder(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if node is function:
+                found.append(node)
+            return not found
+
+    funcdef.body.visit(Finder())
+    return bool(found)
+
+
 def called_names(node) -> set[str]:
     """The names called in a subtree (``f`` of ``f(x)``)."""
     found = set()
