@@ -23,6 +23,7 @@ from ..rules.helpers import owned_copy, write_back, written_into_shared
 from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
 from .normalize_branches import BranchNormalizer
 from .normalize_calls import CallNormalizer
+from .normalize_one_pass import OnePassCallNormalizer
 from .normalize_classes import ClassNormalizer
 from .normalize_expressions import ExpressionNormalizer
 from .normalize_loops import LoopNormalizer
@@ -34,7 +35,7 @@ from .source import FunctionSource
 
 
 class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, CallNormalizer,
-                 MutationNormalizer, ClassNormalizer):
+                 OnePassCallNormalizer, MutationNormalizer, ClassNormalizer):
     """The parts over one shared state: no part overrides another's method, so the order of the bases
     does not matter."""
 

@@ -1,0 +1,67 @@
+"""Calls of one-pass iterators (``map``, ``reversed``, ``itertools.chain``), where they are
+consumed at once: one_pass.py says where that is and what each is written as."""
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from ..rules.helpers import chained
+from .ir import Atom, Callee, Operation
+from .normalize_state import NormalizerState, atom_name
+from .one_pass import as_generator, consumed_once, is_plain_function
+from .resolve import found
+
+
+class OnePassCallNormalizer(NormalizerState):
+    def check_consumed_once(self, node: cst.Call, dotted: str) -> None:
+        """Refuse a one-pass iterator (``map``, ``reversed``, ``itertools.chain``) except where it is
+        used up at once, in one pass (one_pass.py): there the list of its items is the same."""
+        if self.consumed is None:
+            code = getattr(self.source.function, "__code__", None)
+            local = set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
+
+            def resolve(name):
+                value = self.env.resolve_dotted(name) if name.split(".")[0] not in local else None
+                return value if found(value) else None
+
+            self.consumed = consumed_once(self.source.funcdef, resolve)
+        if id(node) not in self.consumed:
+            raise UnsupportedSyntaxError(
+                f"`{dotted}(...)` gives an iterator, which its first pass uses up: s2sad differentiates it where it is "
+                "consumed at once, in one pass (a for loop, a comprehension, list(...), tuple(...), sum(...), "
+                "unpacking), not stored, returned or read with next()", self.source.location(node),
+                f"make the list at once, `list({dotted}(...))`, and read that")
+
+    def chained(self, node: cst.Call, want) -> Atom:
+        """``itertools.chain(a, *rest)``, consumed at once: ``chained((a, *rest))``, the list of the items."""
+        if any(arg.keyword is not None or arg.star == "**" for arg in node.args):
+            raise UnsupportedSyntaxError("`chain(...)` takes its iterables by position", self.source.location(node))
+        iterables = self.packed_positional(node)
+        callee = Callee("static", "chained", chained)
+        return self.operation(want, "chained", [atom_name(iterables)], Operation("", "call", callee, [iterables]))
+
+    def mapped(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``map(f, xs, ys)``, consumed at once: the generator ``(f(x, y) for x, y in zip(xs, ys))``."""
+        location = self.source.location(node)
+        if len(node.args) < 2 or any(arg.keyword is not None for arg in node.args):
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` takes a function and one or more iterables, by position",
+                                         location)
+        if not is_plain_function(node.args[0].value):
+            raise UnsupportedSyntaxError(f"the function `{dotted}(...)` applies is computed by an expression, which "
+                                         "the loop s2sad writes for it would evaluate once per item", location,
+                                         "assign the function to a name first, and map that")
+        if len(node.args) > 2 and ("zip" in self.current or self.env.lookup("zip") is not builtins.zip):
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` over several iterables, where `zip` is not the builtin",
+                                         location)
+        names = [f"_s2sad_{self.namer.fresh('mapped')}" for _ in node.args[1:]]
+        generator = as_generator(node, names)
+        made = [generator, generator.elt, generator.for_in, generator.for_in.target, generator.for_in.iter]
+        made += [arg.value for arg in generator.elt.args] + list(getattr(generator.for_in.target, "elements", []))
+        given = {id(arg.value) for arg in node.args}  # the user's own nodes keep their positions
+        for made_node in made:
+            if id(made_node) not in given:
+                self.source.alias(made_node, node)
+        self.consumed.add(id(generator.for_in.iter))  # (zip(xs, ys) made here: its iterables were marked with the map)
+        return self.comprehension(generator, want)
