@@ -200,3 +200,10 @@ def test_a_write_into_an_array_an_argument_holds_is_refused(function):
         s2sad.grad(function, argnums=1)(params, x)
     assert caught.value.location.line == _line_of(function, "w[0] = x[0]")
     assert "`params`" in caught.value.message and np.array_equal(params.W, np.ones(3))
+
+
+def test_an_element_written_in_place_is_named_as_the_user_wrote_it():
+    # the refusal named the generated temporary `params_k` before
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        s2sad.grad(programs.parameters_updated_while_a_name_holds_one)(np.array([0.3, -1.2, 0.8]))
+    assert "`params[k]` in place" in caught.value.message and "params_k" not in str(caught.value)

@@ -19,7 +19,7 @@ _APPEND_TO_AN_ITEM = (s2sad.MissingRuleError, r"history\[\"s\"\]\.append\(s\)` c
 _UFUNC_ACCUMULATE = (s2sad.MissingRuleError, r"published_programs\.py:\d+:5: error: no (forward )?rule for `np\.maximum\.accumulate`",
                      "ufunc methods (np.maximum.accumulate, a running maximum) have no rules: refused at the line")
 _SUBTRACT_INTO_A_DICT_ITEM = (s2sad.UnsupportedSyntaxError,
-                              r"published_programs\.py:\d+:13: .*augmented assignment changes the ndarray `params_2_k` in place",
+                              r"published_programs\.py:\d+:13: .*augmented assignment changes the ndarray `params\[k\]` in place",
                               "params[k] -= v on a dict of fresh copies, inside `for k in params`: the aliasing analysis "
                               "links the key k (an element of iterating the dict) to the dict's arrays, so the write is "
                               "refused as if k could see it; `params[k] = params[k] - v` is differentiated")

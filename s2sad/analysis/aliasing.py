@@ -185,6 +185,16 @@ def _keyed_by_literals(operations, made_by) -> set[int]:
     return literal
 
 
+def _spelled(name: str, made_by) -> str:
+    """The element ``params[k] -= v`` reads and writes, as the user wrote it: ``params[k]``."""
+    op = made_by.get(name)
+    if op is not None and op.kind == "call" and op.callee is not None and op.callee.value is operator.getitem \
+            and len(op.args) == 2 and isinstance(op.args[0], Var):
+        index = op.args[1]
+        return f"{user_name(op.args[0].name)}[{user_name(index.name) if isinstance(index, Var) else index.code}]"
+    return user_name(name)
+
+
 def _is_literal_key(key, made_by, keyed_by_literals: set[int]) -> bool:
     """A literal, or a key taken by iterating over a dict keyed by literals."""
     if isinstance(key, Const):
@@ -295,7 +305,9 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 continue
             if reads.after(other, write):
                 if id(write) in in_place:
-                    guarded[id(write)] = (user_name(container), user_name(other))
+                    # `params[k] -= v` writes through the element it read: named as written
+                    written = _spelled(container, made_by) if owner is not None else user_name(container)
+                    guarded[id(write)] = (written, user_name(other))
                     break
                 _refuse(write, container, other, reads.statement[id(write)], source)
     return guarded
