@@ -505,3 +505,10 @@ def parameters_updated_while_a_name_holds_one(x):
     for k in params:
         params[k] -= 0.1 * params[k]  # changes `first` too
     return np.sum(first * x) + params["b"]
+
+
+def list_extended_with_plus_equals_after_a_tuple_holds_it(x):
+    xs = [x]
+    t = (xs, 1)
+    xs += [x * 2.0]  # extends the list the tuple holds
+    return np.sum(t[0][-1])

@@ -124,6 +124,7 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "inner_list_reached_through_reversed": ("row.append(x * 3.0)", "`row`"),
     "list_appended_after_reversed_read_it": ("xs.append(x * 5.0)", "`backwards`"),
     "parameters_updated_while_a_name_holds_one": ("params[k] -= 0.1 * params[k]", "`first`"),
+    "list_extended_with_plus_equals_after_a_tuple_holds_it": ("xs += [x * 2.0]", "`t`"),  # gave a wrong gradient before
 }
 
 
@@ -166,6 +167,7 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.history_appended_through_an_alias_in_a_loop(x) == pytest.approx(3.0 * np.sum(x))
     assert programs.inner_list_taken_out_and_appended(x) == pytest.approx(7.0 * np.sum(x))
     assert programs.item_unpacked_before_its_list_is_appended(x) == pytest.approx(5.0 * np.sum(x))
+    assert programs.list_extended_with_plus_equals_after_a_tuple_holds_it(x) == pytest.approx(2.0 * np.sum(x))
 
 
 def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():

@@ -74,8 +74,7 @@ def from_a_library(value) -> bool:
 
 
 class Groups:
-    """Which variables may share memory (a union of every link ``may_share`` finds, or with
-    ``copies_only`` of the links ``a = b`` makes: other names for the same object).
+    """Which variables may share memory (a union of every link ``may_share`` finds).
 
     A container is not a view: ``p = (y, s)`` holds ``y`` and ``s`` without making them one
     memory. So a tuple, list or dict *holds* its items instead of being linked to them, and
@@ -83,7 +82,7 @@ class Groups:
     ``y``), but not by ``s``; a write through something that may be any item of ``p`` (an
     element taken from it is linked to ``p``) may change every item."""
 
-    def __init__(self, statements, extra_links=(), copies_only=False, operations=None):
+    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None):
         self.parent: dict[str, str] = {}
         self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
         self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
@@ -92,7 +91,8 @@ class Groups:
         made_by: dict[str, Operation] = {}
         for op in operations:
             made_by.setdefault(op.target, op)
-        keyed_by_literals = _keyed_by_literals(operations, made_by)
+        if keyed_by_literals is None:
+            keyed_by_literals = _keyed_by_literals(operations, made_by)
         for op in operations:
             item = _unpacked_item(op, displays)
             if item is not None:
@@ -101,10 +101,7 @@ class Groups:
             if op.kind == "element" and isinstance(op.args[0], Var) \
                     and id(_origin(op.args[0].name, made_by)) in keyed_by_literals:
                 continue  # `for k in params`: a key written as a literal shares no memory with anything
-            if copies_only:
-                for name in op.uses() if op.kind == "copy" else []:
-                    self.link(op.target, name)
-            elif op.kind in _CONTAINERS:
+            if op.kind in _CONTAINERS:
                 for name in op.uses():
                     self.hold(op.target, name)
             elif op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var):
@@ -123,6 +120,9 @@ class Groups:
                     self.link(op.target, name)
         for a, b in extra_links:
             self.link(a, b)
+        self.gather_members()
+
+    def gather_members(self) -> None:
         self.members: dict[str, set[str]] = {}
         for name in list(self.parent):
             self.members.setdefault(self.root(name), set()).add(name)
@@ -148,13 +148,13 @@ class Groups:
     def _same(self, name: str) -> set[str]:
         return self.members.get(self.root(name), {name}) if name in self.parent else {name}
 
-    def of(self, name: str) -> set[str]:
+    def of(self, name: str, down=True) -> set[str]:
         """Every variable that may see a write through ``name``, itself included: the same
-        memory, the containers holding it, and (from ``name``'s own memory down) what the
-        containers it may be hold."""
+        memory, the containers holding it, and (from ``name``'s own memory down, unless the
+        write changes a container itself, not what it holds) what the containers it may be hold."""
         seen: set[str] = set()
         visited: set[tuple[str, bool]] = set()
-        frontier = [(name, True)]
+        frontier = [(name, down)]
         while frontier:
             current, down = frontier.pop()
             if (current, down) in visited:
@@ -272,16 +272,17 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
     and the old ones are never read again (other names for the object are checked as usual)."""
     guarded = {}
     operations = operations_of(function.statements)
-    groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place])
-    names = Groups(function.statements, copies_only=True)
     made_by = {}
     for op in operations:
         made_by.setdefault(op.target, op)
+    keyed = _keyed_by_literals(operations, made_by)
+    groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place],
+                    keyed_by_literals=keyed)
     reads = Reads(function)
     for write in operations:
         if write.kind == "mutate" and write.callee.name in LIST_WRITES and isinstance(write.args[0], Var) \
                 and (write.callee.name != "setitem" or _origin(write.args[0].name, made_by).kind in ("list", "dict")):
-            _check_list_write(write, function, operations, made_by, reads, source)
+            _check_list_write(write, operations, made_by, reads, source, keyed)
             continue
         if write.kind == "mutate" and write.callee.name == "setitem":
             container = write.args[0].name
@@ -289,18 +290,20 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
             container = in_place[id(write)]
         else:
             continue
-        # `xs[i] = v` on a list or dict puts another object in a slot: only other names for
-        # the list itself see it, not the arrays it holds or held
-        shared = names if _origin(container, made_by).kind in ("list", "dict") else groups
-        made = reads.made_this_iteration(container, write, operations)
-        if made is not None and shared is groups:
-            # new memory each iteration: only what this iteration linked to it before the write
-            # can hold it (what the end of the iteration links to it holds the written array)
-            between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
-            shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
-                            operations=between)
+        if _origin(container, made_by).kind in ("list", "dict"):
+            seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed)  # `xs += ys` extends xs
+        else:
+            shared = groups
+            made = reads.made_this_iteration(container, write, operations)
+            if made is not None:
+                # new memory each iteration: only what this iteration linked to it before the write
+                # can hold it (what the end of the iteration links to it holds the written array)
+                between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
+                shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
+                                operations=between, keyed_by_literals=keyed)
+            seeing = shared.of(container)
         owner = (updated_attributes or {}).get(id(write))
-        for other in sorted(shared.of(container) - {container, write.target}):
+        for other in sorted(seeing - {container, write.target}):
             if owner is not None and user_name(other) == owner:
                 continue
             if reads.after(other, write):
@@ -309,7 +312,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     written = _spelled(container, made_by) if owner is not None else user_name(container)
                     guarded[id(write)] = (written, user_name(other))
                     break
-                _refuse(write, container, other, reads.statement[id(write)], source)
+                _refuse(container, other, _where(write, reads, source))
     return guarded
 
 
@@ -317,7 +320,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
 LIST_WRITES = ("setitem", "append", "extend", "pop")
 
 
-def _check_list_write(write, function, operations, made_by, reads, source) -> None:
+def _check_list_write(write, operations, made_by, reads, source, keyed_by_literals) -> None:
     """Refuse ``xs.append(v)`` (``extend``, ``pop``, ``xs[i] = v`` on a list or dict) when a name
     that sees the same list object is read after it: another name for it (``b = xs``), a
     container holding it (``t = (xs, 1)``, ``outer.append(xs)``), or an item taken out of such
@@ -329,39 +332,50 @@ def _check_list_write(write, function, operations, made_by, reads, source) -> No
     runs the write again on the same list."""
     container = write.args[0].name
     origin = _origin(container, made_by)
+    where = _where(write, reads, source)
     if not _made_here(origin):
         # taken out of another container, or handed back by a call: which other containers
         # hold this list, and which names read it, is not known here
-        where = reads.statement[id(write)]
         raise UnsupportedSyntaxError(
             f"`{user_name(container)}` is a list or dict the function did not make itself (it was taken out of "
             f"another container, or a call gave it), and "
             f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
-            f"whatever else holds it would change too, which s2sad does not follow",
-            where.location if where is not None else function_location(source),
+            f"whatever else holds it would change too, which s2sad does not follow", where,
             f"make a new value instead: `{user_name(container)} = {user_name(container)} + [...]`, or build the "
             f"list in a local variable (`items = []`) and put it in its container once it is complete")
-    born = reads.defined.get(container, -1)
-    here, around = reads.order[id(write)], set(reads.loops[id(write)])
-
-    def before(op) -> bool:
-        return reads.order[id(op)] < here or any(born < reads.starts[loop] for loop in around & set(reads.loops[id(op)]))
-
-    linked = _ListLinks([op for op in operations if op is not write and before(op)], made_by)
-    for other in sorted(linked.seen_by(container) - {container, write.target}):
+    for other in sorted(_seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
+                        - {container, write.target}):
         if reads.after(other, write):
             written, seen = user_name(container), user_name(other)
-            where = reads.statement[id(write)]
             raise UnsupportedSyntaxError(
                 f"`{written}.{write.callee.name}(...)` changes the {_kind_of(container, made_by)} "
                 f"`{written}` in place, and `{seen}` sees the same object and is read after the change: s2sad "
                 f"would differentiate it as if `{seen}` were unchanged"
                 if write.callee.name != "setitem" else
                 f"`{written}[...] = ...` changes `{written}` in place, and `{seen}` sees the same object and is read "
-                f"after the change: s2sad would differentiate it as if `{seen}` were unchanged",
-                where.location if where is not None else function_location(source),
+                f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+
+
+def _seeing_the_list(container: str, write, operations, made_by, reads, keyed_by_literals) -> set[str]:
+    """The names that see a change of the list or dict object ``container`` (``xs.append(v)``,
+    ``xs += ys``): its other names, what holds it, what was taken out of what holds it, by the
+    links that can come before ``write`` (made earlier, or in a loop around both that the
+    list's memory is older than)."""
+    born = reads.defined.get(container, -1)
+    here, around = reads.order[id(write)], set(reads.loops[id(write)])
+
+    def before(op) -> bool:
+        return reads.order[id(op)] < here or any(born < reads.starts[loop] for loop in around & set(reads.loops[id(op)]))
+
+    linked = _ListLinks([op for op in operations if op is not write and before(op)], made_by, keyed_by_literals)
+    return linked.of(container, down=False)
+
+
+def _where(write, reads, source):
+    where = reads.statement[id(write)]
+    return where.location if where is not None else function_location(source)
 
 
 def _made_here(origin: Operation) -> bool:
@@ -399,11 +413,12 @@ class _ListLinks(Groups):
     (``h = outer[0]``, ``for row in rows``, ``xs.pop()``) is linked to each item it may be,
     not to the container (taking ``hs[-1]`` out does not make it the list ``hs``)."""
 
-    def __init__(self, operations, made_by):
-        super().__init__([], operations=[op for op in operations if not self._takes_an_item(op, made_by)],
-                         extra_links=[(op.target, name) for op in operations if _hands_back_items(op)
-                                      for name in op.uses()])
+    def __init__(self, operations, made_by, keyed_by_literals):
         taken = [op for op in operations if self._takes_an_item(op, made_by)]
+        taken_ids = {id(op) for op in taken}
+        super().__init__([], operations=[op for op in operations if id(op) not in taken_ids],
+                         extra_links=[(op.target, name) for op in operations if _hands_back_items(op)
+                                      for name in op.uses()], keyed_by_literals=keyed_by_literals)
         changed = True
         while changed:  # an item taken out may itself hold lists: follow until nothing new is linked
             changed = False
@@ -412,9 +427,7 @@ class _ListLinks(Groups):
                     if self.root(op.target) != self.root(item):
                         self.link(op.target, item)
                         changed = True
-        self.members = {}
-        for name in list(self.parent):
-            self.members.setdefault(self.root(name), set()).add(name)
+        self.gather_members()
 
     @staticmethod
     def _takes_an_item(op, made_by) -> bool:
@@ -427,18 +440,6 @@ class _ListLinks(Groups):
         self.parent.setdefault(container, container)
         root = self.root(container)
         return {item for name, items in self.holds.items() if self.root(name) == root for item in items}
-
-    def seen_by(self, name: str) -> set[str]:
-        """The names that see a change of the object ``name``: itself under any name, and what holds it."""
-        seen, frontier = set(), [name]
-        while frontier:
-            current = frontier.pop()
-            if current in seen:
-                continue
-            for member in self._same(current) | {current}:
-                seen.add(member)
-                frontier += [container for container in self.held_by.get(member, ()) if container not in seen]
-        return seen
 
 
 class Reads:
@@ -514,13 +515,13 @@ def conditions_of(block):
     return out
 
 
-def _refuse(write, container: str, other: str, where, source):
+def _refuse(container: str, other: str, location):
     written, seen = user_name(container), user_name(other)
     what = f"`{written}[...] = ...`"
     raise UnsupportedSyntaxError(
         f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "
         f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",
-        where.location if where is not None else function_location(source),
+        location,
         f"write to one name only, or take a copy first (`{written} = {written}.copy()`), "
         f"or write `{written} = {written} + ...` to make a new array")
 
