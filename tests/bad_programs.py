@@ -96,10 +96,6 @@ def uses_set_comprehension(x):
     return len({v for v in x})  # refused: set comprehension
 
 
-def uses_chained_comparison(x):
-    return x * (0.0 < x < 1.0)  # refused: chained comparison
-
-
 def uses_walrus(x):
     return (y := x * 2) + y  # refused: walrus
 

@@ -100,7 +100,7 @@ def assert_good_error(error, kind=S2SADError, *, names=(), line=None, hint=True)
 
 # ====================================================================== unsupported syntax
 # (test_fence.py covers: attribute assignment, a nested function used as a value, yield, try,
-#  with, global, del, y[i][j] = v, f(*xs), set comprehensions, chained comparisons, := where
+#  with, global, del, y[i][j] = v, f(*xs), set comprehensions, := where
 #  it is not first in a test, nonlocal outside a nested function's first lines, recursive
 #  nested defs, async, undefined names, unknown attributes, calling a computed value.)
 

@@ -42,7 +42,6 @@ CASES = [
     ("uses_del", "del", "del", "`del` is not supported"),
     ("mutates_nested_element", "nested subscript assignment", "y[0][1]", "only a variable's elements can be assigned"),
     ("uses_set_comprehension", "set comprehension", "{v for", "set comprehensions are not supported"),
-    ("uses_chained_comparison", "chained comparison", "0.0 < x", "chained comparisons are not supported yet"),
     ("uses_walrus", "walrus", "y := x", "the walrus operator"),
     ("uses_recursive_nested_def", "recursive nested def", "inner(v * 2.0", "a nested function that calls itself"),
     ("uses_async", "async", "async def", "async functions cannot be differentiated"),

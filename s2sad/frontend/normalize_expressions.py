@@ -157,18 +157,31 @@ class ExpressionNormalizer(NormalizerState):
         return self.operation(want, word, [operand], Operation("", "call", callee, [operand]))
 
     def comparison(self, node: cst.Comparison, want) -> Atom:
-        if len(node.comparisons) != 1:
-            raise UnsupportedSyntaxError("chained comparisons are not supported yet", self.source.location(node),
-                                         "split `a < b < c` into `(a < b) & (b < c)`")
         target = node.comparisons[0]
         left, right = self.expression(node.left), self.expression(target.comparator)
-        if isinstance(target.operator, (cst.In, cst.NotIn)):
+        if len(node.comparisons) > 1:
+            # `a < b < c` is `a < b and b < c` with `b` evaluated once, and `c` only when `a < b`
+            first = self.compared(left, target.operator, right, None)
+            if isinstance(right, Var):
+                held = f"_s2sad_{right.name}"  # how the rest names it (as a comprehension's list)
+                self.current[held] = right.name
+                middle = cst.Name(held)
+            else:
+                middle = cst.parse_expression(right.code)
+            rest = cst.Comparison(middle, node.comparisons[1:])
+            self.source.alias(rest, node)
+            return self.choice(first, rest, first, want)
+        return self.compared(left, target.operator, right, want)
+
+    def compared(self, left: Atom, operator_node, right: Atom, want) -> Atom:
+        """``left <operator> right``, both computed already."""
+        if isinstance(operator_node, (cst.In, cst.NotIn)):
             function = operator.contains
-            symbol = "in" if isinstance(target.operator, cst.In) else "not in"
+            symbol = "in" if isinstance(operator_node, cst.In) else "not in"
             template = "{1} " + symbol + " {0}"
             args = [right, left]
         else:
-            function, symbol = COMPARISON[type(target.operator)]
+            function, symbol = COMPARISON[type(operator_node)]
             template, args = "{0} " + symbol + " {1}", [left, right]
         callee = Callee("static", symbol, function, template)
         return self.operation(want, symbol, [left, right], Operation("", "call", callee, args))

@@ -77,7 +77,7 @@ class LoopNormalizer(NormalizerState):
             self.flush()
             loop.test, self.items = self.items, saved
         else:
-            iterables, targets, counter, loop.over_items = iteration
+            iterables, targets, counter, loop.over_items, _ = iteration
             if counter is not None:
                 loop.counter = self.namer.version(counter.value)
                 self.current[counter.value] = loop.counter
@@ -91,7 +91,8 @@ class LoopNormalizer(NormalizerState):
         unpacking = self.operations
         self.operations = []
         self.loop_names.append(loop_names)
-        loop.body = self.block(node.body.body, loop_depth + 1)
+        numbered = iteration[4] if iteration is not None else None
+        loop.body = self.block(((numbered,) if numbered is not None else ()) + tuple(node.body.body), loop_depth + 1)
         self.loop_names.pop()
         if unpacking:
             loop.body.insert(0, Statement(location, unpacking))
@@ -102,14 +103,18 @@ class LoopNormalizer(NormalizerState):
         return loop
 
     def iteration(self, node: cst.For):
-        """What a ``for`` loop walks: (iterables, their targets, the counter, over dict items).
+        """What a ``for`` loop walks: (iterables, their targets, the counter, over dict items, the
+        statement its body begins with: enumerate's ``start`` added to the counter, or None).
 
         ``enumerate(xs)`` gives a counter, ``zip(xs, ys)`` several iterables walked together,
         ``d.items()`` / ``d.values()`` a dict's values with its keys as the counter.
         """
-        target, iterable, counter = node.target, node.iter, None
-        if self.builtin_call(iterable, "enumerate") and is_pair(target) and isinstance(target.elements[0].value, cst.Name):
+        target, iterable, counter, numbered = node.target, node.iter, None, None
+        if self.builtin_call(iterable, "enumerate", start=True) and is_pair(target) \
+                and isinstance(target.elements[0].value, cst.Name):
             counter, target = target.elements[0].value, target.elements[1].value
+            if len(iterable.args) == 2:
+                counter, numbered = self.counted_from(node, counter, iterable.args[1].value)
             iterable = iterable.args[0].value
         if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args
                 and iterable.func.attr.value in ("items", "values") and counter is None):
@@ -120,18 +125,40 @@ class LoopNormalizer(NormalizerState):
             else:
                 counter = None
             if counter is not None:
-                return [self.expression(iterable.func.value)], [target], counter, True
+                return [self.expression(iterable.func.value)], [target], counter, True, None
         if self.builtin_call(iterable, "zip") and isinstance(target, (cst.Tuple, cst.List)) \
                 and len(target.elements) == len(iterable.args):
             return ([self.expression(arg.value) for arg in iterable.args], [e.value for e in target.elements],
-                    counter, False)
-        return [self.expression(iterable)], [target], counter, False
+                    counter, False, numbered)
+        return [self.expression(iterable)], [target], counter, False, numbered
 
-    def builtin_call(self, node, name: str) -> bool:
-        """``node`` calls the builtin ``name`` (not shadowed), with plain positional arguments."""
-        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
-                and name not in self.current and self.env.lookup(name) is getattr(builtins, name)
-                and node.args and all(arg.keyword is None and not arg.star for arg in node.args))
+    def builtin_call(self, node, name: str, start: bool = False) -> bool:
+        """``node`` calls the builtin ``name`` (not shadowed), with plain positional arguments
+        (and, ``start``, enumerate's: one iterable and its optional ``start``, by name or not)."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
+                and name not in self.current and self.env.lookup(name) is getattr(builtins, name) and node.args):
+            return False
+        if start:
+            return (len(node.args) in (1, 2) and not any(arg.star for arg in node.args) and node.args[0].keyword is None
+                    and all(arg.keyword is None or arg.keyword.value == "start" for arg in node.args[1:]))
+        return all(arg.keyword is None and not arg.star for arg in node.args)
+
+    def counted_from(self, node: cst.For, counter: cst.Name, start: cst.BaseExpression):
+        """``for i, v in enumerate(xs, start)``: the loop counts from 0 under a name of its own, and
+        its body begins ``i = <that> + start``, ``start`` evaluated once, before the loop."""
+        first = self.expression(start)
+        if isinstance(first, Var):
+            held = f"_s2sad_{first.name}"  # how the body's first line names it
+            self.current[held] = first.name
+            first_node = cst.Name(held)
+        else:
+            first_node = cst.parse_expression(first.code)
+        position = cst.Name(f"_s2sad_position_of_{counter.value}")
+        numbered = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(counter)],
+                                                       cst.BinaryOperation(position, cst.Add(), first_node))])
+        self.source.alias(numbered, node)
+        self.source.alias(numbered.body[0], node)
+        return position, numbered
 
     def reusable(self, version: str) -> bool:
         """Whether a loop may carry ``version`` under its own name, overwriting it.
