@@ -68,6 +68,18 @@ def star_unpack(x):
     return np.sum(first * rest[1])
 
 
+def list_unpacked_and_indexed(x):
+    # a list's item read both ways: the two cotangents of `parts` add up (a tuple and a list did not)
+    parts = np.split(x, 2)
+    a, b = parts
+    return np.sum(a * b) + np.sum(parts[0] ** 2)
+
+
+def parameters_unpacked_and_indexed(params):
+    W, b = params
+    return np.sum(W * params[0]) + np.sum(b * params[1])
+
+
 # ---------------------------------------------------------------- bodies written on the header's line
 def cube(x): return np.sum(x ** 3)
 

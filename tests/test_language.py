@@ -25,6 +25,7 @@ ARRAY_CASES = {
     "nested_unpack": (programs.nested_unpack, (r(3),), (0,)),
     "list_append": (programs.list_append, (r(3),), (0,)),
     "star_unpack": (programs.star_unpack, (r(3),), (0,)),
+    "list_unpacked_and_indexed": (programs.list_unpacked_and_indexed, (r(4),), (0,)),
     "one_line_def": (programs.cube, (r(3),), (0,)),
     "one_line_def_of_two_statements": (programs.two_statements, (r(3),), (0,)),
     "one_line_branch_and_loop_bodies": (programs.one_line_branches_and_loops, (r(3), 4), (0,)),
@@ -285,3 +286,12 @@ def test_a_vjp_that_returns_zero_skips_the_rules_before_it(function):
     u = np.array([-0.4, 0.6])
     (du,) = s2sad.grad(function, argnums=(0,))(u)
     assert_gradients_match(function, [u], (0,), (du,))
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_a_list_or_tuple_of_parameters_unpacked_and_indexed(container):
+    W, b = r(3), r(2)
+    gradient = s2sad.grad(programs.parameters_unpacked_and_indexed)(container([W, b]))
+    assert type(gradient) is container
+    np.testing.assert_allclose(gradient[0], 2.0 * W)     # d/dW sum(W * W)
+    np.testing.assert_allclose(gradient[1], 2.0 * b)

@@ -29,13 +29,14 @@ def split_cotangent(g, count: int) -> tuple:
 
 def item_cotangent(g, index: int, count: int, sequence=None):
     """The cotangent of a sequence of ``count`` elements of which only element ``index`` was used
-    (``a, b, c = sequence``): a tuple of cotangents, or, when ``sequence`` is an array (its rows
-    unpacked), an array like it."""
+    (``a, b, c = sequence``): a tuple of cotangents (a list for a list, as an item read by index
+    gives it, so that the two add up), or, when ``sequence`` is an array (its rows unpacked), an
+    array like it."""
     if isinstance(sequence, np.ndarray):
         return unthunk(untake(g, index, sequence)) if g is not ZERO else ZERO
     parts = [ZERO] * count
     parts[index] = g
-    return tuple(parts)
+    return parts if isinstance(sequence, list) else tuple(parts)
 
 
 def field_cotangent(g, key):
