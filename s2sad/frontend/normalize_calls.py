@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import inspect
 import itertools
 
 import libcst as cst
@@ -73,6 +74,8 @@ class CallNormalizer(NormalizerState):
             value, dotted = as_called(value, dotted)  # (before the test for a user's class: chain is a class)
         else:
             self.bind(dotted.split(".")[0])
+        if called_through_its_class(value):  # `model(x)`: the method `model.__call__(x)` is
+            value, dotted = value.__call__, f"{dotted}.__call__"
         if isinstance(value, type) and not is_library(value):
             return self.value_call(node, want, Const(dotted), value)  # a user's class: its constructor, when the code runs
         if is_ufunc_at(value):
@@ -280,6 +283,16 @@ class CallNormalizer(NormalizerState):
             else:
                 args.append(atom)
         return args, kwargs
+
+
+def called_through_its_class(value) -> bool:
+    """Whether ``value`` is an object of a user's class whose ``__call__`` is Python source, and has
+    no rule of its own (a module-level ``model = Model(...)`` called as ``model(x)``)."""
+    from ..registry import rule_for  # (the registry reads the front end's helpers)
+
+    call = getattr(type(value), "__call__", None)
+    return (not isinstance(value, type) and inspect.isfunction(call) and not is_library(type(value))
+            and rule_for(value) is None)
 
 
 def as_called(value, dotted: str):
