@@ -153,6 +153,16 @@ def convolve_vjp_v(g, ans, a, v, mode):
     return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), a, "valid"), v)
 
 
+def correlate_vjp_a(g, ans, a, v, mode):
+    """``np.correlate(a, v, mode)`` is ``np.convolve(a, w, mode)`` with ``w = conj(v)`` reversed."""
+    return convolve_vjp_a(g, ans, a, np.conj(np.asarray(v)[::-1]), mode)
+
+
+def correlate_vjp_v(g, ans, a, v, mode):
+    # w = conj(v reversed): v's cotangent is w's conjugated and reversed back
+    return np.conj(convolve_vjp_v(g, ans, a, np.conj(np.asarray(v)[::-1]), mode))[::-1]
+
+
 # Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
 defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
 defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
@@ -161,6 +171,7 @@ defvjp(np.outer,     "a, b, out=None",
        "unbroadcast(np.reshape(np.dot(conj(np.ravel(a)), g), np.shape(b)), b)")
 defvjp(np.inner,     "a, b", inner_vjp_a, inner_vjp_b)
 defvjp(np.convolve,  "a, v, mode='full'", convolve_vjp_a, convolve_vjp_v, None)
+defvjp(np.correlate, "a, v, mode='valid'", correlate_vjp_a, correlate_vjp_v, None)
 defvjp(np.vdot,      "a, b", "unbroadcast(np.reshape(np.conjugate(g) * np.ravel(b), np.shape(a)), a)",
        "unbroadcast(np.reshape(g * np.ravel(a), np.shape(b)), b)")
 defvjp(np.tensordot, "a, b, axes=2", tensordot_vjp_a, tensordot_vjp_b, lazy=True)
@@ -1053,6 +1064,7 @@ defjvp(np.dot,       "np.dot(g, b)", "np.dot(a, g)")
 defjvp(np.matmul,    "np.matmul(g, x2)", "np.matmul(x1, g)")
 defjvp(np.outer,     "np.outer(g, b)", "np.outer(a, g)")
 defjvp(np.convolve,  "np.convolve(g, v, mode)", "np.convolve(a, g, mode)")
+defjvp(np.correlate, "np.correlate(g, v, mode)", "np.correlate(a, g, mode)")
 defjvp(np.inner,     "np.inner(g, b)", "np.inner(a, g)")
 defjvp(np.vdot,      "np.vdot(g, b)", "np.vdot(a, g)")
 defjvp(np.tensordot, LINEAR, LINEAR)

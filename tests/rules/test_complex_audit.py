@@ -152,6 +152,7 @@ CHECKED = {
     "operator.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.concat": lambda rng: calls((z(rng, 2), z(rng)), (z(rng, 3),)),
     "numpy.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
+    "numpy.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "full"),
     "numpy.vdot": lambda rng: calls(z(rng, 3), z(rng, 3)),
     "numpy.tensordot": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2), 1),
     "numpy.cross": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),

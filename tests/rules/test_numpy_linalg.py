@@ -736,3 +736,22 @@ def test_convolve_in_every_mode_real_and_complex(sizes, mode):
     _, pullback = s2sad.rrule(np.convolve, a, v)
     expected = [sum(g[k] * v[k - i] for k in range(len(g)) if 0 <= k - i < len(v)) for i in range(len(a))]
     np.testing.assert_allclose(pullback(g)[1], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("sizes", [(7, 3), (3, 7), (5, 5), (1, 4)], ids=str)
+def test_correlate_in_every_mode_real_and_complex(sizes, mode):
+    rng = np.random.default_rng(sum(sizes) + 1)
+    a, v = rng.standard_normal(sizes[0]), rng.standard_normal(sizes[1])
+    check_rrule(np.correlate, a, v, mode)
+    check_rrule(np.correlate, a + 1j * rng.standard_normal(sizes[0]), v - 2j * rng.standard_normal(sizes[1]), mode)
+    # hand-derived, valid mode, len(a) >= len(v): y[k] = sum_n a[n + k] conj(v[n]), so for real
+    # data dy/da[i] = sum_k g[k] v[i - k] and dy/dv[n] = sum_k g[k] a[n + k]
+    if sizes[0] >= sizes[1]:
+        _, pullback = s2sad.rrule(np.correlate, a, v, "valid")
+        g = rng.standard_normal(sizes[0] - sizes[1] + 1)
+        _, da, dv, _ = pullback(g)  # (and mode's: none)
+        np.testing.assert_allclose(da, [sum(g[k] * v[i - k] for k in range(len(g)) if 0 <= i - k < len(v))
+                                        for i in range(len(a))], rtol=1e-12)
+        np.testing.assert_allclose(dv, [sum(g[k] * a[n + k] for k in range(len(g))) for n in range(len(v))],
+                                   rtol=1e-12)
