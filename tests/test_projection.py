@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+import s2sad
 from s2sad.errors import ArgumentError, RuleError, SourceLocation
 from s2sad.runtime.projection import check_differentiable, project
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, InplaceableThunk, Tangent, Thunk
@@ -195,3 +196,23 @@ def test_the_error_points_at_the_source():
     assert "astype" not in str(info.value)
     with pytest.raises(ArgumentError, match=r"x.astype\(float\)"):
         check_differentiable(np.arange(2), "x")
+
+
+def test_a_cotangent_given_row_by_row_is_stacked_with_zero_rows_as_zeros():
+    # the array's rows walked one by one (`sorted(x)`): a tuple of their cotangents, some ZERO
+    primal = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    projected = project(primal, (ZERO, np.array([1.0, 2.0]), 3.0))
+    np.testing.assert_array_equal(projected, [[0.0, 0.0], [1.0, 2.0], [3.0, 3.0]])
+    np.testing.assert_array_equal(project(np.array([1.0, 2.0]), [ZERO, 2.0]), [0.0, 2.0])
+
+
+def sorted_by_a_key(x):
+    v = sorted(x, key=lambda t: -t)
+    return v[0] ** 2 * v[1]
+
+
+def test_a_hessian_through_sorted_rows():
+    # the second derivative of x1^2 x2 (x1 the largest item, x2 the next) along v, by hand
+    x, v = np.array([1.0, 3.0, 2.0]), np.array([0.5, -1.0, 2.0])
+    hessian = np.array([[0.0, 0.0, 0.0], [0.0, 2 * x[2], 2 * x[1]], [0.0, 2 * x[1], 0.0]])
+    np.testing.assert_allclose(s2sad.hvp(sorted_by_a_key, (x,), (v,)), hessian @ v, rtol=1e-12)

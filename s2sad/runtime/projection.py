@@ -90,6 +90,10 @@ def _project_array(primal: np.ndarray, cotangent) -> np.ndarray:
         raise RuleError(f"a structural tangent {cotangent!r} was given for an array of shape {primal.shape}")
     if is_duck_array(cotangent):  # data in Dask: the gradient stays lazy, even for a NumPy parameter
         return _project_duck(primal, cotangent)
+    if isinstance(cotangent, (list, tuple)) and primal.ndim and len(cotangent) == len(primal):
+        # one cotangent per row, as the array's rows were walked (`sorted(x)`, `list(x)`), some ZERO
+        return np.stack([_project_array(row, item) for row, item in zip(primal, cotangent)]) \
+            .reshape(primal.shape)
     array = np.asarray(cotangent)
     if array.dtype.kind == "c" and dtype.kind != "c":
         array = array.real  # the imaginary part points out of the primal's (real) space
