@@ -28,9 +28,8 @@ from s2sad.runtime.accumulate import add
 from s2sad.arguments import is_float_like
 from s2sad.frontend.resolve import is_library
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
-from s2sad.runtime.constructors import constructor_jvp, stored_fields
+from s2sad.runtime.constructors import constructor_jvp, stored_field_cotangent, stored_fields
 from s2sad.runtime.initializers import blank, initializer
-from s2sad.runtime.structure import tangent_field
 from s2sad.transformed import CotangentTuple
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
@@ -213,8 +212,9 @@ def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwa
         if not _is_zero(receiver_tangent):
             method_jvp(receiver, receiver_tangent, name, ans, args, tangents, **kwargs)  # raises: a computed callee
         found = _forward_of_value(receiver)
-        if found is None and isinstance(receiver, type) and not is_library(receiver) and not issubclass(receiver, tuple):
-            # (a namedtuple's constructor stays refused: its tangent as a tuple of items is not reversed here)
+        if found is None and isinstance(receiver, type) and not is_library(receiver) \
+                and (not issubclass(receiver, tuple) or hasattr(receiver, "_fields")):
+            # (of tuples, a namedtuple's, whose items are its fields: another tuple's are not reversed here)
             return _constructor_jvp_rrule(receiver, args, tangents, kwargs, keyword_tangents)
         if found is None:
             return _source_call_rrule(receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents)
@@ -340,16 +340,20 @@ def _constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents):
     fields = stored_fields(cls)
     if fields is None:
         return _computed_constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangents)
-    _refuse_keyword_tangents(keyword_tangents, cls.__name__)
-    y = constructor_jvp(cls, args, tangents, **kwargs)
+    if keyword_tangents is None and any(is_float_like(value) for value in kwargs.values()):
+        raise _no_second_order(cls.__name__)  # a keyword's tangent, had it one, would have no place to go back to
+    y = constructor_jvp(cls, args, tangents, keyword_tangents, **kwargs)
     names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
+
+    def field_of(g, name):
+        return ZERO if _is_zero(g) else unthunk(stored_field_cotangent(g, cls, fields.get(name)))
 
     def constructor_jvp_pullback(g):
         g = unthunk(g)
-        d_tangents = tuple(ZERO if _is_zero(g) or name not in fields else unthunk(tangent_field(g, fields[name]))
-                           for name in names)
+        d_tangents = tuple(field_of(g, name) for name in names)
         result = CotangentTuple((NO_TANGENT, NO_TANGENT, ZERO, NO_TANGENT, ZERO, (ZERO,) * len(args), d_tangents))
-        result.keywords, result.keyword_tangents = {key: ZERO for key in kwargs}, {}
+        result.keywords = {key: ZERO for key in kwargs}  # (the tangent reads no value)
+        result.keyword_tangents = {key: field_of(g, key) for key in keyword_tangents or ()}
         return result
 
     return y, constructor_jvp_pullback

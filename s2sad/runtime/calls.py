@@ -27,7 +27,7 @@ from ..arguments import is_float_like
 from ..transform import transformed_call, transformed_forward_call
 from ..transformed import CotangentTuple
 from .closures import Closure, held_parts, held_tangent
-from .constructors import constructor_jvp, constructor_rrule, stores_only
+from .constructors import constructor_jvp, constructor_rrule
 from .tangents import NO_TANGENT, ZERO
 
 
@@ -153,9 +153,9 @@ def value_call_rrule(function, *args, **kwargs):
     keywords = {**held_keywords, **kwargs}
     held = len(held_args)
     rule = rule_for(target)
-    if rule is not None or _user_class(target) and stores_only(target):
-        # a rule's (or a storing constructor's) pullback gives positional cotangents only: a number
-        # passed by keyword, which may be differentiated, would get none
+    if rule is not None:
+        # a rule's pullback gives positional cotangents only: a number passed by keyword, which may
+        # be differentiated, would get none (a constructor's gives the keywords' too)
         floats = [key for key, value in kwargs.items() if is_float_like(value)]
         if floats:
             raise MissingRuleError(
@@ -199,14 +199,8 @@ def value_call_jvp(function, ans, args: tuple, tangents: tuple, keyword_tangents
         given.update(keyword_tangents_by_parameter(forward, keyword_tangents, describe_callee(target)))
         return forward.pushforward(held_args + tuple(args), keywords, given, ans)
     if _user_class(target):
-        if not stores_only(target):  # a constructor that computes: its initializer's forward code
-            return constructor_jvp(target, held_args + tuple(args), every, keyword_tangents, **keywords)
-        if keyword_tangents:
-            raise MissingRuleError(
-                f"`{next(iter(keyword_tangents))}` is a differentiated value passed by keyword to "
-                f"{describe_callee(target)} through a value, where s2sad does not differentiate keywords in forward mode",
-                hint=f"pass `{next(iter(keyword_tangents))}` positionally")
-        return constructor_jvp(target, held_args + tuple(args), every, **keywords)
+        # (a constructor that computes runs its initializer's forward code; one that stores, the fields')
+        return constructor_jvp(target, held_args + tuple(args), every, keyword_tangents, **keywords)
     if differentiable_source(target):
         active = tuple(i for i, t in enumerate(every) if t is not ZERO)
         call = transformed_forward_call(target, active, tuple(keyword_tangents))

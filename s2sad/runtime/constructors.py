@@ -88,6 +88,8 @@ def _is_constant(node) -> bool:
 def constructor_rrule(cls: type, *args, **kwargs):
     """``cls(*args, **kwargs)`` and its pullback ``(NO_TANGENT, *cotangents of args)``, the
     keywords' in its ``.keywords``."""
+    from ..transformed import CotangentTuple
+
     fields = stored_fields(cls)
     if fields is None:
         return _computed_rrule(cls, args, kwargs)
@@ -97,8 +99,12 @@ def constructor_rrule(cls: type, *args, **kwargs):
     def constructor_pullback(g):
         g = unthunk(g)
         if g is ZERO or g is NO_TANGENT:
-            return (NO_TANGENT,) + (ZERO,) * len(args)
-        return (NO_TANGENT,) + tuple(_field(g, cls, fields.get(name)) for name in names)
+            result = CotangentTuple((NO_TANGENT,) + (ZERO,) * len(args))
+            result.keywords = {key: ZERO for key in kwargs}
+            return result
+        result = CotangentTuple((NO_TANGENT,) + tuple(stored_field_cotangent(g, cls, fields.get(name)) for name in names))
+        result.keywords = {key: stored_field_cotangent(g, cls, fields.get(key)) for key in kwargs}
+        return result
 
     constructor_pullback.__name__ = constructor_pullback.__qualname__ = f"{cls.__name__}_pullback"
     return made, constructor_pullback
@@ -134,7 +140,8 @@ def _computed_rrule(cls: type, args: tuple, kwargs: dict):
     return made, constructor_pullback
 
 
-def _field(g, cls: type, attribute: str | None):
+def stored_field_cotangent(g, cls: type, attribute: str | None):
+    """The cotangent of an object of ``cls``'s field ``attribute`` in ``g`` (None: an argument not kept)."""
     if attribute is None:
         return ZERO  # an argument the constructor does not keep
     if isinstance(g, Tangent):
@@ -157,6 +164,6 @@ def constructor_jvp(cls: type, args: tuple, tangents: tuple, keyword_tangents=No
         given = tuple(tangents[i - 1] for i in active) + tuple(keyword_tangents.values())
         return call(given, blank(cls), *args, **kwargs)[1]
     names = list(inspect.signature(cls).bind(*args, **kwargs).arguments)[:len(args)]
-    given = {fields[name]: tangent for name, tangent in zip(names, tangents)
+    given = {fields[name]: tangent for name, tangent in [*zip(names, tangents), *keyword_tangents.items()]
              if tangent is not ZERO and name in fields}
     return Tangent(cls, given) if given else ZERO
