@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 import os
 import re
 import tempfile
@@ -28,7 +29,7 @@ HEADER = '''\
 
 GRAD_TEMPLATE = '''
 
-def {name}_grad({params}):
+def {name}_grad({signature}):
     """The gradient of `{name}` with respect to {wrt}: what s2sad.grad(..., argnums={argnums}) returns."""
     return _gradient({name}_rrule, ({params}{comma}), {positions}, {name!r})
 '''
@@ -47,7 +48,7 @@ BIND_TEMPLATE = '''
 # The names above that come from `{name}`'s module, bound by importing that module (not parsing it).
 from s2sad.standalone import bind_from_source as _bind_from_source, gradient as _gradient  # noqa: E402
 
-_bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r})
+_source = _bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r})
 '''
 
 
@@ -86,10 +87,38 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
     if mode == "reverse":
         positions = tuple(params.index(w) for w in wrt)
         argnums = positions[0] if len(positions) == 1 else positions
-        text += GRAD_TEMPLATE.format(name=name, params=", ".join(params), wrt=", ".join(wrt), argnums=argnums,
-                                     comma="," if len(params) == 1 else "", positions=positions)
+        text += GRAD_TEMPLATE.format(name=name, signature=_signature_text(original), params=", ".join(params),
+                                     wrt=", ".join(wrt), argnums=argnums, comma="," if len(params) == 1 else "",
+                                     positions=positions)
     compile(text, output_path, "exec")
     return text
+
+
+def _signature_text(function) -> str:
+    """``function``'s parameters as ``FUNC_grad`` declares them: its defaults kept, written as
+    literals where they are plain numbers, strings or None, else read from the function itself
+    (``_source``, bound by the file) when it is imported."""
+    parts, starred = [], False
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind is parameter.KEYWORD_ONLY and not starred:
+            parts.append("*")
+            starred = True
+        text = parameter.name
+        if parameter.default is not parameter.empty:
+            default = parameter.default
+            literal = default is None or type(default) in (bool, int, str) or type(default) is float and math.isfinite(default)
+            text += "=" + (repr(default) if literal else
+                           f"_source.__kwdefaults__[{parameter.name!r}]" if parameter.kind is parameter.KEYWORD_ONLY else
+                           f"_source.__defaults__[{_positional_default_index(function, parameter.name)}]")
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _positional_default_index(function, name: str) -> int:
+    positional = [p for p in inspect.signature(function).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    with_defaults = [p.name for p in positional if p.default is not p.empty]
+    return with_defaults.index(name)
 
 
 def _compiled_helpers_text(_match) -> str:

@@ -16,7 +16,8 @@ from .transform import bind
 
 
 def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, absolute_path: str, qualname: str):
-    """Bind the ``BINDINGS`` of an emitted module from the module defining ``qualname``."""
+    """Bind the ``BINDINGS`` of an emitted module from the module defining ``qualname``, and give
+    back the function (whose defaults the emitted gradient takes)."""
     here = os.path.dirname(os.path.abspath(emitted_file))
     path = os.path.normpath(os.path.join(here, relative_path))
     if not os.path.isfile(path):
@@ -35,6 +36,7 @@ def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, abs
     holder = Emitted()
     holder.__dict__ = namespace
     bind(holder, unwrap(function))
+    return unwrap(function)
 
 
 def _import_path(path: str):

@@ -148,6 +148,26 @@ def test_emit_writes_an_importable_derivative_file_and_refuses_to_overwrite(tmp_
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".s2sad-emit-")]  # no half-written files left
 
 
+def test_an_emitted_gradient_keeps_the_function_s_defaults(tmp_path):
+    import numpy as np
+
+    source = tmp_path / "model.py"
+    source.write_text("import numpy as np\n\nW0 = np.array([1.0, 2.0])\n\n\ndef act(z):\n    return np.tanh(z)\n\n\n"
+                      "def loss(x, w=W0, k=2, f=act, *, scale=0.5, name='a', bias=np.zeros(2)):\n"
+                      "    return scale * np.sum(f(x * w) ** k + bias)\n")
+    result = run_in(tmp_path, "emit", "model.py:loss", "-o", "loss_derivatives.py")
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "loss_derivatives.py").read_text()
+    assert "def loss_grad(x, w=_source.__defaults__[0], k=2, f=_source.__defaults__[2], *, scale=0.5, name='a', " \
+           "bias=_source.__kwdefaults__['bias']):" in text
+    module = _import(str(tmp_path / "loss_derivatives.py"))
+    x = np.array([0.3, -0.2])
+    for scale in (0.5, 2.0):  # d/dx scale * sum(tanh(x w)^2) = scale * 2 tanh(x w) (1 - tanh(x w)^2) w, by hand
+        t = np.tanh(x * np.array([1.0, 2.0]))
+        gradient = module.loss_grad(x) if scale == 0.5 else module.loss_grad(x, scale=scale)
+        np.testing.assert_allclose(gradient, scale * 2 * t * (1 - t ** 2) * np.array([1.0, 2.0]), rtol=1e-12)
+
+
 def test_emit_forward_mode_and_every_decorated_function_into_a_directory(tmp_path):
     source = tmp_path / "model.py"
     source.write_text("import numpy as np\nimport s2sad\n\n\n@s2sad.differentiate\ndef energy(x):\n"
