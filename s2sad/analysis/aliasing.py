@@ -29,8 +29,11 @@ VIEWS = {
     "real", "imag", "diagonal", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
     "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "rot90", "broadcast_to", "as_strided",
     "sliding_window_view", "split", "array_split", "hsplit", "vsplit", "dsplit", "flat", "base",
+    "permute_dims", "matrix_transpose", "unstack", "trim_zeros", "asarray_chkfinite", "require", "asmatrix",
     "get", "values", "items",  # a dict's: the objects it holds
 }
+# functions whose result may be (a view of) any of their array arguments: `np.einsum("i->i", x)` is x's view
+VIEWS_OF_ANY = {"einsum", "broadcast_arrays", "meshgrid"}
 
 
 # ndarray methods whose result is a new array (the views among them are listed in VIEWS):
@@ -61,6 +64,8 @@ def may_share(op: Operation) -> list[str]:
     if value is with_attribute:
         return op.uses()  # the new object holds the old one's arrays, and the value
     name = getattr(value, "__name__", "")
+    if name in VIEWS_OF_ANY and from_a_library(value):
+        return op.uses()
     if value is operator.getitem or name in VIEWS or (name in ("array", "astype") and any(k == "copy" for k, _ in op.kwargs)):
         return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
     if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not from_a_library(value):

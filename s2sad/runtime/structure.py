@@ -7,6 +7,8 @@ undone. None of it depends on how a value's derivative is found: that is ``metho
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .accumulate import add
@@ -206,9 +208,37 @@ def _holds_no_tangent(container) -> bool:
     return isinstance(container, np.ndarray) and container.dtype.kind not in "fc"
 
 
+# id(tangent) -> (the tangent, the array it is the tangent of), both held weakly: the tangents forward
+# code may write into. A rule may hand a tangent on unchanged to a new array (`z = y + 1.0` has y's
+# tangent), which a write into z's tangent in place would change for y too: a tangent is written in
+# place only where it was made (copied, or made of zeros) for the array written, else copied first.
+_own_tangents: dict = {}
+
+
+def _own_tangent(t: np.ndarray, container: np.ndarray) -> np.ndarray:
+    """``t``, the tangent of the array ``container``, as one that may be written in place."""
+    entry = _own_tangents.get(id(t))
+    if entry is not None and entry[0]() is t and entry[1]() is container:
+        return t
+    t = t.copy()
+    key = id(t)
+    _own_tangents[key] = (weakref.ref(t, lambda _, key=key: _own_tangents.pop(key, None)), weakref.ref(container))
+    return t
+
+
 def tangent_setitem(t, container, index, value_tangent):
-    """The tangent of ``container`` after ``container[index] = value``, written in place."""
-    t = _materialised(unthunk(t), container)
+    """The tangent of ``container`` after ``container[index] = value``, written in place (into a
+    tangent of ``container``'s own: see ``_own_tangent``)."""
+    t = unthunk(t)
+    if isinstance(container, np.ndarray):
+        if t is ZERO or t is NO_TANGENT:
+            t = _materialised(t, container)
+            key = id(t)
+            _own_tangents[key] = (weakref.ref(t, lambda _, key=key: _own_tangents.pop(key, None)),
+                                  weakref.ref(container))
+        elif isinstance(t, np.ndarray):
+            t = _own_tangent(t, container)
+    t = _materialised(t, container)
     value_tangent = unthunk(value_tangent)
     if isinstance(t, np.ndarray):
         if value_tangent is ZERO or value_tangent is NO_TANGENT or _holds_no_tangent(container):
