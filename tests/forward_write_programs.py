@@ -73,3 +73,17 @@ def an_einsum_view_written(x):
 def writes_its_argument(x):
     x[0] = x[1] * 2.0
     return np.sum(x ** 2)
+
+
+def a_joined_list_written(x):
+    a = [x[0] * 1.0, x[1] * 1.0, x[2] * 1.0]
+    b = a + []
+    b[0] = 7.0 * b[2]
+    return a[0] * b[1] + b[0] * a[2] + a[0] ** 2
+
+
+def a_sorted_list_written(x):
+    a = [x[0] * 1.0, x[1] * 1.0, x[2] * 1.0]
+    b = sorted(a, key=lambda v: 0)
+    b[0] = 7.0 * b[2]
+    return a[0] * b[1] + b[0] * a[2] + a[0] ** 2

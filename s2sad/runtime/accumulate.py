@@ -350,7 +350,7 @@ def _into_tangent(a, b, exclusive):
 
 def _into_items(a, b, exclusive):
     b = unthunk(b)
-    if b.__class__ is not a.__class__ or len(b) != len(a):
+    if (b.__class__ is not tuple and b.__class__ is not list) or len(b) != len(a):
         return plus(a, b)  # raises the error that explains the mismatch
     expected = _ITEM_COUNT if exclusive else _NEVER
     items = []

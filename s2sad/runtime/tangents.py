@@ -466,8 +466,9 @@ def plus(a, b):
     if kind is tuple and type(b) is Tangent and _is_namedtuple(b.primal_type):
         return _by_name(b.primal_type, a) + b
     if kind is tuple or kind is list:
-        # Python's + on tuples concatenates; a tuple of cotangents adds elementwise.
-        if type(b) is not kind or len(b) != len(a):
+        # Python's + on tuples concatenates; a tuple of cotangents adds elementwise. (A list's items'
+        # cotangents may come as a tuple from one rule and a list from another: one per item either way.)
+        if (type(b) is not tuple and type(b) is not list) or len(b) != len(a):
             raise ValueError(f"cannot add {_describe(b)} to {_describe(a)}: the structures differ")
         return kind(plus(x, y) for x, y in zip(a, b))
     return a + b
