@@ -512,3 +512,63 @@ def list_extended_with_plus_equals_after_a_tuple_holds_it(x):
     t = (xs, 1)
     xs += [x * 2.0]  # extends the list the tuple holds
     return np.sum(t[0][-1])
+
+
+# ---------------------------------------------------------------- a shallow copy holds the very arrays
+def item_of_a_list_copy_changed(x):
+    a = [x * 1.0, x * 2.0]
+    b = list(a)
+    v = b[0]
+    v += 1.0  # a[0] is that array too
+    return np.sum(a[0] * x)
+
+
+def item_of_a_dict_copy_changed(x):
+    d = {"w": x * 1.0}
+    e = dict(d)
+    w = e["w"]
+    w *= 3.0
+    return np.sum(d["w"] * x)
+
+
+def item_of_a_sorted_copy_changed(x):
+    a = [x * 1.0, x * 2.0]
+    b = sorted(a, key=lambda v: v[0])
+    b[0] += 1.0
+    return np.sum(a[0] * x)
+
+
+def item_of_a_tuple_copy_written(x):
+    a = [x * 1.0, x * 2.0]
+    c = tuple(a)[0]
+    c[2] = -1.0
+    return np.sum(a[0] * x)
+
+
+def item_unpacked_from_a_list_copy_written(x):
+    a = [x * 1.0, x * 2.0]
+    first, second = list(a)
+    first[0] = 9.0
+    return np.sum(a[0] * x)
+
+
+def row_of_a_list_of_rows_changed(x):
+    m = np.outer(x, x)
+    rows = list(m)  # views of m's rows
+    r = rows[0]
+    r += 1.0
+    return np.sum(m * x)
+
+
+def slot_of_a_list_copy_given_a_new_array(x):
+    a = [x * 1.0, x * 2.0]
+    b = list(a)
+    b[0] = b[0] + 1.0  # the copy's slot: `a` is unchanged
+    return np.sum(a[0] * x) + np.sum(b[0] * b[1])
+
+
+def entry_of_a_dict_copy_given_a_new_array(x):
+    d = {"w": x * 1.0, "b": x[0]}
+    new = dict(d)
+    new["w"] = d["w"] - 0.1 * x
+    return np.sum(new["w"] ** 2) + np.sum(d["w"]) * new["b"]

@@ -53,6 +53,8 @@ EXACT = {
     "rows_of_a_grid": r(3),
     "previous_state_read_after_the_append": r(3),
     "parameters_updated_over_their_keys": r(3),  # refused before: the key seemed to share the arrays
+    "slot_of_a_list_copy_given_a_new_array": r(3),
+    "entry_of_a_dict_copy_given_a_new_array": r(3),
 }
 
 
@@ -125,6 +127,14 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "list_appended_after_reversed_read_it": ("xs.append(x * 5.0)", "`backwards`"),
     "parameters_updated_while_a_name_holds_one": ("params[k] -= 0.1 * params[k]", "`first`"),
     "list_extended_with_plus_equals_after_a_tuple_holds_it": ("xs += [x * 2.0]", "`t`"),  # gave a wrong gradient before
+    # a shallow copy (`list(a)`, `dict(d)`, `sorted(a)`, `tuple(a)`, `list(m)` of an array's rows) holds the
+    # very arrays: each gave a wrong gradient before (errors 0.5 to 8)
+    "item_of_a_list_copy_changed": ("v += 1.0", "`a`"),
+    "item_of_a_dict_copy_changed": ("w *= 3.0", "`d`"),
+    "item_of_a_sorted_copy_changed": ("b[0] += 1.0", "`a`"),
+    "item_of_a_tuple_copy_written": ("c[2] = -1.0", "`a`"),
+    "item_unpacked_from_a_list_copy_written": ("first[0] = 9.0", "`a`"),
+    "row_of_a_list_of_rows_changed": ("r += 1.0", "`m`"),
 }
 
 
@@ -168,6 +178,9 @@ def test_the_refused_programs_really_change_what_another_name_sees():
     assert programs.inner_list_taken_out_and_appended(x) == pytest.approx(7.0 * np.sum(x))
     assert programs.item_unpacked_before_its_list_is_appended(x) == pytest.approx(5.0 * np.sum(x))
     assert programs.list_extended_with_plus_equals_after_a_tuple_holds_it(x) == pytest.approx(2.0 * np.sum(x))
+    assert programs.item_of_a_list_copy_changed(x) == pytest.approx(np.sum((x + 1.0) * x))
+    assert programs.item_of_a_dict_copy_changed(x) == pytest.approx(3.0 * np.sum(x * x))
+    assert programs.row_of_a_list_of_rows_changed(x) != pytest.approx(np.sum(np.outer(x, x) * x))
 
 
 def test_augmented_assignment_keeps_the_arrays_dtype_as_numpy_does():

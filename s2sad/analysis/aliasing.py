@@ -13,6 +13,7 @@ generator (to restore) read the same answer.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 import operator
 import re
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import chained, owned_copy, reversed_items, with_attribute
+from ..rules.helpers import chained, owned_copy, reversed_items, with_attribute, zipped
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -119,6 +120,12 @@ class Groups:
             elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
                 self.link(op.target, op.args[0].name)  # the list itself, changed
                 for name in op.uses()[1:]:
+                    self.hold(op.target, name)
+            elif _hands_back_items(op):
+                # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
+                # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
+                # items a write through one of b's reaches, and whose readers see
+                for name in op.uses():
                     self.hold(op.target, name)
             else:
                 for name in may_share(op):
@@ -306,7 +313,8 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
                 shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
                                 operations=between, keyed_by_literals=keyed)
-            seeing = shared.of(container)
+            # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
+            seeing = shared.of(container, down=not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by))))
         owner = (updated_attributes or {}).get(id(write))
         for other in sorted(seeing - {container, write.target}):
             if owner is not None and user_name(other) == owner:
@@ -393,13 +401,21 @@ def _made_here(origin: Operation) -> bool:
     return any(value is maker for maker in (list, dict, sorted, owned_copy))
 
 
+def _a_list_or_dict(origin: Operation) -> bool:
+    """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ...): its
+    ``xs[i] = v`` puts an object in it, and writes into no array."""
+    value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
+    return any(value is maker for maker in (list, dict, sorted, reversed_items, chained, zipped))
+
+
 def _kind_of(container: str, made_by) -> str:
     kind = _origin(container, made_by).kind
     return kind if kind in ("list", "dict") else "list"
 
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
-                  reversed_items, chained)  # the last two: what `reversed(xs)` and `itertools.chain` are written as
+                  operator.concat, copy.copy, reversed_items, chained, zipped)
+# (the last three: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as)
 
 
 def _hands_back_items(op: Operation) -> bool:
