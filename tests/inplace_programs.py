@@ -572,3 +572,26 @@ def entry_of_a_dict_copy_given_a_new_array(x):
     new = dict(d)
     new["w"] = d["w"] - 0.1 * x
     return np.sum(new["w"] ** 2) + np.sum(d["w"]) * new["b"]
+
+
+def value_of_a_dict_walked_by_items_changed(x):
+    params = {"w": x * 1.0}
+    for k, v in params.items():
+        v *= 2.0  # params["w"] is that array
+    return np.sum(params["w"] * x)
+
+
+def value_of_a_dict_comprehension_copy_written(x):
+    a = {"w": x * 1.0}
+    b = {k: v for k, v in a.items()}
+    w = b["w"]
+    w[0] = 5.0
+    return np.sum(a["w"] * x)
+
+
+def parameters_updated_over_their_items(x):
+    params = {"w": x * 1.0, "b": x[0] * 2.0}
+    grads = {"w": x * 0.5, "b": 1.0}
+    for k, v in params.items():
+        params[k] = v - 0.1 * grads[k]
+    return np.sum(params["w"] ** 2) + params["b"]

@@ -55,6 +55,7 @@ EXACT = {
     "parameters_updated_over_their_keys": r(3),  # refused before: the key seemed to share the arrays
     "slot_of_a_list_copy_given_a_new_array": r(3),
     "entry_of_a_dict_copy_given_a_new_array": r(3),
+    "parameters_updated_over_their_items": r(3),
 }
 
 
@@ -135,6 +136,9 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "item_of_a_tuple_copy_written": ("c[2] = -1.0", "`a`"),
     "item_unpacked_from_a_list_copy_written": ("first[0] = 9.0", "`a`"),
     "row_of_a_list_of_rows_changed": ("r += 1.0", "`m`"),
+    # a value walked by `.items()` of a dict keyed by literals was taken for a key (errors 0.5 to 4 before)
+    "value_of_a_dict_walked_by_items_changed": ("v *= 2.0", "`params`"),
+    "value_of_a_dict_comprehension_copy_written": ("w[0] = 5.0", "`a`"),
 }
 
 

@@ -98,14 +98,15 @@ class Groups:
         for op in operations:
             made_by.setdefault(op.target, op)
         if keyed_by_literals is None:
-            keyed_by_literals = _keyed_by_literals(operations, made_by)
+            keyed_by_literals = _keyed_by_literals(operations, made_by, statements)
         for op in operations:
             item = _unpacked_item(op, displays)
             if item is not None:
                 self.link(op.target, item)  # `a, b = b, a`: each name is the item it took, not the others
                 continue
             if op.kind == "element" and isinstance(op.args[0], Var) \
-                    and id(_origin(op.args[0].name, made_by)) in keyed_by_literals:
+                    and id(_origin(op.args[0].name, made_by)) in keyed_by_literals \
+                    and id(op) not in keyed_by_literals.values_walked:
                 continue  # `for k in params`: a key written as a literal shares no memory with anything
             if op.kind in _CONTAINERS:
                 for name in op.uses():
@@ -180,10 +181,32 @@ class Groups:
         return seen
 
 
-def _keyed_by_literals(operations, made_by) -> set[int]:
+class LiteralKeys(set):
+    """``id``s of dict displays keyed by literals (``_keyed_by_literals``), and in ``values_walked``
+    those of the loop elements that are a dict's values, not its keys (``for k, v in d.items()``)."""
+
+    def __init__(self, ids, values_walked):
+        super().__init__(ids)
+        self.values_walked = values_walked
+
+
+def _values_walked(block) -> set[int]:
+    found = set()
+    for item in block:
+        if isinstance(item, Loop):
+            if item.over_items:
+                found |= {id(op) for op in item.elements}
+            found |= _values_walked(item.body)
+        elif isinstance(item, Branch):
+            found |= _values_walked(item.then) | _values_walked(item.orelse)
+    return found
+
+
+def _keyed_by_literals(operations, made_by, statements) -> LiteralKeys:
     """``id``s of the dict displays made here whose keys are all literals (``{"w": W, "b": b}``,
     ``d["s"] = v``, or ``d[k] = v`` with ``k`` a key of such a dict): iterating over one gives
-    strings and numbers, never an object holding memory."""
+    strings and numbers, never an object holding memory (its ``.items()`` and ``.values()`` give
+    its values, which ``values_walked`` lists: ``statements`` are the function's)."""
     literal = {id(op) for op in operations if op.kind == "dict"}
     changed = True
     while changed:  # a dict given a key of another dict is literal while that one is
@@ -194,7 +217,7 @@ def _keyed_by_literals(operations, made_by) -> set[int]:
                 if origin in literal and not _is_literal_key(op.args[1], made_by, literal):
                     literal.discard(origin)
                     changed = True
-    return literal
+    return LiteralKeys(literal, _values_walked(statements))
 
 
 def _spelled(name: str, made_by) -> str:
@@ -287,7 +310,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
     made_by = {}
     for op in operations:
         made_by.setdefault(op.target, op)
-    keyed = _keyed_by_literals(operations, made_by)
+    keyed = _keyed_by_literals(operations, made_by, function.statements)
     groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place],
                     keyed_by_literals=keyed)
     reads = Reads(function)

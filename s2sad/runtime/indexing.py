@@ -79,9 +79,13 @@ def untake(g, index, like):
             return InplaceableThunk(scatter.add, scatter.scattered)
     if like is ZERO:  # an item of a symbolic zero (forward code's tangent of a constant, read again): a constant
         return ZERO
-    if isinstance(like, Tangent) and type(index) is int and issubclass(like.primal_type, tuple) \
-            and hasattr(like.primal_type, "_fields"):  # forward code's tangent of a namedtuple read by position
-        return ZERO if g is ZERO else Tangent(like.primal_type, {like.primal_type._fields[index]: g})
+    if isinstance(like, Tangent):  # forward code's structural tangent read by key (`dp["W"]`, `ds[1]` of a namedtuple)
+        if g is ZERO:
+            return ZERO
+        kind = like.primal_type
+        if type(index) is int and issubclass(kind, tuple) and hasattr(kind, "_fields"):
+            index = kind._fields[index]
+        return Tangent(kind, {index: g})
     if isinstance(like, dict):  # a value read by its key: a structural tangent with that one field
         if g is ZERO or g is NO_TANGENT:
             return ZERO  # a key (``for k in d`` reads keys): nothing goes back into the dict
