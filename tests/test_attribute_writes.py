@@ -206,7 +206,33 @@ def nested_attribute(x):
     return np.sum(p.inner.x)
 
 
+class Scaled:
+    def __init__(self, W):
+        self.W = W
+
+    def rebind(self, k):
+        self.W = self.W * k
+
+    def scale(self, k):
+        self.W *= k
+
+
+def method_changes_its_object(x):
+    model = Scaled(x * 1.0)
+    model.rebind(2.0)  # ran as plain Python, its change a constant's: gradient 3x for 4x
+    return np.sum(model.W * x)
+
+
+def method_changes_its_array_in_place(x):
+    y = x * 1.0
+    model = Scaled(y)
+    model.scale(2.0)  # y is model.W: doubled too
+    return np.sum(y * x)
+
+
 @pytest.mark.parametrize("function, args, words", [
+    (method_changes_its_object, (np.ones(3),), "does not use its result"),
+    (method_changes_its_array_in_place, (np.ones(3),), "does not use its result"),
     (changes_an_argument, (Layer(3), np.ones(3)), "did not make"),
     (changes_a_global, (np.ones(3),), "did not make"),
     (second_name_read_after, (np.ones(3),), "`q` is read after the change"),

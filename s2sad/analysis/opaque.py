@@ -15,6 +15,8 @@ import builtins
 import inspect
 import textwrap
 
+import numpy as np
+
 
 from .activity import CONSTANT_METHODS
 from ..errors import MissingRuleError, UnsupportedSyntaxError
@@ -26,6 +28,8 @@ from ..registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
+# NumPy's array methods (those that change the array, `.sort()`, `.fill()`, the front end writes out or refuses)
+_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")}
 
 def check_call(op: Operation, varied: set, differentiated: bool, arguments_shared: bool, location,
                treatment_of) -> None:
@@ -58,8 +62,17 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
             return  # method_rrule picks the rule by the receiver's type, and refuses without one
         if isinstance(callee.value, type) and stored_fields(callee.value) is not None:
             return  # a constructor that only stores its arguments leaves them alone
-        if all(atom is op.args[0] for atom in given):
+        if all(atom is op.args[0] for atom in given) and callee.name in _ARRAY_METHODS:
             return  # x.max() read for a test: an array method leaves its receiver alone (the fence refuses those that do not)
+        if all(atom is op.args[0] for atom in given):
+            # `model.update(2.0)`: a method of the user's class may change its object (`self.W = ...`),
+            # and, its result not differentiated, the change would be a constant's
+            raise UnsupportedSyntaxError(
+                f"`{text}` calls `.{callee.name}` on a differentiated value and does not use its result: a "
+                "method of your class may change its object (`self.W = ...`), which s2sad does not follow "
+                "into the caller", location,
+                hint=f"make `.{callee.name}` return what it computes and use that (`W = model.{callee.name}(...)`), "
+                     "or build a new object")
         raise MissingRuleError(
             f"`{text}` calls the method `.{callee.name}` with a differentiated value, and its result is not "
             "differentiated: a method without a rule may write the value into its receiver or an argument "
