@@ -25,7 +25,7 @@ from s2sad.errors import MissingRuleError
 from s2sad.registry import defrrule, restore_template_source
 from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
 from s2sad.runtime.accumulate import add
-from s2sad.arguments import is_float_like
+from s2sad.runtime.projection import is_float_like
 from s2sad.frontend.resolve import is_library
 from s2sad.runtime.calls import call_rrule, called, differentiable_source
 from s2sad.runtime.constructors import constructor_jvp, stored_field_cotangent, stored_fields

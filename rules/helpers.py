@@ -24,13 +24,14 @@ import math
 import numpy as np
 
 from s2sad.errors import UnsupportedSyntaxError
-from s2sad.runtime.closures import closure
+from s2sad.runtime.closures import closure, refuse_held_numbers
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
 from s2sad.runtime.methods import check_stored_write
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
     "conj",
+    "refuse_held_numbers",
     "plain_operands",
     "plain_arguments",
     "power_jvp_base",

@@ -30,7 +30,8 @@ from .transform import generated_rrule, transformed_call
 from .transformed import repeatable
 from .lanes import array_lane, float_lane
 from .higher import derivative
-from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, is_float_like, seed_for, split_aux
+from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, seed_for, split_aux
+from .runtime.projection import is_float_like
 from .cache.validity import definition, same_definition
 from .compositions import composable, uses_gradient
 from .containers import as_tangent

@@ -17,7 +17,7 @@ from .frontend.resolve import signature as _signature_of
 from .frontend.source import read_function
 from .holomorphic import refuse_complex_output, refuse_real_output
 from .runtime.accumulate import release
-from .runtime.projection import check_differentiable, is_duck_array, project
+from .runtime.projection import is_duck_array, project
 from .runtime.tangents import NO_TANGENT, Tangent, is_zero
 
 _ndarray = np.ndarray
@@ -166,14 +166,6 @@ def split_aux(output, has_aux: bool, name: str):
     if not (isinstance(output, tuple) and len(output) == 2):
         raise ArgumentError(f"{name} was differentiated with has_aux=True, so it must return a pair (output, aux)")
     return output[0], output[1]
-
-
-def is_float_like(value) -> bool:
-    try:
-        check_differentiable(value, "value")
-        return True
-    except ArgumentError:
-        return False
 
 
 def shaped_tangent(tangent, like):

@@ -36,7 +36,8 @@ import inspect
 
 import numpy as np
 
-from .arguments import hand_to_rule, is_float_like, seed_for, shaped_tangent
+from .arguments import hand_to_rule, seed_for, shaped_tangent
+from .runtime.projection import is_float_like
 from .containers import as_tangent, fields, filled_tangent, leaves, with_leaves
 from .errors import UnsupportedArgumentsError, UnsupportedSyntaxError
 from .frontend.resolve import COMPOSABLE_KINDS, is_library, mark_transform, signature as signature_of

@@ -19,7 +19,8 @@ import numpy as np
 from .api import Argnums, grad, vjp
 from .compositions import composable
 from .containers import fields, filled_tangent, leaves, with_leaves
-from .arguments import bind_arguments, collects_arguments, differentiated_positions, is_float_like, seed_for, shaped_tangent, split_aux
+from .arguments import bind_arguments, collects_arguments, differentiated_positions, seed_for, shaped_tangent, split_aux
+from .runtime.projection import is_float_like
 from .errors import ArgumentError
 from .holomorphic import check_complex_inputs, check_outputs, check_real_inputs, conjugated
 from .runtime.finiteness import has_nan, refuse_nan

@@ -17,6 +17,7 @@ from ..errors import MissingRuleError
 from ..frontend.ir import Const, Function, Operation, Var, operations_of
 from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
+from ..runtime.closures import closure
 from .core import STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name
 from .expressions import substitute
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
@@ -146,7 +147,7 @@ class ForwardOperations:
         known = indexed_item(op, self.facts)
         if known is not None and not known[0]:
             return []  # a constant item of a tuple built here
-        terms, bare = [], []
+        terms, bare, checks = [], [], []
 
         def has(param):
             return has_packed_tangent(self.facts, arguments.get(param))
@@ -157,6 +158,12 @@ class ForwardOperations:
                 continue
             jvp = forward.jvps.get(param)
             if jvp is None:
+                if isinstance(atom, Var) and param != "key" and self.may_hold_a_function(atom.name):
+                    # a function the rule calls (`odeint(lambda y, t: -k * y, ...)`, `reduce`) gets no tangent:
+                    # refused if it holds numbers, as reverse mode refuses it (the rule's own check runs
+                    # only when another argument has a tangent). A `key` only orders items: a step
+                    # function of what it holds, whose derivative is zero.
+                    checks.append(f"refuse_held_numbers({self.core.code(atom)})")
                 continue
             if isinstance(atom, tuple):
                 # a *args parameter (max(a, b), np.einsum(s, A, B)): the tuple of its arguments'
@@ -186,7 +193,7 @@ class ForwardOperations:
                 terms.append(f"{binding}({tangent}, {op.target}, {', '.join(codes.values())})")
                 bare.append(False)
         if not terms:
-            return []
+            return checks
         guarded = [name for name in codes if self.facts.has_tangent(arguments.get(name))
                    and arguments[name].name in self.facts.zero_tangents]
         if guarded:
@@ -208,16 +215,35 @@ class ForwardOperations:
             # a broadcast operand's tangent, up to the output's shape: the sum of the terms has
             # it only if no operand larger than the others has a tangent that is ZERO
             expression = f"fit({expression}, {op.target})"
-        return self.set_tangent(op.target, expression)
+        return checks + self.set_tangent(op.target, expression)
 
-    def may_hold_a_sequence(self, name: str, seen=()) -> bool:
-        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
-        a NumPy call (an array), or a copy of such a value."""
+    def producers(self, name: str) -> list:
+        """The operations assigning ``name`` ([None] for a parameter)."""
         if self._producers is None:
             self._producers = {}
             for operation in operations_of(self.function.statements):
                 self._producers.setdefault(operation.target, []).append(operation)
-        for operation in self._producers.get(name, [None]):
+        return self._producers.get(name, [None])
+
+    def may_hold_a_function(self, name: str, seen=()) -> bool:
+        """Whether ``name`` may hold a function (a lambda reading the function's variables, a
+        parameter, an item taken out of a container): not when every operation assigning it
+        computes a number or an array (a static call other than ``closure``), or copies one."""
+        for operation in self.producers(name):
+            if operation is None or name in seen:
+                return True
+            if operation.kind == "copy" and isinstance(operation.args[0], Var):
+                if self.may_hold_a_function(operation.args[0].name, (*seen, name)):
+                    return True
+            elif not (operation.kind == "call" and operation.callee.kind == "static"
+                      and operation.callee.value is not closure):
+                return True
+        return False
+
+    def may_hold_a_sequence(self, name: str, seen=()) -> bool:
+        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
+        a NumPy call (an array), or a copy of such a value."""
+        for operation in self.producers(name):
             if operation is None or name in seen:
                 return True   # a parameter, or a loop carrying it: anything
             if operation.kind == "copy" and isinstance(operation.args[0], Var):

@@ -23,11 +23,11 @@ from ..errors import MissingRuleError
 from ..frontend.resolve import describe_callee, is_library
 from ..registry import registry_generation, rule_for
 from ..registry.forward import forward_rule
-from ..arguments import is_float_like
 from ..transform import transformed_call, transformed_forward_call
 from ..transformed import CotangentTuple
-from .closures import Closure, held_parts, held_tangent
+from .closures import Closure, held_parts, held_tangent, refuse_held_numbers
 from .constructors import constructor_jvp, constructor_rrule
+from .projection import is_float_like
 from .tangents import NO_TANGENT, ZERO
 
 
@@ -74,28 +74,17 @@ def _transformed_call(function, first: int, count: int, keywords: tuple):
     return call
 
 
-def _refuse_held_numbers(function) -> None:
-    """A rule calling a function it was given (``functools.reduce``) treats the function as a
-    constant: a closure holding a number may hold a differentiated one, whose gradient would be lost."""
-    if isinstance(function, Closure) and any(is_float_like(value) for value in function.args):
-        raise MissingRuleError(
-            "a lambda that reads the function's variables is given to a function that calls it (a rule's "
-            "callee): s2sad differentiates the values such a lambda reads only where the code itself calls it",
-            hint="pass the values the lambda reads as arguments of that call (args=(...)), or call the lambda "
-                 "in the function's own code")
-
-
 def call_rrule(function, *args, **kwargs):
     """What a rule calling a function it is given uses (``functools.reduce``): ``value_call_rrule``,
     refusing a closure that holds a number (see closures.py)."""
-    _refuse_held_numbers(function)
+    refuse_held_numbers(function)
     return value_call_rrule(function, *args, **kwargs)
 
 
 def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
     """What a rule calling a function it is given uses: ``value_call_jvp``, refusing a closure that
     holds a number."""
-    _refuse_held_numbers(function)
+    refuse_held_numbers(function)
     return value_call_jvp(function, ans, args, tangents, **kwargs)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 
+from ..errors import MissingRuleError
+from .projection import is_float_like
 from .tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 
@@ -40,3 +42,16 @@ def held_parts(tangent, count: int) -> tuple:
     if is_zero(tangent) or tangent is NO_TANGENT or tangent is None:
         return (ZERO,) * count
     return tuple(tangent[index] for index in range(count))
+
+
+def refuse_held_numbers(function) -> None:
+    """A rule calling a function it was given (``functools.reduce``, ``odeint``) treats the function
+    as a constant: a closure holding a number may hold a differentiated one, whose derivative would
+    be lost. Forward code checks it too where the rule gives that function no tangent (its other
+    arguments may have none: the rule's own check would not run)."""
+    if isinstance(function, Closure) and any(is_float_like(value) for value in function.args):
+        raise MissingRuleError(
+            "a lambda that reads the function's variables is given to a function that calls it (a rule's "
+            "callee): s2sad differentiates the values such a lambda reads only where the code itself calls it",
+            hint="pass the values the lambda reads as arguments of that call (args=(...)), or call the lambda "
+                 "in the function's own code")

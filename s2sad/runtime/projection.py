@@ -54,6 +54,15 @@ def project(primal, cotangent):
     return _project_structure(primal, cotangent)
 
 
+def is_float_like(value) -> bool:
+    """Whether ``value`` is a number (or array, or container of them) that could be differentiated."""
+    try:
+        check_differentiable(value, "value")
+        return True
+    except ArgumentError:
+        return False
+
+
 def is_duck_array(x) -> bool:
     """An array of another library that NumPy dispatches to (a Dask array): kept lazy, never converted."""
     return (not isinstance(x, (np.ndarray, np.generic)) and hasattr(x, "__array_function__")
