@@ -20,6 +20,10 @@ again on the NumPy path, whose answer, or error (the user's own ``raise``), is t
 A call with float32 arrays is served once the typed code for its argument types is found to
 compute what NumPy does (``compiled_float32``); argument types found otherwise take the NumPy
 path from then on, while the function's other calls stay compiled.
+
+Once a call of Python floats and float64 arrays has passed all that, later calls of the same
+kinds take a fast lane written out for them (``compiled_lanes``), which keeps of the checks
+those a right answer needs.
 """
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def array_lane(typed, otherwise, seed, count: int, position: int, with_value: bo
     value that is no float. A cotangent of the argument's shape and dtype is handed over as
     ``hand_over`` does it: released by the accumulator, copied if it shares memory with an
     argument (``unshared_from``), refused if it holds a NaN. ``current``: as for float_lane."""
-    from .runtime.accumulate import _owned_refs_get, release
+    from .runtime.accumulate import owned_reference, release
     from .runtime.finiteness import has_nan
     from .runtime.isolation import unshared_from
     import numpy as np
@@ -133,7 +133,7 @@ def array_lane(typed, otherwise, seed, count: int, position: int, with_value: bo
                                                            for p in params),
                                       current_params=CURRENT_PARAMS if current else "",
                                       current=CURRENT_TEST if current else "")
-    return _made(text, typed, otherwise, seed, refuse, handed_back, release, _owned_refs_get, unshared_from, has_nan,
+    return _made(text, typed, otherwise, seed, refuse, handed_back, release, owned_reference, unshared_from, has_nan,
                  np.ndarray, np.float64, *(current or ()))
 
 
