@@ -49,11 +49,11 @@ _FLOAT64 = np.dtype(np.float64)
 
 def servable(args: tuple, value, gradients: tuple) -> bool:
     """Whether calls like this one (its arguments and what the compiled code returned) can have a
-    fast lane: Python floats and float64 arrays in, floats and float64 arrays out, a gradient at least."""
-    if not gradients:
+    fast lane: Python floats and float64 arrays in, a float value and at least one gradient, each
+    a float or a float64 array, out."""
+    if value.__class__ is not float or not gradients:
         return False
-    return all(v.__class__ is float or v.__class__ is np.ndarray and v.dtype == _FLOAT64
-               for v in (*args, value, *gradients))
+    return all(v.__class__ is float or v.__class__ is np.ndarray and v.dtype == _FLOAT64 for v in (*args, *gradients))
 
 
 def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, with_value: bool,

@@ -291,3 +291,33 @@ def test_two_fast_gradients_never_share_memory(long_way_calls):
     np.testing.assert_array_equal(dw, np.ones(3))
     np.testing.assert_array_equal(dv, np.ones(3))
     assert not np.shares_memory(dw, dv)
+
+
+# ---------------------------------------------------------------------- defaults
+def with_default(x, y, a=2.0):
+    return a * math.sin(x) * y
+
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def weighted_by_default(w, v=WEIGHTS):
+    return np.sum(w * v)
+
+
+def test_a_parameter_left_to_its_default_in_the_fast_lane(long_way_calls):
+    gradient = s2sad.value_and_grad(with_default, argnums=(0, 1), compile=True)
+    warm(gradient, X, Y)
+    value, (dx, dy) = assert_fast(gradient, (0.3, 1.7), long_way_calls)
+    np.testing.assert_allclose(value, 2.0 * math.sin(0.3) * 1.7, rtol=1e-15)
+    np.testing.assert_allclose((dx, dy), (2.0 * math.cos(0.3) * 1.7, 2.0 * math.sin(0.3)), rtol=1e-15)
+
+
+def test_a_fast_gradient_is_never_a_defaults_memory(long_way_calls):
+    gradient = s2sad.grad(weighted_by_default, compile=True)
+    warm(gradient, np.ones(3))
+    dw = assert_fast(gradient, (np.zeros(3),), long_way_calls)
+    np.testing.assert_array_equal(dw, [1.0, 2.0, 3.0])
+    assert not np.shares_memory(dw, WEIGHTS)
+    dw[0] = 99.0
+    assert WEIGHTS[0] == 1.0
