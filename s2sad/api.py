@@ -225,9 +225,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
         lane = None if kwargs else lanes.get(len(args))
-        if lane is not None and not (lane[0] == registry_generation() and lane[5](lane[4])):
-            lane = None  # made under another registry, or for a definition no longer current: the long way
-        if lane is not None and lane[6] is not None:  # the lane written out (lanes.py)
+        if lane is not None and lane[6] is not None:  # the lane written out, which checks it is current (lanes.py)
             try:
                 done = lane[6](*args)
             except BaseException as error:
@@ -235,6 +233,8 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 raise
             if done is not None:
                 return done
+        if lane is not None and not (lane[0] == registry_generation() and lane[5](lane[4])):
+            lane = None  # made under another registry, or for a definition no longer current: the long way
         if lane is not None:
             positions = lane[2]
             if single:  # _plain, written out: a call's microsecond is mostly this function's own work
@@ -294,16 +294,20 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                 if rrule is not None:
                     fused = None if has_aux or holomorphic else rrule.__globals__.get("GRADIENT_FOR_FLOATS")
                     written = None  # the lane written out for these calls (lanes.py), if any
+                    current = (rrule.__s2sad_current__, _unwrap(f), registry_generation, registry_generation())
                     if positions and fused is not None:
-                        written = float_lane(fused, len(args), positions, with_value, single, _refuse, _handed_back)
+                        written = float_lane(fused, len(args), positions, with_value, single, _refuse, _handed_back,
+                                             current)
                     if fused is None and not (has_aux or holomorphic) and rrule.__globals__.get("ELEMENTWISE_SUM"):
                         fused = blocks.blockwise(rrule)  # large arrays block by block (runtime/blocks.py)
                     if not (has_aux or holomorphic) and (fused is None or rrule.__globals__.get("ELEMENTWISE_SUM")):
                         typed = _typed(f, args, tuple(names[p] for p in sorted(positions)))
                         if typed is not None:  # its arguments' types first (then blocks, for the arguments it refuses)
-                            fused = _typed_gradient(typed, fused, name, transform)
+                            otherwise = fused
+                            fused = _typed_gradient(typed, otherwise, name, transform)
                             if single:
-                                written = array_lane(fused, len(args), positions[0], with_value, _refuse, _handed_back)
+                                written = array_lane(typed, otherwise, _seed, len(args), positions[0], with_value,
+                                                     _refuse, _handed_back, current)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__, written)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
@@ -320,6 +324,9 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
 
     def _refuse(gradient, output):
         refuse_nan(gradient, output, (), _unwrap(f))
+
+    def _seed(output):
+        return seed_for(output, name, False, transform)
 
     def _handed_back(output, aux, cotangents, values, positions):
         """What the call returns, from the pullback's ``cotangents`` of ``values``."""

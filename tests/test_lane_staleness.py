@@ -185,6 +185,9 @@ ARRAYS = """
 
     def k(w):
         return np.sum(inner(w) ** 2)
+
+    def constant(w):
+        return np.sum(np.tanh(2.0 * w + 1.0) ** 2)
 """
 
 
@@ -230,6 +233,23 @@ def test_array_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls,
     assert_gradients(gradient(W), 12 * u ** 5)
     monkeypatch.undo()
     assert_gradients(gradient(W), tanh_square_gradient(W, 2.0))
+
+
+@pytest.mark.parametrize("transform", [s2sad.grad, s2sad.value_and_grad])
+def test_the_typed_array_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls, monkeypatch, transform):
+    """A function reading no global of its own has a version typed for its arrays, and its lane
+    written out (lanes.array_lane), which runs the staleness check itself."""
+    m = modules(ARRAYS)
+    gradient = transform(m.constant)
+    warm(gradient, W)
+    assert_lane_taken(gradient, (W,), long_way_calls)
+    u = 2.0 * W + 1.0
+    monkeypatch.setattr(np, "tanh", np.sin)
+    got = gradient(W)
+    assert_gradients(got[1] if transform is s2sad.value_and_grad else got, 4 * np.sin(u) * np.cos(u))
+    monkeypatch.undo()
+    got = gradient(W)
+    assert_gradients(got[1] if transform is s2sad.value_and_grad else got, tanh_square_gradient(W, 2.0))
 
 
 def test_value_and_grad_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls, monkeypatch):

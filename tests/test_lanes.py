@@ -161,9 +161,9 @@ def test_the_array_lane_hands_over_as_the_general_lane_does():
         general.append(args)
         return "general"
 
-    def lane_returning(gradient):
-        return array_lane(lambda a, b: (7.0, (None, gradient, None)), 2, 0, False,
-                          lambda g, value: refused.append(g), handed_back)
+    def lane_returning(gradient):  # the typed rrule's value and pullback (seeded with 1.0 for a float value)
+        return array_lane(lambda a, b: (7.0, lambda seed: (None, gradient * seed if seed != 1.0 else gradient, None)),
+                          None, None, 2, 0, False, lambda g, value: refused.append(g), handed_back)
 
     own = lane_returning(x)(x, 1.0)  # the argument itself: a copy is handed over
     assert own is not x and not np.shares_memory(own, x) and np.array_equal(own, x)
@@ -176,5 +176,12 @@ def test_the_array_lane_hands_over_as_the_general_lane_does():
     assert lane_returning(np.ones(2))(x, 1.0) == "general" and len(general) == 1  # another shape
     assert lane_returning(np.ones(3, np.float32))(x, 1.0) == "general"  # another dtype
     assert lane_returning(x)(1.0, 1.0) is None  # not an array: the general lane's
-    with_value = array_lane(lambda a: (7.0, (None, fresh)), 1, 0, True, None, None)
+    with_value = array_lane(lambda a: (7.0, lambda seed: (None, fresh)), None, None, 1, 0, True, None, None)
     assert with_value(x) == (7.0, fresh)
+    # a value that is no float is seeded by ``seed``; a call the typed rrule refuses goes to ``otherwise``
+    seeded = array_lane(lambda a: (np.array(7.0), lambda seed: (None, a * seed)), None, lambda value: 2.0,
+                        1, 0, True, None, None)
+    np.testing.assert_array_equal(seeded(x)[1], 2.0 * x)
+    otherwise = array_lane(lambda a: None, lambda a: (3.0, (None, fresh)), None, 1, 0, False, None, None)
+    assert otherwise(x) is fresh
+    assert array_lane(lambda a: None, None, None, 1, 0, False, None, None)(x) is None

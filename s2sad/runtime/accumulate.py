@@ -46,6 +46,8 @@ _owned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 # Reads go straight to the underlying {id: weakref} dict: one atomic dict lookup, a
 # fraction of WeakValueDictionary.get's cost on the hot path. Writes take the lock.
 _owned_refs_get = _owned.data.get
+# the same read for lanes.py's written-out test: None for the id of an array accumulation does not own
+owned_reference = _owned_refs_get
 _lock = threading.Lock()
 
 # When a sum cannot go into ``a``, it is a new array, registered as owned (so that the next
