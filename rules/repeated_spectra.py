@@ -45,7 +45,7 @@ def repeated_pairs(values):
 
 
 def zero_values(values):
-    """Singular values that are 0 to rounding (a rank-deficient matrix): their vectors are any basis."""
+    """Singular values that are 0 to rounding (a rank-deficient matrix)."""
     values = np.asarray(values)
     return np.abs(values) <= _tolerance(values)
 
@@ -74,9 +74,11 @@ def refuse_reached_pairs(values, coupling, function, kind="eigenvalues"):
 
 
 def refuse_zero_singular_values(s, g_columns, function):
-    """Reverse, ``svd``: the vectors of a singular value 0 are any basis of the null space, so nothing that
-    reads them has a derivative. (The value itself is a kink, like ``abs`` at 0, and keeps its
-    subgradient, as ``abs`` does: the nuclear norm's ``U @ Vh``.) ``g_columns``: cotangents of U or V."""
+    """Reverse, ``svd``: the vectors of a singular value 0 have no derivative: as the value passes through 0
+    the pair ``u_i v_i^H`` changes sign (the value stays >= 0), and in a matrix that is not square they
+    are any basis of a space of two or more dimensions. (The value itself is a kink, like ``abs`` at 0,
+    and keeps its subgradient, as ``abs`` does: the nuclear norm's ``U @ Vh``.) ``g_columns``:
+    cotangents of U or V. ``det``'s Hessian at a singular matrix (its cofactors through the SVD) meets this."""
     zero = zero_values(s)
     if not np.any(zero):
         return

@@ -123,6 +123,15 @@ CORPUS = {
     "logsumexp_with_minus_inf_entries": (p.logsumexp_with_minus_inf_entries, (_rs(132).randn(7),), (0,)),
     "nan_aware_reductions": (p.nan_aware_reductions, (_rs(133).randn(7),), (0,)),
     "var_std_with_ddof": (p.var_std_with_ddof, (_rs(134).randn(5, 3),), (0,)),
+    # a second round
+    "scatter_active_values_duplicates": (p.scatter_active_values_duplicates, (_rs(135).randn(5), _rs(136).randn(3)), (0, 1)),
+    "zero_d_array_argument": (p.zero_d_array_argument, (np.array(0.7), _rs(137).randn(3)), (0, 1)),
+    "eig_nonsymmetric": (p.eig_nonsymmetric, (_rs(138).randn(3, 3) + np.diag([0.0, 2.0, 4.0]),), (0,)),
+    "det_of_singular": (p.det_of_singular, (_rs(139).randn(3, 3),), (0,)),
+    "log_softmax_neg_inf_mask": (p.log_softmax_neg_inf_mask, (_rs(140).randn(4),), (0,)),
+    "maxpool_with_argmax_scatter": (p.maxpool_with_argmax_scatter, (_rs(141).randn(8),), (0,)),
+    "diff_and_gradient_with_coordinates": (p.diff_and_gradient_with_coordinates,
+                                           (_rs(142).randn(6), np.cumsum(np.abs(_rs(143).randn(6))) + 0.1), (0, 1)),
 }
 
 

@@ -552,3 +552,46 @@ def nan_aware_reductions(x):
 
 def var_std_with_ddof(X):
     return np.sum(np.var(X, axis=0, ddof=1)) + np.sum(np.std(X, axis=1)) + np.std(X, ddof=1)
+
+
+# ================================================================ a second round: what the first one suggested
+def scatter_active_values_duplicates(x, v):
+    y = np.zeros(5)
+    y[[1, 1, 3]] += v * x[:3]
+    return np.sum(y * x)
+
+
+def zero_d_array_argument(s, x):
+    return np.sum(x * s) + s[()] ** 2
+
+
+def eig_nonsymmetric(A):
+    w, V = np.linalg.eig(A)
+    return np.sum(np.real(w) ** 2) + np.sum(np.abs(V) ** 2 * np.arange(9.0).reshape(3, 3))
+
+
+def det_of_singular(A):
+    B = A.copy()
+    B[2] = B[0] + B[1]
+    return np.linalg.det(B) + np.sum(B)
+
+
+def log_softmax_neg_inf_mask(x):
+    mask = np.array([True, False, True, True])
+    z = np.where(mask, x, -np.inf)
+    m = np.max(z, axis=-1, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(z - m), axis=-1, keepdims=True))
+    return np.sum(np.where(mask, z - lse, 0.0) * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def maxpool_with_argmax_scatter(x):
+    windows = x.reshape(-1, 2)
+    idx = np.argmax(windows, axis=1)
+    pooled = windows[np.arange(windows.shape[0]), idx]
+    up = np.zeros_like(windows)
+    up[np.arange(windows.shape[0]), idx] = pooled ** 2
+    return np.sum(up.reshape(-1) * x)
+
+
+def diff_and_gradient_with_coordinates(x, t):
+    return np.sum(np.diff(x, n=1) ** 2) + np.sum(np.gradient(x, t) ** 2)

@@ -10,7 +10,7 @@ import pytest
 
 import probe_cases as cases
 import s2sad
-from s2sad.errors import NonFiniteDerivativeError, UnsupportedArgumentsError
+from s2sad.errors import ArgumentError, NonFiniteDerivativeError, UnsupportedArgumentsError, UnsupportedSyntaxError
 from corpus_cases import corpus_cases
 from finite_differences import mixed_second_difference, numerical_gradient
 
@@ -41,8 +41,14 @@ REFUSED[("jvp", "repeated_eigenvalue_trace")] = (
 REFUSED[("hvp", "repeated_eigenvalue_trace")] = (
     UnsupportedArgumentsError, r"probe_programs\.py:\d+:5: .*np\.linalg\.eigvalsh at a matrix whose eigenvalues repeat",
     "the second derivative goes through eigenvectors, which a repeated eigenvalue leaves undefined")
+REFUSED[("hvp", "det_of_singular")] = (
+    UnsupportedArgumentsError, r"numpy_linalg\.py:\d+:5: .*singular values include 0.*reached from .*probe_programs\.py:\d+:5",
+    "det's Hessian at a singular matrix goes through the SVD's vectors of the zero singular value (before: a wrong number)")
+REFUSED[("hvp", "diff_and_gradient_with_coordinates")] = (
+    UnsupportedSyntaxError, r"numpy_shapes\.py:\d+:\d+: .*`moved_d\[\.\.\.\] = \.\.\.` changes memory",
+    "np.gradient's forward rule, as below")
 REFUSED[("hvp", "numpy_gradient_stencil")] = (
-    s2sad.UnsupportedSyntaxError, r"numpy_shapes\.py:\d+:\d+: .*`moved_d\[\.\.\.\] = \.\.\.` changes memory",
+    UnsupportedSyntaxError, r"numpy_shapes\.py:\d+:\d+: .*`moved_d\[\.\.\.\] = \.\.\.` changes memory",
     "np.gradient's forward rule writes into a view of its result, which reverse mode over it refuses (not fixed: "
     "the rule would need rewriting without in-place writes)")
 
@@ -231,3 +237,54 @@ def test_a_stale_alias_around_a_nested_loop_is_still_refused(function, alias):
     x = np.random.RandomState(0).randn(6)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=rf"`out` in place, and `{alias}` shares it"):
         s2sad.grad(function)(x)
+
+
+# ---------------------------------------------------------------- bug 3: det's Hessian at a singular matrix
+def _det(B):
+    return np.linalg.det(B)
+
+
+def test_det_hessian_at_a_singular_matrix_is_refused_at_the_users_line():
+    # before: u . H v of det at a rank-2 3x3 matrix came out 4.32; the mixed central difference is
+    # -1.55. det's cotangent there is its cofactors through the SVD, whose vectors of the zero singular
+    # value flip sign as it passes through 0: no derivative. The gradient itself stays exact.
+    A = np.random.RandomState(34).randn(3, 3)
+    A[2] = A[0] + A[1]
+    v, u = np.random.RandomState(3).randn(3, 3), np.random.RandomState(4).randn(3, 3)
+    assert abs(mixed_second_difference(_det, (A,), (v,), (u,)) - (-1.55)) < 0.01
+    with pytest.raises(UnsupportedArgumentsError, match=r"singular values include 0(.|\n)*reached from .*test_probe_programs\.py:\d+:5"):
+        s2sad.hvp(_det, (A,), (v,))
+    np.testing.assert_allclose(s2sad.grad(_det)(A), numerical_gradient(_det, (A,), 0), atol=1e-7)
+    # rank 1: two zero singular values, whose cotangents differ in the cofactors' derivative. Refused
+    # too (this one came out right before, 4.7388 against 4.7388: a refusal where s2sad cannot tell)
+    rank_one = np.outer([1.0, -2.0, 0.5], [0.3, 1.0, 2.0])
+    with pytest.raises(UnsupportedArgumentsError, match=r"singular values repeat"):
+        s2sad.hvp(_det, (rank_one,), (v,))
+
+
+# ---------------------------------------------------------------- bug 4: tangents shaped unlike their primal
+def _scaled_by_a_0d_array(s, x):
+    return np.sum(x * s) + s[()] ** 2
+
+
+def _cubic_in_the_first(x):
+    return np.sum(x[0] * x ** 2)
+
+
+def test_a_number_as_the_tangent_of_a_0d_array():
+    # before: TypeError "'float' object is not subscriptable" in generated code (s[()] of the tangent)
+    s, x = np.array(0.7), np.ones(3)
+    value, slope = s2sad.jvp(_scaled_by_a_0d_array, (s, x), (0.3, np.zeros(3)))
+    assert slope == pytest.approx((np.sum(x) + 2 * 0.7) * 0.3, rel=1e-14)
+    ds, dx = s2sad.hvp(_scaled_by_a_0d_array, (s, x), (0.3, np.zeros(3)))   # H = [[2, 1^T], [1, 0]]
+    assert isinstance(ds, np.ndarray) and ds.shape == () and ds == pytest.approx(0.6)
+    np.testing.assert_allclose(dx, [0.3, 0.3, 0.3])
+
+
+@pytest.mark.parametrize("tangent", [1.0, np.ones(2)], ids=["a number", "two of three"])
+def test_a_tangent_shaped_unlike_its_array_is_refused(tangent):
+    # before: TypeError or a NumPy broadcast error from inside the generated code
+    with pytest.raises(ArgumentError, match=r"tangent for argument 0 has shape .*, but the array it moves has shape \(3,\)"):
+        s2sad.jvp(_cubic_in_the_first, (np.arange(3.0),), (tangent,))
+    with pytest.raises(ArgumentError, match=r"has shape \(3,\)"):
+        s2sad.hvp(_cubic_in_the_first, (np.arange(3.0),), (tangent,))
