@@ -44,13 +44,6 @@ REFUSED[("hvp", "repeated_eigenvalue_trace")] = (
 REFUSED[("hvp", "det_of_singular")] = (
     UnsupportedArgumentsError, r"numpy_linalg\.py:\d+:5: .*singular values include 0.*reached from .*probe_programs\.py:\d+:5",
     "det's Hessian at a singular matrix goes through the SVD's vectors of the zero singular value (before: a wrong number)")
-REFUSED[("hvp", "diff_and_gradient_with_coordinates")] = (
-    UnsupportedSyntaxError, r"numpy_shapes\.py:\d+:\d+: .*`moved_d\[\.\.\.\] = \.\.\.` changes memory",
-    "np.gradient's forward rule, as below")
-REFUSED[("hvp", "numpy_gradient_stencil")] = (
-    UnsupportedSyntaxError, r"numpy_shapes\.py:\d+:\d+: .*`moved_d\[\.\.\.\] = \.\.\.` changes memory",
-    "np.gradient's forward rule writes into a view of its result, which reverse mode over it refuses (not fixed: "
-    "the rule would need rewriting without in-place writes)")
 
 MODES = cases.MODES + ("caller_unchanged", "float32")
 
@@ -288,3 +281,29 @@ def test_a_tangent_shaped_unlike_its_array_is_refused(tangent):
         s2sad.jvp(_cubic_in_the_first, (np.arange(3.0),), (tangent,))
     with pytest.raises(ArgumentError, match=r"has shape \(3,\)"):
         s2sad.hvp(_cubic_in_the_first, (np.arange(3.0),), (tangent,))
+
+
+# ---------------------------------------------------------------- bug 5: hvp through np.gradient with a spacing
+def _gradient_energy_2d(A, h):
+    gy, gx = np.gradient(A ** 2, h)
+    return np.sum(gy * gx) + np.sum(gx ** 2)
+
+
+def _gradient_energy_coordinates(x, t):
+    return np.sum(np.gradient(x ** 2, t, edge_order=2) ** 2)
+
+
+@pytest.mark.parametrize("function, args", [
+    (_gradient_energy_2d, (np.random.RandomState(5).randn(4, 5), 0.7)),
+    (_gradient_energy_coordinates, (np.random.RandomState(6).randn(6), np.cumsum(np.random.RandomState(7).rand(6) + 0.2))),
+], ids=["2-d, one spacing", "coordinates, edge_order=2"])
+def test_hvp_through_np_gradient_with_a_differentiated_spacing(function, args):
+    # before: refused in the rule's own code (numpy_shapes.py): a write through a view (moved_d of d_out),
+    # `[h] * count`, `tangents * len(axes)` and `blocks.append`, none of which reverse mode over the
+    # forward rule differentiates; rewritten as one-name writes and list displays
+    rs = np.random.RandomState(8)
+    v = tuple(rs.randn(*np.shape(a)) if np.ndim(a) else float(rs.randn()) for a in args)
+    u = tuple(rs.randn(*np.shape(a)) if np.ndim(a) else float(rs.randn()) for a in args)
+    products = s2sad.hvp(function, args, v)
+    np.testing.assert_allclose(sum(np.sum(p * d) for p, d in zip(products, u)),
+                               mixed_second_difference(function, args, v, u), rtol=1e-5)
