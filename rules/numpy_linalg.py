@@ -54,7 +54,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, dtype_of, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents
-from .repeated_spectra import (nan_columns_of_repeated, nan_where_values_split, refuse_reached_pairs,
+from .repeated_spectra import (nan_columns_of_repeated, nan_where_values_split, refuse_reached_vectors,
                                refuse_split_values, refuse_zero_singular_values, zero_values)
 
 # ------------------------------------------------------------------ products
@@ -214,7 +214,7 @@ def _matrix_norm_slope(x, norm, ord, axes):
         # the norm's slope is that of a sum of the singular values (nuc) or of the largest (2) or smallest (-2)
         weights = np.ones_like(s) if ord == "nuc" else np.zeros_like(s)
         weights[..., {"nuc": slice(None), 2: 0, -2: -1}[ord]] = 1.0
-        _refuse_repeated_singular_values(s, weights, None, None, f"np.linalg.norm(..., ord={ord!r})")
+        _refuse_repeated_singular_values(s, weights, ZERO, ZERO, f"np.linalg.norm(..., ord={ord!r})")
         if ord == "nuc":
             slope = np.matmul(u, vt)
         else:
@@ -290,9 +290,8 @@ def eigh_rrule(a, *rest, **kwargs):
             refuse_split_values(w, g_w, "np.linalg.eigh")
             inner = inner + g_w[..., None] * np.eye(w.shape[-1], dtype=w.dtype)
         if g_v is not ZERO:
-            coupling = np.matmul(mH(v), g_v)
-            refuse_reached_pairs(w, coupling, "np.linalg.eigh")
-            inner = inner + _reciprocal_gaps(w) * coupling
+            refuse_reached_vectors(w, g_v, "np.linalg.eigh")
+            inner = inner + _reciprocal_gaps(w) * np.matmul(mH(v), g_v)
         a_bar = np.matmul(v, np.matmul(inner, mH(v)))
         return (NO_TANGENT, unbroadcast(_one_triangle_cotangent(a_bar, _reads_lower(rest, kwargs)), a)) + \
             (NO_TANGENT,) * len(rest)
@@ -438,30 +437,37 @@ def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
             g_u = _complement_cotangent(g_u[..., :k], u, u_rest, g_u[..., k:])
         if g_v is not ZERO:
             g_v = _complement_cotangent(g_v[..., :k], mH(vh), mH(vh_rest), g_v[..., k:])
-    _refuse_repeated_singular_values(s, g_s, (u, g_u), (mH(vh), g_v), "np.linalg.svd")
+    _refuse_repeated_singular_values(s, g_s, g_u, g_v, "np.linalg.svd")
     a_bar = _svd_backward(u, s, mH(vh), g_u, g_s, g_v)
     # hermitian=True: NumPy runs eigh, which reads the lower triangle
     return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)
 
 
-def _refuse_repeated_singular_values(s, g_s, vectors_u, vectors_v, function):
+def _refuse_repeated_singular_values(s, g_s, g_u, g_v, function):
     """Refuse where the result depends on a choice that a repeated or zero singular value leaves open
-    (rules/repeated_spectra.py). ``vectors_u``, ``vectors_v``: (U, its cotangent), (V, its cotangent), or None."""
+    (rules/repeated_spectra.py). ``g_u``, ``g_v``: the cotangents of U and V (columns), or ZERO."""
     g_s = None if g_s is ZERO else g_s
-    g_columns = [g for _, g in filter(None, (vectors_u, vectors_v)) if g is not ZERO]
+    g_columns = [g for g in (g_u, g_v) if g is not ZERO]
     refuse_split_values(s, g_s, function, "singular values")
     refuse_zero_singular_values(s, g_columns, function)
-    for vectors, g in filter(None, (vectors_u, vectors_v)):
-        if g is not ZERO:
-            refuse_reached_pairs(s, np.matmul(mH(vectors), g), function, "singular values")
+    for g in g_columns:
+        refuse_reached_vectors(s, g, function, "singular values")
 
 
-nondifferentiable(_refuse_repeated_singular_values)  # a check: a constant where this code is differentiated again
+def _refuse_extreme_singular_values_repeated(s):
+    """``cond`` reads the largest and the smallest singular value: neither may be repeated (nor be one value)."""
+    weights = np.zeros_like(s)
+    weights[..., 0], weights[..., -1] = 1.0, -1.0
+    _refuse_repeated_singular_values(s, weights, ZERO, ZERO, "np.linalg.cond")
+
+
+# checks: constants where this code is differentiated again
+nondifferentiable(_refuse_repeated_singular_values, _refuse_extreme_singular_values_repeated)
 
 
 def svdvals_vjp(g, ans, x):
     u, s, vh = np.linalg.svd(x, full_matrices=False)
-    _refuse_repeated_singular_values(s, g, None, None, "np.linalg.svdvals")
+    _refuse_repeated_singular_values(s, g, ZERO, ZERO, "np.linalg.svdvals")
     return unbroadcast(np.matmul(u * g[..., None, :], vh), x)
 
 
@@ -500,7 +506,7 @@ def _eig_backward(values, vectors, g_values, g_vectors):
         vh_gv = np.matmul(vh, g_vectors)
         # unit norm: moving along v_i itself changes nothing a normalised vector can show
         projected = vh_gv - np.matmul(vh, vectors) * np.real(np.diagonal(vh_gv, axis1=-2, axis2=-1))[..., None, :]
-        refuse_reached_pairs(values, projected, "np.linalg.eig")
+        refuse_reached_vectors(values, g_vectors, "np.linalg.eig")
         inner = inner + np.conj(_reciprocal_gaps(values)) * projected
     return np.linalg.solve(vh, np.matmul(inner, vh))
 
@@ -606,6 +612,7 @@ def cond_vjp(g, ans, x, p):
     g = np.expand_dims(g, (-2, -1))
     if p in (None, 2, -2):
         u, s, vh = np.linalg.svd(x, full_matrices=False)
+        _refuse_extreme_singular_values_repeated(s)
         top, bottom = s[..., :1, None], s[..., -1:, None]
         largest = u[..., :, :1] * vh[..., :1, :]
         smallest = u[..., :, -1:] * vh[..., -1:, :]
@@ -927,6 +934,7 @@ def cond_jvp(g, ans, x, p):
     |A| |A^-1| through the norms' slopes, with dA^-1 = -A^-1 dA A^-1."""
     if p in (None, 2, -2):
         u, s, vh = np.linalg.svd(x, full_matrices=False)
+        _refuse_extreme_singular_values_repeated(s)
         ds = _singular_value_tangents(u, vh, g)
         top, bottom, d_top, d_bottom = s[..., 0], s[..., -1], ds[..., 0], ds[..., -1]
         if p == -2:

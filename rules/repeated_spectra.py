@@ -11,8 +11,8 @@ of ``sum(V @ diag(exp(w)) @ V.T)`` at the identity came out half of the central 
 So, at such a point:
 
 * a reverse rule raises when what flows back depends on the choice: the values' cotangents
-  differ within a repeated block, or the vectors' cotangent reaches a repeated pair (or the
-  vector of a zero singular value; a zero singular value itself keeps its subgradient, as
+  differ within a repeated block, or the vectors' cotangent reaches a vector of a repeated value
+  (or of a zero singular value; a zero singular value itself keeps its subgradient, as
   ``abs`` keeps one at 0);
 * a forward rule, which cannot know what will read its tangents, makes NaN the tangents that
   have no value (a value that would split, a vector of a repeated pair): s2sad refuses a NaN
@@ -66,10 +66,13 @@ def refuse_split_values(values, g_values, function, kind="eigenvalues"):
         _refuse(function, f"{kind} repeat (to rounding), with cotangents that differ between the repeated ones")
 
 
-def refuse_reached_pairs(values, coupling, function, kind="eigenvalues"):
-    """Reverse: ``coupling[..., i, j]`` (how the vectors' cotangent pairs v_i with v_j) must be 0 at
-    every repeated pair, where the rule would divide by a gap of 0."""
-    if np.any(repeated_pairs(values) & (np.asarray(coupling) != 0)):
+def refuse_reached_vectors(values, g_vectors, function, kind="eigenvalues"):
+    """Reverse: the vectors' cotangent ``g_vectors`` (a column per value) must be 0 in every column of a
+    repeated value. Those vectors are any basis of their space, and which one the function sees decides
+    its slope: even where the cotangent meets the other vectors of the block with weight 0 at this point
+    (``sum(abs(V) ** 2 * W)`` at a diagonal matrix), the limit of that weight over the gap is not 0."""
+    undefined = np.any(repeated_pairs(values), axis=-1)
+    if np.any(undefined & np.any(np.asarray(g_vectors)[..., :undefined.shape[-1]] != 0, axis=-2)):
         _refuse(function, f"{kind} repeat (to rounding), and the result depends on the vectors of the repeated ones")
 
 
@@ -88,7 +91,7 @@ def refuse_zero_singular_values(s, g_columns, function):
 
 
 # masks and checks: constants where a rule's own code is differentiated again (hvp)
-nondifferentiable(repeated_pairs, zero_values, refuse_split_values, refuse_reached_pairs, refuse_zero_singular_values)
+nondifferentiable(repeated_pairs, zero_values, refuse_split_values, refuse_reached_vectors, refuse_zero_singular_values)
 
 
 def nan_where_values_split(d_values, values, projected):
