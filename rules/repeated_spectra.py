@@ -53,7 +53,10 @@ def zero_values(values):
 def _refuse(function, why):
     raise UnsupportedArgumentsError(
         f"{function} at a matrix whose {why}: there the function has no derivative unless it treats "
-        "the repeated values alike and does not depend on the choice of vectors, and this one does")
+        "the repeated values alike and does not depend on the choice of vectors, and this one does",
+        hint="differentiate at a point where the values are distinct (an identity or diagonal starting "
+             "point is the usual culprit: add a small asymmetric perturbation), or write the function of "
+             "the values alone and alike for all of them (np.sum(np.log(np.linalg.eigvalsh(S))))")
 
 
 def refuse_split_values(values, g_values, function, kind="eigenvalues"):
@@ -87,7 +90,8 @@ def refuse_zero_singular_values(s, g_columns, function):
         return
     for g in g_columns:
         if g is not None and np.any(zero & np.any(np.asarray(g) != 0, axis=-2)):
-            _refuse(function, "singular values include 0 (to rounding), and the result depends on their vectors")
+            _refuse(function, "singular values include 0 (to rounding), and the result depends on their vectors "
+                             "(which flip sign as the value passes through 0)")
 
 
 # masks and checks: constants where a rule's own code is differentiated again (hvp)

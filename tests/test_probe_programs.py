@@ -266,8 +266,10 @@ def _det(B):
 
 def test_det_hessian_at_a_singular_matrix_is_refused_at_the_users_line():
     # before: u . H v of det at a rank-2 3x3 matrix came out 4.32; the mixed central difference is
-    # -1.55. det's cotangent there is its cofactors through the SVD, whose vectors of the zero singular
-    # value flip sign as it passes through 0: no derivative. The gradient itself stays exact.
+    # -1.55 (the smallest singular value is 5e-17 here; where LAPACK returns exactly 0 the masked
+    # 1 / s happened to give the right number). det's cotangent there is its cofactors through the
+    # SVD, whose vectors of the zero singular value flip sign as it passes through 0: s2sad cannot
+    # vouch for the product, so it refuses. The gradient itself stays exact.
     A = np.random.RandomState(34).randn(3, 3)
     A[2] = A[0] + A[1]
     v, u = np.random.RandomState(3).randn(3, 3), np.random.RandomState(4).randn(3, 3)
