@@ -28,9 +28,10 @@ Conventions:
   their input (the lower one by default; ``UPLO='U'``, ``upper=True`` the upper one) and
   ignore the imaginary part of its diagonal: their cotangents are those of the function
   NumPy computes, 0 on the triangle not read, so any direction checks them.
-* Spectral rules assume distinct values: ``eigh`` and ``eig`` distinct eigenvalues,
-  ``svd`` distinct nonzero singular values. The cotangent of a degenerate pair's vectors
-  (undefined there) is dropped rather than made infinite. Singular vectors and
+* Spectral rules divide by the gaps between values: ``eigh`` and ``eig`` eigenvalues,
+  ``svd`` singular values. Where two are equal to rounding (or, for the vectors, a singular
+  value is 0), what depends on the choice of vectors or on how the values split is refused
+  (reverse) or NaN, which s2sad refuses (forward): ``repeated_spectra.py``. Singular vectors and
   eigenvectors are only defined up to sign (phase, for complex ones), so only losses
   that do not depend on that choice have a gradient: ``U @ diag(s) @ Vh``, ``U @ U^H``,
   ``abs(V) ** 2``. For complex ones the phase term of the SVD's pullback splits
@@ -48,11 +49,13 @@ import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import LINEAR, defjvp
-from s2sad.registry import defrrule, defvjp, defvjp_all
+from s2sad.registry import defrrule, defvjp, defvjp_all, nondifferentiable
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, dtype_of, expand_reduced, mH, mT, output_parts, safe_divide, unbroadcast
 from .numpy_shapes import as_tangent_of, varargs_tangents
+from .repeated_spectra import (nan_columns_of_repeated, nan_where_values_split, refuse_reached_vectors,
+                               refuse_split_values, refuse_zero_singular_values, zero_values)
 
 # ------------------------------------------------------------------ products
 
@@ -219,6 +222,10 @@ def _matrix_norm_slope(x, norm, ord, axes):
     moved = np.moveaxis(x, axes, (-2, -1))
     if ord in ("nuc", 2, -2):
         u, s, vt = np.linalg.svd(moved, full_matrices=False)
+        # the norm's slope is that of a sum of the singular values (nuc) or of the largest (2) or smallest (-2)
+        weights = np.ones_like(s) if ord == "nuc" else np.zeros_like(s)
+        weights[..., {"nuc": slice(None), 2: 0, -2: -1}[ord]] = 1.0
+        _refuse_repeated_singular_values(s, weights, ZERO, ZERO, f"np.linalg.norm(..., ord={ord!r})")
         if ord == "nuc":
             slope = np.matmul(u, vt)
         else:
@@ -291,12 +298,11 @@ def eigh_rrule(a, *rest, **kwargs):
         g_w, g_v = output_parts(dy, 2, ("eigenvalues", "eigenvectors"))
         inner = np.zeros(np.shape(a), dtype=np.result_type(w, v))
         if g_w is not ZERO:
+            refuse_split_values(w, g_w, "np.linalg.eigh")
             inner = inner + g_w[..., None] * np.eye(w.shape[-1], dtype=w.dtype)
         if g_v is not ZERO:
-            gaps = w[..., None, :] - w[..., :, None]  # gaps[i, j] = w_j - w_i
-            with np.errstate(divide="ignore"):
-                f = np.where(gaps == 0, 0, 1 / np.where(gaps == 0, 1, gaps))
-            inner = inner + f * np.matmul(mH(v), g_v)
+            refuse_reached_vectors(w, g_v, "np.linalg.eigh")
+            inner = inner + _reciprocal_gaps(w) * np.matmul(mH(v), g_v)
         a_bar = np.matmul(v, np.matmul(inner, mH(v)))
         return (NO_TANGENT, unbroadcast(_one_triangle_cotangent(a_bar, _reads_lower(rest, kwargs)), a)) + \
             (NO_TANGENT,) * len(rest)
@@ -380,7 +386,8 @@ def matrix_power_vjp(g, ans, a, n):
 
 
 def _reciprocal_gaps(values):
-    """``F[i, j] = 1 / (values[j] - values[i])``, 0 where they are equal (the diagonal, degenerate pairs)."""
+    """``F[i, j] = 1 / (values[j] - values[i])``, 0 where they are equal (the diagonal; a repeated pair, which
+    the spectral rules refuse or make NaN where it matters, rules/repeated_spectra.py)."""
     gaps = values[..., None, :] - values[..., :, None]
     degenerate = gaps == 0
     return np.where(degenerate, 0, 1 / np.where(degenerate, 1, gaps))
@@ -441,13 +448,37 @@ def svd_vjp(g, ans, a, full_matrices, compute_uv, hermitian):
             g_u = _complement_cotangent(g_u[..., :k], u, u_rest, g_u[..., k:])
         if g_v is not ZERO:
             g_v = _complement_cotangent(g_v[..., :k], mH(vh), mH(vh_rest), g_v[..., k:])
+    _refuse_repeated_singular_values(s, g_s, g_u, g_v, "np.linalg.svd")
     a_bar = _svd_backward(u, s, mH(vh), g_u, g_s, g_v)
     # hermitian=True: NumPy runs eigh, which reads the lower triangle
     return unbroadcast(_one_triangle_cotangent(a_bar, lower=True) if hermitian else a_bar, a)
 
 
+def _refuse_repeated_singular_values(s, g_s, g_u, g_v, function):
+    """Refuse where the result depends on a choice that a repeated or zero singular value leaves open
+    (rules/repeated_spectra.py). ``g_u``, ``g_v``: the cotangents of U and V (columns), or ZERO."""
+    g_s = None if g_s is ZERO else g_s
+    g_columns = [g for g in (g_u, g_v) if g is not ZERO]
+    refuse_split_values(s, g_s, function, "singular values")
+    refuse_zero_singular_values(s, g_columns, function)
+    for g in g_columns:
+        refuse_reached_vectors(s, g, function, "singular values")
+
+
+def _refuse_extreme_singular_values_repeated(s):
+    """``cond`` reads the largest and the smallest singular value: neither may be repeated (nor be one value)."""
+    weights = np.zeros_like(s)
+    weights[..., 0], weights[..., -1] = 1.0, -1.0
+    _refuse_repeated_singular_values(s, weights, ZERO, ZERO, "np.linalg.cond")
+
+
+# checks: constants where this code is differentiated again
+nondifferentiable(_refuse_repeated_singular_values, _refuse_extreme_singular_values_repeated)
+
+
 def svdvals_vjp(g, ans, x):
     u, s, vh = np.linalg.svd(x, full_matrices=False)
+    _refuse_repeated_singular_values(s, g, ZERO, ZERO, "np.linalg.svdvals")
     return unbroadcast(np.matmul(u * g[..., None, :], vh), x)
 
 
@@ -464,6 +495,7 @@ def pinv_vjp(g, ans, a, rcond, hermitian, rtol):
 
 
 def eigvalsh_vjp(g, ans, a, UPLO):
+    refuse_split_values(ans, g, "np.linalg.eigvalsh")
     _, v = np.linalg.eigh(a, UPLO)
     return unbroadcast(_one_triangle_cotangent(np.matmul(v * g[..., None, :], mH(v)), UPLO.upper() == "L"), a)
 
@@ -479,11 +511,13 @@ def _eig_backward(values, vectors, g_values, g_vectors):
     vh = np.conj(mT(vectors))
     inner = np.zeros(vectors.shape, dtype=vectors.dtype)
     if g_values is not ZERO:
+        refuse_split_values(values, g_values, "np.linalg.eig")
         inner = inner + g_values[..., None, :] * np.eye(values.shape[-1])
     if g_vectors is not ZERO:
         vh_gv = np.matmul(vh, g_vectors)
         # unit norm: moving along v_i itself changes nothing a normalised vector can show
         projected = vh_gv - np.matmul(vh, vectors) * np.real(np.diagonal(vh_gv, axis1=-2, axis2=-1))[..., None, :]
+        refuse_reached_vectors(values, g_vectors, "np.linalg.eig")
         inner = inner + np.conj(_reciprocal_gaps(values)) * projected
     return np.linalg.solve(vh, np.matmul(inner, vh))
 
@@ -589,6 +623,7 @@ def cond_vjp(g, ans, x, p):
     g = np.expand_dims(g, (-2, -1))
     if p in (None, 2, -2):
         u, s, vh = np.linalg.svd(x, full_matrices=False)
+        _refuse_extreme_singular_values_repeated(s)
         top, bottom = s[..., :1, None], s[..., -1:, None]
         largest = u[..., :, :1] * vh[..., :1, :]
         smallest = u[..., :, -1:] * vh[..., -1:, :]
@@ -910,6 +945,7 @@ def cond_jvp(g, ans, x, p):
     |A| |A^-1| through the norms' slopes, with dA^-1 = -A^-1 dA A^-1."""
     if p in (None, 2, -2):
         u, s, vh = np.linalg.svd(x, full_matrices=False)
+        _refuse_extreme_singular_values_repeated(s)
         ds = _singular_value_tangents(u, vh, g)
         top, bottom, d_top, d_bottom = s[..., 0], s[..., -1], ds[..., 0], ds[..., -1]
         if p == -2:
@@ -939,12 +975,15 @@ def eigh_jvp(g, ans, a, UPLO):
     """P = V^H dA V: dw = diag(P), dV = V (F o P) with F[i, j] = 1 / (w_j - w_i) off the diagonal."""
     w, v = ans
     p = np.matmul(mH(v), np.matmul(_hermitian_view(g, UPLO), v))
-    return as_tangent_of(np.real(_diagonal(p)), w), as_tangent_of(np.matmul(v, _reciprocal_gaps(w) * p), v)
+    dw = nan_where_values_split(np.real(_diagonal(p)), w, p)  # rules/repeated_spectra.py
+    dv = nan_columns_of_repeated(np.matmul(v, _reciprocal_gaps(w) * p), w)
+    return as_tangent_of(dw, w), as_tangent_of(dv, v)
 
 
 def eigvalsh_jvp(g, ans, a, UPLO):
     _, v = np.linalg.eigh(a, UPLO)
-    return as_tangent_of(_singular_value_tangents(v, mH(v), _hermitian_view(g, UPLO)), ans)
+    p = np.matmul(mH(v), np.matmul(_hermitian_view(g, UPLO), v))
+    return as_tangent_of(nan_where_values_split(np.real(_diagonal(p)), ans, p), ans)
 
 
 def _svd_tangent(u, s, v, da):
@@ -954,7 +993,7 @@ def _svd_tangent(u, s, v, da):
     span add (I - U U^H) dA V S^-1 (and (I - V V^H) dA^H U S^-1)."""
     p = np.matmul(mH(u), np.matmul(da, v))
     diagonal = _diagonal(p)
-    ds = np.real(diagonal)
+    ds = _checked_singular_value_tangents(s, p)
     f = _reciprocal_gaps(s ** 2)
     s_inverse = _safe_reciprocal(s)
     omega_u = f * (p * s[..., None, :] + s[..., :, None] * mH(p))
@@ -965,7 +1004,15 @@ def _svd_tangent(u, s, v, da):
         np.matmul(u, p * s_inverse[..., None, :])
     dv = np.matmul(v, omega_v) + np.matmul(mH(da), u) * s_inverse[..., None, :] - \
         np.matmul(v, mH(p) * s_inverse[..., None, :])
-    return du, ds, dv
+    zero = zero_values(s)  # rules/repeated_spectra.py: no vectors' tangent at a repeated or zero value
+    return nan_columns_of_repeated(du, s, zero), ds, nan_columns_of_repeated(dv, s, zero)
+
+
+def _checked_singular_value_tangents(s, p):
+    """ds_i = Re P_ii (P = U^H dA V), NaN for a repeated value whose block of P's Hermitian part is not a
+    multiple of the identity (rules/repeated_spectra.py); a zero value keeps Re P_ii, as the reverse rule
+    keeps its subgradient."""
+    return nan_where_values_split(np.real(_diagonal(p)), s, 0.5 * (p + mH(p)))
 
 
 def _complement_tangent(q, dq, rest):
@@ -978,7 +1025,7 @@ def svd_jvp(g, ans, a, full_matrices, compute_uv, hermitian):
     da = _hermitian_view(g, "L") if hermitian else g
     if not compute_uv:
         u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
-        return as_tangent_of(_singular_value_tangents(u, vh, da), ans)
+        return as_tangent_of(_checked_singular_value_tangents(s, np.matmul(mH(u), np.matmul(da, mH(vh)))), ans)
     u, s, vh = ans
     k = s.shape[-1]
     du, ds, dv = _svd_tangent(u[..., :k], s, mH(vh[..., :k, :]), da)
@@ -993,8 +1040,8 @@ def svd_jvp(g, ans, a, full_matrices, compute_uv, hermitian):
 
 
 def svdvals_jvp(g, ans, x):
-    u, _, vh = np.linalg.svd(x, full_matrices=False)
-    return as_tangent_of(_singular_value_tangents(u, vh, g), ans)
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return as_tangent_of(_checked_singular_value_tangents(s, np.matmul(mH(u), np.matmul(g, mH(vh)))), ans)
 
 
 def _qr_square_tangent(q, r, da):
@@ -1036,13 +1083,13 @@ def _eig_tangent(values, vectors, da):
     """P = V^-1 dA V: dw = diag(P), dV = V (F o P) (F[i, j] = 1 / (w_j - w_i) off the diagonal), then along
     each v_i itself: a real multiple keeping |v_i| = 1, an imaginary one keeping its largest component real."""
     p = np.matmul(np.linalg.inv(vectors), np.matmul(da, vectors))
-    dv = np.matmul(vectors, _reciprocal_gaps(values) * p)
+    dv = nan_columns_of_repeated(np.matmul(vectors, _reciprocal_gaps(values) * p), values)  # rules/repeated_spectra.py
     dv = dv - vectors * np.real(np.sum(np.conj(vectors) * dv, axis=-2, keepdims=True))
     if np.iscomplexobj(dv):
         largest = np.argmax(np.abs(vectors), axis=-2)[..., None, :]
         ratio = np.take_along_axis(dv, largest, axis=-2) / np.take_along_axis(vectors, largest, axis=-2)
         dv = dv - 1j * np.imag(ratio) * vectors
-    return _diagonal(p), dv
+    return nan_where_values_split(_diagonal(p), values, p), dv
 
 
 def eig_jvp(g, ans, a):
@@ -1055,7 +1102,8 @@ def eigvals_jvp(g, ans, a):
     values, vectors = np.linalg.eig(a)
     if not np.array_equal(values, ans):
         vectors = np.take_along_axis(vectors, _matching_order(values, ans)[..., None, :], axis=-1)
-    return as_tangent_of(_diagonal(np.matmul(np.linalg.inv(vectors), np.matmul(g, vectors))), ans)
+    p = np.matmul(np.linalg.inv(vectors), np.matmul(g, vectors))
+    return as_tangent_of(nan_where_values_split(_diagonal(p), ans, p), ans)
 
 
 # ---- forward rules

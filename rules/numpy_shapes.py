@@ -510,9 +510,9 @@ def dsplit_vjp(g, ans, ary, indices_or_sections):
 def _gradient_spacings(varargs, count):
     """One spacing (a scalar or a coordinate array) per differentiated axis, as np.gradient reads them."""
     if len(varargs) == 0:
-        return [1.0] * count
-    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
-        return [varargs[0]] * count
+        return [1.0 for _ in range(count)]
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # (a comprehension, not [h] * count: hvp differentiates this)
+        return [varargs[0] for _ in range(count)]
     return list(varargs)
 
 
@@ -527,32 +527,37 @@ def _gradient_blocks(steps, edge_order):
     n = len(steps) + 1
     hs, hd = steps[:-1], steps[1:]
     s = hs + hd
-    blocks = [(slice(1, n - 1), slice(0, n - 2), slice(1, n - 1), [
+    # (built as list displays, not with .append: the forward rule's code is differentiated again for hvp)
+    interior = (slice(1, n - 1), slice(0, n - 2), slice(1, n - 1), [
         (slice(0, n - 2), -hd / (hs * s), hd * (2 * hs + hd) / (hs ** 2 * s ** 2), -1 / s ** 2),
         (slice(1, n - 1), (hd - hs) / (hs * hd), -1 / hs ** 2, 1 / hd ** 2),
         (slice(2, n), hs / (hd * s), 1 / s ** 2, -hs * (hs + 2 * hd) / (hd ** 2 * s ** 2)),
-    ])]
+    ])
     if edge_order == 1:
-        for rows, step, lower in ((slice(0, 1), slice(0, 1), 0), (slice(n - 1, n), slice(n - 2, n - 1), n - 2)):
-            h = steps[step]
-            blocks.append((rows, step, step, [(slice(lower, lower + 1), -1 / h, 1 / h ** 2, 0 * h),
-                                              (slice(lower + 1, lower + 2), 1 / h, -1 / h ** 2, 0 * h)]))
-        return blocks
+        return [interior] + [_first_order_edge(steps[step], rows, step, lower)
+                             for rows, step, lower in ((slice(0, 1), slice(0, 1), 0),
+                                                       (slice(n - 1, n), slice(n - 2, n - 1), n - 2))]
     p, q = steps[0:1], steps[1:2]
     s = p + q
-    blocks.append((slice(0, 1), slice(0, 1), slice(1, 2), [
+    first = (slice(0, 1), slice(0, 1), slice(1, 2), [
         (slice(0, 1), -(2 * p + q) / (p * s), (2 * p ** 2 + 2 * p * q + q ** 2) / (p ** 2 * s ** 2), 1 / s ** 2),
         (slice(1, 2), s / (p * q), -1 / p ** 2, -1 / q ** 2),
         (slice(2, 3), -p / (q * s), -1 / s ** 2, p * (p + 2 * q) / (q ** 2 * s ** 2)),
-    ]))
+    ])
     p, q = steps[n - 3:n - 2], steps[n - 2:n - 1]
     s = p + q
-    blocks.append((slice(n - 1, n), slice(n - 3, n - 2), slice(n - 2, n - 1), [
+    last = (slice(n - 1, n), slice(n - 3, n - 2), slice(n - 2, n - 1), [
         (slice(n - 3, n - 2), q / (p * s), -q * (2 * p + q) / (p ** 2 * s ** 2), 1 / s ** 2),
         (slice(n - 2, n - 1), -s / (p * q), 1 / p ** 2, 1 / q ** 2),
         (slice(n - 1, n), (2 * q + p) / (q * s), -1 / s ** 2, -(2 * q ** 2 + 2 * p * q + p ** 2) / (q ** 2 * s ** 2)),
-    ]))
-    return blocks
+    ])
+    return [interior, first, last]
+
+
+def _first_order_edge(h, rows, step, lower):
+    """An end row of np.gradient with edge_order=1: a one-sided difference over the step ``h``."""
+    return (rows, step, step, [(slice(lower, lower + 1), -1 / h, 1 / h ** 2, 0 * h),
+                               (slice(lower + 1, lower + 2), 1 / h, -1 / h ** 2, 0 * h)])
 
 
 def _gradient_steps(spacing, n):
@@ -974,7 +979,7 @@ def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
     outputs = ans if isinstance(ans, (tuple, list)) else (ans,)
     tangents = varargs_tangents(g, varargs)
     if len(varargs) == 1 and np.ndim(varargs[0]) == 0:  # one spacing shared by every axis
-        tangents = tangents * len(axes)
+        tangents = [tangents[0] for _ in axes]  # (not tangents * len(axes): hvp differentiates this code)
     values = np.asarray(f, dtype=np.result_type(f, np.float64))
     result = []
     for ax, out, spacing, d_spacing in zip(axes, outputs, _gradient_spacings(varargs, len(axes)), tangents):
@@ -986,13 +991,15 @@ def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
             continue
         n = values.shape[ax]
         d_steps = np.diff(np.asarray(d_spacing, dtype=np.float64))
-        d_out = np.zeros(values.shape, dtype=values.dtype)
-        moved_d, moved_f = np.moveaxis(d_out, ax, 0), np.moveaxis(values, ax, 0)  # views
+        moved_f = np.moveaxis(values, ax, 0)
+        # built along axis 0 in an array of its own, then moved back: written under one name, so that
+        # reverse mode over this code (hvp) can differentiate the writes
+        moved_d = np.zeros(moved_f.shape, dtype=values.dtype)
         for rows, left, right, terms in _gradient_blocks(_gradient_steps(spacing, n), edge_order):
             for columns, _, d_left, d_right in terms:
                 moved_d[rows] += _along(d_left * d_steps[left] + d_right * d_steps[right], 0, values.ndim) * \
                     moved_f[columns]
-        result.append(as_tangent_of(d_out, out))
+        result.append(as_tangent_of(np.moveaxis(moved_d, 0, ax), out))
     return type(ans)(result) if isinstance(ans, (tuple, list)) else result[0]
 
 

@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from .errors import ArgumentError
 from .runtime.structure import zeros_like_primal
 from .runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
@@ -84,6 +85,31 @@ def filled_tangent(like, given):
     if is_zero(given) or fields(like) is None:
         return given
     return in_container(like, given, _filled_leaf)
+
+
+def user_tangent(like, given, where: str):
+    """A tangent the caller of ``jvp`` or ``hvp`` gave for the input ``like``, filled in as
+    :func:`filled_tangent` does, each array leaf checked against its primal: a number for a 0-d
+    array becomes a 0-d array of the primal's dtype (generated code indexes it as the primal),
+    and a tangent shaped unlike its array is refused here rather than met as a NumPy error (or a
+    silent broadcast) inside generated code."""
+    filled = filled_tangent(like, given)
+    if is_zero(filled):
+        return filled
+    return in_container(like, filled, lambda tangent, primal: _checked_leaf(tangent, primal, where))
+
+
+def _checked_leaf(tangent, like, where):
+    if not isinstance(like, np.ndarray) or tangent is None or is_zero(tangent) or isinstance(tangent, Tangent):
+        return tangent
+    shape = np.shape(tangent)
+    if shape != like.shape:
+        raise ArgumentError(f"the tangent for {where} has shape {shape}, but the array it moves has shape "
+                            f"{like.shape}: give a tangent shaped like its primal")
+    if not isinstance(tangent, np.ndarray):  # a number, a list: in the primal's float dtype (complex kept complex)
+        dtype = like.dtype if like.dtype.kind in "fc" else np.dtype(np.float64)
+        return np.asarray(tangent, dtype=np.result_type(dtype, np.complex64) if np.iscomplexobj(tangent) else dtype)
+    return tangent
 
 
 def _filled_leaf(tangent, like):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .api import Argnums, grad, vjp
 from .compositions import composable
-from .containers import fields, filled_tangent, leaves, with_leaves
+from .containers import fields, leaves, user_tangent, with_leaves
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, seed_for, shaped_tangent, split_aux
 from .runtime.projection import is_float_like
 from .errors import ArgumentError
@@ -51,7 +51,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
-    tangents = tuple(filled_tangent(p, t) for p, t in zip(primals, tangents))  # a dict for a dict, as outputs come
+    tangents = tuple(user_tangent(p, t, f"argument {i}") for i, (p, t) in enumerate(zip(primals, tangents)))  # a dict for a dict
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
         # the rule pushes forward at the arguments as given: a function that changes one in place
@@ -270,7 +270,7 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     original = _unwrap(f)
     names, values = bind_arguments(original, primals, {})
     forward = generated_jvp(original, tuple(names[i] for i in positions))
-    arguments = list(values) + [filled_tangent(primals[i], tangents[i]) for i in positions]
+    arguments = list(values) + [user_tangent(primals[i], tangents[i], f"argument {i}") for i in positions]
     (y, dy), pullback = vjp(forward, *arguments)
     name = getattr(f, "__qualname__", repr(f))
     seed_for(y, name)  # a scalar output, or a clear error

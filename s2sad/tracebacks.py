@@ -30,6 +30,8 @@ def point_at_user_source(error) -> None:
             error.args = (error.render(),)
         elif error.location.filename != location.filename:  # met in code the user's line called
             error.reached(location)
+        for outer in _outer_user_locations(error.__traceback__, error.location.filename):
+            error.reached(outer)  # met in a rule's own code differentiated again (hvp): the user's line too
     elif hasattr(error, "add_note"):
         error.add_note(f"s2sad: raised by the code generated for {location}: {location.text.strip()}")
 
@@ -67,6 +69,30 @@ def user_location(traceback) -> SourceLocation | None:
     if source_file and os.path.basename(source_file) == os.path.basename(user_file):
         user_file = source_file
     return _located(user_file, user_line, text)
+
+
+def _outer_user_locations(traceback, inner_file: str) -> list[SourceLocation]:
+    """The user's lines, innermost first, of the generated frames around the one that raised, when
+    that one was generated from another file (a rule's source, differentiated again for a Hessian)."""
+    frames = []
+    while traceback is not None:
+        frame = traceback.tb_frame
+        filename = frame.f_code.co_filename
+        if "s2sad_" in filename or filename.startswith("<s2sad generated"):
+            frames.append((filename, traceback.tb_lineno, frame.f_globals.get("__s2sad_source_file__")))
+        traceback = traceback.tb_next
+    found = []
+    for filename, line, source_file in reversed(frames[:-1]):
+        block = _block_comment(filename, line)
+        if block is None:
+            continue
+        user_file, user_line, text = block
+        if source_file and os.path.basename(source_file) == os.path.basename(user_file):
+            user_file = source_file
+        location = _located(user_file, user_line, text)
+        if location.filename != inner_file and location not in found:
+            found.append(location)
+    return found
 
 
 def beneath_generated(location: SourceLocation) -> SourceLocation:

@@ -502,6 +502,7 @@ class Reads:
             for loop in self.loops[id(op)]:
                 self.starts[loop] = min(self.starts.get(loop, self.end), self.order[id(op)])
         self.result = function.result.name if isinstance(function.result, Var) else None
+        self.carried = _carried_by_loop(function.statements)
 
     def made_this_iteration(self, name: str, write: Operation, operations) -> int | None:
         """The position of the operation that makes ``name``'s memory anew in each iteration of
@@ -529,8 +530,31 @@ class Reads:
                  for reader, used in self.readers if name in used and reader is not write]
         if name == self.result:
             reads.append((self.end, set()))
-        return any(born < here < at or any(born < self.starts[loop] for loop in around & enclosing)
+
+        def rebound(at, enclosing) -> bool:
+            # a loop around the write that carries `name` binds it anew at the end of each iteration,
+            # after the write: a read in its next iteration, or after it, sees that binding (the
+            # written array itself, or another value; the back edge's own read is checked as any
+            # read). `out += v` in an inner loop, with `out` carried by the outer one as well.
+            return any(name in self.carried.get(loop, ()) and (at < here if loop in enclosing else at > here)
+                       for loop in around)
+
+        return any(not rebound(at, enclosing) and (born < here < at or any(born < self.starts[loop]
+                                                                            for loop in around & enclosing))
                    for at, enclosing in reads)
+
+
+def _carried_by_loop(block) -> dict[int, set[str]]:
+    """The variables each loop (by ``id``) binds anew at the end of every iteration (its back edges)."""
+    carried = {}
+    for item in block:
+        if isinstance(item, Loop):
+            carried[id(item)] = set(item.carried)
+            carried.update(_carried_by_loop(item.body))
+        elif isinstance(item, Branch):
+            carried.update(_carried_by_loop(item.then))
+            carried.update(_carried_by_loop(item.orelse))
+    return carried
 
 
 def _origin(name: str, made_by: dict) -> Operation:

@@ -5,7 +5,8 @@ Where an intermediate value is infinite (``(1.5 + a) ** 1000`` overflows, ``1 / 
 element is never read), the derivative NumPy's function has is finite, often 0; but the
 chain rule multiplies a zero cotangent (or tangent) by an infinite slope, and 0 * inf is
 NaN. A NaN there is a wrong number, not a derivative, so s2sad raises instead, naming the
-function. When the value, or the cotangent or tangent the caller gave, is itself not
+function. Forward spectral rules mark with NaN the tangents that do not exist at a repeated
+eigenvalue or singular value (rules/repeated_spectra.py), and are refused the same way. When the value, or the cotangent or tangent the caller gave, is itself not
 finite, a NaN derivative is what the caller asked for, and it is handed back.
 
 Only NumPy arrays, NumPy scalars, Python numbers and the containers and structural
@@ -83,8 +84,9 @@ def refuse_nan(derivatives, value, seeds, function) -> None:
     raise NonFiniteDerivativeError(
         f"the derivative of {name} at these arguments is NaN, although its value is finite: an intermediate "
         "value is infinite (an overflow, or a pole such as 1 / 0) where the result does not depend on it, "
-        "and the chain rule's zero times its infinite slope is NaN; s2sad does not hand back a number it "
-        "cannot vouch for",
+        "and the chain rule's zero times its infinite slope is NaN; or a forward rule found no derivative at "
+        "this point (a repeated eigenvalue or singular value, rules/repeated_spectra.py); s2sad does not hand "
+        "back a number it cannot vouch for",
         _definition_of(function),
         "keep intermediate values finite (clip before ** or np.exp; select with np.where before dividing, "
         "not after), or differentiate at another point")
