@@ -160,9 +160,9 @@ class ForwardOperations:
             if jvp is None:
                 if isinstance(atom, Var) and param != "key" and self.may_hold_a_function(atom.name):
                     # a function the rule calls (`odeint(lambda y, t: -k * y, ...)`, `reduce`) gets no tangent:
-                    # refused if it holds numbers, as reverse mode refuses it (the rule's own check runs
-                    # only when another argument has a tangent). A `key` only orders items: a step
-                    # function of what it holds, whose derivative is zero.
+                    # refused below if it holds numbers and no other argument has a tangent (a jvp of
+                    # the rule's that runs refuses it itself), as reverse mode refuses it. A `key`
+                    # only orders items: a step function of what it holds, whose derivative is zero.
                     checks.append(f"refuse_held_numbers({self.core.code(atom)})")
                 continue
             if isinstance(atom, tuple):
@@ -215,7 +215,7 @@ class ForwardOperations:
             # a broadcast operand's tangent, up to the output's shape: the sum of the terms has
             # it only if no operand larger than the others has a tangent that is ZERO
             expression = f"fit({expression}, {op.target})"
-        return checks + self.set_tangent(op.target, expression)
+        return self.set_tangent(op.target, expression)
 
     def producers(self, name: str) -> list:
         """The operations assigning ``name`` ([None] for a parameter)."""

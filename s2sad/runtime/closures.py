@@ -55,3 +55,6 @@ def refuse_held_numbers(function) -> None:
             "callee): s2sad differentiates the values such a lambda reads only where the code itself calls it",
             hint="pass the values the lambda reads as arguments of that call (args=(...)), or call the lambda "
                  "in the function's own code")
+
+
+refuse_held_numbers.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
