@@ -124,11 +124,14 @@ CHECKED = {
                s2sad.rules.ndarray_methods.ndarray_mT s2sad.rules.ndarray_methods.ndarray_flatten
                s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist s2sad.rules.ndarray_methods.ndarray_flat scipy.special.erf scipy.special.erfc scipy.special.erfcx
                scipy.special.dawsn scipy.special.erfi scipy.special.exp1 scipy.special.expi scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
-               scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp""", unary),
+               scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp
+               numpy.add.reduce numpy.multiply.reduce numpy.maximum.reduce numpy.minimum.reduce
+               numpy.add.accumulate numpy.multiply.accumulate numpy.maximum.accumulate
+               numpy.minimum.accumulate""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
                numpy.minimum numpy.fmax numpy.fmin operator.add operator.sub operator.mul operator.truediv
                operator.pow builtins.pow scipy.special.xlogy scipy.special.xlog1py s2sad.rules.helpers.safe_divide
-               numpy.kron numpy.outer numpy.inner""", binary),
+               numpy.kron numpy.outer numpy.inner numpy.add.outer numpy.subtract.outer numpy.multiply.outer""", binary),
     **group("""numpy.linalg.inv numpy.linalg.det numpy.linalg.slogdet numpy.linalg.eigvals numpy.linalg.cond
                numpy.linalg.qr scipy.linalg.expm""", square),
     **group("numpy.fft.fftfreq numpy.fft.rfftfreq", lambda rng: calls(5, z(rng))),  # k / (n d), complex d
