@@ -1,0 +1,64 @@
+"""Hessian-vector products through objects a function makes: the forward code of ``self.w =
+self.prep(w)`` (a method called inside ``__init__``) reads the assigned value again in the
+attribute write's own forward rule, which reads no operand; that is no read of another name
+for the object (it was refused as one). A real read of another name after the write is still
+refused. Every product is checked against central differences of float64 gradients."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import s2sad
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from finite_differences import assert_hvp_matches, numerical_gradient  # noqa: E402
+
+
+class Prepared:
+    def __init__(self, w):
+        self.w = self.prep(w)
+        self.b = np.sum(self.w)
+
+    def prep(self, w):
+        return np.tanh(w) * 2.0
+
+
+def through_a_method_in_init(x):
+    model = Prepared(x)
+    return np.sum(model.w ** 3) * model.b
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def itself(self):
+        return self
+
+
+def another_name_read_after_the_write(x):
+    h = Holder(x)
+    same = h.itself()
+    h.w = x * 3.0
+    return np.sum(same.w * h.w)  # Python: same is h, so same.w is x * 3.0
+
+
+def test_a_method_called_in_init_under_hvp():
+    rng = np.random.default_rng(5)
+    x, v, u = rng.standard_normal(4), rng.standard_normal(4), rng.standard_normal(4)
+    f = through_a_method_in_init
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-5, atol=1e-7)
+    _, tangent = s2sad.jvp(f, (x,), (v,))
+    assert tangent == pytest.approx(float(numerical_gradient(f, [x], 0) @ v), rel=1e-5)
+    assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["grad", "hvp"])
+def test_another_name_read_after_the_write_is_still_refused(mode):
+    x = np.array([0.5, -1.0])
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="also names"):
+        if mode == "grad":
+            s2sad.grad(another_name_read_after_the_write)(x)
+        else:
+            s2sad.hvp(another_name_read_after_the_write, (x,), (np.ones(2),))
