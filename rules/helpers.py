@@ -26,7 +26,7 @@ import numpy as np
 from s2sad.errors import UnsupportedSyntaxError
 from s2sad.runtime.closures import closure
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
-from s2sad.runtime.methods import check_stored_write
+from s2sad.runtime.methods import check_dataclass_field, check_stored_write
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
@@ -698,6 +698,7 @@ def with_attribute(obj, name: str, value):
     normaliser writes for an attribute assignment; the aliasing analysis refuses it where another
     name for ``obj`` is read after it, the one place the copy would differ from the change)."""
     check_stored_write(obj, name)
+    check_dataclass_field(obj, name, value)
     changed = copy.copy(obj)
     setattr(changed, name, value)
     return changed

@@ -12,6 +12,8 @@ the methods and NumPy functions that change a value in place and are not differe
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 import numpy as np
 
@@ -74,9 +76,18 @@ class MutationNormalizer(NormalizerState):
         """
         root = self.roots.get(container.name)
         if root is not None:
+            owner = "passed in" if root in self.user_params else "owns"
+            written = re.sub(r"_\d+$", "", container.name)
+            if written == root:
+                raise UnsupportedSyntaxError(
+                    f"this changes `{root}` in place, which the caller {owner}",
+                    self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+            # `t2 = s.a; t2.append(v)`: name what is changed, and what of the caller's it belongs to
             raise UnsupportedSyntaxError(
-                f"this changes `{root}` in place, which the caller {'passed in' if root in self.user_params else 'owns'}",
-                self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+                f"this changes `{written}` in place, which may be `{root}` or something `{root}` holds, and the "
+                f"caller {owner} `{root}`: the caller would see the change",
+                self.source.location(node),
+                f"work on a copy: `{written} = list({written})` (or `{written}.copy()`) before changing it")
         target = self.namer.temporary(method, [container.name]) if method == "pop" else container.name
         if want is not None and method == "pop":
             target = want

@@ -7,6 +7,7 @@ registered types, or, for a method of a user class, that method's own generated 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import inspect
 import types
@@ -292,6 +293,23 @@ def check_stored_write(obj, name: str) -> None:
         raise _unseen_write(cls, name, f"the class's `{type(found).__name__}` computes what is stored")
     if _overrides(cls, "__setattr__") and not _frozen_dataclass(cls):
         raise _unseen_write(cls, name, "its class defines `__setattr__`")
+
+
+def check_dataclass_field(obj, name: str, value) -> None:
+    """Refuse ``p.extra = v`` on a dataclass object when ``extra`` is not one of its fields and
+    ``v`` may carry a derivative: the tangent of a dataclass holds its fields, and nowhere else
+    to put ``v``'s (it failed later, reading ``p.extra``, with a TypeError naming no write)."""
+    cls = type(obj)
+    if not dataclasses.is_dataclass(cls) or isinstance(value, (str, int, bool, type(None))):
+        return
+    fields = [field.name for field in dataclasses.fields(cls)]
+    if name not in fields:
+        raise MissingRuleError(
+            f"`.{name} = ...` gives the dataclass `{cls.__name__}` an attribute that is not one of its fields "
+            f"({', '.join(fields) or 'none'}): s2sad's derivative of a dataclass holds its fields, and has no place "
+            f"for `{name}`'s",
+            hint=f"declare it a field of `{cls.__name__}` (`{name}: np.ndarray = None`), or keep the value in a "
+                 f"variable of its own")
 
 
 def _frozen_dataclass(cls: type) -> bool:
