@@ -57,6 +57,7 @@ __all__ = [
     "written_into_argument",
     "sorted_in_place",
     "filled_in_place",
+    "taken_for_writing",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -194,6 +195,10 @@ def unbroadcast(v, like):
         return complex(np.sum(v))
     else:
         if isinstance(like, (list, tuple)) and isinstance(v, (list, tuple, Tangent)):
+            if isinstance(v, (list, tuple)) and len(v) == len(like):
+                # as many items as the operand: every one is its own (`d[k] = xs` put back, or
+                # `xs + []`), nothing to sum
+                return v
             # the cotangent of a list or tuple made by `xs + ys` or `xs * n`: which items are
             # this operand's is not known here
             raise UnsupportedSyntaxError(
@@ -691,6 +696,19 @@ def chained(iterables):
     """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
     (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
     return list(itertools.chain.from_iterable(iterables))
+
+
+def taken_for_writing(container, taken, spelled: str) -> None:
+    """Refuse ``y[i][j] = v`` (or ``y[i].append(v)``) where ``y[i]`` is not the object ``y``
+    holds but a copy NumPy made (a fancy or boolean index): Python writes into the copy and
+    loses the write, while s2sad puts the element back (``y[i] = t``, see normalize_mutation.py).
+    A list's or dict's element, and an array's basic index (a view), are the object itself."""
+    if isinstance(container, np.ndarray) and isinstance(taken, np.ndarray) and not np.may_share_memory(taken, container):
+        # (a scalar taken out raises on the write as Python does: `float` does not support item assignment)
+        raise UnsupportedSyntaxError(
+            f"`{spelled}` is a copy NumPy makes (a fancy or boolean index), so writing into it leaves the array "
+            f"unchanged: s2sad does not differentiate a write Python loses",
+            hint="index the array once, `y[i, j] = v`, or keep the copy in a variable of its own")
 
 
 def with_attribute(obj, name: str, value):

@@ -241,7 +241,7 @@ SYNTAX = [
     (augmented_attribute, "augmented nested attribute", "nested attribute"),
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
-    (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),
+    (changes_a_view_of_an_argument, "view of argument", "changes `view` in place, which may be `x`"),
     (sorts_in_place, "sort", "`.sort()` of a list"),
     (inserts, "insert", "`.insert(...)`"),
     (removes, "remove", "`.remove(...)`"),

@@ -163,7 +163,7 @@ class _Fence(ReadingVisitor):
                     self.refuse(starred[1], "two starred targets in one assignment", "use one `*rest`")
                 self.allowed.update(starred)  # `first, *rest = xs`
             for leaf in _target_leaves(target):
-                if isinstance(leaf, cst.Subscript) and not isinstance(leaf.value, cst.Name):
+                if isinstance(leaf, cst.Subscript) and not isinstance(_subscripted_root(leaf), cst.Name):
                     self.refuse(leaf, "only a variable's elements can be assigned (`y[i] = v`)",
                                 "for a nested element write `y[i, j] = v`, or build the inner value in a variable first")
                 if isinstance(leaf, cst.Subscript) and isinstance(node, cst.AnnAssign):
@@ -208,3 +208,11 @@ def _target_leaves(target):
 def check(source: FunctionSource) -> None:
     """Raise UnsupportedSyntaxError at the first construct s2sad cannot differentiate."""
     source.funcdef.visit(_Fence(source))
+
+
+def _subscripted_root(node):
+    """What ``y[i][j]`` subscripts at its root: ``y`` (a variable's nested element may be assigned:
+    its element is taken out, changed and put back, see normalize_mutation.py)."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node
