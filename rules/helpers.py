@@ -58,6 +58,7 @@ __all__ = [
     "sorted_in_place",
     "filled_in_place",
     "taken_for_writing",
+    "deleted_name",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -696,6 +697,31 @@ def chained(iterables):
     """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
     (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
     return list(itertools.chain.from_iterable(iterables))
+
+
+class Deleted:
+    """What a name holds after ``del name`` in differentiated code: any use of it raises the
+    UnboundLocalError Python raises for the unbound name (an ``is`` test cannot be caught)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "name", name)
+
+    def _unbound(self, *args, **kwargs):
+        raise UnboundLocalError(f"cannot access local variable '{object.__getattribute__(self, 'name')}' "
+                                "where it is not associated with a value (it was deleted with `del`)")
+
+    __getattr__ = __setattr__ = __getitem__ = __setitem__ = __call__ = __iter__ = __len__ = __bool__ = _unbound
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = __contains__ = _unbound
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _unbound
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = __float__ = __int__ = _unbound
+    __index__ = __array__ = __array_ufunc__ = __array_function__ = __floordiv__ = __mod__ = _unbound
+
+
+def deleted_name(name: str) -> Deleted:
+    """The value ``del name`` leaves (see :class:`Deleted`)."""
+    return Deleted(name)
 
 
 def taken_for_writing(container, taken, spelled: str) -> None:

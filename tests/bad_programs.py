@@ -81,8 +81,8 @@ def uses_global(x):
 
 
 def uses_del(x):
-    y = x * 2
-    del y  # refused: del
+    y = [x, x * 2]
+    del y[1:]  # refused: del of a slice
     return x
 
 

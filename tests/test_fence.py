@@ -39,7 +39,7 @@ CASES = [
     ("uses_try", "try", "try", "`try ... except*` is not supported"),
     ("uses_with", "with", "handle.name", "`with ... as` binds only names here"),
     ("uses_global", "global", "global", "`global` declarations are not supported"),
-    ("uses_del", "del", "del", "`del` is not supported"),
+    ("uses_del", "del of a slice", "y[1:]", "`del` is differentiated for a name (`del y`) or one element"),
     ("uses_set_comprehension", "set comprehension", "{v for", "set comprehensions are not supported"),
     ("uses_chained_comparison", "chained comparison", "0.0 < x", "chained comparisons are not supported yet"),
     ("uses_walrus", "walrus", "y := x", "the walrus operator"),

@@ -402,12 +402,19 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
             f"whatever else holds it would change too, which s2sad does not follow", where,
             f"make a new value instead: `{spelled} = {spelled} + [...]`, or build the "
             f"list in a local variable (`items = []`) and put it in its container once it is complete")
+    if write.callee.name == "pop" and _may_be_a_dict(container, outers, write, operations, made_by, reads,
+                                                      keyed_by_literals):
+        raise UnsupportedSyntaxError(
+            f"`{spelled}.pop(...)` (or `del {spelled}[key]`) takes a key out of a dict in place, which s2sad does not "
+            f"differentiate (the derivative code would have to put the key back where it was)", where,
+            f"make a new dict without the key: `{spelled} = {{k: v for k, v in {spelled}.items() if k != key}}`")
     for other in sorted(_seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
                         - {container, write.target} - set(outers)):
         if reads.after(other, write):
             written, seen = spelled, user_name(other)
             raise UnsupportedSyntaxError(
-                f"`{written}.{write.callee.name}(...)` changes the {_kind_of(container, made_by)} "
+                f"`{written}.{write.callee.name}(...)`{f' (or `del {written}[...]`)' if write.callee.name == 'pop' else ''} "
+                f"changes the {_kind_of(container, made_by)} "
                 f"`{written}` in place, and `{seen}` sees the same object and is read after the change: s2sad "
                 f"would differentiate it as if `{seen}` were unchanged"
                 if write.callee.name != "setitem" else
@@ -415,6 +422,25 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
                 f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+
+
+def _may_be_a_dict(container: str, outers, write, operations, made_by, reads, keyed_by_literals) -> bool:
+    """Whether the object ``container`` names may be a dict: made as one, or (an element taken
+    out of ``outers``) one of the objects made here its container may hold."""
+    if _is_a_dict(_origin(container, made_by)):
+        return True
+    if not outers:
+        return False
+    here = reads.order[id(write)]
+    linked = _ListLinks([op for op in operations if reads.order[id(op)] < here], made_by, keyed_by_literals)
+    level = {outers[-1]}
+    for _ in range(len(outers)):
+        level = {item for current in level for item in linked._items_of(current)}
+    return any(_is_a_dict(_origin(item, made_by)) for item in level)
+
+
+def _is_a_dict(origin: Operation) -> bool:
+    return origin.kind == "dict" or (origin.kind == "call" and origin.callee is not None and origin.callee.value is dict)
 
 
 def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:

@@ -13,7 +13,7 @@ from .source import FunctionSource
 
 SUPPORTED = (
     # statements
-    cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
+    cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass, cst.Del,
     cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.Try, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
     cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef, cst.Import, cst.ImportFrom,
     # expressions
@@ -35,7 +35,6 @@ REFUSED = {
     cst.Nonlocal: ("`nonlocal` is supported only on the first lines of a nested function's body",
                    "declare it at the top of the nested function, or pass the value in as an argument and return the "
                    "new value (`total = add(total, v)`)"),
-    cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
     cst.NamedExpr: ("the walrus operator `:=` is supported only where it runs first in the test of an `if`, `elif` "
                     "or `while` (not in the right operand of `and`/`or`, a conditional expression or a comprehension)",
                     "assign on a line of its own before the statement (`n = np.sum(x)`, then `if n > 0:`)"),
@@ -112,6 +111,8 @@ class _Fence(ReadingVisitor):
             self.check_nested(node)
         if node in self.allowed:
             return True
+        if isinstance(node, cst.Del):
+            self.check_deleted(node.target)
         if kind.refused is not None:
             self.refuse(node, *kind.refused)
         if kind.unsupported:
@@ -153,6 +154,18 @@ class _Fence(ReadingVisitor):
         for leaf in _target_leaves(node.target):
             if not isinstance(leaf, cst.Name):
                 self.refuse(leaf, "a loop variable must be a name or a tuple of names", "assign inside the loop body")
+
+    def check_deleted(self, target) -> None:
+        """``del y``, ``del xs[k]``, ``del rows[i][j]`` (one element at a time), or several of these."""
+        targets = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for leaf in targets:
+            if isinstance(leaf, cst.Name):
+                continue
+            if isinstance(leaf, cst.Subscript) and isinstance(_subscripted_root(leaf), cst.Name) \
+                    and len(leaf.slice) == 1 and isinstance(leaf.slice[0].slice, cst.Index):
+                continue
+            self.refuse(leaf, "`del` is differentiated for a name (`del y`) or one element (`del xs[k]`, `del d[key]`)",
+                        "build a new list without the elements instead: `xs = xs[:i] + xs[j:]`")
 
     def check_targets(self, node) -> None:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
