@@ -46,6 +46,8 @@ def may_share(op: Operation) -> list[str]:
     if op.kind in ("copy", "unpack", "element", "list", "tuple", "dict"):
         return op.uses()
     if op.kind == "mutate":
+        if op.callee.name == "insert":
+            return [atom.name for atom in op.args[::2] if isinstance(atom, Var)]  # the list, and the item (not the index)
         return op.uses() if op.callee.name in ("append", "extend", "pop") else []  # a list holds what it is given
     if op.kind != "call" or op.callee is None:
         return []
@@ -113,10 +115,11 @@ class Groups:
                         else op.args[1:2]
                     for name in [atom.name for atom in [*key, *op.args[2:]] if isinstance(atom, Var)]:
                         self.hold(op.args[0].name, name)
-            elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
+            elif op.kind == "mutate" and op.callee.name in ("append", "extend", "insert") and isinstance(op.args[0], Var):
                 self.link(op.target, op.args[0].name)  # the list itself, changed
-                for name in op.uses()[1:]:
-                    self.hold(op.target, name)
+                for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
+                    if isinstance(atom, Var):
+                        self.hold(op.target, atom.name)
             else:
                 for name in may_share(op):
                     self.link(op.target, name)
@@ -322,7 +325,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
 
 
 # changes of a list or dict object itself (the arrays it holds are not written)
-LIST_WRITES = ("setitem", "append", "extend", "pop")
+LIST_WRITES = ("setitem", "append", "extend", "pop", "insert")
 
 
 def put_back(write, operations, made_by, reads) -> list[str]:

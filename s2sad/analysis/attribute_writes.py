@@ -138,7 +138,7 @@ def _held_operands(op: Operation) -> set[str]:
     if op.kind in ("copy", "list", "tuple", "dict"):
         return set(op.uses())
     if op.kind == "mutate":
-        return set(op.uses()) if op.callee.name in ("append", "extend", "setitem") else set()
+        return set(op.uses()) if op.callee.name in ("append", "extend", "setitem", "insert") else set()
     if op.kind != "call" or op.callee is None:
         return set()
     callee = op.callee

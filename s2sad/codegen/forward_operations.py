@@ -268,6 +268,10 @@ class ForwardOperations:
             # tangent_setitem writes into real zeros where the tangent was ZERO
             return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.core.code(container)}, "
                                             f"{self.core.code(op.args[1])}, {self.facts.tangent_of(value)})")
+        if method == "insert":
+            index, value = op.args[1], op.args[2]
+            return lines + self.set_tangent(container.name, f"tangent_insert({held}, {self.core.code(container)}, "
+                                            f"{self.core.code(index)}, {self.facts.tangent_of(value)})")
         if method in ("append", "extend"):
             value = op.args[1]
             tangent = (f"tangent_append({held}, {self.core.code(container)}, {self.facts.tangent_of(value)})" if method == "append" else

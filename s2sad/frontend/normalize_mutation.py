@@ -19,16 +19,15 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import added_at, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing, with_attribute, \
-    written_into
+from ..rules.helpers import (added_at, deleted_name, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
+                             with_attribute, written_into)
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
 
-LIST_MUTATORS = ("append", "extend", "pop")
+LIST_MUTATORS = ("append", "extend", "pop", "insert")
 ARRAY_MUTATORS = ("sort", "fill")  # on a local variable: written as an element assignment (array_mutation)
 UNSUPPORTED_MUTATORS = {
-    "insert": "build a new list: `xs = xs[:i] + [v] + xs[i:]`",
     "remove": "build a new list without the element",
     "sort": "use `sorted(xs)` or `np.sort(x)`, which return a new value",
     "reverse": "use `xs[::-1]`",
@@ -83,7 +82,8 @@ class MutationNormalizer(NormalizerState):
         of an array's row: ``taken_for_writing`` refuses NumPy's copy for a fancy index, whose write
         Python would lose) and nothing else that sees it is read after (aliasing.py, ``put_back``)."""
         container, index = self.container(node)
-        spelled = f"{self.spelled.get(container.name, user_name_of(container.name))}[{cst.Module([]).code_for_node(node.slice[0].slice) if len(node.slice) == 1 else '...'}]"
+        index_code = cst.Module([]).code_for_node(node.slice[0].slice) if len(node.slice) == 1 else "..."
+        spelled = f"{self.spelled.get(container.name, user_name_of(container.name))}[{index_code}]"
         taken = self.operation(None, "item", [atom_name(container), atom_name(index)],
                                Operation("", "call", Callee("static", "[]", operator.getitem, "{0}[{1}]"),
                                          [container, index]), derived_from_operands=True)
@@ -162,6 +162,27 @@ class MutationNormalizer(NormalizerState):
         self.updated_attributes[id(kept)] = node.target.value.value
         self.set_attribute(node.target, Var(kept.target))
 
+    def delete_statement(self, node: cst.Del) -> None:
+        """``del xs[k]`` is ``xs.pop(k)`` with the item dropped (a list's; a dict's is refused,
+        aliasing.py), at any depth (``del rows[i][j]``: the element taken out and put back);
+        ``del y`` unbinds ``y``: it names ``deleted_name('y')`` from here on, which raises
+        UnboundLocalError wherever Python would read the unbound name (the fence allows no other
+        target)."""
+        targets = [element.value for element in node.target.elements] \
+            if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:  # one by one, left to right, as Python deletes them
+            if isinstance(target, cst.Subscript):
+                container, index = self.container(target)
+                self.mutate(target, "pop", container, [index])
+                continue
+            name = target.value
+            if name not in self.current:
+                raise UnsupportedSyntaxError(f"`del {name}` deletes a name the function has not bound",
+                                             self.source.location(target), "delete only the function's own variables")
+            version = self.namer.version(name)
+            self.emit(Operation(version, "call", Callee("static", "deleted_name", deleted_name), [Const(repr(name))]))
+            self.current[name] = version
+
     def list_mutation(self, node: cst.Call, want) -> Atom:
         """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list, or on a list a
         local holds (``history["loss"].append(v)``, ``rows[i].append(v)``: see ``taken_out``)."""
@@ -169,7 +190,8 @@ class MutationNormalizer(NormalizerState):
         container = self.taken_out(func.value) if isinstance(func.value, cst.Subscript) \
             else Var(self.current[func.value.value])
         args, kwargs = self.arguments(node)
-        if kwargs or (func.attr.value in ("append", "extend") and len(args) != 1) or len(args) > 1:
+        expected = {"append": (1,), "extend": (1,), "insert": (2,), "pop": (0, 1)}[func.attr.value]
+        if kwargs or len(args) not in expected:
             raise UnsupportedSyntaxError(f"`{func.attr.value}` is called with unexpected arguments",
                                          self.source.location(node))
         return self.mutate(node, func.attr.value, container, args, want)

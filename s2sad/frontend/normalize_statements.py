@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..analysis.aliasing import user_name
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import deleted_name, written_into, written_into_argument
+from ..rules.helpers import written_into, written_into_argument
 from .ir import Atom, Callee, Const, Operation, Var
 from .local_imports import imported_value
 from .normalize_expressions import AUGMENTED, BINARY
@@ -237,27 +237,6 @@ class StatementNormalizer(NormalizerState):
         test = self.expression(node.test)
         message = self.expression(node.msg) if node.msg is not None else Const("None")
         self.emit(Operation(self.namer.fresh("_"), "assert", args=[test, message]))
-
-    def delete_statement(self, node: cst.Del) -> None:
-        """``del xs[k]`` is ``xs.pop(k)`` with the item dropped (a list's; a dict's is refused,
-        aliasing.py), at any depth (``del rows[i][j]``: the element taken out and put back);
-        ``del y`` unbinds ``y``: it names ``deleted_name('y')`` from here on, which raises
-        UnboundLocalError wherever Python would read the unbound name (the fence allows no other
-        target)."""
-        targets = [element.value for element in node.target.elements] \
-            if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
-        for target in targets:  # one by one, left to right, as Python deletes them
-            if isinstance(target, cst.Subscript):
-                container, index = self.container(target)
-                self.mutate(target, "pop", container, [index])
-                continue
-            name = target.value
-            if name not in self.current:
-                raise UnsupportedSyntaxError(f"`del {name}` deletes a name the function has not bound",
-                                             self.source.location(target), "delete only the function's own variables")
-            version = self.namer.version(name)
-            self.emit(Operation(version, "call", Callee("static", "deleted_name", deleted_name), [Const(repr(name))]))
-            self.current[name] = version
 
     def pass_statement(self, node) -> None:
         """``pass`` does nothing; nor does a nested function's ``nonlocal`` here: its call,

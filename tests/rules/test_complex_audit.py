@@ -340,6 +340,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                               "(tests/test_compositions.py, hvp through list.extend)",
     "s2sad.runtime.structure.tangent_without": "forward code's list.pop of a tangent: items move, no arithmetic "
                                                "(tests/test_compositions.py, hvp through list.pop)",
+    "s2sad.runtime.structure.tangent_insert": "forward code's list.insert of a tangent: items move, no arithmetic "
+                                              "(tests/test_list_insert.py, hvp through list.insert)",
     "s2sad.rules.python_objects.closure_jvp_held": "the tangent of a lambda's held values, moved into the lambda's: "
                                                    "no arithmetic (tests/test_compositions.py, hvp through a lambda)",
     **{f"s2sad.rules.python_objects.with_attribute_jvp_{part}": "an attribute's tangent moved into or out of an "
