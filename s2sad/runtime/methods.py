@@ -86,6 +86,12 @@ def differentiated_call_rrule(receiver, *args, **kwargs):
         return closure_call_rrule(receiver, *args, **kwargs)  # a lambda holding differentiated values it reads
     if _has_own_call(receiver):
         return method_rrule(receiver, "__call__", *args, **kwargs)
+    if isinstance(receiver, functools.partial):
+        # its held values carry no derivative in any program s2sad accepts: making a partial of a
+        # differentiated value is refused (functools.partial has no rule), and a partial is no
+        # argument to differentiate with respect to. It is "differentiated" here only as a
+        # parameter of forward code read again for a Hessian (`apply(fn, x)` given a partial)
+        return value_call_rrule(receiver, *args, **kwargs)
     if _holds_values(receiver):
         raise _computed_callee(receiver)
     return value_call_rrule(receiver, *args, **kwargs)  # np.sin taken from a differentiated list: holds nothing
