@@ -4,7 +4,8 @@ changes ``y``, as NumPy does), ``y[i][j] += v``, at any depth. Each is taken out
 and put back (normalize_mutation.py, ``taken_out``); every program is checked in grad, vjp,
 jvp and hvp against central differences in float64. Each way another name may see the changed
 element (a name for the inner list, a tuple or a dict holding it, an element taken before,
-a view of the array, the caller's list, NumPy's copy for a fancy index) is refused, at the line,
+a view of the array, the caller's list, the same list held in two places, NumPy's copy for a
+fancy index) is refused, at the line,
 naming the element as written."""
 import copy
 import os
@@ -183,7 +184,35 @@ def a_mask(x):
     return np.sum(y * y)
 
 
+def the_same_row_twice(x):
+    row = [x[0], x[1]]
+    y = [row, row]
+    y[0][1] = x[0] ** 2  # Python: y[1] is the same list, so y[1][1] is x[0] ** 2 too
+    return y[1][1] * x[1]
+
+
+def the_same_row_appended_twice(x):
+    row = [x[0]]
+    rows = []
+    for _ in range(2):
+        rows.append(row)
+    rows[0].append(x[1] * 2.0)
+    return rows[1][1] * x[0]
+
+
+def the_same_array_twice(x):
+    a = np.zeros(2) + x[0]
+    y = [a, a]
+    y[0][1] = x[1] ** 2
+    return np.sum(y[1]) * x[0]
+
+
 REFUSED = [
+    # found on the way: the put-back of y[0] told the derivative code y[0] changed, not y[1], the
+    # same list: grad gave [0, -1.11] for [-0.72, 0.09]; refused now
+    (the_same_row_twice, (), "`y[0]` is a list or dict the function did not make itself"),
+    (the_same_row_appended_twice, (), "`rows[0]` is a list or dict the function did not make itself"),
+    (the_same_array_twice, (), "`y[0]` is a list or dict the function did not make itself"),
     (inner_list_named, (), "`history[\"loss\"].append(...)` changes the list `history[\"loss\"]` in place, and `inner`"),
     (held_by_a_tuple, (), "`history[\"loss\"]` in place, and `t` sees"),
     (inner_list_in_a_dict, (), "`rows[0]` in place, and `d` sees"),

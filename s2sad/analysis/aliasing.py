@@ -394,17 +394,10 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
     origin = _origin(container, made_by)
     where = _where(write, reads, source)
     spelled = _spelled(container, made_by) if outers else user_name(container)  # `history["loss"]` taken out
-    if not _made_here(origin) and not (outers and _holds_only_its_own(outers[-1], len(outers), write, operations,
-                                                                       made_by, reads, keyed_by_literals)):
-        # taken out of another container, or handed back by a call: which other containers
-        # hold this list, and which names read it, is not known here
-        raise UnsupportedSyntaxError(
-            f"`{spelled}` is a list or dict the function did not make itself (it was taken out of "
-            f"another container, or a call gave it), and "
-            f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
-            f"whatever else holds it would change too, which s2sad does not follow", where,
-            f"make a new value instead: `{spelled} = {spelled} + [...]`, or build the "
-            f"list in a local variable (`items = []`) and put it in its container once it is complete")
+    foreign = not _made_here(origin) and not (outers and _holds_only_its_own(
+        outers[-1], len(outers), write, operations, made_by, reads, keyed_by_literals))
+    if foreign and not outers:
+        _refuse_foreign(spelled, write, where)
     if write.callee.name == "pop" and _may_be_a_dict(container, outers, write, operations, made_by, reads,
                                                       keyed_by_literals):
         raise UnsupportedSyntaxError(
@@ -425,6 +418,20 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
                 f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+    if foreign:  # (after the names read later, which say more)
+        _refuse_foreign(spelled, write, where)
+
+
+def _refuse_foreign(spelled: str, write, where):
+    # taken out of another container, or handed back by a call: which other containers hold
+    # this list (or how many times), and which names read it, is not known here
+    raise UnsupportedSyntaxError(
+        f"`{spelled}` is a list or dict the function did not make itself (it was taken out of "
+        f"another container, or a call gave it), or one held in more than one place, and "
+        f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
+        f"whatever else holds it would change too, which s2sad does not follow", where,
+        f"make a new value instead: `{spelled} = {spelled} + [...]`, or build the "
+        f"list in a local variable (`items = []`) and put it in its container once it is complete")
 
 
 def _may_be_a_dict(container: str, outers, write, operations, made_by, reads, keyed_by_literals) -> bool:
@@ -468,11 +475,24 @@ def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, read
             for item in linked._items_of(current):
                 if item in keys - values or _taken_out_of(item, current, linked, made_by):
                     continue
-                if not _made_here(_origin(item, made_by)):
+                if not (_made_here(_origin(item, made_by)) and _held_once(item, made_by, reads, operations)):
                     return False
                 inner.add(item)
         level = inner
     return True
+
+
+def _held_once(item: str, made_by, reads, operations) -> bool:
+    """Whether the list ``item`` is made anew for the one place that holds it: read by one
+    operation only (the display, ``append`` or ``d[k] = ...`` that puts it in), in the same loops
+    as the operation that makes it. Otherwise the container may hold the same list in two
+    places (``row = [a, b]; y = [row, row]``, or ``rows.append(row)`` in a loop), and the
+    put-back would tell the derivative code that one of them changed."""
+    readers = [op for op in operations for name in op.uses() if name == item]  # `[row, row]` reads it twice
+    readers += [reader for reader, names in reads.readers if not isinstance(reader, Operation) and item in names]
+    made = made_by.get(item)
+    return len(readers) == 1 and made is not None and isinstance(readers[0], Operation) \
+        and reads.loops[id(readers[0])] == reads.loops[id(made)]
 
 
 def _taken_out_of(item: str, outer: str, linked, made_by) -> bool:
