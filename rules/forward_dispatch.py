@@ -17,6 +17,7 @@ A user function called through a value in forward code (``f(*args)``, a default 
 no forward rule: its reverse is that of its own generated forward code. A method of the user's
 class has none either: its second derivative is refused here, with an error naming it.
 """
+import functools
 import inspect
 
 import numpy as np
@@ -275,9 +276,12 @@ def _source_call_rrule(function, function_tangent, args, tangents, kwargs, keywo
     target, held_args, held_keywords = called(function)
     keywords = {**held_keywords, **kwargs}
     label = getattr(target, "__qualname__", type(target).__name__)
-    # a float a partial holds, or (without a place for their cotangents) a keyword's, may be
-    # differentiated here: its cotangent would be lost
-    floats = held_keywords.values() if keyword_tangents is not None else keywords.values()
+    # a float a lambda holds by keyword, or (without a place for their cotangents) a keyword's, may
+    # be differentiated here: its cotangent would be lost. A functools.partial's never is: making
+    # one of a differentiated value is refused (it has no rule), and a partial is no argument to
+    # differentiate with respect to (`functools.partial(scale, a=2.5)` passed to a helper)
+    held_floats = () if isinstance(function, functools.partial) else tuple(held_keywords.values())
+    floats = held_floats if keyword_tangents is not None else held_floats + tuple(kwargs.values())
     if not differentiable_source(target) or any(is_float_like(value) for value in floats):
         raise _no_second_order(label)
     keyword_tangents = keyword_tangents or {}

@@ -31,7 +31,8 @@ from s2sad.registry import defrrule, defvjp, nondifferentiable
 from s2sad.registry.slopes import like_output, times
 from s2sad.runtime.indexing import dtype_of
 from s2sad.runtime.accumulate import zeroed_at
-from s2sad.runtime.structure import (add_tangents, field_cotangent, split_cotangent, tangent_append, tangent_extend,
+from s2sad.runtime.structure import (add_tangents, field_cotangent, insertion_index, split_cotangent, tangent_append,
+                                     tangent_extend, tangent_insert,
                                      tangent_field, tangent_filled, tangent_item, tangent_setitem, tangent_without,
                                      written_item_of)
 
@@ -39,7 +40,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      filled_in_place, sorted_in_place, subtracted_at, unbroadcast, write_back, written_into,
+                      deleted_name, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
@@ -163,6 +164,17 @@ def tangent_append_vjp_value(g, ans, t, container, value_tangent):
     return split_cotangent(g, len(container))[-1]
 
 
+def tangent_insert_vjp_t(g, ans, t, container, index, value_tangent):
+    """The items around the inserted one get theirs; the inserted tangent its own."""
+    items = list(split_cotangent(g, len(container)))
+    del items[insertion_index(index, len(container) - 1)]
+    return items
+
+
+def tangent_insert_vjp_value(g, ans, t, container, index, value_tangent):
+    return split_cotangent(g, len(container))[insertion_index(index, len(container) - 1)]
+
+
 def tangent_extend_vjp_t(g, ans, t, container, values_tangent, values):
     """The items before the extend get theirs; the values' tangents the rest."""
     return list(split_cotangent(g, len(container))[:len(container) - len(values)])
@@ -205,6 +217,8 @@ defvjp(filled_in_place, "value, a", "unbroadcast(g, value)", None)
 defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
+nondifferentiable(taken_for_writing)  # refuses a write into NumPy's copy, else returns None
+nondifferentiable(deleted_name)  # what `del y` leaves in y: no value at all
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(written_into_argument, "new, old, name", "unbroadcast(g, new)", None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
@@ -213,6 +227,7 @@ defvjp(subtracted_at, "a, indices, b", "g", None, "unbroadcast(-np.asarray(g)[in
 defvjp(add_tangents,  "a, b", add_tangents_vjp_a, add_tangents_vjp_b)
 defrrule(tangent_setitem, tangent_setitem_rrule, "t, container, index, value_tangent")
 defvjp(tangent_append, "t, container, value_tangent", tangent_append_vjp_t, None, tangent_append_vjp_value)
+defvjp(tangent_insert, "t, container, index, value_tangent", tangent_insert_vjp_t, None, None, tangent_insert_vjp_value)
 defvjp(tangent_extend, "t, container, values_tangent, values", tangent_extend_vjp_t, None, tangent_extend_vjp_values, None)
 defvjp(tangent_without, "t, index", tangent_without_vjp, None)
 defvjp(expand_reduced, "t, a, axis=None, keepdims=False, where=True", expand_reduced_vjp)

@@ -26,7 +26,7 @@ import numpy as np
 from s2sad.errors import UnsupportedSyntaxError
 from s2sad.runtime.closures import closure, refuse_held_numbers
 from s2sad.runtime.indexing import FLOAT_SCALARS, dtype_of, no_tangent_kind, untake
-from s2sad.runtime.methods import check_stored_write
+from s2sad.runtime.methods import check_dataclass_field, check_stored_write
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, fit, unthunk
 
 __all__ = [
@@ -58,6 +58,8 @@ __all__ = [
     "written_into_argument",
     "sorted_in_place",
     "filled_in_place",
+    "taken_for_writing",
+    "deleted_name",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -195,6 +197,10 @@ def unbroadcast(v, like):
         return complex(np.sum(v))
     else:
         if isinstance(like, (list, tuple)) and isinstance(v, (list, tuple, Tangent)):
+            if isinstance(v, (list, tuple)) and len(v) == len(like):
+                # as many items as the operand: every one is its own (`d[k] = xs` put back, or
+                # `xs + []`), nothing to sum
+                return v
             # the cotangent of a list or tuple made by `xs + ys` or `xs * n`: which items are
             # this operand's is not known here
             raise UnsupportedSyntaxError(
@@ -694,11 +700,50 @@ def chained(iterables):
     return list(itertools.chain.from_iterable(iterables))
 
 
+class Deleted:
+    """What a name holds after ``del name`` in differentiated code: any use of it raises the
+    UnboundLocalError Python raises for the unbound name (an ``is`` test cannot be caught)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "name", name)
+
+    def _unbound(self, *args, **kwargs):
+        raise UnboundLocalError(f"cannot access local variable '{object.__getattribute__(self, 'name')}' "
+                                "where it is not associated with a value (it was deleted with `del`)")
+
+    __getattr__ = __setattr__ = __getitem__ = __setitem__ = __call__ = __iter__ = __len__ = __bool__ = _unbound
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = __contains__ = _unbound
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _unbound
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = __float__ = __int__ = _unbound
+    __index__ = __array__ = __array_ufunc__ = __array_function__ = __floordiv__ = __mod__ = _unbound
+
+
+def deleted_name(name: str) -> Deleted:
+    """The value ``del name`` leaves (see :class:`Deleted`)."""
+    return Deleted(name)
+
+
+def taken_for_writing(container, taken, spelled: str) -> None:
+    """Refuse ``y[i][j] = v`` (or ``y[i].append(v)``) where ``y[i]`` is not the object ``y``
+    holds but a copy NumPy made (a fancy or boolean index): Python writes into the copy and
+    loses the write, while s2sad puts the element back (``y[i] = t``, see normalize_mutation.py).
+    A list's or dict's element, and an array's basic index (a view), are the object itself."""
+    if isinstance(container, np.ndarray) and isinstance(taken, np.ndarray) and not np.may_share_memory(taken, container):
+        # (a scalar taken out raises on the write as Python does: `float` does not support item assignment)
+        raise UnsupportedSyntaxError(
+            f"`{spelled}` is a copy NumPy makes (a fancy or boolean index), so writing into it leaves the array "
+            f"unchanged: s2sad does not differentiate a write Python loses",
+            hint="index the array once, `y[i, j] = v`, or keep the copy in a variable of its own")
+
+
 def with_attribute(obj, name: str, value):
     """``obj.name = value`` as a value: a shallow copy of ``obj`` with the attribute set (what the
     normaliser writes for an attribute assignment; the aliasing analysis refuses it where another
     name for ``obj`` is read after it, the one place the copy would differ from the change)."""
     check_stored_write(obj, name)
+    check_dataclass_field(obj, name, value)
     changed = copy.copy(obj)
     setattr(changed, name, value)
     return changed

@@ -36,7 +36,7 @@ from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
-from .helpers import conj, dtype_of, expand_reduced, output_parts, reduced_count, unbroadcast
+from .helpers import conj, dtype_of, expand_reduced, no_tangent_kind, output_parts, reduced_count, unbroadcast
 
 
 def _piece_like(piece, like):
@@ -425,6 +425,8 @@ def partition_vjp(g, ans, a, kth, axis, kind, order):
 
 
 def take_along_axis_vjp(g, ans, arr, indices, axis):
+    if g is NO_TANGENT or no_tangent_kind(dtype_of(arr)):
+        return NO_TANGENT  # ints taken out of ints (the count of a running max, differentiated again)
     shape = np.shape(arr)
     if axis is None:
         shape, axis = (int(np.prod(shape)),), 0

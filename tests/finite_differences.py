@@ -50,3 +50,19 @@ def assert_hvp_matches(products, f, args, v, u, rtol=1e-5, atol=1e-7):
     products = products if isinstance(products, tuple) else (products,)
     np.testing.assert_allclose(sum(np.sum(p * du) for p, du in zip(products, u)),
                                mixed_second_difference(f, args, v, u), rtol=rtol, atol=atol)
+
+
+def assert_every_mode_matches(f, x, v, u, cotangent=2.0):
+    """``f`` of one array ``x`` in grad, vjp (scaled by ``cotangent``), jvp along ``v`` and hvp
+    along ``v`` read along ``u``, each against central differences in float64."""
+    import pytest
+    import s2sad
+
+    expected = numerical_gradient(f, [x], 0)
+    np.testing.assert_allclose(s2sad.grad(f)(x), expected, rtol=1e-5, atol=1e-7)
+    value, pullback = s2sad.vjp(f, x)
+    assert value == pytest.approx(f(x))
+    np.testing.assert_allclose(pullback(cotangent)[0], cotangent * expected, rtol=1e-5, atol=1e-7)
+    _, tangent = s2sad.jvp(f, (x,), (v,))
+    assert tangent == pytest.approx(float(np.sum(expected * v)), rel=1e-5, abs=1e-7)
+    assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-4, atol=1e-6)

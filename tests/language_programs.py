@@ -101,4 +101,4 @@ def calls_a_one_line_helper(x):
     return np.sum(scaled(x) ** 2)
 
 
-def one_line_del(x): y = x; del y; return x
+def one_line_del(x): y = [x]; del y[0:]; return x

@@ -194,9 +194,9 @@ def sorts_in_place(x):
     return values[0]
 
 
-def inserts(x):
-    values = [x]
-    values.insert(0, x)  # bad: insert
+def reverses(x):
+    values = [x, 2 * x]
+    values.reverse()  # bad: reverse
     return values[0]
 
 
@@ -241,9 +241,9 @@ SYNTAX = [
     (augmented_attribute, "augmented nested attribute", "nested attribute"),
     (decorated_nested_function, "decorated nested", "decorated nested function"),
     (annotated_element, "annotated element", "annotated element"),
-    (changes_a_view_of_an_argument, "view of argument", "changes `x` in place"),
+    (changes_a_view_of_an_argument, "view of argument", "changes `view` in place, which may be `x`"),
     (sorts_in_place, "sort", "`.sort()` of a list"),
-    (inserts, "insert", "`.insert(...)`"),
+    (reverses, "reverse", "`.reverse(...)`"),
     (removes, "remove", "`.remove(...)`"),
     (updates_a_dict, "update", "`.update(...)`"),
     (calls_a_generator, "endless generator", "a generator with a `while` loop"),

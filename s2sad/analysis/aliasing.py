@@ -50,6 +50,8 @@ def may_share(op: Operation) -> list[str]:
     if op.kind in ("copy", "unpack", "element", "list", "tuple", "dict"):
         return op.uses()
     if op.kind == "mutate":
+        if op.callee.name == "insert":
+            return [atom.name for atom in op.args[::2] if isinstance(atom, Var)]  # the list, and the item (not the index)
         return op.uses() if op.callee.name in ("append", "extend", "pop") else []  # a list holds what it is given
     if op.kind != "call" or op.callee is None:
         return []
@@ -112,16 +114,19 @@ class Groups:
                 for name in op.uses():
                     self.hold(op.target, name)
             elif op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var):
-                if _origin(op.args[0].name, made_by).kind in ("list", "dict"):
-                    # `xs[i] = v` puts v itself in the list; a dict holds its key too, unless
-                    # the key is a literal (`for k in params: params[k] = ...`)
-                    key = [] if _is_literal_key(op.args[1], made_by, keyed_by_literals) else op.args[1:2]
+                kind = _origin(op.args[0].name, made_by).kind
+                if kind in ("list", "dict"):
+                    # `xs[i] = v` puts v itself in the list (an index is no object it holds); a
+                    # dict holds its key too, unless the key is a literal (`for k in params: params[k] = ...`)
+                    key = [] if kind == "list" or _is_literal_key(op.args[1], made_by, keyed_by_literals) \
+                        else op.args[1:2]
                     for name in [atom.name for atom in [*key, *op.args[2:]] if isinstance(atom, Var)]:
                         self.hold(op.args[0].name, name)
-            elif op.kind == "mutate" and op.callee.name in ("append", "extend") and isinstance(op.args[0], Var):
+            elif op.kind == "mutate" and op.callee.name in ("append", "extend", "insert") and isinstance(op.args[0], Var):
                 self.link(op.target, op.args[0].name)  # the list itself, changed
-                for name in op.uses()[1:]:
-                    self.hold(op.target, name)
+                for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
+                    if isinstance(atom, Var):
+                        self.hold(op.target, atom.name)
             elif _hands_back_items(op):
                 # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
                 # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
@@ -226,7 +231,7 @@ def _spelled(name: str, made_by) -> str:
     if op is not None and op.kind == "call" and op.callee is not None and op.callee.value is operator.getitem \
             and len(op.args) == 2 and isinstance(op.args[0], Var):
         index = op.args[1]
-        return f"{user_name(op.args[0].name)}[{user_name(index.name) if isinstance(index, Var) else index.code}]"
+        return f"{_spelled(op.args[0].name, made_by)}[{user_name(index.name) if isinstance(index, Var) else index.code}]"
     return user_name(name)
 
 
@@ -315,9 +320,11 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     keyed_by_literals=keyed)
     reads = Reads(function)
     for write in operations:
+        outers = put_back(write, operations, made_by, reads)
         if write.kind == "mutate" and write.callee.name in LIST_WRITES and isinstance(write.args[0], Var) \
-                and (write.callee.name != "setitem" or _origin(write.args[0].name, made_by).kind in ("list", "dict")):
-            _check_list_write(write, operations, made_by, reads, source, keyed)
+                and (write.callee.name != "setitem" or _origin(write.args[0].name, made_by).kind in ("list", "dict")
+                     or any(_origin(outer, made_by).kind in ("list", "dict") for outer in outers)):
+            _check_list_write(write, operations, made_by, reads, source, keyed, outers)
             continue
         if write.kind == "mutate" and write.callee.name == "setitem":
             container = write.args[0].name
@@ -339,7 +346,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
             seeing = shared.of(container, down=not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by))))
         owner = (updated_attributes or {}).get(id(write))
-        for other in sorted(seeing - {container, write.target}):
+        for other in sorted(seeing - {container, write.target} - set(outers)):
             if owner is not None and user_name(other) == owner:
                 continue
             if reads.after(other, write):
@@ -348,15 +355,68 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     written = _spelled(container, made_by) if owner is not None else user_name(container)
                     guarded[id(write)] = (written, user_name(other))
                     break
-                _refuse(container, other, _where(write, reads, source))
+                _refuse(_spelled(container, made_by) if outers else user_name(container), user_name(other),
+                        _where(write, reads, source))
     return guarded
 
 
 # changes of a list or dict object itself (the arrays it holds are not written)
-LIST_WRITES = ("setitem", "append", "extend", "pop")
+LIST_WRITES = ("setitem", "append", "extend", "pop", "insert")
 
 
-def _check_list_write(write, operations, made_by, reads, source, keyed_by_literals) -> None:
+def put_back(write, operations, made_by, reads) -> list[str]:
+    """The containers ``y`` (``y``, ``y[i]``, ... for ``y[i][j][k] = v``) when ``write`` changes an
+    element taken out of them that is put back right after (``t = y[i]; t[j] = v; y[i] = t``:
+    ``y[i][j] = v`` or ``y[i].append(v)`` as normalize_mutation.py writes them): they are then no
+    other names reading the change, as each put-back tells the derivative code it changed.
+    Empty otherwise, or when a container is read between the change and its put-back. The
+    outermost last."""
+    outers = []
+    while True:
+        found = _put_back_once(write, operations, made_by, reads)
+        if found is None:
+            return outers
+        outer, write = found
+        outers.append(outer)
+
+
+def _put_back_once(write, operations, made_by, reads):
+    """(the container, its put-back) for one level of ``put_back``, or None."""
+    if write.kind != "mutate" or not write.args or not isinstance(write.args[0], Var):
+        return None
+    taken = write.args[0].name
+    origin = made_by.get(taken)
+    if origin is None or origin.kind != "call" or origin.callee is None or origin.callee.value is not operator.getitem \
+            or len(origin.args) != 2 or not isinstance(origin.args[0], Var):
+        return None
+    outer, key = origin.args[0].name, origin.args[1]
+    here = reads.order[id(write)]
+    for op in sorted((op for op in operations if reads.order[id(op)] > here), key=lambda op: reads.order[id(op)]):
+        if op.kind == "mutate" and op.callee.name == "setitem" and isinstance(op.args[0], Var) \
+                and op.args[0].name == outer and _same_atom(op.args[1], key, made_by) and isinstance(op.args[2], Var) \
+                and op.args[2].name == taken and reads.loops[id(op)] == reads.loops[id(write)]:
+            return outer, op
+        if outer in op.uses():
+            return None
+    return None
+
+
+def _same_atom(a, b, made_by) -> bool:
+    """The same index: one variable, equal literals, or the same call of literals made twice
+    (``slice(1, None, None)`` in forward code read again)."""
+    if isinstance(a, Var) and isinstance(b, Var):
+        if a.name == b.name:
+            return True
+        first, second = made_by.get(a.name), made_by.get(b.name)
+        return first is not None and second is not None and first.kind == second.kind == "call" \
+            and first.callee is not None and second.callee is not None and first.callee.value is second.callee.value \
+            and not first.kwargs and not second.kwargs and len(first.args) == len(second.args) \
+            and all(isinstance(x, Const) and isinstance(y, Const) and x.code == y.code
+                    for x, y in zip(first.args, second.args))
+    return isinstance(a, Const) and isinstance(b, Const) and a.code == b.code
+
+
+def _check_list_write(write, operations, made_by, reads, source, keyed_by_literals, outers=()) -> None:
     """Refuse ``xs.append(v)`` (``extend``, ``pop``, ``xs[i] = v`` on a list or dict) when a name
     that sees the same list object is read after it: another name for it (``b = xs``), a
     container holding it (``t = (xs, 1)``, ``outer.append(xs)``), or an item taken out of such
@@ -369,22 +429,24 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
     container = write.args[0].name
     origin = _origin(container, made_by)
     where = _where(write, reads, source)
-    if not _made_here(origin):
-        # taken out of another container, or handed back by a call: which other containers
-        # hold this list, and which names read it, is not known here
+    spelled = _spelled(container, made_by) if outers else user_name(container)  # `history["loss"]` taken out
+    foreign = not _made_here(origin) and not (outers and _holds_only_its_own(
+        outers[-1], len(outers), write, operations, made_by, reads, keyed_by_literals))
+    if foreign and not outers:
+        _refuse_foreign(spelled, write, where)
+    if write.callee.name == "pop" and _may_be_a_dict(container, outers, write, operations, made_by, reads,
+                                                      keyed_by_literals):
         raise UnsupportedSyntaxError(
-            f"`{user_name(container)}` is a list or dict the function did not make itself (it was taken out of "
-            f"another container, or a call gave it), and "
-            f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
-            f"whatever else holds it would change too, which s2sad does not follow", where,
-            f"make a new value instead: `{user_name(container)} = {user_name(container)} + [...]`, or build the "
-            f"list in a local variable (`items = []`) and put it in its container once it is complete")
+            f"`{spelled}.pop(...)` (or `del {spelled}[key]`) takes a key out of a dict in place, which s2sad does not "
+            f"differentiate (the derivative code would have to put the key back where it was)", where,
+            f"make a new dict without the key: `{spelled} = {{k: v for k, v in {spelled}.items() if k != key}}`")
     for other in sorted(_seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
-                        - {container, write.target}):
+                        - {container, write.target} - set(outers)):
         if reads.after(other, write):
-            written, seen = user_name(container), user_name(other)
+            written, seen = spelled, user_name(other)
             raise UnsupportedSyntaxError(
-                f"`{written}.{write.callee.name}(...)` changes the {_kind_of(container, made_by)} "
+                f"`{written}.{write.callee.name}(...)`{f' (or `del {written}[...]`)' if write.callee.name == 'pop' else ''} "
+                f"changes the {_kind_of(container, made_by)} "
                 f"`{written}` in place, and `{seen}` sees the same object and is read after the change: s2sad "
                 f"would differentiate it as if `{seen}` were unchanged"
                 if write.callee.name != "setitem" else
@@ -392,6 +454,90 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
                 f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+    if foreign:  # (after the names read later, which say more)
+        _refuse_foreign(spelled, write, where)
+
+
+def _refuse_foreign(spelled: str, write, where):
+    # taken out of another container, or handed back by a call: which other containers hold
+    # this list (or how many times), and which names read it, is not known here
+    raise UnsupportedSyntaxError(
+        f"`{spelled}` is a list or dict the function did not make itself (it was taken out of "
+        f"another container, or a call gave it), or one held in more than one place, and "
+        f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
+        f"whatever else holds it would change too, which s2sad does not follow", where,
+        f"make a new value instead: `{spelled} = {spelled} + [...]`, or build the "
+        f"list in a local variable (`items = []`) and put it in its container once it is complete")
+
+
+def _may_be_a_dict(container: str, outers, write, operations, made_by, reads, keyed_by_literals) -> bool:
+    """Whether the object ``container`` names may be a dict: made as one, or (an element taken
+    out of ``outers``) one of the objects made here its container may hold."""
+    if _is_a_dict(_origin(container, made_by)):
+        return True
+    if not outers:
+        return False
+    here = reads.order[id(write)]
+    linked = _ListLinks([op for op in operations if reads.order[id(op)] < here], made_by, keyed_by_literals)
+    level = {outers[-1]}
+    for _ in range(len(outers)):
+        level = {item for current in level for item in linked._items_of(current)}
+    return any(_is_a_dict(_origin(item, made_by)) for item in level)
+
+
+def _is_a_dict(origin: Operation) -> bool:
+    return origin.kind == "dict" or (origin.kind == "call" and origin.callee is not None and origin.callee.value is dict)
+
+
+def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:
+    """Whether the list or dict ``outer`` was made here and everything it may hold when ``write``
+    runs, down to ``depth`` levels, is a list or dict made here too (``history = {"loss": []}``,
+    ``rows = [[], []]``): then changing one of them in place changes nothing the caller holds."""
+    if not _made_here(_origin(outer, made_by)):
+        return False
+    here = reads.order[id(write)]
+    before = [op for op in operations if reads.order[id(op)] < here or set(reads.loops[id(op)]) & set(reads.loops[id(write)])]
+    linked = _ListLinks(before, made_by, keyed_by_literals)
+    # a key or an index is no object the container holds to be changed (a key is hashable: never a list)
+    keys = {op.args[1].name for op in before if op.kind == "mutate" and op.callee.name == "setitem"
+            and isinstance(op.args[0], Var) and linked.root(op.args[0].name) == linked.root(outer)
+            and isinstance(op.args[1], Var)}
+    values = {op.args[2].name for op in before if op.kind == "mutate" and op.callee.name == "setitem"
+              and isinstance(op.args[2], Var)}
+    level = {outer}
+    for _ in range(depth):  # `y[i][j].append(v)` changes a list that a list `y` holds holds
+        inner = set()
+        for current in level:
+            for item in linked._items_of(current):
+                if item in keys - values or _taken_out_of(item, current, linked, made_by):
+                    continue
+                if not (_made_here(_origin(item, made_by)) and _held_once(item, made_by, reads, operations)):
+                    return False
+                inner.add(item)
+        level = inner
+    return True
+
+
+def _held_once(item: str, made_by, reads, operations) -> bool:
+    """Whether the list ``item`` is made anew for the one place that holds it: read by one
+    operation only (the display, ``append`` or ``d[k] = ...`` that puts it in), in the same loops
+    as the operation that makes it. Otherwise the container may hold the same list in two
+    places (``row = [a, b]; y = [row, row]``, or ``rows.append(row)`` in a loop), and the
+    put-back would tell the derivative code that one of them changed."""
+    readers = [op for op in operations for name in op.uses() if name == item]  # `[row, row]` reads it twice
+    readers += [reader for reader, names in reads.readers if not isinstance(reader, Operation) and item in names]
+    made = made_by.get(item)
+    return len(readers) == 1 and made is not None and isinstance(readers[0], Operation) \
+        and reads.loops[id(readers[0])] == reads.loops[id(made)]
+
+
+def _taken_out_of(item: str, outer: str, linked, made_by) -> bool:
+    """Whether ``item`` is an element taken out of ``outer`` itself (and put back into it): one of
+    its own items, not something new it was given."""
+    origin = made_by.get(item)
+    return origin is not None and origin.kind == "call" and origin.callee is not None \
+        and origin.callee.value is operator.getitem and isinstance(origin.args[0], Var) \
+        and linked.root(origin.args[0].name) == linked.root(outer)
 
 
 def _seeing_the_list(container: str, write, operations, made_by, reads, keyed_by_literals) -> set[str]:
@@ -583,8 +729,7 @@ def conditions_of(block):
     return out
 
 
-def _refuse(container: str, other: str, location):
-    written, seen = user_name(container), user_name(other)
+def _refuse(written: str, seen: str, location):
     what = f"`{written}[...] = ...`"
     raise UnsupportedSyntaxError(
         f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "

@@ -23,6 +23,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var, operations_of
 from ..frontend.resolve import Environment
 from ..rules.helpers import with_attribute
+from ..rules.python_objects import with_attribute_jvp_obj, with_attribute_jvp_value
 from .aliasing import Reads, from_a_library, user_name
 
 # Library functions whose result is a new object of the function's own
@@ -39,6 +40,7 @@ def check_attribute_writes(function, source) -> None:
         made_by.setdefault(op.target, []).append(op)
     environment = Environment(source.function)
     reads = Reads(function)
+    reads.readers = [(op, used) for op, used in reads.readers if not _reads_only_the_tangent(op)]
     for write in writes:
         written = write.args[0].name
         owner, attribute = user_name(written), write.args[1].code.strip("'\"")
@@ -58,6 +60,15 @@ def check_attribute_writes(function, source) -> None:
                     f"`{user_name(other)}` were unchanged", location,
                     f"take a copy where the second name is made (`{user_name(other)} = copy.copy({owner})`), "
                     "or read the object under one name only")
+
+
+def _reads_only_the_tangent(op) -> bool:
+    """A call of ``p.w = v``'s own forward rule, in forward code differentiated again (a
+    Hessian): it reads the tangent and the new object, not ``p`` or ``v``, so it is no read of
+    another name for the object after the change (``self.w = self.prep(w)``: ``v`` may be
+    ``self`` for all s2sad knows)."""
+    return isinstance(op, Operation) and op.kind == "call" and op.callee is not None \
+        and any(op.callee.value is jvp for jvp in (with_attribute_jvp_obj, with_attribute_jvp_value))
 
 
 def _is_attribute_write(op: Operation) -> bool:
@@ -127,7 +138,7 @@ def _held_operands(op: Operation) -> set[str]:
     if op.kind in ("copy", "list", "tuple", "dict"):
         return set(op.uses())
     if op.kind == "mutate":
-        return set(op.uses()) if op.callee.name in ("append", "extend", "setitem") else set()
+        return set(op.uses()) if op.callee.name in ("append", "extend", "setitem", "insert") else set()
     if op.kind != "call" or op.callee is None:
         return set()
     callee = op.callee

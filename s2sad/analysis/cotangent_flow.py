@@ -29,7 +29,7 @@ from .activity import Activity, propagates
 PULLBACK_TREATMENTS = ("rrule", "transformed", "forward_call")   # calls whose reverse is a pullback the primal returned
 KEYWORD_TREATMENTS = ("transformed", "forward_call", "method")   # ... whose pullback gives keyword arguments' cotangents too
 # (a method's, runtime/methods.py: a rule's pullback refuses to give one it has not, naming the method)
-WRITES = {"setitem": 2, "append": 1, "extend": 1}  # in-place changes that write a value: its position (the rest pop)
+WRITES = {"setitem": 2, "append": 1, "extend": 1, "insert": 2}  # in-place changes that write a value: its position (the rest pop)
 
 
 class Contribution(NamedTuple):  # a NamedTuple: made in a fifth of a frozen dataclass's time, at import

@@ -256,8 +256,8 @@ def _mutation(op: Operation, facts: TangentFacts, activity: Activity) -> Change 
             return None
         return Change(container.name, zero_items=items_zero or not has(value) or facts.may_be_zero(value)
                       or facts.items_may_be_zero(value))
-    if method in ("append", "extend"):
-        value = op.args[1]
+    if method in ("append", "extend", "insert"):
+        value = op.args[-1]
         added_zero = not has(value) or facts.items_may_be_zero(value)  # (or its items, at any depth)
         return Change(container.name, maybe_zero=empty and (not has(value) or facts.may_be_zero(value)),
                       zero_items=items_zero or added_zero)

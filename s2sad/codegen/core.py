@@ -32,7 +32,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed")
+                 "unsuppressed", "insertion_index", "removed_at")
 
 
 @dataclass
@@ -224,11 +224,11 @@ class Emitter:
         return f"raise {self.code(jump.exception)}{cause}"
 
     def mutation_line(self, op: Operation) -> list[str]:
-        """A list's ``pop``, ``append`` or ``extend`` as written (``y[i] = v`` is each mode's own)."""
+        """A list's ``pop``, ``append``, ``insert`` or ``extend`` as written (``y[i] = v`` is each mode's own)."""
         container, args = self.code(op.args[0]), [self.code(a) for a in op.args[1:]]
         if op.callee.name == "pop":
             return [f"{op.target} = {container}.pop({', '.join(args)})"]
-        return [f"{container}.{op.callee.name}({args[0]})"]
+        return [f"{container}.{op.callee.name}({', '.join(args)})"]
 
     def check_opaque(self, op: Operation, differentiated: bool) -> None:
         """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""

@@ -294,6 +294,10 @@ class ForwardOperations:
             # tangent_setitem writes into real zeros where the tangent was ZERO
             return lines + self.set_tangent(container.name, f"tangent_setitem({held}, {self.core.code(container)}, "
                                             f"{self.core.code(op.args[1])}, {self.facts.tangent_of(value)})")
+        if method == "insert":
+            index, value = op.args[1], op.args[2]
+            return lines + self.set_tangent(container.name, f"tangent_insert({held}, {self.core.code(container)}, "
+                                            f"{self.core.code(index)}, {self.facts.tangent_of(value)})")
         if method in ("append", "extend"):
             value = op.args[1]
             tangent = (f"tangent_append({held}, {self.core.code(container)}, {self.facts.tangent_of(value)})" if method == "append" else
@@ -335,9 +339,20 @@ def _constant_exponent(forward, param, arguments):
 
 def _without_defaults(template: str, forward, arguments) -> str:
     """The template without ``name=name`` keywords the call left at their defaults, so
-    ``np.sum(g, axis=axis, keepdims=keepdims)`` reads ``np.sum(dx)`` for ``np.sum(x)``."""
-    for name in forward.signature.parameters:
-        if name not in arguments:
+    ``np.sum(g, axis=axis, keepdims=keepdims)`` reads ``np.sum(dx)`` for ``np.sum(x)``.
+
+    Dropping one leaves the template's callee at *its* default, which is the rule's only for
+    ``None``, ``False`` and ``True`` (tests/rules/test_forward_template_defaults.py checks each
+    registered template): another default is written out, as ``np.add.reduce``'s ``axis=0``
+    must reach ``np.sum``, whose own default is ``None``."""
+    for name, parameter in forward.signature.parameters.items():
+        if name in arguments:
+            continue
+        default = parameter.default
+        if default is not None and default is not True and default is not False \
+                and default.__class__ in (int, float, str):
+            template = re.sub(rf"\b{name}={name}\b", f"{name}={default!r}", template)
+        else:
             template = re.sub(rf",\s*{name}={name}\b", "", template)
     return template
 

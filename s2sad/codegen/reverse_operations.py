@@ -108,6 +108,13 @@ class ReverseOperations:
                 lines += self.contributed(undoing, lambda _: f"item_of({dcontainer}, len({container}) - 1)")
                 lines.append(f"{dcontainer} = prefix_of({dcontainer}, len({container}) - 1)")
             lines.append(f"{container}.pop()")
+        elif method == "insert":
+            # where the item went: the list has it now, so it held one item fewer before
+            position = f"insertion_index({args[0]}, len({container}) - 1)"
+            if undoing.flowing:
+                lines += self.contributed(undoing, lambda _: f"item_of({dcontainer}, {position})")
+                lines.append(f"{dcontainer} = removed_at({dcontainer}, {position}, len({container}))")
+            lines.append(f"{container}.pop({position})")
         elif method == "extend":
             start = f"len({container}) - len({args[0]})"
             if undoing.flowing:

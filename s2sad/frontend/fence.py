@@ -13,7 +13,7 @@ from .source import FunctionSource
 
 SUPPORTED = (
     # statements
-    cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass,
+    cst.SimpleStatementLine, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Expr, cst.Pass, cst.Del,
     cst.Assert, cst.Raise, cst.With, cst.WithItem, cst.Try, cst.For, cst.While, cst.If, cst.Break, cst.Continue, cst.IfExp, cst.BooleanOperation,
     cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef, cst.Import, cst.ImportFrom,
     # expressions
@@ -35,7 +35,6 @@ REFUSED = {
     cst.Nonlocal: ("`nonlocal` is supported only on the first lines of a nested function's body",
                    "declare it at the top of the nested function, or pass the value in as an argument and return the "
                    "new value (`total = add(total, v)`)"),
-    cst.Del: ("`del` is not supported", "let the variable go out of scope instead"),
     cst.NamedExpr: ("the walrus operator `:=` is supported only where it runs first in the test of an `if`, `elif` "
                     "or `while` (not in the right operand of `and`/`or`, a conditional expression or a comprehension)",
                     "assign on a line of its own before the statement (`n = np.sum(x)`, then `if n > 0:`)"),
@@ -112,6 +111,8 @@ class _Fence(ReadingVisitor):
             self.check_nested(node)
         if node in self.allowed:
             return True
+        if isinstance(node, cst.Del):
+            self.check_deleted(node.target)
         if kind.refused is not None:
             self.refuse(node, *kind.refused)
         if kind.unsupported:
@@ -154,6 +155,18 @@ class _Fence(ReadingVisitor):
             if not isinstance(leaf, cst.Name):
                 self.refuse(leaf, "a loop variable must be a name or a tuple of names", "assign inside the loop body")
 
+    def check_deleted(self, target) -> None:
+        """``del y``, ``del xs[k]``, ``del rows[i][j]`` (one element at a time), or several of these."""
+        targets = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for leaf in targets:
+            if isinstance(leaf, cst.Name):
+                continue
+            if isinstance(leaf, cst.Subscript) and isinstance(_subscripted_root(leaf), cst.Name) \
+                    and len(leaf.slice) == 1 and isinstance(leaf.slice[0].slice, cst.Index):
+                continue
+            self.refuse(leaf, "`del` is differentiated for a name (`del y`) or one element (`del xs[k]`, `del d[key]`)",
+                        "build a new list without the elements instead: `xs = xs[:i] + xs[j:]`")
+
     def check_targets(self, node) -> None:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
@@ -163,7 +176,7 @@ class _Fence(ReadingVisitor):
                     self.refuse(starred[1], "two starred targets in one assignment", "use one `*rest`")
                 self.allowed.update(starred)  # `first, *rest = xs`
             for leaf in _target_leaves(target):
-                if isinstance(leaf, cst.Subscript) and not isinstance(leaf.value, cst.Name):
+                if isinstance(leaf, cst.Subscript) and not isinstance(_subscripted_root(leaf), cst.Name):
                     self.refuse(leaf, "only a variable's elements can be assigned (`y[i] = v`)",
                                 "for a nested element write `y[i, j] = v`, or build the inner value in a variable first")
                 if isinstance(leaf, cst.Subscript) and isinstance(node, cst.AnnAssign):
@@ -208,3 +221,11 @@ def _target_leaves(target):
 def check(source: FunctionSource) -> None:
     """Raise UnsupportedSyntaxError at the first construct s2sad cannot differentiate."""
     source.funcdef.visit(_Fence(source))
+
+
+def _subscripted_root(node):
+    """What ``y[i][j]`` subscripts at its root: ``y`` (a variable's nested element may be assigned:
+    its element is taken out, changed and put back, see normalize_mutation.py)."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node

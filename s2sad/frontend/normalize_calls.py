@@ -29,6 +29,12 @@ from .resolve import found, is_library
 
 
 class CallNormalizer(NormalizerState):
+    def local_or_its_element(self, node) -> bool:
+        """``xs``, ``d["k"]``, ``rows[i][j]``: a local variable, or an element of one, at any depth."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.current
+
     def call(self, node: cst.Call, want) -> Atom:
         """Which kind of call ``node`` is, decided from how its callee is spelt."""
         func = node.func
@@ -45,8 +51,7 @@ class CallNormalizer(NormalizerState):
         dotted = dotted_name(func)
         if dotted is not None and dotted.split(".")[0] not in self.current and self.env.is_static_root(dotted.split(".")[0]):
             return self.static_call(node, dotted, want)
-        if isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and isinstance(func.value, cst.Name) \
-                and func.value.value in self.current:
+        if isinstance(func, cst.Attribute) and func.attr.value in LIST_MUTATORS and self.local_or_its_element(func.value):
             return self.list_mutation(node, want)
         if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_MUTATORS and isinstance(func.value, cst.Name) \
                 and func.value.value in self.current:

@@ -12,19 +12,22 @@ the methods and NumPy functions that change a value in place and are not differe
 """
 from __future__ import annotations
 
+import operator
+import re
+
 import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import added_at, filled_in_place, sorted_in_place, subtracted_at, with_attribute, written_into
+from ..rules.helpers import (added_at, deleted_name, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
+                             with_attribute, written_into)
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
 
-LIST_MUTATORS = ("append", "extend", "pop")
+LIST_MUTATORS = ("append", "extend", "pop", "insert")
 ARRAY_MUTATORS = ("sort", "fill")  # on a local variable: written as an element assignment (array_mutation)
 UNSUPPORTED_MUTATORS = {
-    "insert": "build a new list: `xs = xs[:i] + [v] + xs[i:]`",
     "remove": "build a new list without the element",
     "sort": "use `sorted(xs)` or `np.sort(x)`, which return a new value",
     "reverse": "use `xs[::-1]`",
@@ -38,6 +41,10 @@ UNSUPPORTED_MUTATORS = {
     "itemset": "use `y[index] = value` on a copy",
     "partition": "use `np.partition(x, k)`, which returns a new array",
 }
+def user_name_of(version: str) -> str:
+    return re.sub(r"_\d+$", "", version)
+
+
 UFUNC_AT = {"add": added_at, "subtract": subtracted_at}  # ufunc name -> what its .at is rewritten to
 
 # NumPy functions that write into an array they are given (their `out=` aside)
@@ -57,12 +64,34 @@ def is_ufunc_at(value) -> bool:
 
 class MutationNormalizer(NormalizerState):
     def container(self, target: cst.Subscript):
-        """``name[index]`` as an assignment target: (the container's atom, the index atom)."""
+        """``name[index]`` as an assignment target: (the container's atom, the index atom).
+        ``y[i][j]``'s container is ``y[i]``, taken out to be changed and put back (``taken_out``)."""
+        if isinstance(target.value, cst.Subscript):
+            return self.taken_out(target.value), self.index(target.slice)
         if not isinstance(target.value, cst.Name) or target.value.value not in self.current:
             raise UnsupportedSyntaxError("only a local variable's elements can be assigned (`y[i] = v`)",
                                          self.source.location(target),
                                          "for a nested element write `y[i, j] = v`, or build the value in a local first")
         return Var(self.current[target.value.value]), self.index(target.slice)
+
+    def taken_out(self, node: cst.Subscript) -> Var:
+        """The element ``y[i]`` that ``y[i][j] = v`` or ``y[i].append(v)`` changes in place: taken
+        out (``t = y[i]``), changed (``t[j] = v``), and put back (``y[i] = t``, emitted by ``mutate``
+        after the change). Python changes the object ``y`` holds; the put-back tells the derivative
+        code ``y`` changed with it. Exact when ``t`` is that very object (a list's element, a view
+        of an array's row: ``taken_for_writing`` refuses NumPy's copy for a fancy index, whose write
+        Python would lose) and nothing else that sees it is read after (aliasing.py, ``put_back``)."""
+        container, index = self.container(node)
+        index_code = cst.Module([]).code_for_node(node.slice[0].slice) if len(node.slice) == 1 else "..."
+        spelled = f"{self.spelled.get(container.name, user_name_of(container.name))}[{index_code}]"
+        taken = self.operation(None, "item", [atom_name(container), atom_name(index)],
+                               Operation("", "call", Callee("static", "[]", operator.getitem, "{0}[{1}]"),
+                                         [container, index]), derived_from_operands=True)
+        self.spelled[taken.name] = spelled
+        self.emit(Operation(self.namer.fresh("_"), "effect", Callee("static", "taken_for_writing", taken_for_writing),
+                            [container, taken, Const(repr(spelled))]))
+        self.write_backs.append((node, container, index, taken))
+        return taken
 
     def mutate(self, node, method: str, container: Var, args: list, want=None) -> Var:
         """An in-place change of a container the function owns: ``y[i] = v`` (method
@@ -74,14 +103,26 @@ class MutationNormalizer(NormalizerState):
         """
         root = self.roots.get(container.name)
         if root is not None:
+            owner = "passed in" if root in self.user_params else "owns"
+            written = self.spelled.get(container.name, user_name_of(container.name))
+            if written == root:
+                raise UnsupportedSyntaxError(
+                    f"this changes `{root}` in place, which the caller {owner}",
+                    self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+            # `t2 = s.a; t2.append(v)`: name what is changed, and what of the caller's it belongs to
             raise UnsupportedSyntaxError(
-                f"this changes `{root}` in place, which the caller {'passed in' if root in self.user_params else 'owns'}",
-                self.source.location(node), f"work on a copy: `{root} = {root}.copy()` (or `list({root})`) first")
+                f"this changes `{written}` in place, which may be `{root}`, share its memory or be held by it, and "
+                f"the caller {owner} `{root}`: the caller would see the change",
+                self.source.location(node),
+                f"work on a copy: `{written} = {written}.copy()` (`list({written})` for a list) before changing it")
         target = self.namer.temporary(method, [container.name]) if method == "pop" else container.name
         if want is not None and method == "pop":
             target = want
         self.emit(Operation(target, "mutate", Callee("method", f"{container.name}.{method}", name=method),
                             [container, *args]))
+        while self.write_backs and self.write_backs[-1][3].name == container.name:
+            node, outer, index, taken = self.write_backs.pop()  # `y[i] = t`: the changed element put back
+            self.mutate(node, "setitem", outer, [index, taken])
         return Var(target)
 
     def set_attribute(self, target: cst.Attribute, value: Atom) -> None:
@@ -121,14 +162,39 @@ class MutationNormalizer(NormalizerState):
         self.updated_attributes[id(kept)] = node.target.value.value
         self.set_attribute(node.target, Var(kept.target))
 
+    def delete_statement(self, node: cst.Del) -> None:
+        """``del xs[k]`` is ``xs.pop(k)`` with the item dropped (a list's; a dict's is refused,
+        aliasing.py), at any depth (``del rows[i][j]``: the element taken out and put back);
+        ``del y`` unbinds ``y``: it names ``deleted_name('y')`` from here on, which raises
+        UnboundLocalError wherever Python would read the unbound name (the fence allows no other
+        target)."""
+        targets = [element.value for element in node.target.elements] \
+            if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:  # one by one, left to right, as Python deletes them
+            if isinstance(target, cst.Subscript):
+                container, index = self.container(target)
+                self.mutate(target, "pop", container, [index])
+                continue
+            name = target.value
+            if name not in self.current:
+                raise UnsupportedSyntaxError(f"`del {name}` deletes a name the function has not bound",
+                                             self.source.location(target), "delete only the function's own variables")
+            version = self.namer.version(name)
+            self.emit(Operation(version, "call", Callee("static", "deleted_name", deleted_name), [Const(repr(name))]))
+            self.current[name] = version
+
     def list_mutation(self, node: cst.Call, want) -> Atom:
-        """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list."""
+        """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list, or on a list a
+        local holds (``history["loss"].append(v)``, ``rows[i].append(v)``: see ``taken_out``)."""
         func = node.func
+        container = self.taken_out(func.value) if isinstance(func.value, cst.Subscript) \
+            else Var(self.current[func.value.value])
         args, kwargs = self.arguments(node)
-        if kwargs or (func.attr.value in ("append", "extend") and len(args) != 1) or len(args) > 1:
+        expected = {"append": (1,), "extend": (1,), "insert": (2,), "pop": (0, 1)}[func.attr.value]
+        if kwargs or len(args) not in expected:
             raise UnsupportedSyntaxError(f"`{func.attr.value}` is called with unexpected arguments",
                                          self.source.location(node))
-        return self.mutate(node, func.attr.value, Var(self.current[func.value.value]), args, want)
+        return self.mutate(node, func.attr.value, container, args, want)
 
     def ufunc_at(self, node: cst.Call, dotted: str, method) -> Atom:
         """``np.add.at(y, idx, v)`` changes ``y`` in place, adding ``v`` once per occurrence of

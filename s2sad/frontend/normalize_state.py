@@ -69,6 +69,8 @@ class NormalizerState:
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
         self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
         self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` (`xs[k] += v`) -> `p` (`xs`)
+        self.write_backs: list = []              # elements taken out to be changed (`y[i][j] = v`), put back next
+        self.spelled: dict[str, str] = {}        # such an element's variable -> how the user wrote it (`y[i]`)
         self.user_params: set[str] = set()
         self.items: list = []                    # the block being built
         self.location = source.location(source.funcdef)

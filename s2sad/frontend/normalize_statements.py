@@ -30,6 +30,7 @@ SMALL_STATEMENTS = {
     cst.Assign: "assignment", cst.AnnAssign: "annotated_assignment", cst.AugAssign: "augmented_assignment",
     cst.Expr: "expression_statement", cst.Assert: "assertion", cst.Pass: "pass_statement",
     cst.Import: "import_statement", cst.ImportFrom: "import_statement", cst.Nonlocal: "pass_statement",
+    cst.Del: "delete_statement",
 }
 
 

@@ -187,7 +187,7 @@ def params_changed_in_place(funcdef: cst.FunctionDef, params: set[str]) -> list[
                             note(leaf.value)
             elif isinstance(node, cst.Call):
                 func = node.func
-                if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "pop"):
+                if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "pop", "insert"):
                     note(func.value)
                 if isinstance(func, cst.Attribute) and func.attr.value == "at" and node.args:
                     note(node.args[0].value)

@@ -7,6 +7,7 @@ registered types, or, for a method of a user class, that method's own generated 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import inspect
 import types
@@ -85,6 +86,12 @@ def differentiated_call_rrule(receiver, *args, **kwargs):
         return closure_call_rrule(receiver, *args, **kwargs)  # a lambda holding differentiated values it reads
     if _has_own_call(receiver):
         return method_rrule(receiver, "__call__", *args, **kwargs)
+    if isinstance(receiver, functools.partial):
+        # its held values carry no derivative in any program s2sad accepts: making a partial of a
+        # differentiated value is refused (functools.partial has no rule), and a partial is no
+        # argument to differentiate with respect to. It is "differentiated" here only as a
+        # parameter of forward code read again for a Hessian (`apply(fn, x)` given a partial)
+        return value_call_rrule(receiver, *args, **kwargs)
     if _holds_values(receiver):
         raise _computed_callee(receiver)
     return value_call_rrule(receiver, *args, **kwargs)  # np.sin taken from a differentiated list: holds nothing
@@ -292,6 +299,23 @@ def check_stored_write(obj, name: str) -> None:
         raise _unseen_write(cls, name, f"the class's `{type(found).__name__}` computes what is stored")
     if _overrides(cls, "__setattr__") and not _frozen_dataclass(cls):
         raise _unseen_write(cls, name, "its class defines `__setattr__`")
+
+
+def check_dataclass_field(obj, name: str, value) -> None:
+    """Refuse ``p.extra = v`` on a dataclass object when ``extra`` is not one of its fields and
+    ``v`` may carry a derivative: the tangent of a dataclass holds its fields, and nowhere else
+    to put ``v``'s (it failed later, reading ``p.extra``, with a TypeError naming no write)."""
+    cls = type(obj)
+    if not dataclasses.is_dataclass(cls) or isinstance(value, (str, int, bool, type(None))):
+        return
+    fields = [field.name for field in dataclasses.fields(cls)]
+    if name not in fields:
+        raise MissingRuleError(
+            f"`.{name} = ...` gives the dataclass `{cls.__name__}` an attribute that is not one of its fields "
+            f"({', '.join(fields) or 'none'}): s2sad's derivative of a dataclass holds its fields, and has no place "
+            f"for `{name}`'s",
+            hint=f"declare it a field of `{cls.__name__}` (`{name}: np.ndarray = None`), or keep the value in a "
+                 f"variable of its own")
 
 
 def _frozen_dataclass(cls: type) -> bool:

@@ -271,6 +271,34 @@ def tangent_extend(t, container, values_tangent, values):
     return items
 
 
+def insertion_index(index: int, length: int) -> int:
+    """Where ``xs.insert(index, v)`` put ``v`` in a list of ``length`` items before it: Python
+    counts a negative index from the end and clamps both ways (``insert(99, v)`` appends)."""
+    if index < 0:
+        index += length
+    return min(max(index, 0), length)
+
+
+def removed_at(g, index: int, length: int):
+    """The cotangent of a list of ``length - 1`` items from that of the list with one more at
+    ``index`` (before an ``insert``; the inverse of ``inserted_at``)."""
+    g = unthunk(g)
+    if g is ZERO or g is NO_TANGENT:
+        return g
+    items = _items(g, length)
+    del items[index]
+    return items
+
+
+def tangent_insert(t, container, index, value_tangent):
+    """After ``container.insert(index, value)`` (``container`` already holds it)."""
+    if (t is ZERO or t is NO_TANGENT) and value_tangent is ZERO:
+        return ZERO
+    items = [ZERO] * (len(container) - 1) if t is ZERO or t is NO_TANGENT else list(t)
+    items.insert(insertion_index(index, len(container) - 1), value_tangent)
+    return items
+
+
 def tangent_without(t, index):
     """The tangent of ``container`` after ``container.pop(index)``: a new list without that item
     (the popped item's tangent is ``tangent_item(t, index)``). Not in place: forward code read

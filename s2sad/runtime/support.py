@@ -16,11 +16,12 @@ from .methods import (attribute_jvp, attribute_rrule, differentiated_call_rrule,
                       packed_rrule)
 from .structure import (add_tangents, field_cotangent, inserted_at, item_cotangent, item_of, items_of, overwritten,
                         prefix_of, restore, split_cotangent, tangent_append, tangent_extend, tangent_field, tangent_filled,
-                        tangent_item, tangent_without, tangent_setitem, written_item_of)
+                        tangent_item, tangent_without, tangent_setitem, written_item_of, insertion_index, removed_at,
+                        tangent_insert)
 from .tangents import NO_TANGENT, ZERO, unthunk
 
 __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
            "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception",
-           "unsuppressed", "concat"]
+           "unsuppressed", "concat", "insertion_index", "removed_at", "tangent_insert"]

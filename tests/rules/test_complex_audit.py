@@ -124,11 +124,14 @@ CHECKED = {
                s2sad.rules.ndarray_methods.ndarray_mT s2sad.rules.ndarray_methods.ndarray_flatten
                s2sad.rules.ndarray_methods.ndarray_copy s2sad.rules.ndarray_methods.ndarray_tolist s2sad.rules.ndarray_methods.ndarray_flat scipy.special.erf scipy.special.erfc scipy.special.erfcx
                scipy.special.dawsn scipy.special.erfi scipy.special.exp1 scipy.special.expi scipy.special.ndtr scipy.special.log_ndtr scipy.special.gamma scipy.special.rgamma
-               scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp""", unary),
+               scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp
+               numpy.add.reduce numpy.multiply.reduce numpy.maximum.reduce numpy.minimum.reduce
+               numpy.add.accumulate numpy.multiply.accumulate numpy.maximum.accumulate
+               numpy.minimum.accumulate""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
                numpy.minimum numpy.fmax numpy.fmin operator.add operator.sub operator.mul operator.truediv
                operator.pow builtins.pow scipy.special.xlogy scipy.special.xlog1py s2sad.rules.helpers.safe_divide
-               numpy.kron numpy.outer numpy.inner""", binary),
+               numpy.kron numpy.outer numpy.inner numpy.add.outer numpy.subtract.outer numpy.multiply.outer""", binary),
     **group("""numpy.linalg.inv numpy.linalg.det numpy.linalg.slogdet numpy.linalg.eigvals numpy.linalg.cond
                numpy.linalg.qr scipy.linalg.expm""", square),
     **group("numpy.fft.fftfreq numpy.fft.rfftfreq", lambda rng: calls(5, z(rng))),  # k / (n d), complex d
@@ -338,6 +341,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                               "(tests/test_compositions.py, hvp through list.extend)",
     "s2sad.runtime.structure.tangent_without": "forward code's list.pop of a tangent: items move, no arithmetic "
                                                "(tests/test_compositions.py, hvp through list.pop)",
+    "s2sad.runtime.structure.tangent_insert": "forward code's list.insert of a tangent: items move, no arithmetic "
+                                              "(tests/test_list_insert.py, hvp through list.insert)",
     "s2sad.rules.python_objects.closure_jvp_held": "the tangent of a lambda's held values, moved into the lambda's: "
                                                    "no arithmetic (tests/test_compositions.py, hvp through a lambda)",
     **{f"s2sad.rules.python_objects.with_attribute_jvp_{part}": "an attribute's tangent moved into or out of an "

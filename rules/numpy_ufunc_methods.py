@@ -1,0 +1,165 @@
+"""Rules for the methods of NumPy's ufuncs: ``np.add.reduce``, ``np.maximum.accumulate``,
+``np.multiply.outer`` and their kin.
+
+Each method is the function of ``rules/numpy_reductions.py`` or ``rules/numpy_shapes.py`` it
+computes, with the ufunc method's own signature (``axis=0`` by default, where ``np.sum``'s is
+``None``; ``dtype`` in ``reduce``'s third place), so the rules are theirs:
+
+* ``np.add.reduce`` is ``np.sum``, ``np.multiply.reduce`` is ``np.prod`` (exact at zeros),
+  ``np.maximum.reduce`` / ``np.minimum.reduce`` are ``np.max`` / ``np.min`` (ties share the
+  cotangent equally), with ``axis``, ``keepdims``, ``initial`` and ``where``.
+* ``np.add.accumulate`` is ``np.cumsum``, ``np.multiply.accumulate`` is ``np.cumprod`` (exact at
+  zeros).
+* ``np.maximum.accumulate`` / ``np.minimum.accumulate``: the running extreme ``y[k]`` is the
+  ``max`` of ``x[:k + 1]``, and its cotangent is shared as ``np.max``'s: equally among the
+  elements of ``x[:k + 1]`` equal to ``y[k]`` (a tie at a kink gets the mean of the one-sided
+  derivatives). Those elements are the ones that set or tied the running extreme since it last
+  changed: a *run* of equal ``y``. Computed with cumulative sums along each run, no loop.
+* ``np.add.outer``, ``np.subtract.outer``, ``np.multiply.outer``: ``A``'s cotangent sums ``g``
+  over ``B``'s axes (the last ``B.ndim``), ``B``'s over ``A``'s (the first ``A.ndim``);
+  ``multiply`` weighs each by the other factor, conjugated (it is holomorphic, as ``a * b``).
+
+Complex input: ``add`` and ``subtract`` are linear, ``multiply`` holomorphic; ``maximum`` and
+``minimum`` order complex numbers lexicographically as NumPy does, and pass ``g`` to the winners.
+"""
+import numpy as np
+
+from s2sad.registry import defvjp, nondifferentiable
+from s2sad.registry.forward import LINEAR, defjvp, deflinear
+from s2sad.runtime.tangents import NO_TANGENT
+
+from .helpers import conj, dtype_of, unbroadcast
+from .numpy_reductions import extreme_jvp, extreme_vjp, prod_jvp, prod_vjp, cumsum_vjp
+from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp
+
+_REDUCE = "array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True"
+_ACCUMULATE = "array, axis=0, dtype=None, out=None"
+_OUTER = "A, B"
+
+
+def extreme_reduce_vjp(g, ans, array, axis, dtype, out, keepdims, initial, where):
+    return extreme_vjp(g, ans, array, axis, out, keepdims, initial, where)
+
+
+def extreme_reduce_jvp(g, ans, array, axis, dtype, out, keepdims, initial, where):
+    return extreme_jvp(g, ans, array, axis, out, keepdims, initial, where)
+
+
+# ------------------------------------------------------------------ running extremes
+
+
+def _along_last(value, axis):
+    value = np.asarray(value)
+    if axis is None:
+        return np.ravel(value)
+    return np.moveaxis(value, axis, -1)
+
+
+def _back(value, a, axis):
+    """A result computed along the last axis, put back in ``a``'s layout."""
+    if axis is None:
+        return np.reshape(value, np.shape(a))
+    return np.moveaxis(value, -1, axis)
+
+
+def running_winners(x, y):
+    """Along the last axis of a running extreme ``y`` of ``x``: which elements win (``x[j] ==
+    y[j]``: they set or tie the extreme), for each position the first and the last position of
+    its run (the stretch over which ``y`` keeps its value), and how many winners its run has
+    up to it (at least 1: a NaN equals nothing). No tangent flows through any of them."""
+    n = y.shape[-1]
+    position = np.arange(n)
+    edge = np.ones(y.shape[:-1] + (1,), dtype=bool)
+    differs = y[..., 1:] != y[..., :-1]
+    starts = np.concatenate([edge, differs], axis=-1)
+    ends = np.concatenate([differs, edge], axis=-1)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), axis=-1), axis=-1), axis=-1)
+    winners = x == y
+    count = np.maximum(_within_run(winners.astype(int), first), 1)
+    return winners, first, last, count
+
+
+def _within_run(values, first):
+    """For each position ``k``: the sum of ``values`` from the start of ``k``'s run to ``k``."""
+    total = np.cumsum(values, axis=-1)
+    before = total - values
+    return total - np.take_along_axis(before, first, axis=-1)
+
+
+def running_extreme_vjp(g, ans, array, axis, dtype, out):
+    """``y[k]``'s cotangent shared equally among the winners of its run up to ``k``: winner
+    ``j`` gets ``sum(g[k] / count[k])`` over the positions ``k`` from ``j`` to its run's end."""
+    if dtype_of(array).kind not in "fc":
+        return NO_TANGENT
+    x, y = _along_last(array, axis), _along_last(ans, axis)
+    g = np.broadcast_to(_along_last(g, axis), y.shape)
+    winners, first, last, count = running_winners(x, y)
+    share = g / count
+    from_the_end = np.flip(np.cumsum(np.flip(share, axis=-1), axis=-1), axis=-1)  # sum over k >= j
+    after_the_run = np.concatenate([from_the_end[..., 1:], np.zeros_like(from_the_end[..., :1])], axis=-1)
+    through_the_run = from_the_end - np.take_along_axis(after_the_run, last, axis=-1)
+    return unbroadcast(_back(np.where(winners, through_the_run, 0), array, axis), array)
+
+
+def running_extreme_jvp(g, ans, array, axis, dtype, out):
+    """The mean of the tangents of the winners of ``y[k]``'s run up to ``k``."""
+    x, y = _along_last(array, axis), _along_last(ans, axis)
+    t = np.broadcast_to(_along_last(g, axis), y.shape)
+    winners, first, last, count = running_winners(x, y)
+    mean = _within_run(np.where(winners, t, 0), first) / count
+    return as_tangent_of(np.reshape(_back(mean, array, axis), np.shape(ans)), ans)
+
+
+# ------------------------------------------------------------------ outer products
+
+
+def add_outer_vjp_a(g, ans, A, B):
+    """``g`` summed over ``B``'s axes (the last ones): shaped like ``A``."""
+    return unbroadcast(np.sum(g, axis=tuple(range(np.ndim(A), np.ndim(g)))), A)
+
+
+def add_outer_vjp_b(g, ans, A, B):
+    """``g`` summed over ``A``'s axes (the first ones): shaped like ``B``."""
+    return unbroadcast(np.sum(g, axis=tuple(range(np.ndim(A)))), B)
+
+
+def subtract_outer_vjp_b(g, ans, A, B):
+    return unbroadcast(-np.sum(g, axis=tuple(range(np.ndim(A)))), B)
+
+
+def multiply_outer_vjp_a(g, ans, A, B):
+    return unbroadcast(np.tensordot(g, conj(np.asarray(B)), axes=np.ndim(B)), A)
+
+
+def multiply_outer_vjp_b(g, ans, A, B):
+    return unbroadcast(np.tensordot(conj(np.asarray(A)), g, axes=np.ndim(A)), B)
+
+
+# ------------------------------------------------------------------ the table
+defvjp(np.add.reduce,        _REDUCE, "expand_reduced(g, array, axis, keepdims, where)", name="numpy.add.reduce")
+defvjp(np.multiply.reduce,   _REDUCE, prod_vjp, name="numpy.multiply.reduce")
+defvjp(np.maximum.reduce,    _REDUCE, extreme_reduce_vjp, name="numpy.maximum.reduce")
+defvjp(np.minimum.reduce,    _REDUCE, extreme_reduce_vjp, name="numpy.minimum.reduce")
+defvjp(np.add.accumulate,    _ACCUMULATE, cumsum_vjp, name="numpy.add.accumulate")
+defvjp(np.multiply.accumulate, _ACCUMULATE, cumprod_vjp, name="numpy.multiply.accumulate")
+defvjp(np.maximum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.maximum.accumulate")
+defvjp(np.minimum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.minimum.accumulate")
+defvjp(np.add.outer,         _OUTER, add_outer_vjp_a, add_outer_vjp_b, name="numpy.add.outer")
+defvjp(np.subtract.outer,    _OUTER, add_outer_vjp_a, subtract_outer_vjp_b, name="numpy.subtract.outer")
+defvjp(np.multiply.outer,    _OUTER, multiply_outer_vjp_a, multiply_outer_vjp_b, name="numpy.multiply.outer")
+
+nondifferentiable(running_winners)  # which elements win: bools and counts
+
+# ---- forward rules
+defjvp(np.add.reduce, "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
+defjvp(np.multiply.reduce, prod_jvp)
+defjvp(np.maximum.reduce, extreme_reduce_jvp)
+defjvp(np.minimum.reduce, extreme_reduce_jvp)
+deflinear(np.add.accumulate, "array")
+defjvp(np.multiply.accumulate, cumprod_jvp)
+defjvp(np.maximum.accumulate, running_extreme_jvp)
+defjvp(np.minimum.accumulate, running_extreme_jvp)
+defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B)))", "np.add.outer(np.zeros(np.shape(A)), g)")
+defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B)))", "np.subtract.outer(np.zeros(np.shape(A)), g)")
+defjvp(np.multiply.outer, LINEAR, LINEAR)
