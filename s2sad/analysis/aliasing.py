@@ -571,10 +571,10 @@ def _made_here(origin: Operation) -> bool:
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
-    """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ...): its
+    """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
     value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
-    return any(value is maker for maker in (list, dict, sorted, reversed_items, chained, zipped))
+    return any(value is maker for maker in (list, dict, sorted, reversed_items, chained, zipped, operator.concat))
 
 
 def _kind_of(container: str, made_by) -> str:
