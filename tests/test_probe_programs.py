@@ -17,7 +17,7 @@ from finite_differences import mixed_second_difference, numerical_gradient
 _IN_PLACE = "s2sad differentiates an in-place change only under the one name written"
 _VIEW_WRITES = {
     # name: (error, message fragment)
-    "reshape_view_written": (s2sad.UnsupportedSyntaxError, r"changes `x` in place, which the caller passed in"),
+    "reshape_view_written": (s2sad.UnsupportedSyntaxError, r"changes `y` in place, which may be `x`.*the caller passed in `x`"),
     "transpose_view_plus_equals": (s2sad.UnsupportedSyntaxError, r"changes the ndarray `Bt` in place, and `B` shares it"),
     "slice_view_of_a_copy": (s2sad.UnsupportedSyntaxError, r"changes the ndarray `tail` in place, and `y` shares it"),
     "ravel_view_written": (s2sad.UnsupportedSyntaxError, r"`flat\[\.\.\.\] = \.\.\.` changes memory that `B` shares"),
