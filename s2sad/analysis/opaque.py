@@ -28,8 +28,11 @@ from ..registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
-# NumPy's array methods (those that change the array, `.sort()`, `.fill()`, the front end writes out or refuses)
-_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")}
+# NumPy's array methods (those that change the array, `.sort()`, `.fill()`, the front end writes out or refuses),
+# and what reads a dict, list or string without changing it
+_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")} | {
+    "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join", "lower",
+    "upper"}
 
 def check_call(op: Operation, varied: set, differentiated: bool, arguments_shared: bool, location,
                treatment_of) -> None:
