@@ -215,6 +215,22 @@ def test_float32_inputs_are_judged_against_float64_differences(tmp_path):
     assert not outcome.invalid and not outcome.failures, outcome.failures
 
 
+def test_a_program_that_writes_into_its_argument_is_judged_as_python_runs_it(tmp_path):
+    """Each s2sad call gets its own copy of the arguments, which it must leave as f itself
+    leaves them (here x halved); finite differences run f on copies too, so the reference
+    is f's derivative at the values on entry. Before session 14 every such program was an
+    input-mutated failure; hvp left x unchanged (fixed with this check)."""
+    from fuzz.oracle import check_source
+
+    source = ("import numpy as np\n\ndef f(x, s):\n    np.multiply(x, 0.5, out=x)\n    x[1] += s\n"
+              "    return np.sum(np.sin(x) * x) * s\n")
+    x = np.array([0.3, -0.7, 1.1])
+    outcome = check_source(source, (x, 0.4), "S", 1.0, [np.array([1.0, -0.5, 0.25]), 0.5], str(tmp_path))
+    assert not outcome.invalid and not outcome.failures and not outcome.refusals, (outcome.failures, outcome.refusals)
+    assert outcome.second_order == "checked"
+    np.testing.assert_array_equal(x, [0.3, -0.7, 1.1])   # the oracle's own input is never handed over
+
+
 def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
     """An S2SADError is not a failure: it is recorded with the construct it names, and it
     must point at the program's own file and line."""

@@ -11,7 +11,10 @@ as a few lines of template text:
 * ``{t}``, ``{t2}``, ``{i}``: fresh scratch names;
 * ``{S}``, ``{V}``, ``{U}``, ``{M}``, ``{C}``: an expression of that shape kind, drawn by
   the generator anew at each occurrence (so an idiom never mutates its inputs: in-place
-  writes only target names the idiom made itself, from a computed value).
+  writes only target names the idiom made itself, from a computed value);
+* ``{ARG}``: one of ``f``'s (3,) array parameters, which the idiom writes into (through a
+  view, or ``out=``): the caller's array must be left as Python leaves it, or s2sad refuses;
+  an array the function makes (``np.cos({V})``) where there is none, or in the helper.
 
 ``needs`` names module-level definitions from ``LIBRARY`` the idiom calls (decorated
 helpers and the like), written before ``f``. ``real_only`` idioms are left out of complex
@@ -28,7 +31,13 @@ or dict holds it, an attribute set through a second name: refusals are fine outc
 numbers are not), ``for``/``while ... else``, ``:=`` in tests, ``nonlocal``, ``map`` /
 ``reversed`` / ``itertools.chain`` consumed at once, constructors that compute, validate or
 call ``super().__init__``, ``.sort()`` / ``.fill()`` / ``np.copyto`` on the function's own
-arrays, ``x.flat[i]``.
+arrays, ``x.flat[i]``; and (session 14) indexing as users write it (repeated fancy indices
+read and written, masks, ``np.where``, ``take_along_axis``, items picked by ``argmax``/
+``argsort``, 0-d arrays), views written then their base read, ``out=``, buffers from
+``np.empty_like`` filled in loops, an argument written through a view, linear algebra on
+small well-conditioned matrices (a bounded perturbation of a dominant diagonal: no singular
+matrix, no repeated eigenvalue nearby), and machine-learning blocks (logsumexp, softmax,
+layer norm, one-hot labels, clipping by norm).
 """
 from __future__ import annotations
 
@@ -303,6 +312,145 @@ IDIOM_FAMILIES = {
         _idiom("flat-read-negative", "S", "{out} = np.sin({M}).flat[-1]"),
         _idiom("flat-write", "M", "{out} = np.cos({M})", "{out}.flat[2] = {S}"),
         _idiom("flat-aug-write", "M", "{out} = np.sin({M})", "{out}.flat[1] += {S}", "{out} = {out} * {M}"),
+    ],
+    # ---- indexing as users write it: repeated fancy indices read and written (NumPy applies the
+    #      last write, and one add per index, for `y[idx] += v`), masks, np.where, negative steps,
+    #      new axes, 2-d fancy indices, take_along_axis, items picked by argmax/argsort, 0-d arrays
+    "indexing-as-users-write": [
+        _idiom("fancy-read-index-array", "V", "{out} = np.sin({V})[np.array([0, 0, 2])]"),
+        _idiom("fancy-aug-index-array", "V", "{out} = np.cos({V})", "{t} = np.array([2, 0, 2])", "{out}[{t}] += {V}"),
+        _idiom("fancy-set-repeated-last-wins", "V", "{out} = np.sin({V})", "{out}[[0, 2, 0]] = {V}"),
+        _idiom("fancy-sub-repeated", "M", "{out} = np.tanh({M})", "{out}[[1, 1]] -= {M}[0]"),
+        _idiom("fancy-set-repeated-scalar", "V", "{out} = {V} * 1.0", "{out}[[1, -2]] = {S}", "{out} = {out} * {V}"),
+        _idiom("mask-of-another-array", "S", "{t} = {V}", "{out} = np.sum(np.exp({V})[{t} > 0.2])", real_only=True),
+        _idiom("mask-set-zero", "M", "{out} = np.tanh({M})", "{t} = {out} > 0.1", "{out}[{t}] = 0.0", real_only=True),
+        _idiom("mask-set-values", "V", "{out} = np.cos({V})", "{t} = {V}", "{out}[{t} > 0.0] = {t}[{t} > 0.0] ** 2",
+               real_only=True),
+        _idiom("mask-aug", "M", "{out} = np.sin({M})", "{out}[{M} > 0.0] *= 2.0", real_only=True),
+        _idiom("np.where-two-arrays", "M", "{t} = {M}", "{out} = np.where({t} > 0.3, np.sin({t}), {M} * 2.0)",
+               real_only=True),
+        _idiom("np.where-scalar-branch", "V", "{t} = {V}", "{out} = np.where({t} > 0.0, {t}, 0.0) + np.where({V} > 0.5, 1.0, {S})",
+               real_only=True),
+        _idiom("negative-step-two", "U", "{out} = {V}[::-2]"),
+        _idiom("negative-step-from-end", "U", "{out} = {V}[-1::-2] * {M}[1, -1:0:-1]"),
+        _idiom("negative-step-row", "V", "{out} = {M}[1, ::-1] + {M}[::-1][0]"),
+        _idiom("new-axis-ellipsis", "M", "{out} = ({V}[..., None] * {U}).T"),
+        _idiom("new-axis-outer", "M", "{out} = {U}[:, None] * {V}[None, :] + np.sum({M}[..., None] * {V}, axis=1)"),
+        _idiom("fancy-2d-repeated", "V", "{out} = {M}[[0, 1, 1], [2, 0, 2]]"),
+        _idiom("fancy-2d-arrays", "U", "{out} = {M}[np.array([1, 0]), np.array([-1, -1])]"),
+        _idiom("fancy-2d-broadcast", "M", "{out} = {M}[np.array([[0], [1]]), np.array([0, 2, 1])]"),
+        _idiom("fancy-2d-aug-repeated", "M", "{out} = np.cos({M})", "{out}[[0, 1, 0], [1, 2, 1]] += {V}"),
+        _idiom("fancy-2d-set-repeated", "M", "{out} = np.sin({M})", "{out}[[1, 1], [0, 0]] = {U}"),
+        _idiom("np.take_along_axis", "M", "{out} = np.take_along_axis({M}, np.array([[2, 0, 0], [1, 1, 2]]), axis=1)"),
+        _idiom("np.take_along_axis-argsort", "M", "{t} = np.array([[3.0, 0.0, 5.0], [1.0, 4.0, 2.0]]) + 0.2 * np.tanh({M})",
+               "{out} = np.take_along_axis({t}, np.argsort({t}, axis=1), axis=1) * {M}", real_only=True),
+        _idiom("np.take_along_axis-argmax", "C", "{t} = np.array([[3.0, 0.0, 5.0], [1.0, 4.0, 2.0]]) + 0.2 * np.sin({M})",
+               "{out} = np.take_along_axis({M}, np.argmax({t}, axis=1)[:, None], axis=1)", real_only=True),
+        _idiom("argmax-selected", "S", "{t} = np.array([2.0, 0.0, 1.0]) + 0.2 * np.tanh({V})",
+               "{out} = {V}[np.argmax({t})] * {t}[np.argmin({t})]", real_only=True),
+        _idiom("argsort-selected", "V", "{t} = np.array([2.0, 0.0, 1.0]) + 0.2 * np.cos({V})", "{out} = {t}[np.argsort({t})] * {V}",
+               real_only=True),
+        _idiom("zero-d-array", "V", "{t} = np.array({S})", "{out} = {t} * {V} + {t} ** 2"),
+        _idiom("zero-d-array-item", "S", "{t} = np.asarray({S} * 2.0)", "{out} = {t}[()] + np.sum({t})"),
+        _idiom("zero-d-array-written", "S", "{t} = np.zeros_like(np.asarray({S}))", "{t}[...] = {S}", "{t} += {S}", "{out} = {t} * 1.5"),
+    ],
+    # ---- views then in-place writes: the write is seen through the base; out= arguments;
+    #      buffers from np.empty_like/np.zeros_like filled in a loop; a view of f's argument
+    #      written ({ARG}: the caller's array changes as Python changes it, or s2sad refuses)
+    "views-then-writes": [
+        _idiom("reshape-view-set-all", "M", "{out} = np.sin({M})", "{t} = {out}.reshape(3, 2)", "{t}[...] = {t} * {S}"),
+        _idiom("reshape-view-aug", "M", "{out} = np.cos({M})", "{t} = {out}.reshape(-1)", "{t} += {V}[[0, 1, 2, 0, 1, 2]]",
+               "{out} = {out} * {M}"),
+        _idiom("transpose-view-aug", "M", "{out} = np.tanh({M})", "{t} = {out}.T", "{t} += {V}[:, None]"),
+        _idiom("slice-view-set-all", "V", "{out} = np.tanh({V})", "{t} = {out}[1:]", "{t}[...] = {U} * {out}[0]"),
+        _idiom("slice-view-aug-then-read", "S", "{t} = np.sin({V})", "{t2} = {t}[:2]", "{t2} *= {U}", "{out} = np.sum({t} ** 2)"),
+        _idiom("np.ravel-view-write", "M", "{out} = np.sin({M}) + 0.0", "{t} = np.ravel({out})", "{t}[::2] *= {V}"),
+        _idiom("ravel-method-view-write", "M", "{out} = np.cos({M})", "{t} = {out}.ravel()", "{t}[-1] = {S}",
+               "{out} = {out} + {M}"),
+        _idiom("view-of-a-view", "M", "{out} = np.sin({M})", "{t} = {out}[:, 1:]", "{t2} = {t}[0]", "{t2} += {U}"),
+        _idiom("np.add-out-first", "V", "{out} = np.cos({V})", "np.add({out}, {V}, out={out})"),
+        _idiom("np.multiply-out-first", "M", "{out} = np.sin({M})", "np.multiply({out}, {S}, out={out})", "{out} = {out} + {M}"),
+        _idiom("np.subtract-out-view", "M", "{out} = np.cos({M})", "np.subtract({out}[0], {V}, out={out}[0])"),
+        _idiom("empty-like-filled", "V", "{out} = np.empty_like({V})", "for {i} in range(3):",
+               "    {out}[{i}] = np.sin({V}[{i}]) * {S}"),
+        _idiom("zeros-like-rows-filled", "M", "{out} = np.zeros_like({M})", "for {i} in range(2):",
+               "    {out}[{i}] = {V} * ({i} + 1.0)", "    {out}[{i}, 0] += {S}"),
+        _idiom("empty-like-running", "V", "{t} = {V}", "{out} = np.empty_like({t})", "{out}[0] = {t}[0]",
+               "for {i} in range(1, 3):", "    {out}[{i}] = {out}[{i} - 1] * 0.5 + {t}[{i}]"),
+        _idiom("argument-view-aug", "V", "{t} = {ARG}[1:]", "{t} *= 1.0 + 0.5 * np.tanh({S})", "{out} = {ARG} * {V}"),
+        _idiom("argument-view-set", "V", "{t} = {ARG}.reshape(3, 1)", "{t}[0, 0] = {S}", "{out} = {ARG} + {V}"),
+        _idiom("argument-out", "V", "np.multiply({ARG}, 0.5, out={ARG})", "{out} = np.sin({ARG}) * {V}"),
+        _idiom("argument-copied-then-written", "V", "{t} = {ARG}.copy()", "{t}[::2] = {V}[:2]", "{out} = {t} * {ARG}"),
+    ],
+    # ---- linear algebra on small well-conditioned matrices (bounded perturbations of a
+    #      dominant diagonal, so no singular matrix and no repeated eigenvalue comes near)
+    "linear-algebra": [
+        _idiom("np.linalg.solve-vector", "U", "{t} = 2.0 * np.eye(2) + 0.4 * np.tanh({M}[:, :2])",
+               "{out} = np.linalg.solve({t}, {U})", real_only=True),
+        _idiom("np.linalg.solve-matrix", "M", "{t} = 2.0 * np.eye(2) + 0.4 * np.tanh({M}[:, 1:])",
+               "{out} = np.linalg.solve({t}, {M})", real_only=True),
+        _idiom("np.linalg.inv", "V", "{t} = 2.0 * np.eye(3) + 0.2 * np.tanh(np.outer({V}, {V}[::-1]))",
+               "{out} = np.linalg.inv({t}) @ {V}", real_only=True),
+        _idiom("np.linalg.det-3", "S", "{out} = np.linalg.det(2.0 * np.eye(3) + 0.2 * np.tanh({M}.T @ {M}))",
+               real_only=True),
+        _idiom("np.linalg.slogdet", "S", "{t}, {t2} = np.linalg.slogdet(2.0 * np.eye(2) + 0.4 * np.tanh({M}[:, :2]))",
+               "{out} = {t} * {t2}", real_only=True),
+        _idiom("np.linalg.cholesky", "S", "{t} = 0.5 * np.tanh({M})",
+               "{t2} = np.linalg.cholesky({t} @ {t}.T + np.eye(2))", "{out} = np.sum(np.log(np.diag({t2}))) + {t2}[1, 0]",
+               real_only=True),
+        _idiom("np.linalg.cholesky-solve", "U", "{t} = 0.5 * np.tanh({M})", "{t2} = np.linalg.cholesky({t} @ {t}.T + np.eye(2))",
+               "{out} = np.linalg.solve({t2}.T, np.linalg.solve({t2}, {U}))", real_only=True),
+        _idiom("np.linalg.eigh-values", "V", "{t} = 0.1 * np.tanh(np.outer({V}, {V}[::-1]))",
+               "{out}, {t2} = np.linalg.eigh(np.diag([0.0, 1.0, 2.5]) + ({t} + {t}.T) / 2)", real_only=True),
+        _idiom("np.linalg.eigh-vectors", "S", "{t} = 0.1 * np.tanh({M}.T @ {M})",
+               "{t2}, {i} = np.linalg.eigh(np.diag([0.0, 1.0, 2.5]) + ({t} + {t}.T) / 2)",
+               "{out} = np.sum(({i}.T @ {V}) ** 2 * {t2}) + np.sum({i}[:, 0] ** 4)", real_only=True),
+        _idiom("np.linalg.eigvalsh-unsymmetric", "V",
+               "{out} = np.linalg.eigvalsh(np.diag([0.0, 1.0, 2.5]) + 0.1 * np.tanh(np.outer({V}, {V}[::-1])))",
+               real_only=True),
+        _idiom("np.linalg.norm-axis", "U", "{out} = np.linalg.norm(1.0 + {M} ** 2, axis=1)"),
+        _idiom("np.linalg.norm-ord1", "S", "{out} = np.linalg.norm(1.0 + {V} ** 2, ord=1)"),
+        _idiom("np.linalg.norm-inf", "S", "{out} = np.linalg.norm(np.array([2.0, -1.0, 0.5]) + 0.2 * np.tanh({V}), ord=np.inf)",
+               real_only=True),
+        _idiom("np.linalg.norm-fro", "S", "{out} = np.linalg.norm(1.0 + {M} ** 2, ord='fro')"),
+        _idiom("np.linalg.norm-spectral", "S",
+               "{out} = np.linalg.norm(np.array([[2.0, 0.0, 0.0], [0.0, 0.5, 0.0]]) + 0.1 * np.tanh({M}), ord=2)",
+               real_only=True),
+        _idiom("np.linalg.norm-axis0-keepdims", "V", "{out} = np.linalg.norm(1.0 + {M} ** 2, axis=0, keepdims=True)[0]"),
+        _idiom("np.trace", "S", "{out} = np.trace({M} @ {M}.T) + np.trace({M}, offset=1)"),
+        _idiom("np.outer", "M", "{out} = np.outer({U}, {V})"),
+        _idiom("np.kron-2d", "M", "{out} = np.kron({U}[:, None], {V}[None, :])"),
+        _idiom("np.kron-sliced", "V", "{out} = np.kron({U}, {U})[:3]"),
+        _idiom("np.tensordot-axes-lists", "U", "{out} = np.tensordot({M}, {M}, axes=([1], [1])) @ {U}"),
+        _idiom("np.tensordot-full", "S", "{out} = np.tensordot({M}, {M}, axes=2)"),
+        _idiom("np.tensordot-axes-pair", "V", "{out} = np.tensordot({U}, {M}, axes=(0, 0))"),
+        _idiom("np.einsum-ellipsis-matvec", "U", "{out} = np.einsum('...j,j->...', {M}, {V})"),
+        _idiom("np.einsum-ellipsis-implicit", "U", "{out} = np.einsum('...i,...i', {M}, {M})"),
+        _idiom("np.einsum-ellipsis-leading", "V", "{out} = np.einsum('i...,i...->...', {M}, {M})"),
+    ],
+    # ---- blocks of machine-learning code
+    "ml-blocks": [
+        _idiom("logsumexp-keepdims", "C", "{t} = {M}", "{t2} = np.max({t}, axis=-1, keepdims=True)",
+               "{out} = {t2} + np.log(np.sum(np.exp({t} - {t2}), axis=-1, keepdims=True))", real_only=True),
+        _idiom("softmax-last-axis", "M", "{t2} = {M}", "{t} = np.exp({t2} - np.max({t2}, axis=-1, keepdims=True))",
+               "{out} = {t} / np.sum({t}, axis=-1, keepdims=True)", real_only=True),
+        _idiom("softmax-cross-entropy-one-hot", "S", "{t} = np.eye(3)[np.array([2, 0])]", "{t2} = {M}",
+               "{i} = {t2} - np.log(np.sum(np.exp({t2}), axis=-1, keepdims=True))", "{out} = -np.sum({t} * {i}) / 2.0",
+               real_only=True),
+        _idiom("one-hot-labels", "M", "{t} = np.array([1, 2])", "{out} = np.eye(3)[{t}] * {M} + np.eye(3)[{t}[::-1]]"),
+        _idiom("layer-norm", "M", "{t} = {M}", "{t2} = {t} - np.mean({t}, axis=-1, keepdims=True)",
+               "{out} = {t2} / np.sqrt(np.var({t}, axis=-1, keepdims=True) + 1e-5) * {V} + {V}", real_only=True),
+        _idiom("layer-norm-std", "M", "{t} = {M} + np.array([0.0, 1.0, -1.0])",   # no constant row: std's kink
+               "{out} = ({t} - {t}.mean(axis=1, keepdims=True)) / ({t}.std(axis=1, keepdims=True) + 1e-3)", real_only=True),
+        _idiom("np.clip-matrix", "M", "{out} = np.clip({M}, -1.0, 1.0) * {M}", real_only=True),
+        _idiom("gradient-clip-by-norm", "V", "{t} = {V}", "{t2} = np.linalg.norm({t})",
+               "{out} = {t} * np.minimum(0.8 / ({t2} + 1e-6), 1.0)", real_only=True),
+        _idiom("gradient-clip-by-norm-branch", "V", "{t} = {V}", "{t2} = np.sqrt(np.sum(np.abs({t}) ** 2))",
+               "if {t2} > 0.8:", "    {out} = {t} * (0.8 / {t2})", "else:", "    {out} = {t}"),
+        _idiom("sigmoid-binary-cross-entropy", "S", "{t} = 1.0 / (1.0 + np.exp(-{V}))",
+               "{out} = -np.mean(np.array([1.0, 0.0, 1.0]) * np.log({t}) + np.array([0.0, 1.0, 0.0]) * np.log(1.0 - {t}))",
+               real_only=True),
+        _idiom("mse-with-mean-keepdims", "U", "{t} = {M} - {M}.mean(axis=0, keepdims=True)", "{out} = np.mean({t} ** 2, axis=1)"),
     ],
 }
 IDIOMS = [dataclasses.replace(idiom, family=family)
