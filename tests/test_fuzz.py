@@ -292,6 +292,32 @@ def test_an_idiom_drawn_in_the_helper_makes_its_own_structured_value():
     draw_in_the_helper()
 
 
+def test_a_campaign_aimed_at_some_families_draws_its_idioms_there():
+    """``python -m tests.fuzz --families linear-algebra,ml-blocks``: the writer's idioms come from
+    those groups only (parameter idioms too are left out, but for the structured hole's own read)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fuzz.generator import _Var, _Writer
+    from fuzz.idioms import IDIOMS
+
+    aimed = frozenset({"linear-algebra", "ml-blocks"})
+    allowed = {idiom.feature for idiom in IDIOMS if idiom.family in aimed}
+
+    @settings(max_examples=30, derandomize=True, database=None, deadline=None)
+    @given(st.data())
+    def draw(data):
+        writer = _Writer(data.draw)
+        writer.families = aimed
+        writer.vars = [_Var("x", "V"), _Var("s", "S"), _Var("A", "M")]
+        writer.s_idiom(0)
+        idioms = writer.features & {idiom.feature for idiom in IDIOMS}
+        # (an expression drawn for a hole may call np.outer, np.trace...: callees are no evidence)
+        assert idioms & allowed and not {name for name in idioms - allowed if not name.startswith("np.")}, idioms
+
+    draw()
+
+
 # ---------------------------------------------------------------- structured parameters
 
 def _parameter_idiom_source(idiom, parameter: str | None) -> str:

@@ -315,6 +315,7 @@ class _Writer:
         self.output_kind = "S"
         self.structured: dict[str, str] = {}   # idiom hole (LAYERS, PARAMS...) -> the parameter filling it
         self.arguments: list[str] = []   # f's (3,) array parameters: what an idiom's {ARG} writes into
+        self.families: frozenset = frozenset()   # if given, idioms are drawn from these IDIOM_FAMILIES only
 
     # ------------------------------------------------------------- drawing
     def pick(self, options):
@@ -495,6 +496,8 @@ class _Writer:
             pool = [i for i in PARAMETER_IDIOMS if any("{" + reading + "}" in line for line in i.lines)]
         else:
             pool = PARAMETER_IDIOMS if self.chance(33) else IDIOMS
+            if self.families:   # a campaign aimed at some families (run.py --families)
+                pool = [i for i in IDIOMS if i.family in self.families]
         idiom = self.pick([i for i in pool if not (self.complex and i.real_only)])
         names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
         self.feature(idiom.feature)
@@ -1044,11 +1047,13 @@ def _finite(value) -> bool:
 
 @st.composite
 def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_statements: int = 8,
-             exclude: frozenset = frozenset(), scalars_only: bool = False) -> Program:
+             exclude: frozenset = frozenset(), scalars_only: bool = False, families: frozenset = frozenset()) -> Program:
     """A random program and inputs at which it is smooth (see the module docstring);
-    ``scalars_only``: its parameters are scalars (what compile=True compiles)."""
+    ``scalars_only``: its parameters are scalars (what compile=True compiles); ``families``:
+    its idioms come from these groups of ``idioms.IDIOM_FAMILIES`` only."""
     number_type = NUMBER_TYPES[draw(st.sampled_from([0, 0, 0, 1, 2]))]
     writer = _Writer(draw, number_type)
+    writer.families = frozenset(families)
     count = draw(st.integers(1, 3))
     params = []
     used = set()
