@@ -245,19 +245,22 @@ def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
 
 
 def test_the_generator_writes_each_idiom_and_number_type():
-    """Over a fixed sample (600 programs: with 300, half the idioms was a matter of the draw), programs use user
-    idioms, float32 and complex inputs, and helper redefinitions."""
-    from hypothesis import HealthCheck, given, settings
+    """Over a fixed sample (800 programs: with 300, half the idioms was a matter of the draw), programs use user
+    idioms, float32 and complex inputs, and helper redefinitions. The sample is four hypothesis runs of 200
+    with their own seeds: one run's programs are variations of its first ones, and in one run of 600 a family
+    of 7 idioms in 253 went unseen when the oracle had run before in the same process (the programs drawn
+    after a seed are not the same then: open, see the session-14 fuzz report)."""
+    from hypothesis import HealthCheck, given, seed, settings
 
     seen = set()
+    for number in (1, 2, 3, 4):
+        @seed(number)
+        @settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(programs())
+        def collect(program):
+            seen.update(program.features)
 
-    @settings(max_examples=600, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(programs())
-    def collect(program):
-        seen.update(program.features)
-
-    collect()
+        collect()
     assert {"number-type:float32", "number-type:complex128", "number-type:float64"} <= seen
     from fuzz.idioms import IDIOM_FAMILIES, IDIOMS, PARAMETER_IDIOMS
 

@@ -498,7 +498,11 @@ class _Writer:
             pool = PARAMETER_IDIOMS if self.chance(33) else IDIOMS
             if self.families:   # a campaign aimed at some families (run.py --families)
                 pool = [i for i in IDIOMS if i.family in self.families]
-        idiom = self.pick([i for i in pool if not (self.complex and i.real_only)])
+        pool = [i for i in pool if not (self.complex and i.real_only)]
+        if pool and pool[0].family:   # a family first, then one of its idioms: a family of 3 is drawn as often as one of 39
+            family = self.pick(sorted({i.family for i in pool}))
+            pool = [i for i in pool if i.family == family]
+        idiom = self.pick(pool)
         names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
         self.feature(idiom.feature)
         needs = list(idiom.needs)
