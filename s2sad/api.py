@@ -514,6 +514,8 @@ def _write_back(function, positions, names, given, values) -> None:
         return
     generated = _plan(function).rrules.get(positions)
     written = generated[0].__globals__.get("WRITES_BACK_ARGUMENTS", ()) if generated is not None else ()
+    # code s2sad generated (hvp's forward code) ends with its own write_back, run on the copies
+    written += getattr(getattr(function, "__s2sad_module__", None), "WRITES_BACK_ARGUMENTS", ())
     for name in written:
         if name in names and names.index(name) < len(given):
             write_back(given[names.index(name)], values[names.index(name)])

@@ -678,6 +678,17 @@ def test_jacfwd_leaves_an_argument_changed_in_place_once():
         np.testing.assert_array_equal(x, [1.0, 1.0, -0.3])
 
 
+def test_hvp_leaves_an_argument_changed_in_place_as_one_call_does():
+    """hvp runs the forward code under vjp, on vjp's copies; the forward code's own write-back
+    went to those copies and the caller's array was left as it was (the fuzzer's `np.multiply(x,
+    0.5, out=x)`, session 14). Python's one call doubles x[0]; the Hessian is diag(48 x0, 6 x1, 6 x2)."""
+    x = np.array([0.5, 1.0, -0.3])
+    v = np.array([1.0, -2.0, 0.5])
+    product = s2sad.hvp(doubles_its_first_entry, (x,), (v,))
+    np.testing.assert_allclose(product, [48 * 0.5 * 1.0, 6 * 1.0 * -2.0, 6 * -0.3 * 0.5], rtol=1e-12)
+    np.testing.assert_array_equal(x, [1.0, 1.0, -0.3])
+
+
 def two_arguments(x, y, k=2.0):
     return np.sum(np.sin(x) * y ** 3) * k
 

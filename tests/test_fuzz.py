@@ -215,6 +215,22 @@ def test_float32_inputs_are_judged_against_float64_differences(tmp_path):
     assert not outcome.invalid and not outcome.failures, outcome.failures
 
 
+def test_a_program_that_writes_into_its_argument_is_judged_as_python_runs_it(tmp_path):
+    """Each s2sad call gets its own copy of the arguments, which it must leave as f itself
+    leaves them (here x halved); finite differences run f on copies too, so the reference
+    is f's derivative at the values on entry. Before session 14 every such program was an
+    input-mutated failure; hvp left x unchanged (fixed with this check)."""
+    from fuzz.oracle import check_source
+
+    source = ("import numpy as np\n\ndef f(x, s):\n    np.multiply(x, 0.5, out=x)\n    x[1] += s\n"
+              "    return np.sum(np.sin(x) * x) * s\n")
+    x = np.array([0.3, -0.7, 1.1])
+    outcome = check_source(source, (x, 0.4), "S", 1.0, [np.array([1.0, -0.5, 0.25]), 0.5], str(tmp_path))
+    assert not outcome.invalid and not outcome.failures and not outcome.refusals, (outcome.failures, outcome.refusals)
+    assert outcome.second_order == "checked"
+    np.testing.assert_array_equal(x, [0.3, -0.7, 1.1])   # the oracle's own input is never handed over
+
+
 def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
     """An S2SADError is not a failure: it is recorded with the construct it names, and it
     must point at the program's own file and line."""
@@ -229,19 +245,22 @@ def test_a_refusal_is_counted_by_construct_and_located(tmp_path):
 
 
 def test_the_generator_writes_each_idiom_and_number_type():
-    """Over a fixed sample (600 programs: with 300, half the idioms was a matter of the draw), programs use user
-    idioms, float32 and complex inputs, and helper redefinitions."""
-    from hypothesis import HealthCheck, given, settings
+    """Over a fixed sample (800 programs: with 300, half the idioms was a matter of the draw), programs use user
+    idioms, float32 and complex inputs, and helper redefinitions. The sample is four hypothesis runs of 200
+    with their own seeds: one run's programs are variations of its first ones, and in one run of 600 a family
+    of 7 idioms in 253 went unseen when the oracle had run before in the same process (the programs drawn
+    after a seed are not the same then: open, see the session-14 fuzz report)."""
+    from hypothesis import HealthCheck, given, seed, settings
 
     seen = set()
+    for number in (1, 2, 3, 4):
+        @seed(number)
+        @settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(programs())
+        def collect(program):
+            seen.update(program.features)
 
-    @settings(max_examples=600, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(programs())
-    def collect(program):
-        seen.update(program.features)
-
-    collect()
+        collect()
     assert {"number-type:float32", "number-type:complex128", "number-type:float64"} <= seen
     from fuzz.idioms import IDIOM_FAMILIES, IDIOMS, PARAMETER_IDIOMS
 
@@ -274,6 +293,32 @@ def test_an_idiom_drawn_in_the_helper_makes_its_own_structured_value():
         assert not any(re.search(r"\blayers\b", line) for line in writer.lines), writer.lines
 
     draw_in_the_helper()
+
+
+def test_a_campaign_aimed_at_some_families_draws_its_idioms_there():
+    """``python -m tests.fuzz --families linear-algebra,ml-blocks``: the writer's idioms come from
+    those groups only (parameter idioms too are left out, but for the structured hole's own read)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fuzz.generator import _Var, _Writer
+    from fuzz.idioms import IDIOMS
+
+    aimed = frozenset({"linear-algebra", "ml-blocks"})
+    allowed = {idiom.feature for idiom in IDIOMS if idiom.family in aimed}
+
+    @settings(max_examples=30, derandomize=True, database=None, deadline=None)
+    @given(st.data())
+    def draw(data):
+        writer = _Writer(data.draw)
+        writer.families = aimed
+        writer.vars = [_Var("x", "V"), _Var("s", "S"), _Var("A", "M")]
+        writer.s_idiom(0)
+        idioms = writer.features & {idiom.feature for idiom in IDIOMS}
+        # (an expression drawn for a hole may call np.outer, np.trace...: callees are no evidence)
+        assert idioms & allowed and not {name for name in idioms - allowed if not name.startswith("np.")}, idioms
+
+    draw()
 
 
 # ---------------------------------------------------------------- structured parameters

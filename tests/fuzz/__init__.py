@@ -13,7 +13,9 @@ against central finite differences and against itself (forward mode against reve
   repeated and negative fancy indices, masks, reversed slices, ``.T``/``reshape`` chains,
   ``y += v`` on arrays (aliased too), writes through views, ``np.add.at``, ``.item()``,
   decorators, function-valued defaults, keyword-only arguments, ``raise`` not taken,
-  complex constants. A helper may also be redefined between two gradient calls.
+  complex constants, ``take_along_axis`` and ``argsort``-picked items, ``out=`` and
+  views of an argument written, ``solve``/``inv``/``slogdet``/``cholesky``/``eigh``,
+  softmax, logsumexp, layer norm. A helper may also be redefined between two gradient calls.
   ``PARAMETER_IDIOMS``: what users write around structured parameters (layers looped over
   and summed over in generators, params dicts, namedtuples, dataclasses with methods,
   keyword-only and ``*args`` helpers), with the program's parameter or a value it makes.
@@ -26,7 +28,7 @@ against central finite differences and against itself (forward mode against reve
   linear; for a scalar program, ``hvp`` along ``v`` equals central differences along ``v`` of
   the finite-difference gradient (second order); the value is the function's own; gradients
   have their input's type and shape (a structured input's, its own container, compared leaf
-  by leaf); the inputs are unchanged afterwards; the value has NumPy's dtype. A ``MissingRuleError``
+  by leaf); the inputs are left as ``f`` itself leaves them; the value has NumPy's dtype. A ``MissingRuleError``
   from ``jvp`` is counted as "forward rule missing"; any other ``S2SADError`` is a REFUSAL,
   counted by construct and reported apart (it must name the program's file and line);
   every other exception is a failure.

@@ -34,6 +34,7 @@ shallower expressions and the first alternative of each choice (the simplest).
 """
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field
@@ -313,6 +314,8 @@ class _Writer:
         self.in_loop = 0
         self.output_kind = "S"
         self.structured: dict[str, str] = {}   # idiom hole (LAYERS, PARAMS...) -> the parameter filling it
+        self.arguments: list[str] = []   # f's (3,) array parameters: what an idiom's {ARG} writes into
+        self.families: frozenset = frozenset()   # if given, idioms are drawn from these IDIOM_FAMILIES only
 
     # ------------------------------------------------------------- drawing
     def pick(self, options):
@@ -465,9 +468,10 @@ class _Writer:
             self.statement(depth)
 
     def statement(self, depth: int) -> None:
-        # idioms: 8 in 24 (4 in 20 until the idiom table grew from 80 to 142 entries in session 13)
+        # idioms: 12 in 28 (8 in 24 until the table grew from 144 to 228 entries in session 14; 4 in 20
+        # until it grew from 80 to 142 in session 13)
         kinds = ["assign", "assign", "augment", "if", "ifexp", "for", "fill", "update", "list", "tuple", "dict",
-                 "helper", "while", "closure", "iterate", "return"] + ["idiom"] * 8
+                 "helper", "while", "closure", "iterate", "return"] + ["idiom"] * 12
         kind = self.pick(kinds)
         if depth >= self.MAX_DEPTH and kind in ("if", "for", "fill", "while", "iterate", "list", "helper", "idiom"):
             kind = "assign"
@@ -492,7 +496,13 @@ class _Writer:
             pool = [i for i in PARAMETER_IDIOMS if any("{" + reading + "}" in line for line in i.lines)]
         else:
             pool = PARAMETER_IDIOMS if self.chance(33) else IDIOMS
-        idiom = self.pick([i for i in pool if not (self.complex and i.real_only)])
+            if self.families:   # a campaign aimed at some families (run.py --families)
+                pool = [i for i in IDIOMS if i.family in self.families]
+        pool = [i for i in pool if not (self.complex and i.real_only)]
+        if pool and pool[0].family:   # a family first, then one of its idioms: a family of 3 is drawn as often as one of 39
+            family = self.pick(sorted({i.family for i in pool}))
+            pool = [i for i in pool if i.family == family]
+        idiom = self.pick(pool)
         names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
         self.feature(idiom.feature)
         needs = list(idiom.needs)
@@ -510,6 +520,13 @@ class _Writer:
                 else:
                     names[hole] = self.fresh("p")
                     self.emit_template(f"{names[hole]} = {made}", {})
+        if any("{ARG}" in line for line in idiom.lines):   # a view of f's argument written, or of an array made here
+            if self.arguments and not self.in_helper:
+                names["ARG"] = self.pick(self.arguments)
+                self.feature("writes-into-an-argument")
+            else:
+                names["ARG"] = self.fresh("a")
+                self.emit_template(f"{names['ARG']} = np.cos({{V}})", {})
         for line in idiom.lines:
             self.emit_template(line, names)
         self.vars.append(_Var(names["out"], idiom.result))
@@ -1034,11 +1051,13 @@ def _finite(value) -> bool:
 
 @st.composite
 def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_statements: int = 8,
-             exclude: frozenset = frozenset(), scalars_only: bool = False) -> Program:
+             exclude: frozenset = frozenset(), scalars_only: bool = False, families: frozenset = frozenset()) -> Program:
     """A random program and inputs at which it is smooth (see the module docstring);
-    ``scalars_only``: its parameters are scalars (what compile=True compiles)."""
+    ``scalars_only``: its parameters are scalars (what compile=True compiles); ``families``:
+    its idioms come from these groups of ``idioms.IDIOM_FAMILIES`` only."""
     number_type = NUMBER_TYPES[draw(st.sampled_from([0, 0, 0, 1, 2]))]
     writer = _Writer(draw, number_type)
+    writer.families = frozenset(families)
     count = draw(st.integers(1, 3))
     params = []
     used = set()
@@ -1058,6 +1077,7 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
         params.append(Param("n", "int", None))
         writer.features.add("int-argument")
     writer.vars = [_Var(p.name, STRUCTURED[p.kind][1] if p.kind in STRUCTURED else p.kind) for p in params]
+    writer.arguments = [p.name for p in params if p.kind == "V"]
     writer.output_kind = "S" if not array_outputs or writer.chance(75) else draw(st.sampled_from(KINDS[1:]))
     if writer.output_kind != "S":
         writer.features.add("array-output")
@@ -1078,7 +1098,7 @@ def programs(draw, allow_helper: bool = True, array_outputs: bool = True, max_st
     for shift in SHIFTS:
         values = [v if p.kind == "int" else _shifted(v, shift) for p, v in zip(params, base)]
         try:
-            value, records = probe.run(trees.materialise(values, probe.namespace))
+            value, records = probe.run(trees.materialise(copy.deepcopy(values), probe.namespace))   # f may write into one
         except (ArithmeticError, RunawayProgram):
             continue
         except (TypeError, ValueError):   # NumPy itself refuses it (a complex value into a float array...)

@@ -19,7 +19,9 @@ source files), imports it, and runs :func:`check_function` on its ``f``:
   settle the program is not judged at second order (``Outcome.second_order`` says why);
 * compiled, with Numba installed: ``compile=True`` gives the NumPy path's value and gradient
   (rtol 1e-10), whether it compiled or fell back (programs of floats, ints and arrays);
-* the inputs are unchanged afterwards (values, types, shapes);
+* the inputs are left as ``f`` itself leaves them (values, types, shapes): unchanged, or
+  changed as Python changes them when ``f`` writes into an argument (each s2sad call gets
+  its own copy of the arguments, so one call's change does not move the next one's point);
 * the value has NumPy's dtype (float32 inputs mixed with float64 constants included).
 
 Inputs may be float32 (the reference is still float64 finite differences of the plain
@@ -245,6 +247,7 @@ def _objective(function, u, base_path=None, probe=None):
     """``args -> <u, f(*args)>``; with a probe, also checks the path stays ``base_path``."""
 
     def phi(args):
+        args = copy.deepcopy(args)   # f may write into an argument: each evaluation gets its own
         if probe is not None:
             value, records = probe.run(args)
             if probe.path(records) != base_path:
@@ -332,6 +335,7 @@ def numerical_directional(function, args, tangents, positions, base_path=None, p
         return moved
 
     def value(moved):
+        moved = copy.deepcopy(moved)   # f may write into an argument: each evaluation gets its own
         if probe is not None:
             result, records = probe.run(moved)
             if probe.path(records) != base_path:
@@ -468,6 +472,8 @@ def modes_for(signature: str) -> tuple:
         return ("forward",)
     if signature.startswith("jvp-vjp-mismatch"):
         return ("reverse", "forward")
+    if signature.startswith("input-mutated"):   # any call may leave the arguments otherwise than f does
+        return MODES
     return ("reverse",)
 
 
@@ -488,14 +494,19 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
     """
     outcome = Outcome()
     args = tuple(args)
-    before = copy.deepcopy(args)
+    python_after = copy.deepcopy(args)   # what f itself leaves in its arguments (a write into one changes it)
+    handed = []   # the copies given to s2sad calls that returned, compared with python_after at the end
+
+    def own():   # the arguments for one s2sad call: its own copy
+        return copy.deepcopy(args)
+
     path = os.path.abspath(f.__code__.co_filename)
     positions = tuple(i for i, a in enumerate(args) if trees.flatten(a))
     layout = Layout(args, positions)
     wide = tuple(trees.tree_map(widened, a) for a in args)
     flat_tangents = layout.flat(tangents)
     with np.errstate(all="ignore"):
-        reference = f(*copy.deepcopy(args))
+        reference = f(*python_after)
     if np.shape(reference) != np.shape(u):
         outcome.invalid = f"the output has shape {np.shape(reference)}, not {np.shape(u)}"
         return outcome
@@ -538,12 +549,16 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
             if "reverse" not in modes:
                 raise _Skipped()
             if scalar:
-                value, raw = s2sad.value_and_grad(f, argnums=positions)(*args)
+                given = own()
+                value, raw = s2sad.value_and_grad(f, argnums=positions)(*given)
+                handed.append(given)
                 read = layout.read(outcome, "gradient-structure", raw)
                 gradients = None if read is None else [u * np.asarray(g) for g in read]
                 raw_leaves = read
             else:
-                value, pullback = s2sad.vjp(f, *args)
+                given = own()
+                value, pullback = s2sad.vjp(f, *given)
+                handed.append(given)
                 cotangents = pullback(u)
                 gradients = raw_leaves = layout.read(outcome, "cotangent-structure", [cotangents[p] for p in positions])
             for label, g, primal in zip(layout.labels, raw_leaves or [], primals):
@@ -571,7 +586,9 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
                                                   f"{np.asarray(want).tolist()}")
             # a second pullback of the same vjp: linear in the cotangent
             try:
-                _, pullback = s2sad.vjp(f, *args)
+                given = own()
+                _, pullback = s2sad.vjp(f, *given)
+                handed.append(given)
                 first, second = pullback(u), pullback(-0.5 * u)
                 first = layout.read(outcome, "cotangent-structure", [first[p] for p in positions])
                 second = layout.read(outcome, "cotangent-structure", [second[p] for p in positions])
@@ -588,7 +605,9 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
         try:
             if "forward" not in modes:
                 raise _Skipped()
-            y, ydot = s2sad.jvp(f, args, tangents)
+            given = own()
+            y, ydot = s2sad.jvp(f, given, tangents)
+            handed.append(given)
         except _Skipped:
             pass
         except MissingRuleError as error:
@@ -618,13 +637,19 @@ def check_function(f, args, output_kind, u, tangents, probe=None, modes=MODES) -
                     outcome.fail("jvp-vjp-mismatch", f"<u, J v> is {forward!r} by jvp but {backward!r} by vjp")
 
         if "second" in modes:
-            _check_second_order(outcome, f, args, wide, tangents, layout, scalar and not loose, u, flat_phi, path)
+            given = own()
+            if _check_second_order(outcome, f, given, wide, tangents, layout, scalar and not loose, u, flat_phi, path):
+                handed.append(given)
         if "compiled" in modes and scalar and raw is not None and raw_leaves is not None:
-            _check_compiled(outcome, f, args, layout, value, raw_leaves, path)
+            given = own()
+            if _check_compiled(outcome, f, given, layout, value, raw_leaves, path):
+                handed.append(given)
 
-    changed = _same_inputs(before, args)
-    if changed:
-        outcome.fail("input-mutated", changed)
+    for given in handed:
+        changed = _same_inputs(python_after, given)
+        if changed:
+            outcome.fail("input-mutated", f"{changed} (compared with what f itself leaves in its arguments)")
+            break
     return outcome
 
 
@@ -635,12 +660,13 @@ def _compilable(value) -> bool:
     return type(value) in (float, int, np.ndarray)
 
 
-def _check_compiled(outcome, f, args, layout, value, gradients, path) -> None:
+def _check_compiled(outcome, f, args, layout, value, gradients, path) -> bool:
     """``compile=True`` gives the NumPy path's value and gradient (to rounding), or takes the
     NumPy path; calls of Python floats, ints and arrays (in containers too) are tried
-    (float64 arrays compile). ``gradients``: the NumPy path's, leaf by leaf."""
+    (float64 arrays compile). ``gradients``: the NumPy path's, leaf by leaf. True if the
+    call returned (``args`` is then as it left them)."""
     if not all(_compilable(a) for a in args) or importlib.util.find_spec("numba") is None:
-        return
+        return False
     try:
         with warnings.catch_warnings(record=True) as fallbacks:
             warnings.simplefilter("always", s2sad.CompiledFallbackWarning)
@@ -654,22 +680,23 @@ def _check_compiled(outcome, f, args, layout, value, gradients, path) -> None:
             outcome.compiled_fallback = missing.group(1) if missing else " ".join(names[:4]) if names else reason[:70]
     except S2SADError as error:
         _refusal(outcome, "compiled", error, path)
-        return
+        return False
     except Exception as error:  # noqa: BLE001 - every exception is a finding
         _exception_failure(outcome, "compiled", error)
-        return
+        return False
     outcome.compiled_checked = True
     compiled = layout.read(outcome, "compiled-structure", compiled)
     if compiled is None:
-        return
+        return True
     if any(isinstance(leaf, np.ndarray) and leaf.dtype == np.float32
            for a in args for leaf in (trees.leaves(a) if trees.is_container(a) else (a,))):
         _check_compiled_float32(outcome, compiled_value, compiled, value, gradients)
-        return
+        return True
     if not _close(compiled_value, value, EXACT_RTOL, 1e-12) or \
             not all(_close(c, g, 1e-10, 1e-12) for c, g in zip(compiled, gradients)):
         outcome.fail("compiled-mismatch", f"compile=True gives {compiled_value!r}, {list(compiled)!r}; the NumPy "
                                           f"path {value!r}, {list(gradients)!r}")
+    return True
 
 
 def _check_compiled_float32(outcome, compiled_value, compiled, value, gradients) -> None:
@@ -690,30 +717,31 @@ def _check_compiled_float32(outcome, compiled_value, compiled, value, gradients)
 SECOND_RTOL, SECOND_ATOL = 1e-4, 1e-5   # hvp against nested finite differences (each ~1e-7 off)
 
 
-def _check_second_order(outcome, f, args, wide, tangents, layout, judged: bool, u, flat_phi, path) -> None:
+def _check_second_order(outcome, f, args, wide, tangents, layout, judged: bool, u, flat_phi, path) -> bool:
     """``hvp`` of a scalar ``f`` along the tangents (times ``u``), against central differences
     along them of the finite-difference gradient of ``phi = u * f`` (both nested stencils run on
-    the probed twin: a step that changes the path makes the program unjudged here, not failed)."""
+    the probed twin: a step that changes the path makes the program unjudged here, not failed).
+    True if ``hvp`` returned (``args`` is then as it left them)."""
     positions = layout.positions
     if not judged or not positions:
         outcome.second_order = "not a scalar float64 or complex program"
-        return
+        return False
     try:
         products = s2sad.hvp(f, args, tangents)
     except MissingRuleError as error:
         outcome.missing_forward.append(_missing_rule_name(error))
         outcome.second_order = "a forward rule is missing"
-        return
+        return False
     except S2SADError as error:
         _refusal(outcome, "second", error, path)
         outcome.second_order = "refused"
-        return
+        return False
     except Exception as error:  # noqa: BLE001 - every exception is a finding
         _exception_failure(outcome, "second", error)
-        return
+        return False
     products = layout.read(outcome, "hvp-structure", products if len(positions) > 1 else (products,))
     if products is None:
-        return
+        return True
     flat_wide, flat_tangents = layout.flat(wide), [widened(t) for t in layout.flat(tangents)]
     leaves = range(len(flat_wide))
 
@@ -727,9 +755,10 @@ def _check_second_order(outcome, f, args, wide, tangents, layout, judged: bool, 
         expected = _stencil(gradient_along, at)
     except (PathChanged, NotConverged):
         outcome.second_order = "nested finite differences do not settle here"
-        return
+        return True
     got = float(u) * np.concatenate([np.ravel(np.asarray(g)) for g in products])
     outcome.second_order = "checked"
     if got.shape != expected.shape or not _close(got, expected, SECOND_RTOL, SECOND_ATOL):
         outcome.fail("hvp-mismatch", f"hvp along v: s2sad {got.tolist()} != nested finite differences "
                                      f"{expected.tolist()}")
+    return True

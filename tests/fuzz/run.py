@@ -14,6 +14,9 @@ Options::
     --out DIR        where shrunk failing programs are written (default: a new temporary directory)
     --save           write them to tests/fuzz_regressions/ instead (marked XFAIL "not triaged yet")
     --include-known  also report failures that match a known bug (a regression marked XFAIL)
+    --scalars        programs of scalar parameters only (what compile=True compiles)
+    --families F,G   draw idioms from these groups of idioms.IDIOM_FAMILIES only (a campaign
+                     aimed at, say, linear-algebra,ml-blocks)
 
 Each batch is one hypothesis run. A failure that is new (not a known bug, not found before
 in this run) is raised, so hypothesis shrinks it; the shrunk program is written out as a
@@ -266,6 +269,22 @@ def _worker(arguments):
     return campaign.stats, campaign.features, campaign.missing, campaign.failures, campaign.refusals, found
 
 
+def _program_options(arguments) -> dict | None:
+    """The options of generator.programs a campaign asks for (--scalars, --families)."""
+    from .idioms import IDIOM_FAMILIES
+
+    options = {}
+    if arguments.scalars:
+        options["scalars_only"] = True
+    if arguments.families:
+        families = frozenset(name.strip() for name in arguments.families.split(",") if name.strip())
+        unknown = sorted(families - set(IDIOM_FAMILIES))
+        if unknown:
+            raise SystemExit(f"unknown idiom families {unknown}; known: {', '.join(IDIOM_FAMILIES)}")
+        options["families"] = families
+    return options or None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -279,10 +298,13 @@ def main(argv=None) -> int:
     parser.add_argument("--include-known", action="store_true")
     parser.add_argument("--scalars", action="store_true",
                         help="programs of scalar parameters only (what compile=True compiles: both modes compared)")
+    parser.add_argument("--families", default="",
+                        help="comma-separated groups of idioms.IDIOM_FAMILIES: draw idioms from these only")
     arguments = parser.parse_args(argv)
 
     from . import regressions
 
+    _program_options(arguments)   # an unknown family is said before any work starts
     started = time.time()
     deadline = started + 60 * arguments.minutes if arguments.minutes else float("inf")
     known = [] if arguments.include_known else regressions.known_bugs()
@@ -297,7 +319,7 @@ def main(argv=None) -> int:
         os.makedirs(programs_directory)
         tasks.append((w, shares[w], arguments.seed, arguments.batch, deadline, programs_directory, known,
                       arguments.include_known, cache, SHRINK_BUDGET, REDUCE_BUDGET, out,
-                      {"scalars_only": True} if arguments.scalars else None))
+                      _program_options(arguments)))
     if jobs == 1:
         results = [_worker(tasks[0])]
     else:
