@@ -63,6 +63,7 @@ class NormalizerState:
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
         self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.definition_defaults: dict = {}      # id(nested def or lambda) -> {parameter: its default's atom}
         self.local_classes: dict[str, str] = {}  # class defined in the body -> the module-level name it is bound to
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
