@@ -81,6 +81,7 @@ class NormalizerState:
         self.params: set[str] = set()
         self.owned: dict[str, str] = {}          # argument changed in place -> the function's own copy of it
         self.consumed: set[int] | None = None    # ids of the expressions used up in one pass (one_pass.py), once asked
+        self.generators_at_once: set[int] | None = None  # ids of the generator expressions used where written
 
     # A block is built as a list of items; operations gather in ``self.operations`` until
     # something that is not an operation (a loop, a branch, a jump) closes the statement.
