@@ -40,7 +40,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
                       filled_in_place, sorted_in_place, subtracted_at, unbroadcast, write_back, written_into,
-                      written_into_argument, written_into_shared)
+                      written_into_argument, written_into_shared, refuse_held_numbers)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
 
@@ -205,6 +205,7 @@ defvjp(filled_in_place, "value, a", "unbroadcast(g, value)", None)
 defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
+nondifferentiable(refuse_held_numbers)  # forward code's check, met again when hvp differentiates that code
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(written_into_argument, "new, old, name", "unbroadcast(g, new)", None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")
