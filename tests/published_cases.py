@@ -10,7 +10,7 @@ import numpy as np
 
 import published_programs as p
 import s2sad
-from s2sad.arguments import is_float_like
+from s2sad.runtime.projection import is_float_like
 from test_idiom_programs import _along, _second_along
 from trees import combine, direction, inner
 

@@ -21,7 +21,7 @@ import pytest
 import idiom_programs as p
 import s2sad
 from corpus_cases import corpus_cases
-from s2sad.arguments import is_float_like
+from s2sad.runtime.projection import is_float_like
 from s2sad.errors import MissingRuleError, UnsupportedSyntaxError
 from trees import combine, direction, inner, same_type, scaled
 
