@@ -1398,3 +1398,51 @@ def numpy_random_under_another_name(x, y):
 
 def numpy_random_function_imported(x, y):
     return float(np.sum((x + standard_draws(x.size)) * y))
+
+
+# ---------------------------------------------------------------- functions used as values, their variables changed later
+
+def apply(f, v):
+    return f(v)
+
+
+def lambda_value_sees_a_write_in_place(x, y):
+    z = y * 1.0
+    fs = [lambda t: t * z]
+    z *= 2.0
+    return float(np.sum(fs[0](x) ** 2))
+
+
+def lambda_given_to_a_helper_after_a_write(x, y):
+    z = y * 1.0
+    f = lambda t: t * z
+    z[0] = x[1] * 4.0
+    return float(np.sum(apply(f, x) ** 2))
+
+
+def nested_function_given_to_a_helper_after_a_rebinding(x, y):
+    z = y * 1.0
+
+    def g(t):
+        return t * z
+
+    z = z * x
+    return float(np.sum(apply(g, x) ** 2))
+
+
+def nested_function_given_to_a_helper(x, y):
+    z = y * 2.0
+
+    def g(t):
+        return np.sin(t) * z
+
+    return float(np.sum(apply(g, x)))
+
+
+def lambda_list_called_in_a_loop(x, y):
+    scale = y * 1.0
+    steps = [lambda t: t * scale, lambda t: t + scale, np.tanh]
+    v = x
+    for step in steps:
+        v = step(v)
+    return float(np.sum(v ** 2))

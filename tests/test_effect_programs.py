@@ -27,7 +27,7 @@ from s2sad.errors import S2SADError
 MODES = ("grad", "jvp", "hvp")
 
 HELPERS = {"make_box", "grow", "bump", "write_both", "write_first", "counting", "helper_with_a_buffer_default",
-           "counted_square", "first_half", "same", "pack", "cached_scale"}
+           "counted_square", "first_half", "same", "pack", "cached_scale", "apply"}
 PROGRAMS = sorted(name for name, value in vars(p).items()
                   if inspect.isfunction(value) and value.__module__ == p.__name__ and name not in HELPERS)
 
@@ -98,6 +98,8 @@ REFUSED = {
     'iter_next_twice': {'grad': 'no rule for `iter` (builtins.iter), and it has no ', 'jvp': 'no forward rule for `iter` (builtins.iter)', 'hvp': 'no forward rule for `iter` (builtins.iter)'},
     'iterated_rows_written': 'this augmented assignment changes the ndarray `row',
     'iterator_class': '`for v in xs` is given an object of `Rows`, whose ',
+    'lambda_given_to_a_helper_after_a_write': 'a lambda used as a value reads `z`, which the func',
+    'lambda_value_sees_a_write_in_place': 'a lambda used as a value reads `z`, which the func',
     'late_binding_lambdas': 'a lambda used as a value reads `k`, which the func',
     'list_holding_one_array_twice': 'this augmented assignment changes the ndarray `a` ',
     'list_item_augmented': 'this augmented assignment changes the ndarray `pai',
@@ -117,6 +119,8 @@ REFUSED = {
     'namedtuple_replace_then_in_place': "only a variable's elements can be assigned (`y[i] ",
     'nditer_readwrite': '`v[...] = ...` changes memory that `it` shares (a ',
     'nested_default_written_in_place_later': 'this augmented assignment changes the ndarray `z` ',
+    'nested_function_given_to_a_helper': 'the nested function `g` is used as a value',
+    'nested_function_given_to_a_helper_after_a_rebinding': 'the nested function `g` is used as a value',
     'newaxis_view_written': '`m[...] = ...` changes memory that `z` shares (a v',
     'normal_with_loc': {'grad': 'no rule for the method `Generator.normal`', 'jvp': 'no forward rule for the method `Generator.normal`', 'hvp': 'no rule for the method `Generator.normal`'},
     'np_ravel_view_written': 'this augmented assignment changes the ndarray `r` ',
