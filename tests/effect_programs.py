@@ -1446,3 +1446,132 @@ def lambda_list_called_in_a_loop(x, y):
     for step in steps:
         v = step(v)
     return float(np.sum(v ** 2))
+
+
+# ---------------------------------------------------------------- objects made here, fields read after a change
+
+@dataclasses.dataclass
+class Normed:
+    w: np.ndarray
+    norm: float = 0.0
+
+    def __post_init__(self):
+        self.norm = float(np.sum(self.w ** 2))     # computed once: stale after `w` changes
+
+
+def post_init_value_stale_after_a_rebinding(x, y):
+    n = Normed(x * 1.0)
+    n.w = n.w * y
+    return float(n.norm + np.sum(n.w))
+
+
+class Lazy:
+    def __init__(self, w):
+        self.w = w
+
+    @functools.cached_property
+    def energy(self):
+        return np.sum(self.w ** 2)
+
+
+def cached_property_stale_after_a_rebinding(x, y):
+    obj = Lazy(x * 1.0)
+    first = obj.energy
+    obj.w = obj.w * y
+    return float(first + obj.energy * 2.0 + np.sum(obj.w))
+
+
+class Total:
+    def __init__(self, w):
+        self.w = w
+
+    def total(self):
+        return np.sum(self.w * 2.0)
+
+    @property
+    def doubled(self):
+        return self.w * 2.0
+
+
+def method_reads_a_rebound_field(x, y):
+    t = Total(x * 1.0)
+    t.w = t.w * y
+    return float(t.total() + np.sum(t.doubled ** 2))
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+    def out(self, v):
+        return v * self.w
+
+
+class Child(Base):
+    def out(self, v):
+        return super().out(v) + self.w ** 2
+
+
+def overridden_method_through_super(x, y):
+    c = Child(x * 1.0)
+    return float(np.sum(c.out(y)))
+
+
+class Slotted:
+    __slots__ = ("w", "b")
+
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+
+def slots_field_rebound(x, y):
+    s = Slotted(x * 1.0, y)
+    s.w = s.w * s.b
+    return float(np.sum(s.w ** 2))
+
+
+class Fallback:
+    def __init__(self, w):
+        self.w = w
+
+    def __getattr__(self, name):
+        return self.w * 3.0
+
+
+def getattr_fallback_read(x, y):
+    f = Fallback(x * y)
+    return float(np.sum(f.anything ** 2))
+
+
+class Functional:
+    def __init__(self, total):
+        self.total = total
+
+    def add(self, v):
+        return Functional(self.total + v)
+
+
+def method_returning_a_new_object(x, y):
+    acc = Functional(x * 1.0)
+    acc = acc.add(y).add(x * y)
+    return float(np.sum(acc.total ** 2))
+
+
+class NamedChild(Base):
+    def out(self, v):
+        return super(NamedChild, self).out(v) + self.w ** 2
+
+
+def overridden_method_through_named_super(x, y):
+    c = NamedChild(x * 1.0)
+    return float(np.sum(c.out(y)))
+
+
+class BaseNamedChild(Base):
+    def out(self, v):
+        return Base.out(self, v) + self.w ** 2
+
+
+def overridden_method_through_the_base_by_name(x, y):
+    c = BaseNamedChild(x * 1.0)
+    return float(np.sum(c.out(y)))
