@@ -1575,3 +1575,167 @@ class BaseNamedChild(Base):
 def overridden_method_through_the_base_by_name(x, y):
     c = BaseNamedChild(x * 1.0)
     return float(np.sum(c.out(y)))
+
+
+# ---------------------------------------------------------------- loops over what they change
+
+def loop_over_a_view_written_ahead(x, y):
+    z = x * y
+    for i, v in enumerate(z[:-1]):
+        z[i + 1] = z[i + 1] + v          # v is read from z when the loop reaches it: the sum so far
+    return float(np.sum(z ** 2))
+
+
+def loop_over_an_array_writing_its_last(x, y):
+    z = x * y
+    for v in z:
+        z[-1] = z[-1] + v
+    return float(np.sum(z ** 2))
+
+
+def loop_over_rows_writing_the_next(x, y):
+    m = np.outer(x, y)
+    for i, row in enumerate(m[:-1]):
+        m[i + 1] = m[i + 1] * 0.5 + row
+    return float(np.sum(m ** 2))
+
+
+def loop_over_a_list_that_grows(x, y):
+    xs = [x * 1.0, y * 1.0]
+    for v in xs:
+        if len(xs) < 5:
+            xs.append(v * 2.0)
+    return float(sum(np.sum(v ** 2) for v in xs))
+
+
+def loop_over_a_list_whose_items_are_replaced(x, y):
+    xs = [x * 1.0, y * 1.0, x * y]
+    for i, v in enumerate(xs):
+        if i + 1 < len(xs):
+            xs[i + 1] = xs[i + 1] + v
+    return float(sum(np.sum(v ** 2) for v in xs))
+
+
+def loop_over_an_array_rebound_inside(x, y):
+    z = x * y
+    for v in z:
+        z = z * 2.0 + v                  # the loop keeps walking the first array
+    return float(np.sum(z))
+
+
+def loop_over_zip_of_an_array_and_its_shift(x, y):
+    z = x * y
+    for i, (a, b) in enumerate(zip(z, z[1:])):
+        z[i + 1] = a + b
+    return float(np.sum(z ** 2))
+
+
+def while_over_a_list_popping(x, y):
+    xs = [x * 1.0, y * 1.0, x * y]
+    total = 0.0
+    while xs:
+        v = xs.pop()
+        total = total + np.sum(v) * len(xs)
+    return float(total)
+
+
+def iterate_a_dict_writing_values(x, y):
+    d = {"a": x * 1.0, "b": y * 1.0}
+    for k in d:
+        d[k] = d[k] * d["a"]
+    return float(np.sum(d["a"] ** 2) + np.sum(d["b"]))
+
+
+# ---------------------------------------------------------------- calls handing back one of the arrays they are given
+
+def max_returns_one_of_its_arguments(x, y):
+    z, w = x * 1.0, y * 1.0
+    m = max([z, w], key=lambda a: a[0])
+    m += 1.0
+    return float(np.sum(z ** 2) + np.sum(w ** 3))
+
+
+def min_of_two_arrays_by_key(x, y):
+    z, w = x * 1.0, y * 1.0
+    m = min(z, w, key=lambda a: a[1])
+    m *= 3.0
+    return float(np.sum(z ** 2) + np.sum(w ** 3))
+
+
+def pop_returns_the_held_array(x, y):
+    z = x * 1.0
+    xs = [y * 1.0, z]
+    last = xs.pop()
+    last += y
+    return float(np.sum(z ** 2))
+
+
+def swap_then_write(x, y):
+    a, b = x * 1.0, y * 1.0
+    a, b = b, a
+    a += 1.0
+    return float(np.sum(a ** 2) + np.sum(b ** 3))
+
+
+def alias_made_in_a_branch(x, y):
+    z = x * 1.0
+    w = y * 1.0
+    if np.sum(x) > -100.0:
+        w = z
+    w += y
+    return float(np.sum(z ** 2))
+
+
+def alias_carried_by_a_loop(x, y):
+    z = x * 1.0
+    w = y * 1.0
+    for _ in range(2):
+        w, z = z, w
+    w += y
+    return float(np.sum(z ** 2) + np.sum(w ** 3))
+
+
+def reduce_returns_an_item(x, y):
+    z = x * 1.0
+    first = functools.reduce(lambda a, b: a, [z, y * 1.0])
+    first *= 2.0
+    return float(np.sum(z ** 2))
+
+
+def itemgetter_returns_an_item(x, y):
+    z = x * 1.0
+    first = operator.itemgetter(0)([z, y])
+    first += y
+    return float(np.sum(z ** 2))
+
+
+def next_of_iter_returns_an_item(x, y):
+    z = x * 1.0
+    first = next(iter([z, y]))
+    first += y
+    return float(np.sum(z ** 2))
+
+
+def getattr_returns_a_field(x, y):
+    class Bag:
+        pass
+    b = Bag()
+    b.w = x * 1.0
+    w = getattr(b, "w")
+    w += y
+    return float(np.sum(b.w ** 2))
+
+
+def setdefault_returns_the_held_array(x, y):
+    z = x * 1.0
+    d = {"a": z}
+    v = d.setdefault("a", y)
+    v += y
+    return float(np.sum(z ** 2))
+
+
+def conditional_view_written(x, y):
+    z = x * 1.0
+    w = z if np.sum(x) > 100.0 else z[::-1]
+    w[0] = y[0] * 3.0
+    return float(np.sum(z ** 2 * y))
