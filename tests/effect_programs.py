@@ -1739,3 +1739,9 @@ def conditional_view_written(x, y):
     w = z if np.sum(x) > 100.0 else z[::-1]
     w[0] = y[0] * 3.0
     return float(np.sum(z ** 2 * y))
+
+
+def sorted_with_key_and_reverse(x, y):
+    items = [x[0] * y[0], x[1], x[2] * y[1]]
+    items = sorted(items, key=lambda t: -t, reverse=True)
+    return float(items[0] * 3.0 + items[1] * 2.0 + items[2])

@@ -114,7 +114,7 @@ REFUSED = {
     'list_pop_and_insert': '`.insert(...)` changes a value in place, which s2s',
     'list_reverse_in_place': '`.reverse(...)` changes a value in place, which s2',
     'list_slice_assigned': {'grad': 'lists or tuples joined with `+` or repeated with `', 'hvp': 'lists or tuples joined with `+` or repeated with `'},
-    'list_sort_with_key': 'the call of `sorted_in_place` does not match its r',
+    'list_sort_with_key': '`.sort(key=..., reverse=...)` of a list changes it',
     'loop_over_a_view_written_ahead': '`z[...] = ...` changes memory that `z_slice` share',
     'loop_over_rows_writing_the_next': '`m[...] = ...` changes memory that `m_slice` share',
     'loop_over_zip_of_an_array_and_its_shift': '`z[...] = ...` changes memory that `z_slice` share',
