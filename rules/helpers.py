@@ -100,14 +100,14 @@ _PLAIN_CLASSES = frozenset({float, int, complex, bool, _ndarray, _float64, np.fl
 _OPERATOR_METHODS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
                      "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
                      "__mod__", "__rmod__", "__pow__", "__rpow__", "__ipow__", "__matmul__", "__rmatmul__",
-                     "__imatmul__", "__neg__", "__pos__", "__abs__", "__getitem__", "__iter__", "__array_ufunc__",
-                     "__array_function__")
+                     "__imatmul__", "__neg__", "__pos__", "__abs__", "__getitem__", "__setitem__", "__iter__",
+                     "__array_ufunc__", "__array_function__")
 _OPERATOR_METHOD_SET = frozenset(_OPERATOR_METHODS)
 _METHODS_OF = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
                "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
                "**": ("__pow__", "__rpow__"), "@": ("__matmul__", "__rmatmul__"), "neg": ("__neg__",), "pos": ("__pos__",),
-               "abs": ("__abs__",), "[]": ("__getitem__",), "for": ("__iter__", "__getitem__")}
-_SPELLING = {"neg": "-x", "pos": "+x", "[]": "x[i]", "for": "for v in xs"}
+               "abs": ("__abs__",), "[]": ("__getitem__",), "for": ("__iter__", "__getitem__"), "[]=": ("__setitem__",)}
+_SPELLING = {"neg": "-x", "pos": "+x", "[]": "x[i]", "for": "for v in xs", "[]=": "x[i] = v"}
 # libraries whose classes keep NumPy's meaning of these (dask arrays flow through generated code; s2sad's
 # tangents, in the forward code a second derivative differentiates, have the rules' own meaning)
 _NUMPY_LIKE = frozenset({"builtins", "numpy", "dask", "collections", "s2sad"})

@@ -225,6 +225,7 @@ class TransformedForwardCall:
         """
         bound, by_param, wrt = self._resolved(tangents, args, kwargs)
         jvp = self.generated_jvp(self.function, wrt)
+        refuse_writing_back(self.function, jvp)  # as __call__ does: an hvp must not see less than a jvp
         values = list(bound.arguments.values()) + [by_param[name] for name in wrt]
         # differentiated with respect to what can carry a derivative: not the generator a helper
         # draws from, nor the ints of a `*shape` (whose method calls have no rules to go through)

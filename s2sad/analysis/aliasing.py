@@ -14,6 +14,7 @@ generator (to restore) read the same answer.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import operator
 import re
@@ -583,8 +584,9 @@ def _kind_of(container: str, made_by) -> str:
 
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
-                  operator.concat, copy.copy, reversed_items, chained, zipped)
-# (the last three: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as)
+                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped)
+# (the last three: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
+# `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
 
 
 def _hands_back_items(op: Operation) -> bool:

@@ -126,6 +126,10 @@ def operand_checks(function: Function) -> OperandChecks:
 
 
 def _operands_to_check(op: Operation) -> list[str]:
+    if op.kind == "mutate" and op.callee is not None and op.callee.name == "setitem":
+        # `x[i] = v` is written as an element's change of a list, a dict or an array: an object whose
+        # class defines its own `__setitem__` would do something else (write into a field, scale)
+        return [atom.name for atom in op.args[:1] if isinstance(atom, Var)]
     if op.kind == "element":  # a for loop's element: the iterable is walked and indexed, as a list's would be
         return [atom.name for atom in op.args[:1] if isinstance(atom, Var)]
     if op.kind == "call" and op.callee is not None and op.callee.kind == "static" and op.callee.value in CHECKED_OPERATORS:

@@ -90,7 +90,7 @@ class Emitter:
         names = self.operand_checks.of(op) if self.operand_checks is not None else ()
         if not names:
             return []
-        symbol = "for" if op.kind == "element" else op.callee.spelling
+        symbol = "for" if op.kind == "element" else "[]=" if op.kind == "mutate" else op.callee.spelling
         return [f"plain_operands({symbol!r}, {', '.join(self.rename.get(n, n) for n in names)})"]
 
     def prologue(self) -> list[str]:

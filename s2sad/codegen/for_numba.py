@@ -552,6 +552,20 @@ class _Scattered(cst.CSTVisitor):
             self.found[node.targets[0].target.value] = value.args[3].value.value
 
 
+class _RandomDraws(cst.CSTVisitor):
+    """``np.random.randn(3)``, ``np.random.seed(0)``: NumPy's global random state. Numba compiles
+    these to draws from a state of its own, which NumPy's seed does not set nor its draws advance:
+    the numbers (the value and the gradient) would not be those NumPy's own run gives."""
+
+    def __init__(self):
+        self.found: list[str] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = get_full_name_for_node(node) or ""
+        if name.startswith(("np.random.", "numpy.random.")) and name not in self.found:
+            self.found.append(name)
+
+
 def _names(target) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -580,6 +594,11 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
                                "when the module loads (a rule's function, another generated function): Numba "
                                "cannot compile those calls", location)
     module = cst.parse_module(text)
+    draws = _RandomDraws()
+    module.visit(draws)
+    if draws.found:
+        raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
+                               "would replace by a state of its own: other numbers than NumPy's", location)
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:

@@ -53,7 +53,7 @@ class ForwardOperations:
     def lines(self, op: Operation) -> list[str]:
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
-            return self.mutation(op)
+            return self.core.operand_check(op) + self.mutation(op)
         self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and through_generated_jvp(op, self.activity):
             return self.transformed_call(op)

@@ -172,7 +172,7 @@ class PrimalHalf:
         if op.kind in STRUCTURE_KINDS:
             return self.core.structure_line(op)
         if op.kind == "mutate":
-            return self.mutation(op)
+            return self.core.operand_check(op) + self.mutation(op)
         if op.kind == "copy":
             if op.target not in self.core.read_names:
                 return []  # a merge nobody reads (a variable set on one path, unused after)

@@ -119,6 +119,10 @@ class _Fence(ReadingVisitor):
             self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
         if kind.starred_dict:
             self.refuse(node, "`**` unpacking in dict literals is not supported yet", "list the keys explicitly")
+        if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Name) and node.func.value == "super":
+            # Python gives a method written in a class a `__class__` cell, which `super()` reads; the
+            # function s2sad generates from it is written outside the class and has none
+            self.refuse(node, "`super()` is not supported", "call the base class's method by name: `Base.method(self, ...)`")
         if kind.assignment:
             self.check_targets(node)
         if isinstance(node, (cst.For, cst.CompFor, cst.AssignTarget, cst.AnnAssign, cst.WithItem)):

@@ -226,7 +226,8 @@ class CallNormalizer(NormalizerState):
             elif name in keyword:
                 bound[name] = keyword[name]
             elif param.default is not None:
-                bound[name] = self.expression(param.default)
+                defaults = self.definition_defaults.get(id(function))
+                bound[name] = defaults[name] if defaults is not None else self.expression(param.default)
             else:
                 raise UnsupportedSyntaxError(f"missing argument `{name}`", self.source.location(call))
         for key in (RETURN, RETURNED):
@@ -259,6 +260,24 @@ class CallNormalizer(NormalizerState):
             self.current = outer
             self.result_name, self.return_count, self.returned_atoms = saved
         return result
+
+    def defaults_where_defined(self, function) -> None:
+        """A nested function's (or a named lambda's) defaults, evaluated once where it is defined,
+        as Python does: ``def g(t, w=z)`` keeps the array ``z`` names there, whatever ``z`` names
+        when ``g`` is called (``z = z + y`` in between must not reach ``w``; ``z *= 2`` does, and the
+        aliasing analysis sees it through the copy made here)."""
+        params = function.params
+        defaults = {}
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if param.default is None:
+                continue
+            atom = self.expression(param.default)
+            if isinstance(atom, Var):
+                name = self.namer.version(param.name.value)
+                self.emit(Operation(name, "copy", args=[atom]))
+                atom = Var(name)
+            defaults[param.name.value] = atom
+        self.definition_defaults[id(function)] = defaults
 
     def refuse_nonlocal_past_the_caller(self, function, call: cst.Call) -> None:
         """A nested function called from another nested function may rebind (``nonlocal``) only

@@ -182,6 +182,8 @@ class LoopNormalizer(NormalizerState):
         The list is built under a name of its own, whatever ``want`` asks."""
         if node.for_in.asynchronous is not None:
             raise UnsupportedSyntaxError("async comprehensions cannot be differentiated", self.source.location(node))
+        if isinstance(node, cst.GeneratorExp):
+            self.check_generator_used_where_made(node)
         built = self.namer.fresh("items" if not isinstance(node, cst.DictComp) else "entries")
         self.emit(Operation(built, "list" if not isinstance(node, cst.DictComp) else "dict", None, []))
         holder = f"_s2sad_{built}"  # how the made-up loop body names the list it fills

@@ -225,6 +225,11 @@ class MutationNormalizer(NormalizerState):
         method, name = node.func.attr.value, node.func.value.value
         container = Var(self.current[name])
         args, kwargs = self.arguments(node)
+        if method == "sort" and any(keyword in ("key", "reverse") for keyword, _ in kwargs):
+            # NumPy's sort takes neither: a list's, refused here as sorted_in_place refuses `xs.sort()`
+            raise UnsupportedSyntaxError("`.sort(key=..., reverse=...)` of a list changes it in place, which s2sad "
+                                         "differentiates only for a NumPy array's `.sort()`", self.source.location(node),
+                                         f"use `{name} = sorted({name}, ...)` with the same keywords, which makes a new list")
         if method == "sort":
             callee, given = Callee("static", "sorted_in_place", sorted_in_place), [container, *args]
         elif len(args) == 1 and not kwargs:

@@ -10,23 +10,41 @@ from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import chained
 from .ir import Atom, Callee, Operation
 from .normalize_state import NormalizerState, atom_name
-from .one_pass import as_generator, consumed_once, is_plain_function
+from .one_pass import as_generator, consumed_once, generators_used_where_made, is_plain_function
 from .resolve import found
 
 
 class OnePassCallNormalizer(NormalizerState):
+    def _resolver(self):
+        code = getattr(self.source.function, "__code__", None)
+        local = set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
+
+        def resolve(name):
+            value = self.env.resolve_dotted(name) if name.split(".")[0] not in local else None
+            return value if found(value) else None
+        return resolve
+
+    def generators_used_where_made(self) -> set[int]:
+        if self.generators_at_once is None:
+            self.generators_at_once = generators_used_where_made(self.source.funcdef, self._resolver())
+        return self.generators_at_once
+
+    def check_generator_used_where_made(self, node: cst.GeneratorExp) -> None:
+        """Refuse a generator expression stored to be read later: it would read its variables
+        then, and the list s2sad makes of it reads them here (one_pass.py)."""
+        if id(node) not in self.generators_used_where_made():
+            raise UnsupportedSyntaxError(
+                "a generator expression stored to be read later: it runs when it is read, reading its variables "
+                "then (after any change made in between), and once only; s2sad differentiates one used where "
+                "it is written (a for loop, a call's argument, unpacking)", self.source.location(node),
+                "write a list comprehension `[...]` instead, which is made at once, or write the generator "
+                "where it is used")
+
     def check_consumed_once(self, node: cst.Call, dotted: str) -> None:
         """Refuse a one-pass iterator (``map``, ``reversed``, ``itertools.chain``) except where it is
         used up at once, in one pass (one_pass.py): there the list of its items is the same."""
         if self.consumed is None:
-            code = getattr(self.source.function, "__code__", None)
-            local = set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
-
-            def resolve(name):
-                value = self.env.resolve_dotted(name) if name.split(".")[0] not in local else None
-                return value if found(value) else None
-
-            self.consumed = consumed_once(self.source.funcdef, resolve)
+            self.consumed = consumed_once(self.source.funcdef, self._resolver())
         if id(node) not in self.consumed:
             raise UnsupportedSyntaxError(
                 f"`{dotted}(...)` gives an iterator, which its first pass uses up: s2sad differentiates it where it is "
@@ -64,4 +82,5 @@ class OnePassCallNormalizer(NormalizerState):
             if id(made_node) not in given:
                 self.source.alias(made_node, node)
         self.consumed.add(id(generator.for_in.iter))  # (zip(xs, ys) made here: its iterables were marked with the map)
+        self.generators_used_where_made().add(id(generator))  # consumed where the map was
         return self.comprehension(generator, want)

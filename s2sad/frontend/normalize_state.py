@@ -63,6 +63,7 @@ class NormalizerState:
         self.free_reads: dict[str, str] = {}
         self.emitted: list[Operation] = []       # every operation so far, in order
         self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
+        self.definition_defaults: dict = {}      # id(nested def or lambda) -> {parameter: its default's atom}
         self.local_classes: dict[str, str] = {}  # class defined in the body -> the module-level name it is bound to
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
@@ -82,6 +83,7 @@ class NormalizerState:
         self.params: set[str] = set()
         self.owned: dict[str, str] = {}          # argument changed in place -> the function's own copy of it
         self.consumed: set[int] | None = None    # ids of the expressions used up in one pass (one_pass.py), once asked
+        self.generators_at_once: set[int] | None = None  # ids of the generator expressions used where written
 
     # A block is built as a list of items; operations gather in ``self.operations`` until
     # something that is not an operation (a loop, a branch, a jump) closes the statement.

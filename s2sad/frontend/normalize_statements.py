@@ -62,6 +62,7 @@ class StatementNormalizer(NormalizerState):
                 continue
             if isinstance(line, cst.FunctionDef):
                 self.local_functions[line.name.value] = line  # inlined where it is called
+                self.defaults_where_defined(line)
                 self.current.pop(line.name.value, None)
                 continue
             if isinstance(line, cst.ClassDef):
@@ -147,6 +148,7 @@ class StatementNormalizer(NormalizerState):
         if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
                 and node.targets[0].target.value not in self.current:  # a variable given a lambda is a value
             self.local_functions[node.targets[0].target.value] = node.value  # inlined where it is called
+            self.defaults_where_defined(node.value)
             self.current.pop(node.targets[0].target.value, None)
             return
         if len(node.targets) > 1:

@@ -58,10 +58,22 @@ def consumed_once(funcdef: cst.CSTNode, resolve) -> set[int]:
     return finder.consumed
 
 
+def generators_used_where_made(funcdef: cst.CSTNode, resolve) -> set[int]:
+    """The ids of the generator expressions in ``funcdef`` used up where they are written: those
+    :func:`consumed_once` finds, and those given to a call as an argument (``np.stack(g for ...)``:
+    the callee runs it before anything else in the function does). A generator stored
+    (``parts = (z[i] for i in ...)``) runs when it is read, and reads its variables then, after any
+    change made in between; the list s2sad makes of it is made where it is written."""
+    finder = _Consumed(resolve)
+    funcdef.visit(finder)
+    return finder.consumed | finder.given_to_calls
+
+
 class _Consumed(cst.CSTVisitor):
     def __init__(self, resolve):
         self.resolve = resolve
         self.consumed: set[int] = set()
+        self.given_to_calls: set[int] = set()
 
     def mark(self, node) -> None:
         self.consumed.add(id(node))
@@ -80,6 +92,7 @@ class _Consumed(cst.CSTVisitor):
         self.mark(node.value)  # [*map(f, xs)], (*reversed(xs),)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.given_to_calls.update(id(arg.value) for arg in node.args if isinstance(arg.value, cst.GeneratorExp))
         for arg in node.args:
             if arg.star == "*":
                 self.mark(arg.value)  # f(*map(g, xs)): gathered into one tuple

@@ -262,6 +262,10 @@ def how_read(receiver, name: str):
         return FIELD
     if is_data_descriptor:
         raise _unseen_attribute(cls, name, f"it is computed by a `{type(found).__name__}` descriptor")
+    if isinstance(found, functools.cached_property):
+        # once read, its value sits in the object's __dict__ like a field, but it was computed by
+        # code s2sad did not see (forward code reads it after the value did: it must not pass then)
+        raise _unseen_attribute(cls, name, "it is computed by a `cached_property`")
     if name in getattr(receiver, "__dict__", ()):
         return FIELD
     if found is _ABSENT:
