@@ -25,7 +25,8 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import nones_written_in, objects_written_out, origin_of, specialised, star_written_out, statics_of
+from .specialisation import built_written_out, nones_written_in, objects_written_out, origin_of, specialised, \
+    star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .runtime.initializers import initializes
@@ -146,6 +147,12 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
                 value = inspect.getattr_static(layout.cls, method)
                 parts.append("method " + _definition(name, value))
                 parts += _callee_definitions(value, {function, value})
+        for built in built_written_out(function):  # the classes it builds (their text), and their methods
+            parts.append(f"built {built!r}")
+            for method, name in built.methods:
+                value = inspect.getattr_static(built.cls, method)
+                parts.append("method " + _definition(name, value))
+                parts += _callee_definitions(value, {function, value})
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
             if not _is_users(value):  # a library function with a rule: which one
                 parts.append(f"static {position}:{name}={identity(value)}")
@@ -220,6 +227,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.objects_written_out import with_objects_written_out
 
         source = with_objects_written_out(source, objects_written_out(function))
+    if built_written_out(function):  # specialised to the objects it builds: written out as their fields
+        from .frontend.built_objects_written_out import with_built_objects_written_out
+
+        source = with_built_objects_written_out(source, built_written_out(function))
     if nones_written_in(function):  # specialised to None given to some parameters: their `is None` tests folded
         from .frontend.nones_written_in import with_nones_written_in
 

@@ -22,7 +22,6 @@ from .source import FunctionSource
 def with_objects_written_out(source: FunctionSource, layouts: tuple) -> FunctionSource:
     """``source`` with the parameters of ``layouts`` (object_layouts.ObjectLayout) written out."""
     by_name = {layout.parameter: layout for layout in layouts}
-    _refuse_field_writes(source, by_name)
     params = source.funcdef.params
     kept = []
     for param in params.params:
@@ -32,14 +31,23 @@ def with_objects_written_out(source: FunctionSource, layouts: tuple) -> Function
         else:
             kept += [cst.Param(cst.Name(name)) for name in layout.written]
     written = dataclasses.replace(source, positions=dict(source.positions))
-    rewriter = _WrittenOut(by_name, written)
-    body = source.funcdef.body.visit(rewriter)
-    _refuse_other_uses(source, by_name, rewriter.consumed)
+    body = uses_written_out(source, written, source.funcdef.body, by_name)
     funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept), body=body)
     written.funcdef = funcdef
     written.alias(funcdef, source.funcdef)
     written.alias(funcdef.name, source.funcdef.name)
     return written
+
+
+def uses_written_out(source: FunctionSource, written: FunctionSource, body, by_name: dict):
+    """``body`` (of ``source``) with each object named in ``by_name`` (name -> ObjectLayout) read
+    by its fields and methods alone; ``written``: the source whose positions the new nodes join.
+    NotCompiledError, located, for a field written or the object used otherwise."""
+    _refuse_field_writes(source, body, by_name)
+    rewriter = _WrittenOut(by_name, written)
+    made = body.visit(rewriter)
+    _refuse_other_uses(source, body, by_name, rewriter.consumed)
+    return made
 
 
 def _object_attribute(node, by_name: dict):
@@ -87,9 +95,9 @@ class _Attributes(cst.CSTVisitor):
         return True
 
 
-def _refuse_field_writes(source: FunctionSource, by_name: dict) -> None:
+def _refuse_field_writes(source: FunctionSource, body, by_name: dict) -> None:
     finder = _Targets(by_name)
-    source.funcdef.body.visit(finder)
+    body.visit(finder)
     if finder.found:
         node = finder.found[0]
         raise NotCompiledError(f"writes `{node.value.value}.{node.attr.value}` of the object it is given: compiled "
@@ -141,8 +149,8 @@ class _WrittenOut(cst.CSTTransformer):
         return made
 
 
-def _refuse_other_uses(source: FunctionSource, by_name: dict, consumed: set) -> None:
-    left = [node for node in variable_reads(source.funcdef.body, set(by_name)) if node not in consumed]
+def _refuse_other_uses(source: FunctionSource, body, by_name: dict, consumed: set) -> None:
+    left = [node for node in variable_reads(body, set(by_name)) if node not in consumed]
     if not left:
         return
     node = left[0]
