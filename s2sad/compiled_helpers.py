@@ -493,16 +493,22 @@ def _one_element(array, index) -> bool:
     return ints == array.ndim
 
 
+def _part_copied(array, index):
+    """``array[index]``, a copy where it is an array (not a view the next write changes); None
+    where it is not a real array's basic index (no implementation: the NumPy path runs)."""
+    if not (_real_array(array) and _basic_index(index)):
+        return None
+    if _one_element(array, index):
+        return lambda array, index: array[index]
+    return lambda array, index: array[index].copy()
+
+
 @overload(written_item_of)
-def _written_item_of(g, index):
-    """The cotangent of ``v`` in ``y[index] = v``, from ``y``'s after the write: ``g[index]``,
-    copied (``zeroed_at`` zeroes those entries of ``g`` next). A basic index writes each element
-    once, so no part of ``v`` is overwritten by another (what the NumPy path's written_once looks for)."""
-    if _real_array(g) and _basic_index(index):
-        if _one_element(g, index):
-            return lambda g, index: g[index]
-        return lambda g, index: g[index].copy()
-    return None
+def _written_item_of(array, index):
+    """The cotangent of ``v`` in ``y[index] = v``, from ``y``'s after the write (``array``): its
+    part at ``index``, copied (``zeroed_at`` zeroes those entries next). A basic index writes each
+    element once, so no part of ``v`` is overwritten by another (the NumPy path's written_once)."""
+    return _part_copied(array, index)
 
 
 @overload(zeroed_at)
@@ -519,14 +525,10 @@ def _zeroed_at(g, index):
 
 
 @overload(overwritten)
-def _overwritten(container, index):
-    """What ``y[index] = v`` is about to overwrite, copied: ``restore`` puts it back as the
-    gradient runs backwards, so that the values the tape holds read as they were."""
-    if _real_array(container) and _basic_index(index):
-        if _one_element(container, index):
-            return lambda container, index: container[index]
-        return lambda container, index: container[index].copy()
-    return None
+def _overwritten(array, index):
+    """What ``y[index] = v`` (``array`` being ``y``) is about to overwrite, copied: ``restore`` puts
+    it back as the gradient runs backwards, so that the values the tape holds read as they were."""
+    return _part_copied(array, index)
 
 
 @overload(restore)

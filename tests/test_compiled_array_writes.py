@@ -12,19 +12,12 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from test_compiled_arrays import compiled_against_references
+from realistic_programs import conv1d_valid, heat_equation
+from test_compiled_arrays import compiled_against_references, float32_against_references
 
 numba = pytest.importorskip("numba")
 
 rng = np.random.default_rng(141)
-
-
-def filled_by_element(signal, kernel):
-    n, k = signal.shape[0], kernel.shape[0]
-    out = np.zeros(n - k + 1)
-    for i in range(n - k + 1):
-        out[i] = np.sum(signal[i:i + k] * kernel)
-    return np.sum(np.tanh(out))
 
 
 def filled_by_pairs(image, kernel):
@@ -41,15 +34,6 @@ def filled_by_rows(W, x):
     for i in range(3):
         out[i] = np.tanh(x * (i + 1.0) @ W)
     return np.sum(out ** 2)
-
-
-def diffused(u0, kappa, steps=6):
-    u = u0.copy()
-    for _ in range(steps):
-        laplacian = np.zeros_like(u)
-        laplacian[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:]
-        u[1:-1] = u[1:-1] + kappa * laplacian[1:-1]
-    return np.sum(u ** 2)
 
 
 def recurrence(x0, a, n=6):
@@ -69,10 +53,10 @@ def overwritten_twice(v, w):
 
 
 CASES = {
-    "a buffer filled element by element": (filled_by_element, (rng.normal(size=9), rng.normal(size=3)), (0, 1)),
+    "a buffer filled element by element (the corpus's conv1d)": (conv1d_valid, (rng.normal(size=9), rng.normal(size=3)), (0, 1)),
     "out[i, j]": (filled_by_pairs, (rng.normal(size=(4, 5)), rng.normal(size=(2, 2))), (0, 1)),
     "rows": (filled_by_rows, (rng.normal(size=(2, 3)), rng.normal(size=2)), (0, 1)),
-    "slices of a copy, read again": (diffused, (rng.normal(size=7), 0.2), (0, 1)),
+    "slices of a copy, read again (the corpus's heat equation)": (heat_equation, (rng.normal(size=7), 0.2, 6), (0, 1)),
     "a recurrence reading what it wrote": (recurrence, (rng.normal(size=6), rng.normal(size=5)), (0, 1)),
     "an element overwritten after it was read": (overwritten_twice, (rng.normal(size=2), rng.normal(size=4)), (0, 1)),
 }
@@ -88,21 +72,13 @@ def test_the_arguments_are_left_as_they_were():
     """The writes are into the function's own arrays: the caller's, copied or read, stay as given."""
     u0 = rng.normal(size=7)
     given = u0.copy()
-    s2sad.grad(diffused, argnums=(0, 1), compile=True)(u0, 0.2)
+    s2sad.grad(heat_equation, argnums=(0, 1), compile=True)(u0, 0.2, 6)
     np.testing.assert_array_equal(u0, given)
 
 
 def test_float32_arrays_give_float32_gradients():
-    args = (rng.normal(size=9).astype(np.float32), rng.normal(size=3).astype(np.float32))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        gradients = s2sad.grad(filled_by_element, argnums=(0, 1), compile=True)(*args)
-    plain = s2sad.grad(filled_by_element, argnums=(0, 1))(*args)
-    wide = tuple(a.astype(np.float64) for a in args)
-    for position, gradient, theirs in zip((0, 1), gradients, plain):
-        assert gradient.dtype == theirs.dtype == np.float32
-        np.testing.assert_allclose(gradient, theirs, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(gradient, central(filled_by_element, wide, position), rtol=1e-3, atol=1e-4)
+    float32_against_references(conv1d_valid, (rng.normal(size=9).astype(np.float32),
+                                                   rng.normal(size=3).astype(np.float32)), (0, 1))
 
 
 def scattered(v, positions):

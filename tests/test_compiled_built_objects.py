@@ -14,7 +14,8 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from test_compiled_arrays import compiled_against_references
+from realistic_programs import local_dataclass_state
+from test_compiled_arrays import compiled_against_references, falls_back_naming, float32_against_references
 from test_compiled_calls import gradient_in_a_new_process
 
 numba = pytest.importorskip("numba")
@@ -100,18 +101,6 @@ def local_classes(w, v, x):
     return np.sum(np.sin(pair.left) * pair.right)
 
 
-def rebuilt_in_a_loop(q, p, steps=12, dt=0.05):
-    @dataclasses.dataclass
-    class State:
-        q: np.ndarray
-        p: np.ndarray
-
-    state = State(q, p)
-    for _ in range(steps):
-        state = State(state.q + dt * state.p, state.p - dt * np.sin(state.q))
-    return np.sum(state.q ** 2 + state.p ** 2)
-
-
 def built_in_a_branch(W, b, x, deeper):
     layer = Dense(W, b)
     if deeper > 0.0:
@@ -137,7 +126,7 @@ CASES = {
     "namedtuples, a default": (namedtuple_layers, _dense_args(), (0, 1, 2, 3, 4)),
     "classes defined in the body": (local_classes, (rng.normal(size=5), rng.normal(size=5), rng.normal(size=5)),
                                     (0, 1, 2)),
-    "a dataclass built again in a loop": (rebuilt_in_a_loop, (rng.normal(size=3), rng.normal(size=3)), (0, 1)),
+    "a dataclass built again in a loop (the corpus's)": (local_dataclass_state, (rng.normal(size=3), rng.normal(size=3)), (0, 1)),
     "built in a branch taken": (built_in_a_branch, (rng.normal(size=(3, 2)), rng.normal(size=2),
                                                    rng.normal(size=(4, 3)), 1.0), (0, 1)),
     "built in a branch not taken": (built_in_a_branch, (rng.normal(size=(3, 2)), rng.normal(size=2),
@@ -154,18 +143,7 @@ def test_objects_built_inside_compile_and_their_gradients_are_central_difference
 def test_float32_arrays_give_float32_gradients():
     """(A Python float field meeting float32 arrays falls back as a float argument does:
     test_compiled_classes.py; these objects hold arrays alone.)"""
-    args = tuple(rng.normal(size=5).astype(np.float32) for _ in range(3))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        value, gradients = s2sad.value_and_grad(local_classes, argnums=(0, 1, 2), compile=True)(*args)
-    plain_value, plain_gradients = s2sad.value_and_grad(local_classes, argnums=(0, 1, 2))(*args)
-    assert type(value) is type(plain_value)
-    np.testing.assert_allclose(value, plain_value, rtol=1e-6)
-    wide = tuple(a.astype(np.float64) for a in args)
-    for position, gradient, plain in zip((0, 1, 2), gradients, plain_gradients):
-        assert gradient.dtype == plain.dtype == np.float32
-        np.testing.assert_allclose(gradient, plain, rtol=1e-6, atol=1e-7)
-        np.testing.assert_allclose(gradient, central(local_classes, wide, position), rtol=1e-5, atol=1e-6)
+    float32_against_references(local_classes, tuple(rng.normal(size=5).astype(np.float32) for _ in range(3)), (0, 1, 2))
 
 
 # ---------------------------------------------------------------- what is not written out falls back, saying why
@@ -230,36 +208,22 @@ def out_of_order(W, b, x):
      "binds `layer` to an object it builds and to another value"),
 ], ids=["computing_init", "passed_on", "field_written", "bound_otherwise"])
 def test_what_is_not_written_out_falls_back_naming_it(f, args, words):
+    assert "test_compiled_built_objects.py:" in falls_back_naming(f, args, 0, words)  # the user's line
+
+
+@pytest.mark.parametrize("f, args, words, refusal", [
+    # computed in the fields' order, `np.sin(b)` would run before `np.cos(W)`: not written out
+    (out_of_order, (rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3))),
+     "keyword arguments out of its fields' order", "passed by keyword"),
+    (post_init, (rng.normal(size=3), rng.normal(size=3)), "__post_init__", "__post_init__"),
+], ids=["keywords_out_of_order", "post_init"])
+def test_what_the_numpy_path_refuses_falls_back_to_its_refusal(f, args, words, refusal):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        gradient = s2sad.grad(f, argnums=0, compile=True)(*args)
+        with pytest.raises(s2sad.MissingRuleError, match=refusal):
+            s2sad.grad(f, argnums=0, compile=True)(*args)
     messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
     assert len(messages) == 1 and words in messages[0], messages
-    assert "test_compiled_built_objects.py:" in messages[0]  # the user's line
-    np.testing.assert_allclose(gradient, s2sad.grad(f, argnums=0)(*args), rtol=1e-13)
-    np.testing.assert_allclose(gradient, central(f, args, 0), rtol=1e-6, atol=1e-7)
-
-
-def test_arguments_by_keyword_out_of_order_fall_back_to_the_numpy_paths_refusal():
-    """Computed in the fields' order, ``np.sin(b)`` would run before ``np.cos(W)``: not written out;
-    the NumPy path refuses a differentiated value given by keyword to a constructor, and says so."""
-    args = (rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3)))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(s2sad.MissingRuleError, match="passed by keyword"):
-            s2sad.grad(out_of_order, argnums=0, compile=True)(*args)
-    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
-    assert len(messages) == 1 and "keyword arguments out of its fields' order" in messages[0], messages
-
-
-def test_a_dataclass_with_post_init_falls_back_to_the_numpy_paths_refusal():
-    args = (rng.normal(size=3), rng.normal(size=3))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(s2sad.MissingRuleError, match="__post_init__"):
-            s2sad.grad(post_init, argnums=0, compile=True)(*args)
-    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
-    assert len(messages) == 1 and "__post_init__" in messages[0], messages
 
 
 def test_a_new_process_follows_a_changed_constructor(tmp_path):

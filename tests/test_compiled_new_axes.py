@@ -3,14 +3,10 @@
 put where the rest of the index read (compiled_helpers: untake of an index holding None). Each
 compiles (no CompiledFallbackWarning); its gradient is the NumPy path's (within 1e-12) and central
 differences' in float64; float32 arrays give float32 gradients."""
-import warnings
-
 import numpy as np
 import pytest
 
-import s2sad
-from finite_differences import numerical_gradient as central
-from test_compiled_arrays import compiled_against_references
+from test_compiled_arrays import compiled_against_references, float32_against_references
 
 numba = pytest.importorskip("numba")
 
@@ -45,14 +41,5 @@ def test_new_axes_compile_and_their_gradients_are_central_differences(name):
 
 
 def test_float32_arrays_give_float32_gradients():
-    args = (rng.normal(size=3).astype(np.float32), rng.normal(size=(3, 4)).astype(np.float32),
-            rng.normal(size=4).astype(np.float32))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        gradients = s2sad.grad(outer_plan, argnums=(0, 1, 2), compile=True)(*args)
-    plain = s2sad.grad(outer_plan, argnums=(0, 1, 2))(*args)
-    wide = tuple(a.astype(np.float64) for a in args)
-    for position, gradient, theirs in zip((0, 1, 2), gradients, plain):
-        assert gradient.dtype == theirs.dtype == np.float32
-        np.testing.assert_allclose(gradient, theirs, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(gradient, central(outer_plan, wide, position), rtol=1e-3, atol=1e-4)
+    float32_against_references(outer_plan, tuple(rng.normal(size=shape).astype(np.float32)
+                                                 for shape in (3, (3, 4), 4)), (0, 1, 2))

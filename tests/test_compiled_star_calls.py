@@ -10,7 +10,7 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from test_compiled_arrays import compiled_against_references
+from test_compiled_arrays import compiled_against_references, float32_against_references
 
 numba = pytest.importorskip("numba")
 
@@ -52,16 +52,8 @@ def test_star_calls_compile_and_their_gradients_are_central_differences(name):
 
 
 def test_float32_arrays_give_float32_gradients():
-    args = (rng.normal(size=6).astype(np.float32), rng.normal(size=(3, 2)).astype(np.float32))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
-        gradients = s2sad.grad(reshaped_by_a_tuple, argnums=(0, 1), compile=True)(*args)
-    plain = s2sad.grad(reshaped_by_a_tuple, argnums=(0, 1))(*args)
-    wide = tuple(a.astype(np.float64) for a in args)
-    for position, gradient, theirs in zip((0, 1), gradients, plain):
-        assert gradient.dtype == theirs.dtype == np.float32
-        np.testing.assert_allclose(gradient, theirs, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(gradient, central(reshaped_by_a_tuple, wide, position), rtol=1e-3, atol=1e-4)
+    float32_against_references(reshaped_by_a_tuple, (rng.normal(size=6).astype(np.float32),
+                                                     rng.normal(size=(3, 2)).astype(np.float32)), (0, 1))
 
 
 def dotted_with_packed_arrays(x, w):

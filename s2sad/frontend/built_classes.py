@@ -29,7 +29,7 @@ import inspect
 import math
 
 from ..errors import NotCompiledError
-from .object_layouts import _USER_MODULE_EXCLUDED, plain_methods
+from .object_layouts import _USER_MODULE_EXCLUDED, fresh_names, plain_methods
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,14 +114,7 @@ def _built(spelling: str, cls: type, local: bool, used: set, source, statement) 
         if hasattr(type(inspect.getattr_static(cls, field, None)), "__set__") and not issubclass(cls, tuple):
             raise NotCompiledError(f"builds a {cls.__name__}, whose class reads its field `{field}` through a "
                                    "descriptor (a property): compiled code writes the object out as its fields")
-
-    def fresh(stem: str) -> str:
-        name = stem
-        while name in used:
-            name += "_"
-        used.add(name)
-        return name
-
+    fresh = fresh_names(used)
     methods = tuple((name, fresh(f"{spelling}_{name.strip('_')}")) for name in plain_methods(cls) if name not in fields)
     if local:
         definition = _local_text(source, statement)[0]

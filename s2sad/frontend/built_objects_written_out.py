@@ -23,8 +23,8 @@ import dataclasses
 import libcst as cst
 
 from ..errors import NotCompiledError
-from .normalize_syntax import variable_reads
-from .object_layouts import ObjectLayout
+from .normalize_syntax import target_parts, variable_reads
+from .object_layouts import ObjectLayout, fresh_names
 from .objects_written_out import uses_written_out
 from .source import FunctionSource
 
@@ -33,12 +33,14 @@ def with_built_objects_written_out(source: FunctionSource, built: tuple) -> Func
     """``source`` with the objects of the classes ``built`` (built_classes.BuiltClass) written out."""
     by_spelling = {b.spelling: b for b in built}
     body = source.funcdef.body
-    holders = _holders(source, body, by_spelling)
+    bindings = _Bindings()
+    body.visit(bindings)
+    holders = _holders(source, bindings, by_spelling)
     taken = _NamesIn()
     source.funcdef.visit(taken)
     used = taken.names | {name for b in built for _, name in b.methods}
     layouts = {variable: _layout(variable, b, used) for variable, b in holders.items()}
-    _refuse_field_writes(source, body, layouts)
+    _refuse_field_writes(source, bindings, layouts)
     written = dataclasses.replace(source, positions=dict(source.positions))
     builds = _Builds(by_spelling, layouts, source, written)
     body = body.visit(builds)
@@ -57,23 +59,15 @@ def with_built_objects_written_out(source: FunctionSource, built: tuple) -> Func
 
 
 def _layout(variable: str, built, used: set) -> ObjectLayout:
-    def fresh(stem: str) -> str:
-        name = stem
-        while name in used:
-            name += "_"
-        used.add(name)
-        return name
-
+    fresh = fresh_names(used)
     written = tuple(fresh(f"{variable}_{field}") for field in built.fields)
     return ObjectLayout(variable, built.cls, built.fields, written, built.methods)
 
 
-def _holders(source: FunctionSource, body, by_spelling: dict) -> dict:
+def _holders(source: FunctionSource, bindings, by_spelling: dict) -> dict:
     """variable -> the BuiltClass of the objects it holds: the variables some assignment
     ``v = Built(...)`` binds; NotCompiledError when another binding of one of them (another
     class, a loop's target, a parameter of a function inside) would make it hold anything else."""
-    bindings = _Bindings()
-    body.visit(bindings)
     holders = {}
     for name, nodes in bindings.found.items():
         spellings = {_built_spelling(node, by_spelling) for node in nodes}
@@ -97,75 +91,49 @@ def _built_spelling(node, by_spelling: dict):
     return None
 
 
+# the nodes binding a name other than by assignment, and where they hold it
+_BINDS = {cst.AugAssign: "target", cst.AnnAssign: "target", cst.For: "target", cst.CompFor: "target",
+          cst.NamedExpr: "target", cst.Del: "target", cst.AsName: "name", cst.Param: "name", cst.FunctionDef: "name",
+          cst.ClassDef: "name"}
+
+
 class _Bindings(cst.CSTVisitor):
     """name -> the nodes binding it anywhere in a body (functions inside it included): an
-    assignment, or the loop, parameter, import, ... that binds it otherwise."""
+    assignment, or the loop, parameter, import, ``global`` ... that binds it otherwise."""
 
     def __init__(self):
         super().__init__()
         self.found: dict = {}
+        self.attributes: list = []  # the attributes assigned (`model.w = ...`, `for p.x in ...`)
 
     def _bind(self, target, node) -> None:
-        for name in _target_names(target):
-            self.found.setdefault(name, []).append(node)
+        for part in _parts(target):
+            if isinstance(part, cst.Name):
+                self.found.setdefault(part.value, []).append(node)
+            elif isinstance(part, cst.Attribute):
+                self.attributes.append(part)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind(target.target, node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target, node)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target, node)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, node)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind(node.target, node)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target, node)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind(node.name, node)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._bind(node.target, node)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._bind(node.name, node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._bind(node.name, node)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bind(node.name, node)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self._bind(item.name, node)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._bind(item.name, node)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        name = node.asname.name if node.asname is not None else node.name
-        while isinstance(name, cst.Attribute):  # `import a.b` binds `a`
-            name = name.value
-        self._bind(name, node)
+    def on_visit(self, node) -> bool:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind(target.target, node)
+        elif type(node) in _BINDS:
+            self._bind(getattr(node, _BINDS[type(node)]), node)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            for item in node.names:
+                self._bind(item.name, node)
+        elif isinstance(node, cst.ImportAlias):
+            name = node.asname.name if node.asname is not None else node.name
+            while isinstance(name, cst.Attribute):  # `import a.b` binds `a`
+                name = name.value
+            self._bind(name, node)
+        return True
 
 
-def _target_names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
+def _parts(target):
+    """``target_parts``, through starred targets (``a, *rest = ...``) too."""
+    for part in target_parts(target):
+        yield from _parts(part.value) if isinstance(part, cst.StarredElement) else (part,)
 
 
 class _NamesIn(cst.CSTVisitor):
@@ -177,37 +145,14 @@ class _NamesIn(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def _refuse_field_writes(source: FunctionSource, body, layouts: dict) -> None:
+def _refuse_field_writes(source: FunctionSource, bindings, layouts: dict) -> None:
     """A field of an object built here written (``model.weights = ...``): refused, as the written-out
     object is read by its fields alone."""
-    class Writes(cst.CSTVisitor):
-        found: list = []
-
-        def on_visit(self, node) -> bool:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-                [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)) else []
-            for target in targets:
-                for part in _attribute_targets(target):
-                    if isinstance(part.value, cst.Name) and part.value.value in layouts:
-                        Writes.found.append(part)
-            return True
-
-    Writes.found = []
-    body.visit(Writes())
-    if Writes.found:
-        node = Writes.found[0]
+    written = [part for part in bindings.attributes if isinstance(part.value, cst.Name) and part.value.value in layouts]
+    if written:
+        node = written[0]
         raise NotCompiledError(f"writes `{node.value.value}.{node.attr.value}` of an object it builds: compiled code "
                                "writes the objects it builds out as their fields, read alone", source.location(node))
-
-
-def _attribute_targets(target) -> list:
-    if isinstance(target, cst.Attribute):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [part for element in target.elements for part in _attribute_targets(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _attribute_targets(target.value)
-    return []
 
 
 class _Builds(cst.CSTTransformer):

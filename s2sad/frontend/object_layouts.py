@@ -136,8 +136,16 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
     (and ``statics``, fields_of's); its new names are apart from ``taken`` (every name the
     function uses) and from each other."""
     _check_only_read(function, parameter)
-    used = set(taken)
+    fresh = fresh_names(set(taken))
+    written = tuple(fresh(f"{parameter}_{field}") for field in fields)
+    held = set(fields) | {name for name, _ in statics}
+    methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
+    spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
+    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
 
+
+def fresh_names(used: set):
+    """``fresh(stem)``: ``stem``, or ``stem_``, ``stem__``, ..., the first not in ``used`` (which it joins)."""
     def fresh(stem: str) -> str:
         name = stem
         while name in used:
@@ -145,11 +153,7 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
         used.add(name)
         return name
 
-    written = tuple(fresh(f"{parameter}_{field}") for field in fields)
-    held = set(fields) | {name for name, _ in statics}
-    methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
-    spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
-    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
+    return fresh
 
 
 def _check_only_read(function, parameter: str) -> None:
