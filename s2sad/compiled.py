@@ -371,6 +371,9 @@ def _regrouped(gradients: tuple, groups: tuple, given: tuple, flat_positions: tu
             regrouped.append(by_flat[group[0]])
             continue
         primal = given[position]
+        if primal.__class__ is tuple:  # a tuple of arrays and floats: the tuple of their gradients
+            regrouped.append(tuple(by_flat[p] for p in group))
+            continue
         fields = dict(zip(held[0], (by_flat[p] for p in group)))
         regrouped.append(hand_over(primal, Tangent._of(type(primal), fields)))
     return tuple(regrouped)
