@@ -63,7 +63,7 @@ def specialised(callee, statics: tuple, star: tuple | None = None, objects: tupl
     # the callee's code and defaults are part of what it is: a redefinition in place makes a new one
     key = (callee.__code__, callee.__defaults__, statics, star, objects, nones, built)
     found = per_callee.get(key)
-    if found is None:
+    if found is None or not methods_current(found):  # (a method replaced on its class: made again)
         methods = {name: (layout.cls, method, layout.fields, layout.statics)
                    for layout in objects for method, name in layout.methods}
         methods.update((name, (b.cls, method, b.fields, ())) for b in built for method, name in b.methods)
@@ -146,3 +146,20 @@ def specialised_names(namespace) -> set:
     if not isinstance(namespace, StaticGlobals):
         return set()
     return set(dict.keys(namespace)) | set(namespace.methods)
+
+
+def methods_current(function, seen: set | None = None) -> bool:
+    """Whether each method a specialisation's globals made (an object's, written out) is still the
+    one its class holds: ``Dense.__call__ = other`` makes the code made from the old one stale."""
+    namespace = getattr(function, "__globals__", None)
+    if not isinstance(namespace, StaticGlobals):
+        return True
+    seen = set() if seen is None else seen
+    for name, (cls, method, *_) in namespace.methods.items():
+        made = dict.get(namespace, name)
+        if made is None or id(made) in seen:
+            continue
+        seen.add(id(made))
+        if inspect.getattr_static(cls, method, None) is not origin_of(made) or not methods_current(made, seen):
+            return False
+    return True

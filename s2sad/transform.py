@@ -25,8 +25,8 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import built_written_out, nones_written_in, objects_written_out, origin_of, specialised, \
-    star_written_out, statics_of
+from .specialisation import StaticGlobals, built_written_out, methods_current, nones_written_in, \
+    objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .runtime.initializers import initializes
@@ -570,6 +570,11 @@ def _bind_current(module, function):
         raise _Stale("DEPENDS")
     bind(module, function)
     check = current_check(function, resolved)
+    if isinstance(getattr(function, "__globals__", None), StaticGlobals):  # and the objects' methods it calls
+        of_the_function = check
+
+        def check(function):
+            return of_the_function(function) and methods_current(function)
     splits = module.__dict__.get("__s2sad_splits__")
     if not splits:
         return check

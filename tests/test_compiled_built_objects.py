@@ -276,3 +276,42 @@ def test_a_class_redefined_in_the_process_is_followed():
 
 def helper_layers(W, b, x):
     return np.sum(Dense(W, b)(x) ** 2)
+
+
+class Squashing:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x):
+        return np.sin(x @ self.W)
+
+
+def squashed_built(W, x):
+    return np.sum(Squashing(W)(x) ** 2)
+
+
+def squashed_given(layer, x):
+    return np.sum(layer(x) ** 2)
+
+
+def tanh_call(self, x):
+    return np.tanh(x @ self.W)
+
+
+def test_a_method_replaced_on_its_class_is_followed():
+    """``Squashing.__call__ = other`` after the first compiled call: the code made from the old
+    method is stale, for an object built inside and for one given (its method made again)."""
+    W, x = rng.normal(size=(3, 2)), rng.normal(size=(4, 3))
+    built = s2sad.grad(squashed_built, compile=True)
+    given = s2sad.grad(squashed_given, argnums=1, compile=True)
+    built(W, x), given(Squashing(W), x)
+    old = Squashing.__call__
+    Squashing.__call__ = tanh_call
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+            np.testing.assert_allclose(built(W, x), central(squashed_built, (W, x), 0), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(given(Squashing(W), x), central(squashed_given, (Squashing(W), x), 1),
+                                       rtol=1e-6, atol=1e-7)
+    finally:
+        Squashing.__call__ = old
