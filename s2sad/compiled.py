@@ -123,9 +123,14 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             names = [name for group in _flat_groups(names, layouts, objects) for name in group]
         names = [name for name in names if name not in none_names]
         flat_positions = tuple(p for _, group, _ in groups for p in group)
+        try:  # the objects it builds itself, written out as their fields too (frontend/built_classes.py)
+            built = _classes_built(function, layouts)
+        except NotCompiledError as error:
+            _fall_back(function, f"it {error.message}", error.location)
+            return None
         # its *args, objects and Nones written out
-        target = function if star is None and not layouts and not none_names \
-            else specialised(function, (), star, layouts, none_names)
+        target = function if star is None and not layouts and not none_names and not built \
+            else specialised(function, (), star, layouts, none_names, built)
         wrt = tuple(names[p] for p in flat_positions)
         found = _dispatcher(target, wrt)
         if found is None:
@@ -377,6 +382,17 @@ def _objects_written_out(function, parameters: list, objects: tuple, positions, 
     return layouts, groups
 
 
+def _classes_built(function, layouts: tuple) -> tuple:
+    """frontend/built_classes.classes_built of ``function``, its new names apart from those of the
+    objects it is given (``layouts``)."""
+    from .frontend.built_classes import classes_built, may_build
+
+    if not may_build(function):
+        return ()
+    taken = names_used(function) | {name for layout in layouts for name in (*layout.written, *dict(layout.methods).values())}
+    return classes_built(function, taken)
+
+
 def _flat_groups(names: list, layouts: tuple, objects: tuple) -> list:
     """The names of the flat parameters, grouped by the parameter they come from."""
     by_position = {position: layout.written for (position, *_), layout in zip(objects, layouts)}
@@ -397,6 +413,9 @@ def _regrouped(gradients: tuple, groups: tuple, given: tuple, flat_positions: tu
             regrouped.append(by_flat[group[0]])
             continue
         primal = given[position]
+        if primal.__class__ is tuple:  # a tuple of arrays and floats: the tuple of their gradients
+            regrouped.append(tuple(by_flat[p] for p in group))
+            continue
         fields = dict(zip(held[0], (by_flat[p] for p in group)))
         regrouped.append(hand_over(primal, Tangent._of(type(primal), fields)))
     return tuple(regrouped)

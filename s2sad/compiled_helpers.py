@@ -36,7 +36,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "reduce_var", "reduce_std", "var_vjp_a", "std_vjp_a",
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
-           "weak", "numpy_sum", "numpy_mean"]
+           "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
+           "array_copy_pullback", "as_tuple"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -115,6 +116,7 @@ array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_o
     "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback"))
 array_dot, array_dot_pullback, array_T, array_T_pullback = map(_compiled_only, (
     "array_dot", "array_dot_pullback", "array_T", "array_T_pullback"))
+array_copy, array_copy_pullback = map(_compiled_only, ("array_copy", "array_copy_pullback"))
 
 
 # ---------------------------------------------------------------------------- the types served
@@ -479,6 +481,116 @@ def _untake(g, index, like):
     return None
 
 
+# ---------------------------------------------------------------------------- y[index] = v on an array of its own
+written_item_of, zeroed_at, overwritten, restore = map(_compiled_only, ("written_item_of", "zeroed_at", "overwritten",
+                                                                       "restore"))
+
+
+def _one_element(array, index) -> bool:
+    """Whether ``array[index]`` (a basic index) is one element: an int for each of its axes."""
+    ints = 1 if isinstance(index, types.Integer) else \
+        sum(isinstance(i, types.Integer) for i in index) if isinstance(index, types.BaseTuple) else 0
+    return ints == array.ndim
+
+
+def _part_copied(array, index):
+    """``array[index]``, a copy where it is an array (not a view the next write changes); None
+    where it is not a real array's basic index (no implementation: the NumPy path runs)."""
+    if not (_real_array(array) and _basic_index(index)):
+        return None
+    if _one_element(array, index):
+        return lambda array, index: array[index]
+    return lambda array, index: array[index].copy()
+
+
+@overload(written_item_of)
+def _written_item_of(array, index):
+    """The cotangent of ``v`` in ``y[index] = v``, from ``y``'s after the write (``array``): its
+    part at ``index``, copied (``zeroed_at`` zeroes those entries next). A basic index writes each
+    element once, so no part of ``v`` is overwritten by another (the NumPy path's written_once)."""
+    return _part_copied(array, index)
+
+
+@overload(zeroed_at)
+def _zeroed_at(g, index):
+    """``y``'s cotangent before ``y[index] = v`` from its cotangent after: ``g`` with zeros at
+    ``index``, as a new array (``g`` may be another value's cotangent too)."""
+    if _real_array(g) and _basic_index(index):
+        def zeroed(g, index):
+            out = g.copy()
+            out[index] = 0.0
+            return out
+        return zeroed
+    return None
+
+
+@overload(overwritten)
+def _overwritten(array, index):
+    """What ``y[index] = v`` (``array`` being ``y``) is about to overwrite, copied: ``restore`` puts
+    it back as the gradient runs backwards, so that the values the tape holds read as they were."""
+    return _part_copied(array, index)
+
+
+@overload(restore)
+def _restore(container, index, old):
+    if _real_array(container) and _basic_index(index):
+        def put_back(container, index, old):
+            container[index] = old
+        return put_back
+    return None
+
+
+def _new_axes(index) -> tuple:
+    """The positions of ``None`` in a tuple index of ints, slices and Nones (``u[:, None]``), or ()."""
+    if not isinstance(index, types.BaseTuple) or not any(isinstance(i, types.NoneType) for i in index) \
+            or not all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in index):
+        return ()
+    return tuple(position for position, i in enumerate(index) if isinstance(i, types.NoneType))
+
+
+def _with_new_axes_summed(name: str, parameters: str, index, body: list):
+    """The function ``name(parameters)`` that sums ``g`` over the axes ``index`` adds (each of length
+    1: its one entry) into ``part``, then runs ``body``, where ``{kept}`` is the rest of the index
+    (``index[0], index[2],``): written for the index's type, as Numba takes a fixed index."""
+    added = _new_axes(index)
+    kept = "".join(f"index[{position}], " for position, i in enumerate(index) if not isinstance(i, types.NoneType))
+    # the axis of g each new axis is: the entries before it that keep an axis (ints take theirs away)
+    axes = [sum(1 for i in index[:position] if not isinstance(i, types.Integer)) for position in added]
+    lines = [f"def {name}({parameters}):", "    part = g"]
+    lines += [f"    part = np.sum(part, axis={axis})" for axis in sorted(axes, reverse=True)]
+    lines += ["    " + line.format(kept=kept) for line in body]
+    namespace: dict = {}
+    exec("\n".join(lines) + "\n", globals(), namespace)  # noqa: S102
+    return namespace[name]
+
+
+@overload(untake, kept=False)
+def _untake_new_axes(g, index, like):
+    """The cotangent of ``like[index]`` where ``index`` adds axes (``u[:, None]``, ``v[None, :]``):
+    ``g`` summed over each new axis, put where the rest of the index read, zero elsewhere."""
+    like = like.type if isinstance(like, types.Optional) else like  # (a variable unset before a loop)
+    if _new_axes(index) and _real_array(like) and _real_array(g):
+        return _with_new_axes_summed("untake_new_axes", "g, index, like", index, [
+            "out = np.zeros(like.shape, like.dtype)", "out[{kept}] = part", "return out"])
+    return None
+
+
+@overload(add_into, kept=False)
+def _add_into_new_axes(buffer, index, g):
+    if _new_axes(index) and _real_array(buffer) and _real_array(g):
+        return _with_new_axes_summed("add_into_new_axes", "buffer, index, g", index, ["buffer[{kept}] += part"])
+    return None
+
+
+@overload(add_at, kept=False)
+def _add_at_new_axes(a, g, index, like):
+    like = like.type if isinstance(like, types.Optional) else like
+    if _new_axes(index) and _real_array(a) and _real_array(like) and a.ndim == like.ndim and _real_array(g):
+        return _with_new_axes_summed("add_at_new_axes", "a, g, index, like", index, [
+            "out = a.copy()", "out[{kept}] += part", "return out"])
+    return None
+
+
 @overload(_as_array)
 def _as_array_overload(v, like):
     """``v`` as an array of ``like``'s shape: a float is spread, an array is kept (shapes checked
@@ -667,6 +779,33 @@ def _array_dot_pullback(saved, g):
     def pullback(saved, g):
         return 0.0, matmul_vjp_x1(g, saved[0], saved[1]), matmul_vjp_x2(g, saved[0], saved[1])
     return pullback
+
+
+as_tuple = _compiled_only("as_tuple")
+
+
+@overload(as_tuple)
+def _as_tuple(t):
+    """``tuple(t)`` of a tuple (the normaliser's, for a call given ``*t``): ``t``. Nothing else:
+    a list's length is not known to Numba's types."""
+    if isinstance(t, types.BaseTuple):
+        return lambda t: t
+    return None
+
+
+@overload(array_copy)
+def _array_copy(receiver):
+    """``x.copy()``: a new array; its pullback needs nothing."""
+    if _real_array(receiver):
+        return lambda receiver: (receiver.copy(), 0.0)
+    return None
+
+
+@overload(array_copy_pullback)
+def _array_copy_pullback(saved, g):
+    if _real_array(g):
+        return lambda saved, g: (0.0, g)
+    return None
 
 
 @overload(array_T)

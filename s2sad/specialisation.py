@@ -50,19 +50,23 @@ class StaticGlobals(dict):
         return self[name] if name in self else default
 
 
-def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = (), nones: tuple = ()):
+def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = (), nones: tuple = (),
+                built: tuple = ()):
     """``callee`` specialised to ``statics``: ((position, parameter name, function), ...); and,
     ``star`` not None, to calls giving its ``*args`` as many arguments as ``star`` names: the
     parameters they are written out as (frontend/flat_parameters.py); and to the objects
     ``objects`` lays out (frontend/object_layouts.ObjectLayout, one per parameter written out);
-    and to None given to the parameters ``nones`` (frontend/nones_written_in.py)."""
+    and to None given to the parameters ``nones`` (frontend/nones_written_in.py); and to the
+    objects of the classes ``built`` (frontend/built_classes.BuiltClass) it builds itself, written
+    out as their fields too (frontend/built_objects_written_out.py)."""
     per_callee = _made.setdefault(callee, {})
     # the callee's code and defaults are part of what it is: a redefinition in place makes a new one
-    key = (callee.__code__, callee.__defaults__, statics, star, objects, nones)
+    key = (callee.__code__, callee.__defaults__, statics, star, objects, nones, built)
     found = per_callee.get(key)
-    if found is None:
+    if found is None or not methods_current(found):  # (a method replaced on its class: made again)
         methods = {name: (layout.cls, method, layout.fields, layout.statics)
                    for layout in objects for method, name in layout.methods}
+        methods.update((name, (b.cls, method, b.fields, ())) for b in built for method, name in b.methods)
         found = types.FunctionType(callee.__code__, StaticGlobals({name: value for _, name, value in statics},
                                                                   callee.__globals__, methods),
                                    callee.__name__, callee.__defaults__, callee.__closure__)
@@ -72,6 +76,7 @@ def specialised(callee, statics: tuple, star: tuple | None = None, objects: tupl
         found.__s2sad_star__ = star
         found.__s2sad_objects__ = objects
         found.__s2sad_nones__ = nones
+        found.__s2sad_built__ = built
         found.__s2sad_origin__ = callee
         if objects:  # its parameters as calls pass them: each object's fields in its place
             found.__signature__ = _written_out_signature(callee, objects)
@@ -128,3 +133,33 @@ def nones_written_in(function) -> tuple:
 def star_written_out(function) -> tuple | None:
     """The parameters a function's ``*args`` is written out as; None when it is not."""
     return getattr(function, "__s2sad_star__", None)
+
+
+def built_written_out(function) -> tuple:
+    """The classes whose objects a function builds, written out as their fields; () if none."""
+    return getattr(function, "__s2sad_built__", ())
+
+
+def specialised_names(namespace) -> set:
+    """The module-level names a specialised function's globals (``namespace``) add to its
+    module's: the statics' and the methods' of the objects written out; none for other globals."""
+    if not isinstance(namespace, StaticGlobals):
+        return set()
+    return set(dict.keys(namespace)) | set(namespace.methods)
+
+
+def methods_current(function, seen: set | None = None) -> bool:
+    """Whether each method a specialisation's globals made (an object's, written out) is still the
+    one its class holds: ``Dense.__call__ = other`` makes the code made from the old one stale."""
+    namespace = getattr(function, "__globals__", None)
+    if not isinstance(namespace, StaticGlobals):
+        return True
+    seen = set() if seen is None else seen
+    for name, (cls, method, *_) in namespace.methods.items():
+        made = dict.get(namespace, name)
+        if made is None or id(made) in seen:
+            continue
+        seen.add(id(made))
+        if inspect.getattr_static(cls, method, None) is not origin_of(made) or not methods_current(made, seen):
+            return False
+    return True

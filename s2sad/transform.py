@@ -25,7 +25,8 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
-from .specialisation import nones_written_in, objects_written_out, origin_of, specialised, star_written_out, statics_of
+from .specialisation import StaticGlobals, built_written_out, methods_current, nones_written_in, \
+    objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .runtime.initializers import initializes
@@ -146,6 +147,12 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
                 value = inspect.getattr_static(layout.cls, method)
                 parts.append("method " + _definition(name, value))
                 parts += _callee_definitions(value, {function, value})
+        for built in built_written_out(function):  # the classes it builds (their text), and their methods
+            parts.append(f"built {built!r}")
+            for method, name in built.methods:
+                value = inspect.getattr_static(built.cls, method)
+                parts.append("method " + _definition(name, value))
+                parts += _callee_definitions(value, {function, value})
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
             if not _is_users(value):  # a library function with a rule: which one
                 parts.append(f"static {position}:{name}={identity(value)}")
@@ -220,6 +227,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.objects_written_out import with_objects_written_out
 
         source = with_objects_written_out(source, objects_written_out(function))
+    if built_written_out(function):  # specialised to the objects it builds: written out as their fields
+        from .frontend.built_objects_written_out import with_built_objects_written_out
+
+        source = with_built_objects_written_out(source, built_written_out(function))
     if nones_written_in(function):  # specialised to None given to some parameters: their `is None` tests folded
         from .frontend.nones_written_in import with_nones_written_in
 
@@ -559,6 +570,11 @@ def _bind_current(module, function):
         raise _Stale("DEPENDS")
     bind(module, function)
     check = current_check(function, resolved)
+    if isinstance(getattr(function, "__globals__", None), StaticGlobals):  # and the objects' methods it calls
+        of_the_function = check
+
+        def check(function):
+            return of_the_function(function) and methods_current(function)
     splits = module.__dict__.get("__s2sad_splits__")
     if not splits:
         return check

@@ -207,6 +207,33 @@ def compiled_against_references(f, args, argnums):
         np.testing.assert_allclose(gradient, central(f, args, position), rtol=1e-6, atol=1e-7)
 
 
+def falls_back_naming(f, args, argnum: int, words: str) -> str:
+    """``f``'s compiled gradient falls back with one warning saying ``words``, and gives the NumPy
+    path's numbers, which are central differences'; the warning's text is returned."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(f, argnums=argnum, compile=True)(*args)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert len(messages) == 1 and words in messages[0], messages
+    np.testing.assert_allclose(gradient, s2sad.grad(f, argnums=argnum)(*args), rtol=1e-13)
+    np.testing.assert_allclose(gradient, central(f, args, argnum), rtol=1e-6, atol=1e-7)
+    return messages[0]
+
+
+def float32_against_references(f, args, argnums):
+    """``f``'s gradient at the float32 arrays ``args`` compiles (no fallback), is float32, and is
+    the NumPy path's within float32's precision and central differences' at the same points in float64."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradients = s2sad.grad(f, argnums=argnums, compile=True)(*args)
+    plain = s2sad.grad(f, argnums=argnums)(*args)
+    wide = tuple(a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args)
+    for position, gradient, theirs in zip(argnums, gradients, plain):
+        assert gradient.dtype == theirs.dtype == np.float32
+        np.testing.assert_allclose(gradient, theirs, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gradient, central(f, wide, position), rtol=1e-3, atol=1e-4)
+
+
 def test_a_gradient_nothing_reaches_is_zeros_of_its_argument():
     x, y = np.array([1.0, 2.0]), np.ones((2, 3))
     with warnings.catch_warnings():

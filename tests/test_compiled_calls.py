@@ -16,7 +16,7 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from test_compiled_arrays import compiled_against_references
+from test_compiled_arrays import compiled_against_references, falls_back_naming
 
 numba = pytest.importorskip("numba")
 
@@ -182,13 +182,7 @@ def calls_a_method(x):
     (calls_powered, (np.array([0.2, -0.3]), 2 ** 20), 0, "powered_forward"),
 ], ids=["double_starred", "keyword_past_an_array_default", "recursive", "a_value", "a_method", "integer_products_in_a_callee"])
 def test_calls_it_does_not_compile_fall_back_with_the_same_numbers(f, args, argnum, words):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        gradient = s2sad.grad(f, argnums=argnum, compile=True)(*args)
-    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
-    assert len(messages) == 1 and words in messages[0], messages
-    np.testing.assert_allclose(gradient, s2sad.grad(f, argnums=argnum)(*args), rtol=1e-13)
-    np.testing.assert_allclose(gradient, central(f, args, argnum), rtol=1e-6, atol=1e-7)
+    falls_back_naming(f, args, argnum, words)
 
 
 # ---------------------------------------------------------------- keyword calls, written positionally

@@ -13,6 +13,7 @@ import pytest
 import s2sad
 from finite_differences import numerical_gradient as central
 from s2sad.runtime.tangents import Tangent
+from test_compiled_arrays import falls_back_naming
 
 numba = pytest.importorskip("numba")
 
@@ -203,7 +204,7 @@ def test_the_object_is_written_out_as_its_fields():
     splits = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
               if mode == "compiled_split" and getattr(f, "__s2sad_origin__", None) is Factors.loss]
     # each line of the method keeps its own comment (the rewritten lines point at the user's)
-    assert any("test_compiled_classes.py:30: misfit = mask * (self.users @ self.items.T - ratings)\n" in s
+    assert any("test_compiled_classes.py:31: misfit = mask * (self.users @ self.items.T - ratings)\n" in s
                and "def loss_forward(self_l2, self_users, self_items, ratings, mask):" in s for s in splits), splits
 
 
@@ -295,13 +296,7 @@ def returns_a_method(net, x, y):
     (returns_a_method, (_net(), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))), "uses the Net `net`"),
 ], ids=["int_field", "object_passed_on", "method_taken"])
 def test_what_does_not_compile_falls_back_naming_it(f, args, words):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        gradient = s2sad.grad(f, argnums=1, compile=True)(*args)
-    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
-    assert len(messages) == 1 and words in messages[0], messages
-    np.testing.assert_allclose(gradient, s2sad.grad(f, argnums=1)(*args), rtol=1e-13)
-    np.testing.assert_allclose(gradient, central(f, args, 1), rtol=1e-6, atol=1e-7)
+    falls_back_naming(f, args, 1, words)
 
 
 def test_a_method_writing_a_field_is_refused_as_the_numpy_path_refuses_it():

@@ -39,6 +39,7 @@ from libcst.helpers import get_full_name_for_node
 from ..errors import NotCompiledError, SourceLocation
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
+from .star_calls import star_calls_unpacked
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -54,7 +55,7 @@ ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumer
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
 ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "T": "array_T",
-                 "reshape": "array_reshape", "transpose": "array_transpose"}
+                 "reshape": "array_reshape", "transpose": "array_transpose", "copy": "array_copy"}
 # rules' own functions (bound when a module loads) that have an overload in compiled_helpers too
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
@@ -76,7 +77,11 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
                            "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
-                           "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul",
+                           # `y[index] = v` on an array of the function's own: the overwritten part kept, put back
+                           "written_item_of", "zeroed_at", "overwritten", "restore",
+                           # `tuple(shape)` of a call given `*shape` (star_calls.py)
+                           "as_tuple"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -599,6 +604,8 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if draws.found:
         raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
                                "would replace by a state of its own: other numbers than NumPy's", location)
+    if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
+        module = star_calls_unpacked(module, location)
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:

@@ -21,6 +21,7 @@ from .naming import Namer
 from .normalize_syntax import count_returns
 from .resolve import S2SAD_NAMES, Environment, importable_module_name
 from .source import FunctionSource
+from ..specialisation import specialised_names
 
 BUILTIN_NAMES = {name for name in dir(builtins) if not name.startswith("_")}
 RETURN = "<result>"  # the pseudo-variable holding what the function returns, merged like any other
@@ -55,6 +56,9 @@ class NormalizerState:
         # its nested lambdas and defs included (they are written out in its body, reading theirs)
         code = getattr(source.function, "__code__", None)
         used_globals = names_read(code) if code is not None else set()
+        # and those a specialised function's text reads that its code does not: the methods of the
+        # objects written out as their fields (`model_loss(...)`), the functions given as values
+        used_globals |= specialised_names(getattr(source.function, "__globals__", None))
         self.namer = Namer(RESERVED | set(reserved) | BUILTIN_NAMES | used_globals)
         self.current: dict[str, str] = {}       # user variable -> its current version
         self.operations: list[Operation] = []

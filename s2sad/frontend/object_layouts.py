@@ -136,8 +136,16 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
     (and ``statics``, fields_of's); its new names are apart from ``taken`` (every name the
     function uses) and from each other."""
     _check_only_read(function, parameter)
-    used = set(taken)
+    fresh = fresh_names(set(taken))
+    written = tuple(fresh(f"{parameter}_{field}") for field in fields)
+    held = set(fields) | {name for name, _ in statics}
+    methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
+    spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
+    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
 
+
+def fresh_names(used: set):
+    """``fresh(stem)``: ``stem``, or ``stem_``, ``stem__``, ..., the first not in ``used`` (which it joins)."""
     def fresh(stem: str) -> str:
         name = stem
         while name in used:
@@ -145,11 +153,7 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
         used.add(name)
         return name
 
-    written = tuple(fresh(f"{parameter}_{field}") for field in fields)
-    held = set(fields) | {name for name, _ in statics}
-    methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
-    spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
-    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
+    return fresh
 
 
 def _check_only_read(function, parameter: str) -> None:
@@ -162,15 +166,55 @@ def _check_only_read(function, parameter: str) -> None:
 
 def objects_in(args: tuple) -> tuple:
     """((position, class, fields, statics), ...) of the arguments that are objects of the user's
-    classes (fields_of's fields and statics); NotCompiledError when one cannot be written out."""
+    classes (fields_of's fields and statics) or dicts of numbers (entries_of's); NotCompiledError
+    when one cannot be written out."""
     found = ()
     for position, a in enumerate(args):
-        if a.__class__ not in _NOT_OBJECTS and is_user_object(a):  # (the first test keeps the calls of floats fast)
+        if a.__class__ in _NOT_OBJECTS:  # (the first test keeps the calls of floats fast)
+            continue
+        if a.__class__ is dict:
+            found += ((position, dict, entries_of(a), ()),)
+        elif a.__class__ is tuple:
+            found += ((position, tuple, items_of(a), ()),)
+        elif is_user_object(a):
             found += ((position, a.__class__, *fields_of(a)),)
     return found
 
 
-_NOT_OBJECTS = frozenset({float, int, bool, complex, str, type(None), np.ndarray, list, tuple, dict})
+_NOT_OBJECTS = frozenset({float, int, bool, complex, str, type(None), np.ndarray, list})
+
+
+def items_of(value: tuple) -> tuple:
+    """The positions of a tuple of parameters (``Wz, Wr, Wh = params``, ``params[0]``) written out as
+    its items, as names (``("0", "1", "2")``): each a Python float or a float64 or float32 array;
+    NotCompiledError for any other tuple."""
+    for position, item in enumerate(value):
+        if not _number_or_array(item):
+            raise NotCompiledError(f"was given a tuple whose item {position} is a {type(item).__name__}: compiled code "
+                                   "writes a tuple out as its items, which needs them Python floats or float arrays")
+    if not value:
+        raise NotCompiledError("was given an empty tuple")
+    return tuple(map(str, range(len(value))))
+
+
+def _number_or_array(item) -> bool:
+    return item.__class__ is float or item.__class__ is np.ndarray and item.dtype in (np.float64, np.float32)
+
+
+def entries_of(value: dict) -> tuple:
+    """The keys of a dict of parameters (``params["W"]``) written out as its entries, in their
+    order: each a name, each value a Python float or a float64 or float32 array; NotCompiledError
+    for any other dict."""
+    for key, item in value.items():
+        if not (key.__class__ is str and key.isidentifier()):
+            raise NotCompiledError(f"was given a dict with the key {key!r}: compiled code writes a dict out as its "
+                                   "entries, which needs their keys names")
+        if not _number_or_array(item):
+            raise NotCompiledError(f"was given a dict whose entry {key!r} holds a {type(item).__name__}: compiled code "
+                                   "writes a dict out as its entries, which needs them Python floats or float arrays")
+    if not value:
+        raise NotCompiledError("was given an empty dict")
+    return tuple(value)
 
 
 def written_out(args: tuple, objects: tuple) -> tuple:
@@ -178,7 +222,11 @@ def written_out(args: tuple, objects: tuple) -> tuple:
     flat, start = [], 0
     for position, _, fields, _ in objects:
         flat += args[start:position]
-        held = vars(args[position])
-        flat += [held[name] for name in fields]
+        given = args[position]
+        if given.__class__ is tuple:
+            flat += given
+        else:
+            held = given if given.__class__ is dict else vars(given)
+            flat += [held[name] for name in fields]
         start = position + 1
     return (*flat, *args[start:])

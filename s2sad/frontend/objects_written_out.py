@@ -22,7 +22,6 @@ from .source import FunctionSource
 def with_objects_written_out(source: FunctionSource, layouts: tuple) -> FunctionSource:
     """``source`` with the parameters of ``layouts`` (object_layouts.ObjectLayout) written out."""
     by_name = {layout.parameter: layout for layout in layouts}
-    _refuse_field_writes(source, by_name)
     params = source.funcdef.params
     kept = []
     for param in params.params:
@@ -32,14 +31,38 @@ def with_objects_written_out(source: FunctionSource, layouts: tuple) -> Function
         else:
             kept += [cst.Param(cst.Name(name)) for name in layout.written]
     written = dataclasses.replace(source, positions=dict(source.positions))
-    rewriter = _WrittenOut(by_name, written)
-    body = source.funcdef.body.visit(rewriter)
-    _refuse_other_uses(source, by_name, rewriter.consumed)
+    body = uses_written_out(source, written, source.funcdef.body, by_name)
     funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept), body=body)
     written.funcdef = funcdef
     written.alias(funcdef, source.funcdef)
     written.alias(funcdef.name, source.funcdef.name)
     return written
+
+
+def uses_written_out(source: FunctionSource, written: FunctionSource, body, by_name: dict):
+    """``body`` (of ``source``) with each object named in ``by_name`` (name -> ObjectLayout) read
+    by its fields and methods alone; ``written``: the source whose positions the new nodes join.
+    NotCompiledError, located, for a field written or the object used otherwise."""
+    _refuse_field_writes(source, body, by_name)
+    rewriter = _WrittenOut(by_name, written)
+    made = body.visit(rewriter)
+    _refuse_other_uses(source, body, by_name, rewriter.consumed)
+    return made
+
+
+def _item(node, by_name: dict):
+    """The layout and key of ``params["W"]`` (``params`` a dict written out) or ``params[0]`` (a
+    tuple), the key as the layout names the entry; None otherwise."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in by_name
+            and by_name[node.value.value].cls in (dict, tuple) and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    layout, key = by_name[node.value.value], node.slice[0].slice.value
+    if layout.cls is dict and isinstance(key, cst.SimpleString):
+        return layout, key.evaluated_value
+    if layout.cls is tuple and isinstance(key, cst.Integer):
+        return layout, str(key.evaluated_value)
+    return None
 
 
 def _object_attribute(node, by_name: dict):
@@ -79,6 +102,9 @@ class _Attributes(cst.CSTVisitor):
         self.by_name, self.found = by_name, []
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
+        if isinstance(node.value, cst.Name) and node.value.value in self.by_name \
+                and self.by_name[node.value.value].cls in (dict, tuple):
+            self.found.append(node)  # `params["W"] = ...`: the caller's dict would not change
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
@@ -87,9 +113,14 @@ class _Attributes(cst.CSTVisitor):
         return True
 
 
-def _refuse_field_writes(source: FunctionSource, by_name: dict) -> None:
+def _refuse_field_writes(source: FunctionSource, body, by_name: dict) -> None:
     finder = _Targets(by_name)
-    source.funcdef.body.visit(finder)
+    body.visit(finder)
+    if finder.found and isinstance(finder.found[0], cst.Subscript):
+        raise NotCompiledError(f"writes an item of the {by_name[finder.found[0].value.value].cls.__name__} "
+                               f"`{finder.found[0].value.value}` it is given: compiled code writes it out as its "
+                               "items, where the write would not reach it",
+                               source.location(finder.found[0]))
     if finder.found:
         node = finder.found[0]
         raise NotCompiledError(f"writes `{node.value.value}.{node.attr.value}` of the object it is given: compiled "
@@ -125,6 +156,28 @@ class _WrittenOut(cst.CSTTransformer):
         self.source.alias(made, original)
         return made
 
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        """``Wz, Wr, Wh = params`` (a tuple written out): its items, one by one."""
+        value, target = original.value, original.targets[0].target if len(original.targets) == 1 else None
+        if not (isinstance(value, cst.Name) and value.value in self.by_name and self.by_name[value.value].cls is tuple
+                and isinstance(target, (cst.Tuple, cst.List))
+                and len(target.elements) == len(self.by_name[value.value].written)
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements)):
+            return updated
+        self.consumed.add(value)
+        made = cst.Tuple([cst.Element(cst.Name(name)) for name in self.by_name[value.value].written])
+        self.source.alias(made, value)
+        return updated.with_changes(value=made)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+        found = _item(original, self.by_name)
+        if found is None or found[1] not in found[0].field_names():
+            return updated
+        made = cst.Name(found[0].field_names()[found[1]])
+        self.consumed.add(original.value)
+        self.source.alias(made, original)
+        return made
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         found = _object_attribute(original, self.by_name)
         if found is None:
@@ -141,12 +194,16 @@ class _WrittenOut(cst.CSTTransformer):
         return made
 
 
-def _refuse_other_uses(source: FunctionSource, by_name: dict, consumed: set) -> None:
-    left = [node for node in variable_reads(source.funcdef.body, set(by_name)) if node not in consumed]
+def _refuse_other_uses(source: FunctionSource, body, by_name: dict, consumed: set) -> None:
+    left = [node for node in variable_reads(body, set(by_name)) if node not in consumed]
     if not left:
         return
     node = left[0]
     layout = by_name[node.value]
+    if layout.cls in (dict, tuple):
+        raise NotCompiledError(f"uses the {layout.cls.__name__} `{node.value}` other than by reading its items "
+                               f"({'by their keys' if layout.cls is dict else 'by position, or unpacking them'}): "
+                               "compiled code writes it out as its items", source.location(node))
     raise NotCompiledError(f"uses the {layout.cls.__name__} `{node.value}` other than by reading its fields "
                            f"({', '.join(layout.fields)}) and calling its methods: compiled code writes the object out "
                            "as its fields", source.location(node))
