@@ -89,9 +89,10 @@ class Groups:
     memory. So a tuple, list or dict *holds* its items instead of being linked to them, and
     ``of`` follows that relation one way: a write through ``y`` is seen by ``p`` (it holds
     ``y``), but not by ``s``; a write through something that may be any item of ``p`` (an
-    element taken from it is linked to ``p``) may change every item."""
+    element taken from it is linked to ``p``) may change every item. A shallow copy (``list(a)``)
+    holds what it copies, unless ``copies_hold`` is False (``_ListLinks`` links them instead)."""
 
-    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None):
+    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None, copies_hold=True):
         self.parent: dict[str, str] = {}
         self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
         self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
@@ -128,7 +129,7 @@ class Groups:
                 for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
                     if isinstance(atom, Var):
                         self.hold(op.target, atom.name)
-            elif _hands_back_items(op):
+            elif copies_hold and _hands_back_items(op):
                 # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
                 # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
                 # items a write through one of b's reaches, and whose readers see
@@ -397,9 +398,16 @@ def _put_back_once(write, operations, made_by, reads):
                 and op.args[0].name == outer and _same_atom(op.args[1], key, made_by) and isinstance(op.args[2], Var) \
                 and op.args[2].name == taken and reads.loops[id(op)] == reads.loops[id(write)]:
             return outer, op
-        if outer in op.uses():
+        if outer in op.uses() and not _only_checks(op):
             return None
     return None
+
+
+def _only_checks(op: Operation) -> bool:
+    """A call that reads its arguments only, to check them (generated code's ``plain_operands('[]=', y)``
+    before a put-back ``y[i] = t``, met when that code is differentiated again)."""
+    return op.kind in ("call", "effect") and op.callee is not None \
+        and getattr(op.callee.value, "reads_its_arguments_only", False)
 
 
 def _same_atom(a, b, made_by) -> bool:
@@ -610,7 +618,7 @@ class _ListLinks(Groups):
         taken_ids = {id(op) for op in taken}
         super().__init__([], operations=[op for op in operations if id(op) not in taken_ids],
                          extra_links=[(op.target, name) for op in operations if _hands_back_items(op)
-                                      for name in op.uses()], keyed_by_literals=keyed_by_literals)
+                                      for name in op.uses()], keyed_by_literals=keyed_by_literals, copies_hold=False)
         changed = True
         while changed:  # an item taken out may itself hold lists: follow until nothing new is linked
             changed = False

@@ -29,7 +29,7 @@ import inspect
 import math
 
 from ..errors import NotCompiledError
-from .object_layouts import _USER_MODULE_EXCLUDED, fresh_names, plain_methods
+from .object_layouts import NOT_USER_MODULES, fresh_names, plain_methods
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +67,7 @@ def may_build(function) -> bool:
 
 
 def _users_class(value) -> bool:
-    return isinstance(value, type) and (value.__module__ or "").split(".")[0] not in _USER_MODULE_EXCLUDED
+    return isinstance(value, type) and (value.__module__ or "").split(".")[0] not in NOT_USER_MODULES
 
 
 def classes_built(function, taken: set) -> tuple:

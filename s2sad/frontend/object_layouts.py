@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import NotCompiledError
 from .flat_parameters import only_read
 
-_USER_MODULE_EXCLUDED = {"numpy", "scipy", "builtins", "s2sad", "functools", "dataclasses", "typing"}
+NOT_USER_MODULES = {"numpy", "scipy", "builtins", "s2sad", "functools", "dataclasses", "typing"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +57,7 @@ def is_user_object(value) -> bool:
     """Whether a value is an object of a user's class (what may be written out as its fields)."""
     cls = value.__class__
     module = (getattr(cls, "__module__", "") or "").split(".")[0]
-    return module not in _USER_MODULE_EXCLUDED and hasattr(value, "__dict__") and not isinstance(value, type) \
+    return module not in NOT_USER_MODULES and hasattr(value, "__dict__") and not isinstance(value, type) \
         and not callable(getattr(value, "__array__", None)) and not inspect.isroutine(value) \
         and not isinstance(value, (tuple, list, dict))
 
@@ -99,7 +99,7 @@ def _numpy_name(function) -> str | None:
 def _module_level_users(function) -> bool:
     module = (getattr(function, "__module__", "") or "").split(".")[0]
     return inspect.isfunction(function) and function.__qualname__ == function.__name__ \
-        and module not in _USER_MODULE_EXCLUDED
+        and module not in NOT_USER_MODULES
 
 
 def spelling_in(function, field: str, value) -> str:
@@ -126,7 +126,7 @@ def plain_methods(cls) -> tuple:
             continue
         function = inspect.getattr_static(cls, name, None)
         if inspect.isfunction(function) and \
-                (getattr(function, "__module__", "") or "").split(".")[0] not in _USER_MODULE_EXCLUDED:
+                (getattr(function, "__module__", "") or "").split(".")[0] not in NOT_USER_MODULES:
             found.append(name)
     return tuple(found)
 
