@@ -98,27 +98,21 @@ def _signature_text(function) -> str:
     """``function``'s parameters as ``FUNC_grad`` declares them: its defaults kept, written as
     literals where they are plain numbers, strings or None, else read from the function itself
     (``_source``, bound by the file) when it is imported."""
-    parts, starred = [], False
+    parts, starred, positional_defaults = [], False, 0
     for parameter in inspect.signature(function).parameters.values():
-        if parameter.kind is parameter.KEYWORD_ONLY and not starred:
+        keyword_only = parameter.kind is parameter.KEYWORD_ONLY
+        if keyword_only and not starred:
             parts.append("*")
             starred = True
         text = parameter.name
         if parameter.default is not parameter.empty:
             default = parameter.default
             literal = default is None or type(default) in (bool, int, str) or type(default) is float and math.isfinite(default)
-            text += "=" + (repr(default) if literal else
-                           f"_source.__kwdefaults__[{parameter.name!r}]" if parameter.kind is parameter.KEYWORD_ONLY else
-                           f"_source.__defaults__[{_positional_default_index(function, parameter.name)}]")
+            text += "=" + (repr(default) if literal else f"_source.__kwdefaults__[{parameter.name!r}]" if keyword_only
+                           else f"_source.__defaults__[{positional_defaults}]")
+            positional_defaults += not keyword_only
         parts.append(text)
     return ", ".join(parts)
-
-
-def _positional_default_index(function, name: str) -> int:
-    positional = [p for p in inspect.signature(function).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    with_defaults = [p.name for p in positional if p.default is not p.empty]
-    return with_defaults.index(name)
 
 
 def _compiled_helpers_text(_match) -> str:

@@ -573,17 +573,18 @@ def _made_here(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
     comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
     an argument it changes (written back to the caller's at the end, see normalize.py)."""
-    if origin.kind in ("list", "dict"):
-        return True
-    value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
-    return any(value is maker for maker in (list, dict, sorted, owned_copy))
+    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy))
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
+    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat))
+
+
+def _a_call_of(origin: Operation, functions) -> bool:
     value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
-    return any(value is maker for maker in (list, dict, sorted, reversed_items, chained, zipped, operator.concat))
+    return any(value is function for function in functions)
 
 
 def _kind_of(container: str, made_by) -> str:

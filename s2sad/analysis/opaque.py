@@ -28,9 +28,9 @@ from ..registry import rule_for
 
 # Writes its arguments to a stream and changes none of them.
 _LEAVES_ARGUMENTS_ALONE = {builtins.print}
-# NumPy's array methods (those that change the array, `.sort()`, `.fill()`, the front end writes out or refuses),
-# and what reads a dict, list or string without changing it
-_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")} | {
+# Methods that leave their receiver alone: NumPy's array methods (those that change the array, `.sort()`,
+# `.fill()`, the front end writes out or refuses), and what reads a dict, list or string
+_LEAVE_THE_RECEIVER = {name for name in dir(np.ndarray) if not name.startswith("_")} | {
     "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join", "lower",
     "upper"}
 
@@ -65,9 +65,9 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
             return  # method_rrule picks the rule by the receiver's type, and refuses without one
         if isinstance(callee.value, type) and stored_fields(callee.value) is not None:
             return  # a constructor that only stores its arguments leaves them alone
-        if all(atom is op.args[0] for atom in given) and callee.name in _ARRAY_METHODS:
-            return  # x.max() read for a test: an array method leaves its receiver alone (the fence refuses those that do not)
         if all(atom is op.args[0] for atom in given):
+            if callee.name in _LEAVE_THE_RECEIVER:
+                return  # x.max() read for a test
             # `model.update(2.0)`: a method of the user's class may change its object (`self.W = ...`),
             # and, its result not differentiated, the change would be a constant's
             raise UnsupportedSyntaxError(

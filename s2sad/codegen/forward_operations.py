@@ -225,34 +225,30 @@ class ForwardOperations:
                 self._producers.setdefault(operation.target, []).append(operation)
         return self._producers.get(name, [None])
 
-    def may_hold_a_function(self, name: str, seen=()) -> bool:
-        """Whether ``name`` may hold a function (a lambda reading the function's variables, a
-        parameter, an item taken out of a container): not when every operation assigning it
-        computes a number or an array (a static call other than ``closure``), or copies one."""
-        for operation in self.producers(name):
-            if operation is None or name in seen:
-                return True
-            if operation.kind == "copy" and isinstance(operation.args[0], Var):
-                if self.may_hold_a_function(operation.args[0].name, (*seen, name)):
-                    return True
-            elif not (operation.kind == "call" and operation.callee.kind == "static"
-                      and operation.callee.value is not closure):
-                return True
-        return False
-
-    def may_hold_a_sequence(self, name: str, seen=()) -> bool:
-        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
-        a NumPy call (an array), or a copy of such a value."""
+    def may_hold(self, name: str, rules_out, seen=()) -> bool:
+        """Whether ``name`` may hold a value of a kind ``rules_out(operation)`` says the operation
+        assigning it cannot make: not when every operation assigning it is ruled out, or copies
+        a value that is."""
         for operation in self.producers(name):
             if operation is None or name in seen:
                 return True   # a parameter, or a loop carrying it: anything
             if operation.kind == "copy" and isinstance(operation.args[0], Var):
-                if self.may_hold_a_sequence(operation.args[0].name, (*seen, name)):
+                if self.may_hold(operation.args[0].name, rules_out, (*seen, name)):
                     return True
-            elif not (operation.kind == "call" and operation.callee.kind == "static"
-                      and _reads_sequences_as_arrays(operation.callee.value)):
+            elif not (operation.kind == "call" and operation.callee.kind == "static" and rules_out(operation.callee.value)):
                 return True
         return False
+
+    def may_hold_a_function(self, name: str) -> bool:
+        """Whether ``name`` may hold a function (a lambda reading the function's variables, a
+        parameter, an item taken out of a container): not when every operation assigning it is
+        a static call other than ``closure`` (a number or an array), or copies one."""
+        return self.may_hold(name, lambda callee: callee is not closure)
+
+    def may_hold_a_sequence(self, name: str) -> bool:
+        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
+        a NumPy call (an array), or a copy of such a value."""
+        return self.may_hold(name, _reads_sequences_as_arrays)
 
     def bind_jvp(self, op: Operation, param: str) -> str:
         recipe = ("jvp", callee_reference(op), param)

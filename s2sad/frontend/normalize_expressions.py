@@ -162,13 +162,7 @@ class ExpressionNormalizer(NormalizerState):
         if len(node.comparisons) > 1:
             # `a < b < c` is `a < b and b < c` with `b` evaluated once, and `c` only when `a < b`
             first = self.compared(left, target.operator, right, None)
-            if isinstance(right, Var):
-                held = f"_s2sad_{right.name}"  # how the rest names it (as a comprehension's list)
-                self.current[held] = right.name
-                middle = cst.Name(held)
-            else:
-                middle = cst.parse_expression(right.code)
-            rest = cst.Comparison(middle, node.comparisons[1:])
+            rest = cst.Comparison(self.read_back(right), node.comparisons[1:])
             self.source.alias(rest, node)
             return self.choice(first, rest, first, want)
         return self.compared(left, target.operator, right, want)

@@ -146,13 +146,7 @@ class LoopNormalizer(NormalizerState):
     def counted_from(self, node: cst.For, counter: cst.Name, start: cst.BaseExpression):
         """``for i, v in enumerate(xs, start)``: the loop counts from 0 under a name of its own, and
         its body begins ``i = <that> + start``, ``start`` evaluated once, before the loop."""
-        first = self.expression(start)
-        if isinstance(first, Var):
-            held = f"_s2sad_{first.name}"  # how the body's first line names it
-            self.current[held] = first.name
-            first_node = cst.Name(held)
-        else:
-            first_node = cst.parse_expression(first.code)
+        first_node = self.read_back(self.expression(start))
         position = cst.Name(f"_s2sad_position_of_{counter.value}")
         numbered = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(counter)],
                                                        cst.BinaryOperation(position, cst.Add(), first_node))])

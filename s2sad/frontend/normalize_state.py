@@ -13,6 +13,8 @@ from __future__ import annotations
 import builtins
 import types
 
+import libcst as cst
+
 from ..analysis.aliasing import may_share
 from ..rules.helpers import __all__ as HELPER_NAMES
 from ..runtime.support import __all__ as RUNTIME_NAMES
@@ -100,6 +102,15 @@ class NormalizerState:
         self.operations.append(operation)
         self.emitted.append(operation)
         self.share_roots(operation)
+
+    def read_back(self, atom: Atom) -> cst.BaseExpression:
+        """A value computed already, as a node a statement s2sad makes up reads again without
+        computing it twice (a variable under a name only that statement spells)."""
+        if isinstance(atom, Var):
+            held = f"_s2sad_{atom.name}"
+            self.current[held] = atom.name
+            return cst.Name(held)
+        return cst.parse_expression(atom.code)
 
     def share_roots(self, operation: Operation) -> None:
         """What may share memory with an argument or a global: copies, and the views reads make

@@ -215,12 +215,16 @@ def _holds_no_tangent(container) -> bool:
 _own_tangents: dict = {}
 
 
-def _own_tangent(t: np.ndarray, container: np.ndarray) -> np.ndarray:
-    """``t``, the tangent of the array ``container``, as one that may be written in place."""
-    entry = _own_tangents.get(id(t))
-    if entry is not None and entry[0]() is t and entry[1]() is container:
-        return t
-    t = t.copy()
+def _own_tangent(t, container: np.ndarray) -> np.ndarray:
+    """``t``, the tangent of the array ``container``, as one that may be written in place: real
+    zeros for ZERO, a copy of a tangent made for something else."""
+    if t is ZERO or t is NO_TANGENT:
+        t = _materialised(t, container)
+    else:
+        entry = _own_tangents.get(id(t))
+        if entry is not None and entry[0]() is t and entry[1]() is container:
+            return t
+        t = t.copy()
     key = id(t)
     _own_tangents[key] = (weakref.ref(t, lambda _, key=key: _own_tangents.pop(key, None)), weakref.ref(container))
     return t
@@ -230,15 +234,10 @@ def tangent_setitem(t, container, index, value_tangent):
     """The tangent of ``container`` after ``container[index] = value``, written in place (into a
     tangent of ``container``'s own: see ``_own_tangent``)."""
     t = unthunk(t)
-    if isinstance(container, np.ndarray):
-        if t is ZERO or t is NO_TANGENT:
-            t = _materialised(t, container)
-            key = id(t)
-            _own_tangents[key] = (weakref.ref(t, lambda _, key=key: _own_tangents.pop(key, None)),
-                                  weakref.ref(container))
-        elif isinstance(t, np.ndarray):
-            t = _own_tangent(t, container)
-    t = _materialised(t, container)
+    if isinstance(container, np.ndarray) and (t is ZERO or t is NO_TANGENT or isinstance(t, np.ndarray)):
+        t = _own_tangent(t, container)
+    else:
+        t = _materialised(t, container)
     value_tangent = unthunk(value_tangent)
     if isinstance(t, np.ndarray):
         if value_tangent is ZERO or value_tangent is NO_TANGENT or _holds_no_tangent(container):
