@@ -163,5 +163,7 @@ defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  sequence_jvp)
 defjvp(builtins.tuple, sequence_jvp)
 defjvp(builtins.divmod, divmod_jvp_x1, divmod_jvp_x2)
-defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
-defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")
+defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None",
+       orders_only=("key",))
+defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None",
+       orders_only=("key",))

@@ -68,7 +68,7 @@ def sorted_jvp_iterable(g, ans, iterable, key, reverse):
 
 
 defvjp(builtins.sorted, "iterable, key=None, reverse=False", sorted_vjp_iterable, None, None)
-defjvp(builtins.sorted, sorted_jvp_iterable, None, None)
+defjvp(builtins.sorted, sorted_jvp_iterable, None, None, orders_only=("key",))
 
 
 # ------------------------------------------------------------------ zip

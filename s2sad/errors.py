@@ -189,10 +189,16 @@ def untaken_branch_error(kind: str, message: str, filename: str, line: int, colu
     """The error generated code raises when it takes a branch s2sad refused when it transformed the
     function (frontend/untaken.py): the refusal itself (of its class ``kind``), at the user's line,
     raised only now."""
-    text = linecache.getline(filename, line).rstrip("\n")
     taken = "this branch was refused when the function was transformed, and this call took it"
     error_class = next((c for c in _refusal_classes() if c.__name__ == kind), UnsupportedSyntaxError)
-    return error_class(message, SourceLocation(filename, line, column, text), hint=f"{taken}; {hint}" if hint else taken)
+    return refusal_at(error_class, message, filename, line, column, f"{taken}; {hint}" if hint else taken)
+
+
+def refusal_at(error_class: type, message: str, filename: str, line: int, column: int, hint: str) -> S2SADError:
+    """An error of ``error_class`` at the user's line, for generated code to raise as it runs (where
+    only the line's file and numbers were written into the code)."""
+    text = linecache.getline(filename, line).rstrip("\n")
+    return error_class(message, SourceLocation(filename, line, column, text), hint=hint)
 
 
 def _refusal_classes():

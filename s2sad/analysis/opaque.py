@@ -34,18 +34,16 @@ _LEAVE_THE_RECEIVER = {name for name in dir(np.ndarray) if not name.startswith("
     "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join", "lower",
     "upper"}
 
-def check_call(op: Operation, varied: set, differentiated: bool, arguments_shared: bool, location,
-               treatment_of) -> None:
+def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of) -> bool:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
-    call's result (by ``treatment_of(op)``, which raises itself when it cannot);
-    ``arguments_shared``: memory an argument may share is read by something else (a buffer,
-    or the array a view argument looks into, that the call may have written into)."""
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot). True when
+    the receiver's type decides, as the code runs (``receiver_left_alone``)."""
     if op.kind not in ("call", "effect") or op.callee is None:
-        return
+        return False
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
     if not given:
-        return
+        return False
     callee = op.callee
     text = location.text.strip() if location is not None and location.text else callee.spelling
     for keyword, atom in op.kwargs:
@@ -54,20 +52,22 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
                 f"`{callee.spelling}(..., out=...)` writes its result into an array, and a value it is given is "
                 "differentiated: s2sad does not differentiate writes through out=",
                 location, hint="assign the result instead (buf = np.add(x, 1.0)), which s2sad differentiates")
-    if callee.kind == "attribute" or (callee.kind == "method" and callee.name in CONSTANT_METHODS):
-        return
+    if callee.kind == "attribute":
+        return False
+    if callee.kind == "method" and callee.name in CONSTANT_METHODS:
+        return all(atom is op.args[0] for atom in given)  # x.argmax(): an array's, when x is one
     if callee.kind == "method" and callee.name == "format" and isinstance(op.args[0], Const):
-        return  # a message written as an f-string: formatting reads its values
+        return False  # a message written as an f-string: formatting reads its values
     if callee.kind == "static" and isinstance(callee.value, type) and issubclass(callee.value, BaseException):
-        return  # an exception made for `raise`, holding its message
+        return False  # an exception made for `raise`, holding its message
     if callee.kind == "method":
         if differentiated:
-            return  # method_rrule picks the rule by the receiver's type, and refuses without one
+            return False  # method_rrule picks the rule by the receiver's type, and refuses without one
         if isinstance(callee.value, type) and stored_fields(callee.value) is not None:
-            return  # a constructor that only stores its arguments leaves them alone
+            return False  # a constructor that only stores its arguments leaves them alone
         if all(atom is op.args[0] for atom in given):
             if callee.name in _LEAVE_THE_RECEIVER:
-                return  # x.max() read for a test
+                return True  # x.max() read for a test, when x is an array (and not an object with a .max of its own)
             # `model.update(2.0)`: a method of the user's class may change its object (`self.W = ...`),
             # and, its result not differentiated, the change would be a constant's
             raise UnsupportedSyntaxError(
@@ -84,22 +84,25 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
     value = callee.value
     rule = rule_for(value)
     if rule is not None:  # random draws and weighted counts refuse in their rules (rules/refusals.py)
-        return
+        return False
     if differentiated or value in _LEAVES_ARGUMENTS_ALONE or getattr(value, "reads_its_arguments_only", False):
-        return  # differentiated: treatment_of has a source to transform, or refuses
+        return False  # differentiated: treatment_of has a source to transform, or refuses
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if not arguments_shared or not may_write_into_parameters(original):
-            return  # helper(np.log1p(u)): nothing else reads what it might write into; or it only reads
+        if not may_write_into_parameters(original):
+            return False  # it only reads its arguments
         # It may write into what something else reads: a buffer whose value a result read only by a
-        # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x)).
+        # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x));
+        # or keep the value where the function reads it later, even a value nothing else reads
+        # (record(x * 2.0) storing it into a global dict or buffer the function then reads).
         raise UnsupportedSyntaxError(
             f"`{text}` gives {callee.spelling} a differentiated value, and {callee.spelling} may write into its "
-            "arguments (its result alone is not differentiated here): s2sad differentiates what a function "
-            "returns, not what it writes into its arguments",
+            "arguments or keep them (in a global, an object) (its result alone is not differentiated here): s2sad "
+            "differentiates what a function returns, not what it writes or keeps",
             location, hint=f"return the value {callee.spelling} computes and use the result")
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
+    return False
 
 
 def _method_hint(name: str) -> str:
@@ -159,20 +162,39 @@ def _may_write(function) -> bool:
             continue  # p = ...: the name now holds another object; what is done with it later is read on
         if not isinstance(node.ctx, ast.Load):
             return True  # p += v changes an array in place; del p
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return, ast.FormattedValue)):
-            continue
-        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
-            continue
-        if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load) \
-                and not isinstance(parents.get(id(parent)), ast.Call):
-            continue
-        if isinstance(parent, ast.Call) and node in parent.args and all(k.arg not in ("out", None) for k in parent.keywords):
+        read, stored, described = _read_through(node, parents)
+        if stored:
+            return True  # p.w[0] = v, p.w += v: a store into what p holds
+        parent = parents.get(id(read))
+        if described or isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return,
+                                             ast.FormattedValue)):
+            continue  # n = p.shape[0]; p.w * 2
+        if isinstance(parent, ast.Call) and read in parent.args and all(k.arg not in ("out", None) for k in parent.keywords):
             spelling = _dotted(parent.func)
             value = environment.resolve_dotted(spelling) if spelling else None
             if spelling and found(value) and rule_for(value) is not None:
                 continue
-        return True
+        return True  # given to another call, a method called on it (p.w.fill(0)), an alias (q = p.w)
     return False
+
+
+# what an array's attributes of these names hold describes it: a number or a tuple, never its data
+_DESCRIPTIONS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
+
+
+def _read_through(node, parents) -> tuple:
+    """The outermost of the attributes and items read from ``node`` (``p.w[0].b`` for ``p``);
+    whether one of them is stored into or deleted instead (``p.w[0] = v``, ``del p.w``); whether one
+    is a description of an array (``p.w.shape``), no alias of what ``p`` holds."""
+    read, described = node, False
+    while True:
+        parent = parents.get(id(read))
+        if not (isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is read):
+            return read, False, described
+        if not isinstance(parent.ctx, ast.Load):
+            return parent, True, described
+        described = described or isinstance(parent, ast.Attribute) and parent.attr in _DESCRIPTIONS
+        read = parent
 
 
 def _dotted(node) -> str | None:

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis.activity import Activity
-from ..analysis.aliasing import Groups, conditions_of
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var, operations_of
+from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -32,7 +31,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at")
+                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone")
 
 
 @dataclass
@@ -57,9 +56,7 @@ class Emitter:
         self.rename: dict[str, str] = {}       # variable -> the name the code being written reads it by
         self.last_comment = None               # the source comment heading the lines just written
         self.helpers = set(template_namespace())
-        self.readers = None  # variable -> how many operations and conditions read it (see arguments_shared)
         self.operand_checks = None  # analysis/operands.py's, where the code runs on values of any type
-        self.memory = None   # which variables may share memory (aliasing.Groups), made with readers
 
     def derivative(self, name: str) -> str:
         """The variable holding a value's cotangent (reverse) or tangent (forward): ``dx``."""
@@ -230,32 +227,13 @@ class Emitter:
             return [f"{op.target} = {container}.pop({', '.join(args)})"]
         return [f"{container}.{op.callee.name}({', '.join(args)})"]
 
-    def check_opaque(self, op: Operation, differentiated: bool) -> None:
-        """Refuse a call that is given a differentiated value and that s2sad cannot vouch for."""
-        check_call(op, self.activity.varied, differentiated, self.arguments_shared(op), self.location_of(op),
-                   self.treatment)
-
-    def arguments_shared(self, op: Operation) -> bool:
-        """Whether memory an argument of ``op`` may share (the argument, a view of it, the array it
-        views, a result that may be one of them) is read by anything but ``op``: another operation,
-        a branch or loop condition, or the function's result."""
-        if self.readers is None:
-            self.memory = Groups(self.function.statements)
-            self.readers = readers = {}
-            for other in operations_of(self.function.statements):
-                for name in other.uses():
-                    readers[name] = readers.get(name, 0) + 1
-            for _, names in conditions_of(self.function.statements):
-                for name in names:
-                    readers[name] = readers.get(name, 0) + 1
-            if isinstance(self.function.result, Var):
-                readers[self.function.result.name] = readers.get(self.function.result.name, 0) + 1
-        own = op.uses()
-        shared = {op.target}
-        for atom in op.atoms():
-            if isinstance(atom, Var):
-                shared |= self.memory.of(atom.name)
-        return any(self.readers.get(name, 0) > own.count(name) for name in shared)
+    def check_opaque(self, op: Operation, differentiated: bool) -> list[str]:
+        """Refuse a call given a differentiated value that s2sad cannot vouch for; where the receiver's
+        type decides (``x.max()``: an array's, or a user class's ``.max``), the line refusing it as it runs."""
+        where = self.location_of(op)
+        if not check_call(op, self.activity.varied, differentiated, where, self.treatment):
+            return []
+        return [receiver_check(self.code(op.args[0]), op.callee.name, where)]
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
@@ -340,6 +318,12 @@ class Emitter:
 
     def location_of(self, op: Operation) -> SourceLocation | None:
         return location_in(self.function.statements, op) or self.function.location
+
+
+def receiver_check(receiver: str, name: str, where: SourceLocation | None) -> str:
+    """The line refusing ``receiver.name(...)`` as it runs unless the method only reads (runtime/methods.py)."""
+    where = where or SourceLocation("<unknown>", 0, 0)
+    return f"receiver_left_alone({receiver}, {name!r}, {where.filename!r}, {where.line}, {where.column})"
 
 
 def walk(block, mode) -> list[str]:

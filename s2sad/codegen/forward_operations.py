@@ -54,10 +54,10 @@ class ForwardOperations:
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.core.operand_check(op) + self.mutation(op)
-        self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
+        checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and through_generated_jvp(op, self.activity):
-            return self.transformed_call(op)
-        lines = self.core.operand_check(op) + self.value(op)
+            return checks + self.transformed_call(op)
+        lines = checks + self.core.operand_check(op) + self.value(op)
         if not active:
             return lines
         tangent = self.tangent(op)
@@ -158,11 +158,11 @@ class ForwardOperations:
                 continue
             jvp = forward.jvps.get(param)
             if jvp is None:
-                if isinstance(atom, Var) and param != "key" and self.may_hold_a_function(atom.name):
+                if isinstance(atom, Var) and param not in forward.orders_only and self.may_hold_a_function(atom.name):
                     # a function the rule calls (`odeint(lambda y, t: -k * y, ...)`, `reduce`) gets no tangent:
                     # refused below if it holds numbers and no other argument has a tangent (a jvp of
-                    # the rule's that runs refuses it itself), as reverse mode refuses it. A `key`
-                    # only orders items: a step function of what it holds, whose derivative is zero.
+                    # the rule's that runs refuses it itself), as reverse mode refuses it; not one that
+                    # only orders items (`key`: registry/forward.py)
                     checks.append(f"refuse_held_numbers({self.core.code(atom)})")
                 continue
             if isinstance(atom, tuple):

@@ -178,8 +178,8 @@ class PrimalHalf:
                 return []  # a merge nobody reads (a variable set on one path, unused after)
             return [f"{op.target} = {self.core.code(op.args[0])}"]
         callee = op.callee
-        self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
-        return self.core.operand_check(op) + self.computed(op, active)
+        checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
+        return checks + self.core.operand_check(op) + self.computed(op, active)
 
     def computed(self, op: Operation, active: bool) -> list[str]:
         callee = op.callee

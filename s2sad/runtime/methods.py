@@ -15,7 +15,8 @@ from types import FunctionType
 
 import numpy as np
 
-from ..errors import MissingRuleError
+from ..analysis.opaque import may_write_into_parameters
+from ..errors import MissingRuleError, UnsupportedSyntaxError, refusal_at
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
 from ..transform import transformed_call, transformed_forward_call
@@ -378,3 +379,36 @@ def nonzero_keyword_tangents(keywords: dict, keywords_tangent) -> dict:
     """The keywords' tangents that are not ZERO, by keyword, from the tangent of the whole dict."""
     found = {key: unthunk(field_cotangent(keywords_tangent, key)) for key in keywords}
     return {key: tangent for key, tangent in found.items() if tangent is not ZERO and tangent is not NO_TANGENT}
+
+
+# The types whose methods the analysis lets pass by name (analysis/opaque.py, _LEAVE_THE_RECEIVER):
+# NumPy's arrays and scalars, and the builtin containers and strings whose readers are listed there
+_READ_BY_NAME = (np.ndarray, np.generic, dict, list, tuple, str, float, int, complex)
+
+
+def receiver_left_alone(receiver, name: str, filename: str, line: int, column: int) -> None:
+    """Refuse ``receiver.name(...)``, called for its effect or a test on a differentiated value,
+    unless the method is NumPy's or a builtin container's own (``x.max()``, ``d.get(k)``) or one
+    whose source only reads its arguments: a class of the user's (or a subclass overriding the
+    method) may change its object there (``self.W = ...``), a change s2sad would not follow into the
+    derivative. Decided by the receiver's type, as it runs, since the name alone cannot tell
+    ``model.get(k)`` from ``params.get(k)``."""
+    kind = type(receiver)
+    for base in _READ_BY_NAME:
+        if isinstance(receiver, base):
+            if kind is base or kind.__module__ == "numpy" or getattr(kind, name, None) is getattr(base, name, None):
+                return
+            break
+    method = getattr(kind, name, None)
+    function = getattr(method, "__func__", method)
+    if inspect.isfunction(function) and not may_write_into_parameters(function):
+        return  # the class's own method, which only reads its object (`return self.w`)
+    raise refusal_at(
+        UnsupportedSyntaxError,
+        f"`.{name}` is called on an object of {kind.__qualname__} with a differentiated value, and its result is "
+        f"not differentiated: a method of your class may change its object (`self.W = ...`), which s2sad does not follow "
+        "into the derivative", filename, line, column,
+        f"make `.{name}` return what it computes and use that (`W = obj.{name}(...)`), or build a new object")
+
+
+receiver_left_alone.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
