@@ -36,6 +36,14 @@ VIEWS = {
 }
 # functions whose result may be (a view of) any of their array arguments: `np.einsum("i->i", x)` is x's view
 VIEWS_OF_ANY = {"einsum", "broadcast_arrays", "meshgrid"}
+# methods that hand back their very receiver for real data: `x.conj()` of a float array is `x` (np.conj's ufunc
+# makes a new array)
+METHOD_VIEWS = {"conj", "conjugate", "getfield"}
+# functions whose result is their first argument itself when it needs no change: `np.real_if_close(x)` of a
+# real array; with a copy argument given (`np.nan_to_num(x, copy=False)`, `np.array(x, copy=None)`), these too
+SAME_WHEN_UNCHANGED = {"real_if_close"}
+COPY_ARGUMENT = {"array": None, "astype": 5, "nan_to_num": 1}  # -> copy's position among the arguments (a method's
+                                                                # receiver first; None: keyword only)
 
 
 # ndarray methods whose result is a new array (the views among them are listed in VIEWS):
@@ -46,8 +54,11 @@ _NEW_ARRAY_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_
 VALUES = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
 
 
-def may_share(op: Operation) -> list[str]:
-    """The variables whose memory ``op``'s target may share."""
+def may_share(op: Operation, numpy_methods_new: bool = True) -> list[str]:
+    """The variables whose memory ``op``'s target may share. ``numpy_methods_new``: take a method
+    of an ndarray method's name (``h.copy()``, ``h.sum()``) for NumPy's, whose result is new memory;
+    else for one that may hand back what its receiver holds (a dict's shallow ``.copy()``, a user
+    class's ``.copy()`` returning ``self.w``)."""
     if op.kind in ("copy", "unpack", "element", "list", "tuple", "dict"):
         return op.uses()
     if op.kind == "mutate":
@@ -59,10 +70,10 @@ def may_share(op: Operation) -> list[str]:
     callee = op.callee
     if callee.kind == "attribute" and callee.name not in VALUES:
         return op.uses()[:1]  # `p.W` is the array the object holds; `x.T`, `z.real` are views
-    if callee.kind == "method" and callee.name not in _NEW_ARRAY_METHODS:
+    if callee.kind == "method" and (callee.name not in _NEW_ARRAY_METHODS or not numpy_methods_new):
         return op.uses()  # a method of the user's own class (`box.inner()`) may hand back what its object holds
     if callee.kind in ("method", "attribute"):
-        shared = callee.name in VIEWS or (callee.name == "astype" and any(k == "copy" for k, _ in op.kwargs))
+        shared = callee.name in VIEWS or callee.name in METHOD_VIEWS or _copy_given(callee.name, op)
         return op.uses()[:1] if shared and op.args and isinstance(op.args[0], Var) else []
     value = callee.value
     if value is with_attribute:
@@ -70,11 +81,19 @@ def may_share(op: Operation) -> list[str]:
     name = getattr(value, "__name__", "")
     if name in VIEWS_OF_ANY and from_a_library(value):
         return op.uses()
-    if value is operator.getitem or name in VIEWS or (name in ("array", "astype") and any(k == "copy" for k, _ in op.kwargs)):
+    if value is operator.getitem or name in VIEWS or name in SAME_WHEN_UNCHANGED or _copy_given(name, op):
         return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
     if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not from_a_library(value):
         return op.uses()  # the user's own function may hand back what it was given
     return []
+
+
+def _copy_given(name: str, op: Operation) -> bool:
+    """Whether a function or method taking ``copy=`` is given one (by keyword or position), which
+    may make its result the very array it was given."""
+    position = COPY_ARGUMENT.get(name, False)
+    return position is not False and (any(k == "copy" for k, _ in op.kwargs)
+                                      or position is not None and len(op.args) > position)
 
 
 def from_a_library(value) -> bool:
@@ -92,7 +111,8 @@ class Groups:
     element taken from it is linked to ``p``) may change every item. A shallow copy (``list(a)``)
     holds what it copies, unless ``copies_hold`` is False (``_ListLinks`` links them instead)."""
 
-    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None, copies_hold=True):
+    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None, copies_hold=True,
+                 numpy_methods_new=True):
         self.parent: dict[str, str] = {}
         self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
         self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
@@ -136,7 +156,7 @@ class Groups:
                 for name in op.uses():
                     self.hold(op.target, name)
             else:
-                for name in may_share(op):
+                for name in may_share(op, numpy_methods_new):
                     self.link(op.target, name)
         for a, b in extra_links:
             self.link(a, b)
@@ -318,8 +338,9 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
     for op in operations:
         made_by.setdefault(op.target, op)
     keyed = _keyed_by_literals(operations, made_by, function.statements)
-    groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place],
-                    keyed_by_literals=keyed)
+    links = [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place]
+    groups = Groups(function.statements, links, keyed_by_literals=keyed)
+    loose_groups = Groups(function.statements, links, keyed_by_literals=keyed, numpy_methods_new=False)
     reads = Reads(function)
     for write in operations:
         outers = put_back(write, operations, made_by, reads)
@@ -337,16 +358,20 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
         if _origin(container, made_by).kind in ("list", "dict"):
             seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed)  # `xs += ys` extends xs
         else:
-            shared = groups
+            shared, loose, scope = groups, loose_groups, operations
             made = reads.made_this_iteration(container, write, operations)
             if made is not None:
                 # new memory each iteration: only what this iteration linked to it before the write
                 # can hold it (what the end of the iteration links to it holds the written array)
-                between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
-                shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
-                                operations=between, keyed_by_literals=keyed)
+                scope = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
+                links = [(op.target, in_place[id(op)]) for op in scope if id(op) in in_place]
+                shared = Groups(function.statements, links, operations=scope, keyed_by_literals=keyed)
+                loose = Groups(function.statements, links, operations=scope, keyed_by_literals=keyed,
+                               numpy_methods_new=False)
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
-            seeing = shared.of(container, down=not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by))))
+            down = not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by)))
+            seeing = shared.of(container, down=down)
+            _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
         owner = (updated_attributes or {}).get(id(write))
         for other in sorted(seeing - {container, write.target} - set(outers)):
             if owner is not None and user_name(other) == owner:
@@ -364,6 +389,20 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
 
 # changes of a list or dict object itself (the arrays it holds are not written)
 LIST_WRITES = ("setitem", "append", "extend", "pop", "insert")
+
+
+def _check_receivers(loosely_seeing: set, seeing: set, container: str, write, reads, scope) -> None:
+    """Mark for a check as the code runs (``Operation.numpy_receiver``) each method call of an
+    ndarray method's name through which a name read after ``write`` may see the written memory:
+    the analysis took its result for new memory, which it is only when the receiver is NumPy's
+    (``h.copy()`` of a user class returning ``self.w``, or a dict's shallow ``.copy()``, is not)."""
+    if not any(reads.after(other, write) for other in loosely_seeing - seeing - {container, write.target}):
+        return
+    for op in scope:
+        if op.kind == "call" and op.callee is not None and op.callee.kind == "method" \
+                and op.callee.name in _NEW_ARRAY_METHODS and op.args and isinstance(op.args[0], Var) \
+                and (op.target in loosely_seeing or op.args[0].name in loosely_seeing):
+            op.numpy_receiver = True
 
 
 def put_back(write, operations, made_by, reads) -> list[str]:

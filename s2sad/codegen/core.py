@@ -31,7 +31,7 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone")
+                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone", "numpy_receiver")
 
 
 @dataclass
@@ -231,9 +231,11 @@ class Emitter:
         """Refuse a call given a differentiated value that s2sad cannot vouch for; where the receiver's
         type decides (``x.max()``: an array's, or a user class's ``.max``), the line refusing it as it runs."""
         where = self.location_of(op)
-        if not check_call(op, self.activity.varied, differentiated, where, self.treatment):
-            return []
-        return [receiver_check(self.code(op.args[0]), op.callee.name, where)]
+        checks = [receiver_check("numpy_receiver", self.code(op.args[0]), op.callee.name, where)] \
+            if op.numpy_receiver else []
+        if check_call(op, self.activity.varied, differentiated, where, self.treatment):
+            checks.append(receiver_check("receiver_left_alone", self.code(op.args[0]), op.callee.name, where))
+        return checks
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
@@ -320,10 +322,11 @@ class Emitter:
         return location_in(self.function.statements, op) or self.function.location
 
 
-def receiver_check(receiver: str, name: str, where: SourceLocation | None) -> str:
-    """The line refusing ``receiver.name(...)`` as it runs unless the method only reads (runtime/methods.py)."""
+def receiver_check(check: str, receiver: str, name: str, where: SourceLocation | None) -> str:
+    """The line refusing ``receiver.name(...)`` as it runs unless the receiver's type vouches for the
+    method (runtime/methods.py: ``receiver_left_alone``, ``numpy_receiver``)."""
     where = where or SourceLocation("<unknown>", 0, 0)
-    return f"receiver_left_alone({receiver}, {name!r}, {where.filename!r}, {where.line}, {where.column})"
+    return f"{check}({receiver}, {name!r}, {where.filename!r}, {where.line}, {where.column})"
 
 
 def walk(block, mode) -> list[str]:

@@ -464,9 +464,10 @@ UPDATES = ("add_at", "accumulate")
 
 class _SelfAssignments(cst.CSTTransformer):
     """Without ``g = g`` (what ``g = unthunk(g)`` became): no noise in the code users read. Without
-    ``receiver_left_alone(x, ...)`` either: it refuses a method of a user's object, and compiled code
-    holds no objects (they are written out as their fields, their methods as functions), only
-    numbers and arrays, whose methods Numba compiles or refuses to."""
+    ``receiver_left_alone(x, ...)`` or ``numpy_receiver(x, ...)`` either: they refuse a method of a
+    user's object (or a dict's), and compiled code holds no objects or dicts (they are written out
+    as their fields or entries, methods as functions), only numbers and arrays, whose methods Numba
+    compiles or refuses to."""
 
     def leave_SimpleStatementLine(self, original, updated: cst.SimpleStatementLine):
         kept = [s for s in updated.body if not (isinstance(s, cst.Assign) and len(s.targets) == 1
@@ -474,7 +475,7 @@ class _SelfAssignments(cst.CSTTransformer):
                                                 and isinstance(s.value, cst.Name)
                                                 and s.targets[0].target.value == s.value.value)
                 and not (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
-                         and called_name(s.value) == "receiver_left_alone")]
+                         and called_name(s.value) in ("receiver_left_alone", "numpy_receiver"))]
         if len(kept) == len(updated.body):
             return updated
         return updated.with_changes(body=kept) if kept else cst.RemoveFromParent()

@@ -65,6 +65,8 @@ class Operation:
     targets: tuple[str, ...] = ()  # for "unpack": the variables assigned
     index: int | None = None       # for "unpack": position of ``target`` in the sequence
     length: int | None = None      # for "unpack": how many elements the sequence has
+    numpy_receiver: bool = False   # for a method: its result is new memory only if the receiver is NumPy's,
+                                   # checked as the code runs (analysis/aliasing.py _check_receivers)
 
     def atoms(self) -> list[Atom]:
         return list(self.args) + [atom for _, atom in self.kwargs]

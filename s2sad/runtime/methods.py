@@ -412,3 +412,29 @@ def receiver_left_alone(receiver, name: str, filename: str, line: int, column: i
 
 
 receiver_left_alone.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
+
+# receivers whose methods of an ndarray method's name return new memory
+_NEW_FROM = (np.ndarray, np.generic, float, int, complex, str)
+
+
+def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -> None:
+    """Refuse ``receiver.name(...)`` unless the method is NumPy's (or a number's), whose result is new
+    memory: the aliasing analysis took it for that, and a later write through the result (or the
+    receiver) is differentiated as changing nothing else. A dict's or list's ``.copy()`` is shallow
+    (it holds the very arrays), and a user class's ``.copy()`` may return ``self.w`` itself."""
+    kind = type(receiver)
+    for base in _NEW_FROM:
+        if isinstance(receiver, base) and (kind is base or kind.__module__ == "numpy"
+                                           or getattr(kind, name, None) is getattr(base, name, None)):
+            return
+    raise refusal_at(
+        UnsupportedSyntaxError,
+        f"`.{name}()` of {kind.__qualname__} may hand back memory the object holds (a dict's or list's `.copy()` "
+        "is shallow: it holds the very arrays), and the function writes into it in place while another name for "
+        "it is read: s2sad differentiates such a write only where it can tell the memory apart",
+        filename, line, column,
+        "copy the arrays themselves (`{k: v.copy() for k, v in d.items()}`, `w = h.w.copy()`), or write "
+        "`w = w + v` instead of `w += v`")
+
+
+numpy_receiver.reads_its_arguments_only = True
