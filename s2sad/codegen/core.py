@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis.activity import Activity
+from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
@@ -31,7 +32,8 @@ STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone", "numpy_receiver")
+                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone", "numpy_receiver",
+                 "constant_result")
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Emitter:
         self.last_comment = None               # the source comment heading the lines just written
         self.helpers = set(template_namespace())
         self.operand_checks = None  # analysis/operands.py's, where the code runs on values of any type
+        self.numpy_made = None      # analysis/numpy_values.py's, made when first asked
 
     def derivative(self, name: str) -> str:
         """The variable holding a value's cotangent (reverse) or tangent (forward): ``dx``."""
@@ -237,6 +240,18 @@ class Emitter:
             checks.append(receiver_check("receiver_left_alone", self.code(op.args[0]), op.callee.name, where))
         return checks
 
+    def constant_checks(self, op: Operation) -> list[str]:
+        """After ``n = x.shape``, ``i = x.argmax()`` on a differentiated receiver, taken for a constant by
+        its name: the line checking it as it runs, unless NumPy made the receiver (analysis/numpy_values.py)."""
+        if not taken_constant_by_name(op) or op.args[0].name not in self.activity.varied:
+            return []
+        if self.numpy_made is None:
+            self.numpy_made = numpy_made(self.function.statements)
+        if op.args[0].name in self.numpy_made:
+            return []
+        return [receiver_check("constant_result", f"{self.code(op.args[0])}, {op.target}", op.callee.name,
+                               self.location_of(op))]
+
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""
         value = op.callee.value
@@ -322,11 +337,11 @@ class Emitter:
         return location_in(self.function.statements, op) or self.function.location
 
 
-def receiver_check(check: str, receiver: str, name: str, where: SourceLocation | None) -> str:
+def receiver_check(check: str, operands: str, name: str, where: SourceLocation | None) -> str:
     """The line refusing ``receiver.name(...)`` as it runs unless the receiver's type vouches for the
-    method (runtime/methods.py: ``receiver_left_alone``, ``numpy_receiver``)."""
+    method (runtime/methods.py: ``receiver_left_alone``, ``numpy_receiver``, ``constant_result``)."""
     where = where or SourceLocation("<unknown>", 0, 0)
-    return f"{check}({receiver}, {name!r}, {where.filename!r}, {where.line}, {where.column})"
+    return f"{check}({operands}, {name!r}, {where.filename!r}, {where.line}, {where.column})"
 
 
 def walk(block, mode) -> list[str]:

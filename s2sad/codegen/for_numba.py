@@ -460,11 +460,12 @@ class _Occurrences(cst.CSTVisitor):
 
 
 UPDATES = ("add_at", "accumulate")
+RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "constant_result")  # (runtime/methods.py)
 
 
 class _SelfAssignments(cst.CSTTransformer):
     """Without ``g = g`` (what ``g = unthunk(g)`` became): no noise in the code users read. Without
-    ``receiver_left_alone(x, ...)`` or ``numpy_receiver(x, ...)`` either: they refuse a method of a
+    the RECEIVER_CHECKS either (``receiver_left_alone(x, ...)``): they refuse a method or attribute of a
     user's object (or a dict's), and compiled code holds no objects or dicts (they are written out
     as their fields or entries, methods as functions), only numbers and arrays, whose methods Numba
     compiles or refuses to."""
@@ -475,7 +476,7 @@ class _SelfAssignments(cst.CSTTransformer):
                                                 and isinstance(s.value, cst.Name)
                                                 and s.targets[0].target.value == s.value.value)
                 and not (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
-                         and called_name(s.value) in ("receiver_left_alone", "numpy_receiver"))]
+                         and called_name(s.value) in RECEIVER_CHECKS)]
         if len(kept) == len(updated.body):
             return updated
         return updated.with_changes(body=kept) if kept else cst.RemoveFromParent()

@@ -41,7 +41,8 @@ def {entry}({params}):
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
                    "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp", "handled_exception",
-                   "unsuppressed", "concat", "tangent_insert", "receiver_left_alone", "numpy_receiver")
+                   "unsuppressed", "concat", "tangent_insert", "receiver_left_alone", "numpy_receiver",
+                   "constant_result")
 
 
 class ForwardGenerator:

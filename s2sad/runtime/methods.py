@@ -438,3 +438,32 @@ def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -
 
 
 numpy_receiver.reads_its_arguments_only = True
+
+
+def constant_result(receiver, value, name: str, filename: str, line: int, column: int) -> None:
+    """Refuse ``value = receiver.name`` (or ``receiver.name()``), taken for a constant by its name
+    (``x.shape``, ``x.argmax()``: NumPy's are), when neither NumPy made the receiver nor the value is
+    discrete: a user class's ``.shape`` or ``.all()`` computing from differentiated values would
+    otherwise be a constant's (a gradient of 0)."""
+    kind = type(receiver)
+    if isinstance(receiver, (np.ndarray, np.generic)) and (kind.__module__ == "numpy" or getattr(kind, name, None)
+                                                          is getattr(np.ndarray, name, getattr(np.generic, name, None))):
+        return
+    if _discrete(value):
+        return  # an int, a tuple of ints, a flag: a constant whatever made it
+    raise refusal_at(
+        UnsupportedSyntaxError,
+        f"`.{name}` of {kind.__qualname__} gives a {type(value).__name__}, and s2sad takes `.{name}` for a constant "
+        f"(NumPy's `.{name}` is one): your class's would not be differentiated", filename, line, column,
+        f"give the method or attribute another name, so s2sad differentiates it")
+
+
+def _discrete(value) -> bool:
+    if value is None or isinstance(value, (bool, int, str, np.integer, np.bool_, np.dtype)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_discrete(item) for item in value)
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biu"
+
+
+constant_result.reads_its_arguments_only = True
