@@ -60,6 +60,8 @@ __all__ = [
     "filled_in_place",
     "taken_for_writing",
     "deleted_name",
+    "dict_without",
+    "logged",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -698,6 +700,28 @@ def chained(iterables):
     """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
     (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
     return list(itertools.chain.from_iterable(iterables))
+
+
+def logged(log: list, value) -> None:
+    """``LOG.append(value)`` on a list the function's module (or an enclosing function) holds, its
+    result unused: a record of a value, kept as Python keeps it (the very object). It carries no
+    gradient: the normaliser refuses it where the function reads that list anywhere else, and
+    the aliasing analysis counts ``value`` as read when the function returns (a later write
+    into it would change what the list holds)."""
+    if log.__class__ is not list:  # rebound since the code was made: its `append` may do anything
+        raise UnsupportedSyntaxError(f"`.append(...)` was differentiated as recording a value in a list, and is now "
+                                     f"called on a {type(log).__name__}", hint="keep the module's name bound to a list")
+    log.append(value)
+
+
+def dict_without(mapping: dict, key) -> dict:
+    """``mapping`` without ``key``, its other keys in their order: what ``del d[key]`` on a dict the
+    function made is written as (``d = dict_without(d, key)``). A new dict, where Python changes
+    the one it has: the aliasing analysis refuses it where another name or a container sees
+    that dict and is read after (aliasing.check_writes). A missing key raises KeyError, as ``del`` does."""
+    if key not in mapping:
+        raise KeyError(key)
+    return {k: v for k, v in mapping.items() if k != key}
 
 
 class Deleted:

@@ -75,6 +75,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             imports=self.imports, location=self.source.location(funcdef),
             written_back=tuple(self.owned),
         )
+        self.check_logs_unread(statements)
         guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
         check_attribute_writes(function, self.source)
         for operation in operations_of(statements):

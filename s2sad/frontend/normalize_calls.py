@@ -17,6 +17,7 @@ import itertools
 import libcst as cst
 import numpy as np
 
+from ..analysis.aliasing import _a_call_of, _is_a_dict, _origin
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
@@ -113,9 +114,32 @@ class CallNormalizer(NormalizerState):
         if any(key == "out" for key, _ in kwargs):
             raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
                                          self.source.location(node), "drop `out=` and assign the result")
+        copied = self.copied_container(receiver) if method == "copy" and not args and not kwargs else None
+        if copied is not None:  # `xs.copy()` of a list made here is `list(xs)`: the aliasing analysis holds its items
+            convert = Callee("static", copied.__name__, copied)
+            return self.operation(want, "copy", [atom_name(receiver)], Operation("", "call", convert, [receiver]))
         args = [receiver] + args
         operands = [atom_name(a) for a in args[:2]]
         return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))
+
+    def copied_container(self, receiver: Atom):
+        """``list`` or ``dict`` when ``receiver`` is known here to be a list or a dict (a display, a
+        comprehension, ``list(...)``, ``dict(...)``, ``sorted(...)``, a copy of one): its
+        ``.copy()`` is then the shallow copy ``list(receiver)`` or ``dict(receiver)``, which holds
+        the very objects the original holds. Otherwise None: the receiver may be an array, whose
+        ``.copy()`` shares nothing (a list or dict the function was given stays a method call,
+        refused when it runs with the spelling to use instead)."""
+        if not isinstance(receiver, Var):
+            return None
+        made_by: dict = {}
+        for op in self.emitted:
+            made_by.setdefault(op.target, op)
+        origin = _origin(receiver.name, made_by)
+        if _is_a_dict(origin):
+            return dict
+        if origin.kind == "list" or _a_call_of(origin, (list, sorted)):
+            return list
+        return None
 
     def value_call(self, node: cst.Call, want, function: Atom | None = None, known=None) -> Atom:
         """``f(x)`` where ``f`` is a value (an argument, a default, an item of a list), or a

@@ -96,6 +96,9 @@ class Rule:
     library: str | None = None     # the optional library (scipy) whose rules module registered it
     derivatives: dict[str, str | None] | None = None  # defderivative's expressions, kept for the rules reference
     version: str = "1"
+    # keywords that only choose what the function hands back (`max`'s `key=`): no cotangent
+    # flows to them, whatever differentiated values a function given there holds
+    choosers: tuple[str, ...] = ()
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
 
     @property
@@ -114,7 +117,7 @@ class Rule:
         items = sorted(vjps.items()) if len(vjps) > 1 else vjps.items()
         return "\x1f".join([self.name, self.version, _signature_text(self.signature), str(self.nondifferentiable),
                             str(self.thunks), *[f"{param}={_describe(vjp)}" for param, vjp in items],
-                            _describe(self.vjp_all), _describe(self.rrule_function)])
+                            _describe(self.vjp_all), _describe(self.rrule_function), *self.choosers])
 
     @property
     def kind(self) -> str:
@@ -601,10 +604,13 @@ def defvjp_all(function: Callable[..., Any], signature: str, vjp: VJP, name: str
     return _store(rule)
 
 
-def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1",
+             choosers: tuple[str, ...] = ()) -> Rule:
     """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``, where
     ``pullback(g)`` returns the function's own cotangent (``s2sad.NO_TANGENT``) then one per
     argument. ``signature`` (``"x, y"``) is needed for forward rules (``defjvp``) to name them.
+    ``choosers`` names keywords that only choose what is handed back (``max``'s ``key``): the
+    pullback gives them no cotangent, even when the function given there holds differentiated values.
 
     >>> import numpy as np, s2sad
     >>> def softplus(x):
@@ -620,7 +626,7 @@ def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature:
     sig = signature_from_text(signature) if signature else None
     if _from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
-    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
+    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version, choosers=choosers)
     return _store(rule)
 
 

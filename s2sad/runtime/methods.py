@@ -28,6 +28,18 @@ from .structure import field_cotangent, split_cotangent, tangent_field, zeros_li
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 
+def _missing_method_hint(receiver, name: str, register: str) -> str:
+    """What to write instead of a method that has no rule. A list's or dict's ``.copy()`` reaches
+    here only when the function was given the list (a copy of one it made is ``list(xs)``, see
+    normalize_calls.py): its items are the caller's, which the aliasing analysis follows only
+    through ``list(xs)`` and ``dict(d)``."""
+    if name == "copy" and isinstance(receiver, (list, dict)):
+        spelled = type(receiver).__name__
+        return (f"for a shallow copy of a {spelled} the function was given, write `{spelled}(c)` "
+                f"where you wrote `c.copy()`")
+    return f"register one with {register}({type(receiver).__name__}, {name!r}, function_with_a_rule)"
+
+
 def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
@@ -45,10 +57,8 @@ def method_rrule(receiver, name: str, *args, **kwargs):
             return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
         if function is None and callable(getattr(receiver, name, None)):
             return value_call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds
-        raise MissingRuleError(
-            f"no rule for the method `{type(receiver).__name__}.{name}`",
-            hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
-        )
+        raise MissingRuleError(f"no rule for the method `{type(receiver).__name__}.{name}`",
+                               hint=_missing_method_hint(receiver, name, "s2sad.defmethod"))
     y, pullback = rule.rrule(receiver, *args, **kwargs)
     if not kwargs:
         return y, pullback
@@ -207,7 +217,7 @@ def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, 
         if function is None and callable(getattr(receiver, name, None)):
             return value_call_jvp(getattr(receiver, name), ans, args, tangents, keyword_tangents, **kwargs)
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
-                               hint="register one with s2sad.registry.forward.defjvp_method(...)")
+                               hint=_missing_method_hint(receiver, name, "s2sad.registry.forward.defjvp_method"))
     params = list(forward.signature.parameters)
     given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
     given.update(keyword_tangents_by_parameter(forward, keyword_tangents, f"{type(receiver).__name__}.{name}"))
