@@ -40,7 +40,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      deleted_name, filled_in_place, logged, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
+                      copied_unless_shared, deleted_name, filled_in_place, logged, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
@@ -219,6 +219,7 @@ defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywo
 nondifferentiable(write_back)
 nondifferentiable(taken_for_writing)  # refuses a write into NumPy's copy, else returns None
 nondifferentiable(deleted_name)  # what `del y` leaves in y: no value at all
+defvjp(copied_unless_shared, "value, refusal", "unbroadcast(g, value)", None)  # an array's copy (normalize.py)
 nondifferentiable(logged)  # `LOG.append(loss)` into a module's list: a record, no gradient (normalize_statements.py)
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(written_into_argument, "new, old, name", "unbroadcast(g, new)", None, None)
@@ -249,6 +250,7 @@ deflinear(tangent_field, "t")
 defjvp(written_into,  "written_into(g, old)", None)
 defjvp(sorted_in_place, sort_jvp)
 defjvp(filled_in_place, "g", None)
+defjvp(copied_unless_shared, "np.copy(g) if type(g) is np.ndarray else g", None)
 defjvp(owned_copy,    "owned_tangent(g)", None, None)
 defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)

@@ -61,6 +61,7 @@ __all__ = [
     "taken_for_writing",
     "deleted_name",
     "dict_without",
+    "copied_unless_shared",
     "logged",
     "owned_copy",
     "owned_tangent",
@@ -700,6 +701,21 @@ def chained(iterables):
     """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
     (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
     return list(itertools.chain.from_iterable(iterables))
+
+
+def copied_unless_shared(value, refusal: str):
+    """``value.copy()`` of an array (or a NumPy scalar). What ``c.copy()`` is made through where
+    ``c``'s type is not known when the code is made and the function would be refused were
+    ``c`` a list or a dict (normalize.py ``copies_of_unknown_types``): such a copy holds the
+    very objects ``c`` holds, and ``refusal`` says which change in place another name would
+    see. Refused for any other type, whose ``copy`` s2sad does not know."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.copy()
+    spelled = type(value).__name__
+    raise UnsupportedSyntaxError(
+        f"`.copy()` of a {spelled} holds the very objects the {spelled} holds, and so: {refusal}",
+        hint=f"write `list(c)` or `dict(c)` where you wrote `c.copy()` (s2sad follows what those copies hold), "
+             f"or copy the arrays themselves: `[a.copy() for a in c]`")
 
 
 def logged(log: list, value) -> None:

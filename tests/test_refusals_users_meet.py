@@ -609,6 +609,61 @@ def test_the_spelling_the_refusal_names_is_differentiated():
     np.testing.assert_allclose(s2sad.grad(copies_an_argument_with_list)(x, xs), 2.0 * xs[0])
 
 
+# ---------------------------------------------------------------- c.copy() of a type known only when the code runs
+def copies_a_given_list_then_changes_an_item(x, xs):
+    ys = xs.copy()  # MARK: copy given then changed
+    v = ys[0]
+    v += x
+    return np.sum(xs[0] * x)
+
+
+def copies_a_given_dict_then_changes_a_value(x, d):
+    e = d.copy()  # MARK: dict copy given then changed
+    v = e["a"]
+    v += x
+    return np.sum(d["a"] * x)
+
+
+@pytest.mark.parametrize("f, given, marker", [
+    (copies_a_given_list_then_changes_an_item, lambda: [np.ones(3)], "copy given then changed"),
+    (copies_a_given_dict_then_changes_a_value, lambda: {"a": np.ones(3)}, "dict copy given then changed"),
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_copy_of_a_given_list_changed_through_an_item_is_refused(f, given, marker, mode):
+    """Found on the way: on main, grad gave 1.0 where d/dx sum((1 + x) * x) is 1 + 2x (the list, not
+    differentiated, was copied by its `.copy()`, which the aliasing analysis took for an array's)."""
+    x = np.array([0.3, -0.7, 1.1])
+    with pytest.raises(s2sad.S2SADError) as raised:
+        if mode == "grad":
+            s2sad.grad(f)(x, given())
+        else:
+            s2sad.jvp(f, (x, given()), (np.ones(3), None))
+    message = str(raised.value)
+    assert "holds the very objects" in message and "write `list(c)` or `dict(c)`" in message
+    assert f":{line_marked(HERE, 'MARK: ' + marker)}:" in message
+
+
+def copies_an_array_then_changes_a_slice(x):
+    y = x.copy()
+    r = y[0:2]
+    r += 1.0
+    return np.sum(x[:2] * r * r)
+
+
+def copies_an_array_then_writes_a_slice(x):
+    y = np.sin(x).copy()
+    r = y[1:]
+    r[0] = x[0] ** 2
+    return np.sum(x[1:] * r)
+
+
+@pytest.mark.parametrize("f", [copies_an_array_then_changes_a_slice, copies_an_array_then_writes_a_slice],
+                         ids=lambda f: f.__name__)
+def test_the_same_spelling_on_an_array_is_differentiated(f):
+    rng = np.random.default_rng(len(f.__name__))
+    assert_every_mode_matches(f, rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3))
+
+
 def records_the_loss(x):
     loss = np.sum(x ** 2)
     LOG.append(loss)

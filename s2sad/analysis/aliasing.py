@@ -90,9 +90,11 @@ class Groups:
     ``of`` follows that relation one way: a write through ``y`` is seen by ``p`` (it holds
     ``y``), but not by ``s``; a write through something that may be any item of ``p`` (an
     element taken from it is linked to ``p``) may change every item. A shallow copy (``list(a)``)
-    holds what it copies, unless ``copies_hold`` is False (``_ListLinks`` links them instead)."""
+    holds what it copies, unless ``copies_hold`` is False (``_ListLinks`` links them instead);
+    ``copy_methods_hold`` counts ``c.copy()`` of a type not known here as such a copy too."""
 
-    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None, copies_hold=True):
+    def __init__(self, statements, extra_links=(), operations=None, keyed_by_literals=None, copies_hold=True,
+                 copy_methods_hold=False):
         self.parent: dict[str, str] = {}
         self.holds: dict[str, set[str]] = {}    # container -> the variables it holds
         self.held_by: dict[str, set[str]] = {}  # variable -> the containers holding it
@@ -129,7 +131,7 @@ class Groups:
                 for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
                     if isinstance(atom, Var):
                         self.hold(op.target, atom.name)
-            elif copies_hold and _hands_back_items(op):
+            elif copies_hold and (_hands_back_items(op) or (copy_methods_hold and a_copy_method(op))):
                 # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
                 # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
                 # items a write through one of b's reaches, and whose readers see
@@ -300,7 +302,8 @@ def user_name(version: str) -> str:
     return re.sub(r"_\d+$", "", version)
 
 
-def check_writes(function, in_place: dict, source, updated_attributes=None) -> dict[int, tuple[str, str]]:
+def check_writes(function, in_place: dict, source, updated_attributes=None,
+                 copy_methods_hold=False) -> dict[int, tuple[str, str]]:
     """Refuse each in-place write after which another name for the written memory is read.
 
     ``in_place`` maps ``id`` of an operation that changes memory without a ``mutate`` of its
@@ -319,7 +322,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
         made_by.setdefault(op.target, op)
     keyed = _keyed_by_literals(operations, made_by, function.statements)
     groups = Groups(function.statements, [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place],
-                    keyed_by_literals=keyed)
+                    keyed_by_literals=keyed, copy_methods_hold=copy_methods_hold)
     reads = Reads(function)
     for write in operations:
         if _a_call_of(write, (dict_without,)) and isinstance(write.args[0], Var):
@@ -347,7 +350,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 # can hold it (what the end of the iteration links to it holds the written array)
                 between = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
                 shared = Groups(function.statements, [(op.target, in_place[id(op)]) for op in between if id(op) in in_place],
-                                operations=between, keyed_by_literals=keyed)
+                                operations=between, keyed_by_literals=keyed, copy_methods_hold=copy_methods_hold)
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
             seeing = shared.of(container, down=not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by))))
         recorded = _recorded(seeing | {container}, reads)
@@ -682,6 +685,13 @@ _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, fil
                   operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without)
 # (`dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
+
+
+def a_copy_method(op: Operation) -> bool:
+    """``c.copy()``, ``c`` of a type not known here: an array's copy shares nothing, a list's or a
+    dict's holds the very objects ``c`` holds (see ``copies_of_unknown_types``)."""
+    return op.kind == "call" and op.callee is not None and op.callee.kind == "method" and op.callee.name == "copy" \
+        and len(op.args) == 1 and not op.kwargs and isinstance(op.args[0], Var)
 
 
 def _hands_back_items(op: Operation) -> bool:

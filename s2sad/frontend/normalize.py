@@ -17,9 +17,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..analysis.aliasing import check_writes
+from ..analysis.aliasing import a_copy_method, check_writes
 from ..analysis.attribute_writes import check_attribute_writes
-from ..rules.helpers import owned_copy, write_back, written_into_shared
+from ..rules.helpers import copied_unless_shared, owned_copy, write_back, written_into_shared
 from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
 from .normalize_branches import BranchNormalizer
 from .normalize_calls import CallNormalizer
@@ -77,6 +77,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
         )
         self.check_logs_unread(statements)
         guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
+        self.copies_of_unknown_types(function, guarded)
         check_attribute_writes(function, self.source)
         for operation in operations_of(statements):
             if id(operation) in guarded:
@@ -84,6 +85,30 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
                 operation.args = operation.args[:2] + [Const(repr(name)) for name in guarded[id(operation)]]
         return function
 
+
+    def copies_of_unknown_types(self, function, guarded: dict) -> None:
+        """``c.copy()`` where ``c`` was given to the function (or taken out of a container): a
+        new array if ``c`` is an array, a shallow copy holding the very objects ``c`` holds if
+        it is a list or a dict. When the function would be refused were it the latter (an item
+        of the copy changed in place, ``c`` read after), each such copy is made through
+        ``copied_unless_shared``, which refuses a list or a dict when the code runs. (``guarded``:
+        the writes ``check_writes`` leaves to be checked when the code runs, ``y += v``.)"""
+        copies = [op for op in operations_of(function.statements) if a_copy_method(op)]
+        if not copies:
+            return
+        try:
+            more = check_writes(function, self.in_place, self.source, self.updated_attributes, copy_methods_hold=True)
+        except UnsupportedSyntaxError as refused:
+            refusal = str(refused)
+        else:
+            seen = [(written, other) for key, (written, other) in more.items() if key not in guarded]
+            if not seen:
+                return
+            written, other = seen[0]
+            refusal = f"`{written}` is changed in place, and `{other}` sees it and is read after the change"
+        for op in copies:
+            op.callee = Callee("static", "copied_unless_shared", copied_unless_shared)
+            op.args = [op.args[0], Const(repr(refusal))]
 
     def owned_copies(self, funcdef: cst.FunctionDef, names: list[str]) -> list:
         """The function's own copy of each argument its body changes in place (``x[i] = v``),
