@@ -61,6 +61,8 @@ __all__ = [
     "taken_for_writing",
     "deleted_name",
     "dict_without",
+    "vectorized_dtype",
+    "piecewise_conditions",
     "copied_unless_shared",
     "logged",
     "owned_copy",
@@ -716,6 +718,34 @@ def copied_unless_shared(value, refusal: str):
         f"`.copy()` of a {spelled} holds the very objects the {spelled} holds, and so: {refusal}",
         hint=f"write `list(c)` or `dict(c)` where you wrote `c.copy()` (s2sad follows what those copies hold), "
              f"or copy the arrays themselves: `[a.copy() for a in c]`")
+
+
+def piecewise_conditions(x, condlist, count: int):
+    """The boolean conditions ``np.piecewise(x, condlist, funclist)`` applies, ``count`` the number of
+    functions, worked out as NumPy works them out (a list of scalars for an array ``x`` is one mask;
+    the conditions stacked; one more, where none holds, for a function more): numpy_written_out.py."""
+    x = np.asarray(x)
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and x.ndim != 0):
+        condlist = [condlist]
+    condlist = np.asarray(condlist, dtype=bool)
+    n = len(condlist)
+    if n == count - 1:
+        condlist = np.concatenate([condlist, ~np.any(condlist, axis=0, keepdims=True)], axis=0)
+    elif n != count:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    return condlist
+
+
+def vectorized_dtype(first):
+    """The dtype ``np.vectorize`` gives its results: that of the first result (numpy_written_out.py).
+    An integer or boolean one is refused: NumPy casts every result to it (``2.7`` to ``2``), a
+    step s2sad does not differentiate through."""
+    dtype = np.asarray(first).dtype
+    if not np.issubdtype(dtype, np.inexact):
+        raise UnsupportedSyntaxError(
+            f"`np.vectorize`'s first result is of type {dtype}, not a float, and NumPy casts every result to it",
+            hint="have the function return floats on every path (`0.0`, not `0`)")
+    return dtype
 
 
 def logged(log: list, value) -> None:

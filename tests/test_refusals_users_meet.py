@@ -10,6 +10,9 @@ written after the copy; the original read after), each either right or refused.
 3. ``min``/``max`` with ``key=`` in reverse mode (and hvp), the key holding differentiated values;
 4. ``del d[key]`` and ``d.pop(key)`` on the function's own dict;
 5. writes into arrays held in a list or dict (``rows[0][1] = v``, ``rows[i] += v``);
+6. ``np.piecewise(x, [conditions], [functions])`` and ``np.vectorize(f)(x)``, written out as the
+   Python NumPy runs (s2sad/frontend/numpy_written_out.py), the functions differentiated through
+   their bodies;
 7. ``LOG.append(loss)`` into a module's list: a record that carries no gradient.
 """
 import os
@@ -208,6 +211,77 @@ def writes_into_an_array_a_dict_holds(x):
     return np.sum(d["a"] * d["b"])
 
 
+# ---------------------------------------------------------------- 6. np.piecewise, np.vectorize
+def _cubic(t):
+    return t ** 3 - t
+
+
+def _square_plus_one(t):
+    return t * t + 1.0
+
+
+def _branchy(t):
+    if t > 0:
+        return np.sin(t) * t
+    return t ** 3
+
+
+def piecewise_of_lambdas(x):
+    return np.sum(np.piecewise(x, [x < 0, x >= 0], [lambda t: t ** 2, lambda t: np.sin(t)]))
+
+
+def piecewise_with_a_number(x):
+    return np.sum(np.piecewise(x, [x < 0.2], [lambda t: t ** 3, 1.5]) * x)
+
+
+def piecewise_otherwise(x):
+    y = np.piecewise(x, [x < -0.5, x > 0.5], [_cubic, lambda t: np.exp(t), -2.0])
+    return np.sum(y * y)
+
+
+def piecewise_overlapping_conditions(x):
+    y = np.piecewise(x, [x < 1.0, x > 0.0], [lambda t: 2.0 * t, lambda t: t ** 2])  # the later one wins
+    return np.sum(y * np.cos(x))
+
+
+def piecewise_a_piece_never_taken(x):
+    y = np.piecewise(x, [x > 100.0], [lambda t: np.log(t - 100.0), lambda t: t * 3.0])  # log never runs
+    return np.sum(y)
+
+
+def piecewise_closing_over_a_value(x):
+    a = np.sum(x ** 2)
+    return np.sum(np.piecewise(x, [x < 0], [lambda t: a * t, lambda t: t / (1.0 + a)]))
+
+
+def piecewise_of_a_nested_function(x):
+    def soft(t):
+        return np.log1p(np.exp(t))
+    return np.sum(np.piecewise(x, [x < 0], [soft, lambda t: t + np.log1p(np.exp(-t))]) * x)
+
+
+def piecewise_with_scalar_conditions(x):
+    c = np.sum(x) > 0  # a list of scalars for an array is one mask, as NumPy reads it
+    return np.sum(np.piecewise(x[:2], [c, ~c], [lambda t: t ** 2, lambda t: -t]))
+
+
+def piecewise_of_a_matrix(x):
+    m = np.outer(x, x)
+    return np.sum(np.piecewise(m, [m < 0, m > 0.5], [lambda t: t ** 2, lambda t: np.sin(t), 7.0]) * m)
+
+
+def vectorized_function(x):
+    return np.sum(np.vectorize(_square_plus_one)(x))
+
+
+def vectorized_function_with_branches(x):
+    return np.sum(np.vectorize(_branchy)(x) * x)
+
+
+def vectorized_lambda_of_a_column(x):
+    return np.sum(np.vectorize(lambda t: t ** 2 + 1.0)(x.reshape(3, 1)) * x)
+
+
 # ---------------------------------------------------------------- 7. LOG.append(loss)
 def records_its_loss(x):
     loss = np.sum(x ** 2)
@@ -260,6 +334,10 @@ PROGRAMS = [
     writes_into_rows_of_zeros, writes_a_diagonal_in_a_loop, adds_into_an_element_of_each_row,
     reads_a_row_before_writing_it, writes_two_levels_down, adds_into_rows_then_writes_them,
     adds_into_a_row_held_once, writes_into_an_array_a_dict_holds,
+    piecewise_of_lambdas, piecewise_with_a_number, piecewise_otherwise, piecewise_overlapping_conditions,
+    piecewise_a_piece_never_taken, piecewise_closing_over_a_value, piecewise_of_a_nested_function,
+    piecewise_with_scalar_conditions, piecewise_of_a_matrix,
+    vectorized_function, vectorized_function_with_branches, vectorized_lambda_of_a_column,
     records_its_loss, records_in_a_loop, records_an_array_then_makes_a_new_one, records_a_float_then_adds_to_it,
     records_in_helpers,
 ]
@@ -532,7 +610,40 @@ def records_a_list_then_grows_it(x):
     return np.sum(xs[0] * xs[1])
 
 
+def piecewise_of_a_local_value(x):
+    f = np.sin
+    return np.sum(np.piecewise(x, [x < 0], [f, 1.0]))  # MARK: piecewise value
+
+
+def piecewise_by_keyword(x):
+    return np.sum(np.piecewise(x, condlist=[x < 0], funclist=[lambda t: t, 1.0]))  # MARK: piecewise keyword
+
+
+def vectorized_of_two_arguments(x):
+    return np.sum(np.vectorize(lambda a, b: a * b)(x, x))  # MARK: vectorize two
+
+
+def vectorized_held(x):
+    v = np.vectorize(_square_plus_one)
+    return np.sum(v(x))  # MARK: vectorize held
+
+
+def _zero_or_double(t):
+    if t < 0:
+        return 0
+    return t * 2.0
+
+
+def vectorized_int_first(x):
+    return np.sum(np.vectorize(_zero_or_double)(x - 1.0) * x)  # MARK: vectorize int
+
+
 REFUSED = [
+    (piecewise_of_a_local_value, "piecewise value", "each of its functions is a lambda, a function or a number"),
+    (piecewise_by_keyword, "piecewise keyword", "is differentiated as `np.piecewise(x, [conditions], [functions])`"),
+    (vectorized_of_two_arguments, "vectorize two", "for one function of one argument"),
+    (vectorized_held, "vectorize held", "a `np.vectorize` object called through a value"),
+    (vectorized_int_first, "vectorize int", "first result is of type int64, not a float"),
     (copy_item_changed_original_read, "copy item", "and `xs` shares it"),
     (copy_item_written_other_name_read, "copy other name", "and `zs` sees the same object"),
     (copy_item_changed_tuple_read, "copy tuple", "and `t` shares it"),
@@ -662,6 +773,36 @@ def copies_an_array_then_writes_a_slice(x):
 def test_the_same_spelling_on_an_array_is_differentiated(f):
     rng = np.random.default_rng(len(f.__name__))
     assert_every_mode_matches(f, rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3))
+
+
+def test_piecewise_raises_as_numpy_does_for_too_few_functions():
+    def too_few(x):
+        return np.sum(np.piecewise(x, [x < 0, x > 0, x > 1], [lambda t: t]))
+    x = np.array([0.3, -0.7, 1.1])
+    with pytest.raises(ValueError) as numpy_raised:
+        too_few(x)
+    with pytest.raises(ValueError) as raised:
+        s2sad.grad(too_few)(x)
+    assert str(raised.value) == str(numpy_raised.value)
+
+
+def piecewise_itself(x):
+    return np.piecewise(x, [x < 0, x > 0.5], [lambda t: t ** 2, lambda t: np.sin(t), 7])
+
+
+def vectorized_itself(x):
+    return np.vectorize(_branchy)(x)
+
+
+@pytest.mark.parametrize("f, x", [
+    (piecewise_itself, np.array([[-0.3, 0.7], [0.2, 1.1]])), (vectorized_itself, 1.5),
+    (vectorized_itself, np.array([[1.0, -2.0]])),
+], ids=["piecewise-2d", "vectorize-0d", "vectorize-2d"])
+def test_the_written_out_value_is_numpys(f, x):
+    value, _ = s2sad.vjp(f, x)
+    expected = f(x)
+    assert type(value) is type(expected) and np.asarray(value).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(value, expected)
 
 
 def records_the_loss(x):

@@ -549,6 +549,19 @@ def _may_be_a_dict(container: str, outers, write, operations, made_by, reads, ke
     return any(_is_a_dict(_origin(item, made_by)) for item in level)
 
 
+def container_kind(name: str, operations) -> type | None:
+    """``dict`` or ``list`` when ``operations`` (those made so far) make the object ``name`` holds as
+    one (a display, a comprehension, ``list(...)``, ``dict(...)``, ``sorted(...)``, ``del d[k]``'s new
+    dict, a copy of one of these); None when it may be anything (an argument, an element, a call's)."""
+    made_by: dict = {}
+    for op in operations:
+        made_by.setdefault(op.target, op)
+    origin = _origin(name, made_by)
+    if _is_a_dict(origin):
+        return dict
+    return list if origin.kind == "list" or _a_call_of(origin, (list, sorted)) else None
+
+
 def _is_a_dict(origin: Operation) -> bool:
     return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without))
 

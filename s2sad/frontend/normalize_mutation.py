@@ -19,7 +19,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..analysis.aliasing import _is_a_dict, _origin
+from ..analysis.aliasing import container_kind
 from ..rules.helpers import (added_at, deleted_name, dict_without, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
                              with_attribute, written_into)
 from .ir import Atom, Callee, Const, Operation, Var
@@ -192,10 +192,7 @@ class MutationNormalizer(NormalizerState):
     def is_own_dict(self, container: Var) -> bool:
         """Whether ``container`` is a dict this function made (a display, ``dict(...)``, a copy)
         and no argument or global may be it."""
-        made_by: dict = {}
-        for op in self.emitted:
-            made_by.setdefault(op.target, op)
-        return _is_a_dict(_origin(container.name, made_by)) and self.roots.get(container.name) is None
+        return container_kind(container.name, self.emitted) is dict and self.roots.get(container.name) is None
 
     def of_an_enclosing_function(self, name: str) -> bool:
         """Whether ``name``, read in a nested function written out in place, is a variable of the

@@ -15,10 +15,10 @@ import operator
 
 import libcst as cst
 
-from ..analysis.aliasing import conditions_of, user_name
+from ..analysis.aliasing import user_name
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import logged, written_into, written_into_argument
-from .ir import Atom, Callee, Const, Operation, Var, operations_of
+from ..rules.helpers import written_into, written_into_argument
+from .ir import Atom, Callee, Const, Operation, Var
 from .local_imports import imported_value
 from .normalize_expressions import AUGMENTED, BINARY
 from .normalize_state import RETURN, RETURNED, YIELDED, NormalizerState, atom_name
@@ -234,37 +234,7 @@ class StatementNormalizer(NormalizerState):
         last = self.operations[-1] if self.operations else None
         if isinstance(atom, Var) and last is not None and last.target == atom.name and last.kind == "call":
             last.kind = "effect"  # kept for its side effect (print, ...)
-            if self.appends_to_a_module_list(last):
-                last.callee = Callee("static", "logged", logged)  # `LOG.append(loss)`: see rules.helpers.logged
-                self.logs.append((last, self.source.location(node)))
-
-    def appends_to_a_module_list(self, op) -> bool:
-        """``LOG.append(v)``: ``LOG`` a list the function reads from its module (or an enclosing
-        function), not one of its own variables."""
-        if op.callee.kind != "method" or op.callee.name != "append" or len(op.args) != 2 or op.kwargs:
-            return False
-        receiver = op.args[0]
-        names = [name for name, local in self.free_reads.items() if isinstance(receiver, Var) and local == receiver.name]
-        return bool(names) and type(self.env.lookup(names[0])) is list
-
-    def check_logs_unread(self, statements) -> None:
-        """Refuse ``LOG.append(v)`` where the function also reads ``LOG`` otherwise (``LOG[-1]``,
-        ``sum(LOG)``, another method): what it reads would hold values appended while it runs,
-        which the derivative code takes for constants."""
-        readers = operations_of(statements)
-        for log, location in self.logs:
-            name = log.args[0].name
-            if any(name in op.uses() for op in readers if op is not log and not self.is_log_of(op, name)) \
-                    or any(name in names for _, names in conditions_of(statements)):
-                user = next(n for n, local in self.free_reads.items() if local == name)
-                raise UnsupportedSyntaxError(
-                    f"`{user}.append(...)` records a value in a list the function also reads: what it reads "
-                    f"there would hold values appended while the function runs, which s2sad takes for constants",
-                    location, f"read `{user}` outside the differentiated function, or keep the values in a local list "
-                              f"and return it with the result (has_aux=True)")
-
-    def is_log_of(self, op, name: str) -> bool:
-        return any(op is log for log, _ in self.logs) and op.args[0].name == name
+            self.record_if_a_log(last, node)  # `LOG.append(loss)`: records.py
 
     def assertion(self, node: cst.Assert) -> None:
         test = self.expression(node.test)
