@@ -316,6 +316,21 @@ def _records_in_a_helper(y):
     return y * 2.0
 
 
+def _appends_only(v):
+    LOG.append(v)
+    return v * 2.0
+
+
+def _prints_the_record():  # reads LOG, but records_and_a_helper_appends never calls it
+    print(LOG)
+
+
+def records_and_a_helper_appends(x):
+    loss = np.sum(x ** 2)
+    LOG.append(loss)
+    return _appends_only(loss)
+
+
 def records_in_helpers(x):
     def step(y):
         LOG.append(np.sum(y))
@@ -339,7 +354,7 @@ PROGRAMS = [
     piecewise_with_scalar_conditions, piecewise_of_a_matrix,
     vectorized_function, vectorized_function_with_branches, vectorized_lambda_of_a_column,
     records_its_loss, records_in_a_loop, records_an_array_then_makes_a_new_one, records_a_float_then_adds_to_it,
-    records_in_helpers,
+    records_in_helpers, records_and_a_helper_appends,
 ]
 
 
@@ -351,7 +366,7 @@ def test_every_mode_against_central_differences(f):
 
 
 RECORDING = [records_its_loss, records_in_a_loop, records_an_array_then_makes_a_new_one,
-             records_a_float_then_adds_to_it, records_in_helpers]
+             records_a_float_then_adds_to_it, records_in_helpers, records_and_a_helper_appends]
 
 
 def _recorded():
@@ -579,6 +594,37 @@ def reads_what_it_records(x):
     return loss + LOG[-1]
 
 
+def _last_recorded():
+    return LOG[-1] * 2.0
+
+
+def a_helper_reads_what_it_records(x):
+    loss = np.sum(x ** 2)
+    LOG.append(loss)  # MARK: record read by a helper
+    return loss + _last_recorded()
+
+
+class _Scorer:
+    def __init__(self, w):
+        self.w = w
+
+    def score(self, x):
+        return np.sum(self.w * x) + LOG[-1]
+
+
+def _scores_with(scorer, x):
+    return scorer.score(x)
+
+
+def a_method_of_an_argument_reads_what_it_records(x):
+    loss = np.sum(x ** 2)
+    LOG.append(loss)  # MARK: record read by a method
+    return _scores_with(SCORER, x)
+
+
+SCORER = _Scorer(3.0)
+
+
 def records_an_array_then_writes_it(x):
     y = x * 2.0
     HISTORY.append(y)
@@ -672,6 +718,8 @@ REFUSED = [
     (adds_into_a_repeated_list, "add repeated", "changes the ndarray `rows[0]` in place, and `rows` shares it"),
     (adds_into_a_dict_value_another_key_holds, "add dict", "changes the ndarray `d[\"p\"]` in place, and `d` shares it"),
     (reads_what_it_records, "record read", "records a value in a list the function also reads"),
+    (a_helper_reads_what_it_records, "record read by a helper", "that `_last_recorded`, which this function may call, reads"),
+    (a_method_of_an_argument_reads_what_it_records, "record read by a method", "that `_Scorer.score`, which this function may call"),
     (records_an_array_then_writes_it, "record written", "keeps that very object in `HISTORY`"),
     (records_an_array_written_before, "record written before", "keeps that very object in `HISTORY`"),
     (records_an_array_then_adds_to_it, "record added to", "and `HISTORY` shares it"),
