@@ -64,12 +64,13 @@ def sequence_jvp(g, ans, iterable=()):
 
 def _extremum_rrule(choose):
     def extremum_rrule(*args, key=None, default=None):
-        if key is not None:
-            raise UnsupportedArgumentsError(f"{choose.__name__}(..., key=...) has no rule: compare the values themselves")
         items = list(args[0]) if len(args) == 1 else list(args)
         if not items:
             return default, lambda g: (NO_TANGENT,) * (len(args) + 1)
-        winner = choose(range(len(items)), key=items.__getitem__)
+        # `key=` only chooses which item is handed back (its slope is zero almost everywhere, as
+        # `sorted`'s): Python calls it once per item and keeps the first of tied extremes, and so does this
+        ranks = [key(item) for item in items] if key is not None else items
+        winner = choose(range(len(items)), key=ranks.__getitem__)
 
         def extremum_pullback(g):
             parts = [ZERO] * len(items)
@@ -96,8 +97,8 @@ defvjp(builtins.sum,   "iterable, start=0", sum_vjp_iterable, "unbroadcast(g, st
 defvjp(builtins.list,  "iterable=()", sequence_vjp)
 defvjp(builtins.tuple, "iterable=()", sequence_vjp)
 defvjp(builtins.divmod, "x1, x2", divmod_vjp_x1, divmod_vjp_x2)  # np.divmod's, for floats and arrays
-defrrule(builtins.max, _extremum_rrule(builtins.max))
-defrrule(builtins.min, _extremum_rrule(builtins.min))
+defrrule(builtins.max, _extremum_rrule(builtins.max), choosers=("key",))
+defrrule(builtins.min, _extremum_rrule(builtins.min), choosers=("key",))
 
 nondifferentiable(
     builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range, builtins.isinstance,
@@ -163,7 +164,5 @@ defjvp(builtins.sum,   "sum(g)", "g", elementwise=True)
 defjvp(builtins.list,  sequence_jvp)
 defjvp(builtins.tuple, sequence_jvp)
 defjvp(builtins.divmod, divmod_jvp_x1, divmod_jvp_x2)
-defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None",
-       orders_only=("key",))
-defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None",
-       orders_only=("key",))
+defjvp(builtins.max,   *_extremum_jvps(builtins.max), signature="iterable, *args, key=None, default=None")
+defjvp(builtins.min,   *_extremum_jvps(builtins.min), signature="iterable, *args, key=None, default=None")

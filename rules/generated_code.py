@@ -40,7 +40,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      deleted_name, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
+                      deleted_name, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
@@ -219,6 +219,8 @@ defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywo
 nondifferentiable(write_back)
 nondifferentiable(taken_for_writing)  # refuses a write into NumPy's copy, else returns None
 nondifferentiable(deleted_name)  # what `del y` leaves in y: no value at all
+nondifferentiable(logged)  # `LOG.append(loss)` into a module's list: a record, no gradient (normalize_statements.py)
+nondifferentiable(vectorized_dtype, piecewise_conditions)  # a dtype; boolean masks (numpy_written_out.py)
 defvjp(written_into_shared, "new, old, name, other", "unbroadcast(g, new)", None, None, None)
 defvjp(written_into_argument, "new, old, name", "unbroadcast(g, new)", None, None)
 defvjp(added_at,      "a, indices, b", "g", None, "unbroadcast(np.asarray(g)[indices], b)")

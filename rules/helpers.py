@@ -60,6 +60,10 @@ __all__ = [
     "filled_in_place",
     "taken_for_writing",
     "deleted_name",
+    "dict_without",
+    "vectorized_dtype",
+    "piecewise_conditions",
+    "logged",
     "owned_copy",
     "owned_tangent",
     "zipped",
@@ -139,8 +143,11 @@ def plain_arguments(names: str, *values) -> None:
 def _own_operator(cls: type, wanted: tuple) -> str | None:
     """The first method of ``cls`` (``wanted`` first) that gives an operator a meaning of its own."""
     for owner in cls.__mro__:
+        module = owner.__module__ or ""
         if not _OPERATOR_METHOD_SET.isdisjoint(owner.__dict__) and \
-                (owner.__module__ or "").split(".")[0] not in _NUMPY_LIKE:
+                (module.split(".")[0] not in _NUMPY_LIKE or module.startswith("s2sad.rules")):
+            # (s2sad's tangents are NumPy-like, the rules' own helper classes are not: scipy_special's
+            # dual numbers, met when a rule's slope is differentiated again, give no cotangents)
             return next(name for name in wanted + _OPERATOR_METHODS if name in owner.__dict__)
     return None
 
@@ -698,6 +705,56 @@ def chained(iterables):
     """``itertools.chain.from_iterable(iterables)`` as the list of its items, consumed in one pass
     (see ``reversed_items``); ``chain(a, b)`` is ``chained((a, b))``."""
     return list(itertools.chain.from_iterable(iterables))
+
+
+def piecewise_conditions(x, condlist, count: int):
+    """The boolean conditions ``np.piecewise(x, condlist, funclist)`` applies, ``count`` the number of
+    functions, worked out as NumPy works them out (a list of scalars for an array ``x`` is one mask;
+    the conditions stacked; one more, where none holds, for a function more): numpy_written_out.py."""
+    x = np.asarray(x)
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and x.ndim != 0):
+        condlist = [condlist]
+    condlist = np.asarray(condlist, dtype=bool)
+    n = len(condlist)
+    if n == count - 1:
+        condlist = np.concatenate([condlist, ~np.any(condlist, axis=0, keepdims=True)], axis=0)
+    elif n != count:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    return condlist
+
+
+def vectorized_dtype(first):
+    """The dtype ``np.vectorize`` gives its results: that of the first result (numpy_written_out.py).
+    An integer or boolean one is refused: NumPy casts every result to it (``2.7`` to ``2``), a
+    step s2sad does not differentiate through."""
+    dtype = np.asarray(first).dtype
+    if not np.issubdtype(dtype, np.inexact):
+        raise UnsupportedSyntaxError(
+            f"`np.vectorize`'s first result is of type {dtype}, not a float, and NumPy casts every result to it",
+            hint="have the function return floats on every path (`0.0`, not `0`)")
+    return dtype
+
+
+def logged(log: list, value) -> None:
+    """``LOG.append(value)`` on a list the function's module (or an enclosing function) holds, its
+    result unused: a record of a value, kept as Python keeps it (the very object). It carries no
+    gradient: the normaliser refuses it where the function reads that list anywhere else, and
+    the aliasing analysis counts ``value`` as read when the function returns (a later write
+    into it would change what the list holds)."""
+    if log.__class__ is not list:  # rebound since the code was made: its `append` may do anything
+        raise UnsupportedSyntaxError(f"`.append(...)` was differentiated as recording a value in a list, and is now "
+                                     f"called on a {type(log).__name__}", hint="keep the module's name bound to a list")
+    log.append(value)
+
+
+def dict_without(mapping: dict, key) -> dict:
+    """``mapping`` without ``key``, its other keys in their order: what ``del d[key]`` on a dict the
+    function made is written as (``d = dict_without(d, key)``). A new dict, where Python changes
+    the one it has: the aliasing analysis refuses it where another name or a container sees
+    that dict and is read after (aliasing.check_writes). A missing key raises KeyError, as ``del`` does."""
+    if key not in mapping:
+        raise KeyError(key)
+    return {k: v for k, v in mapping.items() if k != key}
 
 
 class Deleted:

@@ -34,7 +34,7 @@ from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import field_cotangent, split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
-from .helpers import chained, reversed_items, zipped
+from .helpers import chained, dict_without, reversed_items, zipped
 
 
 # ------------------------------------------------------------------ sorted
@@ -67,8 +67,8 @@ def sorted_jvp_iterable(g, ans, iterable, key, reverse):
     return [parts[source] for source in order]
 
 
-defvjp(builtins.sorted, "iterable, key=None, reverse=False", sorted_vjp_iterable, None, None)
-defjvp(builtins.sorted, sorted_jvp_iterable, None, None, orders_only=("key",))
+defvjp(builtins.sorted, "iterable, key=None, reverse=False", sorted_vjp_iterable, None, None, choosers=("key",))
+defjvp(builtins.sorted, sorted_jvp_iterable, None, None)
 
 
 # ------------------------------------------------------------------ zip
@@ -192,6 +192,25 @@ def dict_jvp_mapping(g, ans, mapping, kwargs):
 
 defvjp(builtins.dict, "mapping=(), /, **kwargs", dict_vjp_mapping)
 defjvp(builtins.dict, dict_jvp_mapping)
+
+
+def dict_without_vjp_mapping(g, ans, mapping, key):
+    """``del d[key]``: each kept key's cotangent goes back to it; the deleted one gets none."""
+    g = unthunk(g)
+    if is_zero(g):
+        return ZERO
+    return Tangent(dict, {k: ZERO if k == key else field_cotangent(g, k) for k in mapping})
+
+
+def dict_without_jvp_mapping(g, ans, mapping, key):
+    g = unthunk(g)
+    if is_zero(g):
+        return ZERO
+    return {k: field_cotangent(g, k) for k in ans}
+
+
+defvjp(dict_without, "mapping, key", dict_without_vjp_mapping, None)
+defjvp(dict_without, dict_without_jvp_mapping, None)
 
 
 def dict_get(mapping, key, default=None):

@@ -70,7 +70,7 @@ REFUSED = {
     'deep_copied_object_written_in_place': 'this augmented assignment changes the ndarray `w_o',
     'default_buffer_written_into': '`helper_with_a_buffer_default` changes its argumen',
     'default_captures_the_array_not_the_name': 'this augmented assignment changes the ndarray `z` ',
-    'deque_append_popleft': '`d` is a list or dict the function did not make it',
+    'deque_append_popleft': '`d` is a list, dict or array the function did not make it',
     'deque_rotation': '`d.rotate(1)` calls `.rotate` on a differentiated ',
     'dict_get_written': 'changes the ndarray `v` in place, and `d` shares it',
     'dict_item_augmented': 'this augmented assignment changes the ndarray `d["',

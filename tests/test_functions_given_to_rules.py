@@ -58,9 +58,10 @@ def max_and_min_by_a_key_reading_x(x):
     return max(items, key=lambda v: v * x[0]) + 2.0 * min(items, key=lambda v: abs(v - x[0]))
 
 
-def test_a_key_of_max_and_min_is_a_function_that_only_orders_in_forward_mode():
-    # the rules declare `key` orders_only (registry/forward.py): no refusal, and its held x[0] adds nothing
+def test_a_key_of_max_and_min_is_a_function_that_only_chooses_in_both_modes():
+    # the rules declare `key` a chooser (Rule.choosers): no refusal, and its held x[0] adds nothing
     expected = numerical_gradient(max_and_min_by_a_key_reading_x, [X], 0)
     direction = np.array([1.0, 0.5, -0.3])
     _, tangent = s2sad.jvp(max_and_min_by_a_key_reading_x, (X,), (direction,))
     assert tangent == pytest.approx(expected @ direction, rel=1e-5, abs=1e-7)
+    np.testing.assert_allclose(s2sad.grad(max_and_min_by_a_key_reading_x)(X), expected, rtol=1e-5, atol=1e-7)

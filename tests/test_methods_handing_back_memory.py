@@ -74,7 +74,7 @@ def step_on_a_shallow_copy(x):
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
 def test_refused_at_the_call_when_the_receiver_is_not_numpys(f, mode):
     x = np.array([0.3, -1.2, 0.7])
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="may hand back memory the object holds") as caught:
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="may hand back memory the object holds|holds the very objects|shares it") as caught:
         if mode == "grad":
             s2sad.grad(f)(x)
         elif mode == "jvp":
@@ -82,7 +82,7 @@ def test_refused_at_the_call_when_the_receiver_is_not_numpys(f, mode):
         else:
             s2sad.hvp(f, (x,), (np.ones(3),))
     assert caught.value.location.filename == __file__
-    assert ".copy()" in caught.value.location.text or "= h." in caught.value.location.text
+    assert any(part in caught.value.location.text for part in (".copy()", "= h.", "+=", "-="))
 
 
 def array_copy_written(x):

@@ -210,15 +210,15 @@ def the_same_array_twice(x):
 REFUSED = [
     # found on the way: the put-back of y[0] told the derivative code y[0] changed, not y[1], the
     # same list: grad gave [0, -1.11] for [-0.72, 0.09]; refused now
-    (the_same_row_twice, (), "`y[0]` is a list or dict the function did not make itself"),
-    (the_same_row_appended_twice, (), "`rows[0]` is a list or dict the function did not make itself"),
-    (the_same_array_twice, (), "`y[0]` is a list or dict the function did not make itself"),
+    (the_same_row_twice, (), "`y[0]` is a list, dict or array the function did not make itself"),
+    (the_same_row_appended_twice, (), "`rows[0]` is a list, dict or array the function did not make itself"),
+    (the_same_array_twice, (), "`y[0]` is a list, dict or array the function did not make itself"),
     (inner_list_named, (), "`history[\"loss\"].append(...)` changes the list `history[\"loss\"]` in place, and `inner`"),
     (held_by_a_tuple, (), "`history[\"loss\"]` in place, and `t` sees"),
     (inner_list_in_a_dict, (), "`rows[0]` in place, and `d` sees"),
     (element_taken_before, (), "`rows[0]` in place, and `row` sees"),
     (row_of_a_nested_list_taken_before, (), "changes `y[0]` in place, and `row` sees"),
-    (the_callers_list, ([1.0],), "`history[\"loss\"]` is a list or dict the function did not make itself"),
+    (the_callers_list, ([1.0],), "`history[\"loss\"]` is a list, dict or array the function did not make itself"),
     (the_callers_dict, ({"loss": [1.0]},), "changes `hist[\"loss\"]` in place, which may be `hist`"),
     (a_view_read_after, (), "changes memory that `r` shares"),
     (a_transpose_read_after, (), "changes memory that `t` shares"),

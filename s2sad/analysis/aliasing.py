@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import chained, owned_copy, reversed_items, with_attribute, zipped
+from ..rules.helpers import chained, dict_without, logged, owned_copy, reversed_items, with_attribute, zipped
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -343,10 +343,13 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
     loose_groups = Groups(function.statements, links, keyed_by_literals=keyed, numpy_methods_new=False)
     reads = Reads(function)
     for write in operations:
+        if _a_call_of(write, (dict_without,)) and isinstance(write.args[0], Var):
+            _check_deleted_key(write, operations, made_by, reads, source, keyed)
+            continue
         outers = put_back(write, operations, made_by, reads)
         if write.kind == "mutate" and write.callee.name in LIST_WRITES and isinstance(write.args[0], Var) \
                 and (write.callee.name != "setitem" or _origin(write.args[0].name, made_by).kind in ("list", "dict")
-                     or any(_origin(outer, made_by).kind in ("list", "dict") for outer in outers)):
+                     or any(_a_sequence_of_objects(_origin(outer, made_by), made_by) for outer in outers)):
             _check_list_write(write, operations, made_by, reads, source, keyed, outers)
             continue
         if write.kind == "mutate" and write.callee.name == "setitem":
@@ -372,15 +375,23 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
             down = not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by)))
             seeing = shared.of(container, down=down)
             _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
+        recorded = _recorded(seeing | {container}, reads)
+        if recorded is not None:
+            if id(write) in in_place:  # `loss += 1.0` after `LOG.append(loss)` rebinds a float: checked when it runs
+                guarded[id(write)] = (user_name(container), recorded)
+                continue
+            _refuse_recorded(user_name(container), recorded, _where(write, reads, source))
         owner = (updated_attributes or {}).get(id(write))
+        spelled = _spelled(container, made_by) if owner is not None else user_name(container)  # `params[k] -= v`
+        if owner is not None and not _puts_back_its_only_slot(container, write, operations, made_by, reads, keyed):
+            owner = None  # `rows = [a, a]; rows[0] += v`: the other slot holds the changed array too
         for other in sorted(seeing - {container, write.target} - set(outers)):
             if owner is not None and user_name(other) == owner:
                 continue
             if reads.after(other, write):
                 if id(write) in in_place:
                     # `params[k] -= v` writes through the element it read: named as written
-                    written = _spelled(container, made_by) if owner is not None else user_name(container)
-                    guarded[id(write)] = (written, user_name(other))
+                    guarded[id(write)] = (spelled, user_name(other))
                     break
                 _refuse(_spelled(container, made_by) if outers else user_name(container), user_name(other),
                         _where(write, reads, source))
@@ -485,11 +496,15 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
     if write.callee.name == "pop" and _may_be_a_dict(container, outers, write, operations, made_by, reads,
                                                       keyed_by_literals):
         raise UnsupportedSyntaxError(
-            f"`{spelled}.pop(...)` (or `del {spelled}[key]`) takes a key out of a dict in place, which s2sad does not "
-            f"differentiate (the derivative code would have to put the key back where it was)", where,
+            f"`{spelled}.pop(...)` (or `del {spelled}[key]`) takes a key out of a dict in place, which s2sad "
+            f"differentiates only on a dict the function made itself, by its own name, outside a nested function "
+            f"(the derivative code would have to put the key back where it was)", where,
             f"make a new dict without the key: `{spelled} = {{k: v for k, v in {spelled}.items() if k != key}}`")
-    for other in sorted(_seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
-                        - {container, write.target} - set(outers)):
+    seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
+    recorded = _recorded(seeing | {container}, reads)
+    if recorded is not None:
+        _refuse_recorded(spelled, recorded, where)
+    for other in sorted(seeing - {container, write.target} - set(outers)):
         if reads.after(other, write):
             written, seen = spelled, user_name(other)
             raise UnsupportedSyntaxError(
@@ -506,11 +521,48 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
         _refuse_foreign(spelled, write, where)
 
 
+def _check_deleted_key(write, operations, made_by, reads, source, keyed_by_literals) -> None:
+    """Refuse ``del d[key]`` (``d = dict_without(d, key)``, a new dict) where another name for the
+    dict, a container holding it, or an item taken out of one, is read after: Python took the
+    key out of that very object, which the new dict leaves as it was."""
+    old = write.args[0].name
+    seeing = _seeing_the_list(old, write, operations, made_by, reads, keyed_by_literals)
+    recorded = _recorded(seeing | {old}, reads)
+    if recorded is not None:
+        _refuse_recorded(user_name(old), recorded, _where(write, reads, source))
+    # (the old version itself is not read after: the name is bound to the new dict, and forward
+    # code differentiated again reads it only as the argument of dict_without's own rule)
+    for other in sorted(seeing - {old, write.target}):
+        if reads.after(other, write):
+            spelled, seen = user_name(old), user_name(other)
+            raise UnsupportedSyntaxError(
+                f"`del {spelled}[...]` (or `{spelled}.pop(...)`) takes a key out of the dict `{spelled}` in place, and `{seen}` sees the same dict "
+                f"and is read after the change: s2sad would differentiate it as if the key were still there",
+                _where(write, reads, source),
+                f"make the new dict under a name of its own: `{spelled}2 = {{k: v for k, v in {spelled}.items() if k != key}}`")
+
+
+def _recorded(names: set[str], reads) -> str | None:
+    """The module's list (``LOG``) holding one of ``names``, put there by ``LOG.append(v)``; None if none."""
+    found = sorted(reads.logged[name] for name in names if name in reads.logged)
+    return found[0] if found else None
+
+
+def _refuse_recorded(written: str, log: str, where):
+    # wherever the write is, before or after the append: the reverse pass puts written
+    # elements back (and takes appended items out) in the very object the list holds
+    raise UnsupportedSyntaxError(
+        f"this changes `{written}` in place, and `{log}.append(...)` keeps that very object in `{log}`: the "
+        f"derivative code undoes changes in place as it runs backwards, and `{log}` would hold what it left",
+        where, f"record a copy (`{log}.append({written}.copy())`, or a number: `{log}.append(float(...))`), "
+               f"or make a new value instead of the change (`{written} = {written} + ...`)")
+
+
 def _refuse_foreign(spelled: str, write, where):
     # taken out of another container, or handed back by a call: which other containers hold
     # this list (or how many times), and which names read it, is not known here
     raise UnsupportedSyntaxError(
-        f"`{spelled}` is a list or dict the function did not make itself (it was taken out of "
+        f"`{spelled}` is a list, dict or array the function did not make itself (it was taken out of "
         f"another container, or a call gave it), or one held in more than one place, and "
         f"{'this' if write.callee.name == 'setitem' else f'`.{write.callee.name}(...)`'} changes it in place: "
         f"whatever else holds it would change too, which s2sad does not follow", where,
@@ -533,8 +585,21 @@ def _may_be_a_dict(container: str, outers, write, operations, made_by, reads, ke
     return any(_is_a_dict(_origin(item, made_by)) for item in level)
 
 
+def container_kind(name: str, operations) -> type | None:
+    """``dict`` or ``list`` when ``operations`` (those made so far) make the object ``name`` holds as
+    one (a display, a comprehension, ``list(...)``, ``dict(...)``, ``sorted(...)``, ``del d[k]``'s new
+    dict, a copy of one of these); None when it may be anything (an argument, an element, a call's)."""
+    made_by: dict = {}
+    for op in operations:
+        made_by.setdefault(op.target, op)
+    origin = _origin(name, made_by)
+    if _is_a_dict(origin):
+        return dict
+    return list if origin.kind == "list" or _a_call_of(origin, (list, sorted)) else None
+
+
 def _is_a_dict(origin: Operation) -> bool:
-    return origin.kind == "dict" or (origin.kind == "call" and origin.callee is not None and origin.callee.value is dict)
+    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without))
 
 
 def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:
@@ -559,7 +624,8 @@ def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, read
             for item in linked._items_of(current):
                 if item in keys - values or _taken_out_of(item, current, linked, made_by):
                     continue
-                if not (_made_here(_origin(item, made_by)) and _held_once(item, made_by, reads, operations)):
+                origin = _origin(item, made_by)
+                if not ((_made_here(origin) or _a_new_array(origin)) and _held_once(item, made_by, reads, operations)):
                     return False
                 inner.add(item)
         level = inner
@@ -608,17 +674,50 @@ def _where(write, reads, source):
     return where.location if where is not None else function_location(source)
 
 
+def _a_sequence_of_objects(origin: Operation, made_by) -> bool:
+    """Whether ``origin`` makes a list or dict (a display, ``list(...)``, ``a + b``, ...) or a list
+    repeated (``[a] * n``, whose slots all hold the very object ``a``): a write into an element
+    taken out of it changes an object it holds, which may be held elsewhere too."""
+    if origin.kind in ("list", "dict") or _a_list_or_dict(origin):
+        return True
+    return _a_call_of(origin, (operator.mul,)) and any(
+        isinstance(atom, Var) and _origin(atom.name, made_by).kind in ("list", "tuple") for atom in origin.args)
+
+
+def _puts_back_its_only_slot(element: str, write, operations, made_by, reads, keyed_by_literals) -> bool:
+    """For ``y[i] += v`` (``element`` is ``y[i]``, changed in place and put back): whether the
+    container's other versions may be left out of the check, because the put-back is the only
+    place the change shows there. True for an array ``y`` (its element is a view of its own
+    memory) or an object's attribute; for a list or dict, only when each object it holds was
+    made here and is held once (``rows = [a, a]`` holds one array in two slots)."""
+    taken = made_by.get(element)
+    if taken is None or not _a_call_of(taken, (operator.getitem,)) or not isinstance(taken.args[0], Var):
+        return True
+    outer = taken.args[0].name
+    if not _a_sequence_of_objects(_origin(outer, made_by), made_by):
+        return True
+    return _holds_only_its_own(outer, 1, write, operations, made_by, reads, keyed_by_literals)
+
+
+def _a_new_array(origin: Operation) -> bool:
+    """Whether ``origin`` is a call that makes new memory (``np.zeros(3)``, ``x * 2.0``): a NumPy or
+    Python function whose result shares memory with none of its arguments (not a view, not
+    the user's own function, which may hand back what it is given)."""
+    return origin.kind == "call" and origin.callee is not None and origin.callee.kind == "static" \
+        and not may_share(origin) and not _hands_back_items(origin) and not _a_list_or_dict(origin)
+
+
 def _made_here(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
     comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
     an argument it changes (written back to the caller's at the end, see normalize.py)."""
-    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy))
+    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without))
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
-    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat))
+    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without))
 
 
 def _a_call_of(origin: Operation, functions) -> bool:
@@ -632,8 +731,8 @@ def _kind_of(container: str, made_by) -> str:
 
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
-                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped)
-# (the last three: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
+                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without)
+# (`dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
 
 
@@ -698,6 +797,9 @@ class Reads:
             for loop in self.loops[id(op)]:
                 self.starts[loop] = min(self.starts.get(loop, self.end), self.order[id(op)])
         self.result = function.result.name if isinstance(function.result, Var) else None
+        # what `LOG.append(v)` put in a module's list: still held there when the function returns
+        self.logged = {op.args[1].name: user_name(op.args[0].name) for op in operations if op.kind == "effect"
+                       and op.callee is not None and op.callee.value is logged and isinstance(op.args[1], Var)}
         self.carried = _carried_by_loop(function.statements)
 
     def made_this_iteration(self, name: str, write: Operation, operations) -> int | None:
@@ -724,7 +826,7 @@ class Reads:
         here, around = self.order[id(write)], set(self.loops[id(write)])
         reads = [(self.order.get(id(reader), self.end), set(self.loops.get(id(reader), ())))
                  for reader, used in self.readers if name in used and reader is not write]
-        if name == self.result:
+        if name == self.result or name in self.logged:
             reads.append((self.end, set()))
 
         def rebound(at, enclosing) -> bool:

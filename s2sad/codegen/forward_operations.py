@@ -158,11 +158,11 @@ class ForwardOperations:
                 continue
             jvp = forward.jvps.get(param)
             if jvp is None:
-                if isinstance(atom, Var) and param not in forward.orders_only and self.may_hold_a_function(atom.name):
+                if isinstance(atom, Var) and param not in forward.rule.choosers and self.may_hold_a_function(atom.name):
                     # a function the rule calls (`odeint(lambda y, t: -k * y, ...)`, `reduce`) gets no tangent:
                     # refused below if it holds numbers and no other argument has a tangent (a jvp of
                     # the rule's that runs refuses it itself), as reverse mode refuses it; not one that
-                    # only orders items (`key`: registry/forward.py)
+                    # only chooses items (`key`: Rule.choosers)
                     checks.append(f"refuse_held_numbers({self.core.code(atom)})")
                 continue
             if isinstance(atom, tuple):

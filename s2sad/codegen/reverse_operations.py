@@ -174,8 +174,10 @@ class ReverseOperations:
         return substitute(template, {"g": g, "ans": op.target, **codes}, passes + [on_floats] if self.floats else passes)
 
     def reverse_through_pullback(self, op: Operation, g: str, reversal: Reversal) -> list[str]:
-        active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a)]
         treatment = "method" if op.callee.kind in ("method", "attribute") else self.core.treatment(op)
+        rule = rule_for(op.callee.value) if treatment == "rrule" else None
+        choosers = rule.choosers if rule is not None else ()
+        active_keywords = [k for k, a in op.kwargs if self.activity.is_active(a) and k not in choosers]
         if active_keywords and treatment not in KEYWORD_TREATMENTS:
             raise UnsupportedSyntaxError(
                 f"`{op.callee.spelling}` is given a differentiated value by keyword ({', '.join(active_keywords)}), "

@@ -30,12 +30,15 @@ from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
 from .normalize_state import RETURN, YIELDED
 from .normalize_statements import StatementNormalizer
+from .numpy_written_out import NumpyWrittenOut
+from .records import RecordNormalizer
 from .normalize_syntax import code_of, count_returns, has_while, params_changed_in_place, yields_in
 from .source import FunctionSource
 
 
 class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, CallNormalizer,
-                 OnePassCallNormalizer, MutationNormalizer, ClassNormalizer):
+                 OnePassCallNormalizer, MutationNormalizer, ClassNormalizer, NumpyWrittenOut,
+                 RecordNormalizer):
     """The parts over one shared state: no part overrides another's method, so the order of the bases
     does not matter."""
 
@@ -75,6 +78,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             imports=self.imports, location=self.source.location(funcdef),
             written_back=tuple(self.owned),
         )
+        self.check_logs_unread(statements)
         guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
         check_attribute_writes(function, self.source)
         for operation in operations_of(statements):

@@ -17,6 +17,7 @@ import itertools
 import libcst as cst
 import numpy as np
 
+from ..analysis.aliasing import container_kind
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
@@ -46,6 +47,8 @@ class CallNormalizer(NormalizerState):
             return self.packed_call(node, want)
         if local:
             return self.inline(self.local_functions[func.value], node, want)
+        if isinstance(func, cst.Call) and self.names_numpy(func.func, np.vectorize):
+            return self.vectorized(node, dotted_name(func.func), want)  # `np.vectorize(f)(x)`: numpy_written_out.py
         if isinstance(func, cst.Lambda):
             return self.inline(func, node, want)
         dotted = dotted_name(func)
@@ -64,12 +67,20 @@ class CallNormalizer(NormalizerState):
             return self.method_call(node, want)
         return self.value_call(node, want)
 
+    def names_numpy(self, node, function) -> bool:
+        """Whether ``node`` names ``function`` through the module (``np.vectorize``)."""
+        dotted = dotted_name(node)
+        return dotted is not None and dotted.split(".")[0] not in self.current \
+            and self.env.is_static_root(dotted.split(".")[0]) and self.env.resolve_dotted(dotted) is function
+
     def static_call(self, node: cst.Call, dotted: str, want) -> Atom:
         """``np.tanh(x)``, ``helper(x)``: a callee the module names, resolved to the object now."""
         value = self.env.resolve_dotted(dotted)
         if not found(value):
             raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node.func),
                                          "check the spelling, or import the module at module level")
+        if value is np.piecewise:
+            return self.piecewise(node, dotted, want)  # numpy_written_out.py
         if is_one_pass(value):  # map, reversed, itertools.chain: generated code calls s2sad's own for them
             self.check_consumed_once(node, dotted)
             if value is builtins.map:
@@ -113,6 +124,13 @@ class CallNormalizer(NormalizerState):
         if any(key == "out" for key, _ in kwargs):
             raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
                                          self.source.location(node), "drop `out=` and assign the result")
+        # `xs.copy()` of a list made here is `list(xs)`, which the aliasing analysis knows holds xs's items; an
+        # array's shares nothing, and a list or dict the function is given is refused when the code runs
+        copied = container_kind(receiver.name, self.emitted) if method == "copy" and isinstance(receiver, Var) \
+            and not args and not kwargs else None
+        if copied is not None:
+            convert = Callee("static", copied.__name__, copied)
+            return self.operation(want, "copy", [atom_name(receiver)], Operation("", "call", convert, [receiver]))
         args = [receiver] + args
         operands = [atom_name(a) for a in args[:2]]
         return self.operation(want, method, operands, Operation("", "call", callee, args, kwargs))

@@ -247,6 +247,8 @@ class ExpressionNormalizer(NormalizerState):
         return joined
 
     def dictionary(self, node: cst.Dict, want) -> Atom:
+        if node.elements and isinstance(node.elements[0], cst.StarredDictElement):
+            return self.unpacked_dictionary(node, want)
         entries = []
         for element in node.elements:
             key = self.expression(element.key)
@@ -255,6 +257,22 @@ class ExpressionNormalizer(NormalizerState):
                                              "use string or number literals as keys")
             entries.append((key.code, self.expression(element.value)))
         return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
+
+    def unpacked_dictionary(self, node: cst.Dict, want) -> Atom:
+        """``{**d, "k": v}``: the shallow copy ``dict(d)`` (which holds the very objects ``d`` holds,
+        as the aliasing analysis knows), then each later entry assigned into it, as Python builds
+        the display: a key already in ``d`` keeps its place and takes the new value. (The fence
+        refuses a ``**`` after the first entry.)"""
+        mapping = self.expression(node.elements[0].value)
+        convert = Callee("static", "dict", dict)
+        copied = self.operation(want, "dict", [atom_name(mapping)], Operation("", "call", convert, [mapping]))
+        for element in node.elements[1:]:
+            key = self.expression(element.key)
+            if not isinstance(key, Const):
+                raise UnsupportedSyntaxError("dict keys must be constants", self.source.location(element.key),
+                                             "use string or number literals as keys")
+            self.mutate(node, "setitem", copied, [key, self.expression(element.value)])
+        return copied
 
     def lambda_value(self, node: cst.Lambda, want) -> Atom:
         """A lambda used as a value (``odeint(lambda y, t: -y, ...)``, ``loss_fn = lambda r: r ** 2``

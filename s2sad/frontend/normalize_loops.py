@@ -16,7 +16,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from .ir import Atom, Const, Loop, Operation, Statement, Var
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
-from .normalize_syntax import assigned_names, called_names, is_pair, names_read_outside, nonlocal_names, target_parts
+from .normalize_syntax import assigned_names, called_names, deleted_from, is_pair, names_read_outside, nonlocal_names, target_parts
 
 
 class LoopNormalizer(NormalizerState):
@@ -33,6 +33,12 @@ class LoopNormalizer(NormalizerState):
                     pending.append(function.body)
         return names
 
+    def keys_deleted(self, node) -> list[str]:
+        """The function's own dicts a loop deletes keys of (``del d[k]``): each binds ``d`` to a new
+        dict (normalize_mutation.delete_key), so the loop carries ``d`` as if it assigned it."""
+        return [name for name in deleted_from(node.body)
+                if name in self.current and self.is_own_dict(Var(self.current[name]))]
+
     def loop(self, node, loop_depth: int, returns: bool = False, private=()) -> Loop:
         """A ``for`` or ``while`` loop, with the variables it carries between iterations.
 
@@ -44,7 +50,7 @@ class LoopNormalizer(NormalizerState):
         """
         location = self.source.location(node)
         iteration = self.iteration(node) if isinstance(node, cst.For) else None
-        assigned = list(dict.fromkeys(assigned_names(node) + self.rebound_by_calls(node)))
+        assigned = list(dict.fromkeys(assigned_names(node) + self.rebound_by_calls(node) + self.keys_deleted(node)))
         assigned += [RETURNED, RETURN] if returns else []
         outside = names_read_outside(self.source.funcdef, node)
         loop_names = {}

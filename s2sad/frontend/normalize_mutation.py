@@ -19,11 +19,13 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import (added_at, deleted_name, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
+from ..analysis.aliasing import container_kind
+from ..rules.helpers import (added_at, deleted_name, dict_without, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
                              with_attribute, written_into)
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
+from .normalize_syntax import own_bindings
 
 LIST_MUTATORS = ("append", "extend", "pop", "insert")
 ARRAY_MUTATORS = ("sort", "fill")  # on a local variable: written as an element assignment (array_mutation)
@@ -32,7 +34,7 @@ UNSUPPORTED_MUTATORS = {
     "sort": "use `sorted(xs)` or `np.sort(x)`, which return a new value",
     "reverse": "use `xs[::-1]`",
     "clear": "assign a new empty list",
-    "update": "build a new dict: `d = {**d, ...}` is not supported either; assign the keys one by one: `d[k] = v`",
+    "update": "build a new dict, `d = {**d, \"k\": v}`, or assign the keys one by one: `d[k] = v`",
     "setdefault": "test `k in d` and assign `d[k] = v`",
     "popitem": "read and delete keys explicitly",
     "fill": "use `np.full_like(x, value)`",
@@ -173,7 +175,11 @@ class MutationNormalizer(NormalizerState):
         for target in targets:  # one by one, left to right, as Python deletes them
             if isinstance(target, cst.Subscript):
                 container, index = self.container(target)
-                self.mutate(target, "pop", container, [index])
+                if isinstance(target.value, cst.Name) and self.is_own_dict(container) \
+                        and not self.of_an_enclosing_function(target.value.value):
+                    self.delete_key(target, container, index)
+                else:
+                    self.mutate(target, "pop", container, [index])
                 continue
             name = target.value
             if name not in self.current:
@@ -182,6 +188,27 @@ class MutationNormalizer(NormalizerState):
             version = self.namer.version(name)
             self.emit(Operation(version, "call", Callee("static", "deleted_name", deleted_name), [Const(repr(name))]))
             self.current[name] = version
+
+    def is_own_dict(self, container: Var) -> bool:
+        """Whether ``container`` is a dict this function made (a display, ``dict(...)``, a copy)
+        and no argument or global may be it."""
+        return container_kind(container.name, self.emitted) is dict and self.roots.get(container.name) is None
+
+    def of_an_enclosing_function(self, name: str) -> bool:
+        """Whether ``name``, read in a nested function written out in place, is a variable of the
+        function around it: rebinding it there would leave the enclosing function's name bound
+        to the old dict (its ``del d[k]`` stays the dict ``pop`` the aliasing analysis refuses)."""
+        return bool(self.inlining) and name not in own_bindings(self.inlining[-1])
+
+    def delete_key(self, target, container: Var, key) -> None:
+        """``del d[key]`` on the function's own dict: ``d = dict_without(d, key)``, a new dict
+        without the key (a dict's ``pop`` has no undoing in the derivative code: the key's
+        place would have to be put back). The aliasing analysis refuses it where another name
+        or a container sees the old dict and is read after (Python changed that object)."""
+        name = target.value.value  # (`d[k]`'s or `d.pop`'s `d`)
+        version = self.namer.version(name)
+        self.emit(Operation(version, "call", Callee("static", "dict_without", dict_without), [container, key]))
+        self.current[name] = version
 
     def list_mutation(self, node: cst.Call, want) -> Atom:
         """``xs.append(v)``, ``xs.extend(ys)``, ``v = xs.pop()`` on a local list, or on a list a
@@ -194,6 +221,14 @@ class MutationNormalizer(NormalizerState):
         if kwargs or len(args) not in expected:
             raise UnsupportedSyntaxError(f"`{func.attr.value}` is called with unexpected arguments",
                                          self.source.location(node))
+        if func.attr.value == "pop" and len(args) == 1 and isinstance(func.value, cst.Name) \
+                and self.is_own_dict(container) and not self.of_an_enclosing_function(func.value.value):
+            # `v = d.pop(k)` on the function's own dict: `v = d[k]`, then `del d[k]`
+            getitem = Callee("static", "[]", operator.getitem, "{0}[{1}]")
+            taken = self.operation(want, "item", [container.name, atom_name(args[0])],
+                                   Operation("", "call", getitem, [container, args[0]]), derived_from_operands=True)
+            self.delete_key(func, container, args[0])
+            return taken
         return self.mutate(node, func.attr.value, container, args, want)
 
     def ufunc_at(self, node: cst.Call, dotted: str, method) -> Atom:

@@ -67,6 +67,7 @@ class NormalizerState:
         self.bindings: dict[str, tuple] = {}
         self.imports: dict[str, str] = {}
         self.free_reads: dict[str, str] = {}
+        self.logs: list = []                     # `LOG.append(v)` into a module's list: (its operation, where)
         self.emitted: list[Operation] = []       # every operation so far, in order
         self.local_functions: dict = {}          # nested def or lambda name -> its node (inlined when called)
         self.definition_defaults: dict = {}      # id(nested def or lambda) -> {parameter: its default's atom}

@@ -234,6 +234,7 @@ class StatementNormalizer(NormalizerState):
         last = self.operations[-1] if self.operations else None
         if isinstance(atom, Var) and last is not None and last.target == atom.name and last.kind == "call":
             last.kind = "effect"  # kept for its side effect (print, ...)
+            self.record_if_a_log(last, node)  # `LOG.append(loss)`: records.py
 
     def assertion(self, node: cst.Assert) -> None:
         test = self.expression(node.test)

@@ -142,6 +142,23 @@ def assigned_names(loop) -> list[str]:
     return list(names.stores)
 
 
+def deleted_from(body) -> list[str]:
+    """The names ``X`` of each ``del X[...]`` in ``body`` (not in functions or lambdas nested in it)."""
+    found = []
+
+    class Deletions(ReadingVisitor):
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Del):
+                targets = [e.value for e in node.target.elements] \
+                    if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+                found.extend(t.value.value for t in targets
+                             if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name))
+            return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+    body.visit(Deletions())
+    return list(dict.fromkeys(found))
+
+
 def names_read_outside(funcdef: cst.FunctionDef, loop) -> set[str]:
     """The user variables the function reads outside a loop's body."""
     names = NameUses(skip=loop.body)

@@ -96,6 +96,11 @@ class Rule:
     library: str | None = None     # the optional library (scipy) whose rules module registered it
     derivatives: dict[str, str | None] | None = None  # defderivative's expressions, kept for the rules reference
     version: str = "1"
+    # keywords that only choose what the function hands back (`max`'s and `sorted`'s `key=`): no
+    # cotangent flows to them, and no tangent from them, whatever differentiated values a function
+    # given there holds (its slope is zero almost everywhere); any other function a rule calls is
+    # refused when it holds them (`odeint(lambda y, t: -k * y, ...)`)
+    choosers: tuple[str, ...] = ()
     _compiled: dict[str, VJP] = field(default_factory=dict, repr=False)
 
     @property
@@ -114,7 +119,7 @@ class Rule:
         items = sorted(vjps.items()) if len(vjps) > 1 else vjps.items()
         return "\x1f".join([self.name, self.version, _signature_text(self.signature), str(self.nondifferentiable),
                             str(self.thunks), *[f"{param}={_describe(vjp)}" for param, vjp in items],
-                            _describe(self.vjp_all), _describe(self.rrule_function)])
+                            _describe(self.vjp_all), _describe(self.rrule_function), *self.choosers])
 
     @property
     def kind(self) -> str:
@@ -455,8 +460,9 @@ def registered_rules() -> set[int]:
 
 
 def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP | None, name: str | None = None, version: str = "1",
-           thunks: bool = False, lazy: bool = False) -> Rule:
+           thunks: bool = False, lazy: bool = False, choosers: tuple[str, ...] = ()) -> Rule:
     """Register one vjp per positional parameter of ``signature`` (``None``: no gradient).
+    ``choosers``: as ``defrrule``'s.
 
     ``thunks=True`` says a vjp may return a Thunk or InplaceableThunk; generated code then
     unthunks that cotangent before any other rule reads it. ``lazy=True`` makes the
@@ -474,7 +480,7 @@ def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP |
         vjps = tuple(_checked_vjp(name or _qualified_name(function), p, v, tuple(sig.parameters))
                      for p, v in zip(params, vjps))
     rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version,
-                thunks=thunks, lazy=lazy)
+                thunks=thunks, lazy=lazy, choosers=choosers)
     return _store(rule)
 
 
@@ -601,10 +607,13 @@ def defvjp_all(function: Callable[..., Any], signature: str, vjp: VJP, name: str
     return _store(rule)
 
 
-def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1") -> Rule:
+def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature: str | None = None, name: str | None = None, version: str = "1",
+             choosers: tuple[str, ...] = ()) -> Rule:
     """Register a ChainRules-form rule: ``rrule(*args, **kwargs) -> (y, pullback)``, where
     ``pullback(g)`` returns the function's own cotangent (``s2sad.NO_TANGENT``) then one per
     argument. ``signature`` (``"x, y"``) is needed for forward rules (``defjvp``) to name them.
+    ``choosers`` names keywords that only choose what is handed back (``max``'s ``key``): the
+    pullback gives them no cotangent, even when the function given there holds differentiated values.
 
     >>> import numpy as np, s2sad
     >>> def softplus(x):
@@ -620,7 +629,7 @@ def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature:
     sig = signature_from_text(signature) if signature else None
     if _from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
-    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version)
+    rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version, choosers=choosers)
     return _store(rule)
 
 

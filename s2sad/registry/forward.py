@@ -13,11 +13,6 @@ One entry per differentiable parameter, like a reverse rule:
 * a callable ``(g, ans, *params)`` returning the tangent, for what a line cannot say.
 * ``None``: no tangent flows through that parameter (an index, a shape, a flag).
 
-``orders_only`` names the parameters that are functions the rule calls only to order or
-choose items (``sorted``'s and ``max``'s ``key``): a step function of what it holds, whose
-derivative is zero, so a function there may hold differentiated numbers. Any other function
-a rule calls without a jvp is refused when it holds them (``odeint(lambda y, t: -k * y, ...)``).
-
 ``elementwise=True`` marks functions whose output has the broadcast shape of the inputs:
 a tangent term with a smaller shape (from a broadcast operand) is broadcast up to the
 output's shape, as the output's tangent must be. Nondifferentiable functions push ZERO.
@@ -44,7 +39,6 @@ class ForwardRule:
     rule: Rule                       # the reverse rule of the same function (its signature and name)
     jvps: dict[str, Any] = field(default_factory=dict)
     elementwise: bool = False
-    orders_only: frozenset = frozenset()  # parameters that are functions ordering items (above)
     _compiled: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -147,11 +141,10 @@ _forward: dict[int, ForwardRule] = {}  # id(reverse rule) -> its forward rule
 
 
 def defjvp(function: Callable[..., Any], *jvps: str | Callable[..., Any] | None, elementwise: bool = False,
-           signature: str | None = None, orders_only: tuple = ()) -> ForwardRule:
+           signature: str | None = None) -> ForwardRule:
     """Register ``function``'s forward rule: one jvp per parameter of its reverse rule's
     signature, in order (a template over the tangent ``g``, ``ans`` and the parameters;
     ``LINEAR``; a callable ``(g, ans, *params)``; or ``None``). The reverse rule comes first.
-    ``orders_only``: the parameters that are functions called only to order items (``key``).
 
     >>> import s2sad
     >>> def cube(x):
@@ -164,7 +157,7 @@ def defjvp(function: Callable[..., Any], *jvps: str | Callable[..., Any] | None,
     rule = rule_for(function)
     if rule is None:
         raise ValueError(f"{function!r} has no reverse rule: register that first (s2sad.defvjp)")
-    return _store(rule, jvps, elementwise, signature, frozenset(orders_only))
+    return _store(rule, jvps, elementwise, signature)
 
 
 def deflinear(function: Callable[..., Any], *params: str, elementwise: bool = False) -> ForwardRule:
@@ -193,7 +186,7 @@ def defjvp_method(owner: type, name: str, *jvps, elementwise: bool = False) -> F
     return _store(rule, jvps, elementwise, None)
 
 
-def _store(rule: Rule, jvps, elementwise: bool, signature: str | None, orders_only=frozenset()) -> ForwardRule:
+def _store(rule: Rule, jvps, elementwise: bool, signature: str | None) -> ForwardRule:
     if rule.signature is None:
         if signature is None:
             raise ValueError(f"the rule of {rule.name} has no signature: give one (signature='x, y')")
@@ -201,7 +194,7 @@ def _store(rule: Rule, jvps, elementwise: bool, signature: str | None, orders_on
     params = tuple(rule.signature.parameters)
     if len(jvps) > len(params):
         raise ValueError(f"{len(jvps)} jvps given for the {len(params)} parameters of {rule.name}")
-    forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise, orders_only)
+    forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise)
     _forward[id(rule)] = forward
     forget_generated()  # generated forward code in memory is made again
     return forward

@@ -19,6 +19,8 @@ import functools
 import inspect
 from types import FunctionType
 
+import numpy as np
+
 from ..errors import MissingRuleError
 from ..frontend.resolve import describe_callee, is_library
 from ..registry import registry_generation, rule_for
@@ -57,6 +59,11 @@ def _user_class(target) -> bool:
 
 
 def _no_way(function, mode: str) -> MissingRuleError:
+    if isinstance(function, np.vectorize):
+        return MissingRuleError(
+            "a `np.vectorize` object called through a value is not differentiated",
+            hint="call it where it is made, `np.vectorize(f)(x)` (s2sad writes out the calls of f), or write the "
+                 "NumPy expression f computes on the whole array")
     return MissingRuleError(
         f"no {'forward ' if mode == 'forward' else ''}rule for {describe_callee(function)}, called through a value, "
         "and it has no Python source to differentiate",

@@ -29,6 +29,18 @@ from .structure import field_cotangent, split_cotangent, tangent_field, zeros_li
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 
+def _missing_method_hint(receiver, name: str, register: str) -> str:
+    """What to write instead of a method that has no rule. A list's or dict's ``.copy()`` reaches
+    here only when the function was given the list (a copy of one it made is ``list(xs)``, see
+    normalize_calls.py): its items are the caller's, which the aliasing analysis follows only
+    through ``list(xs)`` and ``dict(d)``."""
+    if name == "copy" and isinstance(receiver, (list, dict)):
+        spelled = type(receiver).__name__
+        return (f"for a shallow copy of a {spelled} the function was given, write `{spelled}(c)` "
+                f"where you wrote `c.copy()`")
+    return f"register one with {register}({type(receiver).__name__}, {name!r}, function_with_a_rule)"
+
+
 def method_rrule(receiver, name: str, *args, **kwargs):
     """``receiver.name(*args, **kwargs)`` and its pullback, chosen by the receiver's type;
     ``receiver(*args, **kwargs)`` when ``name`` is ``"__call__"``."""
@@ -46,10 +58,8 @@ def method_rrule(receiver, name: str, *args, **kwargs):
             return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
         if function is None and callable(getattr(receiver, name, None)):
             return value_call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds
-        raise MissingRuleError(
-            f"no rule for the method `{type(receiver).__name__}.{name}`",
-            hint=f"register one with s2sad.defmethod({type(receiver).__name__}, {name!r}, function_with_a_rule)",
-        )
+        raise MissingRuleError(f"no rule for the method `{type(receiver).__name__}.{name}`",
+                               hint=_missing_method_hint(receiver, name, "s2sad.defmethod"))
     y, pullback = rule.rrule(receiver, *args, **kwargs)
     if not kwargs:
         return y, pullback
@@ -208,7 +218,7 @@ def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, 
         if function is None and callable(getattr(receiver, name, None)):
             return value_call_jvp(getattr(receiver, name), ans, args, tangents, keyword_tangents, **kwargs)
         raise MissingRuleError(f"no forward rule for the method `{type(receiver).__name__}.{name}`",
-                               hint="register one with s2sad.registry.forward.defjvp_method(...)")
+                               hint=_missing_method_hint(receiver, name, "s2sad.registry.forward.defjvp_method"))
     params = list(forward.signature.parameters)
     given = dict(zip(params, (receiver_tangent,) + tuple(tangents)))
     given.update(keyword_tangents_by_parameter(forward, keyword_tangents, f"{type(receiver).__name__}.{name}"))
@@ -427,13 +437,18 @@ def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -
         if isinstance(receiver, base) and (kind is base or kind.__module__ == "numpy"
                                            or getattr(kind, name, None) is getattr(base, name, None)):
             return
+    written = "the function writes into it in place while another name for it is read: s2sad differentiates " \
+              "such a write only where it can tell the memory apart"
+    if isinstance(receiver, (list, dict)) and name == "copy":
+        raise refusal_at(
+            UnsupportedSyntaxError, f"`.copy()` of a {kind.__name__} holds the very objects the {kind.__name__} "
+            f"holds (a shallow copy), and {written}", filename, line, column,
+            "write `list(c)` or `dict(c)` where you wrote `c.copy()` (s2sad follows what those copies hold), or copy "
+            "the arrays themselves: `[a.copy() for a in c]`")
     raise refusal_at(
-        UnsupportedSyntaxError,
-        f"`.{name}()` of {kind.__qualname__} may hand back memory the object holds (a dict's or list's `.copy()` "
-        "is shallow: it holds the very arrays), and the function writes into it in place while another name for "
-        "it is read: s2sad differentiates such a write only where it can tell the memory apart",
-        filename, line, column,
-        "copy the arrays themselves (`{k: v.copy() for k, v in d.items()}`, `w = h.w.copy()`), or write "
+        UnsupportedSyntaxError, f"`.{name}()` of {kind.__qualname__} may hand back memory the object holds, and "
+        f"{written}", filename, line, column,
+        f"copy the array yourself (`w = h.w.copy()`), give the method another name than NumPy's `.{name}`, or write "
         "`w = w + v` instead of `w += v`")
 
 
