@@ -63,6 +63,12 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
     if callee.kind == "method":
         if differentiated:
             return  # method_rrule picks the rule by the receiver's type, and refuses without one
+        named = getattr(callee.named, "__s2sad_original__", callee.named)
+        if inspect.isfunction(named) and rule_for(callee.named) is None:
+            # `squared_norm(*pairs[0])` read only by a test, or not at all: a function named in the
+            # source and called with `*`, judged by its source as the same call written out is
+            _refuse_writes_into_arguments(named, arguments_shared, text, callee.spelling, location)
+            return
         if isinstance(callee.value, type) and stored_fields(callee.value) is not None:
             return  # a constructor that only stores its arguments leaves them alone
         if all(atom is op.args[0] for atom in given):
@@ -90,16 +96,23 @@ def check_call(op: Operation, varied: set, differentiated: bool, arguments_share
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if not arguments_shared or not may_write_into_parameters(original):
-            return  # helper(np.log1p(u)): nothing else reads what it might write into; or it only reads
-        # It may write into what something else reads: a buffer whose value a result read only by a
-        # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x)).
-        raise UnsupportedSyntaxError(
-            f"`{text}` gives {callee.spelling} a differentiated value, and {callee.spelling} may write into its "
-            "arguments (its result alone is not differentiated here): s2sad differentiates what a function "
-            "returns, not what it writes into its arguments",
-            location, hint=f"return the value {callee.spelling} computes and use the result")
+        _refuse_writes_into_arguments(original, arguments_shared, text, callee.spelling, location)
+        return
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
+
+
+def _refuse_writes_into_arguments(function, arguments_shared: bool, text: str, spelling: str, location) -> None:
+    """A user's function whose result is not differentiated, given a differentiated value: refused
+    when it may write into memory something else reads."""
+    if not arguments_shared or not may_write_into_parameters(function):
+        return  # helper(np.log1p(u)): nothing else reads what it might write into; or it only reads
+    # It may write into what something else reads: a buffer whose value a result read only by a
+    # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x)).
+    raise UnsupportedSyntaxError(
+        f"`{text}` gives {spelling} a differentiated value, and {spelling} may write into its "
+        "arguments (its result alone is not differentiated here): s2sad differentiates what a function "
+        "returns, not what it writes into its arguments",
+        location, hint=f"return the value {spelling} computes and use the result")
 
 
 def _method_hint(name: str) -> str:
@@ -149,6 +162,7 @@ def _may_write(function) -> bool:
     for node in ast.walk(body):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
+    parameters |= _items_iterated(body, parameters)
     for node in ast.walk(body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
             return True
@@ -163,6 +177,8 @@ def _may_write(function) -> bool:
             continue
         if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
             continue
+        if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is node:
+            continue  # `for a in arrays`: iterating reads; the items, named by the loop, are followed as parameters
         if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load) \
                 and not isinstance(parents.get(id(parent)), ast.Call):
             continue
@@ -173,6 +189,22 @@ def _may_write(function) -> bool:
                 continue
         return True
     return False
+
+
+def _items_iterated(body, parameters: set) -> set:
+    """The names a loop or comprehension gives the items of a parameter it iterates over
+    (``sum(np.sum(a ** 2) for a in arrays)``: ``a``), and of those names' items in turn: each
+    holds an object the caller passed, so what is done with it counts as done to a parameter."""
+    names: set = set()
+    while True:
+        found_now = set()
+        for node in ast.walk(body):
+            if isinstance(node, (ast.comprehension, ast.For)) and isinstance(node.iter, ast.Name) \
+                    and node.iter.id in parameters | names:
+                found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        if found_now <= names:
+            return names
+        names |= found_now
 
 
 def _dotted(node) -> str | None:
