@@ -4,7 +4,7 @@ differences in float64 of the plain NumPy function along random directions (hvp:
 second difference), the caller's arguments checked unchanged after every call; and float32:
 float32 arrays in give float32 gradients out, near the float64 ones. Shared by
 tests/test_science_programs.py and a tally run (``python tests/science_cases.py [names]`` prints
-right / refused / wrong / crash per program and mode, and the refusals counted by message)."""
+right / refused / wrong / crash per program and mode)."""
 import copy
 import dataclasses
 import warnings
@@ -13,7 +13,7 @@ import numpy as np
 
 import science_programs as p
 import s2sad
-from published_cases import _check_gradients, _check_hvp, _directions, _zero_like, slope
+from published_cases import _check_gradients, _check_hvp, check_jvp, print_tally
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "hvp", "grad_compiled", "float32")
 
@@ -154,6 +154,8 @@ CORPUS = {
     "framed_spectrogram_stack": (p.framed_spectrogram_energy, (_rs(164).randn(20),), (0,)),
     "conv2d_valid_kernel_loop": (p.image_conv2d_valid, (_rs(165).randn(3, 3), _rs(166).randn(6, 6)), (0, 1)),
     "gaussian_window_from_parameter": (p.gaussian_window_smoothing, (-0.2, _rs(167).randn(12)), (0, 1)),
+    "lfilter_list_denominator_pole": (p.ar1_filtered_residual, (_rs(168).randn(3), -0.5, _rs(169).randn(12),
+                                                                 _rs(170).randn(12)), (0, 1, 2, 3)),
 }
 
 
@@ -248,40 +250,14 @@ def check(name, mode):
         _unchanged(given, before, name, mode)
         _check_gradients(f, args, argnums, [cotangents[i] for i in argnums], name)
     elif mode == "jvp":
-        directions = _directions(args, argnums, 2)
-        tangents = [directions[i] if i in argnums else _zero_like(a) for i, a in enumerate(args)]
-        value, tangent = s2sad.jvp(f, given, tangents)
+        check_jvp(f, args, argnums, name, given, expected_value)
         _unchanged(given, before, name, mode)
-        np.testing.assert_allclose(value, expected_value, rtol=1e-10)
-        np.testing.assert_allclose(tangent, slope(f, args, argnums, directions), rtol=1e-5, atol=1e-6)
-        assert tangent != 0.0, f"{name}: the tangent is zero along a random direction"
     elif mode == "hvp":
         _check_hvp(f, args, argnums, name)
     else:
         raise ValueError(mode)
 
 
-def classify(name, mode):
-    try:
-        check(name, mode)
-    except AssertionError as error:
-        return "wrong", str(error).strip().splitlines()[:8]
-    except s2sad.S2SADError as error:  # refused: an s2sad error naming where
-        return "refused", f"{type(error).__name__}: {error}"
-    except Exception as error:
-        return "crash", f"{type(error).__name__}: {error}"
-    return "right", ""
-
-
 if __name__ == "__main__":
-    import collections
     import sys
-    names = sys.argv[1:] or list(CORPUS)
-    tally = collections.Counter()
-    for name in names:
-        for mode in MODES:
-            outcome, detail = classify(name, mode)
-            tally[outcome] += 1
-            if outcome != "right":
-                print(f"{outcome:8s} {name} [{mode}]: {str(detail)[:700]}", flush=True)
-    print(dict(tally), f"{len(names)} programs x {len(MODES)} modes")
+    print_tally(sys.argv[1:] or list(CORPUS), MODES, check)

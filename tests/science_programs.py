@@ -13,7 +13,7 @@ from collections import namedtuple
 
 import numpy as np
 from scipy import linalg as sla
-from scipy import special
+from scipy import signal, special
 
 # ---------------------------------------------------------------- module-level constants and config
 LOG_2PI = np.log(2.0 * np.pi)
@@ -910,3 +910,9 @@ def gaussian_window_smoothing(log_width, signal):
     kernel = np.exp(-0.5 * t ** 2 / np.exp(2 * log_width))
     kernel = kernel / kernel.sum()
     return np.sum(np.convolve(signal, kernel, mode="same") * signal)
+
+
+def ar1_filtered_residual(b, pole, x, target):
+    """An IIR filter y[n] = b * x - pole * y[n-1], its denominator written as a list."""
+    y = signal.lfilter(b, [1.0, pole], x)
+    return np.mean((y - target) ** 2)

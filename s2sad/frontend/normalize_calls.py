@@ -87,6 +87,8 @@ class CallNormalizer(NormalizerState):
             return self.ufunc_at(node, dotted, value)
         if value is np.copyto:
             return self.copy_into(node, dotted)
+        if value is np.fill_diagonal:
+            return self.fill_diagonal(node, dotted)
         if writes_into_an_argument(value):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
