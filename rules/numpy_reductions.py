@@ -312,7 +312,8 @@ def _extreme_initial(function):
 
 def _spread_keywords(function):
     # after `a`: axis, dtype, out, ddof, keepdims, where, mean, correction
-    return (None,) * 6 + (refused_keyword("mean", function), refused_keyword("correction", function))
+    return (None, None, None, refused_keyword("ddof", function), None, None, refused_keyword("mean", function),
+            refused_keyword("correction", function))
 
 
 # ------------------------------------------------------------------ the table

@@ -487,10 +487,15 @@ def _nan_variance_corrected(x, c):
     return np.sum(np.nanvar(x ** 2, axis=0, correction=c))
 
 
+def _variance_with_ddof(x, c):
+    return np.sum(np.var(x ** 2, axis=0, ddof=c))
+
+
 @pytest.mark.parametrize("loss, keyword, value", [(_max_from, "initial", 5.0), (_product_from, "initial", 1.5),
                                                   (_maximum_reduce_from, "initial", 5.0), (_variance_about, "mean", None),
                                                   (_deviation_corrected, "correction", 1.0),
-                                                  (_nan_variance_corrected, "correction", 1.0)])
+                                                  (_nan_variance_corrected, "correction", 1.0),
+                                                  (_variance_with_ddof, "ddof", 1.0)])
 def test_keywords_without_a_derivative_refuse_a_differentiated_value(loss, keyword, value):
     # before: the keyword's slot said "no gradient flows", and a differentiated value got zero
     x = np.random.default_rng(5).standard_normal((3, 4))
