@@ -222,8 +222,9 @@ def clip_vjp_max(g, ans, a, a_min, a_max, out, min, max):
     return unbroadcast(np.where(above, g, 0), hi)
 
 
+# the bounds by position (a_min, a_max) or by NumPy 2's keywords (min=, max=): the same cotangent
 defvjp(np.clip, "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
-       clip_vjp_a, clip_vjp_min, clip_vjp_max)
+       clip_vjp_a, clip_vjp_min, clip_vjp_max, None, clip_vjp_min, clip_vjp_max)
 
 # ------------------------------------------------------------------ scalar types used as casts
 defvjp(np.float64, "x=0.0", "unbroadcast(g, x)")

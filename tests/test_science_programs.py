@@ -240,3 +240,20 @@ def test_lfilter_given_a_list_holding_a_differentiated_float():
     products = s2sad.hvp(_ar_filter_energy, args, v)
     np.testing.assert_allclose(sum(np.sum(p * d) for p, d in zip(products, u)),
                                mixed_second_difference(_ar_filter_energy, args, v, u), rtol=1e-5)
+
+
+def _clipped_by_keywords(x, c):
+    return np.sum(np.clip(x, min=-c, max=0.5 * c) ** 2) + np.sum(np.clip(x, -c, None) * x)
+
+
+def test_clip_bounds_given_by_numpy_2_keywords():
+    # before: grad gave the bounds of np.clip(x, min=..., max=...) no cotangent (0 against 3.2 by
+    # central differences for np.sum(np.clip(x, min=-c, max=c) ** 2)); jvp was right
+    x, c = np.array([0.3, -1.2, 0.5, 2.0, -0.1]), 0.8
+    for argnum in (0, 1):
+        np.testing.assert_allclose(s2sad.grad(_clipped_by_keywords, argnums=argnum)(x, c),
+                                   numerical_gradient(_clipped_by_keywords, (x, c), argnum), rtol=1e-6, atol=1e-8)
+    v, u = (np.array([0.1, 0.2, -0.3, 0.4, 0.5]), 1.0), (np.array([-0.2, 0.1, 0.3, 0.0, 0.2]), 0.5)
+    products = s2sad.hvp(_clipped_by_keywords, (x, c), v)
+    np.testing.assert_allclose(np.sum(products[0] * u[0]) + products[1] * u[1],
+                               mixed_second_difference(_clipped_by_keywords, (x, c), v, u), rtol=1e-5, atol=1e-8)
