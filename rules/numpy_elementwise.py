@@ -72,6 +72,14 @@ def replaced_cotangent(test, g, x):
     return np.where(test(x.real), np.real(g), 0) + np.where(test(x.imag), np.imag(g), 0)
 
 
+def nan_to_num_vjp_x(g, ans, x, copy, nan, posinf, neginf):
+    """``g`` where ``x`` is finite; of a complex ``x``, part by part (complex(1, nan) keeps its 1)."""
+    x = np.asarray(x)
+    if not np.iscomplexobj(x):
+        return np.where(np.isfinite(x), g, 0)
+    return np.where(np.isfinite(x.real), np.real(g), 0) + 1j * np.where(np.isfinite(x.imag), np.imag(g), 0)
+
+
 def nan_to_num_vjp_nan(g, ans, x, copy, nan, posinf, neginf):
     return unbroadcast(replaced_cotangent(np.isnan, g, x), nan)
 
@@ -117,7 +125,7 @@ defvjp(np.rad2deg,    "x", "g * (180 / math.pi)")
 defvjp(np.radians,    "x", "g * (math.pi / 180)")
 defvjp(np.degrees,    "x", "g * (180 / math.pi)")
 defvjp(np.sinc,       "x", "g * conj(safe_divide(np.cos(math.pi * x) - ans, x))")
-defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None", "np.where(np.isfinite(x), g, 0)", None,
+defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None", nan_to_num_vjp_x, None,
        nan_to_num_vjp_nan, nan_to_num_vjp_posinf, nan_to_num_vjp_neginf)
 
 # ------------------------------------------------------------------ complex parts

@@ -414,3 +414,6 @@ def test_nan_to_num_replacement_values_get_their_cotangents():
     _, pullback = rule_for(np.nan_to_num).rrule(z, True, 1.5, 10.0, -10.0)
     d_nan = pullback(g)[3]
     assert d_nan == pytest.approx(g[0, 0].real + g[1, 3].real + g[1, 0].imag)
+    # and x's: complex(1.0, nan) keeps its real part, whose cotangent is g's real part (it was 0)
+    d_x = pullback(g)[1]
+    assert d_x[1, 0] == g[1, 0].real and d_x[0, 0] == 1j * g[0, 0].imag and d_x[0, 2] == g[0, 2]
