@@ -36,8 +36,8 @@ def sum_vjp_iterable(g, ans, iterable, start):
 def sequence_vjp(g, ans, iterable=()):
     """``list(xs)`` / ``tuple(xs)``: the cotangent of each element goes back to its place in ``xs``."""
     g = unthunk(g)
-    if g is ZERO or g is NO_TANGENT:
-        return ZERO
+    if g is ZERO or g is NO_TANGENT or isinstance(iterable, dict):
+        return ZERO  # a dict's items are its keys, which carry no gradient (list(params) of a dict of arrays)
     items = [g[i] for i in range(len(ans))] if isinstance(g, Tangent) else list(g)
     if isinstance(iterable, np.ndarray):
         if not items:

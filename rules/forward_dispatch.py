@@ -294,9 +294,7 @@ def _source_call_rrule(function, function_tangent, args, tangents, kwargs, keywo
     every = held_tangents + tuple(tangents)
     active = tuple(i for i, t in enumerate(every) if not _is_zero(t))
     keys = tuple(keyword_tangents)
-    call = transformed_forward_call(target, active, keys)
-    if call.star is not None and any(i >= len(call.positional) for i in active):
-        raise _no_second_order(label)  # a tangent collected by *args: not spread back here
+    call = transformed_forward_call(target, active, keys)  # its pullback spreads a *args tuple's cotangent
     given = tuple(every[i] for i in active) + tuple(keyword_tangents.values())
     pair, pullback = call.rrule(given, *held_args, *args, **keywords)
     held = len(held_args)

@@ -10,7 +10,9 @@ exactly 0 where ``num`` is 0) is what the rules of ``log``, ``sqrt`` and friends
 occurrence of a repeated index adds its value. ``written_into`` is what ``y += v`` leaves in an
 array ``y`` (its dtype kept): its cotangent passes through, cast to the dtype of ``y + v``
 (``written_into_shared`` when another name reads ``y`` after: it refuses an array or a list).
-``owned_copy`` is the copy of an argument the function changes in place (the cotangent passes
+``diagonal_filled`` is what ``np.fill_diagonal(a, val)`` leaves in ``a``: ``a``'s cotangent
+with the diagonal's zeroed, and ``val``'s the diagonal's, summed over the places each item of
+``val`` went (NumPy repeats a short one). ``owned_copy`` is the copy of an argument the function changes in place (the cotangent passes
 through; the tangent is copied too, ``owned_tangent``, as the function changes it in place); ``write_back`` leaves the function's changes in the caller's argument at the end.
 
 Rules' jvps are differentiated again from their source (``hvp`` is reverse mode over forward
@@ -40,7 +42,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      deleted_name, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
+                      deleted_name, diagonal_filled, diagonal_positions, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
@@ -193,6 +195,20 @@ def tangent_without_vjp(g, ans, t, index):
     return items
 
 
+def diagonal_filled_vjp_val(g, ans, val, a, wrap):
+    taken = np.ravel(g)[diagonal_positions(np.shape(a), wrap)]
+    count = max(np.size(val), 1)
+    # the k-th place holds item k % count of val: its cotangent is the sum over those places
+    summed = np.bincount(np.arange(taken.size) % count, weights=np.real(taken), minlength=count)
+    if np.iscomplexobj(taken):
+        summed = summed + 1j * np.bincount(np.arange(taken.size) % count, weights=np.imag(taken), minlength=count)
+    return unbroadcast(np.reshape(summed.astype(taken.dtype), np.shape(val)), val)
+
+
+def diagonal_filled_jvp_val(g, ans, val, a, wrap):
+    return as_tangent_of(diagonal_filled(g, np.zeros(np.shape(a), np.result_type(ans, g)), wrap), ans)
+
+
 def times_vjp_t(g, ans, t, slope):
     """``times(t, slope)`` is ``t * slope``, 0 where ``t`` is 0: its slope in ``t`` is ``slope``, at
     ``t == 0`` too wherever that is finite (0 there made a second derivative through a tangent
@@ -214,6 +230,7 @@ defvjp(tangent_field, "t, name", tangent_field_vjp, None)
 defvjp(written_into,  "new, old", "unbroadcast(g, new)", None)
 defvjp(sorted_in_place, "a, axis=-1, kind=None, order=None, *, stable=None", sort_vjp)  # `y.sort()`: np.sort's rules, its receiver checked
 defvjp(filled_in_place, "value, a", "unbroadcast(g, value)", None)
+defvjp(diagonal_filled, "val, a, wrap=False", diagonal_filled_vjp_val, "diagonal_filled(0, g, wrap)", None)
 defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
@@ -250,6 +267,7 @@ deflinear(tangent_field, "t")
 defjvp(written_into,  "written_into(g, old)", None)
 defjvp(sorted_in_place, sort_jvp)
 defjvp(filled_in_place, "g", None)
+defjvp(diagonal_filled, diagonal_filled_jvp_val, "diagonal_filled(0, g, wrap)", None)
 defjvp(owned_copy,    "owned_tangent(g)", None, None)
 defjvp(merged_keywords, merged_keywords_jvp_first, merged_keywords_jvp_second)
 defjvp(written_into_shared, "written_into(g, old)", None, None, None)

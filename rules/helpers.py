@@ -58,6 +58,8 @@ __all__ = [
     "written_into_argument",
     "sorted_in_place",
     "filled_in_place",
+    "diagonal_filled",
+    "diagonal_positions",
     "taken_for_writing",
     "deleted_name",
     "dict_without",
@@ -391,6 +393,34 @@ def sorted_in_place(a, axis=-1, kind=None, order=None, *, stable=None):
     if stable is None:  # (NumPy 1 has no `stable`)
         return np.sort(a, axis, kind, order)
     return np.sort(a, axis, kind, order, stable=stable)
+
+
+def diagonal_positions(shape, wrap=False):
+    """The flat positions np.fill_diagonal writes, in the order it writes them (the k-th takes
+    item ``k % val.size`` of its value): a 2-D array's every ``ncols + 1``-th element (past the
+    square part only with ``wrap``), an n-d array's (all sides equal) every ``1 + sum of the
+    strides in elements``-th."""
+    size = math.prod(shape)
+    if len(shape) == 2:
+        step = shape[1] + 1
+        end = size if wrap else min(size, shape[1] * shape[1])
+    else:
+        step = 1 + int(np.sum(np.cumprod(shape[:-1])))
+        end = size
+    return np.arange(0, end, step)
+
+
+def diagonal_filled(val, a, wrap=False):
+    """What ``np.fill_diagonal(a, val, wrap)`` leaves in the array ``a``, made on a copy;
+    generated code writes it back (``a[...] = diagonal_filled(val, a, wrap)``), an element
+    assignment s2sad differentiates and undoes. NumPy's own checks (a 1-d array, n-d sides
+    that differ) raise as NumPy raises them."""
+    if not isinstance(a, np.ndarray):
+        raise UnsupportedSyntaxError(f"`np.fill_diagonal` of a {type(a).__name__} is not differentiated",
+                                     hint="fill a NumPy array")
+    out = a.copy()
+    np.fill_diagonal(out, val, wrap)
+    return out
 
 
 def filled_in_place(value, a):

@@ -101,8 +101,11 @@ def getitem_jvp_index(g, ans, a, index):
         pieces.append((span, np.asarray(tangent)))
     if not pieces:
         return ZERO
-    out = np.zeros(positions.shape, dtype=np.result_type(ans, *(t for _, t in pieces)))
+    out = np.zeros(positions.shape, dtype=np.result_type(ans))  # the sums below widen it to the tangents' dtype
     for (start, size, _), tangent in pieces:
         here = (positions >= start) & (positions < start + size)
-        out[here] = np.ravel(tangent)[positions[here] - start]
+        # no store into `out`: hvp differentiates this code again, and reaches it from any index
+        # with a tangent (a key of a dict of arrays, iterated: params[name]), r_ or not
+        taken = np.ravel(tangent)[np.clip(positions - start, 0, size - 1)]
+        out = out + np.where(here, taken, 0)
     return out

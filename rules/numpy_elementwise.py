@@ -64,6 +64,34 @@ def divmod_jvp_x2(g, ans, x1, x2):
     return _divmod_tangent(-g * ans[0], ans)
 
 
+# ------------------------------------------------------------------ np.nan_to_num's replacements
+def replaced_cotangent(test, g, x):
+    """The cotangent of a value np.nan_to_num puts where ``test`` holds: the real and imaginary
+    parts are replaced apart, each by the value (the adjoint of ``nan_to_num_jvp_nan`` and kin)."""
+    x = np.asarray(x)
+    return np.where(test(x.real), np.real(g), 0) + np.where(test(x.imag), np.imag(g), 0)
+
+
+def nan_to_num_vjp_x(g, ans, x, copy, nan, posinf, neginf):
+    """``g`` where ``x`` is finite; of a complex ``x``, part by part (complex(1, nan) keeps its 1)."""
+    x = np.asarray(x)
+    if not np.iscomplexobj(x):
+        return np.where(np.isfinite(x), g, 0)
+    return np.where(np.isfinite(x.real), np.real(g), 0) + 1j * np.where(np.isfinite(x.imag), np.imag(g), 0)
+
+
+def nan_to_num_vjp_nan(g, ans, x, copy, nan, posinf, neginf):
+    return unbroadcast(replaced_cotangent(np.isnan, g, x), nan)
+
+
+def nan_to_num_vjp_posinf(g, ans, x, copy, nan, posinf, neginf):
+    return unbroadcast(replaced_cotangent(np.isposinf, g, x), posinf)
+
+
+def nan_to_num_vjp_neginf(g, ans, x, copy, nan, posinf, neginf):
+    return unbroadcast(replaced_cotangent(np.isneginf, g, x), neginf)
+
+
 # ------------------------------------------------------------------ unary
 defvjp(np.negative,   "x", "-g")
 defvjp(np.positive,   "x", "g")
@@ -97,7 +125,8 @@ defvjp(np.rad2deg,    "x", "g * (180 / math.pi)")
 defvjp(np.radians,    "x", "g * (math.pi / 180)")
 defvjp(np.degrees,    "x", "g * (180 / math.pi)")
 defvjp(np.sinc,       "x", "g * conj(safe_divide(np.cos(math.pi * x) - ans, x))")
-defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None", "np.where(np.isfinite(x), g, 0)")
+defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None", nan_to_num_vjp_x, None,
+       nan_to_num_vjp_nan, nan_to_num_vjp_posinf, nan_to_num_vjp_neginf)
 
 # ------------------------------------------------------------------ complex parts
 
@@ -201,8 +230,9 @@ def clip_vjp_max(g, ans, a, a_min, a_max, out, min, max):
     return unbroadcast(np.where(above, g, 0), hi)
 
 
+# the bounds by position (a_min, a_max) or by NumPy 2's keywords (min=, max=): the same cotangent
 defvjp(np.clip, "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
-       clip_vjp_a, clip_vjp_min, clip_vjp_max)
+       clip_vjp_a, clip_vjp_min, clip_vjp_max, None, clip_vjp_min, clip_vjp_max)
 
 # ------------------------------------------------------------------ scalar types used as casts
 defvjp(np.float64, "x=0.0", "unbroadcast(g, x)")

@@ -285,26 +285,57 @@ def trapezoid_vjp_dx(g, ans, y, x, dx, axis):
     return unbroadcast(np.expand_dims(g, axis) * conj(_midpoints(y, axis)), dx)
 
 
+# ------------------------------------------------------------------ keywords given a differentiated value
+def initial_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    """A sum's (or np.add.reduce's) ``initial=`` is added to every entry of the result."""
+    return as_tangent_of(np.zeros_like(ans) + g, ans)
+
+
+def refused_keyword(keyword: str, function: str):
+    """The rule slot of a keyword s2sad does not differentiate (np.max's ``initial=``, np.var's
+    ``mean=`` and ``correction=``): called only when the value passed is differentiated, and
+    refusing there. (None in the slot would say no gradient flows: a silent zero.)"""
+    def refused(g, ans, *params):
+        raise UnsupportedArgumentsError(
+            f"`{keyword}=` of {function} is given a differentiated value, which s2sad does not differentiate",
+            hint=f"pass a constant `{keyword}=`, or compute the result without it")
+    refused.__name__ = refused.__qualname__ = f"{function.split('.')[-1]}_refuses_{keyword}"
+    return refused
+
+
+_SUM_INITIAL = (None, None, None, None, "unbroadcast(g, initial)")  # after `a`: axis, dtype, out, keepdims, initial
+
+
+def _extreme_initial(function):
+    return (None, None, None, refused_keyword("initial", function))  # after `a`: axis, out, keepdims, initial
+
+
+def _spread_keywords(function):
+    # after `a`: axis, dtype, out, ddof, keepdims, where, mean, correction
+    return (None, None, None, refused_keyword("ddof", function), None, None, refused_keyword("mean", function),
+            refused_keyword("correction", function))
+
+
 # ------------------------------------------------------------------ the table
-defvjp(np.sum,    _SUM,      "expand_reduced(g, a, axis, keepdims, where)")
+defvjp(np.sum,    _SUM,      "expand_reduced(g, a, axis, keepdims, where)", *_SUM_INITIAL)
 defvjp(np.mean,   _MEAN,     "expand_reduced(g / reduced_count(a, axis, keepdims, where), a, axis, keepdims, where)")
-defvjp(np.prod,   _SUM,      prod_vjp)
-defvjp(np.max,    _EXTREME,  extreme_vjp)
-defvjp(np.min,    _EXTREME,  extreme_vjp)
-defvjp(np.amax,   _EXTREME,  extreme_vjp)
-defvjp(np.amin,   _EXTREME,  extreme_vjp)
+defvjp(np.prod,   _SUM,      prod_vjp, None, None, None, None, refused_keyword("initial", "np.prod"))
+defvjp(np.max,    _EXTREME,  extreme_vjp, *_extreme_initial("np.max"))
+defvjp(np.min,    _EXTREME,  extreme_vjp, *_extreme_initial("np.min"))
+defvjp(np.amax,   _EXTREME,  extreme_vjp, *_extreme_initial("np.amax"))
+defvjp(np.amin,   _EXTREME,  extreme_vjp, *_extreme_initial("np.amin"))
 defvjp(np.median, _MEDIAN,  median_vjp, None, None, None, None)
 defvjp(np.ptp,    _PTP,      ptp_vjp, None, None, None)
-defvjp(np.var,    _SPREAD,   var_vjp)
-defvjp(np.std,    _SPREAD,   std_vjp)
+defvjp(np.var,    _SPREAD,   var_vjp, *_spread_keywords("np.var"))
+defvjp(np.std,    _SPREAD,   std_vjp, *_spread_keywords("np.std"))
 defvjp(np.cumsum, "a, axis=None, dtype=None, out=None", cumsum_vjp)
-defvjp(np.nansum,  _SUM,      nansum_vjp)
+defvjp(np.nansum,  _SUM,      nansum_vjp, *_SUM_INITIAL)
 defvjp(np.nanmean, _MEAN,     nanmean_vjp)
-defvjp(np.nanmax,  _EXTREME,  extreme_vjp)  # a NaN never equals the result: it is no winner
-defvjp(np.nanmin,  _EXTREME,  extreme_vjp)
-defvjp(np.nanprod, _SUM,      nanprod_vjp)
-defvjp(np.nanvar,  _SPREAD,   nanvar_vjp)
-defvjp(np.nanstd,  _SPREAD,   nanstd_vjp)
+defvjp(np.nanmax,  _EXTREME,  extreme_vjp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
+defvjp(np.nanmin,  _EXTREME,  extreme_vjp, *_extreme_initial("np.nanmin"))
+defvjp(np.nanprod, _SUM,      nanprod_vjp, None, None, None, None, refused_keyword("initial", "np.nanprod"))
+defvjp(np.nanvar,  _SPREAD,   nanvar_vjp, *_spread_keywords("np.nanvar"))
+defvjp(np.nanstd,  _SPREAD,   nanstd_vjp, *_spread_keywords("np.nanstd"))
 if hasattr(np, "trapezoid"):  # NumPy >= 2.0
     defvjp(np.trapezoid, _TRAPEZOID, trapezoid_vjp_y, trapezoid_vjp_x, trapezoid_vjp_dx, None)
 if hasattr(np, "trapz"):  # NumPy < 2.4: the old name
@@ -388,25 +419,25 @@ def trapezoid_jvp_dx(g, ans, y, x, dx, axis):
 
 # ---- forward rules
 # linear in `a`, but not as the call is written: an `initial` value is a constant, not summed twice
-defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
+defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)", None, None, None, None, initial_jvp)
 defjvp(np.mean,   "np.mean(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
-defjvp(np.prod,   prod_jvp)
-defjvp(np.max,    extreme_jvp)
-defjvp(np.min,    extreme_jvp)
-defjvp(np.amax,   extreme_jvp)
-defjvp(np.amin,   extreme_jvp)
+defjvp(np.prod,   prod_jvp, None, None, None, None, refused_keyword("initial", "np.prod"))
+defjvp(np.max,    extreme_jvp, *_extreme_initial("np.max"))
+defjvp(np.min,    extreme_jvp, *_extreme_initial("np.min"))
+defjvp(np.amax,   extreme_jvp, *_extreme_initial("np.amax"))
+defjvp(np.amin,   extreme_jvp, *_extreme_initial("np.amin"))
 defjvp(np.median, median_jvp, None, None, None, None)
 defjvp(np.ptp,    ptp_jvp, None, None, None)
-defjvp(np.var,    var_jvp)
-defjvp(np.std,    std_jvp)
+defjvp(np.var,    var_jvp, *_spread_keywords("np.var"))
+defjvp(np.std,    std_jvp, *_spread_keywords("np.std"))
 deflinear(np.cumsum, "a")
-defjvp(np.nansum,  nansum_jvp)
+defjvp(np.nansum,  nansum_jvp, None, None, None, None, initial_jvp)
 defjvp(np.nanmean, nanmean_jvp)
-defjvp(np.nanmax,  extreme_jvp)  # a NaN never equals the result: it is no winner
-defjvp(np.nanmin,  extreme_jvp)
-defjvp(np.nanprod, nanprod_jvp)
-defjvp(np.nanvar,  nanvar_jvp)
-defjvp(np.nanstd,  nanstd_jvp)
+defjvp(np.nanmax,  extreme_jvp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
+defjvp(np.nanmin,  extreme_jvp, *_extreme_initial("np.nanmin"))
+defjvp(np.nanprod, nanprod_jvp, None, None, None, None, refused_keyword("initial", "np.nanprod"))
+defjvp(np.nanvar,  nanvar_jvp, *_spread_keywords("np.nanvar"))
+defjvp(np.nanstd,  nanstd_jvp, *_spread_keywords("np.nanstd"))
 if hasattr(np, "trapezoid"):  # linear in y, and in x (through its differences)
     defjvp(np.trapezoid, LINEAR, LINEAR, trapezoid_jvp_dx, None)
 if hasattr(np, "trapz"):

@@ -186,16 +186,52 @@ def sort_vjp(g, ans, a, axis, kind, order, stable):
     return unbroadcast(out, a)
 
 
-def diff_vjp(g, ans, a, n, axis, prepend, append):
-    if prepend is not None or append is not None:
-        raise UnsupportedArgumentsError("the rule for np.diff does not support prepend= or append=")
+def _diff_joined_cotangent(g, n, axis):
+    """The cotangent of the array np.diff differences: ``a`` with its prepend= and append= ends joined."""
     for _ in range(n):
         widths = [(0, 0)] * np.ndim(g)
         widths[axis] = (1, 0)
         before = np.pad(g, widths)
         widths[axis] = (0, 1)
         g = before - np.pad(g, widths)
-    return unbroadcast(g, a)
+    return g
+
+
+def _diff_slices(joined, axis, start, stop):
+    """``joined[start:stop]`` along ``axis``."""
+    index = [slice(None)] * np.ndim(joined)
+    index[axis] = slice(start, stop)
+    return joined[tuple(index)]
+
+
+def _diff_end_size(end, a, axis):
+    """How many slices an end puts next to ``a``: a 0-d one is broadcast to one slice, as np.diff does."""
+    if end is None:
+        return 0
+    return 1 if np.ndim(end) == 0 else np.shape(end)[axis]
+
+
+def diff_vjp(g, ans, a, n, axis, prepend, append):
+    if n == 0:
+        return unbroadcast(g, a)  # np.diff gives `a` back, its ends unread
+    joined = _diff_joined_cotangent(g, n, axis)
+    before = _diff_end_size(prepend, a, axis)
+    part = _diff_slices(joined, axis, before, before + np.shape(a)[axis])
+    return unbroadcast(part, a)
+
+
+def diff_vjp_prepend(g, ans, a, n, axis, prepend, append):
+    if n == 0:
+        return ZERO
+    return unbroadcast(_diff_slices(_diff_joined_cotangent(g, n, axis), axis, 0, _diff_end_size(prepend, a, axis)), prepend)
+
+
+def diff_vjp_append(g, ans, a, n, axis, prepend, append):
+    if n == 0:
+        return ZERO
+    joined = _diff_joined_cotangent(g, n, axis)
+    start = np.shape(joined)[axis] - _diff_end_size(append, a, axis)
+    return unbroadcast(_diff_slices(joined, axis, start, np.shape(joined)[axis]), append)
 
 
 def linspace_vjp_start(g, ans, start, stop, num, endpoint, retstep, dtype, axis, device):
@@ -760,7 +796,8 @@ defvjp(np.sort,         "a, axis=-1, kind=None, order=None, *, stable=None", sor
 defvjp(np.partition,    "a, kth, axis=-1, kind='introselect', order=None", partition_vjp)
 defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
 defvjp(np.take,         "a, indices, axis=None, out=None, mode='raise'", take_vjp, None, None, None, None)
-defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp)
+defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp, None, None, diff_vjp_prepend,
+       diff_vjp_append)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
 defvjp(np.gradient,     "f, *varargs, axis=None, edge_order=1", gradient_vjp_f, gradient_vjp_varargs)
@@ -907,10 +944,34 @@ def partition_jvp(g, ans, a, kth, axis, kind, order):
     return as_tangent_of(np.take_along_axis(g, index, axis=axis), ans)
 
 
+def _diff_between(a, n, axis, prepend, append):
+    """np.diff with an absent end given as None (np.diff takes none), its keywords spelled out:
+    hvp differentiates this code again, and keywords through `**` are not differentiated."""
+    if prepend is None and append is None:
+        return np.diff(a, n, axis)
+    if append is None:
+        return np.diff(a, n, axis, prepend=prepend)
+    if prepend is None:
+        return np.diff(a, n, axis, append=append)
+    return np.diff(a, n, axis, prepend=prepend, append=append)
+
+
+def _zeros_of(end):
+    return None if end is None else np.zeros(np.shape(end))
+
+
+# np.diff is linear in `a` and its two ends together: each one's tangent goes through it with
+# the others' tangents zero (an end can be a differentiated value: append=u[:, -1:])
 def diff_jvp(g, ans, a, n, axis, prepend, append):
-    ends = {name: np.zeros(np.shape(value)) for name, value in (("prepend", prepend), ("append", append))
-            if value is not None}
-    return as_tangent_of(np.diff(g, n, axis, **ends), ans)
+    return as_tangent_of(_diff_between(g, n, axis, _zeros_of(prepend), _zeros_of(append)), ans)
+
+
+def diff_jvp_prepend(g, ans, a, n, axis, prepend, append):
+    return as_tangent_of(_diff_between(np.zeros(np.shape(a)), n, axis, g, _zeros_of(append)), ans)
+
+
+def diff_jvp_append(g, ans, a, n, axis, prepend, append):
+    return as_tangent_of(_diff_between(np.zeros(np.shape(a)), n, axis, _zeros_of(prepend), g), ans)
 
 
 def _pad_statistic_tangent(window, t, mode):
@@ -1123,7 +1184,7 @@ defjvp(np.sort,         sort_jvp)
 defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
 deflinear(np.take, "a")
-defjvp(np.diff,         diff_jvp)
+defjvp(np.diff,         diff_jvp, None, None, diff_jvp_prepend, diff_jvp_append)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
 defjvp(np.gradient,     gradient_jvp_f, gradient_jvp_varargs)

@@ -29,7 +29,7 @@ from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, dtype_of, unbroadcast
-from .numpy_reductions import extreme_jvp, extreme_vjp, prod_jvp, prod_vjp, cumsum_vjp
+from .numpy_reductions import cumsum_vjp, extreme_jvp, extreme_vjp, initial_jvp, prod_jvp, prod_vjp, refused_keyword
 from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp
 
 _REDUCE = "array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True"
@@ -136,11 +136,16 @@ def multiply_outer_vjp_b(g, ans, A, B):
     return unbroadcast(np.tensordot(conj(np.asarray(A)), g, axes=np.ndim(A)), B)
 
 
+def _refused_initial(function):
+    return (None, None, None, None, refused_keyword("initial", function))  # after `array`: axis, dtype, out, keepdims
+
+
 # ------------------------------------------------------------------ the table
-defvjp(np.add.reduce,        _REDUCE, "expand_reduced(g, array, axis, keepdims, where)", name="numpy.add.reduce")
-defvjp(np.multiply.reduce,   _REDUCE, prod_vjp, name="numpy.multiply.reduce")
-defvjp(np.maximum.reduce,    _REDUCE, extreme_reduce_vjp, name="numpy.maximum.reduce")
-defvjp(np.minimum.reduce,    _REDUCE, extreme_reduce_vjp, name="numpy.minimum.reduce")
+defvjp(np.add.reduce,        _REDUCE, "expand_reduced(g, array, axis, keepdims, where)", None, None, None, None,
+       "unbroadcast(g, initial)", name="numpy.add.reduce")
+defvjp(np.multiply.reduce,   _REDUCE, prod_vjp, *_refused_initial("np.multiply.reduce"), name="numpy.multiply.reduce")
+defvjp(np.maximum.reduce,    _REDUCE, extreme_reduce_vjp, *_refused_initial("np.maximum.reduce"), name="numpy.maximum.reduce")
+defvjp(np.minimum.reduce,    _REDUCE, extreme_reduce_vjp, *_refused_initial("np.minimum.reduce"), name="numpy.minimum.reduce")
 defvjp(np.add.accumulate,    _ACCUMULATE, cumsum_vjp, name="numpy.add.accumulate")
 defvjp(np.multiply.accumulate, _ACCUMULATE, cumprod_vjp, name="numpy.multiply.accumulate")
 defvjp(np.maximum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.maximum.accumulate")
@@ -152,10 +157,11 @@ defvjp(np.multiply.outer,    _OUTER, multiply_outer_vjp_a, multiply_outer_vjp_b,
 nondifferentiable(running_winners)  # which elements win: bools and counts
 
 # ---- forward rules
-defjvp(np.add.reduce, "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
-defjvp(np.multiply.reduce, prod_jvp)
-defjvp(np.maximum.reduce, extreme_reduce_jvp)
-defjvp(np.minimum.reduce, extreme_reduce_jvp)
+defjvp(np.add.reduce, "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)", None, None, None, None,
+       initial_jvp)
+defjvp(np.multiply.reduce, prod_jvp, *_refused_initial("np.multiply.reduce"))
+defjvp(np.maximum.reduce, extreme_reduce_jvp, *_refused_initial("np.maximum.reduce"))
+defjvp(np.minimum.reduce, extreme_reduce_jvp, *_refused_initial("np.minimum.reduce"))
 deflinear(np.add.accumulate, "array")
 defjvp(np.multiply.accumulate, cumprod_jvp)
 defjvp(np.maximum.accumulate, running_extreme_jvp)

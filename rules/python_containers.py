@@ -53,6 +53,8 @@ def items_like(items: list, primal):
 
 
 def sorted_vjp_iterable(g, ans, iterable, key, reverse):
+    if isinstance(iterable, dict):
+        return ZERO  # sorted(params) of a dict sorts its keys, which carry no gradient
     order = _sorted_order(iterable, key, reverse)
     parts = split_cotangent(g, len(order))
     items = [ZERO] * len(order)
@@ -62,6 +64,8 @@ def sorted_vjp_iterable(g, ans, iterable, key, reverse):
 
 
 def sorted_jvp_iterable(g, ans, iterable, key, reverse):
+    if isinstance(iterable, dict):
+        return ZERO  # its keys
     order = _sorted_order(iterable, key, reverse)
     parts = split_cotangent(g, len(order))
     return [parts[source] for source in order]

@@ -268,16 +268,23 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         products = jvp(gradient, primals, [t if i in positions else ZERO for i, t in enumerate(tangents)])[1]
         return tuple(products) if len(positions) > 1 else products[0]
     original = _unwrap(f)
-    names, values = bind_arguments(original, primals, {})
-    forward = generated_jvp(original, tuple(names[i] for i in positions))
-    arguments = list(values) + [user_tangent(primals[i], tangents[i], f"argument {i}") for i in positions]
-    (y, dy), pullback = vjp(forward, *arguments)
+    given_tangents = [user_tangent(primals[i], tangents[i], f"argument {i}") for i in positions]
+    if collects_arguments(original):
+        # `def wrapper(*args, **kwargs)` (a decorator's): its forward code takes the tangents of the
+        # tuple `args` collects, so reverse mode goes through the call generated code makes of it
+        (y, dy), pullback = transformed_forward_call(original, positions, ()).rrule(tuple(given_tangents), *primals)
+        first = 2  # the pullback gives (NO_TANGENT, the tangents' cotangents, *the arguments')
+    else:
+        names, values = bind_arguments(original, primals, {})
+        forward = generated_jvp(original, tuple(names[i] for i in positions))
+        (y, dy), pullback = vjp(forward, *values, *given_tangents)
+        first = 0
     name = getattr(f, "__qualname__", repr(f))
     seed_for(y, name)  # a scalar output, or a clear error
     # a ZERO tangent of the output: the gradient does not depend on the inputs (f is linear or
     # constant), so the product is zero; there is nothing to pull back
-    cotangents = [ZERO] * len(arguments) if is_zero(dy) else pullback((0.0 * y, seed_for(dy, name)))
-    products = [_materialised(cotangents[i], primals[i]) for i in positions]
+    cotangents = [ZERO] * (first + len(primals)) if is_zero(dy) else pullback((0.0 * y, seed_for(dy, name)))
+    products = [_materialised(unthunk(cotangents[first + i]), primals[i]) for i in positions]
     if has_nan(products):  # as at first order: a NaN where f and the tangents are finite is refused
         refuse_nan(products, y, tangents, original)
     return tuple(products) if len(positions) > 1 else products[0]

@@ -264,16 +264,21 @@ def check(name, mode):
         cotangents = pullback(1.0)
         _check_gradients(f, args, argnums, [cotangents[i] for i in argnums], name)
     elif mode == "jvp":
-        directions = _directions(args, argnums, 2)
-        tangents = [directions[i] if i in argnums else _zero_like(a) for i, a in enumerate(args)]
-        value, tangent = s2sad.jvp(f, copy.deepcopy(args), tangents)
-        np.testing.assert_allclose(value, expected_value, rtol=1e-10)
-        np.testing.assert_allclose(tangent, slope(f, args, argnums, directions), rtol=1e-5, atol=1e-6)
-        assert tangent != 0.0, f"{name}: the tangent is zero along a random direction"
+        check_jvp(f, args, argnums, name, copy.deepcopy(args), expected_value)
     elif mode == "hvp":
         _check_hvp(f, args, argnums, name)
     else:
         raise ValueError(mode)
+
+
+def check_jvp(f, args, argnums, name, given, expected_value):
+    """jvp at ``given`` (a copy of ``args``) along random directions, zero for the arguments not in argnums."""
+    directions = _directions(args, argnums, 2)
+    tangents = [directions[i] if i in argnums else _zero_like(a) for i, a in enumerate(args)]
+    value, tangent = s2sad.jvp(f, given, tangents)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-10)
+    np.testing.assert_allclose(tangent, slope(f, args, argnums, directions), rtol=1e-5, atol=1e-6)
+    assert tangent != 0.0, f"{name}: the tangent is zero along a random direction"
 
 
 def _check_hvp(f, args, argnums, name):
@@ -290,9 +295,10 @@ def _check_hvp(f, args, argnums, name):
     np.testing.assert_allclose(along_u, expected, rtol=2e-4, atol=1e-5, err_msg=name)
 
 
-def classify(name, mode):
+def classify(name, mode, check_one=None):
+    """``("right" | "refused" | "wrong" | "crash", detail)`` of ``check_one(name, mode)`` (default: this corpus')."""
     try:
-        check(name, mode)
+        (check_one or check)(name, mode)
     except AssertionError as error:
         return "wrong", str(error).strip().splitlines()[:6]
     except s2sad.S2SADError as error:  # refused: an s2sad error naming where
@@ -302,15 +308,19 @@ def classify(name, mode):
     return "right", ""
 
 
-if __name__ == "__main__":
-    import sys
+def print_tally(names, modes, check_one=None):
+    """Each program in each mode: what is not right printed, then the counts."""
     import collections
-    names = sys.argv[1:] or list(CORPUS)
     tally = collections.Counter()
     for name in names:
-        for mode in MODES:
-            outcome, detail = classify(name, mode)
+        for mode in modes:
+            outcome, detail = classify(name, mode, check_one)
             tally[outcome] += 1
             if outcome != "right":
                 print(f"{outcome:8s} {name} [{mode}]: {str(detail)[:600]}", flush=True)
-    print(dict(tally), f"{len(names)} programs x {len(MODES)} modes")
+    print(dict(tally), f"{len(names)} programs x {len(modes)} modes")
+
+
+if __name__ == "__main__":
+    import sys
+    print_tally(sys.argv[1:] or list(CORPUS), MODES)

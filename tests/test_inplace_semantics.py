@@ -105,7 +105,6 @@ REFUSED = {  # name -> (the user's text on the refused line, a word the message 
     "multiply_at": ("np.multiply.at(y, [0, 0], x)", "np.multiply.at"),
     "list_under_two_names": ("xs += [x * 2.0]", "`ys`"),
     "put_into": ("np.put(y, [0], 5.0)", "np.put"),
-    "fill_the_diagonal": ("np.fill_diagonal(y, 0.0)", "np.fill_diagonal"),
     "method_with_out": ("np.outer(x, x).sum(axis=0, out=y)", "out="),
     "write_into_what_a_dict_holds": ("w[0] = 1.0", "`d`"),
     "write_into_what_a_list_slot_was_given": ("first += x", "`c`"),  # gave a wrong gradient before

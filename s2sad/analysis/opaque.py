@@ -63,6 +63,12 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     if callee.kind == "method":
         if differentiated:
             return False  # method_rrule picks the rule by the receiver's type, and refuses without one
+        named = getattr(callee.named, "__s2sad_original__", callee.named)
+        if inspect.isfunction(named) and rule_for(callee.named) is None:
+            # `squared_norm(*pairs[0])` read only by a test, or not at all: a function named in the
+            # source and called with `*`, judged by its source as the same call written out is
+            _refuse_writes_into_arguments(named, text, callee.spelling, location)
+            return False
         if isinstance(callee.value, type) and stored_fields(callee.value) is not None:
             return False  # a constructor that only stores its arguments leaves them alone
         if all(atom is op.args[0] for atom in given):
@@ -90,19 +96,26 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        if not may_write_into_parameters(original):
-            return False  # it only reads its arguments
-        # It may write into what something else reads: a buffer whose value a result read only by a
-        # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x));
-        # or keep the value where the function reads it later, even a value nothing else reads
-        # (record(x * 2.0) storing it into a global dict or buffer the function then reads).
-        raise UnsupportedSyntaxError(
-            f"`{text}` gives {callee.spelling} a differentiated value, and {callee.spelling} may write into its "
-            "arguments or keep them (in a global, an object) (its result alone is not differentiated here): s2sad "
-            "differentiates what a function returns, not what it writes or keeps",
-            location, hint=f"return the value {callee.spelling} computes and use the result")
+        _refuse_writes_into_arguments(original, text, callee.spelling, location)
+        return False
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
     return False
+
+
+def _refuse_writes_into_arguments(function, text: str, spelling: str, location) -> None:
+    """A user's function whose result is not differentiated, given a differentiated value: refused
+    unless its source only reads its arguments."""
+    if not may_write_into_parameters(function):
+        return
+    # It may write into what something else reads: a buffer whose value a result read only by a
+    # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x));
+    # or keep the value where the function reads it later, even a value nothing else reads
+    # (record(x * 2.0) storing it into a global dict or buffer the function then reads).
+    raise UnsupportedSyntaxError(
+        f"`{text}` gives {spelling} a differentiated value, and {spelling} may write into its arguments or keep "
+        "them (in a global, an object) (its result alone is not differentiated here): s2sad differentiates what "
+        "a function returns, not what it writes or keeps",
+        location, hint=f"return the value {spelling} computes and use the result")
 
 
 def _method_hint(name: str) -> str:
@@ -152,6 +165,7 @@ def _may_write(function) -> bool:
     for node in ast.walk(body):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
+    parameters |= _items_iterated(body, parameters)
     for node in ast.walk(body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
             return True
@@ -169,6 +183,8 @@ def _may_write(function) -> bool:
         if described or isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return,
                                              ast.FormattedValue)):
             continue  # n = p.shape[0]; p.w * 2
+        if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is node:
+            continue  # `for a in arrays`: iterating reads; the items, named by the loop, are followed as parameters
         if isinstance(parent, ast.Call) and read in parent.args and all(k.arg not in ("out", None) for k in parent.keywords):
             spelling = _dotted(parent.func)
             value = environment.resolve_dotted(spelling) if spelling else None
@@ -195,6 +211,22 @@ def _read_through(node, parents) -> tuple:
             return parent, True, described
         described = described or isinstance(parent, ast.Attribute) and parent.attr in _DESCRIPTIONS
         read = parent
+
+
+def _items_iterated(body, parameters: set) -> set:
+    """The names a loop or comprehension gives the items of a parameter it iterates over
+    (``sum(np.sum(a ** 2) for a in arrays)``: ``a``), and of those names' items in turn: each
+    holds an object the caller passed, so what is done with it counts as done to a parameter."""
+    names: set = set()
+    while True:
+        found_now = set()
+        for node in ast.walk(body):
+            if isinstance(node, (ast.comprehension, ast.For)) and isinstance(node.iter, ast.Name) \
+                    and node.iter.id in parameters | names:
+                found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        if found_now <= names:
+            return names
+        names |= found_now
 
 
 def _dotted(node) -> str | None:

@@ -354,9 +354,10 @@ def _without_defaults(template: str, forward, arguments) -> str:
 
 
 def _reads_sequences_as_arrays(function) -> bool:
-    """A NumPy function, which reads a list it is given as an array (not a container op)."""
+    """A NumPy or SciPy function, which reads a list it is given as an array (not a container op):
+    `signal.lfilter(b, [1.0, a1], x)`'s tangent of the list is handed to its jvp as an array."""
     module = getattr(function, "__module__", None) or ""
-    return isinstance(function, np.ufunc) or module == "numpy" or module.startswith("numpy.")
+    return isinstance(function, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")
 
 
 def _names(template: str) -> set[str]:

@@ -53,6 +53,7 @@ class Callee:
     operator_code: str | None = None   # infix or prefix template such as "{0} + {1}"
     name: str = ""                 # method or attribute name (a static callee's: see codegen/compiled_methods.py)
     packed: bool = False
+    named: Any = None              # a packed call of a function named in the source (`helper(*pairs[0])`): that function
 
 
 @dataclass

@@ -98,6 +98,8 @@ class CallNormalizer(NormalizerState):
             return self.ufunc_at(node, dotted, value)
         if value is np.copyto:
             return self.copy_into(node, dotted)
+        if value is np.fill_diagonal:
+            return self.fill_diagonal(node, dotted)
         if writes_into_an_argument(value):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
@@ -173,16 +175,17 @@ class CallNormalizer(NormalizerState):
             if value is dataclasses.replace and node.args and node.args[0].star == "" and node.args[0].keyword is None:
                 return self.packed_replace(node, dotted, want)
             receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
+            named = value
         elif isinstance(func, cst.Attribute):
             receiver, name = self.expression(func.value), func.attr.value
-            word = name
+            word, named = name, None
         else:
             receiver, name = self.expression(func), "__call__"
-            word = atom_name(receiver) or "call"
+            word, named = atom_name(receiver) or "call", None
         positional = self.packed_positional(node)
         keywords = self.packed_keywords(node)
         callee = Callee("method", word if name == "__call__" else f"{atom_name(receiver) or 'value'}.{name}",
-                        name=name, packed=True)
+                        name=name, packed=True, named=named)
         return self.operation(want, word, [], Operation("", "call", callee, [receiver, positional, keywords]))
 
     def packed_replace(self, node: cst.Call, dotted: str, want) -> Atom:

@@ -20,8 +20,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..analysis.aliasing import container_kind
-from ..rules.helpers import (added_at, deleted_name, dict_without, filled_in_place, sorted_in_place, subtracted_at, taken_for_writing,
-                             with_attribute, written_into)
+from ..rules.helpers import (added_at, deleted_name, diagonal_filled, dict_without, filled_in_place, sorted_in_place, subtracted_at,
+                             taken_for_writing, with_attribute, written_into)
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_expressions import BINARY
 from .normalize_state import NormalizerState, atom_name
@@ -288,6 +288,22 @@ class MutationNormalizer(NormalizerState):
         container, source = args
         value = self.operation(None, "copied", [atom_name(source)], Operation(
             "", "call", Callee("static", "written_into", written_into), [source, container]))
+        self.mutate(node, "setitem", container, [Const("..."), value])
+        return Const("None")
+
+    def fill_diagonal(self, node: cst.Call, dotted: str) -> Atom:
+        """``np.fill_diagonal(a, val, wrap)``, ``a`` a local variable: ``a[...] = diagonal_filled(val, a, wrap)``
+        (the n-body code's ``np.fill_diagonal(inv_r3, 0.0)``)."""
+        args, kwargs = self.arguments(node)
+        target = node.args[0].value if node.args and node.args[0].keyword is None else None
+        if not isinstance(target, cst.Name) or target.value not in self.current or len(args) not in (2, 3) \
+                or any(key != "wrap" for key, _ in kwargs):
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` is differentiated only on a local array: "
+                                         f"`{dotted}(a, val)` changes `a` in place", self.source.location(node),
+                                         "take a copy first (`a = a.copy()`), or build a new array with np.where")
+        container = args[0]
+        value = self.operation(None, "filled", [atom_name(container)], Operation(
+            "", "call", Callee("static", "diagonal_filled", diagonal_filled), [args[1], container, *args[2:]], kwargs))
         self.mutate(node, "setitem", container, [Const("..."), value])
         return Const("None")
 

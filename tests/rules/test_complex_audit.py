@@ -230,6 +230,8 @@ CHECKED = {
     "s2sad.rules.helpers.written_into": lambda rng: calls(z(rng, 2, 3), z(rng, 2, 3)),
     "s2sad.rules.helpers.sorted_in_place": lambda rng: calls(z(rng, 2, 3)),  # `y.sort()`: np.sort's rules
     "s2sad.rules.helpers.filled_in_place": lambda rng: calls(z(rng), z(rng, 3)),  # `y.fill(v)`: the value checked
+    # `np.fill_diagonal(a, val)`: a value shorter than the diagonal is repeated along it
+    "s2sad.rules.helpers.diagonal_filled": lambda rng: calls(z(rng, 2), z(rng, 3, 3)),
 }
 # the FFTs of real input (rfft, ihfft and their n-d forms) and polygamma: real-only below
 for _name in [name for name, maker in CHECKED.items() if maker is None]:

@@ -186,3 +186,10 @@ def test_trapezoid_pushes_nothing_through_dx_when_x_is_given():
     y, x = r(4), np.sort(r(4))
     ans = np.trapezoid(y, x, 0.5)
     assert forward_rule(np.trapezoid).pushforward((y, x, 0.5), {}, {"dx": 1.0}, ans) is ZERO
+
+
+@pytest.mark.parametrize("f", [np.sum, np.nansum, np.add.reduce])
+def test_a_differentiated_initial_of_a_sum(f):
+    # by position, so that check_frule pushes a tangent through `initial` too (it was dropped)
+    x = r(3, 4)
+    check_frule(f, x, 1, None, None, False, 0.7)

@@ -144,6 +144,10 @@ CASES = [
     (np.diff,        (r(5),), {}),
     (np.diff,        (r(3, 5), 2), {}),
     (np.diff,        (r(4, 3), 1, 0), {}),
+    # ends given by position, so that they are differentiated too (u[:, -1:] appended: probe15)
+    (np.diff,        (r(4, 3), 1, -1, r(4, 1), r(4, 2)), {}),
+    (np.diff,        (r(5), 2, 0, 0.7, r(2)), {}),
+    (np.diff,        (r(3, 4), 1, 0, np.array(0.3)), {}),
     (np.diff,        (r(4, 3),), {"prepend": 1.0, "append": r(4, 1)}),
     (np.split,       (r(6, 2), 3), {}),
     (np.split,       (r(2, 6), [2, 2, 7], 1), {}),

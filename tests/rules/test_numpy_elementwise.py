@@ -398,3 +398,22 @@ def test_hvp_through_abs_of_complex():
     np.testing.assert_allclose(s2sad.hvp(sum_of_moduli, (z,), (v,)), (v - s * np.real(np.conj(s) * v)) / m)
     np.testing.assert_allclose(s2sad.hvp(sum_of_cubed_moduli, (z,), (v,)),
                                3 * (m * v + z * np.real(np.conj(z) * v) / m))
+
+
+def test_nan_to_num_replacement_values_get_their_cotangents():
+    # the values put in for NaN, +inf and -inf are differentiated (reverse mode gave them none,
+    # forward mode did: np.nan_to_num(np.log(x), nan=c, neginf=-c) had d/dc 0 against 1.2)
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((2, 4))
+    x[0, 0], x[0, 1], x[1, 2], x[1, 3] = np.nan, np.inf, -np.inf, np.nan
+    check_rrule(np.nan_to_num, x, True, 1.5, 10.0, -10.0)
+    check_rrule(np.nan_to_num, x, True, rng.standard_normal(4), 10.0, -10.0)  # broadcast along the rows
+    z = x + 1j * rng.standard_normal((2, 4))
+    z[1, 0] = complex(1.0, np.nan)  # the parts are replaced apart
+    g = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
+    _, pullback = rule_for(np.nan_to_num).rrule(z, True, 1.5, 10.0, -10.0)
+    d_nan = pullback(g)[3]
+    assert d_nan == pytest.approx(g[0, 0].real + g[1, 3].real + g[1, 0].imag)
+    # and x's: complex(1.0, nan) keeps its real part, whose cotangent is g's real part (it was 0)
+    d_x = pullback(g)[1]
+    assert d_x[1, 0] == g[1, 0].real and d_x[0, 0] == 1j * g[0, 0].imag and d_x[0, 2] == g[0, 2]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry import method_rule, rule_for
 from s2sad.testing import check_rrule, numerical_gradient
 
@@ -451,3 +452,56 @@ def test_trapezoid_in_user_code_against_central_differences():
 def test_trapezoid_with_one_width_per_interval():
     y, widths = rng.standard_normal((2, 4)), rng.uniform(0.1, 1.0, 3)
     check_rrule(np.trapezoid, y, None, widths)
+
+
+@pytest.mark.parametrize("f", [np.sum, np.nansum, np.add.reduce])
+def test_a_differentiated_initial_of_a_sum(f):
+    # `initial=` given by position so that check_rrule moves it too: it is added to every entry
+    # (before: no gradient reached it, in both modes: a silent zero)
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    check_rrule(f, x, 1, None, None, False, 0.7)
+    check_rrule(f, x, 0, None, None, True, np.array(-0.3))
+
+
+def _max_from(x, c):
+    return np.sum(np.max(x ** 2, axis=0, initial=c))
+
+
+def _product_from(x, c):
+    return np.sum(np.prod(x ** 2, axis=0, initial=c))
+
+
+def _maximum_reduce_from(x, c):
+    return np.sum(np.maximum.reduce(x ** 2, axis=0, initial=c))
+
+
+def _variance_about(x, c):
+    return np.sum(np.var(x ** 2, axis=0, mean=c))
+
+
+def _deviation_corrected(x, c):
+    return np.sum(np.std(x ** 2, axis=0, correction=c))
+
+
+def _nan_variance_corrected(x, c):
+    return np.sum(np.nanvar(x ** 2, axis=0, correction=c))
+
+
+def _variance_with_ddof(x, c):
+    return np.sum(np.var(x ** 2, axis=0, ddof=c))
+
+
+@pytest.mark.parametrize("loss, keyword, value", [(_max_from, "initial", 5.0), (_product_from, "initial", 1.5),
+                                                  (_maximum_reduce_from, "initial", 5.0), (_variance_about, "mean", None),
+                                                  (_deviation_corrected, "correction", 1.0),
+                                                  (_nan_variance_corrected, "correction", 1.0),
+                                                  (_variance_with_ddof, "ddof", 1.0)])
+def test_keywords_without_a_derivative_refuse_a_differentiated_value(loss, keyword, value):
+    # before: the keyword's slot said "no gradient flows", and a differentiated value got zero
+    x = np.random.default_rng(5).standard_normal((3, 4))
+    c = np.mean(x ** 2, axis=0, keepdims=True) if value is None else value
+    with pytest.raises(UnsupportedArgumentsError, match=f"`{keyword}=` of np"):
+        s2sad.grad(loss, argnums=1)(x, c)
+    with pytest.raises(UnsupportedArgumentsError, match=f"`{keyword}=` of np"):
+        s2sad.jvp(loss, (x, c), (np.zeros_like(x), np.ones_like(c) if value is None else 1.0))
+    s2sad.grad(loss)(x, c)  # a constant keyword stays as it was: differentiated in `x`

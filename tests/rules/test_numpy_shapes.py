@@ -88,6 +88,10 @@ CASES = [
     (np.diff,        (r(5),), {}),
     (np.diff,        (r(3, 5), 2), {}),
     (np.diff,        (r(4, 3), 1, 0), {}),
+    # ends given by position, so that they are differentiated too (u[:, -1:] appended: probe15)
+    (np.diff,        (r(4, 3), 1, -1, r(4, 1), r(4, 2)), {}),
+    (np.diff,        (r(5), 2, 0, 0.7, r(2)), {}),
+    (np.diff,        (r(3, 4), 1, 0, np.array(0.3)), {}),
     (np.linspace,    (r(), r(), 5), {}),
     (np.linspace,    (r(2), r(2), 4), {"endpoint": False}),
     (np.full,        ((2, 3), r()), {}),
