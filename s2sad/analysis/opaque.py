@@ -96,10 +96,18 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     original = getattr(value, "__s2sad_original__", value)
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
-        _refuse_writes_into_arguments(original, text, callee.spelling, location)
+        if not _a_rules_function(original):  # (a jvp of s2sad's rules, in forward code read again for hvp)
+            _refuse_writes_into_arguments(original, text, callee.spelling, location)
         return False
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
     return False
+
+
+def _a_rules_function(function) -> bool:
+    """A function of s2sad's rules or registry (a rule's jvp or vjp, a template compiled to one):
+    it computes a new value from its arguments, as the rules' tests check, and keeps none."""
+    module = getattr(function, "__module__", "") or ""
+    return module.startswith(("s2sad.rules.", "s2sad.registry", "rules."))
 
 
 def _refuse_writes_into_arguments(function, text: str, spelling: str, location) -> None:
