@@ -44,7 +44,7 @@ def test_short_fuzz_profile(tmp_path):
             results = pool.map(fuzz_run._worker, tasks)
     tried = sum(stats["programs"] for stats, *_ in results)
     judged = sum(stats["judged"] for stats, *_ in results)
-    found = [item for *_, items in results for item in items]
+    found = [item for *_, items, _ in results for item in items]
     reports = []
     for signature, program, failure in found:
         text = regressions.text_of(program, failure, f"{failure.category}", xfail=f"not triaged yet: {signature}")

@@ -507,6 +507,7 @@ class _Writer:
         idiom = self.pick(pool)
         names = {"out": self.fresh(), "t": self.fresh("t"), "t2": self.fresh("t"), "i": self.fresh("i")}
         self.feature(idiom.feature)
+        self.feature(f"family:{idiom.family or 'parameters'}")   # how refusals are counted per family
         needs = list(idiom.needs)
         for hole, (_, need) in STRUCTURED_HOLES.items():
             if need and any("{" + hole + "}" in line for line in idiom.lines):
