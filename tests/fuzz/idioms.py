@@ -37,7 +37,21 @@ read and written, masks, ``np.where``, ``take_along_axis``, items picked by ``ar
 ``np.empty_like`` filled in loops, an argument written through a view, linear algebra on
 small well-conditioned matrices (a bounded perturbation of a dominant diagonal: no singular
 matrix, no repeated eigenvalue nearby), and machine-learning blocks (logsumexp, softmax,
-layer norm, one-hot labels, clipping by norm).
+layer norm, one-hot labels, clipping by norm). Session 15 added the structure of published
+programs, where earlier wrong numbers clustered: ``params-in-training-loops`` (lists of
+``(W, b)`` appended, looped over, rebuilt by comprehensions or written in place; dicts of
+parameters updated key by key, by ``-=`` and by comprehension, a view of an entry written),
+``classes-and-records`` (``__init__``/``__call__``/``@property``, a method that changes its
+object, dataclasses with defaults and ``dataclasses.replace``, namedtuples and
+``typing.NamedTuple`` with a method), ``functions-as-values`` (lambda defaults, lambdas in
+dicts, closures from factories, ``nonlocal`` state, decorators with arguments and on nested
+defs, ``*args``/``**kwargs`` and ``*shape`` forwarding) and ``control-and-collections``
+(generator expressions into ``sum``/``max``/``min``, raise and early-return validation,
+``while`` loops with a tolerance, lists appended then stacked and written after the append,
+tuple-returning helpers unpacked). Tolerance tests compare with a NAME (``> tol``), not a
+literal, so the probe leaves them alone (the last iterate is always within ``MARGIN`` of a
+literal tolerance); they stop near machine precision, so a change of the iteration count
+moves the value far less than the finite-difference tolerance.
 """
 from __future__ import annotations
 
