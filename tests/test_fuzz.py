@@ -487,7 +487,7 @@ def test_each_structure_idiom_gives_right_numbers_or_a_located_refusal(tmp_path)
     x, s and values made from them, through every check of the oracle (gradient and jvp against
     central differences, hvp, compile=True): no failure. A refusal is a fine outcome if it names
     the program's line (check_source checks that); a wrong number or a crash is not. At the time
-    of writing 11 of the 43 are refused somewhere (closures returned by factories, a decorated
+    of writing 12 of the 44 are refused somewhere (closures returned by factories, a decorated
     nested def, methods that change their object, writes through a second name...)."""
     from fuzz.generator import HEADER
     from fuzz.idioms import IDIOMS, LIBRARY

@@ -581,6 +581,8 @@ IDIOM_FAMILIES = {
                needs=("make_affine",)),
         _idiom("closure-factory-lambda", "V", "{t} = make_scaler({S})", "{out} = {t}({V}) + {t}({t}({V}))",
                needs=("make_scaler",)),
+        _idiom("lambda-defaults-bound-in-a-loop", "V", "{t} = [(lambda z, k=k: z * k) for k in ({S}, 2.0)]",
+               "{out} = sum(g({V}) for g in {t})"),
         _idiom("closure-with-nonlocal-state", "V", "{t} = make_growing_scale({S})", "{out} = {t}({V}) + {t}({V})",
                needs=("make_growing_scale",)),
         _idiom("decorator-with-argument-loops", "V", "{out} = damp({V}) + damp({V}, rate={S})", needs=("damp",)),
