@@ -387,6 +387,20 @@ def test_inplaceable_thunks_inside_structures_act_in_place():
     np.testing.assert_array_equal(t["x"], [1.0, 1.0, 1.0])
 
 
+def test_the_two_kinds_of_one_tangent_values_cotangent_add_as_its_primals():
+    """In hvp a tangent value's cotangent is named by the tangent's class (a field of it read:
+    Tangent(Tangent, ...)) or by its primal's (``t[0]`` of a namedtuple's tangent); the same fields,
+    so they add, keeping the primal's kind (by field and by position). Other kinds still refuse."""
+    import collections
+
+    Pair = collections.namedtuple("Pair", ["lo", "hi"])
+    by_field = Tangent(Tangent, {"hi": 2.0, "lo": 0.5})
+    for total in (accumulate(Tangent(Pair, lo=1.0), by_field), accumulate(by_field, Tangent(Pair, lo=1.0))):
+        assert total.primal_type is Pair and total[0] == 1.5 and total.hi == 2.0
+    with pytest.raises(TypeError, match="different kinds of value"):
+        accumulate(Tangent(Pair, lo=1.0), Tangent(dict, {"lo": 1.0}))
+
+
 def test_structure_mismatches_are_errors():
     with pytest.raises(TypeError, match="different kinds of value"):
         accumulate(Tangent(Layer, W=1.0), Tangent(dict, {"W": 1.0}))

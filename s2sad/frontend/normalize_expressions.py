@@ -19,7 +19,8 @@ from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import closure
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_state import BUILTIN_NAMES, NormalizerState, atom_name
-from .normalize_syntax import code_of, dotted_name, names_read_in_lambda, rebound_after, written_sequence
+from .normalize_syntax import (code_of, dotted_name, names_read_in_defaults, names_read_in_lambda, rebound_after,
+                              written_sequence)
 from .resolve import found
 
 BINARY = {
@@ -281,6 +282,12 @@ class ExpressionNormalizer(NormalizerState):
         with is differentiated where it is called, from its own source. A lambda that reads the
         function's variables would carry them past s2sad's sight: refused. (A lambda that is
         called where it is defined is written out there: normalize_calls.py.)"""
+        for name in names_read_in_defaults(code_of(node)):
+            if name in self.current:   # written out as the user wrote it, the default would be a constant
+                raise UnsupportedSyntaxError(
+                    f"a lambda used as a value takes a default value from `{name}`, a variable of the function: "
+                    "s2sad does not differentiate a lambda's default values", self.source.location(node),
+                    f"pass `{name}` as an argument where the lambda is called")
         captured = []
         for name in names_read_in_lambda(code_of(node)):
             if name in self.local_functions:

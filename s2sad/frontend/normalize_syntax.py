@@ -321,6 +321,15 @@ def names_read_in_lambda(code: str) -> list[str]:
     return list(dict.fromkeys(name for name in read if name not in bound))
 
 
+def names_read_in_defaults(code: str) -> list[str]:
+    """The names a lambda's own default values read (``k`` in ``lambda z, k=k: z * k``): Python
+    evaluates them where the lambda is made, and ``names_read_in_lambda`` counts ``k`` as bound."""
+    arguments = ast.parse(code.strip(), mode="eval").body.args
+    defaults = list(arguments.defaults) + [default for default in arguments.kw_defaults if default is not None]
+    return list(dict.fromkeys(node.id for default in defaults for node in ast.walk(default)
+                              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)))
+
+
 class _Changes(ReadingVisitor):
     """Where each user variable is assigned or changed in place (``y = ...``, ``y[i] = ...``,
     ``y += ...``, ``p.w = ...``, ``for y in ...``, ``y.append(...)``), and where the loops are."""

@@ -338,7 +338,7 @@ def _take_value(thunk):
 def _into_tangent(a, b, exclusive):
     b = unthunk(b)
     if b.__class__ is not Tangent or b.primal_type is not a.primal_type:
-        return plus(a, b)  # raises the error that explains the mismatch
+        return plus(a, b)  # one tangent value's two kinds of cotangent add there; else it explains the mismatch
     if exclusive:
         fields, expected = a._fields, _FIELD_COUNT  # nobody else can see a: update it
     else:

@@ -237,6 +237,8 @@ def attribute_jvp(receiver, receiver_tangent, name: str):
         return ZERO
     if read is not FIELD:
         return transformed_forward_call(read, (0,), ())((receiver_tangent,), receiver)[1]
+    if receiver_tangent is not ZERO and _is_bound_method(receiver, name):
+        raise _bound_method_of_a_differentiated_object(receiver, name)
     tangent = tangent_field(receiver_tangent, name)
     if tangent is ZERO:
         # a field without a tangent (a constant the caller stored) read in a callee's forward
@@ -246,6 +248,21 @@ def attribute_jvp(receiver, receiver_tangent, name: str):
                 isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
             return zeros_like_primal(value)
     return tangent
+
+
+def _is_bound_method(receiver, name: str) -> bool:
+    """``receiver.name`` is a method of its class bound to it (``g = model.__call__``), not a value it holds."""
+    return isinstance(_class_attribute(type(receiver), name), FunctionType) and name not in getattr(receiver, "__dict__", ())
+
+
+def _bound_method_of_a_differentiated_object(receiver, name: str) -> MissingRuleError:
+    """Forward mode's word for what reverse mode refuses where the method is called (``_computed_callee``):
+    the bound method carries the object's derivative, and its tangent is no field of the object's
+    (``g = a.__call__; g(x)`` raised AttributeError '__call__' from jvp)."""
+    return MissingRuleError(
+        f"`.{name}` of a differentiated {type(receiver).__name__} is read as a value (a method bound to the object): "
+        "s2sad differentiates a method where it is called on its object",
+        hint=f"call it on its object where it is needed (`obj.{name}(...)`)")
 
 
 FIELD, CONSTANT = "a value the object holds", "a constant of the class"

@@ -410,7 +410,9 @@ class Tangent:
             raise TypeError(
                 f"cannot add a {type(other).__name__} to a structural tangent of {self.primal_type.__qualname__}"
             )
-        if other.primal_type is not self.primal_type:
+        kind = self.primal_type if other.primal_type is self.primal_type else \
+            _one_tangent_values_kind(self.primal_type, other.primal_type)
+        if kind is None:
             raise TypeError(
                 f"cannot add a tangent of {other.primal_type.__qualname__} to a tangent of "
                 f"{self.primal_type.__qualname__}: they describe different kinds of value, "
@@ -419,7 +421,7 @@ class Tangent:
         fields = dict(self._fields)
         for key, value in other._fields.items():
             fields[key] = plus(fields[key], value) if key in fields else value
-        return Tangent._of(self.primal_type, fields)
+        return Tangent._of(kind, fields)
 
     __radd__ = __add__  # addition of tangents commutes
 
@@ -452,6 +454,20 @@ class Tangent:
 
 
 # ---------------------------------------------------------------- tangent arithmetic
+
+
+def _one_tangent_values_kind(first: type, second: type):
+    """The type two structural cotangents of one TANGENT VALUE (hvp: reverse mode over forward
+    code) add up as, or None if they are not that. Rules name such a cotangent by the tangent's
+    own class (``Tangent``: reading or setting a field of the tangent) or by its primal's
+    (``untake`` of ``t[0]``: position 0 of a namedtuple is its first field): the same fields
+    either way, so the sum takes the primal's (hvp of ``i = Interval(s, 2 * s); i.width() * i[0]``
+    raised "cannot add a tangent of Tangent to a tangent of Interval")."""
+    if first is Tangent and second is not Tangent:
+        return second
+    if second is Tangent and first is not Tangent:
+        return first
+    return None
 
 
 def plus(a, b):

@@ -19,6 +19,13 @@ against central finite differences and against itself (forward mode against reve
   ``PARAMETER_IDIOMS``: what users write around structured parameters (layers looped over
   and summed over in generators, params dicts, namedtuples, dataclasses with methods,
   keyword-only and ``*args`` helpers), with the program's parameter or a value it makes.
+  Four families (session 15) write the structure of published programs: parameters as lists
+  of ``(W, b)`` and dicts updated in training loops; small classes, dataclasses and
+  namedtuples built and read inside; functions as values (function-valued defaults, lambdas
+  in dicts, closures from factories, decorators, ``*args``/``**kwargs``/``*shape``
+  forwarding); generator expressions into ``sum``/``max``, validation that raises or returns
+  early, ``while`` loops with tolerance tests, lists appended then stacked, tuple-returning
+  helpers; some combined with in-place writes and views.
 * ``trees.py``: structured inputs (lists, tuples, dicts, namedtuples, dataclasses): their
   leaves, their structure, and the program's own classes made once its module exists.
 * ``oracle.py``: writes a program to a real ``.py`` file, imports it and checks it: the
@@ -45,8 +52,11 @@ against central finite differences and against itself (forward mode against reve
   A program costs about 0.3 s of one core (transforming it in both modes dominates), more
   while new failures are being shrunk. It prints the programs tried, the constructs
   covered, the failures (each distinct one shrunk by hypothesis, reduced, and written out
-  as a regression file; ``--save`` writes them to ``tests/fuzz_regressions/``), the forward
-  rules found missing, and the time taken.
+  as a regression file; ``--save`` writes them to ``tests/fuzz_regressions/``), the refusals
+  by construct and the commonest per idiom family, the forward rules found missing, and the
+  time taken. ``--seed S`` gives the same programs in any process (``generator.sample``;
+  every draw stays in (-100, 100), where hypothesis never substitutes constants it read
+  from imported modules: ``generator._check_small_range``).
 * ``regressions.py``: reading and writing ``tests/fuzz_regressions/*.py`` (one shrunk program
   per file; a module-level ``XFAIL`` string marks an open s2sad bug).
 

@@ -37,7 +37,21 @@ read and written, masks, ``np.where``, ``take_along_axis``, items picked by ``ar
 ``np.empty_like`` filled in loops, an argument written through a view, linear algebra on
 small well-conditioned matrices (a bounded perturbation of a dominant diagonal: no singular
 matrix, no repeated eigenvalue nearby), and machine-learning blocks (logsumexp, softmax,
-layer norm, one-hot labels, clipping by norm).
+layer norm, one-hot labels, clipping by norm). Session 15 added the structure of published
+programs, where earlier wrong numbers clustered: ``params-in-training-loops`` (lists of
+``(W, b)`` appended, looped over, rebuilt by comprehensions or written in place; dicts of
+parameters updated key by key, by ``-=`` and by comprehension, a view of an entry written),
+``classes-and-records`` (``__init__``/``__call__``/``@property``, a method that changes its
+object, dataclasses with defaults and ``dataclasses.replace``, namedtuples and
+``typing.NamedTuple`` with a method), ``functions-as-values`` (lambda defaults, lambdas in
+dicts, closures from factories, ``nonlocal`` state, decorators with arguments and on nested
+defs, ``*args``/``**kwargs`` and ``*shape`` forwarding) and ``control-and-collections``
+(generator expressions into ``sum``/``max``/``min``, raise and early-return validation,
+``while`` loops with a tolerance, lists appended then stacked and written after the append,
+tuple-returning helpers unpacked). Tolerance tests compare with a NAME (``> tol``), not a
+literal, so the probe leaves them alone (the last iterate is always within ``MARGIN`` of a
+literal tolerance); they stop near machine precision, so a change of the iteration count
+moves the value far less than the finite-difference tolerance.
 """
 from __future__ import annotations
 
@@ -508,6 +522,107 @@ IDIOM_FAMILIES = {
                "{out} = -np.sum({t}[np.arange(2), np.array([2, 1])]) + np.sum(np.log(np.sum(np.exp({t}), axis=1)))",
                real_only=True),
     ],
+    # ---- (session 15) the structure of published programs, where earlier wrong numbers clustered:
+    #      parameters as lists of (W, b) and dicts, updated in training loops
+    "params-in-training-loops": [
+        _idiom("layers-appended-then-looped", "U", "{t} = []", "for {i} in range(2):",
+               "    {t}.append((np.eye(2) + 0.3 * np.tanh({M}[:, :2]), {U}))", "{out} = {U}", "for W, b in {t}:",
+               "    {out} = np.tanh(W @ {out} + b)"),
+        _idiom("layers-updated-by-comprehension", "U", "{t} = [({M}, {U}), (np.cos({M}), {U})]", "for {i} in range(2):",
+               "    {t} = [(W - 0.1 * np.tanh(W), b - 0.1 * b ** 2) for W, b in {t}]",
+               "{out} = sum(np.sum(W, axis=1) * b for W, b in {t})"),
+        _idiom("layers-written-in-place", "V", "{t} = [(np.copy({M}), np.copy({U})) for {i} in range(2)]",
+               "for W, b in {t}:", "    W -= 0.1 * np.outer(b, {V})", "    b *= 0.5",
+               "{out} = {t}[0][0].T @ {t}[-1][1] + {t}[1][0][0]"),
+        _idiom("params-dict-updated-by-key", "S", "{t} = {'w': {V}, 'b': {S}}", "for {i} in range(3):",
+               "    {t2} = {'w': np.cos({t}['w']), 'b': np.sin({t}['b'])}", "    for key in {t}:",
+               "        {t}[key] = {t}[key] - 0.1 * {t2}[key]", "{out} = np.sum({t}['w']) * {t}['b']"),
+        _idiom("params-dict-aug-in-a-loop", "V", "{t} = {'w': np.copy({V}), 'b': {U}}", "for {i} in range(2):",
+               "    {t}['w'] -= 0.1 * np.tanh({t}['w'])", "    {t}['b'] = {t}['b'] * 0.9",
+               "{out} = {t}['w'] * np.sum({t}['b'])"),
+        _idiom("params-dict-comprehension-step", "S", "{t} = {'a': {M}, 'c': {U}}",
+               "{t2} = {k: np.tanh(v) for k, v in {t}.items()}", "for {i} in range(2):",
+               "    {t} = {k: v - 0.5 * {t2}[k] for k, v in {t}.items()}", "{out} = np.sum({t}['a']) + {t}['c'] @ {t}['c']"),
+        _idiom("params-dict-view-written", "M", "{t} = {'w': np.cos({M})}", "{t2} = {t}['w'][0]", "{t2} *= {S}",
+               "{out} = {t}['w'] + {M}"),
+    ],
+    # ---- small classes, dataclasses and namedtuples built and read inside the function
+    "classes-and-records": [
+        _idiom("class-init-call-property", "U", "{t} = Dense({M}, {U})", "{out} = {t}({V}) * {t}.width + {t}.norm",
+               needs=("Dense",)),
+        _idiom("class-function-valued-attribute", "U", "{t} = Dense({M}, {U}, act=np.sin)", "{out} = {t}({V}) + {t}.norm",
+               needs=("Dense",)),
+        _idiom("class-method-chaining-state", "M", "{t} = Accumulator()", "{t}.add({V}).add(np.sin({V}))",
+               "{out} = {t}.stacked() * {t}.total", needs=("Accumulator",)),
+        _idiom("class-buffer-written-by-a-method", "V", "{t} = Buffer(3)", "for {i} in range(3):",
+               "    {t}.write({i}, np.sin({V}[{i}]) * {S})", "{out} = {t}.data * {V}", needs=("Buffer",), real_only=True),
+        _idiom("dataclass-default-field", "S", "{t} = Point({S})", "{t2} = Point({S}, y={S})",
+               "{out} = {t}.norm2() + {t2}.norm2() * {t}.x", needs=("Point",)),
+        _idiom("dataclass-replace", "V", "{t} = Point({V}, {S})", "{t2} = dataclasses.replace({t}, x=np.sin({t}.x))",
+               "{out} = {t2}.x * {t}.y + {t}.x", needs=("Point",)),
+        _idiom("dataclass-field-written-in-place", "V", "{t} = Point(np.sin({V}), {S})", "{t}.x[1:] += {U}",
+               "{out} = {t}.norm2()", needs=("Point",)),
+        _idiom("namedtuple-made-replaced-unpacked", "V", "{t} = Pair({V}, {V} + 1.0)",
+               "{t2} = {t}._replace(hi=np.tanh({t}.hi))", "{i}, {out} = {t2}", "{out} = {out} - {i} * {t}.lo",
+               needs=("Pair",)),
+        _idiom("typed-namedtuple-method", "S", "{t} = Interval({S}, {S})", "{out} = {t}.width() * {t}[0]",
+               needs=("Interval",)),
+    ],
+    # ---- functions as values: defaults, lambdas in dicts, closures from factories, decorators, forwarding
+    "functions-as-values": [
+        _idiom("lambda-default-argument", "V", "{out} = smooth({V}) + smooth({V}, act=np.sin, k={S})", needs=("smooth",)),
+        _idiom("lambdas-in-a-dict", "V", "{t} = {'tanh': np.tanh, 'square': lambda z: z ** 2, 'scaled': lambda z: {S} * z}",
+               "{out} = {t}['square']({V}) + {t}['scaled']({V})"),
+        _idiom("lambdas-in-a-dict-by-loop", "U", "{t} = {'tanh': np.tanh, 'half': lambda z: 0.5 * z}", "{out} = {U}",
+               "for {i} in ('tanh', 'half', 'tanh'):", "    {out} = {t}[{i}]({out})"),
+        _idiom("lambda-to-a-helper-over-a-list", "S", "{out} = sum_over(lambda a: np.sum(a ** 2), [{V}, {M}, {S}])",
+               needs=("sum_over",)),
+        _idiom("closure-factory-capturing-arrays", "U", "{t} = make_affine({M}, {U})", "{out} = np.tanh({t}({V})) + {t}(np.cos({V}))",
+               needs=("make_affine",)),
+        _idiom("closure-factory-lambda", "V", "{t} = make_scaler({S})", "{out} = {t}({V}) + {t}({t}({V}))",
+               needs=("make_scaler",)),
+        _idiom("lambda-defaults-bound-in-a-loop", "V", "{t} = [(lambda z, k=k: z * k) for k in ({S}, 2.0)]",
+               "{out} = sum(g({V}) for g in {t})"),
+        _idiom("closure-with-nonlocal-state", "V", "{t} = make_growing_scale({S})", "{out} = {t}({V}) + {t}({V})",
+               needs=("make_growing_scale",)),
+        _idiom("decorator-with-argument-loops", "V", "{out} = damp({V}) + damp({V}, rate={S})", needs=("damp",)),
+        _idiom("decorator-on-a-nested-def", "V", "@twice", "def {t}(z):", "    return np.sin(z) * {S}", "{out} = {t}({V})",
+               needs=("twice",)),
+        _idiom("star-args-forwarding", "V", "{out} = call_with(np.multiply, {V}, {V}) + call_with(layer, {V}, act=np.cos)",
+               needs=("call_with", "layer")),
+        _idiom("star-kwargs-dict-forwarding", "V", "{t} = ({V}, np.sin({V}))", "{t2} = {'weights': (0.5, {S})}",
+               "{out} = weighted_sum(*{t}, **{t2}) + weighted_sum({V})", needs=("weighted_sum",)),
+        _idiom("star-shape-from-an-array", "M", "{t} = {M}.shape", "{out} = np.zeros((2, *{t}))[0] + {M}.reshape(*{t}[::-1]).T"),
+        _idiom("shape-unpacked", "M", "{t}, {t2} = {M}.shape", "{out} = np.ones(({t}, {t2})) * {M} + np.zeros_like({M})"),
+    ],
+    # ---- control flow and collections as users write them
+    "control-and-collections": [
+        _idiom("generator-sum-over-arrays", "S", "{out} = sum(np.sum(a ** 2) for a in ({V}, {M}, {U}))"),
+        _idiom("generator-sum-of-arrays", "V", "{out} = sum(w * a for w, a in zip((0.5, 2.0), ({V}, np.cos({V}))))"),
+        _idiom("generator-max", "S", "{out} = max(np.tanh(np.sum(a)) + c for c, a in ((0.0, {V}), (3.0, {U})))",
+               real_only=True),
+        _idiom("generator-min-of-a-list", "S", "{t} = [np.tanh({S}) + 3.0, np.sin({S})]", "{out} = min(v for v in {t})",
+               real_only=True),
+        _idiom("validation-raise-in-a-helper", "V", "{out} = normalise({V}) * {S}", needs=("normalise",), real_only=True),
+        _idiom("validation-early-return", "U", "{t} = np.tanh({U})", "if {t}.shape[0] == 0:", "    return {t}",
+               "{out} = {t} * {U}"),
+        _idiom("while-tolerance-newton", "S", "{t} = 1.0 + {S} ** 2", "{t2} = 1.0", "{i} = 0",
+               "tol = 1e-20", "while ({t2} * {t2} - {t}) ** 2 > tol and {i} < 50:", "    {t2} = 0.5 * ({t2} + {t} / {t2})",
+               "    {i} += 1", "{out} = {t2}", real_only=True),
+        _idiom("while-tolerance-fixed-point", "V", "{t} = 0.1 * {V}", "{out} = fixed_point(lambda z: 0.5 * np.cos(z) + {t}, {V})",
+               needs=("fixed_point",), real_only=True),
+        _idiom("append-then-stack", "M", "{t} = []", "for {i} in range(2):", "    {t}.append({V} * (1.0 + {i}))",
+               "{out} = np.stack({t})"),
+        _idiom("append-then-array", "M", "{t} = [np.sin({V})]", "{t}.append(np.cos({V}))", "{out} = np.array({t}) * {S}"),
+        _idiom("append-then-written", "M", "{t} = []", "{t2} = np.sin({V})", "{t}.append({t2})", "{t2}[0] = {S}",
+               "{t}.append({V})", "{out} = np.stack({t})"),
+        _idiom("append-then-item-written", "M", "{t} = [np.cos({V}), np.sin({V})]", "{t}[-1][1] += {S}",
+               "{out} = np.vstack({t})"),
+        _idiom("tuple-returning-helper", "V", "{t}, {t2} = moments({V})", "{out} = ({V} - {t}) / np.sqrt({t2} + 1.0)",
+               needs=("moments",)),
+        _idiom("nested-tuple-returning-helper", "U", "{t}, {t2}, ({i}, _) = split_affine({M}, {V})",
+               "{out} = {t2} * {i} + {t}", needs=("split_affine",)),
+    ],
 }
 IDIOMS = [dataclasses.replace(idiom, family=family)
           for family, idioms in IDIOM_FAMILIES.items() for idiom in idioms]
@@ -657,4 +772,113 @@ LIBRARY = {
               "    return act(W @ x + b) * scale\n"),
     "predict": ("def predict(net, x):\n"
                 "    return net.forward(x) * net.scale\n"),
+    # ---- (session 15) what the structure families call
+    "Dense": ("class Dense:\n"
+              "    def __init__(self, W, b, act=np.tanh):\n"
+              "        self.W = W\n"
+              "        self.b = b\n"
+              "        self.act = act\n\n"
+              "    def __call__(self, x):\n"
+              "        return self.act(self.W @ x + self.b)\n\n"
+              "    @property\n"
+              "    def width(self):\n"
+              "        return self.W.shape[0]\n\n"
+              "    @property\n"
+              "    def norm(self):\n"
+              "        return np.sum(self.W ** 2) + self.b @ self.b\n"),
+    "Accumulator": ("class Accumulator:\n"
+                    "    def __init__(self):\n"
+                    "        self.total = 0.0\n"
+                    "        self.items = []\n\n"
+                    "    def add(self, v):\n"
+                    "        self.items.append(v)\n"
+                    "        self.total = self.total + np.sum(v)\n"
+                    "        return self\n\n"
+                    "    def stacked(self):\n"
+                    "        return np.stack(self.items)\n"),
+    "Buffer": ("class Buffer:\n"
+               "    def __init__(self, n):\n"
+               "        self.data = np.zeros(n)\n\n"
+               "    def write(self, i, v):\n"
+               "        self.data[i] = v\n"
+               "        return self\n"),
+    "Point": ("import dataclasses\n\n\n"
+              "@dataclasses.dataclass\n"
+              "class Point:\n"
+              "    x: object\n"
+              "    y: object = 0.5\n\n"
+              "    def norm2(self):\n"
+              "        return self.x ** 2 + self.y ** 2\n"),
+    "Pair": ("import collections\n\n"
+             "Pair = collections.namedtuple('Pair', ['lo', 'hi'])\n"),
+    "Interval": ("import typing\n\n\n"
+                 "class Interval(typing.NamedTuple):\n"
+                 "    lo: object\n"
+                 "    hi: object\n\n"
+                 "    def width(self):\n"
+                 "        return (self.hi - self.lo) ** 2 + 1.0\n"),
+    "smooth": ("def smooth(x, act=lambda z: z * np.tanh(z), k=2.0):\n"
+               "    return act(k * x) / (1.0 + k ** 2)\n"),
+    "sum_over": ("def sum_over(function, items):\n"
+                 "    return sum(function(item) for item in items)\n"),
+    "make_affine": ("def make_affine(W, b):\n"
+                    "    def affine(x):\n"
+                    "        return W @ x + b\n"
+                    "    return affine\n"),
+    "make_scaler": ("def make_scaler(k):\n"
+                    "    return lambda z: np.sin(k) * z\n"),
+    "make_growing_scale": ("def make_growing_scale(k):\n"
+                           "    calls = 0\n\n"
+                           "    def scale(z):\n"
+                           "        nonlocal calls\n"
+                           "        calls += 1\n"
+                           "        return z * np.cos(k) ** calls\n"
+                           "    return scale\n"),
+    "damp": ("def repeat(times):\n"
+             "    def decorate(function):\n"
+             "        @functools.wraps(function)\n"
+             "        def wrapper(x, *args, **kwargs):\n"
+             "            for _ in range(times):\n"
+             "                x = function(x, *args, **kwargs)\n"
+             "            return x\n"
+             "        return wrapper\n"
+             "    return decorate\n\n\n"
+             "@repeat(2)\n"
+             "def damp(x, rate=0.5):\n"
+             "    return x - rate * np.sin(x)\n"),
+    "twice": ("def twice(function):\n"
+              "    @functools.wraps(function)\n"
+              "    def wrapper(*args):\n"
+              "        return 2.0 * function(*args)\n"
+              "    return wrapper\n"),
+    "call_with": ("def call_with(function, *args, **kwargs):\n"
+                  "    return function(*args, **kwargs)\n"),
+    "weighted_sum": ("def weighted_sum(*arrays, weights=None):\n"
+                     "    if weights is None:\n"
+                     "        weights = [1.0] * len(arrays)\n"
+                     "    return sum(w * a for w, a in zip(weights, arrays))\n"),
+    "normalise": ("def normalise(x, eps=1e-8):\n"
+                  "    if x.ndim != 1:\n"
+                  "        raise ValueError('expected a vector')\n"
+                  "    total = np.sum(x ** 2)\n"
+                  "    if total == 0.0:\n"
+                  "        return x\n"
+                  "    return x / np.sqrt(total + eps)\n"),
+    "fixed_point": ("def fixed_point(g, x, tol=1e-26, max_steps=200):\n"
+                    "    step = 0\n"
+                    "    while step < max_steps:\n"
+                    "        new = g(x)\n"
+                    "        if np.sum((new - x) ** 2) < tol:\n"
+                    "            return new\n"
+                    "        x = new\n"
+                    "        step += 1\n"
+                    "    return x\n"),
+    "moments": ("def moments(x):\n"
+                "    if x.size == 0:\n"
+                "        raise ValueError('no values')\n"
+                "    mean = np.mean(x)\n"
+                "    return mean, np.mean((x - mean) ** 2)\n"),
+    "split_affine": ("def split_affine(W, x):\n"
+                     "    y = W @ x\n"
+                     "    return y, np.tanh(y), (y[0], y[-1])\n"),
 }

@@ -37,7 +37,8 @@ an int inside): a mismatch is a failure (``gradient-structure``, ``cotangent-str
 
 An ``S2SADError`` is a REFUSAL, not a failure: recorded in ``Outcome.refusals`` by
 construct (its message, normalised), and checked to name the program's file and a line
-(``refusal-without-location`` otherwise). Any other exception is a failure. A module that
+(``refusal-without-location`` otherwise; a refusal inside a rule's source, met in hvp,
+names the program's line it was reached from, which counts). Any other exception is a failure. A module that
 defines ``helper_redefined`` is checked a second time after ``helper`` is rebound to it
 (as a notebook cell run again would): failures then are ``after-redefinition-...``.
 
@@ -456,7 +457,10 @@ def _refusal(outcome, stage, error, path) -> None:
     construct = _normalise(getattr(error, "message", None) or str(error))
     outcome.refusals.append((construct, str(error)))
     location = getattr(error, "location", None)
-    if location is None or os.path.abspath(location.filename) != path or not location.line:
+    # an error inside code s2sad differentiates from its source (a rule's, in hvp) names the
+    # program's line it was reached from (S2SADError.reached_from): that locates it too
+    places = [location, *getattr(error, "reached_from", ())]
+    if not any(place is not None and os.path.abspath(place.filename) == path and place.line for place in places):
         outcome.fail("refusal-without-location", f"{stage}: {type(error).__name__} does not name the program's file "
                                                  f"and line ({location}): {error}",
                      f"refusal-without-location:{type(error).__name__}:{construct}")

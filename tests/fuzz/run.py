@@ -81,6 +81,11 @@ def matches(failure, program, known) -> str | None:
     return None
 
 
+def families_of(program) -> list[str]:
+    """The idiom families a program drew from ("core" when none: the generator's own statements)."""
+    return sorted(name[len("family:"):] for name in program.features if name.startswith("family:")) or ["core"]
+
+
 class Campaign:
     """Runs batches of programs through the oracle, counting, raising only new failures."""
 
@@ -95,6 +100,7 @@ class Campaign:
         self.missing = collections.Counter()
         self.failures = collections.Counter()     # signature -> programs failing with it
         self.refusals = collections.Counter()     # construct (the S2SADError's message) -> programs refused
+        self.family_refusals = collections.Counter()   # (idiom family, construct) -> programs refused
         self.found = []                           # (signature, program, failure) shrunk
         self.results = {}                         # program key -> outcome (for repeats and shrinking)
         self.shrinking = False
@@ -153,6 +159,8 @@ class Campaign:
                 self.failures[failure.signature] += 1
             for construct in sorted({construct for construct, _ in outcome.refusals}):
                 self.refusals[construct] += 1
+                for family in families_of(program):
+                    self.family_refusals[(family, construct)] += 1
             if outcome.refusals:
                 self.stats["refused (an S2SADError)"] += 1
             if outcome.failures:
@@ -266,7 +274,8 @@ def _worker(arguments):
         print(f"worker {worker}: {campaign.stats['programs']} programs, {campaign.stats['failing programs']} failing, "
               f"{len(campaign.found)} new failure(s) shrunk, {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     found = [(signature, program, failure) for signature, program, failure in campaign.found]
-    return campaign.stats, campaign.features, campaign.missing, campaign.failures, campaign.refusals, found
+    return (campaign.stats, campaign.features, campaign.missing, campaign.failures, campaign.refusals, found,
+            campaign.family_refusals)
 
 
 def _program_options(arguments) -> dict | None:
@@ -326,9 +335,10 @@ def main(argv=None) -> int:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             results = pool.map(_worker, tasks)
 
-    stats, features, missing, failures, refusals = (collections.Counter() for _ in range(5))
+    stats, features, missing, failures, refusals, family_refusals = (collections.Counter() for _ in range(6))
     found = {}
-    for s, f, m, fl, rf, fd in results:
+    for s, f, m, fl, rf, fd, frf in results:
+        family_refusals.update(frf)
         stats.update(s)
         features.update(f)
         missing.update(m)
@@ -362,6 +372,14 @@ def main(argv=None) -> int:
     print(f"refusals by construct ({len(refusals)}; not failures: each names its file and line):")
     for construct, count in refusals.most_common():
         print(f"  {count:6d}  {construct}")
+    print("the commonest refusals per idiom family (programs; a program counts in each family it drew from):")
+    by_family = collections.defaultdict(list)
+    for (family, construct), count in family_refusals.items():
+        by_family[family].append((count, construct))
+    for family in sorted(by_family, key=lambda name: -sum(count for count, _ in by_family[name])):
+        print(f"  {family}:")
+        for count, construct in sorted(by_family[family], reverse=True)[:3]:
+            print(f"    {count:6d}  {construct[:150]}")
     print(f"missing forward rules ({len(missing)}):")
     for name, count in missing.most_common():
         print(f"  {count:6d}  {name}")
