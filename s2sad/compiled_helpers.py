@@ -41,7 +41,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
-           "array_copy_pullback", "as_tuple"]
+           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -236,6 +236,29 @@ def _nonzero(g):
                     return True
             return False
         return any_nonzero
+    return None
+
+
+# Python's max(a, b) and min(a, b) of two numbers: whether the second wins (codegen/extremes.py); of arrays,
+# which Python compares whole (or refuses), none: the NumPy path answers
+greater, less = map(_compiled_only, ("greater", "less"))
+
+
+def _real_number(t) -> bool:
+    return isinstance(t, (types.Float, types.Integer))
+
+
+@overload(greater)
+def _greater(b, a):
+    if _real_number(b) and _real_number(a):
+        return lambda b, a: b > a
+    return None
+
+
+@overload(less)
+def _less(b, a):
+    if _real_number(b) and _real_number(a):
+        return lambda b, a: b < a
     return None
 
 
@@ -902,6 +925,29 @@ def _written_into(new, old):
         return into
     return None
 
+
+# `y op= v` where y is still what the caller passed, or is read again through another name (rules/helpers.py)
+written_into_argument, written_into_shared = map(_compiled_only, ("written_into_argument", "written_into_shared"))
+
+
+def _rebound(old) -> bool:
+    """A number, which ``op=`` rebinds: nothing else sees it change. (On an array the NumPy path refuses
+    the write, which the caller or the other name would see: no implementation, and that path says so.)"""
+    return isinstance(old, (types.Float, types.Integer))
+
+
+@overload(written_into_argument)
+def _written_into_argument(new, old, name):
+    if _rebound(old):
+        return lambda new, old, name: new
+    return None
+
+
+@overload(written_into_shared)
+def _written_into_shared(new, old, name, other):
+    if _rebound(old):
+        return lambda new, old, name, other: new
+    return None
 
 # ---------------------------------------------------------------------------- np.array of a list of numbers
 

@@ -658,3 +658,161 @@ def multiplexed_channel_gains(gains, samples, n_channels=3):
         response = np.tanh(response * gains[channel::n_channels])
         channel = (channel + 1) % n_channels
     return np.sum(response ** 2)
+
+
+# ---------------------------------------------------------------- loops and scalars, as scientists write them
+def rk4_oscillator_energy(omega, x0, v0, dt=0.05, steps=40):
+    """A harmonic oscillator stepped by classical RK4 on Python floats, its energy summed with +=."""
+    x, v = x0, v0
+    energy = 0.0
+    for _ in range(steps):
+        k1x, k1v = v, -omega ** 2 * x
+        k2x, k2v = v + 0.5 * dt * k1v, -omega ** 2 * (x + 0.5 * dt * k1x)
+        k3x, k3v = v + 0.5 * dt * k2v, -omega ** 2 * (x + 0.5 * dt * k2x)
+        k4x, k4v = v + dt * k3v, -omega ** 2 * (x + dt * k3x)
+        x += dt / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x)
+        v += dt / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        energy += 0.5 * v * v + 0.5 * omega ** 2 * x * x
+    return energy * dt
+
+
+def euler_logistic_growth(rate, capacity, n0, dt=0.1, steps=50):
+    """Forward Euler on dN/dt = r N (1 - N / K), the area under the curve summed as it goes."""
+    n = n0
+    area = 0.0
+    for _ in range(steps):
+        n += dt * rate * n * (1.0 - n / capacity)
+        area += n * dt
+    return area
+
+
+def damped_spring_scalar(k, c, x0, dt=0.02, steps=100):
+    """A damped spring on floats (semi-implicit Euler), the work done by damping taken away as it goes."""
+    x, v = x0, 0.0
+    lost = 0.0
+    for _ in range(steps):
+        force = -k * x - c * v
+        v += force * dt
+        x += v * dt
+        lost -= c * v * v * dt
+    return 0.5 * k * x * x + 0.5 * v * v - lost
+
+
+def newton_cube_root(a, x0=1.0, tol=1e-12, max_iter=50):
+    """Newton's iteration for the cube root of a, stopping as soon as the step is small."""
+    x = x0
+    for _ in range(max_iter):
+        step = (x ** 3 - a) / (3.0 * x ** 2)
+        x = x - step
+        if abs(step) < tol:
+            return x
+    return x
+
+
+def horner_polynomial(coefficients, x):
+    """The polynomial with these coefficients (highest power first) at x, by Horner's rule."""
+    result = 0.0
+    for c in coefficients:
+        result = result * x + c
+    return result
+
+
+def logistic_map_average(r, x0, steps=30):
+    """The orbit's average of the logistic map x -> r x (1 - x)."""
+    x = x0
+    total = 0.0
+    for _ in range(steps):
+        x = r * x * (1.0 - x)
+        total += x
+    return total / steps
+
+
+def welford_variance(data, shift):
+    """Welford's running mean and variance of data + shift, as a streaming statistic is written."""
+    count = 0
+    mean = 0.0
+    m2 = 0.0
+    for value in data:
+        value = value + shift
+        count += 1
+        delta = value - mean
+        mean += delta / count
+        m2 += delta * (value - mean)
+    return m2 / (count - 1) + mean ** 2
+
+
+def projectile_range_with_drag(speed, angle, drag, dt=0.01, steps=200):
+    """A projectile with quadratic drag: velocity as (speed, heading) through math.hypot and math.atan2."""
+    x, y = 0.0, 0.0
+    vx, vy = speed * math.cos(angle), speed * math.sin(angle)
+    for _ in range(steps):
+        v = math.hypot(vx, vy)
+        heading = math.atan2(vy, vx)
+        vx -= drag * v * v * math.cos(heading) * dt
+        vy -= (9.81 + drag * v * v * math.sin(heading)) * dt
+        x += vx * dt
+        y += vy * dt
+    return x + 0.1 * y
+
+
+def wrapped_pendulum_phase(theta0, omega, damping, dt=0.1, steps=60):
+    """A driven rotor's angle kept in [0, 2 pi) with math.fmod, read through its cosine."""
+    theta = theta0
+    signal = 0.0
+    for i in range(steps):
+        theta = math.fmod(theta + omega * dt, 2.0 * math.pi)
+        omega *= 1.0 - damping * dt
+        signal += math.cos(theta) * math.exp(-0.01 * i)
+    return signal
+
+
+def clipped_gradient_descent(w0, target, lr=0.3, steps=25):
+    """Gradient descent on (w - target)^4 with each step clipped to [-0.5, 0.5] by min and max."""
+    w = w0
+    for _ in range(steps):
+        g = 4.0 * (w - target) ** 3
+        step = max(-0.5, min(0.5, lr * g))
+        w -= step
+    return w * w
+
+
+def discounted_cash_flow(rate, growth, first_payment, years=20):
+    """The present value of payments growing each year, discounted at rate, by a loop with *= and +=."""
+    value = 0.0
+    payment = first_payment
+    discount = 1.0
+    for _ in range(years):
+        discount /= 1.0 + rate
+        value += payment * discount
+        payment *= 1.0 + growth
+    return value
+
+
+def trapezoid_gaussian_integral(width, centre, a=-3.0, b=3.0, n=60):
+    """The trapezoid rule on a Gaussian bump, written with an accumulator and math.exp."""
+    h = (b - a) / n
+    total = 0.5 * (math.exp(-((a - centre) / width) ** 2) + math.exp(-((b - centre) / width) ** 2))
+    for i in range(1, n):
+        t = a + i * h
+        total += math.exp(-((t - centre) / width) ** 2)
+    return total * h
+
+
+def soft_threshold_path(x, threshold, steps=12):
+    """Iterative soft thresholding of a scalar, the shrinkage written with max() of two floats."""
+    z = x
+    penalty = 0.0
+    for _ in range(steps):
+        z = math.copysign(max(abs(z) - threshold, 0.0), z) + 0.1 * x
+        penalty += abs(z)
+    return z * z + 0.05 * penalty
+
+
+def array_recurrence_with_accumulators(weights, signal):
+    """An exponential moving average over an array signal, its squared error summed with += into a 0-d value."""
+    ema = np.zeros_like(weights)
+    loss = 0.0
+    for t in range(signal.shape[0]):
+        ema = 0.8 * ema + 0.2 * weights * signal[t]
+        loss += np.sum((ema - signal[t]) ** 2)
+    return loss

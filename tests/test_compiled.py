@@ -169,15 +169,17 @@ def scaled_by(x, n):
     return math.sin(x) * n
 
 
-def test_an_int_argument_runs_the_numpy_path():
+def test_an_int_for_a_number_it_does_not_differentiate_compiles_and_other_ints_run_the_numpy_path():
     compiled = s2sad.grad(scaled_by, compile=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         np.testing.assert_allclose(compiled(0.5, 3.0), 3.0 * math.cos(0.5), rtol=1e-15)  # floats: compiled
+        # an int number of steps or scale (float * int is the float Numba computes too)
+        np.testing.assert_allclose(compiled(0.5, 3), 3 * math.cos(0.5), rtol=1e-15)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        np.testing.assert_allclose(compiled(0.5, 3), 3 * math.cos(0.5), rtol=1e-15)
-    assert any("does not serve" in str(w.message) for w in caught)
+        np.testing.assert_allclose(compiled(0.5, 2 ** 40), 2 ** 40 * math.cos(0.5), rtol=1e-15)  # past 2**31
+    assert any("past 2**31" in str(w.message) for w in caught)
 
 
 def mysum(x):

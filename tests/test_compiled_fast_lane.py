@@ -220,10 +220,9 @@ def scaled_by(x, n):
 def test_an_int_argument_after_float_calls_takes_the_long_way(long_way_calls):
     gradient = s2sad.grad(scaled_by, compile=True)
     warm(gradient, 0.5, 3.0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)  # (an int it does not differentiate compiles)
         np.testing.assert_allclose(assert_long(gradient, (0.5, 3), long_way_calls), 3 * math.cos(0.5), rtol=1e-15)
-    assert any("does not serve" in str(w.message) for w in caught)
     np.testing.assert_allclose(assert_fast(gradient, (0.5, 3.0), long_way_calls), 3 * math.cos(0.5), rtol=1e-15)
 
 

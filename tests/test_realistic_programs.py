@@ -165,6 +165,21 @@ CORPUS = {
                                    (0,)),
     "raise_on_non_finite": (None, p.finite_check_loss, (randn(3), randn(5, 3)), (0, 1)),
     "strided_slices_from_a_cycling_index": (None, p.multiplexed_channel_gains, (randn(9), randn(3)), (0, 1)),
+    # loops and scalars, as scientists write them (accumulators with +=, min/max, an early return, math)
+    "rk4_oscillator_energy_accumulated": (None, p.rk4_oscillator_energy, (1.3, 0.7, -0.2), (0, 1, 2)),
+    "euler_logistic_growth_area": (None, p.euler_logistic_growth, (0.8, 5.0, 0.4), (0, 1, 2)),
+    "damped_spring_on_floats": (None, p.damped_spring_scalar, (2.0, 0.3, 0.9), (0, 1, 2)),
+    "newton_cube_root_early_return": (None, p.newton_cube_root, (2.7,), (0,)),
+    "horner_polynomial": (None, p.horner_polynomial, (randn(5), 0.6), (0, 1)),
+    "logistic_map_average": (None, p.logistic_map_average, (3.2, 0.3), (0, 1)),
+    "welford_running_variance": (None, p.welford_variance, (randn(7), 0.4), (0, 1)),
+    "projectile_with_drag_atan2_hypot": (None, p.projectile_range_with_drag, (12.0, 0.7, 0.02), (0, 1, 2)),
+    "wrapped_rotor_phase_fmod": (None, p.wrapped_pendulum_phase, (0.4, 2.5, 0.05), (0, 1, 2)),
+    "clipped_gradient_descent_min_max": (None, p.clipped_gradient_descent, (2.5, 0.3), (0, 1)),
+    "discounted_cash_flow_in_place_products": (None, p.discounted_cash_flow, (0.05, 0.02, 100.0), (0, 1, 2)),
+    "trapezoid_rule_accumulator": (None, p.trapezoid_gaussian_integral, (0.9, 0.2), (0, 1)),
+    "soft_threshold_max_of_floats": (None, p.soft_threshold_path, (1.4, 0.3), (0, 1)),
+    "moving_average_accumulated_loss": (None, p.array_recurrence_with_accumulators, (randn(3), randn(6, 3)), (0, 1)),
 }
 
 # Programs s2sad refuses (or breaks on) today, per mode: the error class, a fragment its message

@@ -29,12 +29,25 @@ import numpy as np
 
 from .activity import Activity
 from ..frontend.ir import Function, Operation, Var, operations_of
-from ..rules.helpers import written_into, written_into_shared
+from ..rules.helpers import written_into, written_into_argument, written_into_shared
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
                operator.pow, operator.neg, operator.pos, operator.abs,
                operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.not_}
 _BUILTINS = {builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.round}
+# `y op= v` (normalize_statements.py): on floats, `y op v`; the names the checked spellings are given (`'omega'`)
+# are no numbers, so only the first two operands are
+_WRITTEN_INTO = (written_into, written_into_shared, written_into_argument)
+
+
+def numeric_operands(operation: Operation) -> list:
+    """The operands an operation computes with: all, but for ``written_into_argument(new, old,
+    'name')`` and ``written_into_shared(new, old, 'name', 'other')``, whose names only say what
+    a refusal names."""
+    if operation.callee is not None and operation.callee.kind == "static" \
+            and operation.callee.value in (written_into_shared, written_into_argument):
+        return operation.args[:2]
+    return operation.args
 
 
 def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
@@ -43,7 +56,7 @@ def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
         return False
     value = callee.value
     try:
-        if value in _ARITHMETIC or value in _BUILTINS or value in (written_into, written_into_shared):  # `total += x` on floats: total + x
+        if value in _ARITHMETIC or value in _BUILTINS or value in _WRITTEN_INTO:  # `total += x` on floats: total + x
             return True
     except TypeError:  # an unhashable callee
         return False
@@ -54,6 +67,10 @@ def math_function(value) -> bool:
     """A function of the ``math`` module."""
     name = getattr(value, "__name__", None)
     return getattr(value, "__module__", None) == "math" or (name is not None and getattr(math, name, None) is value)
+
+
+# the floats of math (and NumPy's): `2.0 * math.pi` is a real scalar like `2.0 * 3.14`
+MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "np.pi", "np.e"})
 
 
 def real_number(code: str) -> bool:
@@ -74,12 +91,11 @@ class FloatPlan:
     vectors: list[str]         # parameters that must be 1-d float arrays (read element by element)
     scalars: set[str]          # the variables holding real scalars: their cotangents add with `+`
 
-    def entry_test(self, ints: bool = True) -> str:
-        """The test of the arguments; ``ints``: an int may stand for a float where only a number is
-        needed (not for Numba, whose ints are 64-bit)."""
+    def entry_test(self) -> str:
+        """The test of the arguments: an int may stand for a float where only a number is needed
+        (compiled code too: s2sad.compiled keeps Numba's 64-bit ints from products and from ints past 2**31)."""
         tests = [f"{p}.__class__ is float" for p in self.floats]
-        tests += [f"({p}.__class__ is float or {p}.__class__ is int)" if ints else f"{p}.__class__ is float"
-                  for p in self.numbers]
+        tests += [f"({p}.__class__ is float or {p}.__class__ is int)" for p in self.numbers]
         tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')" for p in self.vectors]
         return " and ".join(tests)
 
@@ -104,7 +120,7 @@ def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
     scalar = set(producers) | (params - vectors)
 
     def operand_is_scalar(atom) -> bool:
-        return atom.name in scalar if isinstance(atom, Var) else real_number(atom.code)
+        return atom.name in scalar if isinstance(atom, Var) else real_number(atom.code) or atom.code in MATH_CONSTANTS
 
     def produces_a_scalar(operation: Operation) -> bool:
         if operation.kind == "copy":
@@ -114,7 +130,7 @@ def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
             return isinstance(iterable, Var) and (iterable.name in ranges or iterable.name in vectors)
         if _reads_an_element(operation, vectors) or _length_of(operation, vectors):
             return all(operand_is_scalar(a) for a in operation.args[1:])
-        return _maps_scalars_to_a_scalar(operation) and all(operand_is_scalar(a) for a in operation.args)
+        return _maps_scalars_to_a_scalar(operation) and all(operand_is_scalar(a) for a in numeric_operands(operation))
 
     changed = True
     while changed:

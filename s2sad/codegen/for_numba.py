@@ -10,7 +10,12 @@ user's lines):
 * ``g is not ZERO`` is ``g != 0.0`` (and ``is`` is ``==``): a block skipped for a zero
   cotangent contributes nothing, as it does for ZERO;
 * ``unthunk(g)`` is ``g``: floats are never thunks;
+* ``written_into(new, old)`` (what ``y op= v`` leaves in ``y``) is ``new``: a float is rebound,
+  never changed in place (so are its checked spellings, ``written_into_argument`` and
+  ``written_into_shared``, whose refusals concern arrays and lists only);
 * ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``);
+* ``type(x) is float`` (a rule telling a Python float from a NumPy scalar) is ``x == x`` (see
+  ``leave_Comparison``);
 * the cotangent of a 1-d array read by element, ``dx = add_at(dx, g, i, x)`` from
   ``dx = ZERO``, is ``dx = np.zeros_like(x)`` then ``dx[i] += g``.
 
@@ -25,6 +30,8 @@ nothing else, read by nothing but the ``return``); ``np.tanh(x)`` (and the other
 ``numpy_tanh(x)``, NumPy's own loop on a large array. ``fewer_allocations`` then spares Numba
 the allocations and reference counts nothing needs.
 
+In both, ``math.fmod`` and ``math.cbrt``, which Numba lacks, are NumPy's (``MATH_AS_NUMPY``).
+
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
 path instead.
@@ -37,6 +44,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
+from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
 from .star_calls import star_calls_unpacked
@@ -48,7 +56,7 @@ BUILTIN_EXCEPTIONS = frozenset({"ValueError", "TypeError", "ArithmeticError", "Z
                                 "FloatingPointError", "AssertionError", "RuntimeError", "IndexError", "KeyError"})
 # the globals compiled code may read: modules and builtins Numba compiles
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
-                                "True", "False", "None"}) | BUILTIN_EXCEPTIONS
+                                "enumerate", "True", "False", "None"}) | BUILTIN_EXCEPTIONS
 # on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
 ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip"}
 
@@ -76,12 +84,14 @@ JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "co
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
+                           "written_into", "written_into_argument", "written_into_shared", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
                            "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul",
                            # `y[index] = v` on an array of the function's own: the overwritten part kept, put back
                            "written_item_of", "zeroed_at", "overwritten", "restore",
                            # `tuple(shape)` of a call given `*shape` (star_calls.py)
-                           "as_tuple"}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
+                           "as_tuple",
+                           # Python's max and min of two numbers (extremes.py)
+                           *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
 
 # NumPy functions whose own (vectorised) loop compiled code calls on a large array: `np.tanh(x)` is
@@ -95,10 +105,40 @@ ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
 # `weak(0.5, x)`, `numpy_sum(x)`: Python numbers and sums as NumPy computes them on float32 (weak_scalars.py)
 ARRAY_HELPERS = ARRAY_HELPERS | WEAK_HELPERS
 
+# `math` functions Numba does not compile, as NumPy's (on floats, the same numbers: fmod is exact, both cube
+# roots call the C library's); `math.fmod` of two ints is a float, NumPy's an int, hence the float()s
+MATH_AS_NUMPY = {"fmod": "np.fmod(float({0}), float({1}))", "cbrt": "np.cbrt({0})"}
+
+
+class _MathAsNumpy(cst.CSTTransformer):
+    """``MATH_AS_NUMPY``; and ``math.trunc(v)`` computed with (the slope of ``math.fmod`` in its divisor,
+    ``-g * math.trunc(x / y)``) is ``np.trunc(v)``: Python's int multiplies as the float it is
+    equal to, where Numba's 64-bit int would not hold a quotient past 2**63."""
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = get_full_name_for_node(updated.func)
+        template = MATH_AS_NUMPY.get(name[len("math."):]) if name and name.startswith("math.") else None
+        if template is not None and not any(a.keyword or a.star for a in updated.args) \
+                and template.count("{") == len(updated.args):
+            return cst.parse_expression(template.format(*(_CODE.code_for_node(a.value) for a in updated.args)))
+        return updated
+
+    def leave_BinaryOperation(self, original, updated: cst.BinaryOperation) -> cst.BaseExpression:
+        operands = {}
+        for side in ("left", "right"):
+            operand = getattr(updated, side)
+            if isinstance(operand, cst.Call) and get_full_name_for_node(operand.func) == "math.trunc" \
+                    and len(operand.args) == 1 and not (operand.args[0].keyword or operand.args[0].star):
+                operands[side] = operand.with_changes(func=cst.parse_expression("np.trunc"))
+        return updated.with_changes(**operands) if operands else updated
+
+
 # helpers the float version calls, as they compute on two floats (rules/helpers.py), written inline
 FLOAT_HELPERS = {
     "safe_divide": "(0.0 if {0} == 0.0 else {0} / {1} if {1} != 0.0 else math.copysign(math.inf, {0}) * math.copysign(1.0, {1}))",
 }
+# what `y op= v` leaves in y (rules/helpers.py), checked or not: on a float, the new value (see above)
+WRITTEN_INTO = ("written_into", "written_into_argument", "written_into_shared")
 _CODE = cst.Module([])
 
 
@@ -125,6 +165,18 @@ class _AsFloats(cst.CSTTransformer):
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return cst.Float("0.0") if updated.value == "ZERO" else updated
 
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        # `type(x) is float` (a rule's test: `abs`'s slope is `(x > 0) - (x < 0)` of a Python float, np.sign of a
+        # NumPy scalar): the two agree but at NaN, where the first gives 0 and the second NaN. Numba's floats are
+        # one type, so the test is `x == x`: NaN takes the second, and a NaN gradient sends the call to the NumPy path
+        left, tests = updated.left, updated.comparisons
+        if len(tests) == 1 and isinstance(tests[0].operator, cst.Is) and isinstance(tests[0].comparator, cst.Name) \
+                and tests[0].comparator.value == "float" and isinstance(left, cst.Call) and called_name(left) == "type" \
+                and len(left.args) == 1 and not (left.args[0].keyword or left.args[0].star):
+            value = left.args[0].value
+            return cst.Comparison(value, [cst.ComparisonTarget(cst.Equal(), value)])
+        return updated
+
     def leave_ComparisonTarget(self, original, updated: cst.ComparisonTarget) -> cst.ComparisonTarget:
         if isinstance(updated.comparator, cst.Float) and updated.comparator.value == "0.0":
             if isinstance(updated.operator, cst.IsNot):
@@ -136,6 +188,8 @@ class _AsFloats(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = called_name(updated)
         if name == "unthunk" and len(updated.args) == 1:
+            return updated.args[0].value
+        if name in WRITTEN_INTO and updated.args and not updated.args[0].keyword:
             return updated.args[0].value
         if name in FLOAT_HELPERS and len(updated.args) == 2 and not any(a.keyword or a.star for a in updated.args):
             codes = [_CODE.code_for_node(a.value) for a in updated.args]
@@ -219,6 +273,8 @@ class _AsArrays(cst.CSTTransformer):
         self.calls = calls
         self.joined = joined   # the list literals only joins read (`_joined_lists`): made tuples
         self.matmul_helper = True  # `x @ W` as numpy_matmul(x, W) (for_numba says when not)
+        self.unset: set = set()    # the names bound to None before a loop sets them (`result = None`)
+        self.returned = None       # the name of the value the function returns, when it has one `return`
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -243,7 +299,12 @@ class _AsArrays(cst.CSTTransformer):
         if name in self.joined and isinstance(value, cst.List):
             return updated.with_changes(value=_as_tuple(value))
         if name in self.primal_of and isinstance(value, cst.Name) and value.value == "ZERO":
-            return updated.with_changes(value=cst.parse_expression(f"zero_like({self.primal_of[name]})"))
+            primal = self.primal_of[name]
+            if primal in self.unset and self.returned is not None:
+                # the cotangent of what a `return` inside a loop returns (`result = None` until it runs), on the path
+                # where it did not run: a zero of the function's value's type (Numba types `result` as that or None)
+                primal = self.returned
+            return updated.with_changes(value=cst.parse_expression(f"zero_like({primal})"))
         if name in self.buffers and isinstance(value, cst.Call) and called_name(value) == "add_at":
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
@@ -378,6 +439,28 @@ class _UnformattedMessages(cst.CSTTransformer):
         if isinstance(target, cst.Name) and target.value in self.names:
             return updated.with_changes(value=_format_template(updated.value))
         return updated
+
+
+def _unset_and_returned(module: cst.Module) -> tuple[set, str | None]:
+    """The names bound to None (``result = None``, before a loop whose ``return`` sets it), and the
+    name of the value returned, ``y`` of the one ``return y, (dx, ...)`` (None if it has other returns)."""
+    assigned, returns = _Assigned(), _Returns()
+    module.visit(assigned)
+    module.visit(returns)
+    unset = {name for name, values in assigned.values.items()
+             if any(isinstance(v, cst.Name) and v.value == "None" for v in values)}
+    found = returns.found
+    returned = found[0].value.elements[0].value if len(found) == 1 and isinstance(found[0].value, cst.Tuple) \
+        and len(found[0].value.elements) == 2 and isinstance(found[0].value.elements[0].value, cst.Name) else None
+    return unset, returned.value if returned is not None else None
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found.append(node)
 
 
 def _format_template(value) -> cst.SimpleString | None:
@@ -587,14 +670,15 @@ def _names(target) -> list[str]:
 
 
 def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal_of: dict | None = None,
-              calls: dict | None = None, keyword_pullbacks: dict | None = None) -> str:
+              calls: dict | None = None, keyword_pullbacks: dict | None = None, extremes: dict | None = None) -> str:
     """``text``, one generated function, as Numba compiles it; NotCompiledError when it cannot.
     ``primal_of`` (cotangent -> its value's name): the general version's code, for arrays.
     ``calls``: the user's functions it calls split (rrule -> {its calls' static arguments: SplitCall},
     codegen/reverse.split_calls); ``keyword_pullbacks``: the pullbacks of those called by keyword
-    (keyword_calls.py)."""
+    (keyword_calls.py); ``extremes``: the rrules of Python's max and min it calls (extremes.py)."""
     arrays = primal_of is not None
     calls = calls or {}
+    module = extremes_written_out(cst.parse_module(text), extremes or {}, bindings, arrays, location)
     allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
     allowed = allowed | {name for variants in calls.values() for split in variants.values()
                          for name in (split.forward, split.reverse) if name}
@@ -605,12 +689,12 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
                                "when the module loads (a rule's function, another generated function): Numba "
                                "cannot compile those calls", location)
-    module = cst.parse_module(text)
     draws = _RandomDraws()
     module.visit(draws)
     if draws.found:
         raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
                                "would replace by a state of its own: other numbers than NumPy's", location)
+    module = module.visit(_MathAsNumpy())
     if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
         module = star_calls_unpacked(module, location)
     scattered = _Scattered()
@@ -623,6 +707,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
             raise NotCompiledError(f"it joins arrays flattened ({flattening[0]}), which Numba cannot compile", location)
         rewrites = _AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}, joined)
         rewrites.matmul_helper = "numpy_matmul" not in binding_counts(module)
+        rewrites.unset, rewrites.returned = _unset_and_returned(module)
         module = module.visit(rewrites)
         module = fewer_allocations(module)
         module = weak_scalars(module)

@@ -25,6 +25,8 @@ from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Stat
 from ..frontend.naming import Namer
 from ..specialisation import statics_of
 from .compiled_methods import methods_as_functions
+from .extremes import extremes_bound
+from .returned_ints import refuse_returned_ints
 from .keyword_calls import KeywordCalls
 from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from .reverse_operations import ReverseOperations
@@ -518,6 +520,7 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     made 0.0 (``for_numba``). Raises ``NotCompiledError`` naming what keeps it from compiling."""
     from .for_numba import COMPILABLE_GLOBALS, NotCompiledError, for_numba
 
+    refuse_returned_ints(function)
     general = ReverseGenerator(function, wrt, user_function, copy.deepcopy(namer))
     plan = float_plan(function, general.activity)
     if plan is None:
@@ -527,15 +530,18 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     name = generator.rrule_name = namer.fresh(f"{function.name}_grad_compiled")
     heading = _comment(COMPILED_HEADING.format(name=function.name, wrt=", ".join(wrt) or "nothing"))
     text = generator.run(name, heading=heading, fused=True)
-    if any(name not in COMPILABLE_GLOBALS for name in generator.core.bindings):
+    extremes = extremes_bound(function, generator.core.bindings)  # Python's max and min, written out
+    if any(name not in COMPILABLE_GLOBALS and name not in extremes for name in generator.core.bindings):
         # calls of the user's own functions (what else is bound does not compile here): the general code,
         # which calls their split forms (of floats too)
         return _compiled_for_arrays(function, wrt, user_function, untouched, splits)
-    text = for_numba(text, generator.core.bindings, function.location)
-    # which calls it serves: Python floats (never ints: Numba's are 64-bit), 1-d float arrays read by element;
+    text = for_numba(text, generator.core.bindings, function.location, extremes=extremes)
+    # which calls it serves: Python floats, 1-d float arrays read by element, and ints where nothing is
+    # differentiated (a number of steps: s2sad.compiled checks that the typed code multiplies no integers,
+    # which Numba's 64 bits would wrap, and serves no int past 2**31), as the version for arrays does;
     # a differentiated parameter the value does not depend on gets 0.0, so it too must be a float
     unread = [f"{p}.__class__ is float" for p in wrt if p not in plan.floats + plan.numbers + plan.vectors]
-    test = " and ".join(t for t in [plan.entry_test(ints=False), *unread] if t)
+    test = " and ".join(t for t in [plan.entry_test(), *unread] if t)
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=test or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
@@ -559,7 +565,7 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     text = by_keyword.keywords_read(by_keyword.positional(text))
     calls = split_calls(generator, splits, text)
     text = for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls,
-                     keyword_pullbacks=by_keyword.pullbacks)
+                     keyword_pullbacks=by_keyword.pullbacks, extremes=extremes_bound(function, generator.core.bindings))
     # which calls it serves: float64 and float32 arrays and Python floats, lists of tuples of them (a network's
     # layers); ints and bools where nothing is differentiated (s2sad.compiled checks a float32 call's typed code)
     tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 "
@@ -762,6 +768,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
         given = ", ".join(f"{name} = {value.__qualname__}" for _, name, value in statics_of(user_function))
         heading += _comment(SPECIALISED_HEADING.format(given=given))
     calls = split_calls(generator, splits, "\n".join(primal + reverse + cotangents))
+    extremes = extremes_bound(function, generator.core.bindings)
 
     def written(saved: list[str]) -> str:
         text = SPLIT_TEMPLATE.format(
@@ -772,7 +779,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
             reverse_body="\n".join(INDENT + line for line in reverse) + ("\n" if reverse else ""),
             cotangents=", ".join(cotangents) + ("," if len(cotangents) == 1 else ""))
         return for_numba(text, generator.core.bindings, function.location, primal_of=primal_of, calls=calls,
-                         keyword_pullbacks=by_keyword.pullbacks)
+                         keyword_pullbacks=by_keyword.pullbacks, extremes=extremes)
 
     saved = _read_from_forward(written([]), forward_name, reverse_name)
     text = written(saved)
