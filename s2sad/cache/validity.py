@@ -169,7 +169,7 @@ class _CheckWriter:
     def constant(self, value) -> str:
         name = self.names.get(id(value))
         if name is None:
-            name = self.names[id(value)] = f"v{len(self.values)}"
+            name = self.names[id(value)] = f"checked_{len(self.values)}"  # (not v1, v2: names users write)
             self.values[name] = value
         return name
 
