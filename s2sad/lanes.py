@@ -206,11 +206,13 @@ def _spliced(text: str, inlined: _Inlined):
 
     lane = ast.parse(text)
     body = [node for statement in inlined.definition.body for node in ast.walk(statement) if isinstance(node, ast.Name)]
-    lane_names = {node.id for node in ast.walk(lane) if isinstance(node, ast.Name)} | \
-        {argument.arg for node in ast.walk(lane) if isinstance(node, ast.FunctionDef) for argument in node.args.args}
-    builtins_read = {"float", "Exception"}  # the lane's own reads of builtins: the body may read them too
-    shared = set(inlined.params) | {inlined.value, *inlined.cotangents}  # the body's names the lane reads on purpose
-    if (lane_names - shared - builtins_read - {"GRADIENT_FOR_FLOATS_BODY"}) & {node.id for node in body} or \
+    # the lane's own names: make's parameters (the values it holds) and what the lane assigns; its parameters
+    # are the body's on purpose, and the builtins it reads the body may read too, but not assign
+    made, written_in = lane.body[0], lane.body[0].body[0]
+    own = {argument.arg for argument in made.args.args} | \
+        {node.id for node in ast.walk(written_in) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    builtins_read = {"float", "Exception"}
+    if (own - set(inlined.params)) & {node.id for node in body} or \
             builtins_read & {node.id for node in body if not isinstance(node.ctx, ast.Load)}:
         return None
     line = inlined.definition.lineno

@@ -381,3 +381,26 @@ def test_a_body_using_the_lanes_own_names_is_called_not_written_in(modules, long
         patch.setattr(math, "sin", math.cos)
         assert_gradients(gradient(X, Y), expected(X, Y, math.cos, lambda x: -math.sin(x)))
     assert_gradients(gradient(X, Y), expected(X, Y))
+
+
+RETURNS_A_LANE_NAME = """
+    import math
+
+    def f(x, y):
+        refuse = math.sin(x) * y
+        return refuse
+"""
+
+
+def test_a_body_whose_value_has_a_lane_name_is_called(modules, long_way_calls):
+    """The value named `refuse` (the lane's NaN refusal): the body is called, not written in, and
+    gives what the long way gives (a NaN argument's NaN gradient included)."""
+    m = modules(RETURNS_A_LANE_NAME)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert written_lane(gradient, 2).__code__.co_filename == "<s2sad lane>"
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y, math.sin(X)))
+    dx, dy = gradient(X, math.nan)
+    first_dx, first_dy = s2sad.grad(m.f, argnums=(0, 1))(X, math.nan)  # a first call: the long way
+    assert math.isnan(dx) and math.isnan(first_dx) and dy == first_dy == math.sin(X)
