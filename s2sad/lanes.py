@@ -239,7 +239,7 @@ def _indented(text: str, levels: int) -> str:
 
 ARRAY_LANE_TEMPLATE = '''\
 def make(typed, otherwise, seed, refuse, handed_back, release, owned, unshared_from, has_nan, ndarray, float64,
-         registry, generation, function{check_params}):
+         float64_dtype, registry, generation, function{check_params}):
     def gradient_of_array({params}):
         if {argument}.__class__ is ndarray and registry["_generation"] == generation:
             try:
@@ -260,12 +260,13 @@ def make(typed, otherwise, seed, refuse, handed_back, release, owned, unshared_f
                     return None
                 output, cotangents = done
             gradient = cotangents[{slot}]
-            if gradient.__class__ is ndarray and gradient.shape == {argument}.shape \\
-                    and gradient.dtype == {argument}.dtype:
+            dtype = gradient.dtype if gradient.__class__ is ndarray else None  # (`is` first: dtypes are mostly shared)
+            if dtype is not None and gradient.shape == {argument}.shape \\
+                    and (dtype is {argument}.dtype or dtype == {argument}.dtype):
                 if not (gradient.base is None and owned(id(gradient)) is None and {unowned}):
                     # (else: the accumulator does not own it, and it is no argument's memory: nothing to do)
                     gradient = unshared_from(release(gradient), ({params},))
-                if gradient.ndim == 1 and gradient.dtype.kind == "f":
+                if gradient.ndim == 1 and (dtype is float64_dtype or dtype.kind == "f"):
                     # has_nan's own test, written out: a real vector's sum of squares is NaN only where an
                     # element is (squares are never negative: no inf - inf); only then is it looked at closely
                     total = gradient.dot(gradient)
@@ -308,7 +309,8 @@ def array_lane(typed, otherwise, seed, count: int, position: int, with_value: bo
         text = text.replace(' and registry["_generation"] == generation', "")
     _, function, _, generation = current or (None, None, None, None)
     return _made(text, typed, otherwise, seed, refuse, handed_back, release, owned_reference, unshared_from, has_nan,
-                 np.ndarray, np.float64, vars(registry_module), generation, function, *_check_values(current))
+                 np.ndarray, np.float64, np.dtype(np.float64), vars(registry_module), generation, function,
+                 *_check_values(current))
 
 
 def _made(text: str, *values):
