@@ -53,7 +53,8 @@ def scalar_seed(reverse: list[str], seed: str, types: dict, fresh=None) -> list[
     lines = module.visit(products).code.splitlines()
     if products.flag is None:
         return lines
-    return [f"{products.flag} = {seed}.__class__ is float and {seed} == 1.0  # grad's: a product with it is its other operand"] + lines
+    test = f"{products.flag} = {seed}.__class__ is float and {seed} == 1.0"
+    return [f"{test}  # grad's: a product with it is its other operand"] + lines
 
 
 def _code(node: cst.CSTNode) -> str:
