@@ -221,18 +221,26 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     # number of arguments -> (registry generation, rrule, positions, fused gradient, function, the check that
     # the rrule is current for it, the lane written out or None): see _lane and lanes.py
     lanes = {}
+    written_lanes = {}  # number of arguments -> the lane written out (lanes[count][6]) where there is one
 
     @functools.wraps(_unwrap(f))
     def differentiated_f(*args, **kwargs):
-        lane = None if kwargs else lanes.get(len(args))
-        if lane is not None and lane[6] is not None:  # the lane written out, which checks it is current (lanes.py)
+        # the lane written out, which checks that it is current (lanes.py); a frame of its own, small, with no
+        # cells (the rest's comprehensions would make `args` one at every call)
+        written = None if kwargs else written_lanes.get(len(args))
+        if written is not None:
             try:
-                done = lane[6](*args)
+                done = written(*args)
             except BaseException as error:
                 point_at_user_source(error)
                 raise
             if done is not None:
                 return done
+        return called(args, kwargs)
+
+    def called(args, kwargs):
+        """A call the lane written out did not serve: the general lane, or the long way."""
+        lane = None if kwargs else lanes.get(len(args))
         if lane is not None and not (lane[0] == registry_generation() and lane[5](lane[4])):
             lane = None  # made under another registry, or for a definition no longer current: the long way
         if lane is not None:
@@ -310,6 +318,10 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                                                      _refuse, _handed_back, current)
                     lanes[len(args)] = (registry_generation(), rrule, positions, fused, _unwrap(f),
                                         rrule.__s2sad_current__, written)
+                    if written is not None:
+                        written_lanes[len(args)] = written
+                    else:
+                        written_lanes.pop(len(args), None)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
         kind = output.__class__
         # seed_for's answer for the common outputs, without the call

@@ -79,7 +79,9 @@ def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, w
         tests.append(test)
     names = [f"g{k}" for k in range(len(gradients))]
     finite = ["value - value == 0.0"]
-    finite += [f"{g} - {g} == 0.0" if v.__class__ is float else f"finite_array({g})" for g, v in zip(names, gradients)]
+    # (finite_array reads a vector: compiled._finite_elements, one version per dtype and layout)
+    finite += [f"{g} - {g} == 0.0" if v.__class__ is float else f"finite_array({g})" if v.ndim == 1
+               else f"finite_array({g}.reshape(-1))" for g, v in zip(names, gradients)]
     # an array gradient is copied when it may share memory with an array argument or an earlier gradient
     held = [name for name, a in zip(params, args) if a.__class__ is np.ndarray]
     held += [f"d{i}" for i, d in enumerate(defaults) if d.__class__ is np.ndarray]

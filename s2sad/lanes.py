@@ -12,7 +12,11 @@ cost more than the arithmetic of a small function.
 
 So such a lane is a function made for one number of arguments and the differentiated
 positions, from the templates below: the same tests as the general lane, named one by one,
-the staleness check among them (one call fewer than the caller's running it first). It
+the staleness check among them, written out too (the registry's generation read where it is
+kept, the check's chain of ``is`` tests in the lane's own text). The float lane has the
+generated gradient for floats' body written into it, read from the generated module and
+compiled under that module's file name and line numbers: a warm scalar call is two Python
+calls (``grad``'s function and its lane) where it was four. It
 returns what the call returns, or None when the call is not one it serves (an argument of
 another type, or code no longer current), before running anything: the general lane, or
 the long way, then serves it. The array lane calls the typed rrule and its pullback itself,
@@ -23,26 +27,33 @@ another kind than the lane expects is handed over as the general lane does
 """
 from __future__ import annotations
 
-FLOAT_LANE_TEMPLATE = '''\
-def make(gradient_for_floats, refuse, handed_back{current_params}):
-    def {name}({params}):
-        if {floats}{current}:
-            done = gradient_for_floats({params})
-            if done is not None:
-                cotangents = done[1]
+FLOAT_LANE_TEMPLATE = """\
+def make(refuse, handed_back, registry, generation, function, gradient_for_floats{check_params}):
+    def gradient_of_floats({params}):
+        if {floats} and registry["_generation"] == generation:
+            try:
+                current = {check}
+            except Exception:  # a name or attribute the code depends on is gone
+                current = False
+            if current:
+                GRADIENT_FOR_FLOATS_BODY
                 {gradients} = {slots}
                 if {gradient_floats}:
                     if {nan}:
-                        refuse({gradient}, done[0])
+                        refuse({gradient}, {value})
                     return {result}
-                return handed_back(done[0], None, cotangents, ({params},), {positions!r})
+                return handed_back({value}, None, {cotangents}, ({params},), {positions!r})
         return None
-    return {name}
-'''
+    return gradient_of_floats
+"""
 
-# the staleness check, written into a lane given ``current``: (check, function, registry_generation, generation)
-CURRENT_PARAMS = ", check, function, registry_generation, generation"
-CURRENT_TEST = " and registry_generation() == generation and check(function)"
+# The gradient for floats called, where its body is not written into the lane (see _inlined)
+CALLED_BODY = """\
+done = gradient_for_floats({params})
+if done is None:
+    return None
+value, cotangents = done
+"""
 
 
 def float_lane(gradient_for_floats, count: int, positions: tuple, with_value: bool, single: bool,
@@ -54,30 +65,190 @@ def float_lane(gradient_for_floats, count: int, positions: tuple, with_value: bo
     cotangents, args, positions)`` hands back cotangents that are not all floats. ``current``:
     ``(check, function, registry_generation, generation)``, the test that the code is current
     (``check(function)`` under the registry's ``generation``), run in the lane before anything
-    else: one call fewer than the caller's running it (None: the caller runs it)."""
-    params = [f"a{i}" for i in range(count)]
-    gradients = [f"g{position}" for position in positions]
+    else (None: the caller runs it, and the lane tests nothing more).
+
+    The check's tests are written into the lane where the check has them in words
+    (validity.py: ``__s2sad_tests__``), and so is the body of a generated gradient for floats
+    (``GRADIENT_FOR_FLOATS``), its lines keeping their file and numbers (an error raised in
+    them points at the user's line as before): a scalar call's three Python calls become one."""
+    from . import registry as registry_module
+
+    _, function, _, generation = current or (None, None, None, None)
+    inlined = _inlined(gradient_for_floats, count)
+    values = (refuse, handed_back, vars(registry_module), generation, function, gradient_for_floats,
+              *_check_values(current))
+    if inlined is not None:
+        made = _spliced(_float_lane_text(inlined, count, positions, with_value, single, current), inlined)
+        if made is not None:
+            return made(*values)
+    return _made(_float_lane_text(None, count, positions, with_value, single, current), *values)
+
+
+def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, single: bool, current) -> str:
+    """FLOAT_LANE_TEMPLATE filled in: for ``inlined``'s body written in (its parameters' names, its
+    value and cotangents read where it left them), or, with None, for the gradient called."""
+    params = inlined.params if inlined else [f"a{i}" for i in range(count)]
+    gradients = [f"lane_gradient_{position}" for position in positions]
     gradient = gradients[0] if single else f"({', '.join(gradients)},)"
+    slots = [inlined.cotangents[1 + p] if inlined else f"cotangents[{1 + p}]" for p in positions]
+    value = inlined.value if inlined else "value"
     text = FLOAT_LANE_TEMPLATE.format(
-        name="gradient_of_floats",
         params=", ".join(params),
+        **_check_words(current),
         floats=" and ".join(f"{params[p]}.__class__ is float" for p in positions),
         gradients=", ".join(gradients) + ("," if len(gradients) == 1 else ""),
-        slots=", ".join(f"cotangents[{1 + p}]" for p in positions) + ("," if len(positions) == 1 else ""),
+        slots=", ".join(slots) + ("," if len(slots) == 1 else ""),
         gradient_floats=" and ".join(f"{g}.__class__ is float" for g in gradients),
         nan=" or ".join(f"{g} != {g}" for g in gradients),  # only NaN is not equal to itself
         gradient=gradient,
-        result=f"done[0], {gradient}" if with_value else gradient,
-        positions=tuple(positions),
-        current_params=CURRENT_PARAMS if current else "",
-        current=CURRENT_TEST if current else "")
-    return _made(text, gradient_for_floats, refuse, handed_back, *(current or ()))
+        value=value,
+        result=f"{value}, {gradient}" if with_value else gradient,
+        cotangents=f"({', '.join(inlined.cotangents)})" if inlined else "cotangents",
+        positions=tuple(positions))
+    if current is None:  # nothing to test but the arguments' kinds
+        text = text.replace(' and registry["_generation"] == generation', "")
+    if inlined is None:
+        text = text.replace(" " * 16 + "GRADIENT_FOR_FLOATS_BODY\n",
+                            _indented(CALLED_BODY.format(params=", ".join(params)), 4))
+    return text
+
+
+def _check_words(current) -> dict:
+    """The template's ``check`` (the test that the code is current, an expression) and
+    ``check_params`` (the names it reads besides ``function``), from ``current``: the check's
+    tests written out where it has them in words (validity.py: ``__s2sad_tests__``), else a call."""
+    if current is None:
+        return {"check": "True", "check_params": ""}
+    tests = getattr(current[0], "__s2sad_tests__", None)
+    if tests is None:
+        return {"check": "check(function)", "check_params": ", check"}
+    return {"check": f"({tests[0]})", "check_params": "".join(f", {name}" for name in tests[1])}
+
+
+def _check_values(current) -> tuple:
+    """The values of ``_check_words(current)``'s names, in their order."""
+    if current is None:
+        return ()
+    tests = getattr(current[0], "__s2sad_tests__", None)
+    return (current[0],) if tests is None else tuple(tests[1].values())
+
+
+class _Inlined:
+    """What of a generated gradient for floats a lane writes into itself: its parameters, its
+    statements but the last, and what that last returns (the value, the cotangents)."""
+
+    def __init__(self, function, definition, params, value, cotangents):
+        self.function, self.definition = function, definition
+        self.params, self.value, self.cotangents = params, value, cotangents
+
+
+def _inlined(gradient_for_floats, count: int):
+    """``gradient_for_floats``'s body to write into a lane, or None where it cannot go in as it
+    is: not the generated module's ``GRADIENT_FOR_FLOATS``, its source not to be had, parameters
+    other than ``count`` plain ones, a ``return`` of anything but None before the last statement
+    (a lane's None: not served), nested definitions or generators, or a last statement that is
+    not ``return value, (NO_TANGENT, cotangent, ...)`` of names and constants."""
+    import ast
+    import inspect
+
+    if getattr(gradient_for_floats, "__globals__", {}).get("GRADIENT_FOR_FLOATS") is not gradient_for_floats:
+        return None
+    try:
+        source = inspect.getsource(inspect.getmodule(gradient_for_floats))
+    except (OSError, TypeError):
+        return None
+    code = gradient_for_floats.__code__
+    tree = ast.parse(source)
+    definition = next((node for node in tree.body if isinstance(node, ast.FunctionDef)
+                       and node.name == code.co_name and node.lineno == code.co_firstlineno), None)
+    if definition is None or definition.decorator_list or not _same_code(tree, code):
+        return None
+    arguments = definition.args
+    if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.defaults or arguments.posonlyargs \
+            or len(arguments.args) != count:
+        return None
+    *body, last = definition.body
+    for node in (inner for statement in body for inner in ast.walk(statement)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Yield, ast.YieldFrom,
+                             ast.Await, ast.Global, ast.Nonlocal)):
+            return None
+        if isinstance(node, ast.Return) and not (node.value is None or
+                                                 isinstance(node.value, ast.Constant) and node.value.value is None):
+            return None
+    simple = (ast.Name, ast.Constant)
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Tuple) and len(last.value.elts) == 2
+            and isinstance(last.value.elts[0], simple) and isinstance(last.value.elts[1], ast.Tuple)
+            and len(last.value.elts[1].elts) == count + 1
+            and all(isinstance(element, simple) for element in last.value.elts[1].elts)):
+        return None
+    return _Inlined(gradient_for_floats, definition, [argument.arg for argument in arguments.args],
+                    ast.unparse(last.value.elts[0]), [ast.unparse(element) for element in last.value.elts[1].elts])
+
+
+def _same_code(tree, code) -> bool:
+    """Whether the module ``tree`` compiles ``code``'s function to the same bytecode, names and
+    constants: the text read is the text that runs."""
+    module = compile(tree, code.co_filename, "exec")
+    made = next((constant for constant in module.co_consts if hasattr(constant, "co_code")
+                 and constant.co_name == code.co_name and constant.co_firstlineno == code.co_firstlineno), None)
+    return made is not None and (made.co_code, made.co_names, made.co_varnames, made.co_consts) == \
+        (code.co_code, code.co_names, code.co_varnames, code.co_consts)
+
+
+def _spliced(text: str, inlined: _Inlined):
+    """The lane's ``make``, with the body of ``inlined`` where the template says
+    GRADIENT_FOR_FLOATS_BODY; compiled in the generated module's name and a copy of its
+    namespace (the values its body reads were bound when it was loaded, and do not change), the
+    lane's own lines numbered as the gradient's ``def`` line. None if a name of the lane's is
+    one the body reads or assigns."""
+    import ast
+    import copy
+
+    lane = ast.parse(text)
+    body = [node for statement in inlined.definition.body for node in ast.walk(statement) if isinstance(node, ast.Name)]
+    # the lane's own names: make's parameters (the values it holds) and what the lane assigns; its parameters
+    # are the body's on purpose, and the builtins it reads the body may read too, but not assign
+    made, written_in = lane.body[0], lane.body[0].body[0]
+    own = {argument.arg for argument in made.args.args} | \
+        {node.id for node in ast.walk(written_in) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    builtins_read = {"float", "Exception"}
+    if (own - set(inlined.params)) & {node.id for node in body} or \
+            builtins_read & {node.id for node in body if not isinstance(node.ctx, ast.Load)}:
+        return None
+    line = inlined.definition.lineno
+    for node in ast.walk(lane):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    for node in ast.walk(lane):
+        for field, statements in ast.iter_fields(node):
+            if isinstance(statements, list):
+                for index, statement in enumerate(statements):
+                    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name) \
+                            and statement.value.id == "GRADIENT_FOR_FLOATS_BODY":
+                        statements[index:index + 1] = copy.deepcopy(inlined.definition.body[:-1])
+                        namespace = dict(inlined.function.__globals__)
+                        exec(compile(lane, inlined.function.__code__.co_filename, "exec"), namespace)
+                        return namespace["make"]
+    return None
+
+
+def _indented(text: str, levels: int) -> str:
+    return "".join(" " * (4 * levels) + line + "\n" for line in text.splitlines())
 
 
 ARRAY_LANE_TEMPLATE = '''\
-def make(typed, otherwise, seed, refuse, handed_back, release, owned, unshared_from, has_nan, ndarray, float64{current_params}):
+def make(typed, otherwise, seed, refuse, handed_back, release, owned, unshared_from, has_nan, ndarray, float64,
+         float64_dtype, registry, generation, function{check_params}):
     def gradient_of_array({params}):
-        if {argument}.__class__ is ndarray{current}:
+        if {argument}.__class__ is ndarray and registry["_generation"] == generation:
+            try:
+                current = {check}
+            except Exception:  # a name or attribute the code depends on is gone
+                current = False
+        else:
+            current = False
+        if current:
             made = typed({params})
             if made is not None:
                 output, pullback = made
@@ -89,12 +260,13 @@ def make(typed, otherwise, seed, refuse, handed_back, release, owned, unshared_f
                     return None
                 output, cotangents = done
             gradient = cotangents[{slot}]
-            if gradient.__class__ is ndarray and gradient.shape == {argument}.shape \\
-                    and gradient.dtype == {argument}.dtype:
+            dtype = gradient.dtype if gradient.__class__ is ndarray else None  # (`is` first: dtypes are mostly shared)
+            if dtype is not None and gradient.shape == {argument}.shape \\
+                    and (dtype is {argument}.dtype or dtype == {argument}.dtype):
                 if not (gradient.base is None and owned(id(gradient)) is None and {unowned}):
                     # (else: the accumulator does not own it, and it is no argument's memory: nothing to do)
                     gradient = unshared_from(release(gradient), ({params},))
-                if gradient.ndim == 1 and gradient.dtype.kind == "f":
+                if gradient.ndim == 1 and (dtype is float64_dtype or dtype.kind == "f"):
                     # has_nan's own test, written out: a real vector's sum of squares is NaN only where an
                     # element is (squares are never negative: no inf - inf); only then is it looked at closely
                     total = gradient.dot(gradient)
@@ -119,6 +291,7 @@ def array_lane(typed, otherwise, seed, count: int, position: int, with_value: bo
     value that is no float. A cotangent of the argument's shape and dtype is handed over as
     ``hand_over`` does it: released by the accumulator, copied if it shares memory with an
     argument (``unshared_from``), refused if it holds a NaN. ``current``: as for float_lane."""
+    from . import registry as registry_module
     from .runtime.accumulate import owned_reference, release
     from .runtime.finiteness import has_nan
     from .runtime.isolation import unshared_from
@@ -131,10 +304,13 @@ def array_lane(typed, otherwise, seed, count: int, position: int, with_value: bo
                                       unowned=" and ".join(f"({p}.__class__ is float or {p}.__class__ is ndarray "
                                                            f"and {p}.base is None and {p} is not gradient)"
                                                            for p in params),
-                                      current_params=CURRENT_PARAMS if current else "",
-                                      current=CURRENT_TEST if current else "")
+                                      **_check_words(current))
+    if current is None:  # nothing to test but the argument's kind
+        text = text.replace(' and registry["_generation"] == generation', "")
+    _, function, _, generation = current or (None, None, None, None)
     return _made(text, typed, otherwise, seed, refuse, handed_back, release, owned_reference, unshared_from, has_nan,
-                 np.ndarray, np.float64, *(current or ()))
+                 np.ndarray, np.float64, np.dtype(np.float64), vars(registry_module), generation, function,
+                 *_check_values(current))
 
 
 def _made(text: str, *values):

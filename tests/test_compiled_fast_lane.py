@@ -187,6 +187,30 @@ def test_an_inf_in_an_array_gradient_after_fast_calls_is_the_numpy_paths_answer(
     np.testing.assert_allclose(assert_fast(gradient, (W,), long_way_calls), np.exp(W), rtol=1e-15)
 
 
+def matrix_exp(W, v):
+    return np.sum(np.exp(W) * v)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_matrix_gradient_on_the_fast_lane_is_checked_for_infs_too(long_way_calls, order):
+    """The fast lane's finiteness test reads a matrix gradient as a vector (compiled._finite_elements
+    has one version per dtype and layout): finite, the compiled answer; one inf anywhere, the NumPy
+    path's."""
+    W2 = np.asarray(np.array([[0.3, -0.8, 1.4], [0.05, 0.7, -1.2]]), order=order)
+    v = np.array([1.5, -0.5, 2.0])
+    gradient = s2sad.grad(matrix_exp, argnums=(0, 1), compile=True)
+    warm(gradient, W2, v)
+    dW, dv = assert_fast(gradient, (W2, v), long_way_calls)
+    np.testing.assert_allclose(dW, np.exp(W2) * v, rtol=1e-14)
+    np.testing.assert_allclose(dv, np.exp(W2).sum(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(dW, central(matrix_exp, (W2, v), 0), rtol=1e-6)
+    big = W2.copy(order=order)
+    big[1, 2] = 800.0
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        dW, dv = assert_fast(gradient, (big, v), long_way_calls)  # handed to the NumPy path
+    assert np.isinf(dW[1, 2]) and np.isfinite(np.delete(dW.ravel(), 5)).all() and np.isinf(dv[2])
+
+
 def divided(x, y):
     return x / y
 

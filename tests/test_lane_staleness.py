@@ -296,3 +296,111 @@ def test_mixed_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls,
     assert_lane_taken(gradient, (W, X), long_way_calls)
     monkeypatch.setattr(np, "sin", np.exp)
     assert_gradients(gradient(W, X), (X * np.exp(W * X), float(np.sum(W * np.exp(W * X)))))
+
+
+# ---------------------------------------------------------------------- the lanes written out with their check (lanes.py)
+def written_lane(gradient, count):
+    """The lane written out for calls of ``count`` arguments (api._differentiated's written_lanes)."""
+    for cell in gradient.__closure__:
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value and all(callable(v) for v in value.values()) and \
+                getattr(value.get(count), "__name__", "") in ("gradient_of_floats", "gradient_of_array"):
+            return value[count]
+    return None
+
+
+@pytest.mark.parametrize("kind", ["floats", "array"])
+def test_a_written_lane_is_left_when_the_registry_changes(modules, long_way_calls, kind):
+    """A rule registered anew changes nothing the check compares (the functions are the same
+    objects): the registry's generation, tested in the lane first, is what sees it (here
+    forget_generated, which every registration's bump of the generation stands for)."""
+    m = modules(FLOATS if kind == "floats" else ARRAYS)
+    gradient, args = (s2sad.grad(m.s, argnums=(0, 1)), (X, Y)) if kind == "floats" else (s2sad.grad(m.constant), (W,))
+    warm(gradient, *args)
+    assert written_lane(gradient, len(args)) is not None
+    assert_lane_taken(gradient, args, long_way_calls)
+    expected = gradient(*args)
+    s2sad.registry.forget_generated()
+    before = len(long_way_calls)
+    assert_gradients(gradient(*args), expected)
+    assert len(long_way_calls) == before + 1  # the long way, once, and a lane for the new generation
+    assert_lane_taken(gradient, args, long_way_calls)
+
+
+def test_the_floats_lane_has_the_gradients_body_written_in_and_its_errors_name_the_users_line(modules):
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s, argnums=(0, 1))
+    warm(gradient, X, Y)
+    lane = written_lane(gradient, 2)
+    assert lane is not None and "s2sad_" in lane.__code__.co_filename  # the generated module's lines, inlined
+    assert "sin" in lane.__code__.co_names  # the body (math.sin) is in the lane, not called
+    # a division by zero inside the body: raised from the generated file's line, pointing at the user's
+    quotient = modules("""
+        def q(x, y):
+            return x / y
+    """)
+    gradient = s2sad.grad(quotient.q, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert "s2sad_" in written_lane(gradient, 2).__code__.co_filename
+    with pytest.raises(ZeroDivisionError) as raised:
+        gradient(X, 0.0)
+    notes = "\n".join(getattr(raised.value, "__notes__", []))
+    assert "return x / y" in notes and ".py:3" in notes
+
+
+COLLIDING = """
+    import math
+
+    def f(x, y):
+        current = math.sin(x)
+        refuse = current * y
+        function = refuse + x
+        return function * function
+"""
+
+
+def test_a_body_using_the_lanes_own_names_is_called_not_written_in(modules, long_way_calls):
+    """``current``, ``refuse`` and ``function`` name the lane's own values: such a body is called,
+    and its check still runs first (a monkeypatched sine is seen)."""
+    m = modules(COLLIDING)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+
+    def expected(x, y, sin=math.sin, cos=math.cos):
+        value = sin(x) * y + x
+        return 2 * value * (cos(x) * y + 1), 2 * value * sin(x)
+
+    warm(gradient, X, Y)
+    lane = written_lane(gradient, 2)
+    assert lane is not None and lane.__code__.co_filename == "<s2sad lane>"  # the gradient for floats is called
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    assert_gradients(gradient(X, Y), expected(X, Y))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(math, "sin", math.cos)
+        assert_gradients(gradient(X, Y), expected(X, Y, math.cos, lambda x: -math.sin(x)))
+    assert_gradients(gradient(X, Y), expected(X, Y))
+
+
+RETURNS_A_LANE_NAME = """
+    import math
+
+    def f(x, y):
+        refuse = math.sin(x) * y
+        return refuse
+"""
+
+
+def test_a_body_whose_value_has_a_lane_name_is_called(modules, long_way_calls):
+    """The value named `refuse` (the lane's NaN refusal): the body is called, not written in, and
+    gives what the long way gives (a NaN argument's NaN gradient included)."""
+    m = modules(RETURNS_A_LANE_NAME)
+    gradient = s2sad.grad(m.f, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert written_lane(gradient, 2).__code__.co_filename == "<s2sad lane>"
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y, math.sin(X)))
+    dx, dy = gradient(X, math.nan)
+    first_dx, first_dy = s2sad.grad(m.f, argnums=(0, 1))(X, math.nan)  # a first call: the long way
+    assert math.isnan(dx) and math.isnan(first_dx) and dy == first_dy == math.sin(X)

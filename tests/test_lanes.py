@@ -13,7 +13,7 @@ import pytest
 import s2sad
 from s2sad import api
 from s2sad.errors import ArgumentError, NonFiniteDerivativeError
-from test_lane_staleness import assert_gradients, assert_lane_taken, long_way_calls  # noqa: F401
+from test_lane_staleness import assert_gradients, assert_lane_taken, long_way_calls, written_lane  # noqa: F401
 from test_staleness import modules  # noqa: F401
 
 FUNCTIONS = """
@@ -67,6 +67,7 @@ def test_a_nan_of_a_finite_value_is_refused_on_the_lane(modules, long_way_calls)
         for _ in range(3):  # y / (x s s)**2 at s = 1: (-2 y / x**3, 1 / x**2)
             assert_gradients(gradient(x, y, 1.0), expected)
         assert_lane_taken(gradient, (x, y, 1.0), long_way_calls)
+        assert "s2sad_" in written_lane(gradient, 3).__code__.co_filename  # the gradient's body written in (lanes.py)
         # at s = 1e200, u overflows to inf: the value is 0.0, and u's cotangent times its slope is 0 * inf
         assert m.quotient(1.0, 2.0, 1e200) == 0.0
         with pytest.raises(NonFiniteDerivativeError, match="quotient"):

@@ -169,7 +169,7 @@ class _CheckWriter:
     def constant(self, value) -> str:
         name = self.names.get(id(value))
         if name is None:
-            name = self.names[id(value)] = f"v{len(self.values)}"
+            name = self.names[id(value)] = f"checked_{len(self.values)}"  # (not v1, v2: names users write)
             self.values[name] = value
         return name
 
@@ -208,7 +208,10 @@ class _CheckWriter:
                 f"    return still_current\n")
         namespace = {}
         exec(compile(text, "<s2sad validity check>", "exec"), namespace)
-        return namespace["make"](**self.values)
+        check = namespace["make"](**self.values)
+        # the same test in words, over ``function`` and the values named: a lane writes it into itself (lanes.py)
+        check.__s2sad_tests__ = (" and ".join(self.tests) or "True", dict(self.values))
+        return check
 
 
 def _equal(a, b) -> bool:

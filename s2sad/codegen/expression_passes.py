@@ -122,8 +122,8 @@ _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 def expression_shape(node: ast.expr, types: dict) -> tuple | None:
     """The shape of the float64 array an expression of typed variables makes, read from its
     tree: names' types, numbers, ``+ - * / **``, unary ``-``/``+`` and NumPy ufuncs that keep
-    float64, broadcasting. ``()`` for a scalar; None for anything else (another call, an
-    attribute, an untyped name), where nothing is known."""
+    float64, broadcasting, a conditional expression whose branches agree. ``()`` for a scalar;
+    None for anything else (another call, an attribute, an untyped name), where nothing is known."""
     from ..analysis.array_types import ARRAY, broadcast_shapes, keeps_float64
 
     if isinstance(node, ast.Name):
@@ -135,6 +135,9 @@ def expression_shape(node: ast.expr, types: dict) -> tuple | None:
         return () if type(node.value) in (int, float) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return expression_shape(node.operand, types)
+    if isinstance(node, ast.IfExp):  # (scalar_seed's `e if seed_is_one else dp * e`): either branch's, when the same
+        shape = expression_shape(node.body, types)
+        return shape if shape == expression_shape(node.orelse, types) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE):
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, ast.Attribute) \

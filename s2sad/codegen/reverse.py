@@ -183,7 +183,7 @@ class ReverseGenerator:
         seed = self.seed_name()
         reverse = self.block(f.statements)
         if self.types is not None and not (fused or self.compiled):  # typed: the seed's broadcasts that need none
-            reverse = scalar_seed(reverse, seed, self.types)
+            reverse = scalar_seed(reverse, seed, self.types, self.namer.fresh)
         primal = list(entry) + tapes_written(primal)
         if self.optimize and not self.compiled and not fused:
             primal += self.closure_stand_ins(primal, reverse, excluded=[seed, result, *f.params])

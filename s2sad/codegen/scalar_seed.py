@@ -11,6 +11,16 @@ shape either way. On a ten-element array that array and its call are a fifth of 
 pullback's time. Nothing else changes: the seed of a typed version is a real scalar
 (typed_plan refuses any other result), and an array read in any other way, or one reduced
 with an axis or a mask, keeps its broadcast.
+
+Then the seed itself: ``grad`` seeds the pullback with the float 1.0, and multiplying a
+float64 array by 1.0 gives each element back bit for bit (NaN, infinities and -0.0
+included). Where a kept seed's product is the whole of an assignment, ``dt = dp * (2 * t)``,
+and its other operand is an arithmetic expression making a new float64 array of the reduced
+shape, the pullback assigns that array itself when the seed is 1.0 (``seed_is_one``, tested
+once): a new array either way, which nothing else holds, so the gradient handed back never
+shares memory with an argument or the tape. A product with a name (``dp * v``: ``v`` may be
+an argument or a value the tape keeps) is always computed. On ten elements the product with
+a Python float is 0.2-0.4 us of the pullback's 1.7 us.
 """
 from __future__ import annotations
 
@@ -24,8 +34,10 @@ from .nodes import called_name
 _WHOLE = ("None", "False", "True")  # axis, keepdims, where: the whole array, every element
 
 
-def scalar_seed(reverse: list[str], seed: str, types: dict) -> list[str]:
-    """The pullback's lines ``reverse`` with each such broadcast of ``seed`` made ``dp = seed``."""
+def scalar_seed(reverse: list[str], seed: str, types: dict, fresh=None) -> list[str]:
+    """The pullback's lines ``reverse`` with each such broadcast of ``seed`` made ``dp = seed``;
+    given ``fresh`` (the namer's: a new variable name from a base), its products with a new
+    array are that array when the seed is 1.0."""
     if not any(f"expand_reduced({seed}, " in line for line in reverse):
         return reverse
     module = cst.parse_module("\n".join(reverse) + "\n")
@@ -34,7 +46,15 @@ def scalar_seed(reverse: list[str], seed: str, types: dict) -> list[str]:
     kept = reads.kept()
     if not kept:
         return reverse
-    return module.visit(_SeedKept(kept, seed)).code.splitlines()
+    module = module.visit(_SeedKept(kept, seed))
+    if fresh is None:
+        return module.code.splitlines()
+    products = _UnitProducts({name: reads.broadcasts[name] for name in kept}, types, fresh)
+    lines = module.visit(products).code.splitlines()
+    if products.flag is None:
+        return lines
+    test = f"{products.flag} = {seed}.__class__ is float and {seed} == 1.0"
+    return [f"{test}  # grad's: a product with it is its other operand"] + lines
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -121,3 +141,42 @@ class _SeedKept(cst.CSTTransformer):
         if isinstance(target, cst.Name) and target.value in self.kept and isinstance(updated.value, cst.Call):
             return updated.with_changes(value=cst.Name(self.seed))
         return updated
+
+
+class _UnitProducts(cst.CSTTransformer):
+    """``dt = dp * e`` -> ``dt = e if flag else dp * e`` for a kept seed ``dp`` and an ``e`` that
+    makes a new float64 array of ``dp``'s broadcast shape: a binary operation or a negation of
+    typed values (expression_shape), never a name, an attribute, an item or a call (any of which
+    may be an array something else holds). ``flag`` is named (``fresh``) at the first."""
+
+    def __init__(self, kept: dict, types: dict, fresh):
+        self.kept, self.types, self.fresh = kept, types, fresh
+        self.flag: str | None = None
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        product = updated.value
+        if len(updated.targets) != 1 or not isinstance(product, cst.BinaryOperation) \
+                or not isinstance(product.operator, cst.Multiply) or product.lpar:
+            return updated
+        for side, other in ((product.left, product.right), (product.right, product.left)):
+            if not (isinstance(side, cst.Name) and side.value in self.kept and not side.lpar):
+                continue
+            shape = self.kept[side.value]
+            if not shape or not self.new_array(other, shape):
+                continue
+            if self.flag is None:
+                self.flag = self.fresh("seed_is_one")
+            made = other.with_changes(lpar=[], rpar=[])  # a binary operation or a negation: binds tighter than `if`
+            return updated.with_changes(value=cst.IfExp(test=cst.Name(self.flag), body=made, orelse=product))
+        return updated
+
+    def new_array(self, node: cst.BaseExpression, shape: tuple) -> bool:
+        """Whether ``node`` makes a new float64 array of ``shape`` (not a scalar: ``shape`` is not ``()``)."""
+        if not (isinstance(node, cst.BinaryOperation) or
+                isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)):
+            return False
+        try:
+            tree = ast.parse(_code(node).strip(), mode="eval").body
+        except SyntaxError:
+            return False
+        return expression_shape(tree, self.types) == shape
