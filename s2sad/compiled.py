@@ -38,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from . import ahead_of_time, compiled_lanes
+from . import ahead_of_time, compiled_lanes, numba_cache
 from .arguments import bind_arguments, differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import ArgumentError, CompiledFallbackWarning, NotCompiledError
@@ -437,7 +437,7 @@ def _dispatcher(function, wrt):
                 dispatcher = _NumbaWhenNeeded(entry)
             else:
                 try:
-                    import numba
+                    numba = numba_cache.numba_module()  # (its disk cache locked for processes filling it at once)
                 except ImportError:
                     _fall_back(function, "Numba is not installed (pip install 's2sad[jit]')")
                     dispatcher = None
@@ -458,7 +458,7 @@ class _NumbaWhenNeeded:
 
     def _made(self):
         if self._dispatcher is None:
-            import numba
+            numba = numba_cache.numba_module()
 
             ahead_of_time.realise(self.py_func.__globals__)
             self._dispatcher = numba.njit(cache=True)(self.py_func)
@@ -487,7 +487,7 @@ def split_dispatchers(function, wrt):
         found = _split_halves.get((function, wrt))
         if found is None or found[0] is not entry:
             try:
-                import numba
+                numba = numba_cache.numba_module()
             except ImportError:
                 raise NotCompiledError("Numba is not installed (pip install 's2sad[jit]')") from None
             forward, reverse = entry.__s2sad_module__.SPLIT
@@ -685,7 +685,7 @@ def _finite_checker():
     global _finite_compiled
     if "numba" not in sys.modules:
         return _finite_by_numpy
-    import numba
+    numba = numba_cache.numba_module()
 
     _finite_compiled = numba.njit(cache=True)(_finite_elements)
     return _finite_compiled

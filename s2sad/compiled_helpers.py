@@ -23,10 +23,6 @@ from numba import extending, literal_unroll, objmode
 from numba.core import types
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from . import numba_cache
-
-numba_cache.install()  # before anything here is kept on disk: processes filling the cache at once
-
 __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",

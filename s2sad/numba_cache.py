@@ -8,7 +8,8 @@ many types) both take number 1, and the index can end up naming, for one type, t
 the code compiled for the other. A later process then runs that code on arguments it was not
 made for: wrong numbers, or NumPy's "unable to broadcast", from compiled gradients (seen in
 session 15). Here each save and each load of an index holds an exclusive lock on a file beside it,
-so a reader sees an index and data files one writer left together.
+so a reader sees an index and data files one writer left together. (A file written by
+``s2sad emit --compile`` runs with Numba alone, without this lock.)
 """
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def _holding_the_lock(method):
 
     locked.__s2sad_locked__ = True
     return locked
+
+
+def numba_module():
+    """Numba, its cache locked: what s2sad imports before making a dispatcher."""
+    import numba
+
+    install()
+    return numba
 
 
 def install() -> None:

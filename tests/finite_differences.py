@@ -66,3 +66,16 @@ def assert_every_mode_matches(f, x, v, u, cotangent=2.0):
     _, tangent = s2sad.jvp(f, (x,), (v,))
     assert tangent == pytest.approx(float(np.sum(expected * v)), rel=1e-5, abs=1e-7)
     assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-4, atol=1e-6)
+
+
+def refusal_in(mode: str, f, x, match: str):
+    """The s2sad error ``f`` of one array ``x`` raises in ``mode`` (grad, jvp or hvp, along ones),
+    its message matching ``match``: what refusal tests read the located line from."""
+    import pytest
+    import s2sad
+
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.ones_like(x),)),
+           "hvp": lambda: s2sad.hvp(f, (x,), (np.ones_like(x),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=match) as caught:
+        run()
+    return caught.value

@@ -141,7 +141,8 @@ def uses_set_literal(x):
 
 def uses_dict_unpacking(x):
     d = {"a": x}
-    e = {**d}  # bad: dict unpacking
+    f = {"b": x}
+    e = {**d, **f}  # bad: dict unpacking of two dicts ({**d} alone is dict(d))
     return e["a"]
 
 
@@ -235,7 +236,7 @@ SYNTAX = [
     (uses_class, "class", "reads the variable `x`"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),
-    (uses_dict_unpacking, "dict unpacking", "`**` unpacking in dict"),
+    (uses_dict_unpacking, "dict unpacking", "`**` unpacking in a dict display"),
     (uses_starred_element, "starred element", "starred"),
     (loop_target_is_an_attribute, "loop target", "loop variable"),
     (augmented_attribute, "augmented nested attribute", "nested attribute"),

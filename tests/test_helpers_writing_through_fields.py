@@ -9,8 +9,7 @@ too, even when nothing else reads that value."""
 import numpy as np
 import pytest
 
-import s2sad
-from tests.finite_differences import assert_every_mode_matches
+from tests.finite_differences import assert_every_mode_matches, refusal_in
 
 
 class Box:
@@ -71,14 +70,8 @@ def field_filled_by_a_helper(x):
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
 def test_a_helper_writing_into_what_its_argument_holds_is_refused(f, mode):
     x = np.array([0.3, -1.2, 0.7])
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="may write into its arguments") as caught:
-        if mode == "grad":
-            s2sad.grad(f)(x)
-        elif mode == "jvp":
-            s2sad.jvp(f, (x,), (np.ones(3),))
-        else:
-            s2sad.hvp(f, (x,), (np.ones(3),))
-    assert caught.value.location.filename == __file__
+    refused = refusal_in(mode, f, x, "may write into its arguments")
+    assert refused.location.filename == __file__
 
 
 def mean_of_field(state):
@@ -127,9 +120,5 @@ def kept_in_a_global_buffer(x):
 def test_a_helper_keeping_a_value_it_is_given_is_refused(f, mode):
     # before: 0.6 where central differences give 1.2 (the kept value's path was a constant's)
     x = np.array([0.3, -1.2, 0.7])
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="may write into its arguments or keep them") as caught:
-        if mode == "grad":
-            s2sad.grad(f)(x)
-        else:
-            s2sad.jvp(f, (x,), (np.ones(3),))
-    assert caught.value.location.filename == __file__
+    refused = refusal_in(mode, f, x, "may write into its arguments or keep them")
+    assert refused.location.filename == __file__

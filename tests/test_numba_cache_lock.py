@@ -13,7 +13,6 @@ import pytest
 numba = pytest.importorskip("numba")
 from numba.core.caching import IndexDataCacheFile  # noqa: E402
 
-import s2sad.compiled_helpers  # noqa: E402,F401  (installs the lock)
 from s2sad import numba_cache  # noqa: E402
 
 
@@ -45,6 +44,7 @@ def test_two_savers_at_once_each_find_their_own_code(tmp_path, monkeypatch):
 
 def test_without_the_lock_the_index_loses_or_swaps_an_entry(tmp_path, monkeypatch):
     # the race the lock removes, shown on Numba's own methods
+    numba_cache.install()
     locked_save, locked_load = IndexDataCacheFile.save, IndexDataCacheFile.load
     monkeypatch.setattr(IndexDataCacheFile, "save", locked_save.__wrapped__)
     monkeypatch.setattr(IndexDataCacheFile, "load", locked_load.__wrapped__)

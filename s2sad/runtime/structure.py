@@ -175,8 +175,8 @@ def zeros_like_primal(primal):
         return 0.0
     if primal.__class__ in (list, tuple):
         return [zeros_like_primal(item) for item in primal]
-    if callable(primal) and not isinstance(primal, np.ndarray):
-        return ZERO  # a function held in a list (`[np.sin, lambda v: v * s]`) has no tangent space
+    if (callable(primal) and not isinstance(primal, np.ndarray)) or primal is None or primal.__class__ in (str, bytes):
+        return ZERO  # a function (`[np.sin, lambda v: v * s]`), a name or a flag in a sequence has no tangent space
     dtype = np.result_type(primal)
     return np.zeros(np.shape(primal), dtype if dtype.kind in "fc" else np.float64)  # float32 stays float32
 

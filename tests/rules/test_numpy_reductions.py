@@ -505,3 +505,14 @@ def test_keywords_without_a_derivative_refuse_a_differentiated_value(loss, keywo
     with pytest.raises(UnsupportedArgumentsError, match=f"`{keyword}=` of np"):
         s2sad.jvp(loss, (x, c), (np.zeros_like(x), np.ones_like(c) if value is None else 1.0))
     s2sad.grad(loss)(x, c)  # a constant keyword stays as it was: differentiated in `x`
+
+
+def _methods_with_constant_keywords(x):
+    return x.var(ddof=1) + x.std(0, None, None, 1).sum() + x.max(initial=-5.0) + np.var(x, ddof=1)
+
+
+def test_a_methods_whole_pullback_passes_over_an_int_or_constant_keyword():
+    # a method's rule runs every slot of its pullback: ddof=1 (an int) was refused as differentiated
+    x = np.random.default_rng(6).standard_normal((3, 4))
+    np.testing.assert_allclose(s2sad.grad(_methods_with_constant_keywords)(x),
+                               numerical_gradient(_methods_with_constant_keywords, x), rtol=1e-5, atol=1e-7)
