@@ -142,7 +142,7 @@ def uses_set_literal(x):
 def uses_dict_unpacking(x):
     d = {"a": x}
     f = {"b": x}
-    e = {**d, **f}  # bad: dict unpacking of two dicts ({**d} alone is dict(d))
+    e = {**d, **f}  # ({**d} alone is dict(d)) bad: dict unpacking
     return e["a"]
 
 
