@@ -141,8 +141,8 @@ def uses_set_literal(x):
 
 def uses_dict_unpacking(x):
     d = {"a": x}
-    f = {"b": x}
-    e = {**d, **f}  # ({**d} alone is dict(d)) bad: dict unpacking
+    f = {"b": x}  # ({**d} alone is dict(d), differentiated)
+    e = {**d, **f}  # bad: dict unpacking
     return e["a"]
 
 
