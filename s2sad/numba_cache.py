@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 
 try:
     import fcntl

@@ -408,6 +408,16 @@ def nonzero_keyword_tangents(keywords: dict, keywords_tangent) -> dict:
     return {key: tangent for key, tangent in found.items() if tangent is not ZERO and tangent is not NO_TANGENT}
 
 
+def _method_of(receiver, name: str, bases: tuple) -> bool:
+    """Whether ``receiver.name`` is the method (or attribute) of the first of ``bases`` the receiver
+    is an instance of, NumPy's or a builtin's, not one a subclass gives its own."""
+    kind = type(receiver)
+    for base in bases:
+        if isinstance(receiver, base):
+            return kind is base or kind.__module__ == "numpy" or getattr(kind, name, None) is getattr(base, name, None)
+    return False
+
+
 # The types whose methods the analysis lets pass by name (analysis/opaque.py, _LEAVE_THE_RECEIVER):
 # NumPy's arrays and scalars, and the builtin containers and strings whose readers are listed there
 _READ_BY_NAME = (np.ndarray, np.generic, dict, list, tuple, str, float, int, complex)
@@ -420,12 +430,9 @@ def receiver_left_alone(receiver, name: str, filename: str, line: int, column: i
     method) may change its object there (``self.W = ...``), a change s2sad would not follow into the
     derivative. Decided by the receiver's type, as it runs, since the name alone cannot tell
     ``model.get(k)`` from ``params.get(k)``."""
+    if _method_of(receiver, name, _READ_BY_NAME):
+        return
     kind = type(receiver)
-    for base in _READ_BY_NAME:
-        if isinstance(receiver, base):
-            if kind is base or kind.__module__ == "numpy" or getattr(kind, name, None) is getattr(base, name, None):
-                return
-            break
     method = getattr(kind, name, None)
     function = getattr(method, "__func__", method)
     if inspect.isfunction(function) and not may_write_into_parameters(function):
@@ -438,7 +445,6 @@ def receiver_left_alone(receiver, name: str, filename: str, line: int, column: i
         f"make `.{name}` return what it computes and use that (`W = obj.{name}(...)`), or build a new object")
 
 
-receiver_left_alone.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
 
 # receivers whose methods of an ndarray method's name return new memory
 _NEW_FROM = (np.ndarray, np.generic, float, int, complex, str)
@@ -449,11 +455,9 @@ def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -
     memory: the aliasing analysis took it for that, and a later write through the result (or the
     receiver) is differentiated as changing nothing else. A dict's or list's ``.copy()`` is shallow
     (it holds the very arrays), and a user class's ``.copy()`` may return ``self.w`` itself."""
+    if _method_of(receiver, name, _NEW_FROM):
+        return
     kind = type(receiver)
-    for base in _NEW_FROM:
-        if isinstance(receiver, base) and (kind is base or kind.__module__ == "numpy"
-                                           or getattr(kind, name, None) is getattr(base, name, None)):
-            return
     written = "the function writes into it in place while another name for it is read: s2sad differentiates " \
               "such a write only where it can tell the memory apart"
     if isinstance(receiver, (list, dict)) and name == "copy":
@@ -469,7 +473,6 @@ def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -
         "`w = w + v` instead of `w += v`")
 
 
-numpy_receiver.reads_its_arguments_only = True
 
 
 def constant_result(receiver, value, name: str, filename: str, line: int, column: int) -> None:
@@ -477,17 +480,16 @@ def constant_result(receiver, value, name: str, filename: str, line: int, column
     (``x.shape``, ``x.argmax()``: NumPy's are), when neither NumPy made the receiver nor the value is
     discrete: a user class's ``.shape`` or ``.all()`` computing from differentiated values would
     otherwise be a constant's (a gradient of 0)."""
-    kind = type(receiver)
-    if isinstance(receiver, (np.ndarray, np.generic)) and (kind.__module__ == "numpy" or getattr(kind, name, None)
-                                                          is getattr(np.ndarray, name, getattr(np.generic, name, None))):
+    if _method_of(receiver, name, (np.ndarray, np.generic)):
         return
+    kind = type(receiver)
     if _discrete(value):
         return  # an int, a tuple of ints, a flag: a constant whatever made it
     raise refusal_at(
         UnsupportedSyntaxError,
         f"`.{name}` of {kind.__qualname__} gives a {type(value).__name__}, and s2sad takes `.{name}` for a constant "
         f"(NumPy's `.{name}` is one): your class's would not be differentiated", filename, line, column,
-        f"give the method or attribute another name, so s2sad differentiates it")
+        "give the method or attribute another name, so s2sad differentiates it")
 
 
 def _discrete(value) -> bool:
@@ -498,4 +500,6 @@ def _discrete(value) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind in "biu"
 
 
+# (forward code calling them is differentiated again for hvp)
+receiver_left_alone.reads_its_arguments_only = numpy_receiver.reads_its_arguments_only = True
 constant_result.reads_its_arguments_only = True
