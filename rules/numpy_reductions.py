@@ -56,7 +56,7 @@ import numpy as np
 
 from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import LINEAR, defjvp, deflinear
-from s2sad.registry import defvjp
+from s2sad.registry import defvjp, signature_from_text
 from s2sad.runtime.projection import is_float_like
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
@@ -292,12 +292,14 @@ def initial_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     return as_tangent_of(np.zeros_like(ans) + g, ans)
 
 
-def refused_keyword(keyword: str, function: str, position: int):
+def refused_keyword(keyword: str, function: str, signature: str):
     """The rule slot of a keyword s2sad does not differentiate (np.max's ``initial=``, np.var's
-    ``mean=`` and ``correction=``; the parameter at ``position``): called when the value passed is
+    ``mean=`` and ``correction=``; ``signature``, the rule's): called when the value passed is
     differentiated, and refusing there. (None in the slot would say no gradient flows: a silent
     zero.) A rule's whole pullback (a method's, ``x.var(ddof=1)``) calls every slot: an int, a
     flag or None there has no tangent space."""
+    position = list(signature_from_text(signature).parameters).index(keyword)
+
     def refused(g, ans, *params):
         if not is_float_like(params[position]):
             return NO_TANGENT
@@ -312,19 +314,19 @@ _SUM_INITIAL = (None, None, None, None, "unbroadcast(g, initial)")  # after `a`:
 
 
 def _extreme_initial(function):
-    return (None, None, None, refused_keyword("initial", function, 4))  # after `a`: axis, out, keepdims, initial
+    return (None, None, None, refused_keyword("initial", function, _EXTREME))  # after `a`: axis, out, keepdims, initial
 
 
 def _spread_keywords(function):
     # after `a`: axis, dtype, out, ddof, keepdims, where, mean, correction
-    return (None, None, None, refused_keyword("ddof", function, 4), None, None, refused_keyword("mean", function, 7),
-            refused_keyword("correction", function, 8))
+    return (None, None, None, refused_keyword("ddof", function, _SPREAD), None, None,
+            refused_keyword("mean", function, _SPREAD), refused_keyword("correction", function, _SPREAD))
 
 
 # ------------------------------------------------------------------ the table
 defvjp(np.sum,    _SUM,      "expand_reduced(g, a, axis, keepdims, where)", *_SUM_INITIAL)
 defvjp(np.mean,   _MEAN,     "expand_reduced(g / reduced_count(a, axis, keepdims, where), a, axis, keepdims, where)")
-defvjp(np.prod,   _SUM,      prod_vjp, None, None, None, None, refused_keyword("initial", "np.prod", 5))
+defvjp(np.prod,   _SUM,      prod_vjp, None, None, None, None, refused_keyword("initial", "np.prod", _SUM))
 defvjp(np.max,    _EXTREME,  extreme_vjp, *_extreme_initial("np.max"))
 defvjp(np.min,    _EXTREME,  extreme_vjp, *_extreme_initial("np.min"))
 defvjp(np.amax,   _EXTREME,  extreme_vjp, *_extreme_initial("np.amax"))
@@ -338,7 +340,7 @@ defvjp(np.nansum,  _SUM,      nansum_vjp, *_SUM_INITIAL)
 defvjp(np.nanmean, _MEAN,     nanmean_vjp)
 defvjp(np.nanmax,  _EXTREME,  extreme_vjp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
 defvjp(np.nanmin,  _EXTREME,  extreme_vjp, *_extreme_initial("np.nanmin"))
-defvjp(np.nanprod, _SUM,      nanprod_vjp, None, None, None, None, refused_keyword("initial", "np.nanprod", 5))
+defvjp(np.nanprod, _SUM,      nanprod_vjp, None, None, None, None, refused_keyword("initial", "np.nanprod", _SUM))
 defvjp(np.nanvar,  _SPREAD,   nanvar_vjp, *_spread_keywords("np.nanvar"))
 defvjp(np.nanstd,  _SPREAD,   nanstd_vjp, *_spread_keywords("np.nanstd"))
 if hasattr(np, "trapezoid"):  # NumPy >= 2.0
@@ -426,7 +428,7 @@ def trapezoid_jvp_dx(g, ans, y, x, dx, axis):
 # linear in `a`, but not as the call is written: an `initial` value is a constant, not summed twice
 defjvp(np.sum,    "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)", None, None, None, None, initial_jvp)
 defjvp(np.mean,   "np.mean(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)")
-defjvp(np.prod,   prod_jvp, None, None, None, None, refused_keyword("initial", "np.prod", 5))
+defjvp(np.prod,   prod_jvp, None, None, None, None, refused_keyword("initial", "np.prod", _SUM))
 defjvp(np.max,    extreme_jvp, *_extreme_initial("np.max"))
 defjvp(np.min,    extreme_jvp, *_extreme_initial("np.min"))
 defjvp(np.amax,   extreme_jvp, *_extreme_initial("np.amax"))
@@ -440,7 +442,7 @@ defjvp(np.nansum,  nansum_jvp, None, None, None, None, initial_jvp)
 defjvp(np.nanmean, nanmean_jvp)
 defjvp(np.nanmax,  extreme_jvp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
 defjvp(np.nanmin,  extreme_jvp, *_extreme_initial("np.nanmin"))
-defjvp(np.nanprod, nanprod_jvp, None, None, None, None, refused_keyword("initial", "np.nanprod", 5))
+defjvp(np.nanprod, nanprod_jvp, None, None, None, None, refused_keyword("initial", "np.nanprod", _SUM))
 defjvp(np.nanvar,  nanvar_jvp, *_spread_keywords("np.nanvar"))
 defjvp(np.nanstd,  nanstd_jvp, *_spread_keywords("np.nanstd"))
 if hasattr(np, "trapezoid"):  # linear in y, and in x (through its differences)

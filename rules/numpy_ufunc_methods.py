@@ -137,7 +137,7 @@ def multiply_outer_vjp_b(g, ans, A, B):
 
 
 def _refused_initial(function):
-    return (None, None, None, None, refused_keyword("initial", function, 5))  # after `array`: axis, dtype, out, keepdims
+    return (None, None, None, None, refused_keyword("initial", function, _REDUCE))  # after `array`: axis, dtype, out, keepdims
 
 
 # ------------------------------------------------------------------ the table

@@ -340,7 +340,9 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
     keyed = _keyed_by_literals(operations, made_by, function.statements)
     links = [(op.target, in_place[id(op)]) for op in operations if id(op) in in_place]
     groups = Groups(function.statements, links, keyed_by_literals=keyed)
-    loose_groups = Groups(function.statements, links, keyed_by_literals=keyed, numpy_methods_new=False)
+    # the looser grouping differs only through methods of an ndarray method's name (see may_share)
+    loose_groups = Groups(function.statements, links, keyed_by_literals=keyed, numpy_methods_new=False) \
+        if any(_named_like_numpys(op) for op in operations) else None
     reads = Reads(function)
     for write in operations:
         if _a_call_of(write, (dict_without,)) and isinstance(write.args[0], Var):
@@ -369,12 +371,14 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 scope = [op for op in operations if made <= reads.order[id(op)] < reads.order[id(write)]]
                 links = [(op.target, in_place[id(op)]) for op in scope if id(op) in in_place]
                 shared = Groups(function.statements, links, operations=scope, keyed_by_literals=keyed)
-                loose = Groups(function.statements, links, operations=scope, keyed_by_literals=keyed,
-                               numpy_methods_new=False)
+                if loose is not None:
+                    loose = Groups(function.statements, links, operations=scope, keyed_by_literals=keyed,
+                                   numpy_methods_new=False)
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
             down = not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by)))
             seeing = shared.of(container, down=down)
-            _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
+            if loose is not None:
+                _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
         recorded = _recorded(seeing | {container}, reads)
         if recorded is not None:
             if id(write) in in_place:  # `loss += 1.0` after `LOG.append(loss)` rebinds a float: checked when it runs
@@ -410,10 +414,16 @@ def _check_receivers(loosely_seeing: set, seeing: set, container: str, write, re
     if not any(reads.after(other, write) for other in loosely_seeing - seeing - {container, write.target}):
         return
     for op in scope:
-        if op.kind == "call" and op.callee is not None and op.callee.kind == "method" \
-                and op.callee.name in _NEW_ARRAY_METHODS and op.args and isinstance(op.args[0], Var) \
+        if _named_like_numpys(op) and op.args and isinstance(op.args[0], Var) \
                 and (op.target in loosely_seeing or op.args[0].name in loosely_seeing):
             op.numpy_receiver = True
+
+
+def _named_like_numpys(op: Operation) -> bool:
+    """A method call of an ndarray method's name (``h.copy()``), whose result ``may_share`` takes
+    for new memory as NumPy's would be."""
+    return op.kind == "call" and op.callee is not None and op.callee.kind == "method" \
+        and op.callee.name in _NEW_ARRAY_METHODS
 
 
 def put_back(write, operations, made_by, reads) -> list[str]:

@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 
 
-from .activity import CONSTANT_METHODS
+from .activity import CONSTANT_ATTRIBUTES, CONSTANT_METHODS
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.ir import Const, Operation, Var
 from ..frontend.resolve import Environment, found
@@ -202,10 +202,6 @@ def _may_write(function) -> bool:
     return False
 
 
-# what an array's attributes of these names hold describes it: a number or a tuple, never its data
-_DESCRIPTIONS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
-
-
 def _read_through(node, parents) -> tuple:
     """The outermost of the attributes and items read from ``node`` (``p.w[0].b`` for ``p``);
     whether one of them is stored into or deleted instead (``p.w[0] = v``, ``del p.w``); whether one
@@ -217,7 +213,8 @@ def _read_through(node, parents) -> tuple:
             return read, False, described
         if not isinstance(parent.ctx, ast.Load):
             return parent, True, described
-        described = described or isinstance(parent, ast.Attribute) and parent.attr in _DESCRIPTIONS
+        # an array's shape, dtype, ...: never its data
+        described = described or isinstance(parent, ast.Attribute) and parent.attr in CONSTANT_ATTRIBUTES
         read = parent
 
 

@@ -29,11 +29,12 @@ from ..transformed import is_bound_users_method, is_forward_call
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
+# the runtime checks of a receiver's type (runtime/methods.py) generated code calls: `receiver_check`
+RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "constant_result")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at", "receiver_left_alone", "numpy_receiver",
-                 "constant_result")
+                 "unsuppressed", "insertion_index", "removed_at", *RECEIVER_CHECKS)
 
 
 @dataclass

@@ -44,6 +44,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
+from .core import RECEIVER_CHECKS
 from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
@@ -543,12 +544,11 @@ class _Occurrences(cst.CSTVisitor):
 
 
 UPDATES = ("add_at", "accumulate")
-RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "constant_result")  # (runtime/methods.py)
 
 
 class _SelfAssignments(cst.CSTTransformer):
     """Without ``g = g`` (what ``g = unthunk(g)`` became): no noise in the code users read. Without
-    the RECEIVER_CHECKS either (``receiver_left_alone(x, ...)``): they refuse a method or attribute of a
+    core.RECEIVER_CHECKS either (``receiver_left_alone(x, ...)``): they refuse a method or attribute of a
     user's object (or a dict's), and compiled code holds no objects or dicts (they are written out
     as their fields or entries, methods as functions), only numbers and arrays, whose methods Numba
     compiles or refuses to."""

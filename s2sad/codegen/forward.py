@@ -24,7 +24,7 @@ from ..analysis.operands import operand_checks
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
-from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
+from .core import INDENT, RECEIVER_CHECKS, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from ..analysis.tangent_flow import (TangentFacts, element_change, inline_test, join_paths, leave_loop, snapshot,
                                      starting_zero)
 from ..analysis.tangent_flow import analyse as analyse_tangents
@@ -41,8 +41,7 @@ def {entry}({params}):
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
                    "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp", "handled_exception",
-                   "unsuppressed", "concat", "tangent_insert", "receiver_left_alone", "numpy_receiver",
-                   "constant_result")
+                   "unsuppressed", "concat", "tangent_insert", *RECEIVER_CHECKS)
 
 
 class ForwardGenerator:
