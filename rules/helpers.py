@@ -79,6 +79,7 @@ __all__ = [
     "entered_value",
     "stand_in_for",
     "worth_standing_in",
+    "numpy_meanings",
 ]
 
 _ndarray = np.ndarray
@@ -117,6 +118,10 @@ _SPELLING = {"neg": "-x", "pos": "+x", "[]": "x[i]", "for": "for v in xs", "[]="
 # libraries whose classes keep NumPy's meaning of these (dask arrays flow through generated code; s2sad's
 # tangents, in the forward code a second derivative differentiates, have the rules' own meaning)
 _NUMPY_LIKE = frozenset({"builtins", "numpy", "dask", "collections", "s2sad"})
+# NumPy's own classes that give operators and functions another meaning than the rules': `*`
+# is a matrix product of np.matrix, a masked array's arithmetic and reductions pass over its
+# masked entries, a poly1d's `*` multiplies polynomials and its `[]` reads a coefficient
+NUMPY_OWN_MEANINGS = (np.matrix, np.ma.MaskedArray, np.poly1d, np.char.chararray)
 
 
 def plain_operands(symbol: str, *values) -> None:
@@ -133,28 +138,62 @@ def plain_operands(symbol: str, *values) -> None:
 
 def plain_arguments(names: str, *values) -> None:
     """``plain_operands`` for the arguments (``names``, comma-separated) a function's operators
-    read, checked once when it starts."""
+    read, checked once when it starts; with ``numpy_meanings``' check of the items of containers."""
     for position, value in enumerate(values):
-        if value.__class__ not in _PLAIN_CLASSES:
-            own = _own_operator(value.__class__, ())
+        kind = value.__class__
+        if kind not in _PLAIN_CLASSES:
+            own = _own_operator(kind, ())
             if own is not None:
                 name = names.split(", ")[position]
                 raise _operator_refused(f"the argument `{name}`, used with an operator, is", value, own)
+        elif kind is list or kind is tuple or kind is dict:
+            _refuse_numpy_meanings_held(names, position, value)
+
+
+def numpy_meanings(names: str, *values) -> None:
+    """Raise when a value (an argument or a free variable, ``names`` comma-separated), or an item
+    of a list, tuple or dict it is, is of one of NumPy's classes whose functions compute
+    otherwise than the rules assume (``NUMPY_OWN_MEANINGS``): the gradient would be another
+    function's. Checked once when a function starts."""
+    for position, value in enumerate(values):
+        kind = value.__class__
+        if kind is list or kind is tuple or kind is dict:
+            _refuse_numpy_meanings_held(names, position, value)
+        elif kind not in _PLAIN_CLASSES and isinstance(value, NUMPY_OWN_MEANINGS):
+            raise numpy_meaning_refused(f"`{names.split(', ')[position]}` is", value)
+
+
+def _refuse_numpy_meanings_held(names: str, position: int, container) -> None:
+    for item in container.values() if container.__class__ is dict else container:
+        if isinstance(item, NUMPY_OWN_MEANINGS):
+            raise numpy_meaning_refused(f"`{names.split(', ')[position]}` holds", item)
 
 
 def _own_operator(cls: type, wanted: tuple) -> str | None:
     """The first method of ``cls`` (``wanted`` first) that gives an operator a meaning of its own."""
     for owner in cls.__mro__:
         module = owner.__module__ or ""
-        if not _OPERATOR_METHOD_SET.isdisjoint(owner.__dict__) and \
-                (module.split(".")[0] not in _NUMPY_LIKE or module.startswith("s2sad.rules")):
+        if not _OPERATOR_METHOD_SET.isdisjoint(owner.__dict__) and (module.split(".")[0] not in _NUMPY_LIKE
+                                                                 or module.startswith("s2sad.rules")
+                                                                 or owner in NUMPY_OWN_MEANINGS):
             # (s2sad's tangents are NumPy-like, the rules' own helper classes are not: scipy_special's
             # dual numbers, met when a rule's slope is differentiated again, give no cotangents)
             return next(name for name in wanted + _OPERATOR_METHODS if name in owner.__dict__)
     return None
 
 
+def numpy_meaning_refused(what: str, value, location=None) -> UnsupportedSyntaxError:
+    kind = type(value)
+    return UnsupportedSyntaxError(
+        f"{what} a `{kind.__module__}.{kind.__name__}`, whose operators and functions compute otherwise than "
+        "NumPy's arrays' (a matrix product for `*`, masked entries passed over): s2sad differentiates "
+        "np.ndarray arithmetic", location, hint="pass np.asarray(value) (for a masked array, np.ma.getdata(value) with "
+                                      "the mask applied as np.where(mask, 0.0, value))")
+
+
 def _operator_refused(what: str, value, own: str) -> UnsupportedSyntaxError:
+    if isinstance(value, NUMPY_OWN_MEANINGS):
+        return numpy_meaning_refused(what, value)
     return UnsupportedSyntaxError(
         f"{what} an object of `{type(value).__name__}`, whose class defines `{own}`: s2sad differentiates "
         "Python's operators, indexing and loops over numbers, arrays, lists, tuples and dicts",
@@ -164,6 +203,7 @@ def _operator_refused(what: str, value, own: str) -> UnsupportedSyntaxError:
 
 # generated forward code calls them, and hvp differentiates that code
 plain_operands.reads_its_arguments_only = plain_arguments.reads_its_arguments_only = True
+numpy_meanings.reads_its_arguments_only = True
 
 
 def unbroadcast(v, like):
@@ -223,6 +263,10 @@ def unbroadcast(v, like):
         shape = np.shape(like)
     if v is ZERO or v is NO_TANGENT:
         return v
+    if isinstance(v, NUMPY_OWN_MEANINGS) or isinstance(like, NUMPY_OWN_MEANINGS):
+        # (one reached the computation through an item or attribute no entry check saw)
+        raise numpy_meaning_refused("a value the function computes with is", v if isinstance(v, NUMPY_OWN_MEANINGS)
+                                    else like)
     if no_tangent_kind(dtype):
         return NO_TANGENT
     v_shape = np.shape(v)
@@ -342,6 +386,8 @@ def expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return out
     if type(a) is float:
         return float(g)
+    if isinstance(a, NUMPY_OWN_MEANINGS):  # a masked array's reduction passes over masked entries
+        raise numpy_meaning_refused("a value the function reduces is", a)
     shape = np.shape(a)
     dtype = dtype_of(a)
     if no_tangent_kind(dtype):

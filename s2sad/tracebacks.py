@@ -100,29 +100,17 @@ def beneath_generated(location: SourceLocation) -> SourceLocation:
     user's line it was generated from; any other place as it is."""
     if not os.path.basename(location.filename).startswith("s2sad_") or _heading(location.filename) is None:
         return location  # (a user's own file named s2sad_... is no generated code)
-    block = _block_comment(location.filename, location.line)
-    origin = _generated_from(location.filename)
-    if block is None:  # above the first block: the function's own line
-        heading = _heading(location.filename)
-        if heading is None:
-            return location
-        origin, line = heading
-        block = origin, line, location.text
-    user_file, user_line, text = block
-    if origin and os.path.basename(origin) == os.path.basename(user_file):
-        user_file = origin
-    return _located(user_file, user_line, text)
+    return _located(location.filename, location.line, location.text)
 
 
 def _located(user_file: str, user_line: int, text: str) -> SourceLocation:
     for _ in range(8):  # generated code made from generated code (a Hessian's reverse of forward code)
-        if not os.path.basename(user_file).startswith("s2sad_") or _heading(user_file) is None:
+        heading = _heading(user_file) if os.path.basename(user_file).startswith("s2sad_") else None
+        if heading is None:
             break
-        deeper = _block_comment(user_file, user_line)
-        if deeper is None:
-            break
-        origin = _generated_from(user_file)
-        user_file, user_line, text = deeper
+        origin = heading[0]
+        # above the first block comment: the function's own line, which the heading names
+        user_file, user_line, text = _block_comment(user_file, user_line) or (*heading, text)
         if origin and os.path.basename(origin) == os.path.basename(user_file):
             user_file = origin
     line_text = linecache.getline(user_file, user_line).rstrip("\n")

@@ -276,8 +276,9 @@ def test_other_arrays_after_fast_calls_take_the_long_way(long_way_calls):
         big = np.linspace(-1.0, 1.0, blocks.SMALLEST + 1)
         np.testing.assert_allclose(assert_long(gradient, (big,), long_way_calls), squares_by_hand(big), rtol=1e-12, atol=1e-14)
         masked = np.ma.masked_array(W, mask=[False, True, False, False])
-        answer = assert_long(gradient, (masked,), long_way_calls)
-    np.testing.assert_allclose(np.asarray(answer)[[0, 2, 3]], squares_by_hand(W)[[0, 2, 3]], rtol=1e-12, atol=1e-14)
+        # (a masked array's sum passes over its masked entries: refused, tests/test_numpy_own_meanings.py)
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="MaskedArray"):
+            gradient(masked)
 
 
 def test_a_strided_view_after_fast_calls_is_right(long_way_calls):

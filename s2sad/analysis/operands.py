@@ -23,7 +23,9 @@ import operator
 
 import numpy as np
 
+from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Function, Operation, Var, operations_of
+from ..rules.helpers import NUMPY_OWN_MEANINGS
 
 # the operators whose operands' own classes could run code of their own in place of the rule
 CHECKED_OPERATORS = frozenset({
@@ -135,3 +137,24 @@ def _operands_to_check(op: Operation) -> list[str]:
     if op.kind == "call" and op.callee is not None and op.callee.kind == "static" and op.callee.value in CHECKED_OPERATORS:
         return [atom.name for atom in op.args if isinstance(atom, Var)]
     return []
+
+
+# NumPy's makers of the classes whose operators and functions mean something else (rules/helpers.py)
+_NUMPY_OWN_MEANING_MAKERS = frozenset({np.asmatrix, np.bmat})
+_NUMPY_OWN_MEANING_MODULES = ("numpy.ma", "numpy.char", "numpy.matrixlib")
+
+
+def refuse_numpy_own_meanings(op: Operation, location) -> None:
+    """Refuse a call making a masked array, an np.matrix, a poly1d or a chararray: what the function
+    then computes with it is not what the rules differentiate, whatever reaches it."""
+    if op.kind != "call" or op.callee is None or op.callee.kind != "static":
+        return
+    value = op.callee.value
+    module = getattr(value, "__module__", None) or ""
+    if value in _NUMPY_OWN_MEANING_MAKERS or module.startswith(_NUMPY_OWN_MEANING_MODULES) or \
+            isinstance(value, type) and issubclass(value, NUMPY_OWN_MEANINGS):
+        raise UnsupportedSyntaxError(
+            f"`{op.callee.spelling}` makes a value whose operators and functions compute otherwise than NumPy's "
+            "arrays' (a matrix product for `*`, masked entries passed over): s2sad differentiates np.ndarray "
+            "arithmetic", location, hint="compute with plain arrays: np.asarray(value), and for a mask "
+                                         "np.where(mask, 0.0, value) or np.isfinite(value)")

@@ -183,7 +183,8 @@ class _CheckWriter:
         else:
             self.tests.append(f"identity({expression}) == {identity(value)!r}")
         # a user function's code and defaults decide how it is called (a decorated one's, and its original's)
-        for function in dict.fromkeys((value, unwrap(value))):
+        original = unwrap(value)
+        for function in (value,) if original is value else (value, original):  # (a poly1d is callable, unhashable)
             if inspect.isfunction(function):
                 self.same_definition(self.constant(function), function)
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..analysis.activity import Activity
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
+from ..analysis.operands import refuse_numpy_own_meanings
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
@@ -96,11 +97,20 @@ class Emitter:
 
     def prologue(self) -> list[str]:
         lines = self.free_variables()
-        entry = self.operand_checks.on_entry if self.operand_checks is not None else ()
+        if self.operand_checks is None:  # typed, float and compiled versions run on exact types alone
+            return lines
+        heading = [self.comment(self.function.location)] if self.function.location is not None else []
+        entry = self.operand_checks.on_entry
         if entry:  # an object whose class has operators of its own is refused (analysis/operands.py)
             names = ", ".join(entry)
-            heading = [self.comment(self.function.location)] if self.function.location is not None else []
             lines += heading + [f"plain_arguments({names!r}, {names})"]
+            heading = []
+        # np.matrix, masked arrays, ... given or read: their functions compute otherwise (rules/helpers.py;
+        # plain_arguments refuses them too, their classes having operators of their own)
+        given = {p: p for p in self.function.params if p not in entry} | dict(self.function.free_reads)
+        if given:
+            names, values = ", ".join(given), ", ".join(given.values())
+            lines += heading + [f"numpy_meanings({names!r}, {values})"]
         return lines
 
     def free_variables(self) -> list[str]:
@@ -235,6 +245,7 @@ class Emitter:
         """Refuse a call given a differentiated value that s2sad cannot vouch for; where the receiver's
         type decides (``x.max()``: an array's, or a user class's ``.max``), the line refusing it as it runs."""
         where = self.location_of(op)
+        refuse_numpy_own_meanings(op, where)
         checks = [receiver_check("numpy_receiver", self.code(op.args[0]), op.callee.name, where)] \
             if op.numpy_receiver else []
         if check_call(op, self.activity.varied, differentiated, where, self.treatment):

@@ -16,7 +16,7 @@ import operator
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import closure
+from ..rules.helpers import NUMPY_OWN_MEANINGS, closure, numpy_meaning_refused
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_state import BUILTIN_NAMES, NormalizerState, atom_name
 from .normalize_syntax import (code_of, dotted_name, names_read_in_defaults, names_read_in_lambda, rebound_after,
@@ -111,6 +111,8 @@ class ExpressionNormalizer(NormalizerState):
         if not found(value):
             raise UnsupportedSyntaxError(f"name `{name}` is not defined", self.source.location(node),
                                          "define it before differentiating the function")
+        if isinstance(value, NUMPY_OWN_MEANINGS):  # (a poly1d, callable, would be bound as a constant)
+            raise numpy_meaning_refused(f"`{name}` is", value, self.source.location(node))
         if self.env.is_static_root(name):
             self.bind(name)
             return Const(name)
