@@ -23,7 +23,7 @@ import inspect
 import numpy as np
 
 from s2sad.errors import MissingRuleError
-from s2sad.registry import defrrule, restore_template_source
+from s2sad.registry import bound_to_rule, defrrule, restore_template_source
 from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, linear_call
 from s2sad.runtime.accumulate import add
 from s2sad.runtime.projection import is_float_like
@@ -62,8 +62,7 @@ def pushforward_rrule(forward, args: tuple, kwargs: dict, tangents: dict, ans):
     rule = forward.rule
     if rule.nondifferentiable:
         return ZERO, lambda g: ([NO_TANGENT] * len(args), {}, ZERO)
-    bound = forward.signature.bind(*args, **kwargs)
-    bound.apply_defaults()
+    bound = bound_to_rule(forward.signature, rule.name, args, kwargs)
     params = tuple(bound.arguments)
     values = tuple(bound.arguments.values())
     terms = []  # (parameter, term, pullback of the term: g -> (d tangent, d ans, {parameter: d value}))

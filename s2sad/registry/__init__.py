@@ -38,7 +38,7 @@ from functools import partial
 from types import BuiltinMethodType, ModuleType
 from typing import Any, Callable, TypeVar
 
-from ..errors import RuleError
+from ..errors import RuleError, UnsupportedArgumentsError
 from ..frontend.resolve import is_library
 from ..runtime.tangents import NO_TANGENT, Tangent, Thunk
 
@@ -58,6 +58,20 @@ TEMPLATES_MODULE = "s2sad.rules.templates"  # the module compiled templates say 
 
 _signatures_by_text: dict[str, inspect.Signature] = {}
 _signature_texts: dict[int, tuple[inspect.Signature, str]] = {}  # id -> (the signature, its text)
+
+
+def bound_to_rule(signature: inspect.Signature, name: str, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+    """A call's arguments bound to its rule's signature, defaults filled in; a call written with
+    ``*`` that the rule's signature does not take (``math.hypot(*xs)`` of three) is refused as the
+    same call written out is (codegen/core.py ``bound_parameters``), not a TypeError."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise UnsupportedArgumentsError(
+            f"the call of `{name}` does not match its rule's signature ({signature}): {error}",
+            hint="pass the arguments the rule's signature names, or compute the value from ones it takes") from None
+    bound.apply_defaults()
+    return bound
 
 
 def signature_from_text(text: str) -> inspect.Signature:
@@ -146,9 +160,7 @@ class Rule:
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """All parameter values in signature order, defaults filled in."""
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
+        return tuple(bound_to_rule(self.signature, self.name, args, kwargs).arguments.values())
 
     def positional_slots(self, count: int) -> list[tuple[str, int | None]]:
         """For each positional argument of a call: its parameter, and its index within ``*args``."""

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from ..runtime.accumulate import add
 from ..runtime.tangents import ZERO, fit, is_zero
-from . import Rule, compile_template, forget_generated, method_rule, registered_rules, rule_for, signature_from_text
+from . import Rule, bound_to_rule, compile_template, forget_generated, method_rule, registered_rules, rule_for, signature_from_text
 
 __all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -73,9 +73,7 @@ class ForwardRule:
         if self.rule.nondifferentiable:
             return ZERO
 
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        values = tuple(bound.arguments.values())
+        values = tuple(bound_to_rule(self.signature, self.rule.name, args, kwargs).arguments.values())
         total = ZERO
         for param, tangent in tangents.items():
             jvp = self.jvp_function(param)

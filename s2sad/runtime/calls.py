@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import MissingRuleError
 from ..frontend.resolve import describe_callee, is_library
-from ..registry import registry_generation, rule_for
+from ..registry import bound_to_rule, registry_generation, rule_for
 from ..registry.forward import forward_rule
 from ..transform import transformed_call, transformed_forward_call
 from ..transformed import CotangentTuple
@@ -191,7 +191,11 @@ def value_call_jvp(function, ans, args: tuple, tangents: tuple, keyword_tangents
     every = (ZERO,) * len(held_args) + tuple(tangents)
     forward = forward_rule(target)
     if forward is not None:
-        given = dict(forward.signature.bind_partial(*every).arguments)  # *args collect their tangents in a tuple
+        try:
+            given = dict(forward.signature.bind_partial(*every).arguments)  # *args collect their tangents in a tuple
+        except TypeError:  # more arguments than the rule takes (`math.hypot(*xs)` of three): says so, located
+            bound_to_rule(forward.signature, forward.rule.name, held_args + tuple(args), keywords)
+            raise
         given.update(keyword_tangents_by_parameter(forward, keyword_tangents, describe_callee(target)))
         return forward.pushforward(held_args + tuple(args), keywords, given, ans)
     if _user_class(target):
