@@ -95,7 +95,9 @@ def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, si
     text = FLOAT_LANE_TEMPLATE.format(
         params=", ".join(params),
         **_check_words(current),
-        floats=" and ".join(f"{params[p]}.__class__ is float" for p in positions),
+        # the differentiated parameters, and those the body's entry test wants to be floats (left to the lane)
+        floats=" and ".join(f"{name}.__class__ is float" for name in params
+                            if name in [params[p] for p in positions] or inlined and name in inlined.tested),
         gradients=", ".join(gradients) + ("," if len(gradients) == 1 else ""),
         slots=", ".join(slots) + ("," if len(slots) == 1 else ""),
         gradient_floats=" and ".join(f"{g}.__class__ is float" for g in gradients),
@@ -137,9 +139,11 @@ class _Inlined:
     """What of a generated gradient for floats a lane writes into itself: its parameters, its
     statements but the last, and what that last returns (the value, the cotangents)."""
 
-    def __init__(self, function, definition, params, value, cotangents):
+    def __init__(self, function, definition, params, value, cotangents, tested=(), body=None):
         self.function, self.definition = function, definition
         self.params, self.value, self.cotangents = params, value, cotangents
+        # the parameters its entry test requires to be Python floats, where that test is left to the lane
+        self.tested, self.body = tested, body if body is not None else definition.body[:-1]
 
 
 def _inlined(gradient_for_floats, count: int):
@@ -181,8 +185,35 @@ def _inlined(gradient_for_floats, count: int):
             and len(last.value.elts[1].elts) == count + 1
             and all(isinstance(element, simple) for element in last.value.elts[1].elts)):
         return None
-    return _Inlined(gradient_for_floats, definition, [argument.arg for argument in arguments.args],
-                    ast.unparse(last.value.elts[0]), [ast.unparse(element) for element in last.value.elts[1].elts])
+    params = [argument.arg for argument in arguments.args]
+    tested = _floats_tested(body[0], params) if body else None
+    return _Inlined(gradient_for_floats, definition, params, ast.unparse(last.value.elts[0]),
+                    [ast.unparse(element) for element in last.value.elts[1].elts],
+                    tested or (), body[1:] if tested else body)
+
+
+def _floats_tested(statement, params) -> list | None:
+    """The parameters a generated entry test ``if not (p.__class__ is float and ...): return None``
+    requires to be Python floats (the lane tests them instead: once, not twice), or None for any
+    other statement."""
+    import ast
+
+    if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1
+            and isinstance(statement.body[0], ast.Return) and isinstance(statement.body[0].value, ast.Constant)
+            and statement.body[0].value.value is None
+            and isinstance(statement.test, ast.UnaryOp) and isinstance(statement.test.op, ast.Not)):
+        return None
+    test = statement.test.operand
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    tested = []
+    for one in tests:
+        if not (isinstance(one, ast.Compare) and len(one.ops) == 1 and isinstance(one.ops[0], ast.Is)
+                and isinstance(one.left, ast.Attribute) and one.left.attr == "__class__"
+                and isinstance(one.left.value, ast.Name) and one.left.value.id in params
+                and isinstance(one.comparators[0], ast.Name) and one.comparators[0].id == "float"):
+            return None
+        tested.append(one.left.value.id)
+    return tested
 
 
 def _same_code(tree, code) -> bool:
@@ -226,7 +257,7 @@ def _spliced(text: str, inlined: _Inlined):
                 for index, statement in enumerate(statements):
                     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name) \
                             and statement.value.id == "GRADIENT_FOR_FLOATS_BODY":
-                        statements[index:index + 1] = copy.deepcopy(inlined.definition.body[:-1])
+                        statements[index:index + 1] = copy.deepcopy(inlined.body)
                         namespace = dict(inlined.function.__globals__)
                         exec(compile(lane, inlined.function.__code__.co_filename, "exec"), namespace)
                         return namespace["make"]
