@@ -103,9 +103,7 @@ def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, si
     text = FLOAT_LANE_TEMPLATE.format(
         params=", ".join(params),
         **_check_words(current, count),
-        # the differentiated parameters, and those the body's entry test wants to be floats (left to the lane)
-        floats=" and ".join(f"{name}.__class__ is float" for name in params
-                            if name in [params[p] for p in positions] or inlined and name in inlined.tested),
+        floats=" and ".join(_kinds_tested(params, positions, inlined)),
         gradients=", ".join(gradients) + ("," if len(gradients) == 1 else ""),
         slots=", ".join(slots) + ("," if len(slots) == 1 else ""),
         gradient_floats=" and ".join(f"{g}.__class__ is float" for g in gradients),
@@ -121,6 +119,13 @@ def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, si
         text = text.replace(" " * 16 + "GRADIENT_FOR_FLOATS_BODY\n",
                             _indented(CALLED_BODY.format(params=", ".join(params)), 4))
     return text
+
+
+def _kinds_tested(params, positions, inlined) -> list[str]:
+    """The lane's tests of its arguments' classes: the differentiated ones are floats, and whatever the
+    body's entry test wanted (left to the lane: see _floats_tested)."""
+    tests = [f"{params[p]}.__class__ is float" for p in positions]
+    return tests + [test for test in (inlined.tested if inlined else ()) if test not in tests]
 
 
 def _check_words(current, count: int | None = None) -> dict:
@@ -166,7 +171,7 @@ class _Inlined:
     def __init__(self, function, definition, params, value, cotangents, tested=(), body=None):
         self.function, self.definition = function, definition
         self.params, self.value, self.cotangents = params, value, cotangents
-        # the parameters its entry test requires to be Python floats, where that test is left to the lane
+        # the tests of its entry test (each a parameter's class), where that test is left to the lane
         self.tested, self.body = tested, body if body is not None else definition.body[:-1]
 
 
@@ -217,9 +222,9 @@ def _inlined(gradient_for_floats, count: int):
 
 
 def _floats_tested(statement, params) -> list | None:
-    """The parameters a generated entry test ``if not (p.__class__ is float and ...): return None``
-    requires to be Python floats (the lane tests them instead: once, not twice), or None for any
-    other statement."""
+    """The tests of a generated entry test ``if not (x.__class__ is float and (n.__class__ is float or
+    n.__class__ is int) ...): return None`` (each a parameter's class), which the lane makes instead:
+    once, not twice; None for any other statement."""
     import ast
 
     if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1
@@ -231,13 +236,24 @@ def _floats_tested(statement, params) -> list | None:
     tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     tested = []
     for one in tests:
-        if not (isinstance(one, ast.Compare) and len(one.ops) == 1 and isinstance(one.ops[0], ast.Is)
-                and isinstance(one.left, ast.Attribute) and one.left.attr == "__class__"
-                and isinstance(one.left.value, ast.Name) and one.left.value.id in params
-                and isinstance(one.comparators[0], ast.Name) and one.comparators[0].id == "float"):
+        kinds = one.values if isinstance(one, ast.BoolOp) and isinstance(one.op, ast.Or) else [one]
+        owners = {_class_tested(kind, params) for kind in kinds}  # (one parameter's classes)
+        if len(owners) != 1 or None in owners:
             return None
-        tested.append(one.left.value.id)
+        tested.append(f"({ast.unparse(one)})" if len(kinds) > 1 else ast.unparse(one))
     return tested
+
+
+def _class_tested(node, params) -> str | None:
+    """``p`` for a test ``p.__class__ is float`` (or ``int``) of a parameter ``p``, else None."""
+    import ast
+
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is)
+            and isinstance(node.left, ast.Attribute) and node.left.attr == "__class__"
+            and isinstance(node.left.value, ast.Name) and node.left.value.id in params
+            and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in ("float", "int")):
+        return node.left.value.id
+    return None
 
 
 def _same_code(tree, code) -> bool:

@@ -481,3 +481,16 @@ def test_an_error_in_the_body_grads_function_runs_names_the_users_line(modules):
         gradient(X, 0.0)
     notes = "\n".join(getattr(raised.value, "__notes__", []))
     assert "return v / y" in notes and ".py:7" in notes, notes
+
+
+def test_a_lane_tests_what_the_bodys_entry_test_wanted_of_a_parameter_not_differentiated(modules, long_way_calls):
+    """``grad(s)`` (x alone): the gradient for floats takes `y` a float or an int, and the lane tests
+    that in its stead; a bool, neither, is served by the general code."""
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s)
+    warm(gradient, X, Y)
+    assert "s2sad_" in gradient.__code__.co_filename
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y,))
+    assert_gradients(gradient(X, 2), (math.cos(X) * 2,))
+    assert_lane_taken(gradient, (X, 2), long_way_calls)
+    assert_gradients(gradient(X, True), (math.cos(X),))
