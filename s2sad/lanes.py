@@ -28,6 +28,8 @@ another kind than the lane expects is handed over as the general lane does
 """
 from __future__ import annotations
 
+import threading
+
 FLOAT_LANE_TEMPLATE = """\
 def make(refuse, handed_back, registry, generation, function, gradient_for_floats{check_params}):
     def gradient_of_floats({params}):
@@ -370,12 +372,22 @@ def warm_up(made_by_entry, lane) -> bool:
     reads the values its code was made with); False where it does not go (no lane body to write in, a
     name of the lane's that the entry's own code uses, or an entry already warmed up). The lane's test
     is the lane's: a call it does not serve, or code no longer current, runs the entry's own code."""
+    warm = getattr(lane, "__s2sad_warm__", None)
+    if warm is None:
+        return False
+    with _warming:  # (two threads warming one entry up: the values and the code are one lane's)
+        return _warmed(made_by_entry, warm)
+
+
+_warming = threading.Lock()
+
+
+def _warmed(made_by_entry, warm) -> bool:
     import ast
     import copy
 
-    warm = getattr(lane, "__s2sad_warm__", None)
     namespace = made_by_entry.__globals__
-    if warm is None or made_by_entry.__code__ is not _ENTRY_CODE or "__s2sad_warm__" in namespace:
+    if made_by_entry.__code__ is not _ENTRY_CODE or "__s2sad_warm__" in namespace:
         return False
     read = {node.id for node in ast.walk(warm.statement) if isinstance(node, ast.Name)}
     if read & set(_ENTRY_NAMES) or any(name in namespace and namespace[name] is not warm.values[name]
