@@ -28,7 +28,7 @@ from .frontend.resolve import unwrap as _unwrap
 from .runtime.tangents import NO_TANGENT, ZERO
 from .transform import generated_rrule, transformed_call
 from .transformed import repeatable
-from .lanes import array_lane, float_lane
+from .lanes import array_lane, entry, float_lane, warm_up
 from .higher import derivative
 from .arguments import bind_arguments, collects_arguments, differentiated_positions, hand_over, hand_to_rule, seed_for, split_aux
 from .runtime.projection import is_float_like
@@ -223,21 +223,6 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
     lanes = {}
     written_lanes = {}  # number of arguments -> the lane written out (lanes[count][6]) where there is one
 
-    @functools.wraps(_unwrap(f))
-    def differentiated_f(*args, **kwargs):
-        # the lane written out, which checks that it is current (lanes.py); a frame of its own, small, with no
-        # cells (the rest's comprehensions would make `args` one at every call)
-        written = None if kwargs else written_lanes.get(len(args))
-        if written is not None:
-            try:
-                done = written(*args)
-            except BaseException as error:
-                point_at_user_source(error)
-                raise
-            if done is not None:
-                return done
-        return called(args, kwargs)
-
     def called(args, kwargs):
         """A call the lane written out did not serve: the general lane, or the long way."""
         lane = None if kwargs else lanes.get(len(args))
@@ -320,6 +305,7 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
                                         rrule.__s2sad_current__, written)
                     if written is not None:
                         written_lanes[len(args)] = written
+                        warm_up(entry_f, written)  # a float lane's test and body in grad's function itself, once
                     else:
                         written_lanes.pop(len(args), None)
         output, aux = split_aux(y, has_aux, name) if has_aux else (y, None)
@@ -364,6 +350,11 @@ def _differentiated(f, argnums, has_aux: bool, with_value: bool, holomorphic: bo
             return ((output, aux) if has_aux else output), gradient
         return (gradient, aux) if has_aux else gradient
 
+    # the function returned: the lane written out for the call's number of arguments (which checks that it is
+    # current), else `called`; a frame of its own, small, with no cells (lanes.entry), whose code becomes a float
+    # lane's once one is made (lanes.warm_up)
+    entry_f = functools.wraps(_unwrap(f))(entry(written_lanes, called, point_at_user_source))
+    differentiated_f = entry_f
     if compile and not (has_aux or holomorphic):  # Numba for calls of Python floats (compiled.py)
         from .compiled import compiled_first
         differentiated_f = compiled_first(differentiated_f, f, argnums, with_value)

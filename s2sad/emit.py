@@ -43,6 +43,19 @@ import numba  # noqa: E402
 {name}_grad = numba.njit(cache=True)({entry})
 '''
 
+LOCK_TEMPLATE = '''
+
+# Numba's disk cache, locked for processes that fill it at the same time (a copy of s2sad/numba_cache.py,
+# installed once per process: this file runs without s2sad, and shares the lock with it where both run).
+def _lock_numba_cache():
+{code}
+
+    install()
+
+
+_lock_numba_cache()
+'''
+
 BIND_TEMPLATE = '''
 
 # The names above that come from `{name}`'s module, bound by importing that module (not parsing it).
@@ -65,9 +78,10 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                "forward": f"{name}_jvp (value, tangent; tangents after the arguments, for {', '.join(wrt)})",
                "compiled": f"{name}_grad (value and gradients, compiled by Numba), ACCEPTS (the calls it serves)"}[mode]
     options = (f" --wrt {','.join(wrt)}" if wrt else "") + {"forward": " --mode forward", "compiled": " --compile"}.get(mode, "")
-    text = HEADER.format(qualname=original.__qualname__, source=os.path.basename(source_file), digest=digest,
-                         version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
-                         target=target, options=options) + body.rstrip() + "\n"
+    header = HEADER.format(qualname=original.__qualname__, source=os.path.basename(source_file), digest=digest,
+                           version=__version__, mode=mode, wrt=", ".join(wrt) or "nothing", defines=defines,
+                           target=target, options=options)
+    text = header + body.rstrip() + "\n"
     if mode == "compiled" and "'compiled_forward'" in generated:
         callees = sorted(set(re.findall(r"'compiled_forward', \('env', '([\w.]+)'\)", generated)))
         raise S2SADError(f"--compile: the compiled gradient of {original.__qualname__} calls the split compiled forms "
@@ -75,6 +89,8 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                          "an emitted file cannot run them without s2sad",
                          hint="use s2sad.grad(..., compile=True) in the program, or emit without --compile")
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
+        # first: the code's dispatchers (cache=True) read and write the cache from their first call on
+        text = header + _numba_cache_text() + "\n" + body.rstrip() + "\n"
         text = re.sub(r"^from s2sad\.compiled_helpers import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
@@ -125,6 +141,17 @@ def _compiled_helpers_text(_match) -> str:
     code = re.sub(r"^__all__ = \[.*?\]\n+", "", code, count=1, flags=re.MULTILINE | re.DOTALL)
     return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
             "# (a copy of s2sad/compiled_helpers.py: this file runs without s2sad).\n" + code + "\n")
+
+
+def _numba_cache_text() -> str:
+    """LOCK_TEMPLATE filled in with s2sad/numba_cache.py's code, a function's body (its names stay its own)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_cache.py")
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    code = code[code.index('"""', 3) + 3:].replace("from __future__ import annotations\n", "").strip()
+    code = re.sub(r"\n\n\n+", "\n\n", code)  # (a module's two blank lines between definitions: one, in a function)
+    return LOCK_TEMPLATE.format(code="".join(f"    {line}" if line.strip() else "\n"
+                                             for line in code.splitlines(keepends=True)))
 
 
 def write_new(path: str, text: str, force: bool) -> None:

@@ -15,8 +15,9 @@ positions, from the templates below: the same tests as the general lane, named o
 the staleness check among them, written out too (the registry's generation read where it is
 kept, the check's chain of ``is`` tests in the lane's own text). The float lane has the
 generated gradient for floats' body written into it, read from the generated module and
-compiled under that module's file name and line numbers: a warm scalar call is two Python
-calls (``grad``'s function and its lane) where it was four. It
+compiled under that module's file name and line numbers. The function ``grad`` returns
+(``entry``) then takes the first such lane's test and body into its own code (``warm_up``): a
+warm scalar call is one Python call, where it was four. A lane
 returns what the call returns, or None when the call is not one it serves (an argument of
 another type, or code no longer current), before running anything: the general lane, or
 the long way, then serves it. The array lane calls the typed rrule and its pullback itself,
@@ -26,6 +27,8 @@ another kind than the lane expects is handed over as the general lane does
 (``handed_back``), from what was computed: nothing runs twice.
 """
 from __future__ import annotations
+
+import threading
 
 FLOAT_LANE_TEMPLATE = """\
 def make(refuse, handed_back, registry, generation, function, gradient_for_floats{check_params}):
@@ -80,7 +83,14 @@ def float_lane(gradient_for_floats, count: int, positions: tuple, with_value: bo
     if inlined is not None:
         made = _spliced(_float_lane_text(inlined, count, positions, with_value, single, current), inlined)
         if made is not None:
-            return made(*values)
+            make, tree, namespace = made
+            lane = make(*values)
+            if current is not None and not _returns(inlined.body):  # (a `return` in it would return from grad's function)
+                names = [argument.arg for argument in tree.body[0].args.args]
+                lane.__s2sad_warm__ = _Warm(tree.body[0].body[0].body[0], count, inlined.params,
+                                            {**namespace, **dict(zip(names, values))},
+                                            inlined.function.__code__.co_filename)
+            return lane
     return _made(_float_lane_text(None, count, positions, with_value, single, current), *values)
 
 
@@ -94,8 +104,8 @@ def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, si
     value = inlined.value if inlined else "value"
     text = FLOAT_LANE_TEMPLATE.format(
         params=", ".join(params),
-        **_check_words(current),
-        floats=" and ".join(f"{params[p]}.__class__ is float" for p in positions),
+        **_check_words(current, count),
+        floats=" and ".join(_kinds_tested(params, positions, inlined)),
         gradients=", ".join(gradients) + ("," if len(gradients) == 1 else ""),
         slots=", ".join(slots) + ("," if len(slots) == 1 else ""),
         gradient_floats=" and ".join(f"{g}.__class__ is float" for g in gradients),
@@ -113,16 +123,39 @@ def _float_lane_text(inlined, count: int, positions: tuple, with_value: bool, si
     return text
 
 
-def _check_words(current) -> dict:
+def _kinds_tested(params, positions, inlined) -> list[str]:
+    """The lane's tests of its arguments' classes: the differentiated ones are floats, and whatever the
+    body's entry test wanted (left to the lane: see _floats_tested)."""
+    tests = [f"{params[p]}.__class__ is float" for p in positions]
+    return tests + [test for test in (inlined.tested if inlined else ()) if test not in tests]
+
+
+def _check_words(current, count: int | None = None) -> dict:
     """The template's ``check`` (the test that the code is current, an expression) and
     ``check_params`` (the names it reads besides ``function``), from ``current``: the check's
-    tests written out where it has them in words (validity.py: ``__s2sad_tests__``), else a call."""
+    tests written out where it has them in words (validity.py: ``__s2sad_tests__``), else a call.
+    ``count``: the lane serves calls of that many positional arguments and no keywords (see _all_given)."""
     if current is None:
         return {"check": "True", "check_params": ""}
     tests = getattr(current[0], "__s2sad_tests__", None)
     if tests is None:
         return {"check": "check(function)", "check_params": ", check"}
-    return {"check": f"({tests[0]})", "check_params": "".join(f", {name}" for name in tests[1])}
+    words = tests[0]
+    if count is not None and _all_given(current[1], count):
+        words = " and ".join(test for test in tests[2] if test not in tests[3]) or "True"
+    return {"check": f"({words})", "check_params": "".join(f", {name}" for name in tests[1])}
+
+
+def _all_given(function, count: int) -> bool:
+    """Whether a call of ``count`` positional arguments gives ``function`` every parameter it has:
+    then its defaults are never read, and a lane's check need not test that they are still the
+    ones its code was made with (the test of its code stays, so a code with other parameters is
+    noticed). Two of the six tests of a scalar function's check, a sixth of a warm call."""
+    import inspect
+
+    code = getattr(function, "__code__", None)
+    return code is not None and count == code.co_argcount and not code.co_kwonlyargcount \
+        and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
 
 
 def _check_values(current) -> tuple:
@@ -137,9 +170,11 @@ class _Inlined:
     """What of a generated gradient for floats a lane writes into itself: its parameters, its
     statements but the last, and what that last returns (the value, the cotangents)."""
 
-    def __init__(self, function, definition, params, value, cotangents):
+    def __init__(self, function, definition, params, value, cotangents, tested=(), body=None):
         self.function, self.definition = function, definition
         self.params, self.value, self.cotangents = params, value, cotangents
+        # the tests of its entry test (each a parameter's class), where that test is left to the lane
+        self.tested, self.body = tested, body if body is not None else definition.body[:-1]
 
 
 def _inlined(gradient_for_floats, count: int):
@@ -181,8 +216,46 @@ def _inlined(gradient_for_floats, count: int):
             and len(last.value.elts[1].elts) == count + 1
             and all(isinstance(element, simple) for element in last.value.elts[1].elts)):
         return None
-    return _Inlined(gradient_for_floats, definition, [argument.arg for argument in arguments.args],
-                    ast.unparse(last.value.elts[0]), [ast.unparse(element) for element in last.value.elts[1].elts])
+    params = [argument.arg for argument in arguments.args]
+    tested = _floats_tested(body[0], params) if body else None
+    return _Inlined(gradient_for_floats, definition, params, ast.unparse(last.value.elts[0]),
+                    [ast.unparse(element) for element in last.value.elts[1].elts],
+                    tested or (), body[1:] if tested else body)
+
+
+def _floats_tested(statement, params) -> list | None:
+    """The tests of a generated entry test ``if not (x.__class__ is float and (n.__class__ is float or
+    n.__class__ is int) ...): return None`` (each a parameter's class), which the lane makes instead:
+    once, not twice; None for any other statement."""
+    import ast
+
+    if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1
+            and isinstance(statement.body[0], ast.Return) and isinstance(statement.body[0].value, ast.Constant)
+            and statement.body[0].value.value is None
+            and isinstance(statement.test, ast.UnaryOp) and isinstance(statement.test.op, ast.Not)):
+        return None
+    test = statement.test.operand
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    tested = []
+    for one in tests:
+        kinds = one.values if isinstance(one, ast.BoolOp) and isinstance(one.op, ast.Or) else [one]
+        owners = {_class_tested(kind, params) for kind in kinds}  # (one parameter's classes)
+        if len(owners) != 1 or None in owners:
+            return None
+        tested.append(f"({ast.unparse(one)})" if len(kinds) > 1 else ast.unparse(one))
+    return tested
+
+
+def _class_tested(node, params) -> str | None:
+    """``p`` for a test ``p.__class__ is float`` (or ``int``) of a parameter ``p``, else None."""
+    import ast
+
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is)
+            and isinstance(node.left, ast.Attribute) and node.left.attr == "__class__"
+            and isinstance(node.left.value, ast.Name) and node.left.value.id in params
+            and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in ("float", "int")):
+        return node.left.value.id
+    return None
 
 
 def _same_code(tree, code) -> bool:
@@ -196,8 +269,8 @@ def _same_code(tree, code) -> bool:
 
 
 def _spliced(text: str, inlined: _Inlined):
-    """The lane's ``make``, with the body of ``inlined`` where the template says
-    GRADIENT_FOR_FLOATS_BODY; compiled in the generated module's name and a copy of its
+    """``(make, its tree, the generated module's namespace)``: the lane's ``make``, with the body of
+    ``inlined`` where the template says GRADIENT_FOR_FLOATS_BODY; compiled in the generated module's name and a copy of its
     namespace (the values its body reads were bound when it was loaded, and do not change), the
     lane's own lines numbered as the gradient's ``def`` line. None if a name of the lane's is
     one the body reads or assigns."""
@@ -226,15 +299,125 @@ def _spliced(text: str, inlined: _Inlined):
                 for index, statement in enumerate(statements):
                     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Name) \
                             and statement.value.id == "GRADIENT_FOR_FLOATS_BODY":
-                        statements[index:index + 1] = copy.deepcopy(inlined.definition.body[:-1])
+                        statements[index:index + 1] = copy.deepcopy(inlined.body)
                         namespace = dict(inlined.function.__globals__)
                         exec(compile(lane, inlined.function.__code__.co_filename, "exec"), namespace)
-                        return namespace["make"]
+                        return namespace["make"], lane, inlined.function.__globals__
     return None
 
 
 def _indented(text: str, levels: int) -> str:
     return "".join(" " * (4 * levels) + line + "\n" for line in text.splitlines())
+
+
+# The function grad and value_and_grad return. Its globals are a namespace of its own, so that once a
+# float lane is made its code can become the lane's (warm_up): one Python call for a warm scalar call.
+ENTRY_TEMPLATE = '''\
+def differentiated_f(*args, **kwargs):
+    # the lane written out, which checks that it is current; else the general lane, or the long way (api)
+    written = None if kwargs else written_lanes.get(len(args))
+    if written is not None:
+        try:
+            done = written(*args)
+        except BaseException as error:
+            point_at_user_source(error)
+            raise
+        if done is not None:
+            return done
+    return called(args, kwargs)
+'''
+
+# The entry with a float lane's test and body written into it, ahead of the entry's own code (ENTRY_BODY),
+# which serves what the lane does not (LANE falls through when it does not serve the call).
+WARM_TEMPLATE = '''\
+def differentiated_f(*args, **kwargs):
+    if not kwargs and len(args) == COUNT:
+        PARAMS = args
+        try:
+            LANE
+        except BaseException as error:
+            point_at_user_source(error)
+            raise
+    ENTRY_BODY
+'''
+
+_ENTRY_CODE = compile(ENTRY_TEMPLATE, "<s2sad grad>", "exec").co_consts[0]
+_ENTRY_NAMES = ("written_lanes", "called", "point_at_user_source", "args", "kwargs", "written", "done", "error")
+
+
+def entry(written_lanes: dict, called, point_at_user_source):
+    """The function ``grad(f)`` returns, before ``functools.wraps``: ENTRY_TEMPLATE's, in a namespace of
+    its own. ``written_lanes``: number of arguments -> lane (returns what the call returns, or None);
+    ``called(args, kwargs)``: the rest."""
+    import builtins
+    import types
+
+    namespace = {"__builtins__": builtins, "__name__": __name__, "written_lanes": written_lanes, "called": called,
+                 "point_at_user_source": point_at_user_source}
+    return types.FunctionType(_ENTRY_CODE, namespace, "differentiated_f")
+
+
+class _Warm:
+    """What ``warm_up`` writes into an entry: a float lane's test-and-body statement (its tree), the
+    number and names of the parameters it reads, the values of the names it reads, its file name."""
+
+    def __init__(self, statement, count: int, params: list, values: dict, filename: str):
+        self.statement, self.count, self.params, self.values, self.filename = statement, count, params, values, filename
+
+
+def warm_up(made_by_entry, lane) -> bool:
+    """Make ``made_by_entry`` (``entry``'s function) run ``lane``'s test and body itself, a float lane
+    ``float_lane`` made with its body written in: a warm scalar call is then one Python call. Once per
+    entry (its namespace then holds the lane's values, which are never replaced: a thread running it
+    reads the values its code was made with); False where it does not go (no lane body to write in, a
+    name of the lane's that the entry's own code uses, or an entry already warmed up). The lane's test
+    is the lane's: a call it does not serve, or code no longer current, runs the entry's own code."""
+    warm = getattr(lane, "__s2sad_warm__", None)
+    if warm is None:
+        return False
+    with _warming:  # (two threads warming one entry up: the values and the code are one lane's)
+        return _warmed(made_by_entry, warm)
+
+
+_warming = threading.Lock()
+
+
+def _warmed(made_by_entry, warm) -> bool:
+    import ast
+    import copy
+
+    namespace = made_by_entry.__globals__
+    if made_by_entry.__code__ is not _ENTRY_CODE or "__s2sad_warm__" in namespace:
+        return False
+    read = {node.id for node in ast.walk(warm.statement) if isinstance(node, ast.Name)}
+    if read & set(_ENTRY_NAMES) or any(name in namespace and namespace[name] is not warm.values[name]
+                                       for name in read if name in warm.values):
+        return False
+    tree = ast.parse(WARM_TEMPLATE)
+    function = tree.body[0]
+    served = function.body[0]
+    served.test.values[1].comparators[0] = ast.Constant(warm.count)
+    served.body[0].targets[0] = ast.Tuple([ast.Name(p, ast.Store()) for p in warm.params], ast.Store())
+    function.body[1:] = ast.parse(ENTRY_TEMPLATE).body[0].body
+    line = warm.statement.lineno  # (the lane's own lines are numbered so: the gradient's `def` line)
+    for node in ast.walk(tree):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    served.body[1].body[0] = copy.deepcopy(warm.statement)  # the body's lines keep their numbers
+    code = next(constant for constant in compile(tree, warm.filename, "exec").co_consts
+                if hasattr(constant, "co_code") and constant.co_name == "differentiated_f")
+    for name, value in warm.values.items():
+        namespace.setdefault(name, value)
+    namespace["__s2sad_warm__"] = True
+    made_by_entry.__code__ = code
+    return True
+
+
+def _returns(statements) -> bool:
+    import ast
+
+    return any(isinstance(node, ast.Return) for statement in statements for node in ast.walk(statement))
 
 
 ARRAY_LANE_TEMPLATE = '''\

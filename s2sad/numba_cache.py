@@ -8,8 +8,9 @@ many types) both take number 1, and the index can end up naming, for one type, t
 the code compiled for the other. A later process then runs that code on arguments it was not
 made for: wrong numbers, or NumPy's "unable to broadcast", from compiled gradients (seen in
 session 15). Here each save and each load of an index holds an exclusive lock on a file beside it,
-so a reader sees an index and data files one writer left together. (A file written by
-``s2sad emit --compile`` runs with Numba alone, without this lock.)
+so a reader sees an index and data files one writer left together. A file written by
+``s2sad emit --compile`` carries this module's code and installs the lock itself (emit.py), so
+this module imports nothing but the standard library and Numba.
 """
 from __future__ import annotations
 

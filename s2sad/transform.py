@@ -21,7 +21,7 @@ from . import cache
 from .version import __version__
 from .errors import NotCompiledError, S2SADError
 from .rules import helpers
-from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, rule_for
+from .registry import load_optional_rules, all_method_rules, all_rules, forget_generated, registry_generation, registry_version, rule_for
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
@@ -75,8 +75,8 @@ def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
     keys of functions that use scipy.
     """
     global _registry_fingerprint
-    generation = registry_generation()
-    if _registry_fingerprint is None or _registry_fingerprint[0] != (generation, libraries):
+    version = registry_version()  # (an optional library's rules loaded change it, but not the generation)
+    if _registry_fingerprint is None or _registry_fingerprint[0] != (version, libraries):
         # Computed once per process and registry state, but on every warm start: one hash
         # over every rule's text (a few hundred rules), not one per rule.
         texts = [rule.fingerprint_text() for rule in sorted(all_rules(), key=lambda r: r.name)
@@ -85,7 +85,7 @@ def registry_fingerprint(libraries: frozenset = frozenset()) -> str:
         texts += [f"{owner.__module__}.{owner.__qualname__}.{name}->{rule.name}" for (owner, name), rule in
                   sorted(all_method_rules().items(), key=lambda item: (item[0][0].__qualname__, item[0][1]))]
         digest = hashlib.sha256("\n".join(texts).encode())
-        _registry_fingerprint = ((generation, libraries), digest.hexdigest())
+        _registry_fingerprint = ((version, libraries), digest.hexdigest())
     return _registry_fingerprint[1]
 
 
@@ -101,11 +101,11 @@ _forward_fingerprint: tuple[int, str] | None = None
 
 def _forward_rules_fingerprint() -> str:
     """``forward_rules.forward_fingerprint()``, once per registry state (registering a
-    forward rule bumps the registry's generation, as any rule does)."""
+    forward rule changes the registry's version, as any rule does)."""
     global _forward_fingerprint
-    generation = registry_generation()
-    if _forward_fingerprint is None or _forward_fingerprint[0] != generation:
-        _forward_fingerprint = (generation, forward_fingerprint())
+    version = registry_version()
+    if _forward_fingerprint is None or _forward_fingerprint[0] != version:
+        _forward_fingerprint = (version, forward_fingerprint())
     return _forward_fingerprint[1]
 
 

@@ -104,10 +104,8 @@ def used_twice_grad_floats(x):
     y = x * x
     # sources.py:12: return y + x
     result = y + x
-    dresult = 1.0
     # sources.py:12: return y + x
-    dy = dresult
-    dx = dresult
+    dx = 1.0
     # sources.py:11: y = x * x
     dx = dx + x
     dx = dx + x
@@ -310,11 +308,9 @@ def clipped_square_grad_floats(x):
     else:
         # sources.py:30: y = x * x
         y = x * x
-    dy = 1.0
     # sources.py:27: if x > 1.0:
     if x_gt_1_0:
         # sources.py:28: y = 2.0 * x - 1.0
-        dx_mul_2_0 = dy
         dx = 2.0
     else:
         # sources.py:30: y = x * x

@@ -14,6 +14,7 @@ defaults check only the numbers after a warm-up: whichever way the call takes, i
 be stale.
 """
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -300,12 +301,9 @@ def test_mixed_lane_uses_a_monkeypatched_numpy_function(modules, long_way_calls,
 
 # ---------------------------------------------------------------------- the lanes written out with their check (lanes.py)
 def written_lane(gradient, count):
-    """The lane written out for calls of ``count`` arguments (api._differentiated's written_lanes)."""
-    for cell in gradient.__closure__:
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
+    """The lane written out for calls of ``count`` arguments (api._differentiated's written_lanes, in the
+    namespace of the function grad returns: lanes.entry)."""
+    for value in (gradient.__globals__.get("written_lanes"),):
         if isinstance(value, dict) and value and all(callable(v) for v in value.values()) and \
                 getattr(value.get(count), "__name__", "") in ("gradient_of_floats", "gradient_of_array"):
             return value[count]
@@ -404,3 +402,95 @@ def test_a_body_whose_value_has_a_lane_name_is_called(modules, long_way_calls):
     dx, dy = gradient(X, math.nan)
     first_dx, first_dy = s2sad.grad(m.f, argnums=(0, 1))(X, math.nan)  # a first call: the long way
     assert math.isnan(dx) and math.isnan(first_dx) and dy == first_dy == math.sin(X)
+
+
+# ---------------------------------------------------------------------- grad's own function running the lane (lanes.warm_up)
+def test_a_warm_scalar_call_is_one_python_call(modules, long_way_calls):
+    """Once its float lane is made, the function grad returned runs the lane's test and the gradient's
+    body itself: no other Python function is called (math's functions are C)."""
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert "s2sad_" in gradient.__code__.co_filename  # the generated module's lines, written in
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        got = gradient(X, Y)
+    finally:
+        sys.setprofile(None)
+    assert called == ["differentiated_f"]
+    assert_gradients(got, (math.cos(X) * Y, math.sin(X)))
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    assert_gradients(s2sad.grad(m.s)(X, 2), (math.cos(X) * 2,))  # an int: not the lane's call, served as before
+    with pytest.raises(s2sad.errors.ArgumentError, match="out of range"):  # refused as before
+        gradient(X, y=Y)
+
+
+EVERY_PARAMETER = """
+    def p(x, y=2.0):
+        return x * x * y
+
+    def s(x, y):
+        return x * y * y
+
+    def q(x, y, *, a=2.0):
+        return a * x * y
+"""
+
+
+def test_a_lane_for_calls_giving_every_parameter_reads_no_defaults_but_its_code(modules, long_way_calls):
+    """A call giving each parameter reads no default: new defaults leave the lane (and its numbers) as
+    they were, a call leaving one reads the new one, and a new code object is still noticed."""
+    m = modules(EVERY_PARAMETER)
+    gradient = s2sad.grad(m.p, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.p.__defaults__ = (7.0,)
+    assert_gradients(gradient(X, Y), (2 * X * Y, X * X))
+    assert_lane_taken(gradient, (X, Y), long_way_calls)
+    assert_gradients(s2sad.grad(m.p)(X), (2 * X * 7.0,))
+    m.p.__code__ = m.s.__code__  # p(x, y) now computes x * y * y
+    assert_gradients(gradient(X, Y), (Y * Y, 2 * X * Y))
+
+
+def test_a_lane_of_a_function_with_keyword_only_parameters_tests_their_defaults(modules, long_way_calls):
+    m = modules(EVERY_PARAMETER)
+    gradient = s2sad.grad(m.q, argnums=(0, 1))
+    warm(gradient, X, Y)
+    m.q.__kwdefaults__ = {"a": 5.0}
+    assert_gradients(gradient(X, Y), (5.0 * Y, 5.0 * X))
+
+
+def test_an_error_in_the_body_grads_function_runs_names_the_users_line(modules):
+    m = modules("""
+        import math
+
+        def r(x, y):
+            u = math.sin(x) * y
+            v = u + x
+            return v / y
+    """)
+    gradient = s2sad.grad(m.r, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert "s2sad_" in gradient.__code__.co_filename
+    with pytest.raises(ZeroDivisionError) as raised:
+        gradient(X, 0.0)
+    notes = "\n".join(getattr(raised.value, "__notes__", []))
+    assert "return v / y" in notes and ".py:7" in notes, notes
+
+
+def test_a_lane_tests_what_the_bodys_entry_test_wanted_of_a_parameter_not_differentiated(modules, long_way_calls):
+    """``grad(s)`` (x alone): the gradient for floats takes `y` a float or an int, and the lane tests
+    that in its stead; a bool, neither, is served by the general code."""
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s)
+    warm(gradient, X, Y)
+    assert "s2sad_" in gradient.__code__.co_filename
+    assert_gradients(gradient(X, Y), (math.cos(X) * Y,))
+    assert_gradients(gradient(X, 2), (math.cos(X) * 2,))
+    assert_lane_taken(gradient, (X, 2), long_way_calls)
+    assert_gradients(gradient(X, True), (math.cos(X),))

@@ -49,3 +49,63 @@ def test_without_the_lock_the_index_loses_or_swaps_an_entry(tmp_path, monkeypatc
     monkeypatch.setattr(IndexDataCacheFile, "save", locked_save.__wrapped__)
     monkeypatch.setattr(IndexDataCacheFile, "load", locked_load.__wrapped__)
     assert _save_together(tmp_path, monkeypatch) != ("code A", "code B")
+
+
+HOLDS_THE_LOCK = """
+import sys
+sys.modules["s2sad"] = None  # s2sad cannot be imported here
+import fcntl, os
+import numpy as np
+from numba.core.caching import IndexDataCacheFile
+
+read_index = IndexDataCacheFile._load_index
+held = []
+
+
+def read_while_saving(self):
+    # another process's attempt to take the lock while this one saves: refused, if the save holds it
+    with open(self._index_path + ".lock", "a+b") as other:
+        try:
+            fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.append(True)
+        else:
+            fcntl.flock(other.fileno(), fcntl.LOCK_UN)
+            held.append(False)
+    return read_index(self)
+
+
+IndexDataCacheFile._load_index = read_while_saving
+import spring_compiled as m
+value, (dk, dx0) = m.spring_grad(2.0, 1.0)  # compiled, and saved to NUMBA_CACHE_DIR
+print(repr((bool(held) and all(held), getattr(IndexDataCacheFile.save, "__s2sad_locked__", False), dk, dx0)))
+"""
+
+
+def test_a_file_emitted_with_compile_holds_the_lock_without_s2sad(tmp_path):
+    """``s2sad emit --compile`` writes numba_cache.py's code into the file, which installs it: its
+    saves hold the lock that s2sad's hold, so a shipped gradient and s2sad (or two copies of it)
+    filling one cache at once keep the index whole."""
+    import ast
+    import os
+    import subprocess
+    import sys
+
+    from test_cli import SPRING, run_in
+
+    source = tmp_path / "model.py"
+    source.write_text(SPRING)
+    result = run_in(tmp_path, "emit", f"{source}:spring", "--wrt", "k,x0", "--compile", "-o", str(tmp_path) + os.sep)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "spring_compiled.py").read_text()
+    assert "import s2sad" not in text and "from s2sad" not in text
+    ran = subprocess.run([sys.executable, "-c", HOLDS_THE_LOCK], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")), timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    locked, marked, dk, dx0 = ast.literal_eval(ran.stdout.strip().splitlines()[-1])
+    assert locked and marked
+    namespace = {}
+    exec(compile(SPRING, str(source), "exec"), namespace)
+    spring, h = namespace["spring"], 1e-6
+    assert abs(dk - (spring(2.0 + h, 1.0) - spring(2.0 - h, 1.0)) / (2 * h)) < 1e-6
+    assert abs(dx0 - (spring(2.0, 1.0 + h) - spring(2.0, 1.0 - h)) / (2 * h)) < 1e-6

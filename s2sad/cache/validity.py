@@ -165,6 +165,7 @@ class _CheckWriter:
         self.values = {"same_definition": same_definition, "identity": identity}
         self.tests: list[str] = []
         self.names: dict[int, str] = {}
+        self.defaults_tests: list[str] = []  # the tests of the function's own defaults (see function())
 
     def constant(self, value) -> str:
         name = self.names.get(id(value))
@@ -197,6 +198,8 @@ class _CheckWriter:
             self.tests.append(f"same_definition({expression}, {self.constant(recorded)})")
         else:
             self.tests.append(f"{expression}.__kwdefaults__ is {self.constant(keywords)}")
+            if expression == "function":
+                self.defaults_tests += self.tests[-2:]
 
     def function(self):
         body = " and\n                    ".join(self.tests) or "True"
@@ -210,8 +213,11 @@ class _CheckWriter:
         namespace = {}
         exec(compile(text, "<s2sad validity check>", "exec"), namespace)
         check = namespace["make"](**self.values)
-        # the same test in words, over ``function`` and the values named: a lane writes it into itself (lanes.py)
-        check.__s2sad_tests__ = (" and ".join(self.tests) or "True", dict(self.values))
+        # the same test in words, over ``function`` and the values named: a lane writes it into itself (lanes.py);
+        # then each test, and those of the function's own defaults where it has no keyword-only ones: a lane
+        # serving only calls that give every parameter (of a code tested to have no others) may leave those out
+        check.__s2sad_tests__ = (" and ".join(self.tests) or "True", dict(self.values), tuple(self.tests),
+                                 tuple(self.defaults_tests))
         return check
 
 

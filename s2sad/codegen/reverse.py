@@ -33,6 +33,7 @@ from .reverse_operations import ReverseOperations
 from .reverse_primal import LoopCode, PrimalHalf, names_by_context, tapes_written
 from .scalar_seed import scalar_seed
 from .array_constants import constants_as_arrays
+from .copies import copies_left_out
 from .unit_seed import unit_seed
 
 MODULE_TEMPLATE = '''\
@@ -453,7 +454,7 @@ def generate(function: Function, wrt: tuple[str, ...], user_function, namer: Nam
     fuser = version(floats_name, fused_name)
     fused = fuser.run(fused_name, [f"if not ({plan.entry_test()}):", f"{INDENT}return None"],
                       _comment(FUSED_HEADING.format(floats=floats_name)), fused=True)
-    fused = unit_seed(fused, fuser.halves[2], plan.floats, plan.numbers)
+    fused = copies_left_out(unit_seed(fused, fuser.halves[2], plan.floats, plan.numbers))
     if fuser.core.bindings != specialist.core.bindings:
         return generator.module(general + specialised, generator.body + specialist.body)
     return generator.module(general + specialised + fused, generator.body + specialist.body + fuser.body)

@@ -288,7 +288,12 @@ def compile_template(template: Template, params: tuple[str, ...], name: str) -> 
 _rules: dict[int, Rule] = {}
 _keepalive: dict[int, Any] = {}  # ids are only stable while the object lives
 _method_rules: dict[tuple[type, str], Rule] = {}
-_generation = 0  # bumped on every registration, so caches can tell the registry changed
+# Two counters. The generation is what code made from the rules (generated functions, plans, lanes) is kept
+# under: it changes when a rule is registered, replaced or forgotten, so that code is made again. The version
+# changes on every change to the tables, even one no code made so far can have read (see _quietly): what a
+# summary of the tables' contents (transform.registry_fingerprint) is kept under.
+_generation = 0
+_version = 0
 
 
 def _qualified_name(function) -> str:
@@ -341,10 +346,10 @@ def _bound_method_name(function) -> str | None:
 
 
 def _store(rule: Rule) -> Rule:
-    global _generation
     rule.library = _optional_group
     function = rule.function
     key = _bound_key(function)
+    quiet = _quietly(function, key)
     if key is not None:
         if rule.name == _qualified_name(function):
             rule.name = _bound_method_name(function) or rule.name
@@ -356,8 +361,32 @@ def _store(rule: Rule) -> Rule:
     # found on the fast path, like any function.
     _rules[id(function)] = rule
     _keepalive[id(function)] = function
-    _generation += 1
+    if quiet:
+        _stored_quietly.add(id(rule))
+    rules_changed(quiet)
     return rule
+
+
+def _quietly(function, key) -> bool:
+    """Whether registering a rule for ``function`` (bound-method ``key``) leaves code made so far as it
+    is: a rule of an optional library's rules module, being loaded now, for a function that had no
+    rule and that no lookup has missed (``_missed``). Such a module is loaded at the first lookup
+    that misses after its library module is imported (load_optional_rules), before that lookup
+    answers, so no code can have been made that asked for these functions' rules; making every
+    warm gradient's code again (all of them go the long way once) would change nothing."""
+    if _optional_group is None or _rules.get(id(function)) is not None or id(function) in _missed \
+            or _TOO_MANY in _missed:
+        return False
+    return key is None or (key not in _bound_rules and key not in _missed)
+
+
+def rules_changed(quiet: bool = False) -> None:
+    """Say that the rule tables changed: code made from them is made again (a new generation),
+    unless ``quiet`` (no code made so far can have read what changed: see _quietly)."""
+    global _generation, _version
+    _version += 1
+    if not quiet:
+        _generation += 1
 
 
 def _forget(function) -> None:
@@ -367,14 +396,25 @@ def _forget(function) -> None:
 
 
 def registry_generation() -> int:
+    """What code made from the rules is kept under (see _generation)."""
     return _generation
+
+
+def registry_version() -> int:
+    """What a summary of the rule tables' contents is kept under: it changes on every change."""
+    return _version
 
 
 def forget_generated() -> None:
     """Make every cache of generated functions in memory start again (the disk cache stays):
     they all keep what they hold under the registry's generation."""
-    global _generation
-    _generation += 1
+    rules_changed()
+
+
+def stored_quietly(rule: Rule) -> bool:
+    """Whether ``rule`` was registered by the optional rules module being loaded now, without a new
+    generation (_quietly): its forward rule, registered with it, needs none either."""
+    return _optional_group is not None and id(rule) in _stored_quietly
 
 
 def rule_for(function) -> Rule | None:
@@ -388,8 +428,15 @@ def rule_for(function) -> Rule | None:
             rule = _bound_rules.get(key)
             if rule is not None:
                 return rule
-    if _pending_optional and load_optional_rules(function):
-        return rule_for(function)
+    if _pending_optional:
+        if load_optional_rules(function):
+            return rule_for(function)
+        _missed.add(id(function))  # a rule registered for it by an optional module later needs a new generation
+        key = _bound_key(function)
+        if key is not None:
+            _missed.add(key)
+        if len(_missed) > 65536:  # (ids of functions gone may be taken again: beyond this, every load is loud)
+            _missed.add(_TOO_MANY)
     for finder in _rule_finders:
         rule = finder(function)
         if rule is not None:
@@ -419,6 +466,11 @@ _OPTIONAL_RULE_MODULES = [
     ("scipy", "scipy._lib._array_api", "s2sad.rules.scipy_array_api"),  # what pure-Python SciPy functions call first
 ]
 _pending_optional = list(_OPTIONAL_RULE_MODULES)
+# ids (and bound-method keys) of the functions whose lookup found no rule while optional modules were still
+# to load: a rule such a module registers for one of them needs a new generation (_quietly)
+_missed: set = set()
+_TOO_MANY = "too many misses to tell"
+_stored_quietly: set = set()  # ids of the rules the optional module being loaded registered quietly
 
 
 def load_optional_rules(function=None) -> bool:
@@ -442,6 +494,9 @@ def load_optional_rules(function=None) -> bool:
             pass
         finally:
             _optional_group = None
+            _stored_quietly.clear()
+    if not _pending_optional:
+        _missed.clear()  # nothing more to load
     return loaded
 
 
@@ -688,7 +743,6 @@ def defmethod(owner: type, name: str, rule_or_function: Rule | Callable[..., Any
     >>> s2sad.grad(energy)(np.array([1.0, 2.0]))      # 2 * 9 x
     array([18., 36.])
     """
-    global _generation
     if rule_or_function is None:
         rule_or_function = getattr(owner, name, None)
         if rule_or_function is None:
@@ -698,7 +752,7 @@ def defmethod(owner: type, name: str, rule_or_function: Rule | Callable[..., Any
         raise ValueError(f"no rule registered for {rule_or_function!r}: register one first "
                          f"(s2sad.defvjp, defderivative or defrrule), then defmethod({owner.__qualname__}, {name!r})")
     _method_rules[(owner, name)] = rule
-    _generation += 1
+    rules_changed()
     return rule
 
 
@@ -716,7 +770,6 @@ def unregister(function: Callable[..., Any]) -> None:
     >>> s2sad.grad(double)(1.0)
     2.0
     """
-    global _generation
     rule = rule_for(function)
     if rule is None:
         return
@@ -724,7 +777,7 @@ def unregister(function: Callable[..., Any]) -> None:
     if key is not None:
         del _bound_rules[key]
     _forget(rule.function)
-    _generation += 1
+    rules_changed()
 
 
 # ---------------------------------------------------------------- the one-line form for scalar derivatives
@@ -856,7 +909,6 @@ def differentiate_source(function: F) -> F:
     >>> s2sad.grad(halve)(1.0)                           # from the source: right
     0.5
     """
-    global _generation
     original = getattr(function, "__s2sad_original__", function)
     label = getattr(original, "__qualname__", repr(original))
     if not inspect.isfunction(original):
@@ -868,7 +920,7 @@ def differentiate_source(function: F) -> F:
     for key, rule in list(_method_rules.items()):
         if rule.function is function or rule.function is original:
             del _method_rules[key]  # obj.method(x) now runs through the method's source too
-            _generation += 1
+            rules_changed()
     for candidate in (function, original):
         if rule_for(candidate) is not None:
             unregister(candidate)

@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 from ..runtime.accumulate import add
 from ..runtime.tangents import ZERO, fit, is_zero
-from . import Rule, bound_to_rule, compile_template, forget_generated, method_rule, registered_rules, rule_for, signature_from_text
+from . import (Rule, bound_to_rule, compile_template, method_rule, registered_rules, rule_for, rules_changed,
+               signature_from_text, stored_quietly)
 
 __all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -194,7 +195,7 @@ def _store(rule: Rule, jvps, elementwise: bool, signature: str | None) -> Forwar
         raise ValueError(f"{len(jvps)} jvps given for the {len(params)} parameters of {rule.name}")
     forward = ForwardRule(rule, dict(zip(params, jvps)), elementwise)
     _forward[id(rule)] = forward
-    forget_generated()  # generated forward code in memory is made again
+    rules_changed(stored_quietly(rule))  # generated forward code in memory is made again (unless none can have read it)
     return forward
 
 
