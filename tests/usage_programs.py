@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib
 import itertools
 import os
@@ -1058,6 +1059,70 @@ def float32_params_updated(ws):
     return "right"
 
 
+@check("training")
+def minibatch_lambdas_over_a_loop_variable(ws):
+    m = _mlp_module(ws)
+    X, y, rng = _data(7, n=12, k=1)
+    w = rng.normal(size=3)
+    for start, size in ((0, 4), (4, 5), (9, 3), (0, 4)):  # batch sizes change between calls
+        Xb, yb = X[start:start + size], y[start:start + size, 0]
+        g = s2sad.grad(lambda wv: np.mean((np.tanh(Xb @ wv) - yb) ** 2))(w)
+        same(g, fd(lambda wv: np.mean((np.tanh(Xb @ wv) - yb) ** 2), [w]), f"batch at {start}")
+        w = w - 0.5 * g
+    return "right"
+
+
+@check("training")
+def closures_from_one_factory_interleaved(ws):
+    m = ws.module("""
+        import numpy as np
+        def make_loss(target, scale):
+            def loss(w):
+                return scale * np.sum((np.sin(w) - target) ** 2)
+            return loss
+    """)
+    losses = [m.make_loss(np.array([0.1, 0.2, 0.3]), 1.0), m.make_loss(np.array([-1.0, 0.5, 2.0]), 3.0)]
+    grads = [s2sad.grad(loss) for loss in losses]
+    for step in range(3):
+        for loss, g in zip(losses, grads):  # the same code, other cells, called by turns
+            same(g(V3 + step), fd_grad(loss, V3 + step), f"step {step}")
+    return "right"
+
+
+@check("training")
+def partial_with_new_data_each_step(ws):
+    m = _mlp_module(ws)
+    X, y, rng = _data(8)
+    params = {"W": rng.normal(size=(3, 2)), "b": np.zeros(2)}
+    for step in range(3):
+        Xs, ys = X + 0.1 * step, y[::-1] if step % 2 else y
+        loss = functools.partial(m.dict_loss, X=Xs, y=ys)
+        g = s2sad.grad(loss)(params)
+        expected = tree_fd(lambda p: m.dict_loss(p, Xs, ys), params)
+        for key in params:
+            same(g[key], expected[key], f"{key} at step {step}")
+        params = {key: params[key] - 0.2 * g[key] for key in params}
+    return "right"
+
+
+@check("training")
+def dtypes_alternating_between_calls(ws):
+    m = ws.module("""
+        import numpy as np
+        def loss(w, x):
+            return np.sum(np.tanh(w * x) ** 2) + np.sum(w ** 3)
+    """)
+    g = s2sad.grad(m.loss)
+    x = np.linspace(-1, 1, 3)
+    for w in (V3, V3.astype(np.float32), V3, np.float64(0.4), 0.4, V3[::-1], V3.reshape(3, 1), V3):
+        gradient = g(w, x)
+        assert np.result_type(gradient) == np.result_type(w), (type(gradient), type(w))
+        expected = fd(m.loss, [np.asarray(w, dtype=np.float64), x])
+        same(gradient, expected, f"w of {np.asarray(w).dtype} {np.shape(w)}", rtol=1e-3 if np.asarray(w).dtype == np.float32 else 1e-6,
+             atol=1e-4 if np.asarray(w).dtype == np.float32 else 1e-8)
+    return "right"
+
+
 # ====================================================================== 3. higher order and nesting
 @check("higher")
 def grad_of_grad_scalar(ws):
@@ -1182,6 +1247,23 @@ def vjp_then_caller_changes_output(ws):
     y, pullback = s2sad.vjp(m.f, V3.copy())
     y[:] = -1.0
     same(pullback(np.ones(3))[0], np.exp(V3), "after the caller changed the output")
+    return "right"
+
+
+@check("higher")
+def linearize_then_caller_changes_point(ws):
+    m = ws.module("""
+        import numpy as np
+        def f(x):
+            return np.sin(x) * x ** 2
+    """)
+    x = V3.copy()
+    J = np.array([fd(lambda xv, i=i: m.f(xv)[i], [V3]) for i in range(3)])
+    y, f_jvp = s2sad.linearize(m.f, x)
+    x -= 0.5 * np.ones(3)  # an optimiser's step in place, before the linear map is used
+    for v in (np.ones(3), np.array([0.0, 2.0, -1.0])):
+        same(f_jvp(v), J @ v, f"the jvp at the point linearized, along {v}")
+    same(y, m.f(V3), "the value at that point")
     return "right"
 
 
