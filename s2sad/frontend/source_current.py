@@ -62,7 +62,8 @@ def check_source_is_current(function, lines: list[str], first_line: int) -> None
 def _compiled_like(function, lines: list[str], first_line: int):
     """The module code of ``lines`` nested in the classes and functions ``function``'s qualified
     name says it is defined in, placed at its lines in the file; None when it does not compile."""
-    parts = function.__qualname__.split(".")[:-1]
+    # the code's own qualified name: a decorator's functools.wraps gives the function another's
+    parts = getattr(function.__code__, "co_qualname", function.__qualname__).split(".")[:-1]
     openers = []
     for index, part in enumerate(parts):
         if part == "<locals>":
@@ -71,9 +72,18 @@ def _compiled_like(function, lines: list[str], first_line: int):
             return None
         is_function = index + 1 < len(parts) and parts[index + 1] == "<locals>"
         openers.append(f"{'def' if is_function else 'class'} {part}{'()' if is_function else ''}:")
-    text = textwrap.dedent("".join(lines))
-    head = "".join("    " * depth + opener + "\n" for depth, opener in enumerate(openers))
-    body = textwrap.indent(text, "    " * len(openers)) if openers else text
+    text = "".join(lines)
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    if not openers and indent:
+        openers = ["if True:"]  # a function defined in a block at module level
+    if indent >= len(openers):
+        # the text as it is in the file (dedenting it would change its multi-line strings), under
+        # openers one space deeper each
+        head = "".join(" " * depth + opener + "\n" for depth, opener in enumerate(openers))
+        body = text
+    else:
+        head = "".join("    " * depth + opener + "\n" for depth, opener in enumerate(openers))
+        body = textwrap.indent(textwrap.dedent(text), "    " * len(openers))
     imported = _modules_read(function)
     if imported and first_line - 2 - len(openers) >= 0:  # (else the slower comparison sets them aside)
         head = "; ".join(f"import {name}" for name in imported) + "\n" + head
@@ -136,6 +146,8 @@ def _constant(value):
     return type(value), repr(value)
 
 
+_CLOSURE_FLAG = 0x08  # MAKE_FUNCTION's: a tuple of cells is given
+
 _SIGNATURE_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE
 
 
@@ -152,7 +164,14 @@ def _shape(code) -> tuple:
         elif instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
             instructions.append((op,))  # where it jumps moves with the scoping instructions left out
         elif inspect.iscode(instruction.argval):
+            if instructions and instructions[-1][0] == "BUILD_TUPLE":
+                # a nested function's closure: which of its names are cells depends on the scopes
+                # the text was compiled in (its defaults' tuple, if it has no closure, is set aside
+                # too: the defaults themselves are loaded before it)
+                instructions.pop()
             instructions.append((op, _shape(instruction.argval)))
+        elif op == "MAKE_FUNCTION":
+            instructions.append((op, instruction.arg & ~_CLOSURE_FLAG))
         else:
             instructions.append((op, _constant(instruction.argval)))
     return (code.co_name, code.co_firstlineno, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
