@@ -34,8 +34,8 @@ from s2sad.runtime.initializers import blank, initializer
 from s2sad.transformed import CotangentTuple
 from s2sad.runtime.closures import Closure, held_parts, held_tangent
 from s2sad.transform import transformed_forward_call
-from s2sad.runtime.methods import (CONSTANT, FIELD, attribute_jvp, attribute_rrule, how_read, method_jvp,
-                                   nonzero_keyword_tangents, not_given_the_receiver, packed_jvp)
+from s2sad.runtime.methods import (CONSTANT, FIELD, NOT_HELD, attribute_jvp, attribute_rrule, held_in_place_of_a_method,
+                                   how_read, method_jvp, nonzero_keyword_tangents, not_given_the_receiver, packed_jvp)
 from s2sad.runtime.structural_replace import is_structural_replace, replaced_cotangents
 from s2sad.runtime.structure import split_cotangent
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
@@ -225,6 +225,9 @@ def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwa
         y, pullback = pushforward_rrule(forward, held_args + args, {**held_keywords, **kwargs}, given, ans)
         held, receiver_part = len(held_args), False
     else:
+        own = held_in_place_of_a_method(receiver, name)
+        if own is not NOT_HELD:  # model.forward = other: Python calls what the object holds
+            return _source_call_rrule(own, ZERO, args, tangents, kwargs, keyword_tangents)
         forward = forward_method_rule(type(receiver), name)
         if forward is None and not_given_the_receiver(receiver, name):  # self.activation(z), a staticmethod
             return _source_call_rrule(getattr(receiver, name), ZERO, args, tangents, kwargs, keyword_tangents)

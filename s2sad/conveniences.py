@@ -20,6 +20,7 @@ from .jacobians import jvp
 from .registry import Rule, add_rule_finder, defrrule, nondifferentiable
 from .registry import defvjp as defvjp_templates
 from .registry.forward import defjvp as defjvp_callables
+from .runtime.isolation import detached
 from .runtime.tangents import NO_TANGENT, ZERO, unthunk
 
 __all__ = ["stop_gradient", "elementwise_grad", "linearize", "custom_vjp", "custom_jvp", "defvjp"]
@@ -97,13 +98,14 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
     >>> round(float(f_jvp(2.0)), 6) == round(2.0 * float(np.cos(0.5)), 6)
     True
     """
+    at = detached(primals)  # the point itself: the caller's arrays may change after this (`x -= lr * g`)
     y = f(*primals)
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
             raise ArgumentError(f"the linearized function takes one tangent per primal: {len(primals)}, "
                                 f"not {len(tangents)}")
-        return jvp(f, primals, tangents)[1]
+        return jvp(f, detached(at), tangents)[1]  # (a copy each time: f may change its arguments in place)
 
     return y, f_jvp
 

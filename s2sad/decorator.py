@@ -33,7 +33,7 @@ class Differentiated:
         return self.__s2sad_original__(*args, **kwargs)
 
     def __get__(self, instance: Any, owner: Any) -> Any:
-        return self if instance is None else functools.partial(self, instance)
+        return self if instance is None else BoundDifferentiated(self, instance)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient with respect to the ``argnums`` given to ``@differentiate``."""
@@ -79,6 +79,32 @@ class Differentiated:
 
     def __repr__(self) -> str:
         return f"<s2sad.differentiate {self.__s2sad_original__.__qualname__} argnums={self.argnums}>"
+
+
+class BoundDifferentiated(functools.partial):
+    """``obj.method`` of a method marked with ``@differentiate``: called, it is the method bound
+    to ``obj``; its ``.grad``, ``.value_and_grad``, ``.vjp`` and ``.rrule`` are the marked
+    function's given ``obj`` first, so ``argnums`` counts the parameters as the ``def`` writes them
+    (``self`` is 0: ``@differentiate(argnums=1)`` above ``def energy(self, x)`` differentiates ``x``)."""
+
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func.grad(*self.args, *args, **kwargs)
+
+    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        return self.func.value_and_grad(*self.args, *args, **kwargs)
+
+    def vjp(self, *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+        return self.func.vjp(*self.args, *args)
+
+    def rrule(self, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+        return self.func.rrule(*self.args, *args, **kwargs)
+
+    def show(self, file: IO[str] | None = None, mode: str = "reverse") -> None:
+        self.func.show(file, mode)
+
+    @property
+    def source(self) -> GeneratedCode:
+        return self.func.source
 
 
 @overload

@@ -61,7 +61,7 @@ BIND_TEMPLATE = '''
 # The names above that come from `{name}`'s module, bound by importing that module (not parsing it).
 from s2sad.standalone import bind_from_source as _bind_from_source, gradient as _gradient  # noqa: E402
 
-_source = _bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r})
+_source = _bind_from_source(globals(), __file__, {relative!r}, {absolute!r}, {qualname!r}, {digest!r})
 '''
 
 
@@ -69,7 +69,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
     """The file ``s2sad emit`` writes; ``mode``: reverse, forward, or compiled (``--compile``)."""
     original = unwrap(function)
     source_file = inspect.getsourcefile(original)
-    digest = hashlib.sha256(inspect.getsource(original).encode()).hexdigest()[:16]
+    digest = source_digest(original)
     generated = generated_source(original, wrt, mode)
     body = generated.split("\n", 2)[2]  # the generated module without its own two-line header
     name = original.__name__
@@ -99,7 +99,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         return text
     relative = os.path.relpath(source_file, os.path.dirname(os.path.abspath(output_path)))
     text += BIND_TEMPLATE.format(name=name, relative=relative, absolute=os.path.abspath(source_file),
-                                 qualname=original.__qualname__)
+                                 qualname=original.__qualname__, digest=digest)
     if mode == "reverse":
         positions = tuple(params.index(w) for w in wrt)
         argnums = positions[0] if len(positions) == 1 else positions
@@ -108,6 +108,12 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                                      positions=positions)
     compile(text, output_path, "exec")
     return text
+
+
+def source_digest(function) -> str:
+    """The hash of ``function``'s text the header names, and an emitted file checks its source's
+    function against when it is imported (``standalone.bind_from_source``)."""
+    return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
 
 
 def _signature_text(function) -> str:

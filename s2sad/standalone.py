@@ -6,18 +6,27 @@ module (its globals, helpers, the rules it calls) are bound here by importing th
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
+import linecache
 import os
 import sys
 
 from .arguments import hand_over, seed_for
-from .frontend.resolve import unwrap
+from .errors import S2SADError, SourceLocation
+from .cache.validity import definition, same_definition
+from .frontend.resolve import Environment, unwrap
 from .transform import bind
 
 
-def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, absolute_path: str, qualname: str):
+def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, absolute_path: str, qualname: str,
+                     digest: str | None = None):
     """Bind the ``BINDINGS`` of an emitted module from the module defining ``qualname``, and give
-    back the function (whose defaults the emitted gradient takes)."""
+    back the function (whose defaults the emitted gradient takes). A function whose text no
+    longer hashes to ``digest`` (the header's: its text when the file was emitted) is refused:
+    the emitted code is the derivative of the old text (files emitted before there was a
+    ``digest`` argument are not checked)."""
     here = os.path.dirname(os.path.abspath(emitted_file))
     path = os.path.normpath(os.path.join(here, relative_path))
     if not os.path.isfile(path):
@@ -29,20 +38,95 @@ def bind_from_source(namespace: dict, emitted_file: str, relative_path: str, abs
     function = module
     for part in qualname.split("."):
         function = getattr(function, part)
+    if digest is not None:
+        _check_unchanged(unwrap(function), digest, emitted_file)
+
+    function = unwrap(function)
 
     class Emitted:
         pass
 
     holder = Emitted()
     holder.__dict__ = namespace
-    bind(holder, unwrap(function))
-    return unwrap(function)
+    bind(holder, function)
+    _follow_rebinding(namespace, holder, function)
+    return function
+
+
+def _follow_rebinding(namespace: dict, holder, function) -> None:
+    """Make the emitted entry (``FUNC_rrule`` or ``FUNC_jvp``) bind its names again when one of
+    them names another object than when it was bound (``source.helper = other`` after the import,
+    as a notebook does), and refuse when the function itself was redefined in place (its code
+    or defaults): the emitted code is the derivative of the definition it was emitted from."""
+    recorded = definition(function)
+    spellings = sorted(_references(namespace.get("BINDINGS", {})))
+    env = Environment(function)
+    bound = [env.resolve_dotted(spelling) for spelling in spellings]
+
+    def still_bound() -> bool:
+        return all(env.resolve_dotted(spelling) is value for spelling, value in zip(spellings, bound))
+
+    def current() -> None:
+        if not same_definition(function, recorded):
+            code = function.__code__
+            raise S2SADError(f"{function.__qualname__} was redefined after {namespace.get('__file__')} was imported: "
+                             "the emitted code is the derivative of its definition when it was emitted",
+                             SourceLocation(code.co_filename, code.co_firstlineno, 1),
+                             hint="emit it again (the command is in the file's header, with --force)")
+        if not still_bound():
+            bind(holder, function)
+            env.__init__(function)
+            bound[:] = [env.resolve_dotted(spelling) for spelling in spellings]
+
+    for suffix in ("_rrule", "_jvp"):
+        entry = namespace.get(function.__name__ + suffix)
+        if inspect.isfunction(entry):
+            namespace[entry.__name__] = _checked(entry, current)
+
+
+def _checked(entry, current):
+    @functools.wraps(entry)
+    def checked_entry(*args, **kwargs):
+        current()
+        return entry(*args, **kwargs)
+
+    return checked_entry
+
+
+def _references(bindings: dict):
+    """The names (dotted) in the function's environment that ``bindings`` read."""
+    for recipe in bindings.values():
+        if recipe[0] == "global":
+            yield recipe[1]
+        elif len(recipe) > 1 and isinstance(recipe[1], tuple) and recipe[1][:1] == ("env",):
+            yield recipe[1][1]
+
+
+def _check_unchanged(function, digest: str, emitted_file: str) -> None:
+    from .emit import source_digest
+
+    try:
+        now = source_digest(function)
+    except (OSError, TypeError):
+        now = None
+    if now != digest:
+        code = function.__code__
+        raise S2SADError(
+            f"{emitted_file} is the derivative of {function.__qualname__} as it was when it was emitted "
+            f"(source sha256 {digest}); its text in {code.co_filename} has changed since "
+            f"({'sha256 ' + now if now else 'unreadable'})",
+            SourceLocation(code.co_filename, code.co_firstlineno, 1, linecache.getline(code.co_filename,
+                                                                                   code.co_firstlineno).rstrip("\n")),
+            hint="emit it again (the command is in the file's header, with --force)")
 
 
 def _import_path(path: str):
     for module in list(sys.modules.values()):
         if os.path.abspath(getattr(module, "__file__", "") or "") == os.path.abspath(path):
             return module
+    importable = _importable_name(path)
+    if importable is not None:  # the user's own module, which a later `import` of theirs gives them too
+        return importlib.import_module(importable)
     name = "s2sad_source_" + "".join(ch if ch.isalnum() else "_" for ch in os.path.abspath(path))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -53,6 +137,27 @@ def _import_path(path: str):
     finally:
         sys.path.pop(0)
     return module
+
+
+def _importable_name(path: str) -> str | None:
+    """The name ``import`` finds the file ``path`` by, through ``sys.path``; None if there is none:
+    the emitted code and the user's program then share one module (its globals, its helpers)."""
+    path = os.path.abspath(path)
+    for entry in sys.path:
+        directory = os.path.abspath(entry or os.getcwd())
+        if not path.startswith(directory + os.sep):
+            continue
+        name = path[len(directory) + 1:-len(".py")].replace(os.sep, ".")
+        name = name[:-len(".__init__")] if name.endswith(".__init__") else name
+        if not all(part.isidentifier() for part in name.split(".")):
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.origin and os.path.abspath(spec.origin) == path:
+            return name
+    return None
 
 
 def gradient(rrule, values: tuple, positions: tuple[int, ...], name: str):

@@ -25,6 +25,7 @@ from .registry import load_optional_rules, all_method_rules, all_rules, forget_g
 from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
+from .frontend.source_current import check_source_is_current
 from .specialisation import StaticGlobals, built_written_out, methods_current, nones_written_in, \
     objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
@@ -117,6 +118,7 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     and spends no time in ``tokenize``.
     """
     lines, first_line = source_lines_for_key(function)
+    check_source_is_current(function, lines, first_line)  # a file edited since: its text is not what runs
     env = Environment(function)
     names = sorted(set(function.__code__.co_names) | set(function.__code__.co_freevars))
     identities = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .lambdas import find_lambda
 from .resolve import describe_decorated, unwrap as _unwrap
+from .source_current import check_source_is_current
 from .wrappers import source_lines as _source_lines
 
 if TYPE_CHECKING:  # libcst is imported only when a function is parsed (see read_function)
@@ -92,6 +93,8 @@ def read_function(function) -> FunctionSource:
                 f"cannot find the lambda {name} in {filename}: its file cannot be read or parsed",
                 SourceLocation(filename, first_line, 1, lines[0].rstrip("\n")), hint="write it as a def")
         lines, first_line = found_lambda.statement_lines, found_lambda.first_line
+    else:
+        check_source_is_current(function, lines, first_line)  # a file edited since: its text is not what runs
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(raw.splitlines()[0]) - len(text.splitlines()[0])

@@ -48,6 +48,9 @@ def method_rrule(receiver, name: str, *args, **kwargs):
         return value_call_rrule(receiver, *args, **kwargs)
     if is_structural_replace(receiver, name):
         return replace_rrule(receiver, *args, **kwargs)
+    held = held_in_place_of_a_method(receiver, name)
+    if held is not NOT_HELD:
+        return value_call_rrule(held, *args, **kwargs)
     rule = method_rule(type(receiver), name)
     if rule is None:
         if not_given_the_receiver(receiver, name):
@@ -106,6 +109,20 @@ def differentiated_call_rrule(receiver, *args, **kwargs):
     if _holds_values(receiver):
         raise _computed_callee(receiver)
     return value_call_rrule(receiver, *args, **kwargs)  # np.sin taken from a differentiated list: holds nothing
+
+
+def held_in_place_of_a_method(receiver, name: str):
+    """What ``receiver`` holds itself under ``name`` (``model.forward = other``), which Python calls
+    for ``receiver.name(...)`` in place of its class's method or of a rule for that method (an
+    object's own attributes come before everything of its class but data descriptors);
+    ``NOT_HELD`` when it holds nothing of that name."""
+    own = getattr(receiver, "__dict__", None)
+    if name == "__call__" or not isinstance(own, dict) or name not in own:
+        return NOT_HELD  # (`receiver(...)` calls its class's `__call__`, whatever the object holds)
+    in_class = type(_class_attribute(type(receiver), name))
+    if hasattr(in_class, "__set__") or hasattr(in_class, "__delete__"):
+        return NOT_HELD  # a property or another data descriptor: the class's wins
+    return own[name]
 
 
 def not_given_the_receiver(receiver, name: str) -> bool:
@@ -204,6 +221,9 @@ def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, 
         return value_call_jvp(receiver, ans, args, tangents, keyword_tangents, **kwargs)
     if is_structural_replace(receiver, name):
         return replaced_tangent(receiver, receiver_tangent, kwargs, keyword_tangents)
+    held = held_in_place_of_a_method(receiver, name)
+    if held is not NOT_HELD:
+        return value_call_jvp(held, ans, args, tangents, keyword_tangents, **kwargs)
     forward = forward_method_rule(type(receiver), name)
     if forward is None:
         if not_given_the_receiver(receiver, name):
@@ -306,6 +326,7 @@ def how_read(receiver, name: str):
 
 
 _ABSENT = object()
+NOT_HELD = _ABSENT  # what held_in_place_of_a_method gives for an object holding nothing of the name
 
 
 def _class_attribute(cls: type, name: str):
