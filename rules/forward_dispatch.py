@@ -70,6 +70,9 @@ def pushforward_rrule(forward, args: tuple, kwargs: dict, tangents: dict, ans):
         jvp = forward.jvps.get(param)
         if jvp is None or _is_zero(tangent):
             continue
+        if getattr(jvp, "gives_none", False):  # a user's rule without this jvp: refuses, or gives no term
+            jvp(tangent, ans, *values)
+            continue
         if jvp == LINEAR:
             term, pullback = _linear_term(rule, param, tangent, values, params)
         else:

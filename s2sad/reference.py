@@ -102,7 +102,7 @@ class Entry:
             return "as its rrule decides"
         if rule.kind == "vjp_all":
             return "float arguments, by one vjp_all"
-        names = [param for param in rule.params if rule.vjps.get(param) is not None]
+        names = [param for param in rule.params if not rule.declares_none(param)]
         return ", ".join(names) if names else "none"
 
     @property
@@ -116,7 +116,7 @@ class Entry:
         if rule.kind == "vjp_all":
             return f"vjp_all {callable_name(rule.vjp_all)}"
         parts = []
-        active = [param for param in rule.params if rule.vjps.get(param) is not None]
+        active = [param for param in rule.params if not rule.declares_none(param)]
         for param in active:
             derivative = (rule.derivatives or {}).get(param)
             vjp = rule.vjps[param]

@@ -237,7 +237,7 @@ def _declares_no_gradient(rule: Rule, i: int) -> bool:
         return True
     if rule.kind != "vjp" or i >= len(rule.params):
         return False
-    return rule.vjps.get(rule.params[i]) is None
+    return rule.declares_none(rule.params[i])
 
 
 def _checked_unthunk(name, rule, i, cotangent, x):
@@ -289,7 +289,9 @@ def check_rrule(f: Callable[..., Any] | str, *args: Any, rtol: float | None = No
                              f"(one for the function, then one per positional argument)")
     if cotangents[0] is not NO_TANGENT:
         raise AssertionError(f"rule {name}: the first cotangent (the function's own) must be NO_TANGENT")
-    cotangents = tuple(_checked_unthunk(name, rule, i, ct, x) for i, (ct, x) in enumerate(zip(cotangents[1:], args)))
+    # (a slot declaring none is checked by finite differences below, not read: a user's refuses a float)
+    cotangents = tuple(NO_TANGENT if _declares_no_gradient(rule, i) else _checked_unthunk(name, rule, i, ct, x)
+                       for i, (ct, x) in enumerate(zip(cotangents[1:], args)))
     for i, (ct, x) in enumerate(zip(cotangents, args)):
         if ct is NO_TANGENT and _declares_no_gradient(rule, i):
             continue  # None in the rule's slot: checked below to be right (a zero derivative)

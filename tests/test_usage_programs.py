@@ -19,15 +19,12 @@ REFUSED = {
     # rules handing back cotangents of the wrong shape, or too few of them
     "rule_with_wrong_shape", "rule_with_wrong_shape_broadcastable", "rule_with_wrong_shape_same_size",
     "rrule_with_wrong_number_of_cotangents", "rrule_cotangents_off_by_one",
+    # a differentiated float given to a parameter the user's rule has no derivative for (a None slot, or
+    # one after the last vjp given): it gave 0.0 where central differences give 8.3483
+    "rule_for_keyword_arguments",
 }
 
-KNOWN_WRONG = {
-    # a differentiated float passed to a parameter a user's rule gives no derivative for (a None
-    # slot, or one after the last vjp given) gets a cotangent of 0: docs/rule-authors.md says such
-    # a parameter is "treated as a constant". Not changed here (it is the rules API's documented
-    # behaviour); see the report of session 16's probe.
-    "rule_for_keyword_arguments": "d/dk of sum(scaled(x, s=k) ** 2) is 0.0 against 8.3483 by differences",
-}
+KNOWN_WRONG: dict = {}  # name -> what is wrong (strict xfail): none left
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[name]))

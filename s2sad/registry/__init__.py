@@ -38,9 +38,11 @@ from functools import partial
 from types import BuiltinMethodType, ModuleType
 from typing import Any, Callable, TypeVar
 
-from ..errors import RuleError, UnsupportedArgumentsError
+import numpy as np
+
+from ..errors import MissingRuleError, RuleError, UnsupportedArgumentsError
 from ..frontend.resolve import is_library
-from ..runtime.tangents import NO_TANGENT, Tangent, Thunk
+from ..runtime.tangents import NO_TANGENT, ZERO, Tangent, Thunk, is_zero
 
 Template = str
 VJP = Callable[..., Any]
@@ -145,6 +147,12 @@ class Rule:
             return "vjp_all"
         return "vjp"
 
+    def declares_none(self, param: str) -> bool:
+        """Whether the rule gives no derivative for ``param``: None, or, in a user's rule, the vjp
+        refusing a differentiated value (``no_derivative_given``)."""
+        vjp = self.vjps.get(param)
+        return vjp is None or getattr(vjp, "gives_none", False)
+
     def template(self, param: str) -> Template | None:
         vjp = self.vjps.get(param)
         return vjp if isinstance(vjp, str) else None
@@ -212,6 +220,10 @@ class Rule:
                     cotangent = by_param[param]
                 elif rule.vjps.get(param) is None:
                     cotangent = NO_TANGENT
+                elif getattr(rule.vjps[param], "gives_none", False):
+                    # a user's rule without this vjp: refuses only if the cotangent is read, which
+                    # generated code does for a differentiated argument alone (this runs every slot)
+                    cotangent = Thunk(partial(rule.vjps[param], dy, y, *values))
                 elif lazy and item is None:
                     # computed only if the caller reads it: a constant weight matrix's
                     # gradient costs a product nobody wants
@@ -543,9 +555,9 @@ def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP |
     params = tuple(sig.parameters)
     if len(vjps) > len(params):
         raise ValueError(f"{len(vjps)} vjps given for the {len(params)} parameters ({signature}) of {function!r}")
-    if _from_user_code():
-        vjps = tuple(_checked_vjp(name or _qualified_name(function), p, v, tuple(sig.parameters))
-                     for p, v in zip(params, vjps))
+    if from_user_code():  # (a parameter after the last vjp given has none, as a None does)
+        vjps = tuple(_checked_vjp(name or _qualified_name(function), p, v, params)
+                     for p, v in zip(params, vjps + (None,) * (len(params) - len(vjps))))
     rule = Rule(function, name or _qualified_name(function), sig, dict(zip(params, vjps)), version=version,
                 thunks=thunks, lazy=lazy, choosers=choosers)
     return _store(rule)
@@ -557,10 +569,10 @@ def defvjp(function: Callable[..., Any], signature: str, *vjps: Template | VJP |
 
 # Public adapters that register a rule on the user's behalf (autograd's defvjp, custom_vjp):
 # the registration is the user's, and checked as theirs.
-FORWARDING_MODULES = ("s2sad.conveniences",)
+FORWARDING_MODULES = ("s2sad.conveniences", "s2sad.registry.slopes")
 
 
-def _from_user_code() -> bool:
+def from_user_code() -> bool:
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in FORWARDING_MODULES:
         frame = frame.f_back
@@ -587,7 +599,7 @@ def _problem(cotangent, primal) -> str | None:
 
 def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
     if vjp is None:
-        return None
+        return no_derivative_given(rule_name, param, params, NO_TANGENT)
     if isinstance(vjp, str):
         _check_template(rule_name, param, vjp, params)
         return vjp
@@ -602,6 +614,36 @@ def _checked_vjp(rule_name: str, param: str, vjp, params: tuple):
 
     checked_vjp.__name__ = getattr(vjp, "__name__", "vjp")
     return checked_vjp
+
+
+def no_derivative_given(rule_name: str, param: str, params: tuple, nothing):
+    """The vjp (or jvp) of a parameter a user's rule gives none for. A value with no tangent
+    space there (an int, a flag, a string, None) passes ``nothing``; a differentiated float is
+    refused: its derivative taken for 0, as a rule with no vjp would, is a wrong number unless the
+    function does not depend on it, which s2sad cannot tell."""
+    index = params.index(param)
+
+    def no_derivative(g, ans, *values):
+        value = values[index] if index < len(values) else None
+        if _without_tangent_space(value) or nothing is ZERO and (is_zero(g) or not np.any(g)):
+            return nothing  # (a tangent of 0 given for it, in forward mode: its term is 0 whatever the slope)
+        raise MissingRuleError(
+            f"the rule of `{rule_name}` gives no derivative for its parameter `{param}`, and a differentiated "
+            "value reaches it", hint=f"give one for `{param}` where the rule is registered, or pass a value "
+                                      "that is not differentiated")
+
+    no_derivative.__name__ = no_derivative.__qualname__ = "no_derivative"
+    no_derivative.gives_none = True  # no term of a derivative, when it does not refuse (forward_dispatch.py)
+    # a constant where forward code calling it is differentiated again (hvp): it refuses, or gives nothing
+    _store(Rule(no_derivative, f"{rule_name}, no derivative for {param}", nondifferentiable=True))
+    return no_derivative
+
+
+def _without_tangent_space(value) -> bool:
+    if value is None or isinstance(value, (bool, int, str, bytes, np.integer, np.bool_)):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", "f") in "biuSUV"
 
 
 def _check_template(rule_name: str, param: str, template: str, params: tuple) -> None:
@@ -668,7 +710,7 @@ def defvjp_all(function: Callable[..., Any], signature: str, vjp: VJP, name: str
     (0.6, 0.8)
     """
     sig = signature_from_text(signature)
-    if _from_user_code():
+    if from_user_code():
         vjp = _checked_vjp_all(name or _qualified_name(function), vjp, len(sig.parameters))
     rule = Rule(function, name or _qualified_name(function), sig, vjp_all=vjp, version=version)
     return _store(rule)
@@ -694,7 +736,7 @@ def defrrule(function: Callable[..., Any], rrule: Callable[..., Any], signature:
     0.5
     """
     sig = signature_from_text(signature) if signature else None
-    if _from_user_code():
+    if from_user_code():
         rrule = _checked_rrule(name or _qualified_name(function), rrule)
     rule = Rule(function, name or _qualified_name(function), sig, rrule_function=rrule, version=version, choosers=choosers)
     return _store(rule)
@@ -827,6 +869,9 @@ def derivative_rule(function, signature: str, *derivatives: str | None, name: st
             raise ValueError(f"defderivative({label}): {param!r} collects several arguments; "
                              "scalar derivatives are for one value per parameter (use defvjp)")
         templates.append(derivative_template(derivative, param, params, label))
+    if from_user_code():  # a parameter without a derivative refuses a differentiated value (no_derivative_given)
+        templates = [no_derivative_given(label, p, params, NO_TANGENT) if t is None else t
+                     for p, t in zip(params, templates + [None] * (len(params) - len(templates)))]
     rule = Rule(function, label, sig, dict(zip(params, templates)), version=version,
                 derivatives=dict(zip(params, derivatives)))
     return _store(rule)

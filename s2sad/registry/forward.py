@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 from ..runtime.accumulate import add
 from ..runtime.tangents import ZERO, fit, is_zero
-from . import (Rule, bound_to_rule, compile_template, method_rule, registered_rules, rule_for, rules_changed,
-               signature_from_text, stored_quietly)
+from . import (Rule, bound_to_rule, compile_template, from_user_code, method_rule, no_derivative_given, registered_rules,
+               rule_for, rules_changed, signature_from_text, stored_quietly)
 
 __all__ = ["LINEAR", "ForwardRule", "add_forward_finder", "defjvp", "deflinear", "forward_rule", "forward_method_rule"]
 
@@ -156,6 +156,12 @@ def defjvp(function: Callable[..., Any], *jvps: str | Callable[..., Any] | None,
     rule = rule_for(function)
     if rule is None:
         raise ValueError(f"{function!r} has no reverse rule: register that first (s2sad.defvjp)")
+    known = rule.signature or (signature_from_text(signature) if signature is not None else None)
+    if known is not None and len(jvps) <= len(known.parameters) and from_user_code():
+        # a parameter it gives no jvp refuses a differentiated value, as its vjp does
+        params = tuple(known.parameters)
+        jvps = tuple(no_derivative_given(rule.name, p, params, ZERO) if j is None else j
+                     for p, j in zip(params, jvps + (None,) * (len(params) - len(jvps))))
     return _store(rule, jvps, elementwise, signature)
 
 
