@@ -63,6 +63,8 @@ __all__ = [
     "taken_for_writing",
     "deleted_name",
     "dict_without",
+    "dict_merged",
+    "or_merged",
     "vectorized_dtype",
     "piecewise_conditions",
     "logged",
@@ -785,6 +787,24 @@ def dict_without(mapping: dict, key) -> dict:
     if key not in mapping:
         raise KeyError(key)
     return {k: v for k, v in mapping.items() if k != key}
+
+
+def dict_merged(parts) -> dict:
+    """``{**first, **second}`` for ``parts = (first, second)``: a new dict of ``first``'s keys and then
+    ``second``'s new ones, each key's value the last given. The normaliser writes a display with
+    more than one ``**`` (and ``dict(a, **b)``) as a chain of these; the dict holds the very
+    objects both hold, as the aliasing analysis knows (``_ITEM_HANDLERS``). (One tuple
+    argument, so that one forward rule sees both tangents.)"""
+    first, second = parts
+    return {**first, **second}
+
+
+def or_merged(parts):
+    """``a | b`` for ``parts = (a, b)``, as the user wrote it: on two dicts (Python 3.9) a new dict
+    merged as :func:`dict_merged`, whose values carry gradients; on anything else (boolean
+    masks, sets, integers) what ``|`` does there, which carries none (rules.python_containers)."""
+    a, b = parts
+    return a | b
 
 
 class Deleted:

@@ -458,18 +458,6 @@ def unpacked_value_changed(x):
     return np.sum(d["a"] * x)
 
 
-def unpacked_twice(x):
-    d, e = {"a": x}, {"b": x * 2.0}
-    f = {**d, **e}  # MARK: unpacked twice
-    return np.sum(f["a"] * f["b"])
-
-
-def unpacked_after_a_key(x):
-    d = {"a": x}
-    f = {"b": x * 2.0, **d}  # MARK: unpacked after a key
-    return np.sum(f["a"] * f["b"])
-
-
 def deletes_a_key_another_name_reads(x):
     d = {"a": x, "b": np.sin(x)}
     e = d
@@ -698,8 +686,6 @@ REFUSED = [
     (dict_copy_value_changed, "dict copy value", "and `d` shares it"),
     (dict_copy_value_changed_list_read, "dict copy held", "and `outer` shares it"),
     (unpacked_value_changed, "unpacked value", "and `d` shares it"),
-    (unpacked_twice, "unpacked twice", "differentiated only as its first entry"),
-    (unpacked_after_a_key, "unpacked after a key", "differentiated only as its first entry"),
     (deletes_a_key_another_name_reads, "del other name", "and `e` sees the same dict"),
     (deletes_a_key_a_tuple_reads, "del tuple", "and `t` sees the same dict"),
     (deletes_a_key_a_dict_reads, "del dict", "and `outer` sees the same dict"),

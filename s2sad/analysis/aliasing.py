@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import chained, dict_without, logged, owned_copy, reversed_items, with_attribute, zipped
+from ..rules.helpers import (chained, dict_merged, dict_without, logged, or_merged, owned_copy, reversed_items,
+                             with_attribute, zipped)
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -385,11 +386,14 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 guarded[id(write)] = (user_name(container), recorded)
                 continue
             _refuse_recorded(user_name(container), recorded, _where(write, reads, source))
-        owner = (updated_attributes or {}).get(id(write))
+        owner = put_back_into = (updated_attributes or {}).get(id(write))
         spelled = _spelled(container, made_by) if owner is not None else user_name(container)  # `params[k] -= v`
         if owner is not None and not _puts_back_its_only_slot(container, write, operations, made_by, reads, keyed):
             owner = None  # `rows = [a, a]; rows[0] += v`: the other slot holds the changed array too
-        for other in sorted(seeing - {container, write.target} - set(outers)):
+        # the container the element goes back into named last: another holder read after (`t = (a, 1)`
+        # for `c = a | b; c["u"] += v`) says why better
+        for other in sorted(seeing - {container, write.target} - set(outers),
+                            key=lambda name: (user_name(name) == put_back_into, name)):
             if owner is not None and user_name(other) == owner:
                 continue
             if reads.after(other, write):
@@ -609,7 +613,7 @@ def container_kind(name: str, operations) -> type | None:
 
 
 def _is_a_dict(origin: Operation) -> bool:
-    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without))
+    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without, dict_merged))
 
 
 def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:
@@ -721,13 +725,15 @@ def _made_here(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
     comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
     an argument it changes (written back to the caller's at the end, see normalize.py)."""
-    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without))
+    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without,
+                                                                  dict_merged, or_merged))
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
-    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without))
+    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without,
+                               dict_merged, or_merged))
 
 
 def _a_call_of(origin: Operation, functions) -> bool:
@@ -741,8 +747,10 @@ def _kind_of(container: str, made_by) -> str:
 
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
-                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without)
-# (`dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
+                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without,
+                  dict_merged, or_merged)
+# (`dict_merged` and `or_merged` are `{**a, **b}` and `a | b`, normalize_expressions.py: a dict holding what both
+# hold; `dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
 
 

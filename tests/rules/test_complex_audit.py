@@ -332,6 +332,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.python_containers.dict_values": "a dict's values, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.rules.helpers.dict_without": "`del d[key]`: a dict's other values, moved, no arithmetic "
                                         "(tests/test_refusals_users_meet.py)",
+    "s2sad.rules.helpers.dict_merged": "`{**a, **b}`, `dict(a, **b)`: two dicts' values, moved, no arithmetic "
+                                       "(tests/test_dict_merges.py)",
+    "s2sad.rules.helpers.or_merged": "`a | b`: two dicts' values moved, no arithmetic; anything else no gradient "
+                                     "(tests/test_dict_merges.py)",
     "s2sad.rules.python_containers.dict_items": "a dict's items, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.runtime.tangents.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
