@@ -445,7 +445,8 @@ def written_into_shared(new, old, name, other):
     if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
         raise UnsupportedSyntaxError(
             f"this augmented assignment changes the {type(old).__name__} `{name}` in place, and `{other}` shares it "
-            f"(a view, or the same object under another name) and is read after the change: s2sad would "
+            f"(a view, or the same object under another name, or one it may be: an item taken out of the same "
+            f"container or call, which may hold one object twice) and is read after the change: s2sad would "
             f"differentiate it as if `{other}` were unchanged",
             hint=f"write `{name} = {name} + ...` to make a new value, or take a copy first (`{name} = {name}.copy()`)")
     return written_into(new, old)
@@ -836,7 +837,13 @@ def taken_for_writing(container, taken, spelled: str) -> None:
     """Refuse ``y[i][j] = v`` (or ``y[i].append(v)``) where ``y[i]`` is not the object ``y``
     holds but a copy NumPy made (a fancy or boolean index): Python writes into the copy and
     loses the write, while s2sad puts the element back (``y[i] = t``, see normalize_mutation.py).
-    A list's or dict's element, and an array's basic index (a view), are the object itself."""
+    A list's or dict's element, and an array's basic index (a view), are the object itself. A
+    tuple's is too, but a tuple takes nothing back: refused, where the put-back would raise."""
+    if isinstance(container, tuple):
+        raise UnsupportedSyntaxError(
+            f"`{spelled}` is an item of a tuple, changed in place: s2sad follows such a change by putting the "
+            f"item back into its container, which a tuple does not allow",
+            hint="hold the items in a list (`t = [a, b]`), or make the tuple once the writes are done")
     if isinstance(container, np.ndarray) and isinstance(taken, np.ndarray) and not np.may_share_memory(taken, container):
         # (a scalar taken out raises on the write as Python does: `float` does not support item assignment)
         raise UnsupportedSyntaxError(

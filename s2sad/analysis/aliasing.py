@@ -150,12 +150,14 @@ class Groups:
                 for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
                     if isinstance(atom, Var):
                         self.hold(op.target, atom.name)
-            elif copies_hold and _hands_back_items(op):
+            elif copies_hold and (_hands_back_items(op) or _joins_sequences(op, made_by)):
                 # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
                 # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
                 # items a write through one of b's reaches, and whose readers see
                 for name in op.uses():
                     self.hold(op.target, name)
+            elif _a_copy_by_advanced_index(op, operations):
+                continue  # `y[[0, 2]]`, `y[y > 0]`: NumPy's copy, sharing nothing with `y`
             else:
                 for name in may_share(op, numpy_methods_new):
                     self.link(op.target, name)
@@ -207,6 +209,71 @@ class Groups:
                 if down:
                     frontier += [(item, True) for item in self.holds.get(member, ())]
         return seen
+
+
+_COMPARISONS = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
+
+
+def _a_copy_by_advanced_index(op: Operation, operations) -> bool:
+    """Whether ``op`` is ``y[index]`` that NumPy answers with a copy of its own (an advanced index):
+    ``y`` an array NumPy made (``_numpy_made``), ``index`` (or an item of the tuple it is:
+    ``y[:, [0, 2]]``) a list written out (``y[[0, 2]]``, ``i = [0, 2]; y[i]``) or a comparison of
+    such arrays and numbers (``y[y > 0]``: booleans, an array's or one). Each name assigned once,
+    so no other path gives it a slice (a view). A list's, a tuple's, a dict's or a user object's
+    ``[]`` may give back an item it holds (``xs[True]`` is ``xs[1]``): not taken for a copy."""
+    if not _a_call_of(op, (operator.getitem,)) or len(op.args) != 2 or not isinstance(op.args[0], Var) \
+            or not _numpy_made(op.args[0], operations) or not isinstance(op.args[1], Var):
+        return False
+    index = op.args[1].name
+    tuple_made = _made_once_by(index, operations, lambda origin: origin.kind == "tuple")
+    parts = tuple_made.args if tuple_made is not None else [op.args[1]]
+
+    def a_test(origin: Operation) -> bool:
+        return _a_call_of(origin, _COMPARISONS) and all(_numpy_made(atom, operations) for atom in origin.args)
+
+    return any(isinstance(part, Var) and (_made_once_by(part.name, operations, lambda origin: origin.kind == "list")
+                                          or _made_once_by(part.name, operations, a_test)) for part in parts)
+
+
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul)
+
+
+def _numpy_made(atom, operations, depth=0) -> bool:
+    """Whether ``atom`` is a number written out, or an array (or NumPy scalar) made by a NumPy function
+    that makes new memory (``np.sin(x)``, ``np.outer(x, x)``), or by arithmetic on at least one such
+    array and otherwise numbers (``np.sin(x) * 2.0``). Arithmetic on an argument may be a list's or
+    a tuple's (``t * 2``), whose ``[]`` gives back an item it holds."""
+    if isinstance(atom, Const):
+        return True
+    if depth > 8:
+        return False
+
+    def made(origin: Operation) -> bool:
+        value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
+        if _a_call_of(origin, _ARITHMETIC):
+            return all(_numpy_made(a, operations, depth + 1) for a in origin.args) \
+                and any(isinstance(a, Var) for a in origin.args)
+        return value is not None and _a_new_array(origin) and not _a_call_of(origin, _COMPARISONS) \
+            and (getattr(value, "__module__", "") or "").split(".")[0] == "numpy"
+
+    return _made_once_by(atom.name, operations, made) is not None
+
+
+def _made_once_by(name: str, operations, test) -> Operation | None:
+    """The one operation assigning ``name`` (through copies ``a = b``), if ``test`` accepts it; None
+    when there is another (a variable merged from two branches, or carried by a loop, may hold
+    either value) or ``test`` does not."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        definitions = [op for op in operations if op.target == name and op.kind != "mutate"]
+        if len(definitions) != 1:
+            return None
+        op = definitions[0]
+        if op.kind != "copy" or not isinstance(op.args[0], Var):
+            return op if test(op) else None
+        name = op.args[0].name
+    return None
 
 
 class LiteralKeys(set):
@@ -754,6 +821,15 @@ _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, fil
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
 
 
+def _joins_sequences(op: Operation, made_by) -> bool:
+    """``xs + ys``, ``t * 2`` with a list or tuple the function made (a display, ``list(...)``, ...):
+    a new list or tuple holding the very objects its operands hold. (An argument's ``+`` is taken
+    for arithmetic, as NumPy's: whether it is a list is not known here.)"""
+    return _a_call_of(op, (operator.add, operator.mul)) and any(
+        isinstance(atom, Var) and (_origin(atom.name, made_by).kind in ("list", "tuple")
+                                   or _a_list_or_dict(_origin(atom.name, made_by))) for atom in op.args)
+
+
 def _hands_back_items(op: Operation) -> bool:
     """``zip(rows, ...)``, ``enumerate(rows)``, ``list(rows)``, ``itertools.chain(...)``: Python's
     own functions whose result holds (or yields) the very objects its arguments hold."""
@@ -902,7 +978,8 @@ def conditions_of(block):
 def _refuse(written: str, seen: str, location):
     what = f"`{written}[...] = ...`"
     raise UnsupportedSyntaxError(
-        f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "
+        f"{what} changes memory that `{seen}` shares (a view, or the same array under another name, or one it may be: "
+        f"an item taken out of the same container or call, which may hold one array twice), "
         f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",
         location,
         f"write to one name only, or take a copy first (`{written} = {written}.copy()`), "
