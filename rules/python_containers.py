@@ -38,6 +38,7 @@ from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import field_cotangent, split_cotangent, tangent_item
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
+from .builtins import sequence_jvp, sequence_vjp
 from .helpers import chained, dict_merged, dict_without, reversed_items, or_merged, zipped
 
 
@@ -325,3 +326,34 @@ nondifferentiable(dict_keys)
 defmethod(dict, "values", dict_values)
 defmethod(dict, "items", dict_items)
 defmethod(dict, "keys", dict_keys)
+
+
+# ------------------------------------------------------------------ c.copy() of a dict or list given
+def dict_copy(mapping: dict) -> dict:
+    """``mapping.copy()`` of a dict the function was given (one it made is written as ``dict(c)``):
+    a new dict holding the very objects ``mapping`` holds, as the aliasing analysis knows
+    (aliasing._check_writes: a slot of the copy written changes nothing ``mapping`` holds)."""
+    return mapping.copy()
+
+
+def dict_copy_vjp(g, ans, mapping):
+    g = unthunk(g)
+    return ZERO if is_zero(g) else Tangent(dict, {key: field_cotangent(g, key) for key in mapping})
+
+
+def dict_copy_jvp(g, ans, mapping):
+    g = unthunk(g)
+    return ZERO if is_zero(g) else {key: field_cotangent(g, key) for key in ans}
+
+
+def list_copy(items: list) -> list:
+    """``items.copy()`` of a list the function was given: ``list(items)``, as :func:`dict_copy`."""
+    return items.copy()
+
+
+defvjp(dict_copy, "mapping", dict_copy_vjp)
+defjvp(dict_copy, dict_copy_jvp)
+defmethod(dict, "copy", dict_copy)
+defvjp(list_copy, "items", sequence_vjp)
+defjvp(list_copy, sequence_jvp)
+defmethod(list, "copy", list_copy)

@@ -445,7 +445,12 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
             down = not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by)))
             seeing = shared.of(container, down=down)
-            if loose is not None:
+            copied = _copied_by_its_method(_origin(container, made_by))
+            if copied is not None and write.kind == "mutate":
+                # `ps = params.copy(); ps["W"] = v`: a slot of a new array, list or dict changes, nothing the
+                # receiver holds, as long as `.copy()` is NumPy's, a list's or a dict's (checked as it runs)
+                copied.copy_receiver = True
+            elif loose is not None:
                 _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
         recorded = _recorded(seeing | {container}, reads)
         if recorded is not None:
@@ -488,6 +493,14 @@ def _check_receivers(loosely_seeing: set, seeing: set, container: str, write, re
         if _named_like_numpys(op) and op.args and isinstance(op.args[0], Var) \
                 and (op.target in loosely_seeing or op.args[0].name in loosely_seeing):
             op.numpy_receiver = True
+
+
+def _copied_by_its_method(origin: Operation) -> Operation | None:
+    """``origin`` when it is ``c.copy()`` with no arguments (NumPy's new array, a list's or a dict's
+    shallow copy, or whatever a user class's ``.copy()`` returns); None otherwise."""
+    named = origin.kind == "call" and origin.callee is not None and origin.callee.kind == "method" \
+        and origin.callee.name == "copy" and len(origin.args) == 1 and not origin.kwargs
+    return origin if named and isinstance(origin.args[0], Var) else None
 
 
 def _named_like_numpys(op: Operation) -> bool:
