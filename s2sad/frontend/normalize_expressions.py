@@ -30,6 +30,9 @@ BINARY = {
     cst.BitAnd: (operator.and_, "&"), cst.BitOr: (operator.or_, "|"), cst.BitXor: (operator.xor, "^"),
     cst.LeftShift: (operator.lshift, "<<"), cst.RightShift: (operator.rshift, ">>"),
 }
+# what gives truth values (booleans, or their arrays): `|` of one is the bitwise or
+_TRUTH_VALUES = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.not_,
+                 operator.is_, operator.is_not, operator.and_, operator.or_, operator.xor, operator.invert, operator.contains)
 UNARY = {
     cst.Minus: (operator.neg, "-{0}", "neg"), cst.Plus: (operator.pos, "+{0}", "pos"),
     cst.Not: (operator.not_, "not {0}", "not"), cst.BitInvert: (operator.invert, "~{0}", "~"),
@@ -146,10 +149,20 @@ class ExpressionNormalizer(NormalizerState):
         if function is operator.add and (written_sequence(node.left) or written_sequence(node.right)):
             function = operator.concat  # `args + (x,)`: joined, each side's items its own
         left, right = self.expression(node.left), self.expression(node.right)
-        if function is operator.or_:
+        if function is operator.or_ and not (self.a_truth_value(left) or self.a_truth_value(right)):
             return self.merged(or_merged, left, right, want)  # `a | b` of two dicts merges them
         callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")
         return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))
+
+    def a_truth_value(self, atom: Atom) -> bool:
+        """Whether ``atom`` is a number written out or the result of a comparison or a logical
+        operator of this statement (``(y == 0) | (y == 1)``): then ``|`` is the bitwise or, never a
+        dict's merge, and is written as it is."""
+        if isinstance(atom, Const):
+            return True
+        made = next((op for op in reversed(self.operations) if op.target == atom.name), None)
+        return made is not None and made.kind == "call" and made.callee is not None \
+            and any(made.callee.value is function for function in _TRUTH_VALUES)
 
     def unary_operation(self, node: cst.UnaryOperation, want) -> Atom:
         function, template, word = UNARY[type(node.operator)]
