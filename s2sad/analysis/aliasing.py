@@ -474,7 +474,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     guarded[id(write)] = (spelled, user_name(other))
                     break
                 _refuse(_spelled(container, made_by) if outers else user_name(container), user_name(other),
-                        _where(write, reads, source))
+                        _where(write, reads, source), _by_layout(_origin(container, made_by)))
     return guarded
 
 
@@ -988,11 +988,24 @@ def conditions_of(block):
     return out
 
 
-def _refuse(written: str, seen: str, location):
+# functions and methods whose result is a view or a copy by the array's layout (`M.ravel()` a view, `M.T.ravel()` a copy)
+BY_LAYOUT = {"ravel", "reshape", "ascontiguousarray", "asfortranarray", "asarray", "asanyarray", "require"}
+
+
+def _by_layout(origin: Operation) -> str | None:
+    """The name of the function ``origin`` calls when it is one of ``BY_LAYOUT``."""
+    name = origin.callee.name if origin.kind == "call" and origin.callee is not None else None
+    name = name or getattr(getattr(origin.callee, "value", None), "__name__", None)
+    return name if name in BY_LAYOUT else None
+
+
+def _refuse(written: str, seen: str, location, by_layout: str | None = None):
     what = f"`{written}[...] = ...`"
+    layout = f"; `{by_layout}` gives a view or a copy by the array's layout, which s2sad does not know here;" \
+        if by_layout else ","
     raise UnsupportedSyntaxError(
         f"{what} changes memory that `{seen}` shares (a view, or the same array under another name, or one it may be: "
-        f"an item taken out of the same container or call, which may hold one array twice), "
+        f"an item taken out of the same container or call, which may hold one array twice){layout} "
         f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",
         location,
         f"write to one name only, or take a copy first (`{written} = {written}.copy()`), "
