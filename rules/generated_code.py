@@ -93,6 +93,10 @@ def summand_cotangent(g, t):
         return ZERO
     if isinstance(t, (tuple, list)):
         return type(t)(summand_cotangent(part, item) for part, item in zip(output_parts(g, len(t)), t))
+    if isinstance(t, dict):  # a dict's tangent (a jvp's result: `params.copy()`'s): its entries' cotangents
+        fields = {key: summand_cotangent(field_cotangent(g, key), value) for key, value in t.items()}
+        fields = {key: value for key, value in fields.items() if value is not ZERO}
+        return Tangent(dict, fields) if fields else ZERO
     if isinstance(t, Tangent):  # an object's tangent (attributes assigned): its fields' cotangents
         fields = {key: summand_cotangent(value, t.fields[key]) for key, value in g.fields.items() if key in t.fields}
         fields = {key: value for key, value in fields.items() if value is not ZERO}

@@ -63,6 +63,8 @@ __all__ = [
     "taken_for_writing",
     "deleted_name",
     "dict_without",
+    "dict_merged",
+    "or_merged",
     "vectorized_dtype",
     "piecewise_conditions",
     "logged",
@@ -489,7 +491,8 @@ def written_into_shared(new, old, name, other):
     if old.__class__ is not float and any(hasattr(old.__class__, method) for method in _IN_PLACE_OPERATORS):
         raise UnsupportedSyntaxError(
             f"this augmented assignment changes the {type(old).__name__} `{name}` in place, and `{other}` shares it "
-            f"(a view, or the same object under another name) and is read after the change: s2sad would "
+            f"(a view, or the same object under another name, or one it may be: an item taken out of the same "
+            f"container or call, which may hold one object twice) and is read after the change: s2sad would "
             f"differentiate it as if `{other}` were unchanged",
             hint=f"write `{name} = {name} + ...` to make a new value, or take a copy first (`{name} = {name}.copy()`)")
     return written_into(new, old)
@@ -833,6 +836,24 @@ def dict_without(mapping: dict, key) -> dict:
     return {k: v for k, v in mapping.items() if k != key}
 
 
+def dict_merged(parts) -> dict:
+    """``{**first, **second}`` for ``parts = (first, second)``: a new dict of ``first``'s keys and then
+    ``second``'s new ones, each key's value the last given. The normaliser writes a display with
+    more than one ``**`` (and ``dict(a, **b)``) as a chain of these; the dict holds the very
+    objects both hold, as the aliasing analysis knows (``_ITEM_HANDLERS``). (One tuple
+    argument, so that one forward rule sees both tangents.)"""
+    first, second = parts
+    return {**first, **second}
+
+
+def or_merged(parts):
+    """``a | b`` for ``parts = (a, b)``, as the user wrote it: on two dicts (Python 3.9) a new dict
+    merged as :func:`dict_merged`, whose values carry gradients; on anything else (boolean
+    masks, sets, integers) what ``|`` does there, which carries none (rules.python_containers)."""
+    a, b = parts
+    return a | b
+
+
 class Deleted:
     """What a name holds after ``del name`` in differentiated code: any use of it raises the
     UnboundLocalError Python raises for the unbound name (an ``is`` test cannot be caught)."""
@@ -862,7 +883,13 @@ def taken_for_writing(container, taken, spelled: str) -> None:
     """Refuse ``y[i][j] = v`` (or ``y[i].append(v)``) where ``y[i]`` is not the object ``y``
     holds but a copy NumPy made (a fancy or boolean index): Python writes into the copy and
     loses the write, while s2sad puts the element back (``y[i] = t``, see normalize_mutation.py).
-    A list's or dict's element, and an array's basic index (a view), are the object itself."""
+    A list's or dict's element, and an array's basic index (a view), are the object itself. A
+    tuple's is too, but a tuple takes nothing back: refused, where the put-back would raise."""
+    if isinstance(container, tuple):
+        raise UnsupportedSyntaxError(
+            f"`{spelled}` is an item of a tuple, changed in place: s2sad follows such a change by putting the "
+            f"item back into its container, which a tuple does not allow",
+            hint="hold the items in a list (`t = [a, b]`), or make the tuple once the writes are done")
     if isinstance(container, np.ndarray) and isinstance(taken, np.ndarray) and not np.may_share_memory(taken, container):
         # (a scalar taken out raises on the write as Python does: `float` does not support item assignment)
         raise UnsupportedSyntaxError(

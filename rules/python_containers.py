@@ -21,20 +21,25 @@ came from, and each tangent goes along with its value:
   cotangent of each value is the copy's at the same key, for the value Python kept (the
   last pair of a repeated key; none where a keyword replaced it). ``dict(w=a, b=2.0)`` never
   reaches a rule: the normaliser writes it as the display ``{"w": a, "b": 2.0}``.
+* ``{**a, **b}`` (``dict_merged``, also ``dict(a, **b)``) and ``a | b`` of two dicts (``or_merged``):
+  each key's value came from the last dict holding it, and its cotangent goes back there
+  only; ``|`` of anything else (boolean masks, sets, integers) carries no gradient.
 * ``d.get(key, default)``: the key's value, or ``default`` where the key is absent.
 * ``d.values()`` and ``d.items()``: each value's cotangent goes back to its key (from the
   list, tuple or sorted list made of them); ``d.keys()`` carries no gradient.
 """
 import builtins
+import collections
 
 import numpy as np
 
 from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable
 from s2sad.registry.forward import defjvp
-from s2sad.runtime.structure import field_cotangent, split_cotangent
+from s2sad.runtime.structure import field_cotangent, split_cotangent, tangent_item
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
-from .helpers import chained, dict_without, reversed_items, zipped
+from .builtins import sequence_jvp, sequence_vjp
+from .helpers import chained, dict_merged, dict_without, reversed_items, or_merged, zipped
 
 
 # ------------------------------------------------------------------ sorted
@@ -217,6 +222,38 @@ defvjp(dict_without, "mapping, key", dict_without_vjp_mapping, None)
 defjvp(dict_without, dict_without_jvp_mapping, None)
 
 
+# ------------------------------------------------------------------ {**a, **b}, a | b
+def _merges_dicts(a, b) -> bool:
+    """Whether ``a | b`` merges two dicts (a Counter's ``|`` keeps the larger count: numbers only)."""
+    return isinstance(a, dict) and isinstance(b, dict) and not isinstance(a, collections.Counter)
+
+
+def merged_vjp_parts(g, ans, parts):
+    """Each key's cotangent goes back to the last of the two dicts holding it."""
+    g = unthunk(g)
+    first, second = parts
+    if is_zero(g) or not _merges_dicts(first, second):
+        return ZERO
+    return (Tangent(dict, {key: ZERO if key in second else field_cotangent(g, key) for key in first}),
+            Tangent(dict, {key: field_cotangent(g, key) for key in second}))
+
+
+def merged_jvp_parts(g, ans, parts):
+    """Each key's tangent is the one of the last of the two dicts holding it."""
+    g = unthunk(g)
+    first, second = parts
+    if is_zero(g) or not _merges_dicts(first, second):
+        return ZERO
+    of_first, of_second = tangent_item(g, 0), tangent_item(g, 1)
+    return {key: field_cotangent(of_second, key) if key in second else field_cotangent(of_first, key) for key in ans}
+
+
+defvjp(dict_merged, "parts", merged_vjp_parts)
+defjvp(dict_merged, merged_jvp_parts)
+defvjp(or_merged, "parts", merged_vjp_parts)
+defjvp(or_merged, merged_jvp_parts)
+
+
 def dict_get(mapping, key, default=None):
     """``mapping.get(key, default)``, as a function with a rule (``d.get(...)`` goes through it)."""
     return mapping.get(key, default)
@@ -289,3 +326,34 @@ nondifferentiable(dict_keys)
 defmethod(dict, "values", dict_values)
 defmethod(dict, "items", dict_items)
 defmethod(dict, "keys", dict_keys)
+
+
+# ------------------------------------------------------------------ c.copy() of a dict or list given
+def dict_copy(mapping: dict) -> dict:
+    """``mapping.copy()`` of a dict the function was given (one it made is written as ``dict(c)``):
+    a new dict holding the very objects ``mapping`` holds, as the aliasing analysis knows
+    (aliasing._check_writes: a slot of the copy written changes nothing ``mapping`` holds)."""
+    return mapping.copy()
+
+
+def dict_copy_vjp(g, ans, mapping):
+    g = unthunk(g)
+    return ZERO if is_zero(g) else Tangent(dict, {key: field_cotangent(g, key) for key in mapping})
+
+
+def dict_copy_jvp(g, ans, mapping):
+    g = unthunk(g)
+    return ZERO if is_zero(g) else {key: field_cotangent(g, key) for key in ans}
+
+
+def list_copy(items: list) -> list:
+    """``items.copy()`` of a list the function was given: ``list(items)``, as :func:`dict_copy`."""
+    return items.copy()
+
+
+defvjp(dict_copy, "mapping", dict_copy_vjp)
+defjvp(dict_copy, dict_copy_jvp)
+defmethod(dict, "copy", dict_copy)
+defvjp(list_copy, "items", sequence_vjp)
+defjvp(list_copy, sequence_jvp)
+defmethod(list, "copy", list_copy)

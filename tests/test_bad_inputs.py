@@ -139,13 +139,6 @@ def uses_set_literal(x):
     return x * len(values)
 
 
-def uses_dict_unpacking(x):
-    d = {"a": x}
-    f = {"b": x}  # ({**d} alone is dict(d), differentiated)
-    e = {**d, **f}  # bad: dict unpacking
-    return e["a"]
-
-
 def uses_starred_element(x):
     total = 0.0  # a starred loop target is refused (a display, `[*x]`, is joined from its pieces)
     for first, *rest in [(x, x)]:  # bad: starred element
@@ -236,7 +229,6 @@ SYNTAX = [
     (uses_class, "class", "reads the variable `x`"),
     (uses_match, "match", "`match`"),
     (uses_set_literal, "set literal", "set literals"),
-    (uses_dict_unpacking, "dict unpacking", "`**` unpacking in a dict display"),
     (uses_starred_element, "starred element", "starred"),
     (loop_target_is_an_attribute, "loop target", "loop variable"),
     (augmented_attribute, "augmented nested attribute", "nested attribute"),

@@ -24,7 +24,7 @@ import pytest
 import s2sad
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from finite_differences import assert_every_mode_matches  # noqa: E402
+from finite_differences import assert_every_mode_matches, numerical_gradient  # noqa: E402
 from markers import line_marked  # noqa: E402
 
 HERE = os.path.abspath(__file__)
@@ -458,18 +458,6 @@ def unpacked_value_changed(x):
     return np.sum(d["a"] * x)
 
 
-def unpacked_twice(x):
-    d, e = {"a": x}, {"b": x * 2.0}
-    f = {**d, **e}  # MARK: unpacked twice
-    return np.sum(f["a"] * f["b"])
-
-
-def unpacked_after_a_key(x):
-    d = {"a": x}
-    f = {"b": x * 2.0, **d}  # MARK: unpacked after a key
-    return np.sum(f["a"] * f["b"])
-
-
 def deletes_a_key_another_name_reads(x):
     d = {"a": x, "b": np.sin(x)}
     e = d
@@ -698,8 +686,6 @@ REFUSED = [
     (dict_copy_value_changed, "dict copy value", "and `d` shares it"),
     (dict_copy_value_changed_list_read, "dict copy held", "and `outer` shares it"),
     (unpacked_value_changed, "unpacked value", "and `d` shares it"),
-    (unpacked_twice, "unpacked twice", "differentiated only as its first entry"),
-    (unpacked_after_a_key, "unpacked after a key", "differentiated only as its first entry"),
     (deletes_a_key_another_name_reads, "del other name", "and `e` sees the same dict"),
     (deletes_a_key_a_tuple_reads, "del tuple", "and `t` sees the same dict"),
     (deletes_a_key_a_dict_reads, "del dict", "and `outer` sees the same dict"),
@@ -748,13 +734,12 @@ def copy_of_an_argument(xs):
     return np.sum(ys[0] ** 2)
 
 
-@pytest.mark.parametrize("given, spelled", [([np.ones(3)], "list"), ({0: np.ones(3)}, "dict")])
-def test_a_copy_of_a_list_or_dict_given_names_the_spelling_that_works(given, spelled):
-    with pytest.raises(s2sad.S2SADError) as raised:
-        s2sad.grad(copy_of_an_argument)(given)
-    message = str(raised.value)
-    assert f"write `{spelled}(c)` where you wrote `c.copy()`" in message
-    assert f":{line_marked(HERE, 'MARK: copy of an argument')}:" in message
+@pytest.mark.parametrize("given", [[np.array([0.3, -0.7, 1.1])], {0: np.array([0.3, -0.7, 1.1])}], ids=["list", "dict"])
+def test_a_copy_of_a_list_or_dict_given_is_differentiated(given):
+    # (refused before session 16, naming `list(c)` and `dict(c)`: tests/test_given_copies.py has the writes)
+    gradient = s2sad.grad(copy_of_an_argument)(given)
+    np.testing.assert_allclose(gradient[0], numerical_gradient(lambda a: copy_of_an_argument(
+        [a] if isinstance(given, list) else {0: a}), [given[0]], 0), rtol=1e-5, atol=1e-7)
 
 
 def copies_an_argument_with_list(x, xs):

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import chained, dict_without, logged, owned_copy, reversed_items, with_attribute, zipped
+from ..rules.helpers import (chained, dict_merged, dict_without, logged, or_merged, owned_copy, reversed_items,
+                             with_attribute, zipped)
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -149,12 +150,14 @@ class Groups:
                 for atom in op.args[-1:]:  # what it is given (`insert`'s index is no object it holds)
                     if isinstance(atom, Var):
                         self.hold(op.target, atom.name)
-            elif copies_hold and _hands_back_items(op):
+            elif copies_hold and (_hands_back_items(op) or _joins_sequences(op, made_by)):
                 # `b = list(a)`, `sorted(a)`, `a + b`, `max(a, key=...)`: a new list holding (or one of) the
                 # very objects `a` holds (an array's rows, views of it): held as `a` itself, whose
                 # items a write through one of b's reaches, and whose readers see
                 for name in op.uses():
                     self.hold(op.target, name)
+            elif _a_copy_by_advanced_index(op, operations):
+                continue  # `y[[0, 2]]`, `y[y > 0]`: NumPy's copy, sharing nothing with `y`
             else:
                 for name in may_share(op, numpy_methods_new):
                     self.link(op.target, name)
@@ -206,6 +209,71 @@ class Groups:
                 if down:
                     frontier += [(item, True) for item in self.holds.get(member, ())]
         return seen
+
+
+_COMPARISONS = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
+
+
+def _a_copy_by_advanced_index(op: Operation, operations) -> bool:
+    """Whether ``op`` is ``y[index]`` that NumPy answers with a copy of its own (an advanced index):
+    ``y`` an array NumPy made (``_numpy_made``), ``index`` (or an item of the tuple it is:
+    ``y[:, [0, 2]]``) a list written out (``y[[0, 2]]``, ``i = [0, 2]; y[i]``) or a comparison of
+    such arrays and numbers (``y[y > 0]``: booleans, an array's or one). Each name assigned once,
+    so no other path gives it a slice (a view). A list's, a tuple's, a dict's or a user object's
+    ``[]`` may give back an item it holds (``xs[True]`` is ``xs[1]``): not taken for a copy."""
+    if not _a_call_of(op, (operator.getitem,)) or len(op.args) != 2 or not isinstance(op.args[0], Var) \
+            or not _numpy_made(op.args[0], operations) or not isinstance(op.args[1], Var):
+        return False
+    index = op.args[1].name
+    tuple_made = _made_once_by(index, operations, lambda origin: origin.kind == "tuple")
+    parts = tuple_made.args if tuple_made is not None else [op.args[1]]
+
+    def a_test(origin: Operation) -> bool:
+        return _a_call_of(origin, _COMPARISONS) and all(_numpy_made(atom, operations) for atom in origin.args)
+
+    return any(isinstance(part, Var) and (_made_once_by(part.name, operations, lambda origin: origin.kind == "list")
+                                          or _made_once_by(part.name, operations, a_test)) for part in parts)
+
+
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul)
+
+
+def _numpy_made(atom, operations, depth=0) -> bool:
+    """Whether ``atom`` is a number written out, or an array (or NumPy scalar) made by a NumPy function
+    that makes new memory (``np.sin(x)``, ``np.outer(x, x)``), or by arithmetic on at least one such
+    array and otherwise numbers (``np.sin(x) * 2.0``). Arithmetic on an argument may be a list's or
+    a tuple's (``t * 2``), whose ``[]`` gives back an item it holds."""
+    if isinstance(atom, Const):
+        return True
+    if depth > 8:
+        return False
+
+    def made(origin: Operation) -> bool:
+        value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
+        if _a_call_of(origin, _ARITHMETIC):
+            return all(_numpy_made(a, operations, depth + 1) for a in origin.args) \
+                and any(isinstance(a, Var) for a in origin.args)
+        return value is not None and _a_new_array(origin) and not _a_call_of(origin, _COMPARISONS) \
+            and (getattr(value, "__module__", "") or "").split(".")[0] == "numpy"
+
+    return _made_once_by(atom.name, operations, made) is not None
+
+
+def _made_once_by(name: str, operations, test) -> Operation | None:
+    """The one operation assigning ``name`` (through copies ``a = b``), if ``test`` accepts it; None
+    when there is another (a variable merged from two branches, or carried by a loop, may hold
+    either value) or ``test`` does not."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        definitions = [op for op in operations if op.target == name and op.kind != "mutate"]
+        if len(definitions) != 1:
+            return None
+        op = definitions[0]
+        if op.kind != "copy" or not isinstance(op.args[0], Var):
+            return op if test(op) else None
+        name = op.args[0].name
+    return None
 
 
 class LiteralKeys(set):
@@ -377,7 +445,12 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
             # `b[i] = v` on a list made by a call (`b = list(a)`) changes that list, not what it holds
             down = not (write.kind == "mutate" and _a_list_or_dict(_origin(container, made_by)))
             seeing = shared.of(container, down=down)
-            if loose is not None:
+            copied = _copied_by_its_method(_origin(container, made_by))
+            if copied is not None and write.kind == "mutate":
+                # `ps = params.copy(); ps["W"] = v`: a slot of a new array, list or dict changes, nothing the
+                # receiver holds, as long as `.copy()` is NumPy's, a list's or a dict's (checked as it runs)
+                copied.copy_receiver = True
+            elif loose is not None:
                 _check_receivers(loose.of(container, down=down), seeing, container, write, reads, scope)
         recorded = _recorded(seeing | {container}, reads)
         if recorded is not None:
@@ -385,11 +458,14 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                 guarded[id(write)] = (user_name(container), recorded)
                 continue
             _refuse_recorded(user_name(container), recorded, _where(write, reads, source))
-        owner = (updated_attributes or {}).get(id(write))
+        owner = put_back_into = (updated_attributes or {}).get(id(write))
         spelled = _spelled(container, made_by) if owner is not None else user_name(container)  # `params[k] -= v`
         if owner is not None and not _puts_back_its_only_slot(container, write, operations, made_by, reads, keyed):
             owner = None  # `rows = [a, a]; rows[0] += v`: the other slot holds the changed array too
-        for other in sorted(seeing - {container, write.target} - set(outers)):
+        # the container the element goes back into named last: another holder read after (`t = (a, 1)`
+        # for `c = a | b; c["u"] += v`) says why better
+        for other in sorted(seeing - {container, write.target} - set(outers),
+                            key=lambda name: (user_name(name) == put_back_into, name)):
             if owner is not None and user_name(other) == owner:
                 continue
             if reads.after(other, write):
@@ -398,7 +474,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     guarded[id(write)] = (spelled, user_name(other))
                     break
                 _refuse(_spelled(container, made_by) if outers else user_name(container), user_name(other),
-                        _where(write, reads, source))
+                        _where(write, reads, source), _by_layout(_origin(container, made_by)))
     return guarded
 
 
@@ -417,6 +493,14 @@ def _check_receivers(loosely_seeing: set, seeing: set, container: str, write, re
         if _named_like_numpys(op) and op.args and isinstance(op.args[0], Var) \
                 and (op.target in loosely_seeing or op.args[0].name in loosely_seeing):
             op.numpy_receiver = True
+
+
+def _copied_by_its_method(origin: Operation) -> Operation | None:
+    """``origin`` when it is ``c.copy()`` with no arguments (NumPy's new array, a list's or a dict's
+    shallow copy, or whatever a user class's ``.copy()`` returns); None otherwise."""
+    named = origin.kind == "call" and origin.callee is not None and origin.callee.kind == "method" \
+        and origin.callee.name == "copy" and len(origin.args) == 1 and not origin.kwargs
+    return origin if named and isinstance(origin.args[0], Var) else None
 
 
 def _named_like_numpys(op: Operation) -> bool:
@@ -609,7 +693,7 @@ def container_kind(name: str, operations) -> type | None:
 
 
 def _is_a_dict(origin: Operation) -> bool:
-    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without))
+    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without, dict_merged))
 
 
 def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:
@@ -721,13 +805,15 @@ def _made_here(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
     comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
     an argument it changes (written back to the caller's at the end, see normalize.py)."""
-    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without))
+    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without,
+                                                                  dict_merged, or_merged))
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
-    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without))
+    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without,
+                               dict_merged, or_merged))
 
 
 def _a_call_of(origin: Operation, functions) -> bool:
@@ -741,9 +827,20 @@ def _kind_of(container: str, made_by) -> str:
 
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
-                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without)
-# (`dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
+                  operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without,
+                  dict_merged, or_merged)
+# (`dict_merged` and `or_merged` are `{**a, **b}` and `a | b`, normalize_expressions.py: a dict holding what both
+# hold; `dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
+
+
+def _joins_sequences(op: Operation, made_by) -> bool:
+    """``xs + ys``, ``t * 2`` with a list or tuple the function made (a display, ``list(...)``, ...):
+    a new list or tuple holding the very objects its operands hold. (An argument's ``+`` is taken
+    for arithmetic, as NumPy's: whether it is a list is not known here.)"""
+    return _a_call_of(op, (operator.add, operator.mul)) and any(
+        isinstance(atom, Var) and (_origin(atom.name, made_by).kind in ("list", "tuple")
+                                   or _a_list_or_dict(_origin(atom.name, made_by))) for atom in op.args)
 
 
 def _hands_back_items(op: Operation) -> bool:
@@ -891,10 +988,24 @@ def conditions_of(block):
     return out
 
 
-def _refuse(written: str, seen: str, location):
+# functions and methods whose result is a view or a copy by the array's layout (`M.ravel()` a view, `M.T.ravel()` a copy)
+BY_LAYOUT = {"ravel", "reshape", "ascontiguousarray", "asfortranarray", "asarray", "asanyarray", "require"}
+
+
+def _by_layout(origin: Operation) -> str | None:
+    """The name of the function ``origin`` calls when it is one of ``BY_LAYOUT``."""
+    name = origin.callee.name if origin.kind == "call" and origin.callee is not None else None
+    name = name or getattr(getattr(origin.callee, "value", None), "__name__", None)
+    return name if name in BY_LAYOUT else None
+
+
+def _refuse(written: str, seen: str, location, by_layout: str | None = None):
     what = f"`{written}[...] = ...`"
+    layout = f"; `{by_layout}` gives a view or a copy by the array's layout, which s2sad does not know here;" \
+        if by_layout else ","
     raise UnsupportedSyntaxError(
-        f"{what} changes memory that `{seen}` shares (a view, or the same array under another name), "
+        f"{what} changes memory that `{seen}` shares (a view, or the same array under another name, or one it may be: "
+        f"an item taken out of the same container or call, which may hold one array twice){layout} "
         f"and `{seen}` is read after the change: s2sad would differentiate it as if `{seen}` were unchanged",
         location,
         f"write to one name only, or take a copy first (`{written} = {written}.copy()`), "

@@ -76,8 +76,11 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
                 return True  # x.max() read for a test, when x is an array (and not an object with a .max of its own)
             # `model.update(2.0)`: a method of the user's class may change its object (`self.W = ...`),
             # and, its result not differentiated, the change would be a constant's
+            # (`if model.ok():` uses the result, as a test: its value carries no gradient there)
+            result = "does not use its result" if op.kind == "effect" else \
+                "uses its result only where it carries no gradient (a test, a count, an index)"
             raise UnsupportedSyntaxError(
-                f"`{text}` calls `.{callee.name}` on a differentiated value and does not use its result: a "
+                f"`{text}` calls `.{callee.name}` on a differentiated value and {result}: a "
                 "method of your class may change its object (`self.W = ...`), which s2sad does not follow "
                 "into the caller", location,
                 hint=f"make `.{callee.name}` return what it computes and use that (`W = model.{callee.name}(...)`), "

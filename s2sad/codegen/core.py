@@ -31,7 +31,7 @@ INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
 # What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 # the runtime checks of a receiver's type (runtime/methods.py) generated code calls: `receiver_check`
-RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "constant_result")
+RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "copy_receiver", "constant_result")
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
@@ -246,8 +246,8 @@ class Emitter:
         type decides (``x.max()``: an array's, or a user class's ``.max``), the line refusing it as it runs."""
         where = self.location_of(op)
         refuse_numpy_own_meanings(op, where)
-        checks = [receiver_check("numpy_receiver", self.code(op.args[0]), op.callee.name, where)] \
-            if op.numpy_receiver else []
+        check = "numpy_receiver" if op.numpy_receiver else "copy_receiver" if op.copy_receiver else None
+        checks = [receiver_check(check, self.code(op.args[0]), op.callee.name, where)] if check else []
         if check_call(op, self.activity.varied, differentiated, where, self.treatment):
             checks.append(receiver_check("receiver_left_alone", self.code(op.args[0]), op.callee.name, where))
         return checks

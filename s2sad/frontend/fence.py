@@ -52,7 +52,7 @@ class _Kind:
     a miss walks the whole subclass tree), and a function has a thousand nodes. libcst
     registers no virtual subclasses, so a class's MRO answers the same as isinstance."""
 
-    __slots__ = ("role", "refused", "unsupported", "starred_dict", "assignment", "loop")
+    __slots__ = ("role", "refused", "unsupported", "assignment", "loop")
 
     def __init__(self, kind: type):
         mro = set(kind.__mro__)
@@ -63,7 +63,6 @@ class _Kind:
         self.role = _DECORATOR if among(cst.Decorator) else _NESTED if among(cst.FunctionDef) else _OTHER
         self.refused = next((reason for refused, reason in REFUSED.items() if among(refused)), None)
         self.unsupported = among(cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression) and not among(*SUPPORTED)
-        self.starred_dict = among(cst.Dict)
         self.assignment = among(cst.Assign, cst.AugAssign, cst.AnnAssign)
         self.loop = among(cst.For, cst.While)
 
@@ -117,11 +116,6 @@ class _Fence(ReadingVisitor):
             self.refuse(node, *kind.refused)
         if kind.unsupported:
             self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
-        if kind.starred_dict and any(isinstance(e, cst.StarredDictElement) for e in node.elements[1:]):
-            # `{**d, "k": v}` is `dict(d)` then `["k"] = v` (normalize_expressions.py); a second `**`
-            # would need `update`, a change in place the mutation analysis does not follow
-            self.refuse(node, "`**` unpacking in a dict display is differentiated only as its first entry (`{**d, \"k\": v}`)",
-                        "merge one key at a time: `merged = dict(a)`, then `merged[k] = b[k]` for each key of `b`")
         if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Name) and node.func.value == "super":
             # Python gives a method written in a class a `__class__` cell, which `super()` reads; the
             # function s2sad generates from it is written outside the class and has none

@@ -68,6 +68,8 @@ class Operation:
     length: int | None = None      # for "unpack": how many elements the sequence has
     numpy_receiver: bool = False   # for a method: its result is new memory only if the receiver is NumPy's,
                                    # checked as the code runs (analysis/aliasing.py _check_receivers)
+    copy_receiver: bool = False    # for `c.copy()`: a new array or a shallow copy of a list or dict, not what a
+                                   # user class's `.copy()` may hand back, checked as the code runs (the same)
 
     def atoms(self) -> list[Atom]:
         return list(self.args) + [atom for _, atom in self.kwargs]

@@ -174,8 +174,9 @@ class CallNormalizer(NormalizerState):
             value, dotted = as_called(value, dotted)
             if value is dataclasses.replace and node.args and node.args[0].star == "" and node.args[0].keyword is None:
                 return self.packed_replace(node, dotted, want)
-            receiver, name, word = Const(dotted), "__call__", dotted.split(".")[-1]
-            named = value
+            if value is dict and self.merges_keywords(node):
+                return self.dict_with_keywords(node, want)
+            receiver, name, word, named = Const(dotted), "__call__", dotted.split(".")[-1], value
         elif isinstance(func, cst.Attribute):
             receiver, name = self.expression(func.value), func.attr.value
             word, named = name, None

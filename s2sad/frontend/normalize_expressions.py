@@ -16,7 +16,7 @@ import operator
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import NUMPY_OWN_MEANINGS, closure, numpy_meaning_refused
+from ..rules.helpers import NUMPY_OWN_MEANINGS, closure, numpy_meaning_refused, or_merged
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_state import BUILTIN_NAMES, NormalizerState, atom_name
 from .normalize_syntax import (code_of, dotted_name, names_read_in_defaults, names_read_in_lambda, rebound_after,
@@ -30,6 +30,9 @@ BINARY = {
     cst.BitAnd: (operator.and_, "&"), cst.BitOr: (operator.or_, "|"), cst.BitXor: (operator.xor, "^"),
     cst.LeftShift: (operator.lshift, "<<"), cst.RightShift: (operator.rshift, ">>"),
 }
+# what gives truth values (booleans, or their arrays): `|` of one is the bitwise or
+_TRUTH_VALUES = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.not_,
+                 operator.is_, operator.is_not, operator.and_, operator.or_, operator.xor, operator.invert, operator.contains)
 UNARY = {
     cst.Minus: (operator.neg, "-{0}", "neg"), cst.Plus: (operator.pos, "+{0}", "pos"),
     cst.Not: (operator.not_, "not {0}", "not"), cst.BitInvert: (operator.invert, "~{0}", "~"),
@@ -148,8 +151,20 @@ class ExpressionNormalizer(NormalizerState):
         if function is operator.add and (written_sequence(node.left) or written_sequence(node.right)):
             function = operator.concat  # `args + (x,)`: joined, each side's items its own
         left, right = self.expression(node.left), self.expression(node.right)
+        if function is operator.or_ and not (self.a_truth_value(left) or self.a_truth_value(right)):
+            return self.merged(or_merged, left, right, want)  # `a | b` of two dicts merges them
         callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")
         return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))
+
+    def a_truth_value(self, atom: Atom) -> bool:
+        """Whether ``atom`` is a number written out or the result of a comparison or a logical
+        operator of this statement (``(y == 0) | (y == 1)``): then ``|`` is the bitwise or, never a
+        dict's merge, and is written as it is."""
+        if isinstance(atom, Const):
+            return True
+        made = next((op for op in reversed(self.operations) if op.target == atom.name), None)
+        return made is not None and made.kind == "call" and made.callee is not None \
+            and any(made.callee.value is function for function in _TRUTH_VALUES)
 
     def unary_operation(self, node: cst.UnaryOperation, want) -> Atom:
         function, template, word = UNARY[type(node.operator)]
@@ -248,34 +263,6 @@ class ExpressionNormalizer(NormalizerState):
             joined = self.operation(want if position == len(pieces) else None, word, [],
                                     Operation("", "call", plus, [joined, piece]))
         return joined
-
-    def dictionary(self, node: cst.Dict, want) -> Atom:
-        if node.elements and isinstance(node.elements[0], cst.StarredDictElement):
-            return self.unpacked_dictionary(node, want)
-        entries = []
-        for element in node.elements:
-            key = self.expression(element.key)
-            if not isinstance(key, Const):
-                raise UnsupportedSyntaxError("dict keys must be constants", self.source.location(element.key),
-                                             "use string or number literals as keys")
-            entries.append((key.code, self.expression(element.value)))
-        return self.operation(want, "dict", [], Operation("", "dict", None, kwargs=entries))
-
-    def unpacked_dictionary(self, node: cst.Dict, want) -> Atom:
-        """``{**d, "k": v}``: the shallow copy ``dict(d)`` (which holds the very objects ``d`` holds,
-        as the aliasing analysis knows), then each later entry assigned into it, as Python builds
-        the display: a key already in ``d`` keeps its place and takes the new value. (The fence
-        refuses a ``**`` after the first entry.)"""
-        mapping = self.expression(node.elements[0].value)
-        convert = Callee("static", "dict", dict)
-        copied = self.operation(want, "dict", [atom_name(mapping)], Operation("", "call", convert, [mapping]))
-        for element in node.elements[1:]:
-            key = self.expression(element.key)
-            if not isinstance(key, Const):
-                raise UnsupportedSyntaxError("dict keys must be constants", self.source.location(element.key),
-                                             "use string or number literals as keys")
-            self.mutate(node, "setitem", copied, [key, self.expression(element.value)])
-        return copied
 
     def lambda_value(self, node: cst.Lambda, want) -> Atom:
         """A lambda used as a value (``odeint(lambda y, t: -y, ...)``, ``loss_fn = lambda r: r ** 2``

@@ -30,14 +30,7 @@ from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 
 def _missing_method_hint(receiver, name: str, register: str) -> str:
-    """What to write instead of a method that has no rule. A list's or dict's ``.copy()`` reaches
-    here only when the function was given the list (a copy of one it made is ``list(xs)``, see
-    normalize_calls.py): its items are the caller's, which the aliasing analysis follows only
-    through ``list(xs)`` and ``dict(d)``."""
-    if name == "copy" and isinstance(receiver, (list, dict)):
-        spelled = type(receiver).__name__
-        return (f"for a shallow copy of a {spelled} the function was given, write `{spelled}(c)` "
-                f"where you wrote `c.copy()`")
+    """What to write instead of a method that has no rule."""
     return f"register one with {register}({type(receiver).__name__}, {name!r}, function_with_a_rule)"
 
 
@@ -496,6 +489,20 @@ def numpy_receiver(receiver, name: str, filename: str, line: int, column: int) -
 
 
 
+def copy_receiver(receiver, name: str, filename: str, line: int, column: int) -> None:
+    """Refuse ``c.copy()`` unless it is NumPy's (a new array) or a list's or dict's (a new list or dict
+    holding the very objects ``c`` holds): the aliasing analysis took a change of a slot of the copy
+    (``ps["W"] = v``) for a change of nothing ``c`` holds, which a user class's ``.copy()``, free to
+    return an array the object holds, would not give."""
+    if _method_of(receiver, name, _NEW_FROM + (list, dict)):
+        return
+    raise refusal_at(
+        UnsupportedSyntaxError, f"`.{name}()` of {type(receiver).__qualname__} may hand back memory the object "
+        f"holds, and the function writes into what it returns while the object is read: s2sad differentiates such "
+        f"a write only where it can tell the memory apart", filename, line, column,
+        f"give the method another name than `.{name}`, or build the new value: `w = w + v`")
+
+
 def constant_result(receiver, value, name: str, filename: str, line: int, column: int) -> None:
     """Refuse ``value = receiver.name`` (or ``receiver.name()``), taken for a constant by its name
     (``x.shape``, ``x.argmax()``: NumPy's are), when neither NumPy made the receiver nor the value is
@@ -523,4 +530,5 @@ def _discrete(value) -> bool:
 
 # (forward code calling them is differentiated again for hvp)
 receiver_left_alone.reads_its_arguments_only = numpy_receiver.reads_its_arguments_only = True
+copy_receiver.reads_its_arguments_only = True
 constant_result.reads_its_arguments_only = True

@@ -332,6 +332,14 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
     "s2sad.rules.python_containers.dict_values": "a dict's values, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.rules.helpers.dict_without": "`del d[key]`: a dict's other values, moved, no arithmetic "
                                         "(tests/test_refusals_users_meet.py)",
+    "s2sad.rules.helpers.dict_merged": "`{**a, **b}`, `dict(a, **b)`: two dicts' values, moved, no arithmetic "
+                                       "(tests/test_dict_merges.py)",
+    "s2sad.rules.python_containers.dict_copy": "`d.copy()` of a dict given: its values, moved, no arithmetic "
+                                               "(tests/test_given_copies.py)",
+    "s2sad.rules.python_containers.list_copy": "`xs.copy()` of a list given: its items, moved, no arithmetic "
+                                               "(tests/test_given_copies.py)",
+    "s2sad.rules.helpers.or_merged": "`a | b`: two dicts' values moved, no arithmetic; anything else no gradient "
+                                     "(tests/test_dict_merges.py)",
     "s2sad.rules.python_containers.dict_items": "a dict's items, moved, no arithmetic (tests/rules/test_builtins.py)",
     "s2sad.runtime.tangents.fit": "generated forward code's broadcast of a tangent (linear; tests/test_forward.py)",
     "s2sad.runtime.structure.tangent_item": "an element of a structural tangent (generated code; tests/test_forward.py)",
@@ -487,8 +495,9 @@ def test_checked_at_complex_arguments(name):
         _forward_matches(rule, forward, args, kwargs, rng)
 
 
-# dict's methods move values, no arithmetic: their functions' rules (dict_get, ...) are in NOT_NUMERIC
-METHODS_OF_CONTAINERS = {dict}
+# dict's and list's methods move values, no arithmetic: their functions' rules (dict_get, list_copy, ...) are in
+# NOT_NUMERIC
+METHODS_OF_CONTAINERS = {dict, list}
 
 
 @pytest.mark.parametrize("owner, name", sorted((key for key in registry.all_method_rules() if key[0] not in METHODS_OF_CONTAINERS),
