@@ -82,6 +82,7 @@ __all__ = [
     "stand_in_for",
     "worth_standing_in",
     "numpy_meanings",
+    "arguments_not_sequences",
 ]
 
 _ndarray = np.ndarray
@@ -163,6 +164,23 @@ def numpy_meanings(names: str, *values) -> None:
             _refuse_numpy_meanings_held(names, position, value)
         elif kind not in _PLAIN_CLASSES and isinstance(value, NUMPY_OWN_MEANINGS):
             raise numpy_meaning_refused(f"`{names.split(', ')[position]}` is", value)
+
+
+def arguments_not_sequences(names: str, *values) -> None:
+    """Raise when an argument (``names``, comma-separated) joined with `+` or repeated with `*`, an item
+    of whose result the function changes in place, is a list or tuple: that item is the argument's own
+    (analysis/operands.py ``joined_then_changed``)."""
+    for position, value in enumerate(values):
+        if value.__class__ is list or value.__class__ is tuple or isinstance(value, (list, tuple)):
+            name = names.split(", ")[position]
+            raise UnsupportedSyntaxError(
+                f"`{name}` is a {type(value).__name__} joined with `+` or repeated with `*`, and an item of the "
+                f"result is changed in place: that item is also `{name}`'s, a change s2sad does not follow into "
+                f"`{name}`", hint=f"copy the items first (`[v.copy() for v in {name}]`), or build the new values "
+                                  "instead of writing into them")
+
+
+arguments_not_sequences.reads_its_arguments_only = True
 
 
 def _refuse_numpy_meanings_held(names: str, position: int, container) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Function, Operation, Var, operations_of
-from ..rules.helpers import NUMPY_OWN_MEANINGS
+from ..rules.helpers import NUMPY_OWN_MEANINGS, written_into, written_into_argument, written_into_shared
 
 # the operators whose operands' own classes could run code of their own in place of the rule
 CHECKED_OPERATORS = frozenset({
@@ -158,3 +158,39 @@ def refuse_numpy_own_meanings(op: Operation, location) -> None:
             "arrays' (a matrix product for `*`, masked entries passed over): s2sad differentiates np.ndarray "
             "arithmetic", location, hint="compute with plain arrays: np.asarray(value), and for a mask "
                                          "np.where(mask, 0.0, value) or np.isfinite(value)")
+
+
+_IN_PLACE = (written_into, written_into_shared, written_into_argument)  # their second argument is changed in place
+
+
+def joined_then_changed(function: Function) -> tuple[str, ...]:
+    """The parameters joined with `+` or repeated with `*` (``ys = xs * 2``, ``xs + zs``) where an item
+    of the result is taken out and changed in place (``a = ys[0]; a[0] = v``). Of arrays that item is
+    new memory; of a list or tuple it is the very object the parameter holds, which the analyses,
+    taking an argument's `+` for arithmetic, do not follow: such a parameter is checked on entry to
+    be no list or tuple (``arguments_not_sequences``)."""
+    operations = operations_of(function.statements)
+    params = set(function.params)
+    joined: dict[str, set] = {}
+    for op in operations:
+        if op.kind == "call" and op.callee is not None and op.callee.kind == "static" \
+                and op.callee.value in (operator.add, operator.mul):
+            given = {atom.name for atom in op.args if isinstance(atom, Var) and atom.name in params}
+            if given:
+                joined[op.target] = given
+    items: dict[str, set] = {}
+    for op in operations:
+        source = op.args[0].name if op.args and isinstance(op.args[0], Var) else None
+        if source in joined and (op.kind == "element" or op.kind == "call" and op.callee is not None
+                                 and op.callee.kind == "static" and op.callee.value is operator.getitem):
+            items.setdefault(op.target, set()).update(joined[source])
+    found: set = set()
+    for op in operations:
+        changed = None
+        if op.kind == "mutate" and op.args and isinstance(op.args[0], Var):
+            changed = op.args[0].name
+        elif op.kind == "call" and op.callee is not None and op.callee.kind == "static" \
+                and any(op.callee.value is f for f in _IN_PLACE) and isinstance(op.args[1], Var):
+            changed = op.args[1].name
+        found |= items.get(changed, set())
+    return tuple(p for p in function.params if p in found)

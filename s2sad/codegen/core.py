@@ -18,7 +18,7 @@ import numpy as np
 from ..analysis.activity import Activity
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
-from ..analysis.operands import refuse_numpy_own_meanings
+from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
@@ -104,6 +104,10 @@ class Emitter:
         if entry:  # an object whose class has operators of its own is refused (analysis/operands.py)
             names = ", ".join(entry)
             lines += heading + [f"plain_arguments({names!r}, {names})"]
+            heading = []
+        joined = joined_then_changed(self.function)
+        if joined:  # a list argument's `xs * 2` holds its very items, one of which is changed in place
+            lines += heading + [f"arguments_not_sequences({', '.join(joined)!r}, {', '.join(joined)})"]
             heading = []
         # np.matrix, masked arrays, ... given or read: their functions compute otherwise (rules/helpers.py;
         # plain_arguments refuses them too, their classes having operators of their own)
