@@ -116,7 +116,7 @@ defvjp(np.log10,      "x", "safe_divide(g, np.conjugate(x) * math.log(10))")
 defvjp(np.log1p,      "x", "safe_divide(g, conj(x + 1))")
 defvjp(np.sqrt,       "x", "safe_divide(g * 0.5, conj(ans))")
 defvjp(np.cbrt,       "x", "safe_divide(g, 3 * ans ** 2)")  # real only
-defvjp(np.square,     "x, /, out=None, *, dtype=None", "g * 2 * np.conjugate(x)")  # dtype: the jvps of erf & co
+defvjp(np.square,     "x, /, out=None, *, dtype=None", "unbroadcast(g * 2 * np.conjugate(x), x)")  # dtype: the jvps of erf & co; a real x squared in a complex dtype gets a real cotangent
 defvjp(np.reciprocal, "x", "-g * conj(ans ** 2)")
 defvjp(np.absolute,   "x", "g * np.sign(x)")  # np.abs is np.absolute; slope 0 at 0; sign(z) = z / |z| for complex z
 defvjp(np.fabs,       "x", "g * np.sign(x)")

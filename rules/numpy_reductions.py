@@ -168,17 +168,19 @@ def ptp_vjp(g, ans, a, axis, out, keepdims):
 
 
 def var_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
-    """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike."""
+    """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike. A variance asked for
+    in a complex ``dtype`` is complex with no imaginary part, whatever ``a``: only ``g``'s real
+    part moves the loss."""
     centred = _centred(a, axis, where, mean)
     scale = 2 / _spread_count(a, axis, ddof, correction, where)
-    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * centred * scale, a)
+    return unbroadcast(expand_reduced(np.real(g), a, axis, keepdims, where) * centred * scale, a)
 
 
 def std_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     """``g (a - mean) / ((n - ddof) std)``: var's over ``2 std``; 0 where ``std`` is 0."""
     centred = _centred(a, axis, where, mean)
-    spread = expand_reduced(ans, a, axis, keepdims) * _spread_count(a, axis, ddof, correction, where)
-    return unbroadcast(safe_divide(expand_reduced(g, a, axis, keepdims, where) * centred, spread), a)
+    spread = expand_reduced(np.real(ans), a, axis, keepdims) * _spread_count(a, axis, ddof, correction, where)
+    return unbroadcast(safe_divide(expand_reduced(np.real(g), a, axis, keepdims, where) * centred, spread), a)
 
 
 def cumsum_vjp(g, ans, a, axis, dtype, out):

@@ -417,3 +417,19 @@ def test_nan_to_num_replacement_values_get_their_cotangents():
     # and x's: complex(1.0, nan) keeps its real part, whose cotangent is g's real part (it was 0)
     d_x = pullback(g)[1]
     assert d_x[1, 0] == g[1, 0].real and d_x[0, 0] == 1j * g[0, 0].imag and d_x[0, 2] == g[0, 2]
+
+
+# ------------------------------------------------------------------ found by the sweep (test_systematic.py)
+def test_real_squared_in_a_complex_dtype_has_a_real_gradient():
+    """np.square(x, dtype=complex128) of a real x: its cotangent was complex (2 conj(x) g with
+    a complex g), so a real argument's gradient came back complex."""
+    x = rng.standard_normal((2, 3))
+    (dx,) = check_rrule(np.square, x, dtype=np.complex128)
+    assert dx.dtype == np.float64
+
+    def loss(x):
+        return np.real(np.sum(np.square(x, dtype=np.complex128) * (1 + 2j)))
+
+    gradient = s2sad.grad(loss)(x)
+    assert gradient.dtype == np.float64
+    np.testing.assert_allclose(gradient, numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
