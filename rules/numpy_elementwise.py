@@ -420,3 +420,27 @@ defjvp(np.clip, clip_jvp_a, clip_jvp_min, clip_jvp_max, None, clip_jvp_min, clip
 defjvp(np.float64, "np.float64(g)")
 defjvp(np.float32, "np.float32(g)")
 defjvp(np.float16, "np.float16(g)")
+
+
+# ------------------------------------------------------------------ unwrap
+# np.unwrap(p) adds to each element a whole number of periods, fixed by the jumps between
+# neighbours: piecewise constant in p (and in discont), so its derivative in p is the identity.
+# The number of periods multiplies `period`: a differentiated period is refused.
+_UNWRAP = "p, discont=None, axis=-1, *, period=6.283185307179586"
+
+
+def unwrap_vjp(g, ans, p, discont, axis, period):
+    return unbroadcast(g, p)
+
+
+def unwrap_jvp(g, ans, p, discont, axis, period):
+    return as_tangent_of(g, ans)
+
+
+def _unwrap_period():
+    from .numpy_reductions import refused_keyword  # (that module imports this one's neighbours)
+    return refused_keyword("period", "np.unwrap", _UNWRAP)
+
+
+defvjp(np.unwrap, _UNWRAP, unwrap_vjp, None, None, _unwrap_period())
+defjvp(np.unwrap, unwrap_jvp, None, None, _unwrap_period())

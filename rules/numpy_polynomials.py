@@ -11,6 +11,9 @@ per column) and ``np.poly1d`` are refused.
 ``np.vander`` is holomorphic too: column ``j`` holds ``x ** e_j``, whose slope is
 ``e_j * x ** (e_j - 1)`` (zero for the constant column, at ``x = 0`` too); the cotangent of
 ``x`` sums ``g`` times the conjugate slope along each row, the tangent is the slope times it.
+
+``np.polyfit`` is a least-squares fit, linear in ``y`` (below): differentiated in ``y``; its
+derivatives in ``x`` and ``w`` are refused.
 """
 import numpy as np
 
@@ -18,6 +21,8 @@ from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry import defvjp
 from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import tangent_filled
+from s2sad.runtime.projection import is_float_like
+from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, unbroadcast
 
@@ -84,3 +89,44 @@ defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)
 defjvp(np.polyval, polyval_jvp_p, polyval_jvp_x)
 defvjp(np.vander, "x, N=None, increasing=False", vander_vjp_x)
 defjvp(np.vander, vander_jvp_x)
+
+
+# ------------------------------------------------------------------ polyfit: linear in y
+# np.polyfit's coefficients are a least-squares solution c = P y, with P fixed by x, deg,
+# rcond and w (NumPy scales the Vandermonde columns and solves with lstsq). The tangent is
+# polyfit of the tangent (the same P); the cotangent is P^T g, with P read off by fitting the
+# columns of the identity (P exactly as NumPy forms it). x and w move P: refused, as are
+# full=True and cov=True (residuals, rank, singular values, covariance: other outputs).
+_POLYFIT = "x, y, deg, rcond=None, full=False, w=None, cov=False"
+
+
+def _plain_fit(full, cov):
+    if full or cov is not False:
+        raise UnsupportedArgumentsError("the rule for np.polyfit covers the coefficients only (full=False, cov=False)",
+                                        hint="call np.polyfit without full= and cov= to differentiate the coefficients")
+
+
+def polyfit_vjp_y(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    fit = np.polyfit(x, np.eye(np.shape(x)[0]), deg, rcond=rcond, w=w)  # P: (deg + 1, n)
+    return unbroadcast(fit.T @ g, y)
+
+
+def polyfit_jvp_y(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    return np.polyfit(x, g, deg, rcond=rcond, w=w)
+
+
+def _refused_in(name):
+    def refused(g, ans, x, y, deg, rcond, full, w, cov):
+        if not is_float_like(x if name == "x" else w):
+            return NO_TANGENT  # integer knots or weights, or no weights: nothing is differentiated
+        raise UnsupportedArgumentsError(f"no rule for np.polyfit's derivative in `{name}` (it moves the least-squares "
+                                        "matrix)", hint=f"pass a constant `{name}`, or fit with np.linalg.lstsq on "
+                                                        "np.vander(x, deg + 1), which s2sad differentiates")
+    refused.__name__ = refused.__qualname__ = f"polyfit_refuses_{name}"
+    return refused
+
+
+defvjp(np.polyfit, _POLYFIT, _refused_in("x"), polyfit_vjp_y, None, None, None, _refused_in("w"), None)
+defjvp(np.polyfit, _refused_in("x"), polyfit_jvp_y, None, None, None, _refused_in("w"), None)

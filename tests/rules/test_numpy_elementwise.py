@@ -433,3 +433,37 @@ def test_real_squared_in_a_complex_dtype_has_a_real_gradient():
     gradient = s2sad.grad(loss)(x)
     assert gradient.dtype == np.float64
     np.testing.assert_allclose(gradient, numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ unwrap
+def phases(shape):
+    return np.cumsum(rng.uniform(0.0, 2.5, shape), axis=-1)  # steps up to 2.5 rad: some jumps unwrapped
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"discont": 4.0}, {"period": 3.0}, {"period": 360.0}],
+                         ids=["default", "axis0", "discont", "period3", "degrees"])
+def test_unwrap_passes_the_gradient_through(kwargs):
+    p = phases((3, 6)) * (60 if kwargs.get("period") == 360.0 else 1)
+    (dp,) = check_rrule(np.unwrap, p, **kwargs)
+    check_rrule(np.unwrap, p.astype(np.float32), **kwargs)
+    g = rng.standard_normal(p.shape)
+    from s2sad.registry import rule_for
+
+    _, pullback = rule_for(np.unwrap).rrule(p, **kwargs)
+    np.testing.assert_array_equal(pullback(g)[1], g)  # the added periods are piecewise constant
+
+
+def wrapped_phase_energy(theta):
+    return np.sum(np.unwrap(np.angle(np.exp(1j * theta))) ** 2)
+
+
+def unwrapped_with_a_differentiated_period(period):
+    return np.sum(np.unwrap(np.array([0.0, 2.0, 4.0, 6.0]), period=period))
+
+
+def test_unwrap_in_a_program():
+    from s2sad.testing import check_grads
+
+    check_grads(wrapped_phase_energy, modes=("fwd", "rev"), order=2)(phases(8))
+    with pytest.raises(s2sad.S2SADError, match="period"):
+        s2sad.grad(unwrapped_with_a_differentiated_period)(3.0)

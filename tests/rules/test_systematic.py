@@ -74,6 +74,17 @@ def _into_domain(name, x):
     return x
 
 
+def _moved_into_domain(name, a):
+    """A base argument's real part moved into the domain (its imaginary part kept)."""
+    if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+        moved = _into_domain(name, a.real)
+        return (moved + 1j * a.imag if a.dtype.kind == "c" else moved).astype(a.dtype)
+    if isinstance(a, (float, complex)):
+        moved = float(_into_domain(name, a.real))
+        return complex(moved, a.imag) if isinstance(a, complex) else moved
+    return a
+
+
 def _draw(rng, shape, dtype, name):
     """A random float (complex) array of ``shape`` in ``dtype``, in the function's domain;
     ``shape`` None is a Python float."""
@@ -157,11 +168,10 @@ def _variants(name, rule):
         return
     args, kwargs = base
     rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)
+    args = [_moved_into_domain(name, a) for a in args]
     for kind in _kinds(name):
-        moved = [np.asarray(_into_domain(name, np.real(a))).astype(a.dtype) if isinstance(a, np.ndarray)
-                 and a.dtype.kind == "f" else a for a in args]
         recast = dict(zip(kwargs, _recast(list(kwargs.values()), kind)))
-        yield f"base-{kind}", _recast(moved, kind), recast
+        yield f"base-{kind}", _recast(args, kind), recast
     floats = _positional_float_arrays(args)
     if not floats:
         return
