@@ -29,20 +29,3 @@ def defrefused(function, signature: str, refused_params, what: str, hint: str, n
     defjvp(function, *slots)
     return rule
 
-
-# ------------------------------------------------------------------ functions of a user's function
-# np.fromiter consumes an iterator (a generator's items are gone once read) and
-# np.apply_along_axis calls a user's function s2sad cannot see inside the call: both refused
-# where a gradient reaches them, with the spelling s2sad differentiates.
-def _refuse_calls_of_user_code():
-    import numpy as np
-
-    defrefused(np.fromiter, "iter, dtype, count=-1, *, like=None", ("iter",), "np.fromiter (an iterator read once)",
-               "build the array with np.array([...]) or np.stack of a list comprehension", name="numpy.fromiter")
-    defrefused(np.apply_along_axis, "func1d, axis, arr, *args, **kwargs", ("arr", "args"),
-               "np.apply_along_axis (a function called inside NumPy)",
-               "write the loop out: np.stack([func1d(row) for row in np.moveaxis(arr, axis, 0)], axis=...), "
-               "or call func1d on the whole array if it is vectorised", name="numpy.apply_along_axis")
-
-
-_refuse_calls_of_user_code()

@@ -216,6 +216,7 @@ CHECKED = {
     "scipy.special.polygamma": None,
     "scipy.signal.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
     "scipy.signal.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "valid"),
+    "scipy.signal.convolve2d": lambda rng: calls(z(rng, 3, 4), z(rng, 2, 2), "same"),
     "scipy.signal.fftconvolve": lambda rng: calls(z(rng, 2, 5), z(rng, 2, 3)),
     "scipy.signal.lfilter": lambda rng: calls(z(rng, 3), np.array([1.0, 0.3 + 0.2j]), z(rng, 6)),
     "scipy.linalg.solve_triangular": lambda rng: calls(well_conditioned(rng, 3, 3), z(rng, 3, 2), 2, True),
@@ -245,6 +246,8 @@ def decay(y, t):
 
 REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there and not at their real parts)
     "numpy.unwrap": ("its jumps are taken modulo the period", lambda rng: calls(z(rng, 6))),
+    "numpy.i0": ("np.i0 has no complex loop", lambda rng: calls(z(rng, 2, 3))),
+    "numpy.kaiser": ("np.i0 has no complex loop", lambda rng: calls(6, z(rng))),
     "numpy.bincount": ("its weights are cast to float64", lambda rng: calls(np.array([0, 1, 1]), z(rng, 3))),
     **{name: ("math works on real numbers (cmath is not math)", lambda rng: calls(0.3 + 0.4j)) for name in """math.sin math.cos math.tan
         math.asin math.acos math.atan math.sinh math.cosh math.tanh math.asinh math.atanh math.exp
