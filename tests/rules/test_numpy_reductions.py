@@ -526,3 +526,21 @@ def test_spread_asked_for_in_a_complex_dtype(f):
     z = complex_normal(2, 4)
     for kwargs in ({"dtype": np.complex128}, {"dtype": np.complex128, "axis": 1}, {"dtype": np.complex64, "axis": 0}):
         check_rrule(f, z, **kwargs)
+
+
+@pytest.mark.parametrize("f, kwargs", [(np.prod, {}), (np.prod, {"axis": 1}), (np.nanprod, {"axis": 0}),
+                                       (np.cumprod, {}), (np.cumprod, {"axis": 1}), (np.multiply.reduce, {}),
+                                       (np.multiply.accumulate, {})], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_products_of_empty_arrays(f, kwargs):
+    """Empty arrays (NumPy computes 1s or an empty array) crashed the rules (an empty axis reshaped, an
+    argmax of nothing): their cotangents are empty, and the tangents zeros."""
+    from s2sad.registry.forward import forward_rule
+
+    for x in (np.zeros((0,)), np.zeros((2, 0)), np.zeros((0, 3), dtype=complex)):
+        if x.ndim == 1 and kwargs.get("axis") == 1:
+            continue
+        (dx,) = check_rrule(f, x, **kwargs)
+        assert dx.shape == x.shape
+        y = f(x, **kwargs)
+        tangent = forward_rule(f).pushforward((x,), kwargs, {"a" if f in (np.prod, np.nanprod, np.cumprod) else "array": x}, y)
+        assert np.shape(tangent) == np.shape(y) and not np.any(tangent)

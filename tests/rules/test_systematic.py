@@ -315,10 +315,6 @@ def _quiet(function, *args, **kwargs):
 # the user's file): not a wrong number, but not the refusal the rule promises either. Each is
 # expected to crash until fixed (then this entry fails, and goes).
 KNOWN_CRASHES = {  # (rule name, label prefix): what happens
-    **{(name, label): "an empty array: the products of the others index an empty axis" for name in
-       ("numpy.prod", "numpy.nanprod", "numpy.cumprod", "numpy.multiply.reduce") for label in ("shape-empty-",)},
-    **{("numpy.multiply.accumulate", f"shape-empty-{dtype}"): "an empty array: an argmax of nothing"
-       for dtype in ("float64", "complex128")},
     ("numpy.multiply.reduce", "shape-float-"): "a 0-d array reduced along axis 0 (NumPy allows it): modulo by zero",
     ("numpy.multiply.reduce", "shape-0d-"): "a 0-d array reduced along axis 0 (NumPy allows it): modulo by zero",
     ("numpy.convolve", "shape-float-"): "a scalar operand (NumPy reads it as 1-D): too small depth",
