@@ -149,11 +149,13 @@ def _full_cotangent(g, n, m, mode):
 def convolve_vjp_a(g, ans, a, v, mode):
     """y[k] = sum_i a[i] v[k - i]: a's cotangent is the full cotangent correlated with v
     (``np.correlate`` conjugates its second argument)."""
-    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), v, "valid"), a)
+    full = _full_cotangent(g, np.size(a), np.size(v), mode)
+    return unbroadcast(np.reshape(np.correlate(full, np.ravel(v), "valid"), np.shape(a)), a)  # (a number is 1-D here)
 
 
 def convolve_vjp_v(g, ans, a, v, mode):
-    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), a, "valid"), v)
+    full = _full_cotangent(g, np.size(a), np.size(v), mode)
+    return unbroadcast(np.reshape(np.correlate(full, np.ravel(a), "valid"), np.shape(v)), v)
 
 
 def correlate_vjp_a(g, ans, a, v, mode):

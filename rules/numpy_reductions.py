@@ -105,8 +105,10 @@ def _products_of_others(a, axis, initial, where):
     x = np.asarray(a)
     if where is not True:
         x = np.where(where, x, 1)  # elements left out of the product count as 1 (their own cotangent is 0)
-    if x.size == 0:
-        return np.ones(x.shape, dtype=x.dtype)  # no elements: no others to multiply (and no cotangent to share)
+    if x.size == 0 or x.ndim == 0:
+        # no elements: no others to multiply (and no cotangent to share); a number (np.multiply.reduce
+        # takes one, along its "axis 0"): its own product, no others
+        return np.ones(x.shape, dtype=x.dtype)
     axes = _axes(axis, x.ndim)
     kept = [ax for ax in range(x.ndim) if ax not in axes]
     moved = np.transpose(x, kept + list(axes))

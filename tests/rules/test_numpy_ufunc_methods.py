@@ -175,3 +175,14 @@ def test_extremes_in_a_narrower_dtype_find_their_winners(f):
     x = np.random.default_rng(5).standard_normal((3, 4))
     (dx,) = check_rrule(f, x, axis=0, dtype=np.float32)
     assert dx.dtype == np.float64 and np.count_nonzero(dx) > 0
+
+
+@pytest.mark.parametrize("x", [1.5, np.array(-0.5), np.array(0.5 + 2j)], ids=["float", "0-d", "0-d-complex"])
+def test_multiply_reduce_of_a_number(x):
+    """NumPy reduces a number along its "axis 0" (its product is itself); the rule took an axis modulo 0."""
+    from s2sad.testing import check_rrule
+    from s2sad.registry.forward import forward_rule
+
+    (dx,) = check_rrule(np.multiply.reduce, x)
+    assert np.shape(dx) == np.shape(x)
+    assert forward_rule(np.multiply.reduce).pushforward((x,), {}, {"array": x}, np.multiply.reduce(x)) == pytest.approx(x)

@@ -315,11 +315,6 @@ def _quiet(function, *args, **kwargs):
 # the user's file): not a wrong number, but not the refusal the rule promises either. Each is
 # expected to crash until fixed (then this entry fails, and goes).
 KNOWN_CRASHES = {  # (rule name, label prefix): what happens
-    ("numpy.multiply.reduce", "shape-float-"): "a 0-d array reduced along axis 0 (NumPy allows it): modulo by zero",
-    ("numpy.multiply.reduce", "shape-0d-"): "a 0-d array reduced along axis 0 (NumPy allows it): modulo by zero",
-    ("numpy.convolve", "shape-float-"): "a scalar operand (NumPy reads it as 1-D): too small depth",
-    ("numpy.convolve", "shape-0d-"): "a scalar operand (NumPy reads it as 1-D): too small depth",
-    ("numpy.convolve", "pair-float-array-"): "a scalar operand (NumPy reads it as 1-D): too small depth",
     ("numpy.linalg.svdvals", "shape-empty-2d-"): "an empty matrix: the maximum of no singular values",
     ("numpy.trapezoid", "axis=0-3d-"): "a 1-D x longer than y's axis, which NumPy broadcasts against another axis",
     **{("scipy.linalg.solve_sylvester", label): "an empty operand" for label in ("shape-empty", "pair-empty")},
