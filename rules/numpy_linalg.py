@@ -479,6 +479,8 @@ nondifferentiable(_refuse_repeated_singular_values, _refuse_extreme_singular_val
 
 
 def svdvals_vjp(g, ans, x):
+    if np.size(x) == 0:  # an empty matrix has no singular values (and nothing to check for repeats)
+        return unbroadcast(np.zeros(np.shape(x)), x)
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     _refuse_repeated_singular_values(s, g, ZERO, ZERO, "np.linalg.svdvals")
     return unbroadcast(np.matmul(u * g[..., None, :], vh), x)
@@ -1042,6 +1044,8 @@ def svd_jvp(g, ans, a, full_matrices, compute_uv, hermitian):
 
 
 def svdvals_jvp(g, ans, x):
+    if np.size(x) == 0:
+        return as_tangent_of(np.zeros(np.shape(ans)), ans)
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     return as_tangent_of(_checked_singular_value_tangents(s, np.matmul(mH(u), np.matmul(g, mH(vh)))), ans)
 

@@ -62,6 +62,8 @@ def _reversed(x, axes):
 def _convolve_cotangent(g, mine, other, mode, axes, convolve_valid):
     """Cotangent of ``mine`` in the convolution of ``mine`` with ``other`` (either order): the
     adjoint of convolving with ``other`` is correlating with it, conjugated."""
+    if np.size(mine) == 0 or np.size(other) == 0:  # an empty operand: an empty output, nothing flows back
+        return unbroadcast(np.zeros(np.shape(mine)), mine)
     axes = _convolution_axes(np.ndim(mine), axes)
     full = _full_cotangent(g, mine, other, mode, axes)
     return unbroadcast(convolve_valid(full, _reversed(conj(other), axes), axes), mine)
@@ -153,15 +155,11 @@ def _zero_fill_only(boundary, fillvalue):
 
 def convolve2d_vjp_in1(g, ans, in1, in2, mode, boundary, fillvalue):
     _zero_fill_only(boundary, fillvalue)
-    if np.size(in1) == 0 or np.size(in2) == 0:  # an empty output (or an empty operand): nothing flows
-        return unbroadcast(np.zeros(np.shape(in1)), in1)
     return convolve_vjp_in1(g, ans, in1, in2, mode, "direct")
 
 
 def convolve2d_vjp_in2(g, ans, in1, in2, mode, boundary, fillvalue):
     _zero_fill_only(boundary, fillvalue)
-    if np.size(in1) == 0 or np.size(in2) == 0:
-        return unbroadcast(np.zeros(np.shape(in2)), in2)
     return convolve_vjp_in2(g, ans, in1, in2, mode, "direct")
 
 

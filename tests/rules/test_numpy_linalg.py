@@ -766,3 +766,10 @@ def test_convolve_of_a_number(a, v, mode):
     """NumPy reads a number as a 1-D array of one; the rule's np.correlate did not (ValueError)."""
     da, dv, _ = check_rrule(np.convolve, a, v, mode)
     assert np.shape(da) == np.shape(a) and np.shape(dv) == np.shape(v)
+
+
+def test_svdvals_of_an_empty_matrix():
+    """No singular values: the check for repeated ones took the maximum of nothing (ValueError)."""
+    for shape in ((2, 0), (0, 3), (4, 0, 2)):
+        (dx,) = check_rrule(np.linalg.svdvals, np.zeros(shape))
+        assert dx.shape == shape

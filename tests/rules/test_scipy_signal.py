@@ -175,3 +175,12 @@ def test_convolve2d_other_boundaries_are_refused(f):
 def test_convolve2d_of_an_empty_image():
     da, db, _ = check_rrule(signal.convolve2d, np.zeros((2, 0)), rng.standard_normal((2, 2)), "same")
     assert da.shape == (2, 0) and np.all(db == 0)
+
+
+@pytest.mark.parametrize("function", [signal.convolve, signal.correlate, signal.fftconvolve],
+                         ids=lambda f: f.__name__)
+def test_an_empty_operand(function):
+    """An empty operand gives an empty output; the rules' valid convolution of the cotangent refused it (ValueError)."""
+    for a, b in ((np.zeros(0), rng.standard_normal(3)), (np.zeros((2, 0)), rng.standard_normal((2, 2)))):
+        da, db, _ = check_rrule(function, a, b, "same")
+        assert da.shape == a.shape and not np.any(db)
