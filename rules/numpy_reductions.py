@@ -235,6 +235,12 @@ def _intervals(y, x, dx, axis):
     if x is None:
         return dx
     x = np.asarray(x)
+    if x.ndim == 1 and x.shape[0] != np.shape(y)[axis]:
+        # NumPy then broadcasts the len(x) - 1 widths against another axis of y (a mistake it computes)
+        raise UnsupportedArgumentsError(
+            f"np.trapezoid is given {x.shape[0]} sample points x for {np.shape(y)[axis]} values along axis {axis}: "
+            "no rule for NumPy's broadcast of the widths against another axis",
+            hint="pass an x as long as y along the axis of integration")
     if x.ndim == 1:
         shape = [1] * np.ndim(y)
         shape[axis] = x.shape[0] - 1

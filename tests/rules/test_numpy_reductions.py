@@ -544,3 +544,13 @@ def test_products_of_empty_arrays(f, kwargs):
         y = f(x, **kwargs)
         tangent = forward_rule(f).pushforward((x,), kwargs, {"a" if f in (np.prod, np.nanprod, np.cumprod) else "array": x}, y)
         assert np.shape(tangent) == np.shape(y) and not np.any(tangent)
+
+
+def test_trapezoid_with_an_x_of_another_length_is_refused():
+    """NumPy broadcasts the len(x) - 1 widths of a 1-D x against another axis of y when x does not
+    match y's axis (a mistake it computes); the rule crashed there (ValueError): refused now."""
+    y, x = rng.standard_normal((2, 3, 4)), np.linspace(0.0, 1.0, 5)
+    _, pullback = rule_for(np.trapezoid).rrule(y, x, axis=0)
+    with pytest.raises(s2sad.S2SADError, match="sample points"):
+        pullback(np.ones((3, 4)))
+    check_rrule(np.trapezoid, y, np.linspace(0.0, 1.0, 2), axis=0)  # an x as long as the axis: differentiated

@@ -315,7 +315,6 @@ def _quiet(function, *args, **kwargs):
 # the user's file): not a wrong number, but not the refusal the rule promises either. Each is
 # expected to crash until fixed (then this entry fails, and goes).
 KNOWN_CRASHES = {  # (rule name, label prefix): what happens
-    ("numpy.trapezoid", "axis=0-3d-"): "a 1-D x longer than y's axis, which NumPy broadcasts against another axis",
     **{("scipy.linalg.solve_sylvester", label): "an empty operand" for label in ("shape-empty", "pair-empty")},
 }
 
