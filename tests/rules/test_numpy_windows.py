@@ -16,7 +16,7 @@ def test_kaiser_in_beta(M, beta):
 
 def test_the_series_for_i1_against_scipy():
     special = pytest.importorskip("scipy.special")
-    from rules.numpy_windows import bessel_i1
+    from s2sad.rules.numpy_windows import bessel_i1
 
     x = np.array([0.0, 1e-3, 0.3, 2.0, 10.0, 40.0, 60.0, -3.0])
     np.testing.assert_allclose(bessel_i1(x), special.i1(x), rtol=1e-13, atol=1e-300)
