@@ -373,7 +373,7 @@ defjvp(np.log10,      "safe_divide(g, x * math.log(10))")
 defjvp(np.log1p,      "safe_divide(g, x + 1)")
 defjvp(np.sqrt,       "safe_divide(g * 0.5, ans)")
 defjvp(np.cbrt,       "safe_divide(g, 3 * ans ** 2)")  # real only
-defjvp(np.square,     "g * 2 * x")
+defjvp(np.square,     "g * 2 * x if dtype is None else np.asarray(g * 2 * x, dtype=dtype)")  # in the dtype asked for
 defjvp(np.reciprocal, "-g * ans ** 2")
 defjvp(np.absolute,   "np.real(g * conj(np.sign(x)))")  # sign(z) = z / |z| (with a rule: hvp); slope 0 at 0
 defjvp(np.sign,       sign_jvp)

@@ -173,6 +173,9 @@ deflinear(np.add.accumulate, "array")
 defjvp(np.multiply.accumulate, cumprod_jvp)
 defjvp(np.maximum.accumulate, running_extreme_jvp)
 defjvp(np.minimum.accumulate, running_extreme_jvp)
-defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B)))", "np.add.outer(np.zeros(np.shape(A)), g)")
-defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B)))", "np.subtract.outer(np.zeros(np.shape(A)), g)")
+# (the zeros in the output's dtype: float64 zeros widened a float32 tangent)
+defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
+       "np.add.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
+defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
+       "np.subtract.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
 defjvp(np.multiply.outer, LINEAR, LINEAR)

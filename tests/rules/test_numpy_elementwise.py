@@ -467,3 +467,13 @@ def test_unwrap_in_a_program():
     check_grads(wrapped_phase_energy, modes=("fwd", "rev"), order=2)(phases(8))
     with pytest.raises(s2sad.S2SADError, match="period"):
         s2sad.grad(unwrapped_with_a_differentiated_period)(3.0)
+
+
+def test_square_in_a_dtype_has_a_tangent_in_it():
+    """np.square(x, dtype=np.float32) of float64 x is float32; its tangent was float64 (found by the sweep)."""
+    from s2sad.registry.forward import forward_rule
+
+    x = rng.standard_normal(3)
+    for dtype in (np.float32, np.complex128):
+        tangent = forward_rule(np.square).pushforward((x,), {"dtype": dtype}, {"x": np.ones(3)}, np.square(x, dtype=dtype))
+        assert tangent.dtype == np.dtype(dtype)

@@ -186,3 +186,14 @@ def test_multiply_reduce_of_a_number(x):
     (dx,) = check_rrule(np.multiply.reduce, x)
     assert np.shape(dx) == np.shape(x)
     assert forward_rule(np.multiply.reduce).pushforward((x,), {}, {"array": x}, np.multiply.reduce(x)) == pytest.approx(x)
+
+
+@pytest.mark.parametrize("f", [np.add.outer, np.subtract.outer], ids=["add", "subtract"])
+def test_outer_tangents_keep_float32(f):
+    """The forward rule added float64 zeros, widening a float32 tangent (found by the sweep)."""
+    from s2sad.registry.forward import forward_rule
+
+    a, b = np.ones(2, dtype=np.float32), np.arange(3, dtype=np.float32)
+    for name in ("A", "B"):
+        tangent = forward_rule(f).pushforward((a, b), {}, {name: a if name == "A" else b}, f(a, b))
+        assert tangent.dtype == np.float32
