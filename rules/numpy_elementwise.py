@@ -116,7 +116,7 @@ defvjp(np.log10,      "x", "safe_divide(g, np.conjugate(x) * math.log(10))")
 defvjp(np.log1p,      "x", "safe_divide(g, conj(x + 1))")
 defvjp(np.sqrt,       "x", "safe_divide(g * 0.5, conj(ans))")
 defvjp(np.cbrt,       "x", "safe_divide(g, 3 * ans ** 2)")  # real only
-defvjp(np.square,     "x, /, out=None, *, dtype=None", "g * 2 * np.conjugate(x)")  # dtype: the jvps of erf & co
+defvjp(np.square,     "x, /, out=None, *, dtype=None", "unbroadcast(g * 2 * np.conjugate(x), x)")  # dtype: the jvps of erf & co; a real x squared in a complex dtype gets a real cotangent
 defvjp(np.reciprocal, "x", "-g * conj(ans ** 2)")
 defvjp(np.absolute,   "x", "g * np.sign(x)")  # np.abs is np.absolute; slope 0 at 0; sign(z) = z / |z| for complex z
 defvjp(np.fabs,       "x", "g * np.sign(x)")
@@ -373,7 +373,7 @@ defjvp(np.log10,      "safe_divide(g, x * math.log(10))")
 defjvp(np.log1p,      "safe_divide(g, x + 1)")
 defjvp(np.sqrt,       "safe_divide(g * 0.5, ans)")
 defjvp(np.cbrt,       "safe_divide(g, 3 * ans ** 2)")  # real only
-defjvp(np.square,     "g * 2 * x")
+defjvp(np.square,     "g * 2 * x if dtype is None else np.asarray(g * 2 * x, dtype=dtype)")  # in the dtype asked for
 defjvp(np.reciprocal, "-g * ans ** 2")
 defjvp(np.absolute,   "np.real(g * conj(np.sign(x)))")  # sign(z) = z / |z| (with a rule: hvp); slope 0 at 0
 defjvp(np.sign,       sign_jvp)
@@ -420,3 +420,27 @@ defjvp(np.clip, clip_jvp_a, clip_jvp_min, clip_jvp_max, None, clip_jvp_min, clip
 defjvp(np.float64, "np.float64(g)")
 defjvp(np.float32, "np.float32(g)")
 defjvp(np.float16, "np.float16(g)")
+
+
+# ------------------------------------------------------------------ unwrap
+# np.unwrap(p) adds to each element a whole number of periods, fixed by the jumps between
+# neighbours: piecewise constant in p (and in discont), so its derivative in p is the identity.
+# The number of periods multiplies `period`: a differentiated period is refused.
+_UNWRAP = "p, discont=None, axis=-1, *, period=6.283185307179586"
+
+
+def unwrap_vjp(g, ans, p, discont, axis, period):
+    return unbroadcast(g, p)
+
+
+def unwrap_jvp(g, ans, p, discont, axis, period):
+    return as_tangent_of(g, ans)
+
+
+def _unwrap_period():
+    from .numpy_reductions import refused_keyword  # (that module imports this one's neighbours)
+    return refused_keyword("period", "np.unwrap", _UNWRAP)
+
+
+defvjp(np.unwrap, _UNWRAP, unwrap_vjp, None, None, _unwrap_period())
+defjvp(np.unwrap, unwrap_jvp, None, None, _unwrap_period())

@@ -149,11 +149,13 @@ def _full_cotangent(g, n, m, mode):
 def convolve_vjp_a(g, ans, a, v, mode):
     """y[k] = sum_i a[i] v[k - i]: a's cotangent is the full cotangent correlated with v
     (``np.correlate`` conjugates its second argument)."""
-    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), v, "valid"), a)
+    full = _full_cotangent(g, np.size(a), np.size(v), mode)
+    return unbroadcast(np.reshape(np.correlate(full, np.ravel(v), "valid"), np.shape(a)), a)  # (a number is 1-D here)
 
 
 def convolve_vjp_v(g, ans, a, v, mode):
-    return unbroadcast(np.correlate(_full_cotangent(g, np.size(a), np.size(v), mode), a, "valid"), v)
+    full = _full_cotangent(g, np.size(a), np.size(v), mode)
+    return unbroadcast(np.reshape(np.correlate(full, np.ravel(a), "valid"), np.shape(v)), v)
 
 
 def correlate_vjp_a(g, ans, a, v, mode):
@@ -477,6 +479,8 @@ nondifferentiable(_refuse_repeated_singular_values, _refuse_extreme_singular_val
 
 
 def svdvals_vjp(g, ans, x):
+    if np.size(x) == 0:  # an empty matrix has no singular values (and nothing to check for repeats)
+        return unbroadcast(np.zeros(np.shape(x)), x)
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     _refuse_repeated_singular_values(s, g, ZERO, ZERO, "np.linalg.svdvals")
     return unbroadcast(np.matmul(u * g[..., None, :], vh), x)
@@ -1040,6 +1044,8 @@ def svd_jvp(g, ans, a, full_matrices, compute_uv, hermitian):
 
 
 def svdvals_jvp(g, ans, x):
+    if np.size(x) == 0:
+        return as_tangent_of(np.zeros(np.shape(ans)), ans)
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     return as_tangent_of(_checked_singular_value_tangents(s, np.matmul(mH(u), np.matmul(g, mH(vh)))), ans)
 

@@ -11,6 +11,9 @@ per column) and ``np.poly1d`` are refused.
 ``np.vander`` is holomorphic too: column ``j`` holds ``x ** e_j``, whose slope is
 ``e_j * x ** (e_j - 1)`` (zero for the constant column, at ``x = 0`` too); the cotangent of
 ``x`` sums ``g`` times the conjugate slope along each row, the tangent is the slope times it.
+
+``np.polyfit`` is a least-squares fit (below): differentiated in ``y`` (it is linear there) and
+in ``x`` where the fit has full rank; its derivative in ``w`` is refused.
 """
 import numpy as np
 
@@ -18,6 +21,8 @@ from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry import defvjp
 from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import tangent_filled
+from s2sad.runtime.projection import is_float_like
+from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, unbroadcast
 
@@ -84,3 +89,87 @@ defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)
 defjvp(np.polyval, polyval_jvp_p, polyval_jvp_x)
 defvjp(np.vander, "x, N=None, increasing=False", vander_vjp_x)
 defjvp(np.vander, vander_jvp_x)
+
+
+# ------------------------------------------------------------------ polyfit
+# np.polyfit's coefficients solve the least-squares problem min |W (V c - y)| with V the
+# Vandermonde matrix of x and W = diag(w): c = P y, linear in y, with P fixed by x, deg, rcond
+# and w (NumPy scales V's columns and solves with lstsq). In y: the tangent is polyfit of the
+# tangent; the cotangent is P^T g, P read off by fitting the columns of the identity (P exactly
+# as NumPy forms it). In x, where V has full column rank: from the normal equations A c = V^T W^2 y
+# (A = V^T W^2 V), dc = A^-1 (dV^T W^2 r - V^T W^2 dV c) with the residual r = y - V c and
+# dV = diag(dx) V', V' the column-wise derivative of V. A rank-deficient fit (NumPy warns) moves
+# with rcond's cut: refused in x. w, full=True and cov=True (other outputs) are refused.
+_POLYFIT = "x, y, deg, rcond=None, full=False, w=None, cov=False"
+
+
+def _plain_fit(full, cov):
+    if full or cov is not False:
+        raise UnsupportedArgumentsError("the rule for np.polyfit covers the coefficients only (full=False, cov=False)",
+                                        hint="call np.polyfit without full= and cov= to differentiate the coefficients")
+
+
+def polyfit_vjp_y(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    fit = np.polyfit(x, np.eye(np.shape(x)[0]), deg, rcond=rcond, w=w)  # P: (deg + 1, n), complex for complex x
+    return unbroadcast(np.conj(fit).T @ g, y)
+
+
+def polyfit_jvp_y(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    return np.polyfit(x, g, deg, rcond=rcond, w=w)
+
+
+def _fit_in_x(x, y, deg, rcond, w):
+    """The fit's pieces for its derivative in x: V, V', the row weights W^2 (shaped for y's
+    columns), A = V^T W^2 V, the coefficients c and the residual r; refused at a rank-deficient fit."""
+    if np.iscomplexobj(x):
+        raise UnsupportedArgumentsError("no rule for np.polyfit's derivative in complex x (the fit reads V^H: "
+                                        "not holomorphic)", hint="fit at real x, or keep x constant")
+    x = np.asarray(x, dtype=np.result_type(x, np.float64))
+    c = np.polyfit(x, y, deg, rcond=rcond, w=w)
+    powers = np.arange(deg, -1, -1)
+    vander = x[:, None] ** powers
+    # the rank lstsq finds in polyfit: columns scaled to unit length, singular values below rcond
+    # times the largest cut (rcond's default as polyfit's)
+    lhs = vander if w is None else vander * np.reshape(w, (-1, 1))
+    lhs = lhs / np.sqrt(np.sum(lhs * lhs, axis=0))
+    rank = np.linalg.matrix_rank(lhs, rtol=len(x) * np.finfo(x.dtype).eps if rcond is None else rcond)
+    if rank < deg + 1:
+        raise UnsupportedArgumentsError(
+            f"np.polyfit's fit of degree {deg} has rank {rank} here (fewer distinct x than coefficients, or rcond "
+            "cut a direction): no rule for its derivative in x, which moves with that cut",
+            hint="fit a lower degree, or keep x constant")
+    slopes = powers * x[:, None] ** np.maximum(powers - 1, 0)
+    weights = np.ones_like(x) if w is None else np.asarray(w, dtype=x.dtype) ** 2
+    weights = weights if np.ndim(y) == 1 else weights[:, None]
+    normal = vander.T @ (np.reshape(weights, (-1, 1)) * vander)
+    return vander, slopes, weights, normal, c, np.asarray(y) - vander @ c
+
+
+def polyfit_vjp_x(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    vander, slopes, weights, normal, c, residual = _fit_in_x(x, y, deg, rcond, w)
+    u = np.conj(np.linalg.solve(normal, g))
+    per_point = weights * ((slopes @ u) * residual - (vander @ u) * (slopes @ c))
+    per_point = np.real(per_point if np.ndim(per_point) == 1 else np.sum(per_point, axis=1))
+    return unbroadcast(per_point, x)
+
+
+def polyfit_jvp_x(g, ans, x, y, deg, rcond, full, w, cov):
+    _plain_fit(full, cov)
+    vander, slopes, weights, normal, c, residual = _fit_in_x(x, y, deg, rcond, w)
+    moved = np.reshape(g, (-1, 1)) * slopes  # dV
+    return np.linalg.solve(normal, moved.T @ (weights * residual) - vander.T @ (weights * (moved @ c)))
+
+
+def polyfit_refuses_w(g, ans, x, y, deg, rcond, full, w, cov):
+    if not is_float_like(w):
+        return NO_TANGENT  # integer weights, or none: nothing is differentiated
+    raise UnsupportedArgumentsError("no rule for np.polyfit's derivative in `w`",
+                                    hint="pass constant weights, or fit with np.linalg.lstsq on np.vander(x, deg + 1) "
+                                         "scaled by w, which s2sad differentiates")
+
+
+defvjp(np.polyfit, _POLYFIT, polyfit_vjp_x, polyfit_vjp_y, None, None, None, polyfit_refuses_w, None)
+defjvp(np.polyfit, polyfit_jvp_x, polyfit_jvp_y, None, None, None, polyfit_refuses_w, None)

@@ -105,6 +105,10 @@ def _products_of_others(a, axis, initial, where):
     x = np.asarray(a)
     if where is not True:
         x = np.where(where, x, 1)  # elements left out of the product count as 1 (their own cotangent is 0)
+    if x.size == 0 or x.ndim == 0:
+        # no elements: no others to multiply (and no cotangent to share); a number (np.multiply.reduce
+        # takes one, along its "axis 0"): its own product, no others
+        return np.ones(x.shape, dtype=x.dtype)
     axes = _axes(axis, x.ndim)
     kept = [ax for ax in range(x.ndim) if ax not in axes]
     moved = np.transpose(x, kept + list(axes))
@@ -168,17 +172,19 @@ def ptp_vjp(g, ans, a, axis, out, keepdims):
 
 
 def var_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
-    """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike."""
+    """``2 g (a - mean) / (n - ddof)``, for real and complex ``a`` alike. A variance asked for
+    in a complex ``dtype`` is complex with no imaginary part, whatever ``a``: only ``g``'s real
+    part moves the loss."""
     centred = _centred(a, axis, where, mean)
     scale = 2 / _spread_count(a, axis, ddof, correction, where)
-    return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * centred * scale, a)
+    return unbroadcast(expand_reduced(np.real(g), a, axis, keepdims, where) * centred * scale, a)
 
 
 def std_vjp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     """``g (a - mean) / ((n - ddof) std)``: var's over ``2 std``; 0 where ``std`` is 0."""
     centred = _centred(a, axis, where, mean)
-    spread = expand_reduced(ans, a, axis, keepdims) * _spread_count(a, axis, ddof, correction, where)
-    return unbroadcast(safe_divide(expand_reduced(g, a, axis, keepdims, where) * centred, spread), a)
+    spread = expand_reduced(np.real(ans), a, axis, keepdims) * _spread_count(a, axis, ddof, correction, where)
+    return unbroadcast(safe_divide(expand_reduced(np.real(g), a, axis, keepdims, where) * centred, spread), a)
 
 
 def cumsum_vjp(g, ans, a, axis, dtype, out):
@@ -229,6 +235,12 @@ def _intervals(y, x, dx, axis):
     if x is None:
         return dx
     x = np.asarray(x)
+    if x.ndim == 1 and x.shape[0] != np.shape(y)[axis]:
+        # NumPy then broadcasts the len(x) - 1 widths against another axis of y (a mistake it computes)
+        raise UnsupportedArgumentsError(
+            f"np.trapezoid is given {x.shape[0]} sample points x for {np.shape(y)[axis]} values along axis {axis}: "
+            "no rule for NumPy's broadcast of the widths against another axis",
+            hint="pass an x as long as y along the axis of integration")
     if x.ndim == 1:
         shape = [1] * np.ndim(y)
         shape[axis] = x.shape[0] - 1

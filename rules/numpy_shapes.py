@@ -664,8 +664,8 @@ def cumprod_vjp(g, ans, a, axis, dtype, out):
 
     Complex values take the conjugate slopes (``np.cumprod`` is holomorphic), as ``a * b`` does."""
     x = np.asarray(a)
-    if x.dtype.kind not in "fc":
-        return unbroadcast(g, a)
+    if x.dtype.kind not in "fc" or x.size == 0:  # (an empty array: nothing to carry a cotangent)
+        return unbroadcast(np.reshape(g, np.shape(a)) if x.size == 0 else g, a)
     g = np.asarray(g)
     if axis is None:
         x, g, ans, axis = np.ravel(x), np.ravel(g), np.ravel(ans), 0
@@ -1070,6 +1070,8 @@ def cumprod_jvp(g, ans, a, axis, dtype, out):
     """Exact with zeros: before an axis' first zero, ans * cumsum(g / x); from it on, g there times the
     product of the others."""
     x, g = np.asarray(a), np.asarray(g)
+    if x.size == 0:
+        return as_tangent_of(np.zeros(np.shape(ans)), ans)
     if axis is None:
         x, g, axis = np.ravel(x), np.ravel(g), 0
     axis %= x.ndim

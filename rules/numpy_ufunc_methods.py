@@ -37,12 +37,19 @@ _ACCUMULATE = "array, axis=0, dtype=None, out=None"
 _OUTER = "A, B"
 
 
+def as_compared(array, dtype):
+    """The values a reduction with ``dtype=`` compares: ``array`` cast to ``dtype`` (a float64
+    array reduced in float32 has its maximum among the rounded values, which the float64
+    values never equal)."""
+    return array if dtype is None else np.asarray(array, dtype=dtype)
+
+
 def extreme_reduce_vjp(g, ans, array, axis, dtype, out, keepdims, initial, where):
-    return extreme_vjp(g, ans, array, axis, out, keepdims, initial, where)
+    return unbroadcast(extreme_vjp(g, ans, as_compared(array, dtype), axis, out, keepdims, initial, where), array)
 
 
 def extreme_reduce_jvp(g, ans, array, axis, dtype, out, keepdims, initial, where):
-    return extreme_jvp(g, ans, array, axis, out, keepdims, initial, where)
+    return extreme_jvp(g, ans, as_compared(array, dtype), axis, out, keepdims, initial, where)
 
 
 # ------------------------------------------------------------------ running extremes
@@ -92,7 +99,7 @@ def running_extreme_vjp(g, ans, array, axis, dtype, out):
     ``j`` gets ``sum(g[k] / count[k])`` over the positions ``k`` from ``j`` to its run's end."""
     if dtype_of(array).kind not in "fc":
         return NO_TANGENT
-    x, y = _along_last(array, axis), _along_last(ans, axis)
+    x, y = _along_last(as_compared(array, dtype), axis), _along_last(ans, axis)
     g = np.broadcast_to(_along_last(g, axis), y.shape)
     winners, first, last, count = running_winners(x, y)
     share = g / count
@@ -104,7 +111,7 @@ def running_extreme_vjp(g, ans, array, axis, dtype, out):
 
 def running_extreme_jvp(g, ans, array, axis, dtype, out):
     """The mean of the tangents of the winners of ``y[k]``'s run up to ``k``."""
-    x, y = _along_last(array, axis), _along_last(ans, axis)
+    x, y = _along_last(as_compared(array, dtype), axis), _along_last(ans, axis)
     t = np.broadcast_to(_along_last(g, axis), y.shape)
     winners, first, last, count = running_winners(x, y)
     mean = _within_run(np.where(winners, t, 0), first) / count
@@ -166,6 +173,9 @@ deflinear(np.add.accumulate, "array")
 defjvp(np.multiply.accumulate, cumprod_jvp)
 defjvp(np.maximum.accumulate, running_extreme_jvp)
 defjvp(np.minimum.accumulate, running_extreme_jvp)
-defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B)))", "np.add.outer(np.zeros(np.shape(A)), g)")
-defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B)))", "np.subtract.outer(np.zeros(np.shape(A)), g)")
+# (the zeros in the output's dtype: float64 zeros widened a float32 tangent)
+defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
+       "np.add.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
+defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
+       "np.subtract.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
 defjvp(np.multiply.outer, LINEAR, LINEAR)

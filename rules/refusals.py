@@ -28,3 +28,4 @@ def defrefused(function, signature: str, refused_params, what: str, hint: str, n
     rule = defvjp(function, signature, *slots, name=name)
     defjvp(function, *slots)
     return rule
+

@@ -150,10 +150,12 @@ def solve_sylvester_vjp_q(g, ans, a, b, q):
 
 
 def sqrtm_vjp(g, ans, A):
+    refuse_scalar_matrix(A, "sqrtm")
     return unbroadcast(_sylvester_adjoint(g, ans, ans), A)  # a real A's cotangent: the real part
 
 
 def expm_vjp(g, ans, A):
+    refuse_scalar_matrix(A, "expm")
     a, g = np.asarray(A, dtype=np.result_type(A, np.float64)), np.asarray(g)
     if a.ndim == 2:
         return unbroadcast(linalg.expm_frechet(mH(a), g, compute_expm=False), A)
@@ -177,8 +179,19 @@ def refuse_overwrite(overwrite_a, name):
                                         "the differentiated matrix", hint="leave overwrite_a=False")
 
 
+def refuse_scalar_matrix(a, name):
+    """SciPy reads a number (0-d or 1-element 1-D) as a 1 x 1 matrix in these functions, and
+    ``sqrtm`` of one returns its *exponential* (SciPy 1.17): no rule for a number."""
+    if np.ndim(a) < 2:
+        raise UnsupportedArgumentsError(f"the rule for scipy.linalg.{name} covers matrices (at least 2-D), "
+                                        f"not a {np.ndim(a)}-D argument"
+                                        + (" (for which SciPy's sqrtm returns exp(a))" if name == "sqrtm" else ""),
+                                        hint="pass a matrix, or use np.sqrt / np.exp for a number")
+
+
 def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
     """``np.linalg.cholesky``'s rule: SciPy's upper factor by default, read from the upper triangle."""
+    refuse_scalar_matrix(a, "cholesky")
     refuse_overwrite(overwrite_a, "cholesky")
     return cholesky_vjp(g, ans, a, not lower)
 
@@ -186,6 +199,7 @@ def cholesky_scipy_vjp(g, ans, a, lower, overwrite_a, check_finite):
 def cho_factor_vjp_a(g, ans, a, lower, overwrite_a, check_finite):
     """The factor is ``np.linalg.cholesky`` of the triangle of ``a`` LAPACK reads; the other
     triangle of ``c`` is ``a``'s own, passed through."""
+    refuse_scalar_matrix(a, "cho_factor")
     refuse_overwrite(overwrite_a, "cho_factor")
     (g_c, _) = output_parts(g, 2)                                # the flag `lower` has no cotangent
     if g_c is ZERO:
@@ -257,11 +271,13 @@ def cho_solve_jvp_c(g, ans, c_and_lower, b, overwrite_b, check_finite):
 
 
 def cholesky_scipy_jvp(g, ans, a, lower, overwrite_a, check_finite):
+    refuse_scalar_matrix(a, "cholesky")
     refuse_overwrite(overwrite_a, "cholesky")
     return cholesky_jvp(g, ans, a, not lower)
 
 
 def cho_factor_jvp_a(g, ans, a, lower, overwrite_a, check_finite):
+    refuse_scalar_matrix(a, "cho_factor")
     refuse_overwrite(overwrite_a, "cho_factor")
     factor, _ = _factor_and_rest(ans[0], lower)
     d_factor = cholesky_jvp(g, factor, a, not lower)
@@ -317,6 +333,7 @@ def solve_sylvester_jvp_q(g, ans, a, b, q):
 
 
 def sqrtm_jvp(g, ans, A):
+    refuse_scalar_matrix(A, "sqrtm")
     tangent = _solve_sylvester(ans, ans, g)
     return _like_output(np.real(tangent) if not np.iscomplexobj(ans) else tangent, ans)
 
@@ -324,6 +341,7 @@ def sqrtm_jvp(g, ans, A):
 def expm_jvp(g, ans, A):
     """The Frechet derivative as the upper right block of ``expm([[A, dA], [0, A]])``: written
     with ``expm`` itself (not ``expm_frechet``), so that a Hessian differentiates it again."""
+    refuse_scalar_matrix(A, "expm")
     shape = np.broadcast_shapes(np.shape(A), np.shape(g))
     a = np.broadcast_to(np.asarray(A, dtype=np.result_type(A, g, np.float64)), shape)
     g = np.broadcast_to(np.asarray(g, dtype=a.dtype), shape)

@@ -7,6 +7,11 @@ its cotangent is first placed back into a ``full``-shaped array of zeros; the co
 ``in1``'s shape. ``correlate(in1, in2)`` is ``convolve(in1, in2 reversed)`` (real inputs).
 Cotangents are computed with the method the call used (``direct``, ``fft`` or ``auto``).
 
+``convolve2d(in1, in2, mode)`` with ``boundary='fill'`` and ``fillvalue=0`` is ``convolve``
+(direct) of two 2-D arrays: its rules are convolve's. Another boundary ('wrap', 'symm') or a
+nonzero fill value convolves with a padded copy of ``in1`` whose padding depends on ``in1``
+(or on the fill value): refused.
+
 ``lfilter(b, a, x)`` is a causal linear filter: the cotangent of ``x`` is the same filter
 run backwards in time over the cotangent; those of ``b`` and ``a`` correlate the
 backward-filtered cotangent with ``x`` and with the output. Initial conditions
@@ -57,6 +62,8 @@ def _reversed(x, axes):
 def _convolve_cotangent(g, mine, other, mode, axes, convolve_valid):
     """Cotangent of ``mine`` in the convolution of ``mine`` with ``other`` (either order): the
     adjoint of convolving with ``other`` is correlating with it, conjugated."""
+    if np.size(mine) == 0 or np.size(other) == 0:  # an empty operand: an empty output, nothing flows back
+        return unbroadcast(np.zeros(np.shape(mine)), mine)
     axes = _convolution_axes(np.ndim(mine), axes)
     full = _full_cotangent(g, mine, other, mode, axes)
     return unbroadcast(convolve_valid(full, _reversed(conj(other), axes), axes), mine)
@@ -136,6 +143,31 @@ def lfilter_vjp_x(g, ans, b, a, x, axis, zi):
     return unbroadcast(_backward_in_time(g, b, a, axis), x)
 
 
+# ------------------------------------------------------------------ convolve2d
+def _zero_fill_only(boundary, fillvalue):
+    if boundary != "fill" or fillvalue != 0:
+        raise UnsupportedArgumentsError(
+            f"the rule for scipy.signal.convolve2d covers boundary='fill' with fillvalue=0, not "
+            f"boundary={boundary!r}, fillvalue={fillvalue!r}",
+            hint="pad in1 yourself (np.pad with mode='wrap' / 'symmetric' / 'constant', which s2sad "
+                 "differentiates), then call convolve2d with mode='valid'")
+
+
+def convolve2d_vjp_in1(g, ans, in1, in2, mode, boundary, fillvalue):
+    _zero_fill_only(boundary, fillvalue)
+    return convolve_vjp_in1(g, ans, in1, in2, mode, "direct")
+
+
+def convolve2d_vjp_in2(g, ans, in1, in2, mode, boundary, fillvalue):
+    _zero_fill_only(boundary, fillvalue)
+    return convolve_vjp_in2(g, ans, in1, in2, mode, "direct")
+
+
+def convolve2d_vjp_fillvalue(g, ans, in1, in2, mode, boundary, fillvalue):
+    raise UnsupportedArgumentsError("no rule for scipy.signal.convolve2d's derivative in fillvalue",
+                                    hint="pad in1 with np.pad(..., mode='constant', constant_values=v) instead")
+
+
 def defsignal(function, signature, *vjps):
     return defvjp(function, signature, *vjps, name=f"scipy.signal.{function.__name__}")
 
@@ -145,6 +177,8 @@ defsignal(signal.convolve,    "in1, in2, mode='full', method='auto'", convolve_v
 defsignal(signal.correlate,   "in1, in2, mode='full', method='auto'", correlate_vjp_in1, correlate_vjp_in2)
 defsignal(signal.fftconvolve, "in1, in2, mode='full', axes=None",     fftconvolve_vjp_in1, fftconvolve_vjp_in2)
 defsignal(signal.lfilter,     "b, a, x, axis=-1, zi=None",            lfilter_vjp_b, lfilter_vjp_a, lfilter_vjp_x)
+defsignal(signal.convolve2d,  "in1, in2, mode='full', boundary='fill', fillvalue=0", convolve2d_vjp_in1,
+          convolve2d_vjp_in2, None, None, convolve2d_vjp_fillvalue)
 
 
 # ------------------------------------------------------------------ jvps
@@ -167,8 +201,19 @@ def lfilter_jvp_x(g, ans, b, a, x, axis, zi):
     return _like_output(signal.lfilter(b, a, g, axis=axis), ans)
 
 
+def convolve2d_jvp_in1(g, ans, in1, in2, mode, boundary, fillvalue):
+    _zero_fill_only(boundary, fillvalue)
+    return _like_output(np.asarray(signal.convolve2d(g, in2, mode)), ans)
+
+
+def convolve2d_jvp_in2(g, ans, in1, in2, mode, boundary, fillvalue):
+    _zero_fill_only(boundary, fillvalue)
+    return _like_output(np.asarray(signal.convolve2d(in1, g, mode)), ans)
+
+
 # ---- forward rules
 defjvp(signal.convolve,    LINEAR, LINEAR)
 defjvp(signal.correlate,   LINEAR, LINEAR)
 defjvp(signal.fftconvolve, LINEAR, LINEAR)
 defjvp(signal.lfilter,     lfilter_jvp_b, lfilter_jvp_a, lfilter_jvp_x)
+defjvp(signal.convolve2d,  convolve2d_jvp_in1, convolve2d_jvp_in2, None, None, convolve2d_vjp_fillvalue)

@@ -23,7 +23,7 @@ from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
 from ..frontend.naming import Namer
-from ..frontend.resolve import describe_callee, is_library, refuse_transform
+from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
 from ..transformed import is_bound_users_method, is_forward_call
 
@@ -289,7 +289,7 @@ class Emitter:
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),
-            "register one with s2sad.defvjp(...) or s2sad.defrrule(...), or s2sad.nondifferentiable(...) if it has no gradient",
+            missing_rule_hint(value),
         )
 
     def bound_parameters(self, op: Operation, rule: Rule, packed_tangents: bool = False):

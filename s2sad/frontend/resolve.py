@@ -233,6 +233,21 @@ def is_library(function) -> bool:
     return module.split(".")[0] in {"numpy", "builtins", "math", "operator", "s2sad", "functools"}
 
 
+# A function under functools.lru_cache / functools.cache is not followed: the cache may
+# answer with a value computed before a global it reads changed (its derivative would then be
+# that of another computation), and a cached function of arrays fails (they are unhashable).
+CACHED_HINT = ("differentiate the function under the cache, `{name}.__wrapped__(...)`, in the code s2sad "
+               "differentiates (s2sad does not follow the cache: it may answer with a value computed "
+               "before a global changed, and arrays are unhashable, so a cached function of arrays fails anyway)")
+
+
+def missing_rule_hint(value) -> str:
+    """The hint of a call with no rule and no source: the generic one, or the cache's."""
+    if type(value).__name__ == "_lru_cache_wrapper" and type(value).__module__ == "functools":
+        return CACHED_HINT.format(name=getattr(value, "__name__", "f"))
+    return "register one with s2sad.defvjp(...) or s2sad.defrrule(...), or s2sad.nondifferentiable(...) if it has no gradient"
+
+
 def describe_callee(value) -> str:
     decorated = describe_decorated(value)
     if decorated is not None:

@@ -8,8 +8,9 @@ error's first location, so this located refusal was a ``refusal-without-location
 
 Found by the session-15 idiom ``params-dict-updated-by-key`` (family params-in-training-loops),
 reduced by hand. Fixed in the oracle (tests/fuzz/oracle.py ``_refusal``: any of the error's
-places in the program's file locates it). The refusal itself is over-cautious (the ``out`` there
-shares memory with nothing): a refusal, not a wrong number; open for the aliasing analysis.
+places in the program's file locates it). The refusal itself was over-cautious (the ``out`` there
+shared memory with nothing); since f43ddf0 the rule's forward code writes no array in place, and
+hvp differentiates this program (tests/rules/test_index_tricks.py, test_second_order_through_a_dict_loop).
 """
 import math
 

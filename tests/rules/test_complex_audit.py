@@ -166,6 +166,7 @@ CHECKED = {
     "numpy.reshape": lambda rng: calls(z(rng, 2, 3), (3, 2)),
     "numpy.polyval": lambda rng: calls(z(rng, 4), z(rng, 2, 3)),
     "numpy.vander": lambda rng: calls(z(rng, 4), 3),
+    "numpy.polyfit": lambda rng: calls(np.linspace(-1.0, 1.0, 7) + 0.1 * x(rng, 7), z(rng, 7), 2),  # real knots
     # median and ptp order complex numbers lexicographically, as np.sort and np.max do
     "numpy.median": lambda rng: calls(z(rng, 3, 4), axis=1),
     "numpy.ptp": lambda rng: calls(z(rng, 3, 4), axis=0),
@@ -215,6 +216,7 @@ CHECKED = {
     "scipy.special.polygamma": None,
     "scipy.signal.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
     "scipy.signal.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "valid"),
+    "scipy.signal.convolve2d": lambda rng: calls(z(rng, 3, 4), z(rng, 2, 2), "same"),
     "scipy.signal.fftconvolve": lambda rng: calls(z(rng, 2, 5), z(rng, 2, 3)),
     "scipy.signal.lfilter": lambda rng: calls(z(rng, 3), np.array([1.0, 0.3 + 0.2j]), z(rng, 6)),
     "scipy.linalg.solve_triangular": lambda rng: calls(well_conditioned(rng, 3, 3), z(rng, 3, 2), 2, True),
@@ -243,6 +245,9 @@ def decay(y, t):
 
 
 REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there and not at their real parts)
+    "numpy.unwrap": ("its jumps are taken modulo the period", lambda rng: calls(z(rng, 6))),
+    "numpy.i0": ("np.i0 has no complex loop", lambda rng: calls(z(rng, 2, 3))),
+    "numpy.kaiser": ("np.i0 has no complex loop", lambda rng: calls(6, z(rng))),
     "numpy.bincount": ("its weights are cast to float64", lambda rng: calls(np.array([0, 1, 1]), z(rng, 3))),
     **{name: ("math works on real numbers (cmath is not math)", lambda rng: calls(0.3 + 0.4j)) for name in """math.sin math.cos math.tan
         math.asin math.acos math.atan math.sinh math.cosh math.tanh math.asinh math.atanh math.exp
@@ -305,6 +310,9 @@ REFUSED = {  # name: (why, maker): NumPy/SciPy accept complex arguments, the rul
        for name in "scipy.stats.dirichlet.logpdf scipy.stats.dirichlet.pdf".split()},
     "scipy.special.psi": ("SciPy has no complex polygamma, the derivative of digamma", unary),
     "scipy.linalg.lu_factor": ("its factors move with A but have no rule (at any dtype)", square),
+    "numpy.fromiter": ("an iterator is read once: no rule (at any dtype)", lambda rng: calls(z(rng, 4), complex)),
+    "numpy.apply_along_axis": ("a user's function called inside NumPy: no rule (at any dtype)",
+                               lambda rng: calls(np.cumsum, 0, z(rng, 2, 3))),
     "scipy.special.ive": ("ive(v, z) = iv(v, z) exp(-|Re z|) is not holomorphic: no rule", order_and_complex),
     "numpy.random.RandomState.choice": ("a draw moves with its parameters: no rule", vector),
     "numpy.random.RandomState.permutation": ("a draw moves with its parameters: no rule", vector),

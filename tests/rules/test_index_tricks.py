@@ -70,3 +70,27 @@ def test_other_objects_indexed_with_a_gradient_are_refused():
         s2sad.grad(looked_up)(1.5)
     message = str(caught.value)
     assert "Table" in message and "test_index_tricks.py" in message
+
+
+def parameters_updated_key_by_key(x, s):
+    """The fuzzer's program (tests/fuzz_regressions/fuzz_hvp_refusal_inside_a_rule_reached_from_a_dict_loop.py):
+    a dict's key carries a tangent into the index rule, which hvp differentiates again."""
+    t = {"w": x, "b": s}
+    for key in t:
+        t[key] = t[key] - 0.1 * np.cos(t[key])
+    return np.sum(t["w"]) * t["b"]
+
+
+@pytest.mark.parametrize("f", [rows_and_a_range, columns, one_item], ids=lambda f: f.__name__)
+def test_second_order(f):
+    """hvp differentiates the index rule's forward code again: it writes no array in place (a
+    store into a fresh array there was refused by hvp, an over-cautious refusal)."""
+    from s2sad.testing import check_hvp
+
+    check_hvp(f, X, Y, argnums=(0, 1))
+
+
+def test_second_order_through_a_dict_loop():
+    from s2sad.testing import check_hvp
+
+    check_hvp(parameters_updated_key_by_key, X, 0.4, argnums=(0, 1))

@@ -417,3 +417,63 @@ def test_nan_to_num_replacement_values_get_their_cotangents():
     # and x's: complex(1.0, nan) keeps its real part, whose cotangent is g's real part (it was 0)
     d_x = pullback(g)[1]
     assert d_x[1, 0] == g[1, 0].real and d_x[0, 0] == 1j * g[0, 0].imag and d_x[0, 2] == g[0, 2]
+
+
+# ------------------------------------------------------------------ found by the sweep (test_systematic.py)
+def test_real_squared_in_a_complex_dtype_has_a_real_gradient():
+    """np.square(x, dtype=complex128) of a real x: its cotangent was complex (2 conj(x) g with
+    a complex g), so a real argument's gradient came back complex."""
+    x = rng.standard_normal((2, 3))
+    (dx,) = check_rrule(np.square, x, dtype=np.complex128)
+    assert dx.dtype == np.float64
+
+    def loss(x):
+        return np.real(np.sum(np.square(x, dtype=np.complex128) * (1 + 2j)))
+
+    gradient = s2sad.grad(loss)(x)
+    assert gradient.dtype == np.float64
+    np.testing.assert_allclose(gradient, numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ unwrap
+def phases(shape):
+    return np.cumsum(rng.uniform(0.0, 2.5, shape), axis=-1)  # steps up to 2.5 rad: some jumps unwrapped
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"discont": 4.0}, {"period": 3.0}, {"period": 360.0}],
+                         ids=["default", "axis0", "discont", "period3", "degrees"])
+def test_unwrap_passes_the_gradient_through(kwargs):
+    p = phases((3, 6)) * (60 if kwargs.get("period") == 360.0 else 1)
+    (dp,) = check_rrule(np.unwrap, p, **kwargs)
+    check_rrule(np.unwrap, p.astype(np.float32), **kwargs)
+    g = rng.standard_normal(p.shape)
+    from s2sad.registry import rule_for
+
+    _, pullback = rule_for(np.unwrap).rrule(p, **kwargs)
+    np.testing.assert_array_equal(pullback(g)[1], g)  # the added periods are piecewise constant
+
+
+def wrapped_phase_energy(theta):
+    return np.sum(np.unwrap(np.angle(np.exp(1j * theta))) ** 2)
+
+
+def unwrapped_with_a_differentiated_period(period):
+    return np.sum(np.unwrap(np.array([0.0, 2.0, 4.0, 6.0]), period=period))
+
+
+def test_unwrap_in_a_program():
+    from s2sad.testing import check_grads
+
+    check_grads(wrapped_phase_energy, modes=("fwd", "rev"), order=2)(phases(8))
+    with pytest.raises(s2sad.S2SADError, match="period"):
+        s2sad.grad(unwrapped_with_a_differentiated_period)(3.0)
+
+
+def test_square_in_a_dtype_has_a_tangent_in_it():
+    """np.square(x, dtype=np.float32) of float64 x is float32; its tangent was float64 (found by the sweep)."""
+    from s2sad.registry.forward import forward_rule
+
+    x = rng.standard_normal(3)
+    for dtype in (np.float32, np.complex128):
+        tangent = forward_rule(np.square).pushforward((x,), {"dtype": dtype}, {"x": np.ones(3)}, np.square(x, dtype=dtype))
+        assert tangent.dtype == np.dtype(dtype)

@@ -755,3 +755,21 @@ def test_correlate_in_every_mode_real_and_complex(sizes, mode):
                                         for i in range(len(a))], rtol=1e-12)
         np.testing.assert_allclose(dv, [sum(g[k] * a[n + k] for k in range(len(g))) for n in range(len(v))],
                                    rtol=1e-12)
+
+
+# ------------------------------------------------------------------ found by the sweep (test_systematic.py)
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("a, v", [(1.5, np.arange(1.0, 4.0)), (np.array(2.0), np.arange(1.0, 4.0)),
+                                  (np.arange(1.0, 4.0), np.array(0.5)), (np.array(-1.0), np.float64(3.0))],
+                         ids=["float-array", "0d-array", "array-0d", "0d-scalar"])
+def test_convolve_of_a_number(a, v, mode):
+    """NumPy reads a number as a 1-D array of one; the rule's np.correlate did not (ValueError)."""
+    da, dv, _ = check_rrule(np.convolve, a, v, mode)
+    assert np.shape(da) == np.shape(a) and np.shape(dv) == np.shape(v)
+
+
+def test_svdvals_of_an_empty_matrix():
+    """No singular values: the check for repeated ones took the maximum of nothing (ValueError)."""
+    for shape in ((2, 0), (0, 3), (4, 0, 2)):
+        (dx,) = check_rrule(np.linalg.svdvals, np.zeros(shape))
+        assert dx.shape == shape

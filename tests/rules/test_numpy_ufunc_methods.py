@@ -162,3 +162,38 @@ def test_programs_in_every_mode(f):
     _, tangent = s2sad.jvp(f, (x,), (v,))
     np.testing.assert_allclose(tangent, np.sum(numerical_gradient(f, [x], 0) * v), rtol=1e-5, atol=1e-7)
     assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------------ found by the sweep (test_systematic.py)
+@pytest.mark.parametrize("f", [np.maximum.reduce, np.minimum.reduce, np.maximum.accumulate, np.minimum.accumulate],
+                         ids=lambda f: f"{f.__self__.__name__}.{f.__name__}")
+def test_extremes_in_a_narrower_dtype_find_their_winners(f):
+    """float64 values reduced with dtype=float32 are compared rounded: none equals the float32
+    extreme, and the gradient was 0 (0.0 against -0.1136 by central differences)."""
+    from s2sad.testing import check_rrule
+
+    x = np.random.default_rng(5).standard_normal((3, 4))
+    (dx,) = check_rrule(f, x, axis=0, dtype=np.float32)
+    assert dx.dtype == np.float64 and np.count_nonzero(dx) > 0
+
+
+@pytest.mark.parametrize("x", [1.5, np.array(-0.5), np.array(0.5 + 2j)], ids=["float", "0-d", "0-d-complex"])
+def test_multiply_reduce_of_a_number(x):
+    """NumPy reduces a number along its "axis 0" (its product is itself); the rule took an axis modulo 0."""
+    from s2sad.testing import check_rrule
+    from s2sad.registry.forward import forward_rule
+
+    (dx,) = check_rrule(np.multiply.reduce, x)
+    assert np.shape(dx) == np.shape(x)
+    assert forward_rule(np.multiply.reduce).pushforward((x,), {}, {"array": x}, np.multiply.reduce(x)) == pytest.approx(x)
+
+
+@pytest.mark.parametrize("f", [np.add.outer, np.subtract.outer], ids=["add", "subtract"])
+def test_outer_tangents_keep_float32(f):
+    """The forward rule added float64 zeros, widening a float32 tangent (found by the sweep)."""
+    from s2sad.registry.forward import forward_rule
+
+    a, b = np.ones(2, dtype=np.float32), np.arange(3, dtype=np.float32)
+    for name in ("A", "B"):
+        tangent = forward_rule(f).pushforward((a, b), {}, {name: a if name == "A" else b}, f(a, b))
+        assert tangent.dtype == np.float32

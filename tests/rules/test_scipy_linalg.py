@@ -262,3 +262,16 @@ def test_cho_solve_ignores_the_unused_triangle_of_cho_factor(lower):
         (dc, db) = check_rrule(linalg.cho_solve, (c, lower), b, directions=[(r(4, 4), None), r(*b.shape)])
         unread = np.triu(dc[0], 1) if lower else np.tril(dc[0], -1)
         np.testing.assert_array_equal(unread, 0)
+
+
+# ------------------------------------------------------------------ found by the sweep (test_systematic.py)
+@pytest.mark.parametrize("function, kwargs", [(linalg.sqrtm, {}), (linalg.expm, {}), (linalg.cholesky, {}),
+                                              (linalg.cho_factor, {})], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("a", [2.0, np.array(2.0), np.array([2.0])], ids=["float", "0-d", "1-element"])
+def test_a_number_for_a_matrix_is_refused(function, kwargs, a):
+    """SciPy reads a number as a 1 x 1 matrix here, and sqrtm of one returns exp(a) (SciPy 1.17):
+    the rule differentiated a square root (0.0265 against 1.5497 by central differences)."""
+    y, pullback = rule_for(function).rrule(a, **kwargs)
+    cotangent = (np.ones((1, 1)), False) if function is linalg.cho_factor else np.ones((1, 1))
+    with pytest.raises(s2sad.S2SADError, match="matrices"):
+        pullback(cotangent)

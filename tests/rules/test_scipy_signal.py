@@ -131,3 +131,56 @@ def test_lfilter_refuses_initial_conditions():
     _, pullback = rule_for(signal.lfilter).rrule(B, A, r(5), -1, np.zeros(2))
     with pytest.raises(NotImplementedError):
         pullback((r(5), r(2)))
+
+
+# ------------------------------------------------------------------ convolve2d
+SHAPE_PAIRS = [((4, 5), (2, 3)), ((2, 3), (4, 5)), ((3, 3), (3, 3)), ((5, 2), (2, 2)), ((1, 4), (1, 2))]
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_convolve2d_with_zero_fill(shapes, mode):
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    check_rrule(signal.convolve2d, a, b, mode)
+    check_rrule(signal.convolve2d, a + 1j * rng.standard_normal(shapes[0]), b, mode)
+    check_rrule(signal.convolve2d, a.astype(np.float32), b.astype(np.float32), mode, boundary="fill", fillvalue=0)
+
+
+def blurred_energy(image, kernel):
+    return np.sum(signal.convolve2d(image, kernel, mode="same") ** 2) + np.sum(signal.convolve2d(image, kernel) * image[0, 0])
+
+
+def wrapped(image):
+    return np.sum(signal.convolve2d(image, np.ones((2, 2)), boundary="wrap"))
+
+
+def filled_with_one(image):
+    return np.sum(signal.convolve2d(image, np.ones((2, 2)), fillvalue=1.0))
+
+
+def test_convolve2d_in_a_program_to_second_order():
+    from s2sad.testing import check_grads
+
+    check_grads(blurred_energy, argnums=(0, 1), modes=("fwd", "rev"), order=2)(rng.standard_normal((4, 5)),
+                                                                                 rng.standard_normal((2, 3)))
+
+
+@pytest.mark.parametrize("f", [wrapped, filled_with_one], ids=lambda f: f.__name__)
+def test_convolve2d_other_boundaries_are_refused(f):
+    with pytest.raises(s2sad.S2SADError) as caught:
+        s2sad.grad(f)(rng.standard_normal((3, 4)))
+    assert "boundary='fill'" in str(caught.value) and "test_scipy_signal.py" in str(caught.value)
+
+
+def test_convolve2d_of_an_empty_image():
+    da, db, _ = check_rrule(signal.convolve2d, np.zeros((2, 0)), rng.standard_normal((2, 2)), "same")
+    assert da.shape == (2, 0) and np.all(db == 0)
+
+
+@pytest.mark.parametrize("function", [signal.convolve, signal.correlate, signal.fftconvolve],
+                         ids=lambda f: f.__name__)
+def test_an_empty_operand(function):
+    """An empty operand gives an empty output; the rules' valid convolution of the cotangent refused it (ValueError)."""
+    for a, b in ((np.zeros(0), rng.standard_normal(3)), (np.zeros((2, 0)), rng.standard_normal((2, 2)))):
+        da, db, _ = check_rrule(function, a, b, "same")
+        assert da.shape == a.shape and not np.any(db)
