@@ -237,7 +237,7 @@ class Emitter:
         where = self.location_of(op)
         checks = [receiver_check("numpy_receiver", self.code(op.args[0]), op.callee.name, where)] \
             if op.numpy_receiver else []
-        if check_call(op, self.activity.varied, differentiated, where, self.treatment):
+        if check_call(op, self.activity.varied, differentiated, where, self.treatment, self.user_function):
             checks.append(receiver_check("receiver_left_alone", self.code(op.args[0]), op.callee.name, where))
         return checks
 

@@ -15,7 +15,7 @@ from types import FunctionType
 
 import numpy as np
 
-from ..analysis.opaque import may_write_into_parameters
+from ..analysis.argument_writes import may_write_into_parameters
 from ..errors import MissingRuleError, UnsupportedSyntaxError, refusal_at
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
