@@ -16,9 +16,7 @@ Anything else counts as a possible write, which refuses the call.
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
-import math
 import textwrap
 from dataclasses import dataclass
 

@@ -162,7 +162,11 @@ def _method_hint(name: str) -> str:
         # `history["s"].append(s)`: the list is an item of a dict or list, where s2sad does not follow changes
         return (f"s2sad differentiates `.{name}` on a list held in a variable of the function's own: keep it in "
                 f"one (`s_history = []` ... `s_history.{name}(...)`) and build the dict or list from it at the end")
-    return (f"register a rule for it (s2sad.defmethod(type, {name!r}, ...)), or call it on values that are not "
+    # `r.step(h)` whose method keeps h in its object (`self.history.append(h)`) and the function reads
+    # r.history after: the method's result does not reach the output, the kept value does
+    return (f"if `.{name}` is a method of your class that keeps the value in its object (`self.history.append(h)`), "
+            f"return what it keeps and collect it in a list of the function's own (`hs.append(...)`); otherwise "
+            f"register a rule for it (s2sad.defmethod(type, {name!r}, ...)), or call it on values that are not "
             "differentiated")
 
 
