@@ -143,7 +143,7 @@ REFUSED = {
     'operator_iadd': 'no rule for `operator.iadd` (_operator.iadd), and ',
     'out_into_a_slice_of_itself': '`np.add(..., out=...)` is differentiated only with',
     'overridden_method_through_named_super': {'grad': 'no rule for `super` (builtins.super), and it has n', 'jvp': 'no forward rule for `super` (builtins.super)', 'hvp': 'no rule for `super` (builtins.super), and it has n'},
-    'overridden_method_through_super': '`super()` is not supported',
+    'overridden_method_through_super': {'hvp': '`super()` is not supported'},
     'partial_holding_a_changed_array': {'grad': 'no rule for `functools.partial` (functools.partial', 'jvp': 'no forward rule for `functools.partial` (functools', 'hvp': 'no forward rule for `functools.partial` (functools'},
     'partial_of_a_users_function': {'grad': 'no rule for `functools.partial` (functools.partial', 'jvp': 'no forward rule for `functools.partial` (functools', 'hvp': 'no forward rule for `functools.partial` (functools'},
     'partition_in_place': '`.partition(...)` changes a value in place, which ',

@@ -157,3 +157,35 @@ def test_a_function_given_through_a_variable_is_refused():
     x = np.linspace(-0.5, 0.7, 3)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=re.escape("may write into its arguments")):
         s2sad.grad(layer_given_a_variable)(x, np.tanh)
+
+
+def fills_its_own_buffer(x):
+    out = np.zeros(3)
+    out[0] = x[0] * 2.0
+    rows = []
+    rows.append(out)
+    return rows
+
+
+def measured_through_its_own_buffer(x):
+    rows = fills_its_own_buffer(x)
+    return np.sum(np.cos(x)) * len(rows)
+
+
+def writes_into_an_item_of_a_copy(xs):
+    rows = list(xs)
+    rows[0][0] = 5.0  # rows holds the caller's arrays: this writes into one
+    return 0.0
+
+
+def through_a_copy_of_the_list(x):
+    pair = [x * 1.0, x]
+    writes_into_an_item_of_a_copy(pair)  # marker: the item written
+    return np.sum(pair[1] ** 2)
+
+
+def test_a_helper_filling_containers_it_made_is_kept_and_one_writing_through_a_copy_is_refused():
+    x = np.linspace(-0.5, 0.7, 3)
+    assert_every_mode_matches(measured_through_its_own_buffer, x, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
+    caught = refusal_in("grad", through_a_copy_of_the_list, x, "may write into its arguments or keep them")
+    assert "# marker: the item written" in caught.location.text

@@ -82,9 +82,7 @@ def _may_write(function, given: dict | None) -> bool:
         return True
     if not isinstance(definition, ast.FunctionDef):
         return True
-    arguments = definition.args
-    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    parameters = _parameters(definition.args)
     held = {name: UNKNOWN for name in parameters}
     if given is not None:
         defaults = {name: p.default for name, p in inspect.signature(function).parameters.items()
@@ -101,11 +99,14 @@ def _lambda_may_write(given: LambdaGiven) -> bool:
         return True
     if not isinstance(lambda_node, ast.Lambda):
         return True
-    arguments = lambda_node.args
-    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    parameters = _parameters(lambda_node.args)
     body = ast.Module(body=[ast.Return(value=lambda_node.body)], type_ignores=[])
     return _Reading(parameters, {name: UNKNOWN for name in parameters}, Environment(given.caller)).may_write(body)
+
+
+def _parameters(arguments: ast.arguments) -> set:
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    return names | {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
 
 
 def keeps_nothing(value) -> bool:
@@ -228,7 +229,7 @@ class _Reading:
             spelling = _dotted(node) if not isinstance(node, (tuple, dict)) else None
             value = self.environment.resolve_dotted(spelling) \
                 if spelling and _root(node) not in self.assigned | self.parameters else UNKNOWN
-            given[name] = value if found(value) and _hashable(value) else UNKNOWN
+            given[name] = value if found(value) and callable(value) else UNKNOWN
         return given
 
     def _fresh_locals(self, body: ast.Module) -> set:
@@ -253,15 +254,7 @@ class _Reading:
         if not spelling or _root(value.func) in self.assigned | self.parameters:
             return False
         made = self.environment.resolve_dotted(spelling)
-        return _hashable(made) and made in _NEW_CONTAINERS
-
-
-def _hashable(value) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
+        return any(made is maker for maker in _NEW_CONTAINERS)
 
 
 def _root(node) -> str | None:
