@@ -31,6 +31,7 @@ from .specialisation import StaticGlobals, built_written_out, methods_current, n
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .runtime.initializers import initializes
+from .runtime.super_calls import supers_resolved
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import BoundCall, TransformedCall, TransformedForwardCall, is_bound_users_method, is_forward_call
 from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
@@ -161,6 +162,10 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
                 continue
             parts.append(f"static {position}:" + _definition(name, value))
             parts += _callee_definitions(value, {function, value})
+    if supers_resolved(function) is not None:  # what each super() of the method reaches, for its object's type
+        receiver_type, reached = supers_resolved(function)
+        parts.append(f"supers for {receiver_type.__module__}.{receiver_type.__qualname__}: "
+                     + "; ".join(_definition(name, value) for name, value in sorted(reached.items())))
     if initializes(function) is not None:  # a constructor's __init__ read as the function returning the object
         cls, chain, base = initializes(function)
         parts.append(f"initializes {cls.__module__}.{cls.__qualname__}: {chain}")
@@ -237,6 +242,10 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
         from .frontend.nones_written_in import with_nones_written_in
 
         source = with_nones_written_in(source, nones_written_in(function))
+    if supers_resolved(function) is not None:  # a method specialised to its object's type: super() resolved
+        from .frontend.super_written_out import with_supers_written_out
+
+        source = with_supers_written_out(source, supers_resolved(function)[1])
     if initializes(function) is not None:  # a constructor's __init__, returning the object it fills
         from .frontend.initializer_written import with_initializer_written
 

@@ -269,7 +269,9 @@ def test_calling_a_compiled_wrapper_of_a_lambda_is_refused_where_it_is_called():
 
 def nested_def_as_a_value(x):
     def square(a, v):
-        return a + v * v
+        b = v * v
+        return a + b
+    # (a nested def of one `return` is the lambda it is equivalent to: differentiated)
     return functools.reduce(square, x)  # bad: nested def
 
 

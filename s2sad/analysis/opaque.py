@@ -10,19 +10,18 @@ anything else.
 """
 from __future__ import annotations
 
-import ast
 import builtins
 import inspect
-import textwrap
+import re
 
 import numpy as np
 
 
-from .activity import CONSTANT_ATTRIBUTES, CONSTANT_METHODS
+from .activity import CONSTANT_METHODS
+from .argument_writes import UNKNOWN, LambdaGiven, may_write_into_parameters
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.ir import Const, Operation, Var
 from ..frontend.resolve import Environment, found
-from ..frontend.wrappers import source_lines
 from ..runtime.constructors import stored_fields
 from ..registry import rule_for
 
@@ -34,11 +33,12 @@ _LEAVE_THE_RECEIVER = {name for name in dir(np.ndarray) if not name.startswith("
     "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join", "lower",
     "upper"}
 
-def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of) -> bool:
+def check_call(op: Operation, varied: set, differentiated: bool, location, treatment_of, caller=None) -> bool:
     """Raise when the call ``op`` receives a varied (differentiated) value and s2sad cannot
     vouch for what it does with it. ``differentiated``: the generator differentiates the
-    call's result (by ``treatment_of(op)``, which raises itself when it cannot). True when
-    the receiver's type decides, as the code runs (``receiver_left_alone``)."""
+    call's result (by ``treatment_of(op)``, which raises itself when it cannot). ``caller``:
+    the user's function the call is in, whose names a function passed to the callee is read by.
+    True when the receiver's type decides, as the code runs (``receiver_left_alone``)."""
     if op.kind not in ("call", "effect") or op.callee is None:
         return False
     given = [atom for atom in op.atoms() if isinstance(atom, Var) and atom.name in varied]
@@ -100,7 +100,8 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
     if inspect.isfunction(original):
         treatment_of(op)  # a user function: refuses s2sad's own transforms, takes the rest
         if not _a_rules_function(original):  # (a jvp of s2sad's rules, in forward code read again for hvp)
-            _refuse_writes_into_arguments(original, text, callee.spelling, location)
+            _refuse_writes_into_arguments(original, text, callee.spelling, location,
+                                          functions_given(original, op, caller))
         return False
     treatment_of(op)  # no rule and no source: raises the located "no rule for ..." error
     return False
@@ -113,10 +114,40 @@ def _a_rules_function(function) -> bool:
     return module.startswith(("s2sad.rules.", "s2sad.registry", "rules."))
 
 
-def _refuse_writes_into_arguments(function, text: str, spelling: str, location) -> None:
+def functions_given(function, op: Operation, caller) -> dict | None:
+    """What the call ``op`` passes to ``function``'s parameters, for a parameter the function calls
+    (``dense(x, W, b, act=np.sin)``): the function a name of the caller's module names, a lambda's
+    source, or UNKNOWN (a variable's value); the parameters it leaves out hold their defaults. None
+    when the call cannot be matched to the signature (``*args`` written at the call)."""
+    if caller is None or not hasattr(caller, "__code__"):
+        return None
+    try:
+        bound = inspect.signature(function).bind_partial(*op.args, **dict(op.kwargs))
+    except (TypeError, ValueError):
+        return None
+    environment = Environment(caller)
+    given = {}
+    for name, atom in bound.arguments.items():
+        given[name] = UNKNOWN
+        if not isinstance(atom, Const):
+            continue
+        if atom.code.lstrip().startswith("lambda"):
+            given[name] = LambdaGiven(atom.code, caller)
+        elif _DOTTED_NAME.fullmatch(atom.code):
+            value = environment.resolve_dotted(atom.code)
+            if found(value) and callable(value):
+                given[name] = value
+    return given
+
+
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _refuse_writes_into_arguments(function, text: str, spelling: str, location, given=None) -> None:
     """A user's function whose result is not differentiated, given a differentiated value: refused
-    unless its source only reads its arguments."""
-    if not may_write_into_parameters(function):
+    unless its source only reads its arguments and keeps nothing (``given``: the functions the
+    call passes it, see :func:`functions_given`)."""
+    if not may_write_into_parameters(function, given):
         return
     # It may write into what something else reads: a buffer whose value a result read only by a
     # test does not carry (r = fill(buf, x); if r: ...), the array a view looks into (fill(buf[0:3], x));
@@ -134,113 +165,12 @@ def _method_hint(name: str) -> str:
         # `history["s"].append(s)`: the list is an item of a dict or list, where s2sad does not follow changes
         return (f"s2sad differentiates `.{name}` on a list held in a variable of the function's own: keep it in "
                 f"one (`s_history = []` ... `s_history.{name}(...)`) and build the dict or list from it at the end")
-    return (f"register a rule for it (s2sad.defmethod(type, {name!r}, ...)), or call it on values that are not "
+    # `r.step(h)` whose method keeps h in its object (`self.history.append(h)`) and the function reads
+    # r.history after: the method's result does not reach the output, the kept value does
+    return (f"if `.{name}` is a method of your class that keeps the value in its object (`self.history.append(h)`), "
+            f"return what it keeps and collect it in a list of the function's own (`hs.append(...)`); otherwise "
+            f"register a rule for it (s2sad.defmethod(type, {name!r}, ...)), or call it on values that are not "
             "differentiated")
 
 
 _LIST_CHANGES = {"append", "extend", "pop", "insert", "remove"}
-
-_parameter_verdicts: dict = {}  # code object -> whether the function may write into a parameter
-
-
-def may_write_into_parameters(function) -> bool:
-    """Whether ``function``'s source could change an array or object passed to it; True when unsure.
-
-    It cannot when each parameter is only read: as an operand (``p * 2``, ``p < 0``), indexed
-    or sliced for reading (``p[0]``), an attribute read (``p.shape``), or an argument of a
-    function s2sad has a rule for, with any keywords but ``out=`` (NumPy's functions write
-    into no argument but ``out=``). Anything else (a store, ``p += 1``, a method call ``p.fill(0)``, an alias
-    ``q = p``, a call of an unknown function) counts as a possible write.
-    """
-    code = function.__code__
-    verdict = _parameter_verdicts.get(code)
-    if verdict is None:
-        verdict = _parameter_verdicts[code] = _may_write(function)
-    return verdict
-
-
-def _may_write(function) -> bool:
-    try:
-        lines, _ = source_lines(function)
-        definition = ast.parse(textwrap.dedent("".join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return True
-    if not isinstance(definition, ast.FunctionDef):
-        return True
-    arguments = definition.args
-    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-    parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
-    environment = Environment(function)
-    parents = {}
-    body = ast.Module(body=definition.body, type_ignores=[])
-    for node in ast.walk(body):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    parameters |= _items_iterated(body, parameters)
-    for node in ast.walk(body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
-            return True
-        if not (isinstance(node, ast.Name) and node.id in parameters):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(node.ctx, ast.Store) and not isinstance(parent, ast.AugAssign):
-            continue  # p = ...: the name now holds another object; what is done with it later is read on
-        if not isinstance(node.ctx, ast.Load):
-            return True  # p += v changes an array in place; del p
-        read, stored, described = _read_through(node, parents)
-        if stored:
-            return True  # p.w[0] = v, p.w += v: a store into what p holds
-        parent = parents.get(id(read))
-        if described or isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Return,
-                                             ast.FormattedValue)):
-            continue  # n = p.shape[0]; p.w * 2
-        if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is node:
-            continue  # `for a in arrays`: iterating reads; the items, named by the loop, are followed as parameters
-        if isinstance(parent, ast.Call) and read in parent.args and all(k.arg not in ("out", None) for k in parent.keywords):
-            spelling = _dotted(parent.func)
-            value = environment.resolve_dotted(spelling) if spelling else None
-            if spelling and found(value) and rule_for(value) is not None:
-                continue
-        return True  # given to another call, a method called on it (p.w.fill(0)), an alias (q = p.w)
-    return False
-
-
-def _read_through(node, parents) -> tuple:
-    """The outermost of the attributes and items read from ``node`` (``p.w[0].b`` for ``p``);
-    whether one of them is stored into or deleted instead (``p.w[0] = v``, ``del p.w``); whether one
-    is a description of an array (``p.w.shape``), no alias of what ``p`` holds."""
-    read, described = node, False
-    while True:
-        parent = parents.get(id(read))
-        if not (isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is read):
-            return read, False, described
-        if not isinstance(parent.ctx, ast.Load):
-            return parent, True, described
-        # an array's shape, dtype, ...: never its data
-        described = described or isinstance(parent, ast.Attribute) and parent.attr in CONSTANT_ATTRIBUTES
-        read = parent
-
-
-def _items_iterated(body, parameters: set) -> set:
-    """The names a loop or comprehension gives the items of a parameter it iterates over
-    (``sum(np.sum(a ** 2) for a in arrays)``: ``a``), and of those names' items in turn: each
-    holds an object the caller passed, so what is done with it counts as done to a parameter."""
-    names: set = set()
-    while True:
-        found_now = set()
-        for node in ast.walk(body):
-            if isinstance(node, (ast.comprehension, ast.For)) and isinstance(node.iter, ast.Name) \
-                    and node.iter.id in parameters | names:
-                found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        if found_now <= names:
-            return names
-        names |= found_now
-
-
-def _dotted(node) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None

@@ -21,7 +21,7 @@ from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
 from ..analysis.reads import names_read_by
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
-from ..frontend.ir import DATACLASS_REPLACE, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
+from ..frontend.ir import DATACLASS_REPLACE, LAMBDA_DEFAULTS_HELD, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
@@ -36,6 +36,16 @@ RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
                  "unsuppressed", "insertion_index", "removed_at", *RECEIVER_CHECKS)
+
+
+def refuse_differentiated_defaults(op: Operation, location) -> None:
+    """Refuse the partial holding a lambda's defaults (frontend/ir.py) when it is differentiated: one of
+    them holds a differentiated value, which the partial, having no rule, would drop."""
+    if op.callee is not None and op.callee.spelling == LAMBDA_DEFAULTS_HELD:
+        raise UnsupportedSyntaxError(
+            "a lambda used as a value takes a default value from a differentiated variable: s2sad differentiates "
+            "a lambda's defaults only where they hold constants (a loop's counter, a number)", location,
+            "pass the value as an argument where the lambda is called")
 
 
 @dataclass
@@ -252,7 +262,7 @@ class Emitter:
         refuse_numpy_own_meanings(op, where)
         check = "numpy_receiver" if op.numpy_receiver else "copy_receiver" if op.copy_receiver else None
         checks = [receiver_check(check, self.code(op.args[0]), op.callee.name, where)] if check else []
-        if check_call(op, self.activity.varied, differentiated, where, self.treatment):
+        if check_call(op, self.activity.varied, differentiated, where, self.treatment, self.user_function):
             checks.append(receiver_check("receiver_left_alone", self.code(op.args[0]), op.callee.name, where))
         return checks
 
@@ -286,6 +296,7 @@ class Emitter:
             return "transformed"  # a classmethod called by name: its function, the class first (transform.py)
         if is_forward_call(value):  # generated forward code, differentiated again
             return "forward_call"
+        refuse_differentiated_defaults(op, self.location_of(op))
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),

@@ -116,10 +116,13 @@ class _Fence(ReadingVisitor):
             self.refuse(node, *kind.refused)
         if kind.unsupported:
             self.refuse(node, f"{type(node).__name__} is not supported", "rewrite it with the supported subset (see the README)")
-        if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Name) and node.func.value == "super":
+        if isinstance(node, cst.Attribute) and _is_super(node.value) or _is_super(node):
             # Python gives a method written in a class a `__class__` cell, which `super()` reads; the
             # function s2sad generates from it is written outside the class and has none
-            self.refuse(node, "`super()` is not supported", "call the base class's method by name: `Base.method(self, ...)`")
+            called = node.attr.value if isinstance(node, cst.Attribute) else "method"
+            self.refuse(node.value if isinstance(node, cst.Attribute) else node,
+                        "`super()` is not supported in a method s2sad differentiates (`super().__init__(...)` in a "
+                        "constructor is)", _super_hint(self.source.function, called))
         if kind.assignment:
             self.check_targets(node)
         if isinstance(node, (cst.For, cst.CompFor, cst.AssignTarget, cst.AnnAssign, cst.WithItem)):
@@ -230,3 +233,20 @@ def _subscripted_root(node):
     while isinstance(node, cst.Subscript):
         node = node.value
     return node
+
+
+def _is_super(node) -> bool:
+    return isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def _super_hint(method, called: str) -> str:
+    """Name the base whose method ``super()`` reaches, where the class has one base: what to write instead.
+    (Which class ``super()`` reaches depends on the object's type as the code runs, past the class's
+    own bases when a subclass inherits from several: s2sad does not follow it.)"""
+    cells = dict(zip(getattr(getattr(method, "__code__", None), "co_freevars", ()), getattr(method, "__closure__", None) or ()))
+    try:
+        bases = cells["__class__"].cell_contents.__bases__
+    except (KeyError, ValueError, AttributeError):
+        bases = ()
+    base = bases[0].__name__ if len(bases) == 1 and bases[0] is not object else "Base"
+    return f"call the base class's method by name: `{base}.{called}(self, ...)`"

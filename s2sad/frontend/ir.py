@@ -34,6 +34,12 @@ Atom = Union[Var, Const]
 # receiver, field by field (runtime/structural_replace.py); written as the user wrote it.
 DATACLASS_REPLACE = "__replace__"
 
+# What the generated code calls to make a lambda whose defaults read the function's variables,
+# ``functools.partial(lambda z, *, k: ..., k=k)`` (normalize_expressions.py), functools imported under
+# a name of s2sad's: the partial of a differentiated value is refused by it (codegen/core.py).
+LAMBDA_DEFAULTS_MODULE = "s2sad_functools"
+LAMBDA_DEFAULTS_HELD = f"{LAMBDA_DEFAULTS_MODULE}.partial"
+
 
 @dataclass
 class Callee:

@@ -27,6 +27,7 @@ from .normalize_one_pass import OnePassCallNormalizer
 from .normalize_classes import ClassNormalizer
 from .normalize_dicts import DictNormalizer
 from .normalize_expressions import ExpressionNormalizer
+from .normalize_lambdas import LambdaNormalizer
 from .normalize_loops import LoopNormalizer
 from .normalize_mutation import MutationNormalizer
 from .normalize_state import RETURN, YIELDED
@@ -37,8 +38,8 @@ from .normalize_syntax import code_of, count_returns, has_while, params_changed_
 from .source import FunctionSource
 
 
-class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, DictNormalizer,
-                 CallNormalizer, OnePassCallNormalizer, MutationNormalizer, ClassNormalizer, NumpyWrittenOut,
+class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, LambdaNormalizer,
+                 DictNormalizer, CallNormalizer, OnePassCallNormalizer, MutationNormalizer, ClassNormalizer, NumpyWrittenOut,
                  RecordNormalizer):
     """The parts over one shared state: no part overrides another's method, so the order of the bases
     does not matter."""

@@ -16,11 +16,10 @@ import operator
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import NUMPY_OWN_MEANINGS, closure, numpy_meaning_refused, or_merged
+from ..rules.helpers import NUMPY_OWN_MEANINGS, numpy_meaning_refused, or_merged
 from .ir import Atom, Callee, Const, Operation, Var
-from .normalize_state import BUILTIN_NAMES, NormalizerState, atom_name
-from .normalize_syntax import (code_of, dotted_name, names_read_in_defaults, names_read_in_lambda, rebound_after,
-                              written_sequence)
+from .normalize_state import NormalizerState, atom_name
+from .normalize_syntax import code_of, dotted_name, written_sequence
 from .resolve import found
 
 BINARY = {
@@ -101,11 +100,8 @@ class ExpressionNormalizer(NormalizerState):
         name = node.value
         if name in self.current:
             return Var(self.current[name])
-        if name in self.local_functions and isinstance(self.local_functions[name], cst.Lambda):
-            return self.lambda_value(self.local_functions[name], want)  # `loss = lambda p: ...` passed on
         if name in self.local_functions:
-            raise UnsupportedSyntaxError(f"the nested function `{name}` is used as a value", self.source.location(node),
-                                         f"call it directly (`{name}(x)`), or define it at module level and pass that")
+            return self.local_function_value(name, node, want)  # normalize_lambdas.py
         if name in CONSTANT_NAMES:
             return Const(name)
         if name in self.local_classes:
@@ -264,62 +260,6 @@ class ExpressionNormalizer(NormalizerState):
                                     Operation("", "call", plus, [joined, piece]))
         return joined
 
-    def lambda_value(self, node: cst.Lambda, want) -> Atom:
-        """A lambda used as a value (``odeint(lambda y, t: -y, ...)``, ``loss_fn = lambda r: r ** 2``
-        where ``loss_fn`` was an argument): written in the generated code as the user wrote it, so
-        it reads only its parameters and the module's functions and modules; what it is called
-        with is differentiated where it is called, from its own source. A lambda that reads the
-        function's variables would carry them past s2sad's sight: refused. (A lambda that is
-        called where it is defined is written out there: normalize_calls.py.)"""
-        for name in names_read_in_defaults(code_of(node)):
-            if name in self.current:   # written out as the user wrote it, the default would be a constant
-                raise UnsupportedSyntaxError(
-                    f"a lambda used as a value takes a default value from `{name}`, a variable of the function: "
-                    "s2sad does not differentiate a lambda's default values", self.source.location(node),
-                    f"pass `{name}` as an argument where the lambda is called")
-        captured = []
-        for name in names_read_in_lambda(code_of(node)):
-            if name in self.local_functions:
-                raise UnsupportedSyntaxError(
-                    f"a lambda used as a value calls the nested function `{name}`, which s2sad writes out only "
-                    "where it is called", self.source.location(node), "define the nested function at module level")
-            if name in self.current:
-                captured.append(name)
-                continue
-            if name in BUILTIN_NAMES:
-                continue
-            if not self.env.is_static_root(name):
-                raise UnsupportedSyntaxError(
-                    f"a lambda used as a value reads the global `{name}`, which is data", self.source.location(node),
-                    f"pass `{name}` to it as an argument")
-            self.bind(name)
-        if not captured:
-            return Const(code_of(node))
-        return self.closure_value(node, captured, want)
-
-    def closure_value(self, node: cst.Lambda, captured: list[str], want) -> Atom:
-        """A lambda that reads the function's variables (``lambda v: v * scale``) as what it is:
-        ``closure(lambda scale, v: v * scale, (scale,))`` (a ``functools.partial``), the values it reads held as
-        arguments, differentiated through the calls of it (runtime/calls.py). Python's closure
-        reads a variable as it is when it is called: refused where the function changes one later."""
-        changed = rebound_after(self.source.funcdef, node, set(captured), self.source.positions)
-        if changed is not None:
-            raise UnsupportedSyntaxError(
-                f"a lambda used as a value reads `{changed}`, which the function changes after the lambda is made: "
-                "the lambda would read its value when it is called", self.source.location(node),
-                f"pass `{changed}` to it as an argument where it is called")
-        held = cst.Parameters(params=[cst.Param(cst.Name(name)) for name in captured]
-                              + list(node.params.posonly_params) + list(node.params.params),
-                              star_arg=node.params.star_arg, kwonly_params=node.params.kwonly_params,
-                              star_kwarg=node.params.star_kwarg)
-        if node.params.posonly_params:
-            held = held.with_changes(posonly_params=held.params[:len(captured) + len(node.params.posonly_params)],
-                                     params=held.params[len(captured) + len(node.params.posonly_params):])
-        function = Const(code_of(node.with_changes(params=held)))
-        values = [Var(self.current[name]) for name in captured]
-        held_values = self.operation(None, "held", [], Operation("", "tuple", None, values))
-        return self.operation(want, "closure", [], Operation("", "call", Callee("static", "closure", closure),
-                                                             [function, held_values]))
 
     def conditional(self, node: cst.IfExp, want) -> Atom:
         condition = self.expression(node.test)

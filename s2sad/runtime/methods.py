@@ -15,7 +15,8 @@ from types import FunctionType
 
 import numpy as np
 
-from ..analysis.opaque import may_write_into_parameters
+from ..analysis.argument_writes import may_write_into_parameters
+from .super_calls import with_supers_resolved
 from ..errors import MissingRuleError, UnsupportedSyntaxError, refusal_at
 from ..registry import method_rule
 from ..registry.forward import forward_method_rule
@@ -51,6 +52,7 @@ def method_rrule(receiver, name: str, *args, **kwargs):
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
             # a method of the user's class: differentiate its source, `self` a structural argument
+            function = with_supers_resolved(function, type(receiver))  # super() as it reaches for this type
             return _transformed_method(function, 1 + len(args), tuple(kwargs))(receiver, *args, **kwargs)
         if function is None and callable(getattr(receiver, name, None)):
             return value_call_rrule(getattr(receiver, name), *args, **kwargs)  # a function the object holds
@@ -223,6 +225,7 @@ def keyword_method_jvp(receiver, receiver_tangent, name: str, ans, args: tuple, 
             return value_call_jvp(getattr(receiver, name), ans, args, tangents, keyword_tangents, **kwargs)
         function = getattr(type(receiver), name, None)
         if inspect.isfunction(function) and _is_user_code(function):
+            function = with_supers_resolved(function, type(receiver))  # super() as it reaches for this type
             every = (receiver_tangent,) + tuple(tangents)
             active = tuple(i for i, t in enumerate(every) if t is not ZERO)
             call = transformed_forward_call(function, active, tuple(keyword_tangents))
