@@ -37,7 +37,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
-           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared"]
+           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared",
+           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -1378,8 +1379,84 @@ def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 # ---------------------------------------------------------------------------- np.concatenate, stack, hstack, vstack
 
 def _arrays(t) -> bool:
-    """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one)."""
-    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t)
+    """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one), or
+    a list of them (built by ``append`` in a loop, or a literal the tape keeps too)."""
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t) or _array_list(t)
+
+
+def _array_list(t) -> bool:
+    """A list of float64 or float32 arrays (Numba's list: one type for every item, so alike in rank
+    and dtype); joining and cutting back copy elements, exact in either."""
+    return isinstance(t, types.List) and _real_array(t.dtype)
+
+
+# np.concatenate and np.stack of a list (Numba's compile tuples only): for_numba calls these where
+# the sequence is a name, not a literal; a tuple goes to Numba's own
+numpy_concatenate, numpy_stack = map(_compiled_only, ("numpy_concatenate", "numpy_stack"))
+
+
+@register_jitable
+def _joined_list(arrays, axis, stacked):
+    """The arrays of a list joined along ``axis`` (``stacked``: along a new axis there), as
+    NumPy's concatenate and stack join them, seen as (before, along, after), and the shape NumPy
+    gives; shapes NumPy would refuse go to the NumPy path, which raises NumPy's error."""
+    if len(arrays) == 0:
+        raise NotCompiledCase("no arrays to join")
+    first = arrays[0]
+    ndim = first.ndim + 1 if stacked else first.ndim
+    if axis < -ndim or axis >= ndim:
+        raise NotCompiledCase("an axis out of range")
+    axis = axis % ndim
+    sizes = np.empty(len(arrays), np.int64)
+    for k in range(len(arrays)):
+        a = arrays[k]
+        if stacked and a.shape != first.shape:
+            raise NotCompiledCase("arrays of different shapes stacked")
+        for i in range(first.ndim):
+            if not stacked and i != axis and a.shape[i] != first.shape[i]:
+                raise NotCompiledCase("arrays joined whose other axes differ")
+        sizes[k] = 1 if stacked else a.shape[axis]
+    shape = np.empty(ndim, np.int64)
+    for i in range(ndim):
+        if stacked:
+            shape[i] = len(arrays) if i == axis else first.shape[i if i < axis else i - 1]
+        else:
+            shape[i] = sizes.sum() if i == axis else first.shape[i]
+    before = 1
+    after = 1
+    for i in range(axis):
+        before *= shape[i]
+    for i in range(axis + 1, ndim):
+        after *= shape[i]
+    out = np.empty((before, sizes.sum(), after), first.dtype)
+    start = 0
+    for k in range(len(arrays)):
+        out[:, start:start + sizes[k], :] = np.ascontiguousarray(arrays[k]).reshape((before, sizes[k], after))
+        start += sizes[k]
+    return out, shape
+
+
+def _joining(stacked: bool):
+    def overloaded(arrays, axis=0):
+        if not (isinstance(axis, (types.Integer, types.Omitted)) or axis == 0):
+            return None
+        if isinstance(arrays, types.BaseTuple) and _arrays(arrays):  # Numba's own
+            if stacked:
+                return lambda arrays, axis=0: np.stack(arrays, axis)
+            return lambda arrays, axis=0: np.concatenate(arrays, axis)
+        if _array_list(arrays):
+            ndim = arrays.dtype.ndim + stacked
+
+            def joined(arrays, axis=0):
+                three, shape = _joined_list(arrays, axis, stacked)
+                return three.reshape(to_fixed_tuple(shape, ndim))
+            return joined
+        return None
+    return overloaded
+
+
+overload(numpy_concatenate)(_joining(stacked=False))
+overload(numpy_stack)(_joining(stacked=True))
 
 
 @register_jitable
@@ -1403,23 +1480,80 @@ def _pieces(g, arrays, axis):
     return pieces
 
 
+@register_jitable
+def _list_pieces(g, arrays, axis):
+    """``_pieces`` for a list of arrays (read by index: literal_unroll walks tuples)."""
+    three = _along(g, axis)
+    before, total, after = three.shape
+    if before * after == 0:
+        raise NotCompiledCase("a cotangent of an empty array")
+    pieces = []
+    start = 0
+    for k in range(len(arrays)):
+        like = arrays[k]
+        size = like.size // (before * after)
+        if size * before * after != like.size or start + size > total:
+            raise NotCompiledCase("a joined array's cotangent of another shape")
+        pieces.append(three[:, start:start + size, :].copy().reshape(like.shape))
+        start += size
+    if start != total:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
+    return pieces
+
+
+def _served_join(g, arrays) -> bool:
+    """A join's cotangent and sequence the overloads below cut: float64 throughout, or a list of
+    float32 arrays and a float32 cotangent (the list's join is ``_joined_list``'s, of any real dtype)."""
+    if _array_list(arrays):
+        return _real_array(g) and g.dtype == arrays.dtype.dtype
+    return _float64_array(g) and _arrays(arrays)
+
+
+def _cut(arrays):
+    """What cuts a join's cotangent back for this sequence's type: ``_pieces`` or ``_list_pieces``."""
+    return _list_pieces if _array_list(arrays) else _pieces
+
+
 @overload(concatenate_vjp_arrays)
 def _concatenate_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
-        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        cut = _cut(arrays)
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
     return None  # axis=None (the arrays flattened): the NumPy path
 
 
 @overload(stack_vjp_arrays)
 def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
-        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        cut = _cut(arrays)
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
+    return None
+
+
+# the cotangent of a list built by ``append`` in a loop, taken apart in the reverse loop as the
+# appends are undone (runtime/structure's item_of and prefix_of, for a list of arrays)
+item_of, prefix_of = map(_compiled_only, ("item_of", "prefix_of"))
+
+
+@overload(item_of)
+def _item_of_list(g, index):
+    """The cotangent of ``items[index]``: a copy, as the NumPy path's (the list's may be written later)."""
+    if _array_list(g) and isinstance(index, types.Integer):
+        return lambda g, index: g[index].copy()
+    return None
+
+
+@overload(prefix_of)
+def _prefix_of_list(g, length):
+    """The cotangent of the list's first ``length`` items (the list before an append): a new list."""
+    if _array_list(g) and isinstance(length, types.Integer):
+        return lambda g, length: g[:length]
     return None
 
 
 @overload(hstack_vjp_tup)
 def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
         axis = 0 if g.ndim == 1 else 1  # 1-d arrays are joined end to end, others side by side
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, axis)
     return None
@@ -1427,7 +1561,7 @@ def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 
 @overload(vstack_vjp_tup)
 def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, 0)
     return None
 
@@ -1435,6 +1569,8 @@ def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 @overload(zero_like)
 def _zero_like_arrays(x):
     """The cotangent of a join's tuple that nothing reached: zeros in the list ``_pieces`` gives."""
+    if _array_list(x):
+        return lambda x: [np.zeros(like.shape, like.dtype) for like in x]
     if _arrays(x):
         def zeros(x):
             out = []

@@ -80,6 +80,9 @@ NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_
 # read by nothing else becomes a tuple
 JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "concatenate_vjp_arrays": 2,
          "stack_vjp_arrays": 2, "hstack_vjp_tup": 2, "vstack_vjp_tup": 2}
+# NumPy's joins of a sequence given by name (a list built in a loop, or kept on the tape): the overloads
+# of compiled_helpers, which join lists as well as tuples
+LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack"}
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
@@ -91,6 +94,9 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "written_item_of", "zeroed_at", "overwritten", "restore",
                            # `tuple(shape)` of a call given `*shape` (star_calls.py)
                            "as_tuple",
+                           # np.concatenate and np.stack of a list named (built in a loop), and its
+                           # cotangent taken apart as the loop's appends are undone
+                           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -356,6 +362,11 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
+                and not updated.args[0].keyword and not any(a.star for a in updated.args):
+            # `np.concatenate(states, axis=0)`: Numba joins tuples only, the overload lists too (other
+            # arguments than the axis find no implementation, and the NumPy path answers)
+            return updated.with_changes(func=cst.Name(LIST_JOINS[function]))
         value_only = _split_call(self.calls, updated)
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only.forward))

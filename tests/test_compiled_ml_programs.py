@@ -1,0 +1,167 @@
+"""compile=True through deep-learning code as ML users write it in NumPy: hidden states appended
+to a list in a loop and joined at the end (``np.stack(states)``, ``np.concatenate(states)``), and
+a GRU cell joining ``[x, h]`` at each step (the list kept on the tape for its cotangent). Each
+program compiles (no CompiledFallbackWarning), its gradient is central differences' in float64 and
+the NumPy path's, and float32 arrays in give float32 gradients out. Joins NumPy refuses (shapes
+that do not fit) are NumPy's error, from the NumPy path."""
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from realistic_programs import gru_loss, gru_sequence_states, rnn_states_stacked
+from test_compiled_arrays import compiled_against_references, float32_against_references
+
+numba = pytest.importorskip("numba")
+rng = np.random.default_rng(16)
+
+
+def normal(*shape, scale=1.0):
+    return rng.normal(size=shape) * scale
+
+
+def states_concatenated_axis_0(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.tanh(x @ W + h)
+        states.append(h * x[:, :1])
+    return np.sum(np.concatenate(states, axis=0) ** 3)
+
+
+def states_concatenated_axis_1(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.tanh(x @ W + h)
+        states.append(h * x[:, :1])
+    return np.sum(np.concatenate(states, 1) ** 3)
+
+
+def states_concatenated_last_axis(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.tanh(x @ W + h)
+        states.append(h * x[:, :1])
+    return np.sum(np.concatenate(states, axis=-1) ** 3)
+
+
+def states_stacked_axis_0(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.sin(x @ W) + 0.5 * h
+        states.append(h)
+    joined = np.stack(states)
+    return np.sum(joined * np.cos(joined))
+
+
+def states_stacked_axis_1(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.sin(x @ W) + 0.5 * h
+        states.append(h)
+    joined = np.stack(states, axis=1)
+    return np.sum(joined * np.cos(joined) * np.arange(joined.shape[2]))
+
+
+def states_stacked_new_last_axis(W, inputs):
+    h = np.zeros((2, W.shape[1]))
+    states = []
+    for x in inputs:
+        h = np.sin(x @ W) + 0.5 * h
+        states.append(h)
+    joined = np.stack(states, axis=2)
+    return np.sum(joined[:, :, 1:] * np.cos(joined[:, :, :-1]))
+
+
+def unequal_states(W, inputs):
+    """Appends arrays of growing width: np.concatenate along axis 0 refuses them."""
+    states = []
+    for t in range(inputs.shape[0]):
+        states.append(np.tanh(inputs[t, :, :t + 1] * W[t, 0]))
+    return np.sum(np.concatenate(states, axis=0))
+
+
+PROGRAMS = {
+    "rnn_states_stacked": (rnn_states_stacked, lambda: (normal(2, 3, scale=0.5), normal(3, 3, scale=0.5), normal(5, 2)),
+                           (0, 1, 2)),
+    "gru_states_concatenated": (gru_sequence_states, lambda: ((normal(5, 3, scale=0.3), normal(5, 3, scale=0.3),
+                                                               normal(5, 3, scale=0.3)), normal(4, 2, 2)), (1,)),
+    "gru_joined_x_h_each_step": (gru_loss, lambda: ((normal(5, 3, scale=0.3), normal(5, 3, scale=0.3),
+                                                     normal(5, 3, scale=0.3)), normal(4, 2, 2)), (1,)),
+    **{f.__name__: (f, lambda: (normal(3, 4, scale=0.5), normal(5, 2, 3)), (0, 1))
+       for f in (states_concatenated_axis_0, states_concatenated_axis_1, states_concatenated_last_axis,
+                 states_stacked_axis_0, states_stacked_axis_1, states_stacked_new_last_axis)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_lists_joined_compile_and_give_the_references(name):
+    f, make, argnums = PROGRAMS[name]
+    compiled_against_references(f, make(), argnums)
+
+
+def test_gru_gradient_of_its_weights_tuple_is_the_numpy_paths():
+    # the weights come back as the tuple they were given; each item is checked against central differences
+    params, inputs = PROGRAMS["gru_states_concatenated"][1]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        compiled = s2sad.grad(gru_sequence_states, argnums=0, compile=True)(params, inputs)
+    plain = s2sad.grad(gru_sequence_states, argnums=0)(params, inputs)
+    assert type(compiled) is tuple and len(compiled) == 3
+    h = 1e-6
+    for k in range(3):
+        np.testing.assert_allclose(compiled[k], plain[k], rtol=1e-12, atol=1e-13)
+        expected = np.zeros_like(params[k])
+        for index in np.ndindex(params[k].shape):
+            moved = [[p.copy() for p in params] for _ in range(2)]
+            moved[0][k][index] += h
+            moved[1][k][index] -= h
+            expected[index] = (gru_sequence_states(tuple(moved[0]), inputs)
+                               - gru_sequence_states(tuple(moved[1]), inputs)) / (2 * h)
+        np.testing.assert_allclose(compiled[k], expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["states_stacked_axis_0", "states_concatenated_axis_1", "states_stacked_new_last_axis"])
+def test_float32_lists_joined_give_float32(name):
+    f, make, argnums = PROGRAMS[name]
+    float32_against_references(f, tuple(a.astype(np.float32) for a in make()), argnums)
+
+
+def test_a_join_numpy_refuses_is_numpys_error():
+    W, inputs = normal(3, 2), normal(3, 2, 3)
+    with pytest.raises(ValueError, match="concatenat|dimension"):
+        unequal_states(W, inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        with pytest.raises(ValueError, match="concatenat|dimension"):
+            s2sad.grad(unequal_states, argnums=0, compile=True)(W, inputs)
+
+
+def test_the_list_join_helpers_are_numpys():
+    from s2sad.compiled_helpers import numpy_concatenate, numpy_stack
+
+    @numba.njit
+    def joined(count, axis):
+        pieces = []
+        for i in range(count):
+            pieces.append(np.arange(24.0).reshape(2, 3, 4) * (i + 1))
+        return numpy_concatenate(pieces, axis), numpy_stack(pieces, axis)
+
+    @numba.njit
+    def stacked_last(count):
+        pieces = []
+        for i in range(count):
+            pieces.append(np.arange(24.0).reshape(2, 3, 4) * (i + 1))
+        return numpy_stack(pieces, 3)
+
+    pieces = [np.arange(24.0).reshape(2, 3, 4) * (i + 1) for i in range(3)]
+    for axis in (0, 1, 2, -1, -3):
+        together, stacked = joined(3, axis)
+        np.testing.assert_array_equal(together, np.concatenate(pieces, axis))
+        np.testing.assert_array_equal(stacked, np.stack(pieces, axis))
+    np.testing.assert_array_equal(stacked_last(3), np.stack(pieces, 3))  # stack's extra axis
