@@ -38,7 +38,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
            "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared",
-           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of"]
+           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -1528,6 +1528,54 @@ def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"
         cut = _cut(arrays)
         return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
     return None
+
+
+# ---------------------------------------------------------------------------- np.squeeze(x, axis=...)
+numpy_squeeze = _compiled_only("numpy_squeeze")
+
+
+def _squeezed_axes(a, axis):
+    """The axes ``np.squeeze(a, axis)`` drops, when the call names them by literals in range (the
+    result's rank must be known as Numba types it); None otherwise (no axis: which axes have
+    length one is known only at the call, so the NumPy path squeezes)."""
+    if isinstance(axis, types.IntegerLiteral):
+        given = (axis.literal_value,)
+    elif isinstance(axis, types.BaseTuple) and len(axis) > 0 and all(isinstance(i, types.IntegerLiteral) for i in axis):
+        given = tuple(i.literal_value for i in axis)
+    else:
+        return None
+    if any(i < -a.ndim or i >= a.ndim for i in given):
+        return None  # NumPy's AxisError, from the NumPy path
+    axes = tuple(sorted({i % a.ndim for i in given}))
+    return axes if len(axes) == len(given) else None  # an axis named twice: NumPy's ValueError
+
+
+@overload(numpy_squeeze, prefer_literal=True)
+def _numpy_squeeze(a, axis=None):
+    """``np.squeeze(a, axis)``: a view of ``a`` without those axes of length one, as NumPy's. An axis
+    of another length (NumPy's ValueError) and an array not C-contiguous (NumPy's result would be a
+    view this reshape could not make) go to the NumPy path."""
+    if not _real_array(a):
+        return None
+    axes = _squeezed_axes(a, axis)
+    if axes is None:
+        return None
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    rank = len(kept)
+    if rank == 0:
+        return None  # a 0-d array: the NumPy path's
+
+    def squeezed(a, axis=None):
+        for i in axes:
+            if a.shape[i] != 1:
+                raise NotCompiledCase("an axis squeezed whose length is not one")
+        if not a.flags.c_contiguous:
+            raise NotCompiledCase("an array squeezed that is not C-contiguous")
+        shape = np.empty(rank, np.int64)
+        for j in range(rank):
+            shape[j] = a.shape[kept[j]]
+        return np.ascontiguousarray(a).reshape(to_fixed_tuple(shape, rank))
+    return squeezed
 
 
 # the cotangent of a list built by ``append`` in a loop, taken apart in the reverse loop as the

@@ -165,3 +165,55 @@ def test_the_list_join_helpers_are_numpys():
         np.testing.assert_array_equal(together, np.concatenate(pieces, axis))
         np.testing.assert_array_equal(stacked, np.stack(pieces, axis))
     np.testing.assert_array_equal(stacked_last(3), np.stack(pieces, 3))  # stack's extra axis
+
+
+# ---------------------------------------------------------------- np.squeeze given its axes
+def squeezed_regression_head(W, X, y):
+    column = np.tanh(X @ W)
+    return np.sum((np.squeeze(column, axis=1) - y) ** 2)
+
+
+def squeezed_two_axes(W, X):
+    scores = np.tanh(X @ W)[:, None, :, None]            # (n, 1, 1, 1)
+    return np.sum(np.sin(np.squeeze(scores, (1, -1))) ** 2)
+
+
+def squeezed_a_wide_axis(W, X):
+    """Axis 1 has length two: NumPy refuses to squeeze it."""
+    return np.sum(np.squeeze(X @ W, axis=1))
+
+
+@pytest.mark.parametrize("f, make", [
+    (squeezed_regression_head, lambda: (normal(4, 1, scale=0.5), normal(6, 4), normal(6))),
+    (squeezed_two_axes, lambda: (normal(3, 1), normal(5, 3))),
+], ids=["one_axis", "two_axes"])
+def test_squeeze_with_axes_compiles_and_gives_the_references(f, make):
+    args = make()
+    compiled_against_references(f, args, tuple(range(len(args))))
+    float32_against_references(f, tuple(a.astype(np.float32) for a in args), (0, 1))
+
+
+def test_squeezing_an_axis_not_of_length_one_is_numpys_error():
+    W, X = normal(3, 2), normal(5, 3)
+    with pytest.raises(ValueError, match="squeeze"):
+        squeezed_a_wide_axis(W, X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        with pytest.raises(ValueError, match="squeeze"):
+            s2sad.grad(squeezed_a_wide_axis, argnums=0, compile=True)(W, X)
+
+
+def test_the_squeeze_helper_is_numpys_and_a_view():
+    from s2sad.compiled_helpers import numpy_squeeze
+
+    @numba.njit
+    def squeezed(a):
+        return numpy_squeeze(a, 1), numpy_squeeze(a, (1, 3)), numpy_squeeze(a, -1)
+
+    a = np.arange(6.0).reshape(2, 1, 3, 1)
+    for theirs, ours in zip((np.squeeze(a, 1), np.squeeze(a, (1, 3)), np.squeeze(a, -1)), squeezed(a)):
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours, theirs)
+    view = squeezed(a)[1]
+    view[0, 0] = -1.0                   # NumPy's squeeze is a view: so is the helper's
+    assert a[0, 0, 0, 0] == -1.0

@@ -97,6 +97,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            # np.concatenate and np.stack of a list named (built in a loop), and its
                            # cotangent taken apart as the loop's appends are undone
                            "numpy_concatenate", "numpy_stack", "item_of", "prefix_of",
+                           # np.squeeze given its axes (Numba has none)
+                           "numpy_squeeze",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -362,6 +364,9 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
+                and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
+            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
         if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
                 and not updated.args[0].keyword and not any(a.star for a in updated.args):
             # `np.concatenate(states, axis=0)`: Numba joins tuples only, the overload lists too (other
