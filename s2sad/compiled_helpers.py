@@ -1460,44 +1460,55 @@ overload(numpy_stack)(_joining(stacked=True))
 
 
 @register_jitable
+def _cut_three(g, axis):
+    """``g`` seen along ``axis`` (``_along``), for a join's cotangent to be cut from."""
+    three = _along(g, axis)
+    if three.shape[0] * three.shape[2] == 0:
+        raise NotCompiledCase("a cotangent of an empty array")
+    return three
+
+
+@register_jitable
+def _piece(three, start, like):
+    """The part of the cotangent ``three`` from ``start`` along its axis that was ``like``'s, in
+    its shape, and where the next part starts."""
+    before, total, after = three.shape
+    size = like.size // (before * after)
+    if size * before * after != like.size or start + size > total:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
+    return three[:, start:start + size, :].copy().reshape(like.shape), start + size
+
+
+@register_jitable
+def _all_cut(three, stop):
+    if stop != three.shape[1]:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
+
+
+@register_jitable
 def _pieces(g, arrays, axis):
     """The cotangent ``g`` of the arrays joined along ``axis`` of ``g``, cut back into a list of
     one cotangent per array, each of its array's shape (a stacked array is one along the axis)."""
-    three = _along(g, axis)
-    before, total, after = three.shape
-    if before * after == 0:
-        raise NotCompiledCase("a cotangent of an empty array")
+    three = _cut_three(g, axis)
     pieces = []
     start = 0
     for like in literal_unroll(arrays):
-        size = like.size // (before * after)
-        if size * before * after != like.size or start + size > total:
-            raise NotCompiledCase("a joined array's cotangent of another shape")
-        pieces.append(three[:, start:start + size, :].copy().reshape(like.shape))
-        start += size
-    if start != total:
-        raise NotCompiledCase("a joined array's cotangent of another shape")
+        piece, start = _piece(three, start, like)
+        pieces.append(piece)
+    _all_cut(three, start)
     return pieces
 
 
 @register_jitable
 def _list_pieces(g, arrays, axis):
     """``_pieces`` for a list of arrays (read by index: literal_unroll walks tuples)."""
-    three = _along(g, axis)
-    before, total, after = three.shape
-    if before * after == 0:
-        raise NotCompiledCase("a cotangent of an empty array")
+    three = _cut_three(g, axis)
     pieces = []
     start = 0
     for k in range(len(arrays)):
-        like = arrays[k]
-        size = like.size // (before * after)
-        if size * before * after != like.size or start + size > total:
-            raise NotCompiledCase("a joined array's cotangent of another shape")
-        pieces.append(three[:, start:start + size, :].copy().reshape(like.shape))
-        start += size
-    if start != total:
-        raise NotCompiledCase("a joined array's cotangent of another shape")
+        piece, start = _piece(three, start, arrays[k])
+        pieces.append(piece)
+    _all_cut(three, start)
     return pieces
 
 

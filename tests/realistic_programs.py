@@ -855,15 +855,17 @@ def lstm_tuple_state_loss(weights, inputs, targets):
     return loss / inputs.shape[0]
 
 
-def conv2d_by_slicing(image, kernel):
-    """A valid 2-d convolution written as a sum of shifted slices of the image, then a ReLU and a mean."""
-    kh, kw = kernel.shape
-    oh, ow = image.shape[0] - kh + 1, image.shape[1] - kw + 1
-    out = np.zeros((oh, ow))
-    for i in range(kh):
-        for j in range(kw):
-            out = out + kernel[i, j] * image[i:i + oh, j:j + ow]
-    return np.mean(np.maximum(out, 0.0) ** 2)
+def conv2d_by_slicing(images, kernels):
+    """A valid 2-d convolution of a multi-channel image, written as a sum over kernel offsets of shifted
+    slices weighted per channel and summed over the channels, then a ReLU and a mean."""
+    channels, kh, kw = kernels.shape
+    oh, ow = images.shape[1] - kh + 1, images.shape[2] - kw + 1
+    feature_map = np.zeros((oh, ow))
+    for di in range(kh):
+        for dj in range(kw):
+            window = images[:, di:di + oh, dj:dj + ow]
+            feature_map += np.sum(kernels[:, di, dj][:, None, None] * window, axis=0)
+    return np.mean(np.maximum(feature_map, 0.0) ** 2)
 
 
 def softmax_cross_entropy(W, b, X, onehot):

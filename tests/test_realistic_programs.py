@@ -185,7 +185,7 @@ CORPUS = {
                                             ((randn(5, 3) * 0.3, randn(5, 3) * 0.3, randn(5, 3) * 0.3), randn(4, 2, 2)), (0, 1)),
     "lstm_cell_tuple_state": (None, p.lstm_tuple_state_loss, ((randn(5, 12) * 0.3, randn(12) * 0.1), randn(4, 2, 2), randn(4, 2, 3)),
                               (0, 1)),
-    "conv2d_by_slicing": (None, p.conv2d_by_slicing, (randn(6, 6), randn(3, 3)), (0, 1)),
+    "conv2d_by_slicing": (None, p.conv2d_by_slicing, (randn(2, 6, 6), randn(2, 3, 3)), (0, 1)),
     "softmax_cross_entropy_batch": (None, p.softmax_cross_entropy, (randn(4, 3), randn(3), randn(6, 4), np.eye(3)[rs.randint(0, 3, 6)]),
                                     (0, 1, 2)),
     "relu_mlp_list_of_W_b": (None, p.relu_mlp_mse, ([(randn(3, 5) * 0.5, randn(5) * 0.1 + 0.3), (randn(5, 4) * 0.5, randn(4) * 0.1 + 0.3),
