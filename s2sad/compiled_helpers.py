@@ -16,6 +16,7 @@ This module imports only NumPy and Numba: ``s2sad emit --compile`` copies it int
 it writes, which runs without s2sad. Called from plain Python (``NUMBA_DISABLE_JIT=1``), the
 stubs raise: the gradient is only meant to run compiled.
 """
+import builtins
 import functools
 
 import numpy as np
@@ -38,7 +39,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
            "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared",
-           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze"]
+           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze", "is_python_float", "builtin_abs"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -1541,6 +1542,38 @@ def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"
     return None
 
 
+# ---------------------------------------------------------------------------- `type(x) is float`
+# A rule's test telling a Python float from NumPy's values (the builtin abs's slope is
+# ``(x > 0) - (x < 0)`` of a Python float, ``np.sign(x)`` else). An array is never a float; a float64
+# is `x == x`, as in the float version (the two slopes differ at NaN alone, where np.sign's NaN sends
+# the call to the NumPy path); other types (a float32 scalar) find no implementation: the NumPy path.
+is_python_float = _compiled_only("is_python_float")
+
+
+@overload(is_python_float)
+def _is_python_float(x):
+    if _real_array(x):
+        return lambda x: False
+    if x == types.float64:
+        return lambda x: x == x
+    return None
+
+
+# Python's abs, which Numba has of numbers but not of arrays: for_numba writes ``abs(x)`` as
+# ``builtin_abs(abs, x)``, so that the name is typed as it is bound. Numba types the builtin as its
+# Function; a function of the user's named abs is not typed so, finds no implementation here, and the
+# NumPy path calls it. Of a float, an int and an array np.abs is abs's number, of abs's type.
+builtin_abs = _compiled_only("builtin_abs")
+
+
+@overload(builtin_abs)
+def _builtin_abs(f, x):
+    if isinstance(f, types.Function) and f.typing_key is builtins.abs \
+            and (_real_array(x) or isinstance(x, (types.Float, types.Integer))):
+        return lambda f, x: np.abs(x)
+    return None
+
+
 # ---------------------------------------------------------------------------- np.squeeze(x, axis=...)
 numpy_squeeze = _compiled_only("numpy_squeeze")
 
@@ -1791,6 +1824,20 @@ def _add_into_item(a, index, g):
         def add_item(a, index, g):
             a[index] = accumulate(a[index], g)
         return add_item
+    return None
+
+
+@overload(add_into)
+def _add_into_items_of_a_slice(a, index, g):
+    """The cotangent of ``layers[:-1]`` (a list of tuples sliced) into the whole list's, item by item."""
+    if _list_of_items(a) and isinstance(index, types.SliceType) and _list_of_items(g):
+        def add_items(a, index, g):
+            start, stop, step = index.indices(len(a))
+            if len(range(start, stop, step)) != len(g):
+                raise NotCompiledCase("a slice's cotangent of another length")
+            for k in range(len(g)):
+                a[start + k * step] = accumulate(a[start + k * step], g[k])
+        return add_items
     return None
 
 

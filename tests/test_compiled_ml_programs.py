@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import s2sad
-from realistic_programs import gru_loss, gru_sequence_states, rnn_states_stacked
+from finite_differences import numerical_gradient as central
+from realistic_programs import gru_loss, gru_sequence_states, relu_mlp_mse, rnn_states_stacked
+from trees import combine, direction, inner
 from test_compiled_arrays import compiled_against_references, float32_against_references
 
 numba = pytest.importorskip("numba")
@@ -19,6 +21,15 @@ rng = np.random.default_rng(16)
 
 def normal(*shape, scale=1.0):
     return rng.normal(size=shape) * scale
+
+
+def slopes_agree(f, args, position, gradient, h=1e-6):
+    """``gradient`` (a tree like ``args[position]``) along two random directions is central
+    differences' of ``f`` along them, in float64."""
+    for _ in range(2):
+        step = direction(args[position], lambda *shape: rng.normal(size=shape))
+        moved = [f(*[combine(a, step, sign * h) if i == position else a for i, a in enumerate(args)]) for sign in (1.0, -1.0)]
+        np.testing.assert_allclose(inner(gradient, step, args[position]), (moved[0] - moved[1]) / (2 * h), rtol=1e-6, atol=1e-8)
 
 
 def states_concatenated_axis_0(W, inputs):
@@ -30,42 +41,11 @@ def states_concatenated_axis_0(W, inputs):
     return np.sum(np.concatenate(states, axis=0) ** 3)
 
 
-def states_concatenated_axis_1(W, inputs):
-    h = np.zeros((2, W.shape[1]))
-    states = []
-    for x in inputs:
-        h = np.tanh(x @ W + h)
-        states.append(h * x[:, :1])
-    return np.sum(np.concatenate(states, 1) ** 3)
-
-
-def states_concatenated_last_axis(W, inputs):
-    h = np.zeros((2, W.shape[1]))
-    states = []
-    for x in inputs:
-        h = np.tanh(x @ W + h)
-        states.append(h * x[:, :1])
-    return np.sum(np.concatenate(states, axis=-1) ** 3)
-
-
-def states_stacked_axis_0(W, inputs):
-    h = np.zeros((2, W.shape[1]))
-    states = []
-    for x in inputs:
-        h = np.sin(x @ W) + 0.5 * h
-        states.append(h)
-    joined = np.stack(states)
-    return np.sum(joined * np.cos(joined))
-
-
-def states_stacked_axis_1(W, inputs):
-    h = np.zeros((2, W.shape[1]))
-    states = []
-    for x in inputs:
-        h = np.sin(x @ W) + 0.5 * h
-        states.append(h)
-    joined = np.stack(states, axis=1)
-    return np.sum(joined * np.cos(joined) * np.arange(joined.shape[2]))
+def features_concatenated_last_axis(W, inputs):
+    features = [np.cos(inputs[0] @ W)]
+    for t in range(1, inputs.shape[0]):
+        features.append(np.sin(inputs[t] @ W) * t)
+    return np.sum(np.concatenate(features, -1) ** 3)
 
 
 def states_stacked_new_last_axis(W, inputs):
@@ -102,8 +82,7 @@ PROGRAMS = {
                                                      normal(5, 3, scale=0.3)), normal(4, 2, 2)), (1,)),
     "list_appended_once": (along_a_list_it_grows, lambda: (normal(2), normal(3)), (0, 1)),
     **{f.__name__: (f, lambda: (normal(3, 4, scale=0.5), normal(5, 2, 3)), (0, 1))
-       for f in (states_concatenated_axis_0, states_concatenated_axis_1, states_concatenated_last_axis,
-                 states_stacked_axis_0, states_stacked_axis_1, states_stacked_new_last_axis)},
+       for f in (states_concatenated_axis_0, features_concatenated_last_axis, states_stacked_new_last_axis)},
 }
 
 
@@ -114,27 +93,19 @@ def test_lists_joined_compile_and_give_the_references(name):
 
 
 def test_gru_gradient_of_its_weights_tuple_is_the_numpy_paths():
-    # the weights come back as the tuple they were given; each item is checked against central differences
+    # the weights come back as the tuple they were given, the NumPy path's, and central differences' along random directions
     params, inputs = PROGRAMS["gru_states_concatenated"][1]()
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         compiled = s2sad.grad(gru_sequence_states, argnums=0, compile=True)(params, inputs)
     plain = s2sad.grad(gru_sequence_states, argnums=0)(params, inputs)
     assert type(compiled) is tuple and len(compiled) == 3
-    h = 1e-6
     for k in range(3):
         np.testing.assert_allclose(compiled[k], plain[k], rtol=1e-12, atol=1e-13)
-        expected = np.zeros_like(params[k])
-        for index in np.ndindex(params[k].shape):
-            moved = [[p.copy() for p in params] for _ in range(2)]
-            moved[0][k][index] += h
-            moved[1][k][index] -= h
-            expected[index] = (gru_sequence_states(tuple(moved[0]), inputs)
-                               - gru_sequence_states(tuple(moved[1]), inputs)) / (2 * h)
-        np.testing.assert_allclose(compiled[k], expected, rtol=1e-6, atol=1e-8)
+    slopes_agree(gru_sequence_states, (params, inputs), 0, compiled)
 
 
-@pytest.mark.parametrize("name", ["states_stacked_axis_0", "states_concatenated_axis_1", "states_stacked_new_last_axis"])
+@pytest.mark.parametrize("name", ["states_concatenated_axis_0", "features_concatenated_last_axis", "states_stacked_new_last_axis"])
 def test_float32_lists_joined_give_float32(name):
     f, make, argnums = PROGRAMS[name]
     float32_against_references(f, tuple(a.astype(np.float32) for a in make()), argnums)
@@ -217,3 +188,48 @@ def test_the_squeeze_helper_is_numpys_and_a_view():
     view = squeezed(a)[1]
     view[0, 0] = -1.0                   # NumPy's squeeze is a view: so is the helper's
     assert a[0, 0, 0, 0] == -1.0
+
+
+# ---------------------------------------------------------------- a list of (W, b) sliced; the builtin abs of an array
+def l1_regularised_logistic(w, X, labels):
+    margins = labels * (X @ w)
+    return np.mean(np.log1p(np.exp(-margins))) + 0.1 * np.sum(abs(w))
+
+
+def abs_of_a_float_and_an_array(s, w):
+    return abs(s) * np.sum(abs(w) ** 1.5)
+
+
+def test_relu_mlp_on_a_slice_of_its_layers_compiles_and_gives_the_references():
+    params = [(normal(3, 5, scale=0.5), normal(5, scale=0.1) + 0.3), (normal(5, 4, scale=0.5), normal(4, scale=0.1) + 0.3),
+              (normal(4, 2, scale=0.5), normal(2, scale=0.1))]
+    X, y = normal(6, 3), normal(6, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        compiled = s2sad.grad(relu_mlp_mse, argnums=(0, 1), compile=True)(params, X, y)
+    plain = s2sad.grad(relu_mlp_mse, argnums=(0, 1))(params, X, y)
+    for layer in range(3):
+        for k in range(2):
+            np.testing.assert_allclose(compiled[0][layer][k], plain[0][layer][k], rtol=1e-12, atol=1e-13)
+    slopes_agree(relu_mlp_mse, (params, X, y), 0, compiled[0])
+    np.testing.assert_allclose(compiled[1], plain[1], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(compiled[1], central(relu_mlp_mse, (params, X, y), 1), rtol=1e-6, atol=1e-7)
+
+
+def test_builtin_abs_of_an_array_compiles_and_gives_the_references():
+    w, X, labels = normal(3) + 0.2, normal(7, 3), np.sign(normal(7))
+    compiled_against_references(l1_regularised_logistic, (w, X, labels), (0, 1))
+    float32_against_references(l1_regularised_logistic, (w.astype(np.float32), X.astype(np.float32),
+                                                         labels.astype(np.float32)), (0, 1))
+    compiled_against_references(abs_of_a_float_and_an_array, (-0.7, normal(4)), (0, 1))
+
+
+def test_a_function_of_the_users_named_abs_is_the_users():
+    # compiled code writes the builtin's abs as np.abs; a module's own `abs` (c * c) must stay its own
+    from own_abs_programs import scaled_by_own_abs
+
+    w, c = normal(3), np.array([-2.0, 1.0, -3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(scaled_by_own_abs, argnums=0, compile=True)(w, c)
+    np.testing.assert_array_equal(gradient, c * c)

@@ -99,6 +99,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "numpy_concatenate", "numpy_stack", "item_of", "prefix_of",
                            # np.squeeze given its axes (Numba has none)
                            "numpy_squeeze",
+                           # `type(x) is float` (abs's rule), and abs itself
+                           "is_python_float", "builtin_abs",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -178,11 +180,8 @@ class _AsFloats(cst.CSTTransformer):
         # `type(x) is float` (a rule's test: `abs`'s slope is `(x > 0) - (x < 0)` of a Python float, np.sign of a
         # NumPy scalar): the two agree but at NaN, where the first gives 0 and the second NaN. Numba's floats are
         # one type, so the test is `x == x`: NaN takes the second, and a NaN gradient sends the call to the NumPy path
-        left, tests = updated.left, updated.comparisons
-        if len(tests) == 1 and isinstance(tests[0].operator, cst.Is) and isinstance(tests[0].comparator, cst.Name) \
-                and tests[0].comparator.value == "float" and isinstance(left, cst.Call) and called_name(left) == "type" \
-                and len(left.args) == 1 and not (left.args[0].keyword or left.args[0].star):
-            value = left.args[0].value
+        value = _type_is_float(updated)
+        if value is not None:
             return cst.Comparison(value, [cst.ComparisonTarget(cst.Equal(), value)])
         return updated
 
@@ -204,6 +203,16 @@ class _AsFloats(cst.CSTTransformer):
             codes = [_CODE.code_for_node(a.value) for a in updated.args]
             return cst.parse_expression(FLOAT_HELPERS[name].format(*(f"({c})" for c in codes)))
         return updated
+
+
+def _type_is_float(comparison: cst.Comparison) -> cst.BaseExpression | None:
+    """``x`` of ``type(x) is float``, else None."""
+    left, tests = comparison.left, comparison.comparisons
+    if len(tests) == 1 and isinstance(tests[0].operator, cst.Is) and isinstance(tests[0].comparator, cst.Name) \
+            and tests[0].comparator.value == "float" and isinstance(left, cst.Call) and called_name(left) == "type" \
+            and len(left.args) == 1 and not (left.args[0].keyword or left.args[0].star):
+        return left.args[0].value
+    return None
 
 
 def _method_call(value) -> str | None:
@@ -333,6 +342,9 @@ class _AsArrays(cst.CSTTransformer):
         return updated
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        tested = _type_is_float(updated)
+        if tested is not None:  # a rule's `type(x) is float` (abs's): the overload's answer for x's type
+            return cst.Call(cst.Name("is_python_float"), [cst.Arg(tested)])
         if len(updated.comparisons) == 1:
             test = updated.comparisons[0]
             if isinstance(test.comparator, cst.Name) and test.comparator.value == "ZERO" \
@@ -364,6 +376,10 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if called_name(updated) == "abs" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
+            # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
+            # of the user's named so is not the builtin, and the overload finds no implementation for it)
+            return updated.with_changes(func=cst.Name("builtin_abs"), args=[cst.Arg(cst.Name("abs")), *updated.args])
         if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
                 and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
             return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
