@@ -384,9 +384,10 @@ class _AsArrays(cst.CSTTransformer):
                 and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
             return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
         if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
+                and updated.args[0].value.value not in self.joined \
                 and not updated.args[0].keyword and not any(a.star for a in updated.args):
-            # `np.concatenate(states, axis=0)`: Numba joins tuples only, the overload lists too (other
-            # arguments than the axis find no implementation, and the NumPy path answers)
+            # `np.concatenate(states, axis=0)` of a name not made a tuple: Numba joins tuples only, the overload
+            # lists too (other arguments than the axis find no implementation, and the NumPy path answers)
             return updated.with_changes(func=cst.Name(LIST_JOINS[function]))
         value_only = _split_call(self.calls, updated)
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
