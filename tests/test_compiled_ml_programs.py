@@ -105,7 +105,8 @@ def test_gru_gradient_of_its_weights_tuple_is_the_numpy_paths():
     slopes_agree(gru_sequence_states, (params, inputs), 0, compiled)
 
 
-@pytest.mark.parametrize("name", ["states_concatenated_axis_0", "features_concatenated_last_axis", "states_stacked_new_last_axis"])
+# (features_concatenated_last_axis multiplies by its int step t, which float32 code widens: the NumPy path, as it should)
+@pytest.mark.parametrize("name", ["states_concatenated_axis_0", "list_appended_once", "states_stacked_new_last_axis"])
 def test_float32_lists_joined_give_float32(name):
     f, make, argnums = PROGRAMS[name]
     float32_against_references(f, tuple(a.astype(np.float32) for a in make()), argnums)
