@@ -1629,8 +1629,11 @@ item_of, prefix_of = map(_compiled_only, ("item_of", "prefix_of"))
 
 @overload(item_of)
 def _item_of_list(g, index):
-    """The cotangent of ``items[index]``: a copy, as the NumPy path's (the list's may be written later)."""
-    if _array_list(g) and isinstance(index, types.Integer):
+    """The cotangent of ``items[index]``: of an array, a copy, as the NumPy path's (the list's may be
+    written later); of a tuple (a list of ``(x, y)`` batches), the tuple, as the NumPy path's."""
+    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(index, types.Integer):
+        if _items(g.dtype):
+            return lambda g, index: g[index]
         return lambda g, index: g[index].copy()
     return None
 
@@ -1638,7 +1641,7 @@ def _item_of_list(g, index):
 @overload(prefix_of)
 def _prefix_of_list(g, length):
     """The cotangent of the list's first ``length`` items (the list before an append): a new list."""
-    if _array_list(g) and isinstance(length, types.Integer):
+    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(length, types.Integer):
         return lambda g, length: g[:length]
     return None
 

@@ -1,6 +1,8 @@
 """compile=True through deep-learning code as ML users write it in NumPy: hidden states appended
-to a list in a loop and joined at the end (``np.stack(states)``, ``np.concatenate(states)``), and
-a GRU cell joining ``[x, h]`` at each step (the list kept on the tape for its cotangent). Each
+to a list in a loop and joined at the end (``np.stack(states)``, ``np.concatenate(states)``), a
+GRU cell joining ``[x, h]`` at each step (the list kept on the tape for its cotangent), minibatches
+from a generator, ``np.squeeze(x, axis=1)``, an MLP over ``params[:-1]`` and the builtin ``abs``
+of an array. Each
 program compiles (no CompiledFallbackWarning), its gradient is central differences' in float64 and
 the NumPy path's, and float32 arrays in give float32 gradients out. Joins NumPy refuses (shapes
 that do not fit) are NumPy's error, from the NumPy path."""
@@ -11,7 +13,7 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from realistic_programs import gru_loss, gru_sequence_states, relu_mlp_mse, rnn_states_stacked
+from realistic_programs import gru_loss, gru_sequence_states, minibatch_objective, relu_mlp_mse, rnn_states_stacked
 from trees import combine, direction, inner
 from test_compiled_arrays import compiled_against_references, float32_against_references
 
@@ -81,6 +83,8 @@ PROGRAMS = {
     "gru_joined_x_h_each_step": (gru_loss, lambda: ((normal(5, 3, scale=0.3), normal(5, 3, scale=0.3),
                                                      normal(5, 3, scale=0.3)), normal(4, 2, 2)), (1,)),
     "list_appended_once": (along_a_list_it_grows, lambda: (normal(2), normal(3)), (0, 1)),
+    # a generator's (X, y) batches, the last one shorter: a list of tuples, its cotangent taken apart item by item
+    "minibatches_from_a_generator": (minibatch_objective, lambda: (normal(3), normal(10, 3), normal(10)), (0, 1, 2)),
     **{f.__name__: (f, lambda: (normal(3, 4, scale=0.5), normal(5, 2, 3)), (0, 1))
        for f in (states_concatenated_axis_0, features_concatenated_last_axis, states_stacked_new_last_axis)},
 }
