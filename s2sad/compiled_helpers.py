@@ -16,6 +16,7 @@ This module imports only NumPy and Numba: ``s2sad emit --compile`` copies it int
 it writes, which runs without s2sad. Called from plain Python (``NUMBA_DISABLE_JIT=1``), the
 stubs raise: the gradient is only meant to run compiled.
 """
+import builtins
 import functools
 
 import numpy as np
@@ -37,7 +38,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
-           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared"]
+           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared",
+           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze", "is_python_float", "builtin_abs"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -1378,48 +1380,275 @@ def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 # ---------------------------------------------------------------------------- np.concatenate, stack, hstack, vstack
 
 def _arrays(t) -> bool:
-    """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one)."""
-    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t)
+    """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one), or
+    a list of them (built by ``append`` in a loop, or a literal the tape keeps too)."""
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t) or _array_list(t)
+
+
+def _array_list(t) -> bool:
+    """A list of float64 or float32 arrays (Numba's list: one type for every item, so alike in rank
+    and dtype); joining and cutting back copy elements, exact in either."""
+    return isinstance(t, types.List) and _real_array(t.dtype)
+
+
+# np.concatenate and np.stack of a list (Numba's compile tuples only): for_numba calls these where
+# the sequence is a name, not a literal; a tuple goes to Numba's own
+numpy_concatenate, numpy_stack = map(_compiled_only, ("numpy_concatenate", "numpy_stack"))
+
+
+@register_jitable
+def _joined_list(arrays, axis, stacked):
+    """The arrays of a list joined along ``axis`` (``stacked``: along a new axis there), as
+    NumPy's concatenate and stack join them, seen as (before, along, after), and the shape NumPy
+    gives; shapes NumPy would refuse go to the NumPy path, which raises NumPy's error."""
+    if len(arrays) == 0:
+        raise NotCompiledCase("no arrays to join")
+    first = arrays[0]
+    ndim = first.ndim + 1 if stacked else first.ndim
+    if axis < -ndim or axis >= ndim:
+        raise NotCompiledCase("an axis out of range")
+    axis = axis % ndim
+    sizes = np.empty(len(arrays), np.int64)
+    for k in range(len(arrays)):
+        a = arrays[k]
+        if stacked and a.shape != first.shape:
+            raise NotCompiledCase("arrays of different shapes stacked")
+        for i in range(first.ndim):
+            if not stacked and i != axis and a.shape[i] != first.shape[i]:
+                raise NotCompiledCase("arrays joined whose other axes differ")
+        sizes[k] = 1 if stacked else a.shape[axis]
+    shape = np.empty(ndim, np.int64)
+    for i in range(ndim):
+        if stacked:
+            shape[i] = len(arrays) if i == axis else first.shape[i if i < axis else i - 1]
+        else:
+            shape[i] = sizes.sum() if i == axis else first.shape[i]
+    before = 1
+    after = 1
+    for i in range(axis):
+        before *= shape[i]
+    for i in range(axis + 1, ndim):
+        after *= shape[i]
+    out = np.empty((before, sizes.sum(), after), first.dtype)
+    start = 0
+    for k in range(len(arrays)):
+        out[:, start:start + sizes[k], :] = np.ascontiguousarray(arrays[k]).reshape((before, sizes[k], after))
+        start += sizes[k]
+    return out, shape
+
+
+def _joining(stacked: bool):
+    def overloaded(arrays, axis=0):
+        if not (isinstance(axis, (types.Integer, types.Omitted)) or axis == 0):
+            return None
+        if isinstance(arrays, types.BaseTuple) and _arrays(arrays):  # Numba's own
+            if stacked:
+                return lambda arrays, axis=0: np.stack(arrays, axis)
+            return lambda arrays, axis=0: np.concatenate(arrays, axis)
+        if _array_list(arrays):
+            ndim = arrays.dtype.ndim + stacked
+
+            def joined(arrays, axis=0):
+                three, shape = _joined_list(arrays, axis, stacked)
+                return three.reshape(to_fixed_tuple(shape, ndim))
+            return joined
+        return None
+    return overloaded
+
+
+overload(numpy_concatenate)(_joining(stacked=False))
+overload(numpy_stack)(_joining(stacked=True))
+
+
+@register_jitable
+def _cut_three(g, axis):
+    """``g`` seen along ``axis`` (``_along``), for a join's cotangent to be cut from."""
+    three = _along(g, axis)
+    if three.shape[0] * three.shape[2] == 0:
+        raise NotCompiledCase("a cotangent of an empty array")
+    return three
+
+
+@register_jitable
+def _piece(three, start, like):
+    """The part of the cotangent ``three`` from ``start`` along its axis that was ``like``'s, in
+    its shape, and where the next part starts."""
+    before, total, after = three.shape
+    size = like.size // (before * after)
+    if size * before * after != like.size or start + size > total:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
+    return three[:, start:start + size, :].copy().reshape(like.shape), start + size
+
+
+@register_jitable
+def _all_cut(three, stop):
+    if stop != three.shape[1]:
+        raise NotCompiledCase("a joined array's cotangent of another shape")
 
 
 @register_jitable
 def _pieces(g, arrays, axis):
     """The cotangent ``g`` of the arrays joined along ``axis`` of ``g``, cut back into a list of
     one cotangent per array, each of its array's shape (a stacked array is one along the axis)."""
-    three = _along(g, axis)
-    before, total, after = three.shape
-    if before * after == 0:
-        raise NotCompiledCase("a cotangent of an empty array")
+    three = _cut_three(g, axis)
     pieces = []
     start = 0
     for like in literal_unroll(arrays):
-        size = like.size // (before * after)
-        if size * before * after != like.size or start + size > total:
-            raise NotCompiledCase("a joined array's cotangent of another shape")
-        pieces.append(three[:, start:start + size, :].copy().reshape(like.shape))
-        start += size
-    if start != total:
-        raise NotCompiledCase("a joined array's cotangent of another shape")
+        piece, start = _piece(three, start, like)
+        pieces.append(piece)
+    _all_cut(three, start)
     return pieces
+
+
+@register_jitable
+def _list_pieces(g, arrays, axis):
+    """``_pieces`` for a list of arrays (read by index: literal_unroll walks tuples)."""
+    three = _cut_three(g, axis)
+    pieces = []
+    start = 0
+    for k in range(len(arrays)):
+        piece, start = _piece(three, start, arrays[k])
+        pieces.append(piece)
+    _all_cut(three, start)
+    return pieces
+
+
+def _served_join(g, arrays) -> bool:
+    """A join's cotangent and sequence the overloads below cut: float64 throughout, or a list of
+    float32 arrays and a float32 cotangent (the list's join is ``_joined_list``'s, of any real dtype)."""
+    if _array_list(arrays):
+        return _real_array(g) and g.dtype == arrays.dtype.dtype
+    return _float64_array(g) and _arrays(arrays)
+
+
+def _cut(arrays):
+    """What cuts a join's cotangent back for this sequence's type: ``_pieces`` or ``_list_pieces``."""
+    return _list_pieces if _array_list(arrays) else _pieces
 
 
 @overload(concatenate_vjp_arrays)
 def _concatenate_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
-        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        cut = _cut(arrays)
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
     return None  # axis=None (the arrays flattened): the NumPy path
 
 
 @overload(stack_vjp_arrays)
 def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
-        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": _pieces(g, arrays, axis)
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+        cut = _cut(arrays)
+        return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
+    return None
+
+
+# ---------------------------------------------------------------------------- `type(x) is float`
+# A rule's test telling a Python float from NumPy's values (the builtin abs's slope is
+# ``(x > 0) - (x < 0)`` of a Python float, ``np.sign(x)`` else). An array is never a float; a float64
+# is `x == x`, as in the float version (the two slopes differ at NaN alone, where np.sign's NaN sends
+# the call to the NumPy path); other types (a float32 scalar) find no implementation: the NumPy path.
+is_python_float = _compiled_only("is_python_float")
+
+
+@overload(is_python_float)
+def _is_python_float(x):
+    if _real_array(x):
+        return lambda x: False
+    if x == types.float64:
+        return lambda x: x == x
+    return None
+
+
+# Python's abs, which Numba has of numbers but not of arrays: for_numba writes ``abs(x)`` as
+# ``builtin_abs(abs, x)``, so that the name is typed as it is bound. Numba types the builtin as its
+# Function; a function of the user's named abs is not typed so, finds no implementation here, and the
+# NumPy path calls it. Of a float, an int and an array np.abs is abs's number, of abs's type.
+builtin_abs = _compiled_only("builtin_abs")
+
+
+@overload(builtin_abs)
+def _builtin_abs(f, x):
+    if isinstance(f, types.Function) and f.typing_key is builtins.abs \
+            and (_real_array(x) or isinstance(x, (types.Float, types.Integer))):
+        return lambda f, x: np.abs(x)
+    return None
+
+
+# ---------------------------------------------------------------------------- np.squeeze(x, axis=...)
+numpy_squeeze = _compiled_only("numpy_squeeze")
+
+
+def _squeezed_axes(a, axis):
+    """The axes ``np.squeeze(a, axis)`` drops, when the call names them by literals in range (the
+    result's rank must be known as Numba types it); None otherwise (no axis: which axes have
+    length one is known only at the call, so the NumPy path squeezes)."""
+    if isinstance(axis, types.IntegerLiteral):
+        given = (axis.literal_value,)
+    elif isinstance(axis, types.BaseTuple) and len(axis) > 0 and all(isinstance(i, types.IntegerLiteral) for i in axis):
+        given = tuple(i.literal_value for i in axis)
+    else:
+        return None
+    if any(i < -a.ndim or i >= a.ndim for i in given):
+        return None  # NumPy's AxisError, from the NumPy path
+    axes = tuple(sorted({i % a.ndim for i in given}))
+    return axes if len(axes) == len(given) else None  # an axis named twice: NumPy's ValueError
+
+
+@overload(numpy_squeeze, prefer_literal=True)
+def _numpy_squeeze(a, axis=None):
+    """``np.squeeze(a, axis)``: a view of ``a`` without those axes of length one, as NumPy's. An axis
+    of another length (NumPy's ValueError) and an array not C-contiguous (NumPy's result would be a
+    view this reshape could not make) go to the NumPy path."""
+    if not _real_array(a):
+        return None
+    axes = _squeezed_axes(a, axis)
+    if axes is None:
+        return None
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    rank = len(kept)
+    if rank == 0:
+        return None  # a 0-d array: the NumPy path's
+
+    def squeezed(a, axis=None):
+        for i in axes:
+            if a.shape[i] != 1:
+                raise NotCompiledCase("an axis squeezed whose length is not one")
+        if not a.flags.c_contiguous:
+            raise NotCompiledCase("an array squeezed that is not C-contiguous")
+        shape = np.empty(rank, np.int64)
+        for j in range(rank):
+            shape[j] = a.shape[kept[j]]
+        return np.ascontiguousarray(a).reshape(to_fixed_tuple(shape, rank))
+    return squeezed
+
+
+# the cotangent of a list built by ``append`` in a loop, taken apart in the reverse loop as the
+# appends are undone (runtime/structure's item_of and prefix_of, for a list of arrays)
+item_of, prefix_of = map(_compiled_only, ("item_of", "prefix_of"))
+
+
+@overload(item_of)
+def _item_of_list(g, index):
+    """The cotangent of ``items[index]``: of an array, a copy, as the NumPy path's (the list's may be
+    written later); of a tuple (a list of ``(x, y)`` batches), the tuple, as the NumPy path's."""
+    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(index, types.Integer):
+        if _items(g.dtype):
+            return lambda g, index: g[index]
+        return lambda g, index: g[index].copy()
+    return None
+
+
+@overload(prefix_of)
+def _prefix_of_list(g, length):
+    """The cotangent of the list's first ``length`` items (the list before an append): a new list."""
+    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(length, types.Integer):
+        return lambda g, length: g[:length]
     return None
 
 
 @overload(hstack_vjp_tup)
 def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
         axis = 0 if g.ndim == 1 else 1  # 1-d arrays are joined end to end, others side by side
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, axis)
     return None
@@ -1427,7 +1656,7 @@ def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 
 @overload(vstack_vjp_tup)
 def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and _absent(dtype):
+    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, 0)
     return None
 
@@ -1435,6 +1664,8 @@ def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 @overload(zero_like)
 def _zero_like_arrays(x):
     """The cotangent of a join's tuple that nothing reached: zeros in the list ``_pieces`` gives."""
+    if _array_list(x):
+        return lambda x: [np.zeros(like.shape, like.dtype) for like in x]
     if _arrays(x):
         def zeros(x):
             out = []
@@ -1596,6 +1827,20 @@ def _add_into_item(a, index, g):
         def add_item(a, index, g):
             a[index] = accumulate(a[index], g)
         return add_item
+    return None
+
+
+@overload(add_into)
+def _add_into_items_of_a_slice(a, index, g):
+    """The cotangent of ``layers[:-1]`` (a list of tuples sliced) into the whole list's, item by item."""
+    if _list_of_items(a) and isinstance(index, types.SliceType) and _list_of_items(g):
+        def add_items(a, index, g):
+            start, stop, step = index.indices(len(a))
+            if len(range(start, stop, step)) != len(g):
+                raise NotCompiledCase("a slice's cotangent of another length")
+            for k in range(len(g)):
+                a[start + k * step] = accumulate(a[start + k * step], g[k])
+        return add_items
     return None
 
 

@@ -816,3 +816,103 @@ def array_recurrence_with_accumulators(weights, signal):
         ema = 0.8 * ema + 0.2 * weights * signal[t]
         loss += np.sum((ema - signal[t]) ** 2)
     return loss
+
+
+# ---------------------------------------------------------------- deep learning, as ML users write it in NumPy
+def gru_sequence_states(params, inputs):
+    """A GRU run over a sequence, each hidden state appended to a list and the list concatenated at the end."""
+    Wz, Wr, Wh = params
+    h = np.zeros((inputs.shape[1], Wz.shape[1]))
+    states = []
+    for x in inputs:
+        xh = np.concatenate([x, h], axis=1)
+        z = sigmoid(xh @ Wz)
+        r = sigmoid(xh @ Wr)
+        h = (1 - z) * h + z * np.tanh(np.concatenate([x, r * h], axis=1) @ Wh)
+        states.append(h)
+    all_states = np.concatenate(states, axis=0)
+    return np.mean(all_states ** 2)
+
+
+def lstm_step(weights, x, h, c):
+    W, b = weights
+    gates = np.hstack([x, h]) @ W + b
+    n = h.shape[1]
+    i, f, o = sigmoid(gates[:, :n]), sigmoid(gates[:, n:2 * n]), sigmoid(gates[:, 2 * n:3 * n])
+    g = np.tanh(gates[:, 3 * n:])
+    c = f * c + i * g
+    return o * np.tanh(c), c
+
+
+def lstm_tuple_state_loss(weights, inputs, targets):
+    """An LSTM cell stepped in a loop, its state (h, c) a tuple returned by the step function."""
+    batch, n = inputs.shape[1], weights[0].shape[1] // 4
+    h, c = np.zeros((batch, n)), np.zeros((batch, n))
+    loss = 0.0
+    for t in range(inputs.shape[0]):
+        h, c = lstm_step(weights, inputs[t], h, c)
+        loss = loss + np.sum((h - targets[t]) ** 2)
+    return loss / inputs.shape[0]
+
+
+def conv2d_by_slicing(images, kernels):
+    """A valid 2-d convolution of a multi-channel image, written as a sum over kernel offsets of shifted
+    slices weighted per channel and summed over the channels, then a ReLU and a mean."""
+    channels, kh, kw = kernels.shape
+    oh, ow = images.shape[1] - kh + 1, images.shape[2] - kw + 1
+    feature_map = np.zeros((oh, ow))
+    for di in range(kh):
+        for dj in range(kw):
+            window = images[:, di:di + oh, dj:dj + ow]
+            feature_map += np.sum(kernels[:, di, dj][:, None, None] * window, axis=0)
+    return np.mean(np.maximum(feature_map, 0.0) ** 2)
+
+
+def softmax_cross_entropy(W, b, X, onehot):
+    """Softmax cross-entropy over a batch with one-hot labels, the log-softmax stabilised by the row max."""
+    logits = X @ W + b
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(np.sum(onehot * log_probs, axis=1))
+
+
+def relu_mlp_mse(params, X, y, weight_decay=1e-3):
+    """An MLP on a list of (W, b) tuples: ReLU hidden layers, a linear last layer, squared error plus weight decay."""
+    h = X
+    for W, b in params[:-1]:
+        h = np.maximum(h @ W + b, 0.0)
+    W_out, b_out = params[-1]
+    prediction = h @ W_out + b_out
+    decay = sum(np.sum(W ** 2) for W, _ in params)
+    return np.mean((prediction - y) ** 2) + weight_decay * decay
+
+
+def batched_attention(q, k, v):
+    """Scaled dot-product attention over a batch with 3-d @ and a transpose of the last two axes."""
+    scores = q @ np.transpose(k, (0, 2, 1)) / np.sqrt(q.shape[-1])
+    scores = scores - np.max(scores, axis=-1, keepdims=True)
+    weights = np.exp(scores) / np.sum(np.exp(scores), axis=-1, keepdims=True)
+    return np.sum((weights @ v) ** 2)
+
+
+def squeezed_regression_head(W, X, y):
+    """A linear head giving an (n, 1) column, squeezed to (n,) with an axis before the loss."""
+    column = np.tanh(X @ W)
+    prediction = np.squeeze(column, axis=1)
+    return np.sum((prediction - y) ** 2)
+
+
+def l1_regularised_logistic(w, X, labels, lam=0.1):
+    """Logistic regression with an L1 penalty written with the builtin abs on the weight vector."""
+    margins = labels * (X @ w)
+    return np.mean(np.log1p(np.exp(-margins))) + lam * np.sum(abs(w))
+
+
+def rnn_states_stacked(Wx, Wh, inputs):
+    """A vanilla RNN whose hidden states are collected in a list and stacked into one array."""
+    h = np.zeros(Wh.shape[0])
+    states = []
+    for x in inputs:
+        h = np.tanh(x @ Wx + h @ Wh)
+        states.append(h)
+    return np.sum(np.stack(states) ** 2)

@@ -258,20 +258,13 @@ def masked_sum(x):
     return np.sum(np.sum(x ** 2, axis=0, where=x > 0.0))
 
 
-def along_a_list_it_grows(x, y):
-    parts = [x]
-    parts.append(y)
-    return np.sum(np.concatenate(parts) ** 2)
-
-
 @pytest.mark.parametrize("f, args", [
     (flattened_join, (rng.normal(size=(2, 2)), rng.normal(size=3))),
     (over_two_axes, (rng.normal(size=(2, 3, 2)),)),
     (keepdims_from_a_variable, (rng.normal(size=(3, 2)), True)),
     (mixed_rows, (rng.normal(size=3), rng.normal(size=(2, 3)))),
     (masked_sum, (rng.normal(size=(3, 3)),)),
-    (along_a_list_it_grows, (rng.normal(size=2), rng.normal(size=3))),
-], ids=["concatenate axis=None", "axis tuple", "keepdims variable", "vstack 1-d on 2-d", "where", "list appended"])
+], ids=["concatenate axis=None", "axis tuple", "keepdims variable", "vstack 1-d on 2-d", "where"])
 def test_what_it_does_not_serve_falls_back_with_the_numpy_paths_numbers(f, args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

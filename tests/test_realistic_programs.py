@@ -180,6 +180,20 @@ CORPUS = {
     "trapezoid_rule_accumulator": (None, p.trapezoid_gaussian_integral, (0.9, 0.2), (0, 1)),
     "soft_threshold_max_of_floats": (None, p.soft_threshold_path, (1.4, 0.3), (0, 1)),
     "moving_average_accumulated_loss": (None, p.array_recurrence_with_accumulators, (randn(3), randn(6, 3)), (0, 1)),
+    # deep learning as ML users write it in NumPy (loops over cells, slices, lists of (W, b), batches)
+    "gru_states_concatenated_from_a_list": (None, p.gru_sequence_states,
+                                            ((randn(5, 3) * 0.3, randn(5, 3) * 0.3, randn(5, 3) * 0.3), randn(4, 2, 2)), (0, 1)),
+    "lstm_cell_tuple_state": (None, p.lstm_tuple_state_loss, ((randn(5, 12) * 0.3, randn(12) * 0.1), randn(4, 2, 2), randn(4, 2, 3)),
+                              (0, 1)),
+    "conv2d_by_slicing": (None, p.conv2d_by_slicing, (randn(2, 6, 6), randn(2, 3, 3)), (0, 1)),
+    "softmax_cross_entropy_batch": (None, p.softmax_cross_entropy, (randn(4, 3), randn(3), randn(6, 4), np.eye(3)[rs.randint(0, 3, 6)]),
+                                    (0, 1, 2)),
+    "relu_mlp_list_of_W_b": (None, p.relu_mlp_mse, ([(randn(3, 5) * 0.5, randn(5) * 0.1 + 0.3), (randn(5, 4) * 0.5, randn(4) * 0.1 + 0.3),
+                                                     (randn(4, 2) * 0.5, randn(2) * 0.1)], randn(6, 3), randn(6, 2)), (0, 1)),
+    "batched_attention_3d_matmul": (None, p.batched_attention, (randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 3)), (0, 1, 2)),
+    "squeeze_with_axis_regression_head": (None, p.squeezed_regression_head, (randn(4, 1) * 0.5, randn(6, 4), randn(6)), (0, 1)),
+    "l1_logistic_builtin_abs": (None, p.l1_regularised_logistic, (randn(3) + 0.2, randn(7, 3), np.sign(randn(7))), (0, 1)),
+    "rnn_states_stacked": (None, p.rnn_states_stacked, (randn(2, 3) * 0.5, randn(3, 3) * 0.5, randn(5, 2)), (0, 1, 2)),
 }
 
 # Programs s2sad refuses (or breaks on) today, per mode: the error class, a fragment its message

@@ -80,6 +80,9 @@ NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_
 # read by nothing else becomes a tuple
 JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "concatenate_vjp_arrays": 2,
          "stack_vjp_arrays": 2, "hstack_vjp_tup": 2, "vstack_vjp_tup": 2}
+# NumPy's joins of a sequence given by name (a list built in a loop, or kept on the tape): the overloads
+# of compiled_helpers, which join lists as well as tuples
+LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack"}
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
@@ -91,6 +94,13 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "written_item_of", "zeroed_at", "overwritten", "restore",
                            # `tuple(shape)` of a call given `*shape` (star_calls.py)
                            "as_tuple",
+                           # np.concatenate and np.stack of a list named (built in a loop), and its
+                           # cotangent taken apart as the loop's appends are undone
+                           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of",
+                           # np.squeeze given its axes (Numba has none)
+                           "numpy_squeeze",
+                           # `type(x) is float` (abs's rule), and abs itself
+                           "is_python_float", "builtin_abs",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -170,11 +180,8 @@ class _AsFloats(cst.CSTTransformer):
         # `type(x) is float` (a rule's test: `abs`'s slope is `(x > 0) - (x < 0)` of a Python float, np.sign of a
         # NumPy scalar): the two agree but at NaN, where the first gives 0 and the second NaN. Numba's floats are
         # one type, so the test is `x == x`: NaN takes the second, and a NaN gradient sends the call to the NumPy path
-        left, tests = updated.left, updated.comparisons
-        if len(tests) == 1 and isinstance(tests[0].operator, cst.Is) and isinstance(tests[0].comparator, cst.Name) \
-                and tests[0].comparator.value == "float" and isinstance(left, cst.Call) and called_name(left) == "type" \
-                and len(left.args) == 1 and not (left.args[0].keyword or left.args[0].star):
-            value = left.args[0].value
+        value = _type_is_float(updated)
+        if value is not None:
             return cst.Comparison(value, [cst.ComparisonTarget(cst.Equal(), value)])
         return updated
 
@@ -196,6 +203,16 @@ class _AsFloats(cst.CSTTransformer):
             codes = [_CODE.code_for_node(a.value) for a in updated.args]
             return cst.parse_expression(FLOAT_HELPERS[name].format(*(f"({c})" for c in codes)))
         return updated
+
+
+def _type_is_float(comparison: cst.Comparison) -> cst.BaseExpression | None:
+    """``x`` of ``type(x) is float``, else None."""
+    left, tests = comparison.left, comparison.comparisons
+    if len(tests) == 1 and isinstance(tests[0].operator, cst.Is) and isinstance(tests[0].comparator, cst.Name) \
+            and tests[0].comparator.value == "float" and isinstance(left, cst.Call) and called_name(left) == "type" \
+            and len(left.args) == 1 and not (left.args[0].keyword or left.args[0].star):
+        return left.args[0].value
+    return None
 
 
 def _method_call(value) -> str | None:
@@ -325,6 +342,9 @@ class _AsArrays(cst.CSTTransformer):
         return updated
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        tested = _type_is_float(updated)
+        if tested is not None:  # a rule's `type(x) is float` (abs's): the overload's answer for x's type
+            return cst.Call(cst.Name("is_python_float"), [cst.Arg(tested)])
         if len(updated.comparisons) == 1:
             test = updated.comparisons[0]
             if isinstance(test.comparator, cst.Name) and test.comparator.value == "ZERO" \
@@ -356,6 +376,19 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if called_name(updated) == "abs" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
+            # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
+            # of the user's named so is not the builtin, and the overload finds no implementation for it)
+            return updated.with_changes(func=cst.Name("builtin_abs"), args=[cst.Arg(cst.Name("abs")), *updated.args])
+        if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
+                and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
+            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
+        if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
+                and updated.args[0].value.value not in self.joined \
+                and not updated.args[0].keyword and not any(a.star for a in updated.args):
+            # `np.concatenate(states, axis=0)` of a name not made a tuple: Numba joins tuples only, the overload
+            # lists too (other arguments than the axis find no implementation, and the NumPy path answers)
+            return updated.with_changes(func=cst.Name(LIST_JOINS[function]))
         value_only = _split_call(self.calls, updated)
         if value_only is not None and value_only.reverse is None:  # `f(y, 1.5)`, not differentiated: the forward's value
             call = updated.with_changes(func=cst.Name(value_only.forward))
