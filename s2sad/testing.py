@@ -231,13 +231,15 @@ def _parameter_name(rule: Rule, i: int) -> str:
     return f"argument {i} ({params[i]!r})" if i < len(params) else f"argument {i}"
 
 
-def _declares_no_gradient(rule: Rule, i: int) -> bool:
-    """True if the rule says no gradient flows to positional argument ``i`` (nondifferentiable or a None slot)."""
+def _declares_no_gradient(rule: Rule, i: int, count: int) -> bool:
+    """True if the rule says no gradient flows to positional argument ``i`` of ``count`` (nondifferentiable,
+    or a None slot; an argument a ``*args`` parameter collects has that parameter's slot)."""
     if rule.nondifferentiable:
         return True
-    if rule.kind != "vjp" or i >= len(rule.params):
+    if rule.kind != "vjp" or rule.signature is None:
         return False
-    return rule.declares_none(rule.params[i])
+    slots = rule.positional_slots(count)
+    return i < len(slots) and rule.declares_none(slots[i][0])
 
 
 def _checked_unthunk(name, rule, i, cotangent, x):
@@ -290,10 +292,10 @@ def check_rrule(f: Callable[..., Any] | str, *args: Any, rtol: float | None = No
     if cotangents[0] is not NO_TANGENT:
         raise AssertionError(f"rule {name}: the first cotangent (the function's own) must be NO_TANGENT")
     # (a slot declaring none is checked by finite differences below, not read: a user's refuses a float)
-    cotangents = tuple(NO_TANGENT if _declares_no_gradient(rule, i) else _checked_unthunk(name, rule, i, ct, x)
+    cotangents = tuple(NO_TANGENT if _declares_no_gradient(rule, i, len(args)) else _checked_unthunk(name, rule, i, ct, x)
                        for i, (ct, x) in enumerate(zip(cotangents[1:], args)))
     for i, (ct, x) in enumerate(zip(cotangents, args)):
-        if ct is NO_TANGENT and _declares_no_gradient(rule, i):
+        if ct is NO_TANGENT and _declares_no_gradient(rule, i, len(args)):
             continue  # None in the rule's slot: checked below to be right (a zero derivative)
         problem = _cotangent_problem(ct, x)
         if problem:

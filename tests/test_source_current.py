@@ -133,3 +133,13 @@ def test_a_reloaded_module_is_differentiated_again(module, tmp_path):
     reloaded = importlib.reload(module)
     np.testing.assert_allclose(s2sad.grad(reloaded.in_a_block)(X), numerical_gradient(reloaded.in_a_block, [X], 0),
                                rtol=1e-6, atol=1e-8)
+
+
+def checked_square_sum(x):
+    assert x.ndim == 1, "a vector"   # pytest rewrites this module's asserts: its code is not the text's
+    return np.sum(x ** 2)
+
+
+def test_a_function_with_an_assert_in_a_module_pytest_rewrote_is_differentiated():
+    x = np.array([0.5, -1.5])
+    np.testing.assert_allclose(s2sad.grad(checked_square_sum)(x), 2 * x, rtol=1e-12)

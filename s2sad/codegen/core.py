@@ -109,23 +109,8 @@ class Emitter:
         lines = self.free_variables()
         if self.operand_checks is None:  # typed, float and compiled versions run on exact types alone
             return lines
-        heading = [self.comment(self.function.location)] if self.function.location is not None else []
-        entry = self.operand_checks.on_entry
-        if entry:  # an object whose class has operators of its own is refused (analysis/operands.py)
-            names = ", ".join(entry)
-            lines += heading + [f"plain_arguments({names!r}, {names})"]
-            heading = []
-        joined = joined_then_changed(self.function)
-        if joined:  # a list argument's `xs * 2` holds its very items, one of which is changed in place
-            lines += heading + [f"arguments_not_sequences({', '.join(joined)!r}, {', '.join(joined)})"]
-            heading = []
-        # np.matrix, masked arrays, ... given or read: their functions compute otherwise (rules/helpers.py;
-        # plain_arguments refuses them too, their classes having operators of their own)
-        given = {p: p for p in self.function.params if p not in entry} | dict(self.function.free_reads)
-        if given:
-            names, values = ", ".join(given), ", ".join(given.values())
-            lines += heading + [f"numpy_meanings({names!r}, {values})"]
-        return lines
+        checks = entry_checks(self.function, self.operand_checks.on_entry)
+        return lines + ([self.comment(self.function.location)] if checks and self.function.location else []) + checks
 
     def free_variables(self) -> list[str]:
         lines = []
@@ -443,3 +428,20 @@ def _whole_reduction_method(op: Operation, types: dict) -> bool:
     return (op.kind == "call" and callee.kind == "static" and not op.kwargs and len(op.args) == 1
             and callee.value in (np.sum, np.mean) and isinstance(op.args[0], Var)
             and types.get(op.args[0].name, ("",))[0] == "array")
+
+
+def entry_checks(function: Function, on_entry: tuple[str, ...]) -> list[str]:
+    """The lines checking, when the function starts, what its arguments and free variables are."""
+    lines = []
+    if on_entry:  # an object whose class has operators of its own is refused (analysis/operands.py)
+        names = ", ".join(on_entry)
+        lines.append(f"plain_arguments({names!r}, {names})")
+    joined = joined_then_changed(function)
+    if joined:  # a list argument's `xs * 2` holds its very items, one of which is changed in place
+        lines.append(f"arguments_not_sequences({', '.join(joined)!r}, {', '.join(joined)})")
+    # np.matrix, masked arrays, ... given or read: their functions compute otherwise (rules/helpers.py;
+    # plain_arguments refuses them too, their classes having operators of their own)
+    given = {p: p for p in function.params if p not in on_entry} | dict(function.free_reads)
+    if given:
+        lines.append(f"numpy_meanings({', '.join(given)!r}, {', '.join(given.values())})")
+    return lines

@@ -35,7 +35,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 from functools import partial
-from types import BuiltinMethodType, ModuleType
+from types import BuiltinMethodType, FunctionType as _FUNCTION, ModuleType
 from typing import Any, Callable, TypeVar
 
 import numpy as np
@@ -434,6 +434,8 @@ def rule_for(function) -> Rule | None:
     rule = _rules.get(id(function))
     if rule is not None and rule.function is function:
         return rule
+    if function.__class__ is _FUNCTION and "__s2sad_rule__" in function.__dict__:
+        return function.__dict__["__s2sad_rule__"]  # (no_derivative_given's)
     if _bound_rules:
         key = _bound_key(function)
         if key is not None:
@@ -634,8 +636,9 @@ def no_derivative_given(rule_name: str, param: str, params: tuple, nothing):
 
     no_derivative.__name__ = no_derivative.__qualname__ = "no_derivative"
     no_derivative.gives_none = True  # no term of a derivative, when it does not refuse (forward_dispatch.py)
-    # a constant where forward code calling it is differentiated again (hvp): it refuses, or gives nothing
-    _store(Rule(no_derivative, f"{rule_name}, no derivative for {param}", nondifferentiable=True))
+    # a constant where forward code calling it is differentiated again (hvp): it refuses, or gives nothing.
+    # Held by the function, in no registry: every cache key reads the registry's rules of s2sad's own
+    no_derivative.__s2sad_rule__ = Rule(no_derivative, f"{rule_name}, no derivative for {param}", nondifferentiable=True)
     return no_derivative
 
 
