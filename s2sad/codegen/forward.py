@@ -41,7 +41,7 @@ def {entry}({params}):
 
 FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
                    "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp", "handled_exception",
-                   "unsuppressed", "concat", "tangent_insert", *RECEIVER_CHECKS)
+                   "unsuppressed", "concat", "tangent_insert", "initialized", *RECEIVER_CHECKS)
 
 
 class ForwardGenerator:

@@ -54,6 +54,14 @@ def initializer(cls: type):
     return _initializer_of(cls, owner, init)
 
 
+def initialized(init, obj, *args, **kwargs):
+    """``obj`` after the initializer ``init`` (``s2sad_super_init``) ran on it, where forward code
+    calls one without tangents: the initializer shares ``__init__``'s code, which returns None,
+    and the transformed initializer's value is the object."""
+    init(obj, *args, **kwargs)
+    return obj
+
+
 def blank(cls: type):
     """The object ``cls(...)`` fills: made by ``object.__new__``, as the class has no ``__new__`` of its own."""
     return object.__new__(cls)
