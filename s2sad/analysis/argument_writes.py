@@ -192,6 +192,11 @@ class _Reading:
         if isinstance(function, ast.Name) and function.id in self.parameters:
             return self._keeps_nothing(self.held.get(function.id, UNKNOWN), call)
         root = _root(function)
+        if isinstance(function, ast.Attribute) and root is not None and root not in self.followed | self.assigned \
+                and isinstance(self.environment.resolve_dotted(root), (list, dict, set)) \
+                and all(isinstance(a, ast.Constant) for a in call.args) \
+                and all(isinstance(k.value, ast.Constant) for k in call.keywords):
+            return True  # CALLS.append("middle") on a module's list: it keeps a constant, nothing it was given
         if isinstance(function, ast.Attribute) and (root is None or root in self.assigned or root in self.followed):
             # a method: of an array or dict it only reads, or of a container the function made
             return function.attr in _READING_METHODS or root in self.fresh
