@@ -171,7 +171,7 @@ def arguments_not_sequences(names: str, *values) -> None:
     of whose result the function changes in place, is a list or tuple: that item is the argument's own
     (analysis/operands.py ``joined_then_changed``)."""
     for position, value in enumerate(values):
-        if value.__class__ is list or value.__class__ is tuple or isinstance(value, (list, tuple)):
+        if isinstance(value, (list, tuple)):
             name = names.split(", ")[position]
             raise UnsupportedSyntaxError(
                 f"`{name}` is a {type(value).__name__} joined with `+` or repeated with `*`, and an item of the "
