@@ -81,6 +81,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             written_back=tuple(self.owned),
         )
         self.check_logs_unread(statements)
+        self.check_lists_read_unrecorded()
         guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
         check_attribute_writes(function, self.source)
         for operation in operations_of(statements):

@@ -60,6 +60,26 @@ class RecordNormalizer(NormalizerState):
                     f"s2sad takes for constants", location,
                     f"read `{user}` outside the differentiated function, or pass the value `{reader}` needs as an argument")
 
+    def check_lists_read_unrecorded(self) -> None:
+        """Refuse reading a list of the module (``LOG[-1]``) that a function this one may call records a
+        differentiated value in (``record(z)`` doing ``LOG.append(z)``): the read would see the value
+        recorded during the call, which s2sad takes for a constant. (``check_logs_unread`` looks the
+        other way, from the function that appends.)"""
+        function = getattr(self.source.function, "__func__", self.source.function)
+        if not inspect.isfunction(function):
+            return
+        for name in self.free_reads:
+            value = self.env.lookup(name)
+            if type(value) is not list or "read" not in _uses_of(function, value):
+                continue
+            appender = appended_beside_reading(function, value)
+            if appender is not None:
+                raise UnsupportedSyntaxError(
+                    f"the function reads `{name}`, a list of its module that `{appender}`, which it may call, records "
+                    f"values in: what it reads there may hold a value recorded while it runs, which s2sad takes for "
+                    f"a constant", self.source.location(self.source.funcdef),
+                    f"have `{appender}` return the value, and use that")
+
     def user_name_of_log(self, local: str) -> str:
         return next(n for n, held in self.free_reads.items() if held == local)
 
@@ -140,6 +160,11 @@ def _reachable_user_code(function, limit: int = 2000) -> list:
 
 
 def _reads_besides_appending(function, log: list) -> bool:
+    return "read" in _uses_of(function, log)
+
+
+def _uses_of(function, log: list) -> set:
+    """How ``function``'s code uses ``log``: "append" (``log.append(...)``) and "read" (anything else)."""
     cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
 
     def names_the_log(instruction) -> bool:
@@ -152,14 +177,27 @@ def _reads_besides_appending(function, log: list) -> bool:
                 return False
         return False
 
-    def reads(code) -> bool:
+    def uses(code) -> set:
+        found = set()
         instructions = list(dis.get_instructions(code))
         for position, instruction in enumerate(instructions):
             if names_the_log(instruction):
                 following = instructions[position + 1] if position + 1 < len(instructions) else None
-                if following is None or following.opname not in ("LOAD_METHOD", "LOAD_ATTR") \
-                        or following.argval != "append":
-                    return True
-        return any(reads(const) for const in code.co_consts if inspect.iscode(const))
+                appends = following is not None and following.opname in ("LOAD_METHOD", "LOAD_ATTR") \
+                    and following.argval == "append"
+                found.add("append" if appends else "read")
+        for const in code.co_consts:
+            if inspect.iscode(const):
+                found |= uses(const)
+        return found
 
-    return reads(function.__code__)
+    return uses(function.__code__)
+
+
+def appended_beside_reading(function, log: list) -> str | None:
+    """The name of a function of the user's that ``function`` (which reads ``log``) may call and that
+    appends to ``log``: what ``function`` reads there would hold what was recorded during the call."""
+    for reached in _reachable_user_code(function):
+        if reached is not function and "append" in _uses_of(reached, log):
+            return reached.__qualname__
+    return None
