@@ -139,7 +139,12 @@ def layer_of_a_keeper(x):
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
 def test_a_helper_that_keeps_what_it_is_given_is_refused_at_its_call(function, text, mode):
-    caught = refusal_in(mode, function, np.linspace(-0.5, 0.7, 3), "may write into its arguments or keep them")
+    caught = refusal_in(mode, function, np.linspace(-0.5, 0.7, 3),
+                        "may write into its arguments or keep them|a list of its module that .* records values in")
+    if "records values in" in caught.message:  # (the function reads the list the helper fills: refused at its def)
+        assert caught.location.text.strip().startswith(f"def {function.__name__}(")
+        assert "return the value" in caught.hint
+        return
     assert caught.location.text.strip().startswith(text)
     assert "return the value" in caught.hint
 
