@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Function, Operation, Var, operations_of
-from ..rules.helpers import NUMPY_OWN_MEANINGS, written_into, written_into_argument, written_into_shared
+from ..rules.helpers import NUMPY_OWN_MEANINGS
+from .scalars import WRITTEN_INTO
 
 # the operators whose operands' own classes could run code of their own in place of the rule
 CHECKED_OPERATORS = frozenset({
@@ -160,9 +161,6 @@ def refuse_numpy_own_meanings(op: Operation, location) -> None:
                                          "np.where(mask, 0.0, value) or np.isfinite(value)")
 
 
-_IN_PLACE = (written_into, written_into_shared, written_into_argument)  # their second argument is changed in place
-
-
 def joined_then_changed(function: Function) -> tuple[str, ...]:
     """The parameters joined with `+` or repeated with `*` (``ys = xs * 2``, ``xs + zs``) where an item
     of the result is taken out and changed in place (``a = ys[0]; a[0] = v``). Of arrays that item is
@@ -190,7 +188,7 @@ def joined_then_changed(function: Function) -> tuple[str, ...]:
         if op.kind == "mutate" and op.args and isinstance(op.args[0], Var):
             changed = op.args[0].name
         elif op.kind == "call" and op.callee is not None and op.callee.kind == "static" \
-                and any(op.callee.value is f for f in _IN_PLACE) and isinstance(op.args[1], Var):
+                and any(op.callee.value is f for f in WRITTEN_INTO) and isinstance(op.args[1], Var):
             changed = op.args[1].name
         found |= items.get(changed, set())
     return tuple(p for p in function.params if p in found)

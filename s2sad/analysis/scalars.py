@@ -37,7 +37,8 @@ _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, opera
 _BUILTINS = {builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.round}
 # `y op= v` (normalize_statements.py): on floats, `y op v`; the names the checked spellings are given (`'omega'`)
 # are no numbers, so only the first two operands are
-_WRITTEN_INTO = (written_into, written_into_shared, written_into_argument)
+# the writes of `y += v`, `y[i] = v` on arrays: their second argument is the array changed in place
+WRITTEN_INTO = (written_into, written_into_shared, written_into_argument)
 
 
 def numeric_operands(operation: Operation) -> list:
@@ -56,7 +57,7 @@ def _maps_scalars_to_a_scalar(operation: Operation) -> bool:
         return False
     value = callee.value
     try:
-        if value in _ARITHMETIC or value in _BUILTINS or value in _WRITTEN_INTO:  # `total += x` on floats: total + x
+        if value in _ARITHMETIC or value in _BUILTINS or value in WRITTEN_INTO:  # `total += x` on floats: total + x
             return True
     except TypeError:  # an unhashable callee
         return False

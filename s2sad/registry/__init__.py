@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import MissingRuleError, RuleError, UnsupportedArgumentsError
 from ..frontend.resolve import is_library
+from ..runtime.indexing import no_tangent_kind
 from ..runtime.tangents import NO_TANGENT, ZERO, Tangent, Thunk, is_zero
 
 Template = str
@@ -646,7 +647,7 @@ def _without_tangent_space(value) -> bool:
     if value is None or isinstance(value, (bool, int, str, bytes, np.integer, np.bool_)):
         return True
     dtype = getattr(value, "dtype", None)
-    return dtype is not None and getattr(dtype, "kind", "f") in "biuSUV"
+    return isinstance(dtype, np.dtype) and no_tangent_kind(dtype)
 
 
 def _check_template(rule_name: str, param: str, template: str, params: tuple) -> None:
