@@ -221,7 +221,7 @@ def _a_copy_by_advanced_index(op: Operation, operations) -> bool:
     such arrays and numbers (``y[y > 0]``: booleans, an array's or one). Each name assigned once,
     so no other path gives it a slice (a view). A list's, a tuple's, a dict's or a user object's
     ``[]`` may give back an item it holds (``xs[True]`` is ``xs[1]``): not taken for a copy."""
-    if not _a_call_of(op, (operator.getitem,)) or len(op.args) != 2 or not isinstance(op.args[0], Var) \
+    if not op.calls(operator.getitem) or len(op.args) != 2 or not isinstance(op.args[0], Var) \
             or not _numpy_made(op.args[0], operations) or not isinstance(op.args[1], Var):
         return False
     index = op.args[1].name
@@ -229,7 +229,7 @@ def _a_copy_by_advanced_index(op: Operation, operations) -> bool:
     parts = tuple_made.args if tuple_made is not None else [op.args[1]]
 
     def a_test(origin: Operation) -> bool:
-        return _a_call_of(origin, _COMPARISONS) and all(_numpy_made(atom, operations) for atom in origin.args)
+        return origin.calls(*_COMPARISONS) and all(_numpy_made(atom, operations) for atom in origin.args)
 
     return any(isinstance(part, Var) and (_made_once_by(part.name, operations, lambda origin: origin.kind == "list")
                                           or _made_once_by(part.name, operations, a_test)) for part in parts)
@@ -250,10 +250,10 @@ def _numpy_made(atom, operations, depth=0) -> bool:
 
     def made(origin: Operation) -> bool:
         value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
-        if _a_call_of(origin, _ARITHMETIC):
+        if origin.calls(*_ARITHMETIC):
             return all(_numpy_made(a, operations, depth + 1) for a in origin.args) \
                 and any(isinstance(a, Var) for a in origin.args)
-        return value is not None and _a_new_array(origin) and not _a_call_of(origin, _COMPARISONS) \
+        return value is not None and _a_new_array(origin) and not origin.calls(*_COMPARISONS) \
             and (getattr(value, "__module__", "") or "").split(".")[0] == "numpy"
 
     return _made_once_by(atom.name, operations, made) is not None
@@ -318,8 +318,7 @@ def _keyed_by_literals(operations, made_by, statements) -> LiteralKeys:
 def _spelled(name: str, made_by) -> str:
     """The element ``params[k] -= v`` reads and writes, as the user wrote it: ``params[k]``."""
     op = made_by.get(name)
-    if op is not None and op.kind == "call" and op.callee is not None and op.callee.value is operator.getitem \
-            and len(op.args) == 2 and isinstance(op.args[0], Var):
+    if op is not None and op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var):
         index = op.args[1]
         return f"{_spelled(op.args[0].name, made_by)}[{user_name(index.name) if isinstance(index, Var) else index.code}]"
     return user_name(name)
@@ -413,7 +412,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
         if any(_named_like_numpys(op) for op in operations) else None
     reads = Reads(function)
     for write in operations:
-        if _a_call_of(write, (dict_without,)) and isinstance(write.args[0], Var):
+        if write.calls(dict_without) and isinstance(write.args[0], Var):
             _check_deleted_key(write, operations, made_by, reads, source, keyed)
             continue
         outers = put_back(write, operations, made_by, reads)
@@ -532,8 +531,7 @@ def _put_back_once(write, operations, made_by, reads):
         return None
     taken = write.args[0].name
     origin = made_by.get(taken)
-    if origin is None or origin.kind != "call" or origin.callee is None or origin.callee.value is not operator.getitem \
-            or len(origin.args) != 2 or not isinstance(origin.args[0], Var):
+    if origin is None or not origin.calls(operator.getitem) or len(origin.args) != 2 or not isinstance(origin.args[0], Var):
         return None
     outer, key = origin.args[0].name, origin.args[1]
     here = reads.order[id(write)]
@@ -689,11 +687,11 @@ def container_kind(name: str, operations) -> type | None:
     origin = _origin(name, made_by)
     if _is_a_dict(origin):
         return dict
-    return list if origin.kind == "list" or _a_call_of(origin, (list, sorted)) else None
+    return list if origin.kind == "list" or origin.calls(list, sorted) else None
 
 
 def _is_a_dict(origin: Operation) -> bool:
-    return origin.kind == "dict" or _a_call_of(origin, (dict, dict_without, dict_merged))
+    return origin.kind == "dict" or origin.calls(dict, dict_without, dict_merged)
 
 
 def _holds_only_its_own(outer: str, depth: int, write, operations, made_by, reads, keyed_by_literals) -> bool:
@@ -743,8 +741,7 @@ def _taken_out_of(item: str, outer: str, linked, made_by) -> bool:
     """Whether ``item`` is an element taken out of ``outer`` itself (and put back into it): one of
     its own items, not something new it was given."""
     origin = made_by.get(item)
-    return origin is not None and origin.kind == "call" and origin.callee is not None \
-        and origin.callee.value is operator.getitem and isinstance(origin.args[0], Var) \
+    return origin is not None and origin.calls(operator.getitem) and isinstance(origin.args[0], Var) \
         and linked.root(origin.args[0].name) == linked.root(outer)
 
 
@@ -774,7 +771,7 @@ def _a_sequence_of_objects(origin: Operation, made_by) -> bool:
     taken out of it changes an object it holds, which may be held elsewhere too."""
     if origin.kind in ("list", "dict") or _a_list_or_dict(origin):
         return True
-    return _a_call_of(origin, (operator.mul,)) and any(
+    return origin.calls(operator.mul) and any(
         isinstance(atom, Var) and _origin(atom.name, made_by).kind in ("list", "tuple") for atom in origin.args)
 
 
@@ -785,7 +782,7 @@ def _puts_back_its_only_slot(element: str, write, operations, made_by, reads, ke
     memory) or an object's attribute; for a list or dict, only when each object it holds was
     made here and is held once (``rows = [a, a]`` holds one array in two slots)."""
     taken = made_by.get(element)
-    if taken is None or not _a_call_of(taken, (operator.getitem,)) or not isinstance(taken.args[0], Var):
+    if taken is None or not taken.calls(operator.getitem) or not isinstance(taken.args[0], Var):
         return True
     outer = taken.args[0].name
     if not _a_sequence_of_objects(_origin(outer, made_by), made_by):
@@ -805,20 +802,15 @@ def _made_here(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict object: a display (``[]``, ``{...}``, a
     comprehension), ``list(...)``, ``dict(...)``, ``sorted(...)``, or the function's own copy of
     an argument it changes (written back to the caller's at the end, see normalize.py)."""
-    return origin.kind in ("list", "dict") or _a_call_of(origin, (list, dict, sorted, owned_copy, dict_without,
-                                                                  dict_merged, or_merged))
+    return origin.kind in ("list", "dict") or origin.calls(list, dict, sorted, owned_copy, dict_without,
+                                                                  dict_merged, or_merged)
 
 
 def _a_list_or_dict(origin: Operation) -> bool:
     """Whether ``origin`` makes a new list or dict by a call (``list(a)``, ``sorted(a)``, ``a + [v]``): its
     ``xs[i] = v`` puts an object in it, and writes into no array."""
-    return _a_call_of(origin, (list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without,
-                               dict_merged, or_merged))
-
-
-def _a_call_of(origin: Operation, functions) -> bool:
-    value = origin.callee.value if origin.kind == "call" and origin.callee is not None else None
-    return any(value is function for function in functions)
+    return origin.calls(list, dict, sorted, reversed_items, chained, zipped, operator.concat, dict_without,
+                               dict_merged, or_merged)
 
 
 def _kind_of(container: str, made_by) -> str:
@@ -838,7 +830,7 @@ def _joins_sequences(op: Operation, made_by) -> bool:
     """``xs + ys``, ``t * 2`` with a list or tuple the function made (a display, ``list(...)``, ...):
     a new list or tuple holding the very objects its operands hold. (An argument's ``+`` is taken
     for arithmetic, as NumPy's: whether it is a list is not known here.)"""
-    return _a_call_of(op, (operator.add, operator.mul)) and any(
+    return op.calls(operator.add, operator.mul) and any(
         isinstance(atom, Var) and (_origin(atom.name, made_by).kind in ("list", "tuple")
                                    or _a_list_or_dict(_origin(atom.name, made_by))) for atom in op.args)
 
@@ -878,7 +870,7 @@ class _ListLinks(Groups):
     @staticmethod
     def _takes_an_item(op, made_by) -> bool:
         takes = op.kind in ("unpack", "element") or (op.kind == "mutate" and op.callee.name == "pop") or (
-            op.kind == "call" and op.callee is not None and op.callee.value is operator.getitem)
+            op.calls(operator.getitem))
         return takes and bool(op.args) and isinstance(op.args[0], Var) \
             and _origin(op.args[0].name, made_by).kind in _CONTAINERS
 

@@ -67,12 +67,11 @@ def _reads_only_the_tangent(op) -> bool:
     Hessian): it reads the tangent and the new object, not ``p`` or ``v``, so it is no read of
     another name for the object after the change (``self.w = self.prep(w)``: ``v`` may be
     ``self`` for all s2sad knows)."""
-    return isinstance(op, Operation) and op.kind == "call" and op.callee is not None \
-        and any(op.callee.value is jvp for jvp in (with_attribute_jvp_obj, with_attribute_jvp_value))
+    return isinstance(op, Operation) and op.calls(with_attribute_jvp_obj, with_attribute_jvp_value)
 
 
 def _is_attribute_write(op: Operation) -> bool:
-    return op.kind == "call" and op.callee is not None and op.callee.value is with_attribute
+    return op.calls(with_attribute)
 
 
 def _foreign_origin(name: str, made_by: dict, environment: Environment, bindings: dict, seen: set) -> str | None:

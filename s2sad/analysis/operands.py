@@ -171,24 +171,21 @@ def joined_then_changed(function: Function) -> tuple[str, ...]:
     params = set(function.params)
     joined: dict[str, set] = {}
     for op in operations:
-        if op.kind == "call" and op.callee is not None and op.callee.kind == "static" \
-                and op.callee.value in (operator.add, operator.mul):
+        if op.calls(operator.add, operator.mul):
             given = {atom.name for atom in op.args if isinstance(atom, Var) and atom.name in params}
             if given:
                 joined[op.target] = given
     items: dict[str, set] = {}
     for op in operations:
         source = op.args[0].name if op.args and isinstance(op.args[0], Var) else None
-        if source in joined and (op.kind == "element" or op.kind == "call" and op.callee is not None
-                                 and op.callee.kind == "static" and op.callee.value is operator.getitem):
+        if source in joined and (op.kind == "element" or op.calls(operator.getitem)):
             items.setdefault(op.target, set()).update(joined[source])
     found: set = set()
     for op in operations:
         changed = None
         if op.kind == "mutate" and op.args and isinstance(op.args[0], Var):
             changed = op.args[0].name
-        elif op.kind == "call" and op.callee is not None and op.callee.kind == "static" \
-                and any(op.callee.value is f for f in WRITTEN_INTO) and isinstance(op.args[1], Var):
+        elif op.calls(*WRITTEN_INTO) and isinstance(op.args[1], Var):
             changed = op.args[1].name
         found |= items.get(changed, set())
     return tuple(p for p in function.params if p in found)

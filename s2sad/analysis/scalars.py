@@ -108,8 +108,7 @@ def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
     producers: dict[str, list[Operation]] = {}
     for operation in operations:
         producers.setdefault(operation.target, []).append(operation)
-    ranges = {op.target for op in operations if op.kind == "call" and op.callee is not None
-              and op.callee.kind == "static" and op.callee.value is range}
+    ranges = {op.target for op in operations if op.calls(range)}
     params = set(function.params)
 
     # A parameter read only as x[i], len(x) or `for v in x` may be a 1-d float array: its
@@ -169,14 +168,12 @@ def float_plan(function: Function, activity: Activity) -> FloatPlan | None:
 
 def _reads_an_element(operation: Operation, vectors: set[str]) -> bool:
     """``x[i]`` on a vector parameter."""
-    return (operation.kind == "call" and operation.callee is not None and operation.callee.kind == "static"
-            and operation.callee.value is operator.getitem and not operation.kwargs and len(operation.args) == 2
+    return (operation.calls(operator.getitem) and not operation.kwargs and len(operation.args) == 2
             and isinstance(operation.args[0], Var) and operation.args[0].name in vectors)
 
 
 def _length_of(operation: Operation, vectors: set[str]) -> bool:
-    return (operation.kind == "call" and operation.callee is not None and operation.callee.kind == "static"
-            and operation.callee.value is len and len(operation.args) == 1 and not operation.kwargs
+    return (operation.calls(len) and len(operation.args) == 1 and not operation.kwargs
             and isinstance(operation.args[0], Var) and operation.args[0].name in vectors)
 
 

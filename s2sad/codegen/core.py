@@ -25,17 +25,16 @@ from ..frontend.ir import DATACLASS_REPLACE, LAMBDA_DEFAULTS_HELD, Atom, Branch,
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
+from ..runtime.support import __all__ as RUNTIME_SUPPORT
 from ..transformed import is_bound_users_method, is_forward_call
 
 INDENT = "    "
 STRUCTURE_KINDS = ("assert", "tuple", "list", "dict", "unpack")
-# What generated modules import from s2sad.runtime.support: no variable of theirs may be called so
 # the runtime checks of a receiver's type (runtime/methods.py) generated code calls: `receiver_check`
 RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "copy_receiver", "constant_result")
-RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
-                 "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
-                 "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at", *RECEIVER_CHECKS)
+# What generated modules may import from s2sad.runtime.support (each imports those its code reads):
+# no variable of theirs may be called so (the front end renames a user's, normalize_state.RESERVED)
+RUNTIME_NAMES = tuple(RUNTIME_SUPPORT)
 
 
 def refuse_differentiated_defaults(op: Operation, location) -> None:

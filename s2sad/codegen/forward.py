@@ -24,7 +24,7 @@ from ..analysis.operands import operand_checks
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
-from .core import INDENT, RECEIVER_CHECKS, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
+from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
 from ..analysis.tangent_flow import (TangentFacts, element_change, inline_test, join_paths, leave_loop, snapshot,
                                      starting_zero)
 from ..analysis.tangent_flow import analyse as analyse_tangents
@@ -39,10 +39,6 @@ def {entry}({params}):
 {body}    return {result}, {tangent}
 '''
 
-FORWARD_RUNTIME = ("ZERO", "fit", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
-                   "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_jvp", "handled_exception",
-                   "unsuppressed", "concat", "tangent_insert", "initialized", *RECEIVER_CHECKS)
-
 
 class ForwardGenerator:
     """The whole pushforward function: blocks, branches and loops, one ``ForwardOperations``
@@ -55,7 +51,7 @@ class ForwardGenerator:
         self.activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt))
         self.core = Emitter(function, wrt, user_function, namer, self.activity)
         self.core.operand_checks = operand_checks(function)
-        self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers, *FORWARD_RUNTIME)
+        self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers)
         self.facts = TangentFacts(self.core.derivative)
         self.operations = ForwardOperations(self.core, self.facts, self.activity, function)
 
@@ -83,7 +79,7 @@ class ForwardGenerator:
         return GeneratedModule(text, entry, self.core.bindings, f)
 
     def forward_imports(self, body: list[str]) -> str:
-        return self.core.imports(body, [n for n in FORWARD_RUNTIME if n != "fit"])
+        return self.core.imports(body, RUNTIME_NAMES)
 
     def block(self, block) -> list[str]:
         return walk(block, self)

@@ -83,6 +83,12 @@ class Operation:
     def uses(self) -> list[str]:
         return [atom.name for atom in self.atoms() if isinstance(atom, Var)]
 
+    def calls(self, *functions) -> bool:
+        """Whether this is a call of one of ``functions``: the very objects, as resolved when transformed
+        (``operator.add`` for ``+``, a function held in a variable by the function it holds)."""
+        value = self.callee.value if self.kind == "call" and self.callee is not None else None
+        return value is not None and any(value is function for function in functions)
+
 
 @dataclass
 class Statement:
