@@ -276,15 +276,16 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return numpy_path(*given, **kwargs)
         dispatcher = lane[2]._made() if isinstance(lane[2], _NumbaWhenNeeded) else lane[2]
         try:
-            value, gradients = compiled_elementwise.gradient(lane[1], dispatcher, args, lane[3], shape)
+            done = compiled_elementwise.gradient(lane[1], dispatcher, args, lane[3], shape)
         except Exception as error:  # noqa: BLE001 - a division by zero, or Numba could not compile the loop
             if _is_numba_error(error):
                 one_pass_refused.add(lane[1])
                 _fall_back(function, f"Numba could not compile its one-pass gradient of large arrays "
                                      f"({_numba_says(error)}): such calls run block by block on the NumPy path")
             return numpy_path(*given, **kwargs)
-        if not _all_finite(value, gradients):
+        if done is None:  # inf or NaN: the NumPy path decides
             return numpy_path(*given, **kwargs)
+        value, gradients = done
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 

@@ -8,12 +8,14 @@ are in registers. No intermediate array is made, and the libm calls of one eleme
 ``cos`` of the same number) run back to back, overlapping in the CPU. The NumPy path's blocks
 (runtime/blocks.py) make one pass per operation instead.
 
-The numbers are NumPy's: every element is the same sequence of IEEE operations on the same
-libm functions (NumPy's float64 ``sin``, ``cos``, ... call libm on a machine without SVML; the
-compiled mode elsewhere uses Numba's calls of libm too), and the value is summed as
-``np.sum`` sums a contiguous float64 array: NumPy's pairwise summation, whose tree of halvings
-(``_tree``) is walked here, the runs of at most ``CHUNK`` elements computed into a buffer and
-summed by ``subtree_sum`` in NumPy's order, their sums added up the tree.
+The numbers are NumPy's, to the bit: it serves only functions whose every operation computes
+on one float as NumPy computes it on an array (``ONE_PASS`` in the generated module,
+analysis/elementwise.py: IEEE arithmetic, ``np.sqrt``, ``x ** 2``, and ``np.sin`` and ``np.cos``,
+which NumPy's float64 loops take from libm as Numba does: ``same_as_numpy`` checks that once per
+process), and the value is summed as ``np.sum`` sums a contiguous float64 array: NumPy's pairwise
+summation, whose tree of halvings (``_tree``) is walked here, the runs of at most ``CHUNK``
+elements computed into a buffer and summed in NumPy's order (compiled_helpers' ``_pairwise_sum``,
+float32's), their sums added up the tree.
 
 The loop is written out for one function and one kind of call (which arguments are arrays) in a
 file beside the generated module, so that Numba's disk cache keeps its machine code (a loop
@@ -28,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache, numba_cache
+from .compiled_helpers import _pairwise_sum
 
 numba = numba_cache.numba_module()
 
@@ -38,7 +41,9 @@ _FLOAT64 = np.dtype(np.float64)
 LOOP_TEMPLATE = '''\
 # The gradient of `{name}` on large float64 arrays, one element at a time: written by
 # s2sad/compiled_elementwise.py for calls with {kinds}. ENTRY (the compiled gradient of one
-# element) and subtree_sum are bound when it is loaded.
+# element) and pairwise_sum (NumPy's order) are bound when it is loaded. Each element's value is multiplied by
+# 1.0 + 0.0 * (each derivative): by 1.0 exactly where they are finite, NaN where one is not, so
+# that the sum is finite only where every derivative is (no second pass reads the gradients).
 
 
 def gradient_in_chunks(plan, values, sums, {params}, {outs}):
@@ -47,75 +52,9 @@ def gradient_in_chunks(plan, values, sums, {params}, {outs}):
         hi = lo + plan[k, 1]
 {views}        for i in range(hi - lo):
             value, ({derivatives},) = ENTRY({elements})
-{stores}            values[i] = value
-        sums[k] = subtree_sum(values, hi - lo)
+{stores}            values[i] = value * (1.0 + {flags})
+        sums[k] = pairwise_sum(values, 0, hi - lo)
 '''
-
-
-@numba.njit(cache=True)
-def _run_sum(values, lo, n):
-    """NumPy's sum of ``values[lo:lo + n]``, n at most 128: eight running sums, then the rest."""
-    if n < 8:
-        total = 0.0
-        for i in range(lo, lo + n):
-            total += values[i]
-        return total
-    r0, r1, r2, r3 = values[lo], values[lo + 1], values[lo + 2], values[lo + 3]
-    r4, r5, r6, r7 = values[lo + 4], values[lo + 5], values[lo + 6], values[lo + 7]
-    i = 8
-    whole = n - n % 8
-    while i < whole:
-        j = lo + i
-        r0 += values[j]
-        r1 += values[j + 1]
-        r2 += values[j + 2]
-        r3 += values[j + 3]
-        r4 += values[j + 4]
-        r5 += values[j + 5]
-        r6 += values[j + 6]
-        r7 += values[j + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += values[lo + i]
-        i += 1
-    return total
-
-
-@numba.njit(cache=True)
-def subtree_sum(values, n):
-    """``np.sum(values[:n])`` as NumPy adds it: halves (a multiple of 8 first) until runs of at
-    most 128, each run's sum added to its sibling's. Walked with a stack (Numba's disk cache
-    cannot keep a function calling itself)."""
-    starts = np.empty(64, np.int64)
-    sizes = np.empty(64, np.int64)
-    stages = np.zeros(64, np.int64)   # 0: not entered; 1: its first half summed; 2: both
-    firsts = np.empty(64)
-    top = 0
-    starts[0] = 0
-    sizes[0] = n
-    total = 0.0
-    while top >= 0:
-        lo, m, stage = starts[top], sizes[top], stages[top]
-        if m <= _LEAF:
-            total = _run_sum(values, lo, m)
-            top -= 1
-            continue
-        half = m // 2
-        half -= half % 8
-        if stage == 0:
-            stages[top] = 1
-            top += 1
-            starts[top], sizes[top], stages[top] = lo, half, 0
-        elif stage == 1:
-            firsts[top] = total
-            stages[top] = 2
-            top += 1
-            starts[top], sizes[top], stages[top] = lo + half, m - half, 0
-        else:
-            total = firsts[top] + total
-            top -= 1
-    return total
 
 
 @functools.lru_cache(maxsize=16)
@@ -145,22 +84,15 @@ def _added(tree, sums) -> float:
 
 
 @numba.njit(cache=True)
-def _sines(values):
+def _each(values, cosine):
+    """np.sin (or np.cos) of each of ``values``, called on one float at a time."""
     out = np.empty_like(values)
     for i in range(values.size):
-        out[i] = np.sin(values[i])
+        out[i] = np.cos(values[i]) if cosine else np.sin(values[i])
     return out
 
 
-@numba.njit(cache=True)
-def _cosines(values):
-    out = np.empty_like(values)
-    for i in range(values.size):
-        out[i] = np.cos(values[i])
-    return out
-
-
-_EACH = {"sin": (np.sin, _sines), "cos": (np.cos, _cosines)}   # analysis/elementwise.py's LIBM
+_NUMPY = {"sin": np.sin, "cos": np.cos}   # analysis/elementwise.py's LIBM
 
 
 @functools.lru_cache(maxsize=None)
@@ -171,8 +103,7 @@ def same_as_numpy(name: str) -> bool:
     magnitudes = np.concatenate([np.linspace(0.0, 50.0, 2001), 10.0 ** np.linspace(-310.0, 308.0, 2001),
                                  np.pi / 4 * np.arange(1.0, 400.0)])
     probe = np.concatenate([magnitudes, -magnitudes])
-    numpy_ufunc, compiled = _EACH[name]
-    return bool(np.array_equal(numpy_ufunc(probe), compiled(probe)))
+    return bool(np.array_equal(_NUMPY[name](probe), _each(probe, name == "cos")))
 
 
 def served(args: tuple, positions: tuple) -> tuple | None:
@@ -210,10 +141,11 @@ def _loop(entry, dispatcher, arrays: tuple, count: int):
             + "".join(f"        {g}_run = {g}[lo:hi]\n" for g in outs),
             derivatives=", ".join(f"d{k}" for k in range(count)),
             elements=", ".join(f"{p}_run[i]" if is_array else p for p, is_array in zip(params, arrays)),
-            stores="".join(f"            g{k}_run[i] = d{k}\n" for k in range(count)))
+            stores="".join(f"            g{k}_run[i] = d{k}\n" for k in range(count)),
+            flags=" + ".join(f"0.0 * d{k}" for k in range(count)))
         module = _loaded(entry, arrays, source)
         module.ENTRY = dispatcher
-        module.subtree_sum = subtree_sum
+        module.pairwise_sum = _pairwise_sum
         loop = _loops[key] = numba.njit(cache=module.__file__.endswith(".py"))(module.gradient_in_chunks)
     return loop
 
@@ -229,9 +161,10 @@ def _loaded(entry, arrays: tuple, source: str):
     return cache.load_module(f"{entry.__name__}_elements_{tag}", source, path)
 
 
-def gradient(entry, dispatcher, args: tuple, positions: tuple, shape: tuple) -> tuple:
+def gradient(entry, dispatcher, args: tuple, positions: tuple, shape: tuple) -> tuple | None:
     """``(value, gradients)`` of the generated ``entry`` (its Numba ``dispatcher``) at ``args``
-    (``served``, of this ``shape``), with respect to the arguments at ``positions``."""
+    (``served``, of this ``shape``), with respect to the arguments at ``positions``; None where
+    the value or a derivative is not finite (the NumPy path decides there)."""
     size = math.prod(shape)
     arrays = tuple(a.__class__ is np.ndarray for a in args)
     loop = _loop(entry, dispatcher, arrays, len(positions))
@@ -240,4 +173,7 @@ def gradient(entry, dispatcher, args: tuple, positions: tuple, shape: tuple) -> 
     sums = np.empty(len(plan))
     loop(plan, np.empty(int(plan[:, 1].max())), sums, *[a.reshape(size) if is_array else a
                                                   for a, is_array in zip(args, arrays)], *gradients)
-    return _added(tree, sums.tolist()), tuple(g.reshape(shape) for g in gradients)
+    value = _added(tree, sums.tolist())
+    if not value - value == 0.0:
+        return None
+    return value, tuple(g.reshape(shape) for g in gradients)

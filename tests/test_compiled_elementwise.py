@@ -10,7 +10,7 @@ import s2sad
 from s2sad.analysis.elementwise import libm_calls
 from s2sad.frontend.normalize import normalize
 from s2sad.frontend.source import read_function
-from s2sad.runtime import blocks
+from test_blocks import small_blocks  # noqa: F401  (a fixture)
 
 pytest.importorskip("numba")
 from s2sad import compiled_elementwise  # noqa: E402  (it imports Numba)
@@ -37,21 +37,12 @@ def mixed_by_hand(x, y, a):
 
 
 @pytest.fixture
-def small(monkeypatch):
-    """Arrays of 256 elements on are large, computed in runs of at most 64: a test's arrays make
-    many runs, the last short. Returns the list of the blocks' calls (True: served)."""
-    monkeypatch.setattr(blocks, "SMALLEST", 256)
-    monkeypatch.setattr(compiled_elementwise, "CHUNK", 64)
+def small(small_blocks, monkeypatch):
+    """Arrays of 256 elements on are large (test_blocks' fixture, which lists the blocks' calls),
+    computed in runs of at most 128: a test's arrays make many runs, the last short."""
+    monkeypatch.setattr(compiled_elementwise, "CHUNK", 128)
     compiled_elementwise._tree.cache_clear()
-    calls = []
-    original = blocks.in_blocks
-
-    def counted(rrule, args):
-        done = original(rrule, args)
-        calls.append(done is not None)
-        return done
-    monkeypatch.setattr(blocks, "in_blocks", counted)
-    yield calls
+    yield small_blocks
     compiled_elementwise._tree.cache_clear()
 
 
