@@ -173,7 +173,7 @@ def gradient(entry, dispatcher, args: tuple, positions: tuple, shape: tuple) -> 
     sums = np.empty(len(plan))
     loop(plan, np.empty(int(plan[:, 1].max())), sums, *[a.reshape(size) if is_array else a
                                                   for a, is_array in zip(args, arrays)], *gradients)
-    value = _added(tree, sums.tolist())
+    value = 0.0 + _added(tree, sums.tolist())   # NumPy's reduction starts from its identity: -0.0 gives 0.0
     if not value - value == 0.0:
         return None
     return value, tuple(g.reshape(shape) for g in gradients)

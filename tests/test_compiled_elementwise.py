@@ -62,6 +62,18 @@ def test_one_pass_gives_numpys_numbers(small, shape):
     assert gradient.shape == shape and gradient.dtype == np.float64
 
 
+def test_a_sum_of_negative_zeros_is_zero(small):
+    def zeros(x):
+        return np.sum(x * 0.0 - 0.0)   # -0.0 at every negative x: np.sum gives 0.0, its identity added
+
+    x = -np.abs(rng.normal(size=300))
+    value, gradient = s2sad.value_and_grad(zeros, compile=True)(x)
+    assert small == [] and str(value) == "0.0" and np.all(gradient == 0.0)
+    # a small float32 array, compiled whole: its sum (compiled_helpers' numpy_sum) also starts from 0.0
+    value, gradient = s2sad.value_and_grad(zeros, compile=True)(x[:20].astype(np.float32))
+    assert str(value) == "0.0" and value.dtype == np.float32 and gradient.dtype == np.float32
+
+
 def test_arrays_and_a_float_beside(small):
     x, y = rng.normal(size=700), rng.uniform(0.5, 2.0, size=700)
     value, (dx, dy) = s2sad.value_and_grad(mixed, argnums=(0, 1), compile=True)(x, y, 0.7)
