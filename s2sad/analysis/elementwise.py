@@ -48,9 +48,14 @@ LIBM = {np.sin: "sin", np.cos: "cos"}
 
 def libm_calls(function: Function) -> tuple[str, ...] | None:
     """For a function ``elementwise_sum`` accepts: the names of the libm functions (``LIBM``) it
-    calls, when every other operation is one of ``_EXACT`` (or ``x ** 2``); else None."""
+    calls, when every other operation is one of ``_EXACT`` (or ``x ** 2``) and each reads a
+    value (a parameter or an earlier result, which are floats); else None. (An operation on
+    number literals alone, ``100000 * 100000 * 100000 * 100000``, is one of Python's ints, which
+    Numba computes in 64 bits: wrapped.)"""
     calls = []
     for operation in operations_of(function.statements)[:-1]:
+        if not any(isinstance(atom, Var) for atom in operation.args):
+            return None
         value = operation.callee.value
         if value is operator.pow and len(operation.args) == 2 and not isinstance(operation.args[1], Var) \
                 and operation.args[1].code == "2":
