@@ -323,7 +323,8 @@ def mysum_memory(n: int) -> dict:
 
 def elementwise_memory(n: int) -> dict:
     """tracemalloc peaks (beyond x itself) of the elementwise function, of its gradient (a later
-    call: block by block) and of the same gradient computed whole."""
+    call: block by block), of the same gradient computed whole, and of compile=True's (one pass,
+    s2sad/compiled_elementwise.py; None without Numba)."""
     from s2sad.runtime import blocks
 
     x = np.random.default_rng(0).standard_normal(n)
@@ -345,7 +346,12 @@ def elementwise_memory(n: int) -> dict:
         whole = peak(lambda: grad(x))
     finally:
         blocks.SMALLEST = whole_from
-    return {"primal": primal, "gradient": blocked, "gradient computed whole": whole}
+    compiled = None
+    if importlib.util.find_spec("numba") is not None:
+        compiled_grad = s2sad.grad(w.elementwise, compile=True)
+        compiled_grad(x[:blocks.SMALLEST])  # compiled before it is measured
+        compiled = peak(lambda: compiled_grad(x))
+    return {"primal": primal, "gradient": blocked, "gradient computed whole": whole, "compile=True": compiled}
 
 
 def transform_cost() -> dict:
@@ -498,14 +504,18 @@ def main(argv=None) -> int:
     if "elementwise" in chosen:
         print("measuring elementwise memory ...", file=sys.stderr)
         lines += ["", "Elementwise memory (tracemalloc peak beyond x; the gradient of np.sum of an elementwise "
-                  "expression goes block by block, `s2sad/runtime/blocks.py`):", "",
-                  "| n | primal | gradient | ratio | gradient computed whole | ratio |", "| --- | --- | --- | --- | --- | --- |"]
+                  "expression goes block by block on the NumPy path, `s2sad/runtime/blocks.py`; with compile=True in one pass, "
+                  "`s2sad/compiled_elementwise.py`):", "",
+                  "| n | primal | gradient | ratio | gradient computed whole | ratio | compile=True (one pass) | ratio |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for n in ((10 ** 7,) if arguments.quick else (10 ** 6, 10 ** 8)):
             memory = elementwise_memory(n)
             primal = memory["primal"]
             lines.append(f"| {n:.0e} | {primal / 1e6:.0f} MB | {memory['gradient'] / 1e6:.0f} MB | "
                          f"{memory['gradient'] / primal:.2f}× | {memory['gradient computed whole'] / 1e6:.0f} MB | "
-                         f"{memory['gradient computed whole'] / primal:.2f}× |")
+                         f"{memory['gradient computed whole'] / primal:.2f}× | "
+                         + (f"{memory['compile=True'] / 1e6:.0f} MB | {memory['compile=True'] / primal:.2f}× |"
+                            if memory["compile=True"] is not None else "— | — |"))
     if "transform" in chosen:
         print("measuring transform cost ...", file=sys.stderr)
         cost = transform_cost()

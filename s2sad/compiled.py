@@ -189,11 +189,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "lists of (W, b) tuples of them; a function computing on floats alone, floats "
                                  "and 1-d float arrays it reads by element)")
             return numpy_path(*given, **kwargs)
-        if lane[8]:
-            for a in args:
-                if a.__class__ is np.ndarray and a.size >= blocks.SMALLEST:
-                    # NumPy's vectorised sin, exp, ... on blocks in the cache beat Numba's element-by-element loops
-                    return numpy_path(*given, **kwargs)
+        if lane[8] and any(a.__class__ is np.ndarray and a.size >= blocks.SMALLEST for a in args):
+            # large arrays: one pass over the elements (compiled_elementwise.py), or the NumPy path's blocks
+            return one_pass(args, given, kwargs, lane, not objects and not nones)
         kinds = []  # the argument types Numba tells apart: a float is always one
         listed = False
         for a in args:
@@ -263,6 +261,35 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             fast_lanes[len(bound)] = (_fast_lane(bound, lane, machine, key, kinds, gradients), lane)
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
+
+    def one_pass(args, given, kwargs, lane, plain: bool):
+        """The gradient at large arrays of an ``ELEMENTWISE_SUM`` function: its compiled gradient of one
+        element in a loop over the elements where the call is float64 arrays and floats alone (``plain``: no
+        object or None given), else, or on inf or NaN, or where that raised, the NumPy path's blocks."""
+        calls = getattr(lane[1].__s2sad_module__, "ONE_PASS", None)
+        if calls is None or not plain or lane[1] in one_pass_refused:
+            return numpy_path(*given, **kwargs)
+        from . import compiled_elementwise
+
+        shape = compiled_elementwise.served(args, lane[3])
+        if shape is None or not all(compiled_elementwise.same_as_numpy(name) for name in calls):
+            return numpy_path(*given, **kwargs)
+        dispatcher = lane[2]._made() if isinstance(lane[2], _NumbaWhenNeeded) else lane[2]
+        try:
+            done = compiled_elementwise.gradient(lane[1], dispatcher, args, lane[3], shape)
+        except Exception as error:  # noqa: BLE001 - a division by zero, or Numba could not compile the loop
+            if _is_numba_error(error):
+                one_pass_refused.add(lane[1])
+                _fall_back(function, f"Numba could not compile its one-pass gradient of large arrays "
+                                     f"({_numba_says(error)}): such calls run block by block on the NumPy path")
+            return numpy_path(*given, **kwargs)
+        if done is None:  # inf or NaN: the NumPy path decides
+            return numpy_path(*given, **kwargs)
+        value, gradients = done
+        gradient = gradients[0] if single else gradients
+        return (value, gradient) if with_value else gradient
+
+    one_pass_refused: set = set()   # generated entries whose one-pass loop Numba could not compile
 
     def _fast_lane(args, lane, machine, key, kinds, gradients):
         """The fast lane for calls of the kinds of ``args`` (``kinds``: as the long way spells them), which

@@ -2103,13 +2103,15 @@ def _pairwise_sum(flat, start, n):
 def _float32_sum(a):
     """``np.sum(a)`` of a float32 array as NumPy adds it: pairwise, in memory order (a C- or
     Fortran-ordered array is one run of elements to NumPy's reduction; a 1-d array any stride).
-    Other layouts are summed by NumPy in an order not followed here: NotCompiledCase."""
+    Other layouts are summed by NumPy in an order not followed here: NotCompiledCase. (NumPy adds
+    the pairwise sum to its identity, 0: a sum of -0.0s is 0.0.)"""
+    zero = np.float32(0.0)
     if a.ndim == 1:
-        return _pairwise_sum(a, 0, a.size)
+        return zero + _pairwise_sum(a, 0, a.size)
     if a.flags.c_contiguous:
-        return _pairwise_sum(a.ravel(), 0, a.size)
+        return zero + _pairwise_sum(a.ravel(), 0, a.size)
     if a.flags.f_contiguous:
-        return _pairwise_sum(a.T.ravel(), 0, a.size)
+        return zero + _pairwise_sum(a.T.ravel(), 0, a.size)
     raise NotCompiledCase("a float32 sum of an array neither C- nor Fortran-ordered")
 
 

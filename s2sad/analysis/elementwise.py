@@ -35,6 +35,38 @@ def _elementwise(value) -> bool:
     return isinstance(value, np.ufunc) and value.nout == 1 and value.signature is None  # not matmul
 
 
+# What the one-pass loop of compile=True (compiled_elementwise.py) computes element by element as
+# NumPy computes the arrays: IEEE's correctly rounded arithmetic and square root, exact changes of
+# sign, and x ** 2 (NumPy's square, Numba's x * x). Others (NumPy's own SIMD exp, log, tanh, ...)
+# can differ from the libm Numba calls by an ulp, which a cancellation makes larger.
+_EXACT = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, operator.abs,
+          np.add, np.subtract, np.multiply, np.true_divide, np.negative, np.positive, np.absolute, np.sqrt, np.square}
+# ufuncs NumPy computes for float64 by calling libm on this machine, as Numba does: the loop checks
+# each once per process (compiled_elementwise.same_as_numpy) before it computes with it
+LIBM = {np.sin: "sin", np.cos: "cos"}
+
+
+def libm_calls(function: Function) -> tuple[str, ...] | None:
+    """For a function ``elementwise_sum`` accepts: the names of the libm functions (``LIBM``) it
+    calls, when every other operation is one of ``_EXACT`` (or ``x ** 2``) and each reads a
+    value (a parameter or an earlier result, which are floats); else None. (An operation on
+    number literals alone, ``100000 * 100000 * 100000 * 100000``, is one of Python's ints, which
+    Numba computes in 64 bits: wrapped.)"""
+    calls = []
+    for operation in operations_of(function.statements)[:-1]:
+        if not any(isinstance(atom, Var) for atom in operation.args):
+            return None
+        value = operation.callee.value
+        if value is operator.pow and len(operation.args) == 2 and not isinstance(operation.args[1], Var) \
+                and operation.args[1].code == "2":
+            continue
+        if value in LIBM:
+            calls.append(LIBM[value])
+        elif value not in _EXACT:
+            return None
+    return tuple(sorted(set(calls)))
+
+
 def elementwise_sum(function: Function) -> bool:
     """Whether ``function`` returns ``np.sum`` of an elementwise expression of its parameters."""
     if not all(isinstance(item, Statement) for item in function.statements) or not isinstance(function.result, Var):

@@ -17,7 +17,7 @@ from ..analysis.aliasing import Groups, program_order
 from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.operands import operand_checks
 from ..analysis.cotangent_flow import analyse as analyse_cotangents
-from ..analysis.elementwise import elementwise_sum
+from ..analysis.elementwise import elementwise_sum, libm_calls
 from ..analysis.reuse import primal_calls
 from ..analysis.scalars import float_plan
 from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants, read_for_metadata
@@ -104,9 +104,16 @@ ACCEPTS = {accepts}  # what s2sad.grad(..., compile=True) asks first
 '''
 
 ELEMENTWISE_NOTE = '''
-# The value is np.sum of an elementwise expression of the arguments: on large arrays NumPy's
-# vectorised functions, block by block (s2sad/runtime/blocks.py), are faster than this code.
+# The value is np.sum of an elementwise expression of the arguments: large arrays the one-pass
+# loop below does not serve go block by block on the NumPy path (s2sad/runtime/blocks.py).
 ELEMENTWISE_SUM = True
+'''
+
+ONE_PASS_NOTE = '''
+# compile=True: large float64 arrays in one pass, this gradient of one element in a loop
+# (s2sad/compiled_elementwise.py), where its calls compute as NumPy does: None where one may not,
+# else the libm functions to check first.
+ONE_PASS = {calls!r}
 '''
 
 COMPILED_HEADING = ("The gradient of `{name}` for Python floats, primal and pullback in one function with no "
@@ -577,7 +584,7 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=" and ".join(tests) or "True")
     if elementwise_sum(function):
-        text += ELEMENTWISE_NOTE
+        text += ELEMENTWISE_NOTE + ONE_PASS_NOTE.format(calls=libm_calls(function))
     return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
 
 
