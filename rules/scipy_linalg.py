@@ -16,7 +16,8 @@ rule takes ``dM`` back to the storage it read:
 
 Matrix functions: ``solve_sylvester``'s ``X`` solves ``A X + X B = Q``, and its cotangents
 come from one more Sylvester equation with the conjugate transposes, ``A^H Y + Y B^H = G``:
-``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. ``sqrtm`` is the same equation with
+``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. Given an empty ``a`` or ``b``, SciPy solves nothing and
+returns uninitialised memory of ``q``'s shape: refused, unless ``q`` is empty too. ``sqrtm`` is the same equation with
 ``A = B = sqrtm(M)`` (from ``S S = M``; a real M with a complex root gets the real part),
 and ``expm``'s cotangent is the Frechet derivative of ``expm`` at ``M^H`` in the direction
 of the cotangent; ``expm`` also for stacks of matrices. Real and complex matrices alike. ``lu_factor``'s factors
