@@ -36,9 +36,13 @@ def cotangents(f, *args, g, count, **kwargs):
 
 
 # ------------------------------------------------------------------ solve_triangular
-@pytest.mark.parametrize("unit_diagonal", [False, True])
-@pytest.mark.parametrize("lower", [False, True])
-@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+# Each letter with each triangle and diagonal; the rule reads 0, 1, 2 as "N", "T", "C" before
+# anything else, so each number once.
+TRIANGULAR = [(trans, lower, unit_diagonal) for trans in "NTC" for lower in (False, True)
+              for unit_diagonal in (False, True)] + [(0, False, True), (1, True, False), (2, True, True)]
+
+
+@pytest.mark.parametrize("trans, lower, unit_diagonal", TRIANGULAR)
 def test_solve_triangular(trans, lower, unit_diagonal):
     a = well_conditioned(4)
     for b in (r(4), r(4, 3)):
