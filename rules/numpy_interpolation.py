@@ -33,6 +33,7 @@ from s2sad.registry.forward import defjvp
 from s2sad.runtime.structure import tangent_filled
 
 from .helpers import conj, unbroadcast
+from .numpy_shapes import as_tangent_of
 from .refusals import refusing
 
 _INTERP = "x, xp, fp, left=None, right=None, period=None"
@@ -149,7 +150,7 @@ def interp_jvp_x(g, ans, x, xp, fp, left, right, period):
     x_, xp_, source = _knots(x, xp, period)
     fp_ = np.asarray(fp)[source]
     j, t, below, inside, above = _pieces(x_, xp_)
-    return g * _slope(j, inside, xp_, fp_)
+    return as_tangent_of(g * _slope(j, inside, xp_, fp_), ans)
 
 
 def interp_jvp_xp(g, ans, x, xp, fp, left, right, period):
@@ -157,10 +158,10 @@ def interp_jvp_xp(g, ans, x, xp, fp, left, right, period):
     fp_ = np.asarray(fp)[source]
     j, t, below, inside, above = _pieces(x_, xp_)
     if len(xp_) < 2:
-        return np.zeros(np.shape(ans))
+        return np.zeros(np.shape(ans), dtype=np.result_type(ans))
     d = np.asarray(tangent_filled(g, xp))[source]
     s = _slope(j, inside, xp_, fp_)
-    return s * (t - 1) * d[j] - s * t * d[j + 1]
+    return as_tangent_of(s * (t - 1) * d[j] - s * t * d[j + 1], ans)
 
 
 def interp_jvp_fp(g, ans, x, xp, fp, left, right, period):
@@ -172,14 +173,14 @@ def interp_jvp_fp(g, ans, x, xp, fp, left, right, period):
 def interp_jvp_left(g, ans, x, xp, fp, left, right, period):
     """(With a period NumPy ignores ``left`` and ``right``: every ``x`` is wrapped onto the knots.)"""
     if period is not None:
-        return np.zeros(np.shape(ans))
-    return np.where(np.asarray(x) < np.asarray(xp)[0], g, 0)
+        return np.zeros(np.shape(ans), dtype=np.result_type(ans))
+    return as_tangent_of(np.where(np.asarray(x) < np.asarray(xp)[0], g, 0), ans)
 
 
 def interp_jvp_right(g, ans, x, xp, fp, left, right, period):
     if period is not None:
-        return np.zeros(np.shape(ans))
-    return np.where(np.asarray(x) > np.asarray(xp)[-1], g, 0)
+        return np.zeros(np.shape(ans), dtype=np.result_type(ans))
+    return as_tangent_of(np.where(np.asarray(x) > np.asarray(xp)[-1], g, 0), ans)
 
 
 defjvp(np.interp, interp_jvp_x, interp_jvp_xp, interp_jvp_fp, interp_jvp_left, interp_jvp_right, _period_refused)

@@ -25,6 +25,7 @@ from s2sad.runtime.projection import is_float_like
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import conj, unbroadcast
+from .numpy_shapes import as_tangent_of
 
 
 def _coefficients(p) -> np.ndarray:
@@ -62,11 +63,11 @@ def polyval_vjp_x(g, ans, p, x):
 
 def polyval_jvp_p(g, ans, p, x):
     _coefficients(p)
-    return np.polyval(np.asarray(tangent_filled(g, p)), x)  # a list's tangent may hold ZERO for a constant item
+    return as_tangent_of(np.polyval(np.asarray(tangent_filled(g, p)), x), ans)  # a list's tangent may hold ZERO for a constant item
 
 
 def polyval_jvp_x(g, ans, p, x):
-    return g * np.polyval(_derivative(_coefficients(p)), x)
+    return as_tangent_of(g * np.polyval(_derivative(_coefficients(p)), x), ans)  # the exponents are ints: float64
 
 
 def _vander_slope(x, N, increasing):

@@ -910,6 +910,12 @@ def select_jvp(g, ans, condlist, choicelist, default):
     return as_tangent_of(np.select(condlist, _filled(g, choicelist), 0), ans)
 
 
+def select_jvp_default(g, ans, condlist, choicelist, default):
+    """``g`` where no condition holds (broadcast to the output); a Python float default's tangent
+    is float64, the output's dtype the choices'."""
+    return as_tangent_of(np.where(np.any(np.asarray(condlist), axis=0), 0, g) + 0 * ans, ans)
+
+
 def concatenate_jvp(g, ans, arrays, axis, out, dtype, casting):
     return as_tangent_of(np.concatenate(_filled(g, arrays), axis=axis), ans)
 
@@ -1161,7 +1167,7 @@ defjvp(np.row_stack,    vstack_jvp)
 defjvp(np.column_stack, column_stack_jvp)
 defjvp(np.append,       "np.append(g, np.zeros_like(values, dtype=ans.dtype), axis=axis)",
                         "np.append(np.zeros_like(arr, dtype=ans.dtype), g, axis=axis)")
-defjvp(np.select,       None, select_jvp, "np.where(np.any(np.asarray(condlist), axis=0), 0, g) + 0 * ans")
+defjvp(np.select,       None, select_jvp, select_jvp_default)
 defjvp(np.hstack,       hstack_jvp)
 defjvp(np.tile,         LINEAR)
 defjvp(np.repeat,       LINEAR)

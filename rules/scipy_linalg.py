@@ -16,7 +16,8 @@ rule takes ``dM`` back to the storage it read:
 
 Matrix functions: ``solve_sylvester``'s ``X`` solves ``A X + X B = Q``, and its cotangents
 come from one more Sylvester equation with the conjugate transposes, ``A^H Y + Y B^H = G``:
-``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. ``sqrtm`` is the same equation with
+``dQ = Y``, ``dA = -Y X^H``, ``dB = -X^H Y``. Given an empty ``a`` or ``b``, SciPy solves nothing and
+returns uninitialised memory of ``q``'s shape: refused, unless ``q`` is empty too. ``sqrtm`` is the same equation with
 ``A = B = sqrtm(M)`` (from ``S S = M``; a real M with a complex root gets the real part),
 and ``expm``'s cotangent is the Frechet derivative of ``expm`` at ``M^H`` in the direction
 of the cotangent; ``expm`` also for stacks of matrices. Real and complex matrices alike. ``lu_factor``'s factors
@@ -137,15 +138,36 @@ def _sylvester_adjoint(g, a, b):
     return linalg.solve_sylvester(mH(np.asarray(a)), mH(np.asarray(b)), g)
 
 
+def unsolved_sylvester(a, b, q) -> bool:
+    """Whether SciPy skipped the solve: given an empty ``a`` or ``b`` it returns ``np.empty``
+    of ``q``'s shape (SciPy 1.17), unchecked. An empty result has nothing to differentiate
+    (True: every derivative is zero); a non-empty one is uninitialised memory, not a function
+    of the arguments: refused."""
+    if np.size(a) and np.size(b):
+        return False
+    if np.size(q):
+        raise UnsupportedArgumentsError(
+            f"scipy.linalg.solve_sylvester with a {np.shape(a)} a and a {np.shape(b)} b returns uninitialised "
+            f"memory of q's shape {np.shape(q)} (SciPy solves nothing when a or b is empty): it has no derivative",
+            hint="pass square matrices a (M x M) and b (N x N) with q of shape (M, N)")
+    return True
+
+
 def solve_sylvester_vjp_a(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return ZERO
     return unbroadcast(-(_sylvester_adjoint(g, a, b) @ mH(ans)), a)
 
 
 def solve_sylvester_vjp_b(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return ZERO
     return unbroadcast(-(mH(ans) @ _sylvester_adjoint(g, a, b)), b)
 
 
 def solve_sylvester_vjp_q(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return ZERO
     return unbroadcast(_sylvester_adjoint(g, a, b), q)
 
 
@@ -321,14 +343,20 @@ def _solve_sylvester(a, b, q):
 
 
 def solve_sylvester_jvp_a(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return np.zeros_like(ans)
     return _like_output(_solve_sylvester(a, b, -(g @ ans)), ans)
 
 
 def solve_sylvester_jvp_b(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return np.zeros_like(ans)
     return _like_output(_solve_sylvester(a, b, -(ans @ g)), ans)
 
 
 def solve_sylvester_jvp_q(g, ans, a, b, q):
+    if unsolved_sylvester(a, b, q):
+        return np.zeros_like(ans)
     return _like_output(_solve_sylvester(a, b, g), ans)
 
 

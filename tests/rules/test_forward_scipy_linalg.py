@@ -10,6 +10,7 @@ from s2sad.forward_check import check_frule, pushforward as push  # noqa: E402
 from s2sad.registry.forward import forward_rule  # noqa: E402
 from s2sad.registry import all_rules, rule_for  # noqa: E402
 from s2sad.runtime.tangents import ZERO, is_zero  # noqa: E402
+from test_scipy_linalg import TRIANGULAR  # noqa: E402  (the same triangles and trans values)
 
 rng = np.random.default_rng(32)
 
@@ -58,15 +59,13 @@ def assert_transposes(f, *args, directions=None, **kwargs):
 
 
 # ------------------------------------------------------------------ solve_triangular
-@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
-@pytest.mark.parametrize("unit_diagonal", [False, True])
-@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("trans, lower, unit_diagonal", TRIANGULAR)
 def test_solve_triangular(trans, lower, unit_diagonal):
     a = well_conditioned(4)                                         # the other triangle is not read
     for b in (r(4), r(4, 2)):
         ta, tb, *_ = check_frule(linalg.solve_triangular, a, b, trans, lower, unit_diagonal)
         assert ta.shape == tb.shape == b.shape
-    if trans in (0, 1):
+    if trans in (0, 1, "N", "T"):
         assert_transposes(linalg.solve_triangular, a, r(4, 2), trans=trans, lower=lower, unit_diagonal=unit_diagonal)
 
 

@@ -103,3 +103,11 @@ def test_interp_in_user_code_against_central_differences():
     numeric = (numerical_gradient(loss, X, FP + h * v, XP, argnums=1)
                - numerical_gradient(loss, X, FP - h * v, XP, argnums=1)) / (2 * h)
     np.testing.assert_allclose(hvp, numeric, rtol=1e-4, atol=1e-4)
+
+
+def test_interp_float32_tangents_take_the_float64_output_dtype():
+    """np.interp computes in float64 whatever its arguments' dtype: so do the tangents (those of x
+    and xp were float32, the slopes of float32 knots)."""
+    x, xp, fp = X.astype(np.float32), XP.astype(np.float32), FP.astype(np.float32)
+    pushed = check_frule(np.interp, x, xp, fp, np.float32(0.3), np.float32(-1.2))
+    assert [t.dtype for t in pushed] == [np.float64] * 5

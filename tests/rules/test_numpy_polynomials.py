@@ -107,3 +107,20 @@ def test_polyfit_at_complex_knots():
     check_grad(fit_at_complex_knots, rng.standard_normal(7))
     with pytest.raises(s2sad.S2SADError, match="complex x"):
         s2sad.grad(fit_in_complex_x)(COMPLEX_KNOTS)
+
+
+def test_polyval_forward_tangents_keep_the_float32_output_dtype():
+    """polyval of float32 p and x is float32; the tangent of x was float64 (the derivative's
+    coefficients times int exponents). Values against central differences (check_frule)."""
+    from s2sad.forward_check import check_frule
+
+    p, x = rng.standard_normal(4).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    assert [t.dtype for t in check_frule(np.polyval, p, x)] == [np.float32, np.float32]
+    # by hand: d/dx (2 x^2 + 3 x + 1) = 4 x + 3, along the tangent v of x
+    from s2sad.registry.forward import forward_rule
+
+    x, v = np.array([0.5, -1.0], dtype=np.float32), np.array([1.0, 2.0], dtype=np.float32)
+    p = np.array([2.0, 3.0, 1.0], dtype=np.float32)
+    dx = forward_rule(np.polyval).pushforward((p, x), {}, {"x": v}, np.polyval(p, x))
+    assert dx.dtype == np.float32
+    np.testing.assert_allclose(dx, (4 * x + 3) * v)

@@ -544,3 +544,19 @@ def test_take_formula_with_repeated_indices():
     np.testing.assert_array_equal(da, [[2, 0, 8], [6, 0, 20]])
     (da, _) = cotangents(np.take, a, np.array([7, -1]), axis=1, mode="clip", g=np.ones((2, 2)))
     np.testing.assert_array_equal(da, [[1, 0, 1], [1, 0, 1]])  # clip: both read the last column, -1 the first
+
+
+def test_select_tangent_of_a_python_float_default_takes_the_float32_output_dtype():
+    """np.select of float32 choices and a default of 0.5 is float32; the default's tangent was
+    float64. By hand: 1 where no condition holds, 0 elsewhere."""
+    from s2sad.forward_check import check_frule
+    from s2sad.registry.forward import forward_rule
+
+    x = np.linspace(-1.0, 2.0, 7).astype(np.float32)
+    conditions, choices = [x < 0, x > 1], [x ** 2, np.sin(x)]
+    _, _, d_default = check_frule(np.select, conditions, choices, 0.5)
+    assert d_default.dtype == np.float32
+    pushed = forward_rule(np.select).pushforward((conditions, choices, 0.5), {}, {"default": 1.0},
+                                                 np.select(conditions, choices, 0.5))
+    assert pushed.dtype == np.float32
+    np.testing.assert_array_equal(pushed, (0 <= x) & (x <= 1))

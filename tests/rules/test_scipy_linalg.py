@@ -36,9 +36,13 @@ def cotangents(f, *args, g, count, **kwargs):
 
 
 # ------------------------------------------------------------------ solve_triangular
-@pytest.mark.parametrize("unit_diagonal", [False, True])
-@pytest.mark.parametrize("lower", [False, True])
-@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+# Each letter with each triangle and diagonal; the rule reads 0, 1, 2 as "N", "T", "C" before
+# anything else, so each number once.
+TRIANGULAR = [(trans, lower, unit_diagonal) for trans in "NTC" for lower in (False, True)
+              for unit_diagonal in (False, True)] + [(0, False, True), (1, True, False), (2, True, True)]
+
+
+@pytest.mark.parametrize("trans, lower, unit_diagonal", TRIANGULAR)
 def test_solve_triangular(trans, lower, unit_diagonal):
     a = well_conditioned(4)
     for b in (r(4), r(4, 3)):
@@ -275,3 +279,30 @@ def test_a_number_for_a_matrix_is_refused(function, kwargs, a):
     cotangent = (np.ones((1, 1)), False) if function is linalg.cho_factor else np.ones((1, 1))
     with pytest.raises(s2sad.S2SADError, match="matrices"):
         pullback(cotangent)
+
+
+def sylvester_sum(a, b, q):
+    return np.sum(linalg.solve_sylvester(a, b, q))
+
+
+@pytest.mark.parametrize("a, b", [(np.zeros((0, 0)), well_conditioned(2)), (np.zeros((2, 0)), well_conditioned(2)),
+                                  (well_conditioned(3), np.zeros(0))], ids=["0x0", "2x0", "b-empty"])
+def test_solve_sylvester_of_an_empty_matrix_into_a_full_q_is_refused(a, b):
+    """SciPy solves nothing when a or b is empty and returns np.empty of q's shape: memory left
+    uninitialised, no function of the arguments (the rules crashed in mH or unbroadcast)."""
+    q = r(3, 2)
+    with pytest.raises(s2sad.S2SADError, match="uninitialised") as caught:
+        s2sad.grad(sylvester_sum, argnums=2)(a, b, q)
+    assert "test_scipy_linalg.py" in str(caught.value)
+    with pytest.raises(s2sad.S2SADError, match="uninitialised"):
+        s2sad.jvp(sylvester_sum, (a, b, q), (np.zeros_like(a), np.zeros_like(b), r(3, 2)))
+
+
+def test_solve_sylvester_of_empty_matrices_has_empty_derivatives():
+    """a 0 x 0, q 0 x 2: the solution is 0 x 2, so every derivative is zero (by hand)."""
+    a, b, q = np.zeros((0, 0)), well_conditioned(2), np.zeros((0, 2))
+    da, db, dq = s2sad.grad(sylvester_sum, argnums=(0, 1, 2))(a, b, q)
+    assert (np.shape(da), np.shape(dq)) == ((0, 0), (0, 2))
+    np.testing.assert_array_equal(db, np.zeros((2, 2)))
+    _, tangent = s2sad.jvp(sylvester_sum, (a, b, q), (a, r(2, 2), q))
+    assert tangent == 0.0

@@ -19,9 +19,15 @@ every rule has one) and vary, one thing at a time or two together:
 
 A combination NumPy refuses, warns about, or answers with something not finite is dropped:
 only calls NumPy computes are checked (the counts are in ``test_sweep_reaches_every_rule``).
-By default a fixed-seed sample of each rule's calls runs (``SAMPLE`` of them, and one second
-order check per rule); ``S2SAD_SWEEP=full`` runs them all.
+A rule's calls are checked in one test (``test_first_order``), which names every failing call.
+
+By default a fixed-seed sample of each rule's calls runs (``SAMPLE`` of them), and a second order
+check where it adds to tests/test_second_order_rules.py's check of every rule at its base call
+(``_second_order_adds``: one per rule whose forward code reads more than the tangent, at a
+broadcasting pair for an elementwise rule); ``S2SAD_SWEEP=full`` runs every call, and four second
+order checks of every rule.
 """
+import ast
 import itertools
 import os
 import sys
@@ -38,7 +44,7 @@ import test_second_order_rules as second_order  # noqa: E402
 
 from s2sad import registry  # noqa: E402
 from s2sad.errors import S2SADError  # noqa: E402
-from s2sad.registry.forward import forward_rule  # noqa: E402
+from s2sad.registry.forward import LINEAR, forward_rule  # noqa: E402
 from s2sad.runtime.tangents import is_zero, unthunk  # noqa: E402
 from s2sad.testing import (TOLERANCES, check_rrule, finite_difference_step, inexact_dtypes, inner,  # noqa: E402
                            least_precise, random_like, shifted_by, widened)
@@ -245,34 +251,30 @@ def _is_refused_rule(name):
 
 
 def _cases():
+    """Each rule's calls NumPy computes: all of them, or the first ``SAMPLE`` in a fixed-seed
+    shuffle (NumPy is asked about no more than it takes to find them)."""
     cases = []
     for rule in _swept_rules():
         if _is_refused_rule(rule.name):
             continue
-        found = [(rule.name, label, args, kwargs) for label, args, kwargs in _variants(rule.name, rule) or ()
-                 if _computed(rule.function, args, kwargs) is not None]
-        if not FULL and len(found) > SAMPLE:
-            picker = np.random.default_rng(SEED + zlib.crc32(rule.name.encode()))
-            chosen = sorted(picker.choice(len(found), SAMPLE, replace=False))
-            found = [found[i] for i in chosen]
-        cases.extend(found)
+        variants = list(_variants(rule.name, rule) or ())
+        order = range(len(variants)) if FULL else \
+            np.random.default_rng(SEED + zlib.crc32(rule.name.encode())).permutation(len(variants))
+        found = []
+        for i in order:
+            if _computed(rule.function, *variants[i][1:]) is not None:
+                found.append(i)
+                if not FULL and len(found) == SAMPLE:
+                    break
+        cases.extend((rule.name, *variants[i]) for i in sorted(found))
     return cases
 
 
 CASES = _cases()
-
-
-def _rule(name):
-    return next(rule for rule in registry.all_rules() if rule.name == name)
-
-
-# Forward rules whose tangent's dtype differs from the output's at float32 arguments (the values
-# agree with central differences): left, named here.
-FORWARD_DTYPES_LEFT = {
-    "numpy.interp": "a float32 tangent of x or xp for a float64 output (the knots' slopes stay in float32)",
-    "numpy.polyval": "a float64 tangent of a float32 x (the derivative's coefficients are float64)",
-    "numpy.select": "a float64 tangent of a float32 default",
-}
+RULES = {rule.name: rule for rule in _swept_rules()}
+CALLS = {}  # rule name: its (label, args, kwargs), checked in one test (a test each cost more to run than to check)
+for _name, _label, _args, _kwargs in CASES:
+    CALLS.setdefault(_name, []).append((_label, _args, _kwargs))
 
 
 def _forward_agrees(rule, args, kwargs, rng):
@@ -299,9 +301,8 @@ def _forward_agrees(rule, args, kwargs, rng):
                 if is_zero(push) or not np.asarray(out).dtype.kind in "fc":
                     continue
                 assert np.shape(push) == np.shape(out), f"forward rule of {rule.name}: tangent shape {np.shape(push)}"
-                if rule.name not in FORWARD_DTYPES_LEFT:
-                    assert np.result_type(push) == np.result_type(out), (
-                        f"forward rule of {rule.name}: a {np.result_type(push)} tangent for a {np.result_type(out)} output")
+                assert np.result_type(push) == np.result_type(out), (
+                    f"forward rule of {rule.name}: a {np.result_type(push)} tangent for a {np.result_type(out)} output")
         analytic = 0.0 if is_zero(pushed) else inner(ct, pushed)
         wide_ans = rule.function(*wide, **kwargs)  # narrower than float64 only where the call casts (dtype=)
         outputs = [np.asarray(a) for a in (wide_ans if several else (wide_ans,))]
@@ -323,36 +324,59 @@ def _quiet(function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
-# Calls NumPy computes where a rule crashes (an error that is not s2sad's, so not located in
-# the user's file): not a wrong number, but not the refusal the rule promises either. Each is
-# expected to crash until fixed (then this entry fails, and goes).
-KNOWN_CRASHES = {  # (rule name, label prefix): what happens
-    **{("scipy.linalg.solve_sylvester", label): "an empty operand" for label in ("shape-empty", "pair-empty")},
-}
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_first_order(name):
+    """Each of the rule's calls: its reverse and forward rules against central differences, or a
+    refusal with s2sad's error (what a rule promises where it has no derivative). A wrong number,
+    dtype or shape, or an error that is not s2sad's (a crash), fails; every call is run and the
+    failing ones are named together."""
+    rule = RULES[name]
+    failures = []
+    for label, args, kwargs in CALLS[name]:
+        seed = zlib.crc32(f"{name}-{label}".encode())
+        try:
+            _quiet(check_rrule, rule.function, *args, seed=seed, **kwargs)
+            _quiet(_forward_agrees, rule, args, kwargs, np.random.default_rng(seed))
+        except S2SADError:
+            continue
+        except Exception as error:
+            failures.append(f"{label}: {type(error).__name__}: {error}")
+    assert not failures, f"{name}, {len(failures)} of {len(CALLS[name])} calls:\n" + "\n".join(failures)
 
 
-def _known_crash(name, label):
-    return next((why for (rule, prefix), why in KNOWN_CRASHES.items() if rule == name and label.startswith(prefix)),
-                None)
+def _reads_only_the_tangent(forward):
+    """Whether each of the rule's forward terms is ``LINEAR`` (the function itself) or a template
+    reading no differentiated value but ``g`` (not ``ans``, not a float parameter): its forward
+    code is then other rules applied to the tangent, and its second order their reverse rules."""
+    differentiated = {param for param, jvp in forward.jvps.items() if jvp is not None} | {"ans"}
+    for jvp in forward.jvps.values():
+        if jvp is None or isinstance(jvp, str) and jvp == LINEAR:
+            continue
+        if not isinstance(jvp, str):
+            return False
+        if {node.id for node in ast.walk(ast.parse(jvp, mode="eval")) if isinstance(node, ast.Name)} & differentiated:
+            return False
+    return True
 
 
-@pytest.mark.parametrize("name, label, args, kwargs", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
-def test_first_order(name, label, args, kwargs):
-    rule = _rule(name)
-    seed = zlib.crc32(f"{name}-{label}".encode())
-    crash = _known_crash(name, label)
-    try:
-        _quiet(check_rrule, rule.function, *args, seed=seed, **kwargs)
-        _quiet(_forward_agrees, rule, args, kwargs, np.random.default_rng(seed))
-    except S2SADError:
-        return  # refused, with s2sad's error: what the rule promises where it has no derivative
-    except AssertionError:
-        raise  # a wrong number (or a wrong dtype or shape)
-    except Exception:
-        if crash:
-            return
-        raise
-    assert not crash, f"{name} {label} no longer crashes ({crash}): remove it from KNOWN_CRASHES"
+def _second_order_adds(name, label):
+    """Whether a call's second order adds to what CI checks anyway: tests/test_second_order_rules.py
+    takes every rule to second order at its base call (real and complex), and ``test_first_order``
+    checks its forward rule at each call. So, by default (``S2SAD_SWEEP=full`` runs them all), not a
+    base call; not a rule whose forward code reads only the tangent (the second order of rules the
+    first order checks); for an elementwise rule, whose second derivative is taken element by
+    element, only a broadcasting pair (a smaller operand's tangent broadcast up)."""
+    if FULL:
+        return True
+    if label.startswith("base-"):
+        return False
+    rule = RULES[name]
+    forward = forward_rule(rule.function)
+    if forward is not None and _reads_only_the_tangent(forward):
+        return False
+    if isinstance(rule.function, np.ufunc) or forward is not None and forward.elementwise:
+        return label.startswith("pair-")
+    return True
 
 
 def _second_order_cases():
@@ -362,7 +386,7 @@ def _second_order_cases():
         name, label, args, kwargs = CASES[case]
         if seen.get(name, 0) >= (4 if FULL else 1) or name in second_order.SKIPPED or "float32" in label or "empty" in label:
             continue
-        if f"{name}-complex" in second_order.SKIPPED and "complex" in label or _known_crash(name, label):
+        if f"{name}-complex" in second_order.SKIPPED and "complex" in label or not _second_order_adds(name, label):
             continue
         seen[name] = seen.get(name, 0) + 1
         picked.append(CASES[case])
@@ -374,7 +398,7 @@ SECOND_ORDER = _second_order_cases()
 
 @pytest.mark.parametrize("name, label, args, kwargs", SECOND_ORDER, ids=[f"{c[0]}-{c[1]}" for c in SECOND_ORDER])
 def test_second_order(tmp_path, name, label, args, kwargs):
-    rule = _rule(name)
+    rule = RULES[name]
     try:
         second_order.check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=zlib.crc32(label.encode()))
     except S2SADError:
