@@ -28,11 +28,11 @@ from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, li
 from s2sad.runtime.accumulate import add
 from s2sad.runtime.projection import is_float_like
 from s2sad.frontend.resolve import is_library
-from s2sad.runtime.calls import call_rrule, called, differentiable_source
+from s2sad.runtime.calls import call_jvp, call_rrule, called, differentiable_source
 from s2sad.runtime.constructors import constructor_jvp, stored_field_cotangent, stored_fields
 from s2sad.runtime.initializers import blank, initializer
 from s2sad.transformed import CotangentTuple
-from s2sad.runtime.closures import Closure, held_parts, held_tangent
+from s2sad.runtime.closures import Closure, held_parts, held_tangent, refuse_held_numbers
 from s2sad.transform import transformed_forward_call
 from s2sad.runtime.methods import (CONSTANT, FIELD, NOT_HELD, attribute_jvp, attribute_rrule, held_in_place_of_a_method,
                                    how_read, method_jvp, nonzero_keyword_tangents, not_given_the_receiver, packed_jvp)
@@ -479,6 +479,25 @@ def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, position
     return y, packed_jvp_pullback
 
 
+def call_jvp_rrule(function, ans, args, tangents, **kwargs):
+    """``call_jvp`` (what a rule given a function, ``functools.reduce``'s, calls for a step's
+    tangent) and its pullback: that of ``method_jvp`` calling the function, which is not
+    differentiated. An object of the user's class with a ``__call__`` of its own is called
+    through it there, and not here: refused rather than pulled back through another path."""
+    refuse_held_numbers(function)
+    if not isinstance(function, functools.partial) and inspect.isfunction(getattr(type(function), "__call__", None)):
+        raise _no_second_order(f"`{type(function).__name__}.__call__`")
+    y = call_jvp(function, ans, args, tangents, **kwargs)
+    _, pullback = method_jvp_rrule(function, ZERO, "__call__", ans, tuple(args), tuple(tangents), **kwargs)
+
+    def call_jvp_pullback(g):
+        parts = pullback(g)  # (call, receiver, receiver's tangent, name, ans, args, tangents)
+        return NO_TANGENT, NO_TANGENT, parts[4], parts[5], parts[6]
+
+    return y, call_jvp_pullback
+
+
+defrrule(call_jvp, call_jvp_rrule, "function, ans, args, tangents, **kwargs")
 defrrule(method_jvp, method_jvp_rrule, "receiver, receiver_tangent, name, ans, args, tangents, **kwargs")
 defrrule(attribute_jvp, attribute_jvp_rrule, "receiver, receiver_tangent, name")
 defrrule(packed_jvp, packed_jvp_rrule,
