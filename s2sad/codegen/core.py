@@ -25,6 +25,7 @@ from ..frontend.ir import DATACLASS_REPLACE, LAMBDA_DEFAULTS_HELD, Atom, Branch,
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
+from ..runtime.initializers import SUPER_INIT
 from ..transformed import is_bound_users_method, is_forward_call
 
 INDENT = "    "
@@ -35,7 +36,7 @@ RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "copy_receiver", "co
 RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotangent", "item_cotangent", "field_cotangent",
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
-                 "unsuppressed", "insertion_index", "removed_at", *RECEIVER_CHECKS)
+                 "unsuppressed", "insertion_index", "removed_at", "initialized", *RECEIVER_CHECKS)
 
 
 def refuse_differentiated_defaults(op: Operation, location) -> None:
@@ -187,6 +188,10 @@ class Emitter:
             return f"{function}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
         if self.types is not None and _whole_reduction_method(op, self.types):
             return f"{self.code(op.args[0])}.{callee.value.__name__}()"  # np.sum(x) of an ndarray, without the dispatch
+        if callee.spelling == SUPER_INIT:
+            # `super().__init__(...)` called as it is, not differentiated: the initializer shares
+            # `__init__`'s code, which returns None, and the object it filled is what is wanted
+            return f"initialized({SUPER_INIT}, {', '.join(self.argument_list(op.args, op.kwargs))})"
         if callee.operator_code is not None:
             # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
             return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
