@@ -58,6 +58,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             self.param_versions[name] = self.current[name]
             self.params.add(self.current[name])
             self.roots[self.current[name]] = name
+            self.root_values[name] = self.current[name]
             self.user_params.add(name)
             if param.default is not None:
                 defaults[name] = code_of(param.default)
