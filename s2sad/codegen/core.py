@@ -8,6 +8,7 @@ heads a block of lines. The emitter knows nothing of derivatives' flow: that is 
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import inspect
 import re
@@ -37,6 +38,18 @@ RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split
                  "method_rrule", "attribute_rrule", "overwritten", "restore", "item_of", "written_item_of", "zeroed_at", "prefix_of",
                  "items_of", "inserted_at", "packed_rrule", "differentiated_call_rrule", "handled_exception",
                  "unsuppressed", "insertion_index", "removed_at", "initialized", *RECEIVER_CHECKS)
+
+
+def refuse_stepwise_iteration(op: Operation, location) -> None:
+    """Refuse ``iter(xs)`` and ``next(it)`` given differentiated values: an iterator read step by step
+    changes as it is read, and generated code reads each value more than once (no rule says so better)."""
+    value = op.callee.value if op.callee is not None else None
+    if value is builtins.iter or value is builtins.next:
+        raise UnsupportedSyntaxError(
+            f"`{value.__name__}(...)` of differentiated values is not differentiated: an iterator read step by step "
+            "with next() changes as it is read, and s2sad's derivative code reads each value more than once",
+            location, "index the list instead (`xs[0]`, `xs[1]`), unpack it (`a, b, *rest = xs`) or loop over it; "
+                      "of a generator, make the list of what it yields first (`ys = list(gen(x))`)")
 
 
 def refuse_differentiated_defaults(op: Operation, location) -> None:
@@ -287,6 +300,7 @@ class Emitter:
         if is_forward_call(value):  # generated forward code, differentiated again
             return "forward_call"
         refuse_differentiated_defaults(op, self.location_of(op))
+        refuse_stepwise_iteration(op, self.location_of(op))
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),

@@ -18,7 +18,8 @@ from ..frontend.ir import Const, Function, Operation, Var, operations_of
 from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
 from ..runtime.closures import closure
-from .core import STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults
+from .core import (STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults,
+                   refuse_stepwise_iteration)
 from .expressions import substitute
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
                                      indexed_item, through_generated_jvp)
@@ -137,6 +138,7 @@ class ForwardOperations:
         forward = forward_rule(op.callee.value)
         if forward is None:
             refuse_differentiated_defaults(op, self.core.location_of(op))
+            refuse_stepwise_iteration(op, self.core.location_of(op))
             raise MissingRuleError(
                 f"no forward rule for `{op.callee.spelling}` ({describe_callee(op.callee.value)})",
                 self.core.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")
