@@ -169,9 +169,12 @@ class NormalizerState:
             self.holding[container] = held
 
     def callers_check(self, changed: Var, spelled: str) -> None:
-        """A check, as the code runs, that ``changed`` (an item taken out of a container that holds
-        what an argument or a global holds) is not the caller's object, which a change in place
-        would change too: ``not_the_callers`` (rules/helpers.py)."""
+        """A check, as the code runs, that ``changed`` (a view of an argument or a global, an item taken
+        out of a container that holds what one holds) is not the caller's object, which a change in
+        place would change too: ``not_the_callers`` (rules/helpers.py). A parameter itself is checked
+        otherwise (``written_into_argument``), and what the function made needs none."""
+        if changed.name not in self.roots or changed.name in self.params:
+            return
         for root in self.taken_from_holders.get(changed.name, (self.roots[changed.name],)):
             self.emit(Operation(self.namer.fresh("_"), "effect", Callee("static", "not_the_callers", not_the_callers),
                                 [changed, Var(self.root_values[root]), Const(repr(spelled)), Const(repr(root))]))
