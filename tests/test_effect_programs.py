@@ -101,7 +101,7 @@ REFUSED = {
     'helper_writes_an_argument_view': '`write_first(z[1:])` gives write_first a different',
     'insort_floats': 'no rule for `bisect.insort` (_bisect.insort_right)',
     'itemgetter_returns_an_item': '`first = operator.itemgetter(0)([z, y])` calls the',
-    'iter_next_twice': {'grad': 'no rule for `iter` (builtins.iter), and it has no ', 'jvp': 'no forward rule for `iter` (builtins.iter)', 'hvp': 'no forward rule for `iter` (builtins.iter)'},
+    'iter_next_twice': '`iter(...)` of differentiated values is not differentiated',
     'iterated_rows_written': 'this augmented assignment changes the ndarray `row',
     'iterator_class': '`for v in xs` is given an object of `Rows`, whose ',
     'lambda_given_to_a_helper_after_a_write': 'a lambda used as a value reads `z`, which the func',
@@ -130,7 +130,7 @@ REFUSED = {
     'nested_default_written_in_place_later': 'this augmented assignment changes the ndarray `z` ',
     'nested_function_given_to_a_helper_after_a_rebinding': 'the nested function `g` used as a value reads `z`, which',
     'newaxis_view_written': '`m[...] = ...` changes memory that `z` shares (a v',
-    'next_of_iter_returns_an_item': 'no rule for `iter` (builtins.iter), and it has no ',
+    'next_of_iter_returns_an_item': '`iter(...)` of differentiated values is not differentiated',
     'normal_with_loc': {'grad': 'no rule for the method `Generator.normal`', 'jvp': 'no forward rule for the method `Generator.normal`', 'hvp': 'no rule for the method `Generator.normal`'},
     'np_ravel_view_written': 'this augmented assignment changes the ndarray `r` ',
     'object_in_a_dict_changed': '`a.w = ...` changes an object the function did not',
@@ -143,8 +143,8 @@ REFUSED = {
     'operator_iadd': 'no rule for `operator.iadd` (_operator.iadd), and ',
     'out_into_a_slice_of_itself': '`np.add(..., out=...)` is differentiated only with',
     'overridden_method_through_named_super': {'grad': 'no rule for `super` (builtins.super), and it has n', 'jvp': 'no forward rule for `super` (builtins.super)', 'hvp': 'no rule for `super` (builtins.super), and it has n'},
-    'partial_holding_a_changed_array': {'grad': 'no rule for `functools.partial` (functools.partial', 'jvp': 'no forward rule for `functools.partial` (functools', 'hvp': 'no forward rule for `functools.partial` (functools'},
-    'partial_of_a_users_function': {'grad': 'no rule for `functools.partial` (functools.partial', 'jvp': 'no forward rule for `functools.partial` (functools', 'hvp': 'no forward rule for `functools.partial` (functools'},
+    'partial_holding_a_changed_array': 'a `functools.partial(...)` holding a differentiated value',
+    'partial_of_a_users_function': 'this augmented assignment changes the argument `a`',
     'partition_in_place': '`.partition(...)` changes a value in place, which ',
     'permutation_of_values': {'grad': 'no rule for the method `Generator.permutation`', 'jvp': 'no forward rule for the method `Generator.permutat', 'hvp': 'no rule for the method `Generator.permutation`'},
     'place_values': '`np.place(...)` changes an array in place, which s',
@@ -179,7 +179,7 @@ REFUSED = {
     'user_setitem': '`x[i] = v` is given an object of `Grid`, whose cla',
     'view_dtype_written': 'this augmented assignment changes the ndarray `w` ',
     'view_method_written': 'this augmented assignment changes the ndarray `v` ',
-    'zip_one_iterator_twice': {'grad': 'no rule for `iter` (builtins.iter), and it has no ', 'jvp': 'no forward rule for `iter` (builtins.iter)', 'hvp': 'no forward rule for `iter` (builtins.iter)'},
+    'zip_one_iterator_twice': '`iter(...)` of differentiated values is not differentiated',
 }
 
 # refusals that name s2sad's rules, not this corpus's line: hvp of forward code that reaches a rule

@@ -4,7 +4,9 @@ stored, it is refused as ``map`` is. ``iter(xs)`` / ``next(it)`` of differentiat
 refused at the line saying what to write (it said "no rule for `iter`", with a hint to register
 one). ``np.fromfunction(f, shape)`` whose function reads differentiated values is written out as
 NumPy runs it, ``f(*np.indices(shape))`` (it had no rule). ``functools.partial`` of a user's
-function holding constants is differentiated through its calls. Against central differences."""
+function holding a differentiated variable (``step = functools.partial(layer, W=W)``, W computed from
+x) is the lambda it stands for, a closure holding W (it had no rule, in every mode); one holding an
+expression is refused saying what to write. Against central differences."""
 import functools
 
 import numpy as np
@@ -55,8 +57,20 @@ def partial_of_a_layer(x):
     return np.sum(step(step(x)) ** 2)
 
 
+def _applied_twice(f, h):
+    return f(f(h))
+
+
+def partials_holding_differentiated_variables(x):
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)
+    first = np.sin(x)
+    shifted = functools.partial(_layer, first)
+    return np.sum(step(W, b=x[0]) ** 2) + np.sum(_applied_twice(step, W)) + np.sum(shifted(weights))
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
-                                      partial_of_a_layer])
+                                      partial_of_a_layer, partials_holding_differentiated_variables])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
 
@@ -82,7 +96,13 @@ def stored_filter(x):
     return np.sum(list(kept)[0])
 
 
+def partial_holding_an_expression(x):
+    step = functools.partial(_layer, W=np.outer(x, x))  # marker: partial
+    return np.sum(step(W))
+
+
 @pytest.mark.parametrize("function, marker, message", [
+    (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
     (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),
     (next_of_a_generator, "next", r"`next\(...\)` of differentiated values is not differentiated"),
     (stored_filter, "stored", r"`filter\(...\)` gives an iterator"),

@@ -42,8 +42,16 @@ RUNTIME_NAMES = ("ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split
 
 def refuse_stepwise_iteration(op: Operation, location) -> None:
     """Refuse ``iter(xs)`` and ``next(it)`` given differentiated values: an iterator read step by step
-    changes as it is read, and generated code reads each value more than once (no rule says so better)."""
+    changes as it is read, and generated code reads each value more than once (no rule says so better);
+    and a ``functools.partial`` holding a differentiated value that frontend/partials_written_out.py
+    does not write as a lambda."""
     value = op.callee.value if op.callee is not None else None
+    if value is functools.partial:
+        raise UnsupportedSyntaxError(
+            "a `functools.partial(...)` holding a differentiated value is differentiated when it is of a function of "
+            "yours (without `*args` or `**kwargs`) and holds variables or literals", location,
+            "assign what it holds to a variable first (`W2 = W * 2.0; step = functools.partial(layer, W=W2)`), "
+            "or write the lambda it stands for (`step = lambda h: layer(h, W=W * 2.0)`)")
     if value is builtins.iter or value is builtins.next:
         raise UnsupportedSyntaxError(
             f"`{value.__name__}(...)` of differentiated values is not differentiated: an iterator read step by step "

@@ -79,8 +79,8 @@ class CallNormalizer(NormalizerState):
         if not found(value):
             raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node.func),
                                          "check the spelling, or import the module at module level")
-        if value is np.piecewise or value is np.fromfunction:
-            return getattr(self, value.__name__)(node, dotted, want)  # numpy_written_out.py
+        if (written := self.written_out_call(node, dotted, value, want)) is not None:
+            return written  # np.piecewise, np.fromfunction, functools.partial: numpy_written_out.py
         if is_one_pass(value):  # map, reversed, itertools.chain: generated code calls s2sad's own for them
             self.check_consumed_once(node, dotted)
             if value is builtins.map or value is builtins.filter:

@@ -28,10 +28,12 @@ conditions and functions as list displays. Other spellings are refused with what
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 
 import libcst as cst
+import numpy as np
 from libcst.helpers import parse_template_statement
 
 from ..errors import UnsupportedSyntaxError
@@ -43,6 +45,15 @@ from .resolve import found
 
 
 class NumpyWrittenOut(NormalizerState):
+    def written_out_call(self, node: cst.Call, dotted: str, value, want) -> Atom | None:
+        """A call taking the user's functions, written out (see the module's docstring), or None: NumPy's
+        here, ``functools.partial`` of a user's function as the lambda it stands for (partials_written_out.py)."""
+        if value is np.piecewise or value is np.fromfunction:
+            return getattr(self, value.__name__)(node, dotted, want)
+        if value is functools.partial and self.partial_as_lambda(node) is not None:
+            return self.partial_value(node, want)
+        return None
+
     def piecewise(self, node: cst.Call, dotted: str, want) -> Atom:
         numpy = self.numpy_name(node, dotted)
         arguments = [arg for arg in node.args]
