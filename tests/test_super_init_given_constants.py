@@ -19,12 +19,12 @@ class Scaled:
 
 
 class Shifted(Scaled):
-    def __init__(self, w, shift):
-        super().__init__(w, k=3.0)
-        self.shift = shift * 2.0
+    def __init__(self, w, offset):
+        super().__init__(w, k=0.5)  # given constants only
+        self.shift = np.cos(offset)
 
     def apply(self, v):
-        return self.w2 * v + self.shift
+        return v * self.w2 - self.shift
 
 
 class ReadsWhatTheBaseSet(Scaled):
