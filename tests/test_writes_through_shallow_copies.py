@@ -3,7 +3,8 @@
 changes the caller's very array, which s2sad's derivative code did not, and nothing refused it.
 A caller reading its dict after the helper got a wrong number (session 17, found probing the
 brief's item 7): grad of ``outer`` below gave [0.02, 1.9, 2.0] where central differences give
-[0.02, 1.8, 2.0], and with ``h["w"] += x`` [1.0, 2.2, 3.4] against [0.0, 2.4, 4.8]. Now refused at
+[0.02, 1.8, 2.0] (so with ``a = list(rows).pop(); a[0] = v``), and with ``h["w"] += x`` [1.0, 2.2, 3.4]
+against [0.0, 2.4, 4.8]. Now refused at
 the line, checked as the code runs (``not_the_callers``): an array's own ``.copy()``, a number
 rebound, a slot of the copy given a new value, pass as before. Item 7 itself: ``h = a | {...}``
 then ``h["w"][0] = v`` says that ``h`` was merged from ``a``, instead of a value the function
@@ -33,6 +34,19 @@ def _scaled_through_a_list(x, rows):
     r = list(rows)
     r[0] *= x  # marker: through a copy
     return np.sum(r[0])
+
+
+def _written_after_a_pop(x, rows):
+    r = list(rows)
+    a = r.pop()  # marker: popped (the refusal names the pop: the check reads `rows` after it)
+    a[0] = x[1] ** 2
+    return np.sum(a * x)
+
+
+def reads_its_list_after_the_helper_wrote_a_popped_item(x):
+    rows = [np.ones(3)]
+    s = _written_after_a_pop(x, rows)
+    return s + np.sum(rows[0] * x)
 
 
 def reads_its_dict_after_the_helper_wrote_it(x):
@@ -65,6 +79,7 @@ def merged_then_written_the_source_read_after(x):
     (reads_its_dict_after_the_helper_added_into_it, "it is the caller's `d`"),
     (reads_its_list_after_the_helper_scaled_it, "it is the caller's `rows`"),
     (merged_then_written_the_source_read_after, "`h` was merged from `a`"),
+    (reads_its_list_after_the_helper_wrote_a_popped_item, "in place"),
 ])
 def test_a_write_reaching_what_the_caller_holds_is_refused_at_its_line(function, message):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=message) as caught:

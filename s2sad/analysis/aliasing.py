@@ -888,7 +888,7 @@ def held_items_kind(op: Operation) -> str | None:
     ``.copy()``: a dict's or a list's is shallow; an array's, new memory, is taken for one too),
     ``"flat"`` for one holding what the containers it is given hold (``{**a, **b}``, ``a | b``,
     ``itertools.chain(a, b)``, given the tuple ``(a, b)``); None for any other."""
-    if op.kind in ("element", "unpack") or _a_call_of(op, _ITEM_TAKERS):
+    if op.kind in ("element", "unpack") or _a_call_of(op, _ITEM_TAKERS) or op.kind == "mutate" and op.callee.name == "pop":
         return "item"
     if _a_call_of(op, (dict_merged, or_merged, chained)):
         return "flat"

@@ -127,7 +127,7 @@ class NormalizerState:
         if operation.kind in ("list", "tuple", "dict"):
             self.hold(operation.target, [(name, 0) for name in operation.uses()])
             return
-        if operation.kind == "mutate":  # `xs.append(a)`, `xs[k] = a`: xs holds a too
+        if operation.kind == "mutate" and operation.callee.name != "pop":  # `xs.append(a)`, `xs[k] = a`: xs holds a
             self.hold(operation.target, [(name, 0) for name in operation.uses()[1:]], keep=True)
             return
         for name in may_share(operation):
