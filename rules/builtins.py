@@ -18,6 +18,9 @@ from .helpers import unbroadcast
 from .numpy_elementwise import divmod_jvp_x1, divmod_jvp_x2, divmod_vjp_x1, divmod_vjp_x2, power_jvp_exponent
 
 
+_DICT_VALUES = type({}.values())
+
+
 def sum_vjp_iterable(g, ans, iterable, start):
     """Each summand receives the whole cotangent (summed back to its shape); over an array,
     the summands are its rows along the first axis, as Python walks it."""
@@ -26,11 +29,12 @@ def sum_vjp_iterable(g, ans, iterable, start):
             return np.zeros_like(iterable)
         row = unbroadcast(unthunk(g), iterable[0])
         return np.broadcast_to(row, iterable.shape).astype(np.result_type(row, iterable), copy=True)
-    if not isinstance(iterable, (list, tuple)):
-        raise UnsupportedArgumentsError("sum() is differentiated over a list, a tuple or an array, not an iterator",
-                                        hint="build a list first: sum([...]), or use np.sum")
+    if not isinstance(iterable, (list, tuple, _DICT_VALUES)):
+        raise UnsupportedArgumentsError("sum() is differentiated over a list, a tuple, a dict's values or an array, "
+                                        "not an iterator", hint="build a list first: sum([...]), or use np.sum")
+    # a dict's values (`sum(d.values())`) hand their list of cotangents to the view's own rule
     cotangents = [unbroadcast(g, item) for item in iterable]
-    return cotangents if isinstance(iterable, list) else tuple(cotangents)
+    return tuple(cotangents) if isinstance(iterable, tuple) else cotangents
 
 
 def sequence_vjp(g, ans, iterable=()):

@@ -28,16 +28,17 @@ from s2sad.registry.forward import LINEAR, forward_method_rule, forward_rule, li
 from s2sad.runtime.accumulate import add
 from s2sad.runtime.projection import is_float_like
 from s2sad.frontend.resolve import is_library
-from s2sad.runtime.calls import call_rrule, called, differentiable_source
+from s2sad.runtime.calls import call_jvp, call_rrule, called, differentiable_source, value_call_rrule
 from s2sad.runtime.constructors import constructor_jvp, stored_field_cotangent, stored_fields
-from s2sad.runtime.initializers import blank, initializer
+from s2sad.runtime.initializers import blank, initialized, initializer
 from s2sad.transformed import CotangentTuple
-from s2sad.runtime.closures import Closure, held_parts, held_tangent
+from s2sad.runtime.closures import Closure, held_parts, held_tangent, refuse_held_numbers
 from s2sad.transform import transformed_forward_call
 from s2sad.runtime.methods import (CONSTANT, FIELD, NOT_HELD, attribute_jvp, attribute_rrule, held_in_place_of_a_method,
                                    how_read, method_jvp, nonzero_keyword_tangents, not_given_the_receiver, packed_jvp)
 from s2sad.runtime.structural_replace import is_structural_replace, replaced_cotangents
 from s2sad.runtime.structure import split_cotangent
+from s2sad.runtime.super_calls import with_supers_resolved
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, unthunk
 
 from .generated_code import summand_cotangent
@@ -236,6 +237,8 @@ def _method_jvp_rrule(receiver, receiver_tangent, name, ans, args, tangents, kwa
             return _source_call_rrule(getattr(receiver, name), ZERO, args, tangents, kwargs, keyword_tangents)
         function = getattr(type(receiver), name, None) if forward is None else None
         if inspect.isfunction(function) and differentiable_source(function):  # a method of the user's class
+            # specialised as forward code called it: super() as it reaches for the receiver's type
+            function = with_supers_resolved(function, type(receiver))
             return _users_method_jvp_rrule(function, receiver, receiver_tangent, args, tangents, kwargs, keyword_tangents)
         if forward is None:
             raise _no_second_order(f"`{type(receiver).__name__}.{name}`")
@@ -384,6 +387,21 @@ def _computed_constructor_jvp_rrule(cls, args, tangents, kwargs, keyword_tangent
     return y, computed_constructor_jvp_pullback
 
 
+def initialized_rrule(init, obj, *args, **kwargs):
+    """``initialized`` (forward code's ``super().__init__(...)`` given no tangent) and its pullback:
+    the base's initializer differentiated from its source, which hands back a copy of ``obj``
+    filled (the object ``initialized`` fills in place is that copy's primal)."""
+    y, pullback = value_call_rrule(init, obj, *args, **kwargs)
+
+    def initialized_pullback(g):
+        parts = pullback(g)  # (call, init, obj, *args), the keywords' in .keywords
+        result = CotangentTuple(parts[:2] + (parts[2],) + tuple(parts[3:]))
+        result.keywords = getattr(parts, "keywords", {})
+        return result
+
+    return y, initialized_pullback
+
+
 def _refuse_keyword_tangents(keyword_tangents, label: str) -> None:
     """The reverse of a forward rule gives no cotangent for a keyword's tangent: refused, not dropped."""
     if keyword_tangents:
@@ -479,6 +497,26 @@ def packed_jvp_rrule(receiver, receiver_tangent, name, ans, positional, position
     return y, packed_jvp_pullback
 
 
+def call_jvp_rrule(function, ans, args, tangents, **kwargs):
+    """``call_jvp`` (what a rule given a function, ``functools.reduce``'s, calls for a step's
+    tangent) and its pullback: that of ``method_jvp`` calling the function, which is not
+    differentiated. An object of the user's class with a ``__call__`` of its own is called
+    through it there, and not here: refused rather than pulled back through another path."""
+    refuse_held_numbers(function)
+    if not isinstance(function, functools.partial) and inspect.isfunction(getattr(type(function), "__call__", None)):
+        raise _no_second_order(f"`{type(function).__name__}.__call__`")
+    y = call_jvp(function, ans, args, tangents, **kwargs)
+    _, pullback = method_jvp_rrule(function, ZERO, "__call__", ans, tuple(args), tuple(tangents), **kwargs)
+
+    def call_jvp_pullback(g):
+        parts = pullback(g)  # (call, receiver, receiver's tangent, name, ans, args, tangents)
+        return NO_TANGENT, NO_TANGENT, parts[4], parts[5], parts[6]
+
+    return y, call_jvp_pullback
+
+
+defrrule(initialized, initialized_rrule, "init, obj, *args, **kwargs")
+defrrule(call_jvp, call_jvp_rrule, "function, ans, args, tangents, **kwargs")
 defrrule(method_jvp, method_jvp_rrule, "receiver, receiver_tangent, name, ans, args, tangents, **kwargs")
 defrrule(attribute_jvp, attribute_jvp_rrule, "receiver, receiver_tangent, name")
 defrrule(packed_jvp, packed_jvp_rrule,

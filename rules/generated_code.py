@@ -42,7 +42,7 @@ from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
 from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
-                      deleted_name, diagonal_filled, diagonal_positions, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, unbroadcast, write_back, written_into,
+                      deleted_name, diagonal_filled, diagonal_positions, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, not_the_callers, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
 
@@ -239,6 +239,7 @@ defvjp(owned_copy,    "value, name, others", "g", None, None)
 defvjp(merged_keywords, "first, second", merged_keywords_vjp_first, merged_keywords_vjp_second)
 nondifferentiable(write_back)
 nondifferentiable(taken_for_writing)  # refuses a write into NumPy's copy, else returns None
+nondifferentiable(not_the_callers)  # refuses a write into the caller's object, else returns None
 nondifferentiable(deleted_name)  # what `del y` leaves in y: no value at all
 nondifferentiable(logged)  # `LOG.append(loss)` into a module's list: a record, no gradient (normalize_statements.py)
 nondifferentiable(vectorized_dtype, piecewise_conditions)  # a dtype; boolean masks (numpy_written_out.py)

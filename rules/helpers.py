@@ -61,6 +61,7 @@ __all__ = [
     "diagonal_filled",
     "diagonal_positions",
     "taken_for_writing",
+    "not_the_callers",
     "deleted_name",
     "dict_without",
     "dict_merged",
@@ -914,6 +915,51 @@ def taken_for_writing(container, taken, spelled: str) -> None:
             f"`{spelled}` is a copy NumPy makes (a fancy or boolean index), so writing into it leaves the array "
             f"unchanged: s2sad does not differentiate a write Python loses",
             hint="index the array once, `y[i, j] = v`, or keep the copy in a variable of its own")
+
+
+def not_the_callers(value, owner, spelled: str, owner_name: str) -> None:
+    """Refuse a change in place of ``value`` (``h["w"][0] = v``, ``w += v``) when it is, or shares
+    memory with, ``owner`` (an argument or a global, named ``owner_name``) or an object ``owner``
+    holds: an item of a new container made from it (``h = dict(d)``, ``{**d}``, ``d | e``,
+    ``d.copy()``, ``list(rows)``, ``[a, b]``) is the caller's very object, and the caller would see the
+    change, which s2sad's derivative code does not make. A number or a tuple, which a change
+    rebinds, passes; so does what the function made itself (an array's ``.copy()`` and its views)."""
+    if value.__class__ is float or not (hasattr(value.__class__, "__setitem__")
+                                        or any(hasattr(value.__class__, method) for method in _IN_PLACE_OPERATORS)):
+        return
+    if any(_same_memory(value, held) for held in _reachable(owner)):
+        raise UnsupportedSyntaxError(
+            f"this changes `{spelled}` in place, and it is the caller's `{owner_name}`, shares its memory or is held "
+            f"by it (a container made from another, `dict(d)`, `{{**d}}`, `d | e`, `d.copy()`, `list(rows)`, `[a, b]`, "
+            f"holds its very objects): the caller would see the change, which s2sad does not make",
+            hint=f"work on a copy: `{spelled} = {spelled}.copy()` (`list(...)` for a list) before changing it, "
+                 f"or make a new value (`{spelled} = {spelled} + ...`)")
+
+
+not_the_callers.reads_its_arguments_only = True
+
+
+def _same_memory(value, held) -> bool:
+    if value is held:
+        return True
+    return isinstance(value, np.ndarray) and isinstance(held, np.ndarray) and np.may_share_memory(value, held)
+
+
+def _reachable(owner, seen=None):
+    """``owner`` and every object it holds, down its lists, tuples, dicts and objects' fields."""
+    seen = set() if seen is None else seen
+    if id(owner) in seen:
+        return
+    seen.add(id(owner))
+    yield owner
+    if isinstance(owner, dict):
+        items = list(owner.values())
+    elif isinstance(owner, (list, tuple)):
+        items = list(owner)
+    else:
+        items = list(getattr(owner, "__dict__", {}).values()) if not isinstance(owner, (np.ndarray, type)) else []
+    for item in items:
+        yield from _reachable(item, seen)
 
 
 def with_attribute(obj, name: str, value):

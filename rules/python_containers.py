@@ -45,7 +45,8 @@ from .helpers import chained, dict_merged, dict_without, reversed_items, or_merg
 # ------------------------------------------------------------------ sorted
 def _sorted_order(iterable, key, reverse) -> list[int]:
     items = list(iterable)
-    value = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    # (a lambda, not `items.__getitem__`: the forward rule is differentiated again for a Hessian)
+    value = (lambda i: items[i]) if key is None else (lambda i: key(items[i]))
     return sorted(range(len(items)), key=value, reverse=reverse)
 
 

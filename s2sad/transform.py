@@ -31,7 +31,7 @@ from .specialisation import StaticGlobals, built_written_out, methods_current, n
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
 from .runtime.initializers import initializes
-from .runtime.super_calls import supers_resolved
+from .runtime.super_calls import super_properties, supers_resolved
 from .registry.forward import forward_fingerprint, forward_rule
 from .transformed import BoundCall, TransformedCall, TransformedForwardCall, is_bound_users_method, is_forward_call
 from .cache.validity import current_check, dependencies, identity, refused_table, table_text, verified, without_table
@@ -165,7 +165,8 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
     if supers_resolved(function) is not None:  # what each super() of the method reaches, for its object's type
         receiver_type, reached = supers_resolved(function)
         parts.append(f"supers for {receiver_type.__module__}.{receiver_type.__qualname__}: "
-                     + "; ".join(_definition(name, value) for name, value in sorted(reached.items())))
+                     + "; ".join(_definition(name, value) for name, value in sorted(reached.items()))
+                     + f"; properties {sorted(super_properties(function))}")
     if initializes(function) is not None:  # a constructor's __init__ read as the function returning the object
         cls, chain, base = initializes(function)
         parts.append(f"initializes {cls.__module__}.{cls.__qualname__}: {chain}")
@@ -245,7 +246,7 @@ def _transformed(function, wrt, mode="reverse", optimize=True):
     if supers_resolved(function) is not None:  # a method specialised to its object's type: super() resolved
         from .frontend.super_written_out import with_supers_written_out
 
-        source = with_supers_written_out(source, supers_resolved(function)[1])
+        source = with_supers_written_out(source, supers_resolved(function)[1], super_properties(function))
     if initializes(function) is not None:  # a constructor's __init__, returning the object it fills
         from .frontend.initializer_written import with_initializer_written
 

@@ -1,15 +1,15 @@
 """Issue 16, items 2 and 4. ``super().method(...)`` in a method called on an object: the method is
 specialised to the object's type, ``super()`` reaching what Python's reaches (a diamond's next
-class, a chain of three), in grad, vjp, jvp and compile; a Hessian through it, and a ``super()``
-reaching a property, are refused at the line, the hint naming the base and the method to call by
-name. ``.append`` on a list an object's field holds (``self.history.append(h)``,
+class, a chain of three), in grad, vjp, jvp and compile, and (session 17) in hvp; a ``super()``
+reaching a property reads it through its getter, in every mode; in a method called by name it is
+refused at the line, the hint naming the base and what to call. ``.append`` on a list an object's field holds (``self.history.append(h)``,
 ``state.trace.append(x)``), the list shared by two objects included, stays refused at the line in
 every mode, never a number. Against central differences where they run."""
 import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import assert_every_mode_matches, numerical_gradient, refusal_in
+from finite_differences import assert_every_mode_matches, assert_hvp_matches, numerical_gradient
 
 W = np.linspace(-1.0, 1.0, 12).reshape(3, 4) * 0.3
 
@@ -98,10 +98,12 @@ def test_super_in_a_method_reaches_what_python_reaches_for_the_objects_type(func
     np.testing.assert_allclose(s2sad.grad(function, compile=True)(x), expected, rtol=1e-6, atol=1e-8)
 
 
-def test_a_hessian_through_super_is_refused_at_its_line():
-    """Not done: forward code differentiated again calls the method unspecialised (rules/forward_dispatch.py)."""
-    caught = refusal_in("hvp", through_super, np.linspace(-0.5, 0.7, 3), r"`super\(\)` is not supported in a method")
-    assert "super().forward(x)" in caught.location.text
+@pytest.mark.parametrize("function", [through_super, diamond_through_super, chain_of_three])
+def test_a_hessian_through_super_reaches_what_python_reaches(function):
+    """Forward code differentiated again called the method unspecialised, whose `super()` the fence refused."""
+    x = np.linspace(-0.5, 0.7, 3)
+    v, u = np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0)
+    assert_hvp_matches(s2sad.hvp(function, (x,), (v,)), function, [x], [v], [u], rtol=1e-4, atol=1e-6)
 
 
 def test_a_base_method_replaced_after_a_gradient_is_the_one_differentiated():
@@ -124,9 +126,12 @@ def test_a_base_method_replaced_after_a_gradient_is_the_one_differentiated():
 
 
 class WithAProperty:
+    def __init__(self, k):
+        self.k = k
+
     @property
     def scale(self):
-        return 2.0
+        return np.sin(self.k) * 2.0
 
 
 class ReadsAPropertyThroughSuper(WithAProperty):
@@ -138,15 +143,31 @@ class ReadsAPropertyThroughSuper(WithAProperty):
         return x * super().scale  # marker: a property
 
 
+class APropertyReadingSuper(WithAProperty):
+    @property
+    def scale(self):
+        return super().scale * self.k
+
+
 def property_through_super(x):
-    return np.sum(ReadsAPropertyThroughSuper().f(x))
+    return np.sum(ReadsAPropertyThroughSuper(x).f(x) ** 2) + np.sum(APropertyReadingSuper(x[::-1]).scale * x)
 
 
-def test_super_reaching_what_is_not_a_method_is_refused_naming_the_base():
+def test_super_reaching_a_property_reads_it_through_its_getter_in_every_mode():
+    """The fence refused it: only functions were resolved."""
+    x = np.linspace(-0.5, 0.7, 3)
+    assert_every_mode_matches(property_through_super, x, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
+
+
+def property_through_super_in_a_method_called_by_name(x):
+    return np.sum(ReadsAPropertyThroughSuper.f(ReadsAPropertyThroughSuper(1.5), x))
+
+
+def test_super_in_a_method_called_by_name_is_refused_the_hint_reading_the_getter():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"`super\(\)` is not supported in a method") as caught:
-        s2sad.grad(property_through_super)(np.linspace(-0.5, 0.7, 3))
+        s2sad.grad(property_through_super_in_a_method_called_by_name)(np.linspace(-0.5, 0.7, 3))
     assert "# marker: a property" in caught.value.location.text
-    assert "`WithAProperty.scale(self, ...)`" in caught.value.hint
+    assert "`WithAProperty.scale.fget(self)`" in caught.value.hint
 
 
 class Recorder:

@@ -609,8 +609,37 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
                 f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
+    if foreign and outers:
+        _refuse_merged_source_read(spelled, outers[-1], write, operations, made_by, reads, keyed_by_literals, where)
     if foreign:  # (after the names read later, which say more)
         _refuse_foreign(spelled, write, where)
+
+
+def _refuse_merged_source_read(spelled: str, outer: str, write, operations, made_by, reads, keyed_by_literals, where):
+    """Refuse, saying so, ``h = a | {...}`` (or ``{**a, ...}``) then ``h["w"][0] = v`` with ``a`` read
+    after, or ``a`` given to the function: ``h`` is a new dict, but ``h["w"]`` is the very object
+    ``a["w"]`` is, so the write changes what ``a`` holds too."""
+    origin = _origin(outer, made_by)
+    if not _a_call_of(origin, (dict_merged, or_merged)):
+        return
+    here = reads.order[id(write)]
+    linked = _ListLinks([op for op in operations if reads.order[id(op)] < here], made_by, keyed_by_literals)
+    merged = user_name(outer)
+    for source in sorted(linked._items_of(outer)):
+        made = _origin(source, made_by)
+        given = not (_made_here(made) or _a_new_array(made) or made.kind == "tuple")
+        if not (given or _is_a_dict(made) and reads.after(source, write)):
+            continue
+        read = user_name(source)
+        what = (f"which the function did not make (an argument, or what a call gave), so the change may reach "
+                f"the caller's data, which s2sad does not follow" if given else
+                f"so `{read}` holds the changed object too and is read after the change: s2sad would differentiate "
+                f"it as if `{read}` were unchanged")
+        raise UnsupportedSyntaxError(
+            f"this changes `{spelled}` in place, and `{merged}` was merged from `{read}` (`{read} | {{...}}` and "
+            f"`{{**{read}, ...}}` make a new dict holding `{read}`'s very objects), {what}", where,
+            f"copy the object before changing it (`{spelled} = {spelled}.copy()`), or make a new value "
+            f"(`{spelled} = {spelled} + ...`)")
 
 
 def _check_deleted_key(write, operations, made_by, reads, source, keyed_by_literals) -> None:
@@ -842,6 +871,26 @@ def _hands_back_items(op: Operation) -> bool:
         return False
     value = op.callee.value
     return any(value is handler for handler in _ITEM_HANDLERS) or getattr(value, "__module__", None) == "itertools"
+
+
+def held_items_kind(op: Operation) -> str | None:
+    """How ``op``'s value relates to the objects its first argument holds: ``"item"`` for one of them
+    (``c[k]``, a loop's element, an unpacked item, ``max(rows)``, ``next(it)``), ``"same"`` for a new
+    container holding them (``h2 = h``, ``list(rows)``, ``dict(d)``, ``sorted(rows)``, ``zip(rows)``, a
+    ``.copy()``: a dict's or a list's is shallow; an array's, new memory, is taken for one too),
+    ``"flat"`` for one holding what the containers it is given hold (``{**a, **b}``, ``a | b``,
+    ``itertools.chain(a, b)``, given the tuple ``(a, b)``); None for any other."""
+    if op.kind in ("element", "unpack") or _a_call_of(op, _ITEM_TAKERS) or op.kind == "mutate" and op.callee.name == "pop":
+        return "item"
+    if _a_call_of(op, (dict_merged, or_merged, chained)):
+        return "flat"
+    if op.kind == "copy" or _hands_back_items(op) or _copied_by_its_method(op) is not None:
+        return "same"
+    return None
+
+
+# what hands back one of the objects its first argument holds
+_ITEM_TAKERS = (operator.getitem, min, max, next, functools.reduce)
 
 
 class _ListLinks(Groups):

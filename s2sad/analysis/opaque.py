@@ -85,6 +85,11 @@ def check_call(op: Operation, varied: set, differentiated: bool, location, treat
                 "into the caller", location,
                 hint=f"make `.{callee.name}` return what it computes and use that (`W = model.{callee.name}(...)`), "
                      "or build a new object")
+        if callee.name in _LIST_CHANGES:  # `state.trace.append(x)`, `history["s"].append(s)`
+            raise MissingRuleError(
+                f"`{text}` calls the method `.{callee.name}` with a differentiated value on a list that is no "
+                "variable of the function's own (an object's field, an item of a dict or list): s2sad follows a "
+                "list changed in place only under the function's own name for it", location, hint=_method_hint(callee.name))
         raise MissingRuleError(
             f"`{text}` calls the method `.{callee.name}` with a differentiated value, and its result is not "
             "differentiated: a method without a rule may write the value into its receiver or an argument "
@@ -163,8 +168,8 @@ def _refuse_writes_into_arguments(function, text: str, spelling: str, location, 
 def _method_hint(name: str) -> str:
     if name in _LIST_CHANGES:
         # `history["s"].append(s)`: the list is an item of a dict or list, where s2sad does not follow changes
-        return (f"s2sad differentiates `.{name}` on a list held in a variable of the function's own: keep it in "
-                f"one (`s_history = []` ... `s_history.{name}(...)`) and build the dict or list from it at the end")
+        return (f"keep the list in a variable of the function's own (`trace = []` ... `trace.{name}(...)`) and put "
+                f"it in the object, dict or list once it is complete (`state.trace = trace`)")
     # `r.step(h)` whose method keeps h in its object (`self.history.append(h)`) and the function reads
     # r.history after: the method's result does not reach the output, the kept value does
     return (f"if `.{name}` is a method of your class that keeps the value in its object (`self.history.append(h)`), "

@@ -8,6 +8,7 @@ heads a block of lines. The emitter knows nothing of derivatives' flow: that is 
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import inspect
 import re
@@ -25,6 +26,7 @@ from ..frontend.ir import DATACLASS_REPLACE, LAMBDA_DEFAULTS_HELD, Atom, Branch,
 from ..frontend.naming import Namer
 from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, refuse_transform
 from ..registry import Rule, rule_for, template_namespace
+from ..runtime.initializers import SUPER_INIT
 from ..runtime.support import __all__ as RUNTIME_SUPPORT
 from ..transformed import is_bound_users_method, is_forward_call
 
@@ -35,6 +37,26 @@ RECEIVER_CHECKS = ("receiver_left_alone", "numpy_receiver", "copy_receiver", "co
 # What generated modules may import from s2sad.runtime.support (each imports those its code reads):
 # no variable of theirs may be called so (the front end renames a user's, normalize_state.RESERVED)
 RUNTIME_NAMES = tuple(RUNTIME_SUPPORT)
+
+
+def refuse_stepwise_iteration(op: Operation, location) -> None:
+    """Refuse ``iter(xs)`` and ``next(it)`` given differentiated values: an iterator read step by step
+    changes as it is read, and generated code reads each value more than once (no rule says so better);
+    and a ``functools.partial`` holding a differentiated value that frontend/partials_written_out.py
+    does not write as a lambda."""
+    value = op.callee.value if op.callee is not None else None
+    if value is functools.partial:
+        raise UnsupportedSyntaxError(
+            "a `functools.partial(...)` holding a differentiated value is differentiated when it is of a function of "
+            "yours (without `*args` or `**kwargs`) and holds variables or literals", location,
+            "assign what it holds to a variable first (`W2 = W * 2.0; step = functools.partial(layer, W=W2)`), "
+            "or write the lambda it stands for (`step = lambda h: layer(h, W=W * 2.0)`)")
+    if value is builtins.iter or value is builtins.next:
+        raise UnsupportedSyntaxError(
+            f"`{value.__name__}(...)` of differentiated values is not differentiated: an iterator read step by step "
+            "with next() changes as it is read, and s2sad's derivative code reads each value more than once",
+            location, "index the list instead (`xs[0]`, `xs[1]`), unpack it (`a, b, *rest = xs`) or loop over it; "
+                      "of a generator, make the list of what it yields first (`ys = list(gen(x))`)")
 
 
 def refuse_differentiated_defaults(op: Operation, location) -> None:
@@ -186,6 +208,10 @@ class Emitter:
             return f"{function}({', '.join(self.argument_list(op.args[1:], op.kwargs))})"
         if self.types is not None and _whole_reduction_method(op, self.types):
             return f"{self.code(op.args[0])}.{callee.value.__name__}()"  # np.sum(x) of an ndarray, without the dispatch
+        if callee.spelling == SUPER_INIT:
+            # `super().__init__(...)` called as it is, not differentiated: the initializer shares
+            # `__init__`'s code, which returns None, and the object it filled is what is wanted
+            return f"initialized({SUPER_INIT}, {', '.join(self.argument_list(op.args, op.kwargs))})"
         if callee.operator_code is not None:
             # a negative number as an operand keeps its parentheses: (-0.3) ** 2 is not -0.3 ** 2
             return callee.operator_code.format(*[f"({c})" if c.startswith("-") else c
@@ -281,6 +307,7 @@ class Emitter:
         if is_forward_call(value):  # generated forward code, differentiated again
             return "forward_call"
         refuse_differentiated_defaults(op, self.location_of(op))
+        refuse_stepwise_iteration(op, self.location_of(op))
         raise MissingRuleError(
             f"no rule for `{op.callee.spelling}` ({describe_callee(value)}), and it has no Python source to differentiate",
             self.location_of(op),

@@ -18,8 +18,8 @@ from ..frontend.ir import Const, Function, Operation, Var, operations_of
 from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
 from ..runtime.closures import closure
-from ..runtime.initializers import SUPER_INIT
-from .core import STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults
+from .core import (STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults,
+                   refuse_stepwise_iteration)
 from .expressions import substitute
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
                                      indexed_item, through_generated_jvp)
@@ -76,8 +76,6 @@ class ForwardOperations:
             return [f"{op.target} = {self.core.code(op.args[0])}"] if op.target in self.core.read_names or op.target in self.activity.active else []
         if op.kind == "effect":
             return [self.core.call_text(op)]
-        if op.kind == "call" and op.callee.spelling == SUPER_INIT:  # `super().__init__(...)` given no tangent
-            return [f"{op.target} = initialized({SUPER_INIT}, {self.core.call_text(op).split('(', 1)[1]}"]
         if op.kind == "call" and op.callee.value is operator.concat:
             # `a + b` of two sequence variables, read again for a second derivative, would be numbers added
             return [f"{op.target} = concat({', '.join(self.core.code(a) for a in op.args)})"]
@@ -140,6 +138,7 @@ class ForwardOperations:
         forward = forward_rule(op.callee.value)
         if forward is None:
             refuse_differentiated_defaults(op, self.core.location_of(op))
+            refuse_stepwise_iteration(op, self.core.location_of(op))
             raise MissingRuleError(
                 f"no forward rule for `{op.callee.spelling}` ({describe_callee(op.callee.value)})",
                 self.core.location_of(op), "register one with s2sad.defjvp(...) next to its reverse rule")

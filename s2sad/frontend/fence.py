@@ -6,6 +6,8 @@ kind of syntax can never slip through into the transformer unnoticed.
 """
 from __future__ import annotations
 
+import inspect
+
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
@@ -248,5 +250,11 @@ def _super_hint(method, called: str) -> str:
         bases = cells["__class__"].cell_contents.__bases__
     except (KeyError, ValueError, AttributeError):
         bases = ()
-    base = bases[0].__name__ if len(bases) == 1 and bases[0] is not object else "Base"
+    one = bases[0] if len(bases) == 1 and bases[0] is not object else None
+    base = one.__name__ if one is not None else "Base"
+    found = inspect.getattr_static(one, called, None) if one is not None else None
+    if isinstance(found, property):
+        return f"read the base class's property through its getter: `{base}.{called}.fget(self)`"
+    if isinstance(found, (classmethod, staticmethod)):
+        return f"call the base class's {type(found).__name__} on the class: `{base}.{called}(...)`"
     return f"call the base class's method by name: `{base}.{called}(self, ...)`"

@@ -102,6 +102,18 @@ class _Initializer(cst.CSTTransformer):
         return made
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if len(updated.body) > 1 and any(_is_super_init_statement(small, self.this) for small in updated.body):
+            # `super().__init__(w); self.s = s`: one line a statement, each written as alone on its line
+            lines = []
+            for small in updated.body:
+                alone = cst.SimpleStatementLine(body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+                self.source.alias(alone, original)
+                made = self._statement(original, alone)
+                lines.extend(made.nodes if isinstance(made, cst.FlattenSentinel) else [made])
+            return cst.FlattenSentinel(lines)
+        return self._statement(original, updated)
+
+    def _statement(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         if len(updated.body) != 1 or not isinstance(updated.body[0], cst.Expr):
             return updated
         call = updated.body[0].value
@@ -161,6 +173,10 @@ def _is_super_init(node, this: str) -> bool:
         and _is_super(node.func.value, this)
 
 
+def _is_super_init_statement(small, this: str) -> bool:
+    return isinstance(small, cst.Expr) and _is_super_init(small.value, this)
+
+
 def _super_init_receivers(funcdef: cst.FunctionDef, this: str) -> set:
     """The ``super(...)`` nodes that receive ``.__init__(...)`` in an expression statement (the
     statements rewritten above): every other ``super()`` is refused."""
@@ -168,8 +184,9 @@ def _super_init_receivers(funcdef: cst.FunctionDef, this: str) -> set:
 
     class _Receivers(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, node) -> bool:
-            if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and _is_super_init(node.body[0].value, this):
-                found.add(node.body[0].value.func.value)
+            for small in node.body:
+                if _is_super_init_statement(small, this):
+                    found.add(small.value.func.value)
             return True
 
     funcdef.visit(_Receivers())

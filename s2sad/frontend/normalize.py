@@ -33,6 +33,7 @@ from .normalize_mutation import MutationNormalizer
 from .normalize_state import RETURN, YIELDED
 from .normalize_statements import StatementNormalizer
 from .numpy_written_out import NumpyWrittenOut
+from .partials_written_out import PartialWrittenOut
 from .records import RecordNormalizer
 from .normalize_syntax import code_of, count_returns, has_while, params_changed_in_place, yields_in
 from .source import FunctionSource
@@ -40,7 +41,7 @@ from .source import FunctionSource
 
 class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, ExpressionNormalizer, LambdaNormalizer,
                  DictNormalizer, CallNormalizer, OnePassCallNormalizer, MutationNormalizer, ClassNormalizer, NumpyWrittenOut,
-                 RecordNormalizer):
+                 PartialWrittenOut, RecordNormalizer):
     """The parts over one shared state: no part overrides another's method, so the order of the bases
     does not matter."""
 
@@ -58,6 +59,7 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
             self.param_versions[name] = self.current[name]
             self.params.add(self.current[name])
             self.roots[self.current[name]] = name
+            self.root_values[name] = self.current[name]
             self.user_params.add(name)
             if param.default is not None:
                 defaults[name] = code_of(param.default)

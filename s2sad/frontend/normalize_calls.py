@@ -79,12 +79,12 @@ class CallNormalizer(NormalizerState):
         if not found(value):
             raise UnsupportedSyntaxError(f"`{dotted}` cannot be resolved", self.source.location(node.func),
                                          "check the spelling, or import the module at module level")
-        if value is np.piecewise:
-            return self.piecewise(node, dotted, want)  # numpy_written_out.py
+        if (written := self.written_out_call(node, dotted, value, want)) is not None:
+            return written  # np.piecewise, np.fromfunction, functools.partial: numpy_written_out.py
         if is_one_pass(value):  # map, reversed, itertools.chain: generated code calls s2sad's own for them
             self.check_consumed_once(node, dotted)
-            if value is builtins.map:
-                return self.mapped(node, dotted, want)
+            if value is builtins.map or value is builtins.filter:
+                return (self.mapped if value is builtins.map else self.filtered)(node, dotted, want)
             if value is itertools.chain:
                 return self.chained(node, want)
             value, dotted = as_called(value, dotted)  # (before the test for a user's class: chain is a class)

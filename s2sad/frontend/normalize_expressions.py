@@ -120,6 +120,7 @@ class ExpressionNormalizer(NormalizerState):
             local = self.namer.fresh(name)
             self.free_reads[name] = local
             self.roots[local] = name
+            self.root_values[name] = local
         return Var(self.free_reads[name])
 
     def static_value(self, node, dotted: str) -> Atom:

@@ -37,6 +37,8 @@ class LambdaNormalizer(NormalizerState):
     def described(self, node: cst.Lambda) -> str:
         """What a refusal calls ``node``: a lambda, or the nested function it was written from."""
         name = self.__dict__.get("_nested_as_lambdas", {}).get(node)
+        if name is None and node in self.__dict__.get("_partials_as_lambdas", ()):
+            return "a `functools.partial(...)` holding variables"
         return "a lambda" if name is None else f"the nested function `{name}`"
 
     def lambda_value(self, node: cst.Lambda, want) -> Atom:
@@ -108,7 +110,7 @@ class LambdaNormalizer(NormalizerState):
         if changed is not None:
             raise UnsupportedSyntaxError(
                 f"{self.described(node)} used as a value reads `{changed}`, which the function changes after "
-                f"{'the lambda is made' if self.described(node) == 'a lambda' else 'its `def`'}: "
+                f"{_made_when(self.described(node))}: "
                 "it would read its value when it is called", self.source.location(node),
                 f"pass `{changed}` to it as an argument where it is called")
         held = cst.Parameters(params=[cst.Param(cst.Name(name)) for name in captured]
@@ -123,6 +125,12 @@ class LambdaNormalizer(NormalizerState):
         held_values = self.operation(None, "held", [], Operation("", "tuple", None, values))
         return self.operation(want, "closure", [], Operation("", "call", Callee("static", "closure", closure),
                                                              [function, held_values]))
+
+
+def _made_when(described: str) -> str:
+    if described == "a lambda":
+        return "the lambda is made"
+    return "its `def`" if described.startswith("the nested function") else "it is made"
 
 
 def _reads(expression: cst.BaseExpression, names: list[str]) -> bool:

@@ -104,7 +104,11 @@ class MutationNormalizer(NormalizerState):
         may share its memory, would change the caller's data: refused.
         """
         root = self.roots.get(container.name)
-        if root is not None:
+        if root is not None and container.name in self.taken_from_holders:
+            # an item of a new container holding what the caller's holds: which, and whether it is the caller's
+            # object (an array's `.copy()` holds new memory), is known as the code runs
+            self.callers_check(container, self.spelled.get(container.name, user_name_of(container.name)))
+        elif root is not None:
             owner = "passed in" if root in self.user_params else "owns"
             written = self.spelled.get(container.name, user_name_of(container.name))
             if written == root:

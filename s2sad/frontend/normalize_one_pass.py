@@ -10,7 +10,7 @@ from ..errors import UnsupportedSyntaxError
 from ..rules.helpers import chained
 from .ir import Atom, Callee, Operation
 from .normalize_state import NormalizerState, atom_name
-from .one_pass import as_generator, consumed_once, generators_used_where_made, is_plain_function
+from .one_pass import as_filtering_generator, as_generator, consumed_once, generators_used_where_made, is_plain_function
 from .resolve import found
 
 
@@ -77,6 +77,25 @@ class OnePassCallNormalizer(NormalizerState):
         generator = as_generator(node, names)
         made = [generator, generator.elt, generator.for_in, generator.for_in.target, generator.for_in.iter]
         made += [arg.value for arg in generator.elt.args] + list(getattr(generator.for_in.target, "elements", []))
+        return self.written_as_generator(node, generator, made, want)
+
+    def filtered(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``filter(f, xs)``, consumed at once: the generator ``(v for v in xs if f(v))``."""
+        if len(node.args) != 2 or any(arg.keyword is not None or arg.star for arg in node.args):
+            raise UnsupportedSyntaxError(f"`{dotted}(...)` takes a function (or None) and one iterable, by position",
+                                         self.source.location(node))
+        if not is_plain_function(node.args[0].value):
+            raise UnsupportedSyntaxError(f"the function `{dotted}(...)` tests with is computed by an expression, which "
+                                         "the loop s2sad writes for it would evaluate once per item",
+                                         self.source.location(node), "assign the function to a name first, and filter with that")
+        generator = as_filtering_generator(node, f"_s2sad_{self.namer.fresh('kept')}")
+        condition = generator.for_in.ifs[0].test
+        made = [generator, generator.elt, generator.for_in, generator.for_in.target, generator.for_in.ifs[0], condition]
+        made += [arg.value for arg in getattr(condition, "args", [])]
+        return self.written_as_generator(node, generator, made, want)
+
+    def written_as_generator(self, node: cst.Call, generator: cst.GeneratorExp, made: list, want) -> Atom:
+        """The generator ``node`` (a ``map`` or a ``filter``) is written as, consumed where the call was."""
         given = {id(arg.value) for arg in node.args}  # the user's own nodes keep their positions
         for made_node in made:
             if id(made_node) not in given:

@@ -15,10 +15,10 @@ import types
 
 import libcst as cst
 
-from ..analysis.aliasing import may_share
-from ..rules.helpers import __all__ as HELPER_NAMES
+from ..analysis.aliasing import held_items_kind, may_share
+from ..rules.helpers import __all__ as HELPER_NAMES, not_the_callers
 from ..runtime.support import __all__ as RUNTIME_NAMES
-from .ir import Atom, Const, Operation, Statement, Var
+from .ir import Atom, Callee, Const, Operation, Statement, Var
 from .naming import Namer
 from .normalize_syntax import count_returns
 from .resolve import S2SAD_NAMES, Environment, importable_module_name
@@ -75,6 +75,11 @@ class NormalizerState:
         self.inlining: list = []                 # the nested functions being written out, innermost last
         self.param_versions: dict[str, str] = {}  # parameter -> the variable holding it
         self.roots: dict[str, str] = {}          # variable -> the argument or global it may share memory with
+        # new list, dict or tuple -> {argument or global whose objects it may hold: how many levels down}
+        self.holding: dict[str, dict[str, int]] = {}
+        # an item taken out of such a container -> the arguments and globals whose object it may be (one in `roots`)
+        self.taken_from_holders: dict[str, tuple[str, ...]] = {}
+        self.root_values: dict[str, str] = {}    # argument or global -> the variable holding what the caller gave
         self.in_place: dict[int, str] = {}       # id of `y_2 = written_into(y + v, y)` (`y += v`) -> the version it changes
         self.updated_attributes: dict[int, str] = {}  # id of such a write for `p.w += v` (`xs[k] += v`) -> `p` (`xs`)
         self.write_backs: list = []              # elements taken out to be changed (`y[i][j] = v`), put back next
@@ -115,13 +120,64 @@ class NormalizerState:
 
     def share_roots(self, operation: Operation) -> None:
         """What may share memory with an argument or a global: copies, and the views reads make
-        (a list that merely holds an argument is not one: changing the list leaves it be)."""
-        if operation.kind in ("list", "tuple", "dict", "mutate"):
+        (a list that merely holds an argument is not one: changing the list leaves it be). A new
+        container holding what one of them is or holds (``[a, b]``, ``dict(d)``, ``{**d}``, ``d | e``,
+        ``d.copy()``, ``list(rows)``) is not one either, but an item taken out of it is (down as
+        many levels as it is held): ``h["w"][0] = v`` changes the caller's very array."""
+        if operation.kind in ("list", "tuple", "dict"):
+            self.hold(operation.target, [(name, 0) for name in operation.uses()])
+            return
+        if operation.kind == "mutate" and operation.callee.name != "pop":  # `xs.append(a)`, `xs[k] = a`: xs holds a
+            self.hold(operation.target, [(name, 0) for name in operation.uses()[1:]], keep=True)
             return
         for name in may_share(operation):
             if name in self.roots:
                 self.roots[operation.target] = self.roots[name]
+                if name in self.taken_from_holders:
+                    self.taken_from_holders[operation.target] = self.taken_from_holders[name]
                 return
+        given = next((a.name for a in operation.args[:1] if isinstance(a, Var)), None)
+        kind = held_items_kind(operation)
+        if kind == "item" and given in self.holding:
+            # which item, and whether it is the caller's object, is checked as the code runs (`callers_check`)
+            held = self.holding[given]
+            reached = tuple(root for root, depth in held.items() if depth == 1)
+            deeper = {root: depth - 1 for root, depth in held.items() if depth > 1}
+            if reached:
+                self.roots[operation.target] = reached[0]
+                self.taken_from_holders[operation.target] = reached
+            if deeper:
+                self.holding[operation.target] = deeper
+        elif kind == "item" and given in self.roots:  # `max(rows)`: one of the caller's objects
+            self.roots[operation.target] = self.roots[given]
+            self.taken_from_holders[operation.target] = (self.roots[given],)
+        elif kind == "same":  # `h2 = h`, `list(rows)`, `d.copy()`: its items are what the given one's are
+            self.hold(operation.target, [(name, 1) for name in operation.uses()])
+        elif kind == "flat":  # `dict_merged((a, b))`: the items of what the given tuple holds
+            self.hold(operation.target, [(name, 2) for name in operation.uses()])
+
+    def hold(self, container: str, given: list, keep: bool = False) -> None:
+        """``container`` holds each name of ``given`` (level 0), or what it holds (1), or what that
+        holds (2): record how many levels down each argument's or global's objects are in it."""
+        held = dict(self.holding.get(container, {})) if keep else {}
+        for name, level in given:
+            reached = {self.roots[name]: 1 - level} if name in self.roots else \
+                {root: depth - level + 1 for root, depth in self.holding.get(name, {}).items()}
+            for root, depth in reached.items():
+                held[root] = max(held.get(root, 1), depth, 1)
+        if held:
+            self.holding[container] = held
+
+    def callers_check(self, changed: Var, spelled: str) -> None:
+        """A check, as the code runs, that ``changed`` (a view of an argument or a global, an item taken
+        out of a container that holds what one holds) is not the caller's object, which a change in
+        place would change too: ``not_the_callers`` (rules/helpers.py). A parameter itself is checked
+        otherwise (``written_into_argument``), and what the function made needs none."""
+        if changed.name not in self.roots or changed.name in self.params:
+            return
+        for root in self.taken_from_holders.get(changed.name, (self.roots[changed.name],)):
+            self.emit(Operation(self.namer.fresh("_"), "effect", Callee("static", "not_the_callers", not_the_callers),
+                                [changed, Var(self.root_values[root]), Const(repr(spelled)), Const(repr(root))]))
 
     def operation(self, want, word, operands, operation: Operation, derived_from_operands=False) -> Var:
         """Emit ``operation`` into ``want``, or into a name made from ``word`` and its operands."""

@@ -194,6 +194,7 @@ class StatementNormalizer(NormalizerState):
             # changes in place, as the caller's value would
             kept = Operation(version, "call", Callee("static", "written_into_argument", written_into_argument),
                              [computed, Var(before), Const(repr(node.target.value))])
+        self.callers_check(Var(before), node.target.value)  # `w = d["w"]; w += v`, `w = dict(d)["w"]; w += v`
         self.emit(kept)
         self.current[node.target.value] = version
         self.in_place[id(kept)] = before
@@ -217,6 +218,7 @@ class StatementNormalizer(NormalizerState):
         # changed value back in it
         kept = Operation(self.namer.fresh(f"{updated.name}_kept"), "call",
                          Callee("static", "written_into", written_into), [updated, current])
+        self.callers_check(current, cst.Module([]).code_for_node(node.target))  # `h = dict(d); h["w"] += v`
         self.emit(kept)
         self.in_place[id(kept)] = current.name
         if isinstance(container, Var):

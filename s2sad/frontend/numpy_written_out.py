@@ -17,17 +17,23 @@ shaped like ``x``; a first result that is not a float is refused when the code r
 (``vectorized_dtype``: NumPy would cast every result to an integer). NumPy calls ``f`` on the
 first element once more to learn that type: a function with effects sees one call fewer here.
 
-Both are written out as statements before the one that reads them, their names ``_s2sad_...``
+``np.fromfunction(f, shape, dtype=float)``, as NumPy computes it: ``idx = np.indices(shape,
+dtype=dtype)`` then ``f(idx[0], ..., idx[n - 1])``, one index per parameter of ``f`` (a lambda,
+or a function of the module: its parameters without defaults).
+
+All are written out as statements before the one that reads them, their names ``_s2sad_...``
 kept apart from the function's. Only the spellings whose functions are known here are written
 out: a lambda, a function of the module or a nested ``def``, and (for ``piecewise``) numbers; the
 conditions and functions as list displays. Other spellings are refused with what to write.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 
 import libcst as cst
+import numpy as np
 from libcst.helpers import parse_template_statement
 
 from ..errors import UnsupportedSyntaxError
@@ -39,6 +45,15 @@ from .resolve import found
 
 
 class NumpyWrittenOut(NormalizerState):
+    def written_out_call(self, node: cst.Call, dotted: str, value, want) -> Atom | None:
+        """A call taking the user's functions, written out (see the module's docstring), or None: NumPy's
+        here, ``functools.partial`` of a user's function as the lambda it stands for (partials_written_out.py)."""
+        if value is np.piecewise or value is np.fromfunction:
+            return getattr(self, value.__name__)(node, dotted, want)
+        if value is functools.partial and self.partial_as_lambda(node) is not None:
+            return self.partial_value(node, want)
+        return None
+
     def piecewise(self, node: cst.Call, dotted: str, want) -> Atom:
         numpy = self.numpy_name(node, dotted)
         arguments = [arg for arg in node.args]
@@ -118,6 +133,40 @@ class NumpyWrittenOut(NormalizerState):
         self.current[names["dtype"]] = dtype.name
         lines = [f"{names['y']} = {numpy}.asarray({names['items']}, dtype={names['dtype']}).reshape({numpy}.shape({names['x']}))"]
         return self.run_written_out(node, lines, {}, names, names["y"])
+
+    def fromfunction(self, node: cst.Call, dotted: str, want) -> Atom:
+        """``np.fromfunction(f, shape, dtype=...)``: see the module's docstring."""
+        numpy = self.numpy_name(node, dotted)
+        positional = [arg for arg in node.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        if len(positional) != 2 or any(arg.star for arg in node.args) or set(keywords) - {"dtype"}:
+            self.refuse_written_out(node, f"`{dotted}` is differentiated as `{dotted}(f, shape)` or "
+                                          f"`{dotted}(f, shape, dtype=...)`", "pass no other arguments")
+        function, shape = positional[0].value, positional[1].value
+        count = self.positional_count(function, dotted)
+        names = self.written_out_names("ff", ["indices", "y"])
+        dtype = {"dtype": keywords["dtype"]} if "dtype" in keywords else {}
+        self.write_out(node, [f"{names['indices']} = {numpy}.indices({{shape}}, dtype={'{dtype}' if dtype else 'float'})"],
+                       {"shape": shape, **dtype})
+        indices = ", ".join(f"{names['indices']}[{k}]" for k in range(count))
+        lines = [f"{names['y']} = {{f}}({indices})"]
+        return self.run_written_out(node, lines, {"f": function}, names, names["y"])
+
+    def positional_count(self, function, dotted: str) -> int:
+        """How many indices ``function`` takes: a lambda's or a module function's positional parameters."""
+        if isinstance(function, cst.Lambda):
+            params = function.params
+            if not (params.star_arg is None or params.star_arg is cst.MaybeSentinel.DEFAULT) or params.star_kwarg:
+                self.refuse_written_out(function, f"`{dotted}` is differentiated for a function of one parameter "
+                                                  "per axis, without `*` or `**`", "name one parameter per axis")
+            return len(params.posonly_params) + len(params.params)
+        name = dotted_name(function)
+        value = self.env.resolve_dotted(name) if name is not None and name.split(".")[0] not in self.current else None
+        if found(value) and inspect.isfunction(value):
+            kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            return sum(p.kind in kinds and p.default is p.empty for p in inspect.signature(value).parameters.values())
+        self.refuse_written_out(function, f"`{dotted}` is differentiated when its function is a lambda or a function "
+                                          "of the module, written in the call", "write it as a lambda (`lambda i, j: ...`)")
 
     def numpy_name(self, node, dotted: str) -> str:
         """The name the function reads NumPy under (``np`` of ``np.piecewise``)."""

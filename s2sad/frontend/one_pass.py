@@ -1,10 +1,11 @@
-"""One-pass iterators: ``map``, ``reversed`` and ``itertools.chain`` (and ``chain.from_iterable``).
+"""One-pass iterators: ``map``, ``filter``, ``reversed`` and ``itertools.chain`` (and ``chain.from_iterable``).
 
 Each gives an iterator, used up by the first pass over it. Generated code reads a value more
 than once (the primal, the rule, the tangent), so s2sad makes the list of the iterator's
 items instead: ``reversed(xs)`` is ``reversed_items(xs)``, ``chain(a, b)`` is ``chained((a, b))``
-(rules/python_containers.py gives their derivatives), and ``map(f, xs, ys)`` is the
-generator expression ``(f(x, y) for x, y in zip(xs, ys))``, which the normaliser writes as
+(rules/python_containers.py gives their derivatives), ``map(f, xs, ys)`` is the
+generator expression ``(f(x, y) for x, y in zip(xs, ys))`` and ``filter(f, xs)`` is
+``(v for v in xs if f(v))`` (``if v`` for ``filter(None, xs)``), which the normaliser writes as
 the loop it stands for (``f`` a lambda, a nested or module function, a ufunc, an argument).
 
 The list and the iterator hold the same items in the same order, so this is right wherever
@@ -47,7 +48,7 @@ def is_from_iterable(value) -> bool:
 
 
 def is_one_pass(value) -> bool:
-    return value is builtins.map or written_as(value) is not None
+    return value is builtins.map or value is builtins.filter or written_as(value) is not None
 
 
 def consumed_once(funcdef: cst.CSTNode, resolve) -> set[int]:
@@ -111,7 +112,7 @@ class _Consumed(cst.CSTVisitor):
             if value is builtins.zip or value is builtins.enumerate or value is itertools.chain:
                 for item in (positional if value is not builtins.enumerate else positional[:1]):
                     self.mark(item)
-            elif value is builtins.map:
+            elif value is builtins.map or value is builtins.filter:
                 for item in positional[1:]:
                     self.mark(item)
             elif is_from_iterable(value):
@@ -128,6 +129,14 @@ def as_generator(call: cst.Call, names: list[str]) -> cst.GeneratorExp:
         target = cst.Tuple([cst.Element(cst.Name(name)) for name in names])
         iterable = cst.Call(cst.Name("zip"), [cst.Arg(item) for item in iterables])
     return cst.GeneratorExp(element, cst.CompFor(target, iterable))
+
+
+def as_filtering_generator(call: cst.Call, name: str) -> cst.GeneratorExp:
+    """``filter(f, xs)`` as ``(v for v in xs if f(v))`` (``filter(None, xs)``: ``if v``), ``name`` the loop's variable."""
+    function, iterable = call.args[0].value, call.args[1].value
+    kept = cst.Name(name) if isinstance(function, cst.Name) and function.value == "None" \
+        else cst.Call(function, [cst.Arg(cst.Name(name))])
+    return cst.GeneratorExp(cst.Name(name), cst.CompFor(cst.Name(name), iterable, ifs=[cst.CompIf(kept)]))
 
 
 def is_plain_function(node: cst.CSTNode) -> bool:

@@ -1,5 +1,6 @@
 """A method specialised to its object's type (runtime/super_calls.py) with ``super().name(args)``
-written as ``s2sad_super_name(self, args)``: a call of the function ``super()`` reaches for that
+written as ``s2sad_super_name(self, args)`` (and ``super().name`` of a property as
+``s2sad_super_name(self)``, a call of its getter): a call of the function ``super()`` reaches for that
 type, by a name its globals hold, given the method's first parameter as Python's ``super()``
 gives it (its value when the call runs). Only the names resolved are written out; any other
 ``super()`` stays, and the fence refuses it with its line. Each node made stands at the position
@@ -15,14 +16,15 @@ from ..runtime.super_calls import SUPER_PREFIX
 from .source import FunctionSource
 
 
-def with_supers_written_out(source: FunctionSource, reached: dict) -> FunctionSource:
-    """``source`` with each ``super().name(...)`` of a name in ``reached`` called by its resolved name."""
+def with_supers_written_out(source: FunctionSource, reached: dict, properties=frozenset()) -> FunctionSource:
+    """``source`` with each ``super().name(...)`` of a name in ``reached`` called by its resolved name,
+    and each ``super().name`` of one of ``properties`` read as ``s2sad_super_name(self)``, its getter's call."""
     funcdef = source.funcdef
     first = (funcdef.params.posonly_params + funcdef.params.params)[:1]
     if not first:
         return source  # no `self` by position: `super()` stays, refused
     written = dataclasses.replace(source, positions=dict(source.positions))
-    body = funcdef.body.visit(_Supers(first[0].name.value, set(reached), written))
+    body = funcdef.body.visit(_Supers(first[0].name.value, set(reached) - set(properties), set(properties), written))
     made = funcdef.with_changes(body=body)
     written.funcdef = made
     written.alias(made, funcdef)
@@ -31,9 +33,9 @@ def with_supers_written_out(source: FunctionSource, reached: dict) -> FunctionSo
 
 
 class _Supers(cst.CSTTransformer):
-    def __init__(self, this: str, names: set, source: FunctionSource):
+    def __init__(self, this: str, names: set, properties: set, source: FunctionSource):
         super().__init__()
-        self.this, self.names, self.source = this, names, source
+        self.this, self.names, self.properties, self.source = this, names, properties, source
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
@@ -49,12 +51,27 @@ class _Supers(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         function = updated.func
-        if not (isinstance(function, cst.Attribute) and function.attr.value in self.names
-                and isinstance(function.value, cst.Call) and not function.value.args
-                and isinstance(function.value.func, cst.Name) and function.value.func.value == "super"):
+        if not (_on_super(function) and function.attr.value in self.names):
             return updated
-        called = cst.Name(SUPER_PREFIX + function.attr.value)
-        receiver = cst.Arg(cst.Name(self.this))
-        for made, stands_for in ((called, original.func), (receiver, original.func), (receiver.value, original.func)):
-            self.source.alias(made, stands_for)
+        called, receiver = self.resolved(function.attr.value, original.func)
         return updated.with_changes(func=called, args=[receiver, *updated.args])
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if not (_on_super(updated) and updated.attr.value in self.properties):
+            return updated
+        called, receiver = self.resolved(updated.attr.value, original)
+        return cst.Call(func=called, args=[receiver])  # (stands where the attribute stood: on_leave)
+
+    def resolved(self, name: str, stands_for: cst.CSTNode) -> tuple:
+        """The name to call for ``super().name``, and ``self`` as its first argument, at ``stands_for``'s position."""
+        called = cst.Name(SUPER_PREFIX + name)
+        receiver = cst.Arg(cst.Name(self.this))
+        for made in (called, receiver, receiver.value):
+            self.source.alias(made, stands_for)
+        return called, receiver
+
+
+def _on_super(node) -> bool:
+    """``super().name``."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Call) and not node.value.args \
+        and isinstance(node.value.func, cst.Name) and node.value.func.value == "super"

@@ -51,7 +51,8 @@ def refuse_held_numbers(function) -> None:
     arguments may have none: the rule's own check would not run)."""
     if isinstance(function, Closure) and any(is_float_like(value) for value in function.args):
         raise MissingRuleError(
-            "a lambda that reads the function's variables is given to a function that calls it (a rule's "
+            "a lambda (or a `functools.partial`) that reads the function's variables is given to a function "
+            "that calls it (a rule's "
             "callee): s2sad differentiates the values such a lambda reads only where the code itself calls it",
             hint="pass the values the lambda reads as arguments of that call (args=(...)), or call the lambda "
                  "in the function's own code")

@@ -290,7 +290,8 @@ _STORED = (types.MemberDescriptorType, type(collections.namedtuple("_Pair", "a")
 def how_read(receiver, name: str):
     """What ``receiver.name`` runs, in Python's own lookup order (data descriptors of the class,
     then the object's ``__dict__``, then the class): ``FIELD`` for a value the object holds,
-    ``CONSTANT`` for a plain value of its class, or the user's property getter to differentiate.
+    ``CONSTANT`` for a plain value of its class, or the user's property getter to differentiate
+(specialised to ``receiver``'s type, as a method is).
     Anything else computes the value in code s2sad does not see (a cached_property, a descriptor,
     ``__getattr__``), so it is refused: its cotangent would go to a field that does not exist."""
     cls = type(receiver)
@@ -300,7 +301,7 @@ def how_read(receiver, name: str):
     is_data_descriptor = hasattr(type(found), "__set__") or hasattr(type(found), "__delete__")
     if isinstance(found, property):
         if found.fget is not None and inspect.isfunction(found.fget) and _is_user_code(found.fget):
-            return found.fget
+            return with_supers_resolved(found.fget, cls)  # a getter reading `super().name`: for this type
         raise _unseen_attribute(cls, name, "it is a property whose getter s2sad cannot read")
     if isinstance(found, _STORED) or (is_data_descriptor and isinstance(found, types.GetSetDescriptorType)):
         return FIELD

@@ -8,7 +8,8 @@ function object sharing the method's code, defaults and closure, its globals lai
 StaticGlobals); its text calls that name with ``self`` first (frontend/super_written_out.py), a
 call of a user function s2sad differentiates from its source. One specialisation per (type,
 method): a subclass inheriting from several bases, whose MRO puts another class between, gets its
-own. A ``super()`` reaching something else than a plain function (a property, a classmethod, a
+own. A ``super().name`` reaching a property reads it by calling its getter, ``s2sad_super_name(self)``.
+A ``super()`` reaching something else than a plain function or a property (a classmethod, a
 library's method), and a method differentiated otherwise (called by name, ``grad(obj.method)``),
 keeps ``super()`` in its text, which the fence refuses with its line.
 """
@@ -27,8 +28,14 @@ _made: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def supers_resolved(function):
-    """``(receiver type, {method name: the function super() reaches})`` of a specialised method; None for any other."""
+    """``(receiver type, {method name: the function super() reaches})`` of a specialised method; None for any other.
+    A property's name maps to its getter, and is among ``super_properties(function)``."""
     return getattr(function, "__s2sad_supers__", None)
+
+
+def super_properties(function) -> frozenset:
+    """The names ``super().name`` reads of a property in a specialised method (read by calling its getter)."""
+    return getattr(function, "__s2sad_super_properties__", frozenset())
 
 
 def with_supers_resolved(function, receiver_type: type):
@@ -41,15 +48,18 @@ def with_supers_resolved(function, receiver_type: type):
     mro = receiver_type.__mro__
     if owner not in mro:
         return function
-    reached = {}
+    reached, properties = {}, set()
     for name in _names_called_on_super(function):
         value = next((klass.__dict__[name] for klass in mro[mro.index(owner) + 1:] if name in klass.__dict__), None)
-        if inspect.isfunction(value):  # else (a property, a classmethod, object's own): left to the fence
+        if isinstance(value, property) and inspect.isfunction(value.fget):  # `super().scale`: its getter, given self
+            value = value.fget
+            properties.add(name)
+        if inspect.isfunction(value):  # else (a classmethod, a library's, object's own): left to the fence
             reached[name] = value
     if not reached:
         return function
     # what super() reaches is part of what the specialisation is: a base's method replaced makes a new one
-    key = (function, tuple(sorted((name, value, value.__code__) for name, value in reached.items())))
+    key = (function, tuple(sorted((name, value, value.__code__, name in properties) for name, value in reached.items())))
     per_type = _made.setdefault(receiver_type, {})
     found = per_type.get(key)
     if found is not None:
@@ -63,6 +73,7 @@ def with_supers_resolved(function, receiver_type: type):
     found.__qualname__, found.__module__, found.__kwdefaults__ = \
         function.__qualname__, function.__module__, function.__kwdefaults__
     found.__s2sad_supers__ = (receiver_type, reached)
+    found.__s2sad_super_properties__ = frozenset(properties)
     found.__s2sad_origin__ = function
     per_type[key] = found
     return found

@@ -6,7 +6,8 @@ None, and the next line's ``self.shift = ...`` crashed with AttributeError (jvp 
 right). Found by the fuzzer (seed 1602, --scalars).
 
 Fixed: such a call is ``initialized(s2sad_super_init, self, ...)`` in forward code, the object after
-the initializer ran (runtime/initializers.py); an hvp through it is refused at the line.
+the initializer ran (runtime/initializers.py); since session 17 reverse code calls it so too, and
+an hvp through it is differentiated (initialized has a reverse rule).
 """
 import math
 

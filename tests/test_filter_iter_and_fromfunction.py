@@ -1,0 +1,113 @@
+"""Session 17's brief, item 4. ``filter(f, xs)`` consumed at once is the generator
+``(v for v in xs if f(v))`` (it had no rule: "no rule for `filter`"), differentiated in every mode;
+stored, it is refused as ``map`` is. ``iter(xs)`` / ``next(it)`` of differentiated values are
+refused at the line saying what to write (it said "no rule for `iter`", with a hint to register
+one). ``np.fromfunction(f, shape)`` whose function reads differentiated values is written out as
+NumPy runs it, ``f(*np.indices(shape))`` (it had no rule). ``functools.partial`` of a user's
+function holding a differentiated variable (``step = functools.partial(layer, W=W)``, W computed from
+x) is the lambda it stands for, a closure holding W (it had no rule, in every mode); one holding an
+expression is refused saying what to write. Against central differences."""
+import functools
+
+import numpy as np
+import pytest
+
+from finite_differences import assert_every_mode_matches, refusal_in
+
+X = np.linspace(-0.5, 0.7, 3)
+W = np.linspace(-1.0, 1.0, 9).reshape(3, 3) * 0.4
+
+
+def _positive(v):
+    return np.sum(v) > 0.0
+
+
+def filtered_arrays_and_numbers(x):
+    xs = [x, np.sin(x) - 1.0, x ** 2]
+    kept = list(filter(None, [x[0] * 2.0, 0.0, np.sin(x[2])]))
+    total = sum(np.sum(v ** 2) for v in filter(_positive, xs))
+    for v in filter(lambda t: t > 0.0, x):
+        total = total + v ** 3
+    return total + kept[0] * kept[1]
+
+
+def _filters_its_argument(rows):
+    return np.sum(np.stack(list(filter(_positive, rows))) ** 2)
+
+
+def filtered_in_a_helper(x):
+    return _filters_its_argument([x, -x, np.cos(x)])
+
+
+def _grid(i, j):
+    return np.sin(i * 0.3) + j
+
+
+def from_functions(x):
+    m = np.fromfunction(lambda i, j: x[i] * j + i, (3, 3), dtype=int)
+    return np.sum(m ** 2) + np.sum(np.fromfunction(_grid, (3, 3)) @ x)
+
+
+def _layer(h, W, b=0.0):
+    return np.tanh(h @ W + b)
+
+
+def partial_of_a_layer(x):
+    step = functools.partial(_layer, W=W)
+    return np.sum(step(step(x)) ** 2)
+
+
+def _applied_twice(f, h):
+    return f(f(h))
+
+
+def partials_holding_differentiated_variables(x):
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)
+    first = np.sin(x)
+    shifted = functools.partial(_layer, first)
+    return np.sum(step(W, b=x[0]) ** 2) + np.sum(_applied_twice(step, W)) + np.sum(shifted(weights))
+
+
+@pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
+                                      partial_of_a_layer, partials_holding_differentiated_variables])
+def test_every_mode_matches_central_differences(function):
+    assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
+
+
+def next_of_an_iterator(x):
+    it = iter([x, np.sin(x)])  # marker: iter
+    return np.sum(next(it) * next(it))
+
+
+def _yields(x):
+    for k in range(3):
+        yield x * k
+
+
+def next_of_a_generator(x):
+    g = _yields(x)
+    a = next(g)  # marker: next
+    return np.sum(a + next(g))
+
+
+def stored_filter(x):
+    kept = filter(_positive, [x, x * 2.0])  # marker: stored
+    return np.sum(list(kept)[0])
+
+
+def partial_holding_an_expression(x):
+    step = functools.partial(_layer, W=np.outer(x, x))  # marker: partial
+    return np.sum(step(W))
+
+
+@pytest.mark.parametrize("function, marker, message", [
+    (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
+    (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),
+    (next_of_a_generator, "next", r"`next\(...\)` of differentiated values is not differentiated"),
+    (stored_filter, "stored", r"`filter\(...\)` gives an iterator"),
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_iterator_read_step_by_step_is_refused_at_its_line(function, marker, message, mode):
+    caught = refusal_in(mode, function, X, message)
+    assert f"# marker: {marker}" in caught.location.text
