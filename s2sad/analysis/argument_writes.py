@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activity import CONSTANT_ATTRIBUTES
+from .out_by_position import gives_out_by_position, method_gives_out_by_position
 from ..frontend.resolve import Environment, found, is_library
 from ..frontend.wrappers import source_lines
 from ..registry import rule_for
@@ -199,6 +200,8 @@ class _Reading:
             return True  # CALLS.append("middle") on a module's list: it keeps a constant, nothing it was given
         if isinstance(function, ast.Attribute) and (root is None or root in self.assigned or root in self.followed):
             # a method: of an array or dict it only reads, or of a container the function made
+            if _method_gives_out(function.attr, call):
+                return False  # b.cumsum(0, None, p): p is written
             return function.attr in _READING_METHODS or root in self.fresh
         if root in self.assigned:
             return False  # a function held in a variable
@@ -208,7 +211,7 @@ class _Reading:
             return False
         receiver = getattr(value, "__self__", None)
         if isinstance(function, ast.Attribute) and isinstance(receiver, (np.ndarray, np.generic)):
-            return function.attr in _READING_METHODS  # W.dot(z), W a module's array
+            return function.attr in _READING_METHODS and not _gives_out(value, call)  # W.dot(z), W a module's array
         return self._keeps_nothing(value, call)
 
     def _keeps_nothing(self, value, call: ast.Call) -> bool:
@@ -217,7 +220,7 @@ class _Reading:
         if inspect.isfunction(original) and not is_library(original):
             given = self._given_by(call, original)
             return given is not None and not may_write_into_parameters(original, given)
-        return keeps_nothing(value)
+        return keeps_nothing(value) and not _gives_out(value, call)
 
     def _given_by(self, call: ast.Call, function) -> dict | None:
         """What ``call`` passes to ``function``'s parameters: a function named in the module, what a
@@ -260,6 +263,14 @@ class _Reading:
             return False
         made = self.environment.resolve_dotted(spelling)
         return any(made is maker for maker in _NEW_CONTAINERS)
+
+
+def _gives_out(function, call: ast.Call) -> bool:
+    return gives_out_by_position(function, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
+
+
+def _method_gives_out(name: str, call: ast.Call) -> bool:
+    return method_gives_out_by_position(name, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
 
 
 def _root(node) -> str | None:

@@ -1,0 +1,80 @@
+"""A NumPy function handed its ``out`` array by position (``np.negative(y, y)``, ``np.clip(y, lo,
+hi, y)``, ``y.cumsum(0, None, z)``), in the differentiated function or in a helper called for its
+effect, is refused at the user's line: the rules name ``out`` in their signatures and read the
+result only, so the write was missed and every mode gave a wrong number (np.negative(y, y) then
+sum(y * x ** 2): grad -4.03 where central differences give 4.03)."""
+import numpy as np
+import pytest
+
+import s2sad
+from finite_differences import numerical_gradient
+
+
+def negated_in_place(x):
+    y = x * 1.0
+    np.negative(y, y)
+    return np.sum(y * x ** 2)
+
+
+def clipped_in_place(x):
+    y = x * 3.0
+    np.clip(y, -0.5, 0.5, y)
+    return np.sum(y * x)
+
+
+def summed_into_another(x):
+    y = x * 1.0
+    z = np.zeros(4)
+    y.cumsum(0, None, z)
+    return np.sum(z * x)
+
+
+def cumsum_in_place(a):
+    np.cumsum(a, 0, None, a)
+
+
+def helper_writes_by_position(x):
+    y = x * 1.0
+    cumsum_in_place(y)
+    return np.sum(y ** 2)
+
+
+def product_into(A, B, C):
+    np.matmul(A, B, C)
+
+
+def helper_matmul_into(x):
+    C = np.zeros((2, 2))
+    product_into(np.outer(x[:2], x[2:]), np.eye(2), C)
+    return np.sum(C * x[:2])
+
+
+def einsum_reads(a):
+    return np.einsum("i,i->", a, a)
+
+
+def helper_reading_with_einsum(x):
+    # einsum's out is keyword-only: its operands, given by position, are read
+    if einsum_reads(x) > 0:
+        return np.sum(x ** 3)
+    return np.sum(x)
+
+
+X = np.array([0.613, -1.263, 1.587, 0.341])
+
+
+@pytest.mark.parametrize("function, line", [(negated_in_place, "np.negative(y, y)"), (clipped_in_place, "np.clip(y, -0.5, 0.5, y)"),
+                                            (summed_into_another, "y.cumsum(0, None, z)"),
+                                            (helper_writes_by_position, "cumsum_in_place(y)"),
+                                            (helper_matmul_into, "product_into(np.outer")])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_out_given_by_position_is_refused_at_the_users_line(function, line, mode):
+    run = s2sad.grad(function) if mode == "grad" else (lambda x: s2sad.jvp(function, (x,), (np.ones(4),)))
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as caught:
+        run(X)
+    assert caught.value.location.filename == __file__ and line in caught.value.location.text
+
+
+def test_a_function_whose_out_is_keyword_only_still_reads_its_operands():
+    np.testing.assert_allclose(s2sad.grad(helper_reading_with_einsum)(X), numerical_gradient(helper_reading_with_einsum, (X,), 0),
+                               rtol=1e-6)
