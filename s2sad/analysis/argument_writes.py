@@ -146,7 +146,7 @@ class _Reading:
         for node in ast.walk(body):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
-        self.followed = self.parameters | _items_iterated(body, self.parameters)
+        self.followed = _call_results(body, self.parameters | _items_iterated(body, self.parameters))
         self.assigned = {node.id for node in ast.walk(body) if isinstance(node, ast.Name)
                          and isinstance(node.ctx, ast.Store)} - self.parameters
         self.fresh = self._fresh_locals(body)
@@ -307,6 +307,20 @@ def _items_iterated(body, parameters: set) -> set:
             if isinstance(node, (ast.comprehension, ast.For)) and isinstance(node.iter, ast.Name) \
                     and node.iter.id in parameters | names:
                 found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        if found_now <= names:
+            return names
+        names |= found_now
+
+
+def _call_results(body, followed: set) -> set:
+    """``followed`` with the names bound to what a call gives back when it is given a followed name
+    (``q = np.reshape(p, -1)``, ``q = np.asarray(p)``): a view of it, or the very object, which
+    ``q *= 2`` changes in place. (``q = p.T``, ``q = p[1:]`` are aliases refused where read.)"""
+    names = set(followed)
+    while True:
+        found_now = {target.id for node in ast.walk(body) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                     and any(isinstance(a, ast.Name) and a.id in names for a in node.value.args)
+                     for target in node.targets if isinstance(target, ast.Name)}
         if found_now <= names:
             return names
         names |= found_now

@@ -1,8 +1,15 @@
-"""A NumPy function handed its ``out`` array by position (``np.negative(y, y)``, ``np.clip(y, lo,
+"""Writes through NumPy calls that s2sad missed (session 17).
+
+A NumPy function handed its ``out`` array by position (``np.negative(y, y)``, ``np.clip(y, lo,
 hi, y)``, ``y.cumsum(0, None, z)``), in the differentiated function or in a helper called for its
 effect, is refused at the user's line: the rules name ``out`` in their signatures and read the
 result only, so the write was missed and every mode gave a wrong number (np.negative(y, y) then
-sum(y * x ** 2): grad -4.03 where central differences give 4.03)."""
+sum(y * x ** 2): grad -4.03 where central differences give 4.03, each along one direction).
+
+A helper called for its effect that changes, in place, what a NumPy call gave back for its
+parameter (``q = np.reshape(a, -1); q *= 2.0``: a view of ``a``, or ``a`` itself from
+``np.asarray``) was judged to only read, and the change was missed (grad 11.57 where central
+differences give 23.15 along one direction): it is refused at the call."""
 import numpy as np
 import pytest
 
@@ -60,15 +67,39 @@ def helper_reading_with_einsum(x):
     return np.sum(x)
 
 
+def doubled_through_a_reshape(a):
+    q = np.reshape(a, -1)
+    q *= 2.0
+
+
+def helper_writes_through_a_view_it_got(x):
+    y = x * 1.0
+    doubled_through_a_reshape(y)
+    return np.sum(y ** 2)
+
+
+def centred_through_asarray(a):
+    q = np.asarray(a)
+    q -= np.mean(q)
+
+
+def helper_writes_through_the_same_array(x):
+    y = x * 1.0
+    centred_through_asarray(y)
+    return np.sum(y * x)
+
+
 X = np.array([0.613, -1.263, 1.587, 0.341])
 
 
 @pytest.mark.parametrize("function, line", [(negated_in_place, "np.negative(y, y)"), (clipped_in_place, "np.clip(y, -0.5, 0.5, y)"),
                                             (summed_into_another, "y.cumsum(0, None, z)"),
                                             (helper_writes_by_position, "cumsum_in_place(y)"),
-                                            (helper_matmul_into, "product_into(np.outer")])
+                                            (helper_matmul_into, "product_into(np.outer"),
+                                            (helper_writes_through_a_view_it_got, "doubled_through_a_reshape(y)"),
+                                            (helper_writes_through_the_same_array, "centred_through_asarray(y)")])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
-def test_out_given_by_position_is_refused_at_the_users_line(function, line, mode):
+def test_a_write_through_a_numpy_call_is_refused_at_the_users_line(function, line, mode):
     run = s2sad.grad(function) if mode == "grad" else (lambda x: s2sad.jvp(function, (x,), (np.ones(4),)))
     with pytest.raises(s2sad.UnsupportedSyntaxError) as caught:
         run(X)
