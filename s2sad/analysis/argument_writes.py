@@ -55,6 +55,9 @@ _READING_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")
     "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join",
     "lower", "upper", "format"}
 
+# Builtins whose result holds nothing of what they are given: `n = len(p); n -= 1` changes no parameter.
+_NEW_NUMBERS = {"len", "float", "int", "bool", "str", "abs", "round", "sum", "repr", "isinstance", "range"}
+
 _verdicts: dict = {}  # (code object, what the call gives) -> whether the function may write or keep
 
 
@@ -314,13 +317,23 @@ def _items_iterated(body, parameters: set) -> set:
 
 def _call_results(body, followed: set) -> set:
     """``followed`` with the names bound to what a call gives back when it is given a followed name
-    (``q = np.reshape(p, -1)``, ``q = np.asarray(p)``): a view of it, or the very object, which
-    ``q *= 2`` changes in place. (``q = p.T``, ``q = p[1:]`` are aliases refused where read.)"""
+    (``q = np.reshape(p, -1)``, ``q = np.asarray(p)``, ``a, b = np.split(p, 2)``, ``for row in
+    np.atleast_2d(p)``): a view of it, or the very object, which ``q *= 2`` changes in place.
+    (``q = p.T``, ``q = p[1:]`` are aliases refused where read.)"""
     names = set(followed)
+
+    def given_a_followed_name(value) -> bool:
+        if not isinstance(value, ast.Call) or isinstance(value.func, ast.Name) and value.func.id in _NEW_NUMBERS:
+            return False
+        return any(isinstance(a, ast.Name) and a.id in names for a in value.args + [k.value for k in value.keywords])
+
     while True:
-        found_now = {target.id for node in ast.walk(body) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                     and any(isinstance(a, ast.Name) and a.id in names for a in node.value.args)
-                     for target in node.targets if isinstance(target, ast.Name)}
+        found_now = set()
+        for node in ast.walk(body):
+            if isinstance(node, ast.Assign) and given_a_followed_name(node.value):
+                found_now |= {n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+            elif isinstance(node, (ast.For, ast.comprehension)) and given_a_followed_name(node.iter):
+                found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         if found_now <= names:
             return names
         names |= found_now
