@@ -95,9 +95,9 @@ def halves_scaled(a):
 
 
 def helper_writes_through_views_it_unpacked(x):
-    y = x * 1.0
+    y = np.sin(x)
     halves_scaled(y)
-    return np.sum(y ** 2)
+    return np.sum(np.cos(y) * x)
 
 
 def counted_down(a):
