@@ -26,7 +26,7 @@ from .holomorphic import check_complex_inputs, check_outputs, check_real_inputs,
 from .runtime.finiteness import has_nan, refuse_nan
 from .runtime.isolation import detached
 from .registry.forward import forward_rule
-from .runtime.projection import check_differentiable
+from .runtime.projection import check_differentiable, check_tangent_has_a_space
 from .runtime.structure import zeros_like_primal
 from .frontend.resolve import transform_kind, unwrap as _unwrap
 from .runtime.tangents import ZERO, is_zero, unthunk
@@ -51,6 +51,8 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        check_tangent_has_a_space(p, t, f"argument {i}", "jvp")
     tangents = tuple(user_tangent(p, t, f"argument {i}") for i, (p, t) in enumerate(zip(primals, tangents)))  # a dict for a dict
     rule = forward_rule(f) or forward_rule(_unwrap(f))
     if rule is not None:
@@ -262,7 +264,15 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     pushed forward through its gradient's rule instead: ``jvp(grad(f), primals, tangents)``.
     """
     primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ArgumentError(f"hvp got {len(primals)} primals but {len(tangents)} tangents: give one tangent per primal")
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        check_tangent_has_a_space(p, t, f"argument {i}", "hvp")
     positions = [i for i, value in enumerate(primals) if is_float_like(value)]
+    if not positions:
+        raise ArgumentError("hvp is given no float argument: the Hessian-vector product is taken with respect "
+                            "to the float (or float array) arguments", None,
+                            "pass the argument to move as floats (3.0 rather than 3, x.astype(float))")
     if not _from_source(f):
         gradient = grad(f, argnums=tuple(positions))
         products = jvp(gradient, primals, [t if i in positions else ZERO for i, t in enumerate(tangents)])[1]

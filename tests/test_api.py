@@ -99,6 +99,23 @@ def test_differentiating_with_respect_to_a_non_float_names_the_argument(value):
         s2sad.grad(p.quadratic)(value, Y)
 
 
+@pytest.mark.parametrize("transform", ["jvp", "hvp"])
+@pytest.mark.parametrize("value, tangent", [(3, 1.0), (np.array([1, 2]), np.ones(2))])
+def test_a_float_tangent_for_an_int_argument_is_refused_not_dropped(transform, value, tangent):
+    """jvp(square, (3,), (1.0,)) gave (9, 0.0), where the slope of (3 + t) ** 2 is 6; hvp dropped an int
+    array's direction (the Hessian of sum(x * x * y) along both gave y's row alone, [0, 0], not [2, 4])
+    and crashed with IndexError where no argument was a float."""
+    y = np.array([0.5, 0.25])
+    with pytest.raises(ArgumentError, match="nonzero tangent for argument 0"):
+        getattr(s2sad, transform)(p.quadratic, (value, y), (tangent, np.ones(2)))
+    if transform == "hvp":
+        with pytest.raises(ArgumentError, match="no float argument"):
+            s2sad.hvp(p.quadratic, (value, 2), (None, 0))
+    # a zero (or None) tangent for the int still gives the product of the float's
+    value, slope = s2sad.jvp(p.quadratic, (np.array([1, 2]), y), (None, np.ones(2)))
+    assert slope == pytest.approx(5.0)
+
+
 def test_error_inside_generated_code_points_at_the_user_line():
     with pytest.raises(ValueError) as caught:
         s2sad.grad(p.shape_error)(np.ones(3), np.ones((2, 4)))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activity import CONSTANT_ATTRIBUTES
+from .out_by_position import gives_out_by_position, method_gives_out_by_position
 from ..frontend.resolve import Environment, found, is_library
 from ..frontend.wrappers import source_lines
 from ..registry import rule_for
@@ -53,6 +54,9 @@ _CHANGES_AN_ARRAY = {"fill", "put", "sort", "partition", "resize", "setfield", "
 _READING_METHODS = {name for name in dir(np.ndarray) if not name.startswith("_")} - _CHANGES_AN_ARRAY | {
     "keys", "values", "items", "get", "count", "index", "startswith", "endswith", "split", "strip", "join",
     "lower", "upper", "format"}
+
+# Builtins whose result holds nothing of what they are given: `n = len(p); n -= 1` changes no parameter.
+_NEW_NUMBERS = {"len", "float", "int", "bool", "str", "abs", "round", "sum", "repr", "isinstance", "range"}
 
 _verdicts: dict = {}  # (code object, what the call gives) -> whether the function may write or keep
 
@@ -145,7 +149,7 @@ class _Reading:
         for node in ast.walk(body):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
-        self.followed = self.parameters | _items_iterated(body, self.parameters)
+        self.followed = _call_results(body, self.parameters | _items_iterated(body, self.parameters))
         self.assigned = {node.id for node in ast.walk(body) if isinstance(node, ast.Name)
                          and isinstance(node.ctx, ast.Store)} - self.parameters
         self.fresh = self._fresh_locals(body)
@@ -199,6 +203,8 @@ class _Reading:
             return True  # CALLS.append("middle") on a module's list: it keeps a constant, nothing it was given
         if isinstance(function, ast.Attribute) and (root is None or root in self.assigned or root in self.followed):
             # a method: of an array or dict it only reads, or of a container the function made
+            if _method_gives_out(function.attr, call):
+                return False  # b.cumsum(0, None, p): p is written
             return function.attr in _READING_METHODS or root in self.fresh
         if root in self.assigned:
             return False  # a function held in a variable
@@ -208,7 +214,7 @@ class _Reading:
             return False
         receiver = getattr(value, "__self__", None)
         if isinstance(function, ast.Attribute) and isinstance(receiver, (np.ndarray, np.generic)):
-            return function.attr in _READING_METHODS  # W.dot(z), W a module's array
+            return function.attr in _READING_METHODS and not _gives_out(value, call)  # W.dot(z), W a module's array
         return self._keeps_nothing(value, call)
 
     def _keeps_nothing(self, value, call: ast.Call) -> bool:
@@ -217,7 +223,7 @@ class _Reading:
         if inspect.isfunction(original) and not is_library(original):
             given = self._given_by(call, original)
             return given is not None and not may_write_into_parameters(original, given)
-        return keeps_nothing(value)
+        return keeps_nothing(value) and not _gives_out(value, call)
 
     def _given_by(self, call: ast.Call, function) -> dict | None:
         """What ``call`` passes to ``function``'s parameters: a function named in the module, what a
@@ -262,6 +268,14 @@ class _Reading:
         return any(made is maker for maker in _NEW_CONTAINERS)
 
 
+def _gives_out(function, call: ast.Call) -> bool:
+    return gives_out_by_position(function, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
+
+
+def _method_gives_out(name: str, call: ast.Call) -> bool:
+    return method_gives_out_by_position(name, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
+
+
 def _root(node) -> str | None:
     """The variable an attribute or item read starts from (``p`` of ``p.w[0].b``)."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -295,6 +309,30 @@ def _items_iterated(body, parameters: set) -> set:
         for node in ast.walk(body):
             if isinstance(node, (ast.comprehension, ast.For)) and isinstance(node.iter, ast.Name) \
                     and node.iter.id in parameters | names:
+                found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        if found_now <= names:
+            return names
+        names |= found_now
+
+
+def _call_results(body, followed: set) -> set:
+    """``followed`` with the names bound to what a call gives back when it is given a followed name
+    (``q = np.reshape(p, -1)``, ``q = np.asarray(p)``, ``a, b = np.split(p, 2)``, ``for row in
+    np.atleast_2d(p)``): a view of it, or the very object, which ``q *= 2`` changes in place.
+    (``q = p.T``, ``q = p[1:]`` are aliases refused where read.)"""
+    names = set(followed)
+
+    def given_a_followed_name(value) -> bool:
+        if not isinstance(value, ast.Call) or isinstance(value.func, ast.Name) and value.func.id in _NEW_NUMBERS:
+            return False
+        return any(isinstance(a, ast.Name) and a.id in names for a in value.args + [k.value for k in value.keywords])
+
+    while True:
+        found_now = set()
+        for node in ast.walk(body):
+            if isinstance(node, ast.Assign) and given_a_followed_name(node.value):
+                found_now |= {n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+            elif isinstance(node, (ast.For, ast.comprehension)) and given_a_followed_name(node.iter):
                 found_now |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         if found_now <= names:
             return names

@@ -89,14 +89,21 @@ class BranchNormalizer(NormalizerState):
             if handler.type is None:
                 types.append("BaseException")
                 continue
-            code = code_of(handler.type)
-            for name in names_read_in_lambda(f"lambda: {code}"):
-                if name in self.current or not (name in BUILTIN_NAMES or self.env.is_static_root(name)):
-                    raise UnsupportedSyntaxError(f"the exception types of this `except` read `{name}`, a variable",
+            # `except (A, B)` lists its classes one by one: Python refuses a tuple nested in the
+            # tuple this builds (and a jvp module's own `except (A, )` is read again for hvp)
+            parts = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            for part in parts:
+                if isinstance(part, cst.StarredElement):
+                    raise UnsupportedSyntaxError("the exception types of this `except` unpack a sequence with `*`",
                                                  self.source.location(handler), "name the exception classes themselves")
-                if name not in BUILTIN_NAMES:
-                    self.bind(name)
-            types.append(code)
+                code = code_of(part.value if isinstance(part, cst.Element) else part)
+                for name in names_read_in_lambda(f"lambda: {code}"):
+                    if name in self.current or not (name in BUILTIN_NAMES or self.env.is_static_root(name)):
+                        raise UnsupportedSyntaxError(f"the exception types of this `except` read `{name}`, a variable",
+                                                     self.source.location(handler), "name the exception classes themselves")
+                    if name not in BUILTIN_NAMES:
+                        self.bind(name)
+                types.append(code)
         lines = list(node.body.body)
         lines += list(node.orelse.body.body) if node.orelse is not None else []
         lines += list(node.finalbody.body.body) if node.finalbody is not None else []

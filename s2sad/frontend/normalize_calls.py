@@ -18,6 +18,7 @@ import libcst as cst
 import numpy as np
 
 from ..analysis.aliasing import container_kind
+from ..analysis.out_by_position import gives_out_by_position, method_gives_out_by_position
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
@@ -100,7 +101,7 @@ class CallNormalizer(NormalizerState):
             return self.copy_into(node, dotted)
         if value is np.fill_diagonal:
             return self.fill_diagonal(node, dotted)
-        if writes_into_an_argument(value):
+        if writes_into_an_argument(value) or gives_out_by_position(value, *_positional(node)):  # np.negative(y, y)
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
                                          "build a new array instead: `y[index] = values` on a local copy, or np.where")
@@ -123,9 +124,8 @@ class CallNormalizer(NormalizerState):
         method = node.func.attr.value
         callee = Callee("method", f"{atom_name(receiver) or 'value'}.{method}", name=method)
         args, kwargs = self.arguments(node)
-        if any(key == "out" for key, _ in kwargs):
-            raise UnsupportedSyntaxError(f"`.{method}(..., out=...)` writes into an array in place, which s2sad does not differentiate",
-                                         self.source.location(node), "drop `out=` and assign the result")
+        if any(key == "out" for key, _ in kwargs) or method_gives_out_by_position(method, *_positional(node)):
+            raise UnsupportedSyntaxError(_METHOD_OUT.format(method), self.source.location(node), "drop `out=` and assign the result")
         # `xs.copy()` of a list made here is `list(xs)`, which the aliasing analysis knows holds xs's items; an
         # array's shares nothing, and a list or dict the function is given is refused when the code runs
         copied = container_kind(receiver.name, self.emitted) if method == "copy" and isinstance(receiver, Var) \
@@ -348,3 +348,13 @@ def as_called(value, dotted: str):
     if value is zip:
         return zipped, "zipped"
     return written_as(value) or (value, dotted)
+
+
+_METHOD_OUT = "`.{}(..., out=...)` writes into an array in place (`out` given by keyword or by position), which s2sad " \
+              "does not differentiate"
+
+
+def _positional(node: cst.Call) -> tuple[int, bool]:
+    """How many arguments ``node`` gives by position, written out (``*xs`` is bound to the rule as the
+    code runs, registry.bound_to_rule, which refuses an ``out`` it reaches), and False for a ``*``."""
+    return sum(1 for arg in node.args if arg.keyword is None and arg.star == ""), False

@@ -205,6 +205,24 @@ def check_differentiable(value, argname, location: SourceLocation | None = None)
     raise ArgumentError(f"cannot differentiate with respect to {what}: it is {problem}", location, hint)
 
 
+def check_tangent_has_a_space(value, tangent, where: str, transform: str) -> None:
+    """Raise ArgumentError where ``transform`` (jvp, hvp) is given a nonzero float ``tangent`` for an int,
+    a bool or an integer array: such an input has no tangent space, so its tangent would be
+    dropped and the result would silently leave out its part (``jvp(square, (3,), (1.0,))`` gave
+    ``(9, 0.0)``, where the slope of ``(3 + t) ** 2`` is 6)."""
+    # a tangent in ints is left alone: callers pass an int argument itself as its tangent, meaning none
+    if tangent is None or is_zero(tangent) or not isinstance(value, (int, np.ndarray, np.generic)) \
+            or not isinstance(tangent, (float, complex, np.ndarray, np.generic)) or np.asarray(tangent).dtype.kind not in "fc":
+        return
+    problem = _why_not_differentiable(value)
+    if problem is None or not np.any(np.asarray(tangent) != 0):
+        return
+    hint = (f"pass it as floats ({'x.astype(float)' if isinstance(value, np.ndarray) else '3.0 rather than 3'}) "
+            f"to move it, or give None (or zeros) as its tangent")
+    raise ArgumentError(f"{transform} is given a nonzero tangent for {where}, which is {problem}: "
+                        f"s2sad would drop that tangent and leave its part out of the result", None, hint)
+
+
 def _why_not_differentiable(value, depth: int = 0) -> str | None:
     if is_duck_array(value):
         return None if value.dtype.kind in "fc" else f"an array of dtype {value.dtype}, not a floating-point type"

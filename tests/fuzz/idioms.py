@@ -119,6 +119,9 @@ IDIOM_FAMILIES = {
         _idiom("np.add.at", "V", "{out} = np.zeros(3)", "np.add.at({out}, [0, 2, 2], {V})"),
         _idiom("np.add.at-scalar", "V", "{out} = np.sin({V})", "np.add.at({out}, [1, 1], {S})"),
         _idiom("ufunc-out", "V", "{out} = np.zeros(3)", "np.multiply({V}, {V}, out={out})"),
+        # out by position (session 17: the write was missed, a wrong number in every mode; now refused)
+        _idiom("ufunc-out-positional", "V", "{out} = np.sin({V})", "np.negative({out}, {out})"),
+        _idiom("method-out-positional", "V", "{out} = np.zeros(3)", "np.cos({V}).cumsum(0, None, {out})"),
     ],
     # ---- scalars out of arrays
     "scalars-out-of-arrays": [
@@ -618,6 +621,9 @@ IDIOM_FAMILIES = {
                "{t}.append({V})", "{out} = np.stack({t})"),
         _idiom("append-then-item-written", "M", "{t} = [np.cos({V}), np.sin({V})]", "{t}[-1][1] += {S}",
                "{out} = np.vstack({t})"),
+        # except naming a tuple of classes (session 17: written as a nested tuple, which Python rejects as it catches)
+        _idiom("except-tuple-not-raised", "V", "try:", "    {out} = np.sin({V}) * {S}", "except (ValueError, KeyError):",
+               "    {out} = {V}"),
         _idiom("tuple-returning-helper", "V", "{t}, {t2} = moments({V})", "{out} = ({V} - {t}) / np.sqrt({t2} + 1.0)",
                needs=("moments",)),
         _idiom("nested-tuple-returning-helper", "U", "{t}, {t2}, ({i}, _) = split_affine({M}, {V})",

@@ -1,0 +1,43 @@
+"""Whether a call hands a NumPy function its ``out`` array by position.
+
+``np.negative(y, y)``, ``np.clip(a, lo, hi, a)``, ``np.cumsum(a, 0, None, b)``, ``y.cumsum(0, None, z)``:
+the last argument is where the result is written, in place. The rules read such a function's
+result only, and their signatures name ``out`` (defaulting to None), so a call giving it by
+position bound to the rule as if it wrote nothing, and the change was missed: each mode gave a
+wrong number. Given by keyword, ``out=`` is the normaliser's (normalize_mutation.into_out)."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+_NUMPY_MODULES = {"numpy", "numpy.linalg", "numpy.fft", "numpy.lib", "numpy.random"}
+
+
+def is_numpy_function(function) -> bool:
+    return isinstance(function, np.ufunc) or getattr(function, "__module__", None) in _NUMPY_MODULES \
+        or isinstance(getattr(function, "__self__", None), (np.ndarray, np.generic))
+
+
+def gives_out_by_position(function, positional: int, starred: bool) -> bool:
+    """Whether a call of ``function`` (NumPy's) with ``positional`` arguments by position reaches
+    its ``out`` parameter, or may (``starred``: a ``*`` argument)."""
+    if not is_numpy_function(function):
+        return False
+    if starred:
+        return True
+    if isinstance(function, np.ufunc):
+        return positional > function.nin
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return positional > 0  # unsure
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return "out" in names and positional > names.index("out")  # einsum(*operands, out=None): by keyword only
+
+
+def method_gives_out_by_position(name: str, positional: int, starred: bool) -> bool:
+    """:func:`gives_out_by_position` for ``receiver.name(...)``, read as an array's method: ``b.clip(lo, hi, a)``
+    writes into ``a``."""
+    method = getattr(np.ndarray, name, None)
+    return method is not None and gives_out_by_position(method.__get__(np.empty(0)), positional, starred)
