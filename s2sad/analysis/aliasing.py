@@ -620,7 +620,7 @@ def _refuse_merged_source_read(spelled: str, outer: str, write, operations, made
     after, or ``a`` given to the function: ``h`` is a new dict, but ``h["w"]`` is the very object
     ``a["w"]`` is, so the write changes what ``a`` holds too."""
     origin = _origin(outer, made_by)
-    if not _a_call_of(origin, (dict_merged, or_merged)):
+    if not origin.calls(dict_merged, or_merged):
         return
     here = reads.order[id(write)]
     linked = _ListLinks([op for op in operations if reads.order[id(op)] < here], made_by, keyed_by_literals)
@@ -880,9 +880,9 @@ def held_items_kind(op: Operation) -> str | None:
     ``.copy()``: a dict's or a list's is shallow; an array's, new memory, is taken for one too),
     ``"flat"`` for one holding what the containers it is given hold (``{**a, **b}``, ``a | b``,
     ``itertools.chain(a, b)``, given the tuple ``(a, b)``); None for any other."""
-    if op.kind in ("element", "unpack") or _a_call_of(op, _ITEM_TAKERS) or op.kind == "mutate" and op.callee.name == "pop":
+    if op.kind in ("element", "unpack") or op.calls(*_ITEM_TAKERS) or op.kind == "mutate" and op.callee.name == "pop":
         return "item"
-    if _a_call_of(op, (dict_merged, or_merged, chained)):
+    if op.calls(dict_merged, or_merged, chained):
         return "flat"
     if op.kind == "copy" or _hands_back_items(op) or _copied_by_its_method(op) is not None:
         return "same"
