@@ -65,13 +65,6 @@ def _products(x1, x2):
     raise NotCompiledCase("stacks of matrices whose sizes do not broadcast")
 
 
-@register_jitable
-def _cotangent_checked(g, x1, x2):
-    """``g`` is the shape ``x1 @ x2`` has, or the NumPy path computes the call."""
-    if g.shape[0] != _products(x1, x2) or g.shape[1] != x1.shape[-2] or g.shape[2] != x2.shape[-1]:
-        raise NotCompiledCase("a cotangent of a product of stacks of another shape")
-
-
 @overload(numpy_matmul)
 def _numpy_matmul_stacked(x1, x2):
     if not _stacked(x1, x2):
@@ -86,36 +79,36 @@ def _numpy_matmul_stacked(x1, x2):
     return stacked
 
 
+@register_jitable
+def _summed_over_products(out, g, x1, x2, first):
+    """The cotangent of ``x1`` (``first``: ``g @ x2.T`` for each product) or of ``x2`` (``x1.T @ g``)
+    in ``x1 @ x2`` of stacks, added into ``out``, zeros of its shape: summed where it served several."""
+    if g.shape[0] != _products(x1, x2) or g.shape[1] != x1.shape[-2] or g.shape[2] != x2.shape[-1]:
+        raise NotCompiledCase("a cotangent of a product of stacks of another shape")
+    for k in range(g.shape[0]):
+        if first:
+            _matrix_at(out, k)[:, :] += _matrix_at(g, k) @ _matrix_at(x2, k).T
+        else:
+            _matrix_at(out, k)[:, :] += _matrix_at(x1, k).T @ _matrix_at(g, k)
+    return out
+
+
+def _served_cotangent(g, x1, x2) -> bool:
+    return _stacked(x1, x2) and _real_array(g) and g.ndim == 3 and g.dtype == x1.dtype
+
+
 @overload(matmul_vjp_x1)
 def _matmul_vjp_x1_stacked(g, x1, x2):
-    """The cotangent of ``x1`` in ``x1 @ x2`` of stacks: ``g @ x2.T`` for each product, summed
-    where ``x1`` served several."""
-    if not (_stacked(x1, x2) and _real_array(g) and g.ndim == 3 and g.dtype == x1.dtype):
-        return None
-
-    def stacked(g, x1, x2):
-        _cotangent_checked(g, x1, x2)
-        out = np.zeros(x1.shape, x1.dtype)
-        for k in range(g.shape[0]):
-            _matrix_at(out, k)[:, :] += _matrix_at(g, k) @ _matrix_at(x2, k).T
-        return out
-    return stacked
+    if _served_cotangent(g, x1, x2):
+        return lambda g, x1, x2: _summed_over_products(np.zeros(x1.shape, x1.dtype), g, x1, x2, True)
+    return None
 
 
 @overload(matmul_vjp_x2)
 def _matmul_vjp_x2_stacked(g, x1, x2):
-    """The cotangent of ``x2`` in ``x1 @ x2`` of stacks: ``x1.T @ g`` for each product, summed
-    where ``x2`` served several."""
-    if not (_stacked(x1, x2) and _real_array(g) and g.ndim == 3 and g.dtype == x2.dtype):
-        return None
-
-    def stacked(g, x1, x2):
-        _cotangent_checked(g, x1, x2)
-        out = np.zeros(x2.shape, x2.dtype)
-        for k in range(g.shape[0]):
-            _matrix_at(out, k)[:, :] += _matrix_at(x1, k).T @ _matrix_at(g, k)
-        return out
-    return stacked
+    if _served_cotangent(g, x1, x2):
+        return lambda g, x1, x2: _summed_over_products(np.zeros(x2.shape, x2.dtype), g, x1, x2, False)
+    return None
 
 
 # ---------------------------------------------------------------------------- np.linalg.solve and slogdet
