@@ -10,7 +10,7 @@ implementation for others, and a case met only at run time that it does not cove
 import numpy as np
 from numba.core import types
 
-from .compiled_helpers import NotCompiledCase, _array_list, _arrays, _compiled_only, _list_pieces, _real_array, accumulate, \
+from .compiled_helpers import NotCompiledCase, _absent, _array_list, _arrays, _compiled_only, _list_pieces, _real_array, accumulate, \
     accumulate_into, add_at, add_into, hstack_vjp_tup, item_cotangent, numpy_concatenate, numpy_stack, overload, vstack_vjp_tup, zero_like
 
 __all__ = ["numpy_vstack", "numpy_hstack"]
@@ -78,25 +78,23 @@ def _vectors_or_matrices(t) -> bool:
     return _array_list(t) and t.dtype.ndim <= 2
 
 
-@overload(numpy_vstack)
-def _numpy_vstack(tup):
-    if isinstance(tup, types.BaseTuple):
-        return lambda tup: np.vstack(tup)
-    if not _vectors_or_matrices(tup):
-        return None
-    if tup.dtype.ndim == 1:
-        return lambda tup: numpy_stack(tup, 0)
-    return lambda tup: numpy_concatenate(tup, 0)
+def _stacking(numpys, vectors_stacked: bool):
+    """The overload of np.vstack (``vectors_stacked``: vectors as rows, matrices along the first
+    axis) or np.hstack (along the last axis, end to end for vectors); a tuple is ``numpys``'."""
+    def overloaded(tup):
+        if isinstance(tup, types.BaseTuple):
+            return lambda tup: numpys(tup)
+        if not _vectors_or_matrices(tup):
+            return None
+        if vectors_stacked and tup.dtype.ndim == 1:
+            return lambda tup: numpy_stack(tup, 0)
+        axis = 0 if vectors_stacked else tup.dtype.ndim - 1
+        return lambda tup: numpy_concatenate(tup, axis)
+    return overloaded
 
 
-@overload(numpy_hstack)
-def _numpy_hstack(tup):
-    if isinstance(tup, types.BaseTuple):
-        return lambda tup: np.hstack(tup)
-    if not _vectors_or_matrices(tup):
-        return None
-    axis = tup.dtype.ndim - 1
-    return lambda tup: numpy_concatenate(tup, axis)
+overload(numpy_vstack)(_stacking(np.vstack, vectors_stacked=True))
+overload(numpy_hstack)(_stacking(np.hstack, vectors_stacked=False))
 
 
 def _cut_back(rank_of_g, axis_of):
@@ -104,7 +102,7 @@ def _cut_back(rank_of_g, axis_of):
     list's arrays)`` dimensions) cut along ``axis_of(that rank)`` into one per array."""
     def overloaded(g, ans, tup, dtype=None, casting="same_kind"):
         if not (_vectors_or_matrices(tup) and _real_array(g) and g.dtype == tup.dtype.dtype
-                and g.ndim == rank_of_g(tup.dtype.ndim) and isinstance(dtype, (types.NoneType, types.Omitted))):
+                and g.ndim == rank_of_g(tup.dtype.ndim) and _absent(dtype)):
             return None
         axis = axis_of(tup.dtype.ndim)
         return lambda g, ans, tup, dtype=None, casting="same_kind": _list_pieces(g, tup, axis)
