@@ -30,7 +30,8 @@ nothing else, read by nothing but the ``return``); ``np.tanh(x)`` (and the other
 ``numpy_tanh(x)``, NumPy's own loop on a large array. ``fewer_allocations`` then spares Numba
 the allocations and reference counts nothing needs.
 
-In both, ``math.fmod`` and ``math.cbrt``, which Numba lacks, are NumPy's (``MATH_AS_NUMPY``).
+In both, ``math.fmod`` and ``math.cbrt``, which Numba lacks, are NumPy's (``MATH_AS_NUMPY``), and
+a ``with np.errstate(...)`` ignoring what it names is its body (``errstate_ignored.py``).
 
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
@@ -45,6 +46,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .core import RECEIVER_CHECKS
+from .errstate_ignored import errstate_ignored
 from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
@@ -730,7 +732,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if draws.found:
         raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
                                "would replace by a state of its own: other numbers than NumPy's", location)
-    module = module.visit(_MathAsNumpy())
+    module = errstate_ignored(module.visit(_MathAsNumpy()))  # `with np.errstate(divide="ignore"):`: its body
     if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
         module = star_calls_unpacked(module, location)
     scattered = _Scattered()
