@@ -2129,5 +2129,5 @@ def _numpy_mean(a):
 
 # ---------------------------------------------------------------------------- and in their own modules
 # (defined there, found here: generated code imports every helper from this module)
-from .compiled_linear_algebra import slogdet_vjp_a, solve_vjp_a, solve_vjp_b  # noqa: E402,F401
+from .compiled_linear_algebra import cholesky_vjp_a, diag_vjp_v, slogdet_vjp_a, solve_vjp_a, solve_vjp_b  # noqa: E402,F401,E501
 from .compiled_lists import numpy_hstack, numpy_vstack  # noqa: E402,F401

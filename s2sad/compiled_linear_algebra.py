@@ -1,6 +1,7 @@
 """Numba overloads of the compiled helpers for linear algebra past a matrix and a vector: ``@``
 of stacks of matrices (3-d arrays, attention's ``q @ k.transpose(0, 2, 1)``), and the
-cotangents of ``np.linalg.solve`` and ``np.linalg.slogdet`` of a real matrix (the rules' own
+cotangents of ``np.linalg.solve``, ``np.linalg.slogdet``, ``np.linalg.cholesky`` and ``np.diag`` of a
+real matrix (the rules' own
 functions, rules/numpy_linalg.py, which Numba cannot compile: ``for_numba`` imports these in
 their place), computed as those compute them, with Numba's LAPACK calls in place of NumPy's.
 
@@ -13,10 +14,10 @@ import numpy as np
 
 from numba.core import types
 
-from .compiled_helpers import NotCompiledCase, _compiled_only, _real, _real_array, matmul_vjp_x1, matmul_vjp_x2, \
+from .compiled_helpers import NotCompiledCase, _absent, _compiled_only, _real, _real_array, matmul_vjp_x1, matmul_vjp_x2, \
     numpy_matmul, overload, register_jitable
 
-__all__ = ["slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b"]
+__all__ = ["slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"]
 
 
 # ---------------------------------------------------------------------------- @ of stacks of matrices
@@ -162,3 +163,50 @@ def _slogdet_vjp_a(g, ans, a):
     if not (_float64_matrix(a) and isinstance(g, types.BaseTuple) and len(g) == 2 and _real(g[1])):
         return None
     return lambda g, ans, a: g[1] * np.linalg.inv(a).T
+
+
+# ---------------------------------------------------------------------------- np.linalg.cholesky and np.diag
+cholesky_vjp_a, diag_vjp_v = map(_compiled_only, ("cholesky_vjp_a", "diag_vjp_v"))
+
+
+@overload(cholesky_vjp_a)
+def _cholesky_vjp_a(g, ans, a, upper=False):
+    """The cotangent of ``a`` in ``L = cholesky(a)`` (the lower factor, as Numba's cholesky gives
+    alone): Murray (2016), ``L^-T Phi(L^T g) L^-1`` with Phi the lower triangle, its diagonal
+    halved, onto the lower triangle NumPy reads (rules/numpy_linalg.cholesky_vjp's steps)."""
+    lower = _absent(upper) or isinstance(upper, types.BooleanLiteral) and not upper.literal_value
+    if not (lower and _float64_matrix(a) and _float64_matrix(ans) and _float64_matrix(g)):
+        return None
+
+    def murray(g, ans, a, upper=False):
+        n = ans.shape[0]
+        if g.shape != ans.shape or a.shape != ans.shape:
+            raise NotCompiledCase("a cotangent of a Cholesky factor of another shape")
+        inner = ans.T @ g
+        phi = np.tril(inner) - 0.5 * np.eye(n) * inner
+        left = np.linalg.solve(ans.T, phi)
+        s = np.linalg.solve(ans.T, left.T).T
+        both = s + s.T
+        return np.tril(both, -1) + np.diag(np.diag(s))
+    return murray
+
+
+@overload(diag_vjp_v)
+def _diag_vjp_v(g, ans, v, k=0):
+    """The cotangent of the float64 matrix ``v`` in ``np.diag(v, k)``: ``g`` on that diagonal,
+    zeros elsewhere."""
+    if not (_float64_matrix(v) and _real_array(g) and g.ndim == 1 and g.dtype == types.float64
+            and (_absent(k) or isinstance(k, types.Integer))):
+        return None
+
+    def onto_diagonal(g, ans, v, k=0):
+        rows, cols = v.shape
+        start_row, start_col = max(-k, 0), max(k, 0)
+        length = max(0, min(rows - start_row, cols - start_col))
+        if g.size != length:
+            raise NotCompiledCase("a diagonal's cotangent of another length")
+        out = np.zeros(v.shape)
+        for i in range(length):
+            out[start_row + i, start_col + i] = g[i]
+        return out
+    return onto_diagonal

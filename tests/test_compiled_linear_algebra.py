@@ -1,5 +1,6 @@
 """compile=True through ``@`` of stacks of matrices (3-d arrays, broadcast against a matrix or a
-stack of one), ``np.linalg.solve`` and ``np.linalg.slogdet`` of a matrix, a list of arrays of
+stack of one), ``np.linalg.solve``, ``slogdet`` and ``cholesky`` and ``np.diag`` of a matrix (the
+kernel a default argument, a function the code is made for), a list of arrays of
 which items are read (``q, k, v = [x @ W for W in weights]``) and ``np.vstack`` and
 ``np.hstack`` of a list: each program compiles (no CompiledFallbackWarning) and its gradient is
 the NumPy path's and central differences'. Stacks whose sizes NumPy refuses to broadcast are
@@ -37,6 +38,17 @@ def solved_and_logdet(log_alpha, X, t, B):
     return np.sum((t - X @ m) ** 2) + np.sum(M ** 2) - 0.5 * logdet
 
 
+def rbf(log_scale, x):
+    return np.exp(log_scale - 0.5 * (x[:, None] - x[None, :]) ** 2)
+
+
+def gp_evidence(log_scale, x, y, kernel=rbf):
+    """A Gaussian process's evidence through its Cholesky factor, its kernel a function's default."""
+    L = np.linalg.cholesky(kernel(log_scale, x) + 0.1 * np.eye(len(x)))
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    return 0.5 * np.dot(y, alpha) + np.sum(np.log(np.diag(L)))
+
+
 def heads_from_a_list(x, Wq, Wk, Wv):
     """Items of a list comprehension unpacked, and a list joined by vstack and hstack."""
     q, k, v = [np.tanh(x @ W) for W in (Wq, Wk, Wv)]
@@ -51,6 +63,7 @@ PROGRAMS = {
     "stacked_products": (stacked_products, lambda: (normal(2, 3, 4), normal(2, 5, 4), normal(4, 4),
                                                     normal(1, 2, 3)), (0, 1, 2, 3)),
     "solved_and_logdet": (solved_and_logdet, lambda: (0.3, normal(6, 3), normal(6), normal(3, 2)), (0, 1, 2, 3)),
+    "gp_evidence": (gp_evidence, lambda: (0.2, normal(4), normal(4)), (0, 1, 2)),
     "heads_from_a_list": (heads_from_a_list, lambda: (normal(3, 4, scale=0.5), normal(4, 2), normal(4, 2),
                                                       normal(4, 2)), (0, 1, 2, 3)),
 }

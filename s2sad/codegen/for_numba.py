@@ -73,7 +73,7 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", 
                                   "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a", "append_vjp_arr",
                                   "append_vjp_values",
                                   # (compiled_linear_algebra's)
-                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b"})
+                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
 # given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
 NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
