@@ -23,7 +23,8 @@ path from then on, while the function's other calls stay compiled.
 
 Once a call of Python floats and float64 arrays has passed all that, later calls of the same
 kinds take a fast lane written out for them (``compiled_lanes``), which keeps of the checks
-those a right answer needs.
+those a right answer needs; the function returned runs the newest such lane in its own code
+(``compiled_lanes.warm_up``): a warm call is one Python frame around the machine code.
 """
 from __future__ import annotations
 

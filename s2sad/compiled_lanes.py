@@ -36,23 +36,22 @@ import numpy as np
 
 from .lanes import check_namespace
 
-# The lane's test and body: names read from the lane's namespace are its values (see _values), the others
-# are the call's own (a0, ..., value, gradients, g0, ..., error, current)
+# The lane's test and body: the names it reads are fast_lane's ``values`` (the machine, the checked objects, ...),
+# or the call's own (a0, ..., served, value, gradients, g0, ..., error)
 LANE_BODY = '''\
-if {kinds} and registry["_generation"] == generation:
+try:  # the kinds, then the staleness check
+    served = {kinds} and registry["_generation"] == generation and {check}
+except Exception:  # a name or attribute the code depends on is gone
+    served = False
+if served:
     try:
-        current = {check}
-    except Exception:  # a name or attribute the code depends on is gone
-        current = False
-    if current:
-        try:
-            value, gradients = machine({call})
-        except Exception as error:  # noqa: BLE001 - the long way's handling says what it means
-            return on_error(error, ({params},))
-        {gradients} = gradients
-        if {finite}:
-{unshare}            return {result}
-        return numpy_path({params})  # inf or NaN: the NumPy path decides
+        value, gradients = machine({call})
+    except Exception as error:  # noqa: BLE001 - the long way's handling says what it means
+        return on_error(error, ({params},))
+    {gradients} = gradients
+    if {finite}:
+{unshare}        return {result}
+    return numpy_path({params})  # inf or NaN: the NumPy path decides
 '''
 
 LANE_TEMPLATE = '''\
@@ -73,7 +72,8 @@ def compiled_f(*args, **kwargs):
     return long_way(args, kwargs)
 '''
 
-# The entry with a lane's test and body ahead of its own code (ENTRY_BODY), which serves what the lane does not
+# The entry with a lane's test and body ahead of its own code (entry_body: ENTRY_TEMPLATE's), which serves what
+# the lane does not
 WARM_TEMPLATE = '''\
 def compiled_f(*args, **kwargs):
     if not kwargs and len(args) == {count}:
@@ -143,7 +143,7 @@ def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, w
         if v.__class__ is np.ndarray:
             if held:
                 shared = " or ".join(f"may_share_memory({g}, {other})" for other in held)
-                unshare.append(f"            if {shared}:\n                {g} = {g}.copy()\n")
+                unshare.append(f"        if {shared}:\n            {g} = {g}.copy()\n")
             held.append(g)
     gradient = names[0] if single else f"({', '.join(names)},)"
     if not single and all(v.__class__ is float for v in gradients):
