@@ -23,7 +23,8 @@ path from then on, while the function's other calls stay compiled.
 
 Once a call of Python floats and float64 arrays has passed all that, later calls of the same
 kinds take a fast lane written out for them (``compiled_lanes``), which keeps of the checks
-those a right answer needs.
+those a right answer needs; the function returned runs the newest such lane in its own code
+(``compiled_lanes.warm_up``): a warm call is one Python frame around the machine code.
 """
 from __future__ import annotations
 
@@ -151,15 +152,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
 
     fast_lanes: dict = {}   # number of arguments -> (the fast lane for calls of one kind of them, its lane)
 
-    @functools.wraps(function)
-    def compiled_f(*args, **kwargs):
-        if not kwargs:
-            fast = fast_lanes.get(len(args))
-            if fast is not None:  # a warm call of kinds already served (compiled_lanes.py)
-                done = fast[0](*args)
-                if done is not None:
-                    return done
-        return long_way(args, kwargs)
+    def forget_fast_lanes():
+        fast_lanes.clear()
+        compiled_lanes.cool_down(compiled_f)
 
     def long_way(args, kwargs):
         """A call the fast lane does not serve: every check, then the compiled code or the NumPy path."""
@@ -233,7 +228,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                 unsafe = None if passed else _integer_products(lane[1], lane[2], args)
                 if unsafe:
                     lanes[key] = (registry_generation(), None)
-                    fast_lanes.clear()
+                    forget_fast_lanes()
                     _failed(lane[9], lane[4], unsafe)
                     return numpy_path(*given, **kwargs)
                 if has_float32(kinds):
@@ -262,7 +257,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if not kwargs and not objects and not nones and not listed and not has_float32(kinds) \
                 and fast_lanes.get(len(bound), (None, None))[1] is not lane \
                 and compiled_lanes.servable(bound, value, gradients):
-            fast_lanes[len(bound)] = (_fast_lane(bound, lane, machine, key, kinds, gradients), lane)
+            fast = fast_lanes[len(bound)] = (_fast_lane(bound, lane, machine, key, kinds, gradients), lane)
+            compiled_lanes.warm_up(compiled_f, fast[0])  # its test and body in compiled_f's own code
         gradient = gradients[0] if single else gradients
         return (value, gradient) if with_value else gradient
 
@@ -301,11 +297,14 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         def on_error(error, given):
             return after_error(error, given, {}, key, lane, kinds)
 
+        dispatcher = lane[2]
+        if isinstance(dispatcher, _NumbaWhenNeeded) and dispatcher.made is not None:
+            dispatcher = dispatcher.made  # (not two Python calls more on each call)
         return compiled_lanes.fast_lane(
             args, lane[7], gradients, single=single, with_value=with_value,
             layouts=machine is not None and bool(kinds), smallest=blocks.SMALLEST if lane[8] else None,
             current=lane[1].__s2sad_current__, target=lane[9], registry_generation=registry_generation,
-            generation=lane[0], machine=lane[2] if machine is None else machine[0], on_error=on_error,
+            generation=lane[0], machine=dispatcher if machine is None else machine[0], on_error=on_error,
             numpy_path=numpy_path, finite_array=_finite_compiled or _finite_checker())
 
     def after_error(error, given, kwargs, key, lane, kinds):
@@ -330,10 +329,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  f"({_numba_says(error)})")
             return numpy_path(*given, **kwargs)
         lanes[key] = (registry_generation(), None)
-        fast_lanes.clear()  # no compiled gradient for these calls any more
+        forget_fast_lanes()  # no compiled gradient for these calls any more
         _failed(lane[9], lane[4], f"Numba could not compile its generated gradient: {_numba_says(error)}")
         return numpy_path(*given, **kwargs)
 
+    # the fast lane of the kinds of calls last served, written into it once there is one (compiled_lanes.warm_up)
+    compiled_f = functools.wraps(function)(compiled_lanes.entry(fast_lanes, long_way))
     return compiled_f
 
 
@@ -498,15 +499,15 @@ class _NumbaWhenNeeded:
 
     def __init__(self, entry):
         self.py_func = entry
-        self._dispatcher = None
+        self.made = None
 
     def _made(self):
-        if self._dispatcher is None:
+        if self.made is None:
             numba = numba_cache.numba_module()
 
             ahead_of_time.realise(self.py_func.__globals__)
-            self._dispatcher = numba.njit(cache=True)(self.py_func)
-        return self._dispatcher
+            self.made = numba.njit(cache=True)(self.py_func)
+        return self.made
 
     def __call__(self, *args):
         return self._made()(*args)

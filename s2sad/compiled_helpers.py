@@ -216,6 +216,23 @@ def _zero_like(x):
     if _real(x):
         kind = x  # a float32 scalar's zero is a float32 (one type for the cotangent variable)
         return lambda x: kind(0.0)
+    # a vector's or a matrix's zeros written out (np.zeros is two more functions for Numba to compile, in each
+    # helper calling it: 0.1-0.2 s of a cold first call); LLVM makes the loops a memset
+    if _real_array(x) and x.ndim == 1:
+        def vector_zeros(x):
+            out = np.empty(x.shape, x.dtype)
+            for i in range(out.shape[0]):
+                out[i] = 0.0
+            return out
+        return vector_zeros
+    if _real_array(x) and x.ndim == 2:
+        def matrix_zeros(x):
+            out = np.empty(x.shape, x.dtype)
+            for i in range(out.shape[0]):
+                for j in range(out.shape[1]):
+                    out[i, j] = 0.0
+            return out
+        return matrix_zeros
     if _real_array(x):
         return lambda x: np.zeros(x.shape, x.dtype)
     return None
@@ -314,7 +331,8 @@ def _unbroadcast(v, like):
                 return v
             if like.shape[0] != 1:
                 raise NotCompiledCase("a cotangent whose shape does not broadcast to its value's")
-            out = np.zeros(like.shape, like.dtype)
+            out = np.empty(like.shape, like.dtype)  # (not np.zeros: two more functions for Numba to compile)
+            out[0] = 0.0
             for k in range(v.size):
                 out[0] += v[k]
             return out
@@ -340,6 +358,14 @@ def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return lambda g, a, axis=None, keepdims=False, where=True: g if where else 0.0
     if not _real_array(a):
         return None
+    if _absent(axis) and _real(g) and a.ndim == 1:
+        def filled(g, a, axis=None, keepdims=False, where=True):  # np.full's loop, without its flat iterator
+            out = np.empty(a.shape, a.dtype)
+            value = g if where else 0.0
+            for k in range(out.shape[0]):
+                out[k] = value
+            return out
+        return filled
     if _absent(axis) and _real(g):
         def full(g, a, axis=None, keepdims=False, where=True):
             return np.full(a.shape, g if where else 0.0, a.dtype)
@@ -423,10 +449,68 @@ numpy_matmul = _compiled_only("numpy_matmul")
 @overload(numpy_matmul)
 def _numpy_matmul(x1, x2):
     """``x1 @ x2`` of real matrices and vectors: Numba's ``@``, which decides the dtypes it takes
-    (others find no implementation, as they found none for ``@``: the NumPy path answers)."""
+    (others find no implementation, as they found none for ``@``: the NumPy path answers); a
+    C-ordered matrix times a vector, ``_matrix_vector``."""
+    if _gemv_served(x1, x2):
+        return lambda x1, x2: _matrix_vector(x1, x2, False)
     if _matrix_or_vector(x1) and _matrix_or_vector(x2):
         return lambda x1, x2: x1 @ x2
     return None
+
+
+# ---------------------------------------------------------------------------- a matrix (or its transpose) times a vector
+# Numba's ``W @ h`` compiles in layers (the ``@`` overload, np.dot's, np.dot with ``out``'s, each a
+# function of its own, each optimised again with the one below linked in), and ``W.T @ g`` compiles
+# the same layers again for the transpose's F layout: 1.2 s of an RNN's cold first call. Here one
+# function serves both, making the very BLAS call Numba's layers end in (``call_xxgemv``, with the
+# arguments they give it: the same numbers), the transpose read from the matrix's own buffer.
+def _gemv_served(matrix, vector) -> bool:
+    return isinstance(matrix, types.Array) and matrix.ndim == 2 and matrix.layout == "C" \
+        and isinstance(vector, types.Array) and vector.ndim == 1 and vector.layout == "C" \
+        and matrix.dtype == vector.dtype and matrix.dtype in (types.float64, types.float32)
+
+
+@extending.intrinsic
+def _gemv_into(typingcontext, matrix, vector, out, transposed):
+    """``out[:] = matrix @ vector``, or ``matrix.T @ vector`` (``transposed``), by BLAS: ``numba_xxgemv``
+    called as Numba's ``np.dot(matrix, vector, out)`` calls it, for the C-ordered matrix, and for its
+    transpose, an F-ordered matrix on the same buffer. The shapes are the caller's to check."""
+    from numba.core import cgutils
+    from numba.np import linalg
+
+    def codegen(context, builder, signature, args):
+        linalg.ensure_blas()
+        a = cgutils.create_struct_proxy(matrix)(context, builder, args[0])
+        v = cgutils.create_struct_proxy(vector)(context, builder, args[1])
+        o = cgutils.create_struct_proxy(out)(context, builder, args[2])
+        rows, columns = cgutils.unpack_tuple(builder, a.shape)
+        flag = context.cast(builder, args[3], transposed, types.boolean)
+        with builder.if_else(flag) as (as_transposed, as_is):
+            with as_transposed:
+                linalg.call_xxgemv(context, builder, False, matrix.copy(layout="F"), (columns, rows), a.data, v.data,
+                                   o.data)
+            with as_is:
+                linalg.call_xxgemv(context, builder, True, matrix, (rows, columns), a.data, v.data, o.data)
+        return context.get_dummy_value()
+
+    return types.none(matrix, vector, out, transposed), codegen
+
+
+@register_jitable
+def _matrix_vector(matrix, vector, transposed):
+    """``matrix @ vector``, or ``matrix.T @ vector``, of a C-ordered matrix and a contiguous vector."""
+    rows, columns = matrix.shape
+    inner, size = (rows, columns) if transposed else (columns, rows)
+    if vector.shape[0] != inner:
+        raise ValueError("matmul: the matrix and the vector do not have matching sizes")
+    if rows > 2 ** 31 - 1 or columns > 2 ** 31 - 1:
+        raise ValueError("a matrix too large for BLAS's C int sizes")
+    out = np.empty((size,), matrix.dtype)
+    if inner == 0 or size == 0:
+        out[:] = 0.0
+    else:
+        _gemv_into(matrix, vector, out, transposed)
+    return out
 
 
 @overload(matmul_vjp_x1)
@@ -450,6 +534,8 @@ def _matmul_vjp_x2(g, x1, x2):
     """The cotangent of ``x2`` in ``x1 @ x2``."""
     if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
         return None
+    if x1.ndim == 2 and _gemv_served(x1, g):
+        return lambda g, x1, x2: _matrix_vector(x1, g, True)
     if x1.ndim == 2 and _real_array(g):
         return lambda g, x1, x2: x1.T @ g
     if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):

@@ -146,6 +146,16 @@ def _check_words(current, count: int | None = None) -> dict:
     return {"check": f"({words})", "check_params": "".join(f", {name}" for name in tests[1])}
 
 
+def check_namespace(check, function, count: int) -> tuple[str, dict]:
+    """``(words, values)``: the test that code ``check(function)`` says is current, as an expression
+    (``_check_words``) over the names in ``values`` (``function`` among them), for a lane serving calls
+    of ``count`` positional arguments and no keywords."""
+    current = (check, function, None, None)
+    words = _check_words(current, count)
+    names = [name.strip() for name in words["check_params"].split(",") if name.strip()]
+    return words["check"], {"function": function, **dict(zip(names, _check_values(current)))}
+
+
 def _all_given(function, count: int) -> bool:
     """Whether a call of ``count`` positional arguments gives ``function`` every parameter it has:
     then its defaults are never read, and a lane's check need not test that they are still the

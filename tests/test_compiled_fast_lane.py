@@ -18,6 +18,7 @@ from s2sad import compiled
 from s2sad.runtime import blocks
 from finite_differences import numerical_gradient as central
 from test_staleness import modules  # noqa: F401  (the fixture: user modules in files of their own)
+from test_lane_staleness import python_frames_of
 
 numba = pytest.importorskip("numba")
 
@@ -345,3 +346,33 @@ def test_a_fast_gradient_is_never_a_defaults_memory(long_way_calls):
     assert not np.shares_memory(dw, WEIGHTS)
     dw[0] = 99.0
     assert WEIGHTS[0] == 1.0
+
+
+# ---------------------------------------------------------------------- the function compile=True returns runs the lane itself
+def test_a_warm_compiled_call_is_one_python_frame(long_way_calls):
+    """Once a fast lane is made, the function compile=True returns runs its test and body itself
+    (compiled_lanes.warm_up): one Python frame around the machine code, where it was two."""
+    gradient = s2sad.grad(product, argnums=(0, 1), compile=True)
+    warm(gradient, X, Y)
+    frames, (dx, dy) = python_frames_of(lambda: gradient(0.2, 2.5))
+    # (Numba's dispatcher tells a profiler of its machine code's call under the generated function's name)
+    assert [name for name in frames if name != "product_grad_compiled"] == ["<lambda>", "compiled_f"]
+    np.testing.assert_allclose((dx, dy), (math.cos(0.2) * 2.5 + 2 * 0.2 / 2.5, math.sin(0.2) - 0.2 ** 2 / 2.5 ** 2),
+                               rtol=1e-14)
+    assert_fast(gradient, (X, Y), long_way_calls)
+
+
+def powered(x, n):
+    return x * (n * n * n * n) * 1e-20   # n ** 4 of an int past 2**63: Numba's integers wrap
+
+
+def test_a_lane_written_in_is_dropped_with_the_compiled_gradient(long_way_calls):
+    """A call whose typed code is not trusted (an int's powers) drops the compiled gradient for calls
+    with as many arguments: the float calls the entry ran itself take the long way (the NumPy path) too."""
+    gradient = s2sad.grad(powered, compile=True)
+    warm(gradient, X, 3.0)
+    assert_fast(gradient, (X, 3.0), long_way_calls)
+    n = 60_000   # (n ** 4 = 1.3e19 > 2**63)
+    with pytest.warns(s2sad.CompiledFallbackWarning, match="multiplies integers"):
+        assert gradient(X, n) == float(n) ** 4 * 1e-20
+    assert assert_long(gradient, (X, 3.0), long_way_calls) == 81.0 * 1e-20

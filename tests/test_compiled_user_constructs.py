@@ -658,6 +658,34 @@ def test_a_product_named_matmul_compiles():
     compiled_against_references(of_a_call, (rng.normal(size=(4, 3)), rng.normal(size=5)), (0, 1))
 
 
+from s2sad.compiled_helpers import matmul_vjp_x2, numpy_matmul  # noqa: E402  (Numba is there)
+
+
+@numba.njit
+def products_by_the_helpers(W, h, g):
+    return numpy_matmul(W, h), matmul_vjp_x2(g, W, h)
+
+
+@numba.njit
+def products_by_numbas_matmul(W, h, g):
+    return W @ h, W.T @ g
+
+
+def test_a_matrix_and_its_transpose_times_a_vector_are_numbas_products_bit_for_bit():
+    """``W @ h`` and ``W.T @ g`` of a C-ordered matrix are one helper (compiled_helpers._matrix_vector)
+    making the BLAS call Numba's ``@`` makes: the same bits, empty shapes included; a size that does
+    not match raises. (float32 goes through it in the test below.)"""
+    from s2sad.compiled_helpers import _matrix_vector  # noqa: F401  (the helper these products go through)
+
+    for rows, columns in ((5, 3), (1, 7), (0, 3), (3, 0)):
+        W, h, g = rng.normal(size=(rows, columns)), rng.normal(size=columns), rng.normal(size=rows)
+        got, expected = products_by_the_helpers(W, h, g), products_by_numbas_matmul(W, h, g)
+        for a, b in zip(got, expected):
+            assert a.dtype == np.float64 and a.shape == b.shape and np.array_equal(a, b)
+    with pytest.raises(ValueError):   # (compiled code raising: compiled.py's after_error runs the NumPy path)
+        products_by_the_helpers(np.ones((2, 3)), np.ones(2), np.ones(2))
+
+
 def test_matmul_is_the_helper_and_its_gradients_are_central_differences():
     """Compiled code calls ``numpy_matmul`` (compiled once, kept on disk with the other helpers) for each
     ``@``, none of Numba's own; float64 gradients are central differences' and the NumPy path's,

@@ -405,13 +405,8 @@ def test_a_body_whose_value_has_a_lane_name_is_called(modules, long_way_calls):
 
 
 # ---------------------------------------------------------------------- grad's own function running the lane (lanes.warm_up)
-def test_a_warm_scalar_call_is_one_python_call(modules, long_way_calls):
-    """Once its float lane is made, the function grad returned runs the lane's test and the gradient's
-    body itself: no other Python function is called (math's functions are C)."""
-    m = modules(FLOATS)
-    gradient = s2sad.grad(m.s, argnums=(0, 1))
-    warm(gradient, X, Y)
-    assert "s2sad_" in gradient.__code__.co_filename  # the generated module's lines, written in
+def python_frames_of(call):
+    """``(names of the Python functions the call runs, its answer)``: C functions are not counted."""
     called = []
 
     def profile(frame, event, arg):
@@ -420,10 +415,21 @@ def test_a_warm_scalar_call_is_one_python_call(modules, long_way_calls):
 
     sys.setprofile(profile)
     try:
-        got = gradient(X, Y)
+        answer = call()
     finally:
         sys.setprofile(None)
-    assert called == ["differentiated_f"]
+    return called, answer
+
+
+def test_a_warm_scalar_call_is_one_python_call(modules, long_way_calls):
+    """Once its float lane is made, the function grad returned runs the lane's test and the gradient's
+    body itself: no other Python function is called (math's functions are C)."""
+    m = modules(FLOATS)
+    gradient = s2sad.grad(m.s, argnums=(0, 1))
+    warm(gradient, X, Y)
+    assert "s2sad_" in gradient.__code__.co_filename  # the generated module's lines, written in
+    called, got = python_frames_of(lambda: gradient(X, Y))
+    assert called == ["<lambda>", "differentiated_f"]
     assert_gradients(got, (math.cos(X) * Y, math.sin(X)))
     assert_lane_taken(gradient, (X, Y), long_way_calls)
     assert_gradients(s2sad.grad(m.s)(X, 2), (math.cos(X) * 2,))  # an int: not the lane's call, served as before
