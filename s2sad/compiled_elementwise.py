@@ -14,7 +14,7 @@ analysis/elementwise.py: IEEE arithmetic, ``np.sqrt``, ``x ** 2``, and ``np.sin`
 which NumPy's float64 loops take from libm as Numba does: ``same_as_numpy`` checks that once per
 process), and the value is summed as ``np.sum`` sums a contiguous float64 array: NumPy's pairwise
 summation, whose tree of halvings (``_tree``) is walked here, the runs of at most ``CHUNK``
-elements computed into a buffer and summed in NumPy's order (compiled_helpers' ``_pairwise_sum``,
+elements computed into a buffer and summed in NumPy's order (compiled_helpers' ``pairwise_sum``,
 float32's), their sums added up the tree.
 
 The loop is written out for one function and one kind of call (which arguments are arrays) in a
@@ -29,8 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache, numba_cache
-from .compiled_helpers import _pairwise_sum
+from . import cache, compiled_helpers, numba_cache
 
 numba = numba_cache.numba_module()
 
@@ -145,7 +144,7 @@ def _loop(entry, dispatcher, arrays: tuple, count: int):
             flags=" + ".join(f"0.0 * d{k}" for k in range(count)))
         module = _loaded(entry, arrays, source)
         module.ENTRY = dispatcher
-        module.pairwise_sum = _pairwise_sum
+        module.pairwise_sum = compiled_helpers.pairwise_sum
         loop = _loops[key] = numba.njit(cache=module.__file__.endswith(".py"))(module.gradient_in_chunks)
     return loop
 

@@ -38,7 +38,7 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_reshape", "array_reshape_pullback", "append_vjp_arr", "append_vjp_values",
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
-           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared",
+           "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared", "not_the_callers",
            "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze", "is_python_float", "builtin_abs"]
 
 
@@ -1012,6 +1012,8 @@ def _written_into(new, old):
 
 # `y op= v` where y is still what the caller passed, or is read again through another name (rules/helpers.py)
 written_into_argument, written_into_shared = map(_compiled_only, ("written_into_argument", "written_into_shared"))
+# `s -= v` where s was taken from an argument (`s = x`): the caller's object when it is an array (rules/helpers.py)
+not_the_callers = _compiled_only("not_the_callers")
 
 
 def _rebound(old) -> bool:
@@ -1031,6 +1033,13 @@ def _written_into_argument(new, old, name):
 def _written_into_shared(new, old, name, other):
     if _rebound(old):
         return lambda new, old, name, other: new
+    return None
+
+
+@overload(not_the_callers)
+def _not_the_callers(value, owner, spelled, owner_name):
+    if _rebound(value):
+        return lambda value, owner, spelled, owner_name: None
     return None
 
 # ---------------------------------------------------------------------------- np.array of a list of numbers
@@ -2157,7 +2166,7 @@ def _block_sum(flat, start, n):
 
 
 @register_jitable
-def _pairwise_sum(flat, start, n):
+def pairwise_sum(flat, start, n):
     """NumPy's ``pairwise_sum``: above 128 elements, the sum of the two halves' (the first a
     multiple of 8 long). Its recursion is walked with a stack (Numba types no recursive
     jitable): a task is a range to sum (``n >= 0``) or the adding of the last two sums (-1)."""
@@ -2193,11 +2202,11 @@ def _float32_sum(a):
     the pairwise sum to its identity, 0: a sum of -0.0s is 0.0.)"""
     zero = np.float32(0.0)
     if a.ndim == 1:
-        return zero + _pairwise_sum(a, 0, a.size)
+        return zero + pairwise_sum(a, 0, a.size)
     if a.flags.c_contiguous:
-        return zero + _pairwise_sum(a.ravel(), 0, a.size)
+        return zero + pairwise_sum(a.ravel(), 0, a.size)
     if a.flags.f_contiguous:
-        return zero + _pairwise_sum(a.T.ravel(), 0, a.size)
+        return zero + pairwise_sum(a.T.ravel(), 0, a.size)
     raise NotCompiledCase("a float32 sum of an array neither C- nor Fortran-ordered")
 
 

@@ -1,9 +1,16 @@
 """The parameters of a corpus test for one mode (tests/test_realistic_programs.py,
 tests/test_idiom_programs.py): one per program, a strict xfail for each the corpus lists as
 refused in that mode, so a refusal that lifts turns into a failure to remove from the list."""
+import os
 import re
 
 import pytest
+
+# compile=True is the suite's costliest mode (Numba compiles each program anew, several seconds
+# each): in the default run a corpus's programs take it in turns, one in COMPILED_SHARE, the others
+# in every other mode; S2SAD_TESTS=full runs every program in every mode
+FULL = os.environ.get("S2SAD_TESTS") == "full"
+COMPILED_SHARE = 4
 
 
 def corpus_cases(names, refused: dict, mode: str) -> list:
@@ -14,6 +21,19 @@ def corpus_cases(names, refused: dict, mode: str) -> list:
         marks = () if refusal is None else pytest.mark.xfail(strict=True, raises=refusal[0], reason=refusal[2])
         params.append(pytest.param(name, marks=marks, id=name))
     return params
+
+
+def compiled_share(names) -> list:
+    """The programs of ``names`` (sorted) that take the compiled mode in this run."""
+    return [name for position, name in enumerate(sorted(names)) if FULL or position % COMPILED_SHARE == 0]
+
+
+def in_every_mode(names, modes) -> list:
+    """``(name, mode)`` parameters of a corpus's programs in its modes: every pair, but for the
+    compiled mode, taken by the ``compiled_share`` alone."""
+    compiled = set(compiled_share(names))
+    return [pytest.param(name, mode, id=f"{name}-{mode}") for name in sorted(names) for mode in modes
+            if mode != "grad_compiled" or name in compiled]
 
 
 def check_or_refused(check, name: str, mode: str, refused: dict) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import compiled_share
 from finite_differences import numerical_gradient as central
 
 numba = pytest.importorskip("numba")
@@ -344,7 +345,7 @@ def test_a_loop_with_continue_compiles_and_its_integer_check_runs():
 def _corpus():
     import test_realistic_programs as corpus
 
-    return [name for name in sorted(corpus.CORPUS) if ("reverse", name) not in corpus.REFUSED]
+    return compiled_share(name for name in corpus.CORPUS if ("reverse", name) not in corpus.REFUSED)
 
 
 @pytest.mark.parametrize("name", _corpus())

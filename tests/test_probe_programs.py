@@ -10,7 +10,7 @@ import pytest
 import probe_cases as cases
 import s2sad
 from s2sad.errors import ArgumentError, NonFiniteDerivativeError, UnsupportedArgumentsError, UnsupportedSyntaxError
-from corpus_cases import check_or_refused, corpus_cases
+from corpus_cases import check_or_refused, in_every_mode
 from finite_differences import mixed_second_difference, numerical_gradient
 
 _IN_PLACE = "s2sad differentiates an in-place change only under the one name written"
@@ -56,8 +56,7 @@ def _run(name, mode):
         cases.check(name, mode)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", corpus_cases(cases.CORPUS, {}, "any"))
+@pytest.mark.parametrize(("name", "mode"), in_every_mode(cases.CORPUS, MODES))
 def test_program_in_every_mode(name, mode):
     check_or_refused(_run, name, mode, REFUSED)
 

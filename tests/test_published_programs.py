@@ -9,7 +9,7 @@ import pytest
 
 import published_cases as cases
 import s2sad
-from corpus_cases import check_or_refused, corpus_cases
+from corpus_cases import check_or_refused, in_every_mode
 
 _SUBTRACT_INTO_A_DICT_ITEM = (s2sad.UnsupportedSyntaxError,
                               r"published_programs\.py:\d+:13: .*augmented assignment changes the ndarray `params\[k\]` in place",
@@ -26,8 +26,7 @@ class UnlistedFailure(Exception):
     """A listed program failed with the listed error class but another message: never an xfail."""
 
 
-@pytest.mark.parametrize("mode", cases.MODES)
-@pytest.mark.parametrize("name", corpus_cases(cases.CORPUS, {}, "any"))
+@pytest.mark.parametrize(("name", "mode"), in_every_mode(cases.CORPUS, cases.MODES))
 def test_program_in_every_mode(name, mode):
     check_or_refused(cases.check, name, mode, REFUSED)
 

@@ -10,7 +10,7 @@ from scipy import signal
 
 import s2sad
 import science_cases as cases
-from corpus_cases import check_or_refused
+from corpus_cases import check_or_refused, in_every_mode
 from finite_differences import mixed_second_difference, numerical_gradient
 
 _APPEND_TO_A_FIELD = (s2sad.MissingRuleError, r"science_programs\.py:\d+:9: .*`self\.layers\.append\(\(W, b\)\)` calls the method `\.append`",
@@ -26,8 +26,7 @@ for _mode in cases.MODES:
         REFUSED[(_mode, "inheritance_super_call_dunder_call")] = _SUPER_INIT_SECOND_ORDER
 
 
-@pytest.mark.parametrize("mode", cases.MODES)
-@pytest.mark.parametrize("name", sorted(cases.CORPUS))
+@pytest.mark.parametrize(("name", "mode"), in_every_mode(cases.CORPUS, cases.MODES))
 def test_program_in_every_mode(name, mode):
     check_or_refused(cases.check, name, mode, REFUSED)
 

@@ -269,11 +269,17 @@ class _Reading:
 
 
 def _gives_out(function, call: ast.Call) -> bool:
-    return gives_out_by_position(function, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
+    return gives_out_by_position(function, *_positional(call))
 
 
 def _method_gives_out(name: str, call: ast.Call) -> bool:
-    return method_gives_out_by_position(name, len(call.args), any(isinstance(a, ast.Starred) for a in call.args))
+    return method_gives_out_by_position(name, *_positional(call))
+
+
+def _positional(call: ast.Call) -> tuple[int, bool, frozenset]:
+    """How many arguments ``call`` gives by position, whether one is starred, and those given None."""
+    return (len(call.args), any(isinstance(a, ast.Starred) for a in call.args),
+            frozenset(k for k, a in enumerate(call.args) if isinstance(a, ast.Constant) and a.value is None))
 
 
 def _root(node) -> str | None:

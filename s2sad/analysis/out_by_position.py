@@ -19,25 +19,27 @@ def is_numpy_function(function) -> bool:
         or isinstance(getattr(function, "__self__", None), (np.ndarray, np.generic))
 
 
-def gives_out_by_position(function, positional: int, starred: bool) -> bool:
+def gives_out_by_position(function, positional: int, starred: bool, nones=frozenset()) -> bool:
     """Whether a call of ``function`` (NumPy's) with ``positional`` arguments by position reaches
-    its ``out`` parameter, or may (``starred``: a ``*`` argument)."""
+    its ``out`` parameter, or may (``starred``: a ``*`` argument). ``nones``: the positions given
+    the literal None (``x.std(0, None, None, 1)`` gives no ``out``)."""
     if not is_numpy_function(function):
         return False
     if starred:
         return True
     if isinstance(function, np.ufunc):
-        return positional > function.nin
+        return any(k not in nones for k in range(function.nin, positional))
     try:
         parameters = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
         return positional > 0  # unsure
     names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return "out" in names and positional > names.index("out")  # einsum(*operands, out=None): by keyword only
+    # (einsum(*operands, out=None): by keyword only)
+    return "out" in names and positional > names.index("out") and names.index("out") not in nones
 
 
-def method_gives_out_by_position(name: str, positional: int, starred: bool) -> bool:
+def method_gives_out_by_position(name: str, positional: int, starred: bool, nones=frozenset()) -> bool:
     """:func:`gives_out_by_position` for ``receiver.name(...)``, read as an array's method: ``b.clip(lo, hi, a)``
     writes into ``a``."""
     method = getattr(np.ndarray, name, None)
-    return method is not None and gives_out_by_position(method.__get__(np.empty(0)), positional, starred)
+    return method is not None and gives_out_by_position(method.__get__(np.empty(0)), positional, starred, nones)

@@ -88,7 +88,7 @@ LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack"}
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "written_into_argument", "written_into_shared", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
+                           "written_into", "written_into_argument", "written_into_shared", "not_the_callers", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
                            "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul",
                            # `y[index] = v` on an array of the function's own: the overwritten part kept, put back
                            "written_item_of", "zeroed_at", "overwritten", "restore",
@@ -584,7 +584,12 @@ class _SelfAssignments(cst.CSTTransformer):
     core.RECEIVER_CHECKS either (``receiver_left_alone(x, ...)``): they refuse a method or attribute of a
     user's object (or a dict's), and compiled code holds no objects or dicts (they are written out
     as their fields or entries, methods as functions), only numbers and arrays, whose methods Numba
-    compiles or refuses to."""
+    compiles or refuses to. Code of floats alone drops ``not_the_callers`` too: a float is rebound by a
+    change, never the caller's (on arrays its overload lets numbers pass and leaves arrays to the NumPy path)."""
+
+    def __init__(self, floats_only: bool = False):
+        super().__init__()
+        self.dropped = RECEIVER_CHECKS + (("not_the_callers",) if floats_only else ())
 
     def leave_SimpleStatementLine(self, original, updated: cst.SimpleStatementLine):
         kept = [s for s in updated.body if not (isinstance(s, cst.Assign) and len(s.targets) == 1
@@ -592,7 +597,7 @@ class _SelfAssignments(cst.CSTTransformer):
                                                 and isinstance(s.value, cst.Name)
                                                 and s.targets[0].target.value == s.value.value)
                 and not (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
-                         and called_name(s.value) in RECEIVER_CHECKS)]
+                         and called_name(s.value) in self.dropped)]
         if len(kept) == len(updated.body):
             return updated
         return updated.with_changes(body=kept) if kept else cst.RemoveFromParent()
@@ -746,7 +751,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         module = weak_scalars(module)
     else:
         module = module.visit(_AsFloats(scattered.found))
-    module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments())
+    module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments(floats_only=not arrays))
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:

@@ -354,7 +354,10 @@ _METHOD_OUT = "`.{}(..., out=...)` writes into an array in place (`out` given by
               "does not differentiate"
 
 
-def _positional(node: cst.Call) -> tuple[int, bool]:
+def _positional(node: cst.Call) -> tuple[int, bool, frozenset]:
     """How many arguments ``node`` gives by position, written out (``*xs`` is bound to the rule as the
-    code runs, registry.bound_to_rule, which refuses an ``out`` it reaches), and False for a ``*``."""
-    return sum(1 for arg in node.args if arg.keyword is None and arg.star == ""), False
+    code runs, registry.bound_to_rule, which refuses an ``out`` it reaches), False for a ``*``, and
+    the positions given the literal None."""
+    given = [arg for arg in node.args if arg.keyword is None and arg.star == ""]
+    nones = frozenset(k for k, arg in enumerate(given) if isinstance(arg.value, cst.Name) and arg.value.value == "None")
+    return len(given), False, nones

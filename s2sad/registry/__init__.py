@@ -73,9 +73,11 @@ def bound_to_rule(signature: inspect.Signature, name: str, args: tuple, kwargs: 
         raise UnsupportedArgumentsError(
             f"the call of `{name}` does not match its rule's signature ({signature}): {error}",
             hint="pass the arguments the rule's signature names, or compute the value from ones it takes") from None
-    if bound.arguments.get("out") is not None and not (bound.arguments["out"] == () and signature.parameters["out"].kind
-                                                       is inspect.Parameter.VAR_POSITIONAL):
-        # np.negative(*[y, y]): the rule reads the result alone, and the write into `out` would be missed
+    out = bound.arguments.get("out")
+    if out is not None and "out" not in kwargs and not (isinstance(out, tuple) and out == () and signature.parameters[
+            "out"].kind is inspect.Parameter.VAR_POSITIONAL):
+        # np.negative(*[y, y]): the rule reads the result alone, and the write into `out` would be missed (an `out=`
+        # keyword is refused where the user wrote it, frontend/normalize_calls.py; a rule called by hand fills it)
         raise UnsupportedArgumentsError(f"`{name}` is given an array to write into (`out`), in place, which s2sad does not "
                                         "differentiate", hint="assign the result instead")
     bound.apply_defaults()

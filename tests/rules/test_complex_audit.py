@@ -382,7 +382,8 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
         s2sad.runtime.structure.add_tangents s2sad.rules.helpers.expand_reduced s2sad.rules.numpy_shapes.as_tangent_of
         s2sad.registry.slopes.like_output s2sad.registry.slopes.times s2sad.runtime.tangents.unthunk
         s2sad.runtime.structure.split_cotangent s2sad.runtime.structure.field_cotangent
-        s2sad.runtime.methods.method_jvp s2sad.runtime.methods.attribute_jvp s2sad.runtime.methods.packed_jvp""".split()},
+        s2sad.runtime.methods.method_jvp s2sad.runtime.methods.attribute_jvp s2sad.runtime.methods.packed_jvp
+        s2sad.runtime.calls.call_jvp s2sad.runtime.initializers.initialized""".split()},
 }
 
 # Nondifferentiable rules whose output at complex arguments moves for a reason other than a gradient.
