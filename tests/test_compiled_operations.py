@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import compiled_share
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references
 
@@ -127,7 +128,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(CASES, 3))  # (every one with S2SAD_TESTS=full)
 def test_an_operation_compiles_and_its_gradient_is_central_differences_and_the_numpy_paths(name):
     compiled_against_references(*CASES[name])
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import compiled_share
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references
 from test_compiled_calls import gradient_in_a_new_process
@@ -205,7 +206,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(CASES, 3))  # (every one with S2SAD_TESTS=full)
 def test_what_users_write_compiles_and_is_central_differences(name):
     compiled_against_references(*CASES[name])
 
@@ -504,7 +505,7 @@ TRANSPOSES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(TRANSPOSES))
+@pytest.mark.parametrize("name", compiled_share(TRANSPOSES, 3))  # (every one with S2SAD_TESTS=full)
 def test_transposes_compile_and_are_central_differences(name):
     compiled_against_references(*TRANSPOSES[name])
 
