@@ -1,0 +1,65 @@
+"""The suite compiles at LLVM's -O2 (conftest.py) where users get Numba's default -O3: the two must
+give the same gradients, bit for bit. A new process compiles the same programs at -O3, with a
+Numba cache of its own (the shared one holds -O2 machine code), and the bytes are compared."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+
+pytest.importorskip("numba")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def broadcast_chain(w, x):
+    h = np.tanh(x * w + 0.5)
+    return np.sum(np.exp(-h.T) * 0.5) + np.sum(np.sin(w) ** 2)
+
+
+def damped_orbit(k, c):
+    x, v = 1.0, 0.0
+    for _ in range(200):
+        a = -k * x - c * v + 0.1 * np.sin(x)
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return x * x + v * v
+
+
+def inputs():
+    rng = np.random.default_rng(18)
+    return {"broadcast_chain": ((rng.normal(size=4), rng.normal(size=(3, 4))), (0, 1)),
+            "damped_orbit": ((1.7, 0.3), (0, 1))}
+
+
+def gradients_as_hex() -> dict:
+    found = {}
+    for name, (args, argnums) in inputs().items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+            gradients = s2sad.grad(globals()[name], argnums=argnums, compile=True)(*args)
+        found[name] = [np.asarray(g, dtype=np.float64).tobytes().hex() for g in gradients]
+    return found
+
+
+def test_gradients_compiled_at_o2_and_o3_are_the_same_bits(tmp_path):
+    from numba.core import config
+
+    if int(config.OPT) == 3:
+        pytest.skip("this run compiles at -O3 already (NUMBA_OPT=3)")
+    script = ("import json, sys; sys.path.insert(0, {here!r}); import test_optimisation_levels as t; "
+              "from numba.core import config; assert int(config.OPT) == 3; "
+              "print(json.dumps(t.gradients_as_hex()))").format(here=HERE)
+    environment = dict(os.environ, NUMBA_OPT="3", NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+                       S2SAD_CACHE_DIR=str(tmp_path / "s2sad"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    at_o3 = json.loads(done.stdout.strip().splitlines()[-1])
+    assert gradients_as_hex() == at_o3
