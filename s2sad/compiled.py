@@ -209,13 +209,15 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
         machine = None if lane[10] is None or has_float32(kinds) else lane[10].function_for(args, not kinds)
         try:
-            if machine is None:
-                value, gradients = lane[2](*args)
-            elif machine[1] and kinds not in lane[6]:  # its first call: BLAS found without importing scipy.linalg
+            run = lane[2] if machine is None else machine[0]
+            # its first call (Numba compiles, or the machine code kept ahead of time looks up its BLAS
+            # functions): BLAS found without importing scipy.linalg (0.2 s of CPU of a cold first call:
+            # Numba's set-up checks for BLAS by importing it, whether the code multiplies matrices or not)
+            if kinds not in lane[6] and (machine is None or machine[1]):
                 with ahead_of_time.blas_nearby():
-                    value, gradients = machine[0](*args)
+                    value, gradients = run(*args)
             else:
-                value, gradients = machine[0](*args)
+                value, gradients = run(*args)
         except Exception as error:  # noqa: BLE001 - Numba's own errors say what it could not type
             return after_error(error, given, kwargs, key, lane, kinds)
         if kinds not in lane[6]:  # new argument types: the typed code's integers checked first

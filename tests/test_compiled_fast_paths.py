@@ -239,3 +239,20 @@ def test_the_compiled_finiteness_check_finds_one_bad_element_anywhere(bad):
     assert not _all_finite(bad, (np.ones(3),)) and not _all_finite(1.0, (np.ones(3), bad))
     assert _all_finite(1.0, (np.ones(3), 2.0, np.ones((2, 2)).astype(np.float32)))
     assert not _all_finite(1.0, (np.array([1.0, bad], dtype=np.float32),))   # other dtypes: NumPy's check
+
+
+# ---------------------------------------------------------------- a vector's sum, written out
+def test_a_vectors_sum_written_out_gives_numbas_np_sum_bit_for_bit():
+    """``numpy_sum`` of a float64 vector is a loop (compiled_helpers: cheaper to compile than
+    Numba's np.sum, whose axis checks it skips): it must add as np.sum does in compiled code, from
+    0.0 one element after another, whatever the magnitudes, -0.0s and infinities."""
+    from s2sad.compiled_helpers import numpy_sum
+
+    written_out = numba.njit(lambda a: numpy_sum(a))
+    numbas = numba.njit(lambda a: np.sum(a))
+    rng = np.random.default_rng(5)
+    vectors = [rng.standard_normal(n) * rng.choice([1.0, 1e-9, 1e9], n) for n in (0, 1, 7, 8, 9, 31, 129, 300)]
+    vectors += [-np.zeros(3), np.array([1e308, 1e308, -np.inf]), np.array([np.inf, -np.inf])]
+    for v in vectors:
+        assert np.float64(written_out(v)).tobytes() == np.float64(numbas(v)).tobytes()
+        assert np.float64(written_out(v[::-1].copy())).tobytes() == np.float64(numbas(v[::-1].copy())).tobytes()

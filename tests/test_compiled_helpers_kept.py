@@ -1,7 +1,8 @@
 """The compiled helpers kept in Numba's disk cache (s2sad/compiled_helpers.py, "kept on disk"):
 a new function's gradient, compiled in a new process, loads the helpers an earlier process
 compiled instead of compiling them again, and gives the same numbers bit for bit, which are
-central differences.
+central differences. Neither process imports ``scipy.linalg`` (Numba's check for BLAS imports it:
+0.2 s of CPU of a cold first call; compiled.py finds BLAS by ``ahead_of_time.blas_nearby``).
 
 Each run is a new Python process on one Numba cache (``NUMBA_CACHE_DIR``, so nothing from
 elsewhere is found) and its own empty s2sad cache (so the generated function is compiled anew)."""
@@ -19,6 +20,7 @@ numba = pytest.importorskip("numba")
 
 PROGRAM = '''\
 import json
+import sys
 
 import numpy as np
 from numba.core import typed_passes
@@ -49,7 +51,8 @@ dW, dh, db = s2sad.grad(recurrent, argnums=(0, 1, 2), compile=True)(W, h, b)
 print(json.dumps({"W": W.tolist(), "h": h.tolist(), "b": b.tolist(),
                   "gradients": [dW.tolist(), dh.tolist(), db.tolist()],
                   "helpers": lowered.count("s2sad.compiled_helpers"),
-                  "generated": sum(m.startswith("s2sad_generated") for m in lowered)}))
+                  "generated": sum(m.startswith("s2sad_generated") for m in lowered),
+                  "scipy.linalg imported": "scipy.linalg" in sys.modules}))
 '''
 
 
@@ -73,6 +76,7 @@ def test_a_new_function_loads_the_helpers_an_earlier_process_compiled(tmp_path):
     assert first["helpers"] > 0 and first["generated"] > 0
     assert second["helpers"] == 0, "the helpers were compiled again"
     assert second["generated"] > 0, "the generated function itself was not compiled anew"
+    assert not first["scipy.linalg imported"] and not second["scipy.linalg imported"]
     assert second["gradients"] == first["gradients"]   # bit for bit (JSON keeps a float's every digit)
     args = tuple(np.array(first[name]) for name in ("W", "h", "b"))
     for position, gradient in enumerate(first["gradients"]):
