@@ -69,8 +69,23 @@ def partials_holding_differentiated_variables(x):
     return np.sum(step(W, b=x[0]) ** 2) + np.sum(_applied_twice(step, W)) + np.sum(shifted(weights))
 
 
+def partial_then_its_variable_rebound(x):
+    """A partial holds the value it is given: `weights = ...` after it is made leaves that value (it
+    was refused as a lambda reading a variable changed after it is made), in a loop too."""
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)
+    h = step(x)
+    weights, shift = weights * 2.0, x[0]
+    for _ in range(2):
+        inner = functools.partial(_layer, b=shift, W=weights)
+        h = inner(step(h))
+        weights = np.sin(weights)
+    return np.sum(h ** 2)
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
-                                      partial_of_a_layer, partials_holding_differentiated_variables])
+                                      partial_of_a_layer, partials_holding_differentiated_variables,
+                                      partial_then_its_variable_rebound])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
 
@@ -101,8 +116,16 @@ def partial_holding_an_expression(x):
     return np.sum(step(W))
 
 
+def partial_then_its_array_changed_in_place(x):
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)  # marker: held
+    weights += 1.0  # the partial holds this very array: changed for it too
+    return np.sum(step(x))
+
+
 @pytest.mark.parametrize("function, marker, message", [
     (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
+    (partial_then_its_array_changed_in_place, "held", r"reads `weights`, which the function changes after it is made"),
     (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),
     (next_of_a_generator, "next", r"`next\(...\)` of differentiated values is not differentiated"),
     (stored_filter, "stored", r"`filter\(...\)` gives an iterator"),
