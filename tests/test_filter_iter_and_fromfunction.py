@@ -123,7 +123,14 @@ def partial_then_its_array_changed_in_place(x):
     return np.sum(step(x))
 
 
+def partial_with_a_held_keyword_given_again(x):
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)
+    return np.sum(step(x, W=W))  # marker: again
+
+
 @pytest.mark.parametrize("function, marker, message", [
+    (partial_with_a_held_keyword_given_again, "again", r"`W=` is given to a `functools.partial\(...\)`"),
     (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
     (partial_then_its_array_changed_in_place, "held", r"reads `weights`, which the function changes after it is made"),
     (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),

@@ -12,8 +12,9 @@ call a closure holding a number, rather than treat what it holds as constant.
 from __future__ import annotations
 
 import functools
+import inspect
 
-from ..errors import MissingRuleError
+from ..errors import MissingRuleError, UnsupportedSyntaxError
 from .projection import is_float_like
 from .tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
@@ -22,6 +23,35 @@ class Closure(functools.partial):
     """A lambda with the values it reads from the function around it held as its first arguments."""
 
     __slots__ = ()
+
+    def __call__(self, /, *args, **kwargs):
+        if kwargs:
+            refuse_keywords_not_taken(self, kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+_KEYWORDS_TAKEN: dict = {}  # (the lambda's code, how many values it holds) -> its keywords; None: any
+
+
+def refuse_keywords_not_taken(receiver: Closure, kwargs: dict) -> None:
+    """Refuse a keyword the closure's lambda does not take: Python's ``functools.partial`` lets a call
+    give again a keyword it holds (``step = partial(layer, W=W); step(h, W=W2)``), which the lambda
+    s2sad writes for it (frontend/partials_written_out.py) holds as a value of its own."""
+    if not inspect.isfunction(receiver.func):
+        return
+    key = (receiver.func.__code__, len(receiver.args))
+    if key not in _KEYWORDS_TAKEN:
+        parameters = list(inspect.signature(receiver.func).parameters.values())[len(receiver.args):]
+        _KEYWORDS_TAKEN[key] = None if any(p.kind is p.VAR_KEYWORD for p in parameters) else {
+            p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    taken = _KEYWORDS_TAKEN[key]
+    for name in kwargs if taken is not None else ():
+        if name not in taken:
+            raise UnsupportedSyntaxError(
+                f"`{name}=` is given to a `functools.partial(...)` (or a lambda) that does not take it: a keyword a "
+                "partial holds, given again where it is called, is not differentiated",
+                hint=f"call the function itself with that value (`f(..., {name}=...)`), or make another partial "
+                     "holding it")
 
 
 def closure(function, held: tuple):
