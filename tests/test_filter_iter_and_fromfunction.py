@@ -83,9 +83,18 @@ def partial_then_its_variable_rebound(x):
     return np.sum(h ** 2)
 
 
+def partial_with_held_keywords_given_again(x):
+    """A call may give again a keyword the partial holds, as Python's partial lets it (it raised
+    TypeError: multiple values for argument 'W')."""
+    weights, shift = np.outer(x, x) * 0.3, x[1]
+    step = functools.partial(_layer, W=weights, b=shift)
+    other = np.sin(weights)
+    return np.sum(step(x, W=other) * step(x)) + np.sum(step(x, b=x[0], W=W))
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
                                       partial_of_a_layer, partials_holding_differentiated_variables,
-                                      partial_then_its_variable_rebound])
+                                      partial_then_its_variable_rebound, partial_with_held_keywords_given_again])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
 
@@ -123,14 +132,18 @@ def partial_then_its_array_changed_in_place(x):
     return np.sum(step(x))
 
 
-def partial_with_a_held_keyword_given_again(x):
+def _shifted_layer(h, W, b=np.zeros(3)):
+    return np.tanh(h @ W + b)
+
+
+def partial_given_a_parameter_it_leaves_to_the_function(x):
     weights = np.outer(x, x) * 0.3
-    step = functools.partial(_layer, W=weights)
-    return np.sum(step(x, W=W))  # marker: again
+    step = functools.partial(_shifted_layer, W=weights)
+    return np.sum(step(x, b=x))  # marker: left
 
 
 @pytest.mark.parametrize("function, marker, message", [
-    (partial_with_a_held_keyword_given_again, "again", r"`W=` is given to a `functools.partial\(...\)`"),
+    (partial_given_a_parameter_it_leaves_to_the_function, "left", r"`b=` is given to a lambda or a `functools.partial"),
     (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
     (partial_then_its_array_changed_in_place, "held", r"reads `weights`, which the function changes after it is made"),
     (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),

@@ -34,9 +34,9 @@ _KEYWORDS_TAKEN: dict = {}  # (the lambda's code, how many values it holds) -> i
 
 
 def refuse_keywords_not_taken(receiver: Closure, kwargs: dict) -> None:
-    """Refuse a keyword the closure's lambda does not take: Python's ``functools.partial`` lets a call
-    give again a keyword it holds (``step = partial(layer, W=W); step(h, W=W2)``), which the lambda
-    s2sad writes for it (frontend/partials_written_out.py) holds as a value of its own."""
+    """Refuse a keyword the closure's lambda does not take, rather than raise Python's TypeError from
+    code of s2sad's: the lambda s2sad writes for a ``functools.partial`` (frontend/partials_written_out.py)
+    leaves out a parameter whose default is no literal, which a call of the partial may give."""
     if not inspect.isfunction(receiver.func):
         return
     key = (receiver.func.__code__, len(receiver.args))
@@ -48,10 +48,9 @@ def refuse_keywords_not_taken(receiver: Closure, kwargs: dict) -> None:
     for name in kwargs if taken is not None else ():
         if name not in taken:
             raise UnsupportedSyntaxError(
-                f"`{name}=` is given to a `functools.partial(...)` (or a lambda) that does not take it: a keyword a "
-                "partial holds, given again where it is called, is not differentiated",
-                hint=f"call the function itself with that value (`f(..., {name}=...)`), or make another partial "
-                     "holding it")
+                f"`{name}=` is given to a lambda or a `functools.partial(...)` that does not take it (s2sad's lambda "
+                "for a partial takes the function's parameters without a default or with a number, a string or None "
+                "as default)", hint=f"call the function itself (`f(..., {name}=...)`), or make the partial hold it")
 
 
 def closure(function, held: tuple):
