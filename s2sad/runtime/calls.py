@@ -27,7 +27,7 @@ from ..registry import bound_to_rule, registry_generation, rule_for
 from ..registry.forward import forward_rule
 from ..transform import transformed_call, transformed_forward_call
 from ..transformed import CotangentTuple
-from .closures import Closure, held_parts, held_tangent, refuse_held_numbers, refuse_keywords_not_taken
+from .closures import Closure, held_parts, held_tangent, refuse_held_numbers
 from .constructors import constructor_jvp, constructor_rrule
 from .projection import is_float_like
 from .tangents import NO_TANGENT, ZERO
@@ -98,7 +98,6 @@ def call_jvp(function, ans, args: tuple, tangents: tuple, **kwargs):
 def closure_call_rrule(receiver: Closure, *args, **kwargs):
     """``receiver(*args, **kwargs)`` for a differentiated closure, and its pullback ``(NO_TANGENT,
     the closure's cotangent, *cotangents of args)``: the held values differentiated with the arguments."""
-    refuse_keywords_not_taken(receiver, kwargs)
     held = receiver.args
     call = _transformed_call(receiver.func, 0, len(held) + len(args), tuple(kwargs))
     y, pullback = call(*held, *args, **{**receiver.keywords, **kwargs})
@@ -117,7 +116,6 @@ def closure_call_jvp(receiver: Closure, receiver_tangent, args: tuple, tangents:
                      **kwargs):
     """The tangent of ``receiver(*args, **kwargs)`` for a differentiated closure
     (``keyword_tangents``: the keywords' tangents that are not ZERO)."""
-    refuse_keywords_not_taken(receiver, kwargs)
     held = receiver.args
     keyword_tangents = keyword_tangents or {}
     every = held_parts(receiver_tangent, len(held)) + tuple(tangents)

@@ -12,9 +12,8 @@ call a closure holding a number, rather than treat what it holds as constant.
 from __future__ import annotations
 
 import functools
-import inspect
 
-from ..errors import MissingRuleError, UnsupportedSyntaxError
+from ..errors import MissingRuleError
 from .projection import is_float_like
 from .tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
@@ -23,34 +22,6 @@ class Closure(functools.partial):
     """A lambda with the values it reads from the function around it held as its first arguments."""
 
     __slots__ = ()
-
-    def __call__(self, /, *args, **kwargs):
-        if kwargs:
-            refuse_keywords_not_taken(self, kwargs)
-        return super().__call__(*args, **kwargs)
-
-
-_KEYWORDS_TAKEN: dict = {}  # (the lambda's code, how many values it holds) -> its keywords; None: any
-
-
-def refuse_keywords_not_taken(receiver: Closure, kwargs: dict) -> None:
-    """Refuse a keyword the closure's lambda does not take, rather than raise Python's TypeError from
-    code of s2sad's: the lambda s2sad writes for a ``functools.partial`` (frontend/partials_written_out.py)
-    leaves out a parameter whose default is no literal, which a call of the partial may give."""
-    if not inspect.isfunction(receiver.func):
-        return
-    key = (receiver.func.__code__, len(receiver.args))
-    if key not in _KEYWORDS_TAKEN:
-        parameters = list(inspect.signature(receiver.func).parameters.values())[len(receiver.args):]
-        _KEYWORDS_TAKEN[key] = None if any(p.kind is p.VAR_KEYWORD for p in parameters) else {
-            p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    taken = _KEYWORDS_TAKEN[key]
-    for name in kwargs if taken is not None else ():
-        if name not in taken:
-            raise UnsupportedSyntaxError(
-                f"`{name}=` is given to a lambda or a `functools.partial(...)` that does not take it (s2sad's lambda "
-                "for a partial takes the function's parameters without a default or with a number, a string or None "
-                "as default)", hint=f"call the function itself (`f(..., {name}=...)`), or make the partial hold it")
 
 
 def closure(function, held: tuple):
