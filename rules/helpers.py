@@ -73,6 +73,7 @@ __all__ = [
     "owned_tangent",
     "zipped",
     "reversed_items",
+    "deep_copied",
     "chained",
     "merged_keywords",
     "with_attribute",
@@ -737,6 +738,40 @@ def power_jvp_base(g, x, y):
     flat = np.equal(x, 0) & (np.equal(g, 0) | np.equal(y, 0))
     base = np.where(flat, 1.0, x)  # 0 ** negative where the slope is 0 anyway
     return np.where(flat, 0.0 * g, g * (y * np.power(base, y - 1)))
+
+
+def deep_copied(value, memo=None):
+    """``copy.deepcopy(value)`` as generated code calls it: the aliasing analysis takes the copy for
+    new memory (``q = copy.deepcopy(params); q["W"] -= v`` leaves ``params`` alone), which it is
+    for arrays, lists, dicts, tuples and numbers; a class whose ``__deepcopy__`` hands back arrays
+    or containers the original holds is refused here, as it runs."""
+    copied = copy.deepcopy(value, memo)
+    originals = list(_mutable_parts(value))
+    for part in _mutable_parts(copied):
+        if any(part is original or isinstance(part, np.ndarray) and isinstance(original, np.ndarray)
+               and np.may_share_memory(part, original) for original in originals):
+            raise UnsupportedSyntaxError(
+                f"`copy.deepcopy` of a {type(value).__name__} gave back what the original holds (its "
+                f"{type(part).__name__}, by a `__deepcopy__` of its own): s2sad takes a deep copy for new memory",
+                hint="give the class a `__deepcopy__` that copies its arrays, or make the copy yourself "
+                     "(`Box(box.w.copy())`)")
+    return copied
+
+
+def _mutable_parts(value, depth: int = 0):
+    """The arrays, lists, dicts and objects ``value`` holds (itself too), down its containers and fields."""
+    if depth > 32 or isinstance(value, (bool, int, float, complex, str, bytes, type(None), np.generic)):
+        return
+    if not isinstance(value, tuple):
+        yield value
+    if isinstance(value, dict):
+        items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        items = getattr(value, "__dict__", {}).values()
+    for item in items:
+        yield from _mutable_parts(item, depth + 1)
 
 
 def owned_copy(value, name, others):

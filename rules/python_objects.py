@@ -20,7 +20,7 @@ from s2sad.runtime.closures import closure, held_parts, held_tangent
 from s2sad.runtime.structure import tangent_field
 from s2sad.runtime.tangents import ZERO, Tangent, is_zero, unthunk
 
-from .helpers import with_attribute
+from .helpers import deep_copied, with_attribute
 
 
 def _without(tangent, name: str, primal_type: type):
@@ -79,6 +79,23 @@ defvjp(copy.copy, "x", copied_vjp)
 defvjp(copy.deepcopy, "x, memo=None", copied_vjp)
 defjvp(copy.copy, copied_jvp)
 defjvp(copy.deepcopy, copied_jvp)
+
+
+# copy.deepcopy as generated code calls it: the copy's tangent is a copy of the original's (the
+# tangent dict of `q = copy.deepcopy(params)` is changed in place where `q["W"] = ...` is), and so
+# is its cotangent
+def deep_copied_tangent(g, ans, x, memo=None):
+    return copy.deepcopy(unthunk(g))
+
+
+def deep_copied_tangent_vjp_g(cotangent, result, g, ans, x, memo=None):
+    return copy.deepcopy(unthunk(cotangent))
+
+
+defvjp(deep_copied, "x, memo=None", deep_copied_tangent)
+defjvp(deep_copied, deep_copied_tangent)
+# linear in g: its reverse (forward code read again for a Hessian) is a copy too
+defvjp(deep_copied_tangent, "g, ans, x, memo=None", deep_copied_tangent_vjp_g, None, None, None)
 
 
 # ------------------------------------------------------------------ closures

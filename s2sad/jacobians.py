@@ -134,6 +134,7 @@ def jacfwd(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             check_complex_inputs([args[p] for p in positions], "jacfwd", name)
         else:
             check_real_inputs([args[p] for p in positions], "jacfwd", name)
+        _check_differentiated(f, args, positions)
         columns, result = {}, None  # (argument, its leaf) -> per element, the leaves of the output's tangent
         runs = _runs(args)
         for p in positions:
@@ -186,6 +187,7 @@ def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         positions = differentiated_positions(argnums, len(args), name)
         if holomorphic:
             check_complex_inputs([args[p] for p in positions], "jacrev", name)
+        _check_differentiated(f, args, positions)
         result = vjp(f, *args, has_aux=has_aux)
         output, pullback = result[0], result[1]
         check_outputs(output, "jacrev", name, holomorphic)
@@ -212,6 +214,19 @@ def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         return (jacobian, result[2]) if has_aux else jacobian
 
     return composable(jacrev_f, "jacrev", jacrev, f, argnums, has_aux or holomorphic)
+
+
+def _check_differentiated(f, args, positions) -> None:
+    """A Jacobian with respect to an int, a bool or an integer array is refused, naming the
+    argument, as grad refuses it (and JAX's jacrev and jacfwd): it has no tangent space, so its
+    Jacobian would be nothing (None) where the caller expects an array."""
+    try:
+        names = [p.name for p in inspect.signature(_unwrap(f)).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    for p in positions:
+        check_differentiable(args[p], names[p] if p < len(names) else p)
 
 
 def _runs(args):

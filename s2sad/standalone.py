@@ -81,7 +81,8 @@ def _follow_rebinding(namespace: dict, holder, function) -> None:
     for suffix in ("_rrule", "_jvp"):
         entry = namespace.get(function.__name__ + suffix)
         if inspect.isfunction(entry):
-            namespace[entry.__name__] = _checked(entry, current)
+            checked = _checked(entry, current)
+            namespace[entry.__name__] = _with_defaults(checked, entry, function) if suffix == "_jvp" else checked
 
 
 def _checked(entry, current):
@@ -91,6 +92,38 @@ def _checked(entry, current):
         return entry(*args, **kwargs)
 
     return checked_entry
+
+
+def _with_defaults(checked, entry, function):
+    """The emitted ``FUNC_jvp`` taking ``function``'s arguments as ``function`` does (its defaults,
+    its keywords), then the tangents: the last positional arguments, or all given by name
+    (``dx=...``). A call giving every argument by position, keyword-only ones too, is the
+    generated code's own and means what it meant before."""
+    signature = inspect.signature(function)
+    kinds = {parameter.kind for parameter in signature.parameters.values()}
+    if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        return checked  # the generated code collects them itself
+    tangent_names = list(inspect.signature(entry).parameters)[len(signature.parameters):]
+    count = len(tangent_names)
+
+    @functools.wraps(entry)
+    def entry_with_defaults(*arguments, **keywords):
+        if not keywords and len(arguments) == len(signature.parameters) + count:
+            return checked(*arguments)  # every argument by position, as the generated code takes them
+        named = [keywords.pop(name) for name in tangent_names if name in keywords]
+        if named and len(named) != count:
+            raise TypeError(f"{entry.__name__}() takes the tangents for {', '.join(tangent_names)} all by name "
+                            "or all by position (after the arguments)")
+        if not named:
+            if len(arguments) < count:
+                raise TypeError(f"{entry.__name__}() missing the tangents for {', '.join(tangent_names)}, "
+                                "given after the arguments")
+            arguments, named = arguments[:len(arguments) - count], list(arguments[len(arguments) - count:])
+        bound = signature.bind(*arguments, **keywords)
+        bound.apply_defaults()
+        return checked(*bound.arguments.values(), *named)
+
+    return entry_with_defaults
 
 
 def _references(bindings: dict):

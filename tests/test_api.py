@@ -100,7 +100,8 @@ def test_differentiating_with_respect_to_a_non_float_names_the_argument(value):
 
 
 @pytest.mark.parametrize("transform", ["jvp", "hvp"])
-@pytest.mark.parametrize("value, tangent", [(3, 1.0), (np.array([1, 2]), np.ones(2))])
+@pytest.mark.parametrize("value, tangent", [(3, 1.0), (np.array([1, 2]), np.ones(2)), (3, 1),
+                                            (np.array([1, 2]), np.array([1, 0]))])
 def test_a_float_tangent_for_an_int_argument_is_refused_not_dropped(transform, value, tangent):
     """jvp(square, (3,), (1.0,)) gave (9, 0.0), where the slope of (3 + t) ** 2 is 6; hvp dropped an int
     array's direction (the Hessian of sum(x * x * y) along both gave y's row alone, [0, 0], not [2, 4])
@@ -114,6 +115,13 @@ def test_a_float_tangent_for_an_int_argument_is_refused_not_dropped(transform, v
     # a zero (or None) tangent for the int still gives the product of the float's
     value, slope = s2sad.jvp(p.quadratic, (np.array([1, 2]), y), (None, np.ones(2)))
     assert slope == pytest.approx(5.0)
+
+
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
+def test_a_jacobian_with_respect_to_an_int_array_names_the_argument(transform):
+    """jacrev and jacfwd of a function of an int array gave None; JAX refuses it, as s2sad.grad does."""
+    with pytest.raises(ArgumentError, match="argument 'x'.*dtype int64"):
+        getattr(s2sad, transform)(p.quadratic)(np.array([1, 2, 3], dtype=np.int64), Y)
 
 
 def test_error_inside_generated_code_points_at_the_user_line():

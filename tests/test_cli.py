@@ -168,6 +168,26 @@ def test_an_emitted_gradient_keeps_the_function_s_defaults(tmp_path):
         np.testing.assert_allclose(gradient, scale * 2 * t * (1 - t ** 2) * np.array([1.0, 2.0]), rtol=1e-12)
 
 
+def test_an_emitted_jvp_keeps_the_function_s_defaults(tmp_path):
+    """The tangents come after the arguments; arguments left out take the function's defaults."""
+    from s2sad.emit import emitted_text
+
+    source = tmp_path / "jvp_defaults_model.py"
+    source.write_text("import numpy as np\n\n\ndef f(x, scale=2.0, *, power=3):\n    return np.sum(scale * x ** power)\n")
+    model = _import(str(source))
+    out = tmp_path / "f_jvp.py"
+    out.write_text(emitted_text(model.f, ("x",), "forward", str(out), "jvp_defaults_model.py:f"))
+    module = _import(str(out))
+    x, dx = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    for call, scale, power in [(lambda: module.f_jvp(x, dx), 2.0, 3), (lambda: module.f_jvp(x, 2.0, 3, dx), 2.0, 3),
+                               (lambda: module.f_jvp(x, dx, power=2), 2.0, 2),
+                               (lambda: module.f_jvp(x, 3.0, dx=dx), 3.0, 3)]:
+        value, tangent = call()  # by hand: d/dx scale sum(x^p) . dx = scale p sum(x^(p-1) dx)
+        assert value == scale * np.sum(x ** power) and tangent == scale * power * np.sum(x ** (power - 1) * dx)
+    with pytest.raises(TypeError, match="too many positional"):  # dx named: the last 2.0 is no tangent
+        module.f_jvp(x, 2.0, dx, dx=dx)
+
+
 def test_emit_forward_mode_and_every_decorated_function_into_a_directory(tmp_path):
     source = tmp_path / "model.py"
     source.write_text("import numpy as np\nimport s2sad\n\n\n@s2sad.differentiate\ndef energy(x):\n"

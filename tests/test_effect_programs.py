@@ -67,7 +67,6 @@ REFUSED = {
     'copyto_one_half_from_the_other': '`np.copyto(...)` is differentiated only as `np.cop',
     'dataclass_replace_then_in_place': '`t.pos = ...` changes an object the function did n',
     'decorator_with_state': "only a local variable's elements can be assigned (",
-    'deep_copied_object_written_in_place': 'this augmented assignment changes the ndarray `w_o',
     'default_buffer_written_into': '`helper_with_a_buffer_default` changes its argumen',
     'default_captures_the_array_not_the_name': 'this augmented assignment changes the ndarray `z` ',
     'deque_append_popleft': '`d` is a list, dict or array the function did not make it',

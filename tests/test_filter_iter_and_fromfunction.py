@@ -69,8 +69,45 @@ def partials_holding_differentiated_variables(x):
     return np.sum(step(W, b=x[0]) ** 2) + np.sum(_applied_twice(step, W)) + np.sum(shifted(weights))
 
 
+def partial_then_its_variable_rebound(x):
+    """A partial holds the value it is given: `weights = ...` after it is made leaves that value (it
+    was refused as a lambda reading a variable changed after it is made), in a loop too."""
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)
+    h = step(x)
+    weights, shift = weights * 2.0, x[0]
+    for _ in range(2):
+        inner = functools.partial(_layer, b=shift, W=weights)
+        h = inner(step(h))
+        weights = np.sin(weights)
+    return np.sum(h ** 2)
+
+
+def partial_with_held_keywords_given_again(x):
+    """A call may give again a keyword the partial holds, as Python's partial lets it (it raised
+    TypeError: multiple values for argument 'W')."""
+    weights, shift = np.outer(x, x) * 0.3, x[1]
+    step = functools.partial(_layer, W=weights, b=shift)
+    other = np.sin(weights)
+    return np.sum(step(x, W=other) * step(x)) + np.sum(step(x, b=x[0], W=W))
+
+
+def _shifted_layer(h, W, b=np.zeros(3), *, c=np.ones(3)):
+    return np.tanh(h @ W + b) * c
+
+
+def partial_given_parameters_with_array_defaults(x):
+    """A parameter whose default is no literal is taken too, the function's default read from it
+    unless the call gives one (the lambda left it out: TypeError, unexpected keyword argument)."""
+    weights = np.outer(x, x) * 0.3
+    step, first = functools.partial(_shifted_layer, W=weights), functools.partial(_shifted_layer, x)
+    return np.sum(step(x, b=x) * step(x, c=x)) + np.sum(first(W))
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
-                                      partial_of_a_layer, partials_holding_differentiated_variables])
+                                      partial_of_a_layer, partials_holding_differentiated_variables,
+                                      partial_then_its_variable_rebound, partial_with_held_keywords_given_again,
+                                      partial_given_parameters_with_array_defaults])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
 
@@ -101,8 +138,16 @@ def partial_holding_an_expression(x):
     return np.sum(step(W))
 
 
+def partial_then_its_array_changed_in_place(x):
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_layer, W=weights)  # marker: held
+    weights += 1.0  # the partial holds this very array: changed for it too
+    return np.sum(step(x))
+
+
 @pytest.mark.parametrize("function, marker, message", [
     (partial_holding_an_expression, "partial", r"assign what it holds to a variable first|holding a differentiated"),
+    (partial_then_its_array_changed_in_place, "held", r"reads `weights`, which the function changes after it is made"),
     (next_of_an_iterator, "iter", r"`iter\(...\)` of differentiated values is not differentiated"),
     (next_of_a_generator, "next", r"`next\(...\)` of differentiated values is not differentiated"),
     (stored_filter, "stored", r"`filter\(...\)` gives an iterator"),

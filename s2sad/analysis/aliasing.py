@@ -1041,6 +1041,8 @@ def _by_layout(origin: Operation) -> str | None:
 
 
 def _refuse(written: str, seen: str, location, by_layout: str | None = None):
+    # `x_own` is the function's own copy of the argument `x` it changes (normalize.py's owned_copies)
+    written, seen = (re.sub(r"_own$", "", name) for name in (written, seen))
     what = f"`{written}[...] = ...`"
     layout = f"; `{by_layout}` gives a view or a copy by the array's layout, which s2sad does not know here;" \
         if by_layout else ","

@@ -22,12 +22,12 @@ import inspect
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Operation, Var, operations_of
 from ..frontend.resolve import Environment
-from ..rules.helpers import with_attribute
+from ..rules.helpers import deep_copied, with_attribute
 from ..rules.python_objects import with_attribute_jvp_obj, with_attribute_jvp_value
 from .aliasing import Reads, from_a_library, user_name
 
 # Library functions whose result is a new object of the function's own
-MAKES_A_COPY = (copy.copy, copy.deepcopy, dataclasses.replace, with_attribute)
+MAKES_A_COPY = (copy.copy, copy.deepcopy, deep_copied, dataclasses.replace, with_attribute)
 
 
 def check_attribute_writes(function, source) -> None:

@@ -10,6 +10,7 @@ a closure does. Calls that change a value in place are normalize_mutation.py's.
 from __future__ import annotations
 
 import builtins
+import copy
 import dataclasses
 import inspect
 import itertools
@@ -26,7 +27,7 @@ from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTA
 from .normalize_state import RETURN, RETURNED, NormalizerState, atom_name
 from .normalize_syntax import count_returns, defines, dotted_name, nonlocal_names, own_bindings, yields_in
 from .one_pass import is_one_pass, written_as
-from ..rules.helpers import merged_keywords, zipped
+from ..rules.helpers import deep_copied, merged_keywords, zipped
 from .resolve import found, is_library
 
 
@@ -344,9 +345,12 @@ def called_through_its_class(value) -> bool:
 def as_called(value, dotted: str):
     """What generated code calls for ``value``: ``zip`` used as a value is ``zipped``, the list
     of its tuples, which generated code may read more than once (a ``zip`` is used up by one);
-    ``reversed`` and ``itertools.chain`` the lists of their items (one_pass.py)."""
+    ``reversed`` and ``itertools.chain`` the lists of their items (one_pass.py); ``copy.deepcopy``
+    ``deep_copied``, which refuses a copy sharing memory with the original."""
     if value is zip:
         return zipped, "zipped"
+    if value is copy.deepcopy:
+        return deep_copied, "deep_copied"
     return written_as(value) or (value, dotted)
 
 

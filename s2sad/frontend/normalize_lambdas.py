@@ -106,7 +106,11 @@ class LambdaNormalizer(NormalizerState):
         ``closure(lambda scale, v: v * scale, (scale,))`` (a ``functools.partial``), the values it reads held as
         arguments, differentiated through the calls of it (runtime/calls.py). Python's closure
         reads a variable as it is when it is called: refused where the function changes one later."""
-        changed = rebound_after(self.source.funcdef, node, set(captured), self.source.positions)
+        # a partial holds the values it is given where it is made: a name given a new value after is no change of them
+        aliases = self.__dict__.get("_held_aliases", {})  # (partials_written_out.py: a held keyword's own name)
+        changed = rebound_after(self.source.funcdef, node, {aliases.get(name, name) for name in captured},
+                                self.source.positions,
+                                holds_values=node in self.__dict__.get("_partials_as_lambdas", ()))
         if changed is not None:
             raise UnsupportedSyntaxError(
                 f"{self.described(node)} used as a value reads `{changed}`, which the function changes after "

@@ -336,41 +336,52 @@ class _Changes(ReadingVisitor):
 
     def __init__(self):
         self.changed: list[tuple[str, cst.CSTNode]] = []
+        self.rebound: set[int] = set()  # the ids of the leaves above a name is given a new value at, no more
         self.loops: list[cst.CSTNode] = []
 
-    def note(self, target) -> None:
+    def note(self, target, rebinds: bool = False) -> None:
         for leaf in target_parts(target):
+            plain = isinstance(leaf, cst.Name)
             while isinstance(leaf, (cst.Subscript, cst.Attribute, cst.StarredElement)):
                 leaf = leaf.value
             if isinstance(leaf, cst.Name):
                 self.changed.append((leaf.value, leaf))
+                if rebinds and plain:
+                    self.rebound.add(id(leaf))
 
     def on_visit(self, node) -> bool:
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                self.note(target.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            self.note(node.target)
+                self.note(target.target, rebinds=True)
+        elif isinstance(node, cst.AnnAssign):
+            self.note(node.target, rebinds=True)
+        elif isinstance(node, cst.AugAssign):
+            self.note(node.target)  # `w += v` changes an array in place
         elif isinstance(node, (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
             self.loops.append(node)  # a comprehension runs its element once per item, as a loop does
             if isinstance(node, cst.For):
-                self.note(node.target)
+                self.note(node.target, rebinds=True)
         elif isinstance(node, cst.CompFor):
-            self.note(node.target)
+            self.note(node.target, rebinds=True)
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             self.note(node.func.value)  # a method may change its receiver (xs.append(v))
         return True
 
 
-def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions: dict) -> str | None:
+def rebound_after(funcdef: cst.FunctionDef, node: cst.CSTNode, names, positions: dict,
+                  holds_values: bool = False) -> str | None:
     """One of ``names`` that the function changes after ``node`` (a lambda) or anywhere in a loop
-    around it: a closure reads such a variable as it is when it is called, not as it was."""
+    around it: a closure reads such a variable as it is when it is called, not as it was.
+    ``holds_values``: ``node`` holds the values the names have where it is made (a
+    ``functools.partial``), so only a change of those values in place counts, not a new value."""
     changes = _Changes()
     funcdef.body.visit(changes)
     here = positions[node]
     around = [loop for loop in changes.loops if _within(here, positions[loop])]
     for name, leaf in changes.changed:
         at = positions.get(leaf)
+        if holds_values and id(leaf) in changes.rebound:
+            continue
         if name in names and at is not None and (
                 (at.start.line, at.start.column) > (here.end.line, here.end.column)
                 or any(_within(at, positions[loop]) for loop in around)):

@@ -5,8 +5,10 @@ differentiated through its calls like any lambda reading the function's variable
 
 The lambda takes ``f``'s parameters that the partial leaves: those before the first one held by
 keyword by position, the later ones by keyword only (as calling the partial allows), each with
-``f``'s default where that is a literal (a parameter with another default is left to ``f``: the
-lambda does not take it). It reads what the partial holds where the partial is made, as the partial
+``f``'s default where that is a literal, else ``...`` standing for ``f``'s own (``b=f.__defaults__[0]
+if b is ... else b``, read as the call reads it), and the keywords the partial holds, by keyword
+only, ``...`` unless a call gives one again (``W=W_held if W is ... else W``: the held variable
+read under a name of its own). It reads what the partial holds where the partial is made, as the partial
 holds it: only variables and literals are written out this way (an expression would be evaluated at
 each call), and the closure refuses a variable the function changes later. Any other partial (of a
 library's function, of a function with ``*args`` or ``**kwargs``, holding an expression) is
@@ -26,8 +28,9 @@ _LITERALS = (bool, int, float, str, type(None))
 
 
 class PartialWrittenOut(NormalizerState):
-    def partial_as_lambda(self, node: cst.Call) -> cst.Lambda | None:
-        """The lambda ``node`` (a call of ``functools.partial``) stands for, or None (see the module's docstring)."""
+    def partial_as_lambda(self, node: cst.Call, made_here: bool = False) -> cst.Lambda | None:
+        """The lambda ``node`` (a call of ``functools.partial``) stands for, or None (see the module's docstring);
+        ``made_here``: the one the function makes, reading each variable it holds by keyword under a name of its own."""
         if not node.args or any(arg.star for arg in node.args) or node.args[0].keyword is not None:
             return None
         name = dotted_name(node.args[0].value)
@@ -47,10 +50,18 @@ class PartialWrittenOut(NormalizerState):
                 or any(p.name in keywords and p.kind is p.POSITIONAL_ONLY for p in params) \
                 or not set(keywords) <= {p.name for p in params[len(held):]}:
             return None  # (Python's TypeError, as the partial's call raises it)
-        return _lambda(node.args[0].value, held, keywords, params[len(held):])
+        for key, value in keywords.items() if made_here else ():
+            if isinstance(value, cst.Name) and value.value in self.current:
+                # read under a name of its own: the lambda's parameter `key` (a call may give it again) hides it
+                alias = self.namer.fresh(f"{value.value}_held")
+                self.current[alias] = self.current[value.value]
+                self.__dict__.setdefault("_held_aliases", {})[alias] = value.value
+                keywords[key] = cst.Name(alias)
+        defaults = [p.name for p in params if p.default is not p.empty and p.kind is not p.KEYWORD_ONLY]
+        return _lambda(node.args[0].value, held, keywords, params[len(held):], defaults)
 
     def partial_value(self, node: cst.Call, want):
-        made = self.partial_as_lambda(node)
+        made = self.partial_as_lambda(node, made_here=True)
         self.__dict__.setdefault("_partials_as_lambdas", set()).add(made)  # (what refusals call it)
         for inner in _nodes(made):
             if inner not in self.source.positions:
@@ -63,26 +74,43 @@ def _held_as_it_is(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)) or dotted_name(value) is not None
 
 
-def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list) -> cst.Lambda:
+def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list, defaults: list) -> cst.Lambda:
     positional, keyword_only, passed = [], [], []
     for param in rest:
         if param.name in keywords:
             continue
         default = param.default
-        if default is not param.empty and not (isinstance(default, _LITERALS) and
-                                               cst.parse_expression(repr(default)) is not None):
-            continue  # left to the function's own default
+        literal = default is param.empty or isinstance(default, _LITERALS) and cst.parse_expression(repr(default))
         made = cst.Param(cst.Name(param.name), default=None if default is param.empty
-                         else cst.parse_expression(repr(default)))
+                         else cst.parse_expression(repr(default)) if literal else cst.Ellipsis())
         by_keyword = keyword_only or param.kind is param.KEYWORD_ONLY or any(
             other.name in keywords for other in rest[:rest.index(param)])
         (keyword_only if by_keyword else positional).append(made)
-        passed.append(cst.Arg(cst.Name(param.name), keyword=cst.Name(param.name) if by_keyword else None))
-    arguments = [cst.Arg(value) for value in held] + passed + [cst.Arg(value, keyword=cst.Name(key))
-                                                               for key, value in keywords.items()]
+        # another default: the function's own, read from it as its call would (`f.__defaults__[0]`) unless given
+        value = cst.Name(param.name) if literal else _unless_given(param.name, _default_of(function, param, defaults))
+        passed.append(cst.Arg(value, keyword=cst.Name(param.name) if by_keyword else None))
+    # a keyword the partial holds is a parameter too, `...` unless a call gives it again, as Python's partial lets it
+    given_again = [cst.Param(cst.Name(key), default=cst.Ellipsis()) for key in keywords]
+    arguments = [cst.Arg(value) for value in held] + passed + [
+        cst.Arg(_unless_given(key, value), keyword=cst.Name(key)) for key, value in keywords.items()]
+    keyword_only += given_again
     parameters = cst.Parameters(params=positional, star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
                                 kwonly_params=keyword_only)
     return cst.Lambda(params=parameters, body=cst.Call(function, arguments))
+
+
+def _unless_given(name: str, value: cst.BaseExpression) -> cst.IfExp:
+    """``value if name is ... else name``: what the partial holds (or the function's default) unless the call gives ``name``."""
+    return cst.IfExp(test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Ellipsis())]),
+                     body=value, orelse=cst.Name(name))
+
+
+def _default_of(function: cst.BaseExpression, param, defaults: list) -> cst.BaseExpression:
+    """``f.__defaults__[i]`` (``f.__kwdefaults__['k']`` for a keyword-only parameter): read when called, as Python's call reads it."""
+    spelled = cst.Module([]).code_for_node(function)
+    if param.kind is param.KEYWORD_ONLY:
+        return cst.parse_expression(f"{spelled}.__kwdefaults__[{param.name!r}]")
+    return cst.parse_expression(f"{spelled}.__defaults__[{defaults.index(param.name)}]")
 
 
 def _nodes(made: cst.CSTNode) -> list:

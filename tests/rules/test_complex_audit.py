@@ -331,6 +331,10 @@ NOT_NUMERIC = {  # name: why no complex check applies (s2sad's own helpers, and 
                                           "(tests/test_one_pass_iterators.py)",
     "s2sad.rules.helpers.chained": "itertools.chain as a list of the items: items move, no arithmetic "
                                    "(tests/test_one_pass_iterators.py)",
+    "s2sad.rules.helpers.deep_copied": "copy.deepcopy as generated code calls it: values copied, no arithmetic "
+                                       "(tests/test_deep_copies.py)",
+    "s2sad.rules.python_objects.deep_copied_tangent": "deep_copied's tangent, a copy of its argument's: values "
+                                                      "copied, no arithmetic (tests/test_deep_copies.py)",
     "s2sad.runtime.closures.closure": "a lambda with the values it reads held (lambda v: v * s): values move, no "
                                       "arithmetic (tests/test_closures.py)",
     "s2sad.rules.helpers.with_attribute": "an object with one attribute set (p.w = v): values move, no arithmetic "
