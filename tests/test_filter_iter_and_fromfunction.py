@@ -12,7 +12,8 @@ import functools
 import numpy as np
 import pytest
 
-from finite_differences import assert_every_mode_matches, refusal_in
+import s2sad
+from finite_differences import assert_every_mode_matches, numerical_gradient, refusal_in
 
 X = np.linspace(-0.5, 0.7, 3)
 W = np.linspace(-1.0, 1.0, 9).reshape(3, 3) * 0.4
@@ -69,10 +70,29 @@ def partials_holding_differentiated_variables(x):
     return np.sum(step(W, b=x[0]) ** 2) + np.sum(_applied_twice(step, W)) + np.sum(shifted(weights))
 
 
+def _activated(h, W, act=np.tanh, scale=1.0):
+    return act(h @ W) * scale
+
+
+def partial_called_with_a_default_it_did_not_write(x):
+    # session 18: the lambda took no `act` (its default is no literal), so `step(x, act=np.sin)` raised TypeError
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_activated, W=weights)
+    return np.sum(step(x, act=np.sin, scale=2.0)) + np.sum(step(x) ** 2)
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
                                       partial_of_a_layer, partials_holding_differentiated_variables])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
+
+
+def test_a_partial_is_called_with_a_default_it_did_not_write():
+    f = partial_called_with_a_default_it_did_not_write
+    expected = numerical_gradient(f, [X], 0)
+    np.testing.assert_allclose(s2sad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(f, (X,), (np.cos(X),))
+    np.testing.assert_allclose(tangent, expected @ np.cos(X), rtol=1e-6)
 
 
 def next_of_an_iterator(x):

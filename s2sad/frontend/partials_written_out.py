@@ -5,10 +5,11 @@ differentiated through its calls like any lambda reading the function's variable
 
 The lambda takes ``f``'s parameters that the partial leaves: those before the first one held by
 keyword by position, the later ones by keyword only (as calling the partial allows), each with
-``f``'s default where that is a literal (a parameter with another default is left to ``f``: the
-lambda does not take it). It reads what the partial holds where the partial is made, as the partial
-holds it: only variables and literals are written out this way (an expression would be evaluated at
-each call), and the closure refuses a variable the function changes later. Any other partial (of a
+``f``'s default: the literal, or the very object ``f`` holds (``f.__defaults__[1]``: a lambda that
+did not take such a parameter made ``step(x, act=np.sin)`` raise TypeError). It reads what the
+partial holds where the partial is made, as the partial holds it: only variables and literals are
+written out this way (an expression would be evaluated at each call), and the closure refuses a
+variable the function changes later. Any other partial (of a
 library's function, of a function with ``*args`` or ``**kwargs``, holding an expression) is
 left as it was: differentiated where it holds constants, refused where it holds a differentiated value.
 """
@@ -68,12 +69,7 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
     for param in rest:
         if param.name in keywords:
             continue
-        default = param.default
-        if default is not param.empty and not (isinstance(default, _LITERALS) and
-                                               cst.parse_expression(repr(default)) is not None):
-            continue  # left to the function's own default
-        made = cst.Param(cst.Name(param.name), default=None if default is param.empty
-                         else cst.parse_expression(repr(default)))
+        made = cst.Param(cst.Name(param.name), default=_default(function, param, rest))
         by_keyword = keyword_only or param.kind is param.KEYWORD_ONLY or any(
             other.name in keywords for other in rest[:rest.index(param)])
         (keyword_only if by_keyword else positional).append(made)
@@ -83,6 +79,22 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
     parameters = cst.Parameters(params=positional, star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
                                 kwonly_params=keyword_only)
     return cst.Lambda(params=parameters, body=cst.Call(function, arguments))
+
+
+def _default(function: cst.BaseExpression, param, rest: list) -> cst.BaseExpression | None:
+    """The lambda's default for ``param``: its literal, or the function's own default object
+    (``layer.__defaults__[1]``, the very object the function would use), so that a call may still
+    pass it by keyword (``g(x, act=np.sin)``)."""
+    default = param.default
+    if default is param.empty:
+        return None
+    if isinstance(default, _LITERALS) and cst.parse_expression(repr(default)) is not None:
+        return cst.parse_expression(repr(default))
+    spelled = cst.Module([]).code_for_node(function)
+    if param.kind is param.KEYWORD_ONLY:
+        return cst.parse_expression(f"{spelled}.__kwdefaults__[{param.name!r}]")
+    positional_defaults = [p for p in rest if p.kind is not p.KEYWORD_ONLY and p.default is not p.empty]
+    return cst.parse_expression(f"{spelled}.__defaults__[{positional_defaults.index(param)}]")
 
 
 def _nodes(made: cst.CSTNode) -> list:
