@@ -87,8 +87,24 @@ def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
 
 
-def test_a_partial_is_called_with_a_default_it_did_not_write():
-    f = partial_called_with_a_default_it_did_not_write
+_SHIFT, _SCALE = np.zeros(3), np.full(3, 2.0)
+
+
+def _affine(h, W, shift=_SHIFT, scale=_SCALE):
+    return np.tanh(h @ W + shift) * scale
+
+
+def partial_holding_a_parameter_that_has_a_default(x):
+    # the lambda's default for `scale` must be _affine.__defaults__[1]: [0] (shift's) gave a wrong number
+    weights = np.outer(x, x) * 0.3
+    offset = np.sin(x)
+    step = functools.partial(_affine, x, weights, offset)
+    return np.sum(step() ** 2) + np.sum(step(scale=x))
+
+
+@pytest.mark.parametrize("f", [partial_called_with_a_default_it_did_not_write,
+                               partial_holding_a_parameter_that_has_a_default])
+def test_a_partial_is_called_with_a_default_it_did_not_write(f):
     expected = numerical_gradient(f, [X], 0)
     np.testing.assert_allclose(s2sad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
     _, tangent = s2sad.jvp(f, (X,), (np.cos(X),))

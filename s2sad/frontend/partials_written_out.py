@@ -48,7 +48,7 @@ class PartialWrittenOut(NormalizerState):
                 or any(p.name in keywords and p.kind is p.POSITIONAL_ONLY for p in params) \
                 or not set(keywords) <= {p.name for p in params[len(held):]}:
             return None  # (Python's TypeError, as the partial's call raises it)
-        return _lambda(node.args[0].value, held, keywords, params[len(held):])
+        return _lambda(node.args[0].value, function, held, keywords, params)
 
     def partial_value(self, node: cst.Call, want):
         made = self.partial_as_lambda(node)
@@ -64,12 +64,16 @@ def _held_as_it_is(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)) or dotted_name(value) is not None
 
 
-def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list) -> cst.Lambda:
+def _lambda(spelled: cst.BaseExpression, function, held: list, keywords: dict, params: list) -> cst.Lambda:
+    rest = params[len(held):]
     positional, keyword_only, passed = [], [], []
     for param in rest:
         if param.name in keywords:
             continue
-        made = cst.Param(cst.Name(param.name), default=_default(function, param, rest))
+        default = _default(cst.Module([]).code_for_node(spelled), function, param, params)
+        if default is _UNREACHABLE:
+            continue  # left to the function's own default: a call cannot pass it
+        made = cst.Param(cst.Name(param.name), default=default)
         by_keyword = keyword_only or param.kind is param.KEYWORD_ONLY or any(
             other.name in keywords for other in rest[:rest.index(param)])
         (keyword_only if by_keyword else positional).append(made)
@@ -78,23 +82,31 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
                                                                for key, value in keywords.items()]
     parameters = cst.Parameters(params=positional, star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
                                 kwonly_params=keyword_only)
-    return cst.Lambda(params=parameters, body=cst.Call(function, arguments))
+    return cst.Lambda(params=parameters, body=cst.Call(spelled, arguments))
 
 
-def _default(function: cst.BaseExpression, param, rest: list) -> cst.BaseExpression | None:
+_UNREACHABLE = object()
+
+
+def _default(spelled: str, function, param, params: list):
     """The lambda's default for ``param``: its literal, or the function's own default object
     (``layer.__defaults__[1]``, the very object the function would use), so that a call may still
-    pass it by keyword (``g(x, act=np.sin)``)."""
+    pass it by keyword (``g(x, act=np.sin)``); ``_UNREACHABLE`` where the function does not hold it
+    there (a decorated function: the signature is the wrapped one's)."""
     default = param.default
     if default is param.empty:
         return None
     if isinstance(default, _LITERALS) and cst.parse_expression(repr(default)) is not None:
         return cst.parse_expression(repr(default))
-    spelled = cst.Module([]).code_for_node(function)
     if param.kind is param.KEYWORD_ONLY:
-        return cst.parse_expression(f"{spelled}.__kwdefaults__[{param.name!r}]")
-    positional_defaults = [p for p in rest if p.kind is not p.KEYWORD_ONLY and p.default is not p.empty]
-    return cst.parse_expression(f"{spelled}.__defaults__[{positional_defaults.index(param)}]")
+        held = (function.__kwdefaults__ or {}).get(param.name, _UNREACHABLE)
+        return cst.parse_expression(f"{spelled}.__kwdefaults__[{param.name!r}]") if held is default else _UNREACHABLE
+    # (counted over all of f's parameters: those the partial holds by position have defaults too)
+    index = [p for p in params if p.kind is not p.KEYWORD_ONLY and p.default is not p.empty].index(param)
+    defaults = function.__defaults__ or ()
+    if index >= len(defaults) or defaults[index] is not default:
+        return _UNREACHABLE
+    return cst.parse_expression(f"{spelled}.__defaults__[{index}]")
 
 
 def _nodes(made: cst.CSTNode) -> list:
