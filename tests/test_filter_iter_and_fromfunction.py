@@ -12,7 +12,8 @@ import functools
 import numpy as np
 import pytest
 
-from finite_differences import assert_every_mode_matches, refusal_in
+import s2sad
+from finite_differences import assert_every_mode_matches, numerical_gradient, refusal_in
 
 X = np.linspace(-0.5, 0.7, 3)
 W = np.linspace(-1.0, 1.0, 9).reshape(3, 3) * 0.4
@@ -104,12 +105,47 @@ def partial_given_parameters_with_array_defaults(x):
     return np.sum(step(x, b=x) * step(x, c=x)) + np.sum(first(W))
 
 
+def _activated(h, W, act=np.tanh, scale=1.0):
+    return act(h @ W) * scale
+
+
+def partial_called_with_a_default_it_did_not_write(x):
+    # session 18: the lambda took no `act` (its default is no literal), so `step(x, act=np.sin)` raised TypeError
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_activated, W=weights)
+    return np.sum(step(x, act=np.sin, scale=2.0)) + np.sum(step(x) ** 2)
+
+
 @pytest.mark.parametrize("function", [filtered_arrays_and_numbers, filtered_in_a_helper, from_functions,
                                       partial_of_a_layer, partials_holding_differentiated_variables,
                                       partial_then_its_variable_rebound, partial_with_held_keywords_given_again,
                                       partial_given_parameters_with_array_defaults])
 def test_every_mode_matches_central_differences(function):
     assert_every_mode_matches(function, X, np.cos(np.arange(3.0)), np.sin(np.arange(3.0) + 1.0))
+
+
+_SHIFT, _SCALE = np.zeros(3), np.full(3, 2.0)
+
+
+def _affine(h, W, shift=_SHIFT, scale=_SCALE):
+    return np.tanh(h @ W + shift) * scale
+
+
+def partial_holding_a_parameter_that_has_a_default(x):
+    # the lambda's default for `scale` must be _affine.__defaults__[1]: [0] (shift's) gave a wrong number
+    weights = np.outer(x, x) * 0.3
+    offset = np.sin(x)
+    step = functools.partial(_affine, x, weights, offset)
+    return np.sum(step() ** 2) + np.sum(step(scale=x))
+
+
+@pytest.mark.parametrize("f", [partial_called_with_a_default_it_did_not_write,
+                               partial_holding_a_parameter_that_has_a_default])
+def test_a_partial_is_called_with_a_default_it_did_not_write(f):
+    expected = numerical_gradient(f, [X], 0)
+    np.testing.assert_allclose(s2sad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(f, (X,), (np.cos(X),))
+    np.testing.assert_allclose(tangent, expected @ np.cos(X), rtol=1e-6)
 
 
 def next_of_an_iterator(x):
@@ -156,3 +192,32 @@ def partial_then_its_array_changed_in_place(x):
 def test_an_iterator_read_step_by_step_is_refused_at_its_line(function, marker, message, mode):
     caught = refusal_in(mode, function, X, message)
     assert f"# marker: {marker}" in caught.location.text
+
+
+def _logged(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapper
+
+
+@_logged
+def _decorated_layer(h, W, act=np.tanh, scale=1.0):
+    return act(h @ W) * scale
+
+
+def partial_of_a_decorated_function(x):
+    # its signature is the wrapped function's, its __defaults__ the wrapper's (none): no lambda reads them
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_decorated_layer, W=weights)
+    return np.sum(step(x, scale=2.0) ** 2)
+
+
+def test_a_partial_of_a_decorated_function_is_right_or_refused_at_its_line():
+    expected = numerical_gradient(partial_of_a_decorated_function, [X], 0)
+    try:
+        got = s2sad.grad(partial_of_a_decorated_function)(X)
+    except s2sad.S2SADError as error:
+        assert "test_filter_iter_and_fromfunction.py" in str(error)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)

@@ -9,7 +9,11 @@ sum(y * x ** 2): grad -4.03 where central differences give 4.03, each along one 
 A helper called for its effect that changes, in place, what a NumPy call gave back for its
 parameter (``q = np.reshape(a, -1); q *= 2.0``: a view of ``a``, or ``a`` itself from
 ``np.asarray``) was judged to only read, and the change was missed (grad 11.57 where central
-differences give 23.15 along one direction): it is refused at the call."""
+differences give 23.15 along one direction): it is refused at the call.
+
+A ufunc's own methods (``np.maximum.reduce(A, 0, None, out)``, ``np.add.accumulate(x, 0, None,
+out)``) were not read as NumPy's, so their ``out`` by position went unnoticed as above (session 18:
+grad 0 everywhere where central differences give 0.67, 2.99, ...): refused the same way."""
 import numpy as np
 import pytest
 
@@ -113,6 +117,22 @@ def helper_counting_down_only_reads(x):
     return np.sum(x)
 
 
+def largest_into_by_position(x):
+    out = np.zeros(2)
+    np.maximum.reduce(x.reshape(2, 2), 0, None, out)
+    return np.sum(out ** 2)
+
+
+def accumulated_into(a, out):
+    np.add.accumulate(a, 0, None, out)
+
+
+def helper_accumulates_by_position(x):
+    out = np.zeros(4)
+    accumulated_into(x * 2.0, out)
+    return np.sum(out * x)
+
+
 X = np.array([0.613, -1.263, 1.587, 0.341])
 
 
@@ -122,7 +142,9 @@ X = np.array([0.613, -1.263, 1.587, 0.341])
                                             (helper_matmul_into, "product_into(np.outer"),
                                             (helper_writes_through_a_view_it_got, "doubled_through_a_reshape(y)"),
                                             (helper_writes_through_the_same_array, "centred_through_asarray(y)"),
-                                            (helper_writes_through_views_it_unpacked, "halves_scaled(y)")])
+                                            (helper_writes_through_views_it_unpacked, "halves_scaled(y)"),
+                                            (largest_into_by_position, "np.maximum.reduce(x.reshape"),
+                                            (helper_accumulates_by_position, "accumulated_into(x * 2.0, out)")])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_write_through_a_numpy_call_is_refused_at_the_users_line(function, line, mode):
     run = s2sad.grad(function) if mode == "grad" else (lambda x: s2sad.jvp(function, (x,), (np.ones(4),)))

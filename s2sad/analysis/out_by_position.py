@@ -1,10 +1,10 @@
 """Whether a call hands a NumPy function its ``out`` array by position.
 
-``np.negative(y, y)``, ``np.clip(a, lo, hi, a)``, ``np.cumsum(a, 0, None, b)``, ``y.cumsum(0, None, z)``:
-the last argument is where the result is written, in place. The rules read such a function's
-result only, and their signatures name ``out`` (defaulting to None), so a call giving it by
-position bound to the rule as if it wrote nothing, and the change was missed: each mode gave a
-wrong number. Given by keyword, ``out=`` is the normaliser's (normalize_mutation.into_out)."""
+``np.negative(y, y)``, ``np.clip(a, lo, hi, a)``, ``np.cumsum(a, 0, None, b)``, ``y.cumsum(0, None, z)``,
+``np.maximum.reduce(a, 0, None, b)``: the last argument is where the result is written, in place.
+The rules read such a function's result only, and their signatures name ``out`` (defaulting to
+None), so a call giving it by position bound to the rule as if it wrote nothing, and the change was
+missed: each mode gave a wrong number. Given by keyword, ``out=`` is the normaliser's (normalize_mutation.into_out)."""
 from __future__ import annotations
 
 import inspect
@@ -15,8 +15,9 @@ _NUMPY_MODULES = {"numpy", "numpy.linalg", "numpy.fft", "numpy.lib", "numpy.rand
 
 
 def is_numpy_function(function) -> bool:
+    # (a ufunc's own methods, ``np.add.reduce(a, 0, None, out)``, have no module: their receiver is the ufunc)
     return isinstance(function, np.ufunc) or getattr(function, "__module__", None) in _NUMPY_MODULES \
-        or isinstance(getattr(function, "__self__", None), (np.ndarray, np.generic))
+        or isinstance(getattr(function, "__self__", None), (np.ndarray, np.generic, np.ufunc))
 
 
 def gives_out_by_position(function, positional: int, starred: bool, nones=frozenset()) -> bool:

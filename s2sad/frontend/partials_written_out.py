@@ -50,6 +50,8 @@ class PartialWrittenOut(NormalizerState):
                 or any(p.name in keywords and p.kind is p.POSITIONAL_ONLY for p in params) \
                 or not set(keywords) <= {p.name for p in params[len(held):]}:
             return None  # (Python's TypeError, as the partial's call raises it)
+        if not _holds_its_defaults(function, params):
+            return None  # (a decorated function: the lambda could not read the defaults its signature names)
         for key, value in keywords.items() if made_here else ():
             if isinstance(value, cst.Name) and value.value in self.current:
                 # read under a name of its own: the lambda's parameter `key` (a call may give it again) hides it
@@ -97,6 +99,16 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
     parameters = cst.Parameters(params=positional, star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
                                 kwonly_params=keyword_only)
     return cst.Lambda(params=parameters, body=cst.Call(function, arguments))
+
+
+def _holds_its_defaults(function, params: list) -> bool:
+    """Whether ``f.__defaults__`` and ``f.__kwdefaults__`` hold the very defaults its signature names,
+    where the lambda reads them; not so for a decorated function, whose signature is the wrapped one's."""
+    positional = [p for p in params if p.default is not p.empty and p.kind is not p.KEYWORD_ONLY]
+    defaults, keyword_defaults = function.__defaults__ or (), function.__kwdefaults__ or {}
+    return len(positional) == len(defaults) and all(p.default is d for p, d in zip(positional, defaults)) and all(
+        p.name in keyword_defaults and keyword_defaults[p.name] is p.default
+        for p in params if p.kind is p.KEYWORD_ONLY and p.default is not p.empty)
 
 
 def _unless_given(name: str, value: cst.BaseExpression) -> cst.IfExp:

@@ -597,6 +597,9 @@ IDIOM_FAMILIES = {
                "{out} = weighted_sum(*{t}, **{t2}) + weighted_sum({V})", needs=("weighted_sum",)),
         _idiom("star-shape-from-an-array", "M", "{t} = {M}.shape", "{out} = np.zeros((2, *{t}))[0] + {M}.reshape(*{t}[::-1]).T"),
         _idiom("shape-unpacked", "M", "{t}, {t2} = {M}.shape", "{out} = np.ones(({t}, {t2})) * {M} + np.zeros_like({M})"),
+        # session 17's construct: a partial of a user's function holding a variable (passed a default it leaves)
+        _idiom("partial-holding-a-variable", "V", "{t2} = {V}", "{t} = functools.partial(affine_step, w={t2})",
+               "{out} = {t}({V}) + {t}({V}, shift={S}, act=np.sin)", needs=("affine_step",)),
     ],
     # ---- control flow and collections as users write them
     "control-and-collections": [
@@ -685,6 +688,8 @@ STRUCTURED_HOLES = {
 LIBRARY = {
     "layer": ("def layer(x, act=np.tanh):\n"
               "    return act(x) * 1.5\n"),
+    "affine_step": ("def affine_step(x, w, shift=0.0, act=np.tanh):\n"
+                    "    return act(w * x + shift)\n"),
     "scaled_sin": ("def scaled(factor):\n"
                    "    def decorate(function):\n"
                    "        @functools.wraps(function)\n"
