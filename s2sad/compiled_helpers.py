@@ -2222,3 +2222,9 @@ def _numpy_mean(a):
     if isinstance(a, types.Array) and a.dtype == types.float32:
         return lambda a: _float32_sum(a) / np.float32(a.size)  # NumPy: the float32 sum over the count
     return lambda a: np.mean(a)
+
+
+# ---------------------------------------------------------------------------- and in their own modules
+# (defined there, found here: generated code imports every helper from this module)
+from .compiled_linear_algebra import cholesky_vjp_a, diag_vjp_v, slogdet_vjp_a, solve_vjp_a, solve_vjp_b  # noqa: E402,F401,E501
+from .compiled_lists import numpy_hstack, numpy_vstack  # noqa: E402,F401

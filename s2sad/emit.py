@@ -139,14 +139,23 @@ def _signature_text(function) -> str:
 
 def _compiled_helpers_text(_match) -> str:
     """s2sad/compiled_helpers.py's code (Numba overloads of the generated code's helpers), for a
-    compiled file to define itself: it runs with Numba and without s2sad."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled_helpers.py")
-    with open(path, encoding="utf-8") as handle:
-        code = handle.read()
-    code = code[code.index('"""', 3) + 3:].strip()  # without the module's docstring and its __all__
-    code = re.sub(r"^__all__ = \[.*?\]\n+", "", code, count=1, flags=re.MULTILINE | re.DOTALL)
+    compiled file to define itself: it runs with Numba and without s2sad. The modules it imports
+    more overloads from at its end (``from .compiled_lists import ...``) are written in there."""
+    code = re.sub(r"^from \.(compiled_\w+) import .*$", lambda found: _helpers_module_code(found.group(1)),
+                  _helpers_module_code("compiled_helpers"), flags=re.MULTILINE)
     return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
             "# (a copy of s2sad/compiled_helpers.py: this file runs without s2sad).\n" + code + "\n")
+
+
+def _helpers_module_code(module: str) -> str:
+    """The code of one of s2sad's modules of compiled helpers, without its docstring, its
+    ``__all__`` and its import of the names compiled_helpers defines (all in one file here)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{module}.py")
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    code = code[code.index('"""', 3) + 3:].strip()
+    code = re.sub(r"^__all__ = \[.*?\]\n+", "", code, count=1, flags=re.MULTILINE | re.DOTALL)
+    return re.sub(r"^from \.compiled_helpers import (?:.*\\\n)*.*\n", "", code, count=1, flags=re.MULTILINE)
 
 
 def _numba_cache_text() -> str:
