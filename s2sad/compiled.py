@@ -794,9 +794,9 @@ def _numba_says(error) -> str:
 
 
 def _not_covered(error) -> bool:
-    """Whether ``error`` is compiled_helpers.NotCompiledCase (without importing Numba to ask)."""
+    """Whether ``error`` is compiled_basics.NotCompiledCase (without importing Numba to ask)."""
     kind = type(error)
-    return kind.__name__ == "NotCompiledCase" and kind.__module__ == "s2sad.compiled_helpers"
+    return kind.__name__ == "NotCompiledCase" and kind.__module__ == "s2sad.compiled_basics"
 
 
 def _is_numba_error(error) -> bool:

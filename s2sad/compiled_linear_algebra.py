@@ -5,8 +5,8 @@ real matrix (the rules' own
 functions, rules/numpy_linalg.py, which Numba cannot compile: ``for_numba`` imports these in
 their place), computed as those compute them, with Numba's LAPACK calls in place of NumPy's.
 
-Like those of ``compiled_helpers`` (which imports these at its end, so that generated code
-finds every helper there), each overload serves the types it names and returns no
+Like those of ``compiled_helpers`` (generated code finds every helper in ``compiled_overloads``),
+each overload serves the types it names and returns no
 implementation for others, and a case met only at run time that it does not cover raises
 ``NotCompiledCase``: the NumPy path computes that call.
 """
@@ -14,8 +14,8 @@ import numpy as np
 
 from numba.core import types
 
-from .compiled_helpers import NotCompiledCase, _absent, _compiled_only, _real, _real_array, matmul_vjp_x1, matmul_vjp_x2, \
-    numpy_matmul, overload, register_jitable
+from .compiled_basics import NotCompiledCase, absent, compiled_only, real, real_array
+from .compiled_helpers import matmul_vjp_x1, matmul_vjp_x2, numpy_matmul, overload, register_jitable
 
 __all__ = ["slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"]
 
@@ -29,11 +29,11 @@ __all__ = ["slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "dia
 def _stacked(x1, x2) -> bool:
     """Operands of ``@`` these overloads compute: real arrays of one dtype, each a matrix or a
     stack of them, one a stack at least (matrices and vectors alone are compiled_helpers')."""
-    return _real_array(x1) and _real_array(x2) and x1.dtype == x2.dtype and x1.ndim in (2, 3) \
+    return real_array(x1) and real_array(x2) and x1.dtype == x2.dtype and x1.ndim in (2, 3) \
         and x2.ndim in (2, 3) and 3 in (x1.ndim, x2.ndim)
 
 
-_matrix_at, _stack_size = map(_compiled_only, ("_matrix_at", "_stack_size"))
+_matrix_at, _stack_size = map(compiled_only, ("_matrix_at", "_stack_size"))
 
 
 @overload(_matrix_at)
@@ -95,7 +95,7 @@ def _summed_over_products(out, g, x1, x2, first):
 
 
 def _served_cotangent(g, x1, x2) -> bool:
-    return _stacked(x1, x2) and _real_array(g) and g.ndim == 3 and g.dtype == x1.dtype
+    return _stacked(x1, x2) and real_array(g) and g.ndim == 3 and g.dtype == x1.dtype
 
 
 @overload(matmul_vjp_x1)
@@ -113,20 +113,20 @@ def _matmul_vjp_x2_stacked(g, x1, x2):
 
 
 # ---------------------------------------------------------------------------- np.linalg.solve and slogdet
-slogdet_vjp_a, solve_vjp_a, solve_vjp_b = map(_compiled_only, ("slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b"))
+slogdet_vjp_a, solve_vjp_a, solve_vjp_b = map(compiled_only, ("slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b"))
 
 
 def _float64_matrix(t) -> bool:
     """A float64 matrix (a float32 one finds no implementation: its calls take the NumPy path,
     whose LAPACK routines for float32 these are not checked against)."""
-    return _real_array(t) and t.ndim == 2 and t.dtype == types.float64
+    return real_array(t) and t.ndim == 2 and t.dtype == types.float64
 
 
 def _solved(g, ans, a, b) -> bool:
     """The operands of ``solve``'s cotangents these compute: ``a`` a float64 matrix (no stacks),
     ``b``, ``ans`` and ``g`` float64 arrays alike, vectors or matrices."""
-    return _float64_matrix(a) and _real_array(b) and b.ndim in (1, 2) and b.dtype == types.float64 \
-        and _real_array(ans) and ans.ndim == b.ndim and _real_array(g) and g.ndim == b.ndim \
+    return _float64_matrix(a) and real_array(b) and b.ndim in (1, 2) and b.dtype == types.float64 \
+        and real_array(ans) and ans.ndim == b.ndim and real_array(g) and g.ndim == b.ndim \
         and g.dtype == types.float64
 
 
@@ -160,13 +160,13 @@ def _solve_vjp_a(g, ans, a, b):
 def _slogdet_vjp_a(g, ans, a):
     """The cotangent of a real ``a`` in ``sign, logabsdet = slogdet(a)``: that of ``logabsdet``
     times ``inv(a).T`` (``sign``'s moves nothing for a real matrix)."""
-    if not (_float64_matrix(a) and isinstance(g, types.BaseTuple) and len(g) == 2 and _real(g[1])):
+    if not (_float64_matrix(a) and isinstance(g, types.BaseTuple) and len(g) == 2 and real(g[1])):
         return None
     return lambda g, ans, a: g[1] * np.linalg.inv(a).T
 
 
 # ---------------------------------------------------------------------------- np.linalg.cholesky and np.diag
-cholesky_vjp_a, diag_vjp_v = map(_compiled_only, ("cholesky_vjp_a", "diag_vjp_v"))
+cholesky_vjp_a, diag_vjp_v = map(compiled_only, ("cholesky_vjp_a", "diag_vjp_v"))
 
 
 @overload(cholesky_vjp_a)
@@ -174,7 +174,7 @@ def _cholesky_vjp_a(g, ans, a, upper=False):
     """The cotangent of ``a`` in ``L = cholesky(a)`` (the lower factor, as Numba's cholesky gives
     alone): Murray (2016), ``L^-T Phi(L^T g) L^-1`` with Phi the lower triangle, its diagonal
     halved, onto the lower triangle NumPy reads (rules/numpy_linalg.cholesky_vjp's steps)."""
-    lower = _absent(upper) or isinstance(upper, types.BooleanLiteral) and not upper.literal_value
+    lower = absent(upper) or isinstance(upper, types.BooleanLiteral) and not upper.literal_value
     if not (lower and _float64_matrix(a) and _float64_matrix(ans) and _float64_matrix(g)):
         return None
 
@@ -195,8 +195,8 @@ def _cholesky_vjp_a(g, ans, a, upper=False):
 def _diag_vjp_v(g, ans, v, k=0):
     """The cotangent of the float64 matrix ``v`` in ``np.diag(v, k)``: ``g`` on that diagonal,
     zeros elsewhere."""
-    if not (_float64_matrix(v) and _real_array(g) and g.ndim == 1 and g.dtype == types.float64
-            and (_absent(k) or isinstance(k, types.Integer))):
+    if not (_float64_matrix(v) and real_array(g) and g.ndim == 1 and g.dtype == types.float64
+            and (absent(k) or isinstance(k, types.Integer))):
         return None
 
     def onto_diagonal(g, ans, v, k=0):

@@ -2,16 +2,17 @@
 its items is read (``q, k, v = [f(W) for W in weights]``), two such cotangents added, and
 ``np.vstack`` and ``np.hstack`` of a list (Numba's join tuples only).
 
-Like those of ``compiled_helpers`` (which imports these at its end, so that generated code
-finds every helper there), each overload serves the types it names and returns no
+Like those of ``compiled_helpers`` (generated code finds every helper in ``compiled_overloads``),
+each overload serves the types it names and returns no
 implementation for others, and a case met only at run time that it does not cover raises
 ``NotCompiledCase``: the NumPy path computes that call.
 """
 import numpy as np
 from numba.core import types
 
-from .compiled_helpers import NotCompiledCase, _absent, _array_list, _arrays, _compiled_only, _list_pieces, _real_array, accumulate, \
-    accumulate_into, add_at, add_into, hstack_vjp_tup, item_cotangent, numpy_concatenate, numpy_stack, overload, vstack_vjp_tup, zero_like
+from .compiled_basics import NotCompiledCase, absent, array_list, compiled_only, real_array
+from .compiled_helpers import accumulate, accumulate_into, add_at, add_into, array_sequence, hstack_vjp_tup, item_cotangent, \
+    list_pieces, numpy_concatenate, numpy_stack, overload, vstack_vjp_tup, zero_like
 
 __all__ = ["numpy_vstack", "numpy_hstack"]
 
@@ -23,7 +24,7 @@ __all__ = ["numpy_vstack", "numpy_hstack"]
 
 def _cotangent_of_list(g, sequence) -> bool:
     """``g``, an array, the cotangent of an item of ``sequence``, a list of real arrays."""
-    return _array_list(sequence) and _real_array(g) and g.ndim == sequence.dtype.ndim \
+    return array_list(sequence) and real_array(g) and g.ndim == sequence.dtype.ndim \
         and g.dtype == sequence.dtype.dtype
 
 
@@ -44,8 +45,8 @@ def _item_cotangent_of_a_list(g, index, count, sequence):
 
 
 def _lists_of_arrays(a, b) -> bool:
-    return isinstance(a, types.List) and isinstance(b, types.List) and _real_array(a.dtype) \
-        and _real_array(b.dtype) and a.dtype.ndim == b.dtype.ndim and a.dtype.dtype == b.dtype.dtype
+    return isinstance(a, types.List) and isinstance(b, types.List) and real_array(a.dtype) \
+        and real_array(b.dtype) and a.dtype.ndim == b.dtype.ndim and a.dtype.dtype == b.dtype.dtype
 
 
 def _sum_of_lists(a, b):
@@ -68,14 +69,14 @@ overload(accumulate_into)(_sum_of_lists)
 # ---------------------------------------------------------------------------- np.vstack and np.hstack of a list
 # NumPy's vstack stacks vectors as rows and joins matrices along their first axis; hstack joins
 # vectors end to end and matrices along their second axis. A list is joined by compiled_helpers'
-# ``numpy_stack`` and ``numpy_concatenate``, its cotangent cut back by its ``_list_pieces``; a
+# ``numpy_stack`` and ``numpy_concatenate``, its cotangent cut back by its ``list_pieces``; a
 # tuple is Numba's own (``for_numba`` calls these for a join of a name).
-numpy_vstack, numpy_hstack = map(_compiled_only, ("numpy_vstack", "numpy_hstack"))
+numpy_vstack, numpy_hstack = map(compiled_only, ("numpy_vstack", "numpy_hstack"))
 
 
 def _vectors_or_matrices(t) -> bool:
     """A list of real arrays of one or two dimensions (past two, the NumPy path joins them)."""
-    return _array_list(t) and t.dtype.ndim <= 2
+    return array_list(t) and t.dtype.ndim <= 2
 
 
 def _stacking(numpys, vectors_stacked: bool):
@@ -101,11 +102,11 @@ def _cut_back(rank_of_g, axis_of):
     """The overload of a stacking's cotangent, for a list: ``g`` (of ``rank_of_g(rank of the
     list's arrays)`` dimensions) cut along ``axis_of(that rank)`` into one per array."""
     def overloaded(g, ans, tup, dtype=None, casting="same_kind"):
-        if not (_vectors_or_matrices(tup) and _real_array(g) and g.dtype == tup.dtype.dtype
-                and g.ndim == rank_of_g(tup.dtype.ndim) and _absent(dtype)):
+        if not (_vectors_or_matrices(tup) and real_array(g) and g.dtype == tup.dtype.dtype
+                and g.ndim == rank_of_g(tup.dtype.ndim) and absent(dtype)):
             return None
         axis = axis_of(tup.dtype.ndim)
-        return lambda g, ans, tup, dtype=None, casting="same_kind": _list_pieces(g, tup, axis)
+        return lambda g, ans, tup, dtype=None, casting="same_kind": list_pieces(g, tup, axis)
     return overloaded
 
 
@@ -116,8 +117,8 @@ overload(hstack_vjp_tup)(_cut_back(rank_of_g=lambda rank: rank, axis_of=lambda r
 def _item_added(a, g, index, like) -> bool:
     """``g``, the cotangent of ``like[index]``, an array of a list or tuple of them, added into
     ``a``, the list of their cotangents."""
-    return _array_list(a) and _real_array(g) and g.ndim == a.dtype.ndim and g.dtype == a.dtype.dtype \
-        and isinstance(index, types.Integer) and (_array_list(like) or _arrays(like))
+    return array_list(a) and real_array(g) and g.ndim == a.dtype.ndim and g.dtype == a.dtype.dtype \
+        and isinstance(index, types.Integer) and (array_list(like) or array_sequence(like))
 
 
 @overload(add_at)

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
-GENERATOR_MODULES = ("cache/validity.py", "compiled_helpers.py")
+GENERATOR_MODULES = ("cache/validity.py", "compiled_basics.py", "compiled_helpers.py", "compiled_linear_algebra.py",
+                     "compiled_lists.py", "compiled_overloads.py")
 _generator_hash: str | None = None
 
 

@@ -4,16 +4,21 @@ kernel a default argument, a function the code is made for), a list of arrays of
 which items are read (``q, k, v = [x @ W for W in weights]``) and ``np.vstack`` and
 ``np.hstack`` of a list: each program compiles (no CompiledFallbackWarning) and its gradient is
 the NumPy path's and central differences'. Stacks whose sizes NumPy refuses to broadcast are
-NumPy's error, from the NumPy path."""
+NumPy's error, from the NumPy path.
+
+Numba compiles each program for 10-20 s of CPU (its LAPACK bindings, the stacks' loops): they
+run with S2SAD_TESTS=full only, as the compiled mode of the corpora does."""
 import warnings
 
 import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import FULL
 from test_compiled_arrays import compiled_against_references
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(not FULL, reason="Numba's compiles of these take a minute: S2SAD_TESTS=full")
 rng = np.random.default_rng(17)
 
 
