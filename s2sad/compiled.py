@@ -50,7 +50,7 @@ from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
 from .specialisation import specialised
-from .transform import _static_default, generated_compiled
+from .transform import static_default, generated_compiled
 
 __all__ = ["compiled_first"]
 
@@ -405,7 +405,7 @@ def _function_defaults(function, missing: list, first: int) -> tuple:
                if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(function.__code__.co_cellvars)
     return tuple((first + i, p.name, p.default) for i, p in enumerate(missing)
                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in rebound
-                 and _static_default(p.default))
+                 and static_default(p.default))
 
 
 def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:
