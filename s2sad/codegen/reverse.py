@@ -89,9 +89,9 @@ SPLIT_HEADING = ("`{name}` split for the compiled gradient of a function calling
                  "value's cotangent into (0.0, one cotangent per parameter), as the rrule's pullback would. The "
                  "cotangents with respect to {wrt} are computed; the others are 0.0, which no caller reads.")
 
-SPECIALISED_HEADING = ("Specialised to the functions its caller passes ({given}): those parameters are not "
-                       "the halves' parameters, their calls are calls of the functions by name, and their "
-                       "cotangents are 0.0.")
+SPECIALISED_HEADING = ("Specialised to the functions and flags its caller passes ({given}): those parameters "
+                       "are not the halves' parameters, their calls are calls of the functions by name, a "
+                       "flag is its constant, and their cotangents are 0.0.")
 
 ACCEPTS_TEMPLATE = '''
 
