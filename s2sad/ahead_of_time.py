@@ -36,12 +36,12 @@ by unpickling its class (``pickle`` imports the module defining it: ``NotCompile
 Numba in, on that slow path only), so compiled.py's fallbacks treat it as they treat the
 dispatcher's.
 
-Loading a generated module imports ``s2sad.compiled_helpers``, which imports Numba to define
+Loading a generated module imports ``s2sad.compiled_overloads``, which imports Numba to define
 its overloads. Where this module's machine code exists for a function, the generated module is
-loaded with a stand-in for ``compiled_helpers`` (``helpers_deferred``) whose names are
+loaded with a stand-in for ``compiled_overloads`` (``helpers_deferred``) whose names are
 placeholders; before anything hands the module's functions to Numba, ``realise`` swaps the
 placeholders for the real helpers. (The stand-in is in ``sys.modules`` only while that module
-loads, under this module's lock: another thread importing ``compiled_helpers`` at that very
+loads, under this module's lock: another thread importing ``compiled_overloads`` at that very
 moment would get it too.)
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ __all__ = ["enabled", "kept", "directory_of", "helpers_deferred", "realise", "de
            "blas_nearby", "build_at_exit", "pending", "build", "c_compiler"]
 
 _SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
-_HELPERS = "s2sad.compiled_helpers"
+_HELPERS = "s2sad.compiled_overloads"
 _lock = threading.RLock()
 
 
@@ -312,7 +312,7 @@ def blas_nearby():
 
 # ------------------------------------------------------------------ the generated module without Numba
 class _Placeholder:
-    """A name imported from the stand-in ``compiled_helpers``: swapped for the real one by ``realise``."""
+    """A name imported from the stand-in ``compiled_overloads``: swapped for the real one by ``realise``."""
 
     def __init__(self, name: str):
         self.name = name
@@ -321,7 +321,7 @@ class _Placeholder:
         return getattr(_real_helpers(), self.name)(*args, **kwargs)
 
     def __repr__(self):
-        return f"<s2sad.compiled_helpers.{self.name}, not imported yet>"
+        return f"<s2sad.compiled_overloads.{self.name}, not imported yet>"
 
 
 class _StandIn(types.ModuleType):
@@ -340,7 +340,7 @@ def _real_helpers():
 @contextlib.contextmanager
 def helpers_deferred(function, wrt):
     """While loading ``function``'s generated compiled module: a stand-in for
-    ``compiled_helpers`` (so, no Numba), when machine code was kept for that module and
+    ``compiled_overloads`` (so, no Numba), when machine code was kept for that module and
     Numba is not imported already."""
     deferring = enabled() and _HELPERS not in sys.modules and "numba" not in sys.modules \
         and _kept_for(function, wrt)

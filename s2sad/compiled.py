@@ -50,7 +50,7 @@ from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
 from .specialisation import specialised
-from .transform import generated_compiled
+from .transform import static_default, generated_compiled
 
 __all__ = ["compiled_first"]
 
@@ -107,8 +107,12 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
                                  "path raises Python's TypeError")
             return None
         star = written_star(function, parameters)
-        # what Python binds to the parameters not given; None is written into the text (nones_written_in.py)
-        defaults = tuple(p.default for p in missing if p.default is not None)
+        # the parameters not given that default to a function (`cov_func=rbf_covariance`): the code is made
+        # for that function, called by name, as a callee's split form is (specialisation.py)
+        statics = _function_defaults(function, missing, len(args))
+        static_names = {name for _, name, _ in statics}
+        # what Python binds to the others; None is written into the text (nones_written_in.py)
+        defaults = tuple(p.default for p in missing if p.default is not None and p.name not in static_names)
         nones = nones + tuple(len(args) + i for i, p in enumerate(missing) if p.default is None)
         if any(p in nones for p in positions):
             _fall_back(function, f"it was given None for a parameter it differentiates "
@@ -122,7 +126,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         none_names = tuple(names[p] for p in nones)
         if layouts:
             names = [name for group in _flat_groups(names, layouts, objects) for name in group]
-        names = [name for name in names if name not in none_names]
+        names = [name for name in names if name not in none_names and name not in static_names]
         flat_positions = tuple(p for _, group, _ in groups for p in group)
         try:  # the objects it builds itself, written out as their fields too (frontend/built_classes.py)
             built = _classes_built(function, layouts)
@@ -130,8 +134,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             _fall_back(function, f"it {error.message}", error.location)
             return None
         # its *args, objects and Nones written out
-        target = function if star is None and not layouts and not none_names and not built \
-            else specialised(function, (), star, layouts, none_names, built)
+        target = function if star is None and not layouts and not none_names and not built and not statics \
+            else specialised(function, statics, star, layouts, none_names, built)
         wrt = tuple(names[p] for p in flat_positions)
         found = _dispatcher(target, wrt)
         if found is None:
@@ -391,6 +395,19 @@ def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
     except ArgumentError:
         return None
     return tuple(values)
+
+
+def _function_defaults(function, missing: list, first: int) -> tuple:
+    """``((position, name, function), ...)``: the parameters not given (``missing``, from position
+    ``first``) whose default is a function the code may be made for (a module-level one of the
+    user's, or a library's with a rule), plain ones the function does not assign."""
+    import dis
+
+    rebound = {instruction.argval for instruction in dis.get_instructions(function.__code__)
+               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(function.__code__.co_cellvars)
+    return tuple((first + i, p.name, p.default) for i, p in enumerate(missing)
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in rebound
+                 and static_default(p.default))
 
 
 def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:
@@ -779,9 +796,9 @@ def _numba_says(error) -> str:
 
 
 def _not_covered(error) -> bool:
-    """Whether ``error`` is compiled_helpers.NotCompiledCase (without importing Numba to ask)."""
+    """Whether ``error`` is compiled_basics.NotCompiledCase (without importing Numba to ask)."""
     kind = type(error)
-    return kind.__name__ == "NotCompiledCase" and kind.__module__ == "s2sad.compiled_helpers"
+    return kind.__name__ == "NotCompiledCase" and kind.__module__ == "s2sad.compiled_basics"
 
 
 def _is_numba_error(error) -> bool:

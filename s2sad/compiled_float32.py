@@ -29,7 +29,7 @@ split functions it calls), no float32 value meets a float64 or integer *scalar* 
 (NumPy would cast a Python number to float32, keep a NumPy float64 scalar strong: Numba cannot
 tell which the scalar was), no ``math`` function is given a float32, and no float32 operand
 gives a float64 result except beside a float64 array (where NumPy widens too). Everything else
-takes the NumPy path, for those argument types only. The helpers of ``s2sad.compiled_helpers``
+takes the NumPy path, for those argument types only. The helpers of ``s2sad.compiled_overloads``
 are trusted with their arguments (a ``like`` argument is read for its shape and dtype) but not
 with a float64 result from float32 operands.
 
@@ -41,6 +41,10 @@ within a few float32 ulps of its largest entry (tests/test_compiled_float32.py).
 from __future__ import annotations
 
 VERSION = 2  # of the check below: a verdict kept on disk by an older one does not count (compiled._verdict_path)
+# the modules defining the compiled helpers' stubs (gathered by compiled_overloads; named here, not
+# imported: they import Numba)
+HELPER_MODULES = frozenset({"s2sad.compiled_basics", "s2sad.compiled_helpers", "s2sad.compiled_linear_algebra",
+                            "s2sad.compiled_lists"})
 
 
 def has_float32(kinds: tuple) -> bool:
@@ -123,7 +127,7 @@ def _wide_array(t) -> bool:
 
 
 def _callee(function_type) -> str:
-    """``math``, ``helper`` (s2sad.compiled_helpers; ``unbroadcast`` by name), ``split`` (a user
+    """``math``, ``helper`` (of the ``HELPER_MODULES``; ``unbroadcast`` by name), ``split`` (a user
     function's compiled half) or ``numpy`` (anything else: NumPy's functions and Numba's builtins)."""
     from numba.core import types
 
@@ -133,6 +137,6 @@ def _callee(function_type) -> str:
     module = getattr(key, "__module__", None)
     if module == "math":
         return "math"
-    if module == "s2sad.compiled_helpers":
+    if module in HELPER_MODULES:
         return "unbroadcast" if getattr(key, "__name__", None) == "unbroadcast" else "helper"
     return "numpy"

@@ -24,6 +24,9 @@ from numba import extending, literal_unroll, objmode
 from numba.core import types
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from .compiled_basics import NotCompiledCase, absent as _absent, array_list as _array_list, \
+    compiled_only as _compiled_only, real as _real, real_array as _real_array
+
 __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
            "accumulate_into", "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback", "array_dot",
@@ -76,19 +79,6 @@ def register_jitable(function):
     return extending.register_jitable(**_KEPT)(function) if _KEPT else extending.register_jitable(function)
 
 
-class NotCompiledCase(Exception):
-    """Raised by compiled code for a case it does not cover: the NumPy path computes this call."""
-
-
-def _compiled_only(name: str):
-    """The Python function Numba's overloads of ``name`` hang on (Numba keys an overload on the
-    function object); called outside compiled code it raises."""
-    def helper(*args, **kwargs):
-        raise NotCompiledCase(f"s2sad's compiled helper {name} runs only inside Numba-compiled code")
-    helper.__name__ = helper.__qualname__ = name
-    return helper
-
-
 conj, unbroadcast, accumulate, accumulate_into = map(_compiled_only, ("conj", "unbroadcast", "accumulate",
                                                                      "accumulate_into"))
 expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
@@ -123,23 +113,11 @@ array_copy, array_copy_pullback = map(_compiled_only, ("array_copy", "array_copy
 
 # ---------------------------------------------------------------------------- the types served
 
-def _real(t) -> bool:
-    return isinstance(t, types.Float)
-
-
-def _real_array(t) -> bool:
-    return isinstance(t, types.Array) and isinstance(t.dtype, types.Float) and t.ndim > 0
-
-
 def _shape_of(t) -> bool:
     """What ``shape_like`` gives for a real array: ``(its shape, a zero of its dtype)``, read in
     place of the array by helpers that need only its shape and dtype (``SHAPE_READERS``)."""
     return isinstance(t, types.Tuple) and len(t) == 2 and isinstance(t[0], types.UniTuple) and t[0].count > 0 \
         and isinstance(t[0].dtype, types.Integer) and _real(t[1])
-
-
-def _absent(t) -> bool:
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
 # ---------------------------------------------------------------------------- index arithmetic
@@ -1474,16 +1452,10 @@ def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 # ---------------------------------------------------------------------------- np.concatenate, stack, hstack, vstack
 
-def _arrays(t) -> bool:
+def array_sequence(t) -> bool:
     """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one), or
     a list of them (built by ``append`` in a loop, or a literal the tape keeps too)."""
     return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t) or _array_list(t)
-
-
-def _array_list(t) -> bool:
-    """A list of float64 or float32 arrays (Numba's list: one type for every item, so alike in rank
-    and dtype); joining and cutting back copy elements, exact in either."""
-    return isinstance(t, types.List) and _real_array(t.dtype)
 
 
 # np.concatenate and np.stack of a list (Numba's compile tuples only): for_numba calls these where
@@ -1536,7 +1508,7 @@ def _joining(stacked: bool):
     def overloaded(arrays, axis=0):
         if not (isinstance(axis, (types.Integer, types.Omitted)) or axis == 0):
             return None
-        if isinstance(arrays, types.BaseTuple) and _arrays(arrays):  # Numba's own
+        if isinstance(arrays, types.BaseTuple) and array_sequence(arrays):  # Numba's own
             if stacked:
                 return lambda arrays, axis=0: np.stack(arrays, axis)
             return lambda arrays, axis=0: np.concatenate(arrays, axis)
@@ -1596,7 +1568,7 @@ def _pieces(g, arrays, axis):
 
 
 @register_jitable
-def _list_pieces(g, arrays, axis):
+def list_pieces(g, arrays, axis):
     """``_pieces`` for a list of arrays (read by index: literal_unroll walks tuples)."""
     three = _cut_three(g, axis)
     pieces = []
@@ -1613,12 +1585,12 @@ def _served_join(g, arrays) -> bool:
     float32 arrays and a float32 cotangent (the list's join is ``_joined_list``'s, of any real dtype)."""
     if _array_list(arrays):
         return _real_array(g) and g.dtype == arrays.dtype.dtype
-    return _float64_array(g) and _arrays(arrays)
+    return _float64_array(g) and array_sequence(arrays)
 
 
 def _cut(arrays):
-    """What cuts a join's cotangent back for this sequence's type: ``_pieces`` or ``_list_pieces``."""
-    return _list_pieces if _array_list(arrays) else _pieces
+    """What cuts a join's cotangent back for this sequence's type: ``_pieces`` or ``list_pieces``."""
+    return list_pieces if _array_list(arrays) else _pieces
 
 
 @overload(concatenate_vjp_arrays)
@@ -1743,7 +1715,7 @@ def _prefix_of_list(g, length):
 
 @overload(hstack_vjp_tup)
 def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
+    if _float64_array(g) and array_sequence(tup) and not _array_list(tup) and _absent(dtype):
         axis = 0 if g.ndim == 1 else 1  # 1-d arrays are joined end to end, others side by side
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, axis)
     return None
@@ -1751,7 +1723,7 @@ def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 
 @overload(vstack_vjp_tup)
 def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and _arrays(tup) and not _array_list(tup) and _absent(dtype):
+    if _float64_array(g) and array_sequence(tup) and not _array_list(tup) and _absent(dtype):
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, 0)
     return None
 
@@ -1761,7 +1733,7 @@ def _zero_like_arrays(x):
     """The cotangent of a join's tuple that nothing reached: zeros in the list ``_pieces`` gives."""
     if _array_list(x):
         return lambda x: [np.zeros(like.shape, like.dtype) for like in x]
-    if _arrays(x):
+    if array_sequence(x):
         def zeros(x):
             out = []
             for like in literal_unroll(x):
@@ -2232,3 +2204,4 @@ def _numpy_mean(a):
     if isinstance(a, types.Array) and a.dtype == types.float32:
         return lambda a: _float32_sum(a) / np.float32(a.size)  # NumPy: the float32 sum over the count
     return lambda a: np.mean(a)
+

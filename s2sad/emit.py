@@ -8,6 +8,7 @@ compiled-mode gradient instead (``compile=True``), which needs Numba and not s2s
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import math
@@ -91,7 +92,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
         # first: the code's dispatchers (cache=True) read and write the cache from their first call on
         text = header + _numba_cache_text() + "\n" + body.rstrip() + "\n"
-        text = re.sub(r"^from s2sad\.compiled_helpers import .*$", _compiled_helpers_text, text, count=1,
+        text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
         text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt))
@@ -137,16 +138,35 @@ def _signature_text(function) -> str:
     return ", ".join(parts)
 
 
+# the modules of compiled helpers compiled_overloads gathers, each after those it imports from
+HELPER_MODULES = ("compiled_basics", "compiled_helpers", "compiled_linear_algebra", "compiled_lists")
+
+
 def _compiled_helpers_text(_match) -> str:
-    """s2sad/compiled_helpers.py's code (Numba overloads of the generated code's helpers), for a
-    compiled file to define itself: it runs with Numba and without s2sad."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled_helpers.py")
+    """The code of s2sad's modules of compiled helpers (Numba overloads of the generated code's
+    helpers, gathered by compiled_overloads), for a compiled file to define itself: it runs with
+    Numba and without s2sad."""
+    code = "\n\n\n".join(_helpers_module_code(module) for module in HELPER_MODULES)
+    return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
+            "# (a copy of s2sad's compiled_basics.py, compiled_helpers.py, compiled_linear_algebra.py and\n"
+            "# compiled_lists.py: this file runs without s2sad).\n" + code + "\n")
+
+
+def _helpers_module_code(module: str) -> str:
+    """The code of one of s2sad's modules of compiled helpers, without its docstring, its
+    ``__all__`` and its imports of the others' names (all in one file here: a name imported
+    under another, ``real as _real``, is bound to it)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{module}.py")
     with open(path, encoding="utf-8") as handle:
         code = handle.read()
-    code = code[code.index('"""', 3) + 3:].strip()  # without the module's docstring and its __all__
+    code = code[code.index('"""', 3) + 3:].strip()
     code = re.sub(r"^__all__ = \[.*?\]\n+", "", code, count=1, flags=re.MULTILINE | re.DOTALL)
-    return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
-            "# (a copy of s2sad/compiled_helpers.py: this file runs without s2sad).\n" + code + "\n")
+
+    def bound_here(found) -> str:
+        names = ast.parse(found.group(0).replace("from .", "from ")).body[0].names
+        return "".join(f"{alias.asname} = {alias.name}\n" for alias in names if alias.asname)
+
+    return re.sub(r"^from \.compiled_\w+ import (?:.*\\\n)*.*\n", bound_here, code, flags=re.MULTILINE)
 
 
 def _numba_cache_text() -> str:

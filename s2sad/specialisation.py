@@ -21,6 +21,9 @@ import inspect
 import types
 import weakref
 
+# the constants a call may pass that its callee is specialised to, as they are spelt (``keepdims=True``)
+STATIC_CONSTANTS = {"True": True, "False": False}
+
 # callee -> {its statics: the specialised function}: one object per specialisation, so that the
 # caches keyed by function (transform._memory, compiled._split_halves) find it again
 _made: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -48,6 +51,10 @@ class StaticGlobals(dict):
 
     def get(self, name, default=None):
         return self[name] if name in self else default
+
+    def laid_over(self, name) -> bool:
+        """Whether ``name`` is one of the statics, not the module's."""
+        return dict.__contains__(self, name)
 
 
 def specialised(callee, statics: tuple, star: tuple | None = None, objects: tuple = (), nones: tuple = (),

@@ -26,7 +26,7 @@ from .frontend.resolve import Environment, found, signature
 from .frontend.resolve import unwrap as _unwrap
 from .frontend.source import read_function, source_lines_for_key, without_parameters
 from .frontend.source_current import check_source_is_current
-from .specialisation import StaticGlobals, built_written_out, methods_current, nones_written_in, \
+from .specialisation import STATIC_CONSTANTS, StaticGlobals, built_written_out, methods_current, nones_written_in, \
     objects_written_out, origin_of, specialised, star_written_out, statics_of
 from .frontend.flat_parameters import function_flat_parameters, written_star
 from .runtime.local_classes import defined_class
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
-GENERATOR_MODULES = ("cache/validity.py", "compiled_helpers.py")
+GENERATOR_MODULES = ("cache/validity.py", "compiled_basics.py", "compiled_helpers.py", "compiled_linear_algebra.py",
+                     "compiled_lists.py", "compiled_overloads.py")
 _generator_hash: str | None = None
 
 
@@ -157,6 +158,9 @@ def cache_key(function, wrt: tuple[str, ...], mode: str = "reverse") -> str:
                 parts.append("method " + _definition(name, value))
                 parts += _callee_definitions(value, {function, value})
         for position, name, value in statics_of(function):  # the functions it was specialised to, and theirs
+            if type(value) is bool:  # a constant a call passes (`keepdims=True`)
+                parts.append(f"static {position}:{name}={value!r}")
+                continue
             if not _is_users(value):  # a library function with a rule: which one
                 parts.append(f"static {position}:{name}={identity(value)}")
                 continue
@@ -347,7 +351,19 @@ def _splits_for(function):
         except NotCompiledError:
             return None
 
+    def takes_constant(spelling: str, position: int) -> bool:
+        """Whether the callee ``spelling`` names may be specialised to a constant given at
+        ``position``: a plain parameter there it never assigns, and not a method written out."""
+        try:
+            callee = _module_level_users(env, function, spelling, "")
+            parameters = function_flat_parameters(callee, None)
+        except NotCompiledError:
+            return False
+        return position < len(parameters) and not objects_written_out(callee) \
+            and _plain(parameters[position], _rebound(callee))
+
     splits.parameters = parameters_of  # keyword calls are written positionally first (codegen/keyword_calls.py)
+    splits.takes_constant = takes_constant  # `keepdims=True` (codegen/reverse.split_calls)
     return splits
 
 
@@ -368,40 +384,58 @@ def _module_level_users(env: Environment, function, spelling: str, where: str):
 
 def _specialised_call(env: Environment, function, callee, parameters: list, statics: tuple, given: int | None,
                       where: str, star: tuple | None = None):
-    """``callee`` specialised to the functions a call passes it (``statics``: ((position, global
-    name), ...)) and to those its parameters left out (past the ``given`` arguments) default to:
-    a module-level function of the user's, or a library function with a rule (``np.tanh``); and
+    """``callee`` specialised to the functions and the constants ``True`` and ``False`` a call
+    passes it (``statics``: ((position, global name or constant), ...)) and to those its
+    parameters left out (past the ``given`` arguments) default to: a module-level function of
+    the user's, or a library function with a rule (``np.tanh``), or a bool; and
     to its ``*args`` written out as the parameters ``star`` (``parameters``: its flat ones,
     flat_parameters.py). ``callee`` itself when there is nothing to specialise to.
     NotCompiledError when a parameter receiving a function is not a plain one the callee only reads."""
-    import dis
-
     chosen = []
     for position, spelling in statics:
+        if spelling in STATIC_CONSTANTS:  # `keepdims=True`: the callee made for that value
+            chosen.append((position, spelling, STATIC_CONSTANTS[spelling]))
+            continue
         value = env.resolve_dotted(spelling)
         if rule_for(value) is None:
             value = _module_level_users(env, function, spelling, f"{where}'s argument `{spelling}`")
         chosen.append((position, spelling, value))
+    rebound = _rebound(callee)
     for position, parameter in enumerate(parameters):
-        if given is not None and position >= given and _static_default(parameter.default):
+        if given is None or position < given:
+            continue
+        if static_default(parameter.default):
+            chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
+        elif type(parameter.default) is bool and _plain(parameter, rebound) and not objects_written_out(callee):
+            # a flag left to its default (`keepdims=False`): its branches may return arrays of other ranks
             chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
     if not chosen and star is None:
         return callee
     if objects_written_out(callee):  # (a method of an object written out given a function: not followed)
         raise NotCompiledError(f"{where} passes a function to a method of an object written out as its fields")
-    rebound = {instruction.argval for instruction in dis.get_instructions(callee.__code__)
-               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(callee.__code__.co_cellvars)
     for position, spelling, _ in chosen:
         parameter = parameters[position] if position < len(parameters) else None
-        if parameter is None or parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY) \
-                or parameter.name in rebound:
+        if parameter is None or not _plain(parameter, rebound):
             raise NotCompiledError(f"{where} passes `{spelling}` to a parameter that is not a plain positional one "
                                    "it only calls (assigned, captured, or *args)")
     return specialised(callee, tuple((position, parameters[position].name, value) for position, _, value in chosen),
                        star)
 
 
-def _static_default(value) -> bool:
+def _rebound(function) -> set:
+    """The names ``function`` assigns, deletes or captures in a closure."""
+    import dis
+
+    return {instruction.argval for instruction in dis.get_instructions(function.__code__)
+            if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(function.__code__.co_cellvars)
+
+
+def _plain(parameter, rebound: set) -> bool:
+    """A parameter named (not ``*args``) that the function never assigns or captures (``rebound``)."""
+    return parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY) and parameter.name not in rebound
+
+
+def static_default(value) -> bool:
     """A parameter's default the callee may be specialised to: a function of the user's, defined
     at module level, or a library function with a rule."""
     if inspect.isfunction(value) and _is_users(value):

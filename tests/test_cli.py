@@ -330,7 +330,7 @@ def test_emit_compile_writes_a_gradient_that_runs_with_numba_and_without_s2sad(t
 
 def test_emit_compile_of_an_array_function_carries_its_helpers(tmp_path):
     """A function of arrays: the file defines the Numba overloads its code calls (copied from
-    s2sad/compiled_helpers.py), so it too runs without s2sad."""
+    s2sad's modules of compiled helpers), so it too runs without s2sad."""
     pytest.importorskip("numba")
     source = tmp_path / "model.py"
     source.write_text(SPRING)

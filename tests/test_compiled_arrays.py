@@ -312,11 +312,11 @@ def test_an_int_argument_it_does_not_differentiate_is_served():
 
 def test_the_compiled_code_is_readable():
     """The generated module names the user's variables, points at their lines, and calls the
-    overloads of s2sad.compiled_helpers (no symbolic zeros, no closure)."""
+    overloads gathered in s2sad.compiled_overloads (no symbolic zeros, no closure)."""
     from s2sad.transform import generated_source
 
     text = generated_source(spring, ("x", "v", "k"), "compiled")
-    assert "from s2sad.compiled_helpers import" in text and "ZERO" not in text and "def spring_pullback" not in text
+    assert "from s2sad.compiled_overloads import" in text and "ZERO" not in text and "def spring_pullback" not in text
     line = spring.__code__.co_firstlineno + 2
     assert f"# test_compiled_arrays.py:{line}: a = -k * x - 0.1 * v" in text
     assert "dk = zero_like(k)" in text

@@ -137,7 +137,7 @@ def test_the_callee_is_specialised_and_not_given_the_function():
     specialised = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
                    if mode == "compiled_split" and getattr(f, "__s2sad_statics__", None)]
     assert any("def rk4_step_forward(y, dt, params):" in s and "f_forward(y, params)" in s and
-               "Specialised to the functions its caller passes (f = lotka_volterra)" in s for s in specialised)
+               "Specialised to the functions and flags its caller passes (f = lotka_volterra)" in s for s in specialised)
 
 
 # ---------------------------------------------------------------- what falls back, with the same numbers

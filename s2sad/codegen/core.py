@@ -151,7 +151,7 @@ class Emitter:
     def imports(self, body: list[str], runtime_names, always=(), compiled_helpers=None) -> str:
         """The module's import lines: the function's own imports, then what ``body`` uses of NumPy,
         ``math``, the rules' helpers and ``runtime_names`` (``always`` imported); or, for code
-        Numba compiles, of ``compiled_helpers`` (their overloads in s2sad.compiled_helpers)."""
+        Numba compiles, of ``compiled_helpers`` (their overloads gathered in s2sad.compiled_overloads)."""
         lines = []
         for alias, module in sorted(self.function.imports.items()):
             lines.append(f"import {module}" if alias == module else f"import {module} as {alias}")
@@ -162,7 +162,7 @@ class Emitter:
             lines.append("import math")
         if compiled_helpers is not None:
             names = sorted(n for n in compiled_helpers if n in used)
-            return "\n".join(lines + ([f"from s2sad.compiled_helpers import {', '.join(names)}"] if names else [])) + "\n"
+            return "\n".join(lines + ([f"from s2sad.compiled_overloads import {', '.join(names)}"] if names else [])) + "\n"
         helpers = sorted(n for n in self.helpers - {"np", "math"} if n in used)
         if helpers:
             lines.append(f"from s2sad.rules.helpers import {', '.join(helpers)}")

@@ -30,7 +30,8 @@ nothing else, read by nothing but the ``return``); ``np.tanh(x)`` (and the other
 ``numpy_tanh(x)``, NumPy's own loop on a large array. ``fewer_allocations`` then spares Numba
 the allocations and reference counts nothing needs.
 
-In both, ``math.fmod`` and ``math.cbrt``, which Numba lacks, are NumPy's (``MATH_AS_NUMPY``).
+In both, ``math.fmod`` and ``math.cbrt``, which Numba lacks, are NumPy's (``MATH_AS_NUMPY``), and
+a ``with np.errstate(...)`` ignoring what it names is its body (``errstate_ignored.py``).
 
 Whatever else the function reads that is not its own, ``math``, ``np`` or a builtin Numba
 compiles keeps it from compiling: ``NotCompiledError`` names it, and ``grad`` runs the NumPy
@@ -45,6 +46,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
 from .core import RECEIVER_CHECKS
+from .errstate_ignored import errstate_ignored
 from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
@@ -69,7 +71,9 @@ ARRAY_METHODS = {"sum": "array_sum", "mean": "array_mean", "dot": "array_dot", "
 BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", "amax_vjp_a", "amin_vjp_a",
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
                                   "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a", "append_vjp_arr",
-                                  "append_vjp_values"})
+                                  "append_vjp_values",
+                                  # (compiled_linear_algebra's)
+                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
 # given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
 NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
@@ -82,7 +86,8 @@ JOINS = {"np.concatenate": 0, "np.stack": 0, "np.hstack": 0, "np.vstack": 0, "co
          "stack_vjp_arrays": 2, "hstack_vjp_tup": 2, "vstack_vjp_tup": 2}
 # NumPy's joins of a sequence given by name (a list built in a loop, or kept on the tape): the overloads
 # of compiled_helpers, which join lists as well as tuples
-LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack"}
+LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack", "vstack": "numpy_vstack",
+              "hstack": "numpy_hstack"}
 # the helpers compiled array code calls, each an overload of Numba's in s2sad/compiled_helpers.py (named
 # here, not imported: that module imports Numba, and generating code needs none)
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
@@ -96,7 +101,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "as_tuple",
                            # np.concatenate and np.stack of a list named (built in a loop), and its
                            # cotangent taken apart as the loop's appends are undone
-                           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of",
+                           "numpy_concatenate", "numpy_stack", "numpy_vstack", "numpy_hstack", "item_of", "prefix_of",
                            # np.squeeze given its axes (Numba has none)
                            "numpy_squeeze",
                            # `type(x) is float` (abs's rule), and abs itself
@@ -732,7 +737,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if draws.found:
         raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
                                "would replace by a state of its own: other numbers than NumPy's", location)
-    module = module.visit(_MathAsNumpy())
+    module = errstate_ignored(module.visit(_MathAsNumpy()))  # `with np.errstate(divide="ignore"):`: its body
     if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
         module = star_calls_unpacked(module, location)
     scattered = _Scattered()

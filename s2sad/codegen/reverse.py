@@ -23,7 +23,7 @@ from ..analysis.scalars import float_plan
 from ..analysis.tape_contents import closure_read_for_metadata, loop_invariants, read_for_metadata
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Operation, Statement, Var, operations_of
 from ..frontend.naming import Namer
-from ..specialisation import statics_of
+from ..specialisation import STATIC_CONSTANTS, statics_of
 from .compiled_methods import methods_as_functions
 from .extremes import extremes_bound
 from .returned_ints import refuse_returned_ints
@@ -89,9 +89,9 @@ SPLIT_HEADING = ("`{name}` split for the compiled gradient of a function calling
                  "value's cotangent into (0.0, one cotangent per parameter), as the rrule's pullback would. The "
                  "cotangents with respect to {wrt} are computed; the others are 0.0, which no caller reads.")
 
-SPECIALISED_HEADING = ("Specialised to the functions its caller passes ({given}): those parameters are not "
-                       "the halves' parameters, their calls are calls of the functions by name, and their "
-                       "cotangents are 0.0.")
+SPECIALISED_HEADING = ("Specialised to the functions and flags its caller passes ({given}): those parameters "
+                       "are not the halves' parameters, their calls are calls of the functions by name, a "
+                       "flag is its constant, and their cotangents are 0.0.")
 
 ACCEPTS_TEMPLATE = '''
 
@@ -609,7 +609,8 @@ def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
     tree = _parsed(text)
     loads = _loads(tree, text)
     loaded = set(loads)
-    statics, uses = _static_arguments(tree, bindings, generator.function.imports)
+    statics, uses = _static_arguments(tree, bindings, generator.function.imports,
+                                      getattr(splits, "takes_constant", lambda spelling, position: False))
     keyworded = _called_with_keywords(tree)
     passed_only = {name for name, count in uses.items() if count == loads.get(name)}
     for spelling, recipe in sorted(bindings.items()):
@@ -673,10 +674,13 @@ def _takes_star_args(splits, spelling: str) -> bool:
     return any(p.kind is p.VAR_POSITIONAL for p in parameters or ())
 
 
-def _static_arguments(tree, bindings: dict, imports) -> tuple[dict, dict]:
+def _static_arguments(tree, bindings: dict, imports, takes_constant) -> tuple[dict, dict]:
     """rrule -> [(((position, name), ...), the number of arguments) for each distinct call]: the
     arguments of the calls of each user function's rrule that are module-level names bound once
-    (functions, as ``rk4_step(lotka_volterra, y)`` passes) or NumPy's (``np.tanh``), and how many
+    (functions, as ``rk4_step(lotka_volterra, y)`` passes) or NumPy's (``np.tanh``), or ``True``
+    and ``False`` (``logsumexp(x, axis=1, keepdims=True)``: the callee's branches on it returning
+    arrays of different ranks, of which Numba types only the one taken) where ``takes_constant(callee,
+    position)`` (a plain parameter the callee never assigns), and how many
     arguments they give; and name -> how many times calls pass it. ``tree``: the text parsed (None
     when its lines are not a whole program: no call is specialised)."""
     import ast
@@ -689,15 +693,28 @@ def _static_arguments(tree, bindings: dict, imports) -> tuple[dict, dict]:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and bindings.get(node.func.id, ("",))[0] == "transformed"):
             continue
-        given = tuple((position, spelling) for position, spelling in enumerate(map(_dotted, node.args))
+        reference = bindings[node.func.id][1]
+        callee = reference[1] if reference[0] == "env" else None
+        given = tuple((position, spelling) for position, spelling in enumerate(map(_static_spelling, node.args))
                       if spelling and (bindings.get(spelling) == ("global", spelling) and spelling not in COMPILED_BUILTINS
-                                       or "." in spelling and spelling.split(".")[0] in imports))
+                                       or "." in spelling and spelling.split(".")[0] in imports
+                                       or spelling in STATIC_CONSTANTS and callee is not None
+                                       and takes_constant(callee, position)))
         variants = found.setdefault(node.func.id, [])
         if (given, len(node.args)) not in variants:  # the arguments it gives: the parameters left to defaults
             variants.append((given, len(node.args)))
         for _, name in given:
             uses[name] = uses.get(name, 0) + 1
     return found, uses
+
+
+def _static_spelling(node) -> str | None:
+    """``_dotted``'s spelling of a name, or ``True`` and ``False`` for those constants."""
+    import ast
+
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
+        return repr(node.value)
+    return _dotted(node)
 
 
 def _dotted(node) -> str | None:
@@ -773,7 +790,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     heading = _comment(SPLIT_HEADING.format(name=function.name, forward=forward_name, reverse=reverse_name,
                                             wrt=", ".join(wrt) or "nothing"))
     if statics_of(user_function):
-        given = ", ".join(f"{name} = {value.__qualname__}" for _, name, value in statics_of(user_function))
+        given = ", ".join(f"{name} = {_static_spelt(value)}" for _, name, value in statics_of(user_function))
         heading += _comment(SPECIALISED_HEADING.format(given=given))
     calls = split_calls(generator, splits, "\n".join(primal + reverse + cotangents))
     extremes = extremes_bound(function, generator.core.bindings)
@@ -795,11 +812,21 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
 
 
 def _library_statics(user_function) -> dict:
-    """parameter -> ``np.name`` for the NumPy functions a specialised function was given."""
+    """parameter -> ``np.name`` for the NumPy functions a specialised function was given, and
+    ``True`` or ``False`` for those constants (Numba prunes the branches they do not take)."""
     import numpy as np
 
-    return {name: f"np.{value.__name__}" for _, name, value in statics_of(user_function)
-            if getattr(np, getattr(value, "__name__", ""), None) is value}
+    return {name: _static_spelt(value) for _, name, value in statics_of(user_function)
+            if type(value) is bool or getattr(np, getattr(value, "__name__", ""), None) is value}
+
+
+def _static_spelt(value) -> str:
+    """How generated code spells a static: ``True``, ``np.tanh``, a function's name."""
+    if type(value) is bool:
+        return repr(value)
+    import numpy as np
+
+    return f"np.{value.__name__}" if getattr(np, getattr(value, "__name__", ""), None) is value else value.__qualname__
 
 
 def _respelled(lines: list[str], spellings: dict) -> list[str]:
@@ -811,6 +838,12 @@ def _respelled(lines: list[str], spellings: dict) -> list[str]:
             return False  # `x.activation` is an attribute, not the name: only the owner is visited
 
         def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+            return updated.with_changes(value=updated.value.visit(self))
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            return False  # `keepdims=keepdims`: the keyword is not the name, its value is
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
             return updated.with_changes(value=updated.value.visit(self))
 
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:

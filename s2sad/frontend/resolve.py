@@ -67,9 +67,13 @@ class Environment:
         return value
 
     def is_static_root(self, name: str) -> bool:
-        """Modules, functions and classes are bound once; other globals are data, read per call."""
+        """Modules, functions and classes are bound once; other globals are data, read per call,
+        but for the constants a specialised function was made for (``keepdims=True``: its globals'
+        ``laid_over``, specialisation.py), which are part of what it is."""
         value = self.lookup(name)
-        return isinstance(value, types.ModuleType) or callable(value)
+        laid_over = getattr(self.globals, "laid_over", None)
+        return isinstance(value, types.ModuleType) or callable(value) \
+            or laid_over is not None and name not in self.closure and laid_over(name)
 
 
 def found(value) -> bool:
