@@ -14,6 +14,7 @@ import s2sad
 from finite_differences import numerical_gradient as central
 from realistic_programs import conv1d_valid, heat_equation
 from test_compiled_arrays import compiled_against_references, float32_against_references
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -62,7 +63,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_writes_compile_and_their_gradients_are_central_differences(name):
     f, args, argnums = CASES[name]
     compiled_against_references(f, args, argnums)

@@ -17,6 +17,7 @@ from finite_differences import numerical_gradient as central
 from realistic_programs import local_dataclass_state
 from test_compiled_arrays import compiled_against_references, falls_back_naming, float32_against_references
 from test_compiled_calls import gradient_in_a_new_process
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -134,7 +135,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_objects_built_inside_compile_and_their_gradients_are_central_differences(name):
     f, args, argnums = CASES[name]
     compiled_against_references(f, args, argnums)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import compiled_share
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references, falls_back_naming
 
@@ -101,7 +102,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_a_gradient_through_calls_compiles_and_is_central_differences(name):
     compiled_against_references(*CASES[name])
 

@@ -14,6 +14,7 @@ import s2sad
 from finite_differences import numerical_gradient as central
 from s2sad.runtime.tangents import Tangent
 from test_compiled_arrays import falls_back_naming
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -172,7 +173,7 @@ def compiled_against_references(f, args, argnums):
             np.testing.assert_allclose(mine, central_of_field(f, args, position, name), rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_objects_compile_and_their_gradients_are_central_differences(name):
     compiled_against_references(*CASES[name])
 
@@ -204,7 +205,7 @@ def test_the_object_is_written_out_as_its_fields():
     splits = [generated_source(f, wrt, mode) for f in list(_memory.keys()) for mode, wrt in _memory[f]
               if mode == "compiled_split" and getattr(f, "__s2sad_origin__", None) is Factors.loss]
     # each line of the method keeps its own comment (the rewritten lines point at the user's)
-    assert any("test_compiled_classes.py:31: misfit = mask * (self.users @ self.items.T - ratings)\n" in s
+    assert any("test_compiled_classes.py:32: misfit = mask * (self.users @ self.items.T - ratings)\n" in s
                and "def loss_forward(self_l2, self_users, self_items, ratings, mask):" in s for s in splits), splits
 
 

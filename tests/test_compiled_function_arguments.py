@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from corpus_cases import compiled_share
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references
 from test_compiled_calls import gradient_in_a_new_process
@@ -112,7 +113,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_a_function_passed_as_a_value_compiles_and_is_central_differences(name):
     compiled_against_references(*CASES[name])
 

@@ -11,6 +11,7 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -76,7 +77,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES), 2))  # (every one with S2SAD_TESTS=full)
 def test_layers_compile_and_are_central_differences(name):
     f, args = CASES[name]
     with warnings.catch_warnings():

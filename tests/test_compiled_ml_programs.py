@@ -16,6 +16,7 @@ from finite_differences import numerical_gradient as central
 from realistic_programs import gru_loss, gru_sequence_states, minibatch_objective, relu_mlp_mse, rnn_states_stacked
 from trees import combine, direction, inner
 from test_compiled_arrays import compiled_against_references, float32_against_references
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 rng = np.random.default_rng(16)
@@ -90,7 +91,7 @@ PROGRAMS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", compiled_share(sorted(PROGRAMS), 2))  # (every one with S2SAD_TESTS=full)
 def test_lists_joined_compile_and_give_the_references(name):
     f, make, argnums = PROGRAMS[name]
     compiled_against_references(f, make(), argnums)

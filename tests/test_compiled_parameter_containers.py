@@ -14,6 +14,7 @@ import s2sad
 from finite_differences import numerical_gradient as central
 from realistic_programs import lstm_loss
 from test_compiled_arrays import falls_back_naming
+from corpus_cases import compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -61,7 +62,7 @@ def central_of_entry(f, args, position, key):
     return central(lambda value: f(*_with_entry(args, position, key, value)), (args[position][key],), 0)
 
 
-@pytest.mark.parametrize("name", sorted(CASES) + sorted(TUPLES))
+@pytest.mark.parametrize("name", compiled_share(sorted(CASES) + sorted(TUPLES), 2))  # (every one with S2SAD_TESTS=full)
 def test_dicts_and_tuples_compile_and_their_gradients_are_central_differences(name):
     f, args, argnums = {**CASES, **TUPLES}[name]
     with warnings.catch_warnings():

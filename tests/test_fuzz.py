@@ -17,12 +17,13 @@ import os
 import numpy as np
 import pytest
 
+from corpus_cases import FULL
 from fuzz import regressions
 from fuzz import run as fuzz_run
 from fuzz.analysis import features_of, instrument
 from fuzz.generator import programs
 
-SHORT_PROGRAMS = 48   # ~9 s on 2 idle cores (kept short for CI time); the long profile (python -m tests.fuzz) is the on-demand command
+SHORT_PROGRAMS = 32   # ~6 s on 2 idle cores (kept short for CI time); the long profile (python -m tests.fuzz) is the on-demand command
 SHRINK_BUDGET, REDUCE_BUDGET = 60, 60   # a new failure costs at most ~40 s more to shrink
 SEED = 20261122
 JOBS = min(2, os.cpu_count() or 1)
@@ -74,7 +75,7 @@ def test_the_generator_writes_valid_smooth_programs():
     from fuzz.analysis import Probe
     from fuzz.generator import MARGIN
 
-    @settings(max_examples=30, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=60 if FULL else 20, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(programs())
     def check(program):
@@ -491,7 +492,7 @@ def test_each_structure_idiom_gives_right_numbers_or_a_located_refusal(tmp_path)
     nested def, methods that change their object, writes through a second name...)."""
     from fuzz.generator import HEADER
     from fuzz.idioms import IDIOMS, LIBRARY
-    from fuzz.oracle import check_source
+    from fuzz.oracle import MODES, check_source
 
     holes = {"{S}": "s", "{V}": "x", "{U}": "np.tanh(x[:2])", "{M}": "np.outer(np.cos(x[:2]), x)",
              "{C}": "np.cos(x[:2])[:, None]", "{out}": "out", "{t}": "t1", "{t2}": "t2", "{i}": "i1"}
@@ -506,7 +507,9 @@ def test_each_structure_idiom_gives_right_numbers_or_a_located_refusal(tmp_path)
         library = "".join(f"\n{LIBRARY[name]}\n" for name in dict.fromkeys(idiom.needs))
         body = "".join(f"    {line}\n" for line in lines)
         source = f"{HEADER}import functools\n{library}\n\ndef f(x, s):\n{body}    return np.sum(np.sin(out))\n"
-        outcome = check_source(source, (x, s), "S", 1.0, [np.array([1.0, -0.5, 0.25]), 0.5], str(tmp_path))
+        # compile=True (the costliest check, Numba compiling each program) on every other idiom; all with S2SAD_TESTS=full
+        modes = MODES if FULL or checked % 2 == 0 else tuple(mode for mode in MODES if mode != "compiled")
+        outcome = check_source(source, (x, s), "S", 1.0, [np.array([1.0, -0.5, 0.25]), 0.5], str(tmp_path), modes=modes)
         checked += 1
         if outcome.invalid or outcome.failures:
             problems.append(f"{idiom.feature}: {outcome.invalid} {[str(f) for f in outcome.failures]}\n{source}")
