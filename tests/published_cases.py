@@ -233,7 +233,7 @@ def _directions(args, argnums, seed):
 
 
 def _zero_like(x):
-    return combine(x, x, -1.0) if not isinstance(x, (int, np.integer)) else x
+    return combine(x, x, -1.0) if not isinstance(x, (int, np.integer)) else 0 * x
 
 
 def _check_gradients(f, args, argnums, gradients, name):

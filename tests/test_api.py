@@ -101,7 +101,8 @@ def test_differentiating_with_respect_to_a_non_float_names_the_argument(value):
 
 @pytest.mark.parametrize("transform", ["jvp", "hvp"])
 @pytest.mark.parametrize("value, tangent", [(3, 1.0), (np.array([1, 2]), np.ones(2)), (3, 1),
-                                            (np.array([1, 2]), np.array([1, 0]))])
+                                            (np.array([1, 2]), np.array([1, 0])), (1, 1),
+                                            (np.array([1, 2]), np.array([1, 2]))])
 def test_a_float_tangent_for_an_int_argument_is_refused_not_dropped(transform, value, tangent):
     """jvp(square, (3,), (1.0,)) gave (9, 0.0), where the slope of (3 + t) ** 2 is 6; hvp dropped an int
     array's direction (the Hessian of sum(x * x * y) along both gave y's row alone, [0, 0], not [2, 4])

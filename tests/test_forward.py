@@ -81,6 +81,8 @@ def _zero(x):
         return tuple(_zero(v) for v in x)
     if isinstance(x, dict):
         return {k: _zero(v) for k, v in x.items()}
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool) or isinstance(x, np.ndarray) and x.dtype.kind in "iu":
+        return 0 * x  # (an int as its own tangent would move it: refused)
     return x
 
 
