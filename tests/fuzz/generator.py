@@ -233,7 +233,7 @@ def directions(seed: int, params, output_kind: str):
                 lambda leaf: float(rng.standard_normal()) if np.ndim(leaf) == 0 else rng.standard_normal(np.shape(leaf)),
                 p.value, static=lambda item: None))
         elif p.kind == "int":
-            tangents.append(p.value)  # no tangent space; jvp ignores it
+            tangents.append(0)  # no tangent space: a zero (the int itself would move it, which s2sad refuses)
         elif p.kind == "S":
             tangents.append(float(rng.standard_normal()))
         else:
