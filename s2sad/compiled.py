@@ -50,7 +50,7 @@ from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
 from .specialisation import specialised
-from .transform import static_default, generated_compiled
+from .transform import generated_compiled, plain_parameter, rebound_names, static_default
 
 __all__ = ["compiled_first"]
 
@@ -401,13 +401,9 @@ def _function_defaults(function, missing: list, first: int) -> tuple:
     """``((position, name, function), ...)``: the parameters not given (``missing``, from position
     ``first``) whose default is a function the code may be made for (a module-level one of the
     user's, or a library's with a rule), plain ones the function does not assign."""
-    import dis
-
-    rebound = {instruction.argval for instruction in dis.get_instructions(function.__code__)
-               if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(function.__code__.co_cellvars)
+    rebound = rebound_names(function)
     return tuple((first + i, p.name, p.default) for i, p in enumerate(missing)
-                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in rebound
-                 and static_default(p.default))
+                 if plain_parameter(p, rebound) and static_default(p.default))
 
 
 def _objects_written_out(function, parameters: list, objects: tuple, positions, nones: tuple = ()) -> tuple:

@@ -360,7 +360,7 @@ def _splits_for(function):
         except NotCompiledError:
             return False
         return position < len(parameters) and not objects_written_out(callee) \
-            and _plain(parameters[position], _rebound(callee))
+            and plain_parameter(parameters[position], rebound_names(callee))
 
     splits.parameters = parameters_of  # keyword calls are written positionally first (codegen/keyword_calls.py)
     splits.takes_constant = takes_constant  # `keepdims=True` (codegen/reverse.split_calls)
@@ -400,13 +400,13 @@ def _specialised_call(env: Environment, function, callee, parameters: list, stat
         if rule_for(value) is None:
             value = _module_level_users(env, function, spelling, f"{where}'s argument `{spelling}`")
         chosen.append((position, spelling, value))
-    rebound = _rebound(callee)
+    rebound = rebound_names(callee)
     for position, parameter in enumerate(parameters):
         if given is None or position < given:
             continue
         if static_default(parameter.default):
             chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
-        elif type(parameter.default) is bool and _plain(parameter, rebound) and not objects_written_out(callee):
+        elif type(parameter.default) is bool and plain_parameter(parameter, rebound) and not objects_written_out(callee):
             # a flag left to its default (`keepdims=False`): its branches may return arrays of other ranks
             chosen.append((position, f"the default of `{parameter.name}`", parameter.default))
     if not chosen and star is None:
@@ -415,14 +415,14 @@ def _specialised_call(env: Environment, function, callee, parameters: list, stat
         raise NotCompiledError(f"{where} passes a function to a method of an object written out as its fields")
     for position, spelling, _ in chosen:
         parameter = parameters[position] if position < len(parameters) else None
-        if parameter is None or not _plain(parameter, rebound):
+        if parameter is None or not plain_parameter(parameter, rebound):
             raise NotCompiledError(f"{where} passes `{spelling}` to a parameter that is not a plain positional one "
                                    "it only calls (assigned, captured, or *args)")
     return specialised(callee, tuple((position, parameters[position].name, value) for position, _, value in chosen),
                        star)
 
 
-def _rebound(function) -> set:
+def rebound_names(function) -> set:
     """The names ``function`` assigns, deletes or captures in a closure."""
     import dis
 
@@ -430,7 +430,7 @@ def _rebound(function) -> set:
             if instruction.opname in ("STORE_FAST", "DELETE_FAST")} | set(function.__code__.co_cellvars)
 
 
-def _plain(parameter, rebound: set) -> bool:
+def plain_parameter(parameter, rebound: set) -> bool:
     """A parameter named (not ``*args``) that the function never assigns or captures (``rebound``)."""
     return parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY) and parameter.name not in rebound
 

@@ -814,19 +814,22 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
 def _library_statics(user_function) -> dict:
     """parameter -> ``np.name`` for the NumPy functions a specialised function was given, and
     ``True`` or ``False`` for those constants (Numba prunes the branches they do not take)."""
-    import numpy as np
-
     return {name: _static_spelt(value) for _, name, value in statics_of(user_function)
-            if type(value) is bool or getattr(np, getattr(value, "__name__", ""), None) is value}
+            if type(value) is bool or _numpys(value)}
 
 
 def _static_spelt(value) -> str:
     """How generated code spells a static: ``True``, ``np.tanh``, a function's name."""
     if type(value) is bool:
         return repr(value)
+    return f"np.{value.__name__}" if _numpys(value) else value.__qualname__
+
+
+def _numpys(value) -> bool:
+    """Whether ``value`` is NumPy's function of its name (``np.tanh``)."""
     import numpy as np
 
-    return f"np.{value.__name__}" if getattr(np, getattr(value, "__name__", ""), None) is value else value.__qualname__
+    return getattr(np, getattr(value, "__name__", ""), None) is value
 
 
 def _respelled(lines: list[str], spellings: dict) -> list[str]:
