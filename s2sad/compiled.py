@@ -46,6 +46,7 @@ from .errors import ArgumentError, CompiledFallbackWarning, NotCompiledError
 from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
 from .frontend.object_layouts import is_user_object, layout_for, objects_in, written_out
 from .frontend.resolve import signature, unwrap
+from .optimisation_level import compiled_level
 from .registry import registry_generation
 from .runtime import blocks
 from .runtime.finiteness import all_finite
@@ -218,7 +219,7 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             # functions): BLAS found without importing scipy.linalg (0.2 s of CPU of a cold first call:
             # Numba's set-up checks for BLAS by importing it, whether the code multiplies matrices or not)
             if kinds not in lane[6] and (machine is None or machine[1]):
-                with ahead_of_time.blas_nearby():
+                with ahead_of_time.blas_nearby(), compiled_level():
                     value, gradients = run(*args)
             else:
                 value, gradients = run(*args)
@@ -278,7 +279,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             return numpy_path(*given, **kwargs)
         dispatcher = lane[2]._made() if isinstance(lane[2], _NumbaWhenNeeded) else lane[2]
         try:
-            done = compiled_elementwise.gradient(lane[1], dispatcher, args, lane[3], shape)
+            with compiled_level():  # (its loop is compiled at its first call)
+                done = compiled_elementwise.gradient(lane[1], dispatcher, args, lane[3], shape)
         except Exception as error:  # noqa: BLE001 - a division by zero, or Numba could not compile the loop
             if _is_numba_error(error):
                 one_pass_refused.add(lane[1])
@@ -684,7 +686,8 @@ def typed_code(entry, dispatcher, argument_types):
     annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
     if getattr(annotation, "typemap", None) is None:
         fresh = numba.njit(entry)
-        fresh.compile(argument_types)
+        with compiled_level():
+            fresh.compile(argument_types)
         annotation = fresh.overloads[argument_types].type_annotation
     return annotation.blocks, annotation.typemap
 

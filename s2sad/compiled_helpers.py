@@ -65,7 +65,10 @@ def _cache_writable() -> bool:
     return True
 
 
-_KEPT = {"cache": True} if _cache_writable() else {}
+KEPT_ON_DISK = _cache_writable()
+# (helpers are called from compiled code alone: no wrapper for calls from Python or C, whose lowering
+# and machine code were a fifth of a helper's compile time)
+_KEPT = dict({"cache": True} if KEPT_ON_DISK else {}, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 def overload(function, kept: bool = True, **options):

@@ -355,3 +355,20 @@ def test_emit_compile_of_an_array_function_carries_its_helpers(tmp_path):
         step = np.eye(4)[i] * h
         assert abs(dx[i] - (smoothness(x + step, 1.7) - smoothness(x - step, 1.7)) / (2 * h)) < 1e-6
     assert abs(dw - (smoothness(x, 1.7 + h) - smoothness(x, 1.7 - h)) / (2 * h)) < 1e-6
+
+
+def test_precompile_keeps_the_helpers_in_numba_s_cache_and_leaves_the_user_s_cache_alone(tmp_path, monkeypatch,
+                                                                                        capsys):
+    pytest.importorskip("numba")
+    numba_cache, user_cache = tmp_path / "numba", tmp_path / "s2sad"
+    user_cache.mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(numba_cache))
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(user_cache))
+    from s2sad.command_line import main
+
+    assert main(["precompile", "--jobs", "1", "--only", "reductions"]) == 0
+    out = capsys.readouterr().out
+    assert "reductions" in out and "float64[5], float64[5]" in out and "compiled" in out and "done" in out
+    kept = {path.name.split(".")[0] for path in numba_cache.rglob("*.nbi")}
+    assert any(name.startswith("compiled_helpers") for name in kept), kept  # the helpers' machine code
+    assert list(user_cache.iterdir()) == []  # the programs' own code went with a directory of its own

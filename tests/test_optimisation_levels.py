@@ -63,3 +63,52 @@ def test_gradients_compiled_at_o2_and_o3_are_the_same_bits(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     at_o3 = json.loads(done.stdout.strip().splitlines()[-1])
     assert gradients_as_hex() == at_o3
+
+
+# ---------------------------------------------------------------------------- the level compile=True sets
+
+def test_compiled_level_is_o2_inside_and_numba_s_own_outside(monkeypatch):
+    from numba.core import config
+
+    from s2sad.optimisation_level import COMPILED_LEVEL, compiled_level
+
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    monkeypatch.setattr(config, "OPT", type(config.OPT)(3))
+    with compiled_level():
+        assert int(config.OPT) == COMPILED_LEVEL == 2
+        with compiled_level():  # nested (another thread's first call, or a check compiling again)
+            assert int(config.OPT) == 2
+        assert int(config.OPT) == 2
+    assert int(config.OPT) == 3 and isinstance(config.OPT, type(config.OPT))
+    with pytest.raises(ZeroDivisionError), compiled_level():
+        1 / 0
+    assert int(config.OPT) == 3
+    monkeypatch.setenv("NUMBA_OPT", "3")  # the user's choice stands
+    with compiled_level():
+        assert int(config.OPT) == 3
+
+
+def hill(a, b):
+    return a * a / (1.0 + b * b) + 0.25 * a * b
+
+
+def test_a_first_compiled_call_compiles_at_o2_unless_the_user_set_a_level(monkeypatch, tmp_path):
+    from numba.core import config, event
+
+    levels = []
+
+    class Levels(event.Listener):
+        def on_start(self, e):
+            levels.append(int(config.OPT))
+
+        def on_end(self, e):
+            pass
+
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    monkeypatch.setattr(config, "OPT", type(config.OPT)(3))
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))  # nothing cached: Numba compiles
+    with event.install_listener("numba:compile", Levels()):
+        gradient = s2sad.grad(hill, argnums=(0, 1), compile=True)(0.5, 2.0)
+    np.testing.assert_allclose(gradient, (2 * 0.5 / 5.0 + 0.5, -0.25 * 2 * 2.0 / 25.0 + 0.125), rtol=1e-14)
+    assert levels and set(levels) == {2}
+    assert int(config.OPT) == 3  # and Numba's own level again after
