@@ -396,6 +396,11 @@ def compiled_first_call(name: str) -> dict:
         seconds, numba_imported = json.loads(done.stdout.strip().splitlines()[-1])
         return seconds, numba_imported, time.perf_counter() - started
 
+    with tempfile.TemporaryDirectory() as prepared, tempfile.TemporaryDirectory() as first:
+        # `s2sad precompile` first (its programs are not this workload), then the first call
+        subprocess.run([sys.executable, "-m", "s2sad", "precompile"], env=dict(os.environ, NUMBA_CACHE_DIR=prepared),
+                       capture_output=True, text=True, check=True)
+        after_precompile = first_call(dict(os.environ, S2SAD_CACHE_DIR=first, NUMBA_CACHE_DIR=prepared))
     with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as first, \
             tempfile.TemporaryDirectory() as cache:
         cold = first_call(dict(os.environ, S2SAD_CACHE_DIR=first, NUMBA_CACHE_DIR=numba_cache))
@@ -404,7 +409,8 @@ def compiled_first_call(name: str) -> dict:
         # (awaiting its build at exit, which by default goes on in a child process after it ended)
         second = first_call(dict(env, S2SAD_AHEAD_OF_TIME="wait"))
         warm = [first_call(env) for _ in range(5)]
-    return {"nothing cached": cold[0], "a new function, its helpers cached": new_function[0],
+    return {"nothing cached": cold[0], "after `s2sad precompile`": after_precompile[0],
+            "a new function, its helpers cached": new_function[0],
             "Numba's cache (a second process)": second[0],
             "the second process, building as it exits": second[2],
             "from the caches (median of 5)": statistics.median(v[0] for v in warm),
@@ -526,13 +532,14 @@ def main(argv=None) -> int:
     if "first_call" in chosen and importlib.util.find_spec("numba") is not None:
         lines += ["", "compile=True's first call in a new process (`compiled_first_call`; from the caches: the "
                   "machine code kept ahead of time, `s2sad/ahead_of_time.py`):", "",
-                  "| workload | nothing cached | a new function (its helpers cached) | Numba's cache (second process) "
-                  "| second process in all (builds at exit) | from the caches (median of 5) | Numba imported then |",
-                  "| --- | --- | --- | --- | --- | --- | --- |"]
+                  "| workload | nothing cached | nothing cached but `s2sad precompile` | a new function (its helpers "
+                  "cached) | Numba's cache (second process) | second process in all (builds at exit) "
+                  "| from the caches (median of 5) | Numba imported then |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name in ("scalar", "rnn"):
             print(f"measuring the first compiled call of {name} ...", file=sys.stderr)
             first = compiled_first_call(name)
-            cells = [format_time(value) for value in list(first.values())[:5]]
+            cells = [format_time(value) for value in list(first.values())[:6]]
             lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if first['numba imported from the caches'] else 'no'} |")
     if "tape" in chosen:
         print("measuring tape bytes ...", file=sys.stderr)
