@@ -657,7 +657,7 @@ def power_vjp_base(g, x, y):
     if type(y) in (int, float) and y >= 1:
         # a constant exponent of at least 1 (``x ** 2``): x ** (y - 1) is finite everywhere,
         # so the guards below (and their cost) are not needed
-        return unbroadcast(g * conj(y * x ** (y - 1)) if y != 2 else g * conj(2 * x), x)
+        return unbroadcast(g * conj(y * x ** (y - 1)) if y != 2 else g * conj(2.0 * x), x)  # (2 * a list repeats it)
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = g * conj(y * np.power(x, y - 1))
         slope = np.where(np.equal(g, 0) | np.equal(y, 0), np.zeros_like(slope), slope)

@@ -52,7 +52,8 @@ def _power_with_constant_exponent(call: ast.Call) -> ast.expr | None:
         cotangent = g
     else:
         power = base if c == 2 else ast.BinOp(base, ast.Pow(), ast.Constant(c - 1))
-        slope = ast.BinOp(ast.Constant(c), ast.Mult(), power)
+        # a float constant: `2 * x` of a list (np.power(xs, 2)) would repeat it, where `2.0 * x` raises
+        slope = ast.BinOp(ast.Constant(float(c)), ast.Mult(), power)
         cotangent = ast.BinOp(g, ast.Mult(), ast.Call(ast.Name("conj", ast.Load()), [slope], []))
     return ast.Call(ast.Name("unbroadcast", ast.Load()), [cotangent, base], [])
 

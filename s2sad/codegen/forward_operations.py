@@ -333,7 +333,8 @@ def _constant_exponent(forward, param, arguments):
     if value < 1:
         return None
     base = params[0]
-    return f"g * (2 * {base})" if value == 2 else f"g * ({exponent.code} * {base} ** ({exponent.code} - 1))"
+    # (`2.0 *`: `2 * xs` of a list given to np.power would repeat it)
+    return f"g * (2.0 * {base})" if value == 2 else f"g * ({exponent.code} * {base} ** ({exponent.code} - 1))"
 
 
 def _without_defaults(template: str, forward, arguments) -> str:
