@@ -481,9 +481,13 @@ def plus(a, b):
     kind = type(a)
     if kind is tuple and type(b) is Tangent and _is_namedtuple(b.primal_type):
         return _by_name(b.primal_type, a) + b
+    if kind is np.ndarray and (type(b) is tuple or type(b) is list):
+        a, b, kind = b, a, type(b)
     if kind is tuple or kind is list:
         # Python's + on tuples concatenates; a tuple of cotangents adds elementwise. (A list's items'
         # cotangents may come as a tuple from one rule and a list from another: one per item either way.)
+        if type(b) is np.ndarray and b.ndim and len(b) == len(a):
+            b = list(b)  # from a NumPy function that read the list as an array (`np.sum(xs)`): a row an item
         if (type(b) is not tuple and type(b) is not list) or len(b) != len(a):
             raise ValueError(f"cannot add {_describe(b)} to {_describe(a)}: the structures differ")
         return kind(plus(x, y) for x, y in zip(a, b))
