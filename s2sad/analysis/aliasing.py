@@ -13,6 +13,7 @@ generator (to restore) read the same answer.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import inspect
@@ -81,12 +82,36 @@ def may_share(op: Operation, numpy_methods_new: bool = True) -> list[str]:
         return op.uses()  # the new object holds the old one's arrays, and the value
     name = getattr(value, "__name__", "")
     if name in VIEWS_OF_ANY and from_a_library(value):
-        return op.uses()
+        return [] if _einsum_of_several(op) else op.uses()
     if value is operator.getitem or name in VIEWS or name in SAME_WHEN_UNCHANGED or _copy_given(name, op):
         return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
     if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not from_a_library(value):
         return op.uses()  # the user's own function may hand back what it was given
     return []
+
+
+# einsum's keywords that leave its result new memory (`out=` makes it the array given)
+_EINSUM_NEW_KEYWORDS = {"optimize", "dtype", "order", "casting"}
+
+
+def _einsum_of_several(op: Operation) -> bool:
+    """Whether ``op`` is ``np.einsum`` of a literal subscript string over two or more operands,
+    without ``out=``: a product NumPy computes into a new array. Of one operand it may hand back
+    a view (``'ij->ji'``, ``'ii->i'``, even ``'ij->ij'``: NumPy 2 returns the operand's view), and
+    so may an explicit path (``optimize=[...]``) that leaves an operand untouched."""
+    if op.callee.value is not np.einsum or not op.args or not isinstance(op.args[0], Const):
+        return False
+    try:
+        subscripts = ast.literal_eval(op.args[0].code)
+    except (ValueError, SyntaxError):
+        return False
+    if not isinstance(subscripts, str):
+        return False
+    operands = subscripts.split("->")[0].count(",") + 1
+    chosen_path = [atom for key, atom in op.kwargs if key == "optimize"
+                   and not (isinstance(atom, Const) and atom.code in ("True", "False", "'greedy'", "'optimal'"))]
+    return operands >= 2 and len(op.args) == operands + 1 and not chosen_path \
+        and all(key in _EINSUM_NEW_KEYWORDS for key, _ in op.kwargs)
 
 
 def _copy_given(name: str, op: Operation) -> bool:
