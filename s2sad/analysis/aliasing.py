@@ -187,6 +187,7 @@ class Groups:
             else:
                 for name in may_share(op, numpy_methods_new):
                     self.link(op.target, name)
+        self.extra_links = list(extra_links)
         for a, b in extra_links:
             self.link(a, b)
         self.gather_members()
@@ -498,7 +499,7 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     # `params[k] -= v` writes through the element it read: named as written
                     guarded[id(write)] = (spelled, user_name(other))
                     break
-                if not outers and _replaces_a_slot_only(container, write, operations, made_by, reads, keyed):
+                if not outers and _replaces_a_slot_only(container, write, operations, made_by, reads, keyed, groups):
                     # `params[i] = (W - lr * gW, b)` after `W, b = params[i]`: checked as it runs
                     guarded[id(write)] = SlotOfAList(reads.statement[id(write)], *_unowned(container, other))
                     break
@@ -517,15 +518,24 @@ class SlotOfAList(NamedTuple):
     seen: str
 
 
-def _replaces_a_slot_only(container: str, write, operations, made_by, reads, keyed_by_literals) -> bool:
+def _replaces_a_slot_only(container: str, write, operations, made_by, reads, keyed_by_literals, groups) -> bool:
     """Whether ``write`` (``y[i] = v``) changes nothing read after it when ``y`` is a list or a dict:
-    no other name for the object ``y``, no container holding it, nothing taken out of such a
-    container is read after (what was taken out of ``y`` itself is then another object)."""
+    ``y`` is an argument (the function's own copy of it) or a new list or dict made from one
+    (``list(a)``, ``a.copy()``), and no other name for the object ``y``, no container holding it, nothing taken
+    out of such a container is read after (what was taken out of ``y`` itself is then another
+    object). Both groupings must agree: the one for lists and the one for arrays, without the
+    links of the items taken out of ``y``."""
     if write.kind != "mutate" or write.callee.name != "setitem" or reads.statement.get(id(write)) is None:
         return False
-    origin = _origin(container, made_by).target
-    same = {name for name in [container, *made_by] if _origin(name, made_by).target == origin}
+    origin = _origin(container, made_by)
+    # (`.copy()` is checked as it runs to be a list's, a dict's or NumPy's: `copy_receiver`)
+    if not (origin.kind == "parameter" or origin.calls(owned_copy) or _copied_by_its_method(origin) is not None
+            or origin.calls(list, dict) and len(origin.args) == 1 and not origin.kwargs):
+        return False
+    same = {name for name in [container, *made_by] if _origin(name, made_by).target == origin.target}
     seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals, lists=same)
+    kept = [op for op in operations if not (_ListLinks._takes_an_item(op, made_by, same) and op.args[0].name in same)]
+    seeing |= Groups([], groups.extra_links, operations=kept, keyed_by_literals=keyed_by_literals).of(container, down=False)
     return not any(reads.after(other, write) for other in seeing - {container, write.target})
 
 
