@@ -83,3 +83,15 @@ def test_a_list_of_arrays_read_as_one_array():
     assert type(gradient) is list
     for item, x in zip(gradient, xs):
         np.testing.assert_allclose(item, np.exp(x) * [1.0, 2.0], rtol=1e-12)
+
+
+def test_an_array_cotangent_of_a_list_is_split_only_into_its_items_rows():
+    from s2sad.runtime.projection import project
+    from s2sad.runtime.tangents import ZERO, plus
+    assert plus([1.0, ZERO, 2.0], np.array([1.0, 2.0, 3.0])) == [2.0, 2.0, 5.0]
+    leading = np.arange(9.0).reshape(3, 3)  # a cotangent not yet summed over the axis broadcasting put in front
+    with pytest.raises(ValueError, match="structures differ"):
+        plus([1.0, ZERO, 2.0], leading)
+    assert plus([ZERO, ZERO, ZERO], leading) is leading
+    projected = project([1.0, 2.0, 3.0], leading)  # summed over that axis, then one row an item
+    assert [projected[i] for i in range(3)] == [9.0, 12.0, 15.0]
