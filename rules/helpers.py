@@ -267,6 +267,8 @@ def unbroadcast(v, like):
             return ZERO
         return complex(np.sum(v))
     else:
+        if v is ZERO or v is NO_TANGENT:
+            return v  # (before `np.asarray(like)`, which a tuple of arrays of two shapes would not make)
         if isinstance(like, (list, tuple)) and isinstance(v, (list, tuple, Tangent)):
             if isinstance(v, (list, tuple)) and len(v) == len(like):
                 # as many items as the operand: every one is its own (`d[k] = xs` put back, or

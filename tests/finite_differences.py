@@ -79,3 +79,29 @@ def refusal_in(mode: str, f, x, match: str):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=match) as caught:
         run()
     return caught.value
+
+
+def assert_every_mode_of_arrays(f, args, cotangent=2.0, seed=0):
+    """``f`` of several float arrays in grad (every argument), vjp (scaled by ``cotangent``), jvp
+    and hvp along random directions, each against central differences in float64; the arguments
+    are checked unchanged."""
+    import pytest
+    import s2sad
+
+    kept = [np.array(a, copy=True) for a in args]
+    rng = np.random.default_rng(seed)
+    v = [rng.normal(size=np.shape(a)) for a in args]
+    u = [rng.normal(size=np.shape(a)) for a in args]
+    argnums = tuple(range(len(args)))
+    expected = [numerical_gradient(f, args, argnum) for argnum in argnums]
+    for got, want in zip(s2sad.grad(f, argnums=argnums)(*args), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    value, pullback = s2sad.vjp(f, *args)
+    assert value == pytest.approx(f(*args))
+    for got, want in zip(pullback(cotangent), expected):
+        np.testing.assert_allclose(got, cotangent * want, rtol=1e-5, atol=1e-7)
+    _, slope = s2sad.jvp(f, tuple(args), tuple(v))
+    assert slope == pytest.approx(sum(float(np.sum(e * d)) for e, d in zip(expected, v)), rel=1e-5, abs=1e-7)
+    assert_hvp_matches(s2sad.hvp(f, tuple(args), tuple(v)), f, list(args), v, u, rtol=1e-4, atol=1e-6)
+    for a, before in zip(args, kept):
+        np.testing.assert_array_equal(a, before)

@@ -13,11 +13,13 @@ generator (to restore) read the same answer.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import inspect
 import operator
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -81,12 +83,36 @@ def may_share(op: Operation, numpy_methods_new: bool = True) -> list[str]:
         return op.uses()  # the new object holds the old one's arrays, and the value
     name = getattr(value, "__name__", "")
     if name in VIEWS_OF_ANY and from_a_library(value):
-        return op.uses()
+        return [] if _einsum_of_several(op) else op.uses()
     if value is operator.getitem or name in VIEWS or name in SAME_WHEN_UNCHANGED or _copy_given(name, op):
         return op.uses()[:1] if op.args and isinstance(op.args[0], Var) else []
     if inspect.isfunction(getattr(value, "__s2sad_original__", value)) and not from_a_library(value):
         return op.uses()  # the user's own function may hand back what it was given
     return []
+
+
+# einsum's keywords that leave its result new memory (`out=` makes it the array given)
+_EINSUM_NEW_KEYWORDS = {"optimize", "dtype", "order", "casting"}
+
+
+def _einsum_of_several(op: Operation) -> bool:
+    """Whether ``op`` is ``np.einsum`` of a literal subscript string over two or more operands,
+    without ``out=``: a product NumPy computes into a new array. Of one operand it may hand back
+    a view (``'ij->ji'``, ``'ii->i'``, even ``'ij->ij'``: NumPy 2 returns the operand's view), and
+    so may an explicit path (``optimize=[...]``) that leaves an operand untouched."""
+    if op.callee.value is not np.einsum or not op.args or not isinstance(op.args[0], Const):
+        return False
+    try:
+        subscripts = ast.literal_eval(op.args[0].code)
+    except (ValueError, SyntaxError):
+        return False
+    if not isinstance(subscripts, str):
+        return False
+    operands = subscripts.split("->")[0].count(",") + 1
+    chosen_path = [atom for key, atom in op.kwargs if key == "optimize"
+                   and not (isinstance(atom, Const) and atom.code in ("True", "False", "'greedy'", "'optimal'"))]
+    return operands >= 2 and len(op.args) == operands + 1 and not chosen_path \
+        and all(key in _EINSUM_NEW_KEYWORDS for key, _ in op.kwargs)
 
 
 def _copy_given(name: str, op: Operation) -> bool:
@@ -161,6 +187,7 @@ class Groups:
             else:
                 for name in may_share(op, numpy_methods_new):
                     self.link(op.target, name)
+        self.extra_links = list(extra_links)
         for a, b in extra_links:
             self.link(a, b)
         self.gather_members()
@@ -472,9 +499,44 @@ def check_writes(function, in_place: dict, source, updated_attributes=None) -> d
                     # `params[k] -= v` writes through the element it read: named as written
                     guarded[id(write)] = (spelled, user_name(other))
                     break
+                if not outers and _replaces_a_slot_only(container, write, operations, made_by, reads, keyed, groups):
+                    # `params[i] = (W - lr * gW, b)` after `W, b = params[i]`: checked as it runs
+                    guarded[id(write)] = SlotOfAList(reads.statement[id(write)], *_unowned(container, other))
+                    break
                 _refuse(_spelled(container, made_by) if outers else user_name(container), user_name(other),
                         _where(write, reads, source), _by_layout(_origin(container, made_by)))
     return guarded
+
+
+class SlotOfAList(NamedTuple):
+    """A write ``y[i] = v`` into what may be an array or a list (an argument, ``list(a)``), let
+    through as giving a list's or dict's slot a new object: only objects taken out of ``y`` are
+    read after it, which such a write leaves as they were. ``a_slot_replaced`` (runtime/structure.py),
+    put before it in ``statement``, refuses any other ``y`` as the code runs."""
+    statement: Statement
+    spelled: str
+    seen: str
+
+
+def _replaces_a_slot_only(container: str, write, operations, made_by, reads, keyed_by_literals, groups) -> bool:
+    """Whether ``write`` (``y[i] = v``) changes nothing read after it when ``y`` is a list or a dict:
+    ``y`` is an argument (the function's own copy of it) or a new list or dict made from one
+    (``list(a)``, ``a.copy()``), and no other name for the object ``y``, no container holding it, nothing taken
+    out of such a container is read after (what was taken out of ``y`` itself is then another
+    object). Both groupings must agree: the one for lists and the one for arrays, without the
+    links of the items taken out of ``y``."""
+    if write.kind != "mutate" or write.callee.name != "setitem" or reads.statement.get(id(write)) is None:
+        return False
+    origin = _origin(container, made_by)
+    # (`.copy()` is checked as it runs to be a list's, a dict's or NumPy's: `copy_receiver`)
+    if not (origin.kind == "parameter" or origin.calls(owned_copy) or _copied_by_its_method(origin) is not None
+            or origin.calls(list, dict) and len(origin.args) == 1 and not origin.kwargs):
+        return False
+    same = {name for name in [container, *made_by] if _origin(name, made_by).target == origin.target}
+    seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals, lists=same)
+    kept = [op for op in operations if not (_ListLinks._takes_an_item(op, made_by, same) and op.args[0].name in same)]
+    seeing |= Groups([], groups.extra_links, operations=kept, keyed_by_literals=keyed_by_literals).of(container, down=False)
+    return not any(reads.after(other, write) for other in seeing - {container, write.target})
 
 
 # changes of a list or dict object itself (the arrays it holds are not written)
@@ -774,18 +836,19 @@ def _taken_out_of(item: str, outer: str, linked, made_by) -> bool:
         and linked.root(origin.args[0].name) == linked.root(outer)
 
 
-def _seeing_the_list(container: str, write, operations, made_by, reads, keyed_by_literals) -> set[str]:
+def _seeing_the_list(container: str, write, operations, made_by, reads, keyed_by_literals, lists=()) -> set[str]:
     """The names that see a change of the list or dict object ``container`` (``xs.append(v)``,
     ``xs += ys``): its other names, what holds it, what was taken out of what holds it, by the
     links that can come before ``write`` (made earlier, or in a loop around both that the
-    list's memory is older than)."""
+    list's memory is older than). ``lists``: names taken for a list or dict whatever made them
+    (checked as the code runs), what is taken out of them another object."""
     born = reads.defined.get(container, -1)
     here, around = reads.order[id(write)], set(reads.loops[id(write)])
 
     def before(op) -> bool:
         return reads.order[id(op)] < here or any(born < reads.starts[loop] for loop in around & set(reads.loops[id(op)]))
 
-    linked = _ListLinks([op for op in operations if op is not write and before(op)], made_by, keyed_by_literals)
+    linked = _ListLinks([op for op in operations if op is not write and before(op)], made_by, keyed_by_literals, lists)
     return linked.of(container, down=False)
 
 
@@ -900,11 +963,12 @@ class _ListLinks(Groups):
     (``h = outer[0]``, ``for row in rows``, ``xs.pop()``) is linked to each item it may be,
     not to the container (taking ``hs[-1]`` out does not make it the list ``hs``)."""
 
-    def __init__(self, operations, made_by, keyed_by_literals):
-        taken = [op for op in operations if self._takes_an_item(op, made_by)]
+    def __init__(self, operations, made_by, keyed_by_literals, lists=()):
+        taken = [op for op in operations if self._takes_an_item(op, made_by, lists)]
         taken_ids = {id(op) for op in taken}
         super().__init__([], operations=[op for op in operations if id(op) not in taken_ids],
                          extra_links=[(op.target, name) for op in operations if _hands_back_items(op)
+                                      and not (op.target in lists and op.calls(list, dict))  # a new object
                                       for name in op.uses()], keyed_by_literals=keyed_by_literals, copies_hold=False)
         changed = True
         while changed:  # an item taken out may itself hold lists: follow until nothing new is linked
@@ -917,11 +981,11 @@ class _ListLinks(Groups):
         self.gather_members()
 
     @staticmethod
-    def _takes_an_item(op, made_by) -> bool:
+    def _takes_an_item(op, made_by, lists=()) -> bool:
         takes = op.kind in ("unpack", "element") or (op.kind == "mutate" and op.callee.name == "pop") or (
             op.calls(operator.getitem))
         return takes and bool(op.args) and isinstance(op.args[0], Var) \
-            and _origin(op.args[0].name, made_by).kind in _CONTAINERS
+            and (_origin(op.args[0].name, made_by).kind in _CONTAINERS or op.args[0].name in lists)
 
     def _items_of(self, container: str) -> set[str]:
         self.parent.setdefault(container, container)
@@ -1040,9 +1104,13 @@ def _by_layout(origin: Operation) -> str | None:
     return name if name in BY_LAYOUT else None
 
 
-def _refuse(written: str, seen: str, location, by_layout: str | None = None):
+def _unowned(*names: str) -> list[str]:
     # `x_own` is the function's own copy of the argument `x` it changes (normalize.py's owned_copies)
-    written, seen = (re.sub(r"_own$", "", name) for name in (written, seen))
+    return [re.sub(r"_own$", "", user_name(name)) for name in names]
+
+
+def _refuse(written: str, seen: str, location, by_layout: str | None = None):
+    written, seen = _unowned(written, seen)
     what = f"`{written}[...] = ...`"
     layout = f"; `{by_layout}` gives a view or a copy by the array's layout, which s2sad does not know here;" \
         if by_layout else ","

@@ -17,9 +17,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..analysis.aliasing import check_writes
+from ..analysis.aliasing import SlotOfAList, check_writes
 from ..analysis.attribute_writes import check_attribute_writes
 from ..rules.helpers import owned_copy, write_back, written_into_shared
+from ..runtime.structure import a_slot_replaced
 from .ir import Callee, Const, Function, Operation, Statement, Var, operations_of
 from .normalize_branches import BranchNormalizer
 from .normalize_calls import CallNormalizer
@@ -87,10 +88,22 @@ class Normalizer(StatementNormalizer, BranchNormalizer, LoopNormalizer, Expressi
         guarded = check_writes(function, self.in_place, self.source, self.updated_attributes)
         check_attribute_writes(function, self.source)
         for operation in operations_of(statements):
-            if id(operation) in guarded:
+            guard = guarded.get(id(operation))
+            if isinstance(guard, SlotOfAList):
+                self.checked_a_list_at_run_time(operation, guard)
+            elif guard is not None:
                 operation.callee = Callee("static", "written_into_shared", written_into_shared)
-                operation.args = operation.args[:2] + [Const(repr(name)) for name in guarded[id(operation)]]
+                operation.args = operation.args[:2] + [Const(repr(name)) for name in guard]
         return function
+
+    def checked_a_list_at_run_time(self, write: Operation, guard: SlotOfAList) -> None:
+        """``a_slot_replaced(y, ...)`` right before ``y[i] = v``: the analysis let the write through
+        for a list or a dict only (analysis/aliasing.py ``SlotOfAList``)."""
+        operations = guard.statement.operations
+        position = next(index for index, op in enumerate(operations) if op is write)
+        operations.insert(position, Operation(self.namer.fresh("_"), "effect",
+                                              Callee("static", "a_slot_replaced", a_slot_replaced),
+                                              [write.args[0], Const(repr(guard.spelled)), Const(repr(guard.seen))]))
 
 
     def owned_copies(self, funcdef: cst.FunctionDef, names: list[str]) -> list:

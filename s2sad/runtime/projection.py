@@ -178,7 +178,24 @@ def _cotangent_fields(primal, primal_type, cotangent) -> dict:
         return dict(zip(names, cotangent)) if names else dict(enumerate(cotangent))
     if isinstance(primal, dict) and type(cotangent) is dict:
         return cotangent
+    if isinstance(primal, (tuple, list)) and isinstance(cotangent, np.ndarray):
+        return _rows_as_fields(primal, primal_type, cotangent)
     raise RuleError(f"a {type(cotangent).__name__} was given as the cotangent of a {primal_type.__qualname__}")
+
+
+def _rows_as_fields(primal, primal_type, cotangent: np.ndarray) -> dict:
+    """An array cotangent of a list or tuple that NumPy read as an array (``np.sum(xs)`` on a
+    list of floats): the list's own structure, one row an item, each row projected onto its item."""
+    try:
+        as_array = np.asarray(primal)
+    except ValueError:  # ragged: NumPy cannot have read it as one array, so the rows are no items
+        as_array = None
+    if as_array is None or as_array.dtype.kind not in "biufc":
+        raise RuleError(f"an array of shape {cotangent.shape} was given as the cotangent of a "
+                        f"{primal_type.__qualname__} of {len(primal)} items, which is no array of numbers")
+    rows = _sum_to_shape(cotangent, as_array.shape)
+    names = getattr(primal_type, "_fields", None)
+    return dict(zip(names, rows)) if names else dict(enumerate(rows))
 
 
 # ---------------------------------------------------------------- the check on the way in

@@ -11,6 +11,7 @@ import weakref
 
 import numpy as np
 
+from ..errors import UnsupportedSyntaxError
 from .accumulate import add
 from .indexing import untake, written_once
 from .tangents import NO_TANGENT, ZERO, Tangent, unthunk
@@ -53,6 +54,23 @@ def field_cotangent(g, key):
 
 # ---------------------------------------------------------------- in-place changes (y[i] = v, xs.append(v))
 ABSENT = object()  # what overwritten() returns for a dict key that was not there
+
+
+def a_slot_replaced(container, spelled: str, seen: str) -> None:
+    """Refuse ``y[i] = v`` as it runs unless ``y`` is a list or a dict: the analysis let it through
+    (``W, b = params[i]; params[i] = (W - lr * gW, b)``, then ``W`` read) because giving a list's or
+    dict's slot a new object leaves the objects taken out of it as they were. An array's ``y[i] = v``
+    writes into memory that ``W``, a view of ``y``, shares."""
+    if container.__class__ is list or container.__class__ is dict:
+        return
+    raise UnsupportedSyntaxError(
+        f"`{spelled}[...] = ...` writes into `{spelled}`, of type {type(container).__name__} (not a list or a dict), "
+        f"whose memory `{seen}`, taken out of it, may share, and `{seen}` is read after the change: s2sad would "
+        f"differentiate it as if `{seen}` were unchanged",
+        hint=f"pass a list (of tuples) for `{spelled}`, or take a copy of what you read first (`{seen} = {seen}.copy()`)")
+
+
+a_slot_replaced.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
 
 
 def overwritten(container, index):

@@ -14,7 +14,7 @@ from .contexts import unsuppressed
 from .accumulate import accumulate, add_at, zeroed_at
 from .methods import (attribute_jvp, attribute_rrule, differentiated_call_rrule, method_jvp, method_rrule, packed_jvp,
                       packed_rrule, receiver_left_alone, numpy_receiver, copy_receiver, constant_result)
-from .structure import (add_tangents, field_cotangent, inserted_at, item_cotangent, item_of, items_of, overwritten,
+from .structure import (a_slot_replaced, add_tangents, field_cotangent, inserted_at, item_cotangent, item_of, items_of, overwritten,
                         prefix_of, restore, split_cotangent, tangent_append, tangent_extend, tangent_field, tangent_filled,
                         tangent_item, tangent_without, tangent_setitem, written_item_of, insertion_index, removed_at,
                         tangent_insert)
@@ -26,4 +26,4 @@ __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotan
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception",
            "unsuppressed", "concat", "insertion_index", "removed_at", "tangent_insert", "receiver_left_alone",
-           "numpy_receiver", "copy_receiver", "constant_result", "initialized"]
+           "numpy_receiver", "copy_receiver", "constant_result", "initialized", "a_slot_replaced"]

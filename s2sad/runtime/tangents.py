@@ -481,13 +481,39 @@ def plus(a, b):
     kind = type(a)
     if kind is tuple and type(b) is Tangent and _is_namedtuple(b.primal_type):
         return _by_name(b.primal_type, a) + b
+    if kind is np.ndarray and (type(b) is tuple or type(b) is list):
+        a, b, kind = b, a, type(b)
     if kind is tuple or kind is list:
         # Python's + on tuples concatenates; a tuple of cotangents adds elementwise. (A list's items'
         # cotangents may come as a tuple from one rule and a list from another: one per item either way.)
+        if type(b) is np.ndarray:
+            rows = _rows_of(b, a)
+            if rows is b:
+                return b  # nothing reached the items yet: the array alone (projection splits it by the primal)
+            b = b if rows is None else rows
         if (type(b) is not tuple and type(b) is not list) or len(b) != len(a):
             raise ValueError(f"cannot add {_describe(b)} to {_describe(a)}: the structures differ")
         return kind(plus(x, y) for x, y in zip(a, b))
     return a + b
+
+
+def _rows_of(array: np.ndarray, items):
+    """``array``, the cotangent a NumPy function gives a list or tuple it read as one array
+    (``np.sum(xs)``), as one row an item, to add to ``items``, the cotangents of its items. Only
+    where the rows are the items' own: as many, each with an item's dimensions (an array with
+    more may be a cotangent not yet summed over the axes broadcasting put in front). The array
+    itself when no item has a cotangent yet; unchanged (refused by the caller) otherwise."""
+    dimensions = set()
+    for item in items:
+        if item is ZERO or item is NO_TANGENT:
+            continue
+        item = unthunk(item)
+        if not isinstance(item, (float, complex, np.generic, np.ndarray)):
+            return None
+        dimensions.add(np.ndim(item))
+    if not dimensions:
+        return array
+    return list(array) if array.ndim and len(array) == len(items) and dimensions == {array.ndim - 1} else None
 
 
 def _scale(value, scalar):
