@@ -1,6 +1,6 @@
 """Rules for the names NumPy 2 added for the array API: ``np.vecdot``, ``np.matvec``,
 ``np.vecmat``, ``np.matrix_transpose``, ``np.cumulative_sum``, ``np.cumulative_prod``,
-``np.unstack``, and ``numpy.linalg``'s spellings of products it already had (``matmul``,
+``np.unstack``, ``np.meshgrid`` (an array-API creation function), and ``numpy.linalg``'s spellings of products it already had (``matmul``,
 ``outer``, ``tensordot``, ``vecdot``, ``cross``, ``trace``, ``diagonal``, ``matrix_transpose``),
 which read the last two axes where ``np.trace`` and ``np.diagonal`` read the first two.
 
@@ -25,12 +25,12 @@ import numpy as np
 
 from s2sad.registry import defvjp
 from s2sad.registry.forward import LINEAR, defjvp, deflinear
-from s2sad.runtime.tangents import NO_TANGENT, ZERO
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, is_zero
 
 from .helpers import conj, dtype_of, mH, output_parts, unbroadcast
 from .numpy_linalg import cross_vjp_a, cross_vjp_b, tensordot_vjp_a, tensordot_vjp_b
 from .numpy_reductions import cumsum_vjp
-from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp, diagonal_vjp, trace_vjp
+from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp, diagonal_vjp, trace_vjp, varargs_tangents
 
 _GUFUNC = "x1, x2, /, out=None, *, dtype=None"
 _VECDOT = "x1, x2, /, out=None, *, axis=-1, keepdims=False, dtype=None"
@@ -156,6 +156,40 @@ def unstack_vjp(g, ans, x, axis):
     return unbroadcast(np.stack(blocks, axis=axis), x)
 
 
+# ------------------------------------------------------------------ meshgrid: each input spread along its own axis
+
+
+def _grid_axis(k, count, indexing):
+    """The output axis input ``k`` of ``count`` runs along: ``'xy'`` swaps the first two."""
+    return 1 - k if indexing == "xy" and count >= 2 and k < 2 else k
+
+
+def meshgrid_vjp(g, ans, xi, copy, sparse, indexing):
+    """Each grid's cotangent summed over the axes its input is repeated along (one per input)."""
+    cotangents = []
+    for k, (part, x) in enumerate(zip(output_parts(g, len(xi)), xi)):
+        if part is ZERO:
+            cotangents.append(ZERO)
+            continue
+        axis = _grid_axis(k, len(xi), indexing)
+        repeated = tuple(ax for ax in range(np.ndim(part)) if ax != axis)
+        cotangents.append(unbroadcast(np.reshape(np.sum(part, axis=repeated), np.shape(x)), x))
+    return tuple(cotangents)
+
+
+def meshgrid_jvp(g, ans, xi, copy, sparse, indexing):
+    """Each input's tangent spread as the input is."""
+    tangents = []
+    for k, (t, grid) in enumerate(zip(varargs_tangents(g, xi), ans)):
+        if t is None or is_zero(t):
+            tangents.append(ZERO)
+            continue
+        along = [1] * np.ndim(grid)
+        along[_grid_axis(k, len(xi), indexing)] = -1
+        tangents.append(as_tangent_of(np.broadcast_to(np.reshape(t, along), np.shape(grid)), grid))
+    return type(ans)(tangents)
+
+
 # ------------------------------------------------------------------ numpy.linalg's array-API spellings
 
 
@@ -184,6 +218,7 @@ def linalg_diagonal_vjp(g, ans, x, offset):
 
 
 # ------------------------------------------------------------------ the table
+defvjp(np.meshgrid, "*xi, copy=True, sparse=False, indexing='xy'", meshgrid_vjp, None, None, None)
 # (NumPy 2.0 brought vecdot, matrix_transpose and numpy.linalg's spellings; 2.1 the cumulative
 # scans and unstack; 2.2 matvec and vecmat)
 if hasattr(np, "vecdot"):
@@ -208,6 +243,7 @@ if hasattr(np, "matvec"):
 
 # ---- forward rules: each is linear in every argument it differentiates (vecdot in each
 # vector separately: its conjugation of x1 is the tangent's too), but for cumulative_prod
+defjvp(np.meshgrid, meshgrid_jvp, None, None, None)
 if hasattr(np, "vecdot"):
     defjvp(np.vecdot,           LINEAR, LINEAR, None, None, None, None)
     deflinear(np.matrix_transpose)
