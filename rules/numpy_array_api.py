@@ -42,13 +42,12 @@ _CUMULATIVE = "x, /, *, axis=None, dtype=None, out=None, include_initial=False"
 
 def _vectors_last(x, axis):
     """``x`` with the axis ``vecdot`` contracts moved last (``axis`` read in ``x``'s own axes, as NumPy reads it)."""
-    return np.moveaxis(np.asarray(x), axis, -1)
+    return np.moveaxis(x, axis, -1)
 
 
 def _output_along_vectors(g, axis, keepdims):
     """The cotangent of ``vecdot``'s output with a trailing length-1 axis, against the vectors."""
-    g = np.asarray(g)
-    return np.moveaxis(g, axis, -1) if keepdims else g[..., None]
+    return np.moveaxis(g, axis, -1) if keepdims else np.expand_dims(g, -1)
 
 
 def _vector_cotangent(full, x, axis):
@@ -83,22 +82,22 @@ def linalg_vecdot_vjp_x2(g, ans, x1, x2, axis):
 
 def matvec_vjp_x1(g, ans, x1, x2, out, dtype):
     """``y_i = sum_j x1_ij x2_j``: ``x1``'s cotangent is the outer product ``g x2^H``."""
-    return unbroadcast(np.asarray(g)[..., :, None] * conj(np.asarray(x2))[..., None, :], x1)
+    return unbroadcast(np.expand_dims(g, -1) * np.expand_dims(conj(x2), -2), x1)
 
 
 def matvec_vjp_x2(g, ans, x1, x2, out, dtype):
     """``x1^H g``."""
-    return unbroadcast(np.matmul(mH(np.asarray(x1)), np.asarray(g)[..., None])[..., 0], x2)
+    return unbroadcast(np.matmul(mH(x1), np.expand_dims(g, -1))[..., 0], x2)
 
 
 def vecmat_vjp_x1(g, ans, x1, x2, out, dtype):
     """``y_j = sum_i conj(x1_i) x2_ij``: ``x1``'s cotangent is ``x2 @ conj(g)``."""
-    return unbroadcast(np.matmul(np.asarray(x2), conj(np.asarray(g))[..., None])[..., 0], x1)
+    return unbroadcast(np.matmul(x2, np.expand_dims(conj(g), -1))[..., 0], x1)
 
 
 def vecmat_vjp_x2(g, ans, x1, x2, out, dtype):
     """``x1 g^T``: the outer product of the vector and ``g``."""
-    return unbroadcast(np.asarray(x1)[..., :, None] * np.asarray(g)[..., None, :], x2)
+    return unbroadcast(np.expand_dims(x1, -1) * np.expand_dims(g, -2), x2)
 
 
 # ------------------------------------------------------------------ cumulative sums and products
@@ -113,14 +112,14 @@ def _without_initial(value, axis, include_initial):
     """``value`` (shaped like the output) without the leading 0 or 1 ``include_initial`` put along ``axis``."""
     if not include_initial:
         return value
-    return np.moveaxis(np.moveaxis(np.asarray(value), axis, 0)[1:], 0, axis)
+    return np.moveaxis(np.moveaxis(value, axis, 0)[1:], 0, axis)
 
 
 def _with_initial(tangent, axis, include_initial):
     """A tangent of the scan, with the zero tangent of the initial 0 or 1 put back in front."""
     if not include_initial:
         return tangent
-    moved = np.moveaxis(np.asarray(tangent), axis, 0)
+    moved = np.moveaxis(tangent, axis, 0)
     initial = np.zeros((1,) + moved.shape[1:], dtype=moved.dtype)
     return np.moveaxis(np.concatenate([initial, moved]), 0, axis)
 
