@@ -1,8 +1,10 @@
 """Rules for the names NumPy 2 added for the array API: ``np.vecdot``, ``np.matvec``,
 ``np.vecmat``, ``np.matrix_transpose``, ``np.cumulative_sum``, ``np.cumulative_prod``,
-``np.unstack``, ``np.meshgrid`` (an array-API creation function), and ``numpy.linalg``'s spellings of products it already had (``matmul``,
+``np.unstack``, and ``numpy.linalg``'s spellings of products it already had (``matmul``,
 ``outer``, ``tensordot``, ``vecdot``, ``cross``, ``trace``, ``diagonal``, ``matrix_transpose``),
-which read the last two axes where ``np.trace`` and ``np.diagonal`` read the first two.
+which read the last two axes where ``np.trace`` and ``np.diagonal`` read the first two; and
+``np.meshgrid``, an array-API creation function, whose cotangents sum each grid over the axes
+its input is repeated along.
 
 Complex input, in the convention of ``np.vdot``'s rule (a cotangent is ``g`` times the
 conjugate slope):

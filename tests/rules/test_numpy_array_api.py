@@ -1,7 +1,10 @@
 """Rules of rules/numpy_array_api.py (NumPy 2's vecdot, matvec, vecmat, matrix_transpose,
-cumulative_sum, cumulative_prod, unstack and numpy.linalg's spellings), ``math.prod`` and
-``np.add.reduceat``: each against central differences (check_rrule, check_frule) and
-hand-derived values, through grad, jvp and hvp of user code."""
+cumulative_sum, cumulative_prod, unstack, meshgrid and numpy.linalg's spellings),
+rules/numpy_float_parts.py, ``math.prod`` and ``np.add.reduceat``, and np.cumprod's second
+derivatives at zeros: against central differences (check_rrule, check_frule) and
+hand-derived values, through grad, jvp and hvp of user code. Complex inputs and second
+derivatives at random points are the complex audit's and the second-order walk's
+(tests/rules/test_complex_audit.py, tests/test_second_order_rules.py)."""
 import math
 import warnings
 
@@ -32,14 +35,16 @@ def with_zeros():
 
 # (function, arguments, keywords): what the complex audit and the second-order walk
 # (tests/rules/test_complex_audit.py, tests/test_second_order_rules.py) do not try: axis and
-# keepdims, broadcast batches, include_initial with zeros, a 0-d input, float32, unsorted and
-# empty reduceat indices
+# keepdims, broadcast batches, include_initial with zeros, a 0-d input, float32, dtype=, unsorted
+# and empty reduceat indices
 CASES = [
     ("vecdot", lambda: (c(3, 2), r(3, 1, 2)), {"axis": 0, "keepdims": True}),
     ("vecdot", lambda: (c(2, 3), c(4, 1, 3)), {}),
     ("matvec", lambda: (r(4, 3), r(5, 3)), {}),
     ("vecmat", lambda: (r(5, 4).astype(np.float32), r(4, 3).astype(np.float32)), {}),
     ("cumulative_sum", lambda: (np.float64(2.0),), {}),
+    ("cumulative_sum", lambda: (r(2, 3),), {"axis": 0, "dtype": np.float32}),
+    ("vecdot", lambda: (r(2, 3), r(3)), {"dtype": np.complex128}),
     ("cumulative_prod", lambda: (with_zeros(),), {"axis": -1, "include_initial": True}),
     ("cumulative_prod", lambda: (r(4).astype(np.float32),), {}),
     ("add.reduceat", lambda: (r(8), [0, 4, 1, 5]), {}),
@@ -61,7 +66,8 @@ def numpy_function(name):
 def test_reverse_and_forward_rules_against_central_differences(name, make, keywords):
     args = make()
     check_rrule(numpy_function(name), *args, **keywords)
-    check_frule(numpy_function(name), *args, **keywords)
+    if keywords.get("dtype") is not np.float32:  # (check_frule steps as for float64: a float32 output's rounding is noise)
+        check_frule(numpy_function(name), *args, **keywords)
 
 
 @pytest.mark.parametrize("args, keywords", [
