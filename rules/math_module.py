@@ -4,22 +4,93 @@ the forward rule of a power of a negative or complex base takes).
 Written with ``math`` (not ``np``) so scalar code stays in Python floats: a cotangent of a
 float is a float. Slopes that are infinite at a point of the domain go through
 ``safe_divide`` (a zero cotangent stays 0, see ``numpy_elementwise``).
+
+``math.prod(items, start=1)`` multiplies its items with ``*`` (numbers, or arrays, which
+broadcast): each item's cotangent is ``g`` times the conjugate product of ``start`` and the
+other items, from running products from the left and from the right, so a zero item gives
+the exact slope (nothing is divided by an item). Over an array its items are the rows along
+the first axis, as Python walks it (``np.prod(x, axis=0)``'s rule). An iterator is refused, as
+``sum``'s is: it is spent when the pullback runs.
 """
 import cmath
 import math
 
+import numpy as np
+
+from s2sad.errors import UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable
+from s2sad.runtime.tangents import NO_TANGENT, is_zero, unthunk
 
 from .builtins import sum_vjp_iterable
+from .helpers import conj, unbroadcast
 from .numpy_elementwise import power_jvp_exponent
+from .numpy_reductions import prod_jvp, prod_vjp
+from .numpy_shapes import as_tangent_of
 
 _E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
+_DICT_VALUES = type({}.values())
 
 
 def fsum_vjp(g, ans, seq):
     """``sum``'s: the exactly rounded sum has the slope 1 in each item."""
     return sum_vjp_iterable(g, ans, seq, 0.0)
+
+
+def walked_items(iterable):
+    """The items ``math.prod`` multiplied, read again by its pullback: refused for an iterator."""
+    if not isinstance(iterable, (list, tuple, _DICT_VALUES)):
+        raise UnsupportedArgumentsError("math.prod() is differentiated over a list, a tuple, a dict's values or an "
+                                        "array, not an iterator", hint="build a list first: math.prod([...])")
+    return list(iterable)
+
+
+def products_of_the_others(items):
+    """For each item, the product of the other items: running products from the left and from
+    the right, multiplied (nothing is divided by an item, which may be 0)."""
+    left, right = [1], [1]
+    for item in items[:-1]:
+        left.append(left[-1] * item)
+    for item in items[:0:-1]:
+        right.append(right[-1] * item)
+    return [before * after for before, after in zip(left, right[::-1])]
+
+
+def math_prod_vjp_iterable(g, ans, iterable, start):
+    g = unthunk(g)
+    if isinstance(iterable, np.ndarray) and iterable.ndim > 0:
+        if len(iterable) == 0 or iterable.dtype.kind not in "fc":
+            return NO_TANGENT if iterable.dtype.kind not in "fc" else np.zeros_like(iterable)
+        row_cotangent = unbroadcast(g * conj(start), iterable[0])
+        return prod_vjp(row_cotangent, ans, iterable, 0, None, None, False, None, True)
+    items = walked_items(iterable)
+    others = products_of_the_others(items)
+    cotangents = [unbroadcast(g * conj(other * start), item) for other, item in zip(others, items)]
+    return tuple(cotangents) if isinstance(iterable, tuple) else cotangents
+
+
+def _product_of_the_items(iterable):
+    return math.prod(iterable if isinstance(iterable, np.ndarray) else walked_items(iterable))
+
+
+def math_prod_vjp_start(g, ans, iterable, start):
+    return unbroadcast(g * conj(_product_of_the_items(iterable)), start)
+
+
+def math_prod_jvp_start(g, ans, iterable, start):
+    return as_tangent_of(g * _product_of_the_items(iterable), ans)
+
+
+def math_prod_jvp_iterable(g, ans, iterable, start):
+    """The sum of each item's tangent times the product of ``start`` and the others."""
+    if isinstance(iterable, np.ndarray) and iterable.ndim > 0:
+        if len(iterable) == 0:
+            return as_tangent_of(np.zeros(np.shape(ans)), ans)
+        return as_tangent_of(prod_jvp(g, ans, iterable, 0, None, None, False, None, True) * start, ans)
+    items = walked_items(iterable)
+    others = products_of_the_others(items)
+    moved = [tangent * other for tangent, other in zip(g, others) if not (tangent is None or is_zero(tangent))]
+    return as_tangent_of(sum(moved) * start if moved else np.zeros(np.shape(ans)), ans)
 
 
 
@@ -57,6 +128,7 @@ defvjp(math.copysign, "x, y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)
 defvjp(math.fmod,  "x, y", "g", "-g * math.trunc(x / y)")
 defvjp(math.ldexp, "x, i", "g * math.ldexp(1.0, i)", None)
 defvjp(math.fsum,  "seq", fsum_vjp)
+defvjp(math.prod,  "iterable, /, *, start=1", math_prod_vjp_iterable, math_prod_vjp_start)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defvjp(math.cbrt, "x", "safe_divide(g, 3 * ans * ans)")
     defvjp(math.exp2, "x", "g * ans * math.log(2)")
@@ -108,6 +180,7 @@ defjvp(math.copysign, "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)
 defjvp(math.fmod,  "g", "-g * ((x - ans) / y)")  # fmod(x, y) = x - trunc(x / y) * y
 defjvp(math.ldexp, "g * math.ldexp(1.0, i)", None)
 defjvp(math.fsum,  "sum(g)")  # the sum of the tangents (sum's forward rule)
+defjvp(math.prod,  math_prod_jvp_iterable, math_prod_jvp_start)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defjvp(math.cbrt, "safe_divide(g, 3 * ans * ans)")
     defjvp(math.exp2, "g * ans * math.log(2)")

@@ -33,7 +33,12 @@ nondifferentiable(
     np.ravel_multi_index, np.diag_indices, np.tril_indices, np.triu_indices, np.broadcast_shapes,
     np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
     np.gcd, np.lcm, np.linalg.matrix_rank,
+    np.isin, np.isnat, np.lexsort, np.nanargmax, np.nanargmin, np.diag_indices_from, np.tril_indices_from,
+    np.triu_indices_from, np.can_cast, np.issubdtype, np.promote_types, np.min_scalar_type, np.may_share_memory,
+    np.shares_memory, np.packbits, np.unpackbits,
 )
+if hasattr(np, "isdtype"):  # NumPy >= 2: the array API's dtype query and bit count
+    nondifferentiable(np.isdtype, np.bitwise_count)
 
 # ------------------------------------------------------------------ Python's type queries (library code asks them first)
 nondifferentiable(builtins.hasattr, builtins.callable, builtins.issubclass)

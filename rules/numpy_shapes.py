@@ -27,7 +27,9 @@ Conventions:
   alike; coordinates are differentiated through NumPy's non-uniform formulas even when
   they happen to be evenly spaced (NumPy then takes its uniform branch, whose values are
   the same).
-* ``cumprod`` is exact at zeros: nothing is divided by an element that is 0.
+* ``cumprod`` is exact at zeros: nothing is divided by an element that is 0, and where ``x``
+  holds one the rules run step by step (``running_products``), so that their own derivatives
+  (``hvp``, ``hessian``) are exact there too.
 """
 import numpy as np
 
@@ -37,6 +39,7 @@ from s2sad.registry import defvjp
 from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
 from .helpers import conj, dtype_of, expand_reduced, no_tangent_kind, output_parts, reduced_count, unbroadcast
+from .running_products import running_product_cotangent, running_product_tangent
 
 
 def _piece_like(piece, like):
@@ -660,27 +663,20 @@ def gradient_vjp_varargs(g, ans, f, varargs, axis, edge_order):
 
 
 def cumprod_vjp(g, ans, a, axis, dtype, out):
-    """Exact with zeros: before an axis' first zero divide by x; at it, re-run the product with 1 there; after it, 0.
+    """Without zeros, ``g`` times the product of the others: the reversed running sum of ``g * conj(y)``
+    divided by ``conj(x)``; with zeros, step by step (``running_products``: exact to every order).
 
     Complex values take the conjugate slopes (``np.cumprod`` is holomorphic), as ``a * b`` does."""
     x = np.asarray(a)
     if x.dtype.kind not in "fc" or x.size == 0:  # (an empty array: nothing to carry a cotangent)
         return unbroadcast(np.reshape(g, np.shape(a)) if x.size == 0 else g, a)
-    g = np.asarray(g)
+    g = np.broadcast_to(g, np.shape(ans))
     if axis is None:
         x, g, ans, axis = np.ravel(x), np.ravel(g), np.ravel(ans), 0
-    axis %= x.ndim
-    n = x.shape[axis]
-    position = _along(np.arange(n), axis, x.ndim)
-    zeros = np.equal(x, 0)
-    first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True), n)
-    before = position < first_zero
-    tail = np.flip(np.cumsum(np.flip(g * conj(ans), axis), axis), axis)
-    slope = np.where(before, tail / conj(np.where(before, x, 1)), 0)
-    at_zero = position == first_zero
-    product_without_it = np.cumprod(np.where(at_zero, 1, x), axis=axis)
-    through_it = np.sum(np.where(position >= first_zero, g * conj(product_without_it), 0), axis=axis, keepdims=True)
-    slope = np.where(at_zero, through_it, slope)
+    if np.any(np.equal(x, 0)):
+        slope = np.moveaxis(running_product_cotangent(np.moveaxis(g, axis, 0), np.moveaxis(x, axis, 0)), 0, axis)
+    else:
+        slope = np.flip(np.cumsum(np.flip(g * conj(ans), axis), axis), axis) / conj(x)
     return unbroadcast(np.reshape(slope, np.shape(a)), a)
 
 
@@ -831,6 +827,8 @@ def as_tangent_of(t, ans):
         return ZERO
     if type(ans) is float:
         return float(np.real(t))
+    if type(ans) is complex:
+        return complex(t)
     dtype = getattr(ans, "dtype", None)
     if dtype is None:
         dtype = np.result_type(ans)
@@ -1073,25 +1071,16 @@ def gradient_jvp_varargs(g, ans, f, varargs, axis, edge_order):
 
 
 def cumprod_jvp(g, ans, a, axis, dtype, out):
-    """Exact with zeros: before an axis' first zero, ans * cumsum(g / x); from it on, g there times the
-    product of the others."""
+    """Without zeros, ``y * cumsum(g / x)``; with zeros, step by step (``running_products``)."""
     x, g = np.asarray(a), np.asarray(g)
     if x.size == 0:
         return as_tangent_of(np.zeros(np.shape(ans)), ans)
     if axis is None:
         x, g, axis = np.ravel(x), np.ravel(g), 0
-    axis %= x.ndim
-    y = np.reshape(ans, x.shape)
-    position = np.reshape(np.arange(np.shape(x)[axis]), [-1 if i == axis else 1 for i in range(np.ndim(x))])
-    zeros = np.equal(x, 0)
-    first_zero = np.where(np.any(zeros, axis=axis, keepdims=True), np.argmax(zeros, axis=axis, keepdims=True),
-                          x.shape[axis])
-    before = position < first_zero
-    t = y * np.cumsum(np.where(before, g / np.where(before, x, 1), 0), axis=axis)
-    at_zero = position == first_zero
-    through_it = np.sum(np.where(at_zero, g, 0), axis=axis, keepdims=True) * np.cumprod(np.where(at_zero, 1, x),
-                                                                                         axis=axis)
-    t = np.where(position >= first_zero, through_it, t)
+    if np.any(np.equal(x, 0)):
+        t = np.moveaxis(running_product_tangent(np.moveaxis(g, axis, 0), np.moveaxis(x, axis, 0)), 0, axis)
+    else:
+        t = np.reshape(ans, x.shape) * np.cumsum(g / x, axis=axis)
     return as_tangent_of(np.reshape(t, np.shape(ans)), ans)
 
 

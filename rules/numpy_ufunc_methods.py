@@ -15,6 +15,11 @@ computes, with the ufunc method's own signature (``axis=0`` by default, where ``
   elements of ``x[:k + 1]`` equal to ``y[k]`` (a tie at a kink gets the mean of the one-sided
   derivatives). Those elements are the ones that set or tied the running extreme since it last
   changed: a *run* of equal ``y``. Computed with cumulative sums along each run, no loop.
+* ``np.add.reduceat``: ``y[k]`` sums ``array[indices[k]:indices[k + 1]]`` along ``axis`` (the
+  last slice runs to the end), or is ``array[indices[k]]`` alone where ``indices[k] >=
+  indices[k + 1]``; each element's cotangent is the sum of ``g[k]`` over the slices holding it
+  (slices of unsorted indices overlap), gathered with ``np.add.at``, not by differences of
+  running sums, which would round away a small ``g[k]`` beside a large one.
 * ``np.add.outer``, ``np.subtract.outer``, ``np.multiply.outer``: ``A``'s cotangent sums ``g``
   over ``B``'s axes (the last ``B.ndim``), ``B``'s over ``A``'s (the first ``A.ndim``);
   ``multiply`` weighs each by the other factor, conjugated (it is holomorphic, as ``a * b``).
@@ -28,13 +33,14 @@ from s2sad.registry import defvjp, nondifferentiable
 from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.runtime.tangents import NO_TANGENT
 
-from .helpers import conj, dtype_of, unbroadcast
+from .helpers import added_at, conj, dtype_of, unbroadcast
 from .numpy_reductions import cumsum_vjp, extreme_jvp, extreme_vjp, initial_jvp, prod_jvp, prod_vjp, refused_keyword
 from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp
 
 _REDUCE = "array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True"
 _ACCUMULATE = "array, axis=0, dtype=None, out=None"
 _OUTER = "A, B"
+_REDUCEAT = "array, /, indices, axis=0, dtype=None, out=None"
 
 
 def as_compared(array, dtype):
@@ -118,6 +124,32 @@ def running_extreme_jvp(g, ans, array, axis, dtype, out):
     return as_tangent_of(np.reshape(_back(mean, array, axis), np.shape(ans)), ans)
 
 
+# ------------------------------------------------------------------ sums of slices
+
+
+def reduceat_slices(indices, length):
+    """Which slice of ``np.add.reduceat`` each element read belongs to, and where it is: two
+    integer arrays, one entry per (slice, element) pair, as NumPy reads ``indices`` (``indices[k]
+    >= indices[k + 1]`` reads ``array[indices[k]]`` alone; the last slice runs to ``length``)."""
+    starts = np.asarray(indices, dtype=np.intp).reshape(-1)
+    following = np.append(starts[1:], length)
+    stops = np.where(starts < following, following, starts + 1)
+    sizes = stops - starts
+    owner = np.repeat(np.arange(starts.size), sizes)
+    offset = np.arange(owner.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return owner, starts[owner] + offset
+
+
+def add_reduceat_vjp(g, ans, array, indices, axis, dtype, out):
+    if dtype_of(array).kind not in "fc":
+        return NO_TANGENT
+    moved_g = np.moveaxis(np.asarray(g), axis, 0)
+    length = np.shape(array)[axis]
+    owner, position = reduceat_slices(indices, length)
+    gathered = added_at(np.zeros((length,) + moved_g.shape[1:], dtype=moved_g.dtype), position, moved_g[owner])
+    return unbroadcast(np.moveaxis(gathered, 0, axis), array)
+
+
 # ------------------------------------------------------------------ outer products
 
 
@@ -157,11 +189,12 @@ defvjp(np.add.accumulate,    _ACCUMULATE, cumsum_vjp, name="numpy.add.accumulate
 defvjp(np.multiply.accumulate, _ACCUMULATE, cumprod_vjp, name="numpy.multiply.accumulate")
 defvjp(np.maximum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.maximum.accumulate")
 defvjp(np.minimum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.minimum.accumulate")
+defvjp(np.add.reduceat,      _REDUCEAT, add_reduceat_vjp, None, None, None, name="numpy.add.reduceat")
 defvjp(np.add.outer,         _OUTER, add_outer_vjp_a, add_outer_vjp_b, name="numpy.add.outer")
 defvjp(np.subtract.outer,    _OUTER, add_outer_vjp_a, subtract_outer_vjp_b, name="numpy.subtract.outer")
 defvjp(np.multiply.outer,    _OUTER, multiply_outer_vjp_a, multiply_outer_vjp_b, name="numpy.multiply.outer")
 
-nondifferentiable(running_winners)  # which elements win: bools and counts
+nondifferentiable(running_winners, reduceat_slices)  # which elements win: bools and counts; positions
 
 # ---- forward rules
 defjvp(np.add.reduce, "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=where)", None, None, None, None,
@@ -174,6 +207,7 @@ defjvp(np.multiply.accumulate, cumprod_jvp)
 defjvp(np.maximum.accumulate, running_extreme_jvp)
 defjvp(np.minimum.accumulate, running_extreme_jvp)
 # (the zeros in the output's dtype: float64 zeros widened a float32 tangent)
+defjvp(np.add.reduceat, LINEAR, None, None, None)
 defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
        "np.add.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
 defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",

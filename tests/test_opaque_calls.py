@@ -32,11 +32,11 @@ def copies_into_a_buffer_where(x):
 
 
 def compiled_sum(x):
-    return math.prod(x) * 2.0  # prod
+    return math.dist(x, -x) * 2.0  # dist
 
 
 def compiled_sum_unused(x):
-    total = math.prod(x)  # prod unused
+    total = math.dist(x, -x)  # dist unused
     return np.sum(x ** 2)
 
 
@@ -102,8 +102,8 @@ def fill_and_test(x):
 
 REFUSED = [
     (copies_into_a_buffer_where, "copyto", UnsupportedSyntaxError, "np.copyto(buf, x, where=x > 0)"),
-    (compiled_sum, "prod", MissingRuleError, "math.prod"),
-    (compiled_sum_unused, "prod unused", MissingRuleError, "math.prod"),
+    (compiled_sum, "dist", MissingRuleError, "math.dist"),
+    (compiled_sum_unused, "dist unused", MissingRuleError, "math.dist"),
     (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
     (draws_around_x, "normal", MissingRuleError, "np.random.normal"),
     (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
@@ -132,7 +132,7 @@ def test_a_call_given_a_differentiated_value_without_a_rule_is_refused(function,
 
 
 def test_the_no_rule_message_says_how_to_register_one():
-    with pytest.raises(MissingRuleError, match=r"no rule for `math.prod`.*\n.*\n.*\nhint: register one with s2sad.defvjp"):
+    with pytest.raises(MissingRuleError, match=r"no rule for `math.dist`.*\n.*\n.*\nhint: register one with s2sad.defvjp"):
         s2sad.grad(compiled_sum)(np.array([1.0, 2.0]))
 
 
@@ -230,14 +230,14 @@ class CompiledSum:
     """Stands for a Cython object whose method computes a value from its argument."""
 
     def __init__(self):
-        self.total = math.prod
+        self.total = math.dist
 
 
 CSUM = CompiledSum()
 
 
 def uses_a_compiled_methods_result(x):
-    return CSUM.total(x) * 2.0  # compiled method result
+    return CSUM.total(x, -x) * 2.0  # compiled method result
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
@@ -251,7 +251,7 @@ def test_a_compiled_methods_result_is_refused_at_its_call(mode):
     message = str(raised.value)
     # raised as the generated code runs: located by the generated code's comments, which name the file's base name
     assert f"{os.path.basename(FILE)}:{line_of('compiled method result')}:" in message.splitlines()[0], message
-    assert "rule for math.prod" in message and "hint: register one" in message
+    assert "rule for math.dist" in message and "hint: register one" in message
 
 
 def reads_with_keywords(a, b):

@@ -234,6 +234,18 @@ CHECKED = {
     "s2sad.rules.helpers.filled_in_place": lambda rng: calls(z(rng), z(rng, 3)),  # `y.fill(v)`: the value checked
     # `np.fill_diagonal(a, val)`: a value shorter than the diagonal is repeated along it
     "s2sad.rules.helpers.diagonal_filled": lambda rng: calls(z(rng, 2), z(rng, 3, 3)),
+    # NumPy 2's array-API names (rules/numpy_array_api.py); vecdot and vecmat conjugate their vector x1
+    **group("numpy.vecdot numpy.linalg.vecdot numpy.matvec numpy.linalg.cross", binary),
+    "numpy.meshgrid": lambda rng: calls(z(rng, 2), z(rng, 3)),
+    **group("numpy.matrix_transpose numpy.linalg.matrix_transpose numpy.unstack numpy.linalg.trace "
+            "numpy.linalg.diagonal", unary),
+    **group("numpy.cumulative_sum numpy.cumulative_prod", lambda rng: calls(z(rng, 2, 3), axis=1, include_initial=True)),
+    "numpy.vecmat": lambda rng: calls(z(rng, 2), z(rng, 2, 3)),
+    "numpy.linalg.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
+    "numpy.linalg.outer": lambda rng: calls(z(rng, 2), z(rng, 3)),
+    "numpy.linalg.tensordot": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2), axes=1),
+    "numpy.add.reduceat": lambda rng: calls(z(rng, 5, 2), np.array([0, 3, 1])),
+    "math.prod": lambda rng: calls([z(rng), z(rng), z(rng)], start=z(rng)),
 }
 # the FFTs of real input (rfft, ihfft and their n-d forms) and polygamma: real-only below
 for _name in [name for name, maker in CHECKED.items() if maker is None]:
@@ -259,6 +271,9 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     "math.fsum": ("math works on real numbers", lambda rng: calls([0.3 + 0.4j, 0.7 - 0.2j])),
     "builtins.divmod": ("complex numbers have no floor division", lambda rng: calls(0.3 + 0.4j, 0.7 - 0.2j)),
     "numpy.divmod": ("the ufunc has no complex loop", binary),
+    "numpy.copysign": ("the ufunc has no complex loop", binary),
+    "numpy.ldexp": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 2, 3), np.array([1, -2, 0]))),
+    **{name: ("the ufunc has no complex loop", unary) for name in ("numpy.frexp", "numpy.modf")},
     **{name: ("the ufunc has no complex loop", unary) for name in """numpy.cbrt numpy.fabs numpy.deg2rad
         numpy.rad2deg numpy.radians numpy.degrees scipy.special.erfinv scipy.special.erfcinv scipy.special.ndtri
         scipy.special.expit scipy.special.logit scipy.special.log_expit scipy.special.entr scipy.special.gammaln
