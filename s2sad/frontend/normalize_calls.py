@@ -107,12 +107,7 @@ class CallNormalizer(NormalizerState):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
                                          "build a new array instead: `y[index] = values` on a local copy, or np.where")
-        flags = overwrite_flags_set(value, *_literal_falses(node)) if called_as_it_is(value) else []
-        if flags:  # sl.solve_triangular(a, b, overwrite_b=True): b may hold the solution after
-            raise UnsupportedSyntaxError(
-                f"`{dotted}(..., {flags[0]}=...)` may write into the argument it is given in place, which s2sad does "
-                "not differentiate: a later read of that argument would see the change", self.source.location(node),
-                f"leave {flags[0]}=False (the default)")
+        refuse_overwrite_flags(value, dotted, node, self.source)  # sl.solve_triangular(a, b, overwrite_b=True)
         value, dotted = as_called(value, dotted)
         callee = Callee("static", dotted, value)
         args, kwargs = self.arguments(node)
@@ -371,6 +366,17 @@ def as_called(value, dotted: str):
 
 _METHOD_OUT = "`.{}(..., out=...)` writes into an array in place (`out` given by keyword or by position), which s2sad " \
               "does not differentiate"
+
+
+def refuse_overwrite_flags(value, dotted: str, node: cst.Call, source) -> None:
+    """Refuse a call of a function run as it is that may write into an argument by an ``overwrite_*`` flag:
+    ``b`` may hold the solution after ``sl.solve_triangular(a, b, overwrite_b=True)`` (analysis/overwrite_flags.py)."""
+    flags = overwrite_flags_set(value, *_literal_falses(node)) if called_as_it_is(value) else []
+    if flags:
+        raise UnsupportedSyntaxError(
+            f"`{dotted}(..., {flags[0]}=...)` may write into the argument it is given in place, which s2sad does "
+            "not differentiate: a later read of that argument would see the change", source.location(node),
+            f"leave {flags[0]}=False (the default)")
 
 
 def _literal_falses(node: cst.Call) -> tuple[list[bool], dict[str, bool], bool]:

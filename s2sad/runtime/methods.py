@@ -406,9 +406,8 @@ def packed_rrule(receiver, name: str, positional, keywords):
     def packed_pullback(g):
         cotangents = pullback(g)
         by_keyword = getattr(cotangents, "keywords", {})
-        # (a rule's cotangents may be Thunks, computed when read: the generated code reads these items as values)
-        return (NO_TANGENT, cotangents[1], tuple(unthunk(item) for item in cotangents[2:2 + count]),
-                Tangent(dict, {key: unthunk(by_keyword.get(key, ZERO)) for key in keywords}))
+        return (NO_TANGENT, cotangents[1], tuple(cotangents[2:2 + count]),
+                Tangent(dict, {key: by_keyword.get(key, ZERO) for key in keywords}))
 
     return y, packed_pullback
 
