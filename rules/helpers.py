@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import types
 
 import numpy as np
 
@@ -757,12 +758,42 @@ def deep_copied(value, memo=None):
                 f"{type(part).__name__}, by a `__deepcopy__` of its own): s2sad takes a deep copy for new memory",
                 hint="give the class a `__deepcopy__` that copies its arrays, or make the copy yourself "
                      "(`Box(box.w.copy())`)")
+    twice = _held_twice(copied)
+    if twice is not None:
+        raise UnsupportedSyntaxError(
+            f"`copy.deepcopy` of a {type(value).__name__} holding one {type(twice).__name__} in two places (the copy "
+            f"keeps that, as Python's does): s2sad takes the copy's items for separate memory, so a write into one "
+            f"would not show in the other",
+            hint="copy each item yourself (`{k: v.copy() for k, v in params.items()}`), or keep the shared one once")
     return copied
+
+
+def _held_twice(value):
+    """An array, list, dict or object ``value`` holds in two places (the same object, or arrays sharing
+    memory: weights tied as ``{"W": W, "W_out": W}``), or None. Two arrays owning their memory never
+    overlap, so only views are compared with the rest."""
+    seen, arrays = set(), []
+    for part in _mutable_parts(value):
+        if id(part) in seen:
+            return part
+        seen.add(id(part))
+        if isinstance(part, np.ndarray):
+            arrays.append(part)
+    views = [a for a in arrays if a.base is not None]
+    for view in views:
+        if any(other is not view and np.may_share_memory(view, other) for other in arrays):
+            return view
+    return None
+
+
+# what copy.deepcopy hands back as it is (numbers, strings, functions, classes, modules): nothing to write into
+_KEPT_BY_DEEPCOPY = (bool, int, float, complex, str, bytes, type(None), np.generic, type, np.ufunc, range,
+                     types.FunctionType, types.BuiltinFunctionType, types.ModuleType)
 
 
 def _mutable_parts(value, depth: int = 0):
     """The arrays, lists, dicts and objects ``value`` holds (itself too), down its containers and fields."""
-    if depth > 32 or isinstance(value, (bool, int, float, complex, str, bytes, type(None), np.generic)):
+    if depth > 32 or isinstance(value, _KEPT_BY_DEEPCOPY):
         return
     if not isinstance(value, tuple):
         yield value

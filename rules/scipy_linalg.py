@@ -29,7 +29,8 @@ the band, ``dL L^H + L dL^H`` from a Cholesky factor). ``solve_sylvester``'s is 
 Sylvester equation with the same matrices, ``A dX + dX B = dQ - dA X - X dB``; ``sqrtm``'s
 solves ``S dS + dS S = dM``; ``expm``'s is its Frechet derivative at ``M`` in the tangent's
 direction. These also hold for complex matrices (``trans='C'`` included). Tangents are
-solved with ``overwrite_b=False`` whatever the call said: they are never overwritten.
+solved with ``overwrite_b=False``; a call setting an ``overwrite_*`` flag is refused (registry.bound_to_rule):
+the argument, read after, would hold what SciPy wrote into it.
 """
 import numpy as np
 from scipy import linalg

@@ -465,3 +465,18 @@ def test_numba_failing_inside_its_own_compiler_is_a_failure_to_compile():
     for du, ds in (first, second):
         np.testing.assert_allclose(du, central(early_return_in_a_loop, (u, s, 2), 0), rtol=1e-6, atol=1e-8)
         assert math.isclose(ds, central(early_return_in_a_loop, (u, s, 2), 1), rel_tol=1e-6, abs_tol=1e-8)
+
+
+def last_of_a_constant_by_flat(x):
+    last = np.array([[1.0, 0.5, 0.5], [0.25, 1.0, 2.0]]).flat[-1]
+    return last * np.sum(x)
+
+
+def test_a_negative_index_into_flat_is_left_to_the_numpy_path():
+    # Numba's flat iterator does not wrap -1: the compiled code read past the array, and gave the value 5.6e-322
+    # (or 0.0) and the gradient that times ones where NumPy gives 2.0 and [2, 2, 2] (found by the fuzzer, seed 1903)
+    x = np.array([0.3, -0.7, 1.1])
+    with pytest.warns(s2sad.CompiledFallbackWarning, match=r"\.flat\[\(?-1\)?\]"):
+        value, gradient = s2sad.value_and_grad(last_of_a_constant_by_flat, compile=True)(x)
+    assert value == last_of_a_constant_by_flat(x)
+    np.testing.assert_allclose(gradient, central(last_of_a_constant_by_flat, [x], 0), rtol=1e-6)

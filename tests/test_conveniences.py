@@ -95,6 +95,9 @@ def test_elementwise_grad_refuses_what_autograd_would_not_sum():
         s2sad.elementwise_grad(lambda z: z * 1j)(X)
     with pytest.raises(s2sad.ArgumentError, match="one argument number"):
         s2sad.elementwise_grad(softplus, (0, 1))
+    # an int array, as grad refuses it (elementwise_grad handed back the NO_TANGENT marker as the gradient)
+    with pytest.raises(s2sad.ArgumentError, match=r"(?s)argument 'x': it is an array of dtype int64.*x.astype\(float\)"):
+        s2sad.elementwise_grad(softplus)(np.arange(3), 0.7)
 
 
 def test_linearize_gives_the_value_and_the_jvp_at_the_primals():

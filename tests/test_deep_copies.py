@@ -60,3 +60,35 @@ def a_class_sharing_on_deepcopy(x):
 def test_a_deepcopy_handing_back_the_original_s_array_is_refused():
     error = refusal_in("grad", a_class_sharing_on_deepcopy, np.array([0.3, 0.7]), "gave back what the original holds")
     assert "test_deep_copies.py" in str(error) or "test_deep_copies.py" in "\n".join(getattr(error, "__notes__", []))
+
+
+def tied_weights_copied_then_one_written(x):
+    tied = x * 2.0
+    params = {"W_in": tied, "W_out": tied}  # weights tied: one array in two places
+    q = copy.deepcopy(params)  # the copy keeps them one array, as Python's deepcopy does
+    q["W_in"] += x
+    return np.sum(q["W_out"] ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_deep_copy_holding_one_array_twice_is_refused(mode):
+    # it gave grad 8x (q["W_out"] read as 2x) where central differences give 18x (the write into q["W_in"] is q["W_out"]'s too)
+    error = refusal_in(mode, tied_weights_copied_then_one_written, np.array([0.3, 0.7]), "holding one ndarray in two places")
+    assert "q = copy.deepcopy(params)" in str(error)
+
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def config_with_functions_copied(x):
+    config = {"act": _relu, "out": _relu, "dtype": np.float64, "w": x * 2.0}
+    q = copy.deepcopy(config)  # functions and classes are kept as they are: nothing shared to write into
+    q["w"] += 1.0
+    return np.sum(q["out"](q["act"](q["w"])) ** 2) + np.sum(config["w"] * x)
+
+
+def test_a_deep_copy_of_a_dict_holding_functions_is_differentiated():
+    # it was refused as a copy giving back what the original holds (the function)
+    assert_every_mode_matches(config_with_functions_copied, np.array([0.3, -0.2]), np.array([1.0, -0.5]),
+                              np.array([0.25, 2.0]))

@@ -139,8 +139,20 @@ def partial_holding_a_parameter_that_has_a_default(x):
     return np.sum(step() ** 2) + np.sum(step(scale=x))
 
 
+def _clipped_energy(h, W, lo=-np.inf, hi=np.inf):
+    return np.sum(np.clip(h @ W, lo, hi) ** 2)
+
+
+def partial_of_a_function_with_infinite_defaults(x):
+    # repr(-np.inf) is `-inf`, a name: the lambda's default read the user's global `inf` (refused as data)
+    weights = np.outer(x, x) * 0.3
+    step = functools.partial(_clipped_energy, W=weights)
+    return step(x) + step(x, hi=0.1)
+
+
 @pytest.mark.parametrize("f", [partial_called_with_a_default_it_did_not_write,
-                               partial_holding_a_parameter_that_has_a_default])
+                               partial_holding_a_parameter_that_has_a_default,
+                               partial_of_a_function_with_infinite_defaults])
 def test_a_partial_is_called_with_a_default_it_did_not_write(f):
     expected = numerical_gradient(f, [X], 0)
     np.testing.assert_allclose(s2sad.grad(f)(X), expected, rtol=1e-6, atol=1e-8)

@@ -412,6 +412,14 @@ def test_an_exception_the_users_except_would_handle_is_refused_at_the_except():
     assert raised.value.location.text.strip() == "except np.linalg.LinAlgError:"
 
 
+def test_an_exception_the_users_except_would_handle_under_hvp_names_the_user_s_except():
+    # hvp transforms generated forward code again: the message named s2sad's file (s2sad_..._jvp_....py:19)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="would handle it") as raised:
+        s2sad.hvp(programs.logdet_with_a_fallback, (-np.eye(3),), (np.eye(3),))
+    line = programs.logdet_with_a_fallback.__code__.co_firstlineno + 3
+    assert f"the `except` at {programs.__file__}:{line} would" in str(raised.value)
+
+
 def forwards_a_differentiated_keyword(x, s):
     options = {"scale": s}
     return programs.helper(x, x, **options, power=3) + programs.helper(x, 2.0, **options)

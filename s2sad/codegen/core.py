@@ -28,6 +28,7 @@ from ..frontend.resolve import describe_callee, is_library, missing_rule_hint, r
 from ..registry import Rule, rule_for, template_namespace
 from ..runtime.initializers import SUPER_INIT
 from ..runtime.support import __all__ as RUNTIME_SUPPORT
+from ..tracebacks import beneath_generated
 from ..transformed import is_bound_users_method, is_forward_call
 
 INDENT = "    "
@@ -240,15 +241,14 @@ class Emitter:
         if isinstance(branch, Guarded):
             return "try:"
         if isinstance(branch, Context):
-            where = f"{branch.location.filename}:{branch.location.line}"
-            return f"with unsuppressed({self.code(branch.condition)}, {where!r}):"
+            return f"with unsuppressed({self.code(branch.condition)}, {_user_place(branch.location)!r}):"
         return f"if {self.code(branch.condition)}:"
 
     def branch_footer(self, branch: Branch) -> list[str]:
         """What closes a Guarded body: the user's handled exceptions, refused as they are caught."""
         if not isinstance(branch, Guarded):
             return []
-        where = f"{branch.handler.filename}:{branch.handler.line}" if branch.handler else "?"
+        where = _user_place(branch.handler, heading_below=True) if branch.handler else "?"
         heading = [INDENT + self.comment(branch.handler)] if branch.handler else []
         return [f"except {self.code(branch.condition)} as caught:"] + heading + \
                [f"{INDENT}raise handled_exception(caught, {where!r}) from None"]
@@ -471,3 +471,14 @@ def entry_checks(function: Function, on_entry: tuple[str, ...]) -> list[str]:
     if given:
         lines.append(f"numpy_meanings({', '.join(given)!r}, {', '.join(given.values())})")
     return lines
+
+
+def _user_place(location: SourceLocation, heading_below: bool = False) -> str:
+    """``file:line`` of the user's code at ``location``, for a message generated code raises: a
+    Hessian transforms generated forward code again, whose lines are s2sad's, not the user's.
+    ``heading_below``: an ``except`` line, whose comment naming the user's line is the one under it
+    (branch_footer), not the one above (the ``try`` body's last)."""
+    if heading_below and beneath_generated(location) is not location:
+        location = SourceLocation(location.filename, location.line + 1, location.column, "")
+    place = beneath_generated(location)
+    return f"{place.filename}:{place.line}"

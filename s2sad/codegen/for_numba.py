@@ -704,6 +704,35 @@ class _RandomDraws(cst.CSTVisitor):
             self.found.append(name)
 
 
+class _FlatIndices(cst.CSTVisitor):
+    """``x.flat[i]`` (``flat_x = x.flat`` then ``flat_x[i]`` as generated code spells it) with an index
+    not a literal ``i >= 0``: Numba's flat iterator does not wrap a negative index, and read memory
+    past the array (``np.array(c).flat[-1]`` gave 0.0 or 5.6e-322 where NumPy gives c's last element)."""
+
+    def __init__(self):
+        self.iterators: set[str] = set()
+        self.read: list[tuple[cst.BaseExpression, cst.Subscript]] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "flat":
+            self.iterators.update(name for target in node.targets for name in _names(target.target))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.read.append((node.value, node))
+
+    def unsure(self) -> list[str]:
+        def flat(value) -> bool:
+            return isinstance(value, cst.Attribute) and value.attr.value == "flat" or \
+                isinstance(value, cst.Name) and value.value in self.iterators
+
+        def literal(subscript: cst.Subscript) -> bool:
+            index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
+            return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)
+
+        return [".flat[" + ", ".join(_CODE.code_for_node(element.slice) for element in subscript.slice) + "]"
+                for value, subscript in self.read if flat(value) and not literal(subscript)]
+
+
 def _names(target) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -737,6 +766,11 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if draws.found:
         raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
                                "would replace by a state of its own: other numbers than NumPy's", location)
+    flat_indices = _FlatIndices()
+    module.visit(flat_indices)
+    if flat_indices.unsure():
+        raise NotCompiledError(f"it reads `{flat_indices.unsure()[0]}`, an index into `.flat` that Numba's code does "
+                               "not wrap when negative (it reads past the array)", location)
     module = errstate_ignored(module.visit(_MathAsNumpy()))  # `with np.errstate(divide="ignore"):`: its body
     if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
         module = star_calls_unpacked(module, location)

@@ -140,13 +140,15 @@ class ReverseOperations:
         if op.kind == "unpack":
             sequence = self.core.code(op.args[0])
             return self.contributed(reversal, lambda _: f"item_cotangent({g}, {op.index}, {op.length}, {sequence})")
+        # (an item of a rule's cotangent may be a Thunk, `packed_rrule`'s of `f(*args, **kwargs)`: read when used)
         if op.kind == "dict":
-            return self.contributed(reversal, lambda c: f"field_cotangent({g}, {c.key})")
+            return self.contributed(reversal, lambda c: f"unthunk(field_cotangent({g}, {c.key}))")
         if op.kind in ("tuple", "list"):
             if not reversal.contributions:
                 return []
             parts = self.namer.fresh(f"{g}_items")
-            return [f"{parts} = split_cotangent({g}, {len(op.args)})"] + self.contributed(reversal, lambda c: f"{parts}[{c.key}]")
+            return [f"{parts} = split_cotangent({g}, {len(op.args)})"] + \
+                self.contributed(reversal, lambda c: f"unthunk({parts}[{c.key}])")
         callee = op.callee
         if callee.kind in ("method", "attribute") or self.core.treatment(op) in PULLBACK_TREATMENTS:
             return self.reverse_through_pullback(op, g, reversal)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..analysis.aliasing import container_kind
 from ..analysis.out_by_position import gives_out_by_position, method_gives_out_by_position
+from ..analysis.overwrite_flags import overwrite_flags_set
 from ..errors import UnsupportedSyntaxError
 from .ir import DATACLASS_REPLACE, Atom, Callee, Const, Operation, Var
 from .normalize_mutation import (ARRAY_MUTATORS, LIST_MUTATORS, UNSUPPORTED_MUTATORS, is_ufunc_at,
@@ -106,6 +107,7 @@ class CallNormalizer(NormalizerState):
             raise UnsupportedSyntaxError(f"`{dotted}(...)` changes an array in place, which s2sad does not differentiate",
                                          self.source.location(node),
                                          "build a new array instead: `y[index] = values` on a local copy, or np.where")
+        refuse_overwrite_flags(value, dotted, node, self.source)  # sl.solve_triangular(a, b, overwrite_b=True)
         value, dotted = as_called(value, dotted)
         callee = Callee("static", dotted, value)
         args, kwargs = self.arguments(node)
@@ -342,6 +344,14 @@ def called_through_its_class(value) -> bool:
             and rule_for(value) is None)
 
 
+def called_as_it_is(value) -> bool:
+    """Whether a call of ``value`` runs it as it is (a rule's, or a library's): not differentiated
+    from its source, where a write into an argument would be seen."""
+    from ..registry import rule_for  # (the registry reads the front end's helpers)
+
+    return is_library(value) or rule_for(value) is not None
+
+
 def as_called(value, dotted: str):
     """What generated code calls for ``value``: ``zip`` used as a value is ``zipped``, the list
     of its tuples, which generated code may read more than once (a ``zip`` is used up by one);
@@ -356,6 +366,29 @@ def as_called(value, dotted: str):
 
 _METHOD_OUT = "`.{}(..., out=...)` writes into an array in place (`out` given by keyword or by position), which s2sad " \
               "does not differentiate"
+
+
+def refuse_overwrite_flags(value, dotted: str, node: cst.Call, source) -> None:
+    """Refuse a call of a function run as it is that may write into an argument by an ``overwrite_*`` flag:
+    ``b`` may hold the solution after ``sl.solve_triangular(a, b, overwrite_b=True)`` (analysis/overwrite_flags.py)."""
+    flags = overwrite_flags_set(value, *_literal_falses(node)) if called_as_it_is(value) else []
+    if flags:
+        raise UnsupportedSyntaxError(
+            f"`{dotted}(..., {flags[0]}=...)` may write into the argument it is given in place, which s2sad does "
+            "not differentiate: a later read of that argument would see the change", source.location(node),
+            f"leave {flags[0]}=False (the default)")
+
+
+def _literal_falses(node: cst.Call) -> tuple[list[bool], dict[str, bool], bool]:
+    """Of each argument ``node`` gives by position, and each by keyword, whether it is the literal
+    False (or 0, None); and whether it has a ``*`` or ``**`` argument."""
+    def false(arg: cst.Arg) -> bool:
+        value = arg.value
+        return isinstance(value, cst.Name) and value.value in ("False", "None") or isinstance(value, cst.Integer) and value.value == "0"
+
+    positional = [false(arg) for arg in node.args if arg.keyword is None and arg.star == ""]
+    keywords = {arg.keyword.value: false(arg) for arg in node.args if arg.keyword is not None}
+    return positional, keywords, any(arg.star for arg in node.args)
 
 
 def _positional(node: cst.Call) -> tuple[int, bool, frozenset]:

@@ -5,7 +5,7 @@ differentiated through its calls like any lambda reading the function's variable
 
 The lambda takes ``f``'s parameters that the partial leaves: those before the first one held by
 keyword by position, the later ones by keyword only (as calling the partial allows), each with
-``f``'s default where that is a literal, else ``...`` standing for ``f``'s own (``b=f.__defaults__[0]
+``f``'s default where its repr is a literal meaning it (not ``-inf``), else ``...`` standing for ``f``'s own (``b=f.__defaults__[0]
 if b is ... else b``, read as the call reads it), and the keywords the partial holds, by keyword
 only, ``...`` unless a call gives one again (``W=W_held if W is ... else W``: the held variable
 read under a name of its own). It reads what the partial holds where the partial is made, as the partial
@@ -16,6 +16,7 @@ left as it was: differentiated where it holds constants, refused where it holds 
 """
 from __future__ import annotations
 
+import ast
 import inspect
 
 import libcst as cst
@@ -82,7 +83,7 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
         if param.name in keywords:
             continue
         default = param.default
-        literal = default is param.empty or isinstance(default, _LITERALS) and cst.parse_expression(repr(default))
+        literal = default is param.empty or _spelt_as_literal(default)
         made = cst.Param(cst.Name(param.name), default=None if default is param.empty
                          else cst.parse_expression(repr(default)) if literal else cst.Ellipsis())
         by_keyword = keyword_only or param.kind is param.KEYWORD_ONLY or any(
@@ -99,6 +100,19 @@ def _lambda(function: cst.BaseExpression, held: list, keywords: dict, rest: list
     parameters = cst.Parameters(params=positional, star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
                                 kwonly_params=keyword_only)
     return cst.Lambda(params=parameters, body=cst.Call(function, arguments))
+
+
+def _spelt_as_literal(default) -> bool:
+    """Whether ``repr(default)`` is a literal meaning ``default`` wherever it is read: not ``-inf``,
+    ``nan`` or ``np.float64(0.5)``, names the user's module may not hold or may hold as something else
+    (those are read from the function, as any other default)."""
+    if not isinstance(default, _LITERALS):
+        return False
+    try:
+        read = ast.literal_eval(repr(default))
+    except (ValueError, SyntaxError):
+        return False
+    return type(read) is type(default) and read == default
 
 
 def _holds_its_defaults(function, params: list) -> bool:

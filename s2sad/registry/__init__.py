@@ -80,6 +80,14 @@ def bound_to_rule(signature: inspect.Signature, name: str, args: tuple, kwargs: 
         # keyword is refused where the user wrote it, frontend/normalize_calls.py; a rule called by hand fills it)
         raise UnsupportedArgumentsError(f"`{name}` is given an array to write into (`out`), in place, which s2sad does not "
                                         "differentiate", hint="assign the result instead")
+    overwritten = [key for key, value in bound.arguments.items() if key.startswith("overwrite_")
+                   and not (value is None or isinstance(value, int) and not value)]
+    if overwritten:
+        # sl.solve_triangular(a, b, overwrite_b=True) may leave the solution in b: the rule reads the result alone
+        # (the flag given where the user wrote the call is refused there, frontend/normalize_calls.py)
+        raise UnsupportedArgumentsError(f"`{name}` is given {overwritten[0]}={bound.arguments[overwritten[0]]!r}: it may "
+                                        "write into that argument in place, which s2sad does not differentiate",
+                                        hint=f"leave {overwritten[0]}=False (the default)")
     bound.apply_defaults()
     return bound
 
