@@ -51,6 +51,7 @@ from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
 from .star_calls import star_calls_unpacked
+from .unset_before_loops import unset_before_loops
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -118,6 +119,8 @@ ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
 
 # `shape_like` (fewer_allocations.py), and `dW = matmul_vjp_x1_into(dW, g, W, h)` for an RNN's weights
 ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
+# the exception compiled code raises for a case it leaves to the NumPy path (unset_before_loops.py)
+ARRAY_HELPERS = ARRAY_HELPERS | {"NotCompiledCase"}
 # `weak(0.5, x)`, `numpy_sum(x)`: Python numbers and sums as NumPy computes them on float32 (weak_scalars.py)
 ARRAY_HELPERS = ARRAY_HELPERS | WEAK_HELPERS
 
@@ -743,6 +746,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
+        # `outputs = None` before the loop assigning it: not an optional array (before `_unset_and_returned`,
+        # for whose names a cotangent's zero is the returned value's)
+        module = unset_before_loops(module)
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
         joined, flattening = _joined_lists(module)

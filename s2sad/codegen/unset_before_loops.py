@@ -1,0 +1,222 @@
+"""``outputs = None`` before a loop that assigns ``outputs`` (compiled code for arrays): left unbound
+there, and the loop checked, once it ends, to have assigned it.
+
+A user variable first assigned inside a loop and read after it (``for W, b in params: outputs =
+...`` then ``return outputs - ...``) is bound to None before the loop in generated code, so that
+the code after it reads a value on every path. Numba types such a variable as an optional array,
+which NumPy's functions and the compiled helpers do not take: the gradient did not compile.
+
+Where the loop never reads the variable (it assigns it only) and nothing else assigns it, the
+None is read only when the loop assigned nothing, a path on which Python itself would raise
+``UnboundLocalError`` (or the NumPy path a TypeError of None). So the None is dropped, Numba
+types the variable as what the loop assigns, and a flag set beside each assignment says whether
+one ran: if none did, compiled code raises ``NotCompiledCase`` right after the loop and the
+NumPy path computes the call, its answer or its error the one given. (Numba reads a variable
+never assigned as zeros, an empty array: the flag is what keeps that from being an answer.)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .nodes import binding_counts
+
+
+@dataclass
+class _Unset:
+    name: str        # the variable bound to None before the loop
+    flag: str        # the variable saying whether the loop assigned it
+    none: cst.SimpleStatementLine
+    loop: cst.CSTNode
+
+
+def unset_before_loops(module: cst.Module) -> cst.Module:
+    """``module`` with each ``x = None`` before a loop that only assigns ``x`` written as above."""
+    found = _Candidates()
+    module.visit(found)
+    taken = set(binding_counts(module)) | found.names
+    unset = []
+    for candidate in found.candidates:
+        if _only_assigned_in_loop(candidate):
+            flag = _fresh(f"{candidate.name}_assigned", taken)
+            taken.add(flag)
+            unset.append(_Unset(candidate.name, flag, candidate.none, candidate.loop))
+    return module.visit(_Rewritten(unset)) if unset else module
+
+
+@dataclass
+class _Candidate:
+    name: str
+    none: cst.SimpleStatementLine
+    loop: cst.CSTNode
+    function: cst.FunctionDef   # the function they are in, where the variable is looked for
+
+
+def _none_bound(statement) -> str | None:
+    """``x`` of the statement line ``x = None``."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
+            and isinstance(assign.value, cst.Name) and assign.value.value == "None":
+        return assign.targets[0].target.value
+    return None
+
+
+class _Candidates(cst.CSTVisitor):
+    """Each ``x = None`` followed in its block, past lines that do not name ``x``, by a loop."""
+
+    def __init__(self):
+        self.candidates: list[_Candidate] = []
+        self.names: set = set()
+        self.functions: list = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        body = node.body
+        for position, statement in enumerate(body):
+            name = _none_bound(statement)
+            if name is None:
+                continue
+            for following in body[position + 1:]:
+                if isinstance(following, (cst.For, cst.While)) and self.functions:
+                    self.candidates.append(_Candidate(name, statement, following, self.functions[-1]))
+                    break
+                if not isinstance(following, cst.SimpleStatementLine) or _names_in(following, name):
+                    break
+
+
+def _names_in(node: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for n in _walk(node))
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+class _Occurrences(cst.CSTVisitor):
+    """Where ``name`` occurs, in source order: before the loop, in it as a plain assignment's
+    target or otherwise, after it."""
+
+    def __init__(self, candidate: _Candidate):
+        self.candidate = candidate
+        self.region = "before"
+        self.assigned_in_loop = 0
+        self.wrong = False   # read in the loop, assigned outside it, or named before the None
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if node is self.candidate.none:
+            self.region = "between"
+            return False
+        if self.region == "loop" and len(node.body) == 1 and _plain_assignment_of(node.body[0], self.candidate.name):
+            self.assigned_in_loop += 1
+            return _visit_value(self, node.body[0])
+        return True
+
+    def visit_For(self, node) -> None:
+        self._entered(node)
+
+    def leave_For(self, node) -> None:
+        self._left(node)
+
+    def visit_While(self, node) -> None:
+        self._entered(node)
+
+    def leave_While(self, node) -> None:
+        self._left(node)
+
+    def _entered(self, node) -> None:
+        if node is self.candidate.loop:
+            self.region = "loop"
+
+    def _left(self, node) -> None:
+        if node is self.candidate.loop:
+            self.region = "after"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.candidate.name and self.region != "after":
+            self.wrong = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self.region == "after" and _names_in(node.target, self.candidate.name):
+            self.wrong = True
+
+
+def _plain_assignment_of(statement, name: str) -> bool:
+    return isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
+        and isinstance(statement.targets[0].target, cst.Name) and statement.targets[0].target.value == name
+
+
+def _visit_value(visitor: cst.CSTVisitor, assign: cst.Assign) -> bool:
+    """Visits the assigned value alone (its target is the assignment counted); False: not the line again."""
+    assign.value.visit(visitor)
+    return False
+
+
+def _only_assigned_in_loop(candidate: _Candidate) -> bool:
+    occurrences = _Occurrences(candidate)
+    candidate.function.visit(occurrences)
+    return occurrences.assigned_in_loop > 0 and not occurrences.wrong
+
+
+def _fresh(name: str, taken: set) -> str:
+    found, count = name, 2
+    while found in taken:
+        found, count = f"{name}_{count}", count + 1
+    return found
+
+
+class _Rewritten(cst.CSTTransformer):
+    def __init__(self, unset: list[_Unset]):
+        super().__init__()
+        self.by_none = {id(u.none): u for u in unset}
+        self.by_loop: dict = {}
+        for u in unset:
+            self.by_loop.setdefault(id(u.loop), []).append(u)
+        self.inside: list = []   # for each loop around the node visited, the variables it assigns here
+
+    def visit_For(self, node) -> None:
+        self.inside.append(self.by_loop.get(id(node), []))
+
+    def leave_For(self, original, updated):
+        return self._checked(original, updated)
+
+    def visit_While(self, node) -> None:
+        self.inside.append(self.by_loop.get(id(node), []))
+
+    def leave_While(self, original, updated):
+        return self._checked(original, updated)
+
+    def _checked(self, original, updated):
+        """The loop, then the check that it assigned each of its variables."""
+        self.inside.pop()
+        unset = self.by_loop.get(id(original), [])
+        if not unset:
+            return updated
+        return cst.FlattenSentinel([updated, *(cst.parse_statement(
+            f"if not {u.flag}:\n    raise NotCompiledCase({_message(u.name)!r})\n") for u in unset)])
+
+    def leave_SimpleStatementLine(self, original, updated):
+        unset = self.by_none.get(id(original))
+        if unset is not None:
+            return cst.parse_statement(f"{unset.flag} = False").with_changes(leading_lines=original.leading_lines)
+        flags = [u.flag for loop in self.inside for u in loop
+                 if len(original.body) == 1 and _plain_assignment_of(original.body[0], u.name)]
+        if flags:
+            return cst.FlattenSentinel([updated, *(cst.parse_statement(f"{flag} = True") for flag in flags)])
+        return updated
+
+
+def _message(name: str) -> str:
+    return f"the loop assigned no value to `{name}`, which Python leaves unbound"

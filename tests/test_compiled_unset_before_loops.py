@@ -1,0 +1,45 @@
+"""compile=True of a variable first assigned inside a loop and read after it (`h` of Sinkhorn's
+iterations, an MLP's `outputs`): generated code binds it to None before the loop, which Numba typed as an optional array
+no helper takes (codegen/unset_before_loops.py). It compiles now, gives central differences' numbers,
+and a call whose loop runs no iteration is the NumPy path's, its error the one raised."""
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from finite_differences import numerical_gradient as central
+from test_compiled_arrays import compiled_against_references
+
+numba = pytest.importorskip("numba")
+
+
+def last_state(x, w, n_steps):
+    """`h` is assigned in the loop alone; the code after it reads the last one."""
+    for step in range(n_steps):
+        h = np.tanh(x * w + step)
+        x = h * w
+    return np.sum(h * h)
+
+
+ARGS = (np.array([0.1, -0.3, 0.2]), 0.7)
+
+
+def test_a_variable_the_loop_assigns_first_compiles():
+    compiled_against_references(last_state, ARGS + (3,), (0, 1))
+
+
+def test_a_loop_that_runs_no_iteration_is_the_numpy_paths():
+    with pytest.raises(TypeError) as plain:
+        s2sad.grad(last_state, argnums=0)(*ARGS, 0)
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(TypeError) as compiled:
+        warnings.simplefilter("always")
+        s2sad.grad(last_state, argnums=0, compile=True)(*ARGS, 0)
+    assert str(compiled.value) == str(plain.value)
+    messages = [str(w.message) for w in caught if issubclass(w.category, s2sad.CompiledFallbackWarning)]
+    assert any("assigned no value to `h`" in m for m in messages), messages
+    # and the calls whose loop runs stay compiled, with central differences' numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(last_state, argnums=0, compile=True)(*ARGS, 3)
+    np.testing.assert_allclose(gradient, central(last_state, ARGS + (3,), 0), rtol=1e-6, atol=1e-7)
