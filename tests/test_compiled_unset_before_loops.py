@@ -10,6 +10,7 @@ import pytest
 import s2sad
 from finite_differences import numerical_gradient as central
 from test_compiled_arrays import compiled_against_references
+from test_compiled_ml_programs import slopes_agree
 
 numba = pytest.importorskip("numba")
 
@@ -43,3 +44,26 @@ def test_a_loop_that_runs_no_iteration_is_the_numpy_paths():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         gradient = s2sad.grad(last_state, argnums=0, compile=True)(*ARGS, 3)
     np.testing.assert_allclose(gradient, central(last_state, ARGS + (3,), 0), rtol=1e-6, atol=1e-7)
+
+
+def mlp(params, x):
+    """`outputs` changes width from layer to layer: the reverse loop's zero of it is each layer's."""
+    for W, b in params:
+        outputs = x @ W + b
+        x = np.tanh(outputs)
+    return np.sum(outputs ** 2)
+
+
+def test_a_variable_whose_shape_changes_from_one_iteration_to_the_next():
+    rng = np.random.default_rng(19)
+    params = [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 2)), rng.normal(size=2))]
+    x = rng.normal(size=(2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(mlp, argnums=(0, 1), compile=True)(params, x)
+    plain = s2sad.grad(mlp, argnums=(0, 1))(params, x)
+    for layer, theirs in zip(gradient[0], plain[0]):
+        for mine, reference in zip(layer, theirs):
+            np.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(gradient[1], central(mlp, (params, x), 1), rtol=1e-6, atol=1e-7)
+    slopes_agree(mlp, (params, x), 0, gradient[0])

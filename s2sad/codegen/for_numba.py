@@ -748,7 +748,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     if arrays:
         # `outputs = None` before the loop assigning it: not an optional array (before `_unset_and_returned`,
         # for whose names a cotangent's zero is the returned value's)
-        module = unset_before_loops(module)
+        module = unset_before_loops(module, primal_of)
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
         joined, flattening = _joined_lists(module)

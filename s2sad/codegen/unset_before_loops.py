@@ -6,13 +6,22 @@ A user variable first assigned inside a loop and read after it (``for W, b in pa
 the code after it reads a value on every path. Numba types such a variable as an optional array,
 which NumPy's functions and the compiled helpers do not take: the gradient did not compile.
 
-Where the loop never reads the variable (it assigns it only) and nothing else assigns it, the
+Where the loop never reads the variable (it assigns it only, in its body's own statements, and
+no ``break`` leaves it) and nothing else assigns it, the
 None is read only when the loop assigned nothing, a path on which Python itself would raise
 ``UnboundLocalError`` (or the NumPy path a TypeError of None). So the None is dropped, Numba
 types the variable as what the loop assigns, and a flag set beside each assignment says whether
 one ran: if none did, compiled code raises ``NotCompiledCase`` right after the loop and the
 NumPy path computes the call, its answer or its error the one given. (Numba reads a variable
 never assigned as zeros, an empty array: the flag is what keeps that from being an answer.)
+
+The variable's cotangent, carried from one iteration of the reverse loop to the next, is then the
+returned value's cotangent in the first (the last iteration's value is the one read after the
+loop) and zero in the others (the loop never reads the value an earlier iteration left). That
+zero was ``zero_like`` of the last value, whose shape need not be each iteration's (an MLP's
+``outputs``, one layer's width after another): the tape keeps each iteration's shape
+(``shape_like``) and the zero is made of it, where the loop's tape and the reverse loop are
+found as generated code writes them (else the helpers' shape check sends such calls to the NumPy path).
 """
 from __future__ import annotations
 
@@ -31,8 +40,9 @@ class _Unset:
     loop: cst.CSTNode
 
 
-def unset_before_loops(module: cst.Module) -> cst.Module:
-    """``module`` with each ``x = None`` before a loop that only assigns ``x`` written as above."""
+def unset_before_loops(module: cst.Module, primal_of: dict) -> cst.Module:
+    """``module`` with each ``x = None`` before a loop that only assigns ``x`` written as above
+    (``primal_of``: cotangent -> its value's name)."""
     found = _Candidates()
     module.visit(found)
     taken = set(binding_counts(module)) | found.names
@@ -42,7 +52,12 @@ def unset_before_loops(module: cst.Module) -> cst.Module:
             flag = _fresh(f"{candidate.name}_assigned", taken)
             taken.add(flag)
             unset.append(_Unset(candidate.name, flag, candidate.none, candidate.loop))
-    return module.visit(_Rewritten(unset)) if unset else module
+    if not unset:
+        return module
+    shapes = {}   # id(statement) -> its rewritten form: each iteration's zero of the variable (see above)
+    for u in unset:
+        shapes.update(_zeros_of_each_iteration(module, u, primal_of, taken))
+    return module.visit(_Rewritten(unset, shapes))
 
 
 @dataclass
@@ -165,9 +180,15 @@ def _visit_value(visitor: cst.CSTVisitor, assign: cst.Assign) -> bool:
 
 
 def _only_assigned_in_loop(candidate: _Candidate) -> bool:
+    """Whether the variable is assigned in the loop only, by statements of its body itself (not of
+    an ``if`` in it: a read after the loop may then be as conditional, `return` in a loop written
+    as ``if returned: result_4 = result``), in a loop no ``break`` leaves, and read after it alone."""
     occurrences = _Occurrences(candidate)
     candidate.function.visit(occurrences)
-    return occurrences.assigned_in_loop > 0 and not occurrences.wrong
+    loop = candidate.loop
+    at_top = sum(_plain_assignment_of(_lone(s), candidate.name) for s in loop.body.body)
+    return occurrences.assigned_in_loop > 0 and not occurrences.wrong and at_top == occurrences.assigned_in_loop \
+        and not any(isinstance(n, cst.Break) for n in _walk(loop))
 
 
 def _fresh(name: str, taken: set) -> str:
@@ -178,8 +199,9 @@ def _fresh(name: str, taken: set) -> str:
 
 
 class _Rewritten(cst.CSTTransformer):
-    def __init__(self, unset: list[_Unset]):
+    def __init__(self, unset: list[_Unset], shapes: dict):
         super().__init__()
+        self.shapes = shapes
         self.by_none = {id(u.none): u for u in unset}
         self.by_loop: dict = {}
         for u in unset:
@@ -208,6 +230,8 @@ class _Rewritten(cst.CSTTransformer):
             f"if not {u.flag}:\n    raise NotCompiledCase({_message(u.name)!r})\n") for u in unset)])
 
     def leave_SimpleStatementLine(self, original, updated):
+        if id(original) in self.shapes:
+            return self.shapes[id(original)]
         unset = self.by_none.get(id(original))
         if unset is not None:
             return cst.parse_statement(f"{unset.flag} = False").with_changes(leading_lines=original.leading_lines)
@@ -220,3 +244,97 @@ class _Rewritten(cst.CSTTransformer):
 
 def _message(name: str) -> str:
     return f"the loop assigned no value to `{name}`, which Python leaves unbound"
+
+
+def _zeros_of_each_iteration(module: cst.Module, unset: _Unset, primal_of: dict, taken: set) -> dict:
+    """The statements to rewrite so that the reverse loop's cotangent of ``unset.name`` is, past its
+    first iteration, a zero of that iteration's shape: {id(statement): its new form}; {} where the
+    tape or the reverse loop is not written as expected, or the loop may leave an iteration early."""
+    loop = unset.loop
+    body = list(loop.body.body)
+    if any(isinstance(n, (cst.Break, cst.Continue, cst.Return)) for n in _walk(loop)):
+        return {}
+    edges = [i for i, s in enumerate(body) if _plain_assignment_of(_lone(s), unset.name)
+             and isinstance(_lone(s).value, cst.Name)]
+    pushes = [i for i, s in enumerate(body) if _tape_pushed(s) is not None]
+    if len(edges) != 1 or len(pushes) != 1:
+        return {}
+    last = _lone(body[edges[0]]).value.value   # the value the iteration leaves in the variable
+    assigned = [i for i, s in enumerate(body) if _plain_assignment_of(_lone(s), last)]
+    if len(assigned) != 1 or assigned[0] > pushes[0]:
+        return {}
+    tape, pushed = _tape_pushed(body[pushes[0]])
+    reverse = _ReverseLoops(tape)
+    module.visit(reverse)
+    if len(reverse.found) != 1:
+        return {}
+    position, unpack, reverse_body = reverse.found[0]
+    # `doutputs_2 = doutputs`: the cotangent of the value the iteration leaves, the carried one's
+    cotangent = [s for s in reverse_body if isinstance(_lone(s), cst.Assign) and len(_lone(s).targets) == 1
+                 and isinstance(_lone(s).targets[0].target, cst.Name) and isinstance(_lone(s).value, cst.Name)
+                 and primal_of.get(_lone(s).targets[0].target.value) == last
+                 and primal_of.get(_lone(s).value.value) == unset.name]
+    if len(cotangent) != 1:
+        return {}
+    shape = _fresh(f"{last}_shape", taken)
+    taken.add(shape)
+    entries = [e.value for e in pushed.elements] if isinstance(pushed, cst.Tuple) else [pushed]
+    targets = unpack.body[0].targets[0].target
+    names = [e.value for e in targets.elements] if isinstance(targets, cst.Tuple) else [targets]
+    if len(names) != len(entries):
+        return {}
+    entry = ", ".join(cst.Module([]).code_for_node(e) for e in entries)
+    unpacked = ", ".join(cst.Module([]).code_for_node(n) for n in names)
+    assign = cotangent[0].body[0]
+    seeded, carried = assign.targets[0].target.value, assign.value.value
+    return {
+        id(body[pushes[0]]): cst.parse_statement(f"{tape}.append(({entry}, shape_like({last})))")
+        .with_changes(leading_lines=body[pushes[0]].leading_lines),
+        id(unpack): cst.parse_statement(f"{unpacked}, {shape} = {tape}[{position}]")
+        .with_changes(leading_lines=unpack.leading_lines),
+        id(cotangent[0]): cst.parse_statement(
+            f"{seeded} = {carried} if {position} == len({tape}) - 1 else zero_like({shape})")
+        .with_changes(leading_lines=cotangent[0].leading_lines),
+    }
+
+
+def _lone(statement):
+    """The one small statement of a statement line of one, else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _tape_pushed(statement) -> tuple[str, cst.BaseExpression] | None:
+    """(tape, entry) of the statement line ``tape.append(entry)``."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
+            or not isinstance(statement.body[0], cst.Expr):
+        return None
+    call = statement.body[0].value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" \
+            and isinstance(call.func.value, cst.Name) and call.func.value.value.endswith("_tape") \
+            and len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star:
+        return call.func.value.value, call.args[0].value
+    return None
+
+
+class _ReverseLoops(cst.CSTVisitor):
+    """The loops ``for position in range(len(tape) - 1, -1, -1):`` whose body starts by reading
+    ``... = tape[position]``: (position, that statement line, the body's statements)."""
+
+    def __init__(self, tape: str):
+        self.tape = tape
+        self.found: list = []
+
+    def visit_For(self, node: cst.For) -> None:
+        if not isinstance(node.target, cst.Name) or not isinstance(node.body, cst.IndentedBlock) or not node.body.body:
+            return
+        position = node.target.value
+        iterated = cst.Module([]).code_for_node(node.iter)
+        first = node.body.body[0]
+        if iterated != f"range(len({self.tape}) - 1, -1, -1)" or not isinstance(first, cst.SimpleStatementLine) \
+                or len(first.body) != 1 or not isinstance(first.body[0], cst.Assign) or len(first.body[0].targets) != 1:
+            return
+        read = cst.Module([]).code_for_node(first.body[0].value)
+        if read == f"{self.tape}[{position}]":
+            self.found.append((position, first, list(node.body.body)))
