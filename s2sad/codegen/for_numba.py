@@ -103,8 +103,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            # np.concatenate and np.stack of a list named (built in a loop), and its
                            # cotangent taken apart as the loop's appends are undone
                            "numpy_concatenate", "numpy_stack", "numpy_vstack", "numpy_hstack", "item_of", "prefix_of",
-                           # np.squeeze given its axes (Numba has none)
-                           "numpy_squeeze",
+                           # np.squeeze given its axes (Numba has none), and its pullback
+                           "numpy_squeeze", "reshaped_like",
                            # `type(x) is float` (abs's rule), and abs itself
                            "is_python_float", "builtin_abs",
                            # Python's max and min of two numbers (extremes.py)
@@ -391,6 +391,9 @@ class _AsArrays(cst.CSTTransformer):
         if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
                 and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
             return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
+        if function == "reshape" and _reshaped_like(updated):  # np.squeeze's pullback, of a number too
+            return updated.with_changes(func=cst.Name("reshaped_like"),
+                                        args=[updated.args[0], cst.Arg(updated.args[1].value.args[0].value)])
         if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
                 and updated.args[0].value.value not in self.joined \
                 and not updated.args[0].keyword and not any(a.star for a in updated.args):
@@ -410,6 +413,15 @@ class _AsArrays(cst.CSTTransformer):
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
         return updated
 
+
+
+def _reshaped_like(call: cst.Call) -> bool:
+    """``np.reshape(g, np.shape(a))``, each argument by position."""
+    if len(call.args) != 2 or any(a.keyword or a.star for a in call.args):
+        return False
+    shape = call.args[1].value
+    return isinstance(shape, cst.Call) and numpy_function_name(shape) == "shape" and len(shape.args) == 1 \
+        and not (shape.args[0].keyword or shape.args[0].star)
 
 
 def _as_tuple(value: cst.List) -> cst.Tuple:
