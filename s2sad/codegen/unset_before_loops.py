@@ -266,7 +266,9 @@ def _zeros_of_each_iteration(module: cst.Module, unset: _Unset, primal_of: dict,
     tape, pushed = _tape_pushed(body[pushes[0]])
     reverse = _ReverseLoops(tape)
     module.visit(reverse)
-    if len(reverse.found) != 1:
+    entries_read = [n for n in _walk(module) if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name)
+                    and n.value.value == tape]
+    if len(reverse.found) != 1 or len(entries_read) != 1:  # (an entry read elsewhere would miss the shape)
         return {}
     position, unpack, reverse_body = reverse.found[0]
     # `doutputs_2 = doutputs`: the cotangent of the value the iteration leaves, the carried one's
