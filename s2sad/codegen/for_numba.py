@@ -119,10 +119,12 @@ ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
 
 # `shape_like` (fewer_allocations.py), and `dW = matmul_vjp_x1_into(dW, g, W, h)` for an RNN's weights
 ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
-# the exception compiled code raises for a case it leaves to the NumPy path (unset_before_loops.py)
-ARRAY_HELPERS = ARRAY_HELPERS | {"NotCompiledCase"}
 # `weak(0.5, x)`, `numpy_sum(x)`: Python numbers and sums as NumPy computes them on float32 (weak_scalars.py)
 ARRAY_HELPERS = ARRAY_HELPERS | WEAK_HELPERS
+
+# what compiled code for arrays imports from s2sad.compiled_overloads: the helpers, and the exception it
+# raises itself for a case it leaves to the NumPy path (unset_before_loops.py)
+ARRAY_IMPORTS = ARRAY_HELPERS | {"NotCompiledCase"}
 
 # `math` functions Numba does not compile, as NumPy's (on floats, the same numbers: fmod is exact, both cube
 # roots call the C library's); `math.fmod` of two ints is a float, NumPy's an int, hence the float()s
@@ -737,7 +739,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     arrays = primal_of is not None
     calls = calls or {}
     module = extremes_written_out(cst.parse_module(text), extremes or {}, bindings, arrays, location)
-    allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
+    allowed = ARRAY_GLOBALS | ARRAY_IMPORTS if arrays else COMPILABLE_GLOBALS
     allowed = allowed | {name for variants in calls.values() for split in variants.values()
                          for name in (split.forward, split.reverse) if name}
     bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
