@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from test_compiled_arrays import compiled_against_references, falls_back_naming
+from corpus_cases import FULL
 
 numba = pytest.importorskip("numba")
 
@@ -21,6 +22,7 @@ def squeezed_vector(x):
     return np.sum(np.squeeze(x * x, axis=None) ** 3)
 
 
+@pytest.mark.skipif(not FULL, reason="the reductions' compile time (S2SAD_TESTS=full; the corpus's gmm_dict_params too)")
 def test_the_element_of_a_reduction_of_every_axis_compiles():
     compiled_against_references(logsumexp_of_everything, (np.array([[0.3, -1.2], [0.5, 2.0]]), 0.8), (0, 1))
 
