@@ -42,7 +42,8 @@ __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbro
            "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim", "numpy_matmul",
            "weak", "numpy_sum", "numpy_mean", "written_item_of", "zeroed_at", "overwritten", "restore", "array_copy",
            "array_copy_pullback", "as_tuple", "greater", "less", "written_into_argument", "written_into_shared", "not_the_callers",
-           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze", "is_python_float", "builtin_abs"]
+           "numpy_concatenate", "numpy_stack", "item_of", "prefix_of", "numpy_squeeze", "reshaped_like",
+           "is_python_float", "builtin_abs"]
 
 
 # ---------------------------------------------------------------------------- kept on disk
@@ -1690,6 +1691,37 @@ def _numpy_squeeze(a, axis=None):
             shape[j] = a.shape[kept[j]]
         return np.ascontiguousarray(a).reshape(to_fixed_tuple(shape, rank))
     return squeezed
+
+
+@overload(numpy_squeeze)
+def _numpy_squeeze_every_axis(a, axis=None):
+    """``np.squeeze(a)`` (no axis, or None): the rank of NumPy's result is how many axes are longer
+    than one, known only at the call; compiled code covers the one element of a ``keepdims=True``
+    reduction of every axis (``logsumexp(x)``), NumPy's 0-d array, as its number (of its dtype)."""
+    if not _real_array(a) or not _absent(axis):
+        return None
+
+    def number(a, axis=None):
+        if a.size != 1:
+            raise NotCompiledCase("np.squeeze of every axis of an array of more than one element")
+        return a.flat[0]
+    return number
+
+
+# ``np.reshape(g, np.shape(a))`` (np.squeeze's pullback): of the number np.squeeze of every axis
+# gave (above), the array of a's shape holding it
+reshaped_like = _compiled_only("reshaped_like")
+
+
+@overload(reshaped_like)
+def _reshaped_like(g, a):
+    if _real_array(a) and _real(g):
+        def holding(g, a):
+            if a.size != 1:
+                raise NotCompiledCase("a number reshaped to an array of more than one element")
+            return np.full(a.shape, g)
+        return holding
+    return lambda g, a: np.reshape(g, np.shape(a))  # (what compiled code called before)
 
 
 # the cotangent of a list built by ``append`` in a loop, taken apart in the reverse loop as the

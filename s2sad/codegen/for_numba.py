@@ -51,6 +51,7 @@ from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
 from .star_calls import star_calls_unpacked
+from .unset_before_loops import unset_before_loops
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
 
 # builtin exceptions a function's validation raises (`raise ValueError("...")`): Numba raises them too, and a
@@ -102,8 +103,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            # np.concatenate and np.stack of a list named (built in a loop), and its
                            # cotangent taken apart as the loop's appends are undone
                            "numpy_concatenate", "numpy_stack", "numpy_vstack", "numpy_hstack", "item_of", "prefix_of",
-                           # np.squeeze given its axes (Numba has none)
-                           "numpy_squeeze",
+                           # np.squeeze given its axes (Numba has none), and its pullback
+                           "numpy_squeeze", "reshaped_like",
                            # `type(x) is float` (abs's rule), and abs itself
                            "is_python_float", "builtin_abs",
                            # Python's max and min of two numbers (extremes.py)
@@ -120,6 +121,10 @@ ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
 ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
 # `weak(0.5, x)`, `numpy_sum(x)`: Python numbers and sums as NumPy computes them on float32 (weak_scalars.py)
 ARRAY_HELPERS = ARRAY_HELPERS | WEAK_HELPERS
+
+# what compiled code for arrays imports from s2sad.compiled_overloads: the helpers, and the exception it
+# raises itself for a case it leaves to the NumPy path (unset_before_loops.py)
+ARRAY_IMPORTS = ARRAY_HELPERS | {"NotCompiledCase"}
 
 # `math` functions Numba does not compile, as NumPy's (on floats, the same numbers: fmod is exact, both cube
 # roots call the C library's); `math.fmod` of two ints is a float, NumPy's an int, hence the float()s
@@ -388,6 +393,9 @@ class _AsArrays(cst.CSTTransformer):
         if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
                 and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
             return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
+        if function == "reshape" and _reshaped_like(updated):  # np.squeeze's pullback, of a number too
+            return updated.with_changes(func=cst.Name("reshaped_like"),
+                                        args=[updated.args[0], cst.Arg(updated.args[1].value.args[0].value)])
         if function in LIST_JOINS and updated.args and isinstance(updated.args[0].value, cst.Name) \
                 and updated.args[0].value.value not in self.joined \
                 and not updated.args[0].keyword and not any(a.star for a in updated.args):
@@ -407,6 +415,15 @@ class _AsArrays(cst.CSTTransformer):
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
         return updated
 
+
+
+def _reshaped_like(call: cst.Call) -> bool:
+    """``np.reshape(g, np.shape(a))``, each argument by position."""
+    if len(call.args) != 2 or any(a.keyword or a.star for a in call.args):
+        return False
+    shape = call.args[1].value
+    return isinstance(shape, cst.Call) and numpy_function_name(shape) == "shape" and len(shape.args) == 1 \
+        and not (shape.args[0].keyword or shape.args[0].star)
 
 
 def _as_tuple(value: cst.List) -> cst.Tuple:
@@ -751,7 +768,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     arrays = primal_of is not None
     calls = calls or {}
     module = extremes_written_out(cst.parse_module(text), extremes or {}, bindings, arrays, location)
-    allowed = ARRAY_GLOBALS | ARRAY_HELPERS if arrays else COMPILABLE_GLOBALS
+    allowed = ARRAY_GLOBALS | ARRAY_IMPORTS if arrays else COMPILABLE_GLOBALS
     allowed = allowed | {name for variants in calls.values() for split in variants.values()
                          for name in (split.forward, split.reverse) if name}
     bound = sorted(name for name in bindings if name not in allowed)  # `range` is bound to the builtin
@@ -777,6 +794,9 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
     scattered = _Scattered()
     module.visit(scattered)
     if arrays:
+        # `outputs = None` before the loop assigning it: not an optional array (before `_unset_and_returned`,
+        # for whose names a cotangent's zero is the returned value's)
+        module = unset_before_loops(module, primal_of)
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
         joined, flattening = _joined_lists(module)

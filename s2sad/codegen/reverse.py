@@ -561,7 +561,7 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     """The same for a function of float arrays and floats: the general version's primal and
     pullback fused, its helpers the overloads of s2sad.compiled_helpers (``for_numba``); the
     calls of the user's own functions call their split forms (``split_calls``)."""
-    from .for_numba import ARRAY_HELPERS, for_numba
+    from .for_numba import ARRAY_IMPORTS, for_numba
 
     function = methods_as_functions(function)
     generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
@@ -585,7 +585,7 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
                                     test=" and ".join(tests) or "True")
     if elementwise_sum(function):
         text += ELEMENTWISE_NOTE + ONE_PASS_NOTE.format(calls=libm_calls(function))
-    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
+    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_IMPORTS)
 
 
 def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
@@ -762,7 +762,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
     rewritten by ``for_numba``. What the forward half hands the reverse half is exactly the
     names the rewritten reverse half reads of the forward's: the halves are written once to
     find them (reading nothing from the first text but those names), then again with them."""
-    from .for_numba import ARRAY_HELPERS, for_numba
+    from .for_numba import ARRAY_IMPORTS, for_numba
 
     function = methods_as_functions(function)
     generator = ReverseGenerator(function, wrt, user_function, namer, compiled=True)
@@ -808,7 +808,7 @@ def generate_compiled_split(function: Function, wrt: tuple[str, ...], user_funct
 
     saved = _read_from_forward(written([]), forward_name, reverse_name)
     text = written(saved)
-    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_HELPERS)
+    return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_IMPORTS)
 
 
 def _library_statics(user_function) -> dict:
