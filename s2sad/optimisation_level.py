@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 
 __all__ = ["COMPILED_LEVEL", "compiled_level"]
@@ -31,10 +32,12 @@ _before = None     # the level they found, set back when the last one leaves
 def compiled_level():
     """Numba compiles at ``COMPILED_LEVEL`` inside (unless the user chose a level with ``NUMBA_OPT``)."""
     global _inside, _before
-    if "NUMBA_OPT" in os.environ:
+    config = sys.modules.get("numba.core.config")
+    if config is None or "NUMBA_OPT" in os.environ:
+        # (without Numba imported nothing is compiled but what loads it: the machine code kept ahead
+        # of time runs without it, and importing it costs 0.2 s)
         yield
         return
-    from numba.core import config
 
     with _lock:
         if _inside == 0:
