@@ -85,6 +85,7 @@ __all__ = [
     "worth_standing_in",
     "numpy_meanings",
     "arguments_not_sequences",
+    "array_like",
 ]
 
 _ndarray = np.ndarray
@@ -102,6 +103,16 @@ def conj(x):
     elif kind is float or kind is int or kind is _float64:
         return x
     return np.conjugate(x)
+
+
+def array_like(value):
+    """A list or tuple as the array NumPy's elementwise functions read it as; anything else as
+    it is. A rule's template computes with its primal and tangent (``2.0 * x``, ``x + 1``,
+    ``-g``), which of a list would repeat it, join it or fail (codegen/array_likes.py)."""
+    kind = value.__class__
+    if kind is list or kind is tuple:
+        return np.asarray(value)
+    return value
 
 
 # Classes whose operators are the ones rules differentiate (a NumPy scalar's too, by np.generic).

@@ -15,6 +15,7 @@ from ..registry import Rule, rule_for, template_namespace
 from .core import Emitter, callee_reference, indented, operator_name
 from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR
 from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
+from .array_likes import Producers, takes_array_likes
 from .expressions import substitute
 
 
@@ -32,6 +33,7 @@ class ReverseOperations:
         self.loop_index = loop_index           # id(element operation) -> its loop's iteration counter
         self.restored = restored               # id(y[i] = v) -> the variable saving what it overwrote
         self.types = types                     # the version for one call's types: each variable's (array_types.py)
+        self.sources = Producers(core.function)  # which arguments of NumPy's functions may be lists (array_likes.py)
 
     def cotangent(self, name: str) -> str:
         return self.core.derivative(name)
@@ -152,6 +154,9 @@ class ReverseOperations:
             return self.reverse_through_pullback(op, g, reversal)
         rule = rule_for(callee.value)
         codes = self.core.bound_parameters(op, rule)
+        if codes is not None and takes_array_likes(callee.value):
+            arguments = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
+            codes = self.sources.array_like_codes(callee.value, arguments, codes, known=self.types or self.scalars)
         if rule.kind == "vjp_all":
             binding = self.bind_vjp(op, rule, None)
             parts = self.namer.fresh(f"{g}_parts")

@@ -1,0 +1,85 @@
+"""Lists and tuples handed to NumPy's elementwise functions.
+
+NumPy reads a list or tuple argument as the array ``np.asarray`` makes of it; a rule's template
+computes with the argument's value and tangent as written (``g * (2.0 * x)``, ``safe_divide(g,
+x + 1)``, ``-g``), which of a list would repeat it, join it or fail. So where the argument of
+such a call may hold a list or tuple (a parameter, an item of a container: not a value a NumPy
+call made), the rule reads it through ``array_like``, which converts a list or tuple and hands
+anything else back as it is. The user's own code is not touched: there a list stays a list for
+``+``, ``*``, ``len`` and indexing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..frontend.ir import Function, Var, operations_of
+from ..registry.forward import forward_rule
+
+
+def reads_sequences_as_arrays(function) -> bool:
+    """A NumPy or SciPy function, which reads a list it is given as an array (not a container op):
+    `signal.lfilter(b, [1.0, a1], x)`'s tangent of the list is handed to its jvp as an array."""
+    module = getattr(function, "__module__", None) or ""
+    return isinstance(function, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")
+
+
+def takes_array_likes(function) -> bool:
+    """Whether each argument of ``function`` is read as ``np.asarray`` of it: NumPy's ufuncs and
+    the functions registered as elementwise (``np.clip``, ``np.where``); not ``np.concatenate``
+    or ``np.select``, whose arguments are sequences of arrays of any shapes."""
+    if isinstance(function, np.ufunc):
+        return True
+    forward = forward_rule(function)
+    return forward is not None and forward.elementwise and reads_sequences_as_arrays(function)
+
+
+def as_array_like(code: str) -> str:
+    return f"array_like({code})"
+
+
+class Producers:
+    """The operations assigning each variable of a function, and what they may leave in it."""
+
+    def __init__(self, function: Function):
+        self.function = function
+        self._producers: dict | None = None    # variable -> the operations assigning it
+
+    def producers(self, name: str) -> list:
+        """The operations assigning ``name`` ([None] for a parameter)."""
+        if self._producers is None:
+            self._producers = {}
+            for operation in operations_of(self.function.statements):
+                self._producers.setdefault(operation.target, []).append(operation)
+        return self._producers.get(name, [None])
+
+    def may_hold(self, name: str, rules_out, seen=()) -> bool:
+        """Whether ``name`` may hold a value of a kind ``rules_out(operation)`` says the operation
+        assigning it cannot make: not when every operation assigning it is ruled out, or copies
+        a value that is."""
+        for operation in self.producers(name):
+            if operation is None or name in seen:
+                return True   # a parameter, or a loop carrying it: anything
+            if operation.kind == "copy" and isinstance(operation.args[0], Var):
+                if self.may_hold(operation.args[0].name, rules_out, (*seen, name)):
+                    return True
+            elif not (operation.kind == "call" and operation.callee.kind == "static" and rules_out(operation.callee.value)):
+                return True
+        return False
+
+    def may_hold_a_sequence(self, name: str) -> bool:
+        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
+        a NumPy call (an array), or a copy of such a value."""
+        return self.may_hold(name, reads_sequences_as_arrays)
+
+    def array_like_codes(self, function, arguments, codes: dict[str, str], known=()) -> dict[str, str]:
+        """``codes`` (parameter -> the code of its argument) with each argument of an elementwise
+        NumPy ``function`` that may hold a list or tuple read through ``array_like``; ``known``
+        holds the names whose type the code was specialised to (an array or a number)."""
+        if not takes_array_likes(function):
+            return codes
+        wrapped = dict(codes)
+        for param, atom in arguments.items():
+            if param in wrapped and isinstance(atom, Var) and atom.name not in known \
+                    and self.may_hold_a_sequence(atom.name):
+                wrapped[param] = as_array_like(wrapped[param])
+        return wrapped
