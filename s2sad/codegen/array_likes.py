@@ -10,9 +10,12 @@ anything else back as it is. The user's own code is not touched: there a list st
 """
 from __future__ import annotations
 
+import ast
+import operator
+
 import numpy as np
 
-from ..frontend.ir import Function, Var, operations_of
+from ..frontend.ir import Const, Function, Var, operations_of
 from ..registry.forward import forward_rule
 
 
@@ -33,8 +36,39 @@ def takes_array_likes(function) -> bool:
     return forward is not None and forward.elementwise and reads_sequences_as_arrays(function)
 
 
+# `+` and `*`, which of two lists (a list and an int) join (repeat) them: not a sum (a product)
+_JOINING = (operator.add, operator.mul, operator.iadd, operator.imul)
+# arithmetic no list or tuple allows: its value is a number or an array
+_NO_SEQUENCE_OPERATORS = frozenset({operator.sub, operator.truediv, operator.floordiv, operator.mod, operator.pow,
+                                    operator.neg, operator.pos, operator.matmul, operator.abs, operator.isub,
+                                    operator.itruediv, operator.ipow, operator.imatmul})
+
+
 def as_array_like(code: str) -> str:
     return f"array_like({code})"
+
+
+class LikeAsGiven:
+    """A rule expression pass (expressions.py): ``unbroadcast(v, array_like(x))`` read as
+    ``unbroadcast(v, x)``. ``unbroadcast`` reads a list's shape and dtype as ``np.asarray``
+    makes them, and a value the pullback reads only there is one a tape may keep a data-free
+    stand-in for (tape_contents.py)."""
+
+    def applies(self, callees: frozenset[str]) -> bool:
+        return "unbroadcast" in callees
+
+    def __call__(self, tree: ast.expr) -> ast.expr | None:
+        changed = False
+        for node in ast.walk(tree):
+            if _called(node, "unbroadcast", 2) and _called(node.args[1], "array_like", 1):
+                node.args[1] = node.args[1].args[0]
+                changed = True
+        return tree if changed else None
+
+
+def _called(node: ast.AST, name: str, count: int) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+            and len(node.args) == count and not node.keywords)
 
 
 class Producers:
@@ -66,10 +100,39 @@ class Producers:
                 return True
         return False
 
-    def may_hold_a_sequence(self, name: str) -> bool:
+    def may_hold_a_sequence(self, name: str, seen=()) -> bool:
         """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
-        a NumPy call (an array), or a copy of such a value."""
-        return self.may_hold(name, reads_sequences_as_arrays)
+        a NumPy call (an array), arithmetic no list allows (``x - y``, ``x * 2.0``, ``+`` of a
+        value that is no list), or a copy of such a value."""
+        for operation in self.producers(name):
+            if operation is None or name in seen:
+                return True   # a parameter, or a loop carrying it: anything
+            if operation.kind == "copy" and isinstance(operation.args[0], Var):
+                if self.may_hold_a_sequence(operation.args[0].name, (*seen, name)):
+                    return True
+            elif not (operation.kind == "call" and operation.callee.kind == "static"):
+                return True
+            elif operation.callee.value in _JOINING:
+                if self._may_join(operation, (*seen, name)):
+                    return True
+            elif not (operation.callee.value in _NO_SEQUENCE_OPERATORS or reads_sequences_as_arrays(operation.callee.value)):
+                return True
+        return False
+
+    def _may_join(self, op, seen, known=()) -> bool:
+        if len(op.args) != 2:
+            return True
+        sequences = [isinstance(a, Var) and a.name not in known and self.may_hold_a_sequence(a.name, seen)
+                     for a in op.args]
+        if op.callee.value in (operator.add, operator.iadd):
+            return all(sequences)
+        return any(sequences) and not any(isinstance(a, Const) and not a.code.strip().isdigit() for a in op.args)
+
+    def may_join(self, op, known=()) -> bool:
+        """Whether ``op`` is `+` of two values that may be lists or tuples, or `*` of one and a
+        value that may be an int: a join or a repetition, whose reverse rule must not read a
+        NumPy function's array cotangent as a sum's or a product's (``sequence_cotangent``)."""
+        return op.kind == "call" and op.callee is not None and op.callee.value in _JOINING and self._may_join(op, (), known)
 
     def array_like_codes(self, function, arguments, codes: dict[str, str], known=()) -> dict[str, str]:
         """``codes`` (parameter -> the code of its argument) with each argument of an elementwise

@@ -15,13 +15,17 @@ from ..registry import Rule, rule_for, template_namespace
 from .core import Emitter, callee_reference, indented, operator_name
 from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR
 from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
-from .array_likes import Producers, takes_array_likes
+from .array_likes import LikeAsGiven, Producers, takes_array_likes
 from .expressions import substitute
+
+
+LIKE_AS_GIVEN = LikeAsGiven()
 
 
 class ReverseOperations:
     def __init__(self, core: Emitter, activity: Activity, flow: CotangentFlow, *, optimize: bool, scalars: set | None,
-                 primal_calls: dict, loop_index: dict, restored: dict, types: dict | None = None):
+                 primal_calls: dict, loop_index: dict, restored: dict, types: dict | None = None,
+                 sequences: bool = True):
         self.core = core
         self.namer = core.namer
         self.activity = activity
@@ -33,7 +37,9 @@ class ReverseOperations:
         self.loop_index = loop_index           # id(element operation) -> its loop's iteration counter
         self.restored = restored               # id(y[i] = v) -> the variable saving what it overwrote
         self.types = types                     # the version for one call's types: each variable's (array_types.py)
-        self.sources = Producers(core.function)  # which arguments of NumPy's functions may be lists (array_likes.py)
+        # which arguments of NumPy's functions may be lists (array_likes.py); none in compiled code,
+        # whose arguments are floats and arrays (a list of them its items, unpacked)
+        self.sources = Producers(core.function) if sequences else None
 
     def cotangent(self, name: str) -> str:
         return self.core.derivative(name)
@@ -154,9 +160,11 @@ class ReverseOperations:
             return self.reverse_through_pullback(op, g, reversal)
         rule = rule_for(callee.value)
         codes = self.core.bound_parameters(op, rule)
-        if codes is not None and takes_array_likes(callee.value):
+        if self.sources is not None and codes is not None and takes_array_likes(callee.value):
             arguments = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
             codes = self.sources.array_like_codes(callee.value, arguments, codes, known=self.types or self.scalars)
+        if self.sources is not None and self.sources.may_join(op, known=self.types or self.scalars):
+            g = f"sequence_cotangent({g}, {op.target})"
         if rule.kind == "vjp_all":
             binding = self.bind_vjp(op, rule, None)
             parts = self.namer.fresh(f"{g}_parts")
@@ -171,6 +179,8 @@ class ReverseOperations:
         if template is None:
             return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(codes.values())})"
         passes = [constant_exponent, ReusePrimalValues(self.primal_calls, template_namespace())]
+        if any(code.startswith("array_like(") for code in codes.values()):
+            passes.insert(0, LIKE_AS_GIVEN)
         if self.types is not None:
             renamed = self.core.rename  # a loop's carried value, read in its reverse as it was on entry
             types = {**self.types, **{alias: self.types[name] for name, alias in renamed.items() if name in self.types}} \
