@@ -26,11 +26,16 @@ def reads_sequences_as_arrays(function) -> bool:
     return isinstance(function, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")
 
 
+# NumPy's elementwise functions that are no ufuncs (their rules in rules/numpy_elementwise.py)
+_ELEMENTWISE_FUNCTIONS = (np.sinc, np.i0, np.angle, np.real, np.imag, np.real_if_close, np.nan_to_num, np.fix,
+                          np.round, np.around)
+
+
 def takes_array_likes(function) -> bool:
     """Whether each argument of ``function`` is read as ``np.asarray`` of it: NumPy's ufuncs and
     the functions registered as elementwise (``np.clip``, ``np.where``); not ``np.concatenate``
     or ``np.select``, whose arguments are sequences of arrays of any shapes."""
-    if isinstance(function, np.ufunc):
+    if isinstance(function, np.ufunc) or function in _ELEMENTWISE_FUNCTIONS:
         return True
     forward = forward_rule(function)
     return forward is not None and forward.elementwise and reads_sequences_as_arrays(function)
