@@ -131,7 +131,14 @@ class Producers:
                      for a in op.args]
         if op.callee.value in (operator.add, operator.iadd):
             return all(sequences)
-        return any(sequences) and not any(isinstance(a, Const) and not a.code.strip().isdigit() for a in op.args)
+        # a repetition: a list or tuple times a Python int (a ufunc's value, or a float, is none)
+        return any(sequence and self._may_hold_an_int(other, known)
+                   for sequence, other in zip(sequences, reversed(op.args)))
+
+    def _may_hold_an_int(self, atom, known) -> bool:
+        if isinstance(atom, Const):
+            return atom.code.strip().isdigit()
+        return atom.name not in known and self.may_hold(atom.name, lambda callee: isinstance(callee, np.ufunc))
 
     def may_join(self, op, known=()) -> bool:
         """Whether ``op`` is `+` of two values that may be lists or tuples, or `*` of one and a
