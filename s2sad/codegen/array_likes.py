@@ -76,6 +76,16 @@ def _called(node: ast.AST, name: str, count: int) -> bool:
             and len(node.args) == count and not node.keywords)
 
 
+def _may_be_a_sequence(atom) -> bool:
+    """A variable, or a constant other than a number (``0.0``, ``-1e-3``)."""
+    if isinstance(atom, Var):
+        return True
+    try:
+        return not isinstance(ast.literal_eval(atom.code.strip()), (int, float, complex))
+    except (ValueError, SyntaxError):
+        return True  # a name (np.pi) or an expression: taken for anything
+
+
 class Producers:
     """The operations assigning each variable of a function, and what they may leave in it."""
 
@@ -109,11 +119,15 @@ class Producers:
         """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
         a NumPy call (an array), arithmetic no list allows (``x - y``, ``x * 2.0``, ``+`` of a
         value that is no list), or a copy of such a value."""
+        if name in seen:
+            return False  # a loop carrying it: what its other assignments leave decides
         for operation in self.producers(name):
-            if operation is None or name in seen:
-                return True   # a parameter, or a loop carrying it: anything
-            if operation.kind == "copy" and isinstance(operation.args[0], Var):
-                if self.may_hold_a_sequence(operation.args[0].name, (*seen, name)):
+            if operation is None:
+                return True   # a parameter: anything
+            if operation.kind == "copy":
+                if _may_be_a_sequence(operation.args[0]) and (
+                        not isinstance(operation.args[0], Var)
+                        or self.may_hold_a_sequence(operation.args[0].name, (*seen, name))):
                     return True
             elif not (operation.kind == "call" and operation.callee.kind == "static"):
                 return True
@@ -131,6 +145,8 @@ class Producers:
                      for a in op.args]
         if op.callee.value in (operator.add, operator.iadd):
             return all(sequences)
+        if op.args[0] == op.args[1]:
+            return False  # x * x: a list times a list, or an int times an int, repeats nothing
         # a repetition: a list or tuple times a Python int (a ufunc's value, or a float, is none)
         return any(sequence and self._may_hold_an_int(other, known)
                    for sequence, other in zip(sequences, reversed(op.args)))
