@@ -11,12 +11,14 @@ anything else back as it is. The user's own code is not touched: there a list st
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 
 import numpy as np
 
 from ..frontend.ir import Const, Function, Var, operations_of
 from ..registry.forward import forward_rule
+from .expressions import callee_spelling
 
 
 def reads_sequences_as_arrays(function) -> bool:
@@ -51,6 +53,37 @@ _NO_SEQUENCE_OPERATORS = frozenset({operator.sub, operator.truediv, operator.flo
 
 def as_array_like(code: str) -> str:
     return f"array_like({code})"
+
+
+@functools.lru_cache(maxsize=4096)
+def computed_with(template: str) -> frozenset[str]:
+    """The free names of a rule's template some occurrence of which is computed with as it is
+    (an operand, an attribute's owner, the argument of a helper such as ``safe_divide``), not
+    handed straight to a NumPy function or ``conj``, which read a list as NumPy does, or given
+    as ``unbroadcast``'s ``like``: only those need ``array_like``."""
+    names: set[str] = set()
+    pending = [(ast.parse(template.strip(), mode="eval").body, False)]
+    while pending:
+        node, read_as_an_array = pending.pop()
+        if isinstance(node, ast.Name):
+            if not read_as_an_array:
+                names.add(node.id)
+        elif isinstance(node, ast.Call):
+            spelling = callee_spelling(node.func) or ""
+            reads = spelling.startswith("np.") or spelling == "conj"
+            pending += [(argument, reads or spelling == "unbroadcast" and position == 1)
+                        for position, argument in enumerate(node.args)]
+            pending += [(keyword.value, reads) for keyword in node.keywords]
+        else:
+            pending += [(child, False) for child in ast.iter_child_nodes(node)]
+    return frozenset(names)
+
+
+def as_read_by(template: str, codes: dict[str, str], converted: dict[str, str]) -> dict[str, str]:
+    """Each parameter's code for ``template``: through ``array_like`` (``converted``) where the
+    template computes with it as it is, else as written."""
+    used = computed_with(template)
+    return {param: converted[param] if param in used else code for param, code in codes.items()}
 
 
 class LikeAsGiven:
@@ -173,4 +206,4 @@ class Producers:
             if param in wrapped and isinstance(atom, Var) and atom.name not in known \
                     and self.may_hold_a_sequence(atom.name):
                 wrapped[param] = as_array_like(wrapped[param])
-        return wrapped
+        return wrapped if wrapped != codes else codes

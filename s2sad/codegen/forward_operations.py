@@ -20,7 +20,7 @@ from ..registry.forward import LINEAR, forward_rule
 from ..runtime.closures import closure
 from .core import (STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults,
                    refuse_stepwise_iteration)
-from .array_likes import Producers, as_array_like, reads_sequences_as_arrays, takes_array_likes
+from .array_likes import Producers, as_array_like, as_read_by, computed_with, reads_sequences_as_arrays
 from .expressions import substitute
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
                                      indexed_item, through_generated_jvp)
@@ -148,8 +148,8 @@ class ForwardOperations:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.core.location_of(op), "pass the arguments the rule's signature names")
         arguments = forward.rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
-        codes = self.sources.array_like_codes(op.callee.value, arguments, codes)
-        array_likes = takes_array_likes(op.callee.value)
+        converted = self.sources.array_like_codes(op.callee.value, arguments, codes)  # NumPy's reading of a list
+        array_likes = converted is not codes
         known = indexed_item(op, self.facts)
         if known is not None and not known[0]:
             return []  # a constant item of a tuple built here
@@ -178,14 +178,15 @@ class ForwardOperations:
                     raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                            self.core.location_of(op), "its jvp of the *args parameter is not a function")
                 tangents = "(" + "".join(self.facts.tangent_of(a) + ", " for a in atom) + ")"
-                terms.append(f"{self.bind_jvp(op, param)}({tangents}, {op.target}, {', '.join(codes.values())})")
+                terms.append(f"{self.bind_jvp(op, param)}({tangents}, {op.target}, {', '.join(converted.values())})")
                 bare.append(False)
                 continue
             tangent = self.facts.tangent_of(atom)
             if atom.name in self.facts.zero_items and reads_sequences_as_arrays(op.callee.value) \
                     and self.sources.may_hold_a_sequence(atom.name):
                 tangent = f"tangent_filled({tangent}, {self.core.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
-            if array_likes and self.sources.may_hold_a_sequence(atom.name):
+            if array_likes and jvp != LINEAR and self.sources.may_hold_a_sequence(atom.name) and (
+                    not isinstance(jvp, str) or "g" in computed_with(jvp)):
                 tangent = as_array_like(tangent)  # np.square(xs) of a list: its tangent a list too
             if jvp == LINEAR:
                 replaced = Operation(op.target, "call", op.callee, [Var(tangent) if a is atom else a for a in op.args],
@@ -194,11 +195,12 @@ class ForwardOperations:
                 bare.append(len(op.args) + len(op.kwargs) == 1)
             elif isinstance(jvp, str):
                 jvp = _constant_exponent(forward, param, arguments) or _without_defaults(jvp, forward, arguments)
-                terms.append(substitute(jvp, {"g": tangent, "ans": op.target, **codes}))
+                terms.append(substitute(jvp, {"g": tangent, "ans": op.target, **(
+                    codes if not array_likes else as_read_by(jvp, codes, converted))}))
                 bare.append(not (_names(jvp) & set(codes) or "ans" in _names(jvp)))
             else:
                 binding = self.bind_jvp(op, param)
-                terms.append(f"{binding}({tangent}, {op.target}, {', '.join(codes.values())})")
+                terms.append(f"{binding}({tangent}, {op.target}, {', '.join(converted.values())})")
                 bare.append(False)
         if not terms:
             return checks
