@@ -112,3 +112,14 @@ def test_a_joined_or_repeated_list_read_as_one_array_is_refused_in_reverse_mode(
     # + 2 * (3 + 7) * 2.0 * 0.5
     assert s2sad.jvp(joined, ([1.0], [2.0]), ([1.0], [0.0]))[1] == pytest.approx(2.0)
     assert s2sad.jvp(repeated, ([[1.0, 2.0]],), ([[1.0, 0.5]],))[1] == pytest.approx(12.0 + 20.0)
+
+
+def test_a_list_s_tangent_given_as_numpy_reads_the_list_or_refused_when_shaped_otherwise():
+    # an array for a list (raised "attribute name must be string, not 'int'"): its rows are the items';
+    # by hand, 2 * (1.0 * 1.0 + 4.0 * 0.5)
+    assert s2sad.jvp(squares, ([[1.0, 2.0], [3.0, 4.0]],), (np.array([[1.0, 0.0], [0.0, 0.5]]),))[1] == 6.0
+    assert s2sad.jvp(repeated, ([[1.0, 2.0]],), (np.array([[1.0, 0.5]]),))[1] == pytest.approx(32.0)
+    with pytest.raises(s2sad.ArgumentError, match="has 1 items, but the list it moves has 2"):
+        s2sad.jvp(squares, ([1.0, 2.0],), ([1.0],))  # (raised IndexError)
+    with pytest.raises(s2sad.ArgumentError, match="shape \\(3,\\), but the list it moves reads as an array of shape"):
+        s2sad.jvp(squares, ([1.0, 2.0],), (np.ones(3),))
