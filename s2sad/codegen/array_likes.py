@@ -5,8 +5,16 @@ computes with the argument's value and tangent as written (``g * (2.0 * x)``, ``
 x + 1)``, ``-g``), which of a list would repeat it, join it or fail. So where the argument of
 such a call may hold a list or tuple (a parameter, an item of a container: not a value a NumPy
 call made), the rule reads it through ``array_like``, which converts a list or tuple and hands
-anything else back as it is. The user's own code is not touched: there a list stays a list for
-``+``, ``*``, ``len`` and indexing.
+anything else back as it is, and only where the template computes with the value as it is
+(``computed_with``): handed straight to a NumPy function, NumPy reads it itself. The user's own
+code is not touched: there a list stays a list for ``+``, ``*``, ``len`` and indexing.
+
+That meaning has one consequence in reverse mode: a list joined with ``+`` (or repeated with
+``*``) and then read by a NumPy function as one array gets an array cotangent, which the rules
+of ``+`` and ``*`` would take for a sum's (a product's). Where an operand may be a list, the
+rule reads its cotangent through ``sequence_cotangent``, which refuses exactly that case.
+Which variables may hold a list is ``Producers``' question, answered from the operations that
+assign them.
 """
 from __future__ import annotations
 
