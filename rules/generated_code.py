@@ -20,7 +20,7 @@ code), so the helpers they call have rules of their own: ``add_tangents`` (the s
 call's tangent terms), ``expand_reduced`` (a reduction's value or tangent broadcast back: its
 adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a tangent cast to
 its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
-0), ``unthunk`` (the identity on values), ``split_cotangent`` (a tuple's tangent as its items),
+0), ``unthunk`` (the identity on values), ``array_like`` (a list read as an array), ``split_cotangent`` (a tuple's tangent as its items),
 ``field_cotangent`` (an entry of a dict's tangent); ``dtype_of`` and ``np.isfortran`` only read a dtype or
 a layout, ``winner_index`` which item ``max``/``min`` return, ``is_zero`` whether a tangent is a symbolic zero.
 """
@@ -41,7 +41,7 @@ from s2sad.runtime.structure import (add_tangents, field_cotangent, insertion_in
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
 from .builtins import winner_index
-from .helpers import (added_at, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
+from .helpers import (added_at, array_like, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
                       deleted_name, diagonal_filled, diagonal_positions, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, not_the_callers, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
 from .numpy_shapes import as_tangent_of, sort_jvp, sort_vjp
@@ -259,6 +259,7 @@ defvjp(as_tangent_of, "t, ans", "unbroadcast(g, t)", None)
 defvjp(like_output,   "term, ans", "unbroadcast(g, term)", None)
 defvjp(times,         "t, slope", times_vjp_t, times_vjp_slope)
 defvjp(unthunk,       "t", "g")
+defvjp(array_like,    "value", "g")  # the cotangent of a list an array, as the rules of NumPy's functions give it
 defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
 defvjp(field_cotangent, "t, key", field_cotangent_vjp, None)
 nondifferentiable(dtype_of, winner_index, is_zero)  # a dtype; which item max/min returns (an index); a symbolic zero?
@@ -285,5 +286,6 @@ deflinear(as_tangent_of, "t")
 deflinear(like_output, "term")
 defjvp(times,         "times(g, slope)", "times(t, g)", elementwise=True)
 deflinear(unthunk, "t")
+deflinear(array_like, "value")
 deflinear(split_cotangent, "t")
 deflinear(field_cotangent, "t")

@@ -86,6 +86,8 @@ __all__ = [
     "worth_standing_in",
     "numpy_meanings",
     "arguments_not_sequences",
+    "array_like",
+    "sequence_cotangent",
 ]
 
 _ndarray = np.ndarray
@@ -103,6 +105,31 @@ def conj(x):
     elif kind is float or kind is int or kind is _float64:
         return x
     return np.conjugate(x)
+
+
+def array_like(value):
+    """A list or tuple as the array NumPy's elementwise functions read it as; anything else as
+    it is. A rule's template computes with its primal and tangent (``2.0 * x``, ``x + 1``,
+    ``-g``), which of a list would repeat it, join it or fail (codegen/array_likes.py)."""
+    kind = value.__class__
+    if kind is list or kind is tuple:
+        return np.asarray(value)
+    return value
+
+
+def sequence_cotangent(g, ans):
+    """The cotangent of ``ans`` (made by ``a + b`` or ``a * n``) for its operands' rules: refused
+    when ``ans`` is a list or tuple a NumPy function read as one array. Its cotangent is then an
+    array, and the operands' rules would take `+` for a sum and `*` for a product of numbers:
+    ``xs + ys`` would give ``xs`` the whole cotangent summed, ``xs * 2`` twice its share."""
+    kind = ans.__class__
+    if (kind is list or kind is tuple) and g.__class__ not in (list, tuple, Tangent) and g is not ZERO:
+        raise UnsupportedSyntaxError(
+            f"a {kind.__name__} joined with `+` or repeated with `*` is read by a NumPy function as one array, "
+            "and s2sad does not follow which items of it are each operand's",
+            hint="join arrays instead: np.concatenate([xs, ys]) for xs + ys, np.tile(xs, n) for xs * n "
+                 "(np.asarray(xs) first for a list of lists)")
+    return g
 
 
 # Classes whose operators are the ones rules differentiate (a NumPy scalar's too, by np.generic).

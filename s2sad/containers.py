@@ -93,10 +93,34 @@ def user_tangent(like, given, where: str):
     array becomes a 0-d array of the primal's dtype (generated code indexes it as the primal),
     and a tangent shaped unlike its array is refused here rather than met as a NumPy error (or a
     silent broadcast) inside generated code."""
+    _check_items(like, given, where)
     filled = filled_tangent(like, given)
     if is_zero(filled):
         return filled
     return in_container(like, filled, lambda tangent, primal: _checked_leaf(tangent, primal, where))
+
+
+def _check_items(like, given, where):
+    """Refuse a tangent of a list or tuple that has another number of items, or an array (NumPy's
+    reading of the list, whose rows are the items' tangents) of another shape."""
+    if like.__class__ is not list and like.__class__ is not tuple:
+        return
+    if given.__class__ is np.ndarray:
+        try:
+            shape = np.shape(like)
+        except ValueError:
+            shape = None  # items of unequal shapes: no array reads them
+        if shape != given.shape:
+            raise ArgumentError(f"the tangent for {where} is an array of shape {given.shape}, but the "
+                                f"{type(like).__name__} it moves reads as "
+                                + (f"an array of shape {shape}" if shape is not None else "no array")
+                                + ": give a tangent shaped like its primal (a list of its items' tangents)")
+    elif given.__class__ is list or given.__class__ is tuple:
+        if len(given) != len(like):
+            raise ArgumentError(f"the tangent for {where} has {len(given)} items, but the {type(like).__name__} "
+                                f"it moves has {len(like)}: give one tangent per item (None for a zero)")
+        for item, tangent in zip(like, given):
+            _check_items(item, tangent, where)
 
 
 def _checked_leaf(tangent, like, where):
@@ -129,6 +153,8 @@ def field_of(tangent, key, index: int):
         return tangent.get(key, ZERO)
     if isinstance(tangent, (list, tuple)):
         return tangent[index]  # a namedtuple's tangent given by position, or a list's
+    if tangent.__class__ is np.ndarray and isinstance(key, int):
+        return tangent[index]  # a list's tangent given as NumPy reads the list: a row an item
     return getattr(tangent, key)  # a dataclass given as its own tangent
 
 

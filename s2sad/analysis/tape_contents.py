@@ -28,7 +28,7 @@ from ..frontend.ir import Function, Loop, Operation, Var, operations_of
 from .aliasing import Groups
 
 # helper -> the position of the argument it reads for its type, shape and dtype alone
-METADATA_POSITIONS = {"unbroadcast": 1, "expand_reduced": 1, "untake": 2, "add_at": 3}
+METADATA_POSITIONS = {"unbroadcast": 1, "expand_reduced": 1, "untake": 2, "add_at": 3, "sequence_cotangent": 1}
 
 
 def loop_invariants(function: Function, loop: Loop, groups: Groups | None = None) -> set[str]:

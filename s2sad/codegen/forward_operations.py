@@ -20,6 +20,7 @@ from ..registry.forward import LINEAR, forward_rule
 from ..runtime.closures import closure
 from .core import (STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults,
                    refuse_stepwise_iteration)
+from .array_likes import Producers, as_array_like, as_read_by, computed_with, reads_sequences_as_arrays
 from .expressions import substitute
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
                                      indexed_item, through_generated_jvp)
@@ -33,7 +34,7 @@ class ForwardOperations:
         self.activity = activity
         self.function = function
         self.known = FunctionFacts(function, activity)
-        self._producers: dict | None = None    # variable -> the operations assigning it (may_hold_a_sequence)
+        self.sources = Producers(function)     # what may hold a list, or a function
         self.written: list[str] = []           # the tangent variables the operation being written sets
 
     def set_tangent(self, name: str, expression: str) -> list[str]:
@@ -147,6 +148,8 @@ class ForwardOperations:
             raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                    self.core.location_of(op), "pass the arguments the rule's signature names")
         arguments = forward.rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
+        converted = self.sources.array_like_codes(op.callee.value, arguments, codes)  # NumPy's reading of a list
+        array_likes = converted is not codes
         known = indexed_item(op, self.facts)
         if known is not None and not known[0]:
             return []  # a constant item of a tuple built here
@@ -175,13 +178,16 @@ class ForwardOperations:
                     raise MissingRuleError(f"the forward rule of `{op.callee.spelling}` cannot be bound to this call",
                                            self.core.location_of(op), "its jvp of the *args parameter is not a function")
                 tangents = "(" + "".join(self.facts.tangent_of(a) + ", " for a in atom) + ")"
-                terms.append(f"{self.bind_jvp(op, param)}({tangents}, {op.target}, {', '.join(codes.values())})")
+                terms.append(f"{self.bind_jvp(op, param)}({tangents}, {op.target}, {', '.join(converted.values())})")
                 bare.append(False)
                 continue
             tangent = self.facts.tangent_of(atom)
-            if atom.name in self.facts.zero_items and _reads_sequences_as_arrays(op.callee.value) \
-                    and self.may_hold_a_sequence(atom.name):
+            if atom.name in self.facts.zero_items and reads_sequences_as_arrays(op.callee.value) \
+                    and self.sources.may_hold_a_sequence(atom.name):
                 tangent = f"tangent_filled({tangent}, {self.core.code(atom)})"  # np.sum([2.0, x]): no ZERO inside
+            if array_likes and jvp != LINEAR and self.sources.may_hold_a_sequence(atom.name) and (
+                    not isinstance(jvp, str) or "g" in computed_with(jvp)):
+                tangent = as_array_like(tangent)  # np.square(xs) of a list: its tangent a list too
             if jvp == LINEAR:
                 replaced = Operation(op.target, "call", op.callee, [Var(tangent) if a is atom else a for a in op.args],
                                      [(k, Var(tangent) if a is atom else a) for k, a in op.kwargs])
@@ -189,11 +195,12 @@ class ForwardOperations:
                 bare.append(len(op.args) + len(op.kwargs) == 1)
             elif isinstance(jvp, str):
                 jvp = _constant_exponent(forward, param, arguments) or _without_defaults(jvp, forward, arguments)
-                terms.append(substitute(jvp, {"g": tangent, "ans": op.target, **codes}))
+                terms.append(substitute(jvp, {"g": tangent, "ans": op.target, **(
+                    codes if not array_likes else as_read_by(jvp, codes, converted))}))
                 bare.append(not (_names(jvp) & set(codes) or "ans" in _names(jvp)))
             else:
                 binding = self.bind_jvp(op, param)
-                terms.append(f"{binding}({tangent}, {op.target}, {', '.join(codes.values())})")
+                terms.append(f"{binding}({tangent}, {op.target}, {', '.join(converted.values())})")
                 bare.append(False)
         if not terms:
             return checks
@@ -220,38 +227,11 @@ class ForwardOperations:
             expression = f"fit({expression}, {op.target})"
         return self.set_tangent(op.target, expression)
 
-    def producers(self, name: str) -> list:
-        """The operations assigning ``name`` ([None] for a parameter)."""
-        if self._producers is None:
-            self._producers = {}
-            for operation in operations_of(self.function.statements):
-                self._producers.setdefault(operation.target, []).append(operation)
-        return self._producers.get(name, [None])
-
-    def may_hold(self, name: str, rules_out, seen=()) -> bool:
-        """Whether ``name`` may hold a value of a kind ``rules_out(operation)`` says the operation
-        assigning it cannot make: not when every operation assigning it is ruled out, or copies
-        a value that is."""
-        for operation in self.producers(name):
-            if operation is None or name in seen:
-                return True   # a parameter, or a loop carrying it: anything
-            if operation.kind == "copy" and isinstance(operation.args[0], Var):
-                if self.may_hold(operation.args[0].name, rules_out, (*seen, name)):
-                    return True
-            elif not (operation.kind == "call" and operation.callee.kind == "static" and rules_out(operation.callee.value)):
-                return True
-        return False
-
     def may_hold_a_function(self, name: str) -> bool:
         """Whether ``name`` may hold a function (a lambda reading the function's variables, a
         parameter, an item taken out of a container): not when every operation assigning it is
         a static call other than ``closure`` (a number or an array), or copies one."""
-        return self.may_hold(name, lambda callee: callee is not closure)
-
-    def may_hold_a_sequence(self, name: str) -> bool:
-        """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
-        a NumPy call (an array), or a copy of such a value."""
-        return self.may_hold(name, _reads_sequences_as_arrays)
+        return self.sources.may_hold(name, lambda callee: callee is not closure)
 
     def bind_jvp(self, op: Operation, param: str) -> str:
         recipe = ("jvp", callee_reference(op), param)
@@ -355,13 +335,6 @@ def _without_defaults(template: str, forward, arguments) -> str:
         else:
             template = re.sub(rf",\s*{name}={name}\b", "", template)
     return template
-
-
-def _reads_sequences_as_arrays(function) -> bool:
-    """A NumPy or SciPy function, which reads a list it is given as an array (not a container op):
-    `signal.lfilter(b, [1.0, a1], x)`'s tangent of the list is handed to its jvp as an array."""
-    module = getattr(function, "__module__", None) or ""
-    return isinstance(function, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")
 
 
 def _names(template: str) -> set[str]:

@@ -187,7 +187,8 @@ class ReverseGenerator:
         self.flow = analyse_cotangents(f, self.activity, self.core.treatment, self.optimize, self.restored)
         self.operations = ReverseOperations(self.core, self.activity, self.flow, optimize=self.optimize,
                                             scalars=self.scalars if self.floats else None, primal_calls=self.primal_calls,
-                                            loop_index=self.loop_index, restored=self.restored, types=self.types)
+                                            loop_index=self.loop_index, restored=self.restored, types=self.types,
+                                            sequences=not self.compiled)
         seed = self.seed_name()
         reverse = self.block(f.statements)
         if self.types is not None and not (fused or self.compiled):  # typed: the seed's broadcasts that need none

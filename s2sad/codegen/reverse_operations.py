@@ -15,12 +15,17 @@ from ..registry import Rule, rule_for, template_namespace
 from .core import Emitter, callee_reference, indented, operator_name
 from ..analysis.array_types import ARRAY, F64, FLOAT, SCALAR
 from .expression_passes import ReusePrimalValues, add_at_arguments, constant_exponent, on_floats, on_types
+from .array_likes import LikeAsGiven, Producers, as_read_by, takes_array_likes
 from .expressions import substitute
+
+
+LIKE_AS_GIVEN = LikeAsGiven()
 
 
 class ReverseOperations:
     def __init__(self, core: Emitter, activity: Activity, flow: CotangentFlow, *, optimize: bool, scalars: set | None,
-                 primal_calls: dict, loop_index: dict, restored: dict, types: dict | None = None):
+                 primal_calls: dict, loop_index: dict, restored: dict, types: dict | None = None,
+                 sequences: bool = True):
         self.core = core
         self.namer = core.namer
         self.activity = activity
@@ -32,6 +37,9 @@ class ReverseOperations:
         self.loop_index = loop_index           # id(element operation) -> its loop's iteration counter
         self.restored = restored               # id(y[i] = v) -> the variable saving what it overwrote
         self.types = types                     # the version for one call's types: each variable's (array_types.py)
+        # which arguments of NumPy's functions may be lists (array_likes.py); none in compiled code,
+        # whose arguments are floats and arrays (a list of them its items, unpacked)
+        self.sources = Producers(core.function) if sequences else None
 
     def cotangent(self, name: str) -> str:
         return self.core.derivative(name)
@@ -153,21 +161,31 @@ class ReverseOperations:
         if callee.kind in ("method", "attribute") or self.core.treatment(op) in PULLBACK_TREATMENTS:
             return self.reverse_through_pullback(op, g, reversal)
         rule = rule_for(callee.value)
-        codes = self.core.bound_parameters(op, rule)
+        codes = converted = self.core.bound_parameters(op, rule)
+        if self.sources is not None and codes is not None and takes_array_likes(callee.value):
+            arguments = rule.signature.bind(*op.args, **dict(op.kwargs)).arguments
+            converted = self.sources.array_like_codes(callee.value, arguments, codes, known=self.types or self.scalars)
+        if self.sources is not None and self.sources.may_join(op, known=self.types or self.scalars):
+            g = f"sequence_cotangent({g}, {op.target})"
         if rule.kind == "vjp_all":
             binding = self.bind_vjp(op, rule, None)
             parts = self.namer.fresh(f"{g}_parts")
             params = list(codes)
-            line = f"{parts} = {binding}({g}, {op.target}, {', '.join(codes.values())})"
+            line = f"{parts} = {binding}({g}, {op.target}, {', '.join(converted.values())})"
             return [line] + self.contributed(reversal, lambda c: f"{parts}[{params.index(c.key)}]")
-        return self.contributed(reversal, lambda c: self.vjp_expression(op, rule, c.key, g, codes))
+        return self.contributed(reversal, lambda c: self.vjp_expression(op, rule, c.key, g, codes, converted))
 
-    def vjp_expression(self, op: Operation, rule: Rule, param: str, g: str, codes: dict[str, str]) -> str:
-        """What the rule's vjp for ``param`` gives: its template inlined, or a call of its function."""
+    def vjp_expression(self, op: Operation, rule: Rule, param: str, g: str, codes: dict[str, str],
+                       converted: dict[str, str]) -> str:
+        """What the rule's vjp for ``param`` gives: its template inlined, or a call of its function.
+        ``converted``: the codes with a list NumPy reads as an array read through ``array_like``."""
         template = rule.template(param) if self.optimize else None
         if template is None:
-            return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(codes.values())})"
+            return f"{self.bind_vjp(op, rule, param)}({g}, {op.target}, {', '.join(converted.values())})"
         passes = [constant_exponent, ReusePrimalValues(self.primal_calls, template_namespace())]
+        if converted is not codes:
+            codes = as_read_by(template, codes, converted)
+            passes.insert(0, LIKE_AS_GIVEN)
         if self.types is not None:
             renamed = self.core.rename  # a loop's carried value, read in its reverse as it was on entry
             types = {**self.types, **{alias: self.types[name] for name, alias in renamed.items() if name in self.types}} \

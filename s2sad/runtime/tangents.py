@@ -505,15 +505,35 @@ def _rows_of(array: np.ndarray, items):
     itself when no item has a cotangent yet; unchanged (refused by the caller) otherwise."""
     dimensions = set()
     for item in items:
-        if item is ZERO or item is NO_TANGENT:
-            continue
-        item = unthunk(item)
-        if not isinstance(item, (float, complex, np.generic, np.ndarray)):
+        depth = _depth(item)
+        if depth is _NOT_NUMBERS:
             return None
-        dimensions.add(np.ndim(item))
+        if depth is not None:
+            dimensions.add(depth)
     if not dimensions:
         return array
     return list(array) if array.ndim and len(array) == len(items) and dimensions == {array.ndim - 1} else None
+
+
+_NOT_NUMBERS = -1
+
+
+def _depth(item):
+    """The dimensions of the array NumPy would read the cotangent ``item`` as (a list of lists'
+    items' cotangents, ``np.prod(xss)`` differentiated again, counted as NumPy counts them);
+    None for a symbolic zero, or a list holding only zeros; ``_NOT_NUMBERS`` for anything
+    else, or for items of unequal dimensions."""
+    if item is ZERO or item is NO_TANGENT:
+        return None
+    item = unthunk(item)
+    if isinstance(item, (float, complex, np.generic, np.ndarray)):
+        return np.ndim(item)
+    if item.__class__ is not list and item.__class__ is not tuple:
+        return _NOT_NUMBERS
+    depths = {_depth(inner) for inner in item} - {None}
+    if len(depths) > 1 or _NOT_NUMBERS in depths:
+        return _NOT_NUMBERS
+    return 1 + depths.pop() if depths else None
 
 
 def _scale(value, scalar):

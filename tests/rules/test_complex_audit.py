@@ -127,7 +127,7 @@ CHECKED = {
                scipy.special.softmax scipy.special.log_softmax scipy.special.logsumexp
                numpy.add.reduce numpy.multiply.reduce numpy.maximum.reduce numpy.minimum.reduce
                numpy.add.accumulate numpy.multiply.accumulate numpy.maximum.accumulate
-               numpy.minimum.accumulate""", unary),
+               numpy.minimum.accumulate s2sad.rules.helpers.array_like""", unary),
     **group("""numpy.add numpy.subtract numpy.multiply numpy.divide numpy.power numpy.float_power numpy.maximum
                numpy.minimum numpy.fmax numpy.fmin operator.add operator.sub operator.mul operator.truediv
                operator.pow builtins.pow scipy.special.xlogy scipy.special.xlog1py s2sad.rules.helpers.safe_divide
