@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis.activity import Activity
+from ..analysis.exact_points import exact_comparison
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
@@ -287,6 +288,18 @@ class Emitter:
             return []
         return [receiver_check("constant_result", f"{self.code(op.args[0])}, {op.target}", op.callee.name,
                                self.location_of(op))]
+
+    def exact_point_checks(self, op: Operation) -> list[str]:
+        """After ``found = x == 0`` on a differentiated ``x``: the line refusing it as it runs where it
+        finds them equal (analysis/exact_points.py, runtime/exact_points.py)."""
+        compared = exact_comparison(op, self.activity.varied)
+        if compared is None:
+            return []
+        operand, equal = compared
+        where = self.location_of(op) or SourceLocation("<unknown>", 0, 0)
+        spelling = f"{self.code(op.args[0])} {'==' if equal else '!='} {self.code(op.args[1])}"
+        return [f"at_an_exact_point({op.target}, {self.code(operand)}, {equal}, {spelling!r}, "
+                f"{where.filename!r}, {where.line}, {where.column})"]
 
     def treatment(self, op: Operation) -> str:
         """How an active static call is differentiated: inlined vjps, a rule's rrule, or a transformed function."""

@@ -58,7 +58,8 @@ class ForwardOperations:
         checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and through_generated_jvp(op, self.activity):
             return checks + self.transformed_call(op)
-        lines = checks + self.core.operand_check(op) + self.value(op) + self.core.constant_checks(op)
+        lines = (checks + self.core.operand_check(op) + self.value(op) + self.core.constant_checks(op)
+                 + self.core.exact_point_checks(op))
         if not active:
             return lines
         tangent = self.tangent(op)

@@ -179,7 +179,8 @@ class PrimalHalf:
             return [f"{op.target} = {self.core.code(op.args[0])}"]
         callee = op.callee
         checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
-        return checks + self.core.operand_check(op) + self.computed(op, active) + self.core.constant_checks(op)
+        return (checks + self.core.operand_check(op) + self.computed(op, active) + self.core.constant_checks(op)
+                + self.core.exact_point_checks(op))
 
     def computed(self, op: Operation, active: bool) -> list[str]:
         callee = op.callee
