@@ -50,3 +50,17 @@ def test_refused_at_the_equal_point(mode, f, x, line):
                                   (sinc_not_equal, np.array([0.7, -0.2])), (largest_kept, np.array([0.4, 1.1, -0.3]))])
 def test_differentiated_where_nothing_is_equal(f, x):
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+
+
+def relu_then_leaky_where_dead(z):
+    h = np.maximum(z, 0.0)
+    return np.sum(np.where(h == 0, 0.01 * z, h ** 2))
+
+
+@pytest.mark.parametrize("f, x, v", [(relu_then_leaky_where_dead, np.array([-1.0, 0.5]), np.array([1.0, -2.0])),
+                                     (expm1_over_x, AT_ZERO, np.array([0.0, 1.0]))])
+def test_forward_code_refuses_only_where_the_value_moves(f, x, v):
+    # a relu's 0 stays put around a negative input, and x[0] does not move along v: each outcome
+    # holds around the point, and jvp is NumPy's directional derivative
+    _, tangent = s2sad.jvp(f, (x,), (v,))
+    assert tangent == pytest.approx((f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6, rel=1e-6)
