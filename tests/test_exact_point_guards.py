@@ -64,3 +64,4 @@ def test_forward_code_refuses_only_where_the_value_moves(f, x, v):
     # holds around the point, and jvp is NumPy's directional derivative
     _, tangent = s2sad.jvp(f, (x,), (v,))
     assert tangent == pytest.approx((f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6, rel=1e-6)
+
