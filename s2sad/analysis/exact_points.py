@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runtime.exact_points import EXACT_POINT_ARGUMENTS
+from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Function, Operation, Var, operations_of
 from .activity import propagates
 
@@ -49,7 +49,7 @@ def checked_with_tangents(function: Function) -> set[str]:
     """The comparisons forward code (differentiated again for a Hessian) checks already, given the
     operand's tangent: the check runs as it is, and finer than one without the tangent would."""
     return {op.args[0].name for op in operations_of(function.statements)
-            if op.kind == "effect" and getattr(op.callee.value, "__name__", "") == "at_an_exact_point"
+            if op.kind == "effect" and op.callee is not None and op.callee.value is at_an_exact_point
             and len(op.args) > EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)}
 
 
@@ -71,6 +71,10 @@ def exact_comparison(op: Operation, found: ExactPoints) -> tuple[Atom, bool] | N
         return None
     operands = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
     return (operands[0], equal) if len(operands) == 1 else None
+
+
+def is_equality(op: Operation) -> bool:
+    return _equality(op) is not None
 
 
 def is_rules_code(function) -> bool:

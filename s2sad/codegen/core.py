@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis.activity import Activity
-from ..analysis.exact_points import exact_comparison, exact_points, is_rules_code
+from ..analysis.exact_points import exact_comparison, exact_points, is_equality, is_rules_code
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
@@ -381,7 +381,7 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     """After ``found = x == 0`` on a moving ``x``: the line refusing it as it runs where it finds them
     equal (analysis/exact_points.py, runtime/exact_points.py); forward code passes ``x``'s tangent, and
     refuses only where that is not 0."""
-    if is_rules_code(emitter.user_function):
+    if not is_equality(op) or is_rules_code(emitter.user_function):
         return []
     if emitter.exact_points is None:
         emitter.exact_points = exact_points(emitter.function, emitter.wrt)
