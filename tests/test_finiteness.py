@@ -116,3 +116,14 @@ def test_has_nan_looks_at_every_kind_of_gradient():
     ]
     for value, expected in cases:
         assert bool(has_nan(value)) == expected, value
+
+
+def test_a_nan_derivative_from_data_nansum_skips_says_so():
+    # np.nansum skips the NaN, the chain rule reads it again (2 * NaN * 0): refused, and the
+    # message now names that cause, not only infinite intermediates
+    def squared_residuals(x, data):
+        return np.nansum((data - x) ** 2)
+
+    with pytest.raises(NonFiniteDerivativeError, match="np.nansum") as caught:
+        s2sad.grad(squared_residuals)(np.zeros(2), np.array([1.0, np.nan]))
+    assert "np.isnan(data)" in caught.value.hint

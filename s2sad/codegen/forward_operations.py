@@ -18,10 +18,11 @@ from ..frontend.ir import Const, Function, Operation, Var, operations_of
 from ..frontend.resolve import describe_callee, refuse_transform
 from ..registry.forward import LINEAR, forward_rule
 from ..runtime.closures import closure
-from .core import (STRUCTURE_KINDS, Emitter, callee_reference, names_in, operator_name, refuse_differentiated_defaults,
+from .core import (STRUCTURE_KINDS, Emitter, callee_reference, exact_point_checks, names_in, operator_name, refuse_differentiated_defaults,
                    refuse_stepwise_iteration)
 from .array_likes import Producers, as_array_like, as_read_by, computed_with, reads_sequences_as_arrays
 from .expressions import substitute
+from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..analysis.tangent_flow import (SHAPED_FLAG, FunctionFacts, TangentFacts, apply, change_of, has_packed_tangent,
                                      indexed_item, through_generated_jvp)
 
@@ -56,10 +57,13 @@ class ForwardOperations:
         active = op.target in self.activity.active and op.kind not in ("assert", "effect")
         if op.kind == "mutate":
             return self.core.operand_check(op) + self.mutation(op)
+        if op.kind == "effect" and op.callee.value is at_an_exact_point and len(op.args) == EXACT_POINT_ARGUMENTS:
+            return []  # reverse code's check, without tangents: this code checks its comparison with them
         checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
         if active and through_generated_jvp(op, self.activity):
             return checks + self.transformed_call(op)
-        lines = checks + self.core.operand_check(op) + self.value(op) + self.core.constant_checks(op)
+        lines = (checks + self.core.operand_check(op) + self.value(op) + self.core.constant_checks(op)
+                 + self.exact_point_checks(op))
         if not active:
             return lines
         tangent = self.tangent(op)
@@ -68,6 +72,11 @@ class ForwardOperations:
             # now given a constant): it must not keep that one
             tangent = self.set_tangent(op.target, "ZERO")
         return lines + tangent
+
+    def exact_point_checks(self, op: Operation) -> list[str]:
+        """``x == c``'s check (codegen/core.py), given ``x``'s tangent: none where ``x`` has none."""
+        operand = next((a for a in op.args if self.facts.has_tangent(a)), None) if op.kind == "call" else None
+        return exact_point_checks(self.core, op, self.facts.tangent_of(operand)) if operand is not None else []
 
     def value(self, op: Operation) -> list[str]:
         """The primal line: as the reverse generator writes it, except calls stay plain calls."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..analysis.activity import Activity, propagates
 from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, reversed_loop
 from ..frontend.ir import Branch, Jump, Loop, Operation, Statement
-from .core import INDENT, STRUCTURE_KINDS, Emitter, indented, walk
+from .core import INDENT, STRUCTURE_KINDS, Emitter, exact_point_checks, indented, walk
 
 
 @dataclass
@@ -179,7 +179,8 @@ class PrimalHalf:
             return [f"{op.target} = {self.core.code(op.args[0])}"]
         callee = op.callee
         checks = self.core.check_opaque(op, active and op.kind == "call" and propagates(op))
-        return checks + self.core.operand_check(op) + self.computed(op, active) + self.core.constant_checks(op)
+        return (checks + self.core.operand_check(op) + self.computed(op, active) + self.core.constant_checks(op)
+                + exact_point_checks(self.core, op))
 
     def computed(self, op: Operation, active: bool) -> list[str]:
         callee = op.callee

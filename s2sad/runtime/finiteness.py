@@ -84,12 +84,14 @@ def refuse_nan(derivatives, value, seeds, function) -> None:
     raise NonFiniteDerivativeError(
         f"the derivative of {name} at these arguments is NaN, although its value is finite: an intermediate "
         "value is infinite (an overflow, or a pole such as 1 / 0) where the result does not depend on it, "
-        "and the chain rule's zero times its infinite slope is NaN; or a forward rule found no derivative at "
+        "and the chain rule's zero times its infinite slope is NaN; or a NaN in the data that np.nansum or "
+        "np.nanmean skips, read again by the chain rule (NaN times zero is NaN); or a forward rule found no derivative at "
         "this point (a repeated eigenvalue or singular value, rules/repeated_spectra.py); s2sad does not hand "
         "back a number it cannot vouch for",
         _definition_of(function),
         "keep intermediate values finite (clip before ** or np.exp; select with np.where before dividing, "
-        "not after), or differentiate at another point")
+        "not after; put 0 in place of missing data, np.where(np.isnan(data), 0.0, data), and mask the sum), "
+        "or differentiate at another point")
 
 
 def _definition_of(function) -> SourceLocation | None:

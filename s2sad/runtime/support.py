@@ -18,6 +18,7 @@ from .structure import (a_slot_replaced, add_tangents, field_cotangent, inserted
                         prefix_of, restore, split_cotangent, tangent_append, tangent_extend, tangent_field, tangent_filled,
                         tangent_item, tangent_without, tangent_setitem, written_item_of, insertion_index, removed_at,
                         tangent_insert)
+from .exact_points import at_an_exact_point
 from .initializers import initialized
 from .tangents import NO_TANGENT, ZERO, unthunk
 
@@ -26,4 +27,4 @@ __all__ = ["ZERO", "NO_TANGENT", "accumulate", "add_at", "unthunk", "split_cotan
            "items_of", "inserted_at", "add_tangents", "tangent_item", "tangent_field", "tangent_setitem", "tangent_append",
            "tangent_extend", "tangent_without", "tangent_filled", "method_jvp", "attribute_jvp", "packed_rrule", "packed_jvp", "differentiated_call_rrule", "handled_exception",
            "unsuppressed", "concat", "insertion_index", "removed_at", "tangent_insert", "receiver_left_alone",
-           "numpy_receiver", "copy_receiver", "constant_result", "initialized", "a_slot_replaced"]
+           "numpy_receiver", "copy_receiver", "constant_result", "initialized", "a_slot_replaced", "at_an_exact_point"]

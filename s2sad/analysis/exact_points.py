@@ -1,0 +1,81 @@
+"""Which comparisons choose a branch at an isolated point: ``x == c`` or ``x != c`` between a value
+that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
+as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
+
+Two differentiated sides (``x == x.max()``) move together, so their outcome holds around the
+point, and is differentiated as any branch is. ``np.sign``'s result stays put around a real point
+(its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
+The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
+on a diagonal that is 0 wherever the inputs move) and is not checked."""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
+from ..frontend.ir import Atom, Function, Operation, Var, operations_of
+from .activity import propagates
+
+_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False}
+_LOCALLY_CONSTANT = (np.sign,)
+
+
+def _equality(op: Operation) -> bool | None:
+    if op.kind != "call" or op.callee is None or op.callee.kind != "static" or len(op.args) != 2 or op.kwargs:
+        return None
+    try:
+        return _EQUALITIES.get(op.callee.value)
+    except TypeError:  # an unhashable callee
+        return None
+
+
+def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
+    """The values that move with the inputs ``wrt``: activity's varied values, but not through ``np.sign``."""
+    operations = operations_of(function.statements)
+    moving, before = set(wrt), -1
+    while len(moving) != before:  # a loop's back edges feed earlier operations: until nothing changes
+        before = len(moving)
+        for op in operations:
+            if propagates(op) and not (op.kind == "call" and op.callee.kind == "static"
+                                       and any(op.callee.value is f for f in _LOCALLY_CONSTANT)) \
+                    and any(name in moving for name in op.uses()):
+                moving.add(op.target)
+    return moving
+
+
+def checked_with_tangents(function: Function) -> set[str]:
+    """The comparisons forward code (differentiated again for a Hessian) checks already, given the
+    operand's tangent: the check runs as it is, and finer than one without the tangent would."""
+    return {op.args[0].name for op in operations_of(function.statements)
+            if op.kind == "effect" and op.callee is not None and op.callee.value is at_an_exact_point
+            and len(op.args) > EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)}
+
+
+@dataclass
+class ExactPoints:
+    moving: set[str]
+    checked: set[str]
+
+
+def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
+    return ExactPoints(moving_values(function, wrt), checked_with_tangents(function))
+
+
+def exact_comparison(op: Operation, found: ExactPoints) -> tuple[Atom, bool] | None:
+    """``(the moving operand, whether the comparison is an equality)`` of ``op``, if it compares a
+    moving value with one that is not by ``==`` or ``!=``, and no check of it is there already."""
+    equal = _equality(op)
+    if equal is None or op.target in found.checked:
+        return None
+    operands = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
+    return (operands[0], equal) if len(operands) == 1 else None
+
+
+def is_equality(op: Operation) -> bool:
+    return _equality(op) is not None
+
+
+def is_rules_code(function) -> bool:
+    return (getattr(function, "__module__", "") or "").startswith("s2sad.rules.")

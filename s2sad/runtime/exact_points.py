@@ -1,0 +1,56 @@
+"""The refusal of a branch chosen by ``==`` (or ``!=``) between a differentiated float and a constant,
+at a point where they are equal.
+
+``np.where(x == 0, 1.0, np.expm1(x) / x)`` guards a removable singularity: NumPy's function is
+smooth at 0 (its slope there is 1/2), but the branch the equality picks holds at that one point
+only, so the branch taken (the constant 1.0) has slope 0. s2sad differentiates the branch taken,
+which is right where the comparison's outcome holds around the point (``x > 0``), and wrong here.
+Where no element is equal the branch holds around the point and the derivative is NumPy's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError, refusal_at
+from .tangents import NO_TANGENT, ZERO, unthunk
+
+
+def _floating(value) -> bool:
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "fc"
+
+
+# the arguments of the check reverse code writes (forward code adds the operand's tangent)
+EXACT_POINT_ARGUMENTS = 7
+
+
+def at_an_exact_point(found, operand, equal: bool, spelling: str, filename: str, line: int, column: int,
+                      tangent=None) -> None:
+    """Refuse ``found = operand == constant`` (``equal``) or ``operand != constant`` where it finds
+    ``operand`` equal to the constant: the outcome at an isolated point. Forward code passes the
+    operand's ``tangent``: where it is 0 the operand stays put along it (a relu's 0 for a negative
+    input, data given no tangent), the outcome holds around the point, and nothing is refused."""
+    if not _floating(operand) or not isinstance(found, (bool, np.bool_, np.ndarray)):
+        return
+    hits = np.asarray(found, dtype=bool) if equal else ~np.asarray(found, dtype=bool)
+    if tangent is not None:
+        tangent = unthunk(tangent)
+        if tangent is ZERO or tangent is NO_TANGENT or not isinstance(tangent, (float, complex, np.number, np.ndarray)):
+            return
+        hits = hits & (np.asarray(tangent) != 0)
+    if not np.any(hits):
+        return
+    raise refusal_at(
+        UnsupportedSyntaxError,
+        f"`{spelling}` finds a differentiated value exactly equal to a constant, and the branch it chooses "
+        "holds at that point alone: s2sad differentiates the branch taken, whose derivative there is not "
+        "the function's (a guard like `np.where(x == 0, 1.0, np.sin(x) / x)` has slope 0 at 0)",
+        filename, line, column,
+        "differentiate at a point where they differ, or give the guarded expression a rule of its own "
+        "(s2sad.custom_jvp / s2sad.defvjp) with its limit's derivative; data compared so (counts == 0) is "
+        "not refused once it is not differentiated (leave it out of argnums, or close over it), and a value "
+        "that stays put around the point (a relu's 0) is better tested by what made it (z <= 0)")
+
+
+at_an_exact_point.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
