@@ -48,8 +48,8 @@ EPILOG_CACHE = """examples:
 
 EPILOG_PRECOMPILE = """Run it once after installing s2sad with Numba (pip install 's2sad[jit]'), for
 example in a Docker image or at the start of a CI job: a new function's first
-compile=True call then compiles only its own code (the RNN benchmark: 2.6 s with
-nothing cached, about 1.6 s after this). It takes about a minute of CPU.
+compile=True call then compiles only its own code (the RNN benchmark: 2.4-2.8 s
+with nothing cached, 1.6-2.2 s after this). It takes about 40 s of CPU.
 
 examples:
   s2sad precompile

@@ -2,7 +2,7 @@
 
 What -O3 adds over -O2 costs compile time on array code and buys nothing measurable in run time
 here (benchmarks/results.md, issue 19, sessions 18-19):
-- the first call of a gradient of 2-d elementwise code: 11.4-13.7 s of CPU at -O3, 5.8 s at -O2;
+- the first call of a gradient of 2-d elementwise code: 11-15 s of CPU at -O3, 6-7.5 s at -O2;
   a 3-d transpose's gradient 28.9 s against 4.8 s;
 - run time of seven compiled workloads at -O2 against -O3: 0.995-1.026 (medians);
 - the same bits: LLVM reorders no floating-point arithmetic without fast-math flags, which s2sad

@@ -1,8 +1,8 @@
 """``s2sad precompile``: compile=True's helpers compiled into Numba's disk cache before any first call.
 
 A compiled gradient's first call compiles, besides the function's own code, the helpers it calls
-for the kinds of argument it meets: most of the RNN workload's cold first call (2.6 s here; about
-1.6 s once its helpers are cached). The helpers are kept on disk once compiled
+for the kinds of argument it meets: a large part of the RNN workload's cold first call (2.4-2.8 s
+of CPU here; 1.6-2.2 s once its helpers are cached). The helpers are kept on disk once compiled
 (compiled_helpers.py), so only the first function ever run on a machine pays for them; this
 command pays that once, ahead of time (after ``pip install``, in a Docker image build, at the
 start of a CI job), as installing a Julia package precompiles it.
