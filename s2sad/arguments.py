@@ -27,6 +27,17 @@ _ndarray = np.ndarray
 _known_positions: dict = {}
 
 
+def positional_name(f, position: int) -> str | int:
+    """The name of ``f``'s positional parameter at ``position`` where its signature says (errors
+    name an argument so), else the position."""
+    try:
+        parameters = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return position
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names[position] if position < len(names) else position
+
+
 def differentiated_positions(argnums, count: int, name: str) -> tuple[int, ...]:
     key = (argnums.__class__, argnums, count)  # 1.0 == 1, but is no argnums
     try:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from .api import vjp
+from .arguments import positional_name
 from .errors import ArgumentError, RuleError
 from .jacobians import jvp
 from .registry import Rule, add_rule_finder, defrrule, nondifferentiable
@@ -78,7 +79,7 @@ def elementwise_grad(f: Callable[..., Any], argnums: int = 0) -> Callable[..., A
     def elementwise_grad_f(*args: Any) -> Any:
         if not -len(args) <= argnums < len(args):
             raise ArgumentError(f"elementwise_grad({name}): argnums={argnums} but {len(args)} arguments were given")
-        check_differentiable(args[argnums], _parameter_name(f, argnums % len(args)))  # (an int's cotangent is NO_TANGENT)
+        check_differentiable(args[argnums], positional_name(f, argnums % len(args)))  # (an int's cotangent is NO_TANGENT)
         y, pullback = vjp(f, *args)
         if not (isinstance(y, (float, int, np.number)) or isinstance(y, np.ndarray) and y.dtype.kind in "fi"):
             raise TypeError(f"elementwise_grad({name}) needs a real array or number output, but {name} returned "
@@ -87,16 +88,6 @@ def elementwise_grad(f: Callable[..., Any], argnums: int = 0) -> Callable[..., A
 
     elementwise_grad_f.__name__ = elementwise_grad_f.__qualname__ = f"elementwise_grad_{getattr(f, '__name__', 'f')}"
     return elementwise_grad_f
-
-
-def _parameter_name(f: Callable[..., Any], position: int) -> str | int:
-    """The name of ``f``'s parameter at ``position`` where its signature says, else the position."""
-    try:
-        parameters = list(inspect.signature(f).parameters.values())
-    except (TypeError, ValueError):
-        return position
-    plain = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return plain[position] if position < len(plain) else position
 
 
 def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:

@@ -19,7 +19,7 @@ import numpy as np
 from .api import Argnums, grad, vjp
 from .compositions import composable
 from .containers import fields, leaves, user_tangent, with_leaves
-from .arguments import bind_arguments, collects_arguments, differentiated_positions, seed_for, shaped_tangent, split_aux
+from .arguments import bind_arguments, collects_arguments, positional_name, differentiated_positions, seed_for, shaped_tangent, split_aux
 from .runtime.projection import is_float_like
 from .errors import ArgumentError
 from .holomorphic import check_complex_inputs, check_outputs, check_real_inputs, conjugated
@@ -220,13 +220,8 @@ def _check_differentiated(f, args, positions) -> None:
     """A Jacobian with respect to an int, a bool or an integer array is refused, naming the
     argument, as grad refuses it (and JAX's jacrev and jacfwd): it has no tangent space, so its
     Jacobian would be nothing (None) where the caller expects an array."""
-    try:
-        names = [p.name for p in inspect.signature(_unwrap(f)).parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        names = []
     for p in positions:
-        check_differentiable(args[p], names[p] if p < len(names) else p)
+        check_differentiable(args[p], positional_name(_unwrap(f), p))
 
 
 def _runs(args):
