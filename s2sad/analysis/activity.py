@@ -45,20 +45,27 @@ def analyse(function: Function, wrt: tuple[str, ...], prune: bool = True) -> Act
     """``prune=False``: every value that depends on a differentiated input counts as active,
     whether or not the output needs it (the unoptimised translation)."""
     operations = operations_of(function.statements)
-    varied = set(wrt)
+    varied = varied_values(operations, wrt)
     useful = {function.result.name} if isinstance(function.result, Var) else set()
-    # One pass suffices for straight-line code; a loop's back edges feed values to earlier
-    # operations, so repeat until nothing changes (at most once more per loop-carried chain).
-    changed = True
-    while changed:
-        before = len(varied) + len(useful)
-        for operation in operations:
-            if propagates(operation) and any(name in varied for name in operation.uses()):
-                varied.add(operation.target)
+    before = -1
+    while len(useful) != before:  # (as varied_values, backwards)
+        before = len(useful)
         for operation in reversed(operations):
             if operation.target in useful and propagates(operation):
                 useful.update(operation.uses())
-        changed = len(varied) + len(useful) != before
     if not prune:
         return Activity(set(varied), varied, varied | useful)
     return Activity(varied & useful, varied, useful)
+
+
+def varied_values(operations: list[Operation], wrt, carries=propagates) -> set[str]:
+    """The values that depend on ``wrt`` through the operations that ``carries`` (a derivative can
+    flow through). One pass suffices for straight-line code; a loop's back edges feed values to
+    earlier operations, so the pass repeats until nothing changes (once more per loop-carried chain)."""
+    varied, before = set(wrt), -1
+    while len(varied) != before:
+        before = len(varied)
+        for operation in operations:
+            if carries(operation) and any(name in varied for name in operation.uses()):
+                varied.add(operation.target)
+    return varied

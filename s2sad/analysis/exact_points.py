@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Function, Operation, Var, operations_of
-from .activity import propagates
+from .activity import propagates, varied_values
 
 _EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False}
 _LOCALLY_CONSTANT = (np.sign,)
@@ -33,16 +33,11 @@ def _equality(op: Operation) -> bool | None:
 
 def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
     """The values that move with the inputs ``wrt``: activity's varied values, but not through ``np.sign``."""
-    operations = operations_of(function.statements)
-    moving, before = set(wrt), -1
-    while len(moving) != before:  # a loop's back edges feed earlier operations: until nothing changes
-        before = len(moving)
-        for op in operations:
-            if propagates(op) and not (op.kind == "call" and op.callee.kind == "static"
-                                       and any(op.callee.value is f for f in _LOCALLY_CONSTANT)) \
-                    and any(name in moving for name in op.uses()):
-                moving.add(op.target)
-    return moving
+    def moves(op: Operation) -> bool:
+        return propagates(op) and not (op.kind == "call" and op.callee.kind == "static"
+                                       and any(op.callee.value is f for f in _LOCALLY_CONSTANT))
+
+    return varied_values(operations_of(function.statements), wrt, moves)
 
 
 def checked_with_tangents(function: Function) -> set[str]:
