@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..frontend.naming import Namer
 from .nodes import binding_counts
 
 
@@ -45,18 +46,14 @@ def unset_before_loops(module: cst.Module, primal_of: dict) -> cst.Module:
     (``primal_of``: cotangent -> its value's name)."""
     found = _Candidates()
     module.visit(found)
-    taken = set(binding_counts(module)) | found.names
-    unset = []
-    for candidate in found.candidates:
-        if _only_assigned_in_loop(candidate):
-            flag = _fresh(f"{candidate.name}_assigned", taken)
-            taken.add(flag)
-            unset.append(_Unset(candidate.name, flag, candidate.none, candidate.loop))
+    namer = Namer(reserved=set(binding_counts(module)) | found.names)
+    unset = [_Unset(candidate.name, namer.fresh(f"{candidate.name}_assigned"), candidate.none, candidate.loop)
+             for candidate in found.candidates if _only_assigned_in_loop(candidate)]
     if not unset:
         return module
     shapes = {}   # id(statement) -> its rewritten form: each iteration's zero of the variable (see above)
     for u in unset:
-        shapes.update(_zeros_of_each_iteration(module, u, primal_of, taken))
+        shapes.update(_zeros_of_each_iteration(module, u, primal_of, namer))
     return module.visit(_Rewritten(unset, shapes))
 
 
@@ -191,13 +188,6 @@ def _only_assigned_in_loop(candidate: _Candidate) -> bool:
         and not any(isinstance(n, cst.Break) for n in _walk(loop))
 
 
-def _fresh(name: str, taken: set) -> str:
-    found, count = name, 2
-    while found in taken:
-        found, count = f"{name}_{count}", count + 1
-    return found
-
-
 class _Rewritten(cst.CSTTransformer):
     def __init__(self, unset: list[_Unset], shapes: dict):
         super().__init__()
@@ -246,7 +236,7 @@ def _message(name: str) -> str:
     return f"the loop assigned no value to `{name}`, which Python leaves unbound"
 
 
-def _zeros_of_each_iteration(module: cst.Module, unset: _Unset, primal_of: dict, taken: set) -> dict:
+def _zeros_of_each_iteration(module: cst.Module, unset: _Unset, primal_of: dict, namer: Namer) -> dict:
     """The statements to rewrite so that the reverse loop's cotangent of ``unset.name`` is, past its
     first iteration, a zero of that iteration's shape: {id(statement): its new form}; {} where the
     tape or the reverse loop is not written as expected, or the loop may leave an iteration early."""
@@ -278,8 +268,7 @@ def _zeros_of_each_iteration(module: cst.Module, unset: _Unset, primal_of: dict,
                  and primal_of.get(_lone(s).value.value) == unset.name]
     if len(cotangent) != 1:
         return {}
-    shape = _fresh(f"{last}_shape", taken)
-    taken.add(shape)
+    shape = namer.fresh(f"{last}_shape")
     entries = [e.value for e in pushed.elements] if isinstance(pushed, cst.Tuple) else [pushed]
     targets = unpack.body[0].targets[0].target
     names = [e.value for e in targets.elements] if isinstance(targets, cst.Tuple) else [targets]
