@@ -142,40 +142,44 @@ class Producers:
                 self._producers.setdefault(operation.target, []).append(operation)
         return self._producers.get(name, [None])
 
-    def may_hold(self, name: str, rules_out, seen=()) -> bool:
-        """Whether ``name`` may hold a value of a kind ``rules_out(operation)`` says the operation
-        assigning it cannot make: not when every operation assigning it is ruled out, or copies
-        a value that is."""
-        for operation in self.producers(name):
-            if operation is None or name in seen:
-                return True   # a parameter, or a loop carrying it: anything
-            if operation.kind == "copy" and isinstance(operation.args[0], Var):
-                if self.may_hold(operation.args[0].name, rules_out, (*seen, name)):
-                    return True
-            elif not (operation.kind == "call" and operation.callee.kind == "static" and rules_out(operation.callee.value)):
-                return True
-        return False
+    def may_hold(self, name: str, rules_out) -> bool:
+        """Whether ``name`` may hold a value of a kind ``rules_out(callee)`` says the call
+        assigning it cannot make: not when every operation assigning it is such a call, or copies
+        a value that is. A loop carrying it may carry anything."""
+        def may_make(operation, seen) -> bool:
+            return not (operation.kind == "call" and operation.callee.kind == "static" and rules_out(operation.callee.value))
+        return self._some_producer(name, may_make, (), carried=True)
 
     def may_hold_a_sequence(self, name: str, seen=()) -> bool:
         """Whether ``name`` may hold a list or tuple: not when every operation assigning it is
         a NumPy call (an array), arithmetic no list allows (``x - y``, ``x * 2.0``, ``+`` of a
-        value that is no list), or a copy of such a value."""
+        value that is no list), or a copy of such a value (a loop carrying it: what its other
+        assignments leave decides)."""
+        def may_make(operation, seen) -> bool:
+            if operation.kind == "copy":  # of a constant
+                return _may_be_a_sequence(operation.args[0])
+            if not (operation.kind == "call" and operation.callee.kind == "static"):
+                return True
+            if operation.callee.value in _JOINING:
+                return self._may_join(operation, seen)
+            return not (operation.callee.value in _NO_SEQUENCE_OPERATORS
+                        or reads_sequences_as_arrays(operation.callee.value))
+        return self._some_producer(name, may_make, seen, carried=False)
+
+    def _some_producer(self, name: str, may_make, seen: tuple, carried: bool) -> bool:
+        """Whether some operation assigning ``name`` ``may_make(operation, seen)`` the value asked
+        about, a copy of another variable asking the same of it; a parameter may hold anything,
+        and a variable met again (``seen``: a loop carrying it) is ``carried``."""
         if name in seen:
-            return False  # a loop carrying it: what its other assignments leave decides
+            return carried
+        seen = (*seen, name)
         for operation in self.producers(name):
             if operation is None:
                 return True   # a parameter: anything
-            if operation.kind == "copy":
-                if _may_be_a_sequence(operation.args[0]) and (
-                        not isinstance(operation.args[0], Var)
-                        or self.may_hold_a_sequence(operation.args[0].name, (*seen, name))):
+            if operation.kind == "copy" and isinstance(operation.args[0], Var):
+                if self._some_producer(operation.args[0].name, may_make, seen, carried):
                     return True
-            elif not (operation.kind == "call" and operation.callee.kind == "static"):
-                return True
-            elif operation.callee.value in _JOINING:
-                if self._may_join(operation, (*seen, name)):
-                    return True
-            elif not (operation.callee.value in _NO_SEQUENCE_OPERATORS or reads_sequences_as_arrays(operation.callee.value)):
+            elif may_make(operation, seen):
                 return True
         return False
 
