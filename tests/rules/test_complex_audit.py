@@ -155,6 +155,7 @@ CHECKED = {
     "numpy.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.concat": lambda rng: calls((z(rng, 2), z(rng)), (z(rng, 3),)),
+    "s2sad.rules.helpers.repeated": lambda rng: calls(3, (z(rng, 2), z(rng))),  # `3 * (a, b)`: a repetition
     "numpy.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
     "numpy.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "full"),
     "numpy.vdot": lambda rng: calls(z(rng, 3), z(rng, 3)),
