@@ -1,9 +1,7 @@
-"""An int exponent handed to np.power through ``**kwargs`` (``def f(x, **kw): return helper(x, **kw)`` with
-``helper(x, x2)`` calling ``np.power(x, x2)``; ``np.power(x, kw["p"])``), the function given to jvp and hvp
-through ``functools.partial`` and a wrapper: against central differences. (``np.power(x, x2=3)`` itself is
-NumPy's TypeError: a ufunc takes its operands by position.)"""
-import functools
-
+"""An int exponent handed to np.power through ``**kwargs`` (``def f(x, **kw): return helper(x, **kw)``,
+``helper(x, x2)`` calling ``np.power(x, x2)``) in jvp and hvp against central differences, the function a
+lambda written in a decorator's arguments, which s2sad failed to find (AttributeError). (``np.power(x, x2=3)``
+itself is NumPy's TypeError: a ufunc takes its operands by position.)"""
 import numpy as np
 import pytest
 
@@ -23,12 +21,7 @@ def passed_on(x, **kw):
     return np.sum(power_of(x, **kw))
 
 
-def read_from_the_keywords(x, **kw):
-    return np.sum(np.power(x, kw["p"]))
-
-
-@pytest.mark.parametrize("f", [functools.partial(passed_on, x2=3), functools.partial(read_from_the_keywords, p=3),
-                               lambda x: passed_on(x, x2=np.int64(3))], ids=["passed on", "read", "np.int64"])
+@pytest.mark.parametrize("f", [lambda x: passed_on(x, x2=np.int64(3))], ids=["a lambda in a decorator"])
 def test_jvp_and_hvp_against_central_differences(f):
     gradient = numerical_gradient(f, [X], 0)
     assert s2sad.jvp(f, (X,), (V,))[1] == pytest.approx(np.sum(gradient * V), rel=1e-6)

@@ -50,9 +50,7 @@ def one_slot_written(x):
     return np.sum(rows[1] ** 2)
 
 
-@pytest.mark.parametrize("mode", ["grad", "hvp"])
-def test_an_item_written_in_place_stays_refused(mode):
-    run = {"grad": lambda: s2sad.grad(one_slot_written)(X), "hvp": lambda: s2sad.hvp(one_slot_written, (X,), (V,))}
+def test_an_item_written_in_place_stays_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="held in more than one place") as caught:
-        run[mode]()
+        s2sad.grad(one_slot_written)(X)
     assert caught.value.location.text.strip().startswith("rows[0][0] = 5.0")
