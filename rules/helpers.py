@@ -76,6 +76,7 @@ __all__ = [
     "reversed_items",
     "deep_copied",
     "chained",
+    "repeated",
     "merged_keywords",
     "with_attribute",
     "closure",
@@ -892,6 +893,14 @@ def reversed_items(sequence):
     the normaliser has seen consumed in one pass (a loop, ``list(...)``, ``sum(...)``, unpacking),
     where a list and the one-pass iterator give the same items in the same order."""
     return list(reversed(sequence))
+
+
+def repeated(left, right):
+    """``left * right`` where one side is written as a list or tuple (``[y] * n``, ``n * (x,)``): the normaliser
+    calls it so that a repetition (the other side an int) has a rule of its own, which gives each item the
+    cotangents of all its copies. Where Python makes it NumPy's product of the array the list makes
+    (``[0.5, x[0]] * x``, an array on either side) it is that, differentiated as ``operator.mul``."""
+    return left * right
 
 
 def chained(iterables):

@@ -237,6 +237,34 @@ def diff_vjp_append(g, ans, a, n, axis, prepend, append):
     return unbroadcast(_diff_slices(joined, axis, start, np.shape(joined)[axis]), append)
 
 
+def _ediff1d_lengths(ary, to_begin):
+    """How many slots of np.ediff1d's output its ``to_begin`` holds, and how many its differences."""
+    begin = 0 if to_begin is None else np.size(to_begin)
+    return begin, max(np.size(ary) - 1, 0)
+
+
+def ediff1d_vjp_ary(g, ans, ary, to_end, to_begin):
+    begin, between = _ediff1d_lengths(ary, to_begin)
+    if np.size(ary) == 0:
+        return array_vjp(np.zeros(np.shape(ary), dtype=np.asarray(g).dtype), None, ary)
+    # the flattened ``ary``'s cotangent: each difference pulls its later element up and its earlier one down
+    flat = _diff_joined_cotangent(np.ravel(g)[begin:begin + between], 1, 0)
+    return array_vjp(np.reshape(flat, np.shape(ary)), None, ary)
+
+
+def ediff1d_vjp_to_end(g, ans, ary, to_end, to_begin):
+    if to_end is None:
+        return NO_TANGENT
+    begin, between = _ediff1d_lengths(ary, to_begin)
+    return array_vjp(np.reshape(np.ravel(g)[begin + between:], np.shape(to_end)), None, to_end)
+
+
+def ediff1d_vjp_to_begin(g, ans, ary, to_end, to_begin):
+    if to_begin is None:
+        return NO_TANGENT
+    return array_vjp(np.reshape(np.ravel(g)[:np.size(to_begin)], np.shape(to_begin)), None, to_begin)
+
+
 def linspace_vjp_start(g, ans, start, stop, num, endpoint, retstep, dtype, axis, device):
     steps = _linspace_fractions(num, endpoint, np.ndim(g), axis)
     return unbroadcast(np.sum(g * (1 - steps), axis=axis), start)
@@ -750,6 +778,8 @@ defvjp(np.roll,         "a, shift, axis=None", "np.roll(g, np.negative(shift), a
 defvjp(np.rot90,        "m, k=1, axes=(0, 1)", "np.rot90(g, -k, axes)")
 defvjp(np.copy,         "a, order='K', subok=False", "unbroadcast(g, a)")
 defvjp(np.asarray,      "a, dtype=None, order=None, *, device=None, copy=None, like=None", array_vjp)
+defvjp(np.ascontiguousarray, "a, dtype=None, *, like=None", array_vjp)
+defvjp(np.asfortranarray,    "a, dtype=None, *, like=None", array_vjp)
 defvjp(np.array,        "object, dtype=None, *, copy=True, order='K', subok=False, ndmin=0, ndmax=0, like=None",
        array_vjp)
 defvjp(np.broadcast_to, "array, shape, subok=False", broadcast_to_vjp)
@@ -794,6 +824,7 @@ defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
 defvjp(np.take,         "a, indices, axis=None, out=None, mode='raise'", take_vjp, None, None, None, None)
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp, None, None, diff_vjp_prepend,
        diff_vjp_append)
+defvjp(np.ediff1d,      "ary, to_end=None, to_begin=None", ediff1d_vjp_ary, ediff1d_vjp_to_end, ediff1d_vjp_to_begin)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
 defvjp(np.gradient,     "f, *varargs, axis=None, edge_order=1", gradient_vjp_f, gradient_vjp_varargs)
@@ -894,6 +925,24 @@ def array_jvp(g, ans, object, *rest):
 
 def asarray_jvp(g, ans, a, *rest):
     return as_tangent_of(np.reshape(np.asarray(_filled(g, a)), np.shape(ans)), ans)
+
+
+# np.ediff1d is linear in ``ary`` and its two ends together: each one's tangent goes through it
+# with the others' tangents zero
+def ediff1d_jvp_ary(g, ans, ary, to_end, to_begin):
+    begin, between = _ediff1d_lengths(ary, to_begin)
+    differences = np.diff(np.ravel(np.asarray(_filled(g, ary))))
+    return as_tangent_of(np.concatenate((np.zeros(begin), differences, np.zeros(np.size(ans) - begin - between))), ans)
+
+
+def ediff1d_jvp_to_end(g, ans, ary, to_end, to_begin):
+    return as_tangent_of(np.concatenate((np.zeros(np.size(ans) - np.size(to_end)),
+                                         np.ravel(np.asarray(_filled(g, to_end))))), ans)
+
+
+def ediff1d_jvp_to_begin(g, ans, ary, to_end, to_begin):
+    return as_tangent_of(np.concatenate((np.ravel(np.asarray(_filled(g, to_begin))),
+                                         np.zeros(np.size(ans) - np.size(to_begin)))), ans)
 
 
 def astype_jvp(g, ans, x, dtype, copy, device):
@@ -1140,6 +1189,8 @@ defjvp(np.roll,         LINEAR)
 defjvp(np.rot90,        LINEAR)
 defjvp(np.copy,         LINEAR)
 defjvp(np.asarray,      asarray_jvp)
+defjvp(np.ascontiguousarray, asarray_jvp)
+defjvp(np.asfortranarray,    asarray_jvp)
 defjvp(np.array,        array_jvp)
 defjvp(np.broadcast_to, LINEAR)
 defjvp(np.broadcast_arrays, broadcast_arrays_jvp)
@@ -1182,6 +1233,7 @@ defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
 deflinear(np.take, "a")
 defjvp(np.diff,         diff_jvp, None, None, diff_jvp_prepend, diff_jvp_append)
+defjvp(np.ediff1d,      ediff1d_jvp_ary, ediff1d_jvp_to_end, ediff1d_jvp_to_begin)
 
 # ------------------------------------------------------------------ stencils, scans, weighted means
 defjvp(np.gradient,     gradient_jvp_f, gradient_jvp_varargs)

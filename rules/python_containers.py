@@ -27,19 +27,24 @@ came from, and each tangent goes along with its value:
 * ``d.get(key, default)``: the key's value, or ``default`` where the key is absent.
 * ``d.values()`` and ``d.items()``: each value's cotangent goes back to its key (from the
   list, tuple or sorted list made of them); ``d.keys()`` carries no gradient.
+* ``[y] * n`` and ``n * (x,)`` (one side written as a list or tuple holding more than constants) are
+  ``repeated(left, right)``: each item's cotangent is the sum of its copies', read from a list of
+  cotangents or from the rows of the array a NumPy function gave the list; an array on the other side
+  makes it NumPy's product, ``operator.mul``'s rule.
 """
 import builtins
 import collections
+import operator
 
 import numpy as np
 
-from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable
+from s2sad.registry import defmethod, defrrule, defvjp, nondifferentiable, rule_for
 from s2sad.registry.forward import defjvp
-from s2sad.runtime.structure import field_cotangent, split_cotangent, tangent_item
-from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
+from s2sad.runtime.structure import field_cotangent, split_cotangent, tangent_filled, tangent_item
+from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, plus, unthunk
 
 from .builtins import sequence_jvp, sequence_vjp
-from .helpers import chained, dict_merged, dict_without, reversed_items, or_merged, zipped
+from .helpers import array_like, chained, dict_merged, dict_without, repeated, reversed_items, or_merged, zipped
 
 
 # ------------------------------------------------------------------ sorted
@@ -168,6 +173,55 @@ defrrule(reversed_items, reversed_items_rrule)
 defjvp(reversed_items, reversed_items_jvp_sequence, signature="sequence")
 defrrule(chained, chained_rrule)
 defjvp(chained, chained_jvp_iterables, signature="iterables")
+
+
+# ------------------------------------------------------------------ [y] * n
+def _is_sequence(value) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def repeated_rrule(left, right):
+    """``left * right``, one side written as a list or tuple. A repetition (the result a list or tuple)
+    gives each item the sum of its copies' cotangents, the int nothing; NumPy's product of the array
+    the list makes (``[0.5, x[0]] * x``) is ``operator.mul``'s rule."""
+    ans = left * right
+    if not _is_sequence(ans):
+        product, product_pullback = rule_for(operator.mul).rrule(left, right)
+        return product, product_pullback
+    sequence_first = _is_sequence(left)
+    sequence = left if sequence_first else right
+    width = len(sequence)
+
+    def repeated_pullback(g):
+        copies = split_cotangent(g, len(ans))
+        items = [ZERO] * width
+        for position, cotangent in enumerate(copies):
+            items[position % width] = plus(items[position % width], cotangent)
+        summed = items_like(items, sequence)
+        return (NO_TANGENT, summed, NO_TANGENT) if sequence_first else (NO_TANGENT, NO_TANGENT, summed)
+
+    return ans, repeated_pullback
+
+
+def repeated_jvp_left(g, ans, left, right):
+    if not _is_sequence(ans):  # NumPy's product: linear in each side
+        return np.multiply(array_like(tangent_filled(g, left)), array_like(right))
+    if not _is_sequence(left):
+        return ZERO  # the int count
+    # (written as a call to `repeated` again: forward code is differentiated again for a Hessian)
+    return items_like(repeated(list(_tangent_items(g, len(left))), right), ans)
+
+
+def repeated_jvp_right(g, ans, left, right):
+    if not _is_sequence(ans):
+        return np.multiply(array_like(left), array_like(tangent_filled(g, right)))
+    if not _is_sequence(right):
+        return ZERO
+    return items_like(repeated(left, list(_tangent_items(g, len(right)))), ans)
+
+
+defrrule(repeated, repeated_rrule)
+defjvp(repeated, repeated_jvp_left, repeated_jvp_right, signature="left, right")
 
 
 # ------------------------------------------------------------------ dict(mapping), d.get(key, default)

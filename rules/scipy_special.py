@@ -27,9 +27,9 @@ from s2sad.errors import MissingRuleError, UnsupportedArgumentsError
 from s2sad.registry.forward import defjvp
 from s2sad.registry import defvjp, nondifferentiable, rule_for
 from s2sad.registry.slopes import Explicit, defderivative, defslopes, jvp_of_slope, like_output
-from s2sad.runtime.tangents import NO_TANGENT
+from s2sad.runtime.tangents import NO_TANGENT, ZERO
 
-from .helpers import conj, expand_reduced, safe_divide, unbroadcast
+from .helpers import conj, expand_reduced, output_parts, safe_divide, unbroadcast
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -277,10 +277,33 @@ def kl_div_vjp_y(g, ans, x, y):
 
 
 # ------------------------------------------------------------------ reductions
+def _signed_sum_checked(sign):
+    """Refuse where the weighted sum is exactly 0 (SciPy's sign 0): log|sum| has no derivative there."""
+    if np.any(sign == 0):
+        raise UnsupportedArgumentsError(
+            "logsumexp(..., return_sign=True) is differentiated only where the weighted sum is not 0: it is 0 "
+            "here (its log is -inf, and the derivative of log|sum| is infinite)")
+
+
+def _logsumexp_seed(g, ans, return_sign):
+    """The cotangent of ``log sum(b exp(a))`` (its tangent ``t``: ``conj(sign) * sum(exp(a - r) (b da + db))``)
+    times ``sign``, and ``r``, the log of the sum's magnitude. With ``return_sign`` the output is ``(r, sign)``:
+    r moves by Re t, a complex sign (a phase) by ``i sign Im t``, a real one (+-1) not at all."""
+    if not return_sign:
+        return g, ans
+    r, sign = ans
+    _signed_sum_checked(sign)
+    g_r, g_sign = output_parts(g, 2)
+    seed = np.zeros(np.shape(r)) if g_r is ZERO else g_r
+    if g_sign is not ZERO and np.iscomplexobj(sign):
+        seed = seed + 1j * np.imag(g_sign * np.conjugate(sign))
+    return seed * sign, r
+
+
 def _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign):
-    """``g`` and ``exp(a - ans)``, both broadcast to the shape of ``a`` and ``b`` together."""
-    if return_sign:
-        raise UnsupportedArgumentsError("the rule for logsumexp does not support return_sign=True")
+    """``g`` (the seed of ``_logsumexp_seed``) and ``exp(a - ans)``, both broadcast to the shape of ``a``
+    and ``b`` together."""
+    g, ans = _logsumexp_seed(g, ans, return_sign)
     a = np.asarray(a)
     full = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
     like = np.broadcast_to(a, full)
@@ -508,12 +531,14 @@ def kl_div_jvp_y(g, ans, x, y):
 
 
 def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
-    """``sum(exp(a - ans) * g)`` over ``axis`` (``* b`` for the tangent of ``a``)."""
+    """``sum(exp(a - ans) * g)`` over ``axis`` (``* b`` for the tangent of ``a``); with ``return_sign``
+    the tangents of ``(r, sign)`` from it (see ``_logsumexp_seed``)."""
+    r, sign = ans if return_sign else (ans, None)
     if return_sign:
-        raise UnsupportedArgumentsError("the rule for logsumexp does not support return_sign=True")
+        _signed_sum_checked(sign)
     a = np.asarray(a)
     full = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
-    lse = np.asarray(ans)
+    lse = np.asarray(r)
     if not keepdims:  # put the reduced axes back as 1s, so ans lines up with a
         reduced = range(len(full)) if axis is None else [axis % len(full) for axis in np.atleast_1d(axis)]
         lse = np.reshape(lse, tuple(1 if i in reduced else n for i, n in enumerate(full)))
@@ -523,7 +548,12 @@ def _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b):
     terms = np.where(np.isneginf(np.real(lse)), 0.0, terms)
     if times_b and b is not None:
         terms = terms * b
-    return like_output(np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims), ans)
+    t = np.sum(np.broadcast_to(terms * g, full), axis=axis, keepdims=keepdims)
+    if not return_sign:
+        return like_output(t, ans)
+    t = np.conjugate(sign) * t
+    d_sign = sign * (1j * np.imag(t)) if np.iscomplexobj(sign) else np.zeros_like(sign)
+    return like_output(np.real(t), r), like_output(d_sign, sign)
 
 
 def logsumexp_jvp_a(g, ans, a, axis, b, keepdims, return_sign):

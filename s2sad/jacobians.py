@@ -346,7 +346,8 @@ def hessian(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
         for q in positions:
             columns = {p: [] for p in positions}
             for e in _basis(args[q]):
-                tangents = [zeros_like_primal(a) if is_float_like(a) else a for a in args]
+                # (None for an int label or a string: no tangent space, and a nonzero one is refused)
+                tangents = [zeros_like_primal(a) if is_float_like(a) else None for a in args]
                 tangents[q] = e
                 products = hvp(f, next(runs), tangents)
                 float_positions = [i for i, a in enumerate(args) if is_float_like(a)]

@@ -25,8 +25,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Const, Loop, Operation, Statement, Var, operations_of
-from ..rules.helpers import (chained, dict_merged, dict_without, logged, or_merged, owned_copy, reversed_items,
-                             with_attribute, zipped)
+from ..rules.helpers import (chained, dict_merged, dict_without, logged, or_merged, owned_copy, repeated,
+                             reversed_items, with_attribute, zipped)
 
 # functions and methods whose result may be (a view of) their first argument
 VIEWS = {
@@ -861,7 +861,7 @@ def _a_sequence_of_objects(origin: Operation, made_by) -> bool:
     """Whether ``origin`` makes a list or dict (a display, ``list(...)``, ``a + b``, ...) or a list
     repeated (``[a] * n``, whose slots all hold the very object ``a``): a write into an element
     taken out of it changes an object it holds, which may be held elsewhere too."""
-    if origin.kind in ("list", "dict") or _a_list_or_dict(origin):
+    if origin.kind in ("list", "dict") or _a_list_or_dict(origin) or origin.calls(repeated):
         return True
     return origin.calls(operator.mul) and any(
         isinstance(atom, Var) and _origin(atom.name, made_by).kind in ("list", "tuple") for atom in origin.args)
@@ -912,8 +912,9 @@ def _kind_of(container: str, made_by) -> str:
 
 _ITEM_HANDLERS = (zip, enumerate, reversed, iter, next, list, tuple, sorted, filter, map, dict, min, max,
                   operator.concat, copy.copy, functools.reduce, reversed_items, chained, zipped, dict_without,
-                  dict_merged, or_merged)
-# (`dict_merged` and `or_merged` are `{**a, **b}` and `a | b`, normalize_expressions.py: a dict holding what both
+                  dict_merged, or_merged, repeated)
+# (`repeated` is `[a] * n`, normalize_expressions.py: each of its slots holds an item of the sequence;
+# `dict_merged` and `or_merged` are `{**a, **b}` and `a | b`, normalize_expressions.py: a dict holding what both
 # hold; `dict_without` is `del d[key]`, normalize_mutation.py; the three before it: what `reversed(xs)`, `itertools.chain` and `zip` used as a value are written as;
 # `functools.reduce(lambda a, b: a, xs)` hands back an item of xs itself)
 

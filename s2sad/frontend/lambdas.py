@@ -48,18 +48,29 @@ def find_lambda(function) -> FoundLambda | None:
     if best is None:
         return None
     statement, assigned_to = _statement_of(tree, best)
-    statement_lines = lines[statement.lineno - 1:statement.end_lineno]
+    if statement is None:
+        return None
+    first_line = _start(statement)[0]
+    statement_lines = lines[first_line - 1:statement.end_lineno]
     column = len(lines[best.lineno - 1].encode()[:best.col_offset].decode(errors="replace"))
-    return FoundLambda(statement_lines, statement.lineno, best.lineno, column, assigned_to)
+    return FoundLambda(statement_lines, first_line, best.lineno, column, assigned_to)
 
 
 def _parameter_names(arguments: ast.arguments) -> list[str]:
     return [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
 
 
+def _start(node: ast.AST) -> tuple[int, int]:
+    """Where ``node`` starts: a decorated def or class at its first ``@`` (its own position is its ``def``)."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        return decorators[0].lineno, decorators[0].col_offset - 1
+    return node.lineno, node.col_offset
+
+
 def _covers(node: ast.AST, span) -> bool:
     line, column, end_line, end_column = span
-    return (node.lineno, node.col_offset) <= (line, column) and (end_line, end_column) <= (node.end_lineno, node.end_col_offset)
+    return _start(node) <= (line, column) and (end_line, end_column) <= (node.end_lineno, node.end_col_offset)
 
 
 def _statement_of(tree: ast.AST, target: ast.Lambda):
@@ -68,7 +79,7 @@ def _statement_of(tree: ast.AST, target: ast.Lambda):
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and _covers(node, (target.lineno, target.col_offset,
                                                           target.end_lineno, target.end_col_offset)):
-            if found is None or (node.end_lineno - node.lineno) <= (found.end_lineno - found.lineno):
+            if found is None or (node.end_lineno - _start(node)[0]) <= (found.end_lineno - _start(found)[0]):
                 found = node
     if isinstance(found, ast.Assign) and found.value is target and len(found.targets) == 1 \
             and isinstance(found.targets[0], ast.Name):

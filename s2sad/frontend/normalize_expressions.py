@@ -16,7 +16,7 @@ import operator
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
-from ..rules.helpers import NUMPY_OWN_MEANINGS, numpy_meaning_refused, or_merged
+from ..rules.helpers import NUMPY_OWN_MEANINGS, numpy_meaning_refused, or_merged, repeated
 from .ir import Atom, Callee, Const, Operation, Var
 from .normalize_state import NormalizerState, atom_name
 from .normalize_syntax import code_of, dotted_name, written_sequence
@@ -61,6 +61,23 @@ EXPRESSIONS = {
     cst.Lambda: "lambda_value", cst.IfExp: "conditional", cst.BooleanOperation: "boolean_operation",
 }
 
+
+
+_CONSTANT_NODES = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _constants_written(sequence) -> bool:
+    """Whether ``sequence`` is a list or tuple display of numbers, strings, None and bools only."""
+    if not isinstance(sequence, (cst.List, cst.Tuple)):
+        return False
+    for element in sequence.elements:
+        value = element.value
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if not (isinstance(value, _CONSTANT_NODES)
+                or isinstance(value, cst.Name) and value.value in ("None", "True", "False")):
+            return False
+    return True
 
 class ExpressionNormalizer(NormalizerState):
     def expression(self, node, want: str | None = None) -> Atom:
@@ -148,6 +165,12 @@ class ExpressionNormalizer(NormalizerState):
         if function is operator.add and (written_sequence(node.left) or written_sequence(node.right)):
             function = operator.concat  # `args + (x,)`: joined, each side's items its own
         left, right = self.expression(node.left), self.expression(node.right)
+        if function is operator.mul and written_sequence(node.left) != written_sequence(node.right) \
+                and not _constants_written(node.left if written_sequence(node.left) else node.right):
+            # `[y] * n`, `n * (x,)`: a repetition, whose items' cotangents add up (rules/python_containers.py);
+            # `[0.0] * n` has none, and stays the operator compiled code knows
+            callee = Callee("static", "repeated", repeated)
+            return self.operation(want, symbol, [left, right], Operation("", "call", callee, [left, right]))
         if function is operator.or_ and not (self.a_truth_value(left) or self.a_truth_value(right)):
             return self.merged(or_merged, left, right, want)  # `a | b` of two dicts merges them
         callee = Callee("static", symbol, function, "{0} " + symbol + " {1}")

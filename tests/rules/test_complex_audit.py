@@ -114,6 +114,7 @@ CHECKED = {
                numpy.absolute numpy.sinc numpy.nan_to_num numpy.sign numpy.conjugate numpy.real numpy.imag
                numpy.angle numpy.real_if_close numpy.ravel numpy.transpose numpy.squeeze numpy.atleast_1d
                numpy.atleast_2d numpy.atleast_3d numpy.flip numpy.fliplr numpy.flipud numpy.copy numpy.asarray
+               numpy.ascontiguousarray numpy.asfortranarray
                numpy.array numpy.triu numpy.tril numpy.sort numpy.diff numpy.gradient numpy.cumprod numpy.cumsum
                numpy.average numpy.sum numpy.mean numpy.prod numpy.max numpy.min numpy.amax numpy.amin numpy.var
                numpy.std numpy.diag numpy.diagonal numpy.trace numpy.linalg.norm numpy.linalg.vector_norm
@@ -154,6 +155,7 @@ CHECKED = {
     "numpy.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.concat": lambda rng: calls((z(rng, 2), z(rng)), (z(rng, 3),)),
+    "s2sad.rules.helpers.repeated": lambda rng: calls(3, (z(rng, 2), z(rng))),  # `3 * (a, b)`: a repetition
     "numpy.convolve": lambda rng: calls(z(rng, 5), z(rng, 3), "same"),
     "numpy.correlate": lambda rng: calls(z(rng, 5), z(rng, 3), "full"),
     "numpy.vdot": lambda rng: calls(z(rng, 3), z(rng, 3)),
@@ -190,6 +192,7 @@ CHECKED = {
     "numpy.hstack": lambda rng: calls([z(rng, 2, 3), z(rng, 2, 1)]),
     "numpy.column_stack": lambda rng: calls([z(rng, 3), z(rng, 3, 2)]),
     "numpy.append": lambda rng: calls(z(rng, 2, 3), z(rng, 1, 3), 0),
+    "numpy.ediff1d": lambda rng: calls(z(rng, 2, 3), z(rng, 2), z(rng)),  # ends (to_end, to_begin) too
     "numpy.tile": lambda rng: calls(z(rng, 2, 3), (2, 1)),
     "numpy.repeat": lambda rng: calls(z(rng, 2, 3), 2, 1),
     "numpy.pad": lambda rng: calls(z(rng, 2, 3), 1, "reflect"),

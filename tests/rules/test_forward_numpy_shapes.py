@@ -141,6 +141,14 @@ CASES = [
     (np.partition,   (r(4, 6), 2, None), {}),
     (np.take_along_axis, (r(3, 4), np.array([[0, 0, 3], [1, 1, 1], [2, 0, 1]]), 1), {}),
     (np.take_along_axis, (r(3, 4), np.array([11, 0, 0, 5]), None), {}),
+    (np.ascontiguousarray, (r(2, 3).T,), {}),
+    (np.ascontiguousarray, (r(),), {}),  # a 0-d array comes back with one axis
+    (np.asfortranarray, (r(2, 3),), {}),
+    (np.asfortranarray, ([1.5, r(), 2.5],), {}),
+    (np.ediff1d,     (r(2, 3),), {}),  # flattened first
+    (np.ediff1d,     (r(4), r(2), 0.7), {}),  # ends given by position (to_end, to_begin), differentiated too
+    (np.ediff1d,     (r(1), r(3)), {}),  # one element: no differences, only the end
+    (np.ediff1d,     (r(3), None, r(2, 1)), {}),
     (np.diff,        (r(5),), {}),
     (np.diff,        (r(3, 5), 2), {}),
     (np.diff,        (r(4, 3), 1, 0), {}),

@@ -253,10 +253,18 @@ def test_logsumexp_of_nothing_gives_zero_not_nan():
     assert t == 0
 
 
-def test_logsumexp_refuses_return_sign():
-    with pytest.raises(NotImplementedError):
-        forward_rule(special.logsumexp).pushforward((np.ones(3), None, None, False, True), {},
-                                                    {"a": np.ones(3)}, (1.0, 1.0))
+def test_logsumexp_with_its_sign():
+    """return_sign=True: (log|sum|, sign), weights of both signs (sums negative, then positive), complex too."""
+    a, b = rng.standard_normal((3, 4)), np.array([1.0, -2.0, 0.5, -0.25])
+    check_frule(special.logsumexp, a, 1, b, False, True)
+    check_frule(special.logsumexp, a, 1, -b, False, True)
+    check_frule(special.logsumexp, a + 1j * rng.standard_normal((3, 4)), None, b, True, True)
+
+
+def test_logsumexp_with_its_sign_refuses_a_sum_of_zero():
+    with pytest.raises(NotImplementedError, match="weighted sum is not 0"):
+        forward_rule(special.logsumexp).pushforward((np.zeros(2), None, np.array([1.0, -1.0]), False, True), {},
+                                                    {"a": np.ones(2)}, (-np.inf, 0.0))
 
 
 @pytest.mark.parametrize("f", [special.softmax, special.log_softmax], ids=lambda f: f.__name__)

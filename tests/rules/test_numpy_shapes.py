@@ -85,6 +85,14 @@ CASES = [
     (np.sort,        (r(5),), {}),
     (np.sort,        (r(3, 4), 0), {}),
     (np.sort,        (r(3, 4), None), {}),
+    (np.ascontiguousarray, (r(2, 3).T,), {}),
+    (np.ascontiguousarray, (r(),), {}),  # a 0-d array comes back with one axis
+    (np.asfortranarray, (r(2, 3),), {}),
+    (np.asfortranarray, ([1.5, r(), 2.5],), {}),
+    (np.ediff1d,     (r(2, 3),), {}),  # flattened first
+    (np.ediff1d,     (r(4), r(2), 0.7), {}),  # ends given by position (to_end, to_begin), differentiated too
+    (np.ediff1d,     (r(1), r(3)), {}),  # one element: no differences, only the end
+    (np.ediff1d,     (r(3), None, r(2, 1)), {}),
     (np.diff,        (r(5),), {}),
     (np.diff,        (r(3, 5), 2), {}),
     (np.diff,        (r(4, 3), 1, 0), {}),

@@ -309,6 +309,14 @@ def test_logsumexp_axes(kwargs):
     check_rrule(special.logsumexp, rng.standard_normal((3, 4, 2)), **kwargs)
 
 
+def test_logsumexp_with_its_sign():
+    """return_sign=True: (log|sum|, sign), weights of both signs (sums negative, then positive), complex too."""
+    a, b = rng.standard_normal((3, 4)), np.array([1.0, -2.0, 0.5, -0.25])
+    check_rrule(special.logsumexp, a, 1, b, False, True)
+    check_rrule(special.logsumexp, a, 1, -b, False, True)
+    check_rrule(special.logsumexp, a + 1j * rng.standard_normal((3, 4)), None, b, True, True)
+
+
 def test_logsumexp_weights_broadcast_and_dtypes():
     a = rng.standard_normal((3, 4))
     check_rrule(special.logsumexp, a, 0, rng.uniform(0.5, 1, (3, 4)), True)
@@ -326,9 +334,9 @@ def test_logsumexp_of_nothing_gives_zero_not_nan():
     np.testing.assert_array_equal(da[0], [0.0, 0.0])
 
 
-def test_logsumexp_refuses_return_sign():
-    with pytest.raises(NotImplementedError):
-        cotangents(special.logsumexp, np.ones(3), None, None, False, True)
+def test_logsumexp_with_its_sign_refuses_a_sum_of_zero():
+    with pytest.raises(NotImplementedError, match="weighted sum is not 0"):
+        cotangents(special.logsumexp, np.zeros(2), None, np.array([1.0, -1.0]), False, True)
 
 
 @pytest.mark.parametrize("f", [special.softmax, special.log_softmax], ids=lambda f: f.__name__)
