@@ -303,7 +303,7 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     seed_for(y, name)  # a scalar output, or a clear error
     # a ZERO tangent of the output: the gradient does not depend on the inputs (f is linear or
     # constant), so the product is zero; there is nothing to pull back
-    cotangents = [ZERO] * (first + len(primals)) if is_zero(dy) else pullback((0.0 * y, seed_for(dy, name)))
+    cotangents = [ZERO] * (first + len(primals)) if is_zero(dy) else pullback((ZERO, seed_for(dy, name)))
     products = [_materialised(unthunk(cotangents[first + i]), primals[i]) for i in positions]
     if has_nan(products):  # as at first order: a NaN where f and the tangents are finite is refused
         refuse_nan(products, y, tangents, original)

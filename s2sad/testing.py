@@ -716,7 +716,7 @@ def check_hvp(f: Callable[..., Any], *args: Any, argnums: tuple[int, ...] = (0,)
 def _zero_like(x):
     if not _is_inexact_leaf(x):
         return x
-    return 0.0 * x if type(x) in (float, complex) else np.zeros_like(x)
+    return type(x)(0) if type(x) in (float, complex) else np.zeros_like(x)  # (not 0.0 * x: NaN of an inf)
 
 
 # ---------------------------------------------------------------- autograd's check_grads
