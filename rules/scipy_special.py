@@ -285,6 +285,16 @@ def _signed_sum_checked(sign):
             "here (its log is -inf, and the derivative of log|sum| is infinite)")
 
 
+def _weighted_sum_checked(ans, return_sign):
+    """Refuse the derivative in the weights ``b`` where the weighted sum is exactly 0 (its log is -inf):
+    ``exp(a) / sum`` is infinite there (0/0 where ``a`` is -inf too), not the 0 that flows in ``a``."""
+    r = ans[0] if return_sign else ans
+    if np.any(np.isneginf(np.real(r))):
+        raise UnsupportedArgumentsError(
+            "logsumexp(a, b=...) is differentiated in b only where the weighted sum is not 0: it is 0 here (its "
+            "log is -inf, and the derivative in the weights is infinite)")
+
+
 def _logsumexp_seed(g, ans, return_sign):
     """The cotangent of ``log sum(b exp(a))`` (its tangent ``t``: ``conj(sign) * sum(exp(a - r) (b da + db))``)
     times ``sign``, and ``r``, the log of the sum's magnitude. With ``return_sign`` the output is ``(r, sign)``:
@@ -322,6 +332,7 @@ def logsumexp_vjp_a(g, ans, a, axis, b, keepdims, return_sign):
 
 
 def logsumexp_vjp_b(g, ans, a, axis, b, keepdims, return_sign):
+    _weighted_sum_checked(ans, return_sign)
     g_full, terms = _logsumexp_terms(g, ans, a, axis, b, keepdims, return_sign)
     return unbroadcast(g_full * conj(terms), b)
 
@@ -561,6 +572,7 @@ def logsumexp_jvp_a(g, ans, a, axis, b, keepdims, return_sign):
 
 
 def logsumexp_jvp_b(g, ans, a, axis, b, keepdims, return_sign):
+    _weighted_sum_checked(ans, return_sign)
     return _logsumexp_jvp(g, ans, a, axis, b, keepdims, return_sign, times_b=False)
 
 

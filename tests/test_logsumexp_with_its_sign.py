@@ -28,3 +28,21 @@ def test_a_sum_of_zero_is_refused_at_the_user_s_line():
     with pytest.raises(s2sad.S2SADError, match="weighted sum is not 0") as caught:
         s2sad.grad(signed_log_sum)(np.zeros((2, 2)), np.array([[1.0, -1.0], [1.0, 1.0]]))
     assert "special.logsumexp(a, axis=1, b=b, return_sign=True)" in str(caught.value)
+
+
+def weighted_log_sum(a, b):
+    return np.sum(special.logsumexp(a, axis=1, b=b))
+
+
+def test_weights_all_zero_in_a_row_are_refused_in_b_and_flat_in_a():
+    """A row of zero weights: log(sum) is -inf there whatever ``a`` is (its derivative in ``a`` is 0),
+    but in ``b`` it is exp(a) / 0, infinite: refused, where the rule gave 0."""
+    b = np.array([[0.0, 0.0, 0.0], [0.4, 0.7, 0.2]])
+    with np.errstate(divide="ignore"):
+        for derivative in (lambda: s2sad.grad(weighted_log_sum, argnums=1)(A, b),
+                           lambda: s2sad.jvp(lambda b: weighted_log_sum(A, b), (b,), (np.ones_like(b),))):
+            with pytest.raises(s2sad.S2SADError, match="differentiated in b only where the weighted sum is not 0"):
+                derivative()
+        flat_row_and_softmax = s2sad.grad(weighted_log_sum)(A, b)
+    weighted = b[1] * np.exp(A[1])
+    np.testing.assert_allclose(flat_row_and_softmax, [[0.0, 0.0, 0.0], weighted / weighted.sum()], rtol=1e-13)
