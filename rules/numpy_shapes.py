@@ -959,8 +959,8 @@ def select_jvp(g, ans, condlist, choicelist, default):
 
 def select_jvp_default(g, ans, condlist, choicelist, default):
     """``g`` where no condition holds (broadcast to the output); a Python float default's tangent
-    is float64, the output's dtype the choices'."""
-    return as_tangent_of(np.where(np.any(np.asarray(condlist), axis=0), 0, g) + 0 * ans, ans)
+    is float64, the output's dtype the choices'. (Zeros of the output's shape, not ``0 * ans``: NaN where it is inf.)"""
+    return as_tangent_of(np.where(np.any(np.asarray(condlist), axis=0), 0, g) + np.zeros_like(ans), ans)
 
 
 def concatenate_jvp(g, ans, arrays, axis, out, dtype, casting):

@@ -568,3 +568,15 @@ def test_select_tangent_of_a_python_float_default_takes_the_float32_output_dtype
                                                  np.select(conditions, choices, 0.5))
     assert pushed.dtype == np.float32
     np.testing.assert_array_equal(pushed, (0 <= x) & (x <= 1))
+
+
+def test_select_tangent_of_the_default_where_the_output_is_infinite():
+    """The default's tangent where it is inf (a chosen inf stays inf as it moves): by hand, the tangent
+    given where no condition holds, 0 elsewhere; it was NaN there (``0 * ans`` of an inf)."""
+    from s2sad.registry.forward import forward_rule
+
+    x, default = np.array([0.5, 2.0, 0.3]), np.array([np.inf, -np.inf, 2.0])
+    conditions, choices = [x > 1.0], [x ** 2]
+    pushed = forward_rule(np.select).pushforward((conditions, choices, default), {}, {"default": np.ones(3)},
+                                                 np.select(conditions, choices, default))
+    np.testing.assert_array_equal(pushed, [1.0, 0.0, 1.0])
