@@ -65,6 +65,7 @@ import types
 import numpy as np
 
 from . import cache
+from .codegen.entry_options import ENTRY_OPTIONS
 
 __all__ = ["enabled", "kept", "directory_of", "helpers_deferred", "realise", "deferred", "Loaded", "call_kind",
            "blas_nearby", "build_at_exit", "pending", "build", "c_compiler"]
@@ -528,7 +529,7 @@ def build(entry, dispatcher, args) -> str | None:
             compiler.target_cpu = _target_cpu()  # the CPU is in the key
             compiler.verbose = False
             compiler.export("gradient", overload.signature)(entry)
-            with global_compiler_lock, contextlib.redirect_stdout(None):
+            with global_compiler_lock, contextlib.redirect_stdout(None), _indices_checked():
                 compiler.compile()
         built = os.path.join(scratch, os.listdir(scratch)[0]) if len(os.listdir(scratch)) == 1 else None
         if built is None or not built.endswith(_SUFFIX):
@@ -550,6 +551,22 @@ def build(entry, dispatcher, args) -> str | None:
         return path
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _indices_checked():
+    """numba.pycc takes no options for a function: Numba's configuration checks its indices, as the
+    entry's dispatcher does (codegen/entry_options.py), while it compiles, under the compiler lock.
+    (A NUMBA_BOUNDSCHECK the user set stays: it decides for the dispatcher too.)"""
+    from numba.core import config
+
+    before = config.BOUNDSCHECK
+    if before is None:
+        config.BOUNDSCHECK = int(ENTRY_OPTIONS["boundscheck"])
+    try:
+        yield
+    finally:
+        config.BOUNDSCHECK = before
 
 
 @contextlib.contextmanager

@@ -41,6 +41,7 @@ import numpy as np
 
 from . import ahead_of_time, compiled_lanes, numba_cache
 from .arguments import bind_arguments, differentiated_positions
+from .codegen.entry_options import ENTRY_OPTIONS
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import ArgumentError, CompiledFallbackWarning, NotCompiledError
 from .frontend.flat_parameters import function_flat_parameters, names_used, written_star
@@ -488,7 +489,7 @@ def _dispatcher(function, wrt):
                     dispatcher = None
                 else:
                     ahead_of_time.realise(entry.__globals__)
-                    dispatcher = numba.njit(cache=True)(entry)  # compiled at the first call, per argument types
+                    dispatcher = numba.njit(**ENTRY_OPTIONS)(entry)  # compiled at the first call, per argument types
             _dispatchers[key] = found = (entry, dispatcher)
     return found if found[1] is not None else None
 
@@ -506,7 +507,7 @@ class _NumbaWhenNeeded:
             numba = numba_cache.numba_module()
 
             ahead_of_time.realise(self.py_func.__globals__)
-            self.made = numba.njit(cache=True)(self.py_func)
+            self.made = numba.njit(**ENTRY_OPTIONS)(self.py_func)
         return self.made
 
     def __call__(self, *args):
@@ -538,8 +539,8 @@ def split_dispatchers(function, wrt):
             forward, reverse = entry.__s2sad_module__.SPLIT
             ahead_of_time.realise(forward.__globals__)
             forward.__defaults__ = split_defaults(function)  # a call leaving parameters to them (Numba's Omitted)
-            found = _split_halves[(function, wrt)] = (entry, (numba.njit(cache=True)(forward),
-                                                               numba.njit(cache=True)(reverse)))
+            found = _split_halves[(function, wrt)] = (entry, (numba.njit(**ENTRY_OPTIONS)(forward),
+                                                               numba.njit(**ENTRY_OPTIONS)(reverse)))
     return found
 
 
@@ -685,7 +686,7 @@ def typed_code(entry, dispatcher, argument_types):
 
     annotation = getattr(dispatcher.overloads.get(argument_types), "type_annotation", None)
     if getattr(annotation, "typemap", None) is None:
-        fresh = numba.njit(entry)
+        fresh = numba.njit(entry)  # (its types alone are read: not kept, no index checks)
         with compiled_level():
             fresh.compile(argument_types)
         annotation = fresh.overloads[argument_types].type_annotation

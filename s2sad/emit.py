@@ -17,6 +17,7 @@ import re
 import tempfile
 
 from .version import __version__
+from .codegen.entry_options import ENTRY_OPTIONS
 from .errors import S2SADError
 from .frontend.resolve import unwrap
 from .transform import generated_source
@@ -38,10 +39,11 @@ def {name}_grad({signature}):
 COMPILED_TEMPLATE = '''
 
 # {name}_grad(...) -> (value, (gradients with respect to {wrt})): compiled by Numba at its first call
-# and cached beside this file. It serves the calls ACCEPTS(...) is true for; it needs Numba, not s2sad.
+# and cached beside this file, each index checked (an IndexError where NumPy raises one). It serves the
+# calls ACCEPTS(...) is true for; it needs Numba, not s2sad.
 import numba  # noqa: E402
 
-{name}_grad = numba.njit(cache=True)({entry})
+{name}_grad = numba.njit({options})({entry})
 '''
 
 LOCK_TEMPLATE = '''
@@ -95,7 +97,8 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
-        text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt))
+        options = ", ".join(f"{key}={value!r}" for key, value in ENTRY_OPTIONS.items())
+        text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt), options=options)
         compile(text, output_path, "exec")
         return text
     relative = os.path.relpath(source_file, os.path.dirname(os.path.abspath(output_path)))

@@ -49,7 +49,7 @@ REFUSED = {
     'as_strided_written': 'no rule for `np.lib.stride_tricks.as_strided` (num',
     'asanyarray_written': '`w[...] = ...` changes memory that `z` shares (a v',
     'asarray_view_written': 'this augmented assignment changes the ndarray `a` ',
-    'ascontiguousarray_written': 'no rule for `np.ascontiguousarray` (numpy.ascontig',
+    'ascontiguousarray_written': 'this augmented assignment changes the ndarray `w` ',
     'astype_no_copy_written': 'this augmented assignment changes the ndarray `w` ',
     'atleast_1d_written': 'this augmented assignment changes the ndarray `w` ',
     'atleast_2d_view_written': '`m[...] = ...` changes memory that `z` shares (a v',
