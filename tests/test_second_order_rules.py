@@ -75,8 +75,6 @@ CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,),
 # off a domain: central differences need room around the point.
 REAL_ARGUMENTS = {
     "scipy.special.gamma": lambda rng: audit.calls(np.abs(audit.x(rng, 2, 3)) + 0.5),
-    # (Y_v is NaN below 0: the loss would be NaN there, and its central differences no reference)
-    "scipy.special.yv": lambda rng: audit.calls(np.array([0, 1, 2]), np.abs(audit.x(rng, 2, 3)) + 0.5),
 }
 
 # Outputs whose value is not a function of the input alone: eigenvectors and singular vectors
@@ -297,8 +295,58 @@ def test_second_order_through_rule(tmp_path, name, kind):
     maker = REAL_ARGUMENTS.get(name, dict(_makers(name))[kind]) if kind == "real" else dict(_makers(name))[kind]
     args, kwargs, _ = audit._unpack(maker(audit._rng(name)))
     if kind == "real":
-        args, kwargs = _real(args), {key: _real(value) for key, value in kwargs.items()}
+        args, kwargs = _in_domain(rule.function, _real(args), {key: _real(value) for key, value in kwargs.items()})
+    if f"{name}-{kind}" in REFUSED_AGAIN:
+        with pytest.raises(s2sad.S2SADError):
+            check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name))
+        return
     check_second_order(tmp_path, name, "function", args, kwargs, rule, seed=len(name))
+
+
+# rule and kind -> why its second derivative is refused (an s2sad error, checked), not computed
+REFUSED_AGAIN = {
+    "scipy.special.betainc-real": "its derivative in a and b is a continued fraction of a `_Dual` class "
+                                  "(rules/scipy_special.py) that has no rule itself",
+}
+
+
+# Real parts of the audit's complex arguments fall outside many functions' domains (log, sqrt and
+# arcsin of a negative, Y_v below 0): the loss is NaN there, and so are its central differences,
+# which then compared equal to anything NaN (hvp gave NaN everywhere while its value's cotangent was
+# 0.0 * NaN). Such arguments are moved into (0.2, 0.8), or past 1 (arccosh).
+_INTO_DOMAIN = (lambda v: 0.2 + 0.6 * np.abs(v) / (1.0 + np.abs(v)), lambda v: 1.2 + np.abs(v))
+
+
+def _in_domain(function, args, kwargs):
+    def moved(value, into):
+        if isinstance(value, (list, tuple)):
+            return type(value)(moved(item, into) for item in value)
+        if isinstance(value, float) or isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            return type(value)(into(value)) if isinstance(value, float) else into(value).astype(value.dtype)
+        return value
+
+    def finite(args, kwargs):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                out = function(*args, **kwargs)
+            except (ValueError, ZeroDivisionError, OverflowError):
+                return False
+        return all(np.all(np.isfinite(leaf)) for leaf in _leaves_of(out))
+
+    if finite(args, kwargs):
+        return args, kwargs
+    for into in _INTO_DOMAIN:
+        candidate = moved(args, into), {key: moved(value, into) for key, value in kwargs.items()}
+        if finite(*candidate):
+            return candidate
+    return args, kwargs
+
+
+def _leaves_of(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves_of(item)]
+    return [value] if isinstance(value, (float, complex, np.ndarray, np.generic)) else []
 
 
 @pytest.mark.parametrize("name", sorted(CONSTANTS))
