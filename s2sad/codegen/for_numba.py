@@ -14,6 +14,9 @@ user's lines):
   never changed in place (so are its checked spellings, ``written_into_argument`` and
   ``written_into_shared``, whose refusals concern arrays and lists only);
 * ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``);
+* ``at_an_exact_point(found, x, True, ...)`` after ``found = x == c`` is ``if found: raise
+  ArithmeticError(...)`` (``if not found`` for ``!=``): the NumPy path, which the call is run on
+  again, refuses that point naming the user's line (``runtime/exact_points.py``);
 * ``type(x) is float`` (a rule telling a Python float from a NumPy scalar) is ``x == x`` (see
   ``leave_Comparison``);
 * the cotangent of a 1-d array read by element, ``dx = add_at(dx, g, i, x)`` from
@@ -107,6 +110,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "numpy_squeeze", "reshaped_like",
                            # `type(x) is float` (abs's rule), and abs itself
                            "is_python_float", "builtin_abs",
+                           # after `found = x == c` of a differentiated x: the NumPy path refuses an exact hit
+                           "at_an_exact_point",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -158,6 +163,8 @@ class _MathAsNumpy(cst.CSTTransformer):
 FLOAT_HELPERS = {
     "safe_divide": "(0.0 if {0} == 0.0 else {0} / {1} if {1} != 0.0 else math.copysign(math.inf, {0}) * math.copysign(1.0, {1}))",
 }
+# `at_an_exact_point(found, x, equal, spelling, file, line, column)` of a float x (core.exact_point_checks)
+EXACT_POINT_TEMPLATE = "if {negation}{found}:\n    raise ArithmeticError('s2sad: a differentiated value found equal to a constant')\n"
 # what `y op= v` leaves in y (rules/helpers.py), checked or not: on a float, the new value (see above)
 WRITTEN_INTO = ("written_into", "written_into_argument", "written_into_shared")
 _CODE = cst.Module([])
@@ -182,6 +189,15 @@ class _AsFloats(cst.CSTTransformer):
             return cst.AugAssign(cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(index))]),
                                  cst.AddAssign(), g)
         return updated
+
+    def leave_SimpleStatementLine(self, original, updated: cst.SimpleStatementLine):
+        call = updated.body[0].value if len(updated.body) == 1 and isinstance(updated.body[0], cst.Expr) else None
+        if not isinstance(call, cst.Call) or called_name(call) != "at_an_exact_point" or len(call.args) != 7 \
+                or any(a.keyword or a.star for a in call.args) or not isinstance(call.args[2].value, cst.Name):
+            return updated
+        equal = call.args[2].value.value == "True"
+        text = EXACT_POINT_TEMPLATE.format(negation="" if equal else "not ", found=_CODE.code_for_node(call.args[0].value))
+        return cst.parse_statement(text).with_changes(leading_lines=updated.leading_lines)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return cst.Float("0.0") if updated.value == "ZERO" else updated
