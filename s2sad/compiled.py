@@ -39,7 +39,7 @@ import warnings
 
 import numpy as np
 
-from . import ahead_of_time, compiled_lanes, numba_cache
+from . import ahead_of_time, bounded_integers, compiled_lanes, numba_cache
 from .arguments import bind_arguments, differentiated_positions
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
 from .errors import ArgumentError, CompiledFallbackWarning, NotCompiledError
@@ -593,7 +593,8 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     none, so the function is compiled again to see them (once: the verdict is kept on disk).
     A check that cannot run (an error while typing) does not pass."""
     for function, compiled, types_given in _typed_functions(entry, dispatcher, args):
-        unsafe = _integer_products_in(function, compiled, types_given)
+        # (the entry's int arguments are the call's, below 2**31; a split form's may be any product)
+        unsafe = _integer_products_in(function, compiled, types_given, arguments_small=function is entry)
         if unsafe:
             return unsafe
     return None
@@ -657,20 +658,23 @@ def _called_halves(namespace: dict, seen: set | None = None) -> list:
     return found
 
 
-def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
-    """``_integer_products`` for one compiled function and its argument types."""
+def _integer_products_in(entry, dispatcher, argument_types, arguments_small: bool = False) -> str | None:
+    """``_integer_products`` for one compiled function and its argument types; ``arguments_small``:
+    its int arguments are below 2**31 (bounded_integers.py)."""
     from numba.core import ir, types
 
     try:
         blocks, typemap = typed_code(entry, dispatcher, argument_types)
     except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
         return f"its typed code could not be checked for integer products ({_numba_says(error)})"
+    assigned = bounded_integers.definitions(blocks, arguments_small)
     for block in blocks.values():
         for instruction in block.body:
             value = getattr(instruction, "value", None)
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
                     and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
-                    and isinstance(typemap.get(instruction.target.name), types.Integer):
+                    and isinstance(typemap.get(instruction.target.name), types.Integer) \
+                    and not bounded_integers.bounded_product(value, assigned):
                 return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated "
                         f"`{entry.__name__}`), "
                         "which Numba computes in 64 bits where Python's integers grow")
