@@ -65,7 +65,7 @@ BUILTIN_EXCEPTIONS = frozenset({"ValueError", "TypeError", "ArithmeticError", "Z
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
                                 "enumerate", "True", "False", "None"}) | BUILTIN_EXCEPTIONS
 # on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
-ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip"}
+ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip", "sorted"}
 
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
@@ -76,6 +76,8 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", 
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
                                   "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a", "append_vjp_arr",
                                   "append_vjp_values",
+                                  # (compiled_sorting's)
+                                  "sorted_vjp_iterable",
                                   # (compiled_linear_algebra's)
                                   "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
@@ -112,6 +114,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "is_python_float", "builtin_abs",
                            # after `found = x == c` of a differentiated x: the NumPy path refuses an exact hit
                            "at_an_exact_point",
+                           # Python's sorted of floats, given what the name `sorted` is (compiled_sorting.py)
+                           "sorted_items",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -406,6 +410,9 @@ class _AsArrays(cst.CSTTransformer):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
             return updated.with_changes(func=cst.Name("builtin_abs"), args=[cst.Arg(cst.Name("abs")), *updated.args])
+        if called_name(updated) == "sorted" and updated.args and not any(a.star for a in updated.args):
+            # `sorted(xs)`, which Numba sorts otherwise than Python (not stably): the overload's, given the name
+            return updated.with_changes(func=cst.Name("sorted_items"), args=[cst.Arg(cst.Name("sorted")), *updated.args])
         if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
                 and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
             return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
