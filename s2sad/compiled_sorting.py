@@ -3,7 +3,7 @@
 ``sorted(xs)`` of a list or tuple of floats is, in compiled code, ``sorted_items(sorted, xs)``
 (for_numba.py), typed as ``builtin_abs`` is: given what the name ``sorted`` is, so that a
 function of the user's named so finds no implementation and the NumPy path calls it. Python's
-sort is stable, and so is the order both take here (``np.argsort`` by merge sort, on the
+sort is stable, and so is the order both take here (a merge sort of the positions, on the
 negated numbers for ``reverse=True``, which Python's keeps stable too): equal numbers (0.0 and
 -0.0) keep their places, and the cotangent of sorted position ``k`` goes back to the item the
 NumPy path's ``_sorted_order`` finds there. A NaN, which Python's comparisons leave where they
@@ -37,13 +37,32 @@ def _served(iterable, key, reverse) -> bool:
 
 @register_jitable
 def _order(iterable, reverse):
-    """The positions of ``iterable``'s items in Python's stable sorted order."""
-    values = np.empty(len(iterable))
-    for i in range(len(iterable)):
-        values[i] = iterable[i]
+    """The positions of ``iterable``'s items in Python's stable sorted order: a merge sort of the
+    positions, bottom up, that takes the right run's item first only where it is less (as Python's
+    sort compares, with ``<`` alone), so that equal items keep their order; ``reverse`` sorts the
+    negated numbers, which keeps equal ones in order as Python's ``reverse=True`` does."""
+    n = len(iterable)
+    values = np.empty(n)
+    for i in range(n):
+        values[i] = -iterable[i] if reverse else iterable[i]
     if np.isnan(values).any():
         raise NotCompiledCase("sorted() of a NaN, which Python's comparisons leave where they find it")
-    return np.argsort(-values if reverse else values, kind="mergesort")
+    order, merged = np.arange(n), np.empty(n, np.int64)
+    width = 1
+    while width < n:
+        for start in range(0, n, 2 * width):
+            middle, end = min(start + width, n), min(start + 2 * width, n)
+            i, j = start, middle
+            for k in range(start, end):
+                if j < end and (i == middle or values[order[j]] < values[order[i]]):
+                    merged[k] = order[j]
+                    j += 1
+                else:
+                    merged[k] = order[i]
+                    i += 1
+        order, merged = merged, order
+        width *= 2
+    return order
 
 
 @overload(sorted_items)
@@ -66,7 +85,9 @@ def _sorted_vjp_iterable(g, ans, iterable, key, reverse):
         if g.size != len(iterable):
             raise NotCompiledCase("a sorted list's cotangent of another length")
         out = np.zeros(len(iterable), g.dtype)
-        out[_order(iterable, reverse)] = g
+        order = _order(iterable, reverse)
+        for k in range(len(order)):
+            out[order[k]] = g[k]
         return out
     return cotangent
 

@@ -26,13 +26,12 @@ def test_equal_numbers_keep_their_places_as_in_python():
     from s2sad.compiled_overloads import sorted_items, sorted_vjp_iterable
 
     @numba.njit
-    def both_ways(xs, g):
-        return (sorted_items(sorted, xs), sorted_items(sorted, xs, reverse=True),
-                sorted_vjp_iterable(g, None, xs, None, False), sorted_vjp_iterable(g, None, xs, None, True))
+    def sort(xs, g, reverse):
+        return sorted_items(sorted, xs, reverse=reverse), sorted_vjp_iterable(g, None, xs, None, reverse)
 
     numbers = [0.0, 2.0, -0.0, -1.0, 0.0]
     g = np.array([1.0, 10.0, 100.0, 1000.0, 10000.0])
-    ascending, descending, back, back_reversed = both_ways(tuple(numbers), g)  # (a tuple: Numba reflects a list)
+    (ascending, back), (descending, back_reversed) = (sort(tuple(numbers), g, reverse) for reverse in (False, True))
     for got, expected in ((ascending, sorted(numbers)), (descending, sorted(numbers, reverse=True))):
         assert got == expected and list(np.signbit(got)) == list(np.signbit(expected))
     # by hand: ascending, -1.0 (item 3), 0.0 (0), -0.0 (2), 0.0 (4), 2.0 (1); descending 1, 0, 2, 4, 3
