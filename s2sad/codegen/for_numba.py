@@ -413,9 +413,10 @@ class _AsArrays(cst.CSTTransformer):
         if called_name(updated) == "sorted" and updated.args and not any(a.star for a in updated.args):
             # `sorted(xs)`, which Numba sorts otherwise than Python (not stably): the overload's, given the name
             return updated.with_changes(func=cst.Name("sorted_items"), args=[cst.Arg(cst.Name("sorted")), *updated.args])
-        if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
-                and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
-            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
+        if function == "squeeze" and len(updated.args) in (1, 2) and not any(a.star for a in updated.args) \
+                and not updated.args[0].keyword \
+                and (len(updated.args) == 1 or updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
+            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`, `np.squeeze(x)`
         if function == "reshape" and _reshaped_like(updated):  # np.squeeze's pullback, of a number too
             return updated.with_changes(func=cst.Name("reshaped_like"),
                                         args=[updated.args[0], cst.Arg(updated.args[1].value.args[0].value)])
