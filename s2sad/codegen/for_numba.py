@@ -410,9 +410,6 @@ class _AsArrays(cst.CSTTransformer):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
             return updated.with_changes(func=cst.Name("builtin_abs"), args=[cst.Arg(cst.Name("abs")), *updated.args])
-        if called_name(updated) == "sorted" and updated.args and not any(a.star for a in updated.args):
-            # `sorted(xs)`, which Numba sorts otherwise than Python (not stably): the overload's, given the name
-            return updated.with_changes(func=cst.Name("sorted_items"), args=[cst.Arg(cst.Name("sorted")), *updated.args])
         if function == "squeeze" and len(updated.args) in (1, 2) and not any(a.star for a in updated.args) \
                 and not updated.args[0].keyword \
                 and (len(updated.args) == 1 or updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
@@ -437,6 +434,10 @@ class _AsArrays(cst.CSTTransformer):
                 return call
             # a call that left parameters to their defaults: the cotangents of the arguments it gave
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
+        if called_name(updated) == "sorted" and updated.args and not any(a.star for a in updated.args):
+            # `sorted(xs)`, which Numba sorts otherwise than Python (not stably): the overload's, given what the
+            # name is (a function of the user's named so is not the builtin, and finds no implementation there)
+            return updated.with_changes(func=cst.Name("sorted_items"), args=[cst.Arg(cst.Name("sorted")), *updated.args])
         return updated
 
 
