@@ -201,8 +201,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             if kind is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*given, **kwargs)
-            if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
-                kinds.append("list " + ",".join(str(item.ndim) for item in a[0]))
+            if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast; or of
+                # floats a vector parameter reads by element: handed over as the float64 array of them
+                kinds.append("d1" if _of_floats(a) else "list " + ",".join(str(item.ndim) for item in a[0]))
                 listed = True
             else:
                 kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
@@ -210,7 +211,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if kinds in refused:
             return numpy_path(*given, **kwargs)
         if listed:
-            args = tuple(tuple(a) if a.__class__ is list else a for a in args)
+            args = tuple((np.array(a, dtype=np.float64) if _of_floats(a) else tuple(a)) if a.__class__ is list else a
+                         for a in args)
         # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
         machine = None if lane[10] is None or has_float32(kinds) else lane[10].function_for(args, not kinds)
         try:
@@ -381,6 +383,11 @@ def _partial(numpy_path, partial, argnums, with_value: bool):
         return compiled(*held, *args, **{**keywords, **kwargs})
 
     return compiled_partial
+
+
+def _of_floats(a: list) -> bool:
+    """Whether a list ACCEPTS let through is of floats (else of (W, b) tuples, never empty)."""
+    return not a or a[0].__class__ is not tuple
 
 
 def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:

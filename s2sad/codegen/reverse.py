@@ -550,7 +550,8 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     # which Numba's 64 bits would wrap, and serves no int past 2**31), as the version for arrays does;
     # a differentiated parameter the value does not depend on gets 0.0, so it too must be a float
     unread = [f"{p}.__class__ is float" for p in wrt if p not in plan.floats + plan.numbers + plan.vectors]
-    test = " and ".join(t for t in [plan.entry_test(), *unread] if t)
+    # (a vector not differentiated may be a list of floats: its gradient, a list on the NumPy path, is not asked for)
+    test = " and ".join(t for t in [plan.entry_test(listed=[p for p in plan.vectors if p not in wrt]), *unread] if t)
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=test or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
