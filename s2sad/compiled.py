@@ -39,7 +39,7 @@ import warnings
 
 import numpy as np
 
-from . import ahead_of_time, compiled_lanes, numba_cache
+from . import ahead_of_time, bounded_integers, compiled_lanes, numba_cache
 from .arguments import bind_arguments, differentiated_positions
 from .codegen.entry_options import ENTRY_OPTIONS
 from .compiled_float32 import VERSION as FLOAT32_CHECK, has_float32, widening_in
@@ -202,8 +202,9 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
             if kind is int and not -2 ** 31 < a < 2 ** 31:  # sums of such ints stay within 64 bits
                 _fall_back(function, "it was called with an int past 2**31 (Numba's ints are 64-bit)")
                 return numpy_path(*given, **kwargs)
-            if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast
-                kinds.append("list " + ",".join(str(item.ndim) for item in a[0]))
+            if kind is list:  # of (W, b) tuples (ACCEPTS): handed over as a tuple, which Numba unboxes fast; or of
+                # floats a vector parameter reads by element: handed over as the float64 array of them
+                kinds.append("d1" if _of_floats(a) else "list " + ",".join(str(item.ndim) for item in a[0]))
                 listed = True
             else:
                 kinds.append(f"{a.dtype.char}{a.ndim}" if kind is np.ndarray else kind.__name__)
@@ -211,7 +212,8 @@ def compiled_first(numpy_path, f, argnums, with_value: bool):
         if kinds in refused:
             return numpy_path(*given, **kwargs)
         if listed:
-            args = tuple(tuple(a) if a.__class__ is list else a for a in args)
+            args = tuple((np.array(a, dtype=np.float64) if _of_floats(a) else tuple(a)) if a.__class__ is list else a
+                         for a in args)
         # (function, uses BLAS), or None: Numba's dispatcher (float32 calls always: their check reads its typed code)
         machine = None if lane[10] is None or has_float32(kinds) else lane[10].function_for(args, not kinds)
         try:
@@ -382,6 +384,11 @@ def _partial(numpy_path, partial, argnums, with_value: bool):
         return compiled(*held, *args, **{**keywords, **kwargs})
 
     return compiled_partial
+
+
+def _of_floats(a: list) -> bool:
+    """Whether a list ACCEPTS let through is of floats (else of (W, b) tuples, never empty)."""
+    return not a or a[0].__class__ is not tuple
 
 
 def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
@@ -594,7 +601,8 @@ def _integer_products(entry, dispatcher, args) -> str | None:
     none, so the function is compiled again to see them (once: the verdict is kept on disk).
     A check that cannot run (an error while typing) does not pass."""
     for function, compiled, types_given in _typed_functions(entry, dispatcher, args):
-        unsafe = _integer_products_in(function, compiled, types_given)
+        # (the entry's int arguments are the call's, below 2**31; a split form's may be any product)
+        unsafe = _integer_products_in(function, compiled, types_given, arguments_small=function is entry)
         if unsafe:
             return unsafe
     return None
@@ -658,20 +666,23 @@ def _called_halves(namespace: dict, seen: set | None = None) -> list:
     return found
 
 
-def _integer_products_in(entry, dispatcher, argument_types) -> str | None:
-    """``_integer_products`` for one compiled function and its argument types."""
+def _integer_products_in(entry, dispatcher, argument_types, arguments_small: bool = False) -> str | None:
+    """``_integer_products`` for one compiled function and its argument types; ``arguments_small``:
+    its int arguments are below 2**31 (bounded_integers.py)."""
     from numba.core import ir, types
 
     try:
         blocks, typemap = typed_code(entry, dispatcher, argument_types)
     except Exception as error:  # noqa: BLE001 - a check that cannot run does not pass
         return f"its typed code could not be checked for integer products ({_numba_says(error)})"
+    assigned = bounded_integers.definitions(blocks, arguments_small)
     for block in blocks.values():
         for instruction in block.body:
             value = getattr(instruction, "value", None)
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
                     and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
-                    and isinstance(typemap.get(instruction.target.name), types.Integer):
+                    and isinstance(typemap.get(instruction.target.name), types.Integer) \
+                    and not bounded_integers.bounded_product(value, assigned):
                 return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated "
                         f"`{entry.__name__}`), "
                         "which Numba computes in 64 bits where Python's integers grow")

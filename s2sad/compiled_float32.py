@@ -44,7 +44,8 @@ VERSION = 2  # of the check below: a verdict kept on disk by an older one does n
 # the modules defining the compiled helpers' stubs (gathered by compiled_overloads; named here, not
 # imported: they import Numba)
 HELPER_MODULES = frozenset({"s2sad.compiled_basics", "s2sad.compiled_helpers", "s2sad.compiled_linear_algebra",
-                            "s2sad.compiled_lists"})
+                            "s2sad.compiled_lists", "s2sad.compiled_exact_points",
+                            "s2sad.compiled_sorting"})
 
 
 def has_float32(kinds: tuple) -> bool:

@@ -1,6 +1,7 @@
 """Numba overloads of the compiled helpers for lists of arrays: a list's cotangent when one of
-its items is read (``q, k, v = [f(W) for W in weights]``), two such cotangents added, and
-``np.vstack`` and ``np.hstack`` of a list (Numba's join tuples only).
+its items is read (``q, k, v = [f(W) for W in weights]``), two such cotangents added,
+``np.vstack`` and ``np.hstack`` of a list (Numba's join tuples only), and the cotangent of a
+layer's ``(W, b)`` of which one item is read by index (``params[0][1]``).
 
 Like those of ``compiled_helpers`` (generated code finds every helper in ``compiled_overloads``),
 each overload serves the types it names and returns no
@@ -8,11 +9,13 @@ implementation for others, and a case met only at run time that it does not cove
 ``NotCompiledCase``: the NumPy path computes that call.
 """
 import numpy as np
+from numba import extending
 from numba.core import types
 
-from .compiled_basics import NotCompiledCase, absent, array_list, compiled_only, real_array
-from .compiled_helpers import accumulate, accumulate_into, add_at, add_into, array_sequence, hstack_vjp_tup, item_cotangent, \
-    list_pieces, numpy_concatenate, numpy_stack, overload, vstack_vjp_tup, zero_like
+from .compiled_basics import NotCompiledCase, absent, array_list, compiled_only, real, real_array
+from .compiled_helpers import _items as items_of_a_layer, _per_item as per_item, accumulate, accumulate_into, add_at, \
+    add_into, array_sequence, hstack_vjp_tup, item_cotangent, list_pieces, numpy_concatenate, numpy_stack, overload, \
+    untake, vstack_vjp_tup, zero_like
 
 __all__ = ["numpy_vstack", "numpy_hstack"]
 
@@ -143,3 +146,32 @@ def _add_into_item_of_a_list(a, index, g):
     def add_item(a, index, g):
         a[index] = accumulate(a[index], g)
     return add_item
+
+
+# ---------------------------------------------------------------------------- a layer's item read by index
+@overload(untake, kept=False)
+def _untake_item_of_a_tuple(g, index, like):
+    """The cotangent of the tuple ``like`` (a layer's ``(W, b)``) of which item ``index``, a literal,
+    alone was read (``params[0][1]``): ``g`` there, zeros like the others, as the NumPy path's
+    tuple of ZERO and ``g``, whose ZEROs its adding reads as zeros."""
+    if not items_of_a_layer(like) or not isinstance(index, types.IntegerLiteral):
+        return None  # (Numba asks again with the literal's type)
+    position = index.literal_value
+    if not -len(like) <= position < len(like):
+        return None
+    position %= len(like)
+    item = like.types[position]
+    if not (real(item) and real(g) or real_array(item) and real_array(g) and g.ndim == item.ndim
+            and g.dtype == item.dtype):
+        return None
+    scattered = per_item("g, index, like", "zero_like(like[{i}])", len(like), {position: "g"})
+    if real(item):  # (returned as the implementation: Numba compiles it)
+        return scattered
+
+    scattered = extending.register_jitable(scattered)  # (called from the one below; written with exec, not kept)
+
+    def checked(g, index, like):
+        if g.shape != like[position].shape:
+            raise NotCompiledCase("an item's cotangent of another shape")
+        return scattered(g, index, like)
+    return checked

@@ -2,12 +2,16 @@
 the one module generated code imports its helpers from (``from s2sad.compiled_overloads import
 ...``), so that loading it registers every overload, those too that ``compiled_lists`` and
 ``compiled_linear_algebra`` add to ``compiled_helpers``' stubs (``item_cotangent`` of a list,
-``numpy_matmul`` of stacks of matrices)."""
-from . import compiled_basics, compiled_helpers, compiled_linear_algebra, compiled_lists
+``numpy_matmul`` of stacks of matrices), ``compiled_exact_points``' check of ``x == c``, and ``compiled_sorting``'s ``sorted``."""
+from . import compiled_basics, compiled_exact_points, compiled_helpers, compiled_linear_algebra, compiled_lists, \
+    compiled_sorting
 from .compiled_basics import *  # noqa: F401,F403
+from .compiled_exact_points import *  # noqa: F401,F403
 from .compiled_helpers import *  # noqa: F401,F403
 from .compiled_linear_algebra import *  # noqa: F401,F403
 from .compiled_lists import *  # noqa: F401,F403
+from .compiled_sorting import *  # noqa: F401,F403
 
-__all__ = [name for module in (compiled_basics, compiled_helpers, compiled_linear_algebra, compiled_lists)
+__all__ = [name for module in (compiled_basics, compiled_helpers, compiled_linear_algebra, compiled_lists,
+                               compiled_exact_points, compiled_sorting)
            for name in module.__all__]

@@ -142,7 +142,8 @@ def _signature_text(function) -> str:
 
 
 # the modules of compiled helpers compiled_overloads gathers, each after those it imports from
-HELPER_MODULES = ("compiled_basics", "compiled_helpers", "compiled_linear_algebra", "compiled_lists")
+HELPER_MODULES = ("compiled_basics", "compiled_helpers", "compiled_linear_algebra", "compiled_lists",
+                  "compiled_exact_points", "compiled_sorting")
 
 
 def _compiled_helpers_text(_match) -> str:
@@ -151,8 +152,8 @@ def _compiled_helpers_text(_match) -> str:
     Numba and without s2sad."""
     code = "\n\n\n".join(_helpers_module_code(module) for module in HELPER_MODULES)
     return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
-            "# (a copy of s2sad's compiled_basics.py, compiled_helpers.py, compiled_linear_algebra.py and\n"
-            "# compiled_lists.py: this file runs without s2sad).\n" + code + "\n")
+            "# (a copy of s2sad's compiled_basics.py, compiled_helpers.py, compiled_linear_algebra.py,\n"
+            "# compiled_lists.py, compiled_exact_points.py and compiled_sorting.py: this file runs without s2sad).\n" + code + "\n")
 
 
 def _helpers_module_code(module: str) -> str:

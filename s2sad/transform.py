@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
 GENERATOR_MODULES = ("cache/validity.py", "compiled_basics.py", "compiled_helpers.py", "compiled_linear_algebra.py",
-                     "compiled_lists.py", "compiled_overloads.py")
+                     "compiled_lists.py", "compiled_exact_points.py",
+                     "compiled_sorting.py", "compiled_overloads.py")
 _generator_hash: str | None = None
 
 

@@ -165,6 +165,18 @@ def test_integer_products_are_not_trusted_to_numba():
     assert any("multiplies integers" in str(w.message) for w in caught)
 
 
+def doubled_count(x, n):
+    return x * (2 * n) + x * x
+
+
+def test_an_int_argument_times_a_literal_is_trusted():
+    """``2 * n`` of an int argument (served below 2**31) is below 2**62: compiled, where it fell back
+    before (``2 * n * n`` stays refused: a product's product, bounded_integers.py)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        assert s2sad.grad(doubled_count, compile=True)(1.5, 3) == 9.0
+
+
 def scaled_by(x, n):
     return math.sin(x) * n
 

@@ -11,7 +11,7 @@ import pytest
 
 import s2sad
 from finite_differences import numerical_gradient as central
-from corpus_cases import compiled_share
+from corpus_cases import FULL, compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -107,6 +107,43 @@ def test_the_compiled_code_reads_the_layers_as_a_tuple_and_hands_back_a_list():
     for layer in gradient:  # no gradient is a layer's memory: the caller may change it in place
         for g in layer:
             assert not any(np.may_share_memory(g, a) for kept in layers for a in kept)
+
+
+def items_by_index(params, x, outputs=1):
+    hidden = np.tanh(x @ params[0][0] + params[0][1])
+    raw = hidden @ params[1][0] + params[1][1]
+    return np.sum(raw[:, :2 * outputs] ** 2)
+
+
+@pytest.mark.skipif(not FULL, reason="a network's compile time (S2SAD_TESTS=full; the corpus's mixture_density_network)")
+def test_items_read_by_index_and_an_int_argument_doubled():
+    """``params[1][1]``: the cotangent of the tuple read by index (``untake`` of a tuple's item,
+    compiled_lists.py); ``2 * outputs`` of an int argument, a product below 2**62 (bounded_integers.py).
+    Both fell back before (mixture_density_network of the corpus)."""
+    args = ([(0.5 * rng.normal(size=(2, 4)), 0.1 * rng.normal(size=4)),
+             (0.5 * rng.normal(size=(4, 3)), 0.1 * rng.normal(size=3))], rng.normal(size=(3, 2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        dlayers, dx = s2sad.grad(items_by_index, argnums=(0, 1), compile=True)(*args)
+    plain_layers, plain_dx = s2sad.grad(items_by_index, argnums=(0, 1))(*args)
+    assert_layers_close(dlayers, plain_layers, rtol=1e-12, atol=1e-14)
+    assert_layers_close(dlayers, central_of_layers(items_by_index, args, 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dx, plain_dx, rtol=1e-12, atol=1e-14)
+
+
+def test_the_cotangent_of_a_layer_of_which_one_item_is_read():
+    """``untake(g, 1, (W, b))``: zeros like W, and g; a cotangent of another shape is not its case."""
+    from s2sad.compiled_overloads import NotCompiledCase, untake
+
+    @numba.njit
+    def of_b(g, layer):
+        return untake(g, 1, layer)
+
+    dW, db = of_b(np.array([1.0, 2.0]), (np.ones((3, 2)), np.ones(2)))
+    np.testing.assert_array_equal(dW, np.zeros((3, 2)))
+    np.testing.assert_array_equal(db, [1.0, 2.0])
+    with pytest.raises(NotCompiledCase):
+        of_b(np.ones(3), (np.ones((3, 2)), np.ones(2)))
 
 
 def passes_through(params, x):

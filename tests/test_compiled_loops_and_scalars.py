@@ -246,3 +246,33 @@ def test_float32_elements_meeting_python_floats_take_the_numpy_path_and_stay_flo
         np.testing.assert_array_equal(gradient, theirs)
     wide = tuple(a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args)
     np.testing.assert_allclose(gradients[0], central(f, wide, 0), rtol=1e-3, atol=1e-4)
+
+
+def filtered_residuals(log_q, observations):
+    q = math.exp(log_q)
+    total, mean = 0.0, 0.0
+    for y in observations:
+        total += (y - mean) ** 2 / q
+        mean = 0.5 * (mean + y)
+    return total
+
+
+@pytest.mark.parametrize("observations", [[0.3, -1.2, 0.8], list(np.array([0.3, -1.2, 0.8]))])
+def test_a_list_of_floats_read_by_element_compiles(observations):
+    """A list of Python floats (or of float64 scalars, as ``list(array)`` gives) that a vector parameter
+    read by element is given, not differentiated: the float64 array of them, the same numbers (before,
+    the call was not served: kalman_filter_scalar_loop of the corpus)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
+        gradient = s2sad.grad(filtered_residuals, compile=True)(0.4, observations)
+    assert gradient == s2sad.grad(filtered_residuals)(0.4, observations)
+    np.testing.assert_allclose(gradient, central(filtered_residuals, [0.4, observations], 0), rtol=1e-7)
+
+
+def test_a_list_of_floats_differentiated_is_the_numpy_paths():
+    """Its gradient is a list on the NumPy path: such calls are not served."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = s2sad.grad(filtered_residuals, argnums=(0, 1), compile=True)(0.4, [0.3, -1.2])
+    assert any("does not serve" in str(w.message) for w in caught)
+    assert type(gradient[1]) is list

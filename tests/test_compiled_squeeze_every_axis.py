@@ -29,3 +29,20 @@ def test_the_element_of_a_reduction_of_every_axis_compiles():
 
 def test_an_array_of_more_elements_is_the_numpy_paths():
     falls_back_naming(squeezed_vector, (np.array([0.3, -1.2, 0.7]),), 0, "np.squeeze of every axis")
+
+
+def logsumexp_squeezed_without_an_axis(x):
+    top = np.max(x, keepdims=True)
+    return np.squeeze(np.log(np.sum(np.exp(x - top), keepdims=True)) + top) * 2.0
+
+
+def test_no_axis_is_every_axis():
+    """``np.squeeze(x)`` is ``np.squeeze(x, axis=None)``: the same overload (before, Numba, which has
+    no np.squeeze, failed to compile the whole gradient); the text alone is read by default."""
+    from s2sad.transform import generated_source
+
+    code = [line for line in generated_source(logsumexp_squeezed_without_an_axis, ("x",), "compiled").splitlines()
+            if not line.lstrip().startswith("#")]  # (the comments quote the user's line)
+    assert any("numpy_squeeze(add)" in line for line in code) and not any("np.squeeze(" in line for line in code)
+    if FULL:
+        compiled_against_references(logsumexp_squeezed_without_an_axis, (np.array([0.3, 1.2, -0.5]),), (0,))

@@ -92,12 +92,16 @@ class FloatPlan:
     vectors: list[str]         # parameters that must be 1-d float arrays (read element by element)
     scalars: set[str]          # the variables holding real scalars: their cotangents add with `+`
 
-    def entry_test(self) -> str:
+    def entry_test(self, listed=()) -> str:
         """The test of the arguments: an int may stand for a float where only a number is needed
-        (compiled code too: s2sad.compiled keeps Numba's 64-bit ints from products and from ints past 2**31)."""
+        (compiled code too: s2sad.compiled keeps Numba's 64-bit ints from products and from ints past 2**31);
+        a vector among ``listed`` may be a list of Python floats or float64 scalars too (compiled code reads it
+        as the float64 array of them, the same numbers, element by element)."""
         tests = [f"{p}.__class__ is float" for p in self.floats]
         tests += [f"({p}.__class__ is float or {p}.__class__ is int)" for p in self.numbers]
-        tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f')" for p in self.vectors]
+        tests += [f"({p}.__class__ is np.ndarray and {p}.ndim == 1 and {p}.dtype.kind == 'f'"
+                  + (f" or {p}.__class__ is list and all(v.__class__ is float or v.__class__ is np.float64 for v in {p})" if p in listed else "") + ")"
+                  for p in self.vectors]
         return " and ".join(tests)
 
 

@@ -14,6 +14,9 @@ user's lines):
   never changed in place (so are its checked spellings, ``written_into_argument`` and
   ``written_into_shared``, whose refusals concern arrays and lists only);
 * ``safe_divide(a, b)`` is its float case written inline (``FLOAT_HELPERS``);
+* ``at_an_exact_point(found, x, True, ...)`` after ``found = x == c`` is ``if found: raise
+  ArithmeticError(...)`` (``if not found`` for ``!=``): the NumPy path, which the call is run on
+  again, refuses that point naming the user's line (``runtime/exact_points.py``);
 * ``type(x) is float`` (a rule telling a Python float from a NumPy scalar) is ``x == x`` (see
   ``leave_Comparison``);
 * the cotangent of a 1-d array read by element, ``dx = add_at(dx, g, i, x)`` from
@@ -62,7 +65,7 @@ BUILTIN_EXCEPTIONS = frozenset({"ValueError", "TypeError", "ArithmeticError", "Z
 COMPILABLE_GLOBALS = frozenset({"math", "np", "range", "len", "float", "int", "abs", "min", "max", "pow", "round",
                                 "enumerate", "True", "False", "None"}) | BUILTIN_EXCEPTIONS
 # on arrays, Python's min, max and round walk an array's first axis where NumPy's would not: not compiled
-ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip"}
+ARRAY_GLOBALS = COMPILABLE_GLOBALS - {"min", "max", "round"} | {"slice", "enumerate", "zip", "sorted"}
 
 # an array's methods (and .T) compiled code calls in place of method_rrule (attribute_rrule): name -> helper
 # (each with its pullback, `array_sum_pullback`)
@@ -73,6 +76,8 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", 
                                   "prod_vjp_a", "trace_vjp_a", "concatenate_vjp_arrays", "stack_vjp_arrays",
                                   "hstack_vjp_tup", "vstack_vjp_tup", "var_vjp_a", "std_vjp_a", "append_vjp_arr",
                                   "append_vjp_values",
+                                  # (compiled_sorting's)
+                                  "sorted_vjp_iterable",
                                   # (compiled_linear_algebra's)
                                   "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
@@ -107,6 +112,10 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "numpy_squeeze", "reshaped_like",
                            # `type(x) is float` (abs's rule), and abs itself
                            "is_python_float", "builtin_abs",
+                           # after `found = x == c` of a differentiated x: the NumPy path refuses an exact hit
+                           "at_an_exact_point",
+                           # Python's sorted of floats, given what the name `sorted` is (compiled_sorting.py)
+                           "sorted_items",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -158,6 +167,8 @@ class _MathAsNumpy(cst.CSTTransformer):
 FLOAT_HELPERS = {
     "safe_divide": "(0.0 if {0} == 0.0 else {0} / {1} if {1} != 0.0 else math.copysign(math.inf, {0}) * math.copysign(1.0, {1}))",
 }
+# `at_an_exact_point(found, x, equal, spelling, file, line, column)` of a float x (core.exact_point_checks)
+EXACT_POINT_TEMPLATE = "if {negation}{found}:\n    raise ArithmeticError('s2sad: a differentiated value found equal to a constant')\n"
 # what `y op= v` leaves in y (rules/helpers.py), checked or not: on a float, the new value (see above)
 WRITTEN_INTO = ("written_into", "written_into_argument", "written_into_shared")
 _CODE = cst.Module([])
@@ -182,6 +193,15 @@ class _AsFloats(cst.CSTTransformer):
             return cst.AugAssign(cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(index))]),
                                  cst.AddAssign(), g)
         return updated
+
+    def leave_SimpleStatementLine(self, original, updated: cst.SimpleStatementLine):
+        call = updated.body[0].value if len(updated.body) == 1 and isinstance(updated.body[0], cst.Expr) else None
+        if not isinstance(call, cst.Call) or called_name(call) != "at_an_exact_point" or len(call.args) != 7 \
+                or any(a.keyword or a.star for a in call.args) or not isinstance(call.args[2].value, cst.Name):
+            return updated
+        equal = call.args[2].value.value == "True"
+        text = EXACT_POINT_TEMPLATE.format(negation="" if equal else "not ", found=_CODE.code_for_node(call.args[0].value))
+        return cst.parse_statement(text).with_changes(leading_lines=updated.leading_lines)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return cst.Float("0.0") if updated.value == "ZERO" else updated
@@ -390,9 +410,10 @@ class _AsArrays(cst.CSTTransformer):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
             return updated.with_changes(func=cst.Name("builtin_abs"), args=[cst.Arg(cst.Name("abs")), *updated.args])
-        if function == "squeeze" and len(updated.args) == 2 and not any(a.star for a in updated.args) \
-                and not updated.args[0].keyword and (updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
-            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`
+        if function == "squeeze" and len(updated.args) in (1, 2) and not any(a.star for a in updated.args) \
+                and not updated.args[0].keyword \
+                and (len(updated.args) == 1 or updated.args[1].keyword is None or updated.args[1].keyword.value == "axis"):
+            return updated.with_changes(func=cst.Name("numpy_squeeze"))  # `np.squeeze(x, axis=1)`, `np.squeeze(x)`
         if function == "reshape" and _reshaped_like(updated):  # np.squeeze's pullback, of a number too
             return updated.with_changes(func=cst.Name("reshaped_like"),
                                         args=[updated.args[0], cst.Arg(updated.args[1].value.args[0].value)])
@@ -413,6 +434,10 @@ class _AsArrays(cst.CSTTransformer):
                 return call
             # a call that left parameters to their defaults: the cotangents of the arguments it gave
             return cst.Subscript(call, [cst.SubscriptElement(cst.Slice(None, cst.Integer(str(found[1]))))])
+        if called_name(updated) == "sorted" and updated.args and not any(a.star for a in updated.args):
+            # `sorted(xs)`, which Numba sorts otherwise than Python (not stably): the overload's, given what the
+            # name is (a function of the user's named so is not the builtin, and finds no implementation there)
+            return updated.with_changes(func=cst.Name("sorted_items"), args=[cst.Arg(cst.Name("sorted")), *updated.args])
         return updated
 
 

@@ -550,7 +550,8 @@ def generate_compiled(function: Function, wrt: tuple[str, ...], user_function, n
     # which Numba's 64 bits would wrap, and serves no int past 2**31), as the version for arrays does;
     # a differentiated parameter the value does not depend on gets 0.0, so it too must be a float
     unread = [f"{p}.__class__ is float" for p in wrt if p not in plan.floats + plan.numbers + plan.vectors]
-    test = " and ".join(t for t in [plan.entry_test(), *unread] if t)
+    # (a vector not differentiated may be a list of floats: its gradient, a list on the NumPy path, is not asked for)
+    test = " and ".join(t for t in [plan.entry_test(listed=[p for p in plan.vectors if p not in wrt]), *unread] if t)
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=test or "True")
     # its imports are what the rewritten text reads: no s2sad (`s2sad emit --compile` ships it alone)
@@ -580,13 +581,19 @@ def _compiled_for_arrays(function: Function, wrt: tuple[str, ...], user_function
     tests = [f"({p}.__class__ is float or {p}.__class__ is np.ndarray and {p}.ndim > 0 "
              f"and ({p}.dtype == np.float64 or {p}.dtype == np.float32)"
              + ("" if p in wrt else f" or {p}.__class__ is int or {p}.__class__ is bool")
-             + (f" or layers_of_arrays({p})" if "item_cotangent" in text else "") + ")"
+             + (f" or layers_of_arrays({p})" if _layers_read(text, p) else "") + ")"
              for p in function.params]
     text += ACCEPTS_TEMPLATE.format(accepts=namer.fresh(f"{function.name}_accepts"), params=", ".join(function.params),
                                     test=" and ".join(tests) or "True")
     if elementwise_sum(function):
         text += ELEMENTWISE_NOTE + ONE_PASS_NOTE.format(calls=libm_calls(function))
     return generator.module(text, text.splitlines(), always=(), compiled_helpers=ARRAY_IMPORTS)
+
+
+def _layers_read(text: str, parameter: str) -> bool:
+    """Whether compiled code ``text`` may read ``parameter`` as a list of (W, b) tuples: it unpacks
+    tuples (``W, b = layer``), or reads the parameter by index (``params[0][1]``, untaken item by item)."""
+    return "item_cotangent" in text or "untake(" in text and f" = {parameter}[" in text
 
 
 def split_calls(generator: ReverseGenerator, splits, text: str) -> dict:
