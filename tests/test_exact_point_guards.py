@@ -65,3 +65,40 @@ def test_forward_code_refuses_only_where_the_value_moves(f, x, v):
     _, tangent = s2sad.jvp(f, (x,), (v,))
     assert tangent == pytest.approx((f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6, rel=1e-6)
 
+
+
+def guard_on_an_item(x):
+    # the guard reads x[0], whose tangent nothing else reads: forward code wrote none and skipped the check
+    if x[0] == 1.0:
+        return np.sum(x) * 0.0
+    return np.sum(x ** 2)
+
+
+def where_two_inputs_equal(x, y):
+    return np.sum(np.where(x == y, x * 2.0, y * 3.0))
+
+
+def test_forward_code_checks_a_value_whose_tangent_nothing_reads():
+    # was jvp 0 along [1, 0]; NumPy's function has slope 2 from either side of x[0] = 1
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal to a constant") as caught:
+        s2sad.jvp(guard_on_an_item, (np.array([1.0, 0.5]),), (np.array([1.0, 0.0]),))
+    assert caught.value.location.text.strip() == "if x[0] == 1.0:"
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_two_sides_moving_with_different_inputs_refused_where_equal(mode):
+    # at x[0] == y[0] grad gave [2, 0], [0, 3] (the branch taken); either side's move leaves it: [0, 0], [0, 3]
+    x, y = np.array([1.0, 2.0]), np.array([1.0, 0.5])
+    run = {"grad": lambda: s2sad.grad(where_two_inputs_equal, argnums=(0, 1))(x, y),
+           "jvp": lambda: s2sad.jvp(where_two_inputs_equal, (x, y), (np.zeros(2), np.ones(2))),
+           "hvp": lambda: s2sad.hvp(where_two_inputs_equal, (x, y), (np.ones(2), np.ones(2)))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="moving with other inputs") as caught:
+        run()
+    assert caught.value.location.text.strip() == "return np.sum(np.where(x == y, x * 2.0, y * 3.0))"
+
+
+def test_two_sides_differentiated_where_nothing_is_equal():
+    x, y = np.array([1.0, 2.0]), np.array([1.5, 0.5])
+    got = s2sad.grad(where_two_inputs_equal, argnums=(0, 1))(x, y)
+    for argnum, gradient in enumerate(got):
+        np.testing.assert_allclose(gradient, numerical_gradient(where_two_inputs_equal, [x, y], argnum), atol=1e-8)

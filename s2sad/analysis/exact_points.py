@@ -2,8 +2,10 @@
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
 
-Two differentiated sides (``x == x.max()``) move together, so their outcome holds around the
-point, and is differentiated as any branch is. ``np.sign``'s result stays put around a real point
+Two sides moving with the same inputs (``x == x.max()``) move together, so their outcome holds
+around the point, and is differentiated as any branch is. Two sides moving with different inputs
+(``np.where(x == y, ...)``, both differentiated) part as soon as either moves: where they are equal
+the outcome holds at that point alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
 (its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
 The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
 on a diagonal that is 0 wherever the inputs move) and is not checked."""
@@ -52,20 +54,29 @@ def checked_with_tangents(function: Function) -> set[str]:
 class ExactPoints:
     moving: set[str]
     checked: set[str]
+    inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
-    return ExactPoints(moving_values(function, wrt), checked_with_tangents(function))
+    moving_with = {name: moving_values(function, (name,)) for name in wrt}
+    moving = set().union(*moving_with.values())
+    inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
+    return ExactPoints(moving, checked_with_tangents(function), inputs_of)
 
 
-def exact_comparison(op: Operation, found: ExactPoints) -> tuple[Atom, bool] | None:
-    """``(the moving operand, whether the comparison is an equality)`` of ``op``, if it compares a
-    moving value with one that is not by ``==`` or ``!=``, and no check of it is there already."""
+def exact_comparison(op: Operation, found: ExactPoints) -> tuple[Atom, bool, bool] | None:
+    """``(the moving operand, whether the comparison is an equality, whether it alone moves)`` of
+    ``op``, if it compares by ``==`` or ``!=`` a moving value with one that is not, or with one moving
+    with other inputs, and no check of it is there already."""
     equal = _equality(op)
     if equal is None or op.target in found.checked:
         return None
     operands = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
-    return (operands[0], equal) if len(operands) == 1 else None
+    if len(operands) == 1:
+        return operands[0], equal, True
+    if len(operands) == 2 and found.inputs_of[operands[0].name] != found.inputs_of[operands[1].name]:
+        return operands[0], equal, False
+    return None
 
 
 def is_equality(op: Operation) -> bool:

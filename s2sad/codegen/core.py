@@ -388,10 +388,11 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     compared = exact_comparison(op, emitter.exact_points)
     if compared is None:
         return []
-    operand, equal = compared
+    operand, equal, alone = compared
     where = emitter.location_of(op) or SourceLocation("<unknown>", 0, 0)
     spelling = f"{emitter.code(op.args[0])} {'==' if equal else '!='} {emitter.code(op.args[1])}"
-    moved = f", {tangent}" if tangent is not None else ""
+    # two sides moving with different inputs part along almost any direction: refused where equal
+    moved = f", {tangent}" if tangent is not None and alone else ""
     return [f"at_an_exact_point({op.target}, {emitter.code(operand)}, {equal}, {spelling!r}, "
             f"{where.filename!r}, {where.line}, {where.column}{moved})"]
 
