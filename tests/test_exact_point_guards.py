@@ -102,3 +102,60 @@ def test_two_sides_differentiated_where_nothing_is_equal():
     got = s2sad.grad(where_two_inputs_equal, argnums=(0, 1))(x, y)
     for argnum, gradient in enumerate(got):
         np.testing.assert_allclose(gradient, numerical_gradient(where_two_inputs_equal, [x, y], argnum), atol=1e-8)
+
+
+def expm1_over_x_not(x):
+    s = 0.0
+    for v in x:
+        if not v:
+            s += 1.0
+        else:
+            s += np.expm1(v) / v
+    return s
+
+
+def expm1_over_x_in(x):
+    s = 0.0
+    for v in x:
+        s += 1.0 if v in (0.0, 1.0) else np.expm1(v) / v
+    return s
+
+
+def expm1_over_x_truthy(x):
+    return np.sum(np.where(x, np.expm1(x) / np.where(x, x, 1.0), 1.0))
+
+
+def zero_input_guarded_by_any(x):
+    if np.any(x):
+        return np.sum(np.sin(x) ** 2) + np.sum(x)
+    return 0.0
+
+
+def guarded_by_truth(x):
+    if x[0]:
+        return np.expm1(x[0]) / x[0] + x[1]
+    return 1.0 + x[1]
+
+
+@pytest.mark.parametrize("f, x, line", [
+    (expm1_over_x_not, AT_ZERO, "if not v:"),                       # was [0, 0.612], NumPy's [0.5, 0.612]
+    (expm1_over_x_in, AT_ZERO, "s += 1.0 if v in (0.0, 1.0) else np.expm1(v) / v"),  # the same
+    (expm1_over_x_truthy, AT_ZERO, "return np.sum(np.where(x, np.expm1(x) / np.where(x, x, 1.0), 1.0))"),  # the same
+    (zero_input_guarded_by_any, np.zeros(2), "if np.any(x):"),       # was [0, 0], NumPy's [1, 1]
+    (guarded_by_truth, AT_ZERO, "if x[0]:"),                         # was [0, 1], NumPy's [0.5, 1]
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_float_s_truth_tested_at_zero_is_refused(mode, f, x, line):
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.ones_like(x),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal to a constant") as caught:
+        run()
+    assert caught.value.location.text.strip() == line
+
+
+@pytest.mark.parametrize("f", [expm1_over_x_not, expm1_over_x_in, expm1_over_x_truthy, zero_input_guarded_by_any,
+                               guarded_by_truth])
+def test_truth_tests_differentiated_where_nothing_is_0(f):
+    x = np.array([0.7, -0.2])
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(f, (x,), (np.array([1.0, -2.0]),))
+    assert tangent == pytest.approx(float(numerical_gradient(f, [x], 0) @ np.array([1.0, -2.0])), rel=1e-6)
