@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import numerical_gradient
+from finite_differences import assert_hvp_matches, numerical_gradient
 
 
 def expm1_over_x(x):
@@ -95,6 +95,19 @@ def test_two_sides_moving_with_different_inputs_refused_where_equal(mode):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="moving with other inputs") as caught:
         run()
     assert caught.value.location.text.strip() == "return np.sum(np.where(x == y, x * 2.0, y * 3.0))"
+
+
+def squared_maximum(x, y):
+    return np.sum(np.maximum(x, y) ** 2)
+
+
+def test_a_rule_s_own_test_of_sides_with_an_input_in_common_is_not_refused():
+    # np.maximum's derivative, differentiated again, tests `y != np.maximum(x, y)`: equal wherever y
+    # is the larger, and moving together there
+    x, y = np.array([0.3, -1.2, 0.8]), np.array([-0.4, 0.5, 1.1])
+    ones = (np.ones(3), np.ones(3))
+    assert_hvp_matches(s2sad.hvp(squared_maximum, (x, y), ones), squared_maximum, [x, y], list(ones),
+                       [np.array([1.0, -2.0, 0.5]), np.array([0.3, 1.0, -1.0])])
 
 
 def test_two_sides_differentiated_where_nothing_is_equal():

@@ -2,10 +2,11 @@
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
 
-Two sides moving with the same inputs (``x == x.max()``) move together, so their outcome holds
-around the point, and is differentiated as any branch is. Two sides moving with different inputs
-(``np.where(x == y, ...)``, both differentiated) part as soon as either moves: where they are equal
-the outcome holds at that point alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
+Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
+test) are taken to move together, so their outcome holds around the point, and is differentiated
+as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
+differentiated) part as soon as either moves: where they are equal the outcome holds at that point
+alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
 (its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
 The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
 on a diagonal that is 0 wherever the inputs move) and is not checked."""
@@ -109,7 +110,7 @@ def exact_comparison(op: Operation, found: ExactPoints) -> ExactTest | None:
     equal = _equality(op)
     if equal is not None and len(moving) == 1:
         return ExactTest(moving[0], equal)
-    if equal is not None and len(moving) == 2 and found.inputs_of[moving[0].name] != found.inputs_of[moving[1].name]:
+    if equal is not None and len(moving) == 2 and found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
         return ExactTest(moving[0], equal, alone=False)
     truth = _truth_test(op)
     if truth is not None and moving:
