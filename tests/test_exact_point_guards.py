@@ -144,6 +144,11 @@ def zero_input_guarded_by_any(x):
     return 0.0
 
 
+def expm1_over_x_astype_bool(x):
+    nonzero = x.astype(bool)
+    return np.sum(np.where(nonzero, np.expm1(x) / np.where(nonzero, x, 1.0), 1.0))
+
+
 def guarded_by_truth(x):
     if x[0]:
         return np.expm1(x[0]) / x[0] + x[1]
@@ -156,6 +161,7 @@ def guarded_by_truth(x):
     (expm1_over_x_truthy, AT_ZERO, "return np.sum(np.where(x, np.expm1(x) / np.where(x, x, 1.0), 1.0))"),  # the same
     (zero_input_guarded_by_any, np.zeros(2), "if np.any(x):"),       # was [0, 0], NumPy's [1, 1]
     (guarded_by_truth, AT_ZERO, "if x[0]:"),                         # was [0, 1], NumPy's [0.5, 1]
+    (expm1_over_x_astype_bool, AT_ZERO, "nonzero = x.astype(bool)"),  # was [0, 0.612], NumPy's [0.5, 0.612]
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_float_s_truth_tested_at_zero_is_refused(mode, f, x, line):
@@ -166,7 +172,7 @@ def test_a_float_s_truth_tested_at_zero_is_refused(mode, f, x, line):
 
 
 @pytest.mark.parametrize("f", [expm1_over_x_not, expm1_over_x_in, expm1_over_x_truthy, zero_input_guarded_by_any,
-                               guarded_by_truth])
+                               guarded_by_truth, expm1_over_x_astype_bool])
 def test_truth_tests_differentiated_where_nothing_is_0(f):
     x = np.array([0.7, -0.2])
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
-from ..frontend.ir import Atom, Function, Operation, Var, operations_of
+from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
 from .activity import propagates, varied_values
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
@@ -29,6 +29,9 @@ _TRUTH_TESTS = {operator.not_: True, np.logical_not: True, bool: False, operator
 # NumPy functions reading their first argument's truth inside (``np.where(x, ...)``, ``np.any(x)``):
 # their result does not say where it is 0, which the check finds itself
 _TRUTH_READERS = (np.where, np.any, np.all, np.count_nonzero, np.nonzero, np.flatnonzero, np.argwhere)
+# the same as methods (``x.any()``, ``x.astype(bool)``)
+_TRUTH_READING_METHODS = ("any", "all", "nonzero")
+_BOOL_SPELLINGS = ("bool", "np.bool_", "np.bool", "numpy.bool_", "'bool'", '"bool"')
 _LOCALLY_CONSTANT = (np.sign,)
 
 
@@ -54,6 +57,10 @@ def _truth_test(op: Operation) -> bool | None:
 
 
 def _reads_truth(op: Operation) -> bool:
+    if op.kind == "call" and op.callee is not None and op.callee.kind == "method" and op.args:
+        name, rest = op.callee.name, op.args[1:]
+        return (name in _TRUTH_READING_METHODS and not rest or name == "astype" and len(rest) == 1
+                and isinstance(rest[0], Const) and rest[0].code in _BOOL_SPELLINGS)
     callee = _static_callee(op)
     return bool(op.args) and any(callee is f for f in _TRUTH_READERS) and (callee is not np.where or len(op.args) == 3)
 

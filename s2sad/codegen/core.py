@@ -390,6 +390,8 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     if _equality_spelled(op) is not None:
         a, b = emitter.code(op.args[0]), emitter.code(op.args[1])
         spelling = f"{b} in {a}" if op.callee.value is operator.contains else f"{a} {_equality_spelled(op)} {b}"
+    elif op.callee.kind == "method":  # x.any(), x.astype(bool)
+        spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
     else:
         spelling = f"{op.callee.spelling}({emitter.code(test.operand)}{', ...' if len(op.args) > 1 else ''})"
     return [_exact_point_check(emitter, test, op.target if test.found_by_op else "None", spelling,
