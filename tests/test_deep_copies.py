@@ -92,3 +92,18 @@ def test_a_deep_copy_of_a_dict_holding_functions_is_differentiated():
     # it was refused as a copy giving back what the original holds (the function)
     assert_every_mode_matches(config_with_functions_copied, np.array([0.3, -0.2]), np.array([1.0, -0.5]),
                               np.array([0.25, 2.0]))
+
+
+def tied_argument_copied_then_one_written(params, x):
+    q = copy.deepcopy(params)
+    q["enc"] -= 0.1 * q["enc"] ** 3
+    return np.sum(np.tanh(x @ q["enc"]) @ q["dec"].T)
+
+
+def test_vjp_keeps_weights_the_caller_tied():
+    # vjp ran the function on copies of each argument array, made one per place: the tie was cut,
+    # the write into q["enc"] did not show in q["dec"], and the value came back 17.12 (NumPy's 12.00)
+    rs = np.random.RandomState(0)
+    W = rs.randn(3, 2)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="holding one ndarray in two places"):
+        s2sad.vjp(tied_argument_copied_then_one_written, {"enc": W, "dec": W}, rs.randn(4, 3))

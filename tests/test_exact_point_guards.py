@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import numerical_gradient
+from finite_differences import assert_hvp_matches, numerical_gradient
 
 
 def expm1_over_x(x):
@@ -65,3 +65,116 @@ def test_forward_code_refuses_only_where_the_value_moves(f, x, v):
     _, tangent = s2sad.jvp(f, (x,), (v,))
     assert tangent == pytest.approx((f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6, rel=1e-6)
 
+
+
+def guard_on_an_item(x):
+    # the guard reads x[0], whose tangent nothing else reads: forward code wrote none and skipped the check
+    if x[0] == 1.0:
+        return np.sum(x) * 0.0
+    return np.sum(x ** 2)
+
+
+def where_two_inputs_equal(x, y):
+    return np.sum(np.where(x == y, x * 2.0, y * 3.0))
+
+
+def test_forward_code_checks_a_value_whose_tangent_nothing_reads():
+    # was jvp 0 along [1, 0]; NumPy's function has slope 2 from either side of x[0] = 1
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal to a constant") as caught:
+        s2sad.jvp(guard_on_an_item, (np.array([1.0, 0.5]),), (np.array([1.0, 0.0]),))
+    assert caught.value.location.text.strip() == "if x[0] == 1.0:"
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_two_sides_moving_with_different_inputs_refused_where_equal(mode):
+    # at x[0] == y[0] grad gave [2, 0], [0, 3] (the branch taken); either side's move leaves it: [0, 0], [0, 3]
+    x, y = np.array([1.0, 2.0]), np.array([1.0, 0.5])
+    run = {"grad": lambda: s2sad.grad(where_two_inputs_equal, argnums=(0, 1))(x, y),
+           "jvp": lambda: s2sad.jvp(where_two_inputs_equal, (x, y), (np.zeros(2), np.ones(2))),
+           "hvp": lambda: s2sad.hvp(where_two_inputs_equal, (x, y), (np.ones(2), np.ones(2)))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="moving with other inputs") as caught:
+        run()
+    assert caught.value.location.text.strip() == "return np.sum(np.where(x == y, x * 2.0, y * 3.0))"
+
+
+def squared_maximum(x, y):
+    return np.sum(np.maximum(x, y) ** 2)
+
+
+def test_a_rule_s_own_test_of_sides_with_an_input_in_common_is_not_refused():
+    # np.maximum's derivative, differentiated again, tests `y != np.maximum(x, y)`: equal wherever y
+    # is the larger, and moving together there
+    x, y = np.array([0.3, -1.2, 0.8]), np.array([-0.4, 0.5, 1.1])
+    ones = (np.ones(3), np.ones(3))
+    assert_hvp_matches(s2sad.hvp(squared_maximum, (x, y), ones), squared_maximum, [x, y], list(ones),
+                       [np.array([1.0, -2.0, 0.5]), np.array([0.3, 1.0, -1.0])])
+
+
+def test_two_sides_differentiated_where_nothing_is_equal():
+    x, y = np.array([1.0, 2.0]), np.array([1.5, 0.5])
+    got = s2sad.grad(where_two_inputs_equal, argnums=(0, 1))(x, y)
+    for argnum, gradient in enumerate(got):
+        np.testing.assert_allclose(gradient, numerical_gradient(where_two_inputs_equal, [x, y], argnum), atol=1e-8)
+
+
+def expm1_over_x_not(x):
+    s = 0.0
+    for v in x:
+        if not v:
+            s += 1.0
+        else:
+            s += np.expm1(v) / v
+    return s
+
+
+def expm1_over_x_in(x):
+    s = 0.0
+    for v in x:
+        s += 1.0 if v in (0.0, 1.0) else np.expm1(v) / v
+    return s
+
+
+def expm1_over_x_truthy(x):
+    return np.sum(np.where(x, np.expm1(x) / np.where(x, x, 1.0), 1.0))
+
+
+def zero_input_guarded_by_any(x):
+    if np.any(x):
+        return np.sum(np.sin(x) ** 2) + np.sum(x)
+    return 0.0
+
+
+def expm1_over_x_astype_bool(x):
+    nonzero = x.astype(bool)
+    return np.sum(np.where(nonzero, np.expm1(x) / np.where(nonzero, x, 1.0), 1.0))
+
+
+def guarded_by_truth(x):
+    if x[0]:
+        return np.expm1(x[0]) / x[0] + x[1]
+    return 1.0 + x[1]
+
+
+@pytest.mark.parametrize("f, x, line", [
+    (expm1_over_x_not, AT_ZERO, "if not v:"),                       # was [0, 0.612], NumPy's [0.5, 0.612]
+    (expm1_over_x_in, AT_ZERO, "s += 1.0 if v in (0.0, 1.0) else np.expm1(v) / v"),  # the same
+    (expm1_over_x_truthy, AT_ZERO, "return np.sum(np.where(x, np.expm1(x) / np.where(x, x, 1.0), 1.0))"),  # the same
+    (zero_input_guarded_by_any, np.zeros(2), "if np.any(x):"),       # was [0, 0], NumPy's [1, 1]
+    (guarded_by_truth, AT_ZERO, "if x[0]:"),                         # was [0, 1], NumPy's [0.5, 1]
+    (expm1_over_x_astype_bool, AT_ZERO, "nonzero = x.astype(bool)"),  # was [0, 0.612], NumPy's [0.5, 0.612]
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_float_s_truth_tested_at_zero_is_refused(mode, f, x, line):
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.ones_like(x),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal to a constant") as caught:
+        run()
+    assert caught.value.location.text.strip() == line
+
+
+@pytest.mark.parametrize("f", [expm1_over_x_not, expm1_over_x_in, expm1_over_x_truthy, zero_input_guarded_by_any,
+                               guarded_by_truth, expm1_over_x_astype_bool])
+def test_truth_tests_differentiated_where_nothing_is_0(f):
+    x = np.array([0.7, -0.2])
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+    _, tangent = s2sad.jvp(f, (x,), (np.array([1.0, -2.0]),))
+    assert tangent == pytest.approx(float(numerical_gradient(f, [x], 0) @ np.array([1.0, -2.0])), rel=1e-6)

@@ -2,8 +2,11 @@
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
 
-Two differentiated sides (``x == x.max()``) move together, so their outcome holds around the
-point, and is differentiated as any branch is. ``np.sign``'s result stays put around a real point
+Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
+test) are taken to move together, so their outcome holds around the point, and is differentiated
+as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
+differentiated) part as soon as either moves: where they are equal the outcome holds at that point
+alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
 (its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
 The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
 on a diagonal that is 0 wherever the inputs move) and is not checked."""
@@ -15,20 +18,51 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
-from ..frontend.ir import Atom, Function, Operation, Var, operations_of
+from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
 from .activity import propagates, varied_values
 
-_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False}
+# whether a comparison's result says its sides are equal (True) or that they differ (False);
+# ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
+_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True}
+# a float's truth is ``v != 0``: whether the test's result says it is 0 (True) or not (False)
+_TRUTH_TESTS = {operator.not_: True, np.logical_not: True, bool: False, operator.truth: False}
+# NumPy functions reading their first argument's truth inside (``np.where(x, ...)``, ``np.any(x)``):
+# their result does not say where it is 0, which the check finds itself
+_TRUTH_READERS = (np.where, np.any, np.all, np.count_nonzero, np.nonzero, np.flatnonzero, np.argwhere)
+# the same as methods (``x.any()``, ``x.astype(bool)``)
+_TRUTH_READING_METHODS = ("any", "all", "nonzero")
+_BOOL_SPELLINGS = ("bool", "np.bool_", "np.bool", "numpy.bool_", "'bool'", '"bool"')
 _LOCALLY_CONSTANT = (np.sign,)
 
 
-def _equality(op: Operation) -> bool | None:
-    if op.kind != "call" or op.callee is None or op.callee.kind != "static" or len(op.args) != 2 or op.kwargs:
+def _static_callee(op: Operation):
+    if op.kind != "call" or op.callee is None or op.callee.kind != "static" or op.kwargs:
         return None
+    return op.callee.value
+
+
+def _looked_up(table: dict, op: Operation) -> bool | None:
     try:
-        return _EQUALITIES.get(op.callee.value)
+        return table.get(_static_callee(op))
     except TypeError:  # an unhashable callee
         return None
+
+
+def _equality(op: Operation) -> bool | None:
+    return _looked_up(_EQUALITIES, op) if len(op.args) == 2 else None
+
+
+def _truth_test(op: Operation) -> bool | None:
+    return _looked_up(_TRUTH_TESTS, op) if len(op.args) == 1 else None
+
+
+def _reads_truth(op: Operation) -> bool:
+    if op.kind == "call" and op.callee is not None and op.callee.kind == "method" and op.args:
+        name, rest = op.callee.name, op.args[1:]
+        return (name in _TRUTH_READING_METHODS and not rest or name == "astype" and len(rest) == 1
+                and isinstance(rest[0], Const) and rest[0].code in _BOOL_SPELLINGS)
+    callee = _static_callee(op)
+    return bool(op.args) and any(callee is f for f in _TRUTH_READERS) and (callee is not np.where or len(op.args) == 3)
 
 
 def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
@@ -52,24 +86,56 @@ def checked_with_tangents(function: Function) -> set[str]:
 class ExactPoints:
     moving: set[str]
     checked: set[str]
+    inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
-    return ExactPoints(moving_values(function, wrt), checked_with_tangents(function))
+    moving_with = {name: moving_values(function, (name,)) for name in wrt}
+    moving = set().union(*moving_with.values())
+    inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
+    return ExactPoints(moving, checked_with_tangents(function), inputs_of)
 
 
-def exact_comparison(op: Operation, found: ExactPoints) -> tuple[Atom, bool] | None:
-    """``(the moving operand, whether the comparison is an equality)`` of ``op``, if it compares a
-    moving value with one that is not by ``==`` or ``!=``, and no check of it is there already."""
-    equal = _equality(op)
-    if equal is None or op.target in found.checked:
+@dataclass
+class ExactTest:
+    """A test of a moving value at an isolated point: ``found`` (the op's own result, or None where
+    the check compares ``operand`` with 0 itself) says ``operand`` equals the other side (``equal``)
+    or differs from it; ``alone``: the other side stays put (not a value moving with other inputs)."""
+    operand: Atom
+    equal: bool
+    alone: bool = True
+    found_by_op: bool = True
+
+
+def exact_comparison(op: Operation, found: ExactPoints) -> ExactTest | None:
+    """The test ``op`` makes at an isolated point, if it compares by ``==``, ``!=`` or ``in`` a
+    moving value with one that is not, or with one moving with other inputs, tests a moving value's
+    truth (``not v``, ``np.where(x, ...)``), and no check of it is there already."""
+    if op.target in found.checked:
         return None
-    operands = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
-    return (operands[0], equal) if len(operands) == 1 else None
+    moving = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
+    equal = _equality(op)
+    if equal is not None and len(moving) == 1:
+        return ExactTest(moving[0], equal)
+    if equal is not None and len(moving) == 2 and found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
+        return ExactTest(moving[0], equal, alone=False)
+    truth = _truth_test(op)
+    if truth is not None and moving:
+        return ExactTest(moving[0], truth)
+    if _reads_truth(op) and isinstance(op.args[0], Var) and op.args[0].name in found.moving:
+        return ExactTest(op.args[0], True, found_by_op=False)
+    return None
 
 
-def is_equality(op: Operation) -> bool:
-    return _equality(op) is not None
+def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:
+    """``if v:`` on a moving value ``v``: a test of ``v != 0``."""
+    if isinstance(condition, Var) and condition.name in found.moving:
+        return ExactTest(condition, True, found_by_op=False)
+    return None
+
+
+def is_exact_test(op: Operation) -> bool:
+    return _equality(op) is not None or _truth_test(op) is not None or _reads_truth(op)
 
 
 def is_rules_code(function) -> bool:

@@ -11,13 +11,14 @@ import ast
 import builtins
 import functools
 import inspect
+import operator
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..analysis.activity import Activity
-from ..analysis.exact_points import exact_comparison, exact_points, is_equality, is_rules_code
+from ..analysis.exact_points import ExactTest, exact_comparison, exact_points, is_exact_test, is_rules_code, truth_tested
 from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
@@ -378,22 +379,52 @@ class Emitter:
 
 
 def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = None) -> list[str]:
-    """After ``found = x == 0`` on a moving ``x``: the line refusing it as it runs where it finds them
-    equal (analysis/exact_points.py, runtime/exact_points.py); forward code passes ``x``'s tangent, and
-    refuses only where that is not 0."""
-    if not is_equality(op) or is_rules_code(emitter.user_function):
+    """After ``found = x == 0`` on a moving ``x`` (or ``not x``, ``np.where(x, ...)``): the line
+    refusing it as it runs where it finds them equal (analysis/exact_points.py,
+    runtime/exact_points.py); forward code passes ``x``'s tangent, and refuses only where that is not 0."""
+    if not is_exact_test(op) or is_rules_code(emitter.user_function):
         return []
+    test = exact_comparison(op, _exact_points(emitter))
+    if test is None:
+        return []
+    if _equality_spelled(op) is not None:
+        a, b = emitter.code(op.args[0]), emitter.code(op.args[1])
+        spelling = f"{b} in {a}" if op.callee.value is operator.contains else f"{a} {_equality_spelled(op)} {b}"
+    elif op.callee.kind == "method":  # x.any(), x.astype(bool)
+        spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
+    else:
+        spelling = f"{op.callee.spelling}({emitter.code(test.operand)}{', ...' if len(op.args) > 1 else ''})"
+    return [_exact_point_check(emitter, test, op.target if test.found_by_op else "None", spelling,
+                               emitter.location_of(op), tangent)]
+
+
+def truth_check(emitter: Emitter, branch: Branch, tangent: str | None = None) -> list[str]:
+    """Before ``if v:`` on a moving ``v``: the line refusing it as it runs where ``v`` is 0."""
+    if is_rules_code(emitter.user_function) or isinstance(branch, (Guarded, Context)):
+        return []
+    test = truth_tested(branch.condition, _exact_points(emitter))
+    if test is None:
+        return []
+    return [_exact_point_check(emitter, test, "None", f"if {emitter.code(test.operand)}:", branch.location, tangent)]
+
+
+def _exact_points(emitter: Emitter):
     if emitter.exact_points is None:
         emitter.exact_points = exact_points(emitter.function, emitter.wrt)
-    compared = exact_comparison(op, emitter.exact_points)
-    if compared is None:
-        return []
-    operand, equal = compared
-    where = emitter.location_of(op) or SourceLocation("<unknown>", 0, 0)
-    spelling = f"{emitter.code(op.args[0])} {'==' if equal else '!='} {emitter.code(op.args[1])}"
-    moved = f", {tangent}" if tangent is not None else ""
-    return [f"at_an_exact_point({op.target}, {emitter.code(operand)}, {equal}, {spelling!r}, "
-            f"{where.filename!r}, {where.line}, {where.column}{moved})"]
+    return emitter.exact_points
+
+
+def _equality_spelled(op: Operation) -> str | None:
+    return {operator.eq: "==", np.equal: "==", operator.ne: "!=", np.not_equal: "!=",
+            operator.contains: "in"}.get(op.callee.value) if len(op.args) == 2 else None
+
+
+def _exact_point_check(emitter: Emitter, test: ExactTest, found: str, spelling: str, where, tangent) -> str:
+    where = where or SourceLocation("<unknown>", 0, 0)
+    # two sides moving with different inputs part along almost any direction: refused where equal
+    moved = f", {tangent}" if tangent is not None and test.alone else ""
+    return (f"at_an_exact_point({found}, {emitter.code(test.operand)}, {test.equal}, {spelling!r}, "
+            f"{where.filename!r}, {where.line}, {where.column}{moved})")
 
 
 def receiver_check(check: str, operands: str, name: str, where: SourceLocation | None) -> str:

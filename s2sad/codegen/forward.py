@@ -24,7 +24,7 @@ from ..analysis.operands import operand_checks
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
 from ..version import __version__
-from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, walk
+from .core import INDENT, RUNTIME_NAMES, Emitter, GeneratedModule, indented, truth_check, walk
 from ..analysis.tangent_flow import (TangentFacts, element_change, inline_test, join_paths, leave_loop, snapshot,
                                      starting_zero)
 from ..analysis.tangent_flow import analyse as analyse_tangents
@@ -94,6 +94,8 @@ class ForwardGenerator:
         return [line for op in jump.edges for line in self.operations.operation(op)] + [jump.kind]
 
     def branch(self, branch: Branch) -> list[str]:
+        condition = branch.condition
+        checks = truth_check(self.core, branch, self.facts.tangent_of(condition) if self.facts.has_tangent(condition) else None)
         before, last = snapshot(self.facts), self.core.last_comment
         then = self.block(branch.then)
         then_state = (set(self.facts.tangents), self.facts.copy_of_flags(), self.facts.numbers)
@@ -104,7 +106,7 @@ class ForwardGenerator:
             lines += [f"{self.core.derivative(name)} = ZERO" for name in zeros]  # set on the other path only
         if isinstance(branch, Context):
             orelse = []  # never taken
-        lines = [self.core.branch_header(branch)] + indented(then or ["pass"]) + self.core.branch_footer(branch)
+        lines = checks + [self.core.branch_header(branch)] + indented(then or ["pass"]) + self.core.branch_footer(branch)
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def loop(self, loop: Loop) -> list[str]:

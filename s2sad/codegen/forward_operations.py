@@ -74,9 +74,13 @@ class ForwardOperations:
         return lines + tangent
 
     def exact_point_checks(self, op: Operation) -> list[str]:
-        """``x == c``'s check (codegen/core.py), given ``x``'s tangent: none where ``x`` has none."""
-        operand = next((a for a in op.args if self.facts.has_tangent(a)), None) if op.kind == "call" else None
-        return exact_point_checks(self.core, op, self.facts.tangent_of(operand)) if operand is not None else []
+        """``x == c``'s check (codegen/core.py), given ``x``'s tangent. A moving ``x`` whose tangent
+        nothing reads has none written (``if x[0] == 1.0:``): it is checked as reverse code checks it,
+        refused wherever the two are equal."""
+        if op.kind != "call":
+            return []
+        operand = next((a for a in op.args if self.facts.has_tangent(a)), None)
+        return exact_point_checks(self.core, op, self.facts.tangent_of(operand) if operand is not None else None)
 
     def value(self, op: Operation) -> list[str]:
         """The primal line: as the reverse generator writes it, except calls stay plain calls."""

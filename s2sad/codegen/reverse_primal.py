@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..analysis.activity import Activity, propagates
 from ..analysis.cotangent_flow import PULLBACK_TREATMENTS, reversed_loop
 from ..frontend.ir import Branch, Jump, Loop, Operation, Statement
-from .core import INDENT, STRUCTURE_KINDS, Emitter, exact_point_checks, indented, walk
+from .core import INDENT, STRUCTURE_KINDS, Emitter, exact_point_checks, indented, truth_check, walk
 
 
 @dataclass
@@ -106,7 +106,8 @@ class PrimalHalf:
         if self.loop_stack and self.loop_stack[-1][1] is not None:
             # assigned on some iterations only, but saved on all: the tape needs them bound
             self.loop_stack[-1][1].conditional.update(_stored_names(then + orelse) + tapes_made(then + orelse))
-        lines = [self.core.branch_header(branch)] + indented(then or ["pass"]) + self.core.branch_footer(branch)
+        lines = (truth_check(self.core, branch) + [self.core.branch_header(branch)] + indented(then or ["pass"])
+                 + self.core.branch_footer(branch))
         return lines + (["else:"] + indented(orelse) if orelse else [])
 
     def jump(self, jump: Jump) -> list[str]:

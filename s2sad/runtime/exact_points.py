@@ -28,10 +28,15 @@ EXACT_POINT_ARGUMENTS = 7
 def at_an_exact_point(found, operand, equal: bool, spelling: str, filename: str, line: int, column: int,
                       tangent=None) -> None:
     """Refuse ``found = operand == constant`` (``equal``) or ``operand != constant`` where it finds
-    ``operand`` equal to the constant: the outcome at an isolated point. Forward code passes the
+    ``operand`` equal to the constant: the outcome at an isolated point. ``found`` None: the test
+    is of ``operand``'s truth, and the check compares it with 0 itself. Forward code passes the
     operand's ``tangent``: where it is 0 the operand stays put along it (a relu's 0 for a negative
     input, data given no tangent), the outcome holds around the point, and nothing is refused."""
-    if not _floating(operand) or not isinstance(found, (bool, np.bool_, np.ndarray)):
+    if not _floating(operand):
+        return
+    if found is None:  # a test of the operand's truth (``if v:``, ``np.where(x, ...)``): is it 0?
+        found = np.equal(operand, 0)
+    if not isinstance(found, (bool, np.bool_, np.ndarray)):
         return
     hits = np.asarray(found, dtype=bool) if equal else ~np.asarray(found, dtype=bool)
     if tangent is not None:
@@ -43,7 +48,8 @@ def at_an_exact_point(found, operand, equal: bool, spelling: str, filename: str,
         return
     raise refusal_at(
         UnsupportedSyntaxError,
-        f"`{spelling}` finds a differentiated value exactly equal to a constant, and the branch it chooses "
+        f"`{spelling}` finds a differentiated value exactly equal to a constant (or to a value moving with "
+        "other inputs), and the branch it chooses "
         "holds at that point alone: s2sad differentiates the branch taken, whose derivative there is not "
         "the function's (a guard like `np.where(x == 0, 1.0, np.sin(x) / x)` has slope 0 at 0)",
         filename, line, column,

@@ -16,18 +16,27 @@ from .tangents import Tangent
 _ndarray = np.ndarray
 
 
-def detached(value):
-    """``value`` with each array in it (inside tuples, lists and dicts too) copied."""
+def detached(value, copies=None):
+    """``value`` with each array in it (inside tuples, lists and dicts too) copied. An array or
+    container held in two places is copied once, held by both, as ``copy.deepcopy`` keeps it: weights
+    tied as ``{"W": W, "W_out": W}`` stay tied, and a function that writes into one (through a deep
+    copy of its own) sees the change in the other as NumPy's call does."""
     kind = value.__class__
     if kind is float:
         return value
+    copies = {} if copies is None else copies
+    if id(value) in copies:
+        return copies[id(value)]
     if isinstance(value, _ndarray):
-        return value.copy()
-    if kind is tuple or kind is list:
-        return kind([detached(item) for item in value])
-    if kind is dict:
-        return {key: detached(item) for key, item in value.items()}
-    return value
+        copied = value.copy()
+    elif kind is tuple or kind is list:
+        copied = kind([detached(item, copies) for item in value])
+    elif kind is dict:
+        copied = {key: detached(item, copies) for key, item in value.items()}
+    else:
+        return value
+    copies[id(value)] = copied
+    return copied
 
 
 def arrays_in(value, found=None) -> list:
