@@ -20,12 +20,10 @@ from ..frontend.ir import Branch, Function, Loop, operations_of
 from .activity import Activity, varied_values
 
 
-def _origin(name: str, path: list, loop_operations: list) -> str:
-    """Where the value ``name`` holds after a branch's ``path`` comes from, followed back through
-    copies and the items of tuples (``lo, hi = (mid, hi) if ... else (lo, mid)``): a carried
-    variable's loop name when the path keeps it."""
-    defined = {op.target: op for op in loop_operations}
-    defined.update({op.target: op for op in operations_of(path)})  # the path's merge copies win
+def _origin(name: str, defined: dict) -> str:
+    """Where the value ``name`` holds after a branch's path comes from (``defined``: each name's
+    operation on that path), followed back through copies and the items of tuples
+    (``lo, hi = (mid, hi) if ... else (lo, mid)``): a carried variable's loop name when the path keeps it."""
     for _ in range(len(defined) + 1):
         op = defined.get(name)
         if op is not None and op.kind == "copy" and op.uses():
@@ -76,11 +74,12 @@ def _narrowed_ends(loop: Loop, branch: Branch, moved: set[str], activity: Activi
     """The loop names of the two ends ``branch`` moves, when it narrows a bracket as the module says."""
     if getattr(branch.condition, "name", None) not in moved:
         return None
-    loop_operations = operations_of(loop.body)
+    loop_operations = {op.target: op for op in operations_of(loop.body)}
     kept = []
     for path in (branch.then, branch.orelse):
+        defined = {**loop_operations, **{op.target: op for op in operations_of(path)}}  # the path's merge copies win
         kept.append({edge.target for edge in loop.back_edges if edge.uses()
-                     and _origin(edge.uses()[0], path, loop_operations) == edge.target})
+                     and _origin(edge.uses()[0], defined) == edge.target})
     candidates = {edge.target for edge in loop.back_edges
                   if edge.target not in activity.varied and edge.target in activity.useful}
     ends = [(candidates - kept[0]) & kept[1], (candidates - kept[1]) & kept[0]]
