@@ -385,12 +385,13 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
         return []
     if emitter.exact_points is None:
         emitter.exact_points = exact_points(emitter.function, emitter.wrt)
-    compared = exact_comparison(op, emitter.exact_points)
+    compared = exact_comparison(op, emitter.exact_points, tangent is not None)
     if compared is None:
         return []
     operand, equal = compared
     where = emitter.location_of(op) or SourceLocation("<unknown>", 0, 0)
-    spelling = f"{emitter.code(op.args[0])} {'==' if equal else '!='} {emitter.code(op.args[1])}"
+    code = op.callee.operator_code or f"{op.callee.spelling}({{0}}, {{1}})"
+    spelling = code.format(*(emitter.code(a) for a in op.args))
     moved = f", {tangent}" if tangent is not None else ""
     return [f"at_an_exact_point({op.target}, {emitter.code(operand)}, {equal}, {spelling!r}, "
             f"{where.filename!r}, {where.line}, {where.column}{moved})"]
