@@ -178,3 +178,41 @@ def test_truth_tests_differentiated_where_nothing_is_0(f):
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
     _, tangent = s2sad.jvp(f, (x,), (np.array([1.0, -2.0]),))
     assert tangent == pytest.approx(float(numerical_gradient(f, [x], 0) @ np.array([1.0, -2.0])), rel=1e-6)
+
+
+def sinc_of_norm(x):
+    r = np.linalg.norm(x)
+    safe = np.where(r == 0, 1.0, r)
+    return np.where(r == 0, 1.0, np.sin(safe) / safe)
+
+
+def sinc_of_abs(x):
+    a = np.abs(x)
+    return np.sum(np.where(a == 0, 1.0, np.sin(a) / np.where(a == 0, 1.0, a)))
+
+
+def sinc_of_norm_greater(x):
+    r = np.linalg.norm(x)   # `r > 0` is `r != 0` for a value never negative
+    return np.where(r > 0, np.sin(r) / np.where(0 < r, r, 1.0), 1.0)
+
+
+def test_an_ordering_of_a_norm_with_0_is_refused_at_0_for_hvp_only():
+    # hvp was 0 at 0, NumPy's -v / 3; the first derivative through the norm's kink is its subgradient, 0
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`r > 0` finds a differentiated value exactly equal"):
+        s2sad.hvp(sinc_of_norm_greater, (np.zeros(2),), (np.array([1.0, 0.5]),))
+    np.testing.assert_array_equal(s2sad.grad(sinc_of_norm_greater)(np.zeros(2)), [0.0, 0.0])
+    x, v, u = np.array([0.3, 0.4]), np.array([1.0, 0.5]), np.array([-0.2, 0.7])
+    assert_hvp_matches(s2sad.hvp(sinc_of_norm_greater, (x,), (v,)), sinc_of_norm_greater, [x], [v], [u])
+
+
+@pytest.mark.parametrize("f, x, line", [
+    (sinc_of_norm, np.zeros(2), "safe = np.where(r == 0, 1.0, r)"),   # was 0 at 0, NumPy's -v / 3
+    (sinc_of_abs, np.zeros(2), "return np.sum(np.where(a == 0, 1.0, np.sin(a) / np.where(a == 0, 1.0, a)))"),  # was 0, -1/3
+])
+def test_hvp_refuses_where_the_operands_tangent_is_0_but_it_moves(f, x, line):
+    # a norm's and |x|'s tangent at 0 is 0 along every direction, yet the value moves: jvp is right
+    # there (f's slope is 0), its derivative, the Hessian, is not the constant branch's 0
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal to a constant") as caught:
+        s2sad.hvp(f, (x,), (np.array([1.0, 0.5]),))
+    assert caught.value.location.text.strip() == line
+    assert s2sad.jvp(f, (x,), (np.array([1.0, 0.5]),))[1] == 0.0

@@ -8,11 +8,14 @@ as any branch is. Two sides moving with no input in common (``np.where(x == y, .
 differentiated) part as soon as either moves: where they are equal the outcome holds at that point
 alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
 (its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
-The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
+In forward code differentiated again (a hvp's), an ordering of a never-negative value with 0
+(``norm(x) > 0``) is such a test too. The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
 on a diagonal that is 0 wherever the inputs move) and is not checked."""
 from __future__ import annotations
 
+import builtins
 import operator
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +35,11 @@ _TRUTH_READERS = (np.where, np.any, np.all, np.count_nonzero, np.nonzero, np.fla
 # the same as methods (``x.any()``, ``x.astype(bool)``)
 _TRUTH_READING_METHODS = ("any", "all", "nonzero")
 _BOOL_SPELLINGS = ("bool", "np.bool_", "np.bool", "numpy.bool_", "'bool'", '"bool"')
+# An ordering of a value that is never negative with 0 is an equality in disguise (`r > 0` is `r != 0`
+# for a norm): where the value side (position) is made by one of _NONNEGATIVE, the equality it is.
+_ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.le: (0, True), np.less_equal: (0, True),
+                      operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
+_NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
 _LOCALLY_CONSTANT = (np.sign,)
 
 
@@ -65,6 +73,34 @@ def _reads_truth(op: Operation) -> bool:
     return bool(op.args) and any(callee is f for f in _TRUTH_READERS) and (callee is not np.where or len(op.args) == 3)
 
 
+def _ordering_at_zero(op: Operation, nonnegative: set[str]) -> bool | None:
+    """The equality ``op`` is when it orders a never-negative value with 0 (``r > 0``: False, for ``!=``)."""
+    try:
+        position, equal = _ORDERINGS_AT_ZERO.get(_static_callee(op), (None, None))
+    except TypeError:
+        return None
+    if position is None or len(op.args) != 2:
+        return None
+    value, other = op.args[position], op.args[1 - position]
+    if not (isinstance(value, Var) and value.name in nonnegative and isinstance(other, Const)):
+        return None
+    try:
+        return equal if float(other.code) == 0.0 else None
+    except ValueError:
+        return None
+
+
+def _nonnegative_values(function: Function) -> set[str]:
+    """In forward code differentiated again (a hvp's), the values ``_NONNEGATIVE`` makes. Not in a
+    function of the user's: a norm or ``np.abs`` has a kink at 0, so a first derivative there through
+    ``r > 0``'s branch is a subgradient as documented; a second one through the constant branch is 0
+    where ``sinc(norm(x))``'s Hessian is -1/3."""
+    where = function.location
+    if where is None or not os.path.basename(where.filename).startswith("s2sad_"):
+        return set()
+    return {op.target for op in operations_of(function.statements) if op.calls(*_NONNEGATIVE)}
+
+
 def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
     """The values that move with the inputs ``wrt``: activity's varied values, but not through ``np.sign``."""
     def moves(op: Operation) -> bool:
@@ -87,13 +123,16 @@ class ExactPoints:
     moving: set[str]
     checked: set[str]
     inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
+    given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
+    nonnegative: set[str]
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     moving_with = {name: moving_values(function, (name,)) for name in wrt}
     moving = set().union(*moving_with.values())
     inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
-    return ExactPoints(moving, checked_with_tangents(function), inputs_of)
+    return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params),
+                       _nonnegative_values(function))
 
 
 @dataclass
@@ -107,14 +146,26 @@ class ExactTest:
     found_by_op: bool = True
 
 
-def exact_comparison(op: Operation, found: ExactPoints) -> ExactTest | None:
+def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
     """The test ``op`` makes at an isolated point, if it compares by ``==``, ``!=`` or ``in`` a
-    moving value with one that is not, or with one moving with other inputs, tests a moving value's
-    truth (``not v``, ``np.where(x, ...)``), and no check of it is there already."""
-    if op.target in found.checked:
+    moving value with one that is not, or with one moving with other inputs, orders a never-negative
+    one with 0 (``norm(x) > 0``, in forward code differentiated again), or tests a moving value's truth
+    (``not v``, ``np.where(x, ...)``), and no check of it is there already. Reverse code
+    (``with_tangent`` False) checks again, without the tangent, a comparison of a value computed in
+    forward code, which checks it with its tangent: differentiating forward code (hvp) moves the value
+    in every direction, and a tangent of 0 along one (``np.abs(x)``'s, a norm's at 0) did not say it
+    stays put."""
+    test = _test_of(op, found)
+    if test is None or op.target in found.checked and (with_tangent or test.operand.name in found.given):
         return None
+    return test
+
+
+def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     moving = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
     equal = _equality(op)
+    if equal is None:
+        equal = _ordering_at_zero(op, found.nonnegative)
     if equal is not None and len(moving) == 1:
         return ExactTest(moving[0], equal)
     if equal is not None and len(moving) == 2 and found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
@@ -135,7 +186,10 @@ def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:
 
 
 def is_exact_test(op: Operation) -> bool:
-    return _equality(op) is not None or _truth_test(op) is not None or _reads_truth(op)
+    """Whether ``op`` may test a value at a point: ``==``, ``!=``, ``in``, a truth, or an ordering
+    (checked with 0 by ``exact_comparison``)."""
+    return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op)
+            or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
 
 
 def is_rules_code(function) -> bool:

@@ -384,12 +384,14 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     runtime/exact_points.py); forward code passes ``x``'s tangent, and refuses only where that is not 0."""
     if not is_exact_test(op) or is_rules_code(emitter.user_function):
         return []
-    test = exact_comparison(op, _exact_points(emitter))
+    test = exact_comparison(op, _exact_points(emitter), tangent is not None)
     if test is None:
         return []
     if _equality_spelled(op) is not None:
         a, b = emitter.code(op.args[0]), emitter.code(op.args[1])
         spelling = f"{b} in {a}" if op.callee.value is operator.contains else f"{a} {_equality_spelled(op)} {b}"
+    elif op.callee.operator_code and len(op.args) == 2:  # norm(x) > 0
+        spelling = op.callee.operator_code.format(*(emitter.code(a) for a in op.args))
     elif op.callee.kind == "method":  # x.any(), x.astype(bool)
         spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
     else:

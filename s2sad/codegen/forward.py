@@ -20,6 +20,7 @@ item of a tuple built in the function), it writes no code for it at all.
 from __future__ import annotations
 
 from ..analysis.activity import analyse
+from ..analysis.brackets import refuse_narrowed_brackets
 from ..analysis.operands import operand_checks
 from ..frontend.ir import Branch, Context, Function, Jump, Loop, Statement
 from ..frontend.naming import Namer
@@ -49,6 +50,7 @@ class ForwardGenerator:
         self.wrt = wrt
         self.namer = namer
         self.activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt))
+        refuse_narrowed_brackets(function, tuple(function.param_versions.get(w, w) for w in wrt), self.activity)
         self.core = Emitter(function, wrt, user_function, namer, self.activity)
         self.core.operand_checks = operand_checks(function)
         self.namer.reserve(*RUNTIME_NAMES, *self.core.helpers)

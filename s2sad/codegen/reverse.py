@@ -13,6 +13,7 @@ import textwrap
 
 from ..version import __version__
 from ..analysis.activity import Activity, analyse
+from ..analysis.brackets import refuse_narrowed_brackets
 from ..analysis.aliasing import Groups, program_order
 from ..analysis.cotangent_flow import CotangentFlow
 from ..analysis.operands import operand_checks
@@ -150,6 +151,7 @@ class ReverseGenerator:
         self.optimize = optimize
         self.activity: Activity = analyse(function, tuple(function.param_versions.get(w, w) for w in wrt),
                                           prune=optimize)
+        refuse_narrowed_brackets(function, tuple(function.param_versions.get(w, w) for w in wrt), self.activity)
         self.core = Emitter(function, wrt, source_function, namer, self.activity)
         self.core.types = types
         if not compiled and types is None and scalars is None:  # (typed and float versions: numbers and arrays only)

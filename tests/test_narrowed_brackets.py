@@ -1,0 +1,87 @@
+"""A loop that narrows a bracket by a test on a differentiated value (bisection for the root of
+``r ** 3 = a``): the ends are made of constants, so s2sad gave the derivative of each step of the
+staircase, 0, where the root moves with ``a`` (slope ``1 / (3 r ** 2)``, what finite differences
+see). Refused at the loop in every mode; loops whose branches change one variable only, or the
+same one on both paths (an adaptive step size, counters), are differentiated as before."""
+import numpy as np
+import pytest
+
+import s2sad
+from finite_differences import numerical_gradient
+
+
+def cube_root_bisection(a, scale):
+    lo, hi = 0.0, 3.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mid ** 3 - a > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi) * scale
+
+
+def tanh_inverse_bisection(a):
+    lo, hi = 0.0, 3.0
+    while hi - lo > 1e-12:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if np.tanh(mid) < a else (lo, mid)
+    return lo + a
+
+
+def cube_root_then_newton(a, scale):
+    r = cube_root_bisection(s2sad.stop_gradient(a), 1.0)  # the hint's rewrite: one Newton step carries d r / d a
+    r = r - (r ** 3 - a) / (3.0 * r ** 2)
+    return r * scale
+
+
+def adaptive_heun(k, y):
+    t, dt = 0.0, 0.1
+    while t < 1.0:
+        h = min(dt, 1.0 - t)
+        full = y - h * k * y
+        half = y - 0.5 * h * k * y
+        half = half - 0.5 * h * k * half
+        if abs(full - half) < 1e-3:
+            y, t, dt = half, t + h, dt * 1.5
+        else:
+            dt = dt * 0.5
+    return y
+
+
+def counted_signs(x):
+    positive, negative = 0, 0
+    for v in x:
+        if v > 0:
+            positive = positive + 1
+        else:
+            negative = negative + 1
+    return np.sum(x ** 2) * positive / (negative + 1)
+
+
+@pytest.mark.parametrize("mode, f, args, line", [
+    ("grad", cube_root_bisection, (2.0, 1.5), "for _ in range(60):"),   # was 0 for a, the root's slope 0.315
+    ("jvp", cube_root_bisection, (2.0, 1.5), "for _ in range(60):"),
+    ("hvp", cube_root_bisection, (2.0, 1.5), "for _ in range(60):"),
+    ("grad", tanh_inverse_bisection, (0.5,), "while hi - lo > 1e-12:"),  # was 1.0, NumPy's 2.333
+])
+def test_a_bisection_on_a_differentiated_value_is_refused_at_its_loop(mode, f, args, line):
+    run = {"grad": lambda: s2sad.grad(f)(*args),
+           "jvp": lambda: s2sad.jvp(f, args, tuple(1.0 for _ in args)),
+           "hvp": lambda: s2sad.hvp(f, args, tuple(1.0 for _ in args))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
+        run()
+    assert caught.value.location.text.strip() == line
+    assert "stop_gradient" in caught.value.hint
+
+
+def test_the_hinted_newton_step_gives_the_roots_derivative():
+    gradients = s2sad.grad(cube_root_then_newton, argnums=(0, 1))(2.0, 1.5)
+    for argnum, gradient in enumerate(gradients):
+        assert gradient == pytest.approx(numerical_gradient(cube_root_then_newton, [2.0, 1.5], argnum), rel=1e-6)
+
+
+@pytest.mark.parametrize("f, args", [(adaptive_heun, (1.3, 0.8)), (counted_signs, (np.array([0.5, -0.3, 1.2]),))])
+def test_branches_changing_one_end_or_the_same_variable_are_differentiated(f, args):
+    for argnum, gradient in enumerate(s2sad.grad(f, argnums=tuple(range(len(args))))(*args)):
+        np.testing.assert_allclose(gradient, numerical_gradient(f, list(args), argnum), rtol=1e-6, atol=1e-8)
