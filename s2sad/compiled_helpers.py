@@ -74,7 +74,7 @@ _KEPT = dict({"cache": True} if KEPT_ON_DISK else {}, no_cpython_wrapper=True, n
 
 def overload(function, kept: bool = True, **options):
     """Numba's ``overload``, its implementations kept on disk (not with ``kept=False``: those
-    ``_per_item`` writes with ``exec``, which have no file for Numba to keep them beside)."""
+    ``per_item`` writes with ``exec``, which have no file for Numba to keep them beside)."""
     return extending.overload(function, jit_options=_KEPT if kept else {}, **options)
 
 
@@ -1733,8 +1733,8 @@ item_of, prefix_of = map(_compiled_only, ("item_of", "prefix_of"))
 def _item_of_list(g, index):
     """The cotangent of ``items[index]``: of an array, a copy, as the NumPy path's (the list's may be
     written later); of a tuple (a list of ``(x, y)`` batches), the tuple, as the NumPy path's."""
-    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(index, types.Integer):
-        if _items(g.dtype):
+    if isinstance(g, types.List) and (_real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(index, types.Integer):
+        if items_of_a_layer(g.dtype):
             return lambda g, index: g[index]
         return lambda g, index: g[index].copy()
     return None
@@ -1743,7 +1743,7 @@ def _item_of_list(g, index):
 @overload(prefix_of)
 def _prefix_of_list(g, length):
     """The cotangent of the list's first ``length`` items (the list before an append): a new list."""
-    if isinstance(g, types.List) and (_real_array(g.dtype) or _items(g.dtype)) and isinstance(length, types.Integer):
+    if isinstance(g, types.List) and (_real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(length, types.Integer):
         return lambda g, length: g[:length]
     return None
 
@@ -1782,7 +1782,7 @@ def _zero_like_arrays(x):
 def _split_cotangent_list(g, count):
     """The cotangents of the arrays a sequence joined (a list here, from ``_pieces``), or of a
     tuple's items from the tuple of them (``a, b = (np.sin(x), np.outer(x, x))``)."""
-    if isinstance(g, types.List) and _real_array(g.dtype) or _items(g):
+    if isinstance(g, types.List) and _real_array(g.dtype) or items_of_a_layer(g):
         def parts(g, count):
             if len(g) != count:
                 raise NotCompiledCase("a cotangent of another length than its sequence")
@@ -1847,17 +1847,18 @@ def layers_of_arrays(value) -> bool:
     return True
 
 
-def _items(t) -> bool:
+def items_of_a_layer(t) -> bool:
+    """A tuple of floats and float arrays (a layer's ``(W, b)``)."""
     return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_real(i) or _real_array(i) for i in t.types)
 
 
 def _list_of_items(t) -> bool:
     """A list of tuples of floats and arrays, or a tuple of them all alike (what the caller's list
     is handed to compiled code as: Numba unboxes a tuple at a fraction of a list's cost)."""
-    return isinstance(t, (types.List, types.UniTuple)) and _items(t.dtype)
+    return isinstance(t, (types.List, types.UniTuple)) and items_of_a_layer(t.dtype)
 
 
-def _per_item(parameters: str, item: str, count: int, special: dict | None = None):
+def per_item(parameters: str, item: str, count: int, special: dict | None = None):
     """The function of ``parameters`` returning a tuple of ``count`` items, item i written
     ``item`` with {i} replaced (or as ``special`` gives it): Numba builds a tuple from a fixed
     list of expressions, so the function is written for the tuple's length."""
@@ -1870,8 +1871,8 @@ def _per_item(parameters: str, item: str, count: int, special: dict | None = Non
 
 @overload(zero_like, kept=False)
 def _zero_like_of_items(x):
-    if _items(x) and not _numbers(x):  # a tuple of numbers alone is np.array's list (below)
-        return _per_item("x", "zero_like(x[{i}])", len(x))
+    if items_of_a_layer(x) and not _numbers(x):  # a tuple of numbers alone is np.array's list (below)
+        return per_item("x", "zero_like(x[{i}])", len(x))
     if _list_of_items(x):
         return lambda x: [zero_like(item) for item in x]
     return None
@@ -1879,14 +1880,14 @@ def _zero_like_of_items(x):
 
 @overload(nonzero)
 def _nonzero_of_items(g):
-    if _items(g) or _list_of_items(g):
+    if items_of_a_layer(g) or _list_of_items(g):
         return lambda g: True  # a block that adds zeros gives what skipping it would
     return None
 
 
 def _sum_of_items(a, b):
-    if _items(a) and _items(b) and len(a) == len(b):
-        return _per_item("a, b", "accumulate(a[{i}], b[{i}])", len(a))
+    if items_of_a_layer(a) and items_of_a_layer(b) and len(a) == len(b):
+        return per_item("a, b", "accumulate(a[{i}], b[{i}])", len(a))
     if _list_of_items(a) and _list_of_items(b):
         def add(a, b):
             if len(a) != len(b):
@@ -1904,16 +1905,16 @@ overload(accumulate_into, kept=False)(_sum_of_items)  # a new tuple or list: the
 def _item_cotangent(g, index, count, sequence):
     """The cotangent of a tuple of which item ``index`` alone was read (``W, b = layer``): that
     item's cotangent, zeros for the others. The index is a literal in the generated code."""
-    if not _items(sequence) or not isinstance(index, types.IntegerLiteral):
+    if not items_of_a_layer(sequence) or not isinstance(index, types.IntegerLiteral):
         return None  # Numba asks again with the literal's type
     position = index.literal_value
-    return _per_item("g, index, count, sequence", "zero_like(sequence[{i}])", len(sequence), {position: "g"})
+    return per_item("g, index, count, sequence", "zero_like(sequence[{i}])", len(sequence), {position: "g"})
 
 
 @overload(add_at)
 def _add_at_item(a, g, index, like):
     """The cotangent of ``like[index]``, one tuple of a list, added into ``a``, the list's: a new list."""
-    if _list_of_items(a) and _items(g) and isinstance(index, types.Integer) and _list_of_items(like):
+    if _list_of_items(a) and items_of_a_layer(g) and isinstance(index, types.Integer) and _list_of_items(like):
         def add_item(a, g, index, like):
             total = a.copy()
             add_into(total, index, g)
@@ -1925,7 +1926,7 @@ def _add_at_item(a, g, index, like):
 @overload(add_into)
 def _add_into_item(a, index, g):
     """The same into the list's cotangent where it is a buffer of its own (for_numba's ``add_into``)."""
-    if _list_of_items(a) and isinstance(index, types.Integer) and _items(g):
+    if _list_of_items(a) and isinstance(index, types.Integer) and items_of_a_layer(g):
         def add_item(a, index, g):
             a[index] = accumulate(a[index], g)
         return add_item
@@ -1949,7 +1950,7 @@ def _add_into_items_of_a_slice(a, index, g):
 @overload(untake)
 def _untake_item(g, index, like):
     """The cotangent of the list ``like`` of which the tuple ``like[index]`` alone was read."""
-    if _items(g) and isinstance(index, types.Integer) and _list_of_items(like):
+    if items_of_a_layer(g) and isinstance(index, types.Integer) and _list_of_items(like):
         def untake_item(g, index, like):
             found = zero_like(like)
             found[index] = g
@@ -2001,7 +2002,7 @@ def _array_reshape_pullback(saved, g):
     """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
     the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""
     if _real_array(g):
-        return _per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
+        return per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
     return None
 
 
@@ -2039,11 +2040,11 @@ def _position_of(axes, axis, ndim):
 @overload(inverse_axes, kept=False)
 def _inverse_axes(axes, ndim):
     """The rule's ``inverse_axes``: the permutation undoing ``np.transpose(a, axes)`` (None reverses
-    the axes, and undoes itself). Written for the tuple's length (``_per_item``)."""
+    the axes, and undoes itself). Written for the tuple's length (``per_item``)."""
     if isinstance(axes, types.NoneType):
         return lambda axes, ndim: None
     if _axes(axes):
-        return _per_item("axes, ndim", "_position_of(axes, {i}, ndim)", len(axes))
+        return per_item("axes, ndim", "_position_of(axes, {i}, ndim)", len(axes))
     return None
 
 
@@ -2072,8 +2073,8 @@ def _array_transpose_pullback(saved, g):
         return None
     count = 2 + len(saved[1])
     if isinstance(saved[0], types.NoneType):
-        return _per_item("saved, g", "0.0", count, {1: "g.T"})
-    return _per_item("saved, g", "0.0", count, {1: "np.transpose(g, inverse_axes(saved[0], g.ndim))"})
+        return per_item("saved, g", "0.0", count, {1: "g.T"})
+    return per_item("saved, g", "0.0", count, {1: "np.transpose(g, inverse_axes(saved[0], g.ndim))"})
 
 
 # ---------------------------------------------------------------------------- np.append

@@ -13,7 +13,7 @@ from numba import extending
 from numba.core import types
 
 from .compiled_basics import NotCompiledCase, absent, array_list, compiled_only, real, real_array
-from .compiled_helpers import _items as items_of_a_layer, _per_item as per_item, accumulate, accumulate_into, add_at, \
+from .compiled_helpers import items_of_a_layer, per_item, accumulate, accumulate_into, add_at, \
     add_into, array_sequence, hstack_vjp_tup, item_cotangent, list_pieces, numpy_concatenate, numpy_stack, overload, \
     untake, vstack_vjp_tup, zero_like
 
