@@ -24,8 +24,7 @@ from numba import extending, literal_unroll, objmode
 from numba.core import types
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .compiled_basics import NotCompiledCase, absent as _absent, array_list as _array_list, \
-    compiled_only as _compiled_only, real as _real, real_array as _real_array
+from .compiled_basics import NotCompiledCase, absent, array_list, compiled_only, real, real_array
 
 __all__ = ["NotCompiledCase", "shape_like", "matmul_vjp_x1_into", "conj", "unbroadcast", "accumulate", "expand_reduced", "reduced_count",
            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake", "tie_share", "nonzero", "zero_like",
@@ -83,36 +82,36 @@ def register_jitable(function):
     return extending.register_jitable(**_KEPT)(function) if _KEPT else extending.register_jitable(function)
 
 
-conj, unbroadcast, accumulate, accumulate_into = map(_compiled_only, ("conj", "unbroadcast", "accumulate",
+conj, unbroadcast, accumulate, accumulate_into = map(compiled_only, ("conj", "unbroadcast", "accumulate",
                                                                      "accumulate_into"))
-expand_reduced, reduced_count, safe_divide = map(_compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
-matmul_vjp_x1, matmul_vjp_x2 = map(_compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
-dot_vjp_a, dot_vjp_b = map(_compiled_only, ("dot_vjp_a", "dot_vjp_b"))
-add_into, add_at, untake, tie_share = map(_compiled_only, ("add_into", "add_at", "untake", "tie_share"))
-nonzero, zero_like, _as_array = map(_compiled_only, ("nonzero", "zero_like", "_as_array"))
-power_vjp_base, power_vjp_exponent, written_into = map(_compiled_only, ("power_vjp_base", "power_vjp_exponent",
+expand_reduced, reduced_count, safe_divide = map(compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
+matmul_vjp_x1, matmul_vjp_x2 = map(compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
+dot_vjp_a, dot_vjp_b = map(compiled_only, ("dot_vjp_a", "dot_vjp_b"))
+add_into, add_at, untake, tie_share = map(compiled_only, ("add_into", "add_at", "untake", "tie_share"))
+nonzero, zero_like, _as_array = map(compiled_only, ("nonzero", "zero_like", "_as_array"))
+power_vjp_base, power_vjp_exponent, written_into = map(compiled_only, ("power_vjp_base", "power_vjp_exponent",
                                                                        "written_into"))
-array_vjp_object, split_cotangent = map(_compiled_only, ("array_vjp_object", "split_cotangent"))
-max_vjp_a, min_vjp_a = map(_compiled_only, ("max_vjp_a", "min_vjp_a"))
-item_cotangent = _compiled_only("item_cotangent")
-amax_vjp_a, amin_vjp_a, prod_vjp_a, trace_vjp_a = map(_compiled_only, ("amax_vjp_a", "amin_vjp_a", "prod_vjp_a",
+array_vjp_object, split_cotangent = map(compiled_only, ("array_vjp_object", "split_cotangent"))
+max_vjp_a, min_vjp_a = map(compiled_only, ("max_vjp_a", "min_vjp_a"))
+item_cotangent = compiled_only("item_cotangent")
+amax_vjp_a, amin_vjp_a, prod_vjp_a, trace_vjp_a = map(compiled_only, ("amax_vjp_a", "amin_vjp_a", "prod_vjp_a",
                                                                        "trace_vjp_a"))
-concatenate_vjp_arrays, stack_vjp_arrays, hstack_vjp_tup, vstack_vjp_tup = map(_compiled_only, (
+concatenate_vjp_arrays, stack_vjp_arrays, hstack_vjp_tup, vstack_vjp_tup = map(compiled_only, (
     "concatenate_vjp_arrays", "stack_vjp_arrays", "hstack_vjp_tup", "vstack_vjp_tup"))
 # NumPy's reductions given an axis or keepdims, which Numba's own np.max, np.prod, np.mean, np.var,
 # np.std (axis) and np.sum (keepdims) do not take (``for_numba`` calls these in their place)
-reduce_sum, reduce_mean, reduce_prod, reduce_max, reduce_min = map(_compiled_only, (
+reduce_sum, reduce_mean, reduce_prod, reduce_max, reduce_min = map(compiled_only, (
     "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min"))
-reduce_var, reduce_std, var_vjp_a, std_vjp_a = map(_compiled_only, ("reduce_var", "reduce_std", "var_vjp_a",
+reduce_var, reduce_std, var_vjp_a, std_vjp_a = map(compiled_only, ("reduce_var", "reduce_std", "var_vjp_a",
                                                                      "std_vjp_a"))
-_three, _reduced_shape, _flat = map(_compiled_only, ("_three", "_reduced_shape", "_flat"))
+_three, _reduced_shape, _flat = map(compiled_only, ("_three", "_reduced_shape", "_flat"))
 # an array's methods and its .T: each gives its value and what its pullback reads, in place of
 # method_rrule's value and pullback closure (``for_numba`` rewrites the calls)
-array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(_compiled_only, (
+array_sum, array_sum_pullback, array_mean, array_mean_pullback = map(compiled_only, (
     "array_sum", "array_sum_pullback", "array_mean", "array_mean_pullback"))
-array_dot, array_dot_pullback, array_T, array_T_pullback = map(_compiled_only, (
+array_dot, array_dot_pullback, array_T, array_T_pullback = map(compiled_only, (
     "array_dot", "array_dot_pullback", "array_T", "array_T_pullback"))
-array_copy, array_copy_pullback = map(_compiled_only, ("array_copy", "array_copy_pullback"))
+array_copy, array_copy_pullback = map(compiled_only, ("array_copy", "array_copy_pullback"))
 
 
 # ---------------------------------------------------------------------------- the types served
@@ -121,7 +120,7 @@ def _shape_of(t) -> bool:
     """What ``shape_like`` gives for a real array: ``(its shape, a zero of its dtype)``, read in
     place of the array by helpers that need only its shape and dtype (``SHAPE_READERS``)."""
     return isinstance(t, types.Tuple) and len(t) == 2 and isinstance(t[0], types.UniTuple) and t[0].count > 0 \
-        and isinstance(t[0].dtype, types.Integer) and _real(t[1])
+        and isinstance(t[0].dtype, types.Integer) and real(t[1])
 
 
 # ---------------------------------------------------------------------------- index arithmetic
@@ -184,7 +183,7 @@ def _spread(g, shape, g_shape, dtype):
 
 @overload(conj)
 def _conj(x):
-    if _real(x) or _real_array(x) or isinstance(x, (types.Integer, types.Boolean)) \
+    if real(x) or real_array(x) or isinstance(x, (types.Integer, types.Boolean)) \
             or isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
         return lambda x: x  # real (a mask `x > 0.5` too): its own conjugate
     return None
@@ -195,19 +194,19 @@ def _zero_like(x):
     if _shape_of(x):
         dtype = x[1]
         return lambda x: np.zeros(x[0], dtype)
-    if _real(x):
+    if real(x):
         kind = x  # a float32 scalar's zero is a float32 (one type for the cotangent variable)
         return lambda x: kind(0.0)
     # a vector's or a matrix's zeros written out (np.zeros is two more functions for Numba to compile, in each
     # helper calling it: 0.1-0.2 s of a cold first call); LLVM makes the loops a memset
-    if _real_array(x) and x.ndim == 1:
+    if real_array(x) and x.ndim == 1:
         def vector_zeros(x):
             out = np.empty(x.shape, x.dtype)
             for i in range(out.shape[0]):
                 out[i] = 0.0
             return out
         return vector_zeros
-    if _real_array(x) and x.ndim == 2:
+    if real_array(x) and x.ndim == 2:
         def matrix_zeros(x):
             out = np.empty(x.shape, x.dtype)
             for i in range(out.shape[0]):
@@ -215,7 +214,7 @@ def _zero_like(x):
                     out[i, j] = 0.0
             return out
         return matrix_zeros
-    if _real_array(x):
+    if real_array(x):
         return lambda x: np.zeros(x.shape, x.dtype)
     return None
 
@@ -224,9 +223,9 @@ def _zero_like(x):
 def _nonzero(g):
     """Whether a cotangent may contribute: the compiled form of ``g is not ZERO`` (a block for a
     cotangent of exact zeros is skipped, as the NumPy path skips one for its symbolic zero)."""
-    if _real(g):
+    if real(g):
         return lambda g: g != 0.0
-    if _real_array(g):
+    if real_array(g):
         def any_nonzero(g):
             for value in np.nditer(g):
                 if value.item() != 0.0:
@@ -238,7 +237,7 @@ def _nonzero(g):
 
 # Python's max(a, b) and min(a, b) of two numbers: whether the second wins (codegen/extremes.py); of arrays,
 # which Python compares whole (or refuses), none: the NumPy path answers
-greater, less = map(_compiled_only, ("greater", "less"))
+greater, less = map(compiled_only, ("greater", "less"))
 
 
 def _real_number(t) -> bool:
@@ -263,9 +262,9 @@ def _sum_of_cotangents(in_place: bool):
     """The overload of ``accumulate`` (a new value) or ``accumulate_into`` (written into the first,
     a cotangent's own buffer that nothing else reads): two cotangents of one value, added."""
     def overloaded(a, b):
-        if _real(a) and _real(b):
+        if real(a) and real(b):
             return lambda a, b: a + b
-        if _real_array(a) and _real_array(b) and a.ndim == b.ndim and a.dtype == b.dtype:
+        if real_array(a) and real_array(b) and a.ndim == b.ndim and a.dtype == b.dtype:
             def add(a, b):
                 if a.shape != b.shape:
                     raise NotCompiledCase("two cotangents of one value with different shapes")
@@ -285,27 +284,27 @@ overload(accumulate_into)(_sum_of_cotangents(in_place=True))
 @overload(unbroadcast)
 def _unbroadcast(v, like):
     if _shape_of(like):
-        if _real_array(v) and v.ndim == like[0].count and v.dtype == like[1]:
+        if real_array(v) and v.ndim == like[0].count and v.dtype == like[1]:
             def same_rank_of_shape(v, like):
                 if v.shape == like[0]:
                     return v
                 return unbroadcast(v, _template(like))
             return same_rank_of_shape
         return lambda v, like: unbroadcast(v, _template(like))
-    if _real(like):
-        if _real(v) and v == like:
+    if real(like):
+        if real(v) and v == like:
             return lambda v, like: v
         kind = like  # a scalar's cotangent has its dtype (the NumPy path casts: a float32 scalar's is float32)
-        if _real(v):
+        if real(v):
             return lambda v, like: kind(v)
-        if _real_array(v):
+        if real_array(v):
             return lambda v, like: kind(numpy_sum(v))
         return None
-    if not _real_array(like):
+    if not real_array(like):
         return None
-    if _real(v):
+    if real(v):
         return lambda v, like: np.full(like.shape, v, like.dtype)
-    if not _real_array(v):
+    if not real_array(v):
         return None
     if v.ndim == 1 and like.ndim == 1 and v.dtype == like.dtype:
         def same_length(v, like):  # _sum_to's sums for vectors, without compiling its general index arithmetic
@@ -336,11 +335,11 @@ def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return None  # a mask: the NumPy path
     if _shape_of(a):
         return lambda g, a, axis=None, keepdims=False, where=True: expand_reduced(g, _template(a), axis, keepdims, where)
-    if _real(a) and _real(g):
+    if real(a) and real(g):
         return lambda g, a, axis=None, keepdims=False, where=True: g if where else 0.0
-    if not _real_array(a):
+    if not real_array(a):
         return None
-    if _absent(axis) and _real(g) and a.ndim == 1:
+    if absent(axis) and real(g) and a.ndim == 1:
         def filled(g, a, axis=None, keepdims=False, where=True):  # np.full's loop, without its flat iterator
             out = np.empty(a.shape, a.dtype)
             value = g if where else 0.0
@@ -348,11 +347,11 @@ def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
                 out[k] = value
             return out
         return filled
-    if _absent(axis) and _real(g):
+    if absent(axis) and real(g):
         def full(g, a, axis=None, keepdims=False, where=True):
             return np.full(a.shape, g if where else 0.0, a.dtype)
         return full
-    if isinstance(axis, types.Integer) and _real_array(g) and g.ndim in (a.ndim - 1, a.ndim):
+    if isinstance(axis, types.Integer) and real_array(g) and g.ndim in (a.ndim - 1, a.ndim):
         kept = g.ndim == a.ndim
 
         def along(g, a, axis=None, keepdims=False, where=True):
@@ -374,13 +373,13 @@ def _reduced_count(a, axis=None, keepdims=False, where=True):
         return None
     if _shape_of(a):
         return lambda a, axis=None, keepdims=False, where=True: reduced_count(_template(a), axis, keepdims, where)
-    if _real_array(a) and _absent(axis):
+    if real_array(a) and absent(axis):
         def size(a, axis=None, keepdims=False, where=True):
             if not where:
                 raise NotCompiledCase("a mean over nothing")
             return a.size
         return size
-    if _real_array(a) and isinstance(axis, types.Integer):
+    if real_array(a) and isinstance(axis, types.Integer):
         def length(a, axis=None, keepdims=False, where=True):
             if not where:
                 raise NotCompiledCase("a mean over nothing")
@@ -392,7 +391,7 @@ def _reduced_count(a, axis=None, keepdims=False, where=True):
 @overload(safe_divide)
 def _safe_divide(num, den):
     """``num / den``, but exactly 0 where ``num`` is 0 (even where ``den`` is 0 or NaN)."""
-    if _real(num) and _real(den):
+    if real(num) and real(den):
         kind = types.float32 if num == den == types.float32 else types.float64  # the quotient's, in NumPy too
 
         def scalars(num, den):
@@ -402,7 +401,7 @@ def _safe_divide(num, den):
                 return kind(np.copysign(np.inf, num) * np.copysign(1.0, den))
             return kind(num / den)
         return scalars
-    if _real_array(num) and (_real(den) or _real_array(den) and den.ndim == num.ndim):
+    if real_array(num) and (real(den) or real_array(den) and den.ndim == num.ndim):
         def arrays(num, den):
             quotient = num / den  # numpy's semantics on arrays: inf and NaN, no exception
             if quotient.shape != num.shape:
@@ -418,14 +417,14 @@ def _safe_divide(num, den):
 
 
 def _matrix_or_vector(t) -> bool:
-    return _real_array(t) and t.ndim in (1, 2)
+    return real_array(t) and t.ndim in (1, 2)
 
 
 # ``x @ W`` in compiled code is ``numpy_matmul(x, W)``: Numba's own ``@`` is an intrinsic lowered (np.dot
 # by BLAS, its checks, the result's allocation) inside the function that uses it, so every new
 # generated function compiled it again; as a helper it is compiled once per argument types and
 # kept on disk with the others (the cold first call of a new function, benchmarks/results.md).
-numpy_matmul = _compiled_only("numpy_matmul")
+numpy_matmul = compiled_only("numpy_matmul")
 
 
 @overload(numpy_matmul)
@@ -500,13 +499,13 @@ def _matmul_vjp_x1(g, x1, x2):
     """The cotangent of ``x1`` in ``x1 @ x2`` (real matrices and vectors, no batches)."""
     if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
         return None
-    if x1.ndim == 2 and x2.ndim == 2 and _real_array(g):
+    if x1.ndim == 2 and x2.ndim == 2 and real_array(g):
         return lambda g, x1, x2: g @ x2.T
-    if x1.ndim == 2 and x2.ndim == 1 and _real_array(g):
+    if x1.ndim == 2 and x2.ndim == 1 and real_array(g):
         return lambda g, x1, x2: np.outer(g, x2)
-    if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
+    if x1.ndim == 1 and x2.ndim == 2 and real_array(g):
         return lambda g, x1, x2: x2 @ g
-    if x1.ndim == 1 and x2.ndim == 1 and _real(g):
+    if x1.ndim == 1 and x2.ndim == 1 and real(g):
         return lambda g, x1, x2: g * x2
     return None
 
@@ -518,11 +517,11 @@ def _matmul_vjp_x2(g, x1, x2):
         return None
     if x1.ndim == 2 and _gemv_served(x1, g):
         return lambda g, x1, x2: _matrix_vector(x1, g, True)
-    if x1.ndim == 2 and _real_array(g):
+    if x1.ndim == 2 and real_array(g):
         return lambda g, x1, x2: x1.T @ g
-    if x1.ndim == 1 and x2.ndim == 2 and _real_array(g):
+    if x1.ndim == 1 and x2.ndim == 2 and real_array(g):
         return lambda g, x1, x2: np.outer(x1, g)
-    if x1.ndim == 1 and x2.ndim == 1 and _real(g):
+    if x1.ndim == 1 and x2.ndim == 1 and real(g):
         return lambda g, x1, x2: g * x1
     return None
 
@@ -539,7 +538,7 @@ def _basic_index(index) -> bool:
 def _add_into(buffer, index, g):
     """``buffer[index] += g``: the cotangent of an element (or row) read, added where it was
     read, into a buffer the gradient owns."""
-    if _real_array(buffer) and _basic_index(index):
+    if real_array(buffer) and _basic_index(index):
         def add(buffer, index, g):
             buffer[index] += g
         return add
@@ -551,7 +550,7 @@ def _add_at(a, g, index, like):
     """``a`` plus the cotangent of ``like[index]``, as a new array (``a`` may be another value's)."""
     if _shape_of(like):
         return lambda a, g, index, like: add_at(a, g, index, _template(like))
-    if _real_array(a) and _real_array(like) and a.ndim == like.ndim and _basic_index(index):
+    if real_array(a) and real_array(like) and a.ndim == like.ndim and _basic_index(index):
         def added(a, g, index, like):
             out = a.copy()
             out[index] += g
@@ -565,7 +564,7 @@ def _untake(g, index, like):
     """The cotangent of ``like[index]``: ``g`` where it was read, zero elsewhere."""
     if _shape_of(like):
         return lambda g, index, like: untake(g, index, _template(like))
-    if _real_array(like) and _basic_index(index):
+    if real_array(like) and _basic_index(index):
         def scattered(g, index, like):
             out = np.zeros(like.shape, like.dtype)
             out[index] = g
@@ -575,7 +574,7 @@ def _untake(g, index, like):
 
 
 # ---------------------------------------------------------------------------- y[index] = v on an array of its own
-written_item_of, zeroed_at, overwritten, restore = map(_compiled_only, ("written_item_of", "zeroed_at", "overwritten",
+written_item_of, zeroed_at, overwritten, restore = map(compiled_only, ("written_item_of", "zeroed_at", "overwritten",
                                                                        "restore"))
 
 
@@ -589,7 +588,7 @@ def _one_element(array, index) -> bool:
 def _part_copied(array, index):
     """``array[index]``, a copy where it is an array (not a view the next write changes); None
     where it is not a real array's basic index (no implementation: the NumPy path runs)."""
-    if not (_real_array(array) and _basic_index(index)):
+    if not (real_array(array) and _basic_index(index)):
         return None
     if _one_element(array, index):
         return lambda array, index: array[index]
@@ -608,7 +607,7 @@ def _written_item_of(array, index):
 def _zeroed_at(g, index):
     """``y``'s cotangent before ``y[index] = v`` from its cotangent after: ``g`` with zeros at
     ``index``, as a new array (``g`` may be another value's cotangent too)."""
-    if _real_array(g) and _basic_index(index):
+    if real_array(g) and _basic_index(index):
         def zeroed(g, index):
             out = g.copy()
             out[index] = 0.0
@@ -626,7 +625,7 @@ def _overwritten(array, index):
 
 @overload(restore)
 def _restore(container, index, old):
-    if _real_array(container) and _basic_index(index):
+    if real_array(container) and _basic_index(index):
         def put_back(container, index, old):
             container[index] = old
         return put_back
@@ -662,7 +661,7 @@ def _untake_new_axes(g, index, like):
     """The cotangent of ``like[index]`` where ``index`` adds axes (``u[:, None]``, ``v[None, :]``):
     ``g`` summed over each new axis, put where the rest of the index read, zero elsewhere."""
     like = like.type if isinstance(like, types.Optional) else like  # (a variable unset before a loop)
-    if _new_axes(index) and _real_array(like) and _real_array(g):
+    if _new_axes(index) and real_array(like) and real_array(g):
         return _with_new_axes_summed("untake_new_axes", "g, index, like", index, [
             "out = np.zeros(like.shape, like.dtype)", "out[{kept}] = part", "return out"])
     return None
@@ -670,7 +669,7 @@ def _untake_new_axes(g, index, like):
 
 @overload(add_into, kept=False)
 def _add_into_new_axes(buffer, index, g):
-    if _new_axes(index) and _real_array(buffer) and _real_array(g):
+    if _new_axes(index) and real_array(buffer) and real_array(g):
         return _with_new_axes_summed("add_into_new_axes", "buffer, index, g", index, ["buffer[{kept}] += part"])
     return None
 
@@ -678,7 +677,7 @@ def _add_into_new_axes(buffer, index, g):
 @overload(add_at, kept=False)
 def _add_at_new_axes(a, g, index, like):
     like = like.type if isinstance(like, types.Optional) else like
-    if _new_axes(index) and _real_array(a) and _real_array(like) and a.ndim == like.ndim and _real_array(g):
+    if _new_axes(index) and real_array(a) and real_array(like) and a.ndim == like.ndim and real_array(g):
         return _with_new_axes_summed("add_at_new_axes", "a, g, index, like", index, [
             "out = a.copy()", "out[{kept}] += part", "return out"])
     return None
@@ -688,9 +687,9 @@ def _add_at_new_axes(a, g, index, like):
 def _as_array_overload(v, like):
     """``v`` as an array of ``like``'s shape: a float is spread, an array is kept (shapes checked
     where it is read)."""
-    if _real(v):
+    if real(v):
         return lambda v, like: np.full(like.shape, v)
-    if _real_array(v):
+    if real_array(v):
         return lambda v, like: v
     return None
 
@@ -699,13 +698,13 @@ def _as_array_overload(v, like):
 def _tie_share(g, x, other, ans):
     """``g`` where ``x`` won an elementwise max or min, half of it where ``x`` tied ``other``,
     0 where it lost (whatever ``g`` is there, as ``np.where`` gives)."""
-    if _real(g) and _real(x) and _real(other) and _real(ans):
+    if real(g) and real(x) and real(other) and real(ans):
         def scalars(g, x, other, ans):
             if x != ans:
                 return 0.0
             return g * 0.5 if x == other else g
         return scalars
-    if _real_array(g) and all(_real(v) or _real_array(v) for v in (x, other, ans)):
+    if real_array(g) and all(real(v) or real_array(v) for v in (x, other, ans)):
         def arrays(g, x, other, ans):
             xs, others, answers = _as_array(x, g), _as_array(other, g), _as_array(ans, g)
             if xs.shape != g.shape or others.shape != g.shape or answers.shape != g.shape:
@@ -745,10 +744,10 @@ def _numpy_loop(name: str):
     """The stub ``numpy_<name>`` and its overload: ``np.<name>`` of an array of at least
     ``NUMPY_LOOPS[name]`` elements by NumPy's loop, anything else as Numba computes it."""
     ufunc, smallest = getattr(np, name), NUMPY_LOOPS[name]
-    stub = _compiled_only(f"numpy_{name}")
+    stub = compiled_only(f"numpy_{name}")
 
     def overloaded(x):
-        if not _real_array(x):
+        if not real_array(x):
             return lambda x: ufunc(x)  # a float, or a type Numba's own ufunc decides about
 
         def by_numpy(x):
@@ -776,12 +775,12 @@ numpy_tanh, numpy_sinh, numpy_tan, numpy_arctan, numpy_arcsinh, numpy_log1p, num
 # ``shape_like(y)``, a tuple of numbers (no reference count); each helper in SHAPE_READERS reads
 # it as it would the array, through ``_template``: an uninitialised array of that shape and
 # dtype, whose values nothing reads.
-shape_like, _template = map(_compiled_only, ("shape_like", "_template"))
+shape_like, _template = map(compiled_only, ("shape_like", "_template"))
 
 
 @overload(shape_like)
 def _shape_like(x):
-    if _real_array(x):
+    if real_array(x):
         return lambda x: (x.shape, x.dtype.type(0))
     return lambda x: x  # a float is its own shape; other values are handed over as they are
 
@@ -798,13 +797,13 @@ def _template_overload(like):
 # ``dW = accumulate_into(dW, matmul_vjp_x1(g, W, h))`` (an RNN's weights, step after step) makes
 # np.outer(g, h), a new matrix, then adds it; ``matmul_vjp_x1_into`` adds g[i] * h[j] into dW
 # where it is: the same products and sums (0.14 us against 0.63 us for 32 x 32).
-matmul_vjp_x1_into = _compiled_only("matmul_vjp_x1_into")
+matmul_vjp_x1_into = compiled_only("matmul_vjp_x1_into")
 
 
 @overload(matmul_vjp_x1_into)
 def _matmul_vjp_x1_into(buffer, g, x1, x2):
-    if _real_array(buffer) and buffer.ndim == 2 and _real_array(g) and g.ndim == 1 and _real_array(x1) \
-            and x1.ndim == 2 and _real_array(x2) and x2.ndim == 1 and buffer.dtype == g.dtype == x2.dtype:
+    if real_array(buffer) and buffer.ndim == 2 and real_array(g) and g.ndim == 1 and real_array(x1) \
+            and x1.ndim == 2 and real_array(x2) and x2.ndim == 1 and buffer.dtype == g.dtype == x2.dtype:
         def outer_added(buffer, g, x1, x2):
             if buffer.shape[0] != g.size or buffer.shape[1] != x2.size:
                 raise NotCompiledCase("two cotangents of one value with different shapes")
@@ -823,14 +822,14 @@ def _matmul_vjp_x1_into(buffer, g, x1, x2):
 # raises in Python, and here finds no implementation (the NumPy path then says so).
 
 def _axis_served(axis) -> bool:
-    return _absent(axis) or isinstance(axis, types.Integer)
+    return absent(axis) or isinstance(axis, types.Integer)
 
 
 @overload(array_sum)
 def _array_sum(receiver, axis=None):
-    if _real_array(receiver) and _absent(axis):
+    if real_array(receiver) and absent(axis):
         return lambda receiver, axis=None: (numpy_sum(receiver), (receiver, None))  # (float32: NumPy's order)
-    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
+    if real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
         # (not float32: NumPy sums along the last axis pairwise, Numba one by one)
         return lambda receiver, axis=None: (np.sum(receiver, axis), (receiver, axis))
     return None
@@ -843,9 +842,9 @@ def _array_sum_pullback(saved, g):
 
 @overload(array_mean)
 def _array_mean(receiver, axis=None):
-    if _real_array(receiver) and _absent(axis):
+    if real_array(receiver) and absent(axis):
         return lambda receiver, axis=None: (numpy_mean(receiver), (receiver, None))
-    if _real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
+    if real_array(receiver) and isinstance(axis, types.Integer) and receiver.dtype != types.float32:
         def along(receiver, axis=None):
             return np.sum(receiver, axis) / receiver.shape[axis % receiver.ndim], (receiver, axis)
         return along
@@ -874,7 +873,7 @@ def _array_dot_pullback(saved, g):
     return pullback
 
 
-as_tuple = _compiled_only("as_tuple")
+as_tuple = compiled_only("as_tuple")
 
 
 @overload(as_tuple)
@@ -889,28 +888,28 @@ def _as_tuple(t):
 @overload(array_copy)
 def _array_copy(receiver):
     """``x.copy()``: a new array; its pullback needs nothing."""
-    if _real_array(receiver):
+    if real_array(receiver):
         return lambda receiver: (receiver.copy(), 0.0)
     return None
 
 
 @overload(array_copy_pullback)
 def _array_copy_pullback(saved, g):
-    if _real_array(g):
+    if real_array(g):
         return lambda saved, g: (0.0, g)
     return None
 
 
 @overload(array_T)
 def _array_T(receiver):
-    if _real_array(receiver):
+    if real_array(receiver):
         return lambda receiver: (receiver.T, receiver)
     return None
 
 
 @overload(array_T_pullback)
 def _array_T_pullback(saved, g):
-    if _real_array(g):
+    if real_array(g):
         return lambda saved, g: (0.0, g.T)
     return None
 
@@ -926,13 +925,13 @@ def _power_vjp_base(g, x, y):
     """The cotangent of the base in ``x ** y``: ``g * y * x ** (y - 1)``, 0 where ``g`` or ``y`` is 0.
     (A float 0.0 ** a negative power raises ZeroDivisionError here, and a negative base with a
     fractional power is NaN: either way the call is computed again on the NumPy path.)"""
-    if _real(g) and _real(x) and _number(y):
+    if real(g) and real(x) and _number(y):
         def scalars(g, x, y):
             if g == 0.0 or y == 0:
                 return 0.0
             return g * y * x ** (y - 1)
         return scalars
-    if _real_array(g) and _real_array(x) and _number(y):
+    if real_array(g) and real_array(x) and _number(y):
         def array_base(g, x, y):
             if y == 0:
                 return np.zeros(x.shape, x.dtype)
@@ -955,13 +954,13 @@ def _power_vjp_exponent(g, ans, x, y):
     for a negative base: the NumPy path then answers)."""
     if isinstance(y, types.Integer):
         return lambda g, ans, x, y: 0  # an int exponent has no cotangent (its value is never read)
-    if _real(g) and _real(x) and _real(y):
+    if real(g) and real(x) and real(y):
         def scalars(g, ans, x, y):
             if x > 0.0:
                 return g * ans * np.log(x)
             return 0.0 if x == 0.0 else np.nan
         return scalars
-    if _real_array(g) and (_real(x) or _real_array(x)) and (_real(y) or _real_array(y)):
+    if real_array(g) and (real(x) or real_array(x)) and (real(y) or real_array(y)):
         def arrays(g, ans, x, y):
             bases = _as_array(x, g)
             if bases.shape != g.shape:
@@ -981,9 +980,9 @@ def _power_vjp_exponent(g, ans, x, y):
 def _written_into(new, old):
     """What ``old op= v`` leaves in ``old`` given ``new = old op v``: on an array the result keeps
     ``old``'s dtype and shape (one that would grow ``old`` raises in NumPy: not covered here)."""
-    if not _real_array(old):
+    if not real_array(old):
         return lambda new, old: new
-    if _real_array(new) and new.ndim == old.ndim:
+    if real_array(new) and new.ndim == old.ndim:
         def into(new, old):
             if new.shape != old.shape:
                 raise NotCompiledCase("an in-place operation that would change an array's shape")
@@ -993,9 +992,9 @@ def _written_into(new, old):
 
 
 # `y op= v` where y is still what the caller passed, or is read again through another name (rules/helpers.py)
-written_into_argument, written_into_shared = map(_compiled_only, ("written_into_argument", "written_into_shared"))
+written_into_argument, written_into_shared = map(compiled_only, ("written_into_argument", "written_into_shared"))
 # `s -= v` where s was taken from an argument (`s = x`): the caller's object when it is an array (rules/helpers.py)
-not_the_callers = _compiled_only("not_the_callers")
+not_the_callers = compiled_only("not_the_callers")
 
 
 def _rebound(old) -> bool:
@@ -1029,17 +1028,17 @@ def _not_the_callers(value, owner, spelled, owner_name):
 def _numbers(t) -> bool:
     """A list or tuple of real scalars (what ``np.array([a, b, c])`` is made of)."""
     if isinstance(t, types.List):
-        return _real(t.dtype)
+        return real(t.dtype)
     # a tuple (``for_numba`` writes one for a list only read): its ints are floats in a list Numba types
-    return isinstance(t, types.BaseTuple) and any(_real(item) for item in t) \
-        and all(_real(item) or isinstance(item, types.Integer) for item in t)
+    return isinstance(t, types.BaseTuple) and any(real(item) for item in t) \
+        and all(real(item) or isinstance(item, types.Integer) for item in t)
 
 
 @overload(array_vjp_object)
 def _array_vjp_object(g, ans, obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):
     """The cotangent of the list in ``np.array(list)``: one per element, as the 1-d array ``g``
     (``split_cotangent`` reads it element by element)."""
-    if _real_array(g) and g.ndim == 1 and _numbers(obj) and _absent(dtype):
+    if real_array(g) and g.ndim == 1 and _numbers(obj) and absent(dtype):
         def elements(g, ans, obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None):
             if ndmin > 1 or g.size != len(obj):
                 raise NotCompiledCase("np.array of a list with ndmin")
@@ -1051,7 +1050,7 @@ def _array_vjp_object(g, ans, obj, dtype=None, copy=True, order="K", subok=False
 @overload(split_cotangent)
 def _split_cotangent(g, count):
     """The cotangents of a sequence's elements from the cotangent of the whole (a 1-d array here)."""
-    if _real_array(g) and g.ndim == 1:
+    if real_array(g) and g.ndim == 1:
         def parts(g, count):
             if g.size != count:
                 raise NotCompiledCase("a cotangent of another length than its sequence")
@@ -1065,7 +1064,7 @@ def _split_cotangent(g, count):
 def _extreme_vjp(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """The cotangent of ``np.max(a)`` (or ``np.min``), the whole array: shared equally among the
     elements equal to the extreme (the rule's convention: its sum is ``g``)."""
-    if not (_real(g) and _real(ans) and _real_array(a) and _absent(axis) and _absent(out) and _absent(initial)
+    if not (real(g) and real(ans) and real_array(a) and absent(axis) and absent(out) and absent(initial)
             and isinstance(where, (types.Boolean, types.Omitted))):
         return None
 
@@ -1091,7 +1090,7 @@ overload(min_vjp_a)(_extreme_vjp)
 # walk that view, so one loop serves any number of dimensions and any axis.
 
 def _float64_array(t) -> bool:
-    return _real_array(t) and t.dtype == types.float64
+    return real_array(t) and t.dtype == types.float64
 
 
 @register_jitable
@@ -1113,7 +1112,7 @@ def _along(a, axis):
 @overload(_three)
 def _three_overload(a, axis):
     """``a`` as (before, along, after) for ``axis``; no axis: every element along one."""
-    if _absent(axis):
+    if absent(axis):
         return lambda a, axis: np.ascontiguousarray(a).reshape((1, a.size, 1))
     if isinstance(axis, types.Integer):
         return lambda a, axis: _along(a, axis)
@@ -1124,7 +1123,7 @@ def _three_overload(a, axis):
 def _reduced_shape_overload(shape, axis, kept):
     """The shape of a reduction of an array of ``shape`` over ``axis`` (None: all), as an array:
     the axis kept as 1 (``keepdims``) or left out."""
-    if _absent(axis):
+    if absent(axis):
         return lambda shape, axis, kept: np.ones(len(shape) if kept else 0, np.int64)
 
     def along(shape, axis, kept):
@@ -1143,9 +1142,9 @@ def _reduced_shape_overload(shape, axis, kept):
 @overload(_flat)
 def _flat_overload(v):
     """A reduction's value or cotangent (a float where it has no axes left) as a 1-d array."""
-    if _real(v):
+    if real(v):
         return lambda v: np.full(1, v)
-    if _real_array(v):
+    if real_array(v):
         return lambda v: np.ascontiguousarray(v).reshape(v.size)
     return None
 
@@ -1237,10 +1236,10 @@ def _reduction(kernel, a, axis, keepdims, unused, where):
     an int axis or none, ``keepdims`` a constant, nothing else (``dtype``, ``out``, ``initial``,
     ``where``) given."""
     kept = _kept(keepdims)
-    if not (_float64_array(a) and (_absent(axis) or isinstance(axis, types.Integer)) and kept is not None
-            and all(_absent(t) for t in unused) and (where is True or isinstance(where, types.Omitted))):
+    if not (_float64_array(a) and (absent(axis) or isinstance(axis, types.Integer)) and kept is not None
+            and all(absent(t) for t in unused) and (where is True or isinstance(where, types.Omitted))):
         return None
-    ndim = a.ndim if kept else 0 if _absent(axis) else a.ndim - 1
+    ndim = a.ndim if kept else 0 if absent(axis) else a.ndim - 1
     return _reducer(kernel, kept, ndim)
 
 
@@ -1298,15 +1297,15 @@ overload(reduce_min, prefer_literal=True)(_extreme(_min_along))
 def _expand_reduced_more(g, a, axis=None, keepdims=False, where=True):
     """expand_reduced's cases the first overload leaves: a 1-d array reduced along its axis to a
     float (``np.sum(x, axis=0)``), a whole array reduced with keepdims (``np.sum(x, keepdims=True)``)."""
-    if not (isinstance(where, (types.Boolean, types.Omitted)) and _real_array(a)):
+    if not (isinstance(where, (types.Boolean, types.Omitted)) and real_array(a)):
         return None
-    if isinstance(axis, types.Integer) and _real(g) and a.ndim == 1:
+    if isinstance(axis, types.Integer) and real(g) and a.ndim == 1:
         def along_the_only_axis(g, a, axis=None, keepdims=False, where=True):
             if axis < -1 or axis > 0:
                 raise NotCompiledCase("an axis out of range")
             return np.full(a.shape, g if where else 0.0, a.dtype)
         return along_the_only_axis
-    if _absent(axis) and _real_array(g) and g.ndim == a.ndim:
+    if absent(axis) and real_array(g) and g.ndim == a.ndim:
         def kept(g, a, axis=None, keepdims=False, where=True):
             if g.size != 1:
                 raise NotCompiledCase("a reduction's cotangent of another shape")
@@ -1316,7 +1315,7 @@ def _expand_reduced_more(g, a, axis=None, keepdims=False, where=True):
 
 
 def _reduced_value(t) -> bool:
-    return _real(t) or _real_array(t)
+    return real(t) or real_array(t)
 
 
 @register_jitable
@@ -1347,8 +1346,8 @@ def _shared_along(g, ans, a, axis):
 def _extreme_vjp_along(g, ans, a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """The cotangent of ``np.max(a, axis=k)``, with or without keepdims (the whole array to a
     float is ``_extreme_vjp``'s)."""
-    if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a) and not (_real(g) and _absent(axis))
-            and (_absent(axis) or isinstance(axis, types.Integer)) and _absent(out) and _absent(initial)
+    if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a) and not (real(g) and absent(axis))
+            and (absent(axis) or isinstance(axis, types.Integer)) and absent(out) and absent(initial)
             and isinstance(where, (types.Boolean, types.Omitted))):
         return None
 
@@ -1370,8 +1369,8 @@ def _prod_vjp_a(g, ans, a, axis=None, dtype=None, out=None, keepdims=False, init
     """The cotangent of ``np.prod(a)`` (or along an axis): ``g`` times the product of the other
     elements, from products of those before and of those after, multiplied in the order of the
     rule's exclusive cumulative products (exact at zeros: nothing is divided)."""
-    if not (_reduced_value(g) and _float64_array(a) and (_absent(axis) or isinstance(axis, types.Integer))
-            and _absent(dtype) and _absent(out) and _absent(initial) and isinstance(where, (types.Boolean, types.Omitted))):
+    if not (_reduced_value(g) and _float64_array(a) and (absent(axis) or isinstance(axis, types.Integer))
+            and absent(dtype) and absent(out) and absent(initial) and isinstance(where, (types.Boolean, types.Omitted))):
         return None
 
     def others(g, ans, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
@@ -1405,8 +1404,8 @@ def _spread_vjp(standard: bool):
     def overloaded(g, ans, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True, mean=None,
                    correction=None):
         if not (_reduced_value(g) and _reduced_value(ans) and _float64_array(a)
-                and (_absent(axis) or isinstance(axis, types.Integer)) and isinstance(ddof, (int, types.Integer))
-                and all(_absent(t) for t in (dtype, out, mean, correction))
+                and (absent(axis) or isinstance(axis, types.Integer)) and isinstance(ddof, (int, types.Integer))
+                and all(absent(t) for t in (dtype, out, mean, correction))
                 and isinstance(where, (types.Boolean, types.Omitted))):
             return None
 
@@ -1442,9 +1441,9 @@ overload(std_vjp_a)(_spread_vjp(standard=True))
 @overload(trace_vjp_a)
 def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """The cotangent of ``np.trace(a, offset)`` of a matrix: ``g`` on the diagonal it summed."""
-    if not (_real(g) and _float64_array(a) and a.ndim == 2 and isinstance(offset, types.Integer)
-            and isinstance(axis1, types.Integer) and isinstance(axis2, types.Integer) and _absent(dtype)
-            and _absent(out)):
+    if not (real(g) and _float64_array(a) and a.ndim == 2 and isinstance(offset, types.Integer)
+            and isinstance(axis1, types.Integer) and isinstance(axis2, types.Integer) and absent(dtype)
+            and absent(out)):
         return None
 
     def on_the_diagonal(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -1459,12 +1458,12 @@ def _trace_vjp_a(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 def array_sequence(t) -> bool:
     """A tuple of float64 arrays (for_numba makes a list literal passed to np.concatenate one), or
     a list of them (built by ``append`` in a loop, or a literal the tape keeps too)."""
-    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t) or _array_list(t)
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_float64_array(x) for x in t) or array_list(t)
 
 
 # np.concatenate and np.stack of a list (Numba's compile tuples only): for_numba calls these where
 # the sequence is a name, not a literal; a tuple goes to Numba's own
-numpy_concatenate, numpy_stack = map(_compiled_only, ("numpy_concatenate", "numpy_stack"))
+numpy_concatenate, numpy_stack = map(compiled_only, ("numpy_concatenate", "numpy_stack"))
 
 
 @register_jitable
@@ -1516,7 +1515,7 @@ def _joining(stacked: bool):
             if stacked:
                 return lambda arrays, axis=0: np.stack(arrays, axis)
             return lambda arrays, axis=0: np.concatenate(arrays, axis)
-        if _array_list(arrays):
+        if array_list(arrays):
             ndim = arrays.dtype.ndim + stacked
 
             def joined(arrays, axis=0):
@@ -1587,19 +1586,19 @@ def list_pieces(g, arrays, axis):
 def _served_join(g, arrays) -> bool:
     """A join's cotangent and sequence the overloads below cut: float64 throughout, or a list of
     float32 arrays and a float32 cotangent (the list's join is ``_joined_list``'s, of any real dtype)."""
-    if _array_list(arrays):
-        return _real_array(g) and g.dtype == arrays.dtype.dtype
+    if array_list(arrays):
+        return real_array(g) and g.dtype == arrays.dtype.dtype
     return _float64_array(g) and array_sequence(arrays)
 
 
 def _cut(arrays):
     """What cuts a join's cotangent back for this sequence's type: ``_pieces`` or ``list_pieces``."""
-    return list_pieces if _array_list(arrays) else _pieces
+    return list_pieces if array_list(arrays) else _pieces
 
 
 @overload(concatenate_vjp_arrays)
 def _concatenate_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and absent(out) and absent(dtype):
         cut = _cut(arrays)
         return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
     return None  # axis=None (the arrays flattened): the NumPy path
@@ -1607,7 +1606,7 @@ def _concatenate_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same
 
 @overload(stack_vjp_arrays)
 def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    if _served_join(g, arrays) and isinstance(axis, types.Integer) and _absent(out) and _absent(dtype):
+    if _served_join(g, arrays) and isinstance(axis, types.Integer) and absent(out) and absent(dtype):
         cut = _cut(arrays)
         return lambda g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind": cut(g, arrays, axis)
     return None
@@ -1618,12 +1617,12 @@ def _stack_vjp(g, ans, arrays, axis=0, out=None, dtype=None, casting="same_kind"
 # ``(x > 0) - (x < 0)`` of a Python float, ``np.sign(x)`` else). An array is never a float; a float64
 # is `x == x`, as in the float version (the two slopes differ at NaN alone, where np.sign's NaN sends
 # the call to the NumPy path); other types (a float32 scalar) find no implementation: the NumPy path.
-is_python_float = _compiled_only("is_python_float")
+is_python_float = compiled_only("is_python_float")
 
 
 @overload(is_python_float)
 def _is_python_float(x):
-    if _real_array(x):
+    if real_array(x):
         return lambda x: False
     if x == types.float64:
         return lambda x: x == x
@@ -1634,19 +1633,19 @@ def _is_python_float(x):
 # ``builtin_abs(abs, x)``, so that the name is typed as it is bound. Numba types the builtin as its
 # Function; a function of the user's named abs is not typed so, finds no implementation here, and the
 # NumPy path calls it. Of a float, an int and an array np.abs is abs's number, of abs's type.
-builtin_abs = _compiled_only("builtin_abs")
+builtin_abs = compiled_only("builtin_abs")
 
 
 @overload(builtin_abs)
 def _builtin_abs(f, x):
     if isinstance(f, types.Function) and f.typing_key is builtins.abs \
-            and (_real_array(x) or isinstance(x, (types.Float, types.Integer))):
+            and (real_array(x) or isinstance(x, (types.Float, types.Integer))):
         return lambda f, x: np.abs(x)
     return None
 
 
 # ---------------------------------------------------------------------------- np.squeeze(x, axis=...)
-numpy_squeeze = _compiled_only("numpy_squeeze")
+numpy_squeeze = compiled_only("numpy_squeeze")
 
 
 def _squeezed_axes(a, axis):
@@ -1670,7 +1669,7 @@ def _numpy_squeeze(a, axis=None):
     """``np.squeeze(a, axis)``: a view of ``a`` without those axes of length one, as NumPy's. An axis
     of another length (NumPy's ValueError) and an array not C-contiguous (NumPy's result would be a
     view this reshape could not make) go to the NumPy path."""
-    if not _real_array(a):
+    if not real_array(a):
         return None
     axes = _squeezed_axes(a, axis)
     if axes is None:
@@ -1698,7 +1697,7 @@ def _numpy_squeeze_every_axis(a, axis=None):
     """``np.squeeze(a)`` (no axis, or None): the rank of NumPy's result is how many axes are longer
     than one, known only at the call; compiled code covers the one element of a ``keepdims=True``
     reduction of every axis (``logsumexp(x)``), NumPy's 0-d array, as its number (of its dtype)."""
-    if not _real_array(a) or not _absent(axis):
+    if not real_array(a) or not absent(axis):
         return None
 
     def number(a, axis=None):
@@ -1710,12 +1709,12 @@ def _numpy_squeeze_every_axis(a, axis=None):
 
 # ``np.reshape(g, np.shape(a))`` (np.squeeze's pullback): of the number np.squeeze of every axis
 # gave (above), the array of a's shape holding it
-reshaped_like = _compiled_only("reshaped_like")
+reshaped_like = compiled_only("reshaped_like")
 
 
 @overload(reshaped_like)
 def _reshaped_like(g, a):
-    if _real_array(a) and _real(g):
+    if real_array(a) and real(g):
         def holding(g, a):
             if a.size != 1:
                 raise NotCompiledCase("a number reshaped to an array of more than one element")
@@ -1726,14 +1725,14 @@ def _reshaped_like(g, a):
 
 # the cotangent of a list built by ``append`` in a loop, taken apart in the reverse loop as the
 # appends are undone (runtime/structure's item_of and prefix_of, for a list of arrays)
-item_of, prefix_of = map(_compiled_only, ("item_of", "prefix_of"))
+item_of, prefix_of = map(compiled_only, ("item_of", "prefix_of"))
 
 
 @overload(item_of)
 def _item_of_list(g, index):
     """The cotangent of ``items[index]``: of an array, a copy, as the NumPy path's (the list's may be
     written later); of a tuple (a list of ``(x, y)`` batches), the tuple, as the NumPy path's."""
-    if isinstance(g, types.List) and (_real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(index, types.Integer):
+    if isinstance(g, types.List) and (real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(index, types.Integer):
         if items_of_a_layer(g.dtype):
             return lambda g, index: g[index]
         return lambda g, index: g[index].copy()
@@ -1743,14 +1742,14 @@ def _item_of_list(g, index):
 @overload(prefix_of)
 def _prefix_of_list(g, length):
     """The cotangent of the list's first ``length`` items (the list before an append): a new list."""
-    if isinstance(g, types.List) and (_real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(length, types.Integer):
+    if isinstance(g, types.List) and (real_array(g.dtype) or items_of_a_layer(g.dtype)) and isinstance(length, types.Integer):
         return lambda g, length: g[:length]
     return None
 
 
 @overload(hstack_vjp_tup)
 def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and array_sequence(tup) and not _array_list(tup) and _absent(dtype):
+    if _float64_array(g) and array_sequence(tup) and not array_list(tup) and absent(dtype):
         axis = 0 if g.ndim == 1 else 1  # 1-d arrays are joined end to end, others side by side
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, axis)
     return None
@@ -1758,7 +1757,7 @@ def _hstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 
 @overload(vstack_vjp_tup)
 def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
-    if _float64_array(g) and array_sequence(tup) and not _array_list(tup) and _absent(dtype):
+    if _float64_array(g) and array_sequence(tup) and not array_list(tup) and absent(dtype):
         return lambda g, ans, tup, dtype=None, casting="same_kind": _pieces(g, tup, 0)
     return None
 
@@ -1766,7 +1765,7 @@ def _vstack_vjp(g, ans, tup, dtype=None, casting="same_kind"):
 @overload(zero_like)
 def _zero_like_arrays(x):
     """The cotangent of a join's tuple that nothing reached: zeros in the list ``_pieces`` gives."""
-    if _array_list(x):
+    if array_list(x):
         return lambda x: [np.zeros(like.shape, like.dtype) for like in x]
     if array_sequence(x):
         def zeros(x):
@@ -1782,7 +1781,7 @@ def _zero_like_arrays(x):
 def _split_cotangent_list(g, count):
     """The cotangents of the arrays a sequence joined (a list here, from ``_pieces``), or of a
     tuple's items from the tuple of them (``a, b = (np.sin(x), np.outer(x, x))``)."""
-    if isinstance(g, types.List) and _real_array(g.dtype) or items_of_a_layer(g):
+    if isinstance(g, types.List) and real_array(g.dtype) or items_of_a_layer(g):
         def parts(g, count):
             if len(g) != count:
                 raise NotCompiledCase("a cotangent of another length than its sequence")
@@ -1793,7 +1792,7 @@ def _split_cotangent_list(g, count):
 
 @overload(nonzero)
 def _nonzero_list(g):
-    if isinstance(g, types.List) and _real_array(g.dtype):
+    if isinstance(g, types.List) and real_array(g.dtype):
         def any_nonzero(g):
             for piece in g:
                 if nonzero(piece):
@@ -1849,7 +1848,7 @@ def layers_of_arrays(value) -> bool:
 
 def items_of_a_layer(t) -> bool:
     """A tuple of floats and float arrays (a layer's ``(W, b)``)."""
-    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(_real(i) or _real_array(i) for i in t.types)
+    return isinstance(t, types.BaseTuple) and len(t) > 0 and all(real(i) or real_array(i) for i in t.types)
 
 
 def _list_of_items(t) -> bool:
@@ -1974,12 +1973,12 @@ def _zero_like_of_numbers(x):
 def _item_cotangent_of_an_array(g, index, count, sequence):
     """The cotangent of an array unpacked (``alpha, beta = theta``) of which item ``index`` alone
     was read: ``g`` there, zeros elsewhere, as runtime/structure.item_cotangent gives for an array."""
-    if _real_array(sequence) and isinstance(index, types.Integer):
+    if real_array(sequence) and isinstance(index, types.Integer):
         return lambda g, index, count, sequence: untake(g, index, sequence)
     return None
 
 
-array_reshape, array_reshape_pullback = map(_compiled_only, ("array_reshape", "array_reshape_pullback"))
+array_reshape, array_reshape_pullback = map(compiled_only, ("array_reshape", "array_reshape_pullback"))
 
 
 @overload(array_reshape)
@@ -1987,7 +1986,7 @@ def _array_reshape(receiver, *shape):
     """``x.reshape(2, -1)`` or ``x.reshape((2, -1))`` (no ``order``): its value, in C order as
     NumPy's, and the receiver's shape, which its pullback gives the cotangent back. Numba
     reshapes contiguous arrays alone: a strided receiver is copied first, as NumPy copies it."""
-    if not _real_array(receiver):
+    if not real_array(receiver):
         return None
     if len(shape) == 1 and isinstance(shape[0], types.BaseTuple) \
             and all(isinstance(t, types.Integer) for t in shape[0]):
@@ -2001,13 +2000,13 @@ def _array_reshape(receiver, *shape):
 def _array_reshape_pullback(saved, g):
     """(0.0, the receiver's cotangent, 0.0 for each argument giving the shape): the receiver's is
     the value's in the receiver's shape (``np.reshape(g, np.shape(a))``, the rule's)."""
-    if _real_array(g):
+    if real_array(g):
         return per_item("saved, g", "0.0", 2 + len(saved[1]), {1: "np.ascontiguousarray(g).reshape(saved[0])"})
     return None
 
 
 # ---------------------------------------------------------------------------- x.transpose(...), np.transpose(x, axes)
-array_transpose, array_transpose_pullback, inverse_axes, numpy_ndim = map(_compiled_only, (
+array_transpose, array_transpose_pullback, inverse_axes, numpy_ndim = map(compiled_only, (
     "array_transpose", "array_transpose_pullback", "inverse_axes", "numpy_ndim"))
 
 
@@ -2054,7 +2053,7 @@ def _array_transpose(receiver, *axes):
     NumPy's), and what its pullback reads: the permutation given (None: the axes reversed) and the
     arguments given, for the number of cotangents. Numba's transpose raises NumPy's ValueError for
     axes that are not a permutation of the receiver's."""
-    if not _real_array(receiver):
+    if not real_array(receiver):
         return None
     if not axes:
         return lambda receiver, *axes: (receiver.T, (None, axes))
@@ -2069,7 +2068,7 @@ def _array_transpose(receiver, *axes):
 def _array_transpose_pullback(saved, g):
     """(0.0, the receiver's cotangent, 0.0 for each argument giving the axes): the receiver's is the
     value's transposed back (the rule's ``np.transpose(g, inverse_axes(axes, np.ndim(a)))``)."""
-    if not _real_array(g):
+    if not real_array(g):
         return None
     count = 2 + len(saved[1])
     if isinstance(saved[0], types.NoneType):
@@ -2078,7 +2077,7 @@ def _array_transpose_pullback(saved, g):
 
 
 # ---------------------------------------------------------------------------- np.append
-append_vjp_arr, append_vjp_values = map(_compiled_only, ("append_vjp_arr", "append_vjp_values"))
+append_vjp_arr, append_vjp_values = map(compiled_only, ("append_vjp_arr", "append_vjp_values"))
 
 
 @register_jitable
@@ -2094,14 +2093,14 @@ def _appended_part(first: bool):
     np.concatenate joins them (the same ``_pieces`` cut them back)."""
     def overloaded(g, ans, arr, values, axis=None):
         own = arr if first else values
-        if not (_float64_array(g) and (_float64_array(arr) or _real(arr)) and (_float64_array(values) or _real(values))):
+        if not (_float64_array(g) and (_float64_array(arr) or real(arr)) and (_float64_array(values) or real(values))):
             return None
-        if _absent(axis) and first:
-            if _real(arr):  # a float appended to: its one element
+        if absent(axis) and first:
+            if real(arr):  # a float appended to: its one element
                 return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, 1)[0]
             return lambda g, ans, arr, values, axis=None: _flat_part(g, 0, arr.size).reshape(arr.shape)
-        if _absent(axis):
-            if _real(values):
+        if absent(axis):
+            if real(values):
                 return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), 1)[0]
             return lambda g, ans, arr, values, axis=None: _flat_part(g, np.size(arr), values.size).reshape(values.shape)
         if isinstance(axis, types.Integer) and _float64_array(arr) and _float64_array(values) \
@@ -2125,7 +2124,7 @@ overload(append_vjp_values)(_appended_part(first=False))
 # adds the elements one by one in float32 (34 ulps apart at 10**5 normal elements): ``numpy_sum``
 # follows NumPy's order, so a float32 sum is NumPy's to the bit. (s2sad.compiled says where the
 # rest of float32's acceptance is decided.)
-weak, numpy_sum, numpy_mean = map(_compiled_only, ("weak", "numpy_sum", "numpy_mean"))
+weak, numpy_sum, numpy_mean = map(compiled_only, ("weak", "numpy_sum", "numpy_mean"))
 
 
 def _float32(t) -> bool:
