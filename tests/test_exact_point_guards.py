@@ -216,3 +216,23 @@ def test_hvp_refuses_where_the_operands_tangent_is_0_but_it_moves(f, x, line):
         s2sad.hvp(f, (x,), (np.array([1.0, 0.5]),))
     assert caught.value.location.text.strip() == line
     assert s2sad.jvp(f, (x,), (np.array([1.0, 0.5]),))[1] == 0.0
+
+
+def tie_of_two_elements(x):
+    if x[0] == x[1]:
+        return np.sin(x[0]) + x[1]
+    return x[0] ** 2 + x[1]
+
+
+def test_two_elements_of_one_array_at_a_tie_are_refused():
+    """``x[0] == x[1]``: both move with ``x``, but apart (each is its own coordinate), so at a tie the
+    branch holds at that point alone: grad gave cos(0.5) = 0.878 where NumPy's function has slope 1.0
+    (any move of x[0] breaks the tie). Refused there in every mode; differentiated elsewhere."""
+    tie, apart = np.array([0.5, 0.5]), np.array([0.5, 0.7])
+    for run in (lambda x: s2sad.grad(tie_of_two_elements)(x),
+                lambda x: s2sad.jvp(tie_of_two_elements, (x,), (np.array([1.0, 0.0]),)),
+                lambda x: s2sad.hvp(tie_of_two_elements, (x,), (np.array([1.0, 0.0]),))):
+        with pytest.raises(s2sad.S2SADError, match="exactly equal"):
+            run(tie)
+    np.testing.assert_allclose(s2sad.grad(tie_of_two_elements)(apart),
+                               numerical_gradient(tie_of_two_elements, [apart], 0), rtol=1e-7)

@@ -5,14 +5,16 @@ as they run, where they find the two equal and, in forward code, ``x``'s tangent
 Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
 test) are taken to move together, so their outcome holds around the point, and is differentiated
 as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
-differentiated) part as soon as either moves: where they are equal the outcome holds at that point
-alone, and the check refuses it whatever the tangents. ``np.sign``'s result stays put around a real point
-(its slope is 0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula.
-In forward code differentiated again (a hvp's), an ordering of a never-negative value with 0
-(``norm(x) > 0``) is such a test too. The rules' own code, differentiated again for Hessians, writes such tests knowingly (``gaps == 0``
-on a diagonal that is 0 wherever the inputs move) and is not checked."""
+differentiated) part as soon as either moves, and so do two elements of one array read by constant
+indices (``x[0] == x[1]``): where they are equal the outcome holds at that point alone, and the check
+refuses it whatever the tangents. ``np.sign``'s result stays put around a real point (its slope is
+0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula. In forward code
+differentiated again (a hvp's), an ordering of a never-negative value with 0 (``norm(x) > 0``) is
+such a test too. The rules' own code, differentiated again for Hessians, writes such tests
+knowingly (``gaps == 0`` on a diagonal that is 0 wherever the inputs move) and is not checked."""
 from __future__ import annotations
 
+import ast
 import builtins
 import operator
 import os
@@ -125,6 +127,31 @@ class ExactPoints:
     inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
     given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
     nonnegative: set[str]
+    elements: dict[str, tuple[str, int]]  # ``x_0 = x[0]``: x_0 -> ("x", 0)
+
+
+def _elements_read(function: Function) -> dict[str, tuple[str, int]]:
+    """The values assigned once, each an element of a variable read by a constant int index."""
+    read, assigned = {}, {}
+    for op in operations_of(function.statements):
+        assigned[op.target] = assigned.get(op.target, 0) + 1
+        if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var) \
+                and isinstance(op.args[1], Const):
+            try:
+                index = ast.literal_eval(op.args[1].code)
+            except (ValueError, SyntaxError):
+                continue
+            if type(index) is int:
+                read[op.target] = (op.args[0].name, index)
+    return {name: element for name, element in read.items() if assigned[name] == 1}
+
+
+def _other_elements(a: str, b: str, found: "ExactPoints") -> bool:
+    """``x[0]`` and ``x[1]``: two elements of one array, which move apart (indices of one sign: ``x[-1]``
+    may be ``x[2]``)."""
+    first, second = found.elements.get(a), found.elements.get(b)
+    return (first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
+            and (first[1] < 0) == (second[1] < 0))
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
@@ -132,7 +159,7 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     moving = set().union(*moving_with.values())
     inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params),
-                       _nonnegative_values(function))
+                       _nonnegative_values(function), _elements_read(function))
 
 
 @dataclass
@@ -168,7 +195,7 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         equal = _ordering_at_zero(op, found.nonnegative)
     if equal is not None and len(moving) == 1:
         return ExactTest(moving[0], equal)
-    if equal is not None and len(moving) == 2 and found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
+    if equal is not None and len(moving) == 2 and _moving_apart(moving[0].name, moving[1].name, found):
         return ExactTest(moving[0], equal, alone=False)
     truth = _truth_test(op)
     if truth is not None and moving:
@@ -176,6 +203,12 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     if _reads_truth(op) and isinstance(op.args[0], Var) and op.args[0].name in found.moving:
         return ExactTest(op.args[0], True, found_by_op=False)
     return None
+
+
+def _moving_apart(a: str, b: str, found: ExactPoints) -> bool:
+    """Two moving values that part as soon as either moves: made from no input in common, or two
+    elements of one array (``x[0] == x[1]``, where ``x == x.max()`` moves its sides together)."""
+    return found.inputs_of[a].isdisjoint(found.inputs_of[b]) or _other_elements(a, b, found)
 
 
 def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:
