@@ -40,12 +40,11 @@ within a few float32 ulps of its largest entry (tests/test_compiled_float32.py).
 """
 from __future__ import annotations
 
+from . import compiled_helper_modules
+
 VERSION = 2  # of the check below: a verdict kept on disk by an older one does not count (compiled._verdict_path)
-# the modules defining the compiled helpers' stubs (gathered by compiled_overloads; named here, not
-# imported: they import Numba)
-HELPER_MODULES = frozenset({"s2sad.compiled_basics", "s2sad.compiled_helpers", "s2sad.compiled_linear_algebra",
-                            "s2sad.compiled_lists", "s2sad.compiled_exact_points",
-                            "s2sad.compiled_sorting"})
+# the modules defining the compiled helpers' stubs, by their full names
+HELPER_MODULES = frozenset(f"s2sad.{module}" for module in compiled_helper_modules.HELPER_MODULES)
 
 
 def has_float32(kinds: tuple) -> bool:

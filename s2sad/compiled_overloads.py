@@ -6,12 +6,11 @@ the one module generated code imports its helpers from (``from s2sad.compiled_ov
 from . import compiled_basics, compiled_exact_points, compiled_helpers, compiled_linear_algebra, compiled_lists, \
     compiled_sorting
 from .compiled_basics import *  # noqa: F401,F403
+from .compiled_helper_modules import HELPER_MODULES
 from .compiled_exact_points import *  # noqa: F401,F403
 from .compiled_helpers import *  # noqa: F401,F403
 from .compiled_linear_algebra import *  # noqa: F401,F403
 from .compiled_lists import *  # noqa: F401,F403
 from .compiled_sorting import *  # noqa: F401,F403
 
-__all__ = [name for module in (compiled_basics, compiled_helpers, compiled_linear_algebra, compiled_lists,
-                               compiled_exact_points, compiled_sorting)
-           for name in module.__all__]
+__all__ = [name for module in HELPER_MODULES for name in globals()[module].__all__]

@@ -15,9 +15,11 @@ import math
 import os
 import re
 import tempfile
+import textwrap
 
 from .version import __version__
 from .codegen.entry_options import ENTRY_OPTIONS
+from .compiled_helper_modules import HELPER_MODULES
 from .errors import S2SADError
 from .frontend.resolve import unwrap
 from .transform import generated_source
@@ -141,19 +143,16 @@ def _signature_text(function) -> str:
     return ", ".join(parts)
 
 
-# the modules of compiled helpers compiled_overloads gathers, each after those it imports from
-HELPER_MODULES = ("compiled_basics", "compiled_helpers", "compiled_linear_algebra", "compiled_lists",
-                  "compiled_exact_points", "compiled_sorting")
-
-
 def _compiled_helpers_text(_match) -> str:
     """The code of s2sad's modules of compiled helpers (Numba overloads of the generated code's
     helpers, gathered by compiled_overloads), for a compiled file to define itself: it runs with
     Numba and without s2sad."""
     code = "\n\n\n".join(_helpers_module_code(module) for module in HELPER_MODULES)
-    return ("# The helpers the gradient calls, Numba overloads chosen by argument type when it compiles\n"
-            "# (a copy of s2sad's compiled_basics.py, compiled_helpers.py, compiled_linear_algebra.py,\n"
-            "# compiled_lists.py, compiled_exact_points.py and compiled_sorting.py: this file runs without s2sad).\n" + code + "\n")
+    files = ", ".join(f"{module}.py" for module in HELPER_MODULES[:-1]) + f" and {HELPER_MODULES[-1]}.py"
+    heading = textwrap.fill(f"The helpers the gradient calls, Numba overloads chosen by argument type when it "
+                            f"compiles (a copy of s2sad's {files}: this file runs without s2sad).", 100,
+                            initial_indent="# ", subsequent_indent="# ")
+    return heading + "\n" + code + "\n"
 
 
 def _helpers_module_code(module: str) -> str:

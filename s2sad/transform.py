@@ -18,6 +18,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from . import cache
+from .compiled_helper_modules import HELPER_MODULES
 from .version import __version__
 from .errors import NotCompiledError, S2SADError
 from .rules import helpers
@@ -43,9 +44,7 @@ if TYPE_CHECKING:
 # The modules whose code decides the generated text: a change to any of them (in a
 # development checkout, or an upgrade without a version bump) makes a new cache key.
 GENERATOR_PACKAGES = ("frontend", "analysis", "codegen")
-GENERATOR_MODULES = ("cache/validity.py", "compiled_basics.py", "compiled_helpers.py", "compiled_linear_algebra.py",
-                     "compiled_lists.py", "compiled_exact_points.py",
-                     "compiled_sorting.py", "compiled_overloads.py")
+GENERATOR_MODULES = ("cache/validity.py", *(f"{module}.py" for module in HELPER_MODULES), "compiled_overloads.py")
 _generator_hash: str | None = None
 
 
