@@ -50,24 +50,16 @@ def _reads_of(name: str, operations) -> set[str]:
     return sources
 
 
-def _branches_in(block):
+def _nested(block, kind):
+    """The loops or branches (``kind``) of ``block``, at any depth of loops' bodies and branches' paths."""
     for item in block:
-        if isinstance(item, Branch):
+        if isinstance(item, kind):
             yield item
-            yield from _branches_in(item.then)
-            yield from _branches_in(item.orelse)
-        elif isinstance(item, Loop):
-            yield from _branches_in(item.body)
-
-
-def _loops_in(block):
-    for item in block:
         if isinstance(item, Loop):
-            yield item
-            yield from _loops_in(item.body)
+            yield from _nested(item.body, kind)
         elif isinstance(item, Branch):
-            yield from _loops_in(item.then)
-            yield from _loops_in(item.orelse)
+            yield from _nested(item.then, kind)
+            yield from _nested(item.orelse, kind)
 
 
 def _narrowed_ends(loop: Loop, branch: Branch, moved: set[str], activity: Activity) -> list[str] | None:
@@ -93,8 +85,8 @@ def _narrowed_ends(loop: Loop, branch: Branch, moved: set[str], activity: Activi
 def refuse_narrowed_brackets(function: Function, wrt: tuple[str, ...], activity: Activity) -> None:
     """Raise at the first loop of ``function`` that narrows a bracket by a test on ``wrt``."""
     moved = varied_values(operations_of(function.statements), wrt, carries=lambda op: op.kind not in ("assert", "effect"))
-    for loop in _loops_in(function.statements):
-        for branch in _branches_in(loop.body):
+    for loop in _nested(function.statements, Loop):
+        for branch in _nested(loop.body, Branch):
             ends = _narrowed_ends(loop, branch, moved, activity)
             if ends is None:
                 continue

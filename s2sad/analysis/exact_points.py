@@ -51,7 +51,8 @@ def _static_callee(op: Operation):
     return op.callee.value
 
 
-def _looked_up(table: dict, op: Operation) -> bool | None:
+def _looked_up(table: dict, op: Operation):
+    """``table``'s entry for the function ``op`` calls, or None."""
     try:
         return table.get(_static_callee(op))
     except TypeError:  # an unhashable callee
@@ -77,12 +78,10 @@ def _reads_truth(op: Operation) -> bool:
 
 def _ordering_at_zero(op: Operation, nonnegative: set[str]) -> bool | None:
     """The equality ``op`` is when it orders a never-negative value with 0 (``r > 0``: False, for ``!=``)."""
-    try:
-        position, equal = _ORDERINGS_AT_ZERO.get(_static_callee(op), (None, None))
-    except TypeError:
+    ordering = _looked_up(_ORDERINGS_AT_ZERO, op) if len(op.args) == 2 else None
+    if ordering is None:
         return None
-    if position is None or len(op.args) != 2:
-        return None
+    position, equal = ordering
     value, other = op.args[position], op.args[1 - position]
     if not (isinstance(value, Var) and value.name in nonnegative and isinstance(other, Const)):
         return None
