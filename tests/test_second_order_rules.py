@@ -101,16 +101,23 @@ def _is_leaf(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "fc"
 
 
-def _real(value):
-    if isinstance(value, list):
-        return [_real(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_real(item) for item in value)
+def _each_item(value, changed):
+    """``value`` with ``changed`` applied to it, or to each item of a list or tuple, at any depth."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_each_item(item, changed) for item in value)
+    return changed(value)
+
+
+def _real_part(value):
     if isinstance(value, complex):
         return value.real
     if isinstance(value, (np.ndarray, np.generic)) and np.iscomplexobj(value):
         return np.real(value).copy()
     return value
+
+
+def _real(value):
+    return _each_item(value, _real_part)
 
 
 def _call_text(function_text, args, kwargs, rule, symmetric=None, constants=()):
@@ -319,11 +326,11 @@ _INTO_DOMAIN = (lambda v: 0.2 + 0.6 * np.abs(v) / (1.0 + np.abs(v)), lambda v: 1
 
 def _in_domain(function, args, kwargs):
     def moved(value, into):
-        if isinstance(value, (list, tuple)):
-            return type(value)(moved(item, into) for item in value)
-        if isinstance(value, float) or isinstance(value, np.ndarray) and value.dtype.kind == "f":
-            return type(value)(into(value)) if isinstance(value, float) else into(value).astype(value.dtype)
-        return value
+        def moved_float(v):
+            if isinstance(v, float) or isinstance(v, np.ndarray) and v.dtype.kind == "f":
+                return type(v)(into(v)) if isinstance(v, float) else into(v).astype(v.dtype)
+            return v
+        return _each_item(value, moved_float)
 
     def finite(args, kwargs):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
