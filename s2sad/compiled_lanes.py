@@ -13,8 +13,10 @@ kinds is what a right answer needs:
   call (``ACCEPTS`` tests classes, dtypes and ranks alone, so a call of the same kinds is one it
   accepted); for machine code kept ahead of time, also the array's layout flags its kind names;
   for an ``ELEMENTWISE_SUM`` function, arrays too small for the NumPy path's blocks;
-- the machine call, an error of which goes where the long way sends it (``on_error``);
-- the finiteness check (on inf or NaN the NumPy path decides, as in the long way);
+- the machine call, an error of which goes where the long way sends it (``on_error``); for floats
+  alone, the version Numba compiled for floats, called without its dispatcher (``_entry_point``);
+- the finiteness check (on inf or NaN the NumPy path decides, as in the long way), the floats'
+  in one sum;
 - unsharing: an array gradient sharing memory with an argument or another gradient is copied.
 
 Written out from LANE_BODY for one call's kinds, as lanes.py writes the NumPy path's lanes: a
@@ -131,10 +133,13 @@ def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, w
             test += f" and {name}.size < {smallest}"
         tests.append(test)
     names = [f"g{k}" for k in range(len(gradients))]
-    finite = ["value - value == 0.0"]
+    floats = [g for g, v in zip(names, gradients) if v.__class__ is float]
+    # the floats in one test: a sum of finite floats times 0.0 is 0.0, and an inf or NaN among them makes it
+    # NaN (a sum past the largest float is taken for an inf: the NumPy path then answers, as it may)
+    finite = [f"({' + '.join(['value', *floats])}) * 0.0 == 0.0"]
     # (finite_array reads a vector: compiled._finite_elements, one version per dtype and layout)
-    finite += [f"{g} - {g} == 0.0" if v.__class__ is float else f"finite_array({g})" if v.ndim == 1
-               else f"finite_array({g}.reshape(-1))" for g, v in zip(names, gradients)]
+    finite += [f"finite_array({g})" if v.ndim == 1 else f"finite_array({g}.reshape(-1))"
+               for g, v in zip(names, gradients) if v.__class__ is not float]
     # an array gradient is copied when it may share memory with an array argument or an earlier gradient
     held = [name for name, a in zip(params, args) if a.__class__ is np.ndarray]
     held += [f"d{i}" for i, d in enumerate(defaults) if d.__class__ is np.ndarray]
@@ -159,7 +164,9 @@ def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, w
         finite=" and ".join(finite),
         unshare="".join(unshare),
         result=f"value, {gradient}" if with_value else gradient)
-    values = {"registry": vars(registry_module), "generation": generation, "machine": machine, "on_error": on_error,
+    values = {"registry": vars(registry_module), "generation": generation, "machine": _entry_point(machine, args + defaults),
+              "compiled_by": machine,  # (whose overloads own the machine code an entry point runs)
+              "on_error": on_error,
               "numpy_path": numpy_path, "finite_array": finite_array, "may_share_memory": np.may_share_memory,
               "ndarray": np.ndarray, "FLOAT64": _FLOAT64, **check_values, **dict(zip(defaults_params, defaults))}
     namespace = dict(values)
@@ -168,6 +175,21 @@ def fast_lane(args: tuple, defaults: tuple, gradients: tuple, *, single: bool, w
     lane = namespace["compiled_fast_lane"]
     lane.__s2sad_warm__ = _Lane(body, params, values)
     return lane
+
+
+def _entry_point(machine, args: tuple):
+    """What a lane calls for arguments of the kinds of ``args``: for Python floats alone, the machine
+    code Numba compiled for them, called without its dispatcher's typing of each argument (a third of
+    a warm scalar call; the lane has tested that each argument is a float); else ``machine`` itself.
+    (An array's version is kept for one layout, which the lane does not test, so arrays go through
+    the dispatcher, which picks the version for the layout or compiles one.)"""
+    overloads = getattr(machine, "overloads", None)
+    if not overloads or not all(a.__class__ is float for a in args):
+        return machine
+    from numba.core import types
+
+    compiled = overloads.get((types.float64,) * len(args))
+    return machine if compiled is None else compiled.entry_point
 
 
 def _indented(text: str, levels: int) -> str:

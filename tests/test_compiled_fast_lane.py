@@ -376,3 +376,27 @@ def test_a_lane_written_in_is_dropped_with_the_compiled_gradient(long_way_calls)
     with pytest.warns(s2sad.CompiledFallbackWarning, match="multiplies integers"):
         assert gradient(X, n) == float(n) ** 4 * 1e-20
     assert assert_long(gradient, (X, 3.0), long_way_calls) == 81.0 * 1e-20
+
+
+def spread(x, y):
+    return 1.5e308 * x + 1.5e308 * y
+
+
+def test_float_gradients_whose_sum_is_past_the_largest_float_are_still_right(long_way_calls):
+    """The fast lane tests its floats' finiteness in one sum: 1.5e308 + 1.5e308 is inf, so the call is
+    the NumPy path's, whose answer is the same finite gradient."""
+    gradient = s2sad.grad(spread, argnums=(0, 1), compile=True)
+    warm(gradient, 1e-300, 2e-300)
+    assert assert_fast(gradient, (1e-300, -1e-300), long_way_calls) == (1.5e308, 1.5e308)
+
+
+def test_a_warm_call_of_floats_runs_the_machine_code_without_numbas_dispatcher(long_way_calls):
+    """Numba's dispatcher types each argument again on every call: the fast lane, having tested that
+    each is a float, calls the version compiled for floats itself."""
+    gradient = s2sad.grad(product, argnums=(0, 1), compile=True)
+    warm(gradient, X, Y)
+    lane, _ = gradient.__globals__["fast_lanes"][2]
+    machine = lane.__s2sad_warm__.values["machine"]
+    assert not isinstance(machine, numba.core.dispatcher.Dispatcher) and callable(machine)
+    np.testing.assert_allclose(assert_fast(gradient, (X, Y), long_way_calls),
+                               (math.cos(X) * Y + 2 * X / Y, math.sin(X) - X ** 2 / Y ** 2), rtol=1e-14)
