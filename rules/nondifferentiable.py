@@ -29,7 +29,7 @@ nondifferentiable(
 # ------------------------------------------------------------------ creators, queries, integer maths
 nondifferentiable(
     np.zeros, np.ones, np.empty, np.arange, np.eye, np.identity, np.tri, np.indices,
-    np.isrealobj, np.isfortran, np.signbit, np.heaviside, np.digitize, np.unravel_index,
+    np.isrealobj, np.isfortran, np.signbit, np.digitize, np.unravel_index,
     np.ravel_multi_index, np.diag_indices, np.tril_indices, np.triu_indices, np.broadcast_shapes,
     np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
     np.gcd, np.lcm, np.linalg.matrix_rank,

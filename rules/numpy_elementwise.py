@@ -194,6 +194,9 @@ for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner take
 # ------------------------------------------------------------------ selection
 defvjp(np.where, "condition, x=None, y=None",
        None, "unbroadcast(np.where(condition, g, 0), x)", "unbroadcast(np.where(condition, 0, g), y)")
+# heaviside(x1, x2) is 0, x2 or 1 as x1 is below, at or above 0: x2 is the value where x1 is 0, so its slope
+# is 1 there; in x1 a step (0 but at 0, sign's convention)
+defvjp(np.heaviside, "x1, x2", None, "unbroadcast(np.where(x1 == 0, g, 0.0), x2)")
 
 
 def _clip_bounds(a_min, a_max, lo, hi):
@@ -414,6 +417,7 @@ for _selection in (np.maximum, np.minimum, np.fmax, np.fmin):  # the winner's ta
 # ------------------------------------------------------------------ selection (forward)
 defjvp(np.where, None, "np.where(condition, g, np.zeros_like(ans))", "np.where(condition, np.zeros_like(ans), g)",
        elementwise=True)
+defjvp(np.heaviside, None, "np.where(x1 == 0, g, np.zeros_like(ans))", elementwise=True)
 defjvp(np.clip, clip_jvp_a, clip_jvp_min, clip_jvp_max, None, clip_jvp_min, clip_jvp_max, elementwise=True)
 
 # ------------------------------------------------------------------ scalar types used as casts (forward)

@@ -284,7 +284,7 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
         scipy.special.y0 scipy.special.y1 scipy.special.k0 scipy.special.k1 scipy.special.k0e
         scipy.special.k1e""".split()},
     **{name: ("the ufunc has no complex loop", binary) for name in """numpy.remainder numpy.fmod numpy.arctan2
-        numpy.hypot numpy.logaddexp numpy.logaddexp2 operator.mod scipy.special.rel_entr scipy.special.kl_div
+        numpy.hypot numpy.logaddexp numpy.logaddexp2 numpy.heaviside operator.mod scipy.special.rel_entr scipy.special.kl_div
         scipy.special.beta scipy.special.betaln scipy.special.gammainc scipy.special.gammaincc""".split()},
     "scipy.special.hyp2f1": ("complex z only: a, b, c are real parameters without a derivative "
                              "(tests/rules/test_scipy_special.py checks complex z)",

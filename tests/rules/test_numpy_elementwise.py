@@ -477,3 +477,25 @@ def test_square_in_a_dtype_has_a_tangent_in_it():
     for dtype in (np.float32, np.complex128):
         tangent = forward_rule(np.square).pushforward((x,), {"dtype": dtype}, {"x": np.ones(3)}, np.square(x, dtype=dtype))
         assert tangent.dtype == np.dtype(dtype)
+
+
+# ------------------------------------------------------------------ heaviside: x2 is the value where x1 is 0
+def weighted_heaviside(h):
+    steps = np.array([0.0, 1.5, -2.0, 0.0])
+    return np.sum(np.heaviside(steps, h) * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("h", [0.3, np.array([0.2, 0.3, 0.4, 0.5]), np.float32(0.3),
+                               np.array([0.2, 0.3, 0.4, 0.5], dtype=np.float32)],
+                         ids=["float", "array", "float32", "float32 array"])
+def test_heaviside_moves_with_its_value_at_zero(h):
+    """heaviside(x1, x2) is x2 where x1 == 0 (elements 0 and 3 here): slope 1 there, 0 elsewhere.
+    It was declared nondifferentiable, and its gradient in x2 was 0 where this one is 1 and 4."""
+    expected = np.array([1.0, 0.0, 0.0, 4.0]) if np.ndim(h) else 5.0
+    reference = numerical_gradient(weighted_heaviside, np.asarray(h, dtype=np.float64))
+    np.testing.assert_allclose(reference, expected, atol=1e-7)
+    gradient = s2sad.grad(weighted_heaviside)(h)
+    np.testing.assert_allclose(gradient, expected, rtol=0, atol=0)
+    assert np.result_type(gradient) == np.result_type(h)
+    direction = np.ones_like(h) if np.ndim(h) else 1.0
+    np.testing.assert_allclose(s2sad.jvp(weighted_heaviside, (h,), (direction,))[1], 5.0)
