@@ -37,6 +37,8 @@ nondifferentiable(
     np.triu_indices_from, np.can_cast, np.issubdtype, np.promote_types, np.min_scalar_type, np.may_share_memory,
     np.shares_memory, np.packbits, np.unpackbits,
 )
+# integer and boolean scalar types used as casts: an integer out, a step function of a float in
+nondifferentiable(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)
 if hasattr(np, "isdtype"):  # NumPy >= 2: the array API's dtype query and bit count
     nondifferentiable(np.isdtype, np.bitwise_count)
 
@@ -57,8 +59,6 @@ defrefused(np.random.uniform,     "low=0.0, high=1.0, size=None", ("low", "high"
 defrefused(np.random.choice,      "a, size=None, replace=True, p=None", ("a", "p"), _DRAW,
            "draw indices (rng.integers) and index the array with them")
 defrefused(np.random.permutation, "x", ("x",), _DRAW, "permute indices (rng.permutation(n)) and index the array")
-defrefused(np.bincount, "x, weights=None, minlength=0", ("weights",), "np.bincount in its weights",
-           "accumulate with np.add.at(np.zeros(n), x, weights), which s2sad differentiates")
 # np.fromiter consumes an iterator (a generator's items are gone once read) and
 # np.apply_along_axis calls a user's function inside NumPy, where s2sad cannot follow it.
 defrefused(np.fromiter, "iter, dtype, count=-1, *, like=None", ("iter",), "np.fromiter (an iterator read once)",

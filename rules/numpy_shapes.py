@@ -76,6 +76,35 @@ def hstack_vjp(g, ans, tup, dtype, casting):
     return _split_along(g, tup, axis, [np.shape(np.atleast_1d(x))[axis] for x in tup])
 
 
+def dstack_vjp(g, ans, tup):
+    """Third-axis blocks back to their arrays (each was made at least 3-d: ``(n,)`` -> ``(1, n, 1)``,
+    ``(m, n)`` -> ``(m, n, 1)``, which keeps its elements' order)."""
+    return _split_along(g, tup, 2, [np.shape(np.atleast_3d(x))[2] for x in tup])
+
+
+def compress_vjp(g, ans, condition, a, axis, out):
+    """``g`` put back where ``condition`` was true (a shorter condition leaves the rest out), zeros elsewhere."""
+    shape = np.shape(a)
+    kept = np.flatnonzero(condition)
+    out = np.zeros((int(np.prod(shape)),) if axis is None else shape, dtype=np.result_type(dtype_of(a), g))
+    if axis is None:
+        out[kept] = g
+    else:
+        np.moveaxis(out, axis, 0)[kept] = np.moveaxis(np.asarray(g), axis, 0)
+    return unbroadcast(np.reshape(out, shape), a)
+
+
+def choose_vjp(g, ans, a, choices, out, mode):
+    """Each choice gets the cotangent where ``a`` (as ``mode`` reads it) picked it."""
+    picked = np.asarray(a)
+    if mode == "wrap":
+        picked = np.mod(picked, len(choices))
+    elif mode == "clip":
+        picked = np.clip(picked, 0, len(choices) - 1)
+    cotangents = [unbroadcast(np.where(picked == k, g, 0), choice) for k, choice in enumerate(choices)]
+    return cotangents if isinstance(choices, list) else tuple(cotangents)
+
+
 def append_vjp_arr(g, ans, arr, values, axis):
     if axis is None:
         return unbroadcast(np.reshape(np.ravel(g)[:np.size(arr)], np.shape(arr)), arr)
@@ -795,6 +824,7 @@ defvjp(np.stack,        "arrays, axis=0, out=None, *, dtype=None, casting='same_
 defvjp(np.vstack,       "tup, *, dtype=None, casting='same_kind'", vstack_vjp)
 defvjp(np.row_stack,    "tup, *, dtype=None, casting='same_kind'", vstack_vjp)
 defvjp(np.column_stack, "tup", column_stack_vjp)
+defvjp(np.dstack,       "tup", dstack_vjp)
 defvjp(np.append,       "arr, values, axis=None", append_vjp_arr, append_vjp_values)
 defvjp(np.select,       "condlist, choicelist, default=0", None, select_vjp, select_vjp_default)
 defvjp(np.hstack,       "tup, *, dtype=None, casting='same_kind'", hstack_vjp)
@@ -822,6 +852,9 @@ defvjp(np.sort,         "a, axis=-1, kind=None, order=None, *, stable=None", sor
 defvjp(np.partition,    "a, kth, axis=-1, kind='introselect', order=None", partition_vjp)
 defvjp(np.take_along_axis, "arr, indices, axis=-1", take_along_axis_vjp)
 defvjp(np.take,         "a, indices, axis=None, out=None, mode='raise'", take_vjp, None, None, None, None)
+defvjp(np.bincount,     "x, weights=None, minlength=0", None, "unbroadcast(np.asarray(g)[x], weights)", None)
+defvjp(np.compress,     "condition, a, axis=None, out=None", None, compress_vjp, None, None)
+defvjp(np.choose,       "a, choices, out=None, mode='raise'", None, choose_vjp, None, None)
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp, None, None, diff_vjp_prepend,
        diff_vjp_append)
 defvjp(np.ediff1d,      "ary, to_end=None, to_begin=None", ediff1d_vjp_ary, ediff1d_vjp_to_end, ediff1d_vjp_to_begin)
@@ -965,6 +998,14 @@ def select_jvp_default(g, ans, condlist, choicelist, default):
 
 def concatenate_jvp(g, ans, arrays, axis, out, dtype, casting):
     return as_tangent_of(np.concatenate(_filled(g, arrays), axis=axis), ans)
+
+
+def dstack_jvp(g, ans, tup):
+    return as_tangent_of(np.dstack(_filled(g, tup)), ans)
+
+
+def choose_jvp(g, ans, a, choices, out, mode):
+    return as_tangent_of(np.choose(a, _filled(g, choices), mode=mode), ans)
 
 
 def stack_jvp(g, ans, arrays, axis, out, dtype, casting):
@@ -1205,6 +1246,7 @@ defjvp(np.stack,        stack_jvp)
 defjvp(np.vstack,       vstack_jvp)
 defjvp(np.row_stack,    vstack_jvp)
 defjvp(np.column_stack, column_stack_jvp)
+defjvp(np.dstack,       dstack_jvp)
 defjvp(np.append,       "np.append(g, np.zeros_like(values, dtype=ans.dtype), axis=axis)",
                         "np.append(np.zeros_like(arr, dtype=ans.dtype), g, axis=axis)")
 defjvp(np.select,       None, select_jvp, select_jvp_default)
@@ -1232,6 +1274,9 @@ defjvp(np.sort,         sort_jvp)
 defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
 deflinear(np.take, "a")
+deflinear(np.compress, "a")
+defjvp(np.bincount,     None, "np.bincount(x, weights=g, minlength=minlength)", None)
+defjvp(np.choose,       None, choose_jvp)
 defjvp(np.diff,         diff_jvp, None, None, diff_jvp_prepend, diff_jvp_append)
 defjvp(np.ediff1d,      ediff1d_jvp_ary, ediff1d_jvp_to_end, ediff1d_jvp_to_begin)
 

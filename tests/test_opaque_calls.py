@@ -61,10 +61,6 @@ def draws_around_x(x):
     return np.sum(np.random.normal(x, 1.0))  # normal
 
 
-def counts_weighted_by_x(x):
-    return np.sum(np.bincount(np.array([0, 1, 1]), weights=x))  # bincount
-
-
 def fill_helper(buf, x):
     buf[:] = x
 
@@ -106,7 +102,6 @@ REFUSED = [
     (compiled_sum_unused, "dist unused", MissingRuleError, "math.dist"),
     (calls_a_compiled_method, "compiled method", MissingRuleError, "CLOSS.loss(buf, x)"),
     (draws_around_x, "normal", MissingRuleError, "np.random.normal"),
-    (counts_weighted_by_x, "bincount", MissingRuleError, "np.bincount"),
     (helper_writing_into_an_argument, "helper effect", UnsupportedSyntaxError, "fill_helper(buf, x)"),
     (helper_result_unused, "helper unused result", UnsupportedSyntaxError, "fill_and_report(buf, x)"),
     (fill_a_view, "helper into a view", UnsupportedSyntaxError, "fill_helper(buf[0:3], x)"),

@@ -191,6 +191,7 @@ CHECKED = {
     "numpy.row_stack": lambda rng: calls([z(rng, 2, 3), z(rng, 3)]),
     "numpy.hstack": lambda rng: calls([z(rng, 2, 3), z(rng, 2, 1)]),
     "numpy.column_stack": lambda rng: calls([z(rng, 3), z(rng, 3, 2)]),
+    "numpy.dstack": lambda rng: calls([z(rng, 3), z(rng, 1, 3, 2)]),
     "numpy.append": lambda rng: calls(z(rng, 2, 3), z(rng, 1, 3), 0),
     "numpy.ediff1d": lambda rng: calls(z(rng, 2, 3), z(rng, 2), z(rng)),  # ends (to_end, to_begin) too
     "numpy.tile": lambda rng: calls(z(rng, 2, 3), (2, 1)),
@@ -204,6 +205,8 @@ CHECKED = {
     "numpy.partition": lambda rng: calls(x(rng, 2, 4) + 1j * x(rng, 2, 4), 1),
     "numpy.take_along_axis": lambda rng: calls(z(rng, 2, 3), np.array([[2, 0], [1, 1]]), 1),
     "numpy.take": lambda rng: calls(z(rng, 2, 3), np.array([2, 0, 2, -1]), 1),
+    "numpy.compress": lambda rng: calls(np.array([True, False, True]), z(rng, 2, 3), 1),
+    "numpy.choose": lambda rng: calls(np.array([[0, 1, 1], [1, 0, 2]]), [z(rng, 2, 3), z(rng, 3), z(rng, 2, 1)]),
     # the NaN-ignoring reductions at numbers without NaNs (tests/rules/test_numpy_reductions.py puts NaNs in)
     **group("numpy.nansum numpy.nanmean numpy.nanprod numpy.nanvar numpy.nanstd", lambda rng: calls(z(rng, 2, 3), axis=1)),
     **group("numpy.nanmax numpy.nanmin", lambda rng: calls(z(rng, 2, 3), axis=0)),  # lexicographic, as np.max

@@ -5,7 +5,7 @@ import pytest
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent
-from s2sad.testing import check_rrule
+from s2sad.testing import check_rrule, numerical_gradient
 
 rng = np.random.default_rng(3)
 
@@ -580,3 +580,54 @@ def test_select_tangent_of_the_default_where_the_output_is_infinite():
     pushed = forward_rule(np.select).pushforward((conditions, choices, default), {}, {"default": np.ones(3)},
                                                  np.select(conditions, choices, default))
     np.testing.assert_array_equal(pushed, [1.0, 0.0, 1.0])
+
+
+# ------------------------------------------------------------------ dstack, compress, choose, bincount's weights
+def test_bincount_gives_each_weight_its_bins_cotangent():
+    """bincount(x, weights=w)[b] sums the w[i] with x[i] == b: w[i]'s cotangent is g[x[i]] (hand-derived),
+    in w's dtype; it was refused."""
+    x = np.array([0, 2, 2, 4])
+    bin_weights = np.arange(7.0) ** 2
+
+    def loss(w):
+        return np.sum(np.bincount(x, weights=w, minlength=7) * bin_weights)
+
+    for w in (np.array([0.5, -1.0, 2.0, 0.25]), np.array([0.5, -1.0, 2.0, 0.25], dtype=np.float32)):
+        gradient = s2sad.grad(loss)(w)
+        np.testing.assert_array_equal(gradient, bin_weights[x])
+        assert gradient.dtype == w.dtype
+    np.testing.assert_allclose(s2sad.jvp(loss, (np.ones(4),), (np.ones(4),))[1], np.sum(bin_weights[x]))
+
+
+def picked(x, y):
+    """dstack, compress and choose (each modes') as a user mixes them; they were refused (no rule)."""
+    stacked = np.dstack([x, y, 2.0 * x[:, :, None]])
+    kept = np.compress([True, False, True], x, axis=1)
+    chosen = np.choose(np.array([[0, 1, 2], [2, 0, 1]]), [x, y, 2.0 * x])
+    wrapped = np.choose(np.array([3, -1, 0]), [x[0], y[1]], mode="wrap")
+    return (np.sum(stacked * np.arange(18.0).reshape(2, 3, 3)) + np.sum(kept ** 2) + np.sum(chosen ** 2)
+            + np.sum(wrapped * 1.5) + np.sum(np.compress([False, True], x) * 3.0))
+
+
+def test_dstack_compress_and_choose_against_central_differences():
+    rng = np.random.default_rng(21)
+    x, y = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    dx, dy = s2sad.grad(picked, argnums=(0, 1))(x, y)
+    reference = numerical_gradient(picked, x, y, argnums=(0, 1))
+    np.testing.assert_allclose(dx, reference[0], rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(dy, reference[1], rtol=1e-7, atol=1e-8)
+    tx, ty = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    np.testing.assert_allclose(s2sad.jvp(picked, (x, y), (tx, ty))[1], np.sum(dx * tx) + np.sum(dy * ty), rtol=1e-12)
+
+
+def cast_to_an_index(W):
+    return np.sum(W[np.int64(W[0, 0] > 0)] ** 2) + np.float64(np.int32(2.7)) * W[0, 1]
+
+
+def test_integer_casts_are_steps():
+    """np.int64(...) of a float: an integer, no derivative (as int(...)); it was refused (no rule)."""
+    W = np.array([[0.5, -1.0], [2.0, 0.25]])
+    expected = np.zeros_like(W)
+    expected[1] = 2 * W[1]
+    expected[0, 1] += 2.0
+    np.testing.assert_array_equal(s2sad.grad(cast_to_an_index)(W), expected)

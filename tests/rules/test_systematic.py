@@ -64,7 +64,7 @@ POSITIVE = """numpy.log numpy.log2 numpy.log10 numpy.sqrt numpy.reciprocal numpy
     scipy.special.gammaincc scipy.special.beta scipy.special.betaln scipy.special.betainc scipy.special.loggamma
     scipy.special.multigammaln scipy.special.exp1 scipy.special.expi scipy.special.erfcinv scipy.special.zeta
     numpy.linalg.cholesky scipy.linalg.cholesky scipy.linalg.sqrtm math.log math.sqrt
-    numpy.divide operator.truediv numpy.fmod numpy.remainder scipy.stats.chi2.cdf scipy.stats.gamma.cdf""".split()
+    numpy.divide operator.truediv numpy.fmod numpy.remainder numpy.divmod scipy.stats.chi2.cdf scipy.stats.gamma.cdf""".split()
 UNIT = """numpy.arcsin numpy.arccos numpy.arctanh scipy.special.erfinv scipy.special.ndtri scipy.special.logit
     scipy.special.log_ndtr numpy.tan""".split()
 ABOVE_ONE = {"numpy.arccosh"}
