@@ -168,9 +168,49 @@ def correlate_vjp_v(g, ans, a, v, mode):
     return np.conj(convolve_vjp_v(g, ans, a, np.conj(np.asarray(v)[::-1]), mode))[::-1]
 
 
+def _as_matrices(arrays):
+    """``multi_dot``'s arrays as matrices: a 1-d first array is a row, a 1-d last array a column."""
+    matrices = [np.asarray(a) for a in arrays]
+    if matrices[0].ndim == 1:
+        matrices[0] = matrices[0][None, :]
+    if matrices[-1].ndim == 1:
+        matrices[-1] = matrices[-1][:, None]
+    return matrices
+
+
+def multi_dot_vjp(g, ans, arrays, out):
+    """``A1 @ ... @ An``: ``Ai``'s cotangent is ``(A1 ... Ai-1)^H g (Ai+1 ... An)^H``, with the 1-d
+    ends read as a row and a column (and ``g`` shaped to match)."""
+    matrices = _as_matrices(arrays)
+    g = np.reshape(g, (matrices[0].shape[0], matrices[-1].shape[1]))
+    lefts = [None]  # lefts[i]: the product of the matrices before i (None: nothing)
+    for m in matrices[:-1]:
+        lefts.append(m if lefts[-1] is None else lefts[-1] @ m)
+    cotangents, right = [], None  # right: the product of the matrices after i
+    for i in range(len(matrices) - 1, -1, -1):
+        c = g if right is None else g @ mH(right)
+        c = c if lefts[i] is None else mH(lefts[i]) @ c
+        cotangents.append(unbroadcast(np.reshape(c, np.shape(arrays[i])), arrays[i]))
+        right = matrices[i] if right is None else matrices[i] @ right
+    cotangents.reverse()
+    return cotangents if isinstance(arrays, list) else tuple(cotangents)
+
+
+def multi_dot_jvp(g, ans, arrays, out):
+    """The product rule: each array's tangent in its place (zeros where it has none), the others as they are."""
+    given = g if isinstance(g, (list, tuple)) else [None] * len(arrays)
+    tangents = [np.zeros(np.shape(a)) if t is None or t is ZERO or t is NO_TANGENT else t
+                for t, a in zip(given, arrays)]
+    total = np.linalg.multi_dot([tangents[0], *arrays[1:]])
+    for i in range(1, len(arrays)):
+        total = total + np.linalg.multi_dot([*arrays[:i], tangents[i], *arrays[i + 1:]])
+    return as_tangent_of(total, ans)
+
+
 # Products are lazy through s2sad.rrule: a constant weight matrix's cotangent is a Thunk nobody runs.
 defvjp(np.dot,       "a, b, out=None", "dot_vjp_a(g, a, b)", "dot_vjp_b(g, a, b)", lazy=True)
 defvjp(np.matmul,    "x1, x2, out=None", "matmul_vjp_x1(g, x1, x2)", "matmul_vjp_x2(g, x1, x2)", lazy=True)
+defvjp(np.linalg.multi_dot, "arrays, *, out=None", multi_dot_vjp, None)
 defvjp(np.outer,     "a, b, out=None",
        "unbroadcast(np.reshape(np.dot(g, conj(np.ravel(b))), np.shape(a)), a)",
        "unbroadcast(np.reshape(np.dot(conj(np.ravel(a)), g), np.shape(b)), b)")
@@ -1117,6 +1157,7 @@ def eigvals_jvp(g, ans, a):
 defjvp(np.dot,       "np.dot(g, b)", "np.dot(a, g)")
 defjvp(np.matmul,    "np.matmul(g, x2)", "np.matmul(x1, g)")
 defjvp(np.outer,     "np.outer(g, b)", "np.outer(a, g)")
+defjvp(np.linalg.multi_dot, multi_dot_jvp, None)
 defjvp(np.convolve,  "np.convolve(g, v, mode)", "np.convolve(a, g, mode)")
 defjvp(np.correlate, "np.correlate(g, v, mode)", "np.correlate(a, g, mode)")
 defjvp(np.inner,     "np.inner(g, b)", "np.inner(a, g)")

@@ -153,6 +153,7 @@ CHECKED = {
     "numpy.einsum": lambda rng: calls("ij,jk->ik", z(rng, 2, 3), z(rng, 3, 2)),
     "numpy.dot": lambda rng: calls(z(rng, 2, 3), z(rng, 3)),
     "numpy.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
+    "numpy.linalg.multi_dot": lambda rng: calls([z(rng, 3), z(rng, 3, 2), z(rng, 2, 2), z(rng, 2)]),
     "operator.matmul": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2)),
     "operator.concat": lambda rng: calls((z(rng, 2), z(rng)), (z(rng, 3),)),
     "s2sad.rules.helpers.repeated": lambda rng: calls(3, (z(rng, 2), z(rng))),  # `3 * (a, b)`: a repetition

@@ -773,3 +773,21 @@ def test_svdvals_of_an_empty_matrix():
     for shape in ((2, 0), (0, 3), (4, 0, 2)):
         (dx,) = check_rrule(np.linalg.svdvals, np.zeros(shape))
         assert dx.shape == shape
+
+
+# ------------------------------------------------------------------ multi_dot (it was refused: no rule)
+def chained(v, A, B, w):
+    return np.linalg.multi_dot([v, A, B, A.T, w]) ** 2 + np.sum(np.linalg.multi_dot((A, B, A)) ** 2)
+
+
+def test_multi_dot_with_vector_ends_against_central_differences():
+    from s2sad.testing import numerical_gradient
+
+    rng = np.random.default_rng(8)
+    args = (rng.normal(size=3), rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3))
+    gradients = s2sad.grad(chained, argnums=(0, 1, 2, 3))(*args)
+    for gradient, reference in zip(gradients, numerical_gradient(chained, *args, argnums=(0, 1, 2, 3))):
+        np.testing.assert_allclose(gradient, reference, rtol=1e-6, atol=1e-8)
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    np.testing.assert_allclose(s2sad.jvp(chained, args, tangents)[1],
+                               sum(np.sum(g * t) for g, t in zip(gradients, tangents)), rtol=1e-10)
