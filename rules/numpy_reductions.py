@@ -96,11 +96,11 @@ def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     """``g`` times the (conjugate) product of the other elements: exclusive cumulative products, no division."""
     if np.asarray(a).dtype.kind in "biu":
         return NO_TANGENT
-    others = _products_of_others(a, axis, initial, where)
+    others = products_of_others(a, axis, initial, where)
     return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * conj(others), a)
 
 
-def _products_of_others(a, axis, initial, where):
+def products_of_others(a, axis, initial, where):
     """For each element, the product of the other elements reduced with it (and ``initial``)."""
     x = np.asarray(a)
     if where is not True:
@@ -365,7 +365,7 @@ if hasattr(np, "trapz"):  # NumPy < 2.4: the old name
 
 
 def prod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
-    others = _products_of_others(a, axis, initial, where)
+    others = products_of_others(a, axis, initial, where)
     return as_tangent_of(np.sum(others * g, axis=axis, keepdims=keepdims, where=where), ans)
 
 
