@@ -14,29 +14,16 @@ from s2sad.rules.polygamma import digamma, trigamma
 EULER_GAMMA = 0.5772156649015329
 
 
-def log_gamma_terms(x):
-    return math.lgamma(x[0]) * math.gamma(x[1]) + math.lgamma(x[2])  # x[2] < 0: log |gamma|
+def gamma_and_distance(x):
+    # x[2] < 0: lgamma is log |gamma| there
+    return math.lgamma(x[0]) * math.gamma(x[1]) + math.lgamma(x[2]) + math.dist([x[3], 2.0 * x[4]], (x[0], x[3] * x[1])) ** 3
 
 
-def distance_cubed(p, q):
-    return math.dist([p[0], 2.0 * p[1]], (q[0], p[0] * q[1])) ** 3
-
-
-def quantiles_of_rows(x):
-    return np.sum(np.quantile(x, [0.3, 0.8], axis=1) ** 2) + np.percentile(x, 37.0) * np.median(x)
-
-
-def products_of_slices(x):
-    return np.sum(np.sin(np.multiply.reduceat(x, [0, 3, 1, 4], axis=1)))
-
-
-def moments_of_roots(c):
-    r = np.roots(c)  # one real root and a complex pair
-    return np.sum(np.abs(r) ** 2 + 3.0 * r.real) + np.sum(np.roots(c[1:]) ** 2).real
-
-
-def row_energy(row):
-    return np.sum(np.sin(row) * row)
+def quantiles_products_and_roots(x):
+    r = np.roots(x[2, :4])  # one real root and a complex pair
+    return (np.sum(np.quantile(x[::2], [0.3, 0.8], axis=1) ** 2) + np.percentile(x[::2], 37.0) * np.median(x[0])
+            + np.sum(np.sin(np.multiply.reduceat(x[:2], [0, 3, 1, 4], axis=1)))
+            + np.sum(np.abs(r) ** 2 + 3.0 * r.real))
 
 
 def scaled_running_sums(row, w):
@@ -44,19 +31,15 @@ def scaled_running_sums(row, w):
 
 
 def applied_along_axes(x):
-    cubes = np.apply_along_axis(lambda r: np.sum(r ** 3), 1, x)
-    return np.sum(cubes ** 2) + np.sum(np.apply_along_axis(row_energy, 0, x)) \
-        + np.sum(np.apply_along_axis(scaled_running_sums, 0, x, x[0, 0]) ** 2)
+    cubes = np.apply_along_axis(lambda r: np.sum(np.sin(r) * r ** 3), 1, x)
+    return np.sum(cubes ** 2) + np.sum(np.apply_along_axis(scaled_running_sums, 0, x, x[0, 0]) ** 2)
 
 
-RNG = np.random.default_rng(21)
+ROWS = np.array([[0.3, 0.0, -0.5, 2.0, 0.9], [1.1, -0.7, 0.0, 0.0, 1.3], [1.0, 0.5, 2.0, 1.3, 0.0]])
 CASES = {
-    "lgamma-gamma": (log_gamma_terms, [np.array([2.5, 0.3, -1.5])]),
-    "dist": (distance_cubed, [np.array([0.7, -0.3]), np.array([1.2, 0.4])]),
-    "quantile": (quantiles_of_rows, [RNG.normal(size=(3, 5))]),
-    "multiply-reduceat": (products_of_slices, [np.array([[0.3, 0.0, -0.5, 2.0, 0.9], [1.1, -0.7, 0.0, 0.0, 1.3]])]),
-    "roots": (moments_of_roots, [np.array([1.0, 0.5, 2.0, 1.3])]),
-    "apply_along_axis": (applied_along_axes, [RNG.normal(size=(2, 3))]),
+    "lgamma-gamma-dist": (gamma_and_distance, [np.array([2.5, 0.3, -1.5, 0.7, -0.3])]),
+    "quantile-reduceat-roots": (quantiles_products_and_roots, [ROWS]),  # zeros in reduceat's slices
+    "apply_along_axis": (applied_along_axes, [np.random.default_rng(21).normal(size=(2, 3))]),
 }
 
 
