@@ -40,7 +40,7 @@ def _refuse_options(function, overwrite_input, method, weights):
 def _position_weights(fractions, n):
     """For each quantile (``fractions``, flat), the weight of each of the ``n`` sorted positions,
     from the virtual index and the two positions NumPy's 'linear' method reads."""
-    virtual = n * fractions + (1 - fractions) - 1  # NumPy's _compute_virtual_index with alpha = beta = 1
+    virtual = (n - 1) * fractions  # as NumPy's 'linear' method computes it (rounded as its own)
     below = np.clip(np.floor(virtual), 0, n - 1).astype(np.intp)
     above = np.minimum(below + 1, n - 1)
     step = np.where(virtual >= n - 1, 0.0, np.where(virtual < 0, 0.0, virtual - below))
