@@ -3,7 +3,7 @@
 One module per namespace, each a flat table: ``operators`` (``a + b``, ``a[i]``),
 ``numpy_elementwise``, ``numpy_reductions``, ``numpy_shapes``, ``numpy_linalg`` (products
 and ``numpy.linalg``), ``numpy_polynomials`` (``np.polyval``, ``np.vander``),
-``numpy_interpolation`` (``np.interp``), ``numpy_windows`` (``np.kaiser``), ``numpy_array_api`` (NumPy 2's
+``numpy_interpolation`` (``np.interp``), ``numpy_quantiles`` (``np.quantile``, ``np.percentile``), ``numpy_apply`` (``np.apply_along_axis``), ``numpy_windows`` (``np.kaiser``), ``numpy_array_api`` (NumPy 2's
 ``np.vecdot``, ``np.cumulative_sum``, ``np.unstack``, ``np.linalg.trace``), ``numpy_float_parts`` (``np.copysign``,
 ``np.ldexp``, ``np.frexp``, ``np.modf``), ``numpy_ufunc_methods`` (``np.add.reduce``,
 ``np.maximum.accumulate``, ``np.multiply.outer``), ``ndarray_methods`` (``x.sum()``,
@@ -19,6 +19,7 @@ pure-Python SciPy functions call, once any of them is imported).
 from . import helpers  # noqa: F401
 from . import operators, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_linalg, numpy_fft, numpy_polynomials  # noqa: F401
 from . import numpy_interpolation, numpy_ufunc_methods, numpy_windows, numpy_array_api, numpy_float_parts  # noqa: F401
+from . import numpy_quantiles, numpy_apply  # noqa: F401
 from . import ndarray_methods, math_module, builtins, python_containers, python_objects, functools_module  # noqa: F401
 from . import nondifferentiable  # noqa: F401
 from . import generated_code, forward_dispatch, context_managers  # noqa: F401  (what generated code calls, so it can be differentiated again)

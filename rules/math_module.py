@@ -27,6 +27,7 @@ from .helpers import conj, unbroadcast
 from .numpy_elementwise import power_jvp_exponent
 from .numpy_reductions import prod_jvp, prod_vjp
 from .numpy_shapes import as_tangent_of
+from .polygamma import digamma, trigamma
 
 _E = "2.718281828459045"  # math.e, spelt out: signatures are parsed without imports
 _DICT_VALUES = type({}.values())
@@ -94,6 +95,64 @@ def math_prod_jvp_iterable(g, ans, iterable, start):
 
 
 
+def lgamma_vjp(g, ans, x):
+    return g * digamma(x)
+
+
+def lgamma_jvp(g, ans, x):
+    return as_tangent_of(g * digamma(x), ans)
+
+
+def gamma_vjp(g, ans, x):
+    return g * ans * digamma(x)
+
+
+def gamma_jvp(g, ans, x):
+    return as_tangent_of(g * ans * digamma(x), ans)
+
+
+def digamma_vjp(g, ans, x):
+    return g * trigamma(x)
+
+
+def digamma_jvp(g, ans, x):
+    return g * trigamma(x)
+
+
+def _dist_cotangent(g, ans, p, q):
+    """``g (p - q) / dist``, shaped as ``p`` is (a list, a tuple, an array); 0 at ``p == q``,
+    where np.linalg.norm and math.hypot give 0 too (the subgradient at the cone's tip)."""
+    g = unthunk(g)
+    if isinstance(p, np.ndarray):
+        return unbroadcast(g * np.asarray(p - q) / ans if ans != 0.0 else np.zeros_like(p), p)
+    cotangents = [unbroadcast(g * (a - b) / ans if ans != 0.0 else 0.0, a) for a, b in zip(p, q)]
+    return tuple(cotangents) if isinstance(p, tuple) else cotangents
+
+
+def dist_vjp_p(g, ans, p, q):
+    return _dist_cotangent(g, ans, p, q)
+
+
+def dist_vjp_q(g, ans, p, q):
+    return _dist_cotangent(-g, ans, p, q)
+
+
+def _dist_tangent(g, ans, p, q):
+    """The tangents of ``p`` along ``(p - q) / dist``: 0 at ``p == q``, as the reverse rule's."""
+    if ans == 0.0:
+        return 0.0
+    moved = [tangent * (a - b) for tangent, a, b in zip(g, p, q) if not (tangent is None or is_zero(tangent))]
+    return float(sum(moved)) / ans
+
+
+def dist_jvp_p(g, ans, p, q):
+    return _dist_tangent(g, ans, p, q)
+
+
+def dist_jvp_q(g, ans, p, q):
+    return _dist_tangent(g, ans, q, p)
+
+
 defvjp(math.sin,   "x", "g * math.cos(x)")
 defvjp(math.cos,   "x", "-g * math.sin(x)")
 defvjp(math.tan,   "x", "g * (1 + ans * ans)")
@@ -128,6 +187,10 @@ defvjp(math.copysign, "x, y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)
 defvjp(math.fmod,  "x, y", "g", "-g * math.trunc(x / y)")
 defvjp(math.ldexp, "x, i", "g * math.ldexp(1.0, i)", None)
 defvjp(math.fsum,  "seq", fsum_vjp)
+defvjp(math.lgamma, "x", lgamma_vjp)
+defvjp(math.gamma, "x", gamma_vjp)
+defvjp(digamma,    "x", digamma_vjp)
+defvjp(math.dist,  "p, q", dist_vjp_p, dist_vjp_q)
 defvjp(math.prod,  "iterable, /, *, start=1", math_prod_vjp_iterable, math_prod_vjp_start)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defvjp(math.cbrt, "x", "safe_divide(g, 3 * ans * ans)")
@@ -179,7 +242,11 @@ defjvp(math.erfc,  "-g * (2 / math.sqrt(math.pi)) * math.exp(-x * x)")
 defjvp(math.copysign, "g * math.copysign(1.0, x) * math.copysign(1.0, y)", None)  # flat in y (but at 0)
 defjvp(math.fmod,  "g", "-g * ((x - ans) / y)")  # fmod(x, y) = x - trunc(x / y) * y
 defjvp(math.ldexp, "g * math.ldexp(1.0, i)", None)
-defjvp(math.fsum,  "sum(g)")  # the sum of the tangents (sum's forward rule)
+defjvp(math.fsum,  "sum(g)")
+defjvp(math.lgamma, lgamma_jvp)
+defjvp(math.gamma, gamma_jvp)
+defjvp(digamma,    digamma_jvp)
+defjvp(math.dist,  dist_jvp_p, dist_jvp_q)  # the sum of the tangents (sum's forward rule)
 defjvp(math.prod,  math_prod_jvp_iterable, math_prod_jvp_start)
 if hasattr(math, "cbrt"):  # Python >= 3.11
     defjvp(math.cbrt, "safe_divide(g, 3 * ans * ans)")

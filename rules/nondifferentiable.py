@@ -59,11 +59,6 @@ defrefused(np.random.uniform,     "low=0.0, high=1.0, size=None", ("low", "high"
 defrefused(np.random.choice,      "a, size=None, replace=True, p=None", ("a", "p"), _DRAW,
            "draw indices (rng.integers) and index the array with them")
 defrefused(np.random.permutation, "x", ("x",), _DRAW, "permute indices (rng.permutation(n)) and index the array")
-# np.fromiter consumes an iterator (a generator's items are gone once read) and
-# np.apply_along_axis calls a user's function inside NumPy, where s2sad cannot follow it.
+# np.fromiter consumes an iterator (a generator's items are gone once read).
 defrefused(np.fromiter, "iter, dtype, count=-1, *, like=None", ("iter",), "np.fromiter (an iterator read once)",
            "build the array with np.array([...]) or np.stack of a list comprehension", name="numpy.fromiter")
-defrefused(np.apply_along_axis, "func1d, axis, arr, *args, **kwargs", ("arr", "args"),
-           "np.apply_along_axis (a function called inside NumPy)",
-           "write the loop out: np.stack([func1d(row) for row in np.moveaxis(arr, axis, 0)], axis=...), "
-           "or call func1d on the whole array if it is vectorised", name="numpy.apply_along_axis")

@@ -12,6 +12,14 @@ per column) and ``np.poly1d`` are refused.
 ``e_j * x ** (e_j - 1)`` (zero for the constant column, at ``x = 0`` too); the cotangent of
 ``x`` sums ``g`` times the conjugate slope along each row, the tangent is the slope times it.
 
+``np.roots(p)``: each root ``r`` of ``P(z) = sum p[i] z ** (n - 1 - i)`` moves as implicit
+differentiation of ``P(r) = 0`` says, ``dr = -polyval(dp, r) / polyval(polyder(p), r)``: the
+cotangent of ``p[i]`` sums ``g`` times the conjugate of ``-r ** (n - 1 - i) / P'(r)`` over the
+roots (its real part for real ``p``, whose roots may be complex). Refused where that does not
+hold: a repeated root (``P'(r) = 0``; two roots closer than 1e-6 of their size, where NumPy's
+eigenvalues are off by the square root of the rounding error anyway), and leading or trailing
+zero coefficients (NumPy drops them; moved off zero, a root comes from infinity or leaves 0).
+
 ``np.polyfit`` is a least-squares fit (below): differentiated in ``y`` (it is linear there) and
 in ``x`` where the fit has full rank; its derivative in ``w`` is refused.
 """
@@ -46,6 +54,44 @@ def _derivative(coefficients: np.ndarray) -> np.ndarray:
     """``np.polyder(coefficients)`` written with operations that have rules, so that the forward
     rule can be differentiated again (second order)."""
     return coefficients[:-1] * np.arange(len(coefficients) - 1, 0, -1)
+
+
+def _distinct_roots(p, roots) -> np.ndarray:
+    """The coefficients of ``np.roots(p)``, refused where its roots do not move smoothly with them."""
+    coefficients = np.asarray(p)
+    if coefficients.ndim != 1:
+        raise UnsupportedArgumentsError("np.roots takes a 1-D array or list of coefficients")
+    if coefficients.size and (coefficients[0] == 0 or coefficients[-1] == 0):
+        raise UnsupportedArgumentsError(
+            "np.roots is differentiated for coefficients whose first and last are not 0: NumPy drops leading and "
+            "trailing zeros, and moved off zero they give a root from infinity or move one away from 0",
+            hint="pass the coefficients without the zeros, and add the roots at 0 yourself")
+    roots = np.asarray(roots)
+    if roots.size > 1:
+        gaps = np.abs(roots[:, None] - roots[None, :]) + np.diag(np.full(roots.size, np.inf))
+        scale = np.maximum(1.0, np.maximum(np.abs(roots)[:, None], np.abs(roots)[None, :]))
+        if np.any(gaps <= 1e-6 * scale):
+            raise UnsupportedArgumentsError(
+                "np.roots is differentiated at distinct roots only: two roots here (nearly) coincide, where a root "
+                "moves as the square root of a change in the coefficients and has no derivative",
+                hint="differentiate at coefficients with distinct roots")
+    return coefficients
+
+
+def roots_vjp(g, ans, p):
+    coefficients = _distinct_roots(p, ans)
+    slope = np.polyval(_derivative(coefficients), ans)
+    weights = -np.asarray(g) * conj(1 / slope)
+    sums = np.array([np.sum(weights * conj(power)) for power in _powers(ans, len(coefficients))])
+    if isinstance(p, (list, tuple)):
+        return type(p)(unbroadcast(value, item) for value, item in zip(sums, p))
+    return unbroadcast(sums, coefficients)
+
+
+def roots_jvp(g, ans, p):
+    coefficients = _distinct_roots(p, ans)
+    moved = -np.polyval(np.asarray(tangent_filled(g, p)), ans) / np.polyval(_derivative(coefficients), ans)
+    return as_tangent_of(moved, ans)
 
 
 def polyval_vjp_p(g, ans, p, x):
@@ -89,6 +135,8 @@ def vander_jvp_x(g, ans, x, N, increasing):
 defvjp(np.polyval, "p, x", polyval_vjp_p, polyval_vjp_x)
 defjvp(np.polyval, polyval_jvp_p, polyval_jvp_x)
 defvjp(np.vander, "x, N=None, increasing=False", vander_vjp_x)
+defvjp(np.roots, "p", roots_vjp)
+defjvp(np.roots, roots_jvp)
 defjvp(np.vander, vander_jvp_x)
 
 

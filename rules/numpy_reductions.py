@@ -30,7 +30,12 @@ Conventions:
   rule of the plain reduction with the NaN elements left out as a ``where`` mask leaves them
   out: a NaN element (a complex number with a NaN part too) gets a zero cotangent and does
   not count in the mean, the count or the product of the others. An all-NaN slice (whose
-  value NumPy makes NaN, or 0 for ``nansum``) passes nothing back.
+  value NumPy makes NaN, or 0 for ``nansum``) passes nothing back. Forward, a NaN element
+  whose tangent is not finite is refused: a NaN made at this very point (``p * np.log(p)`` at
+  ``p = 0`` is ``0 * -inf``; ``0 / 0``) is a number on either side, where NumPy's function has
+  no derivative, and such a NaN's tangent is NaN or infinite (the operand at 0 or infinity
+  moves it); a NaN of the data that only passes through sums keeps a finite tangent, and is
+  left out. (Reverse, the same NaN meets the zero cotangent, and the NaN derivative is refused.)
 * ``trapezoid`` (and ``trapz`` where NumPy still has it): ``sum_i d_i (y_i + y_(i+1)) / 2``
   with ``d = diff(x)`` (or ``dx``), bilinear in ``y`` and the widths: ``y_j`` gets half the
   width of each interval it ends, ``x_j`` the height of the interval on its left minus that
@@ -96,11 +101,11 @@ def prod_vjp(g, ans, a, axis, dtype, out, keepdims, initial, where):
     """``g`` times the (conjugate) product of the other elements: exclusive cumulative products, no division."""
     if np.asarray(a).dtype.kind in "biu":
         return NO_TANGENT
-    others = _products_of_others(a, axis, initial, where)
+    others = products_of_others(a, axis, initial, where)
     return unbroadcast(expand_reduced(g, a, axis, keepdims, where) * conj(others), a)
 
 
-def _products_of_others(a, axis, initial, where):
+def products_of_others(a, axis, initial, where):
     """For each element, the product of the other elements reduced with it (and ``initial``)."""
     x = np.asarray(a)
     if where is not True:
@@ -365,7 +370,7 @@ if hasattr(np, "trapz"):  # NumPy < 2.4: the old name
 
 
 def prod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
-    others = _products_of_others(a, axis, initial, where)
+    others = products_of_others(a, axis, initial, where)
     return as_tangent_of(np.sum(others * g, axis=axis, keepdims=keepdims, where=where), ans)
 
 
@@ -409,25 +414,53 @@ def std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction
 
 
 
+def steady_nans(g, a, where, function: str) -> None:
+    """Refuse a forward ``nan...`` reduction whose skipped NaN elements have a tangent that is not
+    finite: such a NaN may hold at this point only (see the module's notes)."""
+    skipped = np.isnan(a) if where is True else np.isnan(a) & where
+    if np.any(skipped & ~np.isfinite(g)):
+        raise UnsupportedArgumentsError(
+            f"{function} skips a NaN whose tangent is not finite: a NaN made at this very point (0 * inf, as "
+            "p * np.log(p) at p = 0, or 0 / 0) is a number on either side, where NumPy's function has no "
+            "derivative, and forward mode cannot tell it from a NaN of the data",
+            hint="put the value the NaN stands for in its place before the arithmetic (np.where(p > 0, p * "
+                 "np.log(p), 0.0), np.where(np.isnan(data), 0.0, data)), or differentiate with grad")
+
+
 def nansum_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    steady_nans(g, a, where, "np.nansum")
     return as_tangent_of(np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=_present(a, where)), ans)
 
 
 def nanmean_jvp(g, ans, a, axis, dtype, out, keepdims, where):
+    steady_nans(g, a, where, "np.nanmean")
     present = _present(a, where)
     total = np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, where=present)
     return as_tangent_of(total / np.maximum(reduced_count(a, axis, keepdims, present), 1), ans)
 
 
 def nanprod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, where):
+    steady_nans(g, a, where, "np.nanprod")
     return prod_jvp(g, ans, a, axis, dtype, out, keepdims, initial, _present(a, where))
 
 
 def nanvar_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    steady_nans(g, a, where, "np.nanvar")
     return var_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, _present(a, where), mean, correction)
 
 
+def nanmax_jvp(g, ans, a, axis, out, keepdims, initial, where):
+    steady_nans(g, a, where, "np.nanmax")
+    return extreme_jvp(g, ans, a, axis, out, keepdims, initial, where)
+
+
+def nanmin_jvp(g, ans, a, axis, out, keepdims, initial, where):
+    steady_nans(g, a, where, "np.nanmin")
+    return extreme_jvp(g, ans, a, axis, out, keepdims, initial, where)
+
+
 def nanstd_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    steady_nans(g, a, where, "np.nanstd")
     return std_jvp(g, ans, a, axis, dtype, out, ddof, keepdims, _present(a, where), mean, correction)
 
 
@@ -452,8 +485,8 @@ defjvp(np.std,    std_jvp, *_spread_keywords("np.std"))
 deflinear(np.cumsum, "a")
 defjvp(np.nansum,  nansum_jvp, None, None, None, None, initial_jvp)
 defjvp(np.nanmean, nanmean_jvp)
-defjvp(np.nanmax,  extreme_jvp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
-defjvp(np.nanmin,  extreme_jvp, *_extreme_initial("np.nanmin"))
+defjvp(np.nanmax,  nanmax_jvp, *_extreme_initial("np.nanmax"))  # a NaN never equals the result: it is no winner
+defjvp(np.nanmin,  nanmin_jvp, *_extreme_initial("np.nanmin"))
 defjvp(np.nanprod, nanprod_jvp, None, None, None, None, refused_keyword("initial", "np.nanprod", _SUM))
 defjvp(np.nanvar,  nanvar_jvp, *_spread_keywords("np.nanvar"))
 defjvp(np.nanstd,  nanstd_jvp, *_spread_keywords("np.nanstd"))

@@ -20,6 +20,10 @@ computes, with the ufunc method's own signature (``axis=0`` by default, where ``
   indices[k + 1]``; each element's cotangent is the sum of ``g[k]`` over the slices holding it
   (slices of unsorted indices overlap), gathered with ``np.add.at``, not by differences of
   running sums, which would round away a small ``g[k]`` beside a large one.
+* ``np.multiply.reduceat``: ``y[k]`` multiplies the same slices; each element's cotangent sums
+  ``g[k]`` times the conjugate product of the other elements of each slice holding it, from
+  running products from the left and from the right within the slice (``np.prod``'s rule), so
+  a zero in a slice gives the exact slopes (nothing is divided by an element).
 * ``np.add.outer``, ``np.subtract.outer``, ``np.multiply.outer``: ``A``'s cotangent sums ``g``
   over ``B``'s axes (the last ``B.ndim``), ``B``'s over ``A``'s (the first ``A.ndim``);
   ``multiply`` weighs each by the other factor, conjugated (it is holomorphic, as ``a * b``).
@@ -34,7 +38,8 @@ from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.runtime.tangents import NO_TANGENT
 
 from .helpers import added_at, conj, dtype_of, unbroadcast
-from .numpy_reductions import cumsum_vjp, extreme_jvp, extreme_vjp, initial_jvp, prod_jvp, prod_vjp, refused_keyword
+from .numpy_reductions import (cumsum_vjp, extreme_jvp, extreme_vjp, initial_jvp, prod_jvp, prod_vjp, products_of_others,
+                               refused_keyword)
 from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp
 
 _REDUCE = "array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True"
@@ -150,6 +155,38 @@ def add_reduceat_vjp(g, ans, array, indices, axis, dtype, out):
     return unbroadcast(np.moveaxis(gathered, 0, axis), array)
 
 
+def reduceat_products_of_others(array, indices, axis):
+    """For each (slice, element) pair of ``reduceat_slices``, the product of the slice's other
+    elements along ``axis`` (moved first): exact at zeros."""
+    moved = np.moveaxis(np.asarray(array), axis, 0)
+    owner, position = reduceat_slices(indices, moved.shape[0])
+    others = np.empty((owner.size,) + moved.shape[1:], dtype=moved.dtype)
+    for k in range(np.size(indices)):
+        pairs = np.flatnonzero(owner == k)
+        others[pairs] = products_of_others(moved[position[pairs]], 0, None, True)
+    return owner, position, others
+
+
+def multiply_reduceat_vjp(g, ans, array, indices, axis, dtype, out):
+    if dtype_of(array).kind not in "fc":
+        return NO_TANGENT
+    moved_g = np.moveaxis(np.asarray(g), axis, 0)
+    owner, position, others = reduceat_products_of_others(array, indices, axis)
+    length = np.shape(array)[axis]
+    gathered = added_at(np.zeros((length,) + moved_g.shape[1:], dtype=np.result_type(moved_g, others)), position,
+                        moved_g[owner] * conj(others))
+    return unbroadcast(np.moveaxis(gathered, 0, axis), array)
+
+
+def multiply_reduceat_jvp(g, ans, array, indices, axis, dtype, out):
+    """The sum over each slice of an element's tangent times the product of the others."""
+    owner, position, others = reduceat_products_of_others(array, indices, axis)
+    moved_t = np.moveaxis(np.broadcast_to(g, np.shape(array)), axis, 0)
+    per_pair = moved_t[position] * others
+    moved = np.add.reduceat(per_pair, np.searchsorted(owner, np.arange(np.size(indices))), axis=0)
+    return as_tangent_of(np.moveaxis(moved, 0, axis), ans)
+
+
 # ------------------------------------------------------------------ outer products
 
 
@@ -190,6 +227,7 @@ defvjp(np.multiply.accumulate, _ACCUMULATE, cumprod_vjp, name="numpy.multiply.ac
 defvjp(np.maximum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.maximum.accumulate")
 defvjp(np.minimum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.minimum.accumulate")
 defvjp(np.add.reduceat,      _REDUCEAT, add_reduceat_vjp, None, None, None, name="numpy.add.reduceat")
+defvjp(np.multiply.reduceat, _REDUCEAT, multiply_reduceat_vjp, None, None, None, name="numpy.multiply.reduceat")
 defvjp(np.add.outer,         _OUTER, add_outer_vjp_a, add_outer_vjp_b, name="numpy.add.outer")
 defvjp(np.subtract.outer,    _OUTER, add_outer_vjp_a, subtract_outer_vjp_b, name="numpy.subtract.outer")
 defvjp(np.multiply.outer,    _OUTER, multiply_outer_vjp_a, multiply_outer_vjp_b, name="numpy.multiply.outer")
@@ -208,6 +246,7 @@ defjvp(np.maximum.accumulate, running_extreme_jvp)
 defjvp(np.minimum.accumulate, running_extreme_jvp)
 # (the zeros in the output's dtype: float64 zeros widened a float32 tangent)
 defjvp(np.add.reduceat, LINEAR, None, None, None)
+defjvp(np.multiply.reduceat, multiply_reduceat_jvp, None, None, None)
 defjvp(np.add.outer, "np.add.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",
        "np.add.outer(np.zeros(np.shape(A), dtype=np.result_type(ans)), g)")
 defjvp(np.subtract.outer, "np.subtract.outer(g, np.zeros(np.shape(B), dtype=np.result_type(ans)))",

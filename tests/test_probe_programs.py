@@ -44,6 +44,13 @@ REFUSED[("hvp", "det_of_singular")] = (
     UnsupportedArgumentsError, r"numpy_linalg\.py:\d+:5: .*singular values include 0.*reached from .*probe_programs\.py:\d+:5",
     "det's Hessian at a singular matrix goes through the SVD's vectors of the zero singular value (before: a wrong number)")
 
+# y = np.where(x > 1.5, np.nan, x) then y ** 2: forward, the NaN's tangent is 2 * NaN * 0, as that of a NaN made
+# at the point (p * np.log(p) at p = 0, where the function has no derivative) is: np.nansum cannot tell them apart
+for _mode, _message in (("jvp", r"probe_programs\.py:\d+:\d+: .*np\.nansum skips a NaN whose tangent is not finite"),
+                       ("hvp", r"np\.nansum skips a NaN whose tangent is not finite.*reached from .*probe_programs\.py")):
+    REFUSED[(_mode, "nan_aware_reductions")] = (
+        UnsupportedArgumentsError, _message,
+        "forward nan-reductions refuse a NaN with a non-finite tangent (rules/numpy_reductions.py, steady_nans)")
 MODES = cases.MODES + ("caller_unchanged", "float32")
 
 

@@ -46,7 +46,7 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
              "central differences of central differences cannot resolve (its derivative is 1, and its second 0)"
        for name in ("numpy.float32", "numpy.float16")},
     **{name: "its first derivative is refused (rules/refusals.py): nothing to differentiate again" for name in """
-        numpy.bincount numpy.fromiter numpy.apply_along_axis numpy.random.RandomState.choice numpy.random.RandomState.normal
+        numpy.bincount numpy.fromiter numpy.random.RandomState.choice numpy.random.RandomState.normal
         numpy.random.RandomState.permutation numpy.random.RandomState.uniform scipy.linalg.lu_factor""".split()},
     **{f"{name}-complex": "its forward rule takes digamma at complex arguments, which SciPy lacks: refused "
                           "(rules/scipy_special.py) with an s2sad error" for name in ("scipy.special.gamma",
@@ -74,6 +74,8 @@ CONSTANTS = {"scipy.special.gammainc": (0,), "scipy.special.gammaincc": (0,),
 # Real arguments where the audit's (the real parts of its complex ones) sit near a pole or
 # off a domain: central differences need room around the point.
 REAL_ARGUMENTS = {
+    # q constant (a differentiated q is refused: the virtual index crosses sorted positions)
+    **{name: lambda rng: audit.calls(audit.x(rng, 5), q=0.3) for name in ("numpy.quantile", "numpy.percentile")},
     "scipy.special.gamma": lambda rng: audit.calls(np.abs(audit.x(rng, 2, 3)) + 0.5),
 }
 

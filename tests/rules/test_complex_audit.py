@@ -252,6 +252,10 @@ CHECKED = {
     "numpy.linalg.outer": lambda rng: calls(z(rng, 2), z(rng, 3)),
     "numpy.linalg.tensordot": lambda rng: calls(z(rng, 2, 3), z(rng, 3, 2), axes=1),
     "numpy.add.reduceat": lambda rng: calls(z(rng, 5, 2), np.array([0, 3, 1])),
+    "numpy.multiply.reduceat": lambda rng: calls(z(rng, 5, 2), np.array([0, 3, 1])),
+    "numpy.roots": lambda rng: calls(z(rng, 4)),
+    # each slice's call differentiated by its callee's own rule (here np.cumsum's, linear)
+    "numpy.apply_along_axis": lambda rng: calls(np.cumsum, 0, z(rng, 2, 3)),
     "math.prod": lambda rng: calls([z(rng), z(rng), z(rng)], start=z(rng)),
 }
 # the FFTs of real input (rfft, ihfft and their n-d forms) and polygamma: real-only below
@@ -271,7 +275,11 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     **{name: ("math works on real numbers (cmath is not math)", lambda rng: calls(0.3 + 0.4j)) for name in """math.sin math.cos math.tan
         math.asin math.acos math.atan math.sinh math.cosh math.tanh math.asinh math.atanh math.exp
         math.expm1 math.log math.log2 math.log10 math.log1p math.sqrt math.fabs math.degrees math.radians
-        math.erf math.erfc math.cbrt math.exp2 builtins.float""".split()},
+        math.erf math.erfc math.cbrt math.exp2 builtins.float math.lgamma math.gamma
+        s2sad.rules.polygamma.digamma""".split()},
+    "math.dist": ("math works on real numbers", lambda rng: calls([0.3 + 0.4j, 0.1], [0.7 - 0.2j, 0.5])),
+    **{name: ("NumPy's quantiles take real numbers", lambda rng: calls(z(rng, 5), 0.3)) for name in
+       "numpy.quantile numpy.percentile".split()},
     **{name: ("math works on real numbers", lambda rng: calls(0.3 + 0.4j, 0.7 - 0.2j)) for name in
        "math.atan2 math.pow math.hypot math.copysign math.fmod".split()},
     "math.ldexp": ("math works on real numbers", lambda rng: calls(0.3 + 0.4j, 2)),
@@ -333,8 +341,6 @@ REFUSED = {  # name: (why, maker): NumPy/SciPy accept complex arguments, the rul
     "scipy.special.psi": ("SciPy has no complex polygamma, the derivative of digamma", unary),
     "scipy.linalg.lu_factor": ("its factors move with A but have no rule (at any dtype)", square),
     "numpy.fromiter": ("an iterator is read once: no rule (at any dtype)", lambda rng: calls(z(rng, 4), complex)),
-    "numpy.apply_along_axis": ("a user's function called inside NumPy: no rule (at any dtype)",
-                               lambda rng: calls(np.cumsum, 0, z(rng, 2, 3))),
     "scipy.special.ive": ("ive(v, z) = iv(v, z) exp(-|Re z|) is not holomorphic: no rule", order_and_complex),
     "numpy.random.RandomState.choice": ("a draw moves with its parameters: no rule", vector),
     "numpy.random.RandomState.permutation": ("a draw moves with its parameters: no rule", vector),

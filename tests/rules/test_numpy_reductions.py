@@ -400,8 +400,32 @@ def test_nan_reductions_in_user_code_against_central_differences():
 
     x = rng.standard_normal((2, 3))
     np.testing.assert_allclose(s2sad.grad(loss)(x), numerical_gradient(loss, x), rtol=1e-6, atol=1e-8)
-    _, tangent = s2sad.jvp(loss, (x,), (np.ones_like(x),))
-    np.testing.assert_allclose(tangent, np.sum(numerical_gradient(loss, x)), rtol=1e-6)
+    # forward, the NaN's tangent is 2 * NaN * 0 in y ** 2, as that of a NaN made at the point is (below): refused
+    with pytest.raises(s2sad.S2SADError, match="np.nansum skips a NaN whose tangent is not finite"):
+        s2sad.jvp(loss, (x,), (np.ones_like(x),))
+
+
+def entropy(p):
+    return -np.nansum(p * np.log(p))  # 0 * log(0) is NaN, skipped: the value is continuous at p = 0
+
+
+def shifted_data_sum(x):
+    data = np.array([1.0, np.nan, 2.0])
+    return np.nansum(data + x) + np.nanmean(data * 0.0 + x)  # the NaN of the data is a NaN around the point
+
+
+def test_forward_nan_reductions_refuse_a_nan_made_at_the_point():
+    # entropy at p[0] = 0: the slope is +inf from the right, 0 from the left, no derivative; forward
+    # mode gave 0 (the NaN's tangent, NaN, was skipped with it)
+    p = np.array([0.0, 0.5, 0.5])
+    with np.errstate(all="ignore"):
+        with pytest.raises(s2sad.S2SADError, match="np.nansum skips a NaN whose tangent is not finite"):
+            s2sad.jvp(entropy, (p,), (np.array([1.0, 0.0, 0.0]),))
+        with pytest.raises(s2sad.S2SADError):
+            s2sad.grad(entropy)(p)
+    x = np.array([0.3, -0.2, 0.7])
+    _, tangent = s2sad.jvp(shifted_data_sum, (x,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(numerical_gradient(shifted_data_sum, x)), rel=1e-6)
 
 
 # ------------------------------------------------------------------ trapezoid

@@ -13,25 +13,19 @@ def doubled_from_an_iterator(x):
     return np.sum(np.fromiter((2.0 * v for v in x), dtype=float))
 
 
-def cumulative_along_rows(a):
-    return np.sum(np.apply_along_axis(np.cumsum, 1, a) ** 2)
-
-
 def constant_from_an_iterator(x):
     return np.sum(x * np.fromiter(range(3), dtype=float))  # no gradient reaches fromiter: computed
 
 
 def cumulative_written_out(a):
-    return np.sum(np.stack([np.cumsum(row) for row in a]) ** 2)  # the hint's spelling
+    return np.sum(np.stack([np.cumsum(row) for row in a]) ** 2)
 
 
-@pytest.mark.parametrize("f, hint", [(doubled_from_an_iterator, "np.array"), (cumulative_along_rows, "loop")],
-                         ids=["fromiter", "apply_along_axis"])
-def test_refused_with_the_line_and_a_hint(f, hint):
+def test_refused_with_the_line_and_a_hint():
     with pytest.raises(s2sad.S2SADError) as caught:
-        s2sad.grad(f)(np.array([[0.5, -1.0, 2.0]]) if f is cumulative_along_rows else np.array([0.5, -1.0, 2.0]))
+        s2sad.grad(doubled_from_an_iterator)(np.array([0.5, -1.0, 2.0]))
     message = str(caught.value)
-    assert "test_refusals.py" in message and hint in message
+    assert "test_refusals.py" in message and "np.array" in message
 
 
 def test_constant_uses_and_the_written_out_loop_are_differentiated():
