@@ -71,8 +71,11 @@ print(json.dumps({{"import numba": imported, "grad()": made, "first call": calle
 '''
 
 
-def environment(numba_cache: str, s2sad_cache: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, S2SAD_CACHE_DIR=s2sad_cache, S2SAD_AHEAD_OF_TIME="0")
+def environment(root: str, numba_cache: str, s2sad_cache: str) -> dict:
+    """A child's environment: fresh caches, and ``root`` first on ``PYTHONPATH`` so that the processes
+    `s2sad precompile` starts (``python -m``, run in a directory of their own) import ``root``'s s2sad."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, S2SAD_CACHE_DIR=s2sad_cache, S2SAD_AHEAD_OF_TIME="0",
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("NUMBA_OPT", None)
     return env
@@ -84,7 +87,7 @@ def precompiled(root: str) -> str:
     with tempfile.TemporaryDirectory() as s2sad_cache:
         subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r}); "
                         "from s2sad.command_line import main; sys.exit(main(['precompile']))"],
-                       env=environment(kept, s2sad_cache), check=True, stdout=subprocess.DEVNULL)
+                       env=environment(root, kept, s2sad_cache), check=True, stdout=subprocess.DEVNULL, cwd=kept)
     return kept
 
 
@@ -93,7 +96,7 @@ def one_run(root: str, workload: str, template: str | None, signatures: bool = F
         if template is not None:
             shutil.copytree(template, numba_cache, dirs_exist_ok=True)
         source = CHILD.format(root=root, benchmarks=str(HERE), workload=workload, signatures=signatures)
-        done = subprocess.run([sys.executable, "-c", source], env=environment(numba_cache, s2sad_cache),
+        done = subprocess.run([sys.executable, "-c", source], env=environment(root, numba_cache, s2sad_cache),
                               capture_output=True, text=True, cwd=numba_cache)
         if done.returncode != 0:
             raise SystemExit(f"{root}: the child failed\n{done.stderr}")
