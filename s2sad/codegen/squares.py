@@ -5,8 +5,9 @@ with its integer-power subroutine, a loop of its own: about 0.05 s of a cold fir
 each (benchmarks/cold_call.py). A product is one multiplication, and for floats the same bits:
 NumPy's ``a ** 2`` of a float64 or float32 array is its ``square``, ``a * a`` (checked on a
 million values of every magnitude, ties and subnormal squares among them), and Numba's float
-``x ** 2`` is a product too (LLVM makes ``pow(x, 2.0)`` one), so a Python float's compiled
-value does not change either.
+``x ** 2`` is a product too (LLVM makes ``pow(x, 2.0)`` one), so a float's compiled value does
+not change either. (It was, and is, not always Python's or a NumPy scalar's: those call libm's
+``pow``, which at some ties rounds the other way: benchmarks/results.md, session 21.)
 
 For other dtypes it is not the same: a bool array's ``b ** 2`` is an int8 array, ``b * b`` a
 bool array (whose ``+`` is a logical or). So ``v`` must be bound to floats wherever it is
