@@ -179,6 +179,33 @@ def _spread(g, shape, g_shape, dtype):
     return out
 
 
+# ---------------------------------------------------------------------------- new arrays
+# ``np.empty(shape, dtype)`` is an overload of Numba's, compiled as a function of its own for each
+# kind of shape and dtype it is called with (and its allocator with it): 0.04-0.06 s of a cold
+# first call each (benchmarks/cold_call.py). ``new_array`` makes the same array (Numba's
+# ``_empty_nd_impl``, which ``np.empty`` ends in: uninitialised, C-ordered) inside its caller.
+@extending.intrinsic
+def new_array(typingcontext, shape, like):
+    """An uninitialised C-ordered array of ``shape`` (a tuple of ints) and ``like``'s dtype
+    (``like`` an array, or a number of that dtype)."""
+    if not (isinstance(shape, types.UniTuple) and isinstance(shape.dtype, types.Integer)):
+        return None
+    dtype = like.dtype if isinstance(like, types.Array) else like
+    if not isinstance(dtype, (types.Number, types.Boolean)):
+        return None
+    made = types.Array(dtype, shape.count, "C")
+
+    def codegen(context, builder, signature, args):
+        from numba.core import cgutils
+        from numba.core.imputils import impl_ret_new_ref
+        from numba.np.arrayobj import _empty_nd_impl
+
+        array = _empty_nd_impl(context, builder, made, cgutils.unpack_tuple(builder, args[0]))
+        return impl_ret_new_ref(context, builder, made, array._getvalue())
+
+    return made(shape, like), codegen
+
+
 # ---------------------------------------------------------------------------- the overloads
 
 @overload(conj)
@@ -201,14 +228,14 @@ def _zero_like(x):
     # helper calling it: 0.1-0.2 s of a cold first call); LLVM makes the loops a memset
     if real_array(x) and x.ndim == 1:
         def vector_zeros(x):
-            out = np.empty(x.shape, x.dtype)
+            out = new_array(x.shape, x)
             for i in range(out.shape[0]):
                 out[i] = 0.0
             return out
         return vector_zeros
     if real_array(x) and x.ndim == 2:
         def matrix_zeros(x):
-            out = np.empty(x.shape, x.dtype)
+            out = new_array(x.shape, x)
             for i in range(out.shape[0]):
                 for j in range(out.shape[1]):
                     out[i, j] = 0.0
@@ -312,7 +339,7 @@ def _unbroadcast(v, like):
                 return v
             if like.shape[0] != 1:
                 raise NotCompiledCase("a cotangent whose shape does not broadcast to its value's")
-            out = np.empty(like.shape, like.dtype)  # (not np.zeros: two more functions for Numba to compile)
+            out = new_array(like.shape, like)  # (not np.zeros: two more functions for Numba to compile)
             out[0] = 0.0
             for k in range(v.size):
                 out[0] += v[k]
@@ -341,7 +368,7 @@ def _expand_reduced(g, a, axis=None, keepdims=False, where=True):
         return None
     if absent(axis) and real(g) and a.ndim == 1:
         def filled(g, a, axis=None, keepdims=False, where=True):  # np.full's loop, without its flat iterator
-            out = np.empty(a.shape, a.dtype)
+            out = new_array(a.shape, a)
             value = g if where else 0.0
             for k in range(out.shape[0]):
                 out[k] = value
@@ -486,7 +513,7 @@ def _matrix_vector(matrix, vector, transposed):
         raise ValueError("matmul: the matrix and the vector do not have matching sizes")
     if rows > 2 ** 31 - 1 or columns > 2 ** 31 - 1:
         raise ValueError("a matrix too large for BLAS's C int sizes")
-    out = np.empty((size,), matrix.dtype)
+    out = new_array((size,), matrix)
     if inner == 0 or size == 0:
         out[:] = 0.0
     else:
@@ -749,11 +776,24 @@ def _numpy_loop(name: str):
     def overloaded(x):
         if not real_array(x):
             return lambda x: ufunc(x)  # a float, or a type Numba's own ufunc decides about
+        if x.ndim == 1 and x.layout == "C":
+            # a small vector element by element: Numba's ufunc on an array calls the kernel its ufunc on
+            # one float calls (the same numbers), but compiles its broadcasting loop and np.empty besides
+            def by_element(x):
+                out = new_array(x.shape, x)
+                if x.size < smallest:
+                    for i in range(x.shape[0]):
+                        out[i] = ufunc(x[i])
+                else:
+                    with objmode():
+                        ufunc(x, out=out)
+                return out
+            return by_element
 
         def by_numpy(x):
             if x.size < smallest:
                 return ufunc(x)
-            out = np.empty(x.shape, x.dtype)
+            out = new_array(x.shape, x)
             with objmode():
                 ufunc(x, out=out)
             return out
@@ -788,8 +828,7 @@ def _shape_like(x):
 @overload(_template)
 def _template_overload(like):
     if _shape_of(like):
-        dtype = like[1]
-        return lambda like: np.empty(like[0], dtype)
+        return lambda like: new_array(like[0], like[1])
     return None
 
 

@@ -53,6 +53,7 @@ from .errstate_ignored import errstate_ignored
 from .extremes import ARRAY_COMPARISONS, extremes_written_out
 from .fewer_allocations import fewer_allocations
 from .nodes import binding_counts, called_name, numpy_function_name
+from .squares import squares_multiplied
 from .star_calls import star_calls_unpacked
 from .unset_before_loops import unset_before_loops
 from .weak_scalars import HELPERS as WEAK_HELPERS, weak_scalars
@@ -125,6 +126,7 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
 NUMPY_LOOPS = frozenset({"tanh", "sinh", "tan", "arctan", "arcsinh", "log1p", "expm1", "cbrt", "log10", "exp", "log",
                          "cosh", "log2", "exp2", "arctanh"})
 ARRAY_HELPERS = ARRAY_HELPERS | {f"numpy_{name}" for name in NUMPY_LOOPS}
+FLOAT_RESULTS = frozenset(f"numpy_{name}" for name in NUMPY_LOOPS)   # floats of any real argument (squares.py)
 
 # `shape_like` (fewer_allocations.py), and `dW = matmul_vjp_x1_into(dW, g, W, h)` for an RNN's weights
 ARRAY_HELPERS = ARRAY_HELPERS | {"shape_like", "matmul_vjp_x1_into"}
@@ -832,7 +834,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         rewrites.unset, rewrites.returned = _unset_and_returned(module)
         module = module.visit(rewrites)
         module = fewer_allocations(module)
-        module = weak_scalars(module)
+        module = squares_multiplied(weak_scalars(module), FLOAT_RESULTS)
     else:
         module = module.visit(_AsFloats(scattered.found))
     module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments(floats_only=not arrays))
