@@ -28,7 +28,12 @@ from .activity import propagates, varied_values
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
-_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True}
+_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True,
+               np.array_equal: True, np.array_equiv: True}
+# ``np.isclose(a, b, rtol, atol)``: ``|a - b| <= atol + rtol * |b|``, an equality where both tolerances are 0
+# (rtol's may stay when ``b`` is 0); otherwise a band, whose outcome holds around all but its edges
+_CLOSENESS = (np.isclose, np.allclose)
+_CLOSENESS_PARAMETERS = ("a", "b", "rtol", "atol")
 # a float's truth is ``v != 0``: whether the test's result says it is 0 (True) or not (False)
 _TRUTH_TESTS = {operator.not_: True, np.logical_not: True, bool: False, operator.truth: False}
 # NumPy functions reading their first argument's truth inside (``np.where(x, ...)``, ``np.any(x)``):
@@ -60,7 +65,27 @@ def _looked_up(table: dict, op: Operation):
 
 
 def _equality(op: Operation) -> bool | None:
-    return _looked_up(_EQUALITIES, op) if len(op.args) == 2 else None
+    if len(op.args) == 2 and not op.kwargs:
+        return _looked_up(_EQUALITIES, op)
+    return True if _exactly_close(op) else None
+
+
+def _is_zero(atom: Atom | None) -> bool:
+    try:
+        return isinstance(atom, Const) and float(ast.literal_eval(atom.code)) == 0.0
+    except (ValueError, SyntaxError, TypeError):
+        return False
+
+
+def _exactly_close(op: Operation) -> bool:
+    """``np.isclose(x, c, atol=0, rtol=0)`` (or ``np.allclose``; ``rtol`` left out when ``c`` is 0)."""
+    if op.kind != "call" or op.callee is None or op.callee.kind != "static" \
+            or not any(op.callee.value is f for f in _CLOSENESS):
+        return False
+    given = dict(zip(_CLOSENESS_PARAMETERS, op.args), **dict(op.kwargs))
+    if not set(given) <= set(_CLOSENESS_PARAMETERS) or not _is_zero(given.get("atol")):
+        return False
+    return _is_zero(given.get("rtol")) or "rtol" not in given and _is_zero(given.get("b"))
 
 
 def _truth_test(op: Operation) -> bool | None:
@@ -126,31 +151,45 @@ class ExactPoints:
     inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
     given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
     nonnegative: set[str]
-    elements: dict[str, tuple[str, int]]  # ``x_0 = x[0]``: x_0 -> ("x", 0)
+    elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
 
 
-def _elements_read(function: Function) -> dict[str, tuple[str, int]]:
-    """The values assigned once, each an element of a variable read by a constant int index."""
-    read, assigned = {}, {}
-    for op in operations_of(function.statements):
+def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
+    """The values assigned once, each read from a variable by one index: a constant, or a variable
+    assigned once (a loop's ``i``, not a counter it carries), which holds the index the read used
+    wherever the element is compared."""
+    operations = operations_of(function.statements)
+    assigned = {}
+    for op in operations:
         assigned[op.target] = assigned.get(op.target, 0) + 1
-        if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var) \
-                and isinstance(op.args[1], Const):
-            try:
-                index = ast.literal_eval(op.args[1].code)
-            except (ValueError, SyntaxError):
-                continue
-            if type(index) is int:
-                read[op.target] = (op.args[0].name, index)
-    return {name: element for name, element in read.items() if assigned[name] == 1}
+    return {op.target: (op.args[0].name, op.args[1]) for op in operations
+            if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
+            and assigned[op.target] == 1
+            and (isinstance(op.args[1], Const) or assigned.get(op.args[1].name, 0) <= 1)}
 
 
-def _other_elements(a: str, b: str, found: "ExactPoints") -> bool:
-    """``x[0]`` and ``x[1]``: two elements of one array, which move apart (indices of one sign: ``x[-1]``
-    may be ``x[2]``)."""
+def _int_index(index: Atom) -> int | None:
+    try:
+        value = ast.literal_eval(index.code) if isinstance(index, Const) else None
+    except (ValueError, SyntaxError):
+        return None
+    return value if type(value) is int else None
+
+
+def _other_elements(a: str, b: str, found: "ExactPoints") -> tuple[Atom, ...] | None:
+    """``x[0]`` and ``x[1]``, ``x[:2]`` and ``x[2:]``, ``x[i]`` and ``x[j]``: reads of one array by two
+    indices, which move apart where the indices differ. None: not such reads, or by one index (or by
+    constant ints of two signs: ``x[-1]`` may be ``x[2]``); (): apart; the two indices: apart where
+    they differ as the code runs (``i != j``)."""
     first, second = found.elements.get(a), found.elements.get(b)
-    return (first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
-            and (first[1] < 0) == (second[1] < 0))
+    if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+        return None
+    if isinstance(first[1], Var) or isinstance(second[1], Var):
+        return (first[1], second[1])
+    ints = (_int_index(first[1]), _int_index(second[1]))
+    if None in ints:  # two constant indices spelled differently (slices): other elements
+        return ()
+    return () if (ints[0] < 0) == (ints[1] < 0) else None
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
@@ -170,6 +209,7 @@ class ExactTest:
     equal: bool
     alone: bool = True
     found_by_op: bool = True
+    indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -188,26 +228,24 @@ def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> E
 
 
 def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
-    moving = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
+    moving = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.moving]
     equal = _equality(op)
     if equal is None:
         equal = _ordering_at_zero(op, found.nonnegative)
     if equal is not None and len(moving) == 1:
         return ExactTest(moving[0], equal)
-    if equal is not None and len(moving) == 2 and _moving_apart(moving[0].name, moving[1].name, found):
-        return ExactTest(moving[0], equal, alone=False)
+    if equal is not None and len(moving) == 2:
+        if found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
+            return ExactTest(moving[0], equal, alone=False)
+        indices = _other_elements(moving[0].name, moving[1].name, found)
+        if indices is not None:
+            return ExactTest(moving[0], equal, alone=False, indices=indices or None)
     truth = _truth_test(op)
     if truth is not None and moving:
         return ExactTest(moving[0], truth)
     if _reads_truth(op) and isinstance(op.args[0], Var) and op.args[0].name in found.moving:
         return ExactTest(op.args[0], True, found_by_op=False)
     return None
-
-
-def _moving_apart(a: str, b: str, found: ExactPoints) -> bool:
-    """Two moving values that part as soon as either moves: made from no input in common, or two
-    elements of one array (``x[0] == x[1]``, where ``x == x.max()`` moves its sides together)."""
-    return found.inputs_of[a].isdisjoint(found.inputs_of[b]) or _other_elements(a, b, found)
 
 
 def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:

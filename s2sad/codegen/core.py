@@ -396,8 +396,18 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
         spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
     else:
         spelling = f"{op.callee.spelling}({emitter.code(test.operand)}{', ...' if len(op.args) > 1 else ''})"
-    return [_exact_point_check(emitter, test, op.target if test.found_by_op else "None", spelling,
-                               emitter.location_of(op), tangent)]
+    return [_exact_point_check(emitter, test, _found(emitter, op, test), spelling, emitter.location_of(op), tangent)]
+
+
+def _found(emitter: Emitter, op: Operation, test: ExactTest) -> str:
+    """What the check reads as the comparison's result: for ``x[i] == x[j]``, equal only where ``i != j``
+    (``x[i] != x[j]``: different only there), since one element read twice moves with itself."""
+    if not test.found_by_op:
+        return "None"
+    if test.indices is None:
+        return op.target
+    i, j = (emitter.code(index) for index in test.indices)
+    return f"({op.target} & ({i} != {j}))" if test.equal else f"({op.target} | ({i} == {j}))"
 
 
 def truth_check(emitter: Emitter, branch: Branch, tangent: str | None = None) -> list[str]:
