@@ -236,3 +236,54 @@ def test_two_elements_of_one_array_at_a_tie_are_refused():
             run(tie)
     np.testing.assert_allclose(s2sad.grad(tie_of_two_elements)(apart),
                                numerical_gradient(tie_of_two_elements, [apart], 0), rtol=1e-7)
+
+
+def pairwise_ties(x):
+    total = 0.0
+    for i in range(len(x)):
+        for j in range(len(x)):
+            if i != j and x[i] == x[j]:
+                total += np.sin(x[i])
+            elif i != j:
+                total += x[i] * x[j]
+    return total
+
+
+def ends_equal(x):
+    if np.array_equal(x[:2], x[2:]):
+        return np.sum(np.sin(x[:2]))
+    return np.sum(x[:2] * x[2:])
+
+
+def all_zero(x):
+    if np.allclose(x, 0.0, atol=0, rtol=0):
+        return 0.0
+    return np.sum(x ** 2) + np.sum(x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("f, tie, line", [
+    (pairwise_ties, [0.5, 0.5, 0.2], "if i != j and x[i] == x[j]:"),  # was [1.278, 1.278, 2], NumPy's [1.4, 1.4, 2]
+    (ends_equal, [0.5, 0.3, 0.5, 0.3], "if np.array_equal(x[:2], x[2:]):"),  # was [0.878, 0.955, 0, 0], NumPy's [0.5, 0.3, 0.5, 0.3]
+    (all_zero, [0.0, 0.0], "if np.allclose(x, 0.0, atol=0, rtol=0):"),       # was [0, 0], NumPy's [1, 1]
+])
+def test_ties_of_elements_read_by_variables_and_exact_array_comparisons_are_refused(mode, f, tie, line):
+    x = np.array(tie)
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.linspace(1.0, -0.5, len(x)),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+        run()
+    assert caught.value.location.text.strip() == line
+    apart = x + np.linspace(0.1, 0.4, len(x))
+    np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
+
+
+def kept_truthy(x):
+    return sum(filter(None, [x[0] * 2.0, 0.0, np.sin(x[1])]))
+
+
+def test_filter_none_refuses_only_a_moving_item_at_0():
+    # the constant 0.0 item was refused, as if it moved with x
+    x = np.array([0.5, 0.3])
+    np.testing.assert_allclose(s2sad.grad(kept_truthy)(x), numerical_gradient(kept_truthy, [x], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(kept_truthy)(np.array([0.0, 0.3]))

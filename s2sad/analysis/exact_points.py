@@ -152,6 +152,7 @@ class ExactPoints:
     given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
     nonnegative: set[str]
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
+    items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
@@ -166,6 +167,21 @@ def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
             if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
             and assigned[op.target] == 1
             and (isinstance(op.args[1], Const) or assigned.get(op.args[1].name, 0) <= 1)}
+
+
+def _literal_items(function: Function) -> dict[str, list[Atom]]:
+    """A loop's element taken from a list or tuple written out (``filter(None, [a, 0.0, b])``'s loop):
+    its items, where nothing else reads the list (nothing appends to it, no call is handed it)."""
+    operations = operations_of(function.statements)
+    made = {op.target: op for op in operations if op.kind in ("list", "tuple")}
+    readers = {}
+    for op in operations:
+        for name in op.uses():
+            readers.setdefault(name, []).append(op)
+    return {op.target: made[op.args[0].name].args for op in operations
+            if op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var) and op.args[0].name in made
+            and sum(target == op.args[0].name for target in (o.target for o in operations)) == 1
+            and all(reader.kind == "element" for reader in readers[op.args[0].name])}
 
 
 def _int_index(index: Atom) -> int | None:
@@ -197,7 +213,7 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     moving = set().union(*moving_with.values())
     inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params),
-                       _nonnegative_values(function), _elements_read(function))
+                       _nonnegative_values(function), _elements_read(function), _literal_items(function))
 
 
 @dataclass
@@ -248,11 +264,17 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     return None
 
 
-def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:
-    """``if v:`` on a moving value ``v``: a test of ``v != 0``."""
-    if isinstance(condition, Var) and condition.name in found.moving:
-        return ExactTest(condition, True, found_by_op=False)
-    return None
+def truth_tested(condition: Atom, found: ExactPoints, with_tangent: bool = False) -> list[ExactTest]:
+    """``if v:`` on a moving value ``v``: a test of ``v != 0``. Where ``v`` takes the items of a list
+    written out (``filter(None, [a, 0.0, b])``), reverse code (no tangent to tell a constant item) tests
+    each moving item instead: the constant 0.0 stays put."""
+    if not isinstance(condition, Var) or condition.name not in found.moving:
+        return []
+    items = found.items_of.get(condition.name)
+    if items is None or with_tangent:
+        return [ExactTest(condition, True, found_by_op=False)]
+    return [ExactTest(item, True, found_by_op=False) for item in items
+            if isinstance(item, Var) and item.name in found.moving]
 
 
 def is_exact_test(op: Operation) -> bool:

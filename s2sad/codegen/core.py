@@ -414,10 +414,9 @@ def truth_check(emitter: Emitter, branch: Branch, tangent: str | None = None) ->
     """Before ``if v:`` on a moving ``v``: the line refusing it as it runs where ``v`` is 0."""
     if is_rules_code(emitter.user_function) or isinstance(branch, (Guarded, Context)):
         return []
-    test = truth_tested(branch.condition, _exact_points(emitter))
-    if test is None:
-        return []
-    return [_exact_point_check(emitter, test, "None", f"if {emitter.code(test.operand)}:", branch.location, tangent)]
+    spelling = f"if {emitter.code(branch.condition)}:"
+    return [_exact_point_check(emitter, test, "None", spelling, branch.location, tangent)
+            for test in truth_tested(branch.condition, _exact_points(emitter), tangent is not None)]
 
 
 def _exact_points(emitter: Emitter):
