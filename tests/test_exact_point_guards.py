@@ -249,6 +249,14 @@ def pairwise_ties(x):
     return total
 
 
+def neighbours_tied(x):
+    total, i = 0.0, 0
+    while i < len(x) - 1:   # i is a counter the loop carries: the same in both reads of one iteration
+        total += np.sin(x[i]) if x[i] == x[i + 1] else x[i] * x[i + 1]
+        i += 1
+    return total
+
+
 def ends_equal(x):
     if np.array_equal(x[:2], x[2:]):
         return np.sum(np.sin(x[:2]))
@@ -264,6 +272,7 @@ def all_zero(x):
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 @pytest.mark.parametrize("f, tie, line", [
     (pairwise_ties, [0.5, 0.5, 0.2], "if i != j and x[i] == x[j]:"),  # was [1.278, 1.278, 2], NumPy's [1.4, 1.4, 2]
+    (neighbours_tied, [0.5, 0.5, 0.2], "total += np.sin(x[i]) if x[i] == x[i + 1] else x[i] * x[i + 1]"),  # was [0.878, 0.2, 0.5], NumPy's [0.5, 0.7, 0.5]
     (ends_equal, [0.5, 0.3, 0.5, 0.3], "if np.array_equal(x[:2], x[2:]):"),  # was [0.878, 0.955, 0, 0], NumPy's [0.5, 0.3, 0.5, 0.3]
     (all_zero, [0.0, 0.0], "if np.allclose(x, 0.0, atol=0, rtol=0):"),       # was [0, 0], NumPy's [1, 1]
 ])
@@ -287,3 +296,13 @@ def test_filter_none_refuses_only_a_moving_item_at_0():
     np.testing.assert_allclose(s2sad.grad(kept_truthy)(x), numerical_gradient(kept_truthy, [x], 0), rtol=1e-7)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
         s2sad.grad(kept_truthy)(np.array([0.0, 0.3]))
+
+
+def ties_counted(x):
+    return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)
+
+
+def test_an_array_compared_with_itself_broadcast_is_not_refused_for_its_diagonal():
+    # x[:, None] and x[None, :] read the same elements: equal on the diagonal wherever x is
+    x = np.array([0.5, -0.3, 0.2])
+    np.testing.assert_allclose(s2sad.grad(ties_counted)(x), numerical_gradient(ties_counted, [x], 0), rtol=1e-7)

@@ -156,17 +156,16 @@ class ExactPoints:
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
-    """The values assigned once, each read from a variable by one index: a constant, or a variable
-    assigned once (a loop's ``i``, not a counter it carries), which holds the index the read used
-    wherever the element is compared."""
+    """The values assigned once, each read from a variable by one index, a constant or a variable.
+    (A variable holds, as the comparison runs, the index the read used: a value assigned once in a
+    loop's body is read in the same iteration, before the back edges change a counter it carries.)"""
     operations = operations_of(function.statements)
     assigned = {}
     for op in operations:
         assigned[op.target] = assigned.get(op.target, 0) + 1
     return {op.target: (op.args[0].name, op.args[1]) for op in operations
             if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
-            and assigned[op.target] == 1
-            and (isinstance(op.args[1], Const) or assigned.get(op.args[1].name, 0) <= 1)}
+            and assigned[op.target] == 1}
 
 
 def _literal_items(function: Function) -> dict[str, list[Atom]]:
@@ -184,28 +183,36 @@ def _literal_items(function: Function) -> dict[str, list[Atom]]:
             and all(reader.kind == "element" for reader in readers[op.args[0].name])}
 
 
-def _int_index(index: Atom) -> int | None:
-    try:
-        value = ast.literal_eval(index.code) if isinstance(index, Const) else None
-    except (ValueError, SyntaxError):
+def _start(index: Atom) -> int | None:
+    """Where a constant index starts its elements, and they follow one by one: ``x[2]``, ``x[2:]``,
+    ``x[:-1]`` (0); None for other indices (``x[::-1]``, ``x[:, None]``, ``x[-1]``)."""
+    if not isinstance(index, Const):
         return None
-    return value if type(value) is int else None
+    try:
+        tree = ast.parse(index.code, mode="eval").body
+        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "slice" \
+                and len(tree.args) == 3 and not tree.keywords:
+            start, _, step = (ast.literal_eval(a) for a in tree.args)
+            start = 0 if start is None else start
+            return start if type(start) is int and start >= 0 and step in (None, 1) else None
+        value = ast.literal_eval(tree)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return value if type(value) is int and value >= 0 else None
 
 
 def _other_elements(a: str, b: str, found: "ExactPoints") -> tuple[Atom, ...] | None:
     """``x[0]`` and ``x[1]``, ``x[:2]`` and ``x[2:]``, ``x[i]`` and ``x[j]``: reads of one array by two
-    indices, which move apart where the indices differ. None: not such reads, or by one index (or by
-    constant ints of two signs: ``x[-1]`` may be ``x[2]``); (): apart; the two indices: apart where
-    they differ as the code runs (``i != j``)."""
+    indices, whose elements, compared in turn, move apart. None: not such reads, or where their
+    elements may be the same ones (``x[-1]`` and ``x[2]``, ``x[:, None]`` and ``x[None, :]``); (): apart;
+    the two indices: apart where they differ as the code runs (``i != j``)."""
     first, second = found.elements.get(a), found.elements.get(b)
     if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
         return None
     if isinstance(first[1], Var) or isinstance(second[1], Var):
         return (first[1], second[1])
-    ints = (_int_index(first[1]), _int_index(second[1]))
-    if None in ints:  # two constant indices spelled differently (slices): other elements
-        return ()
-    return () if (ints[0] < 0) == (ints[1] < 0) else None
+    starts = (_start(first[1]), _start(second[1]))
+    return () if None not in starts and starts[0] != starts[1] else None
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
