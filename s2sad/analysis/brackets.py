@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..frontend.ir import Branch, Function, Loop, operations_of
+from ..frontend.ir import Branch, Function, Loop, nested, operations_of
 from .activity import Activity, varied_values
 
 
@@ -50,18 +50,6 @@ def _reads_of(name: str, operations) -> set[str]:
             if op.target in sources:
                 sources.update(op.uses())
     return sources
-
-
-def _nested(block, kind):
-    """The loops or branches (``kind``) of ``block``, at any depth of loops' bodies and branches' paths."""
-    for item in block:
-        if isinstance(item, kind):
-            yield item
-        if isinstance(item, Loop):
-            yield from _nested(item.body, kind)
-        elif isinstance(item, Branch):
-            yield from _nested(item.then, kind)
-            yield from _nested(item.orelse, kind)
 
 
 def _written_ends(path, activity: Activity) -> set[tuple[str, str]]:
@@ -116,7 +104,7 @@ def _narrowed_ends(loop: Loop, moved: set[str], activity: Activity) -> list | No
     or two branches (``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``) each moving its own."""
     sides, tested = [], set()
     operations = operations_of(loop.test) + operations_of(loop.body)
-    for branch in _nested(loop.body, Branch):
+    for branch in nested(loop.body, Branch):
         if getattr(branch.condition, "name", None) in moved:
             sides.append(_one_sided_ends(loop, branch, activity))
             tested |= _reads_of(branch.condition.name, operations)
@@ -140,7 +128,7 @@ def _spelled(end) -> str:
 def refuse_narrowed_brackets(function: Function, wrt: tuple[str, ...], activity: Activity) -> None:
     """Raise at the first loop of ``function`` that narrows a bracket by a test on ``wrt``."""
     moved = varied_values(operations_of(function.statements), wrt, carries=lambda op: op.kind not in ("assert", "effect"))
-    for loop in _nested(function.statements, Loop):
+    for loop in nested(function.statements, Loop):
         ends = _narrowed_ends(loop, moved, activity)
         if ends is None:
             continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import operator
 import os
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
-from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
+from ..frontend.ir import Atom, Branch, Const, Function, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
@@ -31,9 +32,12 @@ from .activity import propagates, varied_values
 _EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True,
                np.array_equal: True, np.array_equiv: True}
 # ``np.isclose(a, b, rtol, atol)``: ``|a - b| <= atol + rtol * |b|``, an equality where both tolerances are 0
-# (rtol's may stay when ``b`` is 0); otherwise a band, whose outcome holds around all but its edges
-_CLOSENESS = (np.isclose, np.allclose)
-_CLOSENESS_PARAMETERS = ("a", "b", "rtol", "atol")
+# (the relative one may stay when ``b`` is 0); otherwise a band, whose outcome holds around all but its edges.
+# By function: its parameters in order, the relative and absolute tolerances' names, whether the absolute
+# one is 0 when left out (``math.isclose(x, 0.0)`` is ``x == 0.0``)
+_CLOSENESS = {np.isclose: (("a", "b", "rtol", "atol"), "rtol", "atol", False),
+              np.allclose: (("a", "b", "rtol", "atol"), "rtol", "atol", False),
+              math.isclose: (("a", "b"), "rel_tol", "abs_tol", True)}
 # a float's truth is ``v != 0``: whether the test's result says it is 0 (True) or not (False)
 _TRUTH_TESTS = {operator.not_: True, np.logical_not: True, bool: False, operator.truth: False}
 # NumPy functions reading their first argument's truth inside (``np.where(x, ...)``, ``np.any(x)``):
@@ -65,9 +69,8 @@ def _looked_up(table: dict, op: Operation):
 
 
 def _equality(op: Operation) -> bool | None:
-    if len(op.args) == 2 and not op.kwargs:
-        return _looked_up(_EQUALITIES, op)
-    return True if _exactly_close(op) else None
+    equal = _looked_up(_EQUALITIES, op) if len(op.args) == 2 and not op.kwargs else None
+    return True if equal is None and _exactly_close(op) else equal
 
 
 def _is_zero(atom: Atom | None) -> bool:
@@ -78,14 +81,18 @@ def _is_zero(atom: Atom | None) -> bool:
 
 
 def _exactly_close(op: Operation) -> bool:
-    """``np.isclose(x, c, atol=0, rtol=0)`` (or ``np.allclose``; ``rtol`` left out when ``c`` is 0)."""
-    if op.kind != "call" or op.callee is None or op.callee.kind != "static" \
-            or not any(op.callee.value is f for f in _CLOSENESS):
+    """``np.isclose(x, c, atol=0, rtol=0)``, ``np.allclose``'s, ``math.isclose(x, 0.0)``: the relative
+    tolerance left out where ``c`` is 0."""
+    closeness = next((spec for f, spec in _CLOSENESS.items() if op.calls(f)), None)
+    if closeness is None or len(op.args) < 2:
         return False
-    given = dict(zip(_CLOSENESS_PARAMETERS, op.args), **dict(op.kwargs))
-    if not set(given) <= set(_CLOSENESS_PARAMETERS) or not _is_zero(given.get("atol")):
+    parameters, relative, absolute, absolute_zero = closeness
+    given = dict(zip(parameters, op.args), **dict(op.kwargs))
+    if not set(given) <= set(parameters) | {relative, absolute}:
         return False
-    return _is_zero(given.get("rtol")) or "rtol" not in given and _is_zero(given.get("b"))
+    if not (_is_zero(given.get(absolute)) or absolute not in given and absolute_zero):
+        return False
+    return _is_zero(given.get(relative)) or relative not in given and _is_zero(given.get("b"))
 
 
 def _truth_test(op: Operation) -> bool | None:
@@ -116,15 +123,50 @@ def _ordering_at_zero(op: Operation, nonnegative: set[str]) -> bool | None:
         return None
 
 
-def _nonnegative_values(function: Function) -> set[str]:
-    """In forward code differentiated again (a hvp's), the values ``_NONNEGATIVE`` makes. Not in a
-    function of the user's: a norm or ``np.abs`` has a kink at 0, so a first derivative there through
-    ``r > 0``'s branch is a subgradient as documented; a second one through the constant branch is 0
-    where ``sinc(norm(x))``'s Hessian is -1/3."""
+def _nonnegative_values(function: Function, moving: set[str]) -> set[str]:
+    """The values ``_NONNEGATIVE`` makes whose orderings with 0 are tests at a point. In forward code
+    differentiated again (a hvp's), all: a second derivative through the constant branch is 0 where
+    ``sinc(norm(x))``'s Hessian is -1/3. In a function of the user's, those whose tests choose values
+    made otherwise than from the value itself (``if theta > 0: K = skew(w / theta)``): where a branch
+    reads ``r = norm(w)`` alone, the function is one of ``r``, with a kink at 0, whose derivative
+    through ``r > 0``'s branch is a subgradient as documented; where it reads ``w`` too (Rodrigues'
+    rotation, ``w / n``), the constant branch's 0 is not NumPy's function's slope."""
+    operations = operations_of(function.statements)
+    made = {op.target for op in operations if op.calls(*_NONNEGATIVE)}
+    if _generated(function):
+        return made
+    return {r for r in made & moving if _chooses_beyond(r, function, operations, moving)}
+
+
+def _signs(function: Function, moving: set[str]) -> set[str]:
+    return {op.target for op in operations_of(function.statements) if op.calls(*_LOCALLY_CONSTANT)
+            and any(name in moving for name in op.uses())}
+
+
+def _generated(function: Function) -> bool:
     where = function.location
-    if where is None or not os.path.basename(where.filename).startswith("s2sad_"):
-        return set()
-    return {op.target for op in operations_of(function.statements) if op.calls(*_NONNEGATIVE)}
+    return where is not None and os.path.basename(where.filename).startswith("s2sad_")
+
+
+def _chooses_beyond(r: str, function: Function, operations, moving: set[str]) -> bool:
+    """Whether a test of ``r`` with 0 chooses a moving value not made from ``r`` alone, or is read
+    otherwise than by ``if`` and ``np.where`` (then taken to)."""
+    tests = {op.target for op in operations if _ordering_at_zero(op, {r}) is not None
+             or _equality(op) is not None and Var(r) in op.args}
+    made_from_r, chosen = {r}, []
+    for op in operations:
+        reads = [name for name in op.uses() if name in moving]
+        if reads and all(name in made_from_r for name in reads):
+            made_from_r.add(op.target)
+        for position, atom in enumerate(op.args):
+            if isinstance(atom, Var) and atom.name in tests:
+                if not (op.calls(np.where) and position == 0 and len(op.args) == 3):
+                    return True
+                chosen += op.args[1:]
+    for branch in nested(function.statements, Branch):
+        if getattr(branch.condition, "name", None) in tests:
+            chosen += [atom for op in operations_of(branch.then) + operations_of(branch.orelse) for atom in op.atoms()]
+    return any(isinstance(atom, Var) and atom.name in moving and atom.name not in made_from_r for atom in chosen)
 
 
 def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
@@ -151,6 +193,8 @@ class ExactPoints:
     inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
     given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
     nonnegative: set[str]
+    kinked: set[str]   # values at a kink at 0 (a norm's), whose tangent there is 0 though they move
+    signs: set[str]    # ``np.sign`` of a moving value: it stays put but where that is 0
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
 
@@ -219,15 +263,18 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     moving_with = {name: moving_values(function, (name,)) for name in wrt}
     moving = set().union(*moving_with.values())
     inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
-    return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params),
-                       _nonnegative_values(function), _elements_read(function), _literal_items(function))
+    nonnegative = _nonnegative_values(function, moving)
+    return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
+                       set() if _generated(function) else nonnegative, _signs(function, moving),
+                       _elements_read(function), _literal_items(function))
 
 
 @dataclass
 class ExactTest:
     """A test of a moving value at an isolated point: ``found`` (the op's own result, or None where
     the check compares ``operand`` with 0 itself) says ``operand`` equals the other side (``equal``)
-    or differs from it; ``alone``: the other side stays put (not a value moving with other inputs)."""
+    or differs from it; ``alone``: the other side stays put (not a value moving with other inputs), and
+    a tangent of 0 says ``operand`` does too (forward code checks only where it is not 0)."""
     operand: Atom
     equal: bool
     alone: bool = True
@@ -255,14 +302,17 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     equal = _equality(op)
     if equal is None:
         equal = _ordering_at_zero(op, found.nonnegative)
-    if equal is not None and len(moving) == 1:
-        return ExactTest(moving[0], equal)
+    if equal is not None and len(moving) == 1:  # (a kinked value's tangent does not say it stays put)
+        return ExactTest(moving[0], equal, alone=moving[0].name not in found.kinked)
     if equal is not None and len(moving) == 2:
         if found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
             return ExactTest(moving[0], equal, alone=False)
         indices = _other_elements(moving[0].name, moving[1].name, found)
         if indices is not None:
             return ExactTest(moving[0], equal, alone=False, indices=indices or None)
+    signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
+    if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
+        return ExactTest(signs[0], True, alone=False, found_by_op=False)
     truth = _truth_test(op)
     if truth is not None and moving:
         return ExactTest(moving[0], truth)
