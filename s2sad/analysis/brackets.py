@@ -9,7 +9,10 @@ gives the root's derivative.
 
 The signature looked for: in a loop, a branch whose test depends on a differentiated input,
 where one path changes one loop-carried variable and the other path another, neither carrying
-a derivative, the test reading what they were, and the result reading them. One end only
+a derivative, the test reading what they were, and the result reading them; the same where two
+branches each move their own end (``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``), where the
+ends are written in place by constant indices (``ab[1] = m``, ``bracket["lo"] = m``), or where
+``np.where`` chooses them (``hi = np.where(up, m, hi)``, ``lo = np.where(up, lo, m)``). One end only
 (a Metropolis step's ``x = proposal``, a counter) or the same variable on both paths (an
 adaptive step's ``dt *= 1.5`` / ``dt *= 0.5``) changes at isolated points of the input, where
 the derivative of the branch taken is the function's."""

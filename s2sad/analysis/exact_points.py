@@ -1,17 +1,22 @@
 """Which comparisons choose a branch at an isolated point: ``x == c`` or ``x != c`` between a value
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
+The same tests in other words: ``np.array_equal``, ``np.isclose`` with zero tolerances,
+``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``.
 
 Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
 test) are taken to move together, so their outcome holds around the point, and is differentiated
 as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
-differentiated) part as soon as either moves, and so do two elements of one array read by constant
-indices (``x[0] == x[1]``): where they are equal the outcome holds at that point alone, and the check
-refuses it whatever the tangents. ``np.sign``'s result stays put around a real point (its slope is
-0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula. In forward code
-differentiated again (a hvp's), an ordering of a never-negative value with 0 (``norm(x) > 0``) is
-such a test too. The rules' own code, differentiated again for Hessians, writes such tests
-knowingly (``gaps == 0`` on a diagonal that is 0 wherever the inputs move) and is not checked."""
+differentiated) part as soon as either moves, and so do two elements of one array read by two
+indices (``x[0] == x[1]``, ``x[i] == x[j]`` where ``i != j`` as it runs, ``x[:2]`` and ``x[2:]``): where
+they are equal the outcome holds at that point alone, and the check refuses it whatever the
+tangents. ``np.sign``'s result stays put around a real point but 0 (its slope is 0), so
+``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula, but where ``p`` is 0.
+An ordering of a never-negative value with 0 (``norm(x) > 0``) is such a test too, in forward code
+differentiated again (a hvp's), and in the user's function where its branch reads more than the
+value itself (``_nonnegative_values``). The rules' own code, differentiated again for Hessians,
+writes such tests knowingly (``gaps == 0`` on a diagonal that is 0 wherever the inputs move) and is
+not checked."""
 from __future__ import annotations
 
 import ast
