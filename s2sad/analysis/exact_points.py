@@ -204,14 +204,20 @@ class ExactPoints:
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
 
 
+def _assignments(operations) -> dict[str, int]:
+    """How many operations assign each name (more than one: a loop's carried variable)."""
+    assigned = {}
+    for op in operations:
+        assigned[op.target] = assigned.get(op.target, 0) + 1
+    return assigned
+
+
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
     """The values assigned once, each read from a variable by one index, a constant or a variable.
     (A variable holds, as the comparison runs, the index the read used: a value assigned once in a
     loop's body is read in the same iteration, before the back edges change a counter it carries.)"""
     operations = operations_of(function.statements)
-    assigned = {}
-    for op in operations:
-        assigned[op.target] = assigned.get(op.target, 0) + 1
+    assigned = _assignments(operations)
     return {op.target: (op.args[0].name, op.args[1]) for op in operations
             if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
             and assigned[op.target] == 1}
@@ -222,14 +228,13 @@ def _literal_items(function: Function) -> dict[str, list[Atom]]:
     its items, where nothing else reads the list (nothing appends to it, no call is handed it)."""
     operations = operations_of(function.statements)
     made = {op.target: op for op in operations if op.kind in ("list", "tuple")}
-    readers = {}
+    readers, assigned = {}, _assignments(operations)
     for op in operations:
         for name in op.uses():
             readers.setdefault(name, []).append(op)
     return {op.target: made[op.args[0].name].args for op in operations
             if op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var) and op.args[0].name in made
-            and sum(target == op.args[0].name for target in (o.target for o in operations)) == 1
-            and all(reader.kind == "element" for reader in readers[op.args[0].name])}
+            and assigned[op.args[0].name] == 1 and all(reader.kind == "element" for reader in readers[op.args[0].name])}
 
 
 def _start(index: Atom) -> int | None:
