@@ -60,14 +60,16 @@ def at_an_exact_point(found, operand, equal: bool, spelling: str, filename: str,
     raise refusal_at(
         UnsupportedSyntaxError,
         f"`{spelling}` finds a differentiated value exactly equal to a constant (or to a value moving with "
-        "other inputs), and the branch it chooses "
+        "other inputs, or to another element of its array), and the branch it chooses "
         "holds at that point alone: s2sad differentiates the branch taken, whose derivative there is not "
         "the function's (a guard like `np.where(x == 0, 1.0, np.sin(x) / x)` has slope 0 at 0)",
         filename, line, column,
         "differentiate at a point where they differ, or give the guarded expression a rule of its own "
         "(s2sad.custom_jvp / s2sad.defvjp) with its limit's derivative; data compared so (counts == 0) is "
         "not refused once it is not differentiated (leave it out of argnums, or close over it), and a value "
-        "that stays put around the point (a relu's 0) is better tested by what made it (z <= 0)")
+        "that stays put around the point (a relu's 0) is better tested by what made it (z <= 0); a norm's "
+        "`r > 0` choosing by the vector itself is better `r < eps` choosing the Taylor expansion in the vector "
+        "(Rodrigues' `np.eye(3) + skew(w)`)")
 
 
 at_an_exact_point.reads_its_arguments_only = True  # (forward code calling it is differentiated again for hvp)
