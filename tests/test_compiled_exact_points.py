@@ -32,6 +32,12 @@ def scaled_unless_one(a, b):
     return b * b
 
 
+def expm1_over_x_if_truthy(x):
+    if x:
+        return np.expm1(x) / x
+    return 1.0
+
+
 @pytest.mark.parametrize("f, args", [pytest.param(expm1_over_x_twice_guarded, (np.array([0.2, -0.4]),), marks=ARRAYS),
                                      (expm1_over_x_scalar, (0.3,)), (scaled_unless_one, (0.5, 3.0))])
 def test_compiled_where_nothing_is_equal(f, args):
@@ -43,6 +49,7 @@ def test_compiled_where_nothing_is_equal(f, args):
     pytest.param(expm1_over_x_twice_guarded, (np.array([0.3, 1.0]),),
                  "return np.sum(np.where(x != 1.0, np.expm1(safe) / safe, np.e - 1.0) * x)", marks=ARRAYS),
     (expm1_over_x_scalar, (0.0,), "if x == 0.0:"),
+    (expm1_over_x_if_truthy, (0.0,), "if x:"),  # the float code's check of a truth never raised: 0, NumPy's 0.5
     (scaled_unless_one, (1.0, 3.0), "if a != 1.0:")])
 def test_refused_at_the_equal_point_as_on_the_numpy_path(f, args, line):
     gradient = s2sad.grad(f, argnums=tuple(range(len(args))), compile=True)

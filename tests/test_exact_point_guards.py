@@ -3,6 +3,8 @@ they are equal: ``np.where(x == 0, 1.0, np.expm1(x) / x)`` guards a removable si
 function is smooth there (slope 1/2 at 0), and the branch taken, the constant, has slope 0. s2sad
 gave that 0 in every mode; it refuses at the user's line, and differentiates as before where no
 element is equal, and where both sides move together (``x == x.max()``)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,138 @@ def test_two_elements_of_one_array_at_a_tie_are_refused():
             run(tie)
     np.testing.assert_allclose(s2sad.grad(tie_of_two_elements)(apart),
                                numerical_gradient(tie_of_two_elements, [apart], 0), rtol=1e-7)
+
+
+def pairwise_ties(x):
+    total = 0.0
+    for i in range(len(x)):
+        for j in range(len(x)):
+            if i != j and x[i] == x[j]:
+                total += np.sin(x[i])
+            elif i != j:
+                total += x[i] * x[j]
+    return total
+
+
+def neighbours_tied(x):
+    total, i = 0.0, 0
+    while i < len(x) - 1:   # i is a counter the loop carries: the same in both reads of one iteration
+        total += np.sin(x[i]) if x[i] == x[i + 1] else x[i] * x[i + 1]
+        i += 1
+    return total
+
+
+def ends_equal(x):
+    if np.array_equal(x[:2], x[2:]):
+        return np.sum(np.sin(x[:2]))
+    return np.sum(x[:2] * x[2:])
+
+
+def all_zero(x):
+    if np.allclose(x, 0.0, atol=0, rtol=0):
+        return 0.0
+    return np.sum(x ** 2) + np.sum(x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("f, tie, line", [
+    (pairwise_ties, [0.5, 0.5, 0.2], "if i != j and x[i] == x[j]:"),  # was [1.278, 1.278, 2], NumPy's [1.4, 1.4, 2]
+    (neighbours_tied, [0.5, 0.5, 0.2], "total += np.sin(x[i]) if x[i] == x[i + 1] else x[i] * x[i + 1]"),  # was [0.878, 0.2, 0.5], NumPy's [0.5, 0.7, 0.5]
+    (ends_equal, [0.5, 0.3, 0.5, 0.3], "if np.array_equal(x[:2], x[2:]):"),  # was [0.878, 0.955, 0, 0], NumPy's [0.5, 0.3, 0.5, 0.3]
+    (all_zero, [0.0, 0.0], "if np.allclose(x, 0.0, atol=0, rtol=0):"),       # was [0, 0], NumPy's [1, 1]
+])
+def test_ties_of_elements_read_by_variables_and_exact_array_comparisons_are_refused(mode, f, tie, line):
+    x = np.array(tie)
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.linspace(1.0, -0.5, len(x)),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+        run()
+    assert caught.value.location.text.strip() == line
+    apart = x + np.linspace(0.1, 0.4, len(x))
+    np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
+
+
+def kept_truthy(x):
+    return sum(filter(None, [x[0] * 2.0, 0.0, np.sin(x[1])]))
+
+
+def test_filter_none_refuses_only_a_moving_item_at_0():
+    # the constant 0.0 item was refused, as if it moved with x
+    x = np.array([0.5, 0.3])
+    np.testing.assert_allclose(s2sad.grad(kept_truthy)(x), numerical_gradient(kept_truthy, [x], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(kept_truthy)(np.array([0.0, 0.3]))
+
+
+def ties_counted(x):
+    return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)
+
+
+def test_an_array_compared_with_itself_broadcast_is_not_refused_for_its_diagonal():
+    # x[:, None] and x[None, :] read the same elements: equal on the diagonal wherever x is
+    x = np.array([0.5, -0.3, 0.2])
+    np.testing.assert_allclose(s2sad.grad(ties_counted)(x), numerical_gradient(ties_counted, [x], 0), rtol=1e-7)
+
+
+def _skew(w):
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def rotated(w):
+    theta = np.linalg.norm(w)
+    if theta > 0:   # the branch reads w itself, not only its norm
+        K = _skew(w / theta)
+        R = np.eye(3) + np.sin(theta) * K + (1 - np.cos(theta)) * K @ K
+    else:
+        R = np.eye(3)
+    return np.sum(R * np.arange(9.0).reshape(3, 3))
+
+
+def radial(w):
+    r = np.linalg.norm(w)
+    if r > 0:       # a function of the norm alone: its kink at 0, differentiated through the branch taken
+        return np.sin(r) / r
+    return 1.0
+
+
+def test_a_norm_s_test_at_0_choosing_by_more_than_the_norm_is_refused():
+    # Rodrigues' rotation at w = 0: grad gave [0, 0, 0], NumPy's function has slope [2, -4, 2]; jvp along
+    # e0 gave 0 (the norm's tangent at 0 is 0 though it moves), NumPy's 2
+    zero = np.zeros(3)
+    for run in (lambda: s2sad.grad(rotated)(zero), lambda: s2sad.jvp(rotated, (zero,), (np.array([1.0, 0.0, 0.0]),))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+            run()
+        assert caught.value.location.text.strip() == "if theta > 0:   # the branch reads w itself, not only its norm"
+    w = np.array([0.1, 0.2, -0.1])
+    np.testing.assert_allclose(s2sad.grad(rotated)(w), numerical_gradient(rotated, [w], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(s2sad.grad(radial)(zero), zero)
+
+
+def isclose_to_0(x):
+    if math.isclose(x[0], 0.0):     # abs_tol is 0 unless given: x[0] == 0.0
+        return 1.0 + x[1]
+    return np.expm1(x[0]) / x[0] + x[1]
+
+
+def tuple_matched(x):
+    if tuple(x) == (0.0, 0.3):
+        return 1.0 + x[1]
+    return np.sum(np.sin(x)) * 2
+
+
+def sign_is_0(x):
+    if np.sign(x[0]) == 0:
+        return 1.0 + x[1]
+    return np.expm1(x[0]) / x[0] + x[1]
+
+
+@pytest.mark.parametrize("f, line", [
+    (isclose_to_0, "if math.isclose(x[0], 0.0):     # abs_tol is 0 unless given: x[0] == 0.0"),  # was [0, 1], NumPy's [0.5, 1]
+    (tuple_matched, "if tuple(x) == (0.0, 0.3):"),   # was [0, 1], NumPy's [2, 1.911]
+    (sign_is_0, "if np.sign(x[0]) == 0:"),           # was [0, 1], NumPy's [0.5, 1]
+])
+def test_equalities_in_disguise_are_refused_at_the_equal_point(f, line):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+        s2sad.grad(f)(np.array([0.0, 0.3]))
+    assert caught.value.location.text.strip() == line
+    x = np.array([0.2, 0.5])
+    np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)

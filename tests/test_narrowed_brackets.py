@@ -85,3 +85,47 @@ def test_the_hinted_newton_step_gives_the_roots_derivative():
 def test_branches_changing_one_end_or_the_same_variable_are_differentiated(f, args):
     for argnum, gradient in enumerate(s2sad.grad(f, argnums=tuple(range(len(args))))(*args)):
         np.testing.assert_allclose(gradient, numerical_gradient(f, list(args), argnum), rtol=1e-6, atol=1e-8)
+
+
+def cube_root_two_tests(a):
+    lo, hi = 0.0, 3.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mid ** 3 - a > 0:
+            hi = mid
+        if mid ** 3 - a <= 0:
+            lo = mid
+    return lo
+
+
+def cube_root_ends_in_an_array(a):
+    ends = np.array([0.0, 3.0])
+    for _ in range(60):
+        mid = 0.5 * (ends[0] + ends[1])
+        if mid ** 3 - a > 0:
+            ends[1] = mid
+        else:
+            ends[0] = mid
+    return ends[0]
+
+
+def cube_root_chosen_by_where(a):
+    lo, hi = 0.0, 3.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        above = mid ** 3 - a > 0
+        hi = np.where(above, mid, hi)
+        lo = np.where(above, lo, mid)
+    return lo
+
+
+@pytest.mark.parametrize("mode, f", [
+    ("grad", cube_root_two_tests),          # each gave 0, the root's slope 1 / (3 r ** 2) = 0.210
+    ("jvp", cube_root_ends_in_an_array),
+    ("grad", cube_root_chosen_by_where),
+])
+def test_a_bisection_moving_its_ends_by_two_tests_in_place_or_by_where_is_refused(mode, f):
+    run = {"grad": lambda: s2sad.grad(f)(2.0), "jvp": lambda: s2sad.jvp(f, (2.0,), (1.0,))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
+        run()
+    assert caught.value.location.text.strip() == "for _ in range(60):"

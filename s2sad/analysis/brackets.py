@@ -9,14 +9,19 @@ gives the root's derivative.
 
 The signature looked for: in a loop, a branch whose test depends on a differentiated input,
 where one path changes one loop-carried variable and the other path another, neither carrying
-a derivative, the test reading what they were, and the result reading them. One end only
+a derivative, the test reading what they were, and the result reading them; the same where two
+branches each move their own end (``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``), where the
+ends are written in place by constant indices (``ab[1] = m``, ``bracket["lo"] = m``), or where
+``np.where`` chooses them (``hi = np.where(up, m, hi)``, ``lo = np.where(up, lo, m)``). One end only
 (a Metropolis step's ``x = proposal``, a counter) or the same variable on both paths (an
 adaptive step's ``dt *= 1.5`` / ``dt *= 0.5``) changes at isolated points of the input, where
 the derivative of the branch taken is the function's."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import UnsupportedSyntaxError
-from ..frontend.ir import Branch, Function, Loop, operations_of
+from ..frontend.ir import Branch, Function, Loop, nested, operations_of
 from .activity import Activity, varied_values
 
 
@@ -50,51 +55,91 @@ def _reads_of(name: str, operations) -> set[str]:
     return sources
 
 
-def _nested(block, kind):
-    """The loops or branches (``kind``) of ``block``, at any depth of loops' bodies and branches' paths."""
-    for item in block:
-        if isinstance(item, kind):
-            yield item
-        if isinstance(item, Loop):
-            yield from _nested(item.body, kind)
-        elif isinstance(item, Branch):
-            yield from _nested(item.then, kind)
-            yield from _nested(item.orelse, kind)
+def _written_ends(path, activity: Activity) -> set[tuple[str, str]]:
+    """The ends a path writes in place by a constant index (``ab[0] = m``, ``bracket["hi"] = m``):
+    (container, index), for containers carrying no derivative."""
+    return {(op.args[0].name, op.args[1].code) for op in operations_of(path)
+            if op.kind == "mutate" and op.callee is not None and op.callee.name == "setitem" and len(op.args) == 3
+            and hasattr(op.args[0], "name") and hasattr(op.args[1], "code")
+            and op.args[0].name not in activity.varied and op.args[0].name in activity.useful}
 
 
-def _narrowed_ends(loop: Loop, branch: Branch, moved: set[str], activity: Activity) -> list[str] | None:
-    """The loop names of the two ends ``branch`` moves, when it narrows a bracket as the module says."""
-    if getattr(branch.condition, "name", None) not in moved:
-        return None
+def _one_sided_ends(loop: Loop, branch: Branch, activity: Activity) -> tuple[set, set]:
+    """The ends ``branch`` moves on its first path and not its second, and the other way round: a
+    carried variable's loop name, or (container, index) for an end written in place."""
     loop_operations = {op.target: op for op in operations_of(loop.body)}
-    kept = []
+    kept, written = [], []
     for path in (branch.then, branch.orelse):
         defined = {**loop_operations, **{op.target: op for op in operations_of(path)}}  # the path's merge copies win
         kept.append({edge.target for edge in loop.back_edges if edge.uses()
                      and _origin(edge.uses()[0], defined) == edge.target})
+        written.append(_written_ends(path, activity))
     candidates = {edge.target for edge in loop.back_edges
                   if edge.target not in activity.varied and edge.target in activity.useful}
-    ends = [(candidates - kept[0]) & kept[1], (candidates - kept[1]) & kept[0]]
-    if not ends[0] or not ends[1]:
-        return None
-    tested = _reads_of(branch.condition.name, operations_of(loop.test) + operations_of(loop.body))
-    both = sorted(ends[0] | ends[1])
-    return both if tested & set(both) else None
+    return ((candidates - kept[0]) & kept[1] | written[0] - written[1],
+            (candidates - kept[1]) & kept[0] | written[1] - written[0])
+
+
+def _selected_ends(loop: Loop, moved: set[str], activity: Activity) -> dict[str, tuple[set, set]]:
+    """The ends ``np.where`` chooses by a test on a differentiated value (``hi = np.where(up, m, hi)``,
+    ``lo = np.where(up, lo, m)``), by the test: the ends moved where it holds, and where it does not."""
+    defined = {op.target: op for op in operations_of(loop.body)}
+    chosen = {}
+    for edge in loop.back_edges:
+        if not edge.uses() or edge.target in activity.varied or edge.target not in activity.useful:
+            continue
+        op = defined.get(_origin(edge.uses()[0], defined))
+        if op is None or not op.calls(np.where) or len(op.args) != 3 or getattr(op.args[0], "name", None) not in moved:
+            continue
+        kept = [hasattr(a, "name") and _origin(a.name, defined) == edge.target for a in op.args[1:]]
+        if kept[0] != kept[1]:
+            chosen.setdefault(op.args[0].name, (set(), set()))[int(kept[0])].add(edge.target)
+    return chosen
+
+
+def _variable(end) -> str:
+    return end[0] if isinstance(end, tuple) else end
+
+
+def _narrowed_ends(loop: Loop, moved: set[str], activity: Activity) -> list | None:
+    """Two ends the loop's branches move, each by a test on a differentiated value, when it narrows a
+    bracket as the module says: one branch moving one end on one path and the other on the other,
+    or two branches (``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``) each moving its own."""
+    sides, tested = [], set()
+    operations = operations_of(loop.test) + operations_of(loop.body)
+    for branch in nested(loop.body, Branch):
+        if getattr(branch.condition, "name", None) in moved:
+            sides.append(_one_sided_ends(loop, branch, activity))
+            tested |= _reads_of(branch.condition.name, operations)
+    for condition, chosen in _selected_ends(loop, moved, activity).items():
+        sides.append(chosen)
+        tested |= _reads_of(condition, operations)
+    pairs = [first | second for first, second in sides if first and second]
+    pairs += [first_a | second_a | first_b | second_b
+              for n, (first_a, second_a) in enumerate(sides) for first_b, second_b in sides[n + 1:]
+              if first_a | second_a and first_b | second_b and len(first_a | second_a | first_b | second_b) > 1]
+    for ends in pairs:
+        if tested & {_variable(end) for end in ends}:
+            return sorted(ends, key=str)
+    return None
+
+
+def _spelled(end) -> str:
+    return f"`{end[0]}[{end[1]}]`" if isinstance(end, tuple) else f"`{end}`"
 
 
 def refuse_narrowed_brackets(function: Function, wrt: tuple[str, ...], activity: Activity) -> None:
     """Raise at the first loop of ``function`` that narrows a bracket by a test on ``wrt``."""
     moved = varied_values(operations_of(function.statements), wrt, carries=lambda op: op.kind not in ("assert", "effect"))
-    for loop in _nested(function.statements, Loop):
-        for branch in _nested(loop.body, Branch):
-            ends = _narrowed_ends(loop, branch, moved, activity)
-            if ends is None:
-                continue
-            spelled = " and ".join(f"`{name}`" for name in ends)
-            raise UnsupportedSyntaxError(
-                f"this loop narrows a bracket ({spelled}) by a test on a differentiated value (bisection or a "
-                "search like it): the ends carry no derivative, so every step's derivative is 0, while the value "
-                "found moves with the input in steps finer than any difference sees", loop.location,
-                "find the point under s2sad.stop_gradient, then take one Newton step on it, which carries the "
-                "derivative (`r = s2sad.stop_gradient(r)`, `r = r - g(r, a) / dg_dr(r, a)`), or give the solver "
-                "a rule with s2sad.custom_vjp")
+    for loop in nested(function.statements, Loop):
+        ends = _narrowed_ends(loop, moved, activity)
+        if ends is None:
+            continue
+        spelled = " and ".join(_spelled(end) for end in ends)
+        raise UnsupportedSyntaxError(
+            f"this loop narrows a bracket ({spelled}) by a test on a differentiated value (bisection or a "
+            "search like it): the ends carry no derivative, so every step's derivative is 0, while the value "
+            "found moves with the input in steps finer than any difference sees", loop.location,
+            "find the point under s2sad.stop_gradient, then take one Newton step on it, which carries the "
+            "derivative (`r = s2sad.stop_gradient(r)`, `r = r - g(r, a) / dg_dr(r, a)`), or give the solver "
+            "a rule with s2sad.custom_vjp")

@@ -1,21 +1,27 @@
 """Which comparisons choose a branch at an isolated point: ``x == c`` or ``x != c`` between a value
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
+The same tests in other words: ``np.array_equal``, ``np.isclose`` with zero tolerances,
+``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``.
 
 Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
 test) are taken to move together, so their outcome holds around the point, and is differentiated
 as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
-differentiated) part as soon as either moves, and so do two elements of one array read by constant
-indices (``x[0] == x[1]``): where they are equal the outcome holds at that point alone, and the check
-refuses it whatever the tangents. ``np.sign``'s result stays put around a real point (its slope is
-0), so ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula. In forward code
-differentiated again (a hvp's), an ordering of a never-negative value with 0 (``norm(x) > 0``) is
-such a test too. The rules' own code, differentiated again for Hessians, writes such tests
-knowingly (``gaps == 0`` on a diagonal that is 0 wherever the inputs move) and is not checked."""
+differentiated) part as soon as either moves, and so do two elements of one array read by two
+indices (``x[0] == x[1]``, ``x[i] == x[j]`` where ``i != j`` as it runs, ``x[:2]`` and ``x[2:]``): where
+they are equal the outcome holds at that point alone, and the check refuses it whatever the
+tangents. ``np.sign``'s result stays put around a real point but 0 (its slope is 0), so
+``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula, but where ``p`` is 0.
+An ordering of a never-negative value with 0 (``norm(x) > 0``) is such a test too, in forward code
+differentiated again (a hvp's), and in the user's function where its branch reads more than the
+value itself (``_nonnegative_values``). The rules' own code, differentiated again for Hessians,
+writes such tests knowingly (``gaps == 0`` on a diagonal that is 0 wherever the inputs move) and is
+not checked."""
 from __future__ import annotations
 
 import ast
 import builtins
+import math
 import operator
 import os
 from dataclasses import dataclass
@@ -23,12 +29,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
-from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
+from ..frontend.ir import Atom, Branch, Const, Function, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
-_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True}
+_EQUALITIES = {operator.eq: True, np.equal: True, operator.ne: False, np.not_equal: False, operator.contains: True,
+               np.array_equal: True, np.array_equiv: True}
+# ``np.isclose(a, b, rtol, atol)``: ``|a - b| <= atol + rtol * |b|``, an equality where both tolerances are 0
+# (the relative one may stay when ``b`` is 0); otherwise a band, whose outcome holds around all but its edges.
+# By function: its parameters in order, the relative and absolute tolerances' names, whether the absolute
+# one is 0 when left out (``math.isclose(x, 0.0)`` is ``x == 0.0``)
+_CLOSENESS = {np.isclose: (("a", "b", "rtol", "atol"), "rtol", "atol", False),
+              np.allclose: (("a", "b", "rtol", "atol"), "rtol", "atol", False),
+              math.isclose: (("a", "b"), "rel_tol", "abs_tol", True)}
 # a float's truth is ``v != 0``: whether the test's result says it is 0 (True) or not (False)
 _TRUTH_TESTS = {operator.not_: True, np.logical_not: True, bool: False, operator.truth: False}
 # NumPy functions reading their first argument's truth inside (``np.where(x, ...)``, ``np.any(x)``):
@@ -60,7 +74,30 @@ def _looked_up(table: dict, op: Operation):
 
 
 def _equality(op: Operation) -> bool | None:
-    return _looked_up(_EQUALITIES, op) if len(op.args) == 2 else None
+    equal = _looked_up(_EQUALITIES, op) if len(op.args) == 2 and not op.kwargs else None
+    return True if equal is None and _exactly_close(op) else equal
+
+
+def _is_zero(atom: Atom | None) -> bool:
+    try:
+        return isinstance(atom, Const) and float(ast.literal_eval(atom.code)) == 0.0
+    except (ValueError, SyntaxError, TypeError):
+        return False
+
+
+def _exactly_close(op: Operation) -> bool:
+    """``np.isclose(x, c, atol=0, rtol=0)``, ``np.allclose``'s, ``math.isclose(x, 0.0)``: the relative
+    tolerance left out where ``c`` is 0."""
+    closeness = next((spec for f, spec in _CLOSENESS.items() if op.calls(f)), None)
+    if closeness is None or len(op.args) < 2:
+        return False
+    parameters, relative, absolute, absolute_zero = closeness
+    given = dict(zip(parameters, op.args), **dict(op.kwargs))
+    if not set(given) <= set(parameters) | {relative, absolute}:
+        return False
+    if not (_is_zero(given.get(absolute)) or absolute not in given and absolute_zero):
+        return False
+    return _is_zero(given.get(relative)) or relative not in given and _is_zero(given.get("b"))
 
 
 def _truth_test(op: Operation) -> bool | None:
@@ -91,15 +128,50 @@ def _ordering_at_zero(op: Operation, nonnegative: set[str]) -> bool | None:
         return None
 
 
-def _nonnegative_values(function: Function) -> set[str]:
-    """In forward code differentiated again (a hvp's), the values ``_NONNEGATIVE`` makes. Not in a
-    function of the user's: a norm or ``np.abs`` has a kink at 0, so a first derivative there through
-    ``r > 0``'s branch is a subgradient as documented; a second one through the constant branch is 0
-    where ``sinc(norm(x))``'s Hessian is -1/3."""
+def _nonnegative_values(function: Function, moving: set[str]) -> set[str]:
+    """The values ``_NONNEGATIVE`` makes whose orderings with 0 are tests at a point. In forward code
+    differentiated again (a hvp's), all: a second derivative through the constant branch is 0 where
+    ``sinc(norm(x))``'s Hessian is -1/3. In a function of the user's, those whose tests choose values
+    made otherwise than from the value itself (``if theta > 0: K = skew(w / theta)``): where a branch
+    reads ``r = norm(w)`` alone, the function is one of ``r``, with a kink at 0, whose derivative
+    through ``r > 0``'s branch is a subgradient as documented; where it reads ``w`` too (Rodrigues'
+    rotation, ``w / n``), the constant branch's 0 is not NumPy's function's slope."""
+    operations = operations_of(function.statements)
+    made = {op.target for op in operations if op.calls(*_NONNEGATIVE)}
+    if _generated(function):
+        return made
+    return {r for r in made & moving if _chooses_beyond(r, function, operations, moving)}
+
+
+def _signs(function: Function, moving: set[str]) -> set[str]:
+    return {op.target for op in operations_of(function.statements) if op.calls(*_LOCALLY_CONSTANT)
+            and any(name in moving for name in op.uses())}
+
+
+def _generated(function: Function) -> bool:
     where = function.location
-    if where is None or not os.path.basename(where.filename).startswith("s2sad_"):
-        return set()
-    return {op.target for op in operations_of(function.statements) if op.calls(*_NONNEGATIVE)}
+    return where is not None and os.path.basename(where.filename).startswith("s2sad_")
+
+
+def _chooses_beyond(r: str, function: Function, operations, moving: set[str]) -> bool:
+    """Whether a test of ``r`` with 0 chooses a moving value not made from ``r`` alone, or is read
+    otherwise than by ``if`` and ``np.where`` (then taken to)."""
+    tests = {op.target for op in operations if _ordering_at_zero(op, {r}) is not None
+             or _equality(op) is not None and Var(r) in op.args}
+    made_from_r, chosen = {r}, []
+    for op in operations:
+        reads = [name for name in op.uses() if name in moving]
+        if reads and all(name in made_from_r for name in reads):
+            made_from_r.add(op.target)
+        for position, atom in enumerate(op.args):
+            if isinstance(atom, Var) and atom.name in tests:
+                if not (op.calls(np.where) and position == 0 and len(op.args) == 3):
+                    return True
+                chosen += op.args[1:]
+    for branch in nested(function.statements, Branch):
+        if getattr(branch.condition, "name", None) in tests:
+            chosen += [atom for op in operations_of(branch.then) + operations_of(branch.orelse) for atom in op.atoms()]
+    return any(isinstance(atom, Var) and atom.name in moving and atom.name not in made_from_r for atom in chosen)
 
 
 def moving_values(function: Function, wrt: tuple[str, ...]) -> set[str]:
@@ -126,50 +198,98 @@ class ExactPoints:
     inputs_of: dict[str, frozenset[str]]  # a moving value: the inputs it moves with
     given: set[str]    # the parameters: a tangent of 0 given to one says it stays put (data in a hvp)
     nonnegative: set[str]
-    elements: dict[str, tuple[str, int]]  # ``x_0 = x[0]``: x_0 -> ("x", 0)
+    kinked: set[str]   # values at a kink at 0 (a norm's), whose tangent there is 0 though they move
+    signs: set[str]    # ``np.sign`` of a moving value: it stays put but where that is 0
+    elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
+    items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
 
 
-def _elements_read(function: Function) -> dict[str, tuple[str, int]]:
-    """The values assigned once, each an element of a variable read by a constant int index."""
-    read, assigned = {}, {}
-    for op in operations_of(function.statements):
+def _assignments(operations) -> dict[str, int]:
+    """How many operations assign each name (more than one: a loop's carried variable)."""
+    assigned = {}
+    for op in operations:
         assigned[op.target] = assigned.get(op.target, 0) + 1
-        if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var) \
-                and isinstance(op.args[1], Const):
-            try:
-                index = ast.literal_eval(op.args[1].code)
-            except (ValueError, SyntaxError):
-                continue
-            if type(index) is int:
-                read[op.target] = (op.args[0].name, index)
-    return {name: element for name, element in read.items() if assigned[name] == 1}
+    return assigned
 
 
-def _other_elements(a: str, b: str, found: "ExactPoints") -> bool:
-    """``x[0]`` and ``x[1]``: two elements of one array, which move apart (indices of one sign: ``x[-1]``
-    may be ``x[2]``)."""
+def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
+    """The values assigned once, each read from a variable by one index, a constant or a variable.
+    (A variable holds, as the comparison runs, the index the read used: a value assigned once in a
+    loop's body is read in the same iteration, before the back edges change a counter it carries.)"""
+    operations = operations_of(function.statements)
+    assigned = _assignments(operations)
+    return {op.target: (op.args[0].name, op.args[1]) for op in operations
+            if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
+            and assigned[op.target] == 1}
+
+
+def _literal_items(function: Function) -> dict[str, list[Atom]]:
+    """A loop's element taken from a list or tuple written out (``filter(None, [a, 0.0, b])``'s loop):
+    its items, where nothing else reads the list (nothing appends to it, no call is handed it)."""
+    operations = operations_of(function.statements)
+    made = {op.target: op for op in operations if op.kind in ("list", "tuple")}
+    readers, assigned = {}, _assignments(operations)
+    for op in operations:
+        for name in op.uses():
+            readers.setdefault(name, []).append(op)
+    return {op.target: made[op.args[0].name].args for op in operations
+            if op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var) and op.args[0].name in made
+            and assigned[op.args[0].name] == 1 and all(reader.kind == "element" for reader in readers[op.args[0].name])}
+
+
+def _start(index: Atom) -> int | None:
+    """Where a constant index starts its elements, and they follow one by one: ``x[2]``, ``x[2:]``,
+    ``x[:-1]`` (0); None for other indices (``x[::-1]``, ``x[:, None]``, ``x[-1]``)."""
+    if not isinstance(index, Const):
+        return None
+    try:
+        tree = ast.parse(index.code, mode="eval").body
+        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "slice" \
+                and len(tree.args) == 3 and not tree.keywords:
+            start, _, step = (ast.literal_eval(a) for a in tree.args)
+            start = 0 if start is None else start
+            return start if type(start) is int and start >= 0 and step in (None, 1) else None
+        value = ast.literal_eval(tree)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return value if type(value) is int and value >= 0 else None
+
+
+def _other_elements(a: str, b: str, found: "ExactPoints") -> tuple[Atom, ...] | None:
+    """``x[0]`` and ``x[1]``, ``x[:2]`` and ``x[2:]``, ``x[i]`` and ``x[j]``: reads of one array by two
+    indices, whose elements, compared in turn, move apart. None: not such reads, or where their
+    elements may be the same ones (``x[-1]`` and ``x[2]``, ``x[:, None]`` and ``x[None, :]``); (): apart;
+    the two indices: apart where they differ as the code runs (``i != j``)."""
     first, second = found.elements.get(a), found.elements.get(b)
-    return (first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
-            and (first[1] < 0) == (second[1] < 0))
+    if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+        return None
+    if isinstance(first[1], Var) or isinstance(second[1], Var):
+        return (first[1], second[1])
+    starts = (_start(first[1]), _start(second[1]))
+    return () if None not in starts and starts[0] != starts[1] else None
 
 
 def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     moving_with = {name: moving_values(function, (name,)) for name in wrt}
     moving = set().union(*moving_with.values())
     inputs_of = {value: frozenset(name for name in wrt if value in moving_with[name]) for value in moving}
-    return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params),
-                       _nonnegative_values(function), _elements_read(function))
+    nonnegative = _nonnegative_values(function, moving)
+    return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
+                       set() if _generated(function) else nonnegative, _signs(function, moving),
+                       _elements_read(function), _literal_items(function))
 
 
 @dataclass
 class ExactTest:
     """A test of a moving value at an isolated point: ``found`` (the op's own result, or None where
     the check compares ``operand`` with 0 itself) says ``operand`` equals the other side (``equal``)
-    or differs from it; ``alone``: the other side stays put (not a value moving with other inputs)."""
+    or differs from it; ``alone``: the other side stays put (not a value moving with other inputs), and
+    a tangent of 0 says ``operand`` does too (forward code checks only where it is not 0)."""
     operand: Atom
     equal: bool
     alone: bool = True
     found_by_op: bool = True
+    indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -188,14 +308,21 @@ def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> E
 
 
 def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
-    moving = [atom for atom in op.args if isinstance(atom, Var) and atom.name in found.moving]
+    moving = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.moving]
     equal = _equality(op)
     if equal is None:
         equal = _ordering_at_zero(op, found.nonnegative)
-    if equal is not None and len(moving) == 1:
-        return ExactTest(moving[0], equal)
-    if equal is not None and len(moving) == 2 and _moving_apart(moving[0].name, moving[1].name, found):
-        return ExactTest(moving[0], equal, alone=False)
+    if equal is not None and len(moving) == 1:  # (a kinked value's tangent does not say it stays put)
+        return ExactTest(moving[0], equal, alone=moving[0].name not in found.kinked)
+    if equal is not None and len(moving) == 2:
+        if found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):
+            return ExactTest(moving[0], equal, alone=False)
+        indices = _other_elements(moving[0].name, moving[1].name, found)
+        if indices is not None:
+            return ExactTest(moving[0], equal, alone=False, indices=indices or None)
+    signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
+    if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
+        return ExactTest(signs[0], True, alone=False, found_by_op=False)
     truth = _truth_test(op)
     if truth is not None and moving:
         return ExactTest(moving[0], truth)
@@ -204,17 +331,17 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     return None
 
 
-def _moving_apart(a: str, b: str, found: ExactPoints) -> bool:
-    """Two moving values that part as soon as either moves: made from no input in common, or two
-    elements of one array (``x[0] == x[1]``, where ``x == x.max()`` moves its sides together)."""
-    return found.inputs_of[a].isdisjoint(found.inputs_of[b]) or _other_elements(a, b, found)
-
-
-def truth_tested(condition: Atom, found: ExactPoints) -> ExactTest | None:
-    """``if v:`` on a moving value ``v``: a test of ``v != 0``."""
-    if isinstance(condition, Var) and condition.name in found.moving:
-        return ExactTest(condition, True, found_by_op=False)
-    return None
+def truth_tested(condition: Atom, found: ExactPoints, with_tangent: bool = False) -> list[ExactTest]:
+    """``if v:`` on a moving value ``v``: a test of ``v != 0``. Where ``v`` takes the items of a list
+    written out (``filter(None, [a, 0.0, b])``), reverse code (no tangent to tell a constant item) tests
+    each moving item instead: the constant 0.0 stays put."""
+    if not isinstance(condition, Var) or condition.name not in found.moving:
+        return []
+    items = found.items_of.get(condition.name)
+    if items is None or with_tangent:
+        return [ExactTest(condition, True, found_by_op=False)]
+    return [ExactTest(item, True, found_by_op=False) for item in items
+            if isinstance(item, Var) and item.name in found.moving]
 
 
 def is_exact_test(op: Operation) -> bool:

@@ -396,18 +396,27 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
         spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
     else:
         spelling = f"{op.callee.spelling}({emitter.code(test.operand)}{', ...' if len(op.args) > 1 else ''})"
-    return [_exact_point_check(emitter, test, op.target if test.found_by_op else "None", spelling,
-                               emitter.location_of(op), tangent)]
+    return [_exact_point_check(emitter, test, _found(emitter, op, test), spelling, emitter.location_of(op), tangent)]
+
+
+def _found(emitter: Emitter, op: Operation, test: ExactTest) -> str:
+    """What the check reads as the comparison's result: for ``x[i] == x[j]``, equal only where ``i != j``
+    (``x[i] != x[j]``: different only there), since one element read twice moves with itself."""
+    if not test.found_by_op:
+        return "None"
+    if test.indices is None:
+        return op.target
+    i, j = (emitter.code(index) for index in test.indices)
+    return f"({op.target} & ({i} != {j}))" if test.equal else f"({op.target} | ({i} == {j}))"
 
 
 def truth_check(emitter: Emitter, branch: Branch, tangent: str | None = None) -> list[str]:
     """Before ``if v:`` on a moving ``v``: the line refusing it as it runs where ``v`` is 0."""
     if is_rules_code(emitter.user_function) or isinstance(branch, (Guarded, Context)):
         return []
-    test = truth_tested(branch.condition, _exact_points(emitter))
-    if test is None:
-        return []
-    return [_exact_point_check(emitter, test, "None", f"if {emitter.code(test.operand)}:", branch.location, tangent)]
+    spelling = f"if {emitter.code(branch.condition)}:"
+    return [_exact_point_check(emitter, test, "None", spelling, branch.location, tangent)
+            for test in truth_tested(branch.condition, _exact_points(emitter), tangent is not None)]
 
 
 def _exact_points(emitter: Emitter):

@@ -202,7 +202,10 @@ class _AsFloats(cst.CSTTransformer):
                 or any(a.keyword or a.star for a in call.args) or not isinstance(call.args[2].value, cst.Name):
             return updated
         equal = call.args[2].value.value == "True"
-        text = EXACT_POINT_TEMPLATE.format(negation="" if equal else "not ", found=_CODE.code_for_node(call.args[0].value))
+        found = _CODE.code_for_node(call.args[0].value)
+        if found == "None":  # a test of the operand's truth (`if v:`): is it 0?
+            found = f"({_CODE.code_for_node(call.args[1].value)} == 0.0)"
+        text = EXACT_POINT_TEMPLATE.format(negation="" if equal else "not ", found=found)
         return cst.parse_statement(text).with_changes(leading_lines=updated.leading_lines)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:

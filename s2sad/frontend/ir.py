@@ -188,6 +188,18 @@ def operations_of(block) -> list[Operation]:
     return out
 
 
+def nested(block, kind):
+    """The loops or branches (``kind``) of ``block``, at any depth of loops' bodies and branches' paths."""
+    for item in block:
+        if isinstance(item, kind):
+            yield item
+        if isinstance(item, Loop):
+            yield from nested(item.body, kind)
+        elif isinstance(item, Branch):
+            yield from nested(item.then, kind)
+            yield from nested(item.orelse, kind)
+
+
 @dataclass
 class Function:
     name: str
