@@ -59,6 +59,12 @@ def _lock_numba_cache():
 
 
 _lock_numba_cache()
+
+# Numba keeps this file's compiled code on disk only where the file was imported by its name: loaded
+# under none (importlib's spec_from_file_location, the module left out of sys.modules) or run as a
+# script, what it wrote would name no module, and every later import of the file would fail to read
+# it back (ModuleNotFoundError: '<dynamic>').
+KEPT_BY_NAME = __name__ in __import__("sys").modules and __name__ != "__main__"
 '''
 
 BIND_TEMPLATE = '''
@@ -98,8 +104,10 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         text = header + _numba_cache_text() + "\n" + body.rstrip() + "\n"
         text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
+        text = text.replace("\nKEPT_ON_DISK = _cache_writable()\n", "\nKEPT_ON_DISK = KEPT_BY_NAME and _cache_writable()\n", 1)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
-        options = ", ".join(f"{key}={value!r}" for key, value in ENTRY_OPTIONS.items())
+        options = ", ".join(f"{key}={'KEPT_BY_NAME' if key == 'cache' else repr(value)}"
+                            for key, value in ENTRY_OPTIONS.items())
         text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt), options=options)
         compile(text, output_path, "exec")
         return text

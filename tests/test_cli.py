@@ -311,12 +311,21 @@ def test_emit_compile_writes_a_gradient_that_runs_with_numba_and_without_s2sad(t
     assert result.returncode == 0, result.stderr
     written = tmp_path / "spring_compiled.py"
     assert "from s2sad" not in written.read_text() and "import s2sad" not in written.read_text()
+    # a process loading it by path first (importlib, under a name no import finds): Numba then kept
+    # entries naming '<dynamic>', and every later import of the file failed reading them back
+    by_path = ("import importlib.util, sys; sys.modules['s2sad'] = None\n"
+               "spec = importlib.util.spec_from_file_location('loaded_by_path', 'spring_compiled.py')\n"
+               "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+               "print(repr(module.spring_grad(2.0, 1.0)))")
+    loaded = subprocess.run([sys.executable, "-c", by_path], capture_output=True, text=True, cwd=tmp_path)
+    assert loaded.returncode == 0, loaded.stderr
     check = ("import sys; sys.modules['s2sad'] = None  # s2sad cannot be imported here\n"
              "import spring_compiled as m\n"
              "print(repr((m.spring_grad(2.0, 1.0), m.ACCEPTS(2.0, 1.0))))")
     ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     (value, (dk, dx0)), accepted = ast.literal_eval(ran.stdout.strip())
+    assert ast.literal_eval(loaded.stdout.strip()) == (value, (dk, dx0))
     namespace = {}
     exec(compile(SPRING, str(source), "exec"), namespace)
     spring, h = namespace["spring"], 1e-6
