@@ -45,6 +45,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
@@ -99,7 +100,7 @@ LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack", "vstac
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "written_into_argument", "written_into_shared", "not_the_callers", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
+                           "written_into", "written_into_argument", "written_into_shared", "not_the_callers", "split_cotangent", "item_cotangent", "zero_items_like", "layers_of_arrays", "dot_vjp_a",
                            "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul",
                            # `y[index] = v` on an array of the function's own: the overwritten part kept, put back
                            "written_item_of", "zeroed_at", "overwritten", "restore",
@@ -323,6 +324,7 @@ class _AsArrays(cst.CSTTransformer):
         self.matmul_helper = True  # `x @ W` as numpy_matmul(x, W) (for_numba says when not)
         self.unset: set = set()    # the names bound to None before a loop sets them (`result = None`)
         self.returned = None       # the name of the value the function returns, when it has one `return`
+        self.unpacked: set = set()  # the sequences whose items' cotangents item_cotangent gives (`_unpacked`)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -352,7 +354,8 @@ class _AsArrays(cst.CSTTransformer):
                 # the cotangent of what a `return` inside a loop returns (`result = None` until it runs), on the path
                 # where it did not run: a zero of the function's value's type (Numba types `result` as that or None)
                 primal = self.returned
-            return updated.with_changes(value=cst.parse_expression(f"zero_like({primal})"))
+            zeros = "zero_items_like" if primal in self.unpacked else "zero_like"  # (a tuple: item_cotangent's type)
+            return updated.with_changes(value=cst.parse_expression(f"{zeros}({primal})"))
         if name in self.buffers and isinstance(value, cst.Call) and called_name(value) == "add_at":
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
@@ -550,6 +553,15 @@ def _format_template(value) -> cst.SimpleString | None:
             and isinstance(value.func.value, cst.SimpleString):
         return value.func.value
     return None
+
+
+def _unpacked(module: cst.Module) -> set:
+    """The names of the sequences ``item_cotangent(g, index, count, sequence)`` reads."""
+    return {call.args[3].value.value for call in m.findall(module, _ITEM_COTANGENT)}
+
+
+_ITEM_COTANGENT = m.Call(func=m.Name("item_cotangent"),
+                                    args=[m.DoNotCare()] * 3 + [m.Arg(m.Name())])
 
 
 def _joined_lists(module: cst.Module) -> tuple[set, list]:
@@ -830,6 +842,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         rewrites = _AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}, joined)
         rewrites.matmul_helper = "numpy_matmul" not in binding_counts(module)
         rewrites.unset, rewrites.returned = _unset_and_returned(module)
+        rewrites.unpacked = _unpacked(module)
         module = module.visit(rewrites)
         module = fewer_allocations(module)
         module = weak_scalars(module)
