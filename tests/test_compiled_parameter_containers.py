@@ -174,7 +174,8 @@ def test_an_entry_written_falls_back_to_the_numpy_paths_answer():
 # ---------------------------------------------------------------- passed on to a function of the user's
 # `cell(params, x, h, c)` given the dict it was given: the callee written out the same way
 # (frontend/objects_passed_on.py); it returns a tuple the loop unpacks, whose cotangent's zeros
-# before the first item's reaches it are a tuple too (compiled_lists.zero_items_like)
+# before the first item's reaches it are a tuple too (compiled_lists.zero_items_like). The
+# states start as np.repeat of a row and of a column (compiled_repeats.py), as an RNN's do.
 
 def cell(params, x, h, c):
     z = x * params["w"] + h * c
@@ -182,8 +183,8 @@ def cell(params, x, h, c):
 
 
 def dict_passed_on(params, inputs):
-    h, c = np.zeros(2), np.ones(2)
-    total = 0.0
+    h, c = np.repeat(params["h0"], 2, axis=0), np.repeat(params["c0"], inputs.shape[1], axis=-1)
+    total = np.sum(np.repeat(params["w"], 3, axis=0) ** 2)
     for x in inputs:
         h, c = cell(params, x, h, c)
         total = total + np.sum(h * h)  # (`c` reaches it through the next step alone)
@@ -191,4 +192,5 @@ def dict_passed_on(params, inputs):
 
 
 def test_a_dict_passed_on_to_a_function_compiles():
-    compiled_against_references(dict_passed_on, ({"w": rng.normal(size=2)}, rng.normal(size=(3, 2))), (0, 1))
+    params = {"w": rng.normal(size=2), "h0": rng.normal(size=(1, 2)), "c0": rng.normal(size=(2, 1))}
+    compiled_against_references(dict_passed_on, (params, 0.5 * rng.normal(size=(3, 2, 2))), (0, 1))

@@ -80,7 +80,9 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", 
                                   # (compiled_sorting's)
                                   "sorted_vjp_iterable",
                                   # (compiled_linear_algebra's)
-                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
+                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v",
+                                  # (compiled_repeats')
+                                  "repeat_vjp_a"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
 # given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
 NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
@@ -117,6 +119,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "at_an_exact_point",
                            # Python's sorted of floats, given what the name `sorted` is (compiled_sorting.py)
                            "sorted_items",
+                           # `np.repeat(h0, n, axis=0)`, which Numba repeats flattened alone (compiled_repeats.py)
+                           "numpy_repeat",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -409,6 +413,8 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if function == "repeat" and len(updated.args) == 3 and not any(a.star for a in updated.args):
+            return updated.with_changes(func=cst.Name("numpy_repeat"))  # `np.repeat(h0, n, axis=0)`: the overload's
         if called_name(updated) == "abs" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
