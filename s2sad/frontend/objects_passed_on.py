@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import textwrap
 
 
 def calls_passing(function, parameter: str) -> tuple:
@@ -41,15 +40,10 @@ def calls_passing(function, parameter: str) -> tuple:
 
 def _tree(function):
     """The ``def`` of ``function``'s source, or None (a lambda, no source)."""
-    from .wrappers import source_lines
+    from .wrappers import function_definition
 
-    try:
-        lines, _ = source_lines(function)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    first = tree.body[0] if tree.body else None
-    return first if isinstance(first, ast.FunctionDef) and first.name == function.__name__ else None
+    definition = function_definition(function)
+    return definition if definition is not None and definition.name == function.__name__ else None
 
 
 def _names_bound(code) -> set:
