@@ -14,7 +14,7 @@ import s2sad
 from finite_differences import numerical_gradient as central
 from realistic_programs import lstm_loss
 from test_compiled_arrays import falls_back_naming
-from corpus_cases import compiled_share
+from corpus_cases import FULL, compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -174,17 +174,16 @@ def test_an_entry_written_falls_back_to_the_numpy_paths_answer():
 # ---------------------------------------------------------------- passed on to a function of the user's
 # `cell(params, x, h, c)` given the dict it was given: the callee written out the same way
 # (frontend/objects_passed_on.py); it returns a tuple the loop unpacks, whose cotangent's zeros
-# before the first item's reaches it are a tuple too (compiled_lists.zero_items_like). The
-# states start as np.repeat of a row and of a column (compiled_repeats.py), as an RNN's do.
+# before the first item's reaches it are a tuple too (compiled_lists.zero_items_like).
 
 def cell(params, x, h, c):
-    z = x * params["w"] + h * c
-    return z, 0.5 * c + z
+    z = x * params["w"] + 0.5 * h * c
+    return z, 0.5 * (c + z)
 
 
 def dict_passed_on(params, inputs):
-    h, c = np.repeat(params["h0"], 2, axis=0), np.repeat(params["c0"], inputs.shape[1], axis=-1)
-    total = np.sum(np.repeat(params["w"], 3, axis=0) ** 2)
+    h, c = np.zeros(2), np.ones(2)
+    total = 0.0
     for x in inputs:
         h, c = cell(params, x, h, c)
         total = total + np.sum(h * h)  # (`c` reaches it through the next step alone)
@@ -192,5 +191,17 @@ def dict_passed_on(params, inputs):
 
 
 def test_a_dict_passed_on_to_a_function_compiles():
-    params = {"w": rng.normal(size=2), "h0": rng.normal(size=(1, 2)), "c0": rng.normal(size=(2, 1))}
-    compiled_against_references(dict_passed_on, (params, 0.5 * rng.normal(size=(3, 2, 2))), (0, 1))
+    compiled_against_references(dict_passed_on, ({"w": rng.normal(size=2)}, rng.normal(size=(3, 2))), (0, 1))
+
+
+# np.repeat along an axis, an RNN's first state (compiled_repeats.py): a vector, a matrix's rows and columns
+def repeated_states(params, inputs):
+    h = np.repeat(params["h0"], inputs.shape[0], axis=0)
+    return np.sum(np.tanh(h * inputs) ** 2) + np.sum(np.sin(np.repeat(params["M"], 3, axis=-1))) \
+        + np.sum(np.repeat(params["v"], 2, axis=0) ** 3)
+
+
+@pytest.mark.skipif(not FULL, reason="Numba compile time: with S2SAD_TESTS=full")
+def test_np_repeat_along_an_axis_compiles():
+    params = {"h0": rng.normal(size=(1, 2)), "M": rng.normal(size=(2, 1)), "v": rng.normal(size=2)}
+    compiled_against_references(repeated_states, (params, rng.normal(size=(3, 2))), (0, 1))
