@@ -442,7 +442,8 @@ def _classes_built(function, layouts: tuple) -> tuple:
 
     if not may_build(function):
         return ()
-    taken = names_used(function) | {name for layout in layouts for name in (*layout.written, *dict(layout.methods).values())}
+    taken = names_used(function) | {name for layout in layouts
+                                     for name in (*layout.written, *dict(layout.methods).values(), *layout.passed_names())}
     return classes_built(function, taken)
 
 

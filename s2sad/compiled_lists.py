@@ -1,7 +1,8 @@
 """Numba overloads of the compiled helpers for lists of arrays: a list's cotangent when one of
 its items is read (``q, k, v = [f(W) for W in weights]``), two such cotangents added,
 ``np.vstack`` and ``np.hstack`` of a list (Numba's join tuples only), and the cotangent of a
-layer's ``(W, b)`` of which one item is read by index (``params[0][1]``).
+layer's ``(W, b)`` of which one item is read by index (``params[0][1]``), and the zeros of an
+unpacked tuple's cotangent before any item's reaches it (``h, c = step(h, c)``).
 
 Like those of ``compiled_helpers`` (generated code finds every helper in ``compiled_overloads``),
 each overload serves the types it names and returns no
@@ -17,7 +18,19 @@ from .compiled_helpers import items_of_a_layer, per_item, accumulate, accumulate
     add_into, array_sequence, hstack_vjp_tup, item_cotangent, list_pieces, numpy_concatenate, numpy_stack, overload, \
     untake, vstack_vjp_tup, zero_like
 
-__all__ = ["numpy_vstack", "numpy_hstack"]
+__all__ = ["numpy_vstack", "numpy_hstack", "zero_items_like"]
+
+zero_items_like = compiled_only("zero_items_like")
+
+
+@overload(zero_items_like, kept=False)
+def _zero_items_like(x):
+    """The cotangent of a tuple unpacked (``h, c = step(h, c)``) on the path where no item's reached
+    it: a tuple of zeros, the type ``item_cotangent`` gives it on the other path (``zero_like``
+    gives a tuple of arrays the list a join's cotangent is, which Numba cannot unify with it)."""
+    if items_of_a_layer(x):
+        return per_item("x", "zero_like(x[{i}])", len(x))
+    return lambda x: zero_like(x)
 
 
 # ---------------------------------------------------------------------------- a list's cotangent, item by item

@@ -33,10 +33,12 @@ class StaticGlobals(dict):
     """The callee's module globals, read live, with its static parameters' functions laid over
     them (a dict, as ``types.FunctionType`` requires, holding only the statics itself)."""
 
-    def __init__(self, statics: dict, module_globals: dict, methods: dict | None = None):
+    def __init__(self, statics: dict, module_globals: dict, methods: dict | None = None, passed: dict | None = None):
         super().__init__(statics)
         self.module_globals = module_globals
         self.methods = methods or {}  # global name -> (class, method name, its object's fields and statics)
+        # global name -> (the callee's global name, its parameter given the object, the object's layout)
+        self.passed = passed or {}
 
     def __getitem__(self, name):
         if dict.__contains__(self, name):
@@ -44,10 +46,14 @@ class StaticGlobals(dict):
         if name in self.methods:  # made when first read: methods calling each other would recurse
             self[name] = method = _method_written_out(*self.methods[name])
             return method
+        if name in self.passed:
+            self[name] = callee = _callee_written_out(self.module_globals, *self.passed[name])
+            return callee
         return self.module_globals[name]
 
     def __contains__(self, name) -> bool:
-        return dict.__contains__(self, name) or name in self.methods or name in self.module_globals
+        return dict.__contains__(self, name) or name in self.methods or name in self.passed \
+            or name in self.module_globals
 
     def get(self, name, default=None):
         return self[name] if name in self else default
@@ -74,8 +80,10 @@ def specialised(callee, statics: tuple, star: tuple | None = None, objects: tupl
         methods = {name: (layout.cls, method, layout.fields, layout.statics)
                    for layout in objects for method, name in layout.methods}
         methods.update((name, (b.cls, method, b.fields, ())) for b in built for method, name in b.methods)
+        passed = {name: (callee_name, parameter, layout)
+                  for layout in objects for callee_name, _, parameter, name in layout.passed}
         found = types.FunctionType(callee.__code__, StaticGlobals({name: value for _, name, value in statics},
-                                                                  callee.__globals__, methods),
+                                                                  callee.__globals__, methods, passed),
                                    callee.__name__, callee.__defaults__, callee.__closure__)
         found.__qualname__, found.__module__, found.__kwdefaults__ = \
             callee.__qualname__, callee.__module__, callee.__kwdefaults__
@@ -117,6 +125,17 @@ def _method_written_out(cls, method: str, fields: tuple, statics: tuple):
     return specialised(function, (), None, (layout_for(function, first.name, cls, fields, names_used(function), statics),))
 
 
+def _callee_written_out(module_globals: dict, callee_name: str, parameter: str, layout):
+    """The module-level function ``callee_name`` specialised to its ``parameter`` given the object
+    ``layout`` writes out (frontend/objects_passed_on.py), written out the same way."""
+    from .frontend.flat_parameters import names_used
+    from .frontend.object_layouts import layout_for
+
+    callee = module_globals[callee_name]
+    return specialised(callee, (), None, (layout_for(callee, parameter, layout.cls, layout.fields, names_used(callee),
+                                                     layout.statics),))
+
+
 def statics_of(function) -> tuple:
     """The ((position, parameter name, function), ...) a function was specialised to; () if none."""
     return getattr(function, "__s2sad_statics__", ())
@@ -152,7 +171,7 @@ def specialised_names(namespace) -> set:
     module's: the statics' and the methods' of the objects written out; none for other globals."""
     if not isinstance(namespace, StaticGlobals):
         return set()
-    return set(dict.keys(namespace)) | set(namespace.methods)
+    return set(dict.keys(namespace)) | set(namespace.methods) | set(namespace.passed)
 
 
 def methods_current(function, seen: set | None = None) -> bool:
@@ -168,5 +187,12 @@ def methods_current(function, seen: set | None = None) -> bool:
             continue
         seen.add(id(made))
         if inspect.getattr_static(cls, method, None) is not origin_of(made) or not methods_current(made, seen):
+            return False
+    for name, (callee_name, *_) in namespace.passed.items():  # (a callee redefined: made again)
+        made = dict.get(namespace, name)
+        if made is None or id(made) in seen:
+            continue
+        seen.add(id(made))
+        if namespace.module_globals.get(callee_name) is not origin_of(made) or not methods_current(made, seen):
             return False
     return True

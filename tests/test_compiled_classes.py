@@ -278,8 +278,8 @@ def heads_loss(model, x):
     return model.apply(x)
 
 
-def passes_the_object_on(net, x, y):
-    return helper(net, x, y)
+def passes_it_by_keyword(net, x, y):
+    return helper(net=net, x=x, y=y)
 
 
 def helper(net, x, y):
@@ -293,9 +293,9 @@ def returns_a_method(net, x, y):
 
 @pytest.mark.parametrize("f, args, words", [
     (heads_loss, (Heads(rng.normal(size=(3, 2)), 2), rng.normal(size=(4, 3))), "field `n_heads` holds a int"),
-    (passes_the_object_on, (_net(), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))), "uses the Net `net`"),
+    (passes_it_by_keyword, (_net(), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))), "uses the Net `net`"),
     (returns_a_method, (_net(), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))), "uses the Net `net`"),
-], ids=["int_field", "object_passed_on", "method_taken"])
+], ids=["int_field", "object_passed_by_keyword", "method_taken"])
 def test_what_does_not_compile_falls_back_naming_it(f, args, words):
     falls_back_naming(f, args, 1, words)
 

@@ -14,7 +14,7 @@ import s2sad
 from finite_differences import numerical_gradient as central
 from realistic_programs import lstm_loss
 from test_compiled_arrays import falls_back_naming
-from corpus_cases import compiled_share
+from corpus_cases import FULL, compiled_share
 
 numba = pytest.importorskip("numba")
 
@@ -64,7 +64,11 @@ def central_of_entry(f, args, position, key):
 
 @pytest.mark.parametrize("name", compiled_share(sorted(CASES) + sorted(TUPLES), 2))  # (every one with S2SAD_TESTS=full)
 def test_dicts_and_tuples_compile_and_their_gradients_are_central_differences(name):
-    f, args, argnums = {**CASES, **TUPLES}[name]
+    compiled_against_references(*{**CASES, **TUPLES}[name])
+
+
+def compiled_against_references(f, args, argnums):
+    """``f``'s gradient compiles; each item of it is the NumPy path's and central differences'."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         value, gradients = s2sad.value_and_grad(f, argnums=argnums, compile=True)(*args)
@@ -107,8 +111,16 @@ def helper(params, x):
     return np.sum(x @ params["W"])
 
 
-def passed_on(params, x):
-    return helper(params, x) ** 2
+def passed_by_keyword(params, x):
+    return helper(x=x, params=params) ** 2
+
+
+def handed_back(params):
+    return params
+
+
+def passed_and_handed_back(params, x):
+    return np.sum(x @ handed_back(params)["W"])
 
 
 def entry_written(params, x):
@@ -131,7 +143,8 @@ def looped_over(params, x):
 
 
 @pytest.mark.parametrize("f, args, words", [
-    (passed_on, ({"W": rng.normal(size=(3, 2))}, rng.normal(size=(4, 3))), "uses the dict `params`"),
+    (passed_by_keyword, ({"W": rng.normal(size=(3, 2))}, rng.normal(size=(4, 3))), "uses the dict `params`"),
+    (passed_and_handed_back, ({"W": rng.normal(size=(3, 2))}, rng.normal(size=(4, 3))), "`handed_back"),
     (read_by_a_variable, ({"W": rng.normal(size=(3, 2)), "V": rng.normal(size=(3, 2))}, rng.normal(size=(4, 3))),
      "uses the dict `params`"),
     (regression, ({"W": rng.normal(size=(2, 3)), "b": rng.normal(size=3), "decay": 1},
@@ -139,7 +152,7 @@ def looped_over(params, x):
     (gates, ((rng.normal(size=(3, 2)), rng.normal(size=(2, 2)), 1), rng.normal(size=(4, 3))), "item 2 is a int"),
     (looped_over, ((rng.normal(size=(3, 2)), rng.normal(size=(3, 2))), rng.normal(size=(4, 3))),
      "uses the tuple `params`"),
-], ids=["passed_on", "read_by_a_variable", "an_int_entry", "an_int_item", "a_tuple_looped_over"])
+], ids=["passed_by_keyword", "passed_and_handed_back", "read_by_a_variable", "an_int_entry", "an_int_item", "a_tuple_looped_over"])
 def test_what_is_not_written_out_falls_back_naming_it(f, args, words):
     falls_back_naming(f, args, 1, words)
 
@@ -156,3 +169,39 @@ def test_an_entry_written_falls_back_to_the_numpy_paths_answer():
     np.testing.assert_allclose(gradient, s2sad.grad(entry_written, argnums=1)({"W": W.copy()}, x), rtol=1e-13)
     np.testing.assert_allclose(gradient, central(lambda x: entry_written({"W": W.copy()}, x), (x,), 0),
                                rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------- passed on to a function of the user's
+# `cell(params, x, h, c)` given the dict it was given: the callee written out the same way
+# (frontend/objects_passed_on.py); it returns a tuple the loop unpacks, whose cotangent's zeros
+# before the first item's reaches it are a tuple too (compiled_lists.zero_items_like).
+
+def cell(params, x, h, c):
+    z = x * params["w"] + 0.5 * h * c
+    return z, 0.5 * (c + z)
+
+
+def dict_passed_on(params, inputs):
+    h, c = np.zeros(2), np.ones(2)
+    total = 0.0
+    for x in inputs:
+        h, c = cell(params, x, h, c)
+        total = total + np.sum(h * h)  # (`c` reaches it through the next step alone)
+    return total
+
+
+def test_a_dict_passed_on_to_a_function_compiles():
+    compiled_against_references(dict_passed_on, ({"w": rng.normal(size=2)}, rng.normal(size=(3, 2))), (0, 1))
+
+
+# np.repeat along an axis, an RNN's first state (compiled_repeats.py): a vector, a matrix's rows and columns
+def repeated_states(params, inputs):
+    h = np.repeat(params["h0"], inputs.shape[0], axis=0)
+    return np.sum(np.tanh(h * inputs) ** 2) + np.sum(np.sin(np.repeat(params["M"], 3, axis=-1))) \
+        + np.sum(np.repeat(params["v"], 2, axis=0) ** 3)
+
+
+@pytest.mark.skipif(not FULL, reason="Numba compile time: with S2SAD_TESTS=full")
+def test_np_repeat_along_an_axis_compiles():
+    params = {"h0": rng.normal(size=(1, 2)), "M": rng.normal(size=(2, 1)), "v": rng.normal(size=2)}
+    compiled_against_references(repeated_states, (params, rng.normal(size=(3, 2))), (0, 1))

@@ -443,6 +443,22 @@ def test_none_read_otherwise_falls_back_naming_the_line_and_raises_as_python_doe
     assert f"test_compiled_user_constructs.py:{line}:" in messages[0], messages
 
 
+def defaulted_in_the_body(w, X, loss_fn=None, scale=None):
+    if loss_fn is None:
+        loss_fn = lambda r: r ** 2  # noqa: E731
+    if scale is None:
+        scale = 2.0
+    if scale is None:  # of the float assigned above: not taken (a fold of it would return 0.0)
+        return 0.0 * np.sum(w)
+    return scale * np.sum(loss_fn(X @ w))
+
+
+def test_a_default_made_in_the_body_compiles():
+    """``if loss_fn is None: loss_fn = ...`` first: that assignment, and from there on an ordinary
+    variable, whose later ``is None`` test Python reads of the value assigned."""
+    compiled_against_references(defaulted_in_the_body, (rng.normal(size=3), rng.normal(size=(4, 3))), (0, 1))
+
+
 def test_a_differentiated_parameter_given_none_takes_the_numpy_path():
     x, w = rng.normal(size=(5, 3)), rng.normal(size=3)
     with warnings.catch_warnings(record=True) as caught:

@@ -45,6 +45,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
@@ -80,7 +81,9 @@ BOUND_RULES_COMPILED = frozenset({"array_vjp_object", "max_vjp_a", "min_vjp_a", 
                                   # (compiled_sorting's)
                                   "sorted_vjp_iterable",
                                   # (compiled_linear_algebra's)
-                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"})
+                                  "slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v",
+                                  # (compiled_repeats')
+                                  "repeat_vjp_a"})
 # NumPy's reductions Numba compiles only of a whole array (np.sum takes an axis, no keepdims): a call
 # given more than its array calls the overload of compiled_helpers instead (np.max(x, axis=1, keepdims=True))
 NUMPY_REDUCTIONS = {"sum": "reduce_sum", "mean": "reduce_mean", "prod": "reduce_prod", "max": "reduce_max",
@@ -100,7 +103,7 @@ LIST_JOINS = {"concatenate": "numpy_concatenate", "stack": "numpy_stack", "vstac
 ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into", "expand_reduced", "reduced_count",
                            "safe_divide", "matmul_vjp_x1", "matmul_vjp_x2", "add_into", "add_at", "untake",
                            "tie_share", "nonzero", "zero_like", "power_vjp_base", "power_vjp_exponent",
-                           "written_into", "written_into_argument", "written_into_shared", "not_the_callers", "split_cotangent", "item_cotangent", "layers_of_arrays", "dot_vjp_a",
+                           "written_into", "written_into_argument", "written_into_shared", "not_the_callers", "split_cotangent", "item_cotangent", "zero_items_like", "layers_of_arrays", "dot_vjp_a",
                            "dot_vjp_b", "inverse_axes", "numpy_ndim", "numpy_matmul",
                            # `y[index] = v` on an array of the function's own: the overwritten part kept, put back
                            "written_item_of", "zeroed_at", "overwritten", "restore",
@@ -117,6 +120,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "at_an_exact_point",
                            # Python's sorted of floats, given what the name `sorted` is (compiled_sorting.py)
                            "sorted_items",
+                           # `np.repeat(h0, n, axis=0)`, which Numba repeats flattened alone (compiled_repeats.py)
+                           "numpy_repeat",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -328,6 +333,7 @@ class _AsArrays(cst.CSTTransformer):
         self.matmul_helper = True  # `x @ W` as numpy_matmul(x, W) (for_numba says when not)
         self.unset: set = set()    # the names bound to None before a loop sets them (`result = None`)
         self.returned = None       # the name of the value the function returns, when it has one `return`
+        self.unpacked: set = set()  # the sequences whose items' cotangents item_cotangent gives (`_unpacked`)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -357,7 +363,8 @@ class _AsArrays(cst.CSTTransformer):
                 # the cotangent of what a `return` inside a loop returns (`result = None` until it runs), on the path
                 # where it did not run: a zero of the function's value's type (Numba types `result` as that or None)
                 primal = self.returned
-            return updated.with_changes(value=cst.parse_expression(f"zero_like({primal})"))
+            zeros = "zero_items_like" if primal in self.unpacked else "zero_like"  # (a tuple: item_cotangent's type)
+            return updated.with_changes(value=cst.parse_expression(f"{zeros}({primal})"))
         if name in self.buffers and isinstance(value, cst.Call) and called_name(value) == "add_at":
             _, g, index, _ = (a.value for a in value.args)
             return cst.Expr(cst.Call(cst.Name("add_into"), [cst.Arg(cst.Name(name)), cst.Arg(index), cst.Arg(g)]))
@@ -411,6 +418,8 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
+        if function == "repeat" and len(updated.args) == 3 and not any(a.star for a in updated.args):
+            return updated.with_changes(func=cst.Name("numpy_repeat"))  # `np.repeat(h0, n, axis=0)`: the overload's
         if called_name(updated) == "abs" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
@@ -555,6 +564,15 @@ def _format_template(value) -> cst.SimpleString | None:
             and isinstance(value.func.value, cst.SimpleString):
         return value.func.value
     return None
+
+
+def _unpacked(module: cst.Module) -> set:
+    """The names of the sequences ``item_cotangent(g, index, count, sequence)`` reads."""
+    return {call.args[3].value.value for call in m.findall(module, _ITEM_COTANGENT)}
+
+
+_ITEM_COTANGENT = m.Call(func=m.Name("item_cotangent"),
+                                    args=[m.DoNotCare()] * 3 + [m.Arg(m.Name())])
 
 
 def _joined_lists(module: cst.Module) -> tuple[set, list]:
@@ -835,6 +853,7 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         rewrites = _AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}, joined)
         rewrites.matmul_helper = "numpy_matmul" not in binding_counts(module)
         rewrites.unset, rewrites.returned = _unset_and_returned(module)
+        rewrites.unpacked = _unpacked(module)
         module = module.visit(rewrites)
         module = fewer_allocations(module)
         module = squares_multiplied(weak_scalars(module), FLOAT_RESULTS)

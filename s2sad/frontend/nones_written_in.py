@@ -6,8 +6,11 @@ as ``False``, and each ``if`` (or conditional expression) on such a constant onl
 taken. That is the program Python runs for such calls, with nothing left for Numba that is
 None. Calls giving ``mask`` an array take the compiled code made for arrays.
 
-Only parameters read in such tests are written in: any other read of the parameter left in the
-branches taken (``x * mask``), or an assignment of it, raises NotCompiledError naming the line.
+A parameter whose first mention is ``if loss_fn is None: loss_fn = <value not reading it>``
+(a default made in the body) is that assignment alone, and from there on a variable of the
+function's like any other: its later tests are not folded, as Python reads them of the value
+assigned. Any other read of a parameter given None left in the branches taken (``x * mask``), or
+an assignment of it, raises NotCompiledError naming the line.
 """
 from __future__ import annotations
 
@@ -31,7 +34,9 @@ def with_nones_written_in(source: FunctionSource, names: tuple) -> FunctionSourc
     star = params.star_arg if keyword_only or not isinstance(params.star_arg, cst.ParamStar) \
         else cst.MaybeSentinel.DEFAULT
     written = dataclasses.replace(source, positions=dict(source.positions))
-    body = source.funcdef.body.visit(_Folded(chosen, written))
+    body, defaulted = _defaults_made(source.funcdef.body, chosen)
+    chosen -= defaulted  # (assigned before any other mention: an ordinary variable from there on)
+    body = body.visit(_Folded(chosen, written))
     _refuse_other_uses(written, body, chosen)
     funcdef = source.funcdef.with_changes(params=params.with_changes(params=kept, kwonly_params=keyword_only,
                                                                      star_arg=star), body=body)
@@ -39,6 +44,46 @@ def with_nones_written_in(source: FunctionSource, names: tuple) -> FunctionSourc
     written.alias(funcdef, source.funcdef)
     written.alias(funcdef.name, source.funcdef.name)
     return written
+
+
+def _defaults_made(body: cst.IndentedBlock, chosen: set) -> tuple:
+    """``(body, names)``: ``body`` with each ``if p is None: p = value`` that is the first mention of
+    a parameter ``p`` of ``chosen`` (``value`` not reading it) made its assignment alone, and those ``p``."""
+    statements, defaulted, undecided = list(body.body), set(), set(chosen)
+    for position, statement in enumerate(statements):
+        for name in [name for name in sorted(undecided) if _mentions(statement, name)]:
+            undecided.discard(name)
+            assigned = _default_made(statement, name)
+            if assigned is not None:
+                statements[position] = assigned
+                defaulted.add(name)
+    return body.with_changes(body=statements), defaulted
+
+
+def _default_made(statement, name: str):
+    """The assignment of ``if name is None: name = value`` (no ``else``, ``value`` not reading
+    ``name``); None for any other statement."""
+    if not (isinstance(statement, cst.If) and statement.orelse is None and _none_test(statement.test, {name}) is True
+            and isinstance(statement.body, cst.IndentedBlock) and len(statement.body.body) == 1):
+        return None
+    inner = statement.body.body[0]
+    if not (isinstance(inner, cst.SimpleStatementLine) and len(inner.body) == 1 and isinstance(inner.body[0], cst.Assign)):
+        return None
+    assign = inner.body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+            or assign.targets[0].target.value != name or _mentions(assign.value, name):
+        return None
+    return inner
+
+
+def _mentions(node, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for n in _nodes(node))
+
+
+def _nodes(node):
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
 
 
 def _none_test(node, chosen: set):

@@ -37,7 +37,9 @@ class ObjectLayout:
     parameters ``written``, the class's methods it may call as the module-level names
     ``methods`` ((method name, global name), ...), and its fields holding functions (``statics``:
     ((field, function), ...)) read as the expressions ``spelled`` ((field, text), ...): ``np.tanh``,
-    or a module-level function of the user's by its name."""
+    or a module-level function of the user's by its name; and the calls passing it on to a
+    function of the user's (``passed``: ((callee's global name, position in the call, the
+    callee's parameter, global name of the callee written out), ...), objects_passed_on.py)."""
     parameter: str
     cls: type
     fields: tuple
@@ -45,12 +47,17 @@ class ObjectLayout:
     methods: tuple
     statics: tuple = ()
     spelled: tuple = ()
+    passed: tuple = ()
 
     def field_names(self) -> dict:
         return dict(zip(self.fields, self.written))
 
     def method_names(self) -> dict:
         return dict(self.methods)
+
+    def passed_names(self) -> tuple:
+        """The global names of the callees written out for it."""
+        return tuple(name for *_, name in self.passed)
 
 
 def is_user_object(value) -> bool:
@@ -79,7 +86,7 @@ def fields_of(value) -> tuple:
         item = vars(value)[name]
         if item.__class__ is float or (item.__class__ is np.ndarray and item.dtype in (np.float64, np.float32)):
             fields.append(name)
-        elif _numpy_name(item) is not None or _module_level_users(item):
+        elif _numpy_name(item) is not None or is_module_level_users(item):
             statics.append((name, item))
         else:
             raise NotCompiledError(f"was given a {type(value).__name__} whose field `{name}` holds a "
@@ -96,7 +103,8 @@ def _numpy_name(function) -> str | None:
     return name if isinstance(name, str) and callable(function) and getattr(np, name, None) is function else None
 
 
-def _module_level_users(function) -> bool:
+def is_module_level_users(function) -> bool:
+    """Whether ``function`` is a plain module-level function of the user's."""
     module = (getattr(function, "__module__", "") or "").split(".")[0]
     return inspect.isfunction(function) and function.__qualname__ == function.__name__ \
         and module not in NOT_USER_MODULES
@@ -141,7 +149,11 @@ def layout_for(function, parameter: str, cls: type, fields: tuple, taken: set, s
     held = set(fields) | {name for name, _ in statics}
     methods = tuple((name, fresh(f"{parameter}_{name.strip('_')}")) for name in plain_methods(cls) if name not in held)
     spelled = tuple((field, spelling_in(function, field, value)) for field, value in statics)
-    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled)
+    from .objects_passed_on import calls_passing
+
+    passed = tuple((callee, position, callee_parameter, fresh(f"{callee}_{parameter}"))
+                   for callee, position, callee_parameter in calls_passing(function, parameter))
+    return ObjectLayout(parameter, cls, fields, written, methods, statics, spelled, passed)
 
 
 def fresh_names(used: set):

@@ -143,6 +143,9 @@ class _WrittenOut(cst.CSTTransformer):
         return result
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        passed = self._passed_on(original, updated)
+        if passed is not None:
+            return passed
         found = _object_attribute(original.func, self.by_name)
         receiver = original.func.value if found is not None else original.func
         if found is None and isinstance(original.func, cst.Name) and original.func.value in self.by_name:
@@ -153,6 +156,26 @@ class _WrittenOut(cst.CSTTransformer):
         self.consumed.add(receiver)
         fields = [cst.Arg(cst.Name(name)) for name in layout.written]
         made = updated.with_changes(func=cst.Name(layout.method_names()[method]), args=[*fields, *updated.args])
+        self.source.alias(made, original)
+        return made
+
+    def _passed_on(self, original: cst.Call, updated: cst.Call):
+        """``rnn_predict(params, x)`` (objects_passed_on.py) as ``rnn_predict_params(params_W, params_b, x)``;
+        None for any other call."""
+        if not isinstance(original.func, cst.Name):
+            return None
+        given = [(i, self.by_name[a.value.value]) for i, a in enumerate(original.args)
+                 if isinstance(a.value, cst.Name) and a.value.value in self.by_name]
+        if len(given) != 1:  # (two objects in one call: the callee is not written out for both)
+            return None
+        position, layout = given[0]
+        name = next((new for callee, at, _, new in layout.passed if callee == original.func.value and at == position), None)
+        if name is None:
+            return None
+        self.consumed.add(original.args[position].value)
+        fields = [cst.Arg(cst.Name(field)) for field in layout.written]
+        args = [*updated.args[:position], *fields, *updated.args[position + 1:]]
+        made = updated.with_changes(func=cst.Name(name), args=args)
         self.source.alias(made, original)
         return made
 

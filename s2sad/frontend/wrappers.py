@@ -60,13 +60,8 @@ def _forwarding_names(function) -> str | None:
     if code.co_argcount or code.co_kwonlyargcount or code.co_posonlyargcount \
             or not code.co_flags & inspect.CO_VARARGS:
         return None
-    try:
-        lines, _ = source_lines(function)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    definition = tree.body[0] if tree.body else None
-    if not isinstance(definition, ast.FunctionDef):
+    definition = function_definition(function)
+    if definition is None:
         return None
     arguments = definition.args
     star = arguments.vararg.arg if arguments.vararg else None
@@ -144,6 +139,18 @@ def _assignment_targets(body, call) -> set:
         if isinstance(node, ast.Assign) and node.value is call:
             targets.update(id(target) for target in node.targets)
     return targets
+
+
+def function_definition(function) -> ast.FunctionDef | None:
+    """The ``def`` statement of ``function``'s source, parsed by ``ast``; None for a lambda or
+    where there is no source."""
+    try:
+        lines, _ = source_lines(function)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    definition = tree.body[0] if tree.body else None
+    return definition if isinstance(definition, ast.FunctionDef) else None
 
 
 def source_lines(function):
