@@ -94,6 +94,11 @@ def compress_vjp(g, ans, condition, a, axis, out):
     return unbroadcast(np.reshape(out, shape), a)
 
 
+def extract_vjp(g, ans, condition, arr):
+    """``np.extract(condition, arr)`` is ``np.compress`` of both flattened."""
+    return compress_vjp(g, ans, np.ravel(condition), arr, None, None)
+
+
 def choose_vjp(g, ans, a, choices, out, mode):
     """Each choice gets the cotangent where ``a`` (as ``mode`` reads it) picked it."""
     picked = np.asarray(a)
@@ -855,6 +860,7 @@ defvjp(np.take,         "a, indices, axis=None, out=None, mode='raise'", take_vj
 defvjp(np.bincount,     "x, weights=None, minlength=0", None, "unbroadcast(np.asarray(g)[x], weights)", None)
 defvjp(np.compress,     "condition, a, axis=None, out=None", None, compress_vjp, None, None)
 defvjp(np.choose,       "a, choices, out=None, mode='raise'", None, choose_vjp, None, None)
+defvjp(np.extract,      "condition, arr", None, extract_vjp)
 defvjp(np.diff,         "a, n=1, axis=-1, prepend=None, append=None", diff_vjp, None, None, diff_vjp_prepend,
        diff_vjp_append)
 defvjp(np.ediff1d,      "ary, to_end=None, to_begin=None", ediff1d_vjp_ary, ediff1d_vjp_to_end, ediff1d_vjp_to_begin)
@@ -1275,6 +1281,7 @@ defjvp(np.partition,    partition_jvp)
 defjvp(np.take_along_axis, LINEAR)
 deflinear(np.take, "a")
 deflinear(np.compress, "a")
+deflinear(np.extract, "arr")
 defjvp(np.bincount,     None, "np.bincount(x, weights=g, minlength=minlength)", None)
 defjvp(np.choose,       None, choose_jvp)
 defjvp(np.diff,         diff_jvp, None, None, diff_jvp_prepend, diff_jvp_append)

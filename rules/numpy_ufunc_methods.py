@@ -8,6 +8,8 @@ computes, with the ufunc method's own signature (``axis=0`` by default, where ``
 * ``np.add.reduce`` is ``np.sum``, ``np.multiply.reduce`` is ``np.prod`` (exact at zeros),
   ``np.maximum.reduce`` / ``np.minimum.reduce`` are ``np.max`` / ``np.min`` (ties share the
   cotangent equally), with ``axis``, ``keepdims``, ``initial`` and ``where``.
+* ``np.logaddexp.reduce`` is a logsumexp along ``axis``: each element's slope is ``exp(x - ans)``
+  (``initial=`` refused where it is differentiated).
 * ``np.add.accumulate`` is ``np.cumsum``, ``np.multiply.accumulate`` is ``np.cumprod`` (exact at
   zeros).
 * ``np.maximum.accumulate`` / ``np.minimum.accumulate``: the running extreme ``y[k]`` is the
@@ -37,7 +39,7 @@ from s2sad.registry import defvjp, nondifferentiable
 from s2sad.registry.forward import LINEAR, defjvp, deflinear
 from s2sad.runtime.tangents import NO_TANGENT
 
-from .helpers import added_at, conj, dtype_of, unbroadcast
+from .helpers import added_at, conj, dtype_of, expand_reduced, unbroadcast
 from .numpy_reductions import (cumsum_vjp, extreme_jvp, extreme_vjp, initial_jvp, prod_jvp, prod_vjp, products_of_others,
                                refused_keyword)
 from .numpy_shapes import as_tangent_of, cumprod_jvp, cumprod_vjp
@@ -212,6 +214,17 @@ def multiply_outer_vjp_b(g, ans, A, B):
     return unbroadcast(np.tensordot(conj(np.asarray(A)), g, axes=np.ndim(A)), B)
 
 
+def logaddexp_reduce_vjp(g, ans, array, axis, dtype, out, keepdims, initial, where):
+    """``log(sum(exp(array)))`` along ``axis``, as logsumexp: each element's slope is ``exp(x - ans)``."""
+    spread = expand_reduced(g, array, axis, keepdims, where)
+    return unbroadcast(spread * np.exp(array - expand_reduced(ans, array, axis, keepdims)), array)
+
+
+def logaddexp_reduce_jvp(g, ans, array, axis, dtype, out, keepdims, initial, where):
+    weights = np.exp(array - expand_reduced(ans, array, axis, keepdims))
+    return as_tangent_of(np.sum(g * weights, axis=axis, keepdims=keepdims, where=where), ans)
+
+
 def _refused_initial(function):
     return (None, None, None, None, refused_keyword("initial", function, _REDUCE))  # after `array`: axis, dtype, out, keepdims
 
@@ -222,6 +235,8 @@ defvjp(np.add.reduce,        _REDUCE, "expand_reduced(g, array, axis, keepdims, 
 defvjp(np.multiply.reduce,   _REDUCE, prod_vjp, *_refused_initial("np.multiply.reduce"), name="numpy.multiply.reduce")
 defvjp(np.maximum.reduce,    _REDUCE, extreme_reduce_vjp, *_refused_initial("np.maximum.reduce"), name="numpy.maximum.reduce")
 defvjp(np.minimum.reduce,    _REDUCE, extreme_reduce_vjp, *_refused_initial("np.minimum.reduce"), name="numpy.minimum.reduce")
+defvjp(np.logaddexp.reduce,  _REDUCE, logaddexp_reduce_vjp, *_refused_initial("np.logaddexp.reduce"),
+       name="numpy.logaddexp.reduce")
 defvjp(np.add.accumulate,    _ACCUMULATE, cumsum_vjp, name="numpy.add.accumulate")
 defvjp(np.multiply.accumulate, _ACCUMULATE, cumprod_vjp, name="numpy.multiply.accumulate")
 defvjp(np.maximum.accumulate, _ACCUMULATE, running_extreme_vjp, name="numpy.maximum.accumulate")
@@ -239,6 +254,7 @@ defjvp(np.add.reduce, "np.sum(g, axis=axis, dtype=dtype, keepdims=keepdims, wher
        initial_jvp)
 defjvp(np.multiply.reduce, prod_jvp, *_refused_initial("np.multiply.reduce"))
 defjvp(np.maximum.reduce, extreme_reduce_jvp, *_refused_initial("np.maximum.reduce"))
+defjvp(np.logaddexp.reduce, logaddexp_reduce_jvp, *_refused_initial("np.logaddexp.reduce"))
 defjvp(np.minimum.reduce, extreme_reduce_jvp, *_refused_initial("np.minimum.reduce"))
 deflinear(np.add.accumulate, "array")
 defjvp(np.multiply.accumulate, cumprod_jvp)

@@ -207,6 +207,7 @@ CHECKED = {
     "numpy.take_along_axis": lambda rng: calls(z(rng, 2, 3), np.array([[2, 0], [1, 1]]), 1),
     "numpy.take": lambda rng: calls(z(rng, 2, 3), np.array([2, 0, 2, -1]), 1),
     "numpy.compress": lambda rng: calls(np.array([True, False, True]), z(rng, 2, 3), 1),
+    "numpy.extract": lambda rng: calls(np.array([[True, False, True], [False, True, True]]), z(rng, 2, 3)),
     "numpy.choose": lambda rng: calls(np.array([[0, 1, 1], [1, 0, 2]]), [z(rng, 2, 3), z(rng, 3), z(rng, 2, 1)]),
     # the NaN-ignoring reductions at numbers without NaNs (tests/rules/test_numpy_reductions.py puts NaNs in)
     **group("numpy.nansum numpy.nanmean numpy.nanprod numpy.nanvar numpy.nanstd", lambda rng: calls(z(rng, 2, 3), axis=1)),
@@ -289,6 +290,7 @@ REAL_ONLY = {  # name: (why, maker of complex arguments: NumPy must raise there 
     "numpy.copysign": ("the ufunc has no complex loop", binary),
     "numpy.ldexp": ("the ufunc has no complex loop", lambda rng: calls(z(rng, 2, 3), np.array([1, -2, 0]))),
     **{name: ("the ufunc has no complex loop", unary) for name in ("numpy.frexp", "numpy.modf")},
+    "numpy.logaddexp.reduce": ("the ufunc has no complex loop", unary),
     **{name: ("the ufunc has no complex loop", unary) for name in """numpy.cbrt numpy.fabs numpy.deg2rad
         numpy.rad2deg numpy.radians numpy.degrees scipy.special.erfinv scipy.special.erfcinv scipy.special.ndtri
         scipy.special.expit scipy.special.logit scipy.special.log_expit scipy.special.entr scipy.special.gammaln

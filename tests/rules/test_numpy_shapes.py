@@ -600,13 +600,14 @@ def test_bincount_gives_each_weight_its_bins_cotangent():
 
 
 def picked(x, y):
-    """dstack, compress and choose (each modes') as a user mixes them; they were refused (no rule)."""
+    """dstack, compress, choose (each mode) and extract as a user mixes them; they were refused (no rule;
+    extract's source was differentiated in reverse mode, but forward mode has no rule to go by)."""
     stacked = np.dstack([x, y, 2.0 * x[:, :, None]])
     kept = np.compress([True, False, True], x, axis=1)
     chosen = np.choose(np.array([[0, 1, 2], [2, 0, 1]]), [x, y, 2.0 * x])
     wrapped = np.choose(np.array([3, -1, 0]), [x[0], y[1]], mode="wrap")
     return (np.sum(stacked * np.arange(18.0).reshape(2, 3, 3)) + np.sum(kept ** 2) + np.sum(chosen ** 2)
-            + np.sum(wrapped * 1.5) + np.sum(np.compress([False, True], x) * 3.0))
+            + np.sum(wrapped * 1.5) + np.sum(np.compress([False, True], x) * 3.0) + np.sum(np.extract(y > 0, x) ** 2))
 
 
 def test_dstack_compress_and_choose_against_central_differences():

@@ -197,3 +197,20 @@ def test_outer_tangents_keep_float32(f):
     for name in ("A", "B"):
         tangent = forward_rule(f).pushforward((a, b), {}, {name: a if name == "A" else b}, f(a, b))
         assert tangent.dtype == np.float32
+
+
+def stacked_log_sums(x):
+    return (np.sum(np.logaddexp.reduce(x, axis=1) * np.arange(1.0, 4.0)) + np.logaddexp.reduce(x, axis=None)
+            + np.sum(np.logaddexp.reduce(x, axis=0, keepdims=True) ** 2))
+
+
+def test_logaddexp_reduce_is_a_logsumexp():
+    """Each element's slope is exp(x - ans) along the reduced axis (hand-derived); it was refused (no rule)."""
+    x = np.random.default_rng(3).normal(size=(3, 4))
+    gradient = s2sad.grad(lambda v: np.sum(np.logaddexp.reduce(v, axis=1) * np.arange(1.0, 4.0)))(x)
+    total = np.log(np.sum(np.exp(x), axis=1, keepdims=True))
+    np.testing.assert_allclose(gradient, np.exp(x - total) * np.arange(1.0, 4.0)[:, None], rtol=1e-13)
+    np.testing.assert_allclose(s2sad.grad(stacked_log_sums)(x), numerical_gradient(stacked_log_sums, (x,), 0), rtol=1e-6)
+    direction = np.ones_like(x)
+    np.testing.assert_allclose(s2sad.jvp(stacked_log_sums, (x,), (direction,))[1],
+                               np.sum(s2sad.grad(stacked_log_sums)(x)), rtol=1e-12)
