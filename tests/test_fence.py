@@ -81,7 +81,7 @@ def test_builtin_function_without_rule_has_no_source():
     import math
 
     with pytest.raises(SourceUnavailableError, match="builtin or C function"):
-        s2sad.grad(math.gamma)(1.5)
+        s2sad.grad(math.ulp)(1.5)
 
 
 def test_function_with_a_rule_is_differentiated_by_its_rule():

@@ -46,7 +46,7 @@ SKIPPED = {  # rule name: why its second derivative is not checked here
              "central differences of central differences cannot resolve (its derivative is 1, and its second 0)"
        for name in ("numpy.float32", "numpy.float16")},
     **{name: "its first derivative is refused (rules/refusals.py): nothing to differentiate again" for name in """
-        numpy.bincount numpy.fromiter numpy.random.RandomState.choice numpy.random.RandomState.normal
+        numpy.fromiter numpy.random.RandomState.choice numpy.random.RandomState.normal
         numpy.random.RandomState.permutation numpy.random.RandomState.uniform scipy.linalg.lu_factor""".split()},
     **{f"{name}-complex": "its forward rule takes digamma at complex arguments, which SciPy lacks: refused "
                           "(rules/scipy_special.py) with an s2sad error" for name in ("scipy.special.gamma",
