@@ -31,6 +31,7 @@ import numpy as np
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
+from .ties import Tie, Values, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
@@ -202,6 +203,7 @@ class ExactPoints:
     signs: set[str]    # ``np.sign`` of a moving value: it stays put but where that is 0
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
+    values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
 
 
 def _assignments(operations) -> dict[str, int]:
@@ -276,7 +278,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     nonnegative = _nonnegative_values(function, moving)
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
-                       _elements_read(function), _literal_items(function))
+                       _elements_read(function), _literal_items(function),
+                       None if _generated(function) else values_of(function))
 
 
 @dataclass
@@ -290,6 +293,7 @@ class ExactTest:
     alone: bool = True
     found_by_op: bool = True
     indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
+    tie: Tie | None = None  # two sides moving with one input, how they are told apart (ties.py)
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -320,6 +324,9 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         indices = _other_elements(moving[0].name, moving[1].name, found)
         if indices is not None:
             return ExactTest(moving[0], equal, alone=False, indices=indices or None)
+        tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
+        if tie is not None:
+            return ExactTest(moving[0], equal, alone=False, tie=tie)
     signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
     if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
         return ExactTest(signs[0], True, alone=False, found_by_op=False)

@@ -23,6 +23,7 @@ from ..analysis.numpy_values import numpy_made, taken_constant_by_name
 from ..analysis.opaque import check_call
 from ..analysis.operands import joined_then_changed, refuse_numpy_own_meanings
 from ..analysis.reads import names_read_by
+from ..analysis.ties import tie_found
 from ..errors import MissingRuleError, SourceLocation, UnsupportedSyntaxError
 from ..frontend.ir import DATACLASS_REPLACE, LAMBDA_DEFAULTS_HELD, Atom, Branch, Const, Context, Function, Guarded, Jump, Loop, Operation, Statement, Var
 from ..frontend.naming import Namer
@@ -404,6 +405,8 @@ def _found(emitter: Emitter, op: Operation, test: ExactTest) -> str:
     (``x[i] != x[j]``: different only there), since one element read twice moves with itself."""
     if not test.found_by_op:
         return "None"
+    if test.tie is not None:
+        return tie_found(op.target, test.equal, test.tie, emitter.code)
     if test.indices is None:
         return op.target
     i, j = (emitter.code(index) for index in test.indices)

@@ -1,0 +1,81 @@
+"""Ties between two sides that move with the same input: ``np.max(x) == np.min(x)``, two elements a
+loop walks, a value carried from the last iteration. Both sides move with ``x``, but not together:
+at a tie the branch chosen holds at that point alone, and s2sad refuses it there; where the sides are
+one value (``x == x``, a copy) or the tie is of the maximum with the elements it is of (a one-hot
+mask), the outcome holds around the point and is differentiated."""
+import numpy as np
+import pytest
+
+import s2sad
+from finite_differences import numerical_gradient
+
+
+def scaled(x):
+    lo, hi = np.min(x), np.max(x)
+    if hi == lo:
+        return np.sum(x * 0.0)
+    return np.sum(((x - lo) / (hi - lo)) ** 2)
+
+
+def carried(x):
+    total, prev = 0.0, x[0]
+    for i in range(1, len(x)):
+        if x[i] == prev:
+            total = total + np.sin(x[i])
+        else:
+            total = total + x[i] * prev
+        prev = x[i]
+    return total
+
+
+def sorted_neighbours(x):
+    s = sorted(x)
+    return sum(np.sin(a) if a == b else a * b for a, b in zip(s[:-1], s[1:]))
+
+
+def ties_counted(x):
+    return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)
+
+
+def one_hot_weighted(x):
+    mask = x == x.max(axis=1, keepdims=True)
+    return np.sum(np.where(mask, x, 0.0) ** 2) + np.sum(x)
+
+
+def largest_kept(x):
+    return np.sum(np.where(x == np.max(x), x ** 2, 0.0))
+
+
+def nan_safe(x):
+    y = np.copy(x)
+    kept = np.where(x == x, x, 0.0) + np.where(y == x, y, 0.0)
+    return np.sum(kept ** 2)
+
+
+@pytest.mark.parametrize("f, tie, line", [
+    (scaled, [0.5, 0.5, 0.5], "if hi == lo:"),                        # was [0, 0, 0]: the function jumps there
+    (carried, [0.5, 0.5, 0.2], "if x[i] == prev:"),                   # was [0.878, 0.878, 0.5], NumPy's [0.5, 0.7, 0.5]
+    (sorted_neighbours, [0.2, 0.5, 0.5], "return sum(np.sin(a) if a == b else a * b for a, b in zip(s[:-1], s[1:]))"),
+    (ties_counted, [0.5, 0.5, 0.2], "return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)"),  # counts jump there
+    (largest_kept, [0.5, 0.5, 0.2], "return np.sum(np.where(x == np.max(x), x ** 2, 0.0))"),       # was [1, 1, 0]
+])
+def test_ties_of_sides_moving_with_one_input_are_refused(f, tie, line):
+    x = np.array(tie)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+        s2sad.grad(f)(x)
+    assert caught.value.location.text.strip() == line
+    apart = x + np.array([0.1, 0.3, 0.2])
+    np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_one_hot_mask_is_refused_at_a_tie_of_its_row_only():
+    x = np.array([[0.5, 0.2], [0.1, 0.7]])
+    np.testing.assert_allclose(s2sad.grad(one_hot_weighted)(x), numerical_gradient(one_hot_weighted, [x], 0),
+                               rtol=1e-6)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(one_hot_weighted)(np.array([[0.5, 0.2], [0.7, 0.7]]))
+
+
+def test_a_value_compared_with_itself_or_its_copy_is_not_refused():
+    x = np.array([0.5, 0.5, 0.2])
+    np.testing.assert_allclose(s2sad.grad(nan_safe)(x), numerical_gradient(nan_safe, [x], 0), rtol=1e-7)
