@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
-from ..frontend.ir import Atom, Branch, Const, Function, Operation, Var, nested, operations_of
+from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
 from .ties import Tie, Values, tie_of, values_of
 
@@ -220,9 +220,14 @@ def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
     loop's body is read in the same iteration, before the back edges change a counter it carries.)"""
     operations = operations_of(function.statements)
     assigned = _assignments(operations)
-    return {op.target: (op.args[0].name, op.args[1]) for op in operations
+    read = {op.target: (op.args[0].name, op.args[1]) for op in operations
             if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
             and assigned[op.target] == 1}
+    for loop in nested(function.statements, Loop):  # ``for i, a in enumerate(x)``: a is x[i]
+        if loop.counter is not None and not loop.over_items:
+            read.update((op.target, (op.args[0].name, Var(loop.counter))) for op in loop.elements
+                        if isinstance(op.args[0], Var) and assigned[op.target] == 1)
+    return read
 
 
 def _literal_items(function: Function) -> dict[str, list[Atom]]:

@@ -106,9 +106,11 @@ def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]
         if of is not None and values.root(of[0]) == value:
             return Tie(axis=of[1] or "None")
     first, second = elements.get(a), elements.get(b)
-    if first is not None and second is not None and values.root(first[0]) == values.root(second[0]) \
-            and isinstance(first[1], Const) and isinstance(second[1], Const):
-        return Tie(reads=(first[0], first[1], second[1]))
+    if first is not None and second is not None and values.root(first[0]) == values.root(second[0]):
+        if first[1] == second[1]:  # one element, read twice (the variable holds one index as it runs)
+            return None
+        if isinstance(first[1], Const) and isinstance(second[1], Const):
+            return Tie(reads=(first[0], first[1], second[1]))
     return Tie()
 
 
@@ -120,9 +122,11 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         positions = f"np.arange(np.size({array})).reshape(np.shape({array}))"
         apart = f"({positions}[{code(first)}] != {positions}[{code(second)}])"
         return f"({found} & {apart})" if equal else f"({found} | ~{apart})"
-    if tie.axis is not None:
+    if tie.axis is not None:  # (counted in floats, which compiled code sums along an axis)
         hits = found if equal else f"np.logical_not({found})"
-        return f"np.logical_and({hits}, np.sum({hits}, axis={tie.axis}, keepdims=True) > 1)" if equal else \
-            f"np.logical_not(np.logical_and({hits}, np.sum({hits}, axis={tie.axis}, keepdims=True) > 1))"
+        counts = f"np.sum({hits})" if tie.axis == "None" else \
+            f"np.sum({hits} * 1.0, axis={tie.axis}, keepdims=True)"
+        tied = f"np.logical_and({hits}, {counts} > 1)"
+        return tied if equal else f"np.logical_not({tied})"
     return found
 
