@@ -33,6 +33,22 @@ def sorted_neighbours(x):
     return sum(np.sin(a) if a == b else a * b for a, b in zip(s[:-1], s[1:]))
 
 
+def pairs_counted(x):
+    total = 0.0
+    for i, a in enumerate(x):
+        for j, b in enumerate(x):
+            total = total + (a * 2.0 if a == b else a * b)
+    return total
+
+
+def pairs(x):
+    total = 0.0
+    for a in x:
+        for b in x:
+            total = total + (a * 2.0 if a == b else a * b)
+    return total
+
+
 def ties_counted(x):
     return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)
 
@@ -56,6 +72,7 @@ def nan_safe(x):
     (scaled, [0.5, 0.5, 0.5], "if hi == lo:"),                        # was [0, 0, 0]: the function jumps there
     (carried, [0.5, 0.5, 0.2], "if x[i] == prev:"),                   # was [0.878, 0.878, 0.5], NumPy's [0.5, 0.7, 0.5]
     (sorted_neighbours, [0.2, 0.5, 0.5], "return sum(np.sin(a) if a == b else a * b for a, b in zip(s[:-1], s[1:]))"),
+    (pairs_counted, [0.5, 0.5, 0.2], "total = total + (a * 2.0 if a == b else a * b)"),  # was [4.4, 4.4, 4], NumPy's [3.4, 3.4, 4]
     (ties_counted, [0.5, 0.5, 0.2], "return np.sum(x[:, None] == x[None, :]) * np.sum(x ** 2)"),  # counts jump there
     (largest_kept, [0.5, 0.5, 0.2], "return np.sum(np.where(x == np.max(x), x ** 2, 0.0))"),       # was [1, 1, 0]
 ])
@@ -66,6 +83,13 @@ def test_ties_of_sides_moving_with_one_input_are_refused(f, tie, line):
     assert caught.value.location.text.strip() == line
     apart = x + np.array([0.1, 0.3, 0.2])
     np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_two_elements_a_loop_walks_without_a_counter_are_refused():
+    # was [6, 6, 6], NumPy's [4, 4, 4]; the diagonal (a is b) cannot be told from a tie without a counter,
+    # so it is refused wherever it runs
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(pairs)(np.array([0.5, 0.5, 0.5]))
 
 
 def test_a_one_hot_mask_is_refused_at_a_tie_of_its_row_only():
@@ -79,3 +103,28 @@ def test_a_one_hot_mask_is_refused_at_a_tie_of_its_row_only():
 def test_a_value_compared_with_itself_or_its_copy_is_not_refused():
     x = np.array([0.5, 0.5, 0.2])
     np.testing.assert_allclose(s2sad.grad(nan_safe)(x), numerical_gradient(nan_safe, [x], 0), rtol=1e-7)
+
+
+def pairwise_gaps(x):
+    d = x[:, None] - x[None, :]
+    return np.sum(np.where(d == 0, 0.0, d ** 2)) + np.sum(np.where(d != 0.0, x[:, None], 1.0))
+
+
+def relu_mask(z):
+    r = np.maximum(z, 0.0)
+    return np.sum(np.where(r == z, z ** 2, 0.5 * z))
+
+
+def test_a_difference_of_an_array_with_itself_is_refused_off_its_diagonal_only():
+    # refused everywhere before: its diagonal is 0 wherever x is, and stays put
+    x = np.array([0.5, -0.3, 0.2])
+    np.testing.assert_allclose(s2sad.grad(pairwise_gaps)(x), numerical_gradient(pairwise_gaps, [x], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(pairwise_gaps)(np.array([0.5, 0.5, 0.2]))
+
+
+def test_a_value_compared_with_its_maximum_with_another_is_refused_where_they_tie():
+    z = np.array([0.5, -0.3, 0.2])
+    np.testing.assert_allclose(s2sad.grad(relu_mask)(z), numerical_gradient(relu_mask, [z], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was [1, 0, 0.4]: its slope jumps at 0
+        s2sad.grad(relu_mask)(np.array([0.5, 0.0, 0.2]))

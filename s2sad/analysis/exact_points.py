@@ -31,7 +31,7 @@ import numpy as np
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
-from .ties import Tie, Values, tie_of, values_of
+from .ties import Tie, Values, difference_tie, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
@@ -316,12 +316,21 @@ def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> E
     return test
 
 
+def _difference_compared_with_0(op: Operation, moving: str, found: ExactPoints) -> Tie | None:
+    if found.values is None or len(op.args) != 2 or not any(_is_zero(atom) for atom in op.args):
+        return None
+    return difference_tie(moving, found.values, found.elements)
+
+
 def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     moving = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.moving]
     equal = _equality(op)
     if equal is None:
         equal = _ordering_at_zero(op, found.nonnegative)
     if equal is not None and len(moving) == 1:  # (a kinked value's tangent does not say it stays put)
+        tie = _difference_compared_with_0(op, moving[0].name, found)
+        if tie is not None:
+            return ExactTest(moving[0], equal, alone=False, tie=tie)
         return ExactTest(moving[0], equal, alone=moving[0].name not in found.kinked)
     if equal is not None and len(moving) == 2:
         if found.inputs_of[moving[0].name].isdisjoint(found.inputs_of[moving[1].name]):

@@ -11,6 +11,7 @@ equal where they read one element, and checked where they read two. Any other pa
 wherever it is equal."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,15 +22,18 @@ from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
 _SAME_VALUE = (np.copy, np.array, np.asarray, np.asanyarray)
 _EXTREMES = (np.max, np.min, np.amax, np.amin)
 _EXTREME_METHODS = ("max", "min")
+_PAIRWISE_EXTREMES = (np.maximum, np.minimum, np.fmax, np.fmin, max, min)
 
 
 @dataclass(frozen=True)
 class Tie:
     """How a tie of two moving sides is told as the code runs. ``axis``: the code of the axis of a
     maximum (None: all of them) one side is of the other, checked where a slice has two hits;
-    ``reads``: (array, index, index), two reads of one array, checked where they read two elements."""
+    ``reads``: (array, index, index), two reads of one array, checked where they read two elements;
+    ``rivals``: a value and what an elementwise maximum of the two compared with it chose between."""
     axis: str | None = None
     reads: tuple[str, Atom, Atom] | None = None
+    rivals: tuple[Atom, Atom] | None = None  # ``z == np.maximum(z, w)``: (z, w), checked where they tie
 
 
 def _assignments(operations) -> dict[str, int]:
@@ -105,13 +109,43 @@ def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]
         of = _extreme_of(values.made.get(extreme))
         if of is not None and values.root(of[0]) == value:
             return Tie(axis=of[1] or "None")
+        rival = _rival_of(values.made.get(extreme), value, values)
+        if rival is not None:
+            return Tie(rivals=(Var(value), rival))
+    reads = _reads_of_one_array(a, b, values, elements)
+    return Tie(reads=reads) if reads else None if reads == () else Tie()
+
+
+def _rival_of(op: Operation | None, value: str, values: Values) -> Atom | None:
+    """In ``np.maximum(value, w)`` (or a minimum, Python's of two), ``w``."""
+    if op is None or op.kind != "call" or op.kwargs or len(op.args) != 2 or not op.calls(*_PAIRWISE_EXTREMES):
+        return None
+    roots = [values.root(atom.name) if isinstance(atom, Var) else None for atom in op.args]
+    return op.args[1 - roots.index(value)] if roots.count(value) == 1 else None
+
+
+def _reads_of_one_array(a: str, b: str, values: Values, elements) -> tuple | None:
+    """(array, index, index) where ``a`` and ``b`` are read from one array by constant indices; ():
+    one element read twice (a variable holds one index as it runs); None: neither."""
     first, second = elements.get(a), elements.get(b)
-    if first is not None and second is not None and values.root(first[0]) == values.root(second[0]):
-        if first[1] == second[1]:  # one element, read twice (the variable holds one index as it runs)
-            return None
-        if isinstance(first[1], Const) and isinstance(second[1], Const):
-            return Tie(reads=(first[0], first[1], second[1]))
-    return Tie()
+    if first is None or second is None or values.root(first[0]) != values.root(second[0]):
+        return None
+    if first[1] == second[1]:
+        return ()
+    if isinstance(first[1], Const) and isinstance(second[1], Const):
+        return first[0], first[1], second[1]
+    return None
+
+
+def difference_tie(name: str, values: Values, elements) -> Tie | None:
+    """``d = x[:, None] - x[None, :]`` compared with 0: ``d`` is 0 wherever it reads one element twice,
+    whatever ``x`` (a diagonal that stays put), and a tie of two elements elsewhere."""
+    op = values.made.get(values.root(name))
+    if op is None or op.kwargs or len(op.args) != 2 or not op.calls(operator.sub, np.subtract) \
+            or not all(isinstance(atom, Var) for atom in op.args):
+        return None
+    reads = _reads_of_one_array(values.root(op.args[0].name), values.root(op.args[1].name), values, elements)
+    return Tie(reads=reads) if reads else None
 
 
 def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
@@ -122,6 +156,9 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         positions = f"np.arange(np.size({array})).reshape(np.shape({array}))"
         apart = f"({positions}[{code(first)}] != {positions}[{code(second)}])"
         return f"({found} & {apart})" if equal else f"({found} | ~{apart})"
+    if tie.rivals is not None:
+        rivals = f"np.equal({code(tie.rivals[0])}, {code(tie.rivals[1])})"
+        return f"np.logical_and({found}, {rivals})" if equal else f"np.logical_or({found}, np.logical_not({rivals}))"
     if tie.axis is not None:  # (counted in floats, which compiled code sums along an axis)
         hits = found if equal else f"np.logical_not({found})"
         counts = f"np.sum({hits})" if tie.axis == "None" else \
