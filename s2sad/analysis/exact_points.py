@@ -4,13 +4,14 @@ as they run, where they find the two equal and, in forward code, ``x``'s tangent
 The same tests in other words: ``np.array_equal``, ``np.isclose`` with zero tolerances,
 ``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``.
 
-Two sides moving with inputs in common (``x == x.max()``, ``y == np.maximum(x, y)``, a rule's own
-test) are taken to move together, so their outcome holds around the point, and is differentiated
-as any branch is. Two sides moving with no input in common (``np.where(x == y, ...)``, both
-differentiated) part as soon as either moves, and so do two elements of one array read by two
-indices (``x[0] == x[1]``, ``x[i] == x[j]`` where ``i != j`` as it runs, ``x[:2]`` and ``x[2:]``): where
-they are equal the outcome holds at that point alone, and the check refuses it whatever the
-tangents. ``np.sign``'s result stays put around a real point but 0 (its slope is 0), so
+Two sides moving with no input in common (``np.where(x == y, ...)``, both differentiated) part as
+soon as either moves, and so do two elements of one array read by two indices (``x[0] == x[1]``,
+``x[i] == x[j]`` where ``i != j`` as it runs, ``x[:2]`` and ``x[2:]``) and two sides made otherwise
+from one input (ties.py: ``np.max(x) == np.min(x)``, ``x == np.max(x)`` where two elements tie for
+it, but one value through copies, ``x == x``, is never apart): where they are equal the outcome holds
+at that point alone, and the check refuses it whatever the tangents. (Forward code differentiated
+again, whose own checks cover the user's comparisons, leaves sides with an input in common, its
+rules' tests among them, unchecked.) ``np.sign``'s result stays put around a real point but 0 (its slope is 0), so
 ``np.sign(p) == np.sign(y)`` counts matches, choosing no branch of a formula, but where ``p`` is 0.
 An ordering of a never-negative value with 0 (``norm(x) > 0``) is such a test too, in forward code
 differentiated again (a hvp's), and in the user's function where its branch reads more than the
