@@ -128,3 +128,15 @@ def test_a_value_compared_with_its_maximum_with_another_is_refused_where_they_ti
     np.testing.assert_allclose(s2sad.grad(relu_mask)(z), numerical_gradient(relu_mask, [z], 0), rtol=1e-7)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was [1, 0, 0.4]: its slope jumps at 0
         s2sad.grad(relu_mask)(np.array([0.5, 0.0, 0.2]))
+
+
+def largest_by_hand(x):
+    m = max(x)
+    return sum(v ** 2 if v == m else np.sin(v) for v in x)
+
+
+def test_an_element_compared_with_the_maximum_of_its_array_is_refused_where_two_tie_for_it():
+    x = np.array([0.5, 0.2, 0.7])
+    np.testing.assert_allclose(s2sad.grad(largest_by_hand)(x), numerical_gradient(largest_by_hand, [x], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was [1, 0.98, 1], NumPy's [0.94, 0.98, 0.94]
+        s2sad.grad(largest_by_hand)(np.array([0.5, 0.2, 0.5]))

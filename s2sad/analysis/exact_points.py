@@ -32,7 +32,7 @@ import numpy as np
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
-from .ties import Tie, Values, difference_tie, tie_of, values_of
+from .ties import Tie, Values, assignments, difference_tie, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
@@ -207,20 +207,12 @@ class ExactPoints:
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
 
 
-def _assignments(operations) -> dict[str, int]:
-    """How many operations assign each name (more than one: a loop's carried variable)."""
-    assigned = {}
-    for op in operations:
-        assigned[op.target] = assigned.get(op.target, 0) + 1
-    return assigned
-
-
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
     """The values assigned once, each read from a variable by one index, a constant or a variable.
     (A variable holds, as the comparison runs, the index the read used: a value assigned once in a
     loop's body is read in the same iteration, before the back edges change a counter it carries.)"""
     operations = operations_of(function.statements)
-    assigned = _assignments(operations)
+    assigned = assignments(operations)
     read = {op.target: (op.args[0].name, op.args[1]) for op in operations
             if op.calls(operator.getitem) and len(op.args) == 2 and isinstance(op.args[0], Var)
             and assigned[op.target] == 1}
@@ -236,7 +228,7 @@ def _literal_items(function: Function) -> dict[str, list[Atom]]:
     its items, where nothing else reads the list (nothing appends to it, no call is handed it)."""
     operations = operations_of(function.statements)
     made = {op.target: op for op in operations if op.kind in ("list", "tuple")}
-    readers, assigned = {}, _assignments(operations)
+    readers, assigned = {}, assignments(operations)
     for op in operations:
         for name in op.uses():
             readers.setdefault(name, []).append(op)

@@ -20,7 +20,7 @@ from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
 
 # calls whose result is their one argument's value, new memory or not
 _SAME_VALUE = (np.copy, np.array, np.asarray, np.asanyarray)
-_EXTREMES = (np.max, np.min, np.amax, np.amin)
+_EXTREMES = (np.max, np.min, np.amax, np.amin, max, min)
 _EXTREME_METHODS = ("max", "min")
 _PAIRWISE_EXTREMES = (np.maximum, np.minimum, np.fmax, np.fmin, max, min)
 
@@ -30,13 +30,16 @@ class Tie:
     """How a tie of two moving sides is told as the code runs. ``axis``: the code of the axis of a
     maximum (None: all of them) one side is of the other, checked where a slice has two hits;
     ``reads``: (array, index, index), two reads of one array, checked where they read two elements;
-    ``rivals``: a value and what an elementwise maximum of the two compared with it chose between."""
+    ``rivals``: a value and what an elementwise maximum of the two compared with it chose between;
+    ``members``: an array and its maximum, compared with an element of it, checked where two tie for it."""
     axis: str | None = None
     reads: tuple[str, Atom, Atom] | None = None
     rivals: tuple[Atom, Atom] | None = None  # ``z == np.maximum(z, w)``: (z, w), checked where they tie
+    members: tuple[Atom, Atom] | None = None  # ``v == max(xs)`` of an element v of xs: (xs, max(xs))
 
 
-def _assignments(operations) -> dict[str, int]:
+def assignments(operations) -> dict[str, int]:
+    """How many operations assign each name (more than one: a loop's carried variable)."""
     assigned = {}
     for op in operations:
         assigned[op.target] = assigned.get(op.target, 0) + 1
@@ -45,8 +48,8 @@ def _assignments(operations) -> dict[str, int]:
 
 @dataclass
 class Values:
-    """What the function's names assigned at most once hold: ``source``, the name a copy or alias is of;
-    ``made``, the operation making each."""
+    """What the function's names assigned once, and never changed in place, hold: ``source``, the name a
+    copy or alias is of; ``made``, the operation making each."""
     source: dict[str, str]
     made: dict[str, Operation]
 
@@ -58,12 +61,13 @@ class Values:
 
 def values_of(function: Function) -> Values:
     operations = operations_of(function.statements)
-    assigned = _assignments(operations)
-    once = {op.target: op for op in operations if assigned[op.target] == 1}
+    assigned = assignments(operations)
+    changed = {op.args[0].name for op in operations if op.kind == "mutate" and op.args and isinstance(op.args[0], Var)}
+    once = {op.target: op for op in operations if assigned[op.target] == 1 and op.target not in changed}
     source = {}
     for target, op in once.items():
         of = _copied(op)
-        if of is not None and assigned.get(of, 0) <= 1:
+        if of is not None and assigned.get(of, 0) <= 1 and of not in changed:
             source[target] = of
     return Values(source, once)
 
@@ -109,11 +113,21 @@ def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]
         of = _extreme_of(values.made.get(extreme))
         if of is not None and values.root(of[0]) == value:
             return Tie(axis=of[1] or "None")
+        if of is not None and of[1] is None and _taken_from(value, values, elements) == values.root(of[0]):
+            return Tie(members=(Var(of[0]), Var(extreme)))
         rival = _rival_of(values.made.get(extreme), value, values)
         if rival is not None:
             return Tie(rivals=(Var(value), rival))
     reads = _reads_of_one_array(a, b, values, elements)
     return Tie(reads=reads) if reads else None if reads == () else Tie()
+
+
+def _taken_from(value: str, values: Values, elements) -> str | None:
+    """The array or list ``value`` is elements of: read by an index, or walked by a loop."""
+    op = values.made.get(value)
+    if op is not None and op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var):
+        return values.root(op.args[0].name)
+    return values.root(elements[value][0]) if value in elements else None
 
 
 def _rival_of(op: Operation | None, value: str, values: Values) -> Atom | None:
@@ -156,6 +170,9 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         positions = f"np.arange(np.size({array})).reshape(np.shape({array}))"
         apart = f"({positions}[{code(first)}] != {positions}[{code(second)}])"
         return f"({found} & {apart})" if equal else f"({found} | ~{apart})"
+    if tie.members is not None:  # one element at the maximum moves with it: two tie for it
+        tied = f"np.sum(np.equal({code(tie.members[0])}, {code(tie.members[1])})) > 1"
+        return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
     if tie.rivals is not None:
         rivals = f"np.equal({code(tie.rivals[0])}, {code(tie.rivals[1])})"
         return f"np.logical_and({found}, {rivals})" if equal else f"np.logical_or({found}, np.logical_not({rivals}))"
