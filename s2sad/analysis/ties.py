@@ -169,7 +169,7 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         array, first, second = tie.reads
         positions = f"np.arange(np.size({array})).reshape(np.shape({array}))"
         apart = f"({positions}[{code(first)}] != {positions}[{code(second)}])"
-        return f"({found} & {apart})" if equal else f"({found} | ~{apart})"
+        return f"np.logical_and({found}, {apart})" if equal else f"np.logical_or({found}, np.logical_not({apart}))"
     if tie.members is not None:  # one element at the maximum moves with it: two tie for it
         tied = f"np.sum(np.equal({code(tie.members[0])}, {code(tie.members[1])})) > 1"
         return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
