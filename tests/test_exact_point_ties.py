@@ -140,3 +140,16 @@ def test_an_element_compared_with_the_maximum_of_its_array_is_refused_where_two_
     np.testing.assert_allclose(s2sad.grad(largest_by_hand)(x), numerical_gradient(largest_by_hand, [x], 0), rtol=1e-7)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was [1, 0.98, 1], NumPy's [0.94, 0.98, 0.94]
         s2sad.grad(largest_by_hand)(np.array([0.5, 0.2, 0.5]))
+
+
+def sorted_already(x):
+    if np.array_equal(x, np.sort(x)):
+        return np.sum(np.sin(x))
+    return np.sum(x ** 2)
+
+
+def test_an_array_compared_with_itself_sorted_is_refused_where_two_elements_tie():
+    x = np.array([0.2, 0.5, 0.7])
+    np.testing.assert_allclose(s2sad.grad(sorted_already)(x), numerical_gradient(sorted_already, [x], 0), rtol=1e-7)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was cos(x), NumPy's jumps there
+        s2sad.grad(sorted_already)(np.array([0.5, 0.5, 0.7]))

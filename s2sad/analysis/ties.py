@@ -31,11 +31,13 @@ class Tie:
     maximum (None: all of them) one side is of the other, checked where a slice has two hits;
     ``reads``: (array, index, index), two reads of one array, checked where they read two elements;
     ``rivals``: a value and what an elementwise maximum of the two compared with it chose between;
-    ``members``: an array and its maximum, compared with an element of it, checked where two tie for it."""
+    ``members``: an array and its maximum, compared with an element of it, checked where two tie for it;
+    ``repeated``: an array compared with itself sorted, checked where two of its elements are equal."""
     axis: str | None = None
     reads: tuple[str, Atom, Atom] | None = None
     rivals: tuple[Atom, Atom] | None = None  # ``z == np.maximum(z, w)``: (z, w), checked where they tie
     members: tuple[Atom, Atom] | None = None  # ``v == max(xs)`` of an element v of xs: (xs, max(xs))
+    repeated: Atom | None = None  # ``x == np.sort(x)``: x, checked where two of its elements are equal
 
 
 def assignments(operations) -> dict[str, int]:
@@ -115,6 +117,8 @@ def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]
             return Tie(axis=of[1] or "None")
         if of is not None and of[1] is None and _taken_from(value, values, elements) == values.root(of[0]):
             return Tie(members=(Var(of[0]), Var(extreme)))
+        if _sorted_of(values.made.get(extreme), value, values):
+            return Tie(repeated=Var(value))
         rival = _rival_of(values.made.get(extreme), value, values)
         if rival is not None:
             return Tie(rivals=(Var(value), rival))
@@ -128,6 +132,13 @@ def _taken_from(value: str, values: Values, elements) -> str | None:
     if op is not None and op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var):
         return values.root(op.args[0].name)
     return values.root(elements[value][0]) if value in elements else None
+
+
+def _sorted_of(op: Operation | None, value: str, values: Values) -> bool:
+    """Whether ``op`` is ``np.sort(value)`` or ``sorted(value)``: the same elements, whose places change
+    only where two of them tie."""
+    return (op is not None and op.kind == "call" and not op.kwargs and len(op.args) == 1 and op.calls(np.sort, sorted)
+            and isinstance(op.args[0], Var) and values.root(op.args[0].name) == value)
 
 
 def _rival_of(op: Operation | None, value: str, values: Values) -> Atom | None:
@@ -170,6 +181,9 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         positions = f"np.arange(np.size({array})).reshape(np.shape({array}))"
         apart = f"({positions}[{code(first)}] != {positions}[{code(second)}])"
         return f"np.logical_and({found}, {apart})" if equal else f"np.logical_or({found}, np.logical_not({apart}))"
+    if tie.repeated is not None:
+        tied = f"np.unique({code(tie.repeated)}).size < np.size({code(tie.repeated)})"
+        return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
     if tie.members is not None:  # one element at the maximum moves with it: two tie for it
         tied = f"np.sum(np.equal({code(tie.members[0])}, {code(tie.members[1])})) > 1"
         return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
