@@ -153,3 +153,16 @@ def test_an_array_compared_with_itself_sorted_is_refused_where_two_elements_tie(
     np.testing.assert_allclose(s2sad.grad(sorted_already)(x), numerical_gradient(sorted_already, [x], 0), rtol=1e-7)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):  # was cos(x), NumPy's jumps there
         s2sad.grad(sorted_already)(np.array([0.5, 0.5, 0.7]))
+
+
+def max_then_changed(x):
+    y = x * 1.0
+    m = np.max(y)
+    y[0] = 2.0 * y[1]
+    return np.sum(np.where(y == m, np.sin(y), y ** 2))
+
+
+def test_a_value_changed_after_its_maximum_was_taken_is_checked_wherever_equal():
+    # y[0] == m ties 2 x[1] with x[0], one hit only: the count of the maximum's ties gave [0, 2.14, 0.6]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(max_then_changed)(np.array([0.9, 0.45, 0.3]))

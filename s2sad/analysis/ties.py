@@ -54,11 +54,15 @@ class Values:
     copy or alias is of; ``made``, the operation making each."""
     source: dict[str, str]
     made: dict[str, Operation]
+    unstable: set[str]  # names assigned more than once or changed in place: one name, several values
 
-    def root(self, name: str) -> str:
-        while name in self.source:
+    def stable_root(self, name: str) -> str | None:
+        """The root of ``name`` where it and every name it is a copy of hold one value, or None."""
+        while name not in self.unstable:
+            if name not in self.source:
+                return name
             name = self.source[name]
-        return name
+        return None
 
 
 def values_of(function: Function) -> Values:
@@ -66,12 +70,9 @@ def values_of(function: Function) -> Values:
     assigned = assignments(operations)
     changed = {op.args[0].name for op in operations if op.kind == "mutate" and op.args and isinstance(op.args[0], Var)}
     once = {op.target: op for op in operations if assigned[op.target] == 1 and op.target not in changed}
-    source = {}
-    for target, op in once.items():
-        of = _copied(op)
-        if of is not None and assigned.get(of, 0) <= 1 and of not in changed:
-            source[target] = of
-    return Values(source, once)
+    unstable = changed | {name for name, count in assigned.items() if count > 1}
+    source = {target: _copied(op) for target, op in once.items() if _copied(op) is not None}
+    return Values(source, once, unstable)
 
 
 def _copied(op: Operation) -> str | None:
@@ -108,14 +109,17 @@ def _extreme_of(op: Operation | None) -> tuple[str, str | None] | None:
 def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]) -> Tie | None:
     """How a tie of the moving values ``a`` and ``b`` (which share an input) is checked; None: they are
     one value, never apart."""
-    a, b = values.root(a), values.root(b)
+    a, b = values.stable_root(a), values.stable_root(b)
+    if a is None or b is None:  # (a name holding several values: checked wherever equal)
+        return Tie()
     if a == b:
         return None
     for value, extreme in ((a, b), (b, a)):
         of = _extreme_of(values.made.get(extreme))
-        if of is not None and values.root(of[0]) == value:
+        if of is not None and values.stable_root(of[0]) == value:
             return Tie(axis=of[1] or "None")
-        if of is not None and of[1] is None and _taken_from(value, values, elements) == values.root(of[0]):
+        taken = _taken_from(value, values, elements)
+        if of is not None and of[1] is None and taken is not None and taken == values.stable_root(of[0]):
             return Tie(members=(Var(of[0]), Var(extreme)))
         if _sorted_of(values.made.get(extreme), value, values):
             return Tie(repeated=Var(value))
@@ -130,22 +134,22 @@ def _taken_from(value: str, values: Values, elements) -> str | None:
     """The array or list ``value`` is elements of: read by an index, or walked by a loop."""
     op = values.made.get(value)
     if op is not None and op.kind == "element" and len(op.args) == 1 and isinstance(op.args[0], Var):
-        return values.root(op.args[0].name)
-    return values.root(elements[value][0]) if value in elements else None
+        return values.stable_root(op.args[0].name)
+    return values.stable_root(elements[value][0]) if value in elements else None
 
 
 def _sorted_of(op: Operation | None, value: str, values: Values) -> bool:
     """Whether ``op`` is ``np.sort(value)`` or ``sorted(value)``: the same elements, whose places change
     only where two of them tie."""
     return (op is not None and op.kind == "call" and not op.kwargs and len(op.args) == 1 and op.calls(np.sort, sorted)
-            and isinstance(op.args[0], Var) and values.root(op.args[0].name) == value)
+            and isinstance(op.args[0], Var) and values.stable_root(op.args[0].name) == value)
 
 
 def _rival_of(op: Operation | None, value: str, values: Values) -> Atom | None:
     """In ``np.maximum(value, w)`` (or a minimum, Python's of two), ``w``."""
     if op is None or op.kind != "call" or op.kwargs or len(op.args) != 2 or not op.calls(*_PAIRWISE_EXTREMES):
         return None
-    roots = [values.root(atom.name) if isinstance(atom, Var) else None for atom in op.args]
+    roots = [values.stable_root(atom.name) if isinstance(atom, Var) else None for atom in op.args]
     return op.args[1 - roots.index(value)] if roots.count(value) == 1 else None
 
 
@@ -153,7 +157,8 @@ def _reads_of_one_array(a: str, b: str, values: Values, elements) -> tuple | Non
     """(array, index, index) where ``a`` and ``b`` are read from one array by constant indices; ():
     one element read twice (a variable holds one index as it runs); None: neither."""
     first, second = elements.get(a), elements.get(b)
-    if first is None or second is None or values.root(first[0]) != values.root(second[0]):
+    if first is None or second is None or values.stable_root(first[0]) is None \
+            or values.stable_root(first[0]) != values.stable_root(second[0]):
         return None
     if first[1] == second[1]:
         return ()
@@ -165,11 +170,12 @@ def _reads_of_one_array(a: str, b: str, values: Values, elements) -> tuple | Non
 def difference_tie(name: str, values: Values, elements) -> Tie | None:
     """``d = x[:, None] - x[None, :]`` compared with 0: ``d`` is 0 wherever it reads one element twice,
     whatever ``x`` (a diagonal that stays put), and a tie of two elements elsewhere."""
-    op = values.made.get(values.root(name))
+    root = values.stable_root(name)
+    op = None if root is None else values.made.get(root)
     if op is None or op.kwargs or len(op.args) != 2 or not op.calls(operator.sub, np.subtract) \
             or not all(isinstance(atom, Var) for atom in op.args):
         return None
-    reads = _reads_of_one_array(values.root(op.args[0].name), values.root(op.args[1].name), values, elements)
+    reads = _reads_of_one_array(values.stable_root(op.args[0].name), values.stable_root(op.args[1].name), values, elements)
     return Tie(reads=reads) if reads else None
 
 
