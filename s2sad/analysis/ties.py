@@ -2,13 +2,16 @@
 
 Sharing an input does not make two values move together: ``np.max(x) == np.min(x)``, two elements a
 loop walks, a value carried from the last iteration part as soon as one coordinate moves, and where
-they are equal the branch chosen holds at that point alone. Only two forms are known to move
-together: one value on both sides, through copies and names assigned once (``x == x``, a NaN test;
-``x == x.copy()``), and a value compared with its own maximum or minimum (``x == x.max(axis=1,
-keepdims=True)``, an argmax's one-hot mask), whose outcome holds around the point unless two elements
-of a slice tie for it. Two reads of one array by constant indices (``x[:, None] == x[None, :]``) are
-equal where they read one element, and checked where they read two. Any other pair is checked
-wherever it is equal."""
+they are equal the branch chosen holds at that point alone. One value on both sides, through copies
+and names assigned once (``x == x``, a NaN test; ``x == x.copy()``), is never apart. A few forms part
+only where two of what made them tie, and are checked there alone: a value and its maximum or minimum
+(``x == x.max(axis=1, keepdims=True)``, an argmax's one-hot mask: two elements of a slice tie for it;
+``v == max(xs)`` of an element of ``xs``), ``z == np.maximum(z, w)`` (``z`` and ``w`` tie), an array
+and itself sorted (two of its elements are equal), two reads of one array by constant indices
+(``x[:, None] == x[None, :]``, or their difference with 0: where they read two elements). Any other
+pair is checked wherever it is equal, and so is any pair with a side named by a variable holding
+several values (assigned twice, a loop's carried value, or changed in place: ``y[0] = ...`` after
+``m = np.max(y)``)."""
 from __future__ import annotations
 
 import operator
