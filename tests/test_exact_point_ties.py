@@ -166,3 +166,18 @@ def test_a_value_changed_after_its_maximum_was_taken_is_checked_wherever_equal()
     # y[0] == m ties 2 x[1] with x[0], one hit only: the count of the maximum's ties gave [0, 2.14, 0.6]
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
         s2sad.grad(max_then_changed)(np.array([0.9, 0.45, 0.3]))
+
+
+def kept_where_unclipped(x):
+    c = np.clip(x, -1.0, 1.0)
+    return np.sum(np.where(c == x, x ** 2, c))
+
+
+def test_a_value_compared_with_its_clip_is_refused_at_a_bound_only():
+    """np.clip(x, lo, hi) is x itself away from its bounds: the mask holds around such a point (it was
+    refused everywhere once sides sharing an input were checked); at a bound its slope jumps."""
+    x = np.array([0.3, -1.7, 1.2, 0.5])
+    np.testing.assert_allclose(s2sad.grad(kept_where_unclipped)(x), numerical_gradient(kept_where_unclipped, [x], 0),
+                               rtol=1e-7, atol=1e-9)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(kept_where_unclipped)(np.array([0.3, -1.0, 1.2, 0.5]))

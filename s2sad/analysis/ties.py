@@ -6,7 +6,7 @@ they are equal the branch chosen holds at that point alone. One value on both si
 and names assigned once (``x == x``, a NaN test; ``x == x.copy()``), is never apart. A few forms part
 only where two of what made them tie, and are checked there alone: a value and its maximum or minimum
 (``x == x.max(axis=1, keepdims=True)``, an argmax's one-hot mask: two elements of a slice tie for it;
-``v == max(xs)`` of an element of ``xs``), ``z == np.maximum(z, w)`` (``z`` and ``w`` tie), an array
+``v == max(xs)`` of an element of ``xs``), ``z == np.maximum(z, w)`` (``z`` and ``w`` tie), ``x == np.clip(x, lo, hi)`` (``x`` at a bound), an array
 and itself sorted (two of its elements are equal), two reads of one array by constant indices
 (``x[:, None] == x[None, :]``, or their difference with 0: where they read two elements). Any other
 pair is checked wherever it is equal, and so is any pair with a side named by a variable holding
@@ -35,12 +35,14 @@ class Tie:
     ``reads``: (array, index, index), two reads of one array, checked where they read two elements;
     ``rivals``: a value and what an elementwise maximum of the two compared with it chose between;
     ``members``: an array and its maximum, compared with an element of it, checked where two tie for it;
-    ``repeated``: an array compared with itself sorted, checked where two of its elements are equal."""
+    ``repeated``: an array compared with itself sorted, checked where two of its elements are equal;
+    ``bounds``: a value and the bounds a clip of it compared with it had, checked where it is at one."""
     axis: str | None = None
     reads: tuple[str, Atom, Atom] | None = None
     rivals: tuple[Atom, Atom] | None = None  # ``z == np.maximum(z, w)``: (z, w), checked where they tie
     members: tuple[Atom, Atom] | None = None  # ``v == max(xs)`` of an element v of xs: (xs, max(xs))
     repeated: Atom | None = None  # ``x == np.sort(x)``: x, checked where two of its elements are equal
+    bounds: tuple[Atom, ...] | None = None  # ``x == np.clip(x, lo, hi)``: (x, lo, hi), checked where x is at one
 
 
 def assignments(operations) -> dict[str, int]:
@@ -129,6 +131,9 @@ def tie_of(a: str, b: str, values: Values, elements: dict[str, tuple[str, Atom]]
         rival = _rival_of(values.made.get(extreme), value, values)
         if rival is not None:
             return Tie(rivals=(Var(value), rival))
+        bounds = _bounds_of(values.made.get(extreme), value, values)
+        if bounds is not None:
+            return Tie(bounds=(Var(value), *bounds))
     reads = _reads_of_one_array(a, b, values, elements)
     return Tie(reads=reads) if reads else None if reads == () else Tie()
 
@@ -154,6 +159,25 @@ def _rival_of(op: Operation | None, value: str, values: Values) -> Atom | None:
         return None
     roots = [values.stable_root(atom.name) if isinstance(atom, Var) else None for atom in op.args]
     return op.args[1 - roots.index(value)] if roots.count(value) == 1 else None
+
+
+def _bounds_of(op: Operation | None, value: str, values: Values) -> tuple[Atom, ...] | None:
+    """In ``np.clip(value, lo, hi)`` (either bound by keyword, or None), the bounds given: the clip is
+    ``value`` itself away from them (as ``np.maximum(value, lo)`` is away from ``lo``)."""
+    if op is None or op.kind != "call" or not op.calls(np.clip) or not op.args or not isinstance(op.args[0], Var) \
+            or values.stable_root(op.args[0].name) != value:
+        return None
+    keywords = dict(op.kwargs)
+    names = (("a_min", "min"), ("a_max", "max"))
+    given = list(op.args[1:3]) + [None] * (3 - len(op.args))
+    for slot, spellings in enumerate(names):
+        for spelling in spellings:
+            if spelling in keywords:
+                given[slot] = keywords.pop(spelling)
+    if keywords or len(op.args) > 3:  # (out=, where=, dtype=: not read here)
+        return None
+    bounds = tuple(b for b in given if b is not None and not (isinstance(b, Const) and b.code == "None"))
+    return bounds or None
 
 
 def _reads_of_one_array(a: str, b: str, values: Values, elements) -> tuple | None:
@@ -195,6 +219,10 @@ def tie_found(found: str, equal: bool, tie: Tie, code) -> str:
         return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
     if tie.members is not None:  # one element at the maximum moves with it: two tie for it
         tied = f"np.sum(np.equal({code(tie.members[0])}, {code(tie.members[1])})) > 1"
+        return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
+    if tie.bounds is not None:
+        at_bounds = [f"np.equal({code(tie.bounds[0])}, {code(bound)})" for bound in tie.bounds[1:]]
+        tied = at_bounds[0] if len(at_bounds) == 1 else f"np.logical_or({at_bounds[0]}, {at_bounds[1]})"
         return f"np.logical_and({found}, {tied})" if equal else f"np.logical_or({found}, np.logical_not({tied}))"
     if tie.rivals is not None:
         rivals = f"np.equal({code(tie.rivals[0])}, {code(tie.rivals[1])})"
