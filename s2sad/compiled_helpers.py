@@ -18,6 +18,7 @@ stubs raise: the gradient is only meant to run compiled.
 """
 import builtins
 import functools
+import sys
 
 import numpy as np
 from numba import extending, literal_unroll, objmode
@@ -65,7 +66,15 @@ def _cache_writable() -> bool:
     return True
 
 
-KEPT_ON_DISK = _cache_writable()
+def _imported_by_name() -> bool:
+    """Whether this module was imported by its name. Loaded under none (a file ``s2sad emit --compile``
+    wrote, with this code in it, loaded by path through importlib and left out of sys.modules) or run
+    as a script, what Numba kept would name no module, and every later import of the file would fail
+    to read it back (ModuleNotFoundError: '<dynamic>'). s2sad's own module is always imported so."""
+    return __name__ in sys.modules and __name__ != "__main__"
+
+
+KEPT_ON_DISK = _imported_by_name() and _cache_writable()
 # (helpers are called from compiled code alone: no wrapper for calls from Python or C, whose lowering
 # and machine code were a fifth of a helper's compile time)
 _KEPT = dict({"cache": True} if KEPT_ON_DISK else {}, no_cpython_wrapper=True, no_cfunc_wrapper=True)

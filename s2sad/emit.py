@@ -63,7 +63,8 @@ _lock_numba_cache()
 # Numba keeps this file's compiled code on disk only where the file was imported by its name: loaded
 # under none (importlib's spec_from_file_location, the module left out of sys.modules) or run as a
 # script, what it wrote would name no module, and every later import of the file would fail to read
-# it back (ModuleNotFoundError: '<dynamic>').
+# it back (ModuleNotFoundError: '<dynamic>'). The helpers below, where the code calls some, test the
+# same (compiled_helpers._imported_by_name).
 KEPT_BY_NAME = __name__ in __import__("sys").modules and __name__ != "__main__"
 '''
 
@@ -104,7 +105,6 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         text = header + _numba_cache_text() + "\n" + body.rstrip() + "\n"
         text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
-        text = text.replace("\nKEPT_ON_DISK = _cache_writable()\n", "\nKEPT_ON_DISK = KEPT_BY_NAME and _cache_writable()\n", 1)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
         options = ", ".join(f"{key}={'KEPT_BY_NAME' if key == 'cache' else repr(value)}"
                             for key, value in ENTRY_OPTIONS.items())
