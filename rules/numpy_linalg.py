@@ -197,13 +197,14 @@ def multi_dot_vjp(g, ans, arrays, out):
 
 
 def multi_dot_jvp(g, ans, arrays, out):
-    """The product rule: each array's tangent in its place (zeros where it has none), the others as they are."""
-    given = g if isinstance(g, (list, tuple)) else [None] * len(arrays)
-    tangents = [np.zeros(np.shape(a)) if t is None or t is ZERO or t is NO_TANGENT else t
-                for t, a in zip(given, arrays)]
-    total = np.linalg.multi_dot([tangents[0], *arrays[1:]])
-    for i in range(1, len(arrays)):
-        total = total + np.linalg.multi_dot([*arrays[:i], tangents[i], *arrays[i + 1:]])
+    """Multilinear, as ``einsum_jvp``: the sum over the arrays with a tangent of the product with that
+    array replaced by it."""
+    total = ZERO
+    for i, t in enumerate(g if isinstance(g, (list, tuple)) else ()):  # (ZERO: no array moves)
+        if _is_missing(t):
+            continue
+        term = np.linalg.multi_dot([*arrays[:i], t, *arrays[i + 1:]])
+        total = term if total is ZERO else total + term
     return as_tangent_of(total, ans)
 
 
