@@ -1,6 +1,7 @@
-"""The suite compiles at LLVM's -O2 (conftest.py) where users get Numba's default -O3: the two must
-give the same gradients, bit for bit. A new process compiles the same programs at -O3, with a
-Numba cache of its own (the shared one holds -O2 machine code), and the bytes are compared."""
+"""The suite compiles at LLVM's -O1 (conftest.py) where users get s2sad's -O2 and Numba's default is
+-O3: all must give the same gradients, bit for bit. A new process compiles the same programs at each
+other level, with a Numba cache of its own (the shared one holds the suite's machine code), and the
+bytes are compared."""
 from __future__ import annotations
 
 import json
@@ -49,15 +50,16 @@ def gradients_as_hex() -> dict:
     return found
 
 
-def test_gradients_compiled_at_o2_and_o3_are_the_same_bits(tmp_path):
+@pytest.mark.parametrize("level", [2, 3])
+def test_gradients_compiled_at_the_suite_s_level_and_at_o2_and_o3_are_the_same_bits(tmp_path, level):
     from numba.core import config
 
-    if int(config.OPT) == 3:
-        pytest.skip("this run compiles at -O3 already (NUMBA_OPT=3)")
+    if int(config.OPT) == level:
+        pytest.skip(f"this run compiles at -O{level} already (NUMBA_OPT={level})")
     script = ("import json, sys; sys.path.insert(0, {here!r}); import test_optimisation_levels as t; "
-              "from numba.core import config; assert int(config.OPT) == 3; "
-              "print(json.dumps(t.gradients_as_hex()))").format(here=HERE)
-    environment = dict(os.environ, NUMBA_OPT="3", NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+              "from numba.core import config; assert int(config.OPT) == {level}; "
+              "print(json.dumps(t.gradients_as_hex()))").format(here=HERE, level=level)
+    environment = dict(os.environ, NUMBA_OPT=str(level), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                        S2SAD_CACHE_DIR=str(tmp_path / "s2sad"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
