@@ -40,6 +40,21 @@ def list_copy_grows_on_its_own(x):
     return np.sum(ys[0] * ys[1] + ys[2])
 
 
+def list_copy_grows_while_the_original_is_read(x):
+    # (refused before session 22: `ys = list(xs)` was taken for another name of the list `xs`)
+    xs = [x[0], 2.0 * x]
+    ys = list(xs)
+    for k in range(2):
+        ys.append(ys[-1] * x[k + 1])
+    return np.sum(ys[-1]) + len(xs) * xs[0]
+
+
+def copy_of_a_default_list_grows(x, history=()):
+    history = list(history)
+    history.append(np.sum(x ** 2))
+    return history[-1] * x[1]
+
+
 def list_copy_of_a_comprehension(x):
     xs = [np.sin(x * k) for k in range(3)]
     ys = xs.copy()
@@ -340,7 +355,8 @@ def records_in_helpers(x):
 
 
 PROGRAMS = [
-    list_copy_grows_on_its_own, list_copy_of_a_comprehension, dict_copy_given_a_new_key,
+    list_copy_grows_on_its_own, list_copy_grows_while_the_original_is_read, copy_of_a_default_list_grows,
+    list_copy_of_a_comprehension, dict_copy_given_a_new_key,
     dict_display_unpacked_then_keys, dict_display_unpacked_alone, dict_display_overrides_a_key_in_its_place,
     dict_display_of_a_helpers_argument,
     min_by_a_key, max_by_a_key_holding_the_argument, max_of_two_arguments_by_a_key, max_of_an_arrays_rows_by_a_key,
@@ -672,6 +688,21 @@ def vectorized_int_first(x):
     return np.sum(np.vectorize(_zero_or_double)(x - 1.0) * x)  # MARK: vectorize int
 
 
+def list_copy_grows_another_name_read(x):
+    xs = [x[0], x[1]]
+    ys = list(xs)
+    zs = ys
+    ys.append(x[2] ** 2)  # MARK: copy grows other name
+    return zs[2] + xs[0]
+
+
+def argument_grows_another_name_read(x, xs=None):
+    xs = [x[0]] if xs is None else xs
+    ys = xs
+    xs.append(x[1] ** 2)  # MARK: argument grows
+    return ys[-1] * 2.0
+
+
 REFUSED = [
     (piecewise_of_a_local_value, "piecewise value", "each of its functions is a lambda, a function or a number"),
     (piecewise_by_keyword, "piecewise keyword", "is differentiated as `np.piecewise(x, [conditions], [functions])`"),
@@ -710,6 +741,8 @@ REFUSED = [
     (records_an_array_written_before, "record written before", "keeps that very object in `HISTORY`"),
     (records_an_array_then_adds_to_it, "record added to", "and `HISTORY` shares it"),
     (records_a_list_then_grows_it, "record grown", "keeps that very object in `HISTORY`"),
+    (list_copy_grows_another_name_read, "copy grows other name", "and `zs` sees the same object"),
+    (argument_grows_another_name_read, "argument grows", "changes the list `xs` in place, and the caller's `xs` sees the same object"),
 ]
 MODES = [(f, marker, words, mode) for f, marker, words in REFUSED for mode in ("grad", "jvp", "hvp")]
 

@@ -527,16 +527,25 @@ def _replaces_a_slot_only(container: str, write, operations, made_by, reads, key
     links of the items taken out of ``y``."""
     if write.kind != "mutate" or write.callee.name != "setitem" or reads.statement.get(id(write)) is None:
         return False
-    origin = _origin(container, made_by)
-    # (`.copy()` is checked as it runs to be a list's, a dict's or NumPy's: `copy_receiver`)
-    if not (origin.kind == "parameter" or origin.calls(owned_copy) or _copied_by_its_method(origin) is not None
-            or origin.calls(list, dict) and len(origin.args) == 1 and not origin.kwargs):
+    same = _names_of_an_object_of_its_own(container, made_by)
+    if not same:
         return False
-    same = {name for name in [container, *made_by] if _origin(name, made_by).target == origin.target}
     seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals, lists=same)
     kept = [op for op in operations if not (_ListLinks._takes_an_item(op, made_by, same) and op.args[0].name in same)]
     seeing |= Groups([], groups.extra_links, operations=kept, keyed_by_literals=keyed_by_literals).of(container, down=False)
     return not any(reads.after(other, write) for other in seeing - {container, write.target})
+
+
+def _names_of_an_object_of_its_own(container: str, made_by) -> set[str]:
+    """The names of ``container``'s list or dict when it is an object of its own: an argument (the
+    function's own copy of it) or a new list or dict made from one (``list(a)``, ``dict(d)``,
+    ``a.copy()``), whose items may be held elsewhere but whose object is not; empty otherwise."""
+    origin = _origin(container, made_by)
+    # (`.copy()` is checked as it runs to be a list's, a dict's or NumPy's: `copy_receiver`)
+    if not (origin.kind == "parameter" or origin.calls(owned_copy) or _copied_by_its_method(origin) is not None
+            or origin.calls(list, dict) and len(origin.args) == 1 and not origin.kwargs):
+        return set()
+    return {name for name in [container, *made_by] if _origin(name, made_by).target == origin.target}
 
 
 # changes of a list or dict object itself (the arrays it holds are not written)
@@ -642,7 +651,7 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
     container = write.args[0].name
     origin = _origin(container, made_by)
     where = _where(write, reads, source)
-    spelled = _spelled(container, made_by) if outers else user_name(container)  # `history["loss"]` taken out
+    spelled = _spelled(container, made_by) if outers else _unowned(container)[0]  # `history["loss"]` taken out
     foreign = not _made_here(origin) and not (outers and _holds_only_its_own(
         outers[-1], len(outers), write, operations, made_by, reads, keyed_by_literals))
     if foreign and not outers:
@@ -654,21 +663,26 @@ def _check_list_write(write, operations, made_by, reads, source, keyed_by_litera
             f"differentiates only on a dict the function made itself, by its own name, outside a nested function "
             f"(the derivative code would have to put the key back where it was)", where,
             f"make a new dict without the key: `{spelled} = {{k: v for k, v in {spelled}.items() if k != key}}`")
-    seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals)
+    # `b = list(a)` then `b.append(v)`: `a` holds the same items, not the same list (nor does what
+    # is taken out of `b`, an item); for another object, every link counts
+    own = _names_of_an_object_of_its_own(container, made_by) if not outers else set()
+    seeing = _seeing_the_list(container, write, operations, made_by, reads, keyed_by_literals, lists=own)
     recorded = _recorded(seeing | {container}, reads)
     if recorded is not None:
         _refuse_recorded(spelled, recorded, where)
     for other in sorted(seeing - {container, write.target} - set(outers)):
         if reads.after(other, write):
-            written, seen = spelled, user_name(other)
+            written, seen = spelled, f"`{_unowned(other)[0]}`"
+            if seen == f"`{written}`":  # the name's value as the function was given it: the caller's object
+                seen = f"the caller's {seen}"
             raise UnsupportedSyntaxError(
                 f"`{written}.{write.callee.name}(...)`{f' (or `del {written}[...]`)' if write.callee.name == 'pop' else ''} "
                 f"changes the {_kind_of(container, made_by)} "
-                f"`{written}` in place, and `{seen}` sees the same object and is read after the change: s2sad "
-                f"would differentiate it as if `{seen}` were unchanged"
+                f"`{written}` in place, and {seen} sees the same object and is read after the change: s2sad "
+                f"would differentiate it as if {seen} were unchanged"
                 if write.callee.name != "setitem" else
-                f"`{written}[...] = ...` changes `{written}` in place, and `{seen}` sees the same object and is read "
-                f"after the change: s2sad would differentiate it as if `{seen}` were unchanged", where,
+                f"`{written}[...] = ...` changes `{written}` in place, and {seen} sees the same object and is read "
+                f"after the change: s2sad would differentiate it as if {seen} were unchanged", where,
                 f"build the list under one name and put it in other containers once it is complete, "
                 f"or make a new one: `{written} = {written} + [...]`, `{written} = list({written})`")
     if foreign and outers:
