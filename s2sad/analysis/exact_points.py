@@ -32,7 +32,7 @@ import numpy as np
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
-from .ties import Tie, Values, assignments, difference_tie, tie_of, values_of
+from .ties import Tie, Values, assignments, difference_tie, is_element_of, reads_of_one_array, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
@@ -260,12 +260,13 @@ def _other_elements(a: str, b: str, found: "ExactPoints") -> tuple[Atom, ...] | 
     indices, whose elements, compared in turn, move apart. None: not such reads, or where their
     elements may be the same ones (``x[-1]`` and ``x[2]``, ``x[:, None]`` and ``x[None, :]``); (): apart;
     the two indices: apart where they differ as the code runs (``i != j``)."""
-    first, second = found.elements.get(a), found.elements.get(b)
-    if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+    reads = reads_of_one_array(a, b, found.elements)
+    if reads is None or reads[1] == reads[2]:
         return None
-    if isinstance(first[1], Var) or isinstance(second[1], Var):
-        return (first[1], second[1])
-    starts = (_start(first[1]), _start(second[1]))
+    _, first, second = reads
+    if isinstance(first, Var) or isinstance(second, Var):
+        return (first, second)
+    starts = (_start(first), _start(second))
     return () if None not in starts and starts[0] != starts[1] else None
 
 
@@ -331,6 +332,8 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         indices = _other_elements(moving[0].name, moving[1].name, found)
         if indices is not None:
             return ExactTest(moving[0], equal, alone=False, indices=indices or None)
+        if found.values is not None and op.calls(operator.contains) and is_element_of(op.args[1], op.args[0], found.values):
+            return None  # (``v in xs`` of an element ``v`` of ``xs``: True around any number)
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
