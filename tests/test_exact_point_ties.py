@@ -106,6 +106,17 @@ def pairwise_gaps(x):
     return np.sum(np.where(d == 0, 0.0, d ** 2)) + np.sum(np.where(d != 0.0, x[:, None], 1.0))
 
 
+@pytest.mark.parametrize("f", [ties_counted, pairwise_gaps])
+def test_second_order_code_reads_a_diagonal_as_its_first_order_check_does(f):
+    """hvp differentiates forward code, whose indices are variables ((slice_2, None)): the comparison was
+    checked again alone there and refused on the diagonal, at every point; the forward code's own check
+    of ties runs as it is."""
+    x, v, u = np.array([0.5, -0.3, 0.2]), np.array([0.3, 0.7, 1.1]), np.array([-0.5, 0.2, 0.9])
+    assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-6)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.hvp(f, (np.array([0.5, 0.5, 0.2]),), (v,))
+
+
 def relu_mask(z):
     r = np.maximum(z, 0.0)
     return np.sum(np.where(r == z, z ** 2, 0.5 * z))

@@ -25,7 +25,7 @@ import builtins
 import math
 import operator
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -193,6 +193,26 @@ def checked_with_tangents(function: Function) -> set[str]:
             and len(op.args) > EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)}
 
 
+def checked_without_tangents(function: Function) -> set[str]:
+    """The values forward code's checks given no tangent read (a tie's, ``np.logical_and(x_eq_y, apart)``):
+    such a check refuses wherever it finds a tie, in any direction, and runs again as it is in the code
+    differentiating it (hvp), where a check of the comparison alone would refuse where its sides are one
+    element (a diagonal read through indices held in variables)."""
+    operations = operations_of(function.statements)
+    makers = {}
+    for op in operations:
+        makers.setdefault(op.target, []).append(op)
+    read = [op.args[0].name for op in operations if op.kind == "effect" and op.callee is not None
+            and op.callee.value is at_an_exact_point and len(op.args) == EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)]
+    checked = set()
+    while read:
+        name = read.pop()
+        if name not in checked:
+            checked.add(name)
+            read += [used for op in makers.get(name, []) for used in op.uses()]
+    return checked
+
+
 @dataclass
 class ExactPoints:
     moving: set[str]
@@ -205,6 +225,7 @@ class ExactPoints:
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
+    checked_anyway: set[str] = field(default_factory=set)  # read by a check whatever the tangents
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
@@ -278,7 +299,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
-                       None if _generated(function) else values_of(function))
+                       None if _generated(function) else values_of(function),
+                       checked_without_tangents(function) if _generated(function) else set())
 
 
 @dataclass
@@ -305,7 +327,8 @@ def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> E
     in every direction, and a tangent of 0 along one (``np.abs(x)``'s, a norm's at 0) did not say it
     stays put."""
     test = _test_of(op, found)
-    if test is None or op.target in found.checked and (with_tangent or test.operand.name in found.given):
+    if test is None or op.target in found.checked_anyway \
+            or op.target in found.checked and (with_tangent or test.operand.name in found.given):
         return None
     return test
 
