@@ -59,6 +59,8 @@ _ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.
                       operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
 _NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
 _LOCALLY_CONSTANT = (np.sign,)
+# how a check's first argument joins a comparison with what tells a tie (ties.tie_found, codegen's ``&``)
+_LOGICAL = (np.logical_and, np.logical_or, np.logical_not, operator.and_, operator.or_, operator.invert)
 
 
 def _static_callee(op: Operation):
@@ -194,10 +196,11 @@ def checked_with_tangents(function: Function) -> set[str]:
 
 
 def checked_without_tangents(function: Function) -> set[str]:
-    """The values forward code's checks given no tangent read (a tie's, ``np.logical_and(x_eq_y, apart)``):
-    such a check refuses wherever it finds a tie, in any direction, and runs again as it is in the code
-    differentiating it (hvp), where a check of the comparison alone would refuse where its sides are one
-    element (a diagonal read through indices held in variables)."""
+    """The comparisons forward code's checks given no tangent read, with the logical operations joining
+    them (a tie's ``np.logical_and(x_eq_y, apart)``): such a check refuses wherever it finds a tie, in any
+    direction, and runs again as it is in the code differentiating it (hvp), where a check of the
+    comparison alone would refuse where its sides are one element (a diagonal read through indices held
+    in variables). (Not what made the comparison's sides: their own checks stand.)"""
     operations = operations_of(function.statements)
     makers = {}
     for op in operations:
@@ -209,7 +212,7 @@ def checked_without_tangents(function: Function) -> set[str]:
         name = read.pop()
         if name not in checked:
             checked.add(name)
-            read += [used for op in makers.get(name, []) for used in op.uses()]
+            read += [atom.name for op in makers.get(name, []) if op.calls(*_LOGICAL) for atom in op.args if isinstance(atom, Var)]
     return checked
 
 
