@@ -97,10 +97,12 @@ def values_of(function: Function) -> Values:
     unstable = changed | {name for name, count in assigned.items() if count > 1}
     source = {target: _copied(op) for target, op in once.items() if _copied(op) is not None}
     values = Values(source, once, unstable, {})
-    # a dict's values, walked by ``.values()`` or ``.items()``, are no array's elements; a parameter or
-    # a loop's counter holds a value no operation gave it
+    # a dict's values (walked by ``.values()`` or ``.items()``, read from one written out) are no array's
+    # elements; a parameter or a loop's counter holds a value no operation gave it
     loops = nested(function.statements, Loop)
-    dict_values = {op.target for loop in loops if loop.over_items for op in loop.elements}
+    dicts = {op.target for op in operations if op.kind == "dict"}
+    dict_values = {op.target for loop in loops if loop.over_items for op in loop.elements} | \
+        {op.target for op in operations if op.args and isinstance(op.args[0], Var) and op.args[0].name in dicts}
     unmade = set(function.params) | {loop.counter for loop in loops if loop.counter is not None}
     values.parts = _parts(operations, changed | dict_values | unmade, values)
     return values
