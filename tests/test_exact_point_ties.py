@@ -3,11 +3,14 @@ loop walks, a value carried from the last iteration. Both sides move with ``x``,
 at a tie the branch chosen holds at that point alone, and s2sad refuses it there; where the sides are
 one value (``x == x``, a copy) or the tie is of the maximum with the elements it is of (a one-hot
 mask), the outcome holds around the point and is differentiated."""
+import warnings
+
 import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import numerical_gradient
+from corpus_cases import FULL
+from finite_differences import assert_hvp_matches, numerical_gradient
 
 
 def scaled(x):
@@ -85,13 +88,6 @@ def test_ties_of_sides_moving_with_one_input_are_refused(f, tie, line):
     np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
 
 
-def test_two_elements_a_loop_walks_without_a_counter_are_refused():
-    # was [6, 6, 6], NumPy's [4, 4, 4]; the diagonal (a is b) cannot be told from a tie without a counter,
-    # so it is refused wherever it runs
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
-        s2sad.grad(pairs)(np.array([0.5, 0.5, 0.5]))
-
-
 def test_a_one_hot_mask_is_refused_at_a_tie_of_its_row_only():
     x = np.array([[0.5, 0.2], [0.1, 0.7]])
     np.testing.assert_allclose(s2sad.grad(one_hot_weighted)(x), numerical_gradient(one_hot_weighted, [x], 0),
@@ -108,6 +104,17 @@ def test_a_value_compared_with_itself_or_its_copy_is_not_refused():
 def pairwise_gaps(x):
     d = x[:, None] - x[None, :]
     return np.sum(np.where(d == 0, 0.0, d ** 2)) + np.sum(np.where(d != 0.0, x[:, None], 1.0))
+
+
+@pytest.mark.parametrize("f", [ties_counted, pairwise_gaps])
+def test_second_order_code_reads_a_diagonal_as_its_first_order_check_does(f):
+    """hvp differentiates forward code, whose indices are variables ((slice_2, None)): the comparison was
+    checked again alone there and refused on the diagonal, at every point; the forward code's own check
+    of ties runs as it is."""
+    x, v, u = np.array([0.5, -0.3, 0.2]), np.array([0.3, 0.7, 1.1]), np.array([-0.5, 0.2, 0.9])
+    assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-6)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.hvp(f, (np.array([0.5, 0.5, 0.2]),), (v,))
 
 
 def relu_mask(z):
@@ -181,3 +188,119 @@ def test_a_value_compared_with_its_clip_is_refused_at_a_bound_only():
                                rtol=1e-7, atol=1e-9)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
         s2sad.grad(kept_where_unclipped)(np.array([0.3, -1.0, 1.2, 0.5]))
+
+
+def column_largest_kept(x):
+    return np.sum(np.where(x == np.max(x, axis=0), x ** 2, np.sin(x)))
+
+
+def row_largest_put_back(x):
+    return np.sum(np.where(x == np.max(x, axis=1)[:, None], x ** 2, np.sin(x)))
+
+
+def row_largest_expanded(x):
+    return np.sum(np.where(x == np.expand_dims(np.max(x, axis=1), 1), x ** 2, np.sin(x)))
+
+
+def last_axis_largest(x):
+    return np.sum(np.where(x == np.max(x, axis=-1), x ** 2, np.sin(x)))
+
+
+def nan_smallest_kept(x):
+    return np.sum(np.where(x == np.nanmin(x), x ** 2, np.sin(x)))
+
+
+def running_largest_kept(x):
+    m = x[0]
+    for v in x:
+        if v > m:
+            m = v
+    return np.sum(np.where(x == m, x ** 2, np.sin(x)))
+
+
+def running_largest_by_element(x):
+    m = x[0]
+    for v in x:
+        if v > m:
+            m = v
+    return sum(v ** 2 if v == m else np.sin(v) for v in x)
+
+
+@pytest.mark.parametrize("f, apart, tie, line", [
+    (pairs, [0.5, 0.2, 0.7], [0.5, 0.2, 0.5], "total = total + (a * 2.0 if a == b else a * b)"),
+    (column_largest_kept, [[0.5, 0.2], [0.1, 0.7], [0.3, 0.4]], [[0.5, 0.7], [0.1, 0.7], [0.3, 0.4]],
+     "return np.sum(np.where(x == np.max(x, axis=0), x ** 2, np.sin(x)))"),
+    (row_largest_put_back, [[0.5, 0.2, 0.3], [0.1, 0.7, 0.4]], [[0.5, 0.2, 0.5], [0.1, 0.7, 0.4]],
+     "return np.sum(np.where(x == np.max(x, axis=1)[:, None], x ** 2, np.sin(x)))"),
+    (row_largest_expanded, [[0.5, 0.2, 0.3], [0.1, 0.7, 0.4]], [[0.5, 0.2, 0.3], [0.7, 0.7, 0.4]],
+     "return np.sum(np.where(x == np.expand_dims(np.max(x, axis=1), 1), x ** 2, np.sin(x)))"),
+    (last_axis_largest, [0.5, 0.2, 0.7], [0.7, 0.2, 0.7],
+     "return np.sum(np.where(x == np.max(x, axis=-1), x ** 2, np.sin(x)))"),
+    (nan_smallest_kept, [0.5, 0.2, 0.7], [0.5, 0.2, 0.2], "return np.sum(np.where(x == np.nanmin(x), x ** 2, np.sin(x)))"),
+    (running_largest_kept, [0.5, 0.2, 0.7], [0.7, 0.2, 0.7], "return np.sum(np.where(x == m, x ** 2, np.sin(x)))"),
+    (running_largest_by_element, [0.5, 0.2, 0.7], [0.5, 0.7, 0.7], "return sum(v ** 2 if v == m else np.sin(v) for v in x)"),
+])
+def test_sides_holding_elements_of_one_array_are_refused_at_ties_only(f, apart, tie, line):
+    """Refused wherever equal before, as sides holding several values or not lined up: each side holds
+    elements of one array (a loop's, a running maximum's ``m``), or a maximum along the axis it lines up
+    with; where no two elements tie, equal sides hold one element, which moves with itself."""
+    apart, tie = np.array(apart), np.array(tie)
+    np.testing.assert_allclose(s2sad.grad(f)(apart), numerical_gradient(f, [apart], 0), rtol=1e-6, atol=1e-8)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal") as caught:
+        s2sad.grad(f)(tie)
+    assert caught.value.location.text.strip() == line
+
+
+@pytest.mark.parametrize("f", [pairs, running_largest_by_element, row_largest_put_back])
+def test_elements_of_one_array_apart_in_forward_and_second_order_code(f):
+    x = np.array([[0.5, 0.2, 0.3], [0.1, 0.7, 0.4]]) if f is row_largest_put_back else np.array([0.5, 0.2, 0.7])
+    v, u = np.linspace(0.3, 1.1, x.size).reshape(x.shape), np.linspace(-0.5, 0.9, x.size).reshape(x.shape)
+    _, tangent = s2sad.jvp(f, (x,), (v,))
+    assert tangent == pytest.approx((f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6, rel=1e-6)
+    assert_hvp_matches(s2sad.hvp(f, (x,), (v,)), f, [x], [v], [u], rtol=1e-4, atol=1e-6)
+
+
+def squares_of_members(x):
+    return sum(v ** 2 if v in x else np.sin(v) for v in x)
+
+
+def test_an_element_found_in_its_own_array_is_not_refused():
+    """``v in x`` of an element of ``x`` is True wherever ``v`` is a number: it was refused wherever
+    two elements were equal (and before, wherever it ran)."""
+    for x in (np.array([0.5, 0.2, 0.7]), np.array([0.5, 0.5, 0.7])):
+        np.testing.assert_allclose(s2sad.grad(squares_of_members)(x), 2 * x, rtol=1e-12)
+
+
+def row_largest_not_lined_up(x):
+    return np.sum(np.where(x == np.max(x, axis=1), x ** 2, np.sin(x)))
+
+
+def running_largest_from_a_start(x, start):
+    for v in x:
+        if v > start:
+            start = v
+    return np.sum(np.where(x == start, x ** 2, np.sin(x)))
+
+
+@pytest.mark.parametrize("f, args", [
+    # x[i, j] is compared with the maximum of row j: two elements of two rows, whatever the ties in a row
+    (row_largest_not_lined_up, (np.array([[0.5, 0.7], [0.7, 0.2]]),)),
+    # start may keep the value given, no element of x: equal to x[0] here, with nothing tied in x
+    (running_largest_from_a_start, (np.array([0.5, 0.2]), 0.5)),
+])
+def test_sides_not_shown_to_hold_one_element_are_checked_wherever_equal(f, args):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        s2sad.grad(f, argnums=(0, 1) if len(args) == 2 else 0)(*args)
+
+
+@pytest.mark.skipif(not FULL, reason="Numba's compile time (S2SAD_TESTS=full)")
+@pytest.mark.parametrize("f", [pairs, running_largest_kept])
+def test_elements_of_one_array_compiled(f):
+    pytest.importorskip("numba")
+    gradient = s2sad.grad(f, compile=True)
+    x = np.array([0.5, 0.2, 0.7])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.CompiledFallbackWarning)  # compiled, not run on the NumPy path
+        np.testing.assert_allclose(gradient(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="exactly equal"):
+        gradient(np.array([0.7, 0.2, 0.7]))

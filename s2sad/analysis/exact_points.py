@@ -25,14 +25,14 @@ import builtins
 import math
 import operator
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
-from .ties import Tie, Values, assignments, difference_tie, tie_of, values_of
+from .ties import Tie, Values, assignments, difference_tie, is_element_of, reads_of_one_array, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
 # ``v in (0.0, 1.0)`` is ``v == 0.0 or v == 1.0``
@@ -59,6 +59,8 @@ _ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.
                       operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
 _NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
 _LOCALLY_CONSTANT = (np.sign,)
+# how a check's first argument joins a comparison with what tells a tie (ties.tie_found, codegen's ``&``)
+_LOGICAL = (np.logical_and, np.logical_or, np.logical_not, operator.and_, operator.or_, operator.invert)
 
 
 def _static_callee(op: Operation):
@@ -193,6 +195,27 @@ def checked_with_tangents(function: Function) -> set[str]:
             and len(op.args) > EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)}
 
 
+def checked_without_tangents(function: Function) -> set[str]:
+    """The comparisons forward code's checks given no tangent read, with the logical operations joining
+    them (a tie's ``np.logical_and(x_eq_y, apart)``): such a check refuses wherever it finds a tie, in any
+    direction, and runs again as it is in the code differentiating it (hvp), where a check of the
+    comparison alone would refuse where its sides are one element (a diagonal read through indices held
+    in variables). (Not what made the comparison's sides: their own checks stand.)"""
+    operations = operations_of(function.statements)
+    makers = {}
+    for op in operations:
+        makers.setdefault(op.target, []).append(op)
+    read = [op.args[0].name for op in operations if op.kind == "effect" and op.callee is not None
+            and op.callee.value is at_an_exact_point and len(op.args) == EXACT_POINT_ARGUMENTS and isinstance(op.args[0], Var)]
+    checked = set()
+    while read:
+        name = read.pop()
+        if name not in checked:
+            checked.add(name)
+            read += [atom.name for op in makers.get(name, []) if op.calls(*_LOGICAL) for atom in op.args if isinstance(atom, Var)]
+    return checked
+
+
 @dataclass
 class ExactPoints:
     moving: set[str]
@@ -205,6 +228,7 @@ class ExactPoints:
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
+    checked_anyway: set[str] = field(default_factory=set)  # read by a check whatever the tangents
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
@@ -260,12 +284,13 @@ def _other_elements(a: str, b: str, found: "ExactPoints") -> tuple[Atom, ...] | 
     indices, whose elements, compared in turn, move apart. None: not such reads, or where their
     elements may be the same ones (``x[-1]`` and ``x[2]``, ``x[:, None]`` and ``x[None, :]``); (): apart;
     the two indices: apart where they differ as the code runs (``i != j``)."""
-    first, second = found.elements.get(a), found.elements.get(b)
-    if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+    reads = reads_of_one_array(a, b, found.elements)
+    if reads is None or reads[1] == reads[2]:
         return None
-    if isinstance(first[1], Var) or isinstance(second[1], Var):
-        return (first[1], second[1])
-    starts = (_start(first[1]), _start(second[1]))
+    _, first, second = reads
+    if isinstance(first, Var) or isinstance(second, Var):
+        return (first, second)
+    starts = (_start(first), _start(second))
     return () if None not in starts and starts[0] != starts[1] else None
 
 
@@ -277,7 +302,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
-                       None if _generated(function) else values_of(function))
+                       None if _generated(function) else values_of(function),
+                       checked_without_tangents(function) if _generated(function) else set())
 
 
 @dataclass
@@ -304,7 +330,8 @@ def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> E
     in every direction, and a tangent of 0 along one (``np.abs(x)``'s, a norm's at 0) did not say it
     stays put."""
     test = _test_of(op, found)
-    if test is None or op.target in found.checked and (with_tangent or test.operand.name in found.given):
+    if test is None or op.target in found.checked_anyway \
+            or op.target in found.checked and (with_tangent or test.operand.name in found.given):
         return None
     return test
 
@@ -331,6 +358,8 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         indices = _other_elements(moving[0].name, moving[1].name, found)
         if indices is not None:
             return ExactTest(moving[0], equal, alone=False, indices=indices or None)
+        if found.values is not None and op.calls(operator.contains) and is_element_of(op.args[1], op.args[0], found.values):
+            return None  # (``v in xs`` of an element ``v`` of ``xs``: True around any number)
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
