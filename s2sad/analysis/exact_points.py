@@ -2,7 +2,9 @@
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
 The same tests in other words: ``np.array_equal``, ``np.isclose`` with zero tolerances,
-``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``.
+``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``, a dict looked up
+by a moving key (``table.get(x0, 1.0)``, ``table[x0]``: its entry holds where the key equals one of its
+own, the default all around), ``xs.index(x0)``.
 
 Two sides moving with no input in common (``np.where(x == y, ...)``, both differentiated) part as
 soon as either moves, and so do two elements of one array read by two indices (``x[0] == x[1]``,
@@ -59,6 +61,11 @@ _ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.
                       operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
 _NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
 _LOCALLY_CONSTANT = (np.sign,)
+# Looking a moving float up by equality: a dict's entry for it (``table.get(x0, 1.0)``, ``table[x0]``) is
+# the entry of a key equal to it, chosen at that point alone (the default all around it); a list's
+# ``index``/``count`` likewise. By method: the containers whose lookup compares so.
+_LOOKUPS = {"get": "dict", "pop": "dict", "setdefault": "dict", "__getitem__": "dict",
+            "index": "(list, tuple)", "count": "(list, tuple)"}
 
 
 def _static_callee(op: Operation):
@@ -100,6 +107,18 @@ def _exactly_close(op: Operation) -> bool:
     if not (_is_zero(given.get(absolute)) or absolute not in given and absolute_zero):
         return False
     return _is_zero(given.get(relative)) or relative not in given and _is_zero(given.get("b"))
+
+
+def _key_lookup(op: Operation) -> tuple[Atom, Atom, str] | None:
+    """``table.get(key, ...)``, ``table[key]``, ``xs.index(key)``: (container, key, the containers
+    whose lookup compares the key by equality), or None."""
+    if op.kind != "call" or op.callee is None or len(op.args) < 2:
+        return None
+    if op.callee.kind == "method" and op.callee.name in _LOOKUPS:
+        return op.args[0], op.args[1], _LOOKUPS[op.callee.name]
+    if op.calls(operator.getitem) and len(op.args) == 2:
+        return op.args[0], op.args[1], "dict"
+    return None
 
 
 def _truth_test(op: Operation) -> bool | None:
@@ -292,6 +311,7 @@ class ExactTest:
     found_by_op: bool = True
     indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
     tie: Tie | None = None  # two sides moving with one input, how they are told apart (ties.py)
+    looked_up_in: tuple[Atom, str] | None = None  # a key's container, and the types looking it up by equality
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -334,6 +354,9 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
+    lookup = _key_lookup(op)
+    if lookup is not None and isinstance(lookup[1], Var) and lookup[1].name in found.moving:
+        return ExactTest(lookup[1], True, found_by_op=False, looked_up_in=(lookup[0], lookup[2]))
     signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
     if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
         return ExactTest(signs[0], True, alone=False, found_by_op=False)
@@ -361,7 +384,7 @@ def truth_tested(condition: Atom, found: ExactPoints, with_tangent: bool = False
 def is_exact_test(op: Operation) -> bool:
     """Whether ``op`` may test a value at a point: ``==``, ``!=``, ``in``, a truth, or an ordering
     (checked with 0 by ``exact_comparison``)."""
-    return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op)
+    return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op) or _key_lookup(op) is not None
             or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
 
 
