@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend.ir import Branch, Function, Loop, nested, operations_of
-from .activity import Activity, varied_values
+from ..frontend.normalize_mutation import user_name_of
+from .activity import Activity, propagates, varied_values
 
 
 def _origin(name: str, defined: dict) -> str:
@@ -44,15 +45,25 @@ def _origin(name: str, defined: dict) -> str:
     return name
 
 
-def _reads_of(name: str, operations) -> set[str]:
-    """What ``name`` is computed from, through any operation (differentiable or not), transitively."""
+def _reads_of(name: str, operations, through=lambda op: True) -> set[str]:
+    """What ``name`` is computed from, transitively, through the operations ``through`` accepts
+    (by default any, differentiable or not)."""
     sources, before = {name}, -1
     while len(sources) != before:
         before = len(sources)
         for op in operations:
-            if op.target in sources:
+            if op.target in sources and through(op):
                 sources.update(op.uses())
     return sources
+
+
+def _decided_by(name: str, operations) -> set[str]:
+    """What is computed from ``name`` in one pass of a loop's body, through any operation, transitively."""
+    decided = {name}
+    for op in operations:
+        if any(used in decided for used in op.uses()):
+            decided.add(op.target)
+    return decided
 
 
 def _written_ends(path, activity: Activity) -> set[tuple[str, str]]:
@@ -74,8 +85,7 @@ def _one_sided_ends(loop: Loop, branch: Branch, activity: Activity) -> tuple[set
         kept.append({edge.target for edge in loop.back_edges if edge.uses()
                      and _origin(edge.uses()[0], defined) == edge.target})
         written.append(_written_ends(path, activity))
-    candidates = {edge.target for edge in loop.back_edges
-                  if edge.target not in activity.varied and edge.target in activity.useful}
+    candidates = {edge.target for edge in loop.back_edges if edge.target in activity.useful}
     return ((candidates - kept[0]) & kept[1] | written[0] - written[1],
             (candidates - kept[1]) & kept[0] | written[1] - written[0])
 
@@ -86,7 +96,7 @@ def _selected_ends(loop: Loop, moved: set[str], activity: Activity) -> dict[str,
     defined = {op.target: op for op in operations_of(loop.body)}
     chosen = {}
     for edge in loop.back_edges:
-        if not edge.uses() or edge.target in activity.varied or edge.target not in activity.useful:
+        if not edge.uses() or edge.target not in activity.useful:
             continue
         op = defined.get(_origin(edge.uses()[0], defined))
         if op is None or not op.calls(np.where) or len(op.args) != 3 or getattr(op.args[0], "name", None) not in moved:
@@ -95,6 +105,35 @@ def _selected_ends(loop: Loop, moved: set[str], activity: Activity) -> dict[str,
         if kept[0] != kept[1]:
             chosen.setdefault(op.args[0].name, (set(), set()))[int(kept[0])].add(edge.target)
     return chosen
+
+
+def _stepped_ends(loop: Loop, moved: set[str], activity: Activity) -> list[tuple[str, set]]:
+    """The ends a test's outcome made a number chooses (``s = float(f(m) > 0)``, ``hi = s * m + (1 - s) * hi``,
+    ``lo = lo + (1 - s) * (m - lo)``; ``int(...)``, ``np.sign(...)``, ``up * 1.0``): each operation with no
+    derivative reading a differentiated value, and the carried variables computed from its result."""
+    operations = operations_of(loop.test) + operations_of(loop.body)
+    stepped = []
+    for op in operations:
+        if propagates(op) or op.kind != "call" or not any(name in moved for name in op.uses()):
+            continue
+        decided = _decided_by(op.target, operations)
+        ends = {edge.target for edge in loop.back_edges if edge.uses() and edge.uses()[0] in decided
+                and edge.target in activity.useful}
+        if len(ends) > 1:
+            stepped.append((op.target, ends))
+    return stepped
+
+
+def _narrows(loop: Loop, ends) -> bool:
+    """Whether some end's new value is made, by differentiable operations, from two ends (``hi = mid``
+    where ``mid = 0.5 * (lo + hi)``): a point inside the bracket. A merge's counters (``i += 1`` on one
+    path, ``j += 1`` on the other) and a running maximum and minimum (``hi = v``, ``lo = v``) each move
+    one end by itself. Ends written in place (``ab[1] = m``) are taken to."""
+    if any(isinstance(end, tuple) for end in ends):
+        return True
+    operations = operations_of(loop.test) + operations_of(loop.body)
+    new_values = {edge.uses()[0] for edge in loop.back_edges if edge.target in ends and edge.uses()}
+    return any(len(_reads_of(value, operations, propagates) & set(ends)) > 1 for value in new_values)
 
 
 def _variable(end) -> str:
@@ -114,18 +153,19 @@ def _narrowed_ends(loop: Loop, moved: set[str], activity: Activity) -> list | No
     for condition, chosen in _selected_ends(loop, moved, activity).items():
         sides.append(chosen)
         tested |= _reads_of(condition, operations)
-    pairs = [first | second for first, second in sides if first and second]
-    pairs += [first_a | second_a | first_b | second_b
+    pairs = [(first | second, tested) for first, second in sides if first and second]
+    pairs += [(first_a | second_a | first_b | second_b, tested)
               for n, (first_a, second_a) in enumerate(sides) for first_b, second_b in sides[n + 1:]
               if first_a | second_a and first_b | second_b and len(first_a | second_a | first_b | second_b) > 1]
-    for ends in pairs:
-        if tested & {_variable(end) for end in ends}:
+    pairs += [(ends, _reads_of(step, operations)) for step, ends in _stepped_ends(loop, moved, activity)]
+    for ends, reads in pairs:
+        if reads & {_variable(end) for end in ends} and _narrows(loop, ends):
             return sorted(ends, key=str)
     return None
 
 
 def _spelled(end) -> str:
-    return f"`{end[0]}[{end[1]}]`" if isinstance(end, tuple) else f"`{end}`"
+    return f"`{user_name_of(end[0])}[{end[1]}]`" if isinstance(end, tuple) else f"`{user_name_of(end)}`"
 
 
 def refuse_narrowed_brackets(function: Function, wrt: tuple[str, ...], activity: Activity) -> None:
@@ -138,8 +178,9 @@ def refuse_narrowed_brackets(function: Function, wrt: tuple[str, ...], activity:
         spelled = " and ".join(_spelled(end) for end in ends)
         raise UnsupportedSyntaxError(
             f"this loop narrows a bracket ({spelled}) by a test on a differentiated value (bisection or a "
-            "search like it): the ends carry no derivative, so every step's derivative is 0, while the value "
-            "found moves with the input in steps finer than any difference sees", loop.location,
+            "search like it): the test only chooses which end moves, so every step's derivative is that of "
+            "ends made of constants or of the starting bracket, while the value found moves with the input in "
+            "steps finer than any difference sees", loop.location,
             "find the point under s2sad.stop_gradient, then take one Newton step on it, which carries the "
             "derivative (`r = s2sad.stop_gradient(r)`, `r = r - g(r, a) / dg_dr(r, a)`), or give the solver "
             "a rule with s2sad.custom_vjp")
