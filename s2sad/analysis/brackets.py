@@ -18,6 +18,8 @@ adaptive step's ``dt *= 1.5`` / ``dt *= 0.5``) changes at isolated points of the
 the derivative of the branch taken is the function's."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
@@ -107,14 +109,20 @@ def _selected_ends(loop: Loop, moved: set[str], activity: Activity) -> dict[str,
     return chosen
 
 
+# the tests whose outcome, made a number, chooses an end by arithmetic
+_TESTS = (operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne, operator.not_, operator.truth,
+          np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal, np.logical_not,
+          np.sign, np.heaviside, np.signbit, bool)
+
+
 def _stepped_ends(loop: Loop, moved: set[str], activity: Activity) -> list[tuple[str, set]]:
     """The ends a test's outcome made a number chooses (``s = float(f(m) > 0)``, ``hi = s * m + (1 - s) * hi``,
-    ``lo = lo + (1 - s) * (m - lo)``; ``int(...)``, ``np.sign(...)``, ``up * 1.0``): each operation with no
-    derivative reading a differentiated value, and the carried variables computed from its result."""
+    ``lo = lo + (1 - s) * (m - lo)``; ``int(...)``, ``np.sign(...)``, ``up * 1.0``): each test of a
+    differentiated value, and the carried variables computed from its outcome."""
     operations = operations_of(loop.test) + operations_of(loop.body)
     stepped = []
     for op in operations:
-        if propagates(op) or op.kind != "call" or not any(name in moved for name in op.uses()):
+        if not op.calls(*_TESTS) or not any(name in moved for name in op.uses()):
             continue
         decided = _decided_by(op.target, operations)
         ends = {edge.target for edge in loop.back_edges if edge.uses() and edge.uses()[0] in decided
