@@ -60,6 +60,11 @@ _BOOL_SPELLINGS = ("bool", "np.bool_", "np.bool", "numpy.bool_", "'bool'", '"boo
 _ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.le: (0, True), np.less_equal: (0, True),
                       operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
 _NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
+# Kinks at 0 whose first derivative there is a convention (0: ``np.sign(0)``, a norm's ``x / 0`` taken as 0)
+# that a second derivative multiplies in: ``np.abs(x) ** 2`` and ``np.linalg.norm(x - y) ** 2`` are
+# smooth, with Hessian 2I, which the product of the conventions made 0. In code differentiated again
+# each is tested as its result being 0, as np.maximum's tie is in its rule's forward template.
+_KINKED_AT_ZERO = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs, math.sqrt, math.fabs, math.hypot)
 _LOCALLY_CONSTANT = (np.sign,)
 # Looking a moving float up by equality: a dict's entry for it (``table.get(x0, 1.0)``, ``table[x0]``) is
 # the entry of a key equal to it, chosen at that point alone (the default all around it); a list's
@@ -224,6 +229,7 @@ class ExactPoints:
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
+    differentiated_again: bool = False  # generated code (forward code, for a hvp): kinks at 0 are checked
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
@@ -296,7 +302,7 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
-                       None if _generated(function) else values_of(function))
+                       None if _generated(function) else values_of(function), _generated(function))
 
 
 @dataclass
@@ -312,6 +318,7 @@ class ExactTest:
     indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
     tie: Tie | None = None  # two sides moving with one input, how they are told apart (ties.py)
     looked_up_in: tuple[Atom, str] | None = None  # a key's container, and the types looking it up by equality
+    kink: bool = False  # ``operand`` is a norm's or an absolute value's result, in code differentiated again
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -354,6 +361,8 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
+    if found.differentiated_again and op.calls(*_KINKED_AT_ZERO) and any(name in found.moving for name in op.uses()):
+        return ExactTest(Var(op.target), True, found_by_op=False, kink=True)
     lookup = _key_lookup(op)
     if lookup is not None and isinstance(lookup[1], Var) and lookup[1].name in found.moving:
         return ExactTest(lookup[1], True, found_by_op=False, looked_up_in=(lookup[0], lookup[2]))
@@ -385,7 +394,7 @@ def is_exact_test(op: Operation) -> bool:
     """Whether ``op`` may test a value at a point: ``==``, ``!=``, ``in``, a truth, or an ordering
     (checked with 0 by ``exact_comparison``)."""
     return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op) or _key_lookup(op) is not None
-            or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
+            or op.calls(*_KINKED_AT_ZERO) or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
 
 
 def is_rules_code(function) -> bool:

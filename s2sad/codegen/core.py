@@ -388,7 +388,9 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     test = exact_comparison(op, _exact_points(emitter), tangent is not None)
     if test is None:
         return []
-    if _equality_spelled(op) is not None:
+    if test.kink:  # (in code differentiated again)
+        spelling = f"{op.callee.spelling}(...) == 0"
+    elif _equality_spelled(op) is not None:
         a, b = emitter.code(op.args[0]), emitter.code(op.args[1])
         spelling = f"{b} in {a}" if op.callee.value is operator.contains else f"{a} {_equality_spelled(op)} {b}"
     elif op.callee.operator_code and len(op.args) == 2:  # norm(x) > 0
