@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import assert_hvp_matches, numerical_gradient
+from finite_differences import assert_hvp_matches, numerical_gradient, refusal_in
 
 
 def expm1_over_x(x):
@@ -373,3 +373,44 @@ def test_equalities_in_disguise_are_refused_at_the_equal_point(f, line):
     assert caught.value.location.text.strip() == line
     x = np.array([0.2, 0.5])
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+
+
+def rate_looked_up(x):
+    table = {0.5: 2.0, 1.0: 3.0}
+    return table.get(float(x[0]), 1.0) * np.sum(x ** 2)
+
+
+def rate_indexed(t):
+    return {0.0: 1.0, 1.0: 2.0}[t] * t ** 2
+
+
+def test_a_dict_looked_up_by_a_moving_key_is_refused_where_the_key_is_one_of_its_own():
+    # at x[0] = 0.5 the entry 2.0 holds there alone (1.0 all around): grad gave [2.0, 1.2], NumPy's [1.0, 1.2]
+    error = refusal_in("grad", rate_looked_up, np.array([0.5, 0.3]), "a key it looks up")
+    assert error.location.text.strip() == "return table.get(float(x[0]), 1.0) * np.sum(x ** 2)"
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="a key it looks up"):
+        s2sad.jvp(rate_indexed, (1.0,), (1.0,))  # found only at its keys: refused wherever it runs
+    x = np.array([0.7, 0.3])
+    np.testing.assert_allclose(s2sad.grad(rate_looked_up)(x), numerical_gradient(rate_looked_up, [x], 0), rtol=1e-6)
+
+
+def squared_distance_and_product(x, y):
+    return np.linalg.norm(x - y) ** 2 + np.sum(x * y)
+
+
+def squared_magnitudes(x):
+    return np.sum(np.abs(x) ** 2)
+
+
+@pytest.mark.parametrize("f, args, v", [
+    (squared_distance_and_product, (np.array([1.0, 2.0]), np.array([1.0, 2.0])), (np.array([1.0, -1.0]), np.zeros(2))),
+    (squared_magnitudes, (np.array([0.0, 0.5]),), (np.array([1.0, -1.0]),)),
+])
+def test_a_norm_or_absolute_value_at_0_is_refused_in_a_second_derivative(f, args, v):
+    # smooth functions whose first derivative's convention at 0 (sign(0) = 0, x / 0 taken as 0) a second one
+    # multiplied in: hvp gave [0, 0], [1, -1] for the first, whose Hessian [[2I, -I], [-I, 2I]] gives [2, -2], [-1, 1],
+    # and [0, -2] for the second, NumPy's [2, -2]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"\(\.\.\.\) == 0"):
+        s2sad.hvp(f, args, v)
+    moved = tuple(a + np.array([0.3, -0.2]) * (n + 1) for n, a in enumerate(args))
+    assert_hvp_matches(s2sad.hvp(f, moved, v), f, list(moved), list(v), [np.array([0.5, 2.0]) for _ in args])
