@@ -200,7 +200,8 @@ def sinc_of_norm_greater(x):
 
 def test_an_ordering_of_a_norm_with_0_is_refused_at_0_for_hvp_only():
     # hvp was 0 at 0, NumPy's -v / 3; the first derivative through the norm's kink is its subgradient, 0
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`r > 0` finds a differentiated value exactly equal"):
+    # (refused at the norm itself: a norm at 0 is checked in a second derivative whatever reads it)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"`np.linalg.norm\(...\) == 0` finds a differentiated value"):
         s2sad.hvp(sinc_of_norm_greater, (np.zeros(2),), (np.array([1.0, 0.5]),))
     np.testing.assert_array_equal(s2sad.grad(sinc_of_norm_greater)(np.zeros(2)), [0.0, 0.0])
     x, v, u = np.array([0.3, 0.4]), np.array([1.0, 0.5]), np.array([-0.2, 0.7])
@@ -208,8 +209,8 @@ def test_an_ordering_of_a_norm_with_0_is_refused_at_0_for_hvp_only():
 
 
 @pytest.mark.parametrize("f, x, line", [
-    (sinc_of_norm, np.zeros(2), "safe = np.where(r == 0, 1.0, r)"),   # was 0 at 0, NumPy's -v / 3
-    (sinc_of_abs, np.zeros(2), "return np.sum(np.where(a == 0, 1.0, np.sin(a) / np.where(a == 0, 1.0, a)))"),  # was 0, -1/3
+    (sinc_of_norm, np.zeros(2), "r = np.linalg.norm(x)"),   # was 0 at 0, NumPy's -v / 3
+    (sinc_of_abs, np.zeros(2), "a = np.abs(x)"),            # was 0, -1/3 (each refused at the kink, before its guard)
 ])
 def test_hvp_refuses_where_the_operands_tangent_is_0_but_it_moves(f, x, line):
     # a norm's and |x|'s tangent at 0 is 0 along every direction, yet the value moves: jvp is right
@@ -414,3 +415,16 @@ def test_a_norm_or_absolute_value_at_0_is_refused_in_a_second_derivative(f, args
         s2sad.hvp(f, args, v)
     moved = tuple(a + np.array([0.3, -0.2]) * (n + 1) for n, a in enumerate(args))
     assert_hvp_matches(s2sad.hvp(f, moved, v), f, list(moved), list(v), [np.array([0.5, 2.0]) for _ in args])
+
+
+def softplus_kept_finite(x):
+    return np.sum(np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0)))))
+
+
+def test_an_ordering_at_the_tie_of_an_extreme_of_the_same_two_is_refused():
+    # at x = 20 the branch taken is the one where np.minimum(x, 20.0) is x, whose tie gave it half the
+    # slope: grad 0.5, where NumPy's function has slope 1 on either side
+    error = refusal_in("grad", softplus_kept_finite, np.array([-1.0, 20.0]), "exactly equal to a constant")
+    assert error.location.text.strip().startswith("return np.sum(np.where(x > 20.0")
+    x = np.array([-1.0, 19.0, 25.0])
+    np.testing.assert_allclose(s2sad.grad(softplus_kept_finite)(x), numerical_gradient(softplus_kept_finite, [x], 0), rtol=1e-6)

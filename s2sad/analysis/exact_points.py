@@ -27,13 +27,14 @@ import builtins
 import math
 import operator
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
+from .thresholds import kinked_thresholds, threshold_tie
 from .ties import Tie, Values, assignments, difference_tie, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
@@ -230,6 +231,7 @@ class ExactPoints:
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
     differentiated_again: bool = False  # generated code (forward code, for a hvp): kinks at 0 are checked
+    thresholds: set = field(default_factory=set)  # (x, c) of the extremes of a variable and a constant (thresholds.py)
 
 
 def _elements_read(function: Function) -> dict[str, tuple[str, Atom]]:
@@ -302,7 +304,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
-                       None if _generated(function) else values_of(function), _generated(function))
+                       None if _generated(function) else values_of(function), _generated(function),
+                       kinked_thresholds(function))
 
 
 @dataclass
@@ -366,6 +369,10 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
     lookup = _key_lookup(op)
     if lookup is not None and isinstance(lookup[1], Var) and lookup[1].name in found.moving:
         return ExactTest(lookup[1], True, found_by_op=False, looked_up_in=(lookup[0], lookup[2]))
+    threshold = threshold_tie(op, found.moving, found.thresholds)
+    if threshold is not None:  # x > c at x == c, where np.minimum(x, c) is taken too: the two sides' ties
+        value, bound, strict = threshold
+        return ExactTest(value, not strict, tie=Tie(bounds=(value, bound)))
     signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
     if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
         return ExactTest(signs[0], True, alone=False, found_by_op=False)
