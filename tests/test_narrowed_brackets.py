@@ -189,3 +189,29 @@ def test_a_merge_moving_one_counter_on_each_path_is_differentiated():
     a, b = np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.3, 1.2])
     for argnum, gradient in enumerate(s2sad.grad(merged_sorted, argnums=(0, 1))(a, b)):
         np.testing.assert_allclose(gradient, numerical_gradient(merged_sorted, [a, b], argnum), rtol=1e-6)
+
+
+def cube_root_by_halved_steps(a):
+    x, step = 0.0, 4.0
+    for _ in range(60):
+        step *= 0.5
+        if (x + step) ** 3 <= a:
+            x = x + step
+    return x
+
+
+def cube_root_by_signed_steps(a):
+    x, step = 1.5, 1.0
+    for _ in range(60):
+        x = x - np.sign(x ** 3 - a) * step
+        step = step / 2
+    return x
+
+
+@pytest.mark.parametrize("mode, f", [("grad", cube_root_by_halved_steps), ("jvp", cube_root_by_signed_steps)])
+def test_a_search_moving_one_end_by_a_halved_step_is_refused(mode, f):
+    # each gave 0, the root's slope 0.210
+    run = {"grad": lambda: s2sad.grad(f)(2.0), "jvp": lambda: s2sad.jvp(f, (2.0,), (1.0,))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
+        run()
+    assert "`x`" in str(caught.value) and caught.value.location.text.strip() == "for _ in range(60):"

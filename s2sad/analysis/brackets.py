@@ -8,11 +8,16 @@ step's derivative, which s2sad would return, is 0. Refused at the loop, with the
 gives the root's derivative.
 
 The signature looked for: in a loop, a branch whose test depends on a differentiated input,
-where one path changes one loop-carried variable and the other path another, neither carrying
-a derivative, the test reading what they were, and the result reading them; the same where two
-branches each move their own end (``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``), where the
-ends are written in place by constant indices (``ab[1] = m``, ``bracket["lo"] = m``), or where
-``np.where`` chooses them (``hi = np.where(up, m, hi)``, ``lo = np.where(up, lo, m)``). One end only
+where one path changes one loop-carried variable and the other path another, the test reading
+what they were, and the result reading them; the same where two branches each move their own end
+(``if f(m) > 0: hi = m`` then ``if f(m) <= 0: lo = m``), where the ends are written in place by
+constant indices (``ab[1] = m``, ``bracket["lo"] = m``), where ``np.where`` chooses them
+(``hi = np.where(up, m, hi)``, ``lo = np.where(up, lo, m)``), or the test's outcome made a number
+(``s = float(f(m) > 0)``, ``hi = s * m + (1 - s) * hi``). Ends starting from a differentiated value
+(``hi = a``) give the bracket's derivative, ``r / a``, no better. Refused where an end's new value is
+made from two ends (a point inside the bracket: a merge's ``i += 1`` on one path and ``j += 1`` on the
+other is not), or where one end moves by a step the loop shrinks whatever the tests (``step *= 0.5``;
+``if f(x + step) <= 0: x = x + step``, ``x = x - np.sign(f(x)) * step``). One end moved otherwise
 (a Metropolis step's ``x = proposal``, a counter) or the same variable on both paths (an
 adaptive step's ``dt *= 1.5`` / ``dt *= 0.5``) changes at isolated points of the input, where
 the derivative of the branch taken is the function's."""
@@ -23,9 +28,11 @@ import operator
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..frontend.ir import Branch, Function, Loop, nested, operations_of
+from ..frontend.ir import Branch, Function, Loop, Operation, Statement, Var, nested, operations_of
+from ..rules.helpers import written_into
 from ..frontend.normalize_mutation import user_name_of
 from .activity import Activity, propagates, varied_values
+from .thresholds import literal_number
 
 
 def _origin(name: str, defined: dict) -> str:
@@ -127,9 +134,48 @@ def _stepped_ends(loop: Loop, moved: set[str], activity: Activity) -> list[tuple
         decided = _decided_by(op.target, operations)
         ends = {edge.target for edge in loop.back_edges if edge.uses() and edge.uses()[0] in decided
                 and edge.target in activity.useful}
-        if len(ends) > 1:
+        if ends:
             stepped.append((op.target, ends))
     return stepped
+
+
+def _scale_factor(op: Operation, name: str) -> float | None:
+    """``c`` where ``op`` is ``name * c``, ``c * name`` or ``name / (1 / c)`` for a number ``c``, else None."""
+    numbers = [literal_number(atom) for atom in op.args]
+    if op.calls(operator.mul, np.multiply) and len(op.args) == 2:
+        for position in (0, 1):
+            if getattr(op.args[position], "name", None) == name and numbers[1 - position]:
+                return numbers[1 - position]
+    if op.calls(operator.truediv, np.divide, np.true_divide) and len(op.args) == 2 \
+            and getattr(op.args[0], "name", None) == name and numbers[1]:
+        return 1.0 / numbers[1]
+    return None
+
+
+def _shrinking_steps(loop: Loop) -> set[str]:
+    """The carried variables every iteration scales by a constant factor less than 1 in size, whatever
+    the tests (``step *= 0.5``, ``step = step / 2``): the step of a search that halves it."""
+    defined = {op.target: op for item in loop.body if isinstance(item, Statement) for op in item.operations}
+    steps = set()
+    for edge in loop.back_edges:
+        op = defined.get(edge.uses()[0]) if edge.uses() else None
+        while op is not None and (op.kind == "copy" or op.calls(written_into)) and op.args and isinstance(op.args[0], Var):
+            op = defined.get(op.args[0].name)
+        factor = None if op is None else _scale_factor(op, edge.target)
+        if factor is not None and abs(factor) < 1.0:
+            steps.add(edge.target)
+    return steps
+
+
+def _moved_by_a_shrinking_step(loop: Loop, ends, carrying: set[str]) -> bool:
+    """Whether an end moves by a step the loop shrinks (``if (x + step) ** 2 <= a: x = x + step`` where
+    ``step *= 0.5``; ``x = x - np.sign(x * x - a) * step``): a search converging on its point one end at a
+    time, as bisection does with two. Ends in ``carrying`` are left alone: a branch moving a value that
+    carries a derivative by a shrinking step is an annealing's accepted proposal as much as a search."""
+    steps = _shrinking_steps(loop) - set(ends)
+    operations = operations_of(loop.test) + operations_of(loop.body)
+    return any(edge.target in ends and edge.target not in carrying and edge.uses()
+               and _reads_of(edge.uses()[0], operations, propagates) & steps for edge in loop.back_edges)
 
 
 def _narrows(loop: Loop, ends) -> bool:
@@ -165,9 +211,13 @@ def _narrowed_ends(loop: Loop, moved: set[str], activity: Activity) -> list | No
     pairs += [(first_a | second_a | first_b | second_b, tested)
               for n, (first_a, second_a) in enumerate(sides) for first_b, second_b in sides[n + 1:]
               if first_a | second_a and first_b | second_b and len(first_a | second_a | first_b | second_b) > 1]
-    pairs += [(ends, _reads_of(step, operations)) for step, ends in _stepped_ends(loop, moved, activity)]
-    for ends, reads in pairs:
+    stepped = [(ends, _reads_of(step, operations)) for step, ends in _stepped_ends(loop, moved, activity)]
+    for ends, reads in pairs + stepped:
         if reads & {_variable(end) for end in ends} and _narrows(loop, ends):
+            return sorted(ends, key=str)
+    searches = [(side, tested, activity.varied) for first, second in sides for side in (first, second) if side]
+    for ends, reads, carrying in searches + [(ends, reads, set()) for ends, reads in stepped]:
+        if reads & {_variable(end) for end in ends} and _moved_by_a_shrinking_step(loop, ends, carrying):
             return sorted(ends, key=str)
     return None
 

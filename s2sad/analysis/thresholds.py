@@ -24,7 +24,8 @@ _ORDERINGS = {operator.gt: True, np.greater: True, operator.lt: True, np.less: T
               operator.ge: False, np.greater_equal: False, operator.le: False, np.less_equal: False}
 
 
-def _number(atom) -> float | None:
+def literal_number(atom) -> float | None:
+    """The number a constant atom writes (``20``, ``0.5``), else None."""
     try:
         value = ast.literal_eval(atom.code) if isinstance(atom, Const) else None
     except (ValueError, SyntaxError, TypeError):
@@ -33,7 +34,7 @@ def _number(atom) -> float | None:
 
 
 def _pair(value, bound) -> set[tuple[str, float]]:
-    number = _number(bound)
+    number = literal_number(bound)
     return {(value.name, number)} if isinstance(value, Var) and number is not None else set()
 
 
@@ -59,6 +60,6 @@ def threshold_tie(op: Operation, moving: set[str], thresholds: set) -> tuple[Var
     if strict is None:
         return None
     for value, bound in (op.args, op.args[::-1]):
-        if isinstance(value, Var) and value.name in moving and (value.name, _number(bound)) in thresholds:
+        if isinstance(value, Var) and value.name in moving and (value.name, literal_number(bound)) in thresholds:
             return value, bound, strict
     return None
