@@ -617,8 +617,9 @@ IDIOM_FAMILIES = {
                "tol = 1e-20", "while ({t2} * {t2} - {t}) ** 2 > tol and {i} < 50:", "    {t2} = 0.5 * ({t2} + {t} / {t2})",
                "    {i} += 1", "{out} = {t2}", real_only=True),
         # session 22's construct: a bisection whose ends the test's outcome, made a number, chooses by arithmetic
-        # (refused: each step's derivative is 0 while the root moves with {t}); the test compares two names
-        _idiom("bisection-by-arithmetic", "S", "{t} = 1.0 + {S} ** 2", "{t2}, {i} = 0.0, 4.0", "for _ in range(60):",
+        # (refused: each step's derivative is 0 while the root, in (0.7, 1.6) inside the bracket, moves with {t});
+        # the test compares two names
+        _idiom("bisection-by-arithmetic", "S", "{t} = 1.5 + np.tanh({S})", "{t2}, {i} = 0.0, 4.0", "for _ in range(60):",
                "    bisect_mid = 0.5 * ({t2} + {i})", "    bisect_above = float(bisect_mid * bisect_mid > {t})",
                "    {i} = bisect_above * bisect_mid + (1.0 - bisect_above) * {i}",
                "    {t2} = (1.0 - bisect_above) * bisect_mid + bisect_above * {t2}", "{out} = {t2}", real_only=True),
