@@ -170,6 +170,21 @@ def _nonnegative_values(function: Function, moving: set[str]) -> set[str]:
     return {r for r in made & moving if _chooses_beyond(r, function, operations, moving)}
 
 
+def _kinks_read_differentiably(function: Function, moving: set[str]) -> set[str]:
+    """The moving values ``_KINKED_AT_ZERO`` makes that reach the result through differentiable operations:
+    a tolerance test's ``abs(x_new - x) < tol``, 0 where Newton's iteration has converged, reads its kink
+    by a comparison alone, and no derivative goes through it."""
+    operations = operations_of(function.statements)
+    reaching, before = {function.result.name} if isinstance(function.result, Var) else set(), -1
+    while len(reaching) != before:  # (as activity's useful values, backwards)
+        before = len(reaching)
+        for op in reversed(operations):
+            if op.target in reaching and propagates(op):
+                reaching.update(op.uses())
+    return {op.target for op in operations if op.calls(*_KINKED_AT_ZERO) and op.target in reaching
+            and any(name in moving for name in op.uses())}
+
+
 def _signs(function: Function, moving: set[str]) -> set[str]:
     return {op.target for op in operations_of(function.statements) if op.calls(*_LOCALLY_CONSTANT)
             and any(name in moving for name in op.uses())}
@@ -230,7 +245,7 @@ class ExactPoints:
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
-    differentiated_again: bool = False  # generated code (forward code, for a hvp): kinks at 0 are checked
+    kinks_read: set = field(default_factory=set)  # in code differentiated again: _kinks_read_differentiably
     thresholds: set = field(default_factory=set)  # (x, c) of the extremes of a variable and a constant (thresholds.py)
 
 
@@ -304,7 +319,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
     return ExactPoints(moving, checked_with_tangents(function), inputs_of, set(function.params), nonnegative,
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
-                       None if _generated(function) else values_of(function), _generated(function),
+                       None if _generated(function) else values_of(function),
+                       _kinks_read_differentiably(function, moving) if _generated(function) else set(),
                        kinked_thresholds(function))
 
 
@@ -364,7 +380,7 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
-    if found.differentiated_again and op.calls(*_KINKED_AT_ZERO) and any(name in found.moving for name in op.uses()):
+    if op.target in found.kinks_read:
         return ExactTest(Var(op.target), True, found_by_op=False, kink=True)
     lookup = _key_lookup(op)
     if lookup is not None and isinstance(lookup[1], Var) and lookup[1].name in found.moving:
