@@ -421,10 +421,17 @@ def softplus_kept_finite(x):
     return np.sum(np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0)))))
 
 
+def larger_or_squared_smaller(x, y):
+    return np.sum(np.where(x > y, x, np.minimum(x, y) ** 2))
+
+
 def test_an_ordering_at_the_tie_of_an_extreme_of_the_same_two_is_refused():
     # at x = 20 the branch taken is the one where np.minimum(x, 20.0) is x, whose tie gave it half the
     # slope: grad 0.5, where NumPy's function has slope 1 on either side
     error = refusal_in("grad", softplus_kept_finite, np.array([-1.0, 20.0]), "exactly equal to a constant")
     assert error.location.text.strip().startswith("return np.sum(np.where(x > 20.0")
+    # two variables: at x = y = 0.5 grad gave (0.5, 0.5), where the slopes are (1, 0) on either side
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`x > y` finds"):
+        s2sad.grad(larger_or_squared_smaller, argnums=(0, 1))(np.array([0.5]), np.array([0.5]))
     x = np.array([-1.0, 19.0, 25.0])
     np.testing.assert_allclose(s2sad.grad(softplus_kept_finite)(x), numerical_gradient(softplus_kept_finite, [x], 0), rtol=1e-6)

@@ -1,6 +1,6 @@
 """An ordering of a moving value with a constant (``x > 20.0``) at its tie, where the function also takes
 an elementwise extreme of the two (``np.minimum(x, 20.0)``, ``min(x, 20.0)``, ``np.clip(x, lo, 20.0)``):
-checked there (analysis/exact_points.py).
+checked there (analysis/exact_points.py); the same of two variables (``x > y`` and ``min(x, y)``).
 
 The ordering's outcome at the tie is that of one side, so the branch taken gives that side's slope,
 right where the branch is smooth; the extreme's slope at its tie is the mean of its two sides' (half
@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from ..frontend.ir import Const, Function, Operation, Var, operations_of
+from ..frontend.ir import Atom, Const, Function, Operation, Var, operations_of
 
 # the elementwise extremes of two values, whose slope at a tie is half to each
 _PAIRWISE_EXTREMES = (np.minimum, np.maximum, np.fmin, np.fmax, builtins.min, builtins.max)
@@ -33,13 +33,19 @@ def literal_number(atom) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _pair(value, bound) -> set[tuple[str, float]]:
-    number = literal_number(bound)
-    return {(value.name, number)} if isinstance(value, Var) and number is not None else set()
+def _side(atom) -> str | float | None:
+    """A side of an extreme or an ordering as the pairs hold it: a variable's name, or a constant's number."""
+    return atom.name if isinstance(atom, Var) else literal_number(atom)
 
 
-def kinked_thresholds(function: Function) -> set[tuple[str, float]]:
-    """(x, c) for each elementwise extreme of a variable ``x`` and a constant ``c`` the function takes."""
+def _pair(value, bound) -> set[tuple[str, str | float]]:
+    side = _side(bound)
+    return {(value.name, side)} if isinstance(value, Var) and side is not None else set()
+
+
+def kinked_thresholds(function: Function) -> set[tuple[str, str | float]]:
+    """(x, c) for each elementwise extreme of a variable ``x`` and a constant ``c`` (or another variable,
+    by its name: ``min(x, y)``) the function takes."""
     pairs = set()
     for op in operations_of(function.statements):
         if op.calls(*_PAIRWISE_EXTREMES) and len(op.args) == 2 and not op.kwargs:
@@ -49,9 +55,9 @@ def kinked_thresholds(function: Function) -> set[tuple[str, float]]:
     return pairs
 
 
-def threshold_tie(op: Operation, moving: set[str], thresholds: set) -> tuple[Var, Const, bool] | None:
-    """``(x, c, strict)`` where ``op`` orders a moving ``x`` with a constant ``c`` of which the function
-    takes an extreme (``kinked_thresholds``), else None."""
+def threshold_tie(op: Operation, moving: set[str], thresholds: set) -> tuple[Var, Atom, bool] | None:
+    """``(x, c, strict)`` where ``op`` orders a moving ``x`` with a constant or variable ``c`` of which the
+    function takes an extreme (``kinked_thresholds``), else None."""
     try:
         strict = _ORDERINGS.get(op.callee.value) if op.kind == "call" and op.callee is not None \
             and op.callee.kind == "static" and len(op.args) == 2 and not op.kwargs else None
@@ -60,6 +66,6 @@ def threshold_tie(op: Operation, moving: set[str], thresholds: set) -> tuple[Var
     if strict is None:
         return None
     for value, bound in (op.args, op.args[::-1]):
-        if isinstance(value, Var) and value.name in moving and (value.name, literal_number(bound)) in thresholds:
+        if isinstance(value, Var) and value.name in moving and (value.name, _side(bound)) in thresholds:
             return value, bound, strict
     return None
