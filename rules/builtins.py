@@ -2,8 +2,12 @@
 ``list``, ``tuple``, ``divmod`` (``np.divmod``'s rule: the quotient has no slope).
 
 ``max``/``min`` (of several arguments or of one sequence) send the cotangent to the element
-Python returns: the first of tied extremes. ``len``, ``int``, ``round`` and friends return
-integers and carry no gradient.
+Python returns; where numbers tie for it (and no ``key=`` chose), to each of them in equal parts,
+as ``np.max`` and ``np.maximum`` do. Python returns the first of tied extremes, of ``min`` and
+``max`` alike: a sorting network's ``a, b = min(a, b), max(a, b)`` sent both cotangents to ``a``
+at ``a == b`` (grad (3, 0) of ``min(a, b) + 2 * max(a, b)``, whose slopes there are (1, 2) and
+(2, 1)); the parts give their mean, the central difference. ``len``, ``int``, ``round`` and
+friends return integers and carry no gradient.
 """
 import builtins
 
@@ -66,25 +70,36 @@ def sequence_jvp(g, ans, iterable=()):
     return type(ans)(g)
 
 
+_REAL_NUMBERS = (int, float, np.integer, np.floating)
+
+
+def tied_for(winner: int, items: list, key) -> list[int]:
+    """The items ``max``/``min`` returned ``items[winner]`` among: the real numbers equal to it where no
+    ``key=`` chose (each gets an equal part of the cotangent), else the winner alone (``key=`` only
+    chooses which item is handed back: its slope is zero almost everywhere, as ``sorted``'s)."""
+    if key is not None or not isinstance(items[winner], _REAL_NUMBERS):
+        return [winner]
+    return [i for i, item in enumerate(items) if isinstance(item, _REAL_NUMBERS) and item == items[winner]]
+
+
 def _extremum_rrule(choose):
     def extremum_rrule(*args, key=None, default=None):
         items = list(args[0]) if len(args) == 1 else list(args)
         if not items:
             return default, lambda g: (NO_TANGENT,) * (len(args) + 1)
-        # `key=` only chooses which item is handed back (its slope is zero almost everywhere, as
-        # `sorted`'s): Python calls it once per item and keeps the first of tied extremes, and so does this
         ranks = [key(item) for item in items] if key is not None else items
         winner = choose(range(len(items)), key=ranks.__getitem__)
+        tied = tied_for(winner, items, key)
 
         def extremum_pullback(g):
-            parts = [ZERO] * len(items)
-            parts[winner] = g
+            part = g if len(tied) == 1 else unthunk(g) / len(tied)
+            parts = [part if i in tied else ZERO for i in range(len(items))]
             if len(args) > 1:
                 return (NO_TANGENT, *parts)
             sequence = args[0]
             if isinstance(sequence, np.ndarray):
                 out = np.zeros(sequence.shape, dtype=sequence.dtype)
-                out[winner] += unthunk(g)
+                out[tied] += unthunk(part)
                 return NO_TANGENT, out
             return NO_TANGENT, (tuple(parts) if isinstance(sequence, tuple) else parts)
 
@@ -116,7 +131,7 @@ nondifferentiable(
 # items without one); ``list``/``tuple`` make the same container of the tangents; ``abs`` and
 # ``pow`` are those of ``math`` and ``operator`` (templates over functions with rules, so
 # forward code can be differentiated again). ``max``/``min`` push forward the tangent of the
-# element Python returns (the first of tied extremes; ``key=`` allowed: it only chooses).
+# element Python returns, the mean of the tied numbers' (``key=`` allowed: it only chooses).
 # They need a signature, ``iterable, *args``: ``max(xs)`` has ``xs`` as its iterable,
 # ``max(a, b, c)`` has ``a`` and ``args == (b, c)``, whose tangent is the tuple of the
 # tangents of ``b`` and ``c`` (ZERO for those without one).
@@ -126,14 +141,25 @@ def pow_jvp_exponent(g, ans, base, exp, mod):
     return power_jvp_exponent(g, ans, base, exp)  # with mod, every argument is an int: no tangents
 
 
-def winner_index(choose, iterable, args, key):
-    """The index of the element ``max``/``min`` returns among ``(iterable, *args)``, or among
-    ``iterable``'s items (None if there are none)."""
+def tied_indices(choose, iterable, args, key) -> list[int]:
+    """The indices of the elements ``max``/``min`` returns among ``(iterable, *args)``, or among
+    ``iterable``'s items: the one Python returns and the numbers tied with it (none if there are none)."""
     items = [iterable] + list(args) if args else list(iterable)
     if not items:
-        return None
+        return []
     value = items.__getitem__ if key is None else (lambda i: key(items[i]))
-    return choose(range(len(items)), key=value)
+    return tied_for(choose(range(len(items)), key=value), items, key)
+
+
+def _part_of(t, indices: list[int], count: int):
+    """The tangents ``t`` holds at ``indices`` (ZERO for those without one), summed, over ``count``: their
+    part of the mean of ``count`` tied items' tangents."""
+    total = ZERO
+    for i in indices:
+        item = _item_tangent(t[i])
+        if item is not ZERO:
+            total = item if total is ZERO else total + item
+    return total if total is ZERO or count == 1 else total / count
 
 
 def _item_tangent(t):
@@ -141,20 +167,24 @@ def _item_tangent(t):
 
 
 def _extremum_jvps(choose):
+    # the mean of the tied items' tangents: those of ``iterable`` and of ``args`` come to two rules,
+    # each giving its items' part
     def extremum_jvp_iterable(g, ans, iterable, args, key, default):
-        winner = winner_index(choose, iterable, args, key)
-        if winner is None or g is ZERO:
+        tied = tied_indices(choose, iterable, args, key)
+        if not tied or g is ZERO:
             return ZERO
         if args:
-            return g if winner == 0 else ZERO
-        return _item_tangent(unthunk(g)[winner])
+            return (g if len(tied) == 1 else g / len(tied)) if 0 in tied else ZERO
+        return _part_of(unthunk(g), tied, len(tied))
 
     def extremum_jvp_args(g, ans, iterable, args, key, default):
-        winner = winner_index(choose, iterable, args, key)
-        return _item_tangent(g[winner - 1]) if winner and g is not ZERO else ZERO
+        tied = tied_indices(choose, iterable, args, key)
+        if g is ZERO or not any(tied):
+            return ZERO
+        return _part_of(g, [i - 1 for i in tied if i], len(tied))
 
     def extremum_jvp_default(g, ans, iterable, args, key, default):
-        return g if winner_index(choose, iterable, args, key) is None else ZERO
+        return g if not tied_indices(choose, iterable, args, key) else ZERO
 
     for jvp in (extremum_jvp_iterable, extremum_jvp_args, extremum_jvp_default):
         jvp.__name__ = jvp.__qualname__ = jvp.__name__.replace("extremum", choose.__name__)

@@ -22,7 +22,7 @@ adjoint sums over the reduced axes), ``as_tangent_of`` and ``like_output`` (a ta
 its output's dtype: the cotangent cast back), ``times`` (a product guarded where the tangent is
 0), ``unthunk`` (the identity on values), ``array_like`` (a list read as an array), ``split_cotangent`` (a tuple's tangent as its items),
 ``field_cotangent`` (an entry of a dict's tangent); ``dtype_of`` and ``np.isfortran`` only read a dtype or
-a layout, ``winner_index`` which item ``max``/``min`` return, ``is_zero`` whether a tangent is a symbolic zero.
+a layout, ``tied_indices`` which items ``max``/``min`` return, ``is_zero`` whether a tangent is a symbolic zero.
 """
 import copy
 
@@ -40,7 +40,7 @@ from s2sad.runtime.structure import (add_tangents, field_cotangent, insertion_in
 
 from s2sad.runtime.tangents import NO_TANGENT, ZERO, Tangent, is_zero, unthunk
 
-from .builtins import winner_index
+from .builtins import tied_indices
 from .helpers import (added_at, array_like, conj, expand_reduced, fit, merged_keywords, output_parts, owned_copy, safe_divide,
                       deleted_name, diagonal_filled, diagonal_positions, filled_in_place, logged, piecewise_conditions, vectorized_dtype, sorted_in_place, subtracted_at, taken_for_writing, not_the_callers, unbroadcast, write_back, written_into,
                       written_into_argument, written_into_shared)
@@ -262,7 +262,7 @@ defvjp(unthunk,       "t", "g")
 defvjp(array_like,    "value", "g")  # the cotangent of a list an array, as the rules of NumPy's functions give it
 defvjp(split_cotangent, "t, count", split_cotangent_vjp, None)
 defvjp(field_cotangent, "t, key", field_cotangent_vjp, None)
-nondifferentiable(dtype_of, winner_index, is_zero)  # a dtype; which item max/min returns (an index); a symbolic zero?
+nondifferentiable(dtype_of, tied_indices, is_zero)  # a dtype; which items max/min return (indices); a symbolic zero?
 
 # ---- forward rules
 deflinear(fit, "t")

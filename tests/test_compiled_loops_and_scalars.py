@@ -80,7 +80,7 @@ def int_or_float_return(x, n):
 
 
 def ties(x, y):
-    """Python's max and min of two equal values return the first: the gradient goes there."""
+    """Python's max and min of two equal values return the first: the gradient goes half to each."""
     return 2.0 * max(x, y) + 3.0 * min(y, x)
 
 
@@ -163,14 +163,14 @@ def test_a_loop_and_scalar_gradient_compiles_and_is_central_differences_and_the_
     compiled_against_references(*CASES[name])
 
 
-def test_a_tie_in_max_and_min_gives_the_gradient_to_the_first_value_as_python_does():
-    # max(1.5, 1.5) is its first argument, min(y, x) its first: d/dx = 2, d/dy = 3 (hand-derived; central
-    # differences straddle the kink, so they are no reference here)
+def test_a_tie_in_max_and_min_gives_half_the_gradient_to_each_value():
+    # max(1.5, 1.5) and min(y, x) each send half to x and half to y: d/dx = d/dy = 2.5, the mean of the
+    # slopes either side, (2, 3) and (3, 2), which central differences give
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.CompiledFallbackWarning)
         value, gradient = s2sad.value_and_grad(ties, argnums=(0, 1), compile=True)(1.5, 1.5)
-    assert value == 7.5 and gradient == (2.0, 3.0)
-    assert s2sad.grad(ties, argnums=(0, 1))(1.5, 1.5) == (2.0, 3.0)
+    assert value == 7.5 and gradient == (2.5, 2.5)
+    assert s2sad.grad(ties, argnums=(0, 1))(1.5, 1.5) == (2.5, 2.5)
 
 
 def test_max_of_signed_zeros_is_the_first_as_python_gives_it():

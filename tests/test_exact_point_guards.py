@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from finite_differences import assert_hvp_matches, numerical_gradient
+from finite_differences import assert_hvp_matches, numerical_gradient, refusal_in
 
 
 def expm1_over_x(x):
@@ -200,7 +200,8 @@ def sinc_of_norm_greater(x):
 
 def test_an_ordering_of_a_norm_with_0_is_refused_at_0_for_hvp_only():
     # hvp was 0 at 0, NumPy's -v / 3; the first derivative through the norm's kink is its subgradient, 0
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`r > 0` finds a differentiated value exactly equal"):
+    # (refused at the norm itself: a norm at 0 is checked in a second derivative whatever reads it)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"`np.linalg.norm\(...\) == 0` finds a differentiated value"):
         s2sad.hvp(sinc_of_norm_greater, (np.zeros(2),), (np.array([1.0, 0.5]),))
     np.testing.assert_array_equal(s2sad.grad(sinc_of_norm_greater)(np.zeros(2)), [0.0, 0.0])
     x, v, u = np.array([0.3, 0.4]), np.array([1.0, 0.5]), np.array([-0.2, 0.7])
@@ -208,8 +209,8 @@ def test_an_ordering_of_a_norm_with_0_is_refused_at_0_for_hvp_only():
 
 
 @pytest.mark.parametrize("f, x, line", [
-    (sinc_of_norm, np.zeros(2), "safe = np.where(r == 0, 1.0, r)"),   # was 0 at 0, NumPy's -v / 3
-    (sinc_of_abs, np.zeros(2), "return np.sum(np.where(a == 0, 1.0, np.sin(a) / np.where(a == 0, 1.0, a)))"),  # was 0, -1/3
+    (sinc_of_norm, np.zeros(2), "r = np.linalg.norm(x)"),   # was 0 at 0, NumPy's -v / 3
+    (sinc_of_abs, np.zeros(2), "a = np.abs(x)"),            # was 0, -1/3 (each refused at the kink, before its guard)
 ])
 def test_hvp_refuses_where_the_operands_tangent_is_0_but_it_moves(f, x, line):
     # a norm's and |x|'s tangent at 0 is 0 along every direction, yet the value moves: jvp is right
@@ -373,3 +374,64 @@ def test_equalities_in_disguise_are_refused_at_the_equal_point(f, line):
     assert caught.value.location.text.strip() == line
     x = np.array([0.2, 0.5])
     np.testing.assert_allclose(s2sad.grad(f)(x), numerical_gradient(f, [x], 0), rtol=1e-6, atol=1e-8)
+
+
+def rate_looked_up(x):
+    table = {0.5: 2.0, 1.0: 3.0}
+    return table.get(float(x[0]), 1.0) * np.sum(x ** 2)
+
+
+def rate_indexed(t):
+    return {0.0: 1.0, 1.0: 2.0}[t] * t ** 2
+
+
+def test_a_dict_looked_up_by_a_moving_key_is_refused_where_the_key_is_one_of_its_own():
+    # at x[0] = 0.5 the entry 2.0 holds there alone (1.0 all around): grad gave [2.0, 1.2], NumPy's [1.0, 1.2]
+    error = refusal_in("grad", rate_looked_up, np.array([0.5, 0.3]), "a key it looks up")
+    assert error.location.text.strip() == "return table.get(float(x[0]), 1.0) * np.sum(x ** 2)"
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="a key it looks up"):
+        s2sad.jvp(rate_indexed, (1.0,), (1.0,))  # found only at its keys: refused wherever it runs
+    x = np.array([0.7, 0.3])
+    np.testing.assert_allclose(s2sad.grad(rate_looked_up)(x), numerical_gradient(rate_looked_up, [x], 0), rtol=1e-6)
+
+
+def squared_distance_and_product(x, y):
+    return np.linalg.norm(x - y) ** 2 + np.sum(x * y)
+
+
+def squared_magnitudes(x):
+    return np.sum(np.abs(x) ** 2)
+
+
+@pytest.mark.parametrize("f, args, v", [
+    (squared_distance_and_product, (np.array([1.0, 2.0]), np.array([1.0, 2.0])), (np.array([1.0, -1.0]), np.zeros(2))),
+    (squared_magnitudes, (np.array([0.0, 0.5]),), (np.array([1.0, -1.0]),)),
+])
+def test_a_norm_or_absolute_value_at_0_is_refused_in_a_second_derivative(f, args, v):
+    # smooth functions whose first derivative's convention at 0 (sign(0) = 0, x / 0 taken as 0) a second one
+    # multiplied in: hvp gave [0, 0], [1, -1] for the first, whose Hessian [[2I, -I], [-I, 2I]] gives [2, -2], [-1, 1],
+    # and [0, -2] for the second, NumPy's [2, -2]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"\(\.\.\.\) == 0"):
+        s2sad.hvp(f, args, v)
+    moved = tuple(a + np.array([0.3, -0.2]) * (n + 1) for n, a in enumerate(args))
+    assert_hvp_matches(s2sad.hvp(f, moved, v), f, list(moved), list(v), [np.array([0.5, 2.0]) for _ in args])
+
+
+def softplus_kept_finite(x):
+    return np.sum(np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0)))))
+
+
+def larger_or_squared_smaller(x, y):
+    return np.sum(np.where(x > y, x, np.minimum(x, y) ** 2))
+
+
+def test_an_ordering_at_the_tie_of_an_extreme_of_the_same_two_is_refused():
+    # at x = 20 the branch taken is the one where np.minimum(x, 20.0) is x, whose tie gave it half the
+    # slope: grad 0.5, where NumPy's function has slope 1 on either side
+    error = refusal_in("grad", softplus_kept_finite, np.array([-1.0, 20.0]), "exactly equal to a constant")
+    assert error.location.text.strip().startswith("return np.sum(np.where(x > 20.0")
+    # two variables: at x = y = 0.5 grad gave (0.5, 0.5), where the slopes are (1, 0) on either side
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`x > y` finds"):
+        s2sad.grad(larger_or_squared_smaller, argnums=(0, 1))(np.array([0.5]), np.array([0.5]))
+    x = np.array([-1.0, 19.0, 25.0])
+    np.testing.assert_allclose(s2sad.grad(softplus_kept_finite)(x), numerical_gradient(softplus_kept_finite, [x], 0), rtol=1e-6)

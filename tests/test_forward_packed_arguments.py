@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from finite_differences import numerical_gradient
 
 rng = np.random.default_rng(41)
 
@@ -72,10 +73,10 @@ def test_max_and_min_of_several_floats(f, args):
         assert abs(tangent - central_jvp(f, args, tangents)) < 1e-6
 
 
-def test_max_at_a_tie_follows_the_element_python_returns():
-    """max(a, b) at a == b returns a: the tangent is a's (the convention of the reverse rule)."""
-    assert s2sad.jvp(lambda a, b: max(a, b), (1.0, 1.0), (2.0, 5.0))[1] == 2.0
-    assert s2sad.grad(lambda a, b: max(a, b), argnums=(0, 1))(1.0, 1.0) == (1.0, 0.0)
+def test_max_at_a_tie_takes_the_mean_of_the_tied_values():
+    """max(a, b) at a == b: the mean of the two tangents (the convention of the reverse rule, and np.maximum's)."""
+    assert s2sad.jvp(lambda a, b: max(a, b), (1.0, 1.0), (2.0, 5.0))[1] == 3.5
+    assert s2sad.grad(lambda a, b: max(a, b), argnums=(0, 1))(1.0, 1.0) == (0.5, 0.5)
 
 
 @pytest.mark.parametrize("f", ARRAYS, ids=lambda f: f.__name__)
@@ -114,3 +115,20 @@ def test_hvp_through_max_of_several():
 
     x, v = np.array([1.0, 2.0, 0.5]), np.array([0.3, -0.2, 1.0])
     np.testing.assert_allclose(s2sad.hvp(f, (x,), (v,)), central_hvp(f, x, v), rtol=1e-4, atol=1e-5)
+
+
+def sorted_by_a_network(x):
+    a, b, c = x[0], x[1], x[2]
+    a, b = min(a, b), max(a, b)
+    b, c = min(b, c), max(b, c)
+    a, b = min(a, b), max(a, b)
+    return a + 2.0 * b + 3.0 * c
+
+
+def test_a_sorting_network_at_a_tie_gives_the_mean_of_the_slopes_either_side():
+    # Python's min and max of two equal values both return the first: grad sent both cotangents to x[0],
+    # (5, 0, 1), outside the slopes (2, 3, 1) and (3, 2, 1) either side; central differences give (2.5, 2.5, 1)
+    x = np.array([0.5, 0.5, 0.1])
+    np.testing.assert_allclose(s2sad.grad(sorted_by_a_network)(x), [2.5, 2.5, 1.0])
+    np.testing.assert_allclose(s2sad.grad(sorted_by_a_network)(x), numerical_gradient(sorted_by_a_network, [x], 0))
+    assert s2sad.jvp(sorted_by_a_network, (x,), (np.array([1.0, 0.0, 0.0]),))[1] == 2.5

@@ -129,3 +129,89 @@ def test_a_bisection_moving_its_ends_by_two_tests_in_place_or_by_where_is_refuse
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
         run()
     assert caught.value.location.text.strip() == "for _ in range(60):"
+
+
+def cube_root_ends_by_arithmetic(a):
+    lo, hi = 0.0, 3.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        above = float(mid ** 3 - a > 0)
+        hi = above * mid + (1.0 - above) * hi
+        lo = (1.0 - above) * mid + above * lo
+    return lo
+
+
+def cube_roots_ends_by_steps(a):
+    lo, hi = np.zeros_like(a), np.full_like(a, 3.0)
+    while np.max(hi - lo) > 1e-12:
+        mid = 0.5 * (lo + hi)
+        above = (mid ** 3 > a).astype(float)
+        hi = hi + above * (mid - hi)
+        lo = lo + (1 - above) * (mid - lo)
+    return np.sum(lo)
+
+
+def cube_root_from_a_moving_bracket(a):
+    lo, hi = 0.0, a
+    while hi - lo > 1e-12:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if mid ** 3 > a else (mid, hi)
+    return lo
+
+
+def merged_sorted(a, b):
+    i, j, out = 0, 0, []
+    while i < len(a) and j < len(b):
+        if a[i] < b[j]:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return np.sum(np.array(out + list(a[i:]) + list(b[j:])) * np.arange(1.0, len(a) + len(b) + 1))
+
+
+@pytest.mark.parametrize("mode, f, x", [
+    ("grad", cube_root_ends_by_arithmetic, 2.0),                   # was 0, the root's slope 0.210
+    ("jvp", cube_roots_ends_by_steps, np.array([2.0, 5.0])),        # was 0, [0.210, 0.114] along ones: 0.324
+    ("grad", cube_root_from_a_moving_bracket, 2.0),                 # was r / a = 0.630, the root's slope 0.210
+])
+def test_a_bisection_choosing_its_ends_by_arithmetic_or_from_a_moving_bracket_is_refused(mode, f, x):
+    run = {"grad": lambda: s2sad.grad(f)(x), "jvp": lambda: s2sad.jvp(f, (x,), (np.ones_like(x),))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
+        run()
+    assert caught.value.location.text.strip().startswith(("for _ in range(60):", "while np.max(hi - lo)", "while hi - lo"))
+    assert "`hi` and `lo`" in str(caught.value)
+
+
+def test_a_merge_moving_one_counter_on_each_path_is_differentiated():
+    # i += 1 on one path, j += 1 on the other: no end is a point made from both (was refused as a bisection)
+    a, b = np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.3, 1.2])
+    for argnum, gradient in enumerate(s2sad.grad(merged_sorted, argnums=(0, 1))(a, b)):
+        np.testing.assert_allclose(gradient, numerical_gradient(merged_sorted, [a, b], argnum), rtol=1e-6)
+
+
+def cube_root_by_halved_steps(a):
+    x, step = 0.0, 4.0
+    for _ in range(60):
+        step *= 0.5
+        if (x + step) ** 3 <= a:
+            x = x + step
+    return x
+
+
+def cube_root_by_signed_steps(a):
+    x, step = 1.5, 1.0
+    for _ in range(60):
+        x = x - np.sign(x ** 3 - a) * step
+        step = step / 2
+    return x
+
+
+@pytest.mark.parametrize("mode, f", [("grad", cube_root_by_halved_steps), ("jvp", cube_root_by_signed_steps)])
+def test_a_search_moving_one_end_by_a_halved_step_is_refused(mode, f):
+    # each gave 0, the root's slope 0.210
+    run = {"grad": lambda: s2sad.grad(f)(2.0), "jvp": lambda: s2sad.jvp(f, (2.0,), (1.0,))}[mode]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="narrows a bracket") as caught:
+        run()
+    assert "`x`" in str(caught.value) and caught.value.location.text.strip() == "for _ in range(60):"

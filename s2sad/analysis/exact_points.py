@@ -2,7 +2,9 @@
 that moves with a differentiated input and one that does not (runtime/exact_points.py refuses them
 as they run, where they find the two equal and, in forward code, ``x``'s tangent there is not 0).
 The same tests in other words: ``np.array_equal``, ``np.isclose`` with zero tolerances,
-``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``.
+``math.isclose(x, 0.0)``, a list or tuple compared with ``==``, ``np.sign(x) == 0``, a dict looked up
+by a moving key (``table.get(x0, 1.0)``, ``table[x0]``: its entry holds where the key equals one of its
+own, the default all around), ``xs.index(x0)``.
 
 Two sides moving with no input in common (``np.where(x == y, ...)``, both differentiated) part as
 soon as either moves, and so do two elements of one array read by two indices (``x[0] == x[1]``,
@@ -32,6 +34,7 @@ import numpy as np
 from ..runtime.exact_points import EXACT_POINT_ARGUMENTS, at_an_exact_point
 from ..frontend.ir import Atom, Branch, Const, Function, Loop, Operation, Var, nested, operations_of
 from .activity import propagates, varied_values
+from .thresholds import kinked_thresholds, threshold_tie
 from .ties import Tie, Values, assignments, difference_tie, is_element_of, reads_of_one_array, tie_of, values_of
 
 # whether a comparison's result says its sides are equal (True) or that they differ (False);
@@ -58,9 +61,19 @@ _BOOL_SPELLINGS = ("bool", "np.bool_", "np.bool", "numpy.bool_", "'bool'", '"boo
 _ORDERINGS_AT_ZERO = {operator.gt: (0, False), np.greater: (0, False), operator.le: (0, True), np.less_equal: (0, True),
                       operator.lt: (1, False), np.less: (1, False), operator.ge: (1, True), np.greater_equal: (1, True)}
 _NONNEGATIVE = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs)
+# Kinks at 0 whose first derivative there is a convention (0: ``np.sign(0)``, a norm's ``x / 0`` taken as 0)
+# that a second derivative multiplies in: ``np.abs(x) ** 2`` and ``np.linalg.norm(x - y) ** 2`` are
+# smooth, with Hessian 2I, which the product of the conventions made 0. In code differentiated again
+# each is tested as its result being 0, as np.maximum's tie is in its rule's forward template.
+_KINKED_AT_ZERO = (np.linalg.norm, np.abs, np.sqrt, np.hypot, builtins.abs, math.sqrt, math.fabs, math.hypot)
 _LOCALLY_CONSTANT = (np.sign,)
 # how a check's first argument joins a comparison with what tells a tie (ties.tie_found, codegen's ``&``)
 _LOGICAL = (np.logical_and, np.logical_or, np.logical_not, operator.and_, operator.or_, operator.invert)
+# Looking a moving float up by equality: a dict's entry for it (``table.get(x0, 1.0)``, ``table[x0]``) is
+# the entry of a key equal to it, chosen at that point alone (the default all around it); a list's
+# ``index``/``count`` likewise. By method: the containers whose lookup compares so.
+_LOOKUPS = {"get": "dict", "pop": "dict", "setdefault": "dict", "__getitem__": "dict",
+            "index": "(list, tuple)", "count": "(list, tuple)"}
 
 
 def _static_callee(op: Operation):
@@ -104,6 +117,18 @@ def _exactly_close(op: Operation) -> bool:
     return _is_zero(given.get(relative)) or relative not in given and _is_zero(given.get("b"))
 
 
+def _key_lookup(op: Operation) -> tuple[Atom, Atom, str] | None:
+    """``table.get(key, ...)``, ``table[key]``, ``xs.index(key)``: (container, key, the containers
+    whose lookup compares the key by equality), or None."""
+    if op.kind != "call" or op.callee is None or len(op.args) < 2:
+        return None
+    if op.callee.kind == "method" and op.callee.name in _LOOKUPS:
+        return op.args[0], op.args[1], _LOOKUPS[op.callee.name]
+    if op.calls(operator.getitem) and len(op.args) == 2:
+        return op.args[0], op.args[1], "dict"
+    return None
+
+
 def _truth_test(op: Operation) -> bool | None:
     return _looked_up(_TRUTH_TESTS, op) if len(op.args) == 1 else None
 
@@ -145,6 +170,21 @@ def _nonnegative_values(function: Function, moving: set[str]) -> set[str]:
     if _generated(function):
         return made
     return {r for r in made & moving if _chooses_beyond(r, function, operations, moving)}
+
+
+def _kinks_read_differentiably(function: Function, moving: set[str]) -> set[str]:
+    """The moving values ``_KINKED_AT_ZERO`` makes that reach the result through differentiable operations:
+    a tolerance test's ``abs(x_new - x) < tol``, 0 where Newton's iteration has converged, reads its kink
+    by a comparison alone, and no derivative goes through it."""
+    operations = operations_of(function.statements)
+    reaching, before = {function.result.name} if isinstance(function.result, Var) else set(), -1
+    while len(reaching) != before:  # (as activity's useful values, backwards)
+        before = len(reaching)
+        for op in reversed(operations):
+            if op.target in reaching and propagates(op):
+                reaching.update(op.uses())
+    return {op.target for op in operations if op.calls(*_KINKED_AT_ZERO) and op.target in reaching
+            and any(name in moving for name in op.uses())}
 
 
 def _signs(function: Function, moving: set[str]) -> set[str]:
@@ -228,6 +268,8 @@ class ExactPoints:
     elements: dict[str, tuple[str, Atom]]  # ``x_i = x[i]``: x_i -> ("x", Var("i")); ``x_0 = x[0]``: ("x", Const("0"))
     items_of: dict[str, list[Atom]]  # ``for v in [a, 0.0, b]`` (filter(None, ...)'s loop): v -> [a, 0.0, b]
     values: Values | None = None  # copies and the operations making names (ties.py); None: ties not checked
+    kinks_read: set = field(default_factory=set)  # in code differentiated again: _kinks_read_differentiably
+    thresholds: set = field(default_factory=set)  # (x, c) of the extremes of a variable and a constant (thresholds.py)
     checked_anyway: set[str] = field(default_factory=set)  # read by a check whatever the tangents
 
 
@@ -303,6 +345,8 @@ def exact_points(function: Function, wrt: tuple[str, ...]) -> ExactPoints:
                        set() if _generated(function) else nonnegative, _signs(function, moving),
                        _elements_read(function), _literal_items(function),
                        None if _generated(function) else values_of(function),
+                       _kinks_read_differentiably(function, moving) if _generated(function) else set(),
+                       kinked_thresholds(function),
                        checked_without_tangents(function) if _generated(function) else set())
 
 
@@ -318,6 +362,8 @@ class ExactTest:
     found_by_op: bool = True
     indices: tuple[Atom, Atom] | None = None  # two elements of one array: equal at the indices that differ
     tie: Tie | None = None  # two sides moving with one input, how they are told apart (ties.py)
+    looked_up_in: tuple[Atom, str] | None = None  # a key's container, and the types looking it up by equality
+    kink: bool = False  # ``operand`` is a norm's or an absolute value's result, in code differentiated again
 
 
 def exact_comparison(op: Operation, found: ExactPoints, with_tangent: bool) -> ExactTest | None:
@@ -363,6 +409,15 @@ def _test_of(op: Operation, found: ExactPoints) -> ExactTest | None:
         tie = None if found.values is None else tie_of(moving[0].name, moving[1].name, found.values, found.elements)
         if tie is not None:
             return ExactTest(moving[0], equal, alone=False, tie=tie)
+    if op.target in found.kinks_read:
+        return ExactTest(Var(op.target), True, found_by_op=False, kink=True)
+    lookup = _key_lookup(op)
+    if lookup is not None and isinstance(lookup[1], Var) and lookup[1].name in found.moving:
+        return ExactTest(lookup[1], True, found_by_op=False, looked_up_in=(lookup[0], lookup[2]))
+    threshold = threshold_tie(op, found.moving, found.thresholds)
+    if threshold is not None:  # x > c at x == c, where np.minimum(x, c) is taken too: the two sides' ties
+        value, bound, strict = threshold
+        return ExactTest(value, not strict, tie=Tie(bounds=(value, bound)))
     signs = [atom for atom in op.args[:2] if isinstance(atom, Var) and atom.name in found.signs]
     if equal is not None and not moving and signs:  # np.sign(x) == 0 is x == 0; == np.sign(y) parts there
         return ExactTest(signs[0], True, alone=False, found_by_op=False)
@@ -390,8 +445,8 @@ def truth_tested(condition: Atom, found: ExactPoints, with_tangent: bool = False
 def is_exact_test(op: Operation) -> bool:
     """Whether ``op`` may test a value at a point: ``==``, ``!=``, ``in``, a truth, or an ordering
     (checked with 0 by ``exact_comparison``)."""
-    return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op)
-            or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
+    return (_equality(op) is not None or _truth_test(op) is not None or _reads_truth(op) or _key_lookup(op) is not None
+            or op.calls(*_KINKED_AT_ZERO) or len(op.args) == 2 and _looked_up(_ORDERINGS_AT_ZERO, op) is not None)
 
 
 def is_rules_code(function) -> bool:

@@ -388,11 +388,15 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
     test = exact_comparison(op, _exact_points(emitter), tangent is not None)
     if test is None:
         return []
-    if _equality_spelled(op) is not None:
+    if test.kink:  # (in code differentiated again)
+        spelling = f"{op.callee.spelling}(...) == 0"
+    elif _equality_spelled(op) is not None:
         a, b = emitter.code(op.args[0]), emitter.code(op.args[1])
         spelling = f"{b} in {a}" if op.callee.value is operator.contains else f"{a} {_equality_spelled(op)} {b}"
     elif op.callee.operator_code and len(op.args) == 2:  # norm(x) > 0
         spelling = op.callee.operator_code.format(*(emitter.code(a) for a in op.args))
+    elif op.callee.kind == "method" and test.looked_up_in is not None:  # table.get(key, default)
+        spelling = f"{op.callee.spelling}({emitter.code(test.operand)}{', ...' if len(op.args) > 2 else ''})"
     elif op.callee.kind == "method":  # x.any(), x.astype(bool)
         spelling = f"{op.callee.spelling}({'...' if len(op.args) > 1 else ''})"
     else:
@@ -403,6 +407,9 @@ def exact_point_checks(emitter: Emitter, op: Operation, tangent: str | None = No
 def _found(emitter: Emitter, op: Operation, test: ExactTest) -> str:
     """What the check reads as the comparison's result: for ``x[i] == x[j]``, equal only where ``i != j``
     (``x[i] != x[j]``: different only there), since one element read twice moves with itself."""
+    if test.looked_up_in is not None:  # (the lookup ran: a key of a dict is hashable)
+        container, types = emitter.code(test.looked_up_in[0]), test.looked_up_in[1]
+        return f"(isinstance({container}, {types}) and {emitter.code(test.operand)} in {container})"
     if not test.found_by_op:
         return "None"
     if test.tie is not None:

@@ -2,13 +2,14 @@
 
 CPython's ``max(a, b)`` is ``a`` unless ``b > a`` (``min``: unless ``b < a``): of two equal values
 (``0.0`` and ``-0.0`` among them) it returns the first, and so it does of a NaN given first. The
-rule (rules/builtins.py) sends the cotangent to the value returned, the other getting none. The
-compiled code writes that out; what the pullback closure kept becomes the index of the value
-returned, an int the loops' tapes keep like any value:
+rule (rules/builtins.py) sends the cotangent to the value returned, the other getting none, and
+where the two are equal, half to each. The compiled code writes that out; what the pullback
+closure kept becomes the index of the value returned (2: both), an int the loops' tapes keep like
+any value:
 
-    y, y_pullback = max_rrule(a, b)   ->  y, y_pullback = (b, 1) if b > a else (a, 0)
-    _, da, db = y_pullback(g)         ->  _, da, db = (0.0, g if y_pullback == 0 else 0.0,
-                                                            g if y_pullback == 1 else 0.0)
+    y, y_pullback = max_rrule(a, b)   ->  y, y_pullback = (b, 1) if b > a else (a, 2) if b == a else (a, 0)
+    _, da, db = y_pullback(g)         ->  _, da, db = (0.0, g if y_pullback == 0 else 0.5 * g if y_pullback == 2 else 0.0,
+                                                            g if y_pullback == 1 else 0.5 * g if y_pullback == 2 else 0.0)
 
 In the version for arrays, whose values may be arrays too, the test is ``greater(b, a)`` (or
 ``less``), overloads of compiled_helpers for real numbers alone (Python's ``max`` of two arrays
@@ -128,9 +129,10 @@ class _WrittenOut(cst.CSTTransformer):
             a, b = (_CODE.code_for_node(argument.value) for argument in updated.args)
             comparison = self.extremes[name][0]
             test = f"{ARRAY_COMPARISONS[comparison]}({b}, {a})" if self.arrays else f"{b} {comparison} {a}"
-            return cst.parse_expression(f"(({b}, 1) if {test} else ({a}, 0))")
+            return cst.parse_expression(f"(({b}, 1) if {test} else ({a}, 2) if {b} == {a} else ({a}, 0))")
         if name in self.pullbacks and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
             g = _CODE.code_for_node(updated.args[0].value)
             zero = f"zero_like({g})" if self.arrays else "0.0"
-            return cst.parse_expression(f"(0.0, {g} if {name} == 0 else {zero}, {g} if {name} == 1 else {zero})")
+            return cst.parse_expression(f"(0.0, {g} if {name} == 0 else 0.5 * {g} if {name} == 2 else {zero}, "
+                                        f"{g} if {name} == 1 else 0.5 * {g} if {name} == 2 else {zero})")
         return updated

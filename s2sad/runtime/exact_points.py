@@ -59,8 +59,8 @@ def at_an_exact_point(found, operand, equal: bool, spelling: str, filename: str,
         return
     raise refusal_at(
         UnsupportedSyntaxError,
-        f"`{spelling}` finds a differentiated value exactly equal to a constant (or to a value moving with "
-        "other inputs, or to another element of its array), and the branch it chooses "
+        f"`{spelling}` finds a differentiated value exactly equal to a constant (a key it looks up, a value moving "
+        "with other inputs, or another element of its array), and the branch or entry it chooses "
         "holds at that point alone: s2sad differentiates the branch taken, whose derivative there is not "
         "the function's (a guard like `np.where(x == 0, 1.0, np.sin(x) / x)` has slope 0 at 0)",
         filename, line, column,

@@ -51,7 +51,8 @@ defs, ``*args``/``**kwargs`` and ``*shape`` forwarding) and ``control-and-collec
 tuple-returning helpers unpacked). Tolerance tests compare with a NAME (``> tol``), not a
 literal, so the probe leaves them alone (the last iterate is always within ``MARGIN`` of a
 literal tolerance); they stop near machine precision, so a change of the iteration count
-moves the value far less than the finite-difference tolerance.
+moves the value far less than the finite-difference tolerance. Session 22 added a bisection choosing
+its ends by the test's outcome made a number (``s = float(m * m > t)``, ``hi = s * m + (1 - s) * hi``).
 """
 from __future__ import annotations
 
@@ -615,6 +616,13 @@ IDIOM_FAMILIES = {
         _idiom("while-tolerance-newton", "S", "{t} = 1.0 + {S} ** 2", "{t2} = 1.0", "{i} = 0",
                "tol = 1e-20", "while ({t2} * {t2} - {t}) ** 2 > tol and {i} < 50:", "    {t2} = 0.5 * ({t2} + {t} / {t2})",
                "    {i} += 1", "{out} = {t2}", real_only=True),
+        # session 22's construct: a bisection whose ends the test's outcome, made a number, chooses by arithmetic
+        # (refused: each step's derivative is 0 while the root, in (0.7, 1.6) inside the bracket, moves with {t});
+        # the test compares two names
+        _idiom("bisection-by-arithmetic", "S", "{t} = 1.5 + np.tanh({S})", "{t2}, {i} = 0.0, 4.0", "for _ in range(60):",
+               "    bisect_mid = 0.5 * ({t2} + {i})", "    bisect_above = float(bisect_mid * bisect_mid > {t})",
+               "    {i} = bisect_above * bisect_mid + (1.0 - bisect_above) * {i}",
+               "    {t2} = (1.0 - bisect_above) * bisect_mid + bisect_above * {t2}", "{out} = {t2}", real_only=True),
         _idiom("while-tolerance-fixed-point", "V", "{t} = 0.1 * {V}", "{out} = fixed_point(lambda z: 0.5 * np.cos(z) + {t}, {V})",
                needs=("fixed_point",), real_only=True),
         _idiom("append-then-stack", "M", "{t} = []", "for {i} in range(2):", "    {t}.append({V} * (1.0 + {i}))",

@@ -148,8 +148,10 @@ def test_max_min(f):
 
 
 def test_max_min_ties_default_and_ints():
-    assert push(builtins.max, ([2.0, 2.0, 1.0],), {"iterable": [5.0, 6.0, 7.0]}) == 5.0  # the first of tied ones
-    assert push(builtins.min, (1.0, 1.0), {"iterable": 5.0, "args": (6.0,)}) == 5.0
+    assert push(builtins.max, ([2.0, 2.0, 1.0],), {"iterable": [5.0, 6.0, 7.0]}) == 5.5  # the mean of tied ones
+    assert push(builtins.min, (1.0, 1.0), {"iterable": 5.0, "args": (6.0,)}) == 5.5
+    assert push(builtins.max, (2.0, 1.0, 2.0), {"args": (ZERO, 7.0)}) == 3.5
+    assert push(builtins.max, ([2.0, 2.0],), {"iterable": [5.0, 6.0]}, {"key": abs}) == 5.0  # key= chose the first
     assert push(builtins.max, (1.0, 2.0, 3.0), {"iterable": 5.0}) is ZERO
     assert push(builtins.max, (1.0, 2.0, 3.0), {"args": (ZERO, 7.0)}) == 7.0
     assert push(builtins.max, ([1.0, 3],), {"iterable": [5.0, None]}) is ZERO  # an int wins: no tangent
