@@ -45,7 +45,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
 from ..errors import NotCompiledError, SourceLocation
@@ -536,11 +535,10 @@ class _UnformattedMessages(cst.CSTTransformer):
         return updated
 
 
-def _unset_and_returned(module: cst.Module) -> tuple[set, str | None]:
+def _unset_and_returned(module: cst.Module, assigned: _Assigned) -> tuple[set, str | None]:
     """The names bound to None (``result = None``, before a loop whose ``return`` sets it), and the
     name of the value returned, ``y`` of the one ``return y, (dx, ...)`` (None if it has other returns)."""
-    assigned, returns = _Assigned(), _Returns()
-    module.visit(assigned)
+    returns = _Returns()
     module.visit(returns)
     unset = {name for name, values in assigned.values.items()
              if any(isinstance(v, cst.Name) and v.value == "None" for v in values)}
@@ -566,27 +564,61 @@ def _format_template(value) -> cst.SimpleString | None:
     return None
 
 
-def _unpacked(module: cst.Module) -> set:
+def _unpacked(module: cst.Module, text: str) -> set:
     """The names of the sequences ``item_cotangent(g, index, count, sequence)`` reads."""
-    return {call.args[3].value.value for call in m.findall(module, _ITEM_COTANGENT)}
+    if "item_cotangent" not in text:
+        return set()
+    calls = _ItemCotangents()
+    module.visit(calls)
+    return calls.sequences
 
 
-_ITEM_COTANGENT = m.Call(func=m.Name("item_cotangent"),
-                                    args=[m.DoNotCare()] * 3 + [m.Arg(m.Name())])
+class _ItemCotangents(cst.CSTVisitor):
+    """The names of the sequences the calls ``item_cotangent(g, index, count, sequence)`` read (a plain
+    visitor, not libcst.matchers: importing that was 0.2 s of a compiled gradient's cold first call)."""
+
+    def __init__(self):
+        self.sequences: set = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "item_cotangent" and len(node.args) == 4 \
+                and isinstance(node.args[3].value, cst.Name):
+            self.sequences.add(node.args[3].value.value)
 
 
-def _joined_lists(module: cst.Module) -> tuple[set, list]:
+def _joined_lists(module: cst.Module, walked: _Walked, text: str) -> tuple[set, list]:
     """The names bound once to a list literal and read only as the sequence of a join (those can
     be tuples), and the calls that flatten what they join."""
-    assigned, occurrences, joins = _Assigned(), _Occurrences(), _Joins()
-    module.visit(assigned)
-    module.visit(occurrences)
-    module.visit(joins)
+    assigned, occurrences, joins = walked.assigned, walked.occurrences, _Joins()
+    if _may_join(text):
+        module.visit(joins)
     joined = {name for name, values in assigned.values.items()
               if len(values) == 1 and isinstance(values[0], cst.List)
               and not any(isinstance(e, cst.StarredElement) for e in values[0].elements)
               and occurrences.all.get(name, 0) == 1 + joins.read.get(name, 0)}
     return joined, joins.flattening
+
+
+class _Walked(NamedTuple):
+    """What the passes reading the array code before its rewrites share, from one walk each."""
+    assigned: _Assigned
+    occurrences: _Occurrences
+
+    @classmethod
+    def of(cls, module: cst.Module) -> _Walked:
+        walked = cls(_Assigned(), _Occurrences())
+        module.visit(walked.assigned)
+        module.visit(walked.occurrences)
+        return walked
+
+
+# the words the joins of JOINS are spelled with (`concatenate` of `np.concatenate` and `concatenate_vjp_arrays`)
+_JOIN_WORDS = frozenset(spelled.rpartition(".")[2].split("_")[0] for spelled in JOINS)
+
+
+def _may_join(text: str) -> bool:
+    """Whether ``text`` may call a join of JOINS."""
+    return any(word in text for word in _JOIN_WORDS)
 
 
 class _Assigned(cst.CSTVisitor):
@@ -685,13 +717,11 @@ def _made_fresh(value) -> bool:
     return isinstance(value, cst.Name) and value.value == "ZERO" or isinstance(value, cst.Call) and called_name(value) in FRESH
 
 
-def _own_buffers(module: cst.Module) -> set:
+def _own_buffers(walked: _Walked) -> set:
     """The cotangents that are buffers of their own: made new (``ZERO``, ``untake``: see
     ``_made_fresh``), changed only by their own updates, read by nothing else but the ``return``.
     Updating such a buffer in place changes no other value."""
-    assigned, occurrences = _Assigned(), _Occurrences()
-    module.visit(assigned)
-    module.visit(occurrences)
+    assigned, occurrences = walked.assigned, walked.occurrences
     return {name for name, values in assigned.values.items()
             if any(_made_fresh(v) for v in values)
             and all(_made_fresh(v) or isinstance(v, cst.Call) and called_name(v) in UPDATES
@@ -826,40 +856,52 @@ def for_numba(text: str, bindings: dict, location: SourceLocation | None, primal
         raise NotCompiledError(f"its gradient calls {', '.join(f'`{name}`' for name in bound)}, which s2sad binds "
                                "when the module loads (a rule's function, another generated function): Numba "
                                "cannot compile those calls", location)
-    draws = _RandomDraws()
-    module.visit(draws)
-    if draws.found:
-        raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's code "
-                               "would replace by a state of its own: other numbers than NumPy's", location)
-    flat_indices = _FlatIndices()
-    module.visit(flat_indices)
-    if flat_indices.unsure():
-        raise NotCompiledError(f"it reads `{flat_indices.unsure()[0]}`, an index into `.flat` that Numba's code does "
-                               "not wrap when negative (it reads past the array)", location)
-    module = errstate_ignored(module.visit(_MathAsNumpy()))  # `with np.errstate(divide="ignore"):`: its body
-    if arrays:  # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
+    # A pass that can find nothing in code without some word is skipped where ``text`` lacks it (no pass
+    # writes a word a later one looks for): each walk of the tree was 2-3 ms of a compiled gradient's
+    # cold first call, 40 ms of the RNN's (benchmarks/cold_call.py).
+    if "random" in text:
+        draws = _RandomDraws()
+        module.visit(draws)
+        if draws.found:
+            raise NotCompiledError(f"it draws from NumPy's global random state (`{draws.found[0]}`), which Numba's "
+                                   "code would replace by a state of its own: other numbers than NumPy's", location)
+    if "flat" in text:
+        flat_indices = _FlatIndices()
+        module.visit(flat_indices)
+        if flat_indices.unsure():
+            raise NotCompiledError(f"it reads `{flat_indices.unsure()[0]}`, an index into `.flat` that Numba's code "
+                                   "does not wrap when negative (it reads past the array)", location)
+    if "math" in text:
+        module = module.visit(_MathAsNumpy())
+    if "errstate" in text:  # `with np.errstate(divide="ignore"):`: its body
+        module = errstate_ignored(module)
+    if arrays and ("tuple" in text or "{" in text):
+        # `np.ones(*shape)`, `x.reshape(*shape)`: the tuple unpacked into the call (star_calls.py)
         module = star_calls_unpacked(module, location)
-    scattered = _Scattered()
-    module.visit(scattered)
     if arrays:
         # `outputs = None` before the loop assigning it: not an optional array (before `_unset_and_returned`,
         # for whose names a cotangent's zero is the returned value's)
         module = unset_before_loops(module, primal_of)
         pullbacks = _Pullbacks(calls, keyword_pullbacks or {})
         module.visit(pullbacks)
-        joined, flattening = _joined_lists(module)
+        walked = _Walked.of(module)
+        joined, flattening = _joined_lists(module, walked, text)
         if flattening:
             raise NotCompiledError(f"it joins arrays flattened ({flattening[0]}), which Numba cannot compile", location)
-        rewrites = _AsArrays(primal_of, _own_buffers(module), pullbacks.found, calls, keyword_pullbacks or {}, joined)
-        rewrites.matmul_helper = "numpy_matmul" not in binding_counts(module)
-        rewrites.unset, rewrites.returned = _unset_and_returned(module)
-        rewrites.unpacked = _unpacked(module)
+        rewrites = _AsArrays(primal_of, _own_buffers(walked), pullbacks.found, calls, keyword_pullbacks or {}, joined)
+        rewrites.matmul_helper = "numpy_matmul" not in text or "numpy_matmul" not in binding_counts(module)
+        rewrites.unset, rewrites.returned = _unset_and_returned(module, walked.assigned)
+        rewrites.unpacked = _unpacked(module, text)
         module = module.visit(rewrites)
         module = fewer_allocations(module)
         module = squares_multiplied(weak_scalars(module), FLOAT_RESULTS)
     else:
+        scattered = _Scattered()
+        module.visit(scattered)
         module = module.visit(_AsFloats(scattered.found))
-    module = module.visit(_UnformattedMessages(module)).visit(_SelfAssignments(floats_only=not arrays))
+    if "format" in text:  # `message = "...".format(...)`
+        module = module.visit(_UnformattedMessages(module))
+    module = module.visit(_SelfAssignments(floats_only=not arrays))
     reads = _Reads()
     module.visit(reads)
     if reads.large_integers:
