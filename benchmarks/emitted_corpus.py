@@ -1,0 +1,126 @@
+"""What ``s2sad emit --compile`` makes of each program of the realistic corpus (tests/realistic_programs.py).
+
+Each module-level program is emitted as the command line emits it (its differentiated parameters
+named), and the file is called in a new process that cannot import s2sad, at the corpus's
+arguments. A program ends in one of:
+
+- refused: emit said why, an s2sad error (``S2SADError``), and wrote nothing;
+- agrees: the file ran; its value and gradients agree with the NumPy path's (``s2sad.grad``,
+  rtol 1e-9), and the gradients' slopes along two random directions with central differences;
+- not served: ``ACCEPTS(...)`` is false for these arguments (the file says it does not serve them);
+- raised: the file raised on a call ``ACCEPTS`` serves (a Numba ``TypingError``: a defect; a
+  ``NotCompiledCase`` naming the case: the file declines a value it does not cover);
+- WRONG: it ran and its numbers differ: the worst outcome.
+
+Programs the command line cannot name (a lambda, a bound method, a function made by another)
+are counted apart. Run from the repository root:
+
+    .venv/bin/python benchmarks/emitted_corpus.py [-v] [NAME ...]
+"""
+import copy
+import inspect
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+import s2sad  # noqa: E402
+import test_realistic_programs as corpus  # noqa: E402
+from s2sad.emit import emitted_text  # noqa: E402
+from s2sad.errors import S2SADError  # noqa: E402
+from trees import inner  # noqa: E402
+
+# run in a new process, where s2sad cannot be imported: the emitted file, the corpus's arguments pickled
+CALL = """\
+import importlib, pickle, sys
+sys.modules["s2sad"] = None
+sys.path.insert(0, sys.argv[1])
+with open(sys.argv[3], "rb") as handle:
+    args = pickle.load(handle)
+module = importlib.import_module(sys.argv[2])
+accepted = bool(module.ACCEPTS(*args))
+try:
+    outcome = ("ran", accepted, getattr(module, sys.argv[4] + "_grad")(*args))
+except Exception as error:
+    outcome = ("raised", accepted, f"{type(error).__name__}: {str(error)[:300]}")
+sys.stdout.buffer.write(pickle.dumps(outcome))
+"""
+
+
+def emittable(name):
+    """The program, its arguments and differentiated parameters' names, or why the command line cannot name it."""
+    function, args, argnums = corpus._function(name)
+    if not inspect.isfunction(function) or getattr(corpus.p, function.__name__, None) is not function:
+        return None, "not a module-level function (a lambda, bound method, partial or function made by another)"
+    signature = inspect.signature(function)
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values()):
+        return None, "its parameters are not all positional"
+    bound = signature.bind(*args)
+    bound.apply_defaults()  # the emitted file's gradient takes every parameter
+    names = list(signature.parameters)
+    return (function, tuple(bound.arguments.values()), argnums, tuple(names[i] for i in argnums)), ""
+
+
+def outcome(name, directory):
+    """(kind, detail) of one program: refused, agrees, not served, raised, WRONG, or not emittable."""
+    found, why = emittable(name)
+    if found is None:
+        return "not emittable", why
+    function, args, argnums, wrt = found
+    path = os.path.join(directory, f"{name}_emitted.py")
+    try:
+        text = emitted_text(function, wrt, "compiled", path, f"realistic_programs.py:{function.__name__}")
+    except S2SADError as error:
+        return "refused", str(error).splitlines()[0]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    with open(path + ".args", "wb") as handle:
+        pickle.dump(copy.deepcopy(args), handle)
+    ran = subprocess.run([sys.executable, "-c", CALL, directory, f"{name}_emitted", path + ".args", function.__name__],
+                         capture_output=True, cwd=directory)
+    if ran.returncode != 0:
+        return "raised", ran.stderr.decode()[-400:]
+    kind, accepted, result = pickle.loads(ran.stdout)
+    if not accepted:
+        return "not served", "" if kind == "ran" else result
+    if kind == "raised":
+        return "raised", result
+    return compared(function, args, argnums, result)
+
+
+def compared(function, args, argnums, result):
+    """agrees or WRONG: the file's value and gradients against the NumPy path's and central differences."""
+    value, gradients = result
+    expected, numpy_gradients = s2sad.value_and_grad(function, argnums=argnums)(*copy.deepcopy(args))
+    if not np.allclose(value, expected, rtol=1e-9, atol=1e-12):
+        return "WRONG", f"value {value!r}, NumPy's {expected!r}"
+    for position, gradient, numpy_gradient in zip(argnums, gradients, numpy_gradients):
+        if not np.allclose(gradient, numpy_gradient, rtol=1e-9, atol=1e-12):
+            return "WRONG", f"gradient of argument {position}: {gradient!r}, the NumPy path's {numpy_gradient!r}"
+    for _ in range(2):
+        directions = {i: corpus._direction(args[i]) for i in argnums}
+        slope = sum(inner(g, directions[i], args[i]) for i, g in zip(argnums, gradients))
+        differences = corpus._along(function, args, argnums, directions)
+        if not np.isclose(slope, differences, rtol=1e-5, atol=1e-6):
+            return "WRONG", f"slope {slope!r} along a random direction, central differences {differences!r}"
+    return "agrees", ""
+
+
+def main(verbose: bool, only: list) -> None:
+    names = only or sorted(name for name in corpus.CORPUS if ("reverse", name) not in corpus.REFUSED)
+    counts: dict = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for name in names:
+            kind, detail = outcome(name, directory)
+            counts[kind] = counts.get(kind, 0) + 1
+            print(f"{kind:<13} {name}" + (f"\n              {detail[:400]}" if verbose and detail else ""), flush=True)
+    print(", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) + f" of {len(names)} programs")
+
+
+if __name__ == "__main__":
+    main("-v" in sys.argv, [a for a in sys.argv[1:] if a != "-v"])
