@@ -7,7 +7,8 @@ arguments. A program ends in one of:
 - refused: emit said why, an s2sad error (``S2SADError``), and wrote nothing;
 - agrees: the file ran; its value and gradients agree with the NumPy path's (``s2sad.grad``,
   rtol 1e-9), and the gradients' slopes along two random directions with central differences;
-- not served: ``ACCEPTS(...)`` is false for these arguments (the file says it does not serve them);
+- not served: ``ACCEPTS(...)`` is false for these arguments (the file says it does not serve them;
+  what calling it all the same gives is said too);
 - raised: the file raised on a call ``ACCEPTS`` serves (a Numba ``TypingError``: a defect; a
   ``NotCompiledCase`` naming the case: the file declines a value it does not cover);
 - WRONG: it ran and its numbers differ: the worst outcome.
@@ -86,8 +87,8 @@ def outcome(name, directory):
     if ran.returncode != 0:
         return "raised", ran.stderr.decode()[-400:]
     kind, accepted, result = pickle.loads(ran.stdout)
-    if not accepted:
-        return "not served", "" if kind == "ran" else result
+    if not accepted:  # (called all the same: what a caller who did not ask would get)
+        return "not served", f"called all the same: {result if kind == 'raised' else ' '.join(compared(function, args, argnums, result))}"
     if kind == "raised":
         return "raised", result
     return compared(function, args, argnums, result)
