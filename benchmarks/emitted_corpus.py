@@ -14,14 +14,17 @@ arguments. A program ends in one of:
 - WRONG: it ran and its numbers differ: the worst outcome.
 
 Programs the command line cannot name (a lambda, a bound method, a function made by another)
-are counted apart. Run from the repository root:
+are counted apart. Given test files, their ``CASES`` (``name: (function, arguments, argnums)``)
+are swept instead. Run from the repository root:
 
-    .venv/bin/python benchmarks/emitted_corpus.py [-v] [NAME ...]
+    .venv/bin/python benchmarks/emitted_corpus.py [-v] [NAME ...] [tests/test_compiled_arrays.py ...]
 """
 import copy
+import importlib
 import inspect
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,10 +56,24 @@ sys.stdout.buffer.write(pickle.dumps(outcome))
 """
 
 
-def emittable(name):
+def programs(test_files: list) -> dict:
+    """name -> (function, arguments, argnums): the corpus's, or the CASES of these test files'."""
+    if not test_files:
+        return {name: corpus._function(name) for name in sorted(corpus.CORPUS) if ("reverse", name) not in corpus.REFUSED}
+    found = {}
+    for path in test_files:
+        module = importlib.import_module(os.path.splitext(os.path.basename(path))[0])
+        for label, case in getattr(module, "CASES", {}).items():
+            if isinstance(case, tuple) and len(case) == 3 and callable(case[0]):
+                function, args, argnums = case
+                found[f"{module.__name__}:{label}"] = (function, args, (argnums,) if isinstance(argnums, int) else argnums)
+    return found
+
+
+def emittable(function, args, argnums):
     """The program, its arguments and differentiated parameters' names, or why the command line cannot name it."""
-    function, args, argnums = corpus._function(name)
-    if not inspect.isfunction(function) or getattr(corpus.p, function.__name__, None) is not function:
+    module = sys.modules.get(getattr(function, "__module__", None))
+    if not inspect.isfunction(function) or getattr(module, function.__name__, None) is not function:
         return None, "not a module-level function (a lambda, bound method, partial or function made by another)"
     signature = inspect.signature(function)
     if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values()):
@@ -67,15 +84,16 @@ def emittable(name):
     return (function, tuple(bound.arguments.values()), argnums, tuple(names[i] for i in argnums)), ""
 
 
-def outcome(name, directory):
+def outcome(name, program, directory):
     """(kind, detail) of one program: refused, agrees, not served, raised, WRONG, or not emittable."""
-    found, why = emittable(name)
+    found, why = emittable(*program)
     if found is None:
         return "not emittable", why
     function, args, argnums, wrt = found
+    name = re.sub(r"\W", "_", name)
     path = os.path.join(directory, f"{name}_emitted.py")
     try:
-        text = emitted_text(function, wrt, "compiled", path, f"realistic_programs.py:{function.__name__}")
+        text = emitted_text(function, wrt, "compiled", path, f"{function.__module__}.py:{function.__name__}")
     except S2SADError as error:
         return "refused", str(error).splitlines()[0]
     with open(path, "w", encoding="utf-8") as handle:
@@ -101,7 +119,7 @@ def compared(function, args, argnums, result):
     if not np.allclose(value, expected, rtol=1e-9, atol=1e-12):
         return "WRONG", f"value {value!r}, NumPy's {expected!r}"
     for position, gradient, numpy_gradient in zip(argnums, gradients, numpy_gradients):
-        if not np.allclose(gradient, numpy_gradient, rtol=1e-9, atol=1e-12):
+        if not all(np.allclose(a, b, rtol=1e-9, atol=1e-12) for a, b in zip(leaves(gradient), leaves(numpy_gradient))):
             return "WRONG", f"gradient of argument {position}: {gradient!r}, the NumPy path's {numpy_gradient!r}"
     for _ in range(2):
         directions = {i: corpus._direction(args[i]) for i in argnums}
@@ -112,16 +130,27 @@ def compared(function, args, argnums, result):
     return "agrees", ""
 
 
-def main(verbose: bool, only: list) -> None:
-    names = only or sorted(name for name in corpus.CORPUS if ("reverse", name) not in corpus.REFUSED)
+def leaves(tree) -> list:
+    """The arrays and numbers of a gradient (a list of tuples, a dict), in order."""
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in leaves(item)]
+    return [tree]
+
+
+def main(verbose: bool, only: list, test_files: list) -> None:
+    found = programs(test_files)
+    names = only or list(found)
     counts: dict = {}
     with tempfile.TemporaryDirectory() as directory:
         for name in names:
-            kind, detail = outcome(name, directory)
+            kind, detail = outcome(name, found[name], directory)
             counts[kind] = counts.get(kind, 0) + 1
             print(f"{kind:<13} {name}" + (f"\n              {detail[:400]}" if verbose and detail else ""), flush=True)
     print(", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) + f" of {len(names)} programs")
 
 
 if __name__ == "__main__":
-    main("-v" in sys.argv, [a for a in sys.argv[1:] if a != "-v"])
+    words = [a for a in sys.argv[1:] if a != "-v"]
+    main("-v" in sys.argv, [w for w in words if not w.endswith(".py")], [w for w in words if w.endswith(".py")])

@@ -337,6 +337,24 @@ def test_emit_compile_writes_a_gradient_that_runs_with_numba_and_without_s2sad(t
     assert refused.returncode == 1 and "sort_vjp_a" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_the_helper_modules_an_emitted_file_joins_define_each_name_once():
+    """``emit --compile`` copies s2sad's modules of compiled helpers into one file, one namespace: a
+    name two of them define would be the last one's in all (compiled_sorting's `_served` was
+    compiled_repeats', and an emitted `sorted(...)` raised Numba's TypingError at its first call)."""
+    import s2sad
+    from s2sad.compiled_helper_modules import HELPER_MODULES
+
+    defined: dict = {}
+    for module in HELPER_MODULES:
+        with open(os.path.join(os.path.dirname(s2sad.__file__), f"{module}.py"), encoding="utf-8") as handle:
+            body = ast.parse(handle.read()).body
+        names = [node.name for node in body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        names += [name.id for node in body if isinstance(node, ast.Assign) for target in node.targets
+                  for name in ast.walk(target) if isinstance(name, ast.Name)]
+        for name in set(names) - {"__all__"}:  # (__all__ is left out of the copy)
+            assert defined.setdefault(name, module) == module, f"`{name}`: {defined[name]} and {module}"
+
+
 def test_emit_compile_of_an_array_function_carries_its_helpers(tmp_path):
     """A function of arrays: the file defines the Numba overloads its code calls (copied from
     s2sad's modules of compiled helpers), so it too runs without s2sad."""
