@@ -76,6 +76,15 @@ def _untake_at_indices(g, index, like):
     return None
 
 
+@register_jitable
+def _rows_at(array, index):
+    """``array[index]``: its rows (elements) at each entry of ``index``, in order, copied."""
+    part = np.empty((index.shape[0],) + array.shape[1:], array.dtype)
+    for k in range(index.shape[0]):
+        part[k] = array[_position(index[k], array.shape[0])]
+    return part
+
+
 @overload(written_item_of)
 def _written_item_of_at_indices(array, index):
     """The cotangent of ``v`` in ``y[index] = v`` (``array`` being ``y``'s after the write): zero
@@ -88,12 +97,9 @@ def _written_item_of_at_indices(array, index):
         last = np.full(n, -1, np.intp)
         for k in range(index.shape[0]):
             last[_position(index[k], n)] = k
-        part = np.empty((index.shape[0],) + array.shape[1:], array.dtype)
+        part = _rows_at(array, index)
         for k in range(index.shape[0]):
-            i = _position(index[k], n)
-            if last[i] == k:
-                part[k] = array[i]
-            else:
+            if last[_position(index[k], n)] != k:
                 part[k] = 0.0
         return part
     return kept_writes
@@ -114,12 +120,7 @@ def _zeroed_at_indices(g, index):
 @overload(overwritten)
 def _overwritten_at_indices(array, index):
     if real_array(array) and _index_array(index):
-        def copied(array, index):
-            part = np.empty((index.shape[0],) + array.shape[1:], array.dtype)
-            for k in range(index.shape[0]):
-                part[k] = array[_position(index[k], array.shape[0])]
-            return part
-        return copied
+        return lambda array, index: _rows_at(array, index)
     return None
 
 
