@@ -20,7 +20,7 @@ import textwrap
 from .version import __version__
 from .codegen.entry_options import ENTRY_OPTIONS
 from .compiled_helper_modules import HELPER_MODULES
-from .errors import S2SADError
+from .errors import S2SADError, SourceLocation
 from .frontend.resolve import unwrap
 from .transform import generated_source
 
@@ -98,7 +98,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         callees = sorted(set(re.findall(r"'compiled_forward', \('env', '([\w.]+)'\)", generated)))
         raise S2SADError(f"--compile: the compiled gradient of {original.__qualname__} calls the split compiled forms "
                          f"of {', '.join(f'`{c}`' for c in callees)}, which s2sad binds when it loads the module: "
-                         "an emitted file cannot run them without s2sad",
+                         "an emitted file cannot run them without s2sad", _first_call_of(original, callees),
                          hint="use s2sad.grad(..., compile=True) in the program, or emit without --compile")
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
         # first: the code's dispatchers (cache=True) read and write the cache from their first call on
@@ -122,6 +122,18 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                                      positions=positions)
     compile(text, output_path, "exec")
     return text
+
+
+def _first_call_of(function, callees: list) -> SourceLocation:
+    """The user's line calling one of ``callees`` (``sigmoid``, ``p.helper``) first, or where ``function`` starts."""
+    lines, first = inspect.getsourcelines(function)
+    filename = inspect.getsourcefile(function)
+    text = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    calls = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+             and ast.unparse(node.func) in callees]
+    line, column = min(((c.lineno, c.col_offset) for c in calls), default=(1, 0))
+    return SourceLocation(filename, first + line - 1, column + indent + 1, lines[line - 1].rstrip("\n"))
 
 
 def source_digest(function) -> str:
