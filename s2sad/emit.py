@@ -106,6 +106,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
+        text = _number_defaults_written_in(text, original, (entry, f"{name}_accepts"))
         options = ", ".join(f"{key}={'KEPT_BY_NAME' if key == 'cache' else repr(value)}"
                             for key, value in ENTRY_OPTIONS.items())
         text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt), options=options)
@@ -155,12 +156,34 @@ def _signature_text(function) -> str:
         text = parameter.name
         if parameter.default is not parameter.empty:
             default = parameter.default
-            literal = default is None or type(default) in (bool, int, str) or type(default) is float and math.isfinite(default)
+            literal = default is None or type(default) is str or _number(default)
             text += "=" + (repr(default) if literal else f"_source.__kwdefaults__[{parameter.name!r}]" if keyword_only
                            else f"_source.__defaults__[{positional_defaults}]")
             positional_defaults += not keyword_only
         parts.append(text)
     return ", ".join(parts)
+
+
+def _number(value) -> bool:
+    """A bool, an int or a finite float: written as it is, a literal Numba compiles as a default too."""
+    return type(value) in (bool, int) or type(value) is float and math.isfinite(value)
+
+
+def _number_defaults_written_in(text: str, function, names: tuple) -> str:
+    """``text`` with the functions ``names`` (the compiled entry, ``FUNC_accepts``), which take
+    ``function``'s parameters, given its last defaults that are numbers (``dt=0.1, steps=20``): the
+    emitted gradient is called as the function is. A default of another kind stays an argument to give."""
+    parameters = list(inspect.signature(function).parameters.values())
+    kept = len(parameters)
+    while kept and parameters[kept - 1].kind is parameters[kept - 1].POSITIONAL_OR_KEYWORD \
+            and parameters[kept - 1].default is not parameters[kept - 1].empty and _number(parameters[kept - 1].default):
+        kept -= 1
+    written = ", ".join([p.name for p in parameters[:kept]] + [f"{p.name}={p.default!r}" for p in parameters[kept:]])
+    for name in names:
+        found = re.search(rf"^def {name}\(([^)]*)\):", text, re.MULTILINE)
+        if found is not None and [a.strip() for a in found.group(1).split(",") if a.strip()] == [p.name for p in parameters]:
+            text = text[:found.start(1)] + written + text[found.end(1):]
+    return text
 
 
 def _compiled_helpers_text(_match) -> str:

@@ -284,13 +284,13 @@ SPRING = '''
 import numpy as np
 
 
-def spring(k, x0):
+def spring(k, x0, dt=0.01, steps=50):
     x = x0
     v = 0.0
-    for i in range(50):
+    for i in range(steps):
         a = -k * x - 0.1 * v
-        v = v + 0.01 * a
-        x = x + 0.01 * v
+        v = v + dt * a
+        x = x + dt * v
     return x * x
 
 
