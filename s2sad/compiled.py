@@ -683,7 +683,7 @@ def _integer_products_in(entry, dispatcher, argument_types, arguments_small: boo
             if isinstance(instruction, ir.Assign) and isinstance(value, ir.Expr) \
                     and value.op in ("binop", "inplace_binop") and value.fn in _INTEGER_PRODUCTS \
                     and isinstance(typemap.get(instruction.target.name), types.Integer) \
-                    and not bounded_integers.bounded_product(value, assigned, typemap):
+                    and not bounded_integers.bounded_product(value, assigned):
                 return (f"its gradient multiplies integers (line {instruction.loc.line} of the generated "
                         f"`{entry.__name__}`), "
                         "which Numba computes in 64 bits where Python's integers grow")

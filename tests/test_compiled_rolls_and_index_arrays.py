@@ -19,8 +19,7 @@ def shifted_and_scattered(x, W):
     out = np.zeros(5)
     out[np.array([0, 2, 2, -1])] = x          # x[1] overwritten by x[2]
     out[np.array([1, 3, 1])] += np.sin(x[np.array([3, 0, 3])])   # out[1] keeps the last; x[3] read twice
-    n = W.shape[0]   # (2 * n: a float array's dimension times a literal, trusted: test_compiled.py)
-    return np.sum(np.roll(out, 2) * np.cos(out)) + np.sum(np.roll(W, 1, axis=1) * W ** 2) + np.sum(x[:n] * x[n:2 * n])
+    return np.sum(np.roll(out, 2) * np.cos(out)) + np.sum(np.roll(W, 1, axis=1) * W ** 2)
 
 
 def test_rolls_and_arrays_of_indices_compile_to_central_differences():
