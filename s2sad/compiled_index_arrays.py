@@ -45,10 +45,12 @@ def _one_per_read(g, index):
 
 @register_jitable
 def _added_per_read(out, g, index):
-    """``g``'s rows added into ``out`` where they were read, one per entry of ``index``."""
+    """``g``'s rows added into ``out`` where they were read, one per entry of ``index``, in ``out``'s
+    dtype (the NumPy path's cotangent of a float32 read is float32 before ``np.add.at`` adds it)."""
     _one_per_read(g, index)
+    values = g.astype(out.dtype)
     for k in range(index.shape[0]):
-        out[_position(index[k], out.shape[0])] += g[k]
+        out[_position(index[k], out.shape[0])] += values[k]
     return out
 
 
