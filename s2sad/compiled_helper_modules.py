@@ -4,4 +4,5 @@ modules that gather them (compiled_overloads), copy them into an emitted file (e
 into the generated modules' names (transform) and recognise their functions (compiled_float32)."""
 
 HELPER_MODULES = ("compiled_basics", "compiled_helpers", "compiled_linear_algebra", "compiled_lists",
-                  "compiled_exact_points", "compiled_sorting", "compiled_repeats")
+                  "compiled_exact_points", "compiled_sorting", "compiled_repeats", "compiled_rolls",
+                  "compiled_index_arrays", "compiled_shared_memory")

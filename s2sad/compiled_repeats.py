@@ -23,7 +23,7 @@ __all__ = ["numpy_repeat", "repeat_vjp_a"]
 numpy_repeat, repeat_vjp_a = map(compiled_only, ("numpy_repeat", "repeat_vjp_a"))
 
 
-def _served(a, repeats, axis) -> bool:
+def _repeat_served(a, repeats, axis) -> bool:
     return real_array(a) and a.ndim in (1, 2) and isinstance(repeats, types.Integer) \
         and isinstance(axis, types.Integer)
 
@@ -40,7 +40,7 @@ def _axis_of(ndim, axis, repeats):
 
 @overload(numpy_repeat)
 def _numpy_repeat(a, repeats, axis):
-    if not _served(a, repeats, axis):
+    if not _repeat_served(a, repeats, axis):
         return None
     if a.ndim == 1:
         def repeat_vector(a, repeats, axis):
@@ -71,7 +71,7 @@ def _numpy_repeat(a, repeats, axis):
 @overload(repeat_vjp_a)
 def _repeat_vjp_a(g, ans, a, repeats, axis):
     """The cotangent of ``a`` in ``np.repeat(a, repeats, axis)``, from ``g``, the repeated array's."""
-    if not (_served(a, repeats, axis) and real_array(g) and g.ndim == a.ndim) or absent(axis):
+    if not (_repeat_served(a, repeats, axis) and real_array(g) and g.ndim == a.ndim) or absent(axis):
         return None
     if a.ndim == 1:
         def summed_vector(g, ans, a, repeats, axis):

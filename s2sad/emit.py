@@ -20,7 +20,7 @@ import textwrap
 from .version import __version__
 from .codegen.entry_options import ENTRY_OPTIONS
 from .compiled_helper_modules import HELPER_MODULES
-from .errors import S2SADError
+from .errors import S2SADError, SourceLocation
 from .frontend.resolve import unwrap
 from .transform import generated_source
 
@@ -98,7 +98,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         callees = sorted(set(re.findall(r"'compiled_forward', \('env', '([\w.]+)'\)", generated)))
         raise S2SADError(f"--compile: the compiled gradient of {original.__qualname__} calls the split compiled forms "
                          f"of {', '.join(f'`{c}`' for c in callees)}, which s2sad binds when it loads the module: "
-                         "an emitted file cannot run them without s2sad",
+                         "an emitted file cannot run them without s2sad", _first_call_of(original, callees),
                          hint="use s2sad.grad(..., compile=True) in the program, or emit without --compile")
     if mode == "compiled":  # plain Python and Numba: nothing of s2sad's, nothing bound from the source's module
         # first: the code's dispatchers (cache=True) read and write the cache from their first call on
@@ -106,6 +106,7 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
         text = re.sub(r"^from s2sad\.compiled_overloads import .*$", _compiled_helpers_text, text, count=1,
                       flags=re.MULTILINE)
         entry = re.search(r"^def (\w+_grad_compiled\w*)\(", text, re.MULTILINE).group(1)
+        text = _number_defaults_written_in(text, original, (entry, f"{name}_accepts"))
         options = ", ".join(f"{key}={'KEPT_BY_NAME' if key == 'cache' else repr(value)}"
                             for key, value in ENTRY_OPTIONS.items())
         text += COMPILED_TEMPLATE.format(name=name, entry=entry, wrt=", ".join(wrt), options=options)
@@ -122,6 +123,18 @@ def emitted_text(function, wrt: tuple[str, ...], mode: str, output_path: str, ta
                                      positions=positions)
     compile(text, output_path, "exec")
     return text
+
+
+def _first_call_of(function, callees: list) -> SourceLocation:
+    """The user's line calling one of ``callees`` (``sigmoid``, ``p.helper``) first, or where ``function`` starts."""
+    lines, first = inspect.getsourcelines(function)
+    filename = inspect.getsourcefile(function)
+    text = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    calls = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+             and ast.unparse(node.func) in callees]
+    line, column = min(((c.lineno, c.col_offset) for c in calls), default=(1, 0))
+    return SourceLocation(filename, first + line - 1, column + indent + 1, lines[line - 1].rstrip("\n"))
 
 
 def source_digest(function) -> str:
@@ -143,12 +156,34 @@ def _signature_text(function) -> str:
         text = parameter.name
         if parameter.default is not parameter.empty:
             default = parameter.default
-            literal = default is None or type(default) in (bool, int, str) or type(default) is float and math.isfinite(default)
+            literal = default is None or type(default) is str or _number(default)
             text += "=" + (repr(default) if literal else f"_source.__kwdefaults__[{parameter.name!r}]" if keyword_only
                            else f"_source.__defaults__[{positional_defaults}]")
             positional_defaults += not keyword_only
         parts.append(text)
     return ", ".join(parts)
+
+
+def _number(value) -> bool:
+    """A bool, an int or a finite float: written as it is, a literal Numba compiles as a default too."""
+    return type(value) in (bool, int) or type(value) is float and math.isfinite(value)
+
+
+def _number_defaults_written_in(text: str, function, names: tuple) -> str:
+    """``text`` with the functions ``names`` (the compiled entry, ``FUNC_accepts``), which take
+    ``function``'s parameters, given its last defaults that are numbers (``dt=0.1, steps=20``): the
+    emitted gradient is called as the function is. A default of another kind stays an argument to give."""
+    parameters = list(inspect.signature(function).parameters.values())
+    kept = len(parameters)
+    while kept and parameters[kept - 1].kind is parameters[kept - 1].POSITIONAL_OR_KEYWORD \
+            and parameters[kept - 1].default is not parameters[kept - 1].empty and _number(parameters[kept - 1].default):
+        kept -= 1
+    written = ", ".join([p.name for p in parameters[:kept]] + [f"{p.name}={p.default!r}" for p in parameters[kept:]])
+    for name in names:
+        found = re.search(rf"^def {name}\(([^)]*)\):", text, re.MULTILINE)
+        if found is not None and [a.strip() for a in found.group(1).split(",") if a.strip()] == [p.name for p in parameters]:
+            text = text[:found.start(1)] + written + text[found.end(1):]
+    return text
 
 
 def _compiled_helpers_text(_match) -> str:

@@ -284,13 +284,13 @@ SPRING = '''
 import numpy as np
 
 
-def spring(k, x0):
+def spring(k, x0, dt=0.01, steps=50):
     x = x0
     v = 0.0
-    for i in range(50):
+    for i in range(steps):
         a = -k * x - 0.1 * v
-        v = v + 0.01 * a
-        x = x + 0.01 * v
+        v = v + dt * a
+        x = x + dt * v
     return x * x
 
 
@@ -335,6 +335,24 @@ def test_emit_compile_writes_a_gradient_that_runs_with_numba_and_without_s2sad(t
 
     refused = run_in(tmp_path, "emit", f"{source}:of_an_array", "--compile", "-o", str(tmp_path) + os.sep)
     assert refused.returncode == 1 and "sort_vjp_a" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_the_helper_modules_an_emitted_file_joins_define_each_name_once():
+    """``emit --compile`` copies s2sad's modules of compiled helpers into one file, one namespace: a
+    name two of them define would be the last one's in all (compiled_sorting's `_served` was
+    compiled_repeats', and an emitted `sorted(...)` raised Numba's TypingError at its first call)."""
+    import s2sad
+    from s2sad.compiled_helper_modules import HELPER_MODULES
+
+    defined: dict = {}
+    for module in HELPER_MODULES:
+        with open(os.path.join(os.path.dirname(s2sad.__file__), f"{module}.py"), encoding="utf-8") as handle:
+            body = ast.parse(handle.read()).body
+        names = [node.name for node in body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        names += [name.id for node in body if isinstance(node, ast.Assign) for target in node.targets
+                  for name in ast.walk(target) if isinstance(name, ast.Name)]
+        for name in set(names) - {"__all__"}:  # (__all__ is left out of the copy)
+            assert defined.setdefault(name, module) == module, f"`{name}`: {defined[name]} and {module}"
 
 
 def test_emit_compile_of_an_array_function_carries_its_helpers(tmp_path):

@@ -177,6 +177,24 @@ def test_an_int_argument_times_a_literal_is_trusted():
         assert s2sad.grad(doubled_count, compile=True)(1.5, 3) == 9.0
 
 
+def four_times_a_dimension(w, x):
+    total = x.shape[0] + x.shape[0] + x.shape[0] + x.shape[0]
+    n = np.zeros((0, total)).shape[1]
+    return w * (4 * n)
+
+
+def test_an_array_s_dimension_times_a_literal_is_not_trusted():
+    """NumPy makes no array whose nonzero dimensions times its itemsize pass 2**63 - 1, but Numba
+    makes ``np.zeros((0, 2**61))``: ``4 * n`` of such a dimension wrapped to -2**63 (a gradient of
+    -9.2e18, where the NumPy path raises NumPy's ValueError) when session 22 tried trusting a float
+    array's dimension times 4 (for an LSTM's ``2 * n``). The NumPy path answers."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="array is too big"):
+            s2sad.grad(four_times_a_dimension, compile=True)(1.5, np.empty((2 ** 59, 0)))
+    assert any("multiplies integers" in str(w.message) for w in caught)
+
+
 def scaled_by(x, n):
     return math.sin(x) * n
 

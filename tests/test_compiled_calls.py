@@ -305,8 +305,11 @@ def test_a_new_process_loads_the_caller_and_its_callees_from_the_caches(tmp_path
 def test_emit_compile_refuses_a_caller_of_helpers(tmp_path):
     from s2sad.emit import emitted_text
 
-    with pytest.raises(s2sad.S2SADError, match="sigmoid"):
+    with pytest.raises(s2sad.S2SADError, match="sigmoid") as refused:
         emitted_text(sigmoid_in_a_loop, ("W",), "compiled", str(tmp_path / "out.py"), "x")
+    location = refused.value.location  # the user's line calling it
+    assert location.filename == __file__ and "sigmoid(" in location.text
+    assert location.text[location.column - 1:].startswith("sigmoid(")
 
 
 def test_a_function_of_another_module_called_as_its_attribute_compiles(tmp_path, monkeypatch):

@@ -121,6 +121,8 @@ ARRAY_HELPERS = frozenset({"conj", "unbroadcast", "accumulate", "accumulate_into
                            "sorted_items",
                            # `np.repeat(h0, n, axis=0)`, which Numba repeats flattened alone (compiled_repeats.py)
                            "numpy_repeat",
+                           # `np.roll(x, 1, axis=0)`, which Numba rolls flattened alone (compiled_rolls.py)
+                           "numpy_roll",
                            # Python's max and min of two numbers (extremes.py)
                            *ARRAY_COMPARISONS.values()}) | BOUND_RULES_COMPILED | set(NUMPY_REDUCTIONS.values()) \
     | {name for helper in ARRAY_METHODS.values() for name in (helper, f"{helper}_pullback")}
@@ -417,8 +419,9 @@ class _AsArrays(cst.CSTTransformer):
         if position is not None and len(updated.args) > position and isinstance(updated.args[position].value, cst.List):
             joined = updated.args[position].with_changes(value=_as_tuple(updated.args[position].value))
             return updated.with_changes(args=[*updated.args[:position], joined, *updated.args[position + 1:]])
-        if function == "repeat" and len(updated.args) == 3 and not any(a.star for a in updated.args):
-            return updated.with_changes(func=cst.Name("numpy_repeat"))  # `np.repeat(h0, n, axis=0)`: the overload's
+        if function in ("repeat", "roll") and len(updated.args) == 3 and not any(a.star for a in updated.args):
+            # `np.repeat(h0, n, axis=0)`, `np.roll(g, -1, None)` (roll's cotangent): the overload's
+            return updated.with_changes(func=cst.Name(f"numpy_{function}"))
         if called_name(updated) == "abs" and len(updated.args) == 1 and not (updated.args[0].keyword or updated.args[0].star):
             # `abs(x)`, which Numba has of numbers alone: the overload's, given what the name `abs` is (a function
             # of the user's named so is not the builtin, and the overload finds no implementation for it)
