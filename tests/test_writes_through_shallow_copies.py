@@ -38,8 +38,8 @@ def _scaled_through_a_list(x, rows):
 
 def _written_after_a_pop(x, rows):
     r = list(rows)
-    a = r.pop()  # marker: popped (the refusal names the pop: the check reads `rows` after it)
-    a[0] = x[1] ** 2
+    a = r.pop()  # (the copy's own list loses its item: the caller's `rows` keeps it)
+    a[0] = x[1] ** 2  # marker: the popped item, which `rows` holds too, written
     return np.sum(a * x)
 
 
