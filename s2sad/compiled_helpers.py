@@ -91,8 +91,7 @@ def register_jitable(function):
     return extending.register_jitable(**_KEPT)(function) if _KEPT else extending.register_jitable(function)
 
 
-conj, unbroadcast, accumulate, accumulate_into = map(compiled_only, ("conj", "unbroadcast", "accumulate",
-                                                                     "accumulate_into"))
+unbroadcast, accumulate, accumulate_into = map(compiled_only, ("unbroadcast", "accumulate", "accumulate_into"))
 expand_reduced, reduced_count, safe_divide = map(compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
 matmul_vjp_x1, matmul_vjp_x2 = map(compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
 dot_vjp_a, dot_vjp_b = map(compiled_only, ("dot_vjp_a", "dot_vjp_b"))
@@ -217,11 +216,24 @@ def new_array(typingcontext, shape, like):
 
 # ---------------------------------------------------------------------------- the overloads
 
-@overload(conj)
-def _conj(x):
+# ``conj`` and ``weak`` are intrinsics, not overloads: an overload's implementation, ``lambda x: x`` too,
+# is a function of its own that Numba types, lowers, optimises and keeps on disk (0.013 and 0.023 s of
+# the RNN's cold first call); an intrinsic's few instructions are written into its caller.
+def _same(context, builder, signature, args):
+    """The argument itself, given back (a new reference where it is an array)."""
+    from numba.core.imputils import impl_ret_borrowed
+
+    return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+
+@extending.intrinsic
+def conj(typingcontext, x):
+    """The conjugate of a real number or array (a mask ``x > 0.5`` too): itself. Other types find
+    no implementation, as the overload it replaced found none."""
     if real(x) or real_array(x) or isinstance(x, (types.Integer, types.Boolean)) \
             or isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
-        return lambda x: x  # real (a mask `x > 0.5` too): its own conjugate
+        x = types.unliteral(x)
+        return x(x), _same
     return None
 
 
@@ -2172,7 +2184,7 @@ overload(append_vjp_values)(_appended_part(first=False))
 # adds the elements one by one in float32 (34 ulps apart at 10**5 normal elements): ``numpy_sum``
 # follows NumPy's order, so a float32 sum is NumPy's to the bit. (s2sad.compiled says where the
 # rest of float32's acceptance is decided.)
-weak, numpy_sum, numpy_mean = map(compiled_only, ("weak", "numpy_sum", "numpy_mean"))
+numpy_sum, numpy_mean = map(compiled_only, ("numpy_sum", "numpy_mean"))
 
 
 def _float32(t) -> bool:
@@ -2180,15 +2192,19 @@ def _float32(t) -> bool:
     return t == types.float32 or isinstance(t, types.Array) and t.dtype == types.float32
 
 
-@overload(weak)
-def _weak(number, other):
+@extending.intrinsic
+def weak(typingcontext, number, other):
     """``number`` (a Python float or int: float64 or int64 to Numba) as NumPy casts it meeting
-    ``other``: float32 where ``other`` is a float32 array or scalar; itself otherwise (a float64
-    or int array, or another Python number: NumPy computes in float64 there too)."""
+    ``other``: float32 where ``other`` is a float32 array or scalar (Numba's cast, as its
+    ``np.float32(number)``); itself otherwise (a float64 or int array, or another Python number:
+    NumPy computes in float64 there too)."""
+    number, other = types.unliteral(number), types.unliteral(other)
     if isinstance(number, (types.Float, types.Integer)) and not isinstance(number, types.Boolean) \
             and _float32(other):
-        return lambda number, other: np.float32(number)
-    return lambda number, other: number
+        def to_float32(context, builder, signature, args):
+            return context.cast(builder, args[0], signature.args[0], types.float32)
+        return types.float32(number, other), to_float32
+    return number(number, other), _same
 
 
 @register_jitable
