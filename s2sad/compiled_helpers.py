@@ -91,10 +91,9 @@ def register_jitable(function):
     return extending.register_jitable(**_KEPT)(function) if _KEPT else extending.register_jitable(function)
 
 
-conj, unbroadcast, accumulate, accumulate_into = map(compiled_only, ("conj", "unbroadcast", "accumulate",
-                                                                     "accumulate_into"))
+unbroadcast, accumulate, accumulate_into = map(compiled_only, ("unbroadcast", "accumulate", "accumulate_into"))
 expand_reduced, reduced_count, safe_divide = map(compiled_only, ("expand_reduced", "reduced_count", "safe_divide"))
-matmul_vjp_x1, matmul_vjp_x2 = map(compiled_only, ("matmul_vjp_x1", "matmul_vjp_x2"))
+matmul_vjp_x1 = compiled_only("matmul_vjp_x1")
 dot_vjp_a, dot_vjp_b = map(compiled_only, ("dot_vjp_a", "dot_vjp_b"))
 add_into, add_at, untake, tie_share = map(compiled_only, ("add_into", "add_at", "untake", "tie_share"))
 nonzero, zero_like, _as_array = map(compiled_only, ("nonzero", "zero_like", "_as_array"))
@@ -217,11 +216,24 @@ def new_array(typingcontext, shape, like):
 
 # ---------------------------------------------------------------------------- the overloads
 
-@overload(conj)
-def _conj(x):
+# ``conj`` and ``weak`` are intrinsics, not overloads: an overload's implementation, ``lambda x: x`` too,
+# is a function of its own that Numba types, lowers, optimises and keeps on disk (0.013 and 0.023 s of
+# the RNN's cold first call); an intrinsic's few instructions are written into its caller.
+def _same(context, builder, signature, args):
+    """The argument itself, given back (a new reference where it is an array)."""
+    from numba.core.imputils import impl_ret_borrowed
+
+    return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+
+@extending.intrinsic
+def conj(typingcontext, x):
+    """The conjugate of a real number or array (a mask ``x > 0.5`` too): itself. Other types find
+    no implementation, as the overload it replaced found none."""
     if real(x) or real_array(x) or isinstance(x, (types.Integer, types.Boolean)) \
             or isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
-        return lambda x: x  # real (a mask `x > 0.5` too): its own conjugate
+        x = types.unliteral(x)
+        return x(x), _same
     return None
 
 
@@ -460,16 +472,49 @@ def _matrix_or_vector(t) -> bool:
 # by BLAS, its checks, the result's allocation) inside the function that uses it, so every new
 # generated function compiled it again; as a helper it is compiled once per argument types and
 # kept on disk with the others (the cold first call of a new function, benchmarks/results.md).
-numpy_matmul = compiled_only("numpy_matmul")
+# ``numpy_matmul`` and ``matmul_vjp_x2`` are intrinsics calling ``_matrix_vector`` where it serves, and the
+# overloads of ``matmul_otherwise`` and ``matmul_vjp_x2_otherwise`` elsewhere: an overload's implementation
+# forwarding to it (``lambda x1, x2: _matrix_vector(x1, x2, False)``) was a function of its own to type,
+# lower, optimise and keep on disk, 0.03-0.04 s each of the RNN's cold first call.
+matmul_otherwise, matmul_vjp_x2_otherwise = map(compiled_only, ("matmul_otherwise", "matmul_vjp_x2_otherwise"))
 
 
-@overload(numpy_matmul)
-def _numpy_matmul(x1, x2):
-    """``x1 @ x2`` of real matrices and vectors: Numba's ``@``, which decides the dtypes it takes
-    (others find no implementation, as they found none for ``@``: the NumPy path answers); a
-    C-ordered matrix times a vector, ``_matrix_vector``."""
+def _forwarded(typingcontext, function, argument_types, chosen, flag=None):
+    """An intrinsic's signature and lowering: the call of ``function`` (a jitable, or a stub with
+    overloads) with the arguments at positions ``chosen``, then the constant bool ``flag`` if given,
+    made where the intrinsic is called. None where ``function`` has no implementation for them."""
+    from numba.core.errors import TypingError
+
+    passed = tuple(argument_types[i] for i in chosen) + (() if flag is None else (types.boolean,))
+    function_type = typingcontext.resolve_value_type(function)
+    try:
+        called = typingcontext.resolve_function_type(function_type, passed, {})
+    except TypingError:
+        return None
+    if called is None:
+        return None
+
+    def codegen(context, builder, signature, args):
+        values = [args[i] for i in chosen] + ([] if flag is None else [context.get_constant(types.boolean, flag)])
+        values = [context.cast(builder, v, t, wanted) for v, t, wanted in zip(values, passed, called.args)]
+        return context.get_function(function_type, called)(builder, values)
+
+    return called.return_type(*argument_types), codegen
+
+
+@extending.intrinsic
+def numpy_matmul(typingcontext, x1, x2):
+    """``x1 @ x2`` of real matrices and vectors: a C-ordered matrix times a vector, ``_matrix_vector``;
+    others, ``matmul_otherwise``."""
     if _gemv_served(x1, x2):
-        return lambda x1, x2: _matrix_vector(x1, x2, False)
+        return _forwarded(typingcontext, _matrix_vector, (x1, x2), (0, 1), False)
+    return _forwarded(typingcontext, matmul_otherwise, (x1, x2), (0, 1))
+
+
+@overload(matmul_otherwise)
+def _numpy_matmul(x1, x2):
+    """Numba's ``@``, which decides the dtypes it takes (others find no implementation, as they found
+    none for ``@``: the NumPy path answers)."""
     if _matrix_or_vector(x1) and _matrix_or_vector(x2):
         return lambda x1, x2: x1 @ x2
     return None
@@ -546,13 +591,19 @@ def _matmul_vjp_x1(g, x1, x2):
     return None
 
 
-@overload(matmul_vjp_x2)
+@extending.intrinsic
+def matmul_vjp_x2(typingcontext, g, x1, x2):
+    """The cotangent of ``x2`` in ``x1 @ x2``: ``x1.T @ g`` by ``_matrix_vector`` where it serves;
+    others, ``matmul_vjp_x2_otherwise``."""
+    if _matrix_or_vector(x1) and _matrix_or_vector(x2) and x1.ndim == 2 and _gemv_served(x1, g):
+        return _forwarded(typingcontext, _matrix_vector, (g, x1, x2), (1, 0), True)
+    return _forwarded(typingcontext, matmul_vjp_x2_otherwise, (g, x1, x2), (0, 1, 2))
+
+
+@overload(matmul_vjp_x2_otherwise)
 def _matmul_vjp_x2(g, x1, x2):
-    """The cotangent of ``x2`` in ``x1 @ x2``."""
     if not (_matrix_or_vector(x1) and _matrix_or_vector(x2)):
         return None
-    if x1.ndim == 2 and _gemv_served(x1, g):
-        return lambda g, x1, x2: _matrix_vector(x1, g, True)
     if x1.ndim == 2 and real_array(g):
         return lambda g, x1, x2: x1.T @ g
     if x1.ndim == 1 and x2.ndim == 2 and real_array(g):
@@ -2172,7 +2223,7 @@ overload(append_vjp_values)(_appended_part(first=False))
 # adds the elements one by one in float32 (34 ulps apart at 10**5 normal elements): ``numpy_sum``
 # follows NumPy's order, so a float32 sum is NumPy's to the bit. (s2sad.compiled says where the
 # rest of float32's acceptance is decided.)
-weak, numpy_sum, numpy_mean = map(compiled_only, ("weak", "numpy_sum", "numpy_mean"))
+numpy_sum, numpy_mean = map(compiled_only, ("numpy_sum", "numpy_mean"))
 
 
 def _float32(t) -> bool:
@@ -2180,15 +2231,19 @@ def _float32(t) -> bool:
     return t == types.float32 or isinstance(t, types.Array) and t.dtype == types.float32
 
 
-@overload(weak)
-def _weak(number, other):
+@extending.intrinsic
+def weak(typingcontext, number, other):
     """``number`` (a Python float or int: float64 or int64 to Numba) as NumPy casts it meeting
-    ``other``: float32 where ``other`` is a float32 array or scalar; itself otherwise (a float64
-    or int array, or another Python number: NumPy computes in float64 there too)."""
+    ``other``: float32 where ``other`` is a float32 array or scalar (Numba's cast, as its
+    ``np.float32(number)``); itself otherwise (a float64 or int array, or another Python number:
+    NumPy computes in float64 there too)."""
+    number, other = types.unliteral(number), types.unliteral(other)
     if isinstance(number, (types.Float, types.Integer)) and not isinstance(number, types.Boolean) \
             and _float32(other):
-        return lambda number, other: np.float32(number)
-    return lambda number, other: number
+        def to_float32(context, builder, signature, args):
+            return context.cast(builder, args[0], signature.args[0], types.float32)
+        return types.float32(number, other), to_float32
+    return number(number, other), _same
 
 
 @register_jitable

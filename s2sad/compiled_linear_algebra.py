@@ -15,7 +15,7 @@ import numpy as np
 from numba.core import types
 
 from .compiled_basics import NotCompiledCase, absent, compiled_only, real, real_array
-from .compiled_helpers import matmul_vjp_x1, matmul_vjp_x2, numpy_matmul, overload, register_jitable
+from .compiled_helpers import matmul_otherwise, matmul_vjp_x1, matmul_vjp_x2_otherwise, overload, register_jitable
 
 __all__ = ["slogdet_vjp_a", "solve_vjp_a", "solve_vjp_b", "cholesky_vjp_a", "diag_vjp_v"]
 
@@ -66,7 +66,7 @@ def _products(x1, x2):
     raise NotCompiledCase("stacks of matrices whose sizes do not broadcast")
 
 
-@overload(numpy_matmul)
+@overload(matmul_otherwise)
 def _numpy_matmul_stacked(x1, x2):
     if not _stacked(x1, x2):
         return None
@@ -105,7 +105,7 @@ def _matmul_vjp_x1_stacked(g, x1, x2):
     return None
 
 
-@overload(matmul_vjp_x2)
+@overload(matmul_vjp_x2_otherwise)
 def _matmul_vjp_x2_stacked(g, x1, x2):
     if _served_cotangent(g, x1, x2):
         return lambda g, x1, x2: _summed_over_products(np.zeros(x2.shape, x2.dtype), g, x1, x2, False)
