@@ -246,6 +246,15 @@ def erfcx_slope(ans, x):
     return 2 * x * ans - _TWO_OVER_SQRT_PI
 
 
+def expit_slope(ans, x):
+    # not ans * (1 - ans): 1 - ans is 0 for x above 37, where the slope is exp(-x)
+    return ans * special.expit(-x)
+
+
+def log_expit_slope(ans, x):
+    return special.expit(-x)
+
+
 def log_ndtr_slope(ans, x):
     # the normal density over ndtr, in logs so it neither overflows nor loses digits far out
     return np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI
@@ -593,6 +602,8 @@ ELEMENTWISE = {"elementwise": True}
 
 # One slope per parameter, both modes
 special_slopes(special.erfcx,        "x",       erfcx_slope)
+special_slopes(special.expit,        "x",       expit_slope)
+special_slopes(special.log_expit,    "x",       log_expit_slope)
 special_slopes(special.log_ndtr,     "x",       log_ndtr_slope)
 special_slopes(special.entr,         "x",       entr_slope, guarded=True)
 special_slopes(special.rel_entr,     "x, y",    rel_entr_slope_x, Explicit(rel_entr_vjp_y, rel_entr_jvp_y), guarded=("x",))
@@ -651,12 +662,8 @@ defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-co
 defjvp(special.ndtr,             f"g * {1 / _SQRT_2PI!r} * np.exp(-np.square(x, dtype=ans.dtype) / 2)", **ELEMENTWISE)
 defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
 defjvp(special.ndtri,            f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
-defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
-defjvp(special.expit,            "g * ans * (1 - ans)", **ELEMENTWISE)
 defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
 defjvp(special.logit,            "safe_divide(g, np.multiply(x, 1 - x, dtype=ans.dtype))", **ELEMENTWISE)
-defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
-defjvp(special.log_expit,        "g * (1 - np.exp(ans))", **ELEMENTWISE)
 # logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
 # stays finite where both are 0; the reverse side inlined, the forward side cast
 defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",

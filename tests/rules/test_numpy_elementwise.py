@@ -1,9 +1,11 @@
 """Rules of rules/numpy_elementwise.py: the hand-derived slope, finite differences, dtypes, edges;
 complex inputs (holomorphic rules conjugate their slope) and real losses of complex values."""
+import math
 import warnings
 
 import numpy as np
 import pytest
+from scipy import special
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
@@ -499,3 +501,34 @@ def test_heaviside_moves_with_its_value_at_zero(h):
     assert np.result_type(gradient) == np.result_type(h)
     direction = np.ones_like(h) if np.ndim(h) else 1.0
     np.testing.assert_allclose(s2sad.jvp(weighted_heaviside, (h,), (direction,))[1], 5.0)
+
+
+def _expm1_sum(x):
+    return np.sum(np.expm1(x))
+
+
+def _math_expm1(x):
+    return math.expm1(x)
+
+
+def _expit_sum(x):
+    return np.sum(special.expit(x))
+
+
+def _log_expit_sum(x):
+    return np.sum(special.log_expit(x))
+
+
+@pytest.mark.parametrize("f, x, slope", [
+    (_expm1_sum, np.array([-40.0, -30.0, 2.0]), np.exp),
+    (_math_expm1, -40.0, math.exp),
+    (_expit_sum, np.array([40.0, 30.0, -40.0]), lambda x: special.expit(x) * special.expit(-x)),
+    (_log_expit_sum, np.array([40.0, 30.0, -2.0]), lambda x: special.expit(-x)),
+])
+def test_slopes_keep_their_digits_in_saturated_tails(f, x, slope):
+    """expm1's slope is exp(x), not expm1(x) + 1 (which is -1 + 1 = 0 below x = -37); expit's
+    and log_expit's tails likewise (1 - expit(x) is 0 above x = 37): both modes, hand-derived."""
+    expected = slope(x)
+    tangent = np.ones_like(x) if isinstance(x, np.ndarray) else 1.0
+    np.testing.assert_allclose(s2sad.grad(f)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(s2sad.jvp(f, (x,), (tangent,))[1], np.sum(expected), rtol=1e-12)
