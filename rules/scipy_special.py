@@ -33,6 +33,8 @@ from .helpers import conj, expand_reduced, output_parts, safe_divide, unbroadcas
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT_2 = math.sqrt(2)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _EPS = np.finfo(np.float64).eps
 
 
@@ -261,8 +263,19 @@ def log_expit_slope(ans, x):
 
 
 def log_ndtr_slope(ans, x):
-    # the normal density over ndtr, in logs so it neither overflows nor loses digits far out
-    return np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI
+    return density_over_ndtr(x, ans)
+
+
+def density_over_ndtr(x, log_ndtr):
+    """The normal density over ndtr at ``x``, given ``log_ndtr(x)``. For x >= 0 in logs; below 0
+    through erfcx (density / ndtr = sqrt(2/pi) / erfcx(-x/sqrt(2))), as there the logs
+    -x^2/2 - log_ndtr(x) cancel two numbers of size x^2/2: 1% off at x = -1e7, 94% at -1e8.
+    Each side is taken of x masked to 0 where the other is used: finite there, so no inf * 0 in
+    second derivatives."""
+    below, above = x < 0, x >= 0
+    through_erfcx = _SQRT_2_OVER_PI / special.erfcx(-(x * below) / _SQRT_2)
+    in_logs = np.exp(-np.square(x * above) / 2 - log_ndtr * above) / _SQRT_2PI
+    return np.where(below, through_erfcx, in_logs)
 
 
 # ------------------------------------------------------------------ information theory
