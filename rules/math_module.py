@@ -167,7 +167,7 @@ defvjp(math.asinh, "x", "g / math.sqrt(x * x + 1)")
 defvjp(math.acosh, "x", "safe_divide(g, math.sqrt(x * x - 1))")
 defvjp(math.atanh, "x", "safe_divide(g, 1 - x * x)")
 defvjp(math.exp,   "x", "g * ans")
-defvjp(math.expm1, "x", "g * (ans + 1)")
+defvjp(math.expm1, "x", "g * math.exp(x)")  # not ans + 1: it is 0 for x below -37
 defvjp(math.log,   f"x, base={_E}", "safe_divide(g, x * math.log(base))",
                                    "safe_divide(-g * ans, base * math.log(base))")
 defvjp(cmath.log,  f"x, base={_E}", "unbroadcast(safe_divide(g, np.conjugate(x * np.log(base))), x)",
@@ -224,7 +224,7 @@ defjvp(math.asinh, "g / math.sqrt(x * x + 1)")
 defjvp(math.acosh, "safe_divide(g, math.sqrt(x * x - 1))")
 defjvp(math.atanh, "safe_divide(g, 1 - x * x)")
 defjvp(math.exp,   "g * ans")
-defjvp(math.expm1, "g * (ans + 1)")
+defjvp(math.expm1, "g * math.exp(x)")
 defjvp(math.log,   "safe_divide(g, x * math.log(base))", "safe_divide(-g * ans, base * math.log(base))")
 defjvp(cmath.log,  "safe_divide(g, x * np.log(base))", "-safe_divide(g * ans, base * np.log(base))")
 defjvp(math.log2,  "safe_divide(g, x * math.log(2))")

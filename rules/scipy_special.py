@@ -33,6 +33,8 @@ from .helpers import conj, expand_reduced, output_parts, safe_divide, unbroadcas
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT_2 = math.sqrt(2)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _EPS = np.finfo(np.float64).eps
 
 
@@ -243,12 +245,37 @@ def k1e_slope(ans, x):
 
 # ------------------------------------------------------------------ error function, normal distribution
 def erfcx_slope(ans, x):
-    return 2 * x * ans - _TWO_OVER_SQRT_PI
+    # 2 x erfcx(x) - 2/sqrt(pi) cancels for large x (it is 0 from x = 1e8, where the slope is -5.6e-17):
+    # there the asymptotic series 2/sqrt(pi) sum_n (-1)^n (2n-1)!! / (2x^2)^n, to n = 6 (good to 1e-13 from x = 25)
+    far = x >= 25
+    u = 1 / np.square(np.where(far, x, 1))
+    series = _TWO_OVER_SQRT_PI * u * (-0.5 + u * (0.75 + u * (-1.875 + u * (6.5625 + u * (-29.53125 + u * 162.421875)))))
+    return np.where(far, series, 2 * x * ans - _TWO_OVER_SQRT_PI)
+
+
+def expit_slope(ans, x):
+    # not ans * (1 - ans): 1 - ans is 0 for x above 37, where the slope is exp(-x)
+    return ans * special.expit(-x)
+
+
+def log_expit_slope(ans, x):
+    return special.expit(-x)
 
 
 def log_ndtr_slope(ans, x):
-    # the normal density over ndtr, in logs so it neither overflows nor loses digits far out
-    return np.exp(-np.square(x) / 2 - ans) / _SQRT_2PI
+    return density_over_ndtr(x, ans)
+
+
+def density_over_ndtr(x, log_ndtr):
+    """The normal density over ndtr at ``x``, given ``log_ndtr(x)``. For x >= 0 in logs; below 0
+    through erfcx (density / ndtr = sqrt(2/pi) / erfcx(-x/sqrt(2))), as there the logs
+    -x^2/2 - log_ndtr(x) cancel two numbers of size x^2/2: 1% off at x = -1e7, 94% at -1e8.
+    Each side is taken of x masked to 0 where the other is used: finite there, so no inf * 0 in
+    second derivatives."""
+    below, above = x < 0, x >= 0
+    through_erfcx = _SQRT_2_OVER_PI / special.erfcx(-(x * below) / _SQRT_2)
+    in_logs = np.exp(-np.square(x * above) / 2 - log_ndtr * above) / _SQRT_2PI
+    return np.where(below, through_erfcx, in_logs)
 
 
 # ------------------------------------------------------------------ information theory
@@ -593,6 +620,8 @@ ELEMENTWISE = {"elementwise": True}
 
 # One slope per parameter, both modes
 special_slopes(special.erfcx,        "x",       erfcx_slope)
+special_slopes(special.expit,        "x",       expit_slope)
+special_slopes(special.log_expit,    "x",       log_expit_slope)
 special_slopes(special.log_ndtr,     "x",       log_ndtr_slope)
 special_slopes(special.entr,         "x",       entr_slope, guarded=True)
 special_slopes(special.rel_entr,     "x, y",    rel_entr_slope_x, Explicit(rel_entr_vjp_y, rel_entr_jvp_y), guarded=("x",))
@@ -651,12 +680,8 @@ defspecial(special.ndtr,         "x",       f"g * {1 / _SQRT_2PI!r} * np.exp(-co
 defjvp(special.ndtr,             f"g * {1 / _SQRT_2PI!r} * np.exp(-np.square(x, dtype=ans.dtype) / 2)", **ELEMENTWISE)
 defspecial(special.ndtri,        "y",       f"g * {_SQRT_2PI!r} * np.exp(conj(ans) ** 2 / 2)")
 defjvp(special.ndtri,            f"g * {_SQRT_2PI!r} * np.exp(ans ** 2 / 2)", **ELEMENTWISE)
-defspecial(special.expit,        "x",       "g * conj(ans * (1 - ans))")
-defjvp(special.expit,            "g * ans * (1 - ans)", **ELEMENTWISE)
 defspecial(special.logit,        "x",       "safe_divide(g, conj(x * (1 - x)))")
 defjvp(special.logit,            "safe_divide(g, np.multiply(x, 1 - x, dtype=ans.dtype))", **ELEMENTWISE)
-defspecial(special.log_expit,    "x",       "g * conj(1 - np.exp(ans))")
-defjvp(special.log_expit,        "g * (1 - np.exp(ans))", **ELEMENTWISE)
 # logarithms that are 0 where x is 0: the slope in y is then 0 too, and the slope in x
 # stays finite where both are 0; the reverse side inlined, the forward side cast
 defspecial(special.xlogy,        "x, y",    "unbroadcast(g * conj(np.log(np.where(np.equal(x, 0) & np.equal(y, 0), 1, y))), x)",

@@ -46,7 +46,7 @@ from s2sad.runtime.tangents import NO_TANGENT
 from .helpers import unbroadcast
 from s2sad.registry.slopes import jvp_of_slope, like_output
 
-from .scipy_special import betainc_slopes_in_shapes, lower_gamma_slope_in_a
+from .scipy_special import betainc_slopes_in_shapes, density_over_ndtr, lower_gamma_slope_in_a
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -107,7 +107,7 @@ def norm_cdf(ans, z):
 
 
 def norm_logcdf(ans, z):
-    return np.exp(_norm_log_density(z) - ans), ()  # density over cdf, in logs: no overflow far out
+    return density_over_ndtr(z, ans), ()
 
 
 def norm_sf(ans, z):
@@ -115,7 +115,7 @@ def norm_sf(ans, z):
 
 
 def norm_logsf(ans, z):
-    return -np.exp(_norm_log_density(z) - ans), ()
+    return -density_over_ndtr(-z, ans), ()   # sf(z) = ndtr(-z)
 
 
 # ------------------------------------------------------------------ t

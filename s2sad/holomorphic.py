@@ -84,7 +84,12 @@ def check_real_inputs(values: Iterable[Any], transform: str, name: str) -> None:
 
 def conjugated(value: Any) -> Any:
     """``value`` with each complex leaf conjugated, in its own container and types."""
-    return with_leaves(value, [leaf.conjugate() if np.iscomplexobj(leaf) else leaf for leaf in leaves(value)])
+    return with_leaves(value, [_conjugate(leaf) if np.iscomplexobj(leaf) else leaf for leaf in leaves(value)])
+
+
+def _conjugate(leaf: Any) -> Any:
+    # a 0-d array's .conjugate() is a NumPy scalar: the gradient of a 0-d array stays one
+    return np.asarray(leaf.conjugate()) if isinstance(leaf, np.ndarray) and leaf.ndim == 0 else leaf.conjugate()
 
 
 def _has_tangent_space(leaf: Any) -> bool:

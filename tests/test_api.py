@@ -118,6 +118,19 @@ def test_a_float_tangent_for_an_int_argument_is_refused_not_dropped(transform, v
     assert slope == pytest.approx(5.0)
 
 
+@pytest.mark.parametrize("transform", ["jvp", "hvp"])
+@pytest.mark.parametrize("value, tangent", [(0.3, 1j), (np.array([0.3, 0.5]), np.array([1j, 1.0])),
+                                            (np.float32(0.3), np.complex64(2j))])
+def test_a_complex_tangent_for_a_real_argument_is_refused_not_dropped(transform, value, tangent):
+    """jvp(quadratic, (0.3, y), (1j, ...)) gave a real slope: the generated forward code keeps a
+    real input's tangent real, so the imaginary direction's part (1j * the slope) was dropped."""
+    y = np.array([0.5, 0.25])
+    with pytest.raises(ArgumentError, match="complex tangent for argument 0, which is real"):
+        getattr(s2sad, transform)(p.quadratic, (value, y), (tangent, np.ones(2)))
+    # a complex tangent with no imaginary part moves it along the real line, as a real one does
+    assert s2sad.jvp(p.quadratic, (0.3, y), (1.0 + 0j, np.zeros(2)))[1] == pytest.approx(0.45)
+
+
 @pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
 def test_a_jacobian_with_respect_to_an_int_array_names_the_argument(transform):
     """jacrev and jacfwd of a function of an int array gave None; JAX refuses it, as s2sad.grad does."""

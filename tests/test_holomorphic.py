@@ -90,6 +90,15 @@ def test_complex64_keeps_its_dtype():
     assert np.allclose(got, 3 * z.astype(complex) ** 2, rtol=1e-5)
 
 
+def test_a_0d_array_gets_a_0d_array():
+    """The gradient of a 0-d complex array was a NumPy scalar (its .conjugate() is one), where a
+    real 0-d array's is a 0-d array: the type follows the argument's kind, as for real inputs."""
+    z = np.array(0.5 + 0.25j)
+    for got in (s2sad.grad(cube, holomorphic=True)(z), s2sad.value_and_grad(cube, holomorphic=True)(z)[1]):
+        assert isinstance(got, np.ndarray) and got.shape == () and got.dtype == np.complex128
+        assert got == pytest.approx(3 * complex(z) ** 2)
+
+
 def lambda_free_sum_cube(z):
     return np.sum(z ** 3)
 

@@ -227,6 +227,7 @@ def check_tangent_has_a_space(value, tangent, where: str, transform: str) -> Non
     a bool or an integer array: such an input has no tangent space, so its tangent would be
     dropped and the result would silently leave out its part (``jvp(square, (3,), (1.0,))`` gave
     ``(9, 0.0)``, where the slope of ``(3 + t) ** 2`` is 6)."""
+    _refuse_complex_tangent_of_a_real(value, tangent, where, transform)
     # ints too (jvp(square, (3,), (1,))), and an int given as its own tangent: jvp(square, (1,), (1,))
     # read that as "no tangent" and answered a slope of 0 where it is 2
     if tangent is None or is_zero(tangent) or not isinstance(value, (int, np.ndarray, np.generic)) \
@@ -240,6 +241,19 @@ def check_tangent_has_a_space(value, tangent, where: str, transform: str) -> Non
             f"to move it, or give None (or zeros) as its tangent")
     raise ArgumentError(f"{transform} is given a nonzero tangent for {where}, which is {problem}: "
                         f"s2sad would drop that tangent and leave its part out of the result", None, hint)
+
+
+def _refuse_complex_tangent_of_a_real(value, tangent, where: str, transform: str) -> None:
+    """A real input moved off the real line: generated forward code keeps a real input's tangent
+    real, so ``jvp(square, (0.3,), (1j,))`` gave 0.0 where the slope along 1j is 0.6j."""
+    real = isinstance(value, float) or (isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind == "f")
+    if not real or not isinstance(tangent, (complex, np.ndarray, np.generic)) or not np.iscomplexobj(tangent) \
+            or not np.any(np.imag(tangent) != 0):
+        return
+    hint = ("pass the input as complex (x.astype(complex), 0.3 + 0j) to move it along imaginary directions, "
+            "or give a real tangent (np.real(t)) and the imaginary one separately")
+    raise ArgumentError(f"{transform} is given a complex tangent for {where}, which is real: s2sad would drop "
+                        f"the tangent's imaginary part and leave its part out of the result", None, hint)
 
 
 def _why_not_differentiable(value, depth: int = 0) -> str | None:

@@ -1,9 +1,11 @@
 """Rules of rules/numpy_elementwise.py: the hand-derived slope, finite differences, dtypes, edges;
 complex inputs (holomorphic rules conjugate their slope) and real losses of complex values."""
+import math
 import warnings
 
 import numpy as np
 import pytest
+from scipy import special
 
 import s2sad  # noqa: F401
 from s2sad.registry import rule_for
@@ -499,3 +501,46 @@ def test_heaviside_moves_with_its_value_at_zero(h):
     assert np.result_type(gradient) == np.result_type(h)
     direction = np.ones_like(h) if np.ndim(h) else 1.0
     np.testing.assert_allclose(s2sad.jvp(weighted_heaviside, (h,), (direction,))[1], 5.0)
+
+
+def _expm1_sum(x):
+    return np.sum(np.expm1(x))
+
+
+def _math_expm1(x):
+    return math.expm1(x)
+
+
+def _expit_sum(x):
+    return np.sum(special.expit(x))
+
+
+def _log_expit_sum(x):
+    return np.sum(special.log_expit(x))
+
+
+def _sinc_sum(x):
+    return np.sum(np.sinc(x))
+
+
+def _sinc_slope_by_series(x):
+    """d/dx sin(pi x)/(pi x) from the Taylor series of sin(y)/y, y = pi x (no cancellation near 0)."""
+    y = np.pi * x
+    return np.pi * sum((-1) ** k * 2 * k * y ** (2 * k - 1) / math.factorial(2 * k + 1) for k in range(1, 12))
+
+
+@pytest.mark.parametrize("f, x, slope", [
+    (_expm1_sum, np.array([-40.0, -30.0, 2.0]), np.exp),
+    (_math_expm1, -40.0, math.exp),
+    (_expit_sum, np.array([40.0, 30.0, -40.0]), lambda x: special.expit(x) * special.expit(-x)),
+    (_log_expit_sum, np.array([40.0, 30.0, -2.0]), lambda x: special.expit(-x)),
+    (_sinc_sum, np.array([1e-8, -3e-7, 1e-4, 0.0299, 0.031, 0.0]), _sinc_slope_by_series),
+])
+def test_slopes_keep_their_digits_where_their_formula_cancels(f, x, slope):
+    """expm1's slope is exp(x), not expm1(x) + 1 (which is -1 + 1 = 0 below x = -37); expit's
+    and log_expit's tails likewise (1 - expit(x) is 0 above x = 37); sinc's (cos(pi x) - sinc(x)) / x
+    was a third off at x = 1e-8: both modes, hand-derived."""
+    expected = slope(x)
+    tangent = np.ones_like(x) if isinstance(x, np.ndarray) else 1.0
+    np.testing.assert_allclose(s2sad.grad(f)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(s2sad.jvp(f, (x,), (tangent,))[1], np.sum(expected), rtol=1e-12)

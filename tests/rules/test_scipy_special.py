@@ -397,3 +397,40 @@ def test_hyp2f1_in_a_parameter_is_refused_at_its_line():
     with pytest.raises(MissingRuleError) as caught:
         s2sad.grad(hyp2f1_in_a_differentiated_parameter)(1.0, np.array([0.1, 0.2]))
     assert "test_scipy_special.py" in str(caught.value) and "parameters a, b, c" in str(caught.value)
+
+
+def _erfcx_sum(x):
+    return np.sum(special.erfcx(x))
+
+
+def test_erfcx_slope_keeps_its_digits_far_out():
+    """2x erfcx(x) - 2/sqrt(pi) cancels for large x: it gave 0 at x = 1e8 and was 1.6e-6 off at
+    1e5. The reference is the asymptotic series of the slope, -(1/sqrt(pi)) (1/x^2 - 3/(2x^4) + ...)."""
+    x = np.array([100.0, 1e3, 1e5, 1e8])
+    expected = -(1 / np.sqrt(np.pi)) * (1 / x ** 2 - 1.5 / x ** 4 + 3.75 / x ** 6 - 13.125 / x ** 8)
+    np.testing.assert_allclose(s2sad.grad(_erfcx_sum)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(s2sad.jvp(_erfcx_sum, (x,), (np.ones(4),))[1], np.sum(expected), rtol=1e-12)
+
+
+def _log_ndtr_sum(x):
+    return np.sum(special.log_ndtr(x))
+
+
+def _norm_logcdf_sum(x):
+    from scipy import stats
+    return np.sum(stats.norm.logcdf(x))
+
+
+def _norm_logsf_of_minus_x_sum(x):
+    from scipy import stats
+    return np.sum(stats.norm.logsf(-x))
+
+
+@pytest.mark.parametrize("f", [_log_ndtr_sum, _norm_logcdf_sum, _norm_logsf_of_minus_x_sum])
+def test_log_normal_cdf_slopes_far_in_the_lower_tail(f):
+    """The density over ndtr in logs, exp(-x^2/2 - log_ndtr(x)), cancels two numbers of size
+    x^2/2: 1% off at x = -1e7, 94% at -1e8. The reference is the Mills ratio's series -x - 1/x + 2/x^3."""
+    x = np.array([-1e5, -1e7, -1e8, -1e9])
+    expected = -x - 1 / x + 2 / x ** 3
+    np.testing.assert_allclose(s2sad.grad(f)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(s2sad.jvp(f, (x,), (np.ones(4),))[1], np.sum(expected), rtol=1e-12)
