@@ -36,6 +36,10 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 _SQRT_2 = math.sqrt(2)
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _EPS = np.finfo(np.float64).eps
+# The functions a slope below computes with, bound now: a slope must not follow a user who
+# replaces `scipy.special.expit` by a function of theirs (s2sad then differentiates theirs,
+# through the original's rule)
+_EXPIT, _ERFCX = special.expit, special.erfcx
 
 
 # Slopes: ``<name>_slope(ans, *params)`` is the partial derivative of the output in one
@@ -255,11 +259,11 @@ def erfcx_slope(ans, x):
 
 def expit_slope(ans, x):
     # not ans * (1 - ans): 1 - ans is 0 for x above 37, where the slope is exp(-x)
-    return ans * special.expit(-x)
+    return ans * _EXPIT(-x)
 
 
 def log_expit_slope(ans, x):
-    return special.expit(-x)
+    return _EXPIT(-x)
 
 
 def log_ndtr_slope(ans, x):
@@ -273,7 +277,7 @@ def density_over_ndtr(x, log_ndtr):
     Each side is taken of x masked to 0 where the other is used: finite there, so no inf * 0 in
     second derivatives."""
     below, above = x < 0, x >= 0
-    through_erfcx = _SQRT_2_OVER_PI / special.erfcx(-(x * below) / _SQRT_2)
+    through_erfcx = _SQRT_2_OVER_PI / _ERFCX(-(x * below) / _SQRT_2)
     in_logs = np.exp(-np.square(x * above) / 2 - log_ndtr * above) / _SQRT_2PI
     return np.where(below, through_erfcx, in_logs)
 
