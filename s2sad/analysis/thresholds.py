@@ -58,13 +58,9 @@ def kinked_thresholds(function: Function) -> set[tuple[str, str | float]]:
 def threshold_tie(op: Operation, moving: set[str], thresholds: set) -> tuple[Var, Atom, bool] | None:
     """``(x, c, strict)`` where ``op`` orders a moving ``x`` with a constant or variable ``c`` of which the
     function takes an extreme (``kinked_thresholds``), else None."""
-    try:
-        strict = _ORDERINGS.get(op.callee.value) if op.kind == "call" and op.callee is not None \
-            and op.callee.kind == "static" and len(op.args) == 2 and not op.kwargs else None
-    except TypeError:  # an unhashable callee
+    if not (op.calls(*_ORDERINGS) and op.callee.kind == "static" and len(op.args) == 2 and not op.kwargs):
         return None
-    if strict is None:
-        return None
+    strict = _ORDERINGS[op.callee.value]
     for value, bound in (op.args, op.args[::-1]):
         if isinstance(value, Var) and value.name in moving and (value.name, _side(bound)) in thresholds:
             return value, bound, strict
